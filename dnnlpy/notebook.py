@@ -1,0 +1,196 @@
+"""Run a notebook's (or a script's) code cells in a fresh namespace, the way a kernel would.
+
+Used by the students' self-check and by the autograder's runner: the classes that exist at the end are the
+submission. Differences from a real kernel, on purpose:
+
+- IPython syntax is skipped, not run: ``%%cell`` magics skip the whole cell; ``%line`` magics, ``!shell``
+  lines and ``obj?`` help become ``pass`` (``x = !ls`` becomes ``x = None``), so the rest of the cell runs.
+- A cell that raises is recorded in ``errors`` and the next cells still run (a broken scratch cell must
+  not hide a later, correct definition).
+- nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
+  submission, they are not part of it.
+- The working directory is not changed, and nothing is displayed.
+
+Example::
+
+    result = load_notebook("weight_tying.ipynb")
+    TiedEmbeddingLM = result.namespace["TiedEmbeddingLM"]
+    for cell_index, message in result.errors:
+        print(f"cell {cell_index}: {message}")
+"""
+from __future__ import annotations
+
+import builtins
+import json
+import linecache
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+__all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython"]
+
+# `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
+_MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
+_MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
+# `obj?` / `obj??` help lookups.
+_HELP_LINE = re.compile(r"^(?P<indent>\s*)[A-Za-z_][\w.]*\?\??\s*$")
+# Jupytext "percent" cells in a .py file: `# %%` or `# %% [markdown]`.
+_PY_CELL_MARK = re.compile(r"^# %%")
+
+
+@dataclass
+class NotebookNamespace:
+    """What running the cells left behind."""
+
+    namespace: dict[str, Any]  # the module-level names the cells defined
+    errors: list[tuple[int, str]] = field(default_factory=list)  # (cell index, "ExcType: message")
+    skipped: list[int] = field(default_factory=list)  # cells not run (test cells, %% cell magics)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.namespace
+
+    def __getitem__(self, name: str) -> Any:
+        return self.namespace[name]
+
+
+def strip_ipython(source: str) -> str | None:
+    """Return the cell as plain Python, or None if the whole cell is a ``%%`` cell magic.
+
+    A cell that already compiles is returned unchanged: magic lines never compile, so this keeps a ``%`` or
+    ``!`` that starts a line inside a multi-line string intact.
+    """
+    if source.lstrip().startswith("%%"):
+        return None
+    try:
+        compile(source, "<cell>", "exec")
+        return source
+    except SyntaxError:
+        pass
+    lines = []
+    for line in source.splitlines():
+        assign = _MAGIC_ASSIGN.match(line)
+        magic = _MAGIC_LINE.match(line) or _HELP_LINE.match(line)
+        if assign:
+            targets = [t.strip() for t in assign.group("target").split(",")]
+            lines.append(assign.group("indent") + ", ".join(targets) + " = " + ", ".join(["None"] * len(targets)))
+        elif magic:
+            lines.append(magic.group("indent") + "pass")
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _fresh_namespace(filename: str) -> dict[str, Any]:
+    # `__main__`, as in a kernel, so that classes defined here look like notebook classes.
+    return {"__name__": "__main__", "__builtins__": builtins, "__file__": filename}
+
+
+def _run_cells(cells: Iterable[tuple[int, str]], filename: str) -> NotebookNamespace:
+    result = NotebookNamespace(namespace=_fresh_namespace(filename))
+    for index, source in cells:
+        code_text = strip_ipython(source)
+        if code_text is None:
+            result.skipped.append(index)
+            continue
+        cell_name = f"{filename} [cell {index}]"
+        # Registered like IPython does, so that tracebacks can show the cell's lines.
+        linecache.cache[cell_name] = (len(code_text), None, code_text.splitlines(keepends=True), cell_name)
+        try:
+            code = compile(code_text, cell_name, "exec")
+            exec(code, result.namespace)  # noqa: S102 - running the submission is the point
+        except (Exception, SystemExit) as exc:  # a kernel survives SystemExit too
+            result.errors.append((index, f"{type(exc).__name__}: {exc}"))
+    return result
+
+
+def _is_test_cell(metadata: Mapping[str, Any]) -> bool:
+    nbg = metadata.get("nbgrader")
+    if not isinstance(nbg, Mapping):
+        return False
+    return bool(nbg.get("grade")) and not bool(nbg.get("solution"))
+
+
+def _as_notebook(path_or_nb: Any) -> tuple[Mapping[str, Any], str]:
+    """Accept a path, a notebook's JSON text, or an already parsed notebook (dict / NotebookNode)."""
+    if isinstance(path_or_nb, Mapping):
+        return path_or_nb, "<notebook>"
+    if isinstance(path_or_nb, str) and (path_or_nb.lstrip("\ufeff \t\r\n").startswith("{") or "\n" in path_or_nb):
+        try:
+            nb = json.loads(path_or_nb.lstrip("\ufeff"))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"the notebook text is not valid JSON: {exc}") from exc
+        if not isinstance(nb, Mapping):
+            raise ValueError(f"a notebook is a JSON object, got a JSON {type(nb).__name__}")
+        return nb, "<notebook>"
+    if isinstance(path_or_nb, (str, os.PathLike)):
+        path = Path(path_or_nb)
+        if not path.is_file():
+            raise FileNotFoundError(f"no notebook at {str(path)!r}: pass the path of an existing .ipynb file")
+        try:
+            return json.loads(path.read_text(encoding="utf-8")), str(path)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{str(path)!r} is not a notebook (invalid JSON: {exc}); "
+                             "for a .py file use exec_source()") from exc
+    raise TypeError(f"load_notebook expects a path, notebook JSON text or a parsed notebook, "
+                    f"got {type(path_or_nb).__name__}")
+
+
+def code_cells(nb: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any]]]:
+    """(index in nb['cells'], source, metadata) of each code cell; source lists are joined."""
+    cells = nb.get("cells")
+    if not isinstance(cells, list):
+        raise ValueError("the notebook has no 'cells' list: is it an nbformat 4 notebook?")
+    out = []
+    for index, cell in enumerate(cells):
+        if not isinstance(cell, Mapping):
+            raise ValueError(f"cell {index} is a {type(cell).__name__}, not a JSON object: is the notebook corrupt?")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(line, str) for line in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ValueError(f"cell {index}'s source is neither text nor a list of lines: is the notebook corrupt?")
+        metadata = cell.get("metadata")
+        out.append((index, source, metadata if isinstance(metadata, Mapping) else {}))
+    return out
+
+
+def load_notebook(path_or_nb: Any, *, skip_grade_cells: bool = True) -> NotebookNamespace:
+    """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
+    nb, filename = _as_notebook(path_or_nb)
+    to_run, skipped = [], []
+    for index, source, metadata in code_cells(nb):
+        if skip_grade_cells and _is_test_cell(metadata):
+            skipped.append(index)
+        else:
+            to_run.append((index, source))
+    result = _run_cells(to_run, filename)
+    result.skipped = sorted(skipped + result.skipped)
+    return result
+
+
+def exec_source(source: str, filename: str = "<submission>") -> NotebookNamespace:
+    """Run a .py submission. ``# %%`` lines split it into cells that fail independently, as in a notebook."""
+    if not isinstance(source, str):
+        raise TypeError(f"exec_source expects the file's text as str, got {type(source).__name__}")
+    cells: list[tuple[int, str]] = []  # (first line number - 1, text)
+    current: list[str] = []
+    start = 0
+    for number, line in enumerate(source.splitlines(keepends=True)):
+        if _PY_CELL_MARK.match(line) and current:
+            cells.append((start, "".join(current)))
+            current, start = [], number
+        current.append(line)
+    cells.append((start, "".join(current)))
+    result = NotebookNamespace(namespace=_fresh_namespace(str(filename)))
+    for index, (offset, text) in enumerate(cells):
+        # A .py file holds no IPython syntax, so cells run as they are (no magic stripping); the blank
+        # lines in front keep tracebacks' line numbers equal to the file's.
+        try:
+            exec(compile("\n" * offset + text, str(filename), "exec"), result.namespace)  # noqa: S102
+        except (Exception, SystemExit) as exc:
+            result.errors.append((index, f"{type(exc).__name__}: {exc}"))
+    return result
