@@ -1,0 +1,42 @@
+"""Token lookup table: row ``i`` of ``weight`` is the vector of token id ``i``."""
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+__all__ = ["Embedding"]
+
+
+class Embedding(nn.Embedding):
+    """``(...) int ids -> (..., embedding_dim)`` by indexing rows of ``weight`` (num_embeddings, dim).
+
+    A subclass of ``torch.nn.Embedding`` (same parameters, same N(0, 1) init) whose forward is the plain
+    row lookup ``weight[ids]`` and whose errors name the bad id instead of an opaque index error.
+    """
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, device=None, dtype=None):
+        for name, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        super().__init__(num_embeddings, embedding_dim, device=device, dtype=dtype)
+
+    def forward(self, input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise TypeError(f"Embedding expects a tensor of token ids, got {type(input).__name__}")
+        if input.dtype not in (torch.int64, torch.int32):
+            raise TypeError(
+                f"token ids must be an integer tensor (torch.long), got dtype {input.dtype}: "
+                f"convert with ids.long()"
+            )
+        if input.numel() > 0:
+            lo, hi = int(input.min()), int(input.max())
+            if lo < 0 or hi >= self.num_embeddings:
+                bad = lo if lo < 0 else hi
+                raise ValueError(
+                    f"token id {bad} is outside [0, {self.num_embeddings}): the table has "
+                    f"{self.num_embeddings} rows; check that the tokenizer's vocab_size matches the model"
+                )
+        # Gather rows with index_select rather than weight[input]: same values, but its backward sums the
+        # gradients of repeated ids in a fixed order, so training runs are reproducible on CPU.
+        rows = self.weight.index_select(0, input.reshape(-1))  # (N,) -> (N, D)
+        return rows.view(*input.shape, self.embedding_dim)  # (...) -> (..., D)

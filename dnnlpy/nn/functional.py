@@ -1,0 +1,252 @@
+"""Stateless building blocks, written out so the maths is visible.
+
+Each function mirrors a torch operator (`torch.nn.functional`) and is tested against it for values and
+gradients. The chapter imports this module as ``dF``.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "linear",
+    "softmax",
+    "log_softmax",
+    "gelu",
+    "layer_norm",
+    "causal_mask",
+    "scaled_dot_product_attention",
+    "cross_entropy_loss",
+]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``x @ weight.T + bias``: (..., in) -> (..., out); ``weight`` is (out, in)."""
+    if weight.dim() != 2:
+        raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
+    if x.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"input has {x.shape[-1]} features in its last dimension (shape {tuple(x.shape)}) but weight "
+            f"{tuple(weight.shape)} expects {weight.shape[1]}: the input's last dimension must equal in_features"
+        )
+    out = x @ weight.T  # (..., in) @ (in, out) -> (..., out)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def _stable_max(x: Tensor, dim: int) -> Tensor:
+    # The max is only a shift for numerical stability, so no gradient needs to flow through it; a row that
+    # is entirely -inf (fully masked) would give -inf - -inf = nan, so shift such rows by 0 instead.
+    m = x.detach().amax(dim=dim, keepdim=True)
+    return torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+
+
+def softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """``exp(x) / sum(exp(x))`` along ``dim``, shifted by the max so large logits don't overflow."""
+    z = torch.exp(x - _stable_max(x, dim))
+    return z / z.sum(dim=dim, keepdim=True)
+
+
+def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
+    """``x - logsumexp(x)`` along ``dim``; stays finite for logits like +-1e4."""
+    shifted = x - _stable_max(x, dim)
+    return shifted - torch.log(torch.exp(shifted).sum(dim=dim, keepdim=True))
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """GELU: ``x * Phi(x)`` with the exact normal CDF, or its tanh approximation (``approximate='tanh'``)."""
+    if approximate == "none":
+        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x.pow(3))
+        return 0.5 * x * (1.0 + torch.tanh(inner))
+    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+
+
+def layer_norm(
+    x: Tensor,
+    normalized_shape: int | tuple[int, ...] | list[int] | torch.Size,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the trailing ``normalized_shape`` dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    if tuple(x.shape[-len(shape):]) != shape:
+        raise ValueError(
+            f"layer_norm over normalized_shape {shape} needs an input ending in those dims, "
+            f"got shape {tuple(x.shape)}"
+        )
+    dims = tuple(range(-len(shape), 0))
+    mean = x.mean(dim=dims, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)  # biased variance, as in the LayerNorm paper
+    out = (x - mean) / torch.sqrt(var + eps)
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def causal_mask(t_query: int, t_key: int | None = None, device: torch.device | str | None = None) -> Tensor:
+    """Boolean (t_query, t_key) mask, True where query i may look at key j (j <= i)."""
+    t_key = t_query if t_key is None else t_key
+    return torch.ones(t_query, t_key, dtype=torch.bool, device=device).tril()
+
+
+def _attention_probs(
+    query: Tensor,
+    key: Tensor,
+    attn_mask: Tensor | None,
+    is_causal: bool,
+    scale: float | None,
+) -> Tensor:
+    """softmax(Q K^T * scale + mask): (..., T, d), (..., S, d) -> (..., T, S)."""
+    d = query.shape[-1]
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    scores = (query @ key.transpose(-2, -1)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
+    t_query, t_key = scores.shape[-2], scores.shape[-1]
+    if is_causal:
+        allowed = causal_mask(t_query, t_key, device=scores.device)
+        scores = scores.masked_fill(~allowed, float("-inf"))
+    if attn_mask is not None:
+        if attn_mask.dtype == torch.bool:
+            scores = scores.masked_fill(~attn_mask, float("-inf"))  # True = may attend
+        else:
+            scores = scores + attn_mask  # additive mask: 0 keeps, -inf removes
+    return softmax(scores, dim=-1)
+
+
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+) -> Tensor:
+    """``softmax(Q K^T / sqrt(d)) V`` with an optional causal or explicit mask.
+
+    Shapes: query (..., T, d), key (..., S, d), value (..., S, d_v) -> (..., T, d_v). As in
+    ``torch.nn.functional.scaled_dot_product_attention``, a boolean ``attn_mask`` is True where attention
+    is *allowed*; a float mask is added to the scores.
+    """
+    if not 0.0 <= dropout_p <= 1.0:
+        raise ValueError(f"dropout_p must be in [0, 1], got {dropout_p}")
+    probs = _attention_probs(query, key, attn_mask, is_causal, scale)
+    if dropout_p > 0.0:
+        probs = torch.nn.functional.dropout(probs, p=dropout_p)
+    return probs @ value  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
+
+
+def cross_entropy_loss(
+    input: Tensor,
+    target: Tensor,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """Cross-entropy between logits ``input`` (N, C) and ``target``.
+
+    ``target`` is either (N,) integer class ids or (N, C) class probabilities. Matches
+    ``torch.nn.functional.cross_entropy`` (note: ``reduction`` is the third positional parameter here).
+
+    >>> cross_entropy_loss(torch.zeros(2, 4), torch.tensor([0, 3]))  # uniform logits -> ln(4)
+    tensor(1.3863)
+    """
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(
+            f"input and target must be tensors, got {type(input).__name__} and {type(target).__name__}"
+        )
+    if input.dim() != 2:
+        raise ValueError(
+            f"input must be 2-D logits (N, C), got shape {tuple(input.shape)}: "
+            f"flatten it first, e.g. logits.reshape(-1, logits.size(-1))"
+        )
+    if not input.is_floating_point():
+        raise TypeError(f"input must hold floating-point logits, got dtype {input.dtype}")
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+    n, c = input.shape
+    if weight is not None and tuple(weight.shape) != (c,):
+        raise ValueError(f"weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}")
+
+    logp = log_softmax(input, dim=1)  # (N, C)
+    if target.shape == input.shape:
+        return _cross_entropy_probs(logp, target, reduction, weight, ignore_index, label_smoothing)
+    if target.dim() == 1 and target.shape[0] == n:
+        return _cross_entropy_classes(logp, target, reduction, weight, ignore_index, label_smoothing)
+    raise ValueError(
+        f"target shape {tuple(target.shape)} does not match input shape {tuple(input.shape)}: "
+        f"pass class ids of shape ({n},) or probabilities of shape ({n}, {c}) "
+        f"(for (B, T, V) logits, use logits.reshape(-1, V) and targets.reshape(-1))"
+    )
+
+
+def _cross_entropy_classes(
+    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+) -> Tensor:
+    """Class-id targets: loss_i = -w[t_i] * logp[i, t_i], with optional label smoothing."""
+    if target.is_floating_point() or target.dtype == torch.bool:
+        raise TypeError(
+            f"class-index target must be an integer tensor, got dtype {target.dtype}: "
+            f"use target.long(), or pass probabilities of shape {tuple(logp.shape)}"
+        )
+    n, c = logp.shape
+    keep = target != ignore_index  # (N,)
+    bad = keep & ((target < 0) | (target >= c))
+    if bad.any():
+        value = target[bad][0].item()
+        raise ValueError(
+            f"target contains class id {value}, outside [0, {c}): every id must index one of the {c} "
+            f"classes (or equal ignore_index={ignore_index})"
+        )
+    safe = torch.where(keep, target, torch.zeros_like(target)).long()
+    w = torch.ones(c, dtype=logp.dtype, device=logp.device) if weight is None else weight.to(logp.dtype)
+    w_t = w[safe] * keep.to(logp.dtype)  # (N,) weight of each row's class, 0 where ignored
+
+    nll = -logp.gather(1, safe.unsqueeze(1)).squeeze(1) * w_t  # (N,)
+    # Smoothing spreads `smoothing` of the target mass uniformly over the C classes.
+    smooth = -(logp * w).sum(dim=1) * keep.to(logp.dtype)  # (N,)
+    if reduction == "none":
+        return (1.0 - smoothing) * nll + (smoothing / c) * smooth
+    if reduction == "sum":
+        return (1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()
+    denom = w_t.sum()  # weighted count of kept rows, as torch normalises the mean
+    return ((1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()) / denom
+
+
+def _cross_entropy_probs(
+    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+) -> Tensor:
+    """Probability targets: loss_i = -sum_c w[c] * p[i, c] * logp[i, c]."""
+    if not target.is_floating_point():
+        raise TypeError(
+            f"a target of shape {tuple(target.shape)} is read as class probabilities and must be floating "
+            f"point, got dtype {target.dtype}"
+        )
+    if ignore_index >= 0:
+        raise ValueError(
+            f"ignore_index={ignore_index} only applies to class-index targets; leave it at -100 "
+            f"when passing probabilities"
+        )
+    n, c = logp.shape
+    probs = target.to(logp.dtype)
+    if smoothing > 0.0:
+        probs = probs * (1.0 - smoothing) + smoothing / c
+    terms = logp * probs if weight is None else logp * probs * weight.to(logp.dtype)
+    loss = -terms.sum(dim=1)  # (N,)
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / n

@@ -1,0 +1,50 @@
+"""A fully connected layer: ``y = x @ W.T + b``."""
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from . import functional as dF
+
+__all__ = ["Linear"]
+
+
+class Linear(nn.Module):
+    """``(..., in_features) -> (..., out_features)`` with ``weight`` (out, in) and optional ``bias`` (out,).
+
+    ``weight`` is an ordinary attribute holding an ``nn.Parameter``, so it may be replaced by another
+    Parameter of the same shape; that is how weight tying is written::
+
+        lm_head = Linear(D, V, bias=False)
+        lm_head.weight = token_embed.weight  # one Parameter, used in two places
+    """
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
+        super().__init__()
+        for name, value in (("in_features", in_features), ("out_features", out_features)):
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = nn.Parameter(torch.empty(out_features, in_features, device=device, dtype=dtype))
+        if bias:
+            self.bias = nn.Parameter(torch.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """torch's default: U(-1/sqrt(in), 1/sqrt(in)) for weight and bias."""
+        bound = 1.0 / math.sqrt(self.in_features)
+        with torch.no_grad():
+            self.weight.uniform_(-bound, bound)
+            if self.bias is not None:
+                self.bias.uniform_(-bound, bound)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return dF.linear(x, self.weight, self.bias)  # (..., in) -> (..., out)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -1,0 +1,116 @@
+"""Byte-level BPE tokenizer, a thin wrapper over Hugging Face ``tokenizers``.
+
+Byte-level means the base alphabet is the 256 byte values, so any text (English, Chinese, emoji)
+encodes without unknown tokens and decodes back exactly.
+
+>>> tok = Tokenizer.train_from_iterator(load_corpus().splitlines(), vocab_size=512)
+>>> tok.decode(tok.encode("weight tying").ids)
+'weight tying'
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from importlib import resources
+
+import tokenizers as hf
+from tokenizers import decoders, models, pre_tokenizers, trainers
+
+__all__ = ["Tokenizer", "Encoding", "load_corpus", "END_OF_TEXT"]
+
+END_OF_TEXT = "<|endoftext|>"  # separates documents; the only special token
+Encoding = hf.Encoding  # what ``encode`` returns: ``.ids``, ``.tokens``, ``.offsets``
+_MIN_VOCAB = 256 + 1  # every byte, plus the special token
+
+
+def load_corpus() -> str:
+    """The small English corpus shipped with the kit (about language models), as one string."""
+    return resources.files("dnnlpy").joinpath("data", "corpus.txt").read_text(encoding="utf-8")
+
+
+class Tokenizer:
+    """Text <-> token ids with byte-level BPE. Build one with ``train_from_iterator`` or ``load``."""
+
+    def __init__(self, backend: hf.Tokenizer):
+        if not isinstance(backend, hf.Tokenizer):
+            raise TypeError(
+                f"Tokenizer wraps a tokenizers.Tokenizer, got {type(backend).__name__}: "
+                f"use Tokenizer.train_from_iterator(...) or Tokenizer.load(path)"
+            )
+        self._tok = backend
+
+    @classmethod
+    def train_from_iterator(
+        cls, texts: Iterable[str], vocab_size: int = 1024, min_frequency: int = 0
+    ) -> "Tokenizer":
+        """Learn BPE merges from an iterable of strings until the vocabulary holds ``vocab_size`` tokens."""
+        if isinstance(texts, str):
+            raise TypeError("texts must be an iterable of strings, not one string: wrap it as [text]")
+        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < _MIN_VOCAB:
+            raise ValueError(
+                f"vocab_size must be an int >= {_MIN_VOCAB} (256 bytes + {END_OF_TEXT}), got {vocab_size!r}"
+            )
+        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
+            raise ValueError(f"min_frequency must be an int >= 0, got {min_frequency!r}")
+        backend = hf.Tokenizer(models.BPE())
+        # add_prefix_space=False keeps decode(encode(text)) == text exactly.
+        backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        backend.decoder = decoders.ByteLevel()
+        trainer = trainers.BpeTrainer(
+            vocab_size=vocab_size,
+            min_frequency=min_frequency,
+            special_tokens=[END_OF_TEXT],
+            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+            show_progress=False,
+        )
+        backend.train_from_iterator(texts, trainer=trainer)
+        return cls(backend)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Tokenizer":
+        """Read a tokenizer written by ``save`` (a Hugging Face ``tokenizer.json``)."""
+        path = os.fspath(path)
+        if not os.path.isfile(path):
+            raise FileNotFoundError(f"no tokenizer file at {path!r}: write one with tokenizer.save(path)")
+        return cls(hf.Tokenizer.from_file(path))
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the tokenizer as JSON, readable by ``Tokenizer.load``."""
+        self._tok.save(os.fspath(path))
+
+    @property
+    def vocab_size(self) -> int:
+        """Number of token ids (including the special token): the model's ``vocab_size``."""
+        return self._tok.get_vocab_size(with_added_tokens=True)
+
+    def encode(self, text: str) -> Encoding:
+        """Text -> encoding with ``.ids`` (list of int) and ``.tokens`` (list of str)."""
+        if not isinstance(text, str):
+            raise TypeError(f"encode expects a str, got {type(text).__name__}")
+        return self._tok.encode(text)
+
+    def decode(self, ids) -> str:
+        """Token ids (list of int, or a 1-D tensor) -> text."""
+        if hasattr(ids, "tolist"):
+            ids = ids.tolist()
+        ids = list(ids)
+        if ids and isinstance(ids[0], list):
+            raise ValueError("decode expects one sequence of ids; for a batch, decode each row (ids[0])")
+        for i in ids:
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.vocab_size:
+                raise ValueError(f"token id {i!r} is outside [0, {self.vocab_size}) for this tokenizer")
+        return self._tok.decode(ids, skip_special_tokens=False)
+
+    def token_to_id(self, token: str) -> int | None:
+        """The id of a token string (e.g. ``'Ġthe'``), or None if it is not in the vocabulary."""
+        return self._tok.token_to_id(token)
+
+    def id_to_token(self, token_id: int) -> str | None:
+        """The token string of an id, or None if the id is out of range."""
+        return self._tok.id_to_token(token_id)
+
+    def __len__(self) -> int:
+        return self.vocab_size
+
+    def __repr__(self) -> str:
+        return f"Tokenizer(vocab_size={self.vocab_size})"

@@ -1,0 +1,204 @@
+"""dnnlpy.nn.functional against torch.nn.functional: values and gradients."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.testing import assert_close
+
+import dnnlpy.nn.functional as dF
+
+
+def _leaves(*tensors):
+    """Two independent copies of each tensor that require grad (one for dnnlpy, one for torch)."""
+    ours = [t.detach().clone().requires_grad_(t.is_floating_point()) for t in tensors]
+    theirs = [t.detach().clone().requires_grad_(t.is_floating_point()) for t in tensors]
+    return ours, theirs
+
+
+def _check(our_fn, torch_fn, *tensors, atol=None, rtol=None):
+    """Same output and same gradient (of a random projection of the output) for every float input."""
+    ours, theirs = _leaves(*tensors)
+    out_ours, out_theirs = our_fn(*ours), torch_fn(*theirs)
+    assert_close(out_ours, out_theirs, atol=atol, rtol=rtol)
+    probe = torch.randn_like(out_theirs)
+    (out_ours * probe).sum().backward()
+    (out_theirs * probe).sum().backward()
+    for a, b in zip(ours, theirs):
+        if b.grad is not None:
+            assert a.grad is not None
+            assert_close(a.grad, b.grad, atol=atol, rtol=rtol)
+
+
+@pytest.fixture(autouse=True)
+def _seed():
+    torch.manual_seed(0)
+
+
+@pytest.mark.parametrize("shape,out", [((3, 5), 4), ((2, 3, 7), 2), ((1, 1), 1)])
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_matches_torch(shape, out, bias):
+    x, w = torch.randn(shape), torch.randn(out, shape[-1])
+    if bias:
+        _check(dF.linear, F.linear, x, w, torch.randn(out))
+    else:
+        _check(dF.linear, F.linear, x, w)
+
+
+def test_linear_rejects_mismatched_features():
+    with pytest.raises(ValueError, match=r"last dimension must equal in_features"):
+        dF.linear(torch.randn(2, 3), torch.randn(4, 5))
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+@pytest.mark.parametrize("scale", [1.0, 1e4])
+def test_softmax_and_log_softmax_match_torch(dim, scale):
+    x = torch.randn(4, 6, 5) * scale
+    _check(lambda t: dF.softmax(t, dim), lambda t: F.softmax(t, dim), x)
+    _check(lambda t: dF.log_softmax(t, dim), lambda t: F.log_softmax(t, dim), x)
+    assert torch.isfinite(dF.log_softmax(x, dim)).all()
+
+
+def test_softmax_of_fully_masked_row_is_nan_free_elsewhere():
+    x = torch.tensor([[0.0, float("-inf")], [1.0, 2.0]])
+    out = dF.softmax(x)
+    assert_close(out[0], torch.tensor([1.0, 0.0]))
+    assert_close(out[1], F.softmax(x[1], dim=-1))
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_matches_torch(approximate):
+    _check(lambda t: dF.gelu(t, approximate), lambda t: F.gelu(t, approximate=approximate), torch.randn(3, 7) * 3)
+
+
+def test_gelu_rejects_unknown_approximation():
+    with pytest.raises(ValueError, match="approximate"):
+        dF.gelu(torch.randn(2), "fast")
+
+
+@pytest.mark.parametrize("shape,norm", [((2, 3, 8), (8,)), ((4, 5, 6), (5, 6)), ((3, 1), (1,))])
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm_matches_torch(shape, norm, affine):
+    x = torch.randn(shape) * 2 + 1
+    if affine:
+        w, b = torch.randn(norm), torch.randn(norm)
+        _check(lambda *t: dF.layer_norm(t[0], norm, t[1], t[2]), lambda *t: F.layer_norm(t[0], norm, t[1], t[2]), x, w, b)
+    else:
+        _check(lambda t: dF.layer_norm(t, norm), lambda t: F.layer_norm(t, norm), x)
+
+
+def test_layer_norm_rejects_wrong_trailing_shape():
+    with pytest.raises(ValueError, match="normalized_shape"):
+        dF.layer_norm(torch.randn(2, 3), (4,))
+
+
+@pytest.mark.parametrize("t_q,t_k", [(5, 5), (3, 6), (6, 3)])
+@pytest.mark.parametrize("is_causal", [True, False])
+def test_sdpa_matches_torch(t_q, t_k, is_causal):
+    q, k, v = torch.randn(2, 3, t_q, 4), torch.randn(2, 3, t_k, 4), torch.randn(2, 3, t_k, 5)
+    _check(
+        lambda *a: dF.scaled_dot_product_attention(*a, is_causal=is_causal),
+        lambda *a: F.scaled_dot_product_attention(*a, is_causal=is_causal),
+        q, k, v,
+    )
+
+
+def test_sdpa_masks_and_scale_match_torch():
+    q, k, v = torch.randn(2, 4, 8), torch.randn(2, 6, 8), torch.randn(2, 6, 8)
+    bool_mask = torch.rand(4, 6) > 0.3
+    bool_mask[:, 0] = True  # every query keeps at least one key
+    float_mask = torch.randn(4, 6)
+    for mask in (bool_mask, float_mask):
+        _check(
+            lambda *a: dF.scaled_dot_product_attention(*a, attn_mask=mask, scale=0.3),
+            lambda *a: F.scaled_dot_product_attention(*a, attn_mask=mask, scale=0.3),
+            q, k, v,
+        )
+
+
+def test_causal_mask_is_lower_triangular():
+    assert dF.causal_mask(3).tolist() == [[True, False, False], [True, True, False], [True, True, True]]
+
+
+# ---- cross-entropy -----------------------------------------------------------------------------------
+
+def _ce(reduction, weight, ignore_index, smoothing):
+    ours = lambda x, t: dF.cross_entropy_loss(x, t, reduction, weight, ignore_index, smoothing)
+    theirs = lambda x, t: F.cross_entropy(
+        x, t, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=smoothing
+    )
+    return ours, theirs
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("use_weight", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+@pytest.mark.parametrize("ignore_index", [-100, 2])
+def test_cross_entropy_class_targets_match_torch(reduction, use_weight, smoothing, ignore_index):
+    n, c = 12, 5
+    x = torch.randn(n, c) * 3
+    target = torch.randint(0, c, (n,))
+    target[:3] = 2  # make sure the ignore_index=2 case really drops rows
+    weight = torch.rand(c) + 0.5 if use_weight else None
+    _check(*_ce(reduction, weight, ignore_index, smoothing), x, target)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+@pytest.mark.parametrize("use_weight", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.2])
+def test_cross_entropy_probability_targets_match_torch(reduction, use_weight, smoothing):
+    n, c = 7, 6
+    x = torch.randn(n, c)
+    probs = torch.softmax(torch.randn(n, c), dim=1)
+    weight = torch.rand(c) + 0.5 if use_weight else None
+    _check(*_ce(reduction, weight, -100, smoothing), x, probs)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_cross_entropy_is_stable_on_huge_logits(reduction):
+    x = torch.randn(16, 9).sign() * 1e4  # every logit is +1e4 or -1e4
+    x[:, 0] += torch.linspace(-50, 50, 16)  # and some rows disagree only slightly
+    target = torch.randint(0, 9, (16,))
+    ours = dF.cross_entropy_loss(x, target, reduction)
+    assert torch.isfinite(ours).all()
+    _check(*_ce(reduction, None, -100, 0.0), x, target)
+    _check(*_ce(reduction, None, -100, 0.1), x, target)
+
+
+def test_cross_entropy_uniform_logits_give_log_c():
+    assert_close(dF.cross_entropy_loss(torch.zeros(3, 100), torch.tensor([0, 5, 99])), torch.tensor(math.log(100)))
+
+
+def test_cross_entropy_reduction_is_third_positional():
+    x, t = torch.randn(4, 3), torch.tensor([0, 1, 2, 1])
+    assert dF.cross_entropy_loss(x, t, "none").shape == (4,)
+    assert_close(dF.cross_entropy_loss(x, t, "sum"), F.cross_entropy(x, t, reduction="sum"))
+
+
+@pytest.mark.parametrize(
+    "x,target,exc,match",
+    [
+        (torch.randn(2, 3, 4), torch.zeros(2, 3, dtype=torch.long), ValueError, r"2-D logits .*reshape"),
+        (torch.randn(4, 3), torch.zeros(5, dtype=torch.long), ValueError, r"target shape \(5,\) does not match"),
+        (torch.randn(4, 3), torch.zeros(4), TypeError, "integer tensor"),
+        (torch.randn(4, 3), torch.tensor([0, 1, 3, 0]), ValueError, r"class id 3, outside \[0, 3\)"),
+        (torch.randn(4, 3), torch.tensor([0, -2, 1, 0]), ValueError, r"class id -2"),
+        (torch.randn(4, 3), torch.zeros(4, 3, dtype=torch.long), TypeError, "floating point"),
+        (torch.zeros(4, 3, dtype=torch.long), torch.zeros(4, dtype=torch.long), TypeError, "floating-point logits"),
+    ],
+)
+def test_cross_entropy_bad_input_errors(x, target, exc, match):
+    with pytest.raises(exc, match=match):
+        dF.cross_entropy_loss(x, target)
+
+
+def test_cross_entropy_bad_options():
+    x, t = torch.randn(4, 3), torch.tensor([0, 1, 2, 1])
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        dF.cross_entropy_loss(x, t, "average")
+    with pytest.raises(ValueError, match="label_smoothing"):
+        dF.cross_entropy_loss(x, t, label_smoothing=1.5)
+    with pytest.raises(ValueError, match=r"weight must have shape \(3,\)"):
+        dF.cross_entropy_loss(x, t, weight=torch.ones(4))
+    with pytest.raises(ValueError, match="ignore_index=0 only applies"):
+        dF.cross_entropy_loss(x, torch.softmax(x, 1), ignore_index=0)

@@ -1,0 +1,320 @@
+"""MiniGPT: architecture against a torch reference, tying, loss forms, generation, helpers, errors."""
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+from torch.testing import assert_close
+
+import dnnlpy.nn as dnn
+import dnnlpy.nn.functional as dF
+from dnnlpy.models import gpt
+
+V, BLOCK, D = 50, 8, 16
+
+
+def _model(**kwargs) -> gpt.MiniGPT:
+    torch.manual_seed(0)
+    config = dict(vocab_size=V, block_size=BLOCK, embed_dim=D, num_layers=2, num_heads=4, hidden_dim=32)
+    config.update(kwargs)
+    return gpt.MiniGPT(**config)
+
+
+@pytest.fixture
+def tied():
+    return _model()
+
+
+@pytest.fixture
+def untied():
+    return _model(weight_tying=False)
+
+
+def _ids(b=2, t=6, seed=1):
+    return torch.randint(0, V, (b, t), generator=torch.Generator().manual_seed(seed))
+
+
+def _reference_logits(m: gpt.MiniGPT, ids):
+    """The same architecture written with torch's own functional operators and m's parameters."""
+    t = ids.shape[1]
+    x = F.embedding(ids, m.token_embed.weight) + F.embedding(torch.arange(t), m.pos_embed.weight)
+    for blk in m.blocks:
+        a = blk.attn.attn
+        h = F.layer_norm(x, (D,), blk.ln1.weight, blk.ln1.bias)
+        heads = lambda y: y.view(y.shape[0], t, a.num_heads, a.head_dim).transpose(1, 2)
+        q, k, v = (heads(F.linear(h, p.weight, p.bias)) for p in (a.q_proj, a.k_proj, a.v_proj))
+        o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(x.shape)
+        x = x + F.linear(o, a.out_proj.weight, a.out_proj.bias)
+        h = F.layer_norm(x, (D,), blk.ln2.weight, blk.ln2.bias)
+        x = x + F.linear(F.gelu(F.linear(h, blk.mlp.fc1.weight, blk.mlp.fc1.bias)), blk.mlp.fc2.weight, blk.mlp.fc2.bias)
+    x = F.layer_norm(x, (D,), m.final_norm.weight, m.final_norm.bias)
+    return F.linear(x, m.lm_head.weight)
+
+
+@pytest.mark.parametrize("weight_tying", [True, False])
+@pytest.mark.parametrize("bias", [True, False])
+def test_forward_and_gradients_match_torch_reference(weight_tying, bias):
+    m = _model(weight_tying=weight_tying, bias=bias)
+    ids = _ids(3, 7)
+    logits = m(ids)
+    assert logits.shape == (3, 7, V)
+    targets = _ids(3, 7, seed=2)
+    dF.cross_entropy_loss(logits.reshape(-1, V), targets.reshape(-1)).backward()
+    ours = {n: p.grad.clone() for n, p in m.named_parameters()}
+    m.zero_grad()
+    ref = _reference_logits(m, ids)
+    assert_close(logits, ref)
+    F.cross_entropy(ref.reshape(-1, V), targets.reshape(-1)).backward()
+    for n, p in m.named_parameters():
+        assert_close(ours[n], p.grad, msg=f"gradient of {n}")
+
+
+def test_structure_and_attributes(tied):
+    assert tied.vocab_size == V and tied.block_size == BLOCK
+    assert isinstance(tied.token_embed, nn.Embedding) and tied.token_embed.weight.shape == (V, D)
+    assert isinstance(tied.pos_embed, nn.Embedding) and tied.pos_embed.weight.shape == (BLOCK, D)
+    assert isinstance(tied.blocks, nn.ModuleList) and len(tied.blocks) == 2
+    assert all(isinstance(b, gpt.MiniGPTBlock) for b in tied.blocks)
+    assert isinstance(tied.blocks[0].attn, gpt.MiniGPTCausalSelfAttention)
+    assert isinstance(tied.blocks[0].mlp, gpt.MiniGPTMLP)
+    assert isinstance(tied.final_norm, dnn.LayerNorm)
+    assert isinstance(tied.lm_head, dnn.Linear) and tied.lm_head.weight.shape == (V, D)
+    assert tied.lm_head.bias is None
+
+
+def test_weight_tying_shares_one_parameter(tied, untied):
+    assert tied.lm_head.weight is tied.token_embed.weight
+    assert untied.lm_head.weight is not untied.token_embed.weight
+    assert untied.lm_head.bias is None
+    with torch.no_grad():
+        tied.token_embed.weight[3, 0] = 7.0
+    assert tied.lm_head.weight[3, 0].item() == 7.0
+    names = [n for n, _ in tied.named_parameters()]
+    assert "lm_head.weight" not in names  # named_parameters reports the shared tensor once
+
+
+def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
+    n_tied, n_untied = gpt.count_parameters(tied), gpt.count_parameters(untied)
+    assert n_untied - n_tied == V * D
+    assert n_tied == sum(p.numel() for p in tied.parameters())
+    naive = sum(p.numel() for _, p in tied.named_parameters(remove_duplicate=False))
+    assert naive - n_tied == V * D  # the naive count sees the shared matrix twice
+    # also a model with bias=False: still exactly V*D apart
+    assert gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+
+
+def test_count_parameters_trainable_only(tied):
+    tied.pos_embed.weight.requires_grad_(False)
+    assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D
+
+
+def test_tied_gradient_is_the_sum_of_both_paths(untied):
+    tied = _model()
+    with torch.no_grad():
+        untied.lm_head.weight.copy_(untied.token_embed.weight)  # same values, two Parameters
+    tied.load_state_dict({k: v for k, v in untied.state_dict().items()})
+    ids = _ids()
+    tied.loss(ids).backward()
+    untied.loss(ids).backward()
+    assert_close(tied.token_embed.weight.grad, untied.token_embed.weight.grad + untied.lm_head.weight.grad)
+    assert tied.lm_head.weight.grad is tied.token_embed.weight.grad
+
+
+def test_gpt2_initialisation(tied):
+    model = _model(embed_dim=64, hidden_dim=128, vocab_size=500)
+    assert abs(model.token_embed.weight.std().item() - 0.02) < 0.002
+    assert abs(model.blocks[0].mlp.fc1.weight.std().item() - 0.02) < 0.002
+    assert torch.count_nonzero(model.blocks[0].mlp.fc1.bias) == 0
+    assert torch.count_nonzero(model.blocks[0].attn.attn.q_proj.bias) == 0
+    ids = torch.randint(0, 500, (4, BLOCK), generator=torch.Generator().manual_seed(0))
+    assert abs(model.loss(ids).item() - math.log(500)) < 0.1  # untrained: close to uniform
+
+
+# ---- loss --------------------------------------------------------------------------------------------
+
+def test_loss_target_forms_agree(tied):
+    ids = _ids(2, 6)
+    expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), ids[:, 1:].reshape(-1))
+    assert_close(tied.loss(ids), expected)
+    assert_close(tied.loss(ids, ids[:, 1:]), expected)  # (B, T-1): the chapter's call
+    shifted = _ids(2, 6, seed=5)
+    assert_close(tied.loss(ids, shifted), F.cross_entropy(tied(ids).reshape(-1, V), shifted.reshape(-1)))
+
+
+def test_loss_without_targets_accepts_block_size_plus_one(tied):
+    ids = _ids(2, BLOCK + 1)
+    assert torch.isfinite(tied.loss(ids))
+
+
+def test_loss_ignores_minus_100_targets(tied):
+    ids = _ids(1, 5)
+    targets = ids[:, 1:].clone()
+    targets[0, :2] = -100
+    logits = tied(ids[:, :-1])[0, 2:]
+    assert_close(tied.loss(ids, targets), F.cross_entropy(logits, ids[0, 3:]))
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 7), (1, 5), (2, 5, 1)])
+def test_loss_rejects_mismatched_targets(tied, shape):
+    with pytest.raises(ValueError, match=r"targets has shape .* pass targets of shape \(2, 5\)"):
+        tied.loss(_ids(2, 6), torch.zeros(shape, dtype=torch.long))
+
+
+def test_loss_rejects_float_targets_and_single_token(tied):
+    with pytest.raises(TypeError, match="integer token ids"):
+        tied.loss(_ids(2, 6), torch.zeros(2, 5))
+    with pytest.raises(ValueError, match="at least 2 tokens"):
+        tied.loss(_ids(2, 1))
+
+
+# ---- errors on input_ids -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    "ids,exc,match",
+    [
+        (torch.zeros(2, 3), TypeError, r"integer tensor .* got dtype torch.float32"),
+        (torch.zeros(3, dtype=torch.long), ValueError, r"2-D .* got shape \(3,\).*unsqueeze\(0\)"),
+        (torch.zeros(1, 2, 3, dtype=torch.long), ValueError, r"2-D .* got shape \(1, 2, 3\)"),
+        (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
+        (torch.tensor([[-1, 2]]), ValueError, r"token id -1, outside"),
+        (torch.zeros(2, 9, dtype=torch.long), ValueError,
+         r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens"),
+        ([[1, 2]], TypeError, "torch.Tensor"),
+    ],
+)
+def test_bad_input_ids(tied, ids, exc, match):
+    with pytest.raises(exc, match=match):
+        tied(ids)
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(embed_dim=30, num_heads=4), "embed_dim=30 is not divisible by num_heads=4"),
+        (dict(vocab_size=0), "vocab_size must be an int >= 1"),
+        (dict(block_size=2.5), "block_size"),
+        (dict(dropout=1.5), "dropout"),
+    ],
+)
+def test_bad_hyper_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        _model(**kwargs)
+
+
+# ---- generation --------------------------------------------------------------------------------------
+
+def _manual_greedy(m, ids, steps):
+    for _ in range(steps):
+        nxt = m(ids[:, -m.block_size:])[:, -1].argmax(-1, keepdim=True)
+        ids = torch.cat([ids, nxt], dim=1)
+    return ids
+
+
+@pytest.fixture
+def lively():
+    """Large random weights: an untrained tied model at GPT-2 scale mostly repeats its last token, which
+    would hide a wrong context window; this one's output depends on the whole window."""
+    m = _model()
+    with torch.no_grad():
+        for p in m.parameters():
+            p.normal_(0.0, 0.5)
+    return m
+
+
+def test_greedy_generate_matches_manual_loop_past_block_size(lively):
+    prompt = _ids(2, 3)
+    out = lively.generate(prompt, 3 * BLOCK)
+    assert out.shape == (2, 3 + 3 * BLOCK) and out.dtype == torch.int64
+    assert torch.equal(out[:, :3], prompt)
+    assert len(set(out[0, 3:].tolist())) > 2  # the check below is not vacuous
+    with torch.no_grad():
+        assert torch.equal(out, _manual_greedy(lively, prompt, 3 * BLOCK))
+
+
+def test_generate_crops_a_long_prompt(lively):
+    long_prompt = _ids(1, BLOCK + 4)
+    out = lively.generate(long_prompt, 4)
+    with torch.no_grad():
+        assert torch.equal(out, _manual_greedy(lively, long_prompt, 4))
+        # only the last BLOCK tokens matter
+        assert torch.equal(out[:, -4:], lively.generate(long_prompt[:, -BLOCK:], 4)[:, -4:])
+
+
+def test_generate_first_token_is_argmax(tied):
+    prompt = torch.tensor([[10, 25, 31]])
+    with torch.no_grad():
+        expected = tied(prompt)[:, -1, :].argmax(dim=-1)
+    assert tied.generate(prompt, 1)[0, -1].item() == expected.item()
+
+
+def test_generate_zero_tokens_and_no_grad(tied):
+    prompt = _ids(2, 3)
+    assert torch.equal(tied.generate(prompt, 0), prompt)
+    assert not tied.generate(prompt, 2).requires_grad
+
+
+def test_generate_uses_eval_mode_and_restores_it():
+    m = _model(dropout=0.5)
+    m.train()
+    prompt = _ids(2, 3)
+    first, second = m.generate(prompt, 5), m.generate(prompt, 5)
+    assert torch.equal(first, second)  # dropout was off during generation
+    assert m.training
+    m.eval()
+    assert torch.equal(m.generate(prompt, 5), first)
+    assert not m.training
+
+
+def test_sampling_is_reproducible_with_a_generator(tied):
+    prompt = _ids(2, 3)
+    run = lambda **kw: tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
+    assert torch.equal(run(temperature=1.5), run(temperature=1.5))
+    assert torch.equal(run(top_k=1), tied.generate(prompt, 6))  # top-1 sampling is greedy
+    assert torch.equal(run(top_p=1e-6), tied.generate(prompt, 6))  # so is a tiny nucleus
+    assert ((run(top_k=5) >= 0) & (run(top_k=5) < V)).all()
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        (dict(max_new_tokens=-1), "max_new_tokens"),
+        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be > 0"),
+        (dict(max_new_tokens=2, do_sample=True, top_k=0), "top_k must be a positive int"),
+        (dict(max_new_tokens=2, do_sample=True, top_p=1.5), r"top_p must be in \(0, 1\]"),
+    ],
+)
+def test_generate_bad_options(tied, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        tied.generate(_ids(1, 3), **kwargs)
+
+
+def test_sampling_helpers():
+    logits = torch.tensor([[0.0, 5.0, 1.0, 4.0], [3.0, 0.0, 0.0, 0.0]])
+    assert gpt.greedy(logits).tolist() == [1, 0]
+    g = torch.Generator().manual_seed(0)
+    draws = torch.stack([gpt.sample_top_k(logits, 2, generator=g) for _ in range(200)])
+    assert set(draws[:, 0].tolist()) == {1, 3}  # only the two best tokens of row 0
+    draws = torch.stack([gpt.sample_top_p(logits, 0.5, generator=g) for _ in range(50)])
+    assert set(draws[:, 0].tolist()) == {1}  # token 1 alone holds > 50% of row 0's mass
+    with pytest.raises(ValueError, match=r"logits\[:, -1, :\]"):
+        gpt.greedy(torch.zeros(1, 3, 4))
+
+
+# ---- get_batch ---------------------------------------------------------------------------------------
+
+def test_get_batch_windows_are_shifted_slices():
+    stream = torch.arange(100, 160)
+    x, y = gpt.get_batch(stream, block_size=5, batch_size=7, generator=torch.Generator().manual_seed(0))
+    assert x.shape == y.shape == (7, 5) and x.dtype == torch.int64
+    assert torch.equal(y, x + 1)  # in an arange stream the next token is the id plus one
+    assert ((x >= 100) & (y < 160)).all()
+    x2, _ = gpt.get_batch(stream, 5, 7, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(x, x2)
+
+
+def test_get_batch_errors():
+    with pytest.raises(ValueError, match="block_size is 8"):
+        gpt.get_batch(torch.arange(8), 8, 2)
+    with pytest.raises(ValueError, match="1-D integer tensor"):
+        gpt.get_batch(torch.zeros(2, 20, dtype=torch.long), 4, 2)
