@@ -6,4 +6,6 @@ bash "$root/scripts/setup.sh"
 cd "$root"
 # nbgrader calls `alembic` and `jupyter` from PATH: the venv's bin must come first.
 export PATH="$root/.venv/bin:$PATH"
+# Two shared cores: one intra-op thread per process beats oversubscription by a wide margin here.
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 exec python -m pytest "$@"
