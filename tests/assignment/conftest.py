@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +37,35 @@ def selfcheck():
 @pytest.fixture(scope="session")
 def build_script():
     return load_module(ROOT / "scripts" / "build_notebook.py", "build_notebook_under_test")
+
+
+# A fresh nbgrader release, shared by the end-to-end tests (test_student_path, test_student_package); each
+# module gets its own temporary course directory, so that one module's autograding cannot disturb another.
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A temporary copy of assignments/ without any generated folder."""
+    course = tmp_path_factory.mktemp("course") / "assignments"
+    shutil.copytree(ROOT / "assignments", course, ignore=shutil.ignore_patterns(
+        "release", "submitted", "autograded", "feedback", "gradebook.db", ".nbgrader.log", "__pycache__",
+        ".pytest_cache"))
+    return course
+
+
+@pytest.fixture(scope="module")
+def env():
+    """The environment for subprocesses: the venv's bin first on PATH (nbgrader runs `alembic` and the
+    `python3` kernel from it), no PYTHONPATH, no submission override."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def release(course, env):
+    """`nbgrader generate_assignment` run in the temporary course; the students' folder."""
+    proc = subprocess.run(["nbgrader", "generate_assignment", "weight_tying", "--force"], cwd=course, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return course / "release" / "weight_tying"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 import resource
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,6 @@ from nbclient import NotebookClient
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
 HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
@@ -51,32 +49,6 @@ def _execute(nb, cwd: Path):
 def _errors(nb) -> dict[int, str]:
     return {i: out.ename for i, c in enumerate(nb.cells) if c.cell_type == "code"
             for out in c.get("outputs", []) if out.output_type == "error"}
-
-
-@pytest.fixture(scope="module")
-def course(tmp_path_factory):
-    """A temporary course directory with a fresh release."""
-    course = tmp_path_factory.mktemp("course") / "assignments"
-    shutil.copytree(ROOT / "assignments", course, ignore=shutil.ignore_patterns(
-        "release", "submitted", "autograded", "feedback", "gradebook.db", ".nbgrader.log", "__pycache__",
-        ".pytest_cache"))
-    return course
-
-
-@pytest.fixture(scope="module")
-def env(course):
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
-    env["MPLBACKEND"] = "Agg"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return env
-
-
-@pytest.fixture(scope="module")
-def release(course, env):
-    proc = _run(["nbgrader", "generate_assignment", "weight_tying", "--force"], course, env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return course / "release" / "weight_tying"
 
 
 @pytest.fixture(scope="module")
