@@ -1,0 +1,6 @@
+"""``python -m autograder`` -> autograder.cli."""
+import sys
+
+from autograder.cli import main
+
+sys.exit(main())

@@ -1,0 +1,3 @@
+# expect: correct
+def add(a, b):
+    return a + b

@@ -1,0 +1,3 @@
+# expect: wrong subtraction
+def add(a, b):
+    return a - b

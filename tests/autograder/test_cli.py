@@ -1,0 +1,100 @@
+"""The command line: exit codes, one JSON object last on stdout, readable errors for bad arguments."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.cli import build_parser, main
+
+KIT = Path(__file__).resolve().parents[2]
+FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
+
+
+def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
+                          cwd=cwd or KIT, timeout=120)
+
+
+def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["grade", "--help"])
+    assert exc.value.code == 0
+    text = capsys.readouterr().out
+    for option in ("--assignment", "--json", "--seed", "--timeout", "--memory", "--workers", "--out"):
+        assert option in text
+    assert "NOT enforced" in text
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["grade", "--assignment", "nope", "x.py"], "unknown assignment 'nope'"),
+    (["grade", "--assignment", "selftest", "does/not/exist.py"], "'does/not/exist.py' does not exist"),
+    (["grade", "--assignment", "selftest", "pyproject.toml"], "neither .py nor .ipynb"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(args, needle, capsys, monkeypatch):
+    monkeypatch.chdir(KIT)
+    assert main(args) == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_bad_memory_size_is_an_argparse_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(["grade", "--assignment", "selftest", "--memory", "lots", "x.py"])
+    assert exc.value.code == 2 and "'lots'" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_json_is_the_graders_even_when_the_student_prints_fake_json(tmp_path):
+    sub = tmp_path / "cheat.py"
+    sub.write_text(f"import sys\nprint({FAKE!r})\nprint({FAKE!r}, file=sys.stderr)\nsys.exit(0)\n")
+    proc = cli("grade", "--assignment", "selftest", str(sub), "--json", "--seed", "3", "--timeout", "20")
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["score"] == 0 and result["max_score"] == 3 and len(result["tests"]) == 2
+    assert result["extra_data"]["seed"] == 3
+    assert len(proc.stdout.strip().splitlines()) == 1  # the student's prints never reach the grader's stdout
+    assert "all passed" in result["extra_data"]["run"]["stdout_tail"]  # ... they are kept for the instructor
+
+
+@pytest.mark.slow
+def test_batch_folder_survives_hangs_and_crashes_and_writes_grades(tmp_path):
+    subs = tmp_path / "submitted"
+    for student, body in (("ann", "def add(a, b):\n    return a + b\n"), ("ben", "while True:\n    pass\n"),
+                          ("cat", "import os\nos._exit(1)\n"), ("dan", "def add(a, b:\n")):
+        (subs / student / "selftest").mkdir(parents=True)
+        (subs / student / "selftest" / "selftest.py").write_text(body)
+    out = tmp_path / "graded"
+    proc = cli("grade", "--assignment", "selftest", str(subs), "--out", str(out), "--timeout", "8",
+               "--workers", "2", "--json")
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert {s: r["score"] for s, r in summary["students"].items()} == {"ann": 3, "ben": 0, "cat": 0, "dan": 0}
+    assert (out / "grades.csv").read_text().count("\n") == 5
+    assert json.loads((out / "results" / "cat.json").read_text())["extra_data"]["run"]["status"] == "exited"
+    ben = json.loads((out / "results" / "ben.json").read_text())
+    assert ben["extra_data"]["run"]["status"] == "timeout"
+
+
+@pytest.mark.slow
+def test_calibrate_selftest_passes_and_reports_timing():
+    proc = cli("calibrate", "--assignment", "selftest", "--timeout", "4", "--json")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert summary["ok"] and summary["reference_seconds"] > 0
+    kinds = {v["expected"].split()[0] for v in summary["verdicts"]}
+    assert kinds == {"correct", "wrong", "attack"}
+
+
+def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys):
+    import autograder.engine
+
+    def broken(**kwargs):
+        raise RuntimeError("the hidden suite could not run")
+    monkeypatch.setattr(autograder.engine, "grade_submission", broken)
+    sub = tmp_path / "s.py"
+    sub.write_text("x = 1\n")
+    assert main(["grade", "--assignment", "selftest", str(sub)]) == 1
+    assert "grader error: RuntimeError: the hidden suite could not run" in capsys.readouterr().err
