@@ -1,0 +1,175 @@
+"""Gradient accumulation: one .grad holding both paths' gradients, one SGD update, the right loss."""
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from autograder.assignments.weight_tying.diagnose import gradient_problem
+from autograder.assignments.weight_tying.reference import (
+    minigpt_from_state,
+    minigpt_path_grads,
+    next_token_loss,
+    tied_lm_path_grads,
+)
+from autograder.judging import close, entry, need, plain_tensor, tensor_dict
+
+AREA = "gradient accumulation"
+GRAD_TOL = dict(rtol=1e-4, atol=1e-6)
+
+
+def _check_shared_grad(rec, g_in, g_out, what):
+    v, d = g_in.shape
+    grad = plain_tensor(rec, "embed_grad", shape=(v, d), dtype=torch.float32, what=f"{what}: token_embed.weight.grad")
+    same = rec.get("grad_same_object") is True
+    assert close(grad, g_in + g_out, **GRAD_TOL), f"{what}: {gradient_problem(grad, g_in, g_out, same_object=same)}"
+    head = rec.get("head_grad")
+    assert type(head) is torch.Tensor and close(head, grad, rtol=0, atol=0), (
+        f"{what}: lm_head.weight.grad differs from token_embed.weight.grad: .data sharing or copied table "
+        f"(a tied head has one Parameter, so one .grad)"
+    )
+    assert same, f"{what}: lm_head.weight.grad is not the same tensor as token_embed.weight.grad: .data sharing?"
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(6)
+def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
+    """One backward of sum(logits * G): the shared .grad = lookup-path grad + head-path grad."""
+    p = plan["lm"]
+    rec = need(evidence, "lm_grad", run, what="TiedEmbeddingLM (backward)")
+    g_in, g_out = tied_lm_path_grads(p["W1"], p["ids"], p["G"])
+    _check_shared_grad(rec, g_in, g_out, "TiedEmbeddingLM")
+
+
+def _check_step(rec, before, g_in, g_out, lr, what):
+    after = plain_tensor(rec, "table_after", shape=before.shape, dtype=torch.float32, what=f"{what}: table after step")
+    want = before - lr * (g_in + g_out)
+    if close(after, want, **GRAD_TOL):
+        return
+    if close(after, before - 2 * lr * (g_in + g_out), **GRAD_TOL):
+        hint = "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)"
+    elif close(after, before - lr * g_in, **GRAD_TOL) or close(after, before - lr * g_out, **GRAD_TOL):
+        hint = "the table moved by one path's gradient only (only one path: copied table / .data sharing?)"
+    elif close(after, before, rtol=0, atol=0):
+        hint = "the table did not move: token_embed.weight is not among model.parameters()?"
+    else:
+        hint = "the table did not move by lr * (sum of both paths' gradients)"
+    raise AssertionError(f"{what}: after one SGD step (optimizer built over model.parameters()) {hint}")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(3)
+def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
+    p = plan["lm"]
+    rec = need(evidence, "lm_grad", run, what="TiedEmbeddingLM (SGD step)")
+    g_in, g_out = tied_lm_path_grads(p["W1"], p["ids"], p["G"])
+    _check_step(rec, p["W1"], g_in, g_out, p["lr"], "TiedEmbeddingLM")
+
+
+def _state(rec, key, what):
+    return tensor_dict(rec, key, what=f"{what}: model.minigpt.state_dict()")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(5)
+def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
+    """model.loss(ids).backward(): minigpt's shared .grad = embedding path + head path (judge unties a copy)."""
+    p = plan["gpt"]
+    what = "MiniGPTWithWeightTying"
+    rec = need(evidence, "gpt_grad", run, what=f"{what} (loss backward)")
+    g_in, g_out = minigpt_path_grads(p["cfg"], _state(rec, "state_before", what), p["ids"], None)
+    _check_shared_grad(rec, g_in, g_out, what)
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_wrapper_sgd_step_updates_table_once(plan, evidence, run):
+    p = plan["gpt"]
+    what = "MiniGPTWithWeightTying"
+    rec = need(evidence, "gpt_grad", run, what=f"{what} (SGD step)")
+    state = _state(rec, "state_before", what)
+    g_in, g_out = minigpt_path_grads(p["cfg"], state, p["ids"], None)
+    _check_step(rec, state["token_embed.weight"], g_in, g_out, p["lr"], what)
+
+
+def _alternatives(model, ids, targets):
+    """Losses of the usual mistakes for this target form, for naming the misconception."""
+    out = {}
+    b, t = ids.shape
+    with torch.no_grad():
+        if targets is None:
+            out["no shift (logits of ids vs ids)"] = next_token_loss(model, ids, ids)
+            out["shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1])"] = next_token_loss(
+                model, ids[:, 1:], ids[:, :-1]
+            )
+            logits = model(ids)  # (B, T, V)
+            out["shifted the wrong way (logits at positions 1.. vs tokens 0..)"] = F.cross_entropy(
+                logits[:, 1:].reshape(-1, logits.size(-1)), ids[:, :-1].reshape(-1)
+            )
+        else:
+            out["targets ignored (ids shifted instead)"] = next_token_loss(model, ids, None)
+            if targets.shape[1] == t:
+                out["shifted again (ids[:, :-1] vs targets[:, 1:])"] = next_token_loss(model, ids, targets[:, 1:])
+                out["shifted the wrong way (ids[:, 1:] vs targets[:, :-1])"] = next_token_loss(
+                    model, ids[:, 1:], targets[:, :-1]
+                )
+            else:
+                out["shifted the wrong way (ids[:, 1:] vs targets)"] = next_token_loss(model, ids[:, 1:], targets)
+    return out
+
+
+def _check_loss(plan, evidence, run, form: str):
+    p = plan["gpt"]
+    what = "MiniGPTWithWeightTying.loss"
+    rec = need(evidence, "gpt_loss", run, what=f"{what} (three target forms)")
+    state = _state(rec, "state", what)
+    targets = {"none": None, "short": p["targets_short"], "full": p["targets_full"]}[form]
+    call = {"none": "loss(ids)", "short": "loss(ids, targets of shape (B, T-1))",
+            "full": "loss(ids, targets of shape (B, T))"}[form]
+    try:
+        got = entry(rec.get(form), f"{what}: {call}")
+    except AssertionError as exc:
+        hint = {"short": "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
+                "full": "targets of shape (B, T) are already shifted: use the logits of all of input_ids",
+                "none": "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]"}[form]
+        raise AssertionError(f"{exc}\n-> loss target shift wrong? {hint}") from None
+    loss = plain_tensor(got, "loss", dtype=torch.float32, what=f"{call}")
+    assert loss.numel() == 1, f"{call} returned shape {tuple(loss.shape)}, expected a scalar (the mean)"
+    loss = loss.reshape(())
+    model = minigpt_from_state(p["cfg"], state)
+    with torch.no_grad():
+        want = next_token_loss(model, p["ids"], targets)
+    if close(loss, want, rtol=1e-4, atol=1e-5):
+        return
+    for name, alt in _alternatives(model, p["ids"], targets).items():
+        if close(loss, alt, rtol=1e-4, atol=1e-5):
+            raise AssertionError(
+                f"{call} = {float(loss):.5f}, expected {float(want):.5f}: loss target shift wrong, {name}"
+            )
+    count = p["ids"].shape[0] * (p["ids"].shape[1] - (0 if form == "full" else 1))
+    if close(loss, want * count, rtol=1e-4, atol=1e-4):
+        raise AssertionError(f"{call} = {float(loss):.5f} = {count} x {float(want):.5f}: loss not mean (summed over "
+                             f"the {count} positions; use the mean cross-entropy)")
+    ratio = float(loss) / float(want) if float(want) else 0.0
+    if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
+        raise AssertionError(f"{call} = {float(loss):.5f}, {ratio:g} x the mean cross-entropy {float(want):.5f}: "
+                             f"loss {'doubled' if ratio > 1 else 'halved'}")
+    raise AssertionError(f"{call} = {float(loss):.5f}, expected the mean next-token cross-entropy {float(want):.5f}")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_wrapper_loss_without_targets(plan, evidence, run):
+    _check_loss(plan, evidence, run, "none")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(1)
+def test_wrapper_loss_with_shorter_targets(plan, evidence, run):
+    _check_loss(plan, evidence, run, "short")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(1)
+def test_wrapper_loss_with_full_length_targets(plan, evidence, run):
+    _check_loss(plan, evidence, run, "full")

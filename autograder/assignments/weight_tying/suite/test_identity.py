@@ -1,0 +1,119 @@
+"""Parameter identity: the head's weight IS the embedding's Parameter, from construction on."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.assignments.weight_tying.diagnose import head_follow_problem, logits_follow_table
+from autograder.assignments.weight_tying.reference import tied_lm_logits
+from autograder.judging import close, need, plain_tensor
+
+AREA = "parameter identity"
+
+
+def _check_logits_follow(rec, table, ids, *, what):
+    """The forward pass must use the table the head reports (a head whose .weight lies fails here)."""
+    v = table.shape[0]
+    logits = plain_tensor(rec, "logits", shape=(*ids.shape, v), dtype=table.dtype, what=f"{what}: logits")
+    assert logits_follow_table(logits, tied_lm_logits(table, ids)), (
+        f"{what}: lm_head.weight follows the embedding, but the logits do not come from that table: forward uses "
+        f"another table (copied table, or a head whose .weight is not what it multiplies by)"
+    )
+
+
+def _check_follow(rec, target, *, what, pos=None):
+    head = plain_tensor(rec, "head_after_inplace", dtype=target.dtype, what=f"{what}: lm_head.weight")
+    after = rec.get("head_after_forward")
+    problem = head_follow_problem(
+        head,
+        after if type(after) is torch.Tensor else None,
+        target,
+        is_reported=rec.get("head_is_embed") is True,
+        same_data_ptr=rec.get("same_data_ptr") is True,
+        pos_embed=pos,
+    )
+    assert problem is None, f"{what}: {problem}"
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(6)
+def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
+    """TiedEmbeddingLM: an in-place change of token_embed.weight reaches lm_head.weight before any forward."""
+    rec = need(evidence, "lm_identity", run, what="TiedEmbeddingLM (identity check)")
+    _check_follow(rec, plan["lm"]["W1"], what="TiedEmbeddingLM")
+    _check_logits_follow(rec, plan["lm"]["W1"], plan["lm"]["ids"], what="TiedEmbeddingLM")
+    assert rec.get("embed_in_parameters") is True, (
+        "TiedEmbeddingLM: token_embed.weight is not among model.parameters(), so an optimizer would never train it"
+    )
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
+    """state_dict -> torch.save -> load_state_dict into a fresh model keeps the tie."""
+    rec = need(evidence, "lm_reload", run, what="TiedEmbeddingLM (state_dict save/load)")
+    what = "TiedEmbeddingLM after load_state_dict into a fresh model"
+    _check_follow(rec, plan["lm"]["W2"], what=what)
+    _check_logits_follow(rec, plan["lm"]["W2"], plan["lm"]["ids"], what=what)
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
+    """model.to(torch.float64) keeps one shared table."""
+    rec = need(evidence, "lm_float64", run, what="TiedEmbeddingLM (.to(torch.float64))")
+    what = "TiedEmbeddingLM after .to(torch.float64)"
+    _check_follow(rec, plan["lm"]["W3"], what=what)
+    _check_logits_follow(rec, plan["lm"]["W3"], plan["lm"]["ids"], what=what)
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(6)
+def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
+    """MiniGPTWithWeightTying: minigpt.lm_head.weight is minigpt.token_embed.weight right after construction."""
+    rec = need(evidence, "gpt_identity", run, what="MiniGPTWithWeightTying (identity check)")
+    pos = rec.get("pos_before")
+    _check_follow(rec, plan["gpt"]["W1"], what="MiniGPTWithWeightTying", pos=pos if type(pos) is torch.Tensor else None)
+    assert rec.get("embed_in_parameters") is True, (
+        "MiniGPTWithWeightTying: minigpt.token_embed.weight is not among model.parameters(), so an optimizer "
+        "would never train it"
+    )
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(4)
+def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
+    """The positional table stays its own Parameter: changing token_embed leaves pos_embed alone."""
+    cfg = plan["gpt"]["cfg"]
+    rec = need(evidence, "gpt_identity", run, what="MiniGPTWithWeightTying (identity check)")
+    shape = (cfg["block_size"], cfg["embed_dim"])
+    before = plain_tensor(rec, "pos_before", dtype=torch.float32, what="minigpt.pos_embed.weight")
+    assert tuple(before.shape) != (cfg["vocab_size"], cfg["embed_dim"]), (
+        f"minigpt.pos_embed.weight has the token table's shape {tuple(before.shape)}, expected {shape}: "
+        f"positional embedding tied to the token embedding (only the head shares the token table)"
+    )
+    assert tuple(before.shape) == shape, f"minigpt.pos_embed.weight has shape {tuple(before.shape)}, expected {shape}"
+    after = plain_tensor(rec, "pos_after", shape=shape, dtype=torch.float32, what="minigpt.pos_embed.weight")
+    assert rec.get("head_is_pos") is False, "positional embedding tied: minigpt.lm_head.weight is pos_embed.weight"
+    assert close(before, after, rtol=0, atol=0), (
+        "changing minigpt.token_embed.weight also changed minigpt.pos_embed.weight: positional embedding tied "
+        "(only the token embedding shares its table with the head)"
+    )
+    head = rec.get("head_after_inplace")
+    assert not (type(head) is torch.Tensor and head.shape == before.shape and close(head, before, rtol=0, atol=0)), (
+        "minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"
+    )
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
+    rec = need(evidence, "gpt_reload", run, what="MiniGPTWithWeightTying (state_dict save/load)")
+    _check_follow(rec, plan["gpt"]["W2"], what="MiniGPTWithWeightTying after load_state_dict into a fresh model")
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_wrapper_tie_survives_to_float64(plan, evidence, run):
+    rec = need(evidence, "gpt_float64", run, what="MiniGPTWithWeightTying (.to(torch.float64))")
+    _check_follow(rec, plan["gpt"]["W3"], what="MiniGPTWithWeightTying after .to(torch.float64)")
