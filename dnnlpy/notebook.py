@@ -84,7 +84,12 @@ def strip_ipython(source: str) -> str | None:
 
 def _fresh_namespace(filename: str) -> dict[str, Any]:
     # `__main__`, as in a kernel, so that classes defined here look like notebook classes.
-    return {"__name__": "__main__", "__builtins__": builtins, "__file__": filename}
+    # `display` is a kernel builtin that notebooks call freely; here nothing is displayed, so it does nothing.
+    return {"__name__": "__main__", "__builtins__": builtins, "__file__": filename, "display": _no_display}
+
+
+def _no_display(*objects: Any, **options: Any) -> None:
+    """Stands in for IPython's ``display``: the loader shows nothing."""
 
 
 def _run_cells(cells: Iterable[tuple[int, str]], filename: str) -> NotebookNamespace:

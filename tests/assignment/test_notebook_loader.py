@@ -149,3 +149,15 @@ def test_public_names():
     assert sorted(dnnlpy.selfcheck.__all__) == sorted(
         ["find_submission", "load_submission", "missing_names_message", "diagnose_tie", "diagnose_logits",
          "diagnose_generate"])
+
+
+def test_display_calls_do_not_break_a_cell():
+    # `display` is a kernel builtin; a cell that calls it must still define what follows the call.
+    import nbformat
+
+    from dnnlpy.notebook import load_notebook
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\ndisplay(x)\ny = x + 1")])
+    result = load_notebook(nb)
+    assert result.errors == []
+    assert result.namespace["y"] == 2
