@@ -123,15 +123,20 @@ def _verdict(name: str, exp: Expectation, result: dict) -> Verdict:
 
 
 def calibrate(*, assignment: str, limits: Limits = Limits(wall_seconds=20), workers: int | None = None,
-              seed: int | None = None, progress: bool = True) -> tuple[list[Verdict], float]:
-    """Grade the reference solution and every calibration file; returns (verdicts, reference seconds)."""
+              seed: int | None = None, progress: bool = True,
+              calibration_dir: str | Path | None = None) -> tuple[list[Verdict], float]:
+    """Grade the reference solution and every calibration file; returns (verdicts, reference seconds).
+
+    `calibration_dir` replaces the assignment's own (e.g. to try new calibration files before adding them).
+    """
     from autograder.assignments import get_assignment
     from autograder.engine import grade_submission
 
     spec = get_assignment(assignment)
-    files = _files(Path(spec.calibration_dir))
+    folder = Path(calibration_dir if calibration_dir is not None else spec.calibration_dir)
+    files = _files(folder)
     if not files:
-        raise FileNotFoundError(f"no calibration files under {str(spec.calibration_dir)!r}/{{correct,wrong,attacks}}")
+        raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
     start = time.monotonic()
     reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
     reference_seconds = time.monotonic() - start
@@ -139,7 +144,7 @@ def calibrate(*, assignment: str, limits: Limits = Limits(wall_seconds=20), work
     kit = Path(__file__).resolve().parents[1]
     since = time.time()
     results = grade_batch(assignment=assignment, submissions={n: p for n, (p, _) in files.items()}, seed=seed,
-                          limits=limits, workers=workers, progress=progress)
+                          limits=limits, workers=workers, progress=progress, hide=(folder,))
     verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
     writes = kit_writes(kit, since)
     if writes:

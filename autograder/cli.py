@@ -17,7 +17,18 @@ examples:
   python -m autograder grade --assignment weight_tying submitted/alice/weight_tying/weight_tying.ipynb
   python -m autograder grade --assignment weight_tying alice.ipynb --json      # Gradescope results JSON
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
+  python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
   python -m autograder calibrate --assignment weight_tying
+
+nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each graded student gets, in assignment
+NAME (--gradebook-assignment, default the --assignment name; created if missing), a notebook called
+"autograder" with one grade cell per area of the hidden suite (e.g. "parameter_identity", max = that
+area's points) holding the student's auto score. Students and cells are created when absent; grading
+again overwrites the scores; grader errors are not written. `nbgrader export` and the formgrader then
+show them. If NAME also holds nbgrader's own test cells (made by generate_assignment), nbgrader adds both
+notebooks up, `nbgrader autograde` sets the "autograder" cells to 0 (it finds no autograder.ipynb), and
+`generate_assignment --force` refuses to run once submissions exist: a warning says so, and
+--gradebook-assignment weight_tying_hidden keeps the hidden suite's scores in an assignment of their own.
 
 isolation: each submission runs in its own process tree with a wall-time limit, CPU-time, memory
 (RLIMIT_AS), file-size and process limits, capped stdout/stderr, and is killed afterwards. As root with
@@ -62,13 +73,24 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--workers", type=_positive(int), default=None, help="parallel submissions (default: cores)")
     grade = sub.add_parser("grade", parents=[common], help="grade one file, several, or folders of submissions",
                            formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG)
-    grade.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                       help=".py/.ipynb file, or a folder (nbgrader submitted/<student>/<assignment>/ or flat)")
+    grade.add_argument("paths", nargs="*", type=Path, metavar="PATH",
+                       help=".py/.ipynb file, or a folder (nbgrader submitted/<student>/<assignment>/ or flat); "
+                            "default with --nbgrader-course: COURSE/submitted")
     grade.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     grade.add_argument("--out", type=Path, default=None,
-                       help="write results/<student>.json and grades.csv here (default for folders: ./graded)")
+                       help="write results/<student>.json, grades.csv, report.html and feedback/<student>.html "
+                            "here (default for folders: ./graded)")
+    grade.add_argument("--gradebook", type=Path, default=None, metavar="DB",
+                       help="also write the scores into this nbgrader gradebook.db (created if absent); see below")
+    grade.add_argument("--nbgrader-course", type=Path, default=None, metavar="COURSE",
+                       help="nbgrader course directory: grade COURSE/submitted (unless PATHs are given) and "
+                            "write COURSE/gradebook.db")
+    grade.add_argument("--gradebook-assignment", default=None, metavar="NAME",
+                       help="nbgrader assignment to write into (default: the --assignment name)")
     cal = sub.add_parser("calibrate", parents=[common], help="grade the calibration submissions and check verdicts")
     cal.add_argument("--timeout", type=_positive(float), default=20.0, help="wall seconds per submission (20)")
+    cal.add_argument("--calibration-dir", type=Path, default=None, metavar="DIR",
+                     help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files")
     return parser
 
 
@@ -99,56 +121,144 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
+    """(submission paths, gradebook or None, extra paths to hide) from the arguments, or an error message."""
+    paths, gradebook, hide = list(args.paths), args.gradebook, []
+    if args.nbgrader_course is not None:
+        course = args.nbgrader_course
+        if not course.is_dir():
+            return f"--nbgrader-course {str(course)!r} is not a folder: give the nbgrader course directory"
+        if gradebook is not None:
+            return "give either --gradebook or --nbgrader-course (which means COURSE/gradebook.db), not both"
+        gradebook = course / "gradebook.db"
+        if not paths:
+            paths = [course / "submitted"]
+            if not paths[0].is_dir():
+                return f"{str(paths[0])!r} does not exist: collect the submissions first (nbgrader collect)"
+        # nbgrader keeps hidden tests in source/ and in the gradebook; graded copies are not for students either
+        hide += [course / sub for sub in ("source", "autograded", "feedback")]
+    if not paths:
+        return "give the submissions to grade (files or folders), or --nbgrader-course COURSE"
+    if gradebook is not None:
+        if gradebook.suffix != ".db" or not gradebook.parent.is_dir():
+            return (f"--gradebook {str(gradebook)!r} should be an nbgrader gradebook.db in an existing folder "
+                    "(e.g. course/gradebook.db; it is created if absent)")
+        hide.append(gradebook)
+    for path in paths:
+        if not path.exists():
+            return f"{str(path)!r} does not exist: give a .py/.ipynb submission or a folder of them"
+        if path.is_file() and path.suffix not in (".py", ".ipynb"):
+            return f"{str(path)!r} is neither .py nor .ipynb: give the student's notebook or script"
+    return paths, gradebook, tuple(hide)
+
+
 def _grade(args, limits) -> int:
     from autograder.batch import find_submissions, grade_batch, write_outputs
     from autograder.engine import grade_submission
     from autograder.assignments import get_assignment
     from autograder.results import render
 
-    for path in args.paths:
-        if not path.exists():
-            return _fail(f"{str(path)!r} does not exist: give a .py/.ipynb submission or a folder of them")
-        if path.is_file() and path.suffix not in (".py", ".ipynb"):
-            return _fail(f"{str(path)!r} is neither .py nor .ipynb: give the student's notebook or script")
-    if len(args.paths) == 1 and args.paths[0].is_file():
-        result = grade_submission(spec=get_assignment(args.assignment), path=args.paths[0], seed=args.seed,
-                                  limits=limits)
-        if args.out:
-            write_outputs({args.paths[0].stem: result}, args.out)
+    targets = _targets(args)
+    if isinstance(targets, str):
+        return _fail(targets)
+    paths, gradebook, hide = targets
+    if len(paths) == 1 and paths[0].is_file():
+        result = grade_submission(spec=get_assignment(args.assignment), path=paths[0], seed=args.seed,
+                                  limits=limits, hide=hide)
+        # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
+        student = paths[0].parent.parent.name if paths[0].parent.name == args.assignment else paths[0].stem
+        results, submissions = {student: result}, {student: paths[0]}
+        report = _write_all(results, args.out) if args.out else None
         if args.json:
             sys.stdout.write(json.dumps(result) + "\n")
         else:
-            render(result, title=str(args.paths[0]))
-        return 0
-    submissions = find_submissions(args.paths, assignment=args.assignment)
+            render(result, title=str(paths[0]))
+            if report:
+                print(f"report: {report}")
+        return _to_gradebook(args, gradebook, results, submissions)
+    submissions = find_submissions(paths, assignment=args.assignment)
     if not submissions:
-        return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, args.paths))}")
+        return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
     out = args.out or Path("graded")
     results = grade_batch(assignment=args.assignment, submissions=submissions, seed=args.seed, limits=limits,
                           workers=args.workers, progress=sys.stderr.isatty() or not args.json,
-                          hide=(*[p for p in args.paths if p.is_dir()], out))
-    csv_path = write_outputs(results, out)
+                          hide=(*[p for p in paths if p.is_dir()], out, *hide))
+    csv_path = write_outputs(results, out)  # first: nothing after this may lose the grades
+    report = _write_all(results, out, csv_written=True)
+    status = _to_gradebook(args, gradebook, results, submissions)
     if args.json:
         summary = {s: {"score": r["score"], "max_score": r["max_score"]} for s, r in results.items()}
-        sys.stdout.write(json.dumps({"grades_csv": str(csv_path), "students": summary}) + "\n")
+        sys.stdout.write(json.dumps({"grades_csv": str(csv_path), "report": str(report) if report else None,
+                                     "gradebook": str(gradebook) if gradebook and not status else None,
+                                     "students": summary}) + "\n")
     else:
-        _print_batch(results, csv_path)
+        _print_batch(results, csv_path, report)
+    return status
+
+
+def _write_all(results: dict, out: Path, *, csv_written: bool = False) -> Path | None:
+    """grades.csv and results/ (unless already written), then the HTML report and feedback pages when
+    autograder.report is installed; a report failure is a warning, never a lost grade."""
+    from autograder.batch import _safe_name, write_outputs
+
+    if not csv_written:
+        write_outputs(results, out)
+    try:
+        from autograder.report import write_feedback, write_report
+    except ImportError:
+        return None
+    try:
+        report = write_report(out)
+        if not (out / "feedback").is_dir():  # write_report makes them today; keep them if it ever stops
+            for student, result in results.items():
+                write_feedback(result, out / "feedback" / f"{_safe_name(student)}.html", student=student)
+        return report
+    except Exception as exc:  # noqa: BLE001 - the grades are already on disk; the report is a bonus
+        print(f"warning: the HTML report was not written ({type(exc).__name__}: {exc}); "
+              f"grades are in {out / 'grades.csv'}", file=sys.stderr)
+        return None
+
+
+def _to_gradebook(args, gradebook: Path | None, results: dict, submissions: dict) -> int:
+    """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
+    if gradebook is None:
+        return 0
+    from autograder.gradebook import NOTEBOOK, write_gradebook
+
+    name = args.gradebook_assignment or args.assignment
+    try:
+        summary = write_gradebook(results, gradebook, assignment=name, submissions=submissions)
+    except Exception as exc:  # noqa: BLE001 - the grades are on disk already: say what did not happen
+        print(f"error: the gradebook {str(gradebook)!r} was not updated ({type(exc).__name__}: {exc})",
+              file=sys.stderr)
+        return 1
+    for warning in summary.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    for student, why in summary.skipped.items():
+        print(f"warning: {student} not written to the gradebook: {why}", file=sys.stderr)
+    count = len(summary.written)
+    print(f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
+          f"(assignment {name!r}, notebook {NOTEBOOK!r}, one grade cell per area)", file=sys.stderr)
     return 0
 
 
-def _print_batch(results: dict, csv_path: Path) -> None:
+def _print_batch(results: dict, csv_path: Path, report: Path | None = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=f"{len(results)} submissions")
     for col in ("student", "score", "status"):
         table.add_column(col)
+    from rich.text import Text
+
     for student, result in results.items():
         status = result.get("extra_data", {}).get("run", {}).get("status", "grader error")
-        table.add_row(student, f"{result['score']:g}/{result['max_score']:g}", status)
+        table.add_row(Text(student), f"{result['score']:g}/{result['max_score']:g}", status)
     console = Console()
     console.print(table)
-    console.print(f"grades: {csv_path}   per-student results: {csv_path.parent / 'results'}")
+    console.print(f"grades: {csv_path}   per-student results: {csv_path.parent / 'results'}", markup=False)
+    if report:
+        console.print(f"report: {report}   feedback pages: {report.parent / 'feedback'}", markup=False)
 
 
 def _calibrate(args, limits) -> int:
@@ -156,7 +266,7 @@ def _calibrate(args, limits) -> int:
 
     try:
         verdicts, seconds = calibrate(assignment=args.assignment, limits=limits, workers=args.workers,
-                                      seed=args.seed, progress=not args.json)
+                                      seed=args.seed, progress=not args.json, calibration_dir=args.calibration_dir)
     except FileNotFoundError as exc:
         return _fail(str(exc))
     summary = verdicts_json(verdicts, seconds)

@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from autograder.judge import TestResult
 
-__all__ = ["run_summary", "build_result", "error_result", "area_scores", "render", "STATUS_WORDS"]
+__all__ = ["run_summary", "build_result", "error_result", "area_scores", "render", "readable_name", "STATUS_WORDS"]
 
 STATUS_WORDS = {
     "ok": "Your code ran to the end.",
@@ -69,26 +69,37 @@ def error_result(message: str, *, max_score: float = 0.0) -> dict:
             "extra_data": {"grader_error": message}}
 
 
+def readable_name(test_id: str) -> str:
+    """'test_generation.py::test_generate_respects_block_size[2]' -> 'generate respects block size [2]'."""
+    func = str(test_id).rpartition("::")[2] or str(test_id)
+    base, bracket, params = func.partition("[")
+    base = base[5:] if base.startswith("test_") else base
+    return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
+
+
 def render(result: dict, *, title: str = "", console=None) -> None:
-    """A readable per-area table and each failing test's message (rich)."""
+    """A readable per-area table; a failing test's message sits under its name, wrapped (rich)."""
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     console = console or Console()
-    table = Table(title=title or None)
-    table.add_column("area")
-    table.add_column("test")
-    table.add_column("points", justify="right")
-    table.add_column("", justify="center")
+    table = Table(title=title or None, show_lines=True)
+    table.add_column("area", overflow="fold", max_width=24)
+    table.add_column("test", overflow="fold", ratio=1)
+    table.add_column("points", justify="right", no_wrap=True)
+    table.add_column("", justify="center", no_wrap=True)
     for test in sorted(result["tests"], key=lambda t: (t["tags"] or [""])[0]):
-        mark = "[green]pass[/green]" if test["status"] == "passed" else "[red]FAIL[/red]"
-        table.add_row((test["tags"] or [""])[0], test["name"], f"{test['score']:g}/{test['max_score']:g}", mark)
+        passed = test["status"] == "passed"
+        # Text(): names and messages may quote student values; never read them as rich markup.
+        cell = Text(readable_name(test["name"]), style="bold" if not passed else "")
+        if not passed and test["output"]:
+            cell.append("\n" + test["output"].strip(), style="red")
+        table.add_row(Text((test["tags"] or [""])[0]), cell, f"{test['score']:g}/{test['max_score']:g}",
+                      Text("pass", style="green") if passed else Text("FAIL", style="bold red"))
     console.print(table)
     areas = result.get("extra_data", {}).get("areas", {})
     if areas:
-        console.print("  ".join(f"{a}: {s:g}/{m:g}" for a, (s, m) in areas.items()))
-    for test in result["tests"]:
-        if test["status"] != "passed" and test["output"]:
-            console.print(f"[bold]{test['name']}[/bold]: {test['output']}", markup=False, highlight=False)
+        console.print("  ".join(f"{a}: {s:g}/{m:g}" for a, (s, m) in areas.items()), markup=False, highlight=False)
     console.print(f"Run: {result['output']}", markup=False, highlight=False)
     console.print(f"[bold]Score: {result['score']:g} / {result['max_score']:g}[/bold]")

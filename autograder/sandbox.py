@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.capture import Capture
+from autograder.workdirs import WORKDIR_PREFIX, clean_stale_workdirs
 
 __all__ = ["Limits", "Isolation", "SandboxResult", "probe_isolation", "run_sandboxed", "parse_size"]
 
@@ -237,6 +238,7 @@ def run_sandboxed(*, module: str, stdin: bytes | Callable[[], bytes], limits: Li
     preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
     run is abandoned and the exception re-raised here.
     """
+    clean_stale_workdirs(limits.wall_seconds, sandbox_uids=range(_BASE_UID, _BASE_UID + _SLOTS))
     isolation = probe_isolation() if mode is None else _isolation(mode)
     slot = _Slot()
     try:
@@ -252,7 +254,7 @@ def _run(module: str, stdin: bytes | Callable[[], bytes], limits: Limits, hidden
         _kill_uid(_BASE_UID + slot)  # leftovers of a grader that died mid-run
     ev_r, ev_w = os.pipe()
     st_r, st_w = os.pipe()
-    workdir = tempfile.mkdtemp(prefix="autograder-run-")
+    workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
     if mode == "uid":
         os.chown(workdir, _BASE_UID + slot, _BASE_UID + slot)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]

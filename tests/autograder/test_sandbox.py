@@ -230,3 +230,29 @@ def test_sandbox_dies_with_a_killed_grader(tmp_path):
             break
         time.sleep(0.1)
     assert processes_named(token) == [], "the sandboxed process outlived its grader"
+
+
+def test_stale_work_folders_are_removed_but_live_and_recent_ones_kept(tmp_path, monkeypatch):
+    import subprocess
+    import tempfile
+
+    import autograder.workdirs as workdirs
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(workdirs, "_cleaned", False)
+    old = time.time() - 3600
+    stale, live, recent = (tmp_path / f"autograder-run-{n}" for n in ("stale", "live", "recent"))
+    other = tmp_path / "someone-else-old"
+    for folder in (stale, live, recent, other):
+        folder.mkdir()
+    for folder in (stale, live, other):
+        os.utime(folder, (old, old))
+    holder = subprocess.Popen(["sleep", "30"], cwd=live)  # a run still inside its folder
+    try:
+        removed = workdirs.clean_stale_workdirs(60)
+        assert removed == [str(stale)]
+        assert not stale.exists() and live.exists() and recent.exists() and other.exists()
+        assert workdirs.clean_stale_workdirs(60) == []  # once per process
+    finally:
+        holder.kill()
+        holder.wait()
