@@ -24,7 +24,8 @@ from autograder.results import build_result
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.spec import AssignmentSpec
 
-__all__ = ["grade_submission", "decode_frames", "hidden_paths", "read_submission", "MAX_FRAME_BYTES"]
+__all__ = ["grade_submission", "decode_frames", "hidden_paths", "runner_modules", "read_submission",
+           "MAX_FRAME_BYTES"]
 
 MAX_FRAME_BYTES = 16 << 20
 _INTERNAL = ("__load__", "__done__", "__experiments_error__")
@@ -101,6 +102,11 @@ def hidden_paths(spec: AssignmentSpec, extra: tuple[str | Path, ...] = ()) -> tu
     return tuple(str(p) for p in paths if p.exists())
 
 
+def runner_modules(spec: AssignmentSpec) -> tuple[str, ...]:
+    """The kit modules the runner imports besides itself (and dnnlpy): the sandbox exposes only these."""
+    return ("autograder.spec", "autograder.assignments", spec.experiments.partition(":")[0])
+
+
 def _assignment_private_files(spec: AssignmentSpec) -> list[Path]:
     """Everything in the experiments' package folder except what the runner imports (``__init__.py`` and
     the experiments module): the judge's reference, plan maker, notes and their bytecode stay unseen."""
@@ -164,7 +170,9 @@ def grade_submission(*, spec: AssignmentSpec, path: str | Path, seed: int | None
                     "experiments": spec.experiments, "required_names": list(spec.required_names)}, blob)
         return blob.getvalue()
 
-    box = run_sandboxed(module="autograder.runner", stdin=job, limits=limits,
+    # With namespaces the runner sees of the kit only these modules, dnnlpy and the venv, and the hidden
+    # paths are covered on top of that; the weaker sandbox modes cannot hide files at all.
+    box = run_sandboxed(module="autograder.runner", stdin=job, limits=limits, modules=runner_modules(spec),
                         hidden_paths=hidden_paths(spec, (Path(path).resolve().parent, Path(path).resolve(), *hide)))
     evidence, notes = decode_frames(box.evidence)
     run = _run_info(box, evidence, notes, spec, limits)

@@ -5,10 +5,11 @@ grader itself. Three modes (the sandbox picks the strongest that works on this m
 
 - ``namespaces`` (root + util-linux ``unshare``): this process is PID 1 of fresh PID/mount/network/IPC/UTS
   namespaces. It builds a new root on a tmpfs holding only what Python needs (``/usr``, ``/lib*``, ``/etc``,
-  the interpreter and the kit, all read-only; the hidden suites and solutions covered by empty, unreadable
-  mounts; a private ``/tmp``), forks the runner, which chroots there and drops to an unprivileged uid, and
-  stays as root to report the runner's exit. When this process ends, the kernel kills every process left
-  in the PID namespace, daemons that called ``setsid`` included.
+  the interpreter, and of the kit only the allow-list ``autograder.fsview`` computes, all read-only; hidden
+  paths and gradebooks inside that covered by empty, unreadable mounts; a private ``/tmp``), forks the
+  runner, which chroots there and drops to an unprivileged uid, and stays as root to report the runner's
+  exit. When this process ends, the kernel kills every process left in the PID namespace, daemons that
+  called ``setsid`` included.
 - ``uid`` (root without namespaces): limits + unprivileged uid, then exec the runner.
 - ``rlimits`` (not root): limits only, then exec the runner.
 """
@@ -65,6 +66,14 @@ def _build_root(cfg: dict) -> str:
     for path in cfg["binds"]:  # parents before children (sorted by the sandbox)
         _make_target(root + path, path)
         _bind(path, root + path)
+    if cfg.get("kit_mask"):  # allow-list: the kit shows only what is bound back on top of an empty folder
+        mask = root + cfg["kit_mask"]
+        os.makedirs(mask, mode=0o755, exist_ok=True)
+        _mount("tmpfs", mask, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755,size=64k")
+        for path in cfg["kit_binds"]:  # parents before children
+            _make_target(root + path, path)
+            _bind(path, root + path)
+        _mount(None, mask, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
     for dev in ("null", "zero", "full", "random", "urandom"):
         _make_target(f"{root}/dev/{dev}", f"/dev/{dev}")
         _bind(f"/dev/{dev}", f"{root}/dev/{dev}", readonly=False)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from autograder.capture import Capture
+from autograder.fsview import build_view
 from autograder.workdirs import WORKDIR_PREFIX, clean_stale_workdirs
 
 __all__ = ["Limits", "Isolation", "SandboxResult", "probe_isolation", "run_sandboxed", "parse_size"]
@@ -32,7 +33,8 @@ _SLOTS = 1000
 _ENFORCED = {
     "namespaces": ["wall time", "CPU time", "memory", "process count", "file size", "no core dumps",
                    "capped output", "no network", "whole process tree killed (PID namespace)",
-                   "unprivileged uid", "hidden suites/solutions unreadable", "kit read-only"],
+                   "unprivileged uid", "of the kit only the runner's own modules, dnnlpy and the venv visible "
+                   "(allow-list: suites, solutions, nbgrader course copies, gradebooks unreadable)", "kit read-only"],
     "uid": ["wall time", "CPU time", "memory", "process count", "file size", "no core dumps",
             "capped output", "unprivileged uid", "every process of that uid killed afterwards"],
     "rlimits": ["wall time", "CPU time", "memory", "file size", "no core dumps", "capped output",
@@ -40,7 +42,8 @@ _ENFORCED = {
 }
 _NOT_ENFORCED = {
     "namespaces": [],
-    "uid": ["network (no network namespace)", "hidden suites readable by others' permission bits",
+    "uid": ["network (no network namespace)", "no file hiding: suites, solutions and any kit file readable "
+            "as far as others' permission bits allow",
             "kit writable where permission bits allow"],
     "rlimits": ["network", "unprivileged user (student code runs as you: it can read hidden suites and "
                 "write your files)", "children that call setsid survive", "process cap"],
@@ -113,27 +116,6 @@ class SandboxResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _kit_root() -> Path:
-    return Path(__file__).resolve().parents[1]
-
-
-def _runtime_paths() -> list[str]:
-    """Directories the runner's Python needs, each once (children of a listed directory are dropped)."""
-    wanted = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable)), str(_kit_root())}
-    wanted |= {p for p in sys.path if p and os.path.isdir(p)}
-    for top in ("/usr", "/etc", "/sys"):
-        wanted.add(top)
-    for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
-        if os.path.isdir(top) and not os.path.islink(top):
-            wanted.add(top)
-    real = sorted({os.path.realpath(p) for p in wanted if os.path.exists(p)} | {p for p in wanted if os.path.exists(p)})
-    kept: list[str] = []
-    for path in real:
-        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
-            kept.append(path)
-    return kept
-
-
 def _symlinks() -> list[list[str]]:
     return [[top, os.readlink(top)] for top in ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
             if os.path.islink(top)]
@@ -183,7 +165,7 @@ def _kill_uid(uid: int) -> int:
 
 
 def _command(mode: str, module: str, limits: Limits, slot: int, hides: list[str],
-             evidence_fd: int, status_fd: int, workdir: str) -> list[str]:
+             evidence_fd: int, status_fd: int, workdir: str, modules: tuple[str, ...] = ()) -> list[str]:
     import json
     python = sys.executable
     runner_argv = [python, "-I", "-B", "-m", module, str(evidence_fd)]
@@ -194,9 +176,8 @@ def _command(mode: str, module: str, limits: Limits, slot: int, hides: list[str]
     jail = [python, "-I", "-B", "-m", "autograder.jail"]
     if mode != "namespaces":
         return jail + [json.dumps(cfg)]
-    binds = _runtime_paths()
-    cfg.update(binds=binds, symlinks=_symlinks(), hides=sorted(set(hides)), root_mount=_root_mount_point(binds),
-               tmp_bytes=256 * MiB)
+    view = build_view((module, *modules), hides)
+    cfg.update(view, symlinks=_symlinks(), root_mount=_root_mount_point(view["binds"] + view["kit_binds"]), tmp_bytes=256 * MiB)
     unshare = shutil.which("unshare") or "unshare"
     # If the grader dies (Ctrl-C in a batch, OOM), unshare gets SIGKILL and takes the namespace with it.
     setpriv = shutil.which("setpriv")
@@ -231,8 +212,13 @@ class _Slot:
 
 
 def run_sandboxed(*, module: str, stdin: bytes | Callable[[], bytes], limits: Limits,
-                  hidden_paths: tuple[str, ...] = (), mode: str | None = None) -> SandboxResult:
+                  hidden_paths: tuple[str, ...] = (), mode: str | None = None,
+                  modules: tuple[str, ...] = ()) -> SandboxResult:
     """Run ``python -m module <evidence_fd>`` sandboxed; see the module docstring.
+
+    With namespaces, the runner sees of the kit only `module`, the other kit `modules` it imports (each one's
+    file and its packages' ``__init__.py``), ``dnnlpy`` and the venv (see ``autograder.fsview``); the
+    `hidden_paths` are covered even there. The weaker modes cannot hide files at all (see ``not_enforced``).
 
     `stdin` may be a function: it is then called (in a thread) once the process has started, so that
     preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
@@ -242,13 +228,13 @@ def run_sandboxed(*, module: str, stdin: bytes | Callable[[], bytes], limits: Li
     isolation = probe_isolation() if mode is None else _isolation(mode)
     slot = _Slot()
     try:
-        return _run(module, stdin, limits, hidden_paths, isolation, slot.number)
+        return _run(module, stdin, limits, hidden_paths, isolation, slot.number, modules)
     finally:
         slot.release()
 
 
-def _run(module: str, stdin: bytes | Callable[[], bytes], limits: Limits, hidden_paths: tuple[str, ...], isolation: Isolation,
-         slot: int) -> SandboxResult:
+def _run(module: str, stdin: bytes | Callable[[], bytes], limits: Limits, hidden_paths: tuple[str, ...],
+         isolation: Isolation, slot: int, modules: tuple[str, ...] = ()) -> SandboxResult:
     mode = isolation.mode
     if mode != "rlimits":
         _kill_uid(_BASE_UID + slot)  # leftovers of a grader that died mid-run
@@ -258,7 +244,7 @@ def _run(module: str, stdin: bytes | Callable[[], bytes], limits: Limits, hidden
     if mode == "uid":
         os.chown(workdir, _BASE_UID + slot, _BASE_UID + slot)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
-    argv = _command(mode, module, limits, slot, hides, ev_w, st_w, workdir)
+    argv = _command(mode, module, limits, slot, hides, ev_w, st_w, workdir, modules)
     start = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             pass_fds=(ev_w, st_w), start_new_session=True, cwd=workdir, env=_runner_env(workdir))

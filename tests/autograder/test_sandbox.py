@@ -1,14 +1,20 @@
 """Attacks on the sandbox itself, through the tiny `autograder.probe` payload (Python code on stdin)."""
 from __future__ import annotations
 
+import json
 import os
+import secrets
+import shutil
 import socket
+import sys
+import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from autograder.fsview import build_view
 from autograder.sandbox import GiB, KiB, Limits, parse_size, probe_isolation, run_sandboxed
 
 KIT = Path(__file__).resolve().parents[2]
@@ -191,7 +197,68 @@ def test_hidden_suite_is_unreadable_and_runner_sees_only_itself():
     """
     result = probe(code, hidden=(str(SUITE),))
     what, uid, _ = reported(result).split()
-    assert what == "PermissionError" and int(uid) >= 60000
+    # Not in the allow-list at all (FileNotFoundError), or covered by an unreadable mount.
+    assert what in ("FileNotFoundError", "PermissionError") and int(uid) >= 60000
+
+
+def test_kit_view_is_an_allow_list():
+    view = build_view(("autograder.runner", "autograder.spec"), [])
+    kit = os.path.realpath(KIT)
+    assert view["kit_mask"] == kit  # the kit is a checkout here, not a package inside the venv
+    assert not any(b == kit or b.startswith(kit + "/") for b in view["binds"])
+    allowed = {os.path.realpath(sys.prefix), f"{kit}/dnnlpy", f"{kit}/autograder/__init__.py",
+               f"{kit}/autograder/runner.py", f"{kit}/autograder/spec.py"}
+    assert set(view["kit_binds"]) <= allowed and f"{kit}/dnnlpy" in view["kit_binds"], view["kit_binds"]
+
+
+@pytest.mark.slow
+@NAMESPACES
+def test_files_planted_anywhere_in_the_kit_are_unreadable_but_imports_work():
+    # Instructor files can land anywhere in the kit (a demo's course copy, an nbgrader source folder, a
+    # gradebook): the sandbox shows only an allow-list, and hides gradebooks even inside allowed folders.
+    token = "PLANTED_" + secrets.token_hex(8)
+    output = KIT / "grading-output"
+    made_output = not output.exists()
+    planted_dirs: list[Path] = []
+    try:
+        output.mkdir(exist_ok=True)
+        for parent, prefix in ((output, "plant-"), (KIT, "plant-"), (KIT / "dnnlpy", ".plant-")):
+            planted_dirs.append(Path(tempfile.mkdtemp(dir=parent, prefix=prefix)))
+            planted_dirs[-1].chmod(0o755)  # world-readable, like a demo's course copy: only the view can hide it
+        files = [planted_dirs[0] / "secret.txt",
+                 planted_dirs[1] / "assignments" / "source" / "weight_tying" / "weight_tying.ipynb",
+                 planted_dirs[2] / "gradebook.db", planted_dirs[2] / "hidden" / "secret.txt"]
+        for path in files:
+            path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            path.write_text(token)
+            path.chmod(0o644)
+        code = f"""
+        import json, os
+        seen = {{}}
+        for path in {[str(f) for f in files]!r}:
+            try:
+                seen[path] = open(path).read()
+            except OSError as exc:
+                seen[path] = type(exc).__name__
+        import dnnlpy.notebook, autograder.runner
+        seen["imports"] = autograder.runner.load_submission("py", "x = 6 * 7", "s.py").namespace["x"]
+        seen["kit"] = sorted(os.listdir({str(KIT)!r}))
+        os.write(FD, json.dumps(seen).encode())
+        """
+        result = run_sandboxed(module="autograder.probe", stdin=textwrap.dedent(code).encode(),
+                               limits=Limits(wall_seconds=30), hidden_paths=(str(files[3].parent),),
+                               modules=("autograder.runner",))
+        seen = json.loads(reported(result))
+        assert token not in reported(result) + result.stdout + result.stderr
+        for path in files:
+            assert seen[str(path)] in ("FileNotFoundError", "PermissionError", ""), (path, seen[str(path)])
+        assert seen["imports"] == 42
+        assert set(seen["kit"]) <= {".venv", "autograder", "dnnlpy"}, seen["kit"]
+    finally:
+        for folder in planted_dirs:
+            shutil.rmtree(folder, ignore_errors=True)
+        if made_output:
+            shutil.rmtree(output, ignore_errors=True)
 
 
 @pytest.mark.slow
