@@ -5,7 +5,7 @@ from weights the judge chose or from plain evidence tensors, never from anything
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import torch
 import torch.nn.functional as F
@@ -15,6 +15,7 @@ from dnnlpy.models.gpt import MiniGPT, count_parameters
 
 __all__ = [
     "CFG_KEYS",
+    "IdentityMemo",
     "build_minigpt",
     "minigpt_from_state",
     "shape_cfg",
@@ -32,17 +33,40 @@ __all__ = [
 CFG_KEYS = ("vocab_size", "block_size", "embed_dim", "num_layers", "num_heads", "hidden_dim", "dropout")
 
 
+class IdentityMemo:
+    """Judge results keyed on the identity of their inputs (a plan case, an evidence record).
+
+    Several tests need the same computation on the same objects (one greedy decode, one untied backward);
+    the suite asks the memo instead of redoing it. An entry holds its key objects, so their ids cannot be
+    reused by new objects while it lives; only the `size` most recent entries are kept. Callers must not
+    change what they get back.
+    """
+
+    def __init__(self, size: int = 16) -> None:
+        self._size = size
+        self._entries: dict[tuple[int, ...], tuple[tuple, Any]] = {}
+
+    def get(self, keys: tuple, compute: Callable[[], Any]) -> Any:
+        ident = tuple(id(k) for k in keys)
+        hit = self._entries.get(ident)
+        if hit is None:
+            hit = (keys, compute())
+            if len(self._entries) >= self._size:
+                self._entries.pop(next(iter(self._entries)))
+            self._entries[ident] = hit
+        return hit[1]
+
+
 def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniGPT:
     """A MiniGPT built exactly as the contract says the wrapper must build it."""
     return MiniGPT(**{k: cfg[k] for k in CFG_KEYS}, weight_tying=weight_tying)
 
 
-def shape_cfg(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
-    """`cfg` with the sizes the state_dict actually has (embed_dim, block_size, num_layers, hidden_dim).
+_BUILD_ERRORS = (KeyError, IndexError, ValueError, AttributeError)
 
-    Judging values against the submission's real architecture keeps an ignored size from failing every
-    area: the parameter-count tests name it, the other areas judge behaviour on the model as built.
-    """
+
+def _state_sizes(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
+    """`cfg` with the sizes read from the state_dict, or `cfg` itself when they cannot be read or are absurd."""
     out = dict(cfg)
     limits = {"embed_dim": 256, "block_size": 64, "num_layers": 8, "hidden_dim": 2048}  # defaults fit
     try:
@@ -51,12 +75,31 @@ def shape_cfg(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
         out["num_layers"] = len({k.split(".")[1] for k in state if k.startswith("blocks.")})
         if out["num_layers"]:
             out["hidden_dim"] = int(state["blocks.0.mlp.fc1.weight"].shape[0])
-        if any(not 0 <= out[k] <= top for k, top in limits.items()):
-            return dict(cfg)  # forged sizes must not make the judge build a huge model
-        build_minigpt(out)  # e.g. num_heads no longer divides the real embed_dim
-    except (KeyError, IndexError, ValueError, AttributeError):
+    except _BUILD_ERRORS:
         return dict(cfg)
+    if any(not 0 <= out[k] <= top for k, top in limits.items()):
+        return dict(cfg)  # forged sizes must not make the judge build a huge model
     return out
+
+
+def shape_cfg(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
+    """`cfg` with the sizes the state_dict actually has (embed_dim, block_size, num_layers, hidden_dim).
+
+    Judging values against the submission's real architecture keeps an ignored size from failing every
+    area: the parameter-count tests name it, the other areas judge behaviour on the model as built.
+    """
+    return _build_as_stored(cfg, state)[0]
+
+
+def _build_as_stored(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> tuple[dict, MiniGPT]:
+    """(shape_cfg(cfg, state), a fresh MiniGPT built with it): one build, not a trial build and a real one."""
+    sized = _state_sizes(cfg, state)
+    if sized != dict(cfg):
+        try:
+            return sized, build_minigpt(sized)
+        except _BUILD_ERRORS:  # e.g. num_heads no longer divides the real embed_dim
+            pass
+    return dict(cfg), build_minigpt(cfg)
 
 
 def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, dtype=torch.float32) -> MiniGPT:
@@ -66,8 +109,8 @@ def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, d
     table differs from its embedding table (an untied submission), the judge's copy is untied the same
     way, so values are judged on the model the submission really built.
     """
-    cfg = shape_cfg(cfg, state)
-    model = build_minigpt(cfg).to(dtype)
+    cfg, model = _build_as_stored(cfg, state)
+    model = model.to(dtype)
     mine = model.state_dict()
     missing = sorted(set(mine) - set(state))
     extra = sorted(set(state) - set(mine))

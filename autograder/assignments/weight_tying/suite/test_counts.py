@@ -5,14 +5,27 @@ import pytest
 import torch
 
 from autograder.assignments.weight_tying.reference import (
+    IdentityMemo,
     build_minigpt,
     dropout_settings,
-    expected_param_count,
     minigpt_from_state,
 )
 from autograder.judging import close, entry, need, plain_tensor, shape_dict, tensor_dict
+from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"
+# One tied and one untied judge MiniGPT per plan configuration, shared by the count and state_dict tests.
+_BUILT = IdentityMemo()
+
+
+def _reference(cfg) -> dict:
+    """What a MiniGPT built with `cfg` has: tied and untied parameter counts, state_dict shapes."""
+    def compute():
+        tied = build_minigpt(cfg)
+        return {"tied": count_parameters(tied), "untied": count_parameters(build_minigpt(cfg, weight_tying=False)),
+                "shapes": {k: list(v.shape) for k, v in tied.state_dict().items()}}
+
+    return _BUILT.get((cfg,), compute)
 
 
 def _cfg_text(cfg) -> str:
@@ -55,7 +68,8 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
         cfg = c["cfg"]
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         got = entry(got, what)
-        tied, untied = expected_param_count(cfg)
+        ref = _reference(cfg)
+        tied, untied = ref["tied"], ref["untied"]
         count = got.get("unique_numel")
         assert isinstance(count, int) and not isinstance(count, bool), f"{what}: malformed parameter count"
         hint = ""
@@ -109,7 +123,7 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         got = entry(got, what)
         norm = shape_dict(got, "state_shapes", what=f"{what}: model.minigpt.state_dict()")
-        want = {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()}
+        want = _reference(cfg)["shapes"]
         assert norm == want, f"{what}: {_shape_problem(cfg, norm, want)}"
 
 

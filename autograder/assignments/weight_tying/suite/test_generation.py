@@ -4,16 +4,33 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.assignments.weight_tying.reference import DECODE_VARIANTS, decode, minigpt_from_state
+from autograder.assignments.weight_tying.reference import DECODE_VARIANTS, IdentityMemo, decode, minigpt_from_state
 from autograder.judging import EvidenceError, entry, need, plain_tensor
 
 AREA = "argmax generation"
+# One judge model and greedy decode per plan case, shared by the tests that need it.
+_DECODES = IdentityMemo()
+
+
+def _decoded(case) -> dict:
+    """{"model": the judge's MiniGPT on the plan's weights, "correct": its greedy sequence}."""
+    def compute():
+        model = minigpt_from_state(case["cfg"], case["state"])
+        return {"model": model, "correct": decode(model, case["ids"], case["max_new_tokens"])[0]}
+
+    return _DECODES.get((case,), compute)
 
 
 def _variants(case) -> dict:
-    """The judge's greedy sequence and each simulated misconception's, on the plan's weights."""
-    model = minigpt_from_state(case["cfg"], case["state"])
-    return {v: decode(model, case["ids"], case["max_new_tokens"], v)[0] for v in DECODE_VARIANTS}
+    """The judge's greedy sequence and each simulated misconception's, on the plan's weights.
+
+    Only needed to name a mistake, so computed only for a wrong sequence (once per case).
+    """
+    done = _decoded(case)
+    if "variants" not in done:
+        model = done["model"]
+        done["variants"] = {v: decode(model, case["ids"], case["max_new_tokens"], v)[0] for v in DECODE_VARIANTS}
+    return done["variants"]
 
 
 def _sequence(plan, evidence, run, name, key="first"):
@@ -67,11 +84,11 @@ def _diagnose(seq, variants) -> str:
 
 def _check_greedy(plan, evidence, run, name):
     case, seq, what = _sequence(plan, evidence, run, name)
-    variants = _variants(case)
-    want = variants["correct"]
+    want = _decoded(case)["correct"]
     t = case["ids"].shape[1]
     assert torch.equal(seq[:, :t], case["ids"]), f"{what}: the first T columns are not the prompt: prompt not preserved"
     if not torch.equal(seq, want):
+        variants = _variants(case)
         step = int((seq != want).any(0).nonzero()[0]) - t + 1
         raise AssertionError(
             f"{what}: new tokens {seq[:, t:].tolist()}, expected the greedy (argmax) tokens {want[:, t:].tolist()}; "

@@ -7,6 +7,7 @@ import torch.nn.functional as F
 
 from autograder.assignments.weight_tying.diagnose import gradient_problem
 from autograder.assignments.weight_tying.reference import (
+    IdentityMemo,
     minigpt_from_state,
     minigpt_path_grads,
     next_token_loss,
@@ -16,6 +17,17 @@ from autograder.judging import close, entry, need, plain_tensor, tensor_dict
 
 AREA = "gradient accumulation"
 GRAD_TOL = dict(rtol=1e-4, atol=1e-6)
+# The gradient and loss tests share one untied backward / one judge model per recorded state_dict.
+_JUDGED = IdentityMemo()
+
+
+def _wrapper_path_grads(p, state):
+    """Both paths' gradients of model.loss(ids) on the recorded weights (judge-built, untied copy)."""
+    return _JUDGED.get((p, state, "grads"), lambda: minigpt_path_grads(p["cfg"], state, p["ids"], None))
+
+
+def _loss_model(p, state):
+    return _JUDGED.get((p, state, "model"), lambda: minigpt_from_state(p["cfg"], state))
 
 
 def _check_shared_grad(rec, g_in, g_out, what):
@@ -77,7 +89,7 @@ def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
     p = plan["gpt"]
     what = "MiniGPTWithWeightTying"
     rec = need(evidence, "gpt_grad", run, what=f"{what} (loss backward)")
-    g_in, g_out = minigpt_path_grads(p["cfg"], _state(rec, "state_before", what), p["ids"], None)
+    g_in, g_out = _wrapper_path_grads(p, _state(rec, "state_before", what))
     _check_shared_grad(rec, g_in, g_out, what)
 
 
@@ -88,7 +100,7 @@ def test_wrapper_sgd_step_updates_table_once(plan, evidence, run):
     what = "MiniGPTWithWeightTying"
     rec = need(evidence, "gpt_grad", run, what=f"{what} (SGD step)")
     state = _state(rec, "state_before", what)
-    g_in, g_out = minigpt_path_grads(p["cfg"], state, p["ids"], None)
+    g_in, g_out = _wrapper_path_grads(p, state)
     _check_step(rec, state["token_embed.weight"], g_in, g_out, p["lr"], what)
 
 
@@ -136,7 +148,7 @@ def _check_loss(plan, evidence, run, form: str):
     loss = plain_tensor(got, "loss", dtype=torch.float32, what=f"{call}")
     assert loss.numel() == 1, f"{call} returned shape {tuple(loss.shape)}, expected a scalar (the mean)"
     loss = loss.reshape(())
-    model = minigpt_from_state(p["cfg"], state)
+    model = _loss_model(p, state)
     with torch.no_grad():
         want = next_token_loss(model, p["ids"], targets)
     if close(loss, want, rtol=1e-4, atol=1e-5):
