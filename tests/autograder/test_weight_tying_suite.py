@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib.util
 import io
 import inspect
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,7 @@ import torch
 from autograder.assignments.weight_tying import SPEC
 from autograder.assignments.weight_tying.diagnose import gradient_problem, logits_problem
 from autograder.assignments.weight_tying.experiments import run as run_experiments
+from autograder.assignments.weight_tying.reference import IdentityMemo
 from dnnlpy.notebook import exec_source
 
 SEED = 20240518
@@ -499,3 +502,40 @@ def test_hostile_evidence_fails_cleanly_never_crashes_the_judge(plan):
         seen += 1
     assert seen > 60
     assert [u for u in unjudged if u.split(".")[-1] not in _UNJUDGED] == [], [u for u in unjudged if u.split(".")[-1] not in _UNJUDGED]
+
+
+# ---------------------------------------------------------------- grading time
+
+
+def test_identity_memo_computes_once_per_object_and_stays_bounded():
+    memo, calls = IdentityMemo(size=2), []
+    a, b, c = {"x": 1}, {"x": 1}, {"x": 2}
+
+    def compute(tag):
+        calls.append(tag)
+        return len(calls)
+
+    assert memo.get((a,), lambda: compute("a")) == memo.get((a,), lambda: compute("a")) == 1
+    assert memo.get((b,), lambda: compute("b")) == 2  # equal but another object: its own entry
+    memo.get((c,), lambda: compute("c"))  # evicts a, the oldest
+    assert memo.get((a,), lambda: compute("a")) == 4
+    assert calls == ["a", "b", "c", "a"]
+
+
+@pytest.mark.slow
+def test_experiments_never_import_torch_dynamo():
+    """torch.optim's first use imports torch._dynamo (~1 s of CPU per grading run); the runner must not pay it."""
+    code = (
+        "import io, sys, torch\n"
+        "from autograder.assignments.weight_tying import SPEC\n"
+        "from autograder.assignments.weight_tying.experiments import run\n"
+        "from dnnlpy.notebook import exec_source\n"
+        "ns = exec_source(open(sys.argv[1]).read(), 'submission.py')\n"
+        "names = []\n"
+        "run(ns, SPEC.make_plan(3), lambda name, record: names.append(name) if 'error' not in record else None)\n"
+        "print(len(names), 'torch._dynamo' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(REPO / "solutions/weight_tying.py")], capture_output=True,
+                         text=True, timeout=120, env={"OMP_NUM_THREADS": "1", "PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split()[-2:] == ["15", "False"], out.stdout

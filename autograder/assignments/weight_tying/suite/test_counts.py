@@ -4,11 +4,13 @@ from __future__ import annotations
 import pytest
 import torch
 
+from autograder.assignments.weight_tying.diagnose import logits_follow_table
 from autograder.assignments.weight_tying.reference import (
     IdentityMemo,
     build_minigpt,
     dropout_settings,
     minigpt_from_state,
+    tied_lm_logits,
 )
 from autograder.judging import close, entry, need, plain_tensor, shape_dict, tensor_dict
 from dnnlpy.models.gpt import count_parameters
@@ -54,6 +56,12 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     assert close(head, p["W1"], rtol=0, atol=0), (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
         "token_embed.weight: copied table"
+    )
+    # Reported head values can be echoed from the plan; the logits for the judge's ids cannot without a model.
+    logits = plain_tensor(rec, "logits", shape=(*p["ids"].shape, v), dtype=torch.float32, what="TiedEmbeddingLM logits")
+    assert logits_follow_table(logits, tied_lm_logits(p["W1"], p["ids"])), (
+        "the reported count says one table, but the logits for the judge's ids do not come from the table just "
+        "written into token_embed.weight: forward uses another table (copied table)"
     )
 
 

@@ -5,10 +5,29 @@ import pytest
 import torch
 
 from autograder.assignments.weight_tying.diagnose import head_follow_problem, logits_follow_table
-from autograder.assignments.weight_tying.reference import tied_lm_logits
-from autograder.judging import close, need, plain_tensor
+from autograder.assignments.weight_tying.reference import minigpt_from_state, tied_lm_logits
+from autograder.judging import close, need, plain_tensor, tensor_dict
 
 AREA = "parameter identity"
+
+
+def _check_wrapper_logits(rec, plan, table, *, what, head_too=True):
+    """The wrapper's logits for the judge's ids must be a MiniGPT forward over the recorded state with the
+    judge's `table` as token_embed (and as lm_head when `head_too`): the runner's tie facts and echoed
+    tables alone prove nothing."""
+    cfg, ids = plan["gpt"]["cfg"], plan["gpt"]["ids"]
+    state = tensor_dict(rec, "state", what=f"{what}: model.minigpt.state_dict()")
+    logits = plain_tensor(rec, "logits", shape=(*ids.shape, cfg["vocab_size"]), dtype=table.dtype,
+                          what=f"{what}: logits")
+    judged = {**state, "token_embed.weight": table, **({"lm_head.weight": table} if head_too else {})}
+    with torch.no_grad():
+        expected = minigpt_from_state(cfg, judged, dtype=table.dtype)(ids)
+    # Lenient like the TiedEmbeddingLM check: a bias or softmax on the output is judged by shape flow.
+    assert close(logits, expected) or logits_follow_table(logits, expected), (
+        f"{what}: the logits for the judge's ids are not those of a MiniGPT holding the recorded weights with the "
+        f"table just written into token_embed.weight: forward uses another table (copied table, or a head whose "
+        f".weight is not what it multiplies by)"
+    )
 
 
 def _check_logits_follow(rec, table, ids, *, what):
@@ -74,6 +93,7 @@ def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     rec = need(evidence, "gpt_identity", run, what="MiniGPTWithWeightTying (identity check)")
     pos = rec.get("pos_before")
     _check_follow(rec, plan["gpt"]["W1"], what="MiniGPTWithWeightTying", pos=pos if type(pos) is torch.Tensor else None)
+    _check_wrapper_logits(rec, plan, plan["gpt"]["W1"], what="MiniGPTWithWeightTying")
     assert rec.get("embed_in_parameters") is True, (
         "MiniGPTWithWeightTying: minigpt.token_embed.weight is not among model.parameters(), so an optimizer "
         "would never train it"
@@ -103,17 +123,29 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     assert not (type(head) is torch.Tensor and head.shape == before.shape and close(head, before, rtol=0, atol=0)), (
         "minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"
     )
+    # The reported tables count only if the model's forward really uses them (with the judge's token table).
+    state = tensor_dict(rec, "state", what="model.minigpt.state_dict()")
+    used = state.get("pos_embed.weight")
+    assert type(used) is torch.Tensor and close(used, after, rtol=0, atol=0), (
+        "model.minigpt.state_dict()['pos_embed.weight'] is not the reported positional table: positional "
+        "embedding tied or replaced"
+    )
+    _check_wrapper_logits(rec, plan, plan["gpt"]["W1"], what="MiniGPTWithWeightTying", head_too=False)
 
 
 @pytest.mark.area(AREA)
 @pytest.mark.points(2)
 def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
     rec = need(evidence, "gpt_reload", run, what="MiniGPTWithWeightTying (state_dict save/load)")
-    _check_follow(rec, plan["gpt"]["W2"], what="MiniGPTWithWeightTying after load_state_dict into a fresh model")
+    what = "MiniGPTWithWeightTying after load_state_dict into a fresh model"
+    _check_follow(rec, plan["gpt"]["W2"], what=what)
+    _check_wrapper_logits(rec, plan, plan["gpt"]["W2"], what=what)
 
 
 @pytest.mark.area(AREA)
 @pytest.mark.points(2)
 def test_wrapper_tie_survives_to_float64(plan, evidence, run):
     rec = need(evidence, "gpt_float64", run, what="MiniGPTWithWeightTying (.to(torch.float64))")
-    _check_follow(rec, plan["gpt"]["W3"], what="MiniGPTWithWeightTying after .to(torch.float64)")
+    what = "MiniGPTWithWeightTying after .to(torch.float64)"
+    _check_follow(rec, plan["gpt"]["W3"], what=what)
+    _check_wrapper_logits(rec, plan, plan["gpt"]["W3"], what=what)
