@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import torch
 
-__all__ = ["run", "EXPERIMENTS"]
+__all__ = ["run", "EXPERIMENTS", "dropout_settings"]
 
 
 # ---------------------------------------------------------------- helpers
@@ -306,8 +306,11 @@ def gpt_heads(ns, plan):
     return {"cases": [_guard(lambda c=c: _forward_case(ns, c)) for c in plan["gpt"]["heads"]]}
 
 
-def _dropout_settings(module) -> list:
-    # Same rule as reference.dropout_settings (not imported: the runner must not need the judge's files).
+def dropout_settings(module) -> list:
+    """[[module name, attribute, probability], ...] for every dropout setting inside `module`.
+
+    The judge applies the same rule to its own model (reference.py imports this; never the other way round:
+    the runner must not need the judge's files)."""
     out = []
     for name, sub in module.named_modules():
         p = getattr(sub, "p", None)
@@ -344,7 +347,7 @@ def gpt_dropout(ns, plan):
             second = plain(model(p["ids"]))
             model.eval()
             return {"train_1": first, "train_2": second, "eval": plain(model(p["ids"])),
-                    "state": _minigpt_state(model), "dropout_settings": _dropout_settings(model.minigpt)}
+                    "state": _minigpt_state(model), "dropout_settings": dropout_settings(model.minigpt)}
         rec[key] = _guard(one)
     return rec
 

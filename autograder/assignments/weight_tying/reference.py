@@ -11,6 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from autograder.assignments.weight_tying.experiments import dropout_settings
 from dnnlpy.models.gpt import MiniGPT, count_parameters
 
 __all__ = [
@@ -181,19 +182,6 @@ def minigpt_path_grads(cfg, state, ids: Tensor, targets: Tensor | None) -> tuple
     model.lm_head.weight = nn.Parameter(head.detach().clone().float())
     next_token_loss(model, ids, targets).backward()
     return model.token_embed.weight.grad, model.lm_head.weight.grad
-
-
-def dropout_settings(module: nn.Module) -> list[list]:
-    """[[module name, attribute, probability], ...] for every dropout setting inside `module`."""
-    out = []
-    for name, sub in module.named_modules():
-        p = getattr(sub, "p", None)
-        if "Dropout" in type(sub).__name__ and isinstance(p, (int, float)):
-            out.append([name, "p", float(p)])
-        d = sub.__dict__.get("dropout")
-        if isinstance(d, (int, float)) and not isinstance(d, bool):
-            out.append([name, "dropout", float(d)])
-    return out
 
 
 def expected_param_count(cfg) -> tuple[int, int]:
