@@ -3,7 +3,8 @@
 Used by the students' self-check and by the autograder's runner: the classes that exist at the end are the
 submission. Differences from a real kernel, on purpose:
 
-- IPython syntax is skipped, not run: ``%%cell`` magics skip the whole cell; ``%line`` magics, ``!shell``
+- IPython syntax is skipped, not run: ``%%cell`` magics skip the whole cell, except those whose body is
+  Python run in the notebook's namespace (``%%time``, ``%%capture``, ``%%prun``), whose body runs; ``%line`` magics, ``!shell``
   lines and ``obj?`` help become ``pass`` (``x = !ls`` becomes ``x = None``), so the rest of the cell runs.
 - A cell that raises is recorded in ``errors`` and the next cells still run (a broken scratch cell must
   not hide a later, correct definition).
@@ -34,8 +35,12 @@ __all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "s
 # `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
 _MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
 _MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
+# `%time stmt` / `%prun stmt`: the statement runs in the user namespace.
+_TIMED_LINE = re.compile(r"^(?P<indent>\s*)%(?:time|prun)\s+(?P<stmt>\S.*)$")
 # `obj?` / `obj??` help lookups.
 _HELP_LINE = re.compile(r"^(?P<indent>\s*)[A-Za-z_][\w.]*\?\??\s*$")
+# Cell magics whose body a kernel runs as ordinary Python in the user namespace (definitions persist).
+_PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun"})
 # Jupytext "percent" cells in a .py file: `# %%` or `# %% [markdown]`.
 _PY_CELL_MARK = re.compile(r"^# %%")
 
@@ -56,13 +61,18 @@ class NotebookNamespace:
 
 
 def strip_ipython(source: str) -> str | None:
-    """Return the cell as plain Python, or None if the whole cell is a ``%%`` cell magic.
+    """Return the cell as plain Python, or None for a ``%%`` cell magic whose body is not Python.
 
     A cell that already compiles is returned unchanged: magic lines never compile, so this keeps a ``%`` or
     ``!`` that starts a line inside a multi-line string intact.
     """
-    if source.lstrip().startswith("%%"):
-        return None
+    stripped = source.lstrip()
+    if stripped.startswith("%%"):
+        first, _, body = stripped.partition("\n")
+        name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
+        if name not in _PYTHON_CELL_MAGICS:
+            return None
+        source = body
     try:
         compile(source, "<cell>", "exec")
         return source
@@ -70,6 +80,10 @@ def strip_ipython(source: str) -> str | None:
         pass
     lines = []
     for line in source.splitlines():
+        timed = _TIMED_LINE.match(line)
+        if timed:  # `%time stmt` runs stmt in the namespace, as a kernel would
+            lines.append(timed.group("indent") + timed.group("stmt"))
+            continue
         assign = _MAGIC_ASSIGN.match(line)
         magic = _MAGIC_LINE.match(line) or _HELP_LINE.match(line)
         if assign:

@@ -135,9 +135,10 @@ def test_exec_source_keeps_file_line_numbers():
     assert exec_source(source, "sub.py")["line"] == 6
 
 
-def test_strip_ipython_returns_none_for_cell_magics_only():
-    assert strip_ipython("%%time\nx = 1") is None
-    assert strip_ipython("x = 1\n%time y = 2") == "x = 1\npass"
+def test_strip_ipython_returns_none_for_non_python_cell_magics_only():
+    assert strip_ipython("%%bash\necho hi") is None
+    assert strip_ipython("%%time\nx = 1") == "x = 1"
+    assert strip_ipython("x = 1\n%time y = 2\n%matplotlib inline") == "x = 1\ny = 2\npass"
 
 
 def test_public_names():
@@ -161,3 +162,12 @@ def test_display_calls_do_not_break_a_cell():
     result = load_notebook(nb)
     assert result.errors == []
     assert result.namespace["y"] == 2
+
+
+def test_timing_cell_magics_still_define_what_their_body_defines():
+    # `%%time` and `%%capture` run their body in the notebook's namespace: a class defined under them exists.
+    result = load_notebook(_nb("%%time\nclass A:\n    pass", "%%capture out\nb = 2\n%matplotlib inline",
+                               "%%bash\necho not python"))
+    assert result.errors == []
+    assert "A" in result.namespace and result.namespace["b"] == 2
+    assert 2 in result.skipped  # the %%bash cell
