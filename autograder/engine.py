@@ -10,6 +10,7 @@ The steps, in the order they must happen (each depends on the previous one)::
 from __future__ import annotations
 
 import importlib.util
+import json
 import io
 import secrets
 import signal
@@ -25,21 +26,45 @@ from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.spec import AssignmentSpec
 
 __all__ = ["grade_submission", "decode_frames", "hidden_paths", "runner_modules", "read_submission",
-           "MAX_FRAME_BYTES"]
+           "SubmissionTooLarge", "MAX_SUBMISSION_BYTES", "MAX_FRAME_BYTES"]
 
 MAX_FRAME_BYTES = 16 << 20
+MAX_SUBMISSION_BYTES = 64 << 20  # a notebook with its outputs cleared is far smaller
 _INTERNAL = ("__load__", "__done__", "__experiments_error__")
 _MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
 
+class SubmissionTooLarge(ValueError):
+    """The file is over MAX_SUBMISSION_BYTES: it is graded as an empty submission, with this message."""
+
+
 def read_submission(path: Path) -> tuple[str, str]:
-    """(kind, text) of a .py or .ipynb file."""
+    """(kind, text) of a .py or .ipynb file; a notebook keeps only its cells' sources and metadata."""
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):
         raise ValueError(f"{str(path)!r} is neither a .py nor an .ipynb file: pass the student's notebook or script")
     if not path.is_file():
         raise FileNotFoundError(f"no submission file at {str(path)!r}")
-    return path.suffix[1:], path.read_text(encoding="utf-8", errors="replace")
+    size = path.stat().st_size
+    if size > MAX_SUBMISSION_BYTES:
+        raise SubmissionTooLarge(
+            f"{path.name} is {size / 2**20:.0f} MiB, over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: clear the "
+            "notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again")
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return path.suffix[1:], (_without_outputs(text) if path.suffix == ".ipynb" else text)
+
+
+def _without_outputs(text: str) -> str:
+    # Outputs (plots, long logs) are never part of a submission; dropping them keeps the job small.
+    # Text that is not a notebook goes through unchanged, for the runner to report.
+    try:
+        nb = json.loads(text)
+        cells = [{key: cell[key] for key in ("cell_type", "source", "metadata") if key in cell}
+                 for cell in nb["cells"]]
+    except (ValueError, KeyError, TypeError):
+        return text
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": nb.get("nbformat", 4),
+                       "nbformat_minor": nb.get("nbformat_minor", 5)})
 
 
 def decode_frames(data: bytes) -> tuple[dict[str, dict], list[str]]:
@@ -157,7 +182,11 @@ def grade_submission(*, spec: AssignmentSpec, path: str | Path, seed: int | None
                      limits: Limits = Limits(), hide: tuple[str | Path, ...] = ()) -> dict:
     """Grade one .py/.ipynb file; returns the Gradescope-style results dict (see autograder.results)."""
     start = time.monotonic()
-    kind, source = read_submission(Path(path))
+    try:
+        kind, source = read_submission(Path(path))
+        rejected = None
+    except SubmissionTooLarge as exc:  # the student's problem, not the grader's: zero, with the reason
+        kind, source, rejected = "py", "", str(exc)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     made: dict[str, Any] = {}
 
@@ -176,6 +205,8 @@ def grade_submission(*, spec: AssignmentSpec, path: str | Path, seed: int | None
                         hidden_paths=hidden_paths(spec, (Path(path).resolve().parent, Path(path).resolve(), *hide)))
     evidence, notes = decode_frames(box.evidence)
     run = _run_info(box, evidence, notes, spec, limits)
+    if rejected:
+        run["rejected"] = rejected
     for name in _INTERNAL:
         if name != "__load__":
             evidence.pop(name, None)

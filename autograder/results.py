@@ -31,6 +31,8 @@ def run_summary(run: dict[str, Any]) -> str:
     """The top-level `output`: run status, cells that raised, required names not defined."""
     words = STATUS_WORDS.get(run["status"], "Unknown run status {status}.").format(**run)
     lines = [words]
+    if run.get("rejected"):
+        lines.insert(0, f"Your submission was not run: {run['rejected']}.")
     for cell, message in run.get("load_errors", [])[:10]:
         lines.append(f"While loading your submission, cell/part {cell} raised {message}")
     missing = [n for n in run.get("required_names", []) if n not in run.get("defined", [])]

@@ -13,7 +13,8 @@ import torch
 from autograder.assignments import get_assignment
 from autograder.batch import find_submissions
 from autograder.calibrate import read_expectation
-from autograder.engine import decode_frames, grade_submission, hidden_paths
+from autograder.engine import (MAX_SUBMISSION_BYTES, SubmissionTooLarge, decode_frames, grade_submission,
+                              hidden_paths, read_submission)
 from autograder.judge import run_suite
 from autograder.sandbox import Limits, probe_isolation
 
@@ -206,3 +207,26 @@ def test_submission_cannot_read_the_assignments_private_files(tmp_path):
     for line in run["stdout_tail"].splitlines():
         if line.startswith("READ") and line.split()[1] not in ("__init__.py", "experiments.py", "__pycache__"):
             assert line.split()[2] in ("0", "[]"), line
+
+
+def test_notebook_outputs_are_not_sent_to_the_runner(tmp_path):
+    big_output = {"output_type": "stream", "name": "stdout", "text": "x" * 200_000}
+    nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {"kernelspec": {"name": "python3"}}, "cells": [
+        {"cell_type": "code", "metadata": {"tags": ["t"]}, "outputs": [big_output], "execution_count": 3,
+         "source": CORRECT}]}
+    path = tmp_path / "sub.ipynb"
+    path.write_text(json.dumps(nb))
+    kind, text = read_submission(path)
+    assert kind == "ipynb" and len(text) < 1000
+    assert json.loads(text)["cells"] == [{"cell_type": "code", "source": CORRECT, "metadata": {"tags": ["t"]}}]
+
+
+def test_oversized_submission_scores_zero_and_says_how_to_fix_it(tmp_path):
+    path = tmp_path / "huge.py"
+    with path.open("wb") as fh:  # sparse: no real disk use
+        fh.truncate(MAX_SUBMISSION_BYTES + 1)
+    with pytest.raises(SubmissionTooLarge, match="Clear Outputs"):
+        read_submission(path)
+    result = grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(wall_seconds=20))
+    assert result["score"] == 0 and result["max_score"] > 0
+    assert "not run" in result["output"] and "MiB" in result["output"]
