@@ -159,44 +159,51 @@ def _lm(ns, p, seed_offset=0):
     return _seeded(p["seed"] + seed_offset, lambda: cls(vocab_size=p["vocab_size"], embed_dim=p["embed_dim"]))
 
 
+def _follow_table(model, owner, table, ids, *, eval_mode: bool = False,
+                  also: Callable[[], dict] = dict) -> dict:
+    """Write the judge's `table` into owner.token_embed in place, before any forward call; record the head
+    right after (plus `also()`), the logits for `ids`, and the head again after that forward call."""
+    _copy_into(owner.token_embed.weight, table)
+    rec = {"head_after_inplace": plain(owner.lm_head.weight), **also()}
+    if eval_mode:
+        model.eval()
+    rec["logits"] = plain(model(ids))
+    # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
+    rec["head_after_forward"] = plain(owner.lm_head.weight)
+    return rec
+
+
+def _reloaded(build: Callable[[int], Any]) -> Any:
+    """build(1), loaded with the state_dict of build(0): the tie must survive a save/load round trip."""
+    buf = io.BytesIO()
+    torch.save(build(0).state_dict(), buf)
+    buf.seek(0)
+    fresh = build(1)
+    fresh.load_state_dict(torch.load(buf, weights_only=False))
+    return fresh
+
+
 def lm_identity(ns, plan):
     p = plan["lm"]
     model = _lm(ns, p)
     facts = _identity_facts(model, model.token_embed.weight, model.lm_head.weight)
     facts["head_has_bias"] = getattr(model.lm_head, "bias", None) is not None
-    _copy_into(model.token_embed.weight, p["W1"])  # before any forward call
-    facts["head_after_inplace"] = plain(model.lm_head.weight)
-    facts["logits"] = plain(model(p["ids"]))
-    # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
-    facts["head_after_forward"] = plain(model.lm_head.weight)
-    return facts
+    return {**facts, **_follow_table(model, model, p["W1"], p["ids"])}
 
 
 def lm_reload(ns, plan):
     p = plan["lm"]
-    buf = io.BytesIO()
-    torch.save(_lm(ns, p).state_dict(), buf)
-    buf.seek(0)
-    fresh = _lm(ns, p, seed_offset=1)
-    fresh.load_state_dict(torch.load(buf, weights_only=False))
+    fresh = _reloaded(lambda offset: _lm(ns, p, seed_offset=offset))
     rec = _tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
-    _copy_into(fresh.token_embed.weight, p["W2"])
-    rec["head_after_inplace"] = plain(fresh.lm_head.weight)
-    rec["logits"] = plain(fresh(p["ids"]))
-    rec["head_after_forward"] = plain(fresh.lm_head.weight)
-    return rec
+    return {**rec, **_follow_table(fresh, fresh, p["W2"], p["ids"])}
 
 
 def lm_float64(ns, plan):
     p = plan["lm"]
     model = _lm(ns, p).to(torch.float64)
     rec = _tie_facts(model.token_embed.weight, model.lm_head.weight)
-    _copy_into(model.token_embed.weight, p["W3"])
-    rec["embed_weight"] = plain(model.token_embed.weight)
-    rec["head_after_inplace"] = plain(model.lm_head.weight)
-    rec["logits"] = plain(model(p["ids"]))
-    rec["head_after_forward"] = plain(model.lm_head.weight)
-    return rec
+    return {**rec, **_follow_table(model, model, p["W3"], p["ids"],
+                                   also=lambda: {"embed_weight": plain(model.token_embed.weight)})}
 
 
 def lm_shapes(ns, plan):
@@ -245,32 +252,19 @@ def gpt_identity(ns, plan):
     model = _gpt(ns, p["cfg"], p["seed"])
     g = model.minigpt
     facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight, g.pos_embed.weight)
-    pos_before = plain(g.pos_embed.weight)
-    _copy_into(g.token_embed.weight, p["W1"])  # before any forward call
-    facts["head_after_inplace"] = plain(g.lm_head.weight)
-    facts["pos_before"] = pos_before
-    facts["pos_after"] = plain(g.pos_embed.weight)
-    model.eval()
-    facts["logits"] = plain(model(p["ids"]))
-    facts["head_after_forward"] = plain(g.lm_head.weight)
+    facts["pos_before"] = plain(g.pos_embed.weight)
+    facts.update(_follow_table(model, g, p["W1"], p["ids"], eval_mode=True,
+                               also=lambda: {"pos_after": plain(g.pos_embed.weight)}))
     facts["state"] = _minigpt_state(model)  # the judge reruns these logits with its W1 as the one table
     return facts
 
 
 def gpt_reload(ns, plan):
     p = plan["gpt"]
-    buf = io.BytesIO()
-    torch.save(_gpt(ns, p["cfg"], p["seed"]).state_dict(), buf)
-    buf.seek(0)
-    fresh = _gpt(ns, p["cfg"], p["seed"] + 1)
-    fresh.load_state_dict(torch.load(buf, weights_only=False))
+    fresh = _reloaded(lambda offset: _gpt(ns, p["cfg"], p["seed"] + offset))
     g = fresh.minigpt
     rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
-    _copy_into(g.token_embed.weight, p["W2"])
-    rec["head_after_inplace"] = plain(g.lm_head.weight)
-    fresh.eval()
-    rec["logits"] = plain(fresh(p["ids"]))
-    rec["head_after_forward"] = plain(g.lm_head.weight)
+    rec.update(_follow_table(fresh, g, p["W2"], p["ids"], eval_mode=True))
     rec["state"] = _minigpt_state(fresh)
     return rec
 
@@ -280,11 +274,7 @@ def gpt_float64(ns, plan):
     model = _gpt(ns, p["cfg"], p["seed"]).to(torch.float64)
     g = model.minigpt
     rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
-    _copy_into(g.token_embed.weight, p["W3"])
-    rec["head_after_inplace"] = plain(g.lm_head.weight)
-    model.eval()
-    rec["logits"] = plain(model(p["ids"]))
-    rec["head_after_forward"] = plain(g.lm_head.weight)
+    rec.update(_follow_table(model, g, p["W3"], p["ids"], eval_mode=True))
     rec["state"] = _minigpt_state(model)
     return rec
 
