@@ -1,4 +1,5 @@
 """nbgrader settings for the kit's course directory (run nbgrader commands from this folder)."""
+
 c = get_config()  # noqa: F821 - provided by nbgrader when it reads this file
 
 c.CourseDirectory.course_id = "weight_tying_kit"

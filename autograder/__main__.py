@@ -1,4 +1,5 @@
-"""``python -m autograder`` -> autograder.cli."""
+"""Trusted: ``python -m autograder`` runs the command line (``autograder.cli``)."""
+
 import sys
 
 from autograder.cli import main

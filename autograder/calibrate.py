@@ -1,15 +1,19 @@
-"""Test the tests: grade every calibration submission and check each verdict.
+"""Trusted: test the tests: grade every calibration submission and check each verdict.
 
-Each file under ``<calibration_dir>/{correct,wrong,attacks}/`` says what it expects in one of its first
-lines (for a notebook, its first code cell):
+Each file under ``<calibration_dir>/{correct,wrong,attacks}/`` says what it expects in its first lines (for a
+notebook, its first code cell)::
 
     # expect: correct                      must get full marks
-    # expect: wrong <misconception>        must not get full marks; ideally a failing test names it
+    # expect: wrong <misconception>        must not get full marks, and a failing test names it
+    # why: <one line>                      what the file does
+    # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
     # expect: attack                       must get 0, leave no process behind, write nothing into the kit
 
 Without a header the folder decides (correct/, wrong/, attacks/). The reference solution is graded too,
-and timed (target: under 5 s end to end).
+and timed (target: under 5 s end to end). The same headers drive the kit's fast in-process tests of the
+suite, so one corpus serves both.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,19 +24,31 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autograder.batch import grade_batch
+from autograder.kit import KIT_ROOT
+from autograder.result import GRADER_ERROR, Result
 from autograder.sandbox import Limits
+from autograder.sandbox.slots import SANDBOX_UIDS
 
-__all__ = ["Expectation", "Verdict", "read_expectation", "calibrate", "kit_writes"]
+__all__ = [
+    "Expectation",
+    "Verdict",
+    "read_expectation",
+    "calibration_files",
+    "calibrate",
+    "kit_writes",
+    "judge_verdict",
+]
 
 _HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
-_FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
-_SANDBOX_UIDS = range(60000, 61000)
+_FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
 
 
 @dataclass(frozen=True)
 class Expectation:
     kind: str  # "correct" | "wrong" | "attack"
-    keyword: str  # the misconception a failing test should name ("" if none)
+    keyword: str  # the misconception a failing test must name ("" if none)
+    fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
 
 
 @dataclass
@@ -60,18 +76,25 @@ def _first_lines(path: Path) -> list[str]:
 
 
 def read_expectation(path: Path) -> Expectation | None:
-    """The `# expect:` header of a calibration file, or None."""
-    for line in _first_lines(Path(path)):
+    """The `# expect:` header of a calibration file (and its `# fails:` line), or None."""
+    lines = _first_lines(Path(path))
+    fails: tuple[str, ...] = ()
+    for line in lines:
+        match = _FAILS.search(line)
+        if match:
+            fails = tuple(name.strip() for name in match.group(1).split(",") if name.strip())
+    for line in lines:
         match = _HEADER.search(line)
         if match:
-            return Expectation(match.group(1).lower(), match.group(2).strip())
+            return Expectation(match.group(1).lower(), match.group(2).strip(), fails)
     return None
 
 
-def _files(calibration_dir: Path) -> dict[str, tuple[Path, Expectation]]:
+def calibration_files(calibration_dir: Path) -> dict[str, tuple[Path, Expectation]]:
+    """'<folder>/<file name>' -> (path, expectation) for every submission of a calibration corpus."""
     found = {}
-    for folder, kind in _FOLDERS.items():
-        for path in sorted((calibration_dir / folder).glob("*")):
+    for folder, kind in FOLDERS.items():
+        for path in sorted((Path(calibration_dir) / folder).glob("*")):
             if path.suffix not in (".py", ".ipynb") or path.name.startswith(("_", ".")):
                 continue
             found[f"{folder}/{path.name}"] = (path, read_expectation(path) or Expectation(kind, ""))
@@ -91,68 +114,96 @@ def kit_writes(kit: Path, since: float) -> list[str]:
                 st = os.lstat(path)
             except OSError:
                 continue
-            if (st.st_uid in _SANDBOX_UIDS) if root_mode else (st.st_mtime > since and name in filenames
-                                                                 and not name.endswith(".pyc")):
+            if root_mode:
+                suspect = st.st_uid in SANDBOX_UIDS
+            else:
+                suspect = st.st_mtime > since and name in filenames and not name.endswith(".pyc")
+            if suspect:
                 hits.append(os.path.relpath(path, kit))
     return hits
 
 
-def _verdict(name: str, exp: Expectation, result: dict) -> Verdict:
-    score, max_score = result["score"], result["max_score"]
-    run = result.get("extra_data", {}).get("run", {})
-    status = run.get("status", "grader error")
-    failing = [t for t in result["tests"] if t["status"] != "passed"]
-    if "grader_error" in result.get("extra_data", {}):
-        ok, note = False, result["output"]
-    elif exp.kind == "correct":
+def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_score: float) -> tuple[bool, str]:
+    """(ok, note) for a correct or wrong file, from its failing tests (function name -> message).
+
+    Shared by ``calibrate`` and the kit's in-process tests of the suite.
+    """
+    if exp.kind == "correct":
         ok = max_score > 0 and score == max_score
-        note = "" if ok else "lost points: " + "; ".join(f"{t['name']}: {t['output'][:160]}" for t in failing)
-    elif exp.kind == "wrong":
-        ok = score < max_score
-        named = bool(exp.keyword) and any(exp.keyword.lower() in t["output"].lower() for t in failing)
-        note = "got full marks" if not ok else (
-            f"named '{exp.keyword}'" if named else
-            f"'{exp.keyword}' not named in feedback" if exp.keyword else "")
+        return ok, "" if ok else "lost points: " + "; ".join(f"{n}: {m[:160]}" for n, m in failing.items())
+    if score >= max_score:
+        return False, "got full marks"
+    passed = [name for name in exp.fails if name not in failing]
+    if passed:
+        return False, f"expected to fail but passed: {', '.join(passed)}"
+    named = bool(exp.keyword) and any(exp.keyword.lower() in m.lower() for m in failing.values())
+    if exp.keyword and not named:
+        return True, f"'{exp.keyword}' not named in feedback"
+    return True, f"named '{exp.keyword}'" if exp.keyword else ""
+
+
+def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
+    run = result.run
+    if result.status == GRADER_ERROR:
+        ok, note = False, result.output
+    elif exp.kind in ("correct", "wrong"):
+        failing = {t.name.rpartition("::")[2]: t.output for t in result.failing()}
+        ok, note = judge_verdict(exp, failing, result.score, result.max_score)
     else:
-        survived = any("survived" in n for n in run.get("notes", []))
-        ok = score == 0 and not survived and bool(run.get("status"))
-        note = "; ".join(filter(None, [f"earned {score:g}" if score else "",
-                                       "processes survived" if survived else "", f"status {status}"]))
-    return Verdict(name, f"{exp.kind} {exp.keyword}".strip(), score, max_score, status, ok, note,
-                   float(result.get("execution_time", 0.0)))
+        survived = run is not None and any("survived" in n for n in run.notes)
+        ok = result.score == 0 and not survived and run is not None
+        parts = [f"earned {result.score:g}" if result.score else "", "processes survived" if survived else ""]
+        note = "; ".join(filter(None, [*parts, f"status {result.status}"]))
+    expected = f"{exp.kind} {exp.keyword}".strip()
+    return Verdict(name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time)
 
 
-def calibrate(*, assignment: str, limits: Limits = Limits(wall_seconds=20), workers: int | None = None,
-              seed: int | None = None, progress: bool = True,
-              calibration_dir: str | Path | None = None) -> tuple[list[Verdict], float]:
+def calibrate(
+    *,
+    assignment: str,
+    limits: Limits = Limits(wall_seconds=20),
+    workers: int | None = None,
+    seed: int | None = None,
+    progress: bool = True,
+    calibration_dir: str | Path | None = None,
+) -> tuple[list[Verdict], float]:
     """Grade the reference solution and every calibration file; returns (verdicts, reference seconds).
 
     `calibration_dir` replaces the assignment's own (e.g. to try new calibration files before adding them).
     """
-    from autograder.assignments import get_assignment
     from autograder.engine import grade_submission
+    from autograder.graders import get_assignment
 
     spec = get_assignment(assignment)
     folder = Path(calibration_dir if calibration_dir is not None else spec.calibration_dir)
-    files = _files(folder)
+    files = calibration_files(folder)
     if not files:
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
     start = time.monotonic()
     reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
     reference_seconds = time.monotonic() - start
     verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
-    kit = Path(__file__).resolve().parents[1]
     since = time.time()
-    results = grade_batch(assignment=assignment, submissions={n: p for n, (p, _) in files.items()}, seed=seed,
-                          limits=limits, workers=workers, progress=progress, hide=(folder,))
+    results = grade_batch(
+        assignment=assignment,
+        submissions={n: p for n, (p, _) in files.items()},
+        seed=seed,
+        limits=limits,
+        workers=workers,
+        progress=progress,
+        hide=(folder,),
+    )
     verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
-    writes = kit_writes(kit, since)
+    writes = kit_writes(KIT_ROOT, since)
     if writes:
-        verdicts.append(Verdict("(kit files)", "attack", 0, 0, "-", False,
-                                "written by a sandbox: " + ", ".join(writes[:10]), 0.0))
+        note = "written by a sandbox: " + ", ".join(writes[:10])
+        verdicts.append(Verdict("(kit files)", "attack", 0, 0, "-", False, note, 0.0))
     return verdicts, reference_seconds
 
 
 def verdicts_json(verdicts: list[Verdict], reference_seconds: float) -> dict:
-    return {"ok": all(v.ok for v in verdicts), "reference_seconds": round(reference_seconds, 3),
-            "verdicts": [asdict(v) for v in verdicts]}
+    return {
+        "ok": all(v.ok for v in verdicts),
+        "reference_seconds": round(reference_seconds, 3),
+        "verdicts": [asdict(v) for v in verdicts],
+    }

@@ -4,8 +4,9 @@ Used by the students' self-check and by the autograder's runner: the classes tha
 submission. Differences from a real kernel, on purpose:
 
 - IPython syntax is skipped, not run: ``%%cell`` magics skip the whole cell, except those whose body is
-  Python run in the notebook's namespace (``%%time``, ``%%capture``, ``%%prun``), whose body runs; ``%line`` magics, ``!shell``
-  lines and ``obj?`` help become ``pass`` (``x = !ls`` becomes ``x = None``), so the rest of the cell runs.
+  Python run in the notebook's namespace (``%%time``, ``%%capture``, ``%%prun``), whose body runs;
+  ``%line`` magics, ``!shell`` lines and ``obj?`` help become ``pass`` (``x = !ls`` becomes ``x = None``),
+  so the rest of the cell runs.
 - A cell that raises is recorded in ``errors`` and the next cells still run (a broken scratch cell must
   not hide a later, correct definition).
 - nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
@@ -19,6 +20,7 @@ Example::
     for cell_index, message in result.errors:
         print(f"cell {cell_index}: {message}")
 """
+
 from __future__ import annotations
 
 import builtins
@@ -26,9 +28,10 @@ import json
 import linecache
 import os
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 __all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython"]
 
@@ -150,10 +153,12 @@ def _as_notebook(path_or_nb: Any) -> tuple[Mapping[str, Any], str]:
         try:
             return json.loads(path.read_text(encoding="utf-8")), str(path)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{str(path)!r} is not a notebook (invalid JSON: {exc}); "
-                             "for a .py file use exec_source()") from exc
-    raise TypeError(f"load_notebook expects a path, notebook JSON text or a parsed notebook, "
-                    f"got {type(path_or_nb).__name__}")
+            raise ValueError(
+                f"{str(path)!r} is not a notebook (invalid JSON: {exc}); for a .py file use exec_source()"
+            ) from exc
+    raise TypeError(
+        f"load_notebook expects a path, notebook JSON text or a parsed notebook, got {type(path_or_nb).__name__}"
+    )
 
 
 def code_cells(nb: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any]]]:

@@ -11,6 +11,7 @@ Measures, each as wall seconds (median of --repeats runs, whole command includin
   d) a batch of --batch copies of the solution graded with --workers (per-submission throughput).
 The machine is shared, so figures move from run to run: compare ratios taken in one run, not across runs.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,17 +64,30 @@ def bench_our_grader(path: Path, repeats: int) -> tuple[list[float], str]:
         result = json.loads(proc.stdout.strip().splitlines()[-1])
         times.append(elapsed)
         run = result["extra_data"]["run"]
-        score = (f"{result['score']:g}/{result['max_score']:g} ({run['status']}; last run: sandboxed student "
-                 f"process {run['wall_seconds']:.1f} s of it)")
+        score = (
+            f"{result['score']:g}/{result['max_score']:g} ({run['status']}; last run: sandboxed student "
+            f"process {run['wall_seconds']:.1f} s of it)"
+        )
     return times, score
 
 
 def bench_nbgrader(repeats: int, work: Path) -> tuple[float, list[float], str]:
     """(generate_assignment seconds, autograde seconds per run, score) in a temporary course copy."""
     course = work / "assignments"
-    shutil.copytree(ROOT / "assignments", course, ignore=shutil.ignore_patterns(
-        "release", "submitted", "autograded", "feedback", "gradebook.db", ".nbgrader.log", "__pycache__",
-        ".pytest_cache"))
+    shutil.copytree(
+        ROOT / "assignments",
+        course,
+        ignore=shutil.ignore_patterns(
+            "release",
+            "submitted",
+            "autograded",
+            "feedback",
+            "gradebook.db",
+            ".nbgrader.log",
+            "__pycache__",
+            ".pytest_cache",
+        ),
+    )
     generate, _ = _timed(["nbgrader", "generate_assignment", "weight_tying", "--force"], cwd=course)
     folder = course / "submitted" / "bench" / "weight_tying"
     folder.mkdir(parents=True)
@@ -109,12 +123,24 @@ def bench_batch(n: int, workers: int, work: Path) -> tuple[float, str]:
     for i in range(n):
         shutil.copy(SOLUTION, folder / f"student{i:02d}.py")
     out = work / "graded"
-    cmd = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", str(folder),
-           "--out", str(out), "--workers", str(workers), "--json"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        "--assignment",
+        "weight_tying",
+        str(folder),
+        "--out",
+        str(out),
+        "--workers",
+        str(workers),
+        "--json",
+    ]
     elapsed, proc = _timed(cmd, cwd=work)
     students = json.loads(proc.stdout.strip().splitlines()[-1])["students"]
     full = sum(s["score"] == s["max_score"] > 0 for s in students.values())
-    from autograder.report import write_report
+    from autograder.outputs.report import write_report
 
     start = time.perf_counter()
     write_report(out)
@@ -152,13 +178,19 @@ def main(argv: list[str] | None = None) -> int:
             show("ratio ours(notebook) / nbgrader", f"{ratio:.2f}x", "(> 1: ours is slower)")
         for size, (times, reached) in bench_tokenizer(args.vocab, args.repeats).items():
             verdict = "within" if statistics.median(times) <= TOKENIZER_TARGET_S else "OVER"
-            show(f"tokenizer training, vocab {size}", _median(times, 3),
-                 f"{verdict} the {TOKENIZER_TARGET_S:g} s target; {reached} tokens learnt")
+            show(
+                f"tokenizer training, vocab {size}",
+                _median(times, 3),
+                f"{verdict} the {TOKENIZER_TARGET_S:g} s target; {reached} tokens learnt",
+            )
         if args.batch:
             elapsed, note = bench_batch(args.batch, args.workers, work)
             show(f"batch of {args.batch}, --workers {args.workers} (total)", f"{elapsed:.2f} s", note)
-            show("batch: per submission", f"{elapsed / args.batch:.2f} s",
-                 f"vs {statistics.median(ours_py):.2f} s for one alone")
+            show(
+                "batch: per submission",
+                f"{elapsed / args.batch:.2f} s",
+                f"vs {statistics.median(ours_py):.2f} s for one alone",
+            )
     finally:
         if args.keep:
             print(f"kept {work}", file=sys.stderr)

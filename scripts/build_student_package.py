@@ -8,6 +8,7 @@ wheel plus the nbgrader release folder: `pip install dnnlpy-<version>-py3-none-a
 release folder. The wheel is built from a throw-away project directory holding a copy of dnnlpy/ (data files
 included) and a small pyproject.toml, with `pip wheel --no-build-isolation` so that no download is needed.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -25,8 +26,7 @@ PACKAGE = ROOT / "dnnlpy"
 DEFAULT_OUT = ROOT / "dist" / "student"
 # What the library, the release notebook and its self-check import. torch has the same range as the root
 # pyproject (the local CPU wheel satisfies it; install torch first so that pip does not pick a CUDA build).
-DEPENDENCIES = ("torch>=2.4,<=2.13.0", "numpy", "tokenizers>=0.15", "nbformat>=5.9", "pytest>=8",
-                "matplotlib>=3.7")
+DEPENDENCIES = ("torch>=2.4,<=2.13.0", "numpy", "tokenizers>=0.15", "nbformat>=5.9", "pytest>=8", "matplotlib>=3.7")
 
 PYPROJECT = """\
 [build-system]
@@ -67,7 +67,8 @@ def write_project(project: Path, package: Path = PACKAGE) -> Path:
     shutil.copytree(package, project / "dnnlpy", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dependencies = ", ".join(f'"{d}"' for d in DEPENDENCIES)
     (project / "pyproject.toml").write_text(
-        PYPROJECT.format(version=package_version(package), dependencies=dependencies), encoding="utf-8")
+        PYPROJECT.format(version=package_version(package), dependencies=dependencies), encoding="utf-8"
+    )
     return project
 
 
@@ -79,8 +80,18 @@ def build_wheel(out: Path, package: Path = PACKAGE, python: str = sys.executable
         project = write_project(Path(tmp) / "project", package)
         # Building in a separate folder keeps stale wheels in `out` from being mistaken for this one.
         built = Path(tmp) / "wheel"
-        command = [python, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "--no-index",
-                   "--wheel-dir", str(built), str(project)]
+        command = [
+            python,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--wheel-dir",
+            str(built),
+            str(project),
+        ]
         proc = subprocess.run(command, capture_output=True, text=True, cwd=tmp)
         wheels = sorted(built.glob("dnnlpy-*.whl"))
         if proc.returncode != 0 or len(wheels) != 1:

@@ -2,6 +2,7 @@
 
 Run:  .venv/bin/python scripts/chapter_demo.py [--seed 0]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -79,8 +80,10 @@ def tying() -> None:
     print("same Parameter object?", model.token_embed.weight is model.lm_head.weight)
     print("same storage?         ", model.token_embed.weight.data_ptr() == model.lm_head.weight.data_ptr())
     V, D = 50_000, 768
-    print(f"V={V:,}, D={D}: untied {2 * V * D:,} vs tied {V * D:,} numbers, "
-          f"saving {V * D * 4 / 1024**2:.4f} MB in float32")
+    print(
+        f"V={V:,}, D={D}: untied {2 * V * D:,} vs tied {V * D:,} numbers, "
+        f"saving {V * D * 4 / 1024**2:.4f} MB in float32"
+    )
 
     model = TiedEmbeddingLM(vocab_size=10, embed_dim=4)
     logits = model(torch.tensor([[1, 2, 3]]))
@@ -102,8 +105,7 @@ def minigpt() -> gpt.MiniGPT:
     print("logits:", tuple(logits.shape), f" loss: {loss.item():.4f}")
     print("tied?", tied.token_embed.weight is tied.lm_head.weight)
     n_tied, n_untied = gpt.count_parameters(tied), gpt.count_parameters(untied)
-    print(f"parameters: tied {n_tied:,}, untied {n_untied:,}, "
-          f"difference {n_untied - n_tied:,} = V*D = {100 * 32:,}")
+    print(f"parameters: tied {n_tied:,}, untied {n_untied:,}, difference {n_untied - n_tied:,} = V*D = {100 * 32:,}")
     return tied
 
 
@@ -112,8 +114,10 @@ def generation(seed: int) -> None:
     start = time.perf_counter()
     corpus = load_corpus()
     tok = Tokenizer.train_from_iterator(corpus.split("\n\n"), vocab_size=512)
-    print(f"trained a byte-level BPE tokenizer on {len(corpus):,} characters in "
-          f"{time.perf_counter() - start:.2f} s: vocab_size = {tok.vocab_size}")
+    print(
+        f"trained a byte-level BPE tokenizer on {len(corpus):,} characters in "
+        f"{time.perf_counter() - start:.2f} s: vocab_size = {tok.vocab_size}"
+    )
     torch.manual_seed(seed)
     model = gpt.MiniGPT(tok.vocab_size, block_size=32, embed_dim=64, num_layers=2, num_heads=4, hidden_dim=128)
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)

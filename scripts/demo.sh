@@ -20,7 +20,7 @@ nbgrader generate_assignment weight_tying --force --log-level=WARN --CourseDirec
 ls "$demo/course/release/weight_tying"
 
 echo "== 2. a small class hands in (nbgrader's submitted/<student>/weight_tying/ layout)"
-cal=autograder/calibration/weight_tying
+cal=autograder/graders/weight_tying/judge/calibration
 hand_in() {  # student, source file
     local dest="$demo/course/submitted/$1/weight_tying"
     mkdir -p "$dest"

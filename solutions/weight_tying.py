@@ -4,6 +4,7 @@
 `assignments/source/weight_tying/weight_tying.ipynb`; the `### BEGIN/END SOLUTION` markers are the parts
 nbgrader replaces by stubs in the students' release. The imports are the ones the notebook's first cell makes.
 """
+
 from __future__ import annotations
 
 import torch

@@ -4,6 +4,7 @@ The cells run in order in one namespace (as in a notebook). Each cell's printed 
 random numbers (shapes, True flags, parameter counts) must equal the chapter's printed output; the lines
 that do (losses, random tables) are checked for plausibility.
 """
+
 import contextlib
 import io
 import math
@@ -133,7 +134,11 @@ print('logits.shape:', logits.shape)
 print('labels.shape:', labels.shape)
 print('Loss:', loss.item())
 """,
-        ["h.shape: torch.Size([2, 4, 16])", "logits.shape: torch.Size([2, 4, 100])", "labels.shape: torch.Size([2, 4])"],
+        [
+            "h.shape: torch.Size([2, 4, 16])",
+            "logits.shape: torch.Size([2, 4, 100])",
+            "labels.shape: torch.Size([2, 4])",
+        ],
     ),
     (
         """\
@@ -294,8 +299,18 @@ print('Next token:', next_token)
 
 # Sections of the chapter whose cells appear above, by index, to name failures readably.
 CELL_IDS = [
-    "imports", "shapes", "lookup", "positions", "lm-head-loss", "tied-class", "tied-check",
-    "param-savings", "shared-grad", "minigpt-class", "minigpt-test", "next-token",
+    "imports",
+    "shapes",
+    "lookup",
+    "positions",
+    "lm-head-loss",
+    "tied-class",
+    "tied-check",
+    "param-savings",
+    "shared-grad",
+    "minigpt-class",
+    "minigpt-test",
+    "next-token",
 ]
 
 
@@ -324,7 +339,7 @@ def test_cell_prints_the_chapters_shapes_and_flags(chapter_run, index):
 
 def _printed_float(lines, prefix):
     (line,) = [line for line in lines if line.startswith(prefix)]
-    return float(line[len(prefix):])
+    return float(line[len(prefix) :])
 
 
 def test_losses_are_plausible(chapter_run):
@@ -337,15 +352,15 @@ def test_losses_are_plausible(chapter_run):
 
 def test_lookup_cell_prints_equal_rows(chapter_run):
     _, outputs = chapter_run
-    lookup = re.search(r"tensor\(\[\[(.*)\]\]", " ".join(l for l in outputs[2] if l.startswith("Lookup"))).group(1)
-    manual = re.search(r"tensor\(\[(.*)\]", " ".join(l for l in outputs[2] if l.startswith("Manual"))).group(1)
+    lookup = re.search(r"tensor\(\[\[(.*)\]\]", " ".join(x for x in outputs[2] if x.startswith("Lookup"))).group(1)
+    manual = re.search(r"tensor\(\[(.*)\]", " ".join(x for x in outputs[2] if x.startswith("Manual"))).group(1)
     assert lookup == manual
 
 
 def test_next_token_is_the_argmax_of_the_kit_model(chapter_run):
     namespace, outputs = chapter_run
     model = namespace["model"]
-    (line,) = [l for l in outputs[11] if l.startswith("Next token:")]
+    (line,) = [x for x in outputs[11] if x.startswith("Next token:")]
     token = int(re.search(r"tensor\(\[(\d+)\]\)", line).group(1))
     assert 0 <= token < 100
     assert model.minigpt.generate(torch.tensor([[10, 25, 31]]), 1)[0, -1].item() == token

@@ -4,6 +4,7 @@
 class `Name` copied from solutions/weight_tying.py, and `test(...)` an nbgrader test cell (read-only for
 students; its `hidden` part is stripped from the release and put back at autograde time).
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -32,9 +33,14 @@ def solution(class_name: str) -> Cell:
 
 
 def test(grade_id: str, points: int, title: str, visible: str, hidden: str) -> Cell:
-    head = (f"# Tests: {title} ({points} points; read-only)\n"
-            "import warnings\n"
-            "warnings.simplefilter('ignore')  # output on stderr would zero this cell when graded\n"
-            "import math\nimport torch\nimport torch.nn.functional as F\nfrom dnnlpy.models import gpt\n\n")
-    return Cell("test", head + visible.strip("\n"), grade_id=grade_id, points=points,
-                hidden=hidden.strip("\n"))
+    # The messages come from weight_tying_diagnosis.py (shipped next to the notebook): the hidden suite and
+    # the self-check name each misconception with the same words.
+    head = (
+        f"# Tests: {title} ({points} points; read-only)\n"
+        "import warnings\n"
+        "warnings.simplefilter('ignore')  # output on stderr would zero this cell when graded\n"
+        "import math\nimport torch\nimport torch.nn.functional as F\nfrom dnnlpy.models import gpt\n"
+        "from weight_tying_diagnosis import (generated_ids_problem, gradient_problem, greedy_problem,\n"
+        "                                    logits_problem, tie_problem)\n\n"
+    )
+    return Cell("test", head + visible.strip("\n"), grade_id=grade_id, points=points, hidden=hidden.strip("\n"))

@@ -3,22 +3,31 @@
 Each starts by silencing warnings (anything on stderr makes nbgrader give a test cell zero) and importing
 what it uses, so that a student's reassigned globals cannot change what the test means.
 """
+
 from __future__ import annotations
 
 from .cells import test
 
 __all__ = ["TIED_TESTS", "GPT_TESTS"]
 
-TIED_TESTS = [test("test_tied_structure", 2, "TiedEmbeddingLM structure", r"""
+TIED_TESTS = [
+    test(
+        "test_tied_structure",
+        2,
+        "TiedEmbeddingLM structure",
+        r"""
 _model = TiedEmbeddingLM(vocab_size=20, embed_dim=8)
-assert tuple(_model.token_embed.weight.shape) == (20, 8), "token_embed.weight must have shape (V, D) = (20, 8)"
-assert tuple(_model.lm_head.weight.shape) == (20, 8), "lm_head.weight must have shape (V, D) = (20, 8)"
-assert getattr(_model.lm_head, "bias", None) is None, "the LM head must have no bias: build it with bias=False"
-assert _model.lm_head.weight is _model.token_embed.weight, (
-    "lm_head.weight must be the same Parameter object as token_embed.weight "
-    "(self.lm_head.weight = self.token_embed.weight); a copy or shared .data is not a tie")
+_E, _W = _model.token_embed.weight, _model.lm_head.weight
+assert tuple(_E.shape) == (20, 8), "token_embed.weight must have shape (V, D) = (20, 8)"
+assert getattr(_model.lm_head, "bias", None) is None, "bias on the head: the tied head has no bias (bias=False)"
+_shared = _W.data_ptr() == _E.data_ptr() and _W.shape == _E.shape
+_problem = tie_problem(head_shape=tuple(_W.shape), table_shape=tuple(_E.shape), follows=_shared,
+                       same_object=_W is _E, same_storage=_W.data_ptr() == _E.data_ptr(),
+                       equal_values=_W.shape == _E.shape and torch.equal(_W.detach(), _E.detach()))
+assert _problem is None, _problem
 assert sum(p.numel() for p in _model.parameters()) == 20 * 8, "a tied model holds exactly V * D parameters"
-""", r"""
+""",
+        r"""
 _model = TiedEmbeddingLM(vocab_size=37)
 assert tuple(_model.token_embed.weight.shape) == (37, 128), "embed_dim must default to 128"
 assert _model.lm_head.weight is _model.token_embed.weight
@@ -28,18 +37,21 @@ _model = TiedEmbeddingLM(vocab_size=11, embed_dim=6).double()
 assert _model.lm_head.weight is _model.token_embed.weight, "the tie must survive .double() / .to(...)"
 _model.load_state_dict({k: torch.randn_like(v) for k, v in _model.state_dict().items()})
 assert _model.lm_head.weight is _model.token_embed.weight, "the tie must survive load_state_dict"
-"""), test("test_tied_forward", 2, "TiedEmbeddingLM forward gives logits", r"""
+""",
+    ),
+    test(
+        "test_tied_forward",
+        2,
+        "TiedEmbeddingLM forward gives logits",
+        r"""
 torch.manual_seed(1)
 _model = TiedEmbeddingLM(vocab_size=20, embed_dim=8)
 _ids = torch.randint(0, 20, (3, 5))
-_logits = _model(_ids)
-assert tuple(_logits.shape) == (3, 5, 20), f"logits must have shape (B, T, V) = (3, 5, 20), got {tuple(_logits.shape)}"
 _E = _model.token_embed.weight.detach()
-assert not torch.allclose(_logits.detach().sum(-1), torch.ones(3, 5)), (
-    "forward returns probabilities: return the raw logits (cross-entropy applies softmax itself)")
-torch.testing.assert_close(_logits.detach(), _E[_ids] @ _E.T,
-                           msg="logits must equal token_embed(input_ids) @ W.T (no softmax, bias or positions)")
-""", r"""
+_problem = logits_problem(_model(_ids), _E[_ids] @ _E.T)  # (B, T, D) @ (D, V) -> (B, T, V)
+assert _problem is None, _problem
+""",
+        r"""
 torch.manual_seed(2)
 _model = TiedEmbeddingLM(vocab_size=13, embed_dim=5)
 _ids = torch.randint(0, 13, (2, 7))
@@ -50,7 +62,13 @@ torch.testing.assert_close(_model(_ids).detach(), _E[_ids] @ _E.T,
                            msg="after changing token_embed.weight in place, the head must score with the new table")
 _single = _model(torch.tensor([[3]]))
 assert tuple(_single.shape) == (1, 1, 13), "a (1, 1) input gives (1, 1, V) logits"
-"""), test("test_tied_gradient", 2, "TiedEmbeddingLM gradients from both ends add up", r"""
+""",
+    ),
+    test(
+        "test_tied_gradient",
+        2,
+        "TiedEmbeddingLM gradients from both ends add up",
+        r"""
 torch.manual_seed(3)
 _model = TiedEmbeddingLM(vocab_size=10, embed_dim=4)
 _ids, _targets = torch.tensor([[1, 2, 3]]), torch.tensor([[2, 3, 4]])
@@ -58,10 +76,12 @@ F.cross_entropy(_model(_ids).reshape(-1, 10), _targets.reshape(-1)).backward()
 _E_in = _model.token_embed.weight.detach().clone().requires_grad_()
 _E_out = _model.token_embed.weight.detach().clone().requires_grad_()
 F.cross_entropy((F.embedding(_ids, _E_in) @ _E_out.T).reshape(-1, 10), _targets.reshape(-1)).backward()
-assert _model.lm_head.weight.grad is _model.token_embed.weight.grad, "both names must share one .grad"
-torch.testing.assert_close(_model.token_embed.weight.grad, _E_in.grad + _E_out.grad,
-                           msg="the shared .grad must be the sum of the lookup path and the head path")
-""", r"""
+_same = _model.lm_head.weight.grad is _model.token_embed.weight.grad
+_problem = gradient_problem(_model.token_embed.weight.grad, _E_in.grad, _E_out.grad, same_object=_same)
+assert _problem is None, _problem
+assert _same, ".data sharing or copied table: both names must share one .grad"
+""",
+        r"""
 torch.manual_seed(4)
 _model = TiedEmbeddingLM(vocab_size=9, embed_dim=3)
 _before = _model.token_embed.weight.detach().clone()
@@ -74,7 +94,9 @@ torch.testing.assert_close(_model.token_embed.weight.detach(), _before - 0.5 * _
                            msg="one SGD step must move the shared table once, by lr * (sum of both gradients)")
 torch.testing.assert_close(_model.lm_head.weight.detach(), _model.token_embed.weight.detach(),
                            msg="after an optimizer step the head must still equal the embedding table")
-""")]
+""",
+    ),
+]
 
 
 GPT_SETUP = r"""
@@ -83,7 +105,13 @@ _cfg = dict(vocab_size=50, block_size=8, embed_dim=16, num_layers=2, num_heads=2
 _model = MiniGPTWithWeightTying(**_cfg)
 """
 
-GPT_TESTS = [test("test_minigpt_structure", 2, "MiniGPTWithWeightTying is a tied MiniGPT", GPT_SETUP + r"""
+GPT_TESTS = [
+    test(
+        "test_minigpt_structure",
+        2,
+        "MiniGPTWithWeightTying is a tied MiniGPT",
+        GPT_SETUP
+        + r"""
 _inner = _model.minigpt
 assert isinstance(_inner, gpt.MiniGPT), "self.minigpt must be a dnnlpy gpt.MiniGPT"
 assert _inner.lm_head.weight is _inner.token_embed.weight, "build the MiniGPT with weight_tying=True"
@@ -93,7 +121,8 @@ _reference.load_state_dict(_inner.state_dict())  # raises if a size differs
 _ids = torch.randint(0, 50, (2, 8))
 torch.testing.assert_close(_inner(_ids), _reference(_ids),
                            msg="self.minigpt must use exactly the given hyper-parameters (check num_heads)")
-""", r"""
+""",
+        r"""
 _default = MiniGPTWithWeightTying(vocab_size=30, block_size=6)
 _reference = gpt.MiniGPT(30, 6, weight_tying=True)
 _reference.load_state_dict(_default.minigpt.state_dict())
@@ -103,7 +132,14 @@ torch.testing.assert_close(_default.minigpt(_ids), _reference(_ids),
 _dropped = MiniGPTWithWeightTying(**_cfg, dropout=0.5).train()
 _ids = torch.randint(0, 50, (2, 8))
 assert not torch.equal(_dropped(_ids), _dropped(_ids)), "dropout must be passed on to MiniGPT"
-"""), test("test_minigpt_forward_loss", 2, "MiniGPTWithWeightTying forward and loss", GPT_SETUP + r"""
+""",
+    ),
+    test(
+        "test_minigpt_forward_loss",
+        2,
+        "MiniGPTWithWeightTying forward and loss",
+        GPT_SETUP
+        + r"""
 _ids = torch.randint(0, 50, (2, 6))
 torch.testing.assert_close(_model(_ids), _model.minigpt(_ids), msg="forward must return MiniGPT's logits")
 _loss = _model.loss(_ids)
@@ -111,7 +147,8 @@ assert _loss.dim() == 0, "loss must be a scalar (the mean over positions)"
 _logits = _model.minigpt(_ids[:, :-1])
 torch.testing.assert_close(_loss, F.cross_entropy(_logits.reshape(-1, 50), _ids[:, 1:].reshape(-1)),
                            msg="loss(ids) must predict ids[:, 1:] from ids[:, :-1] (mean cross-entropy of logits)")
-""", r"""
+""",
+        r"""
 torch.testing.assert_close(_model.loss(_ids, _ids[:, 1:]), _model.minigpt.loss(_ids, _ids[:, 1:]),
                            msg="loss(ids, targets) with targets of shape (B, T-1) must match MiniGPT.loss")
 _shifted = torch.randint(0, 50, (2, 6))
@@ -121,7 +158,14 @@ _loss.backward()
 assert _model.minigpt.token_embed.weight.grad is not None, "loss must be differentiable w.r.t. the shared table"
 assert abs(_model.loss(torch.randint(0, 50, (4, 8))).item() - math.log(50)) < 0.5, (
     "an untrained model's loss should be close to ln V")
-"""), test("test_minigpt_generate", 3, "greedy generate", GPT_SETUP + r"""
+""",
+    ),
+    test(
+        "test_minigpt_generate",
+        3,
+        "greedy generate",
+        GPT_SETUP
+        + r"""
 def _greedy(model, ids, steps, block_size):
     with torch.no_grad():
         for _ in range(steps):
@@ -131,13 +175,10 @@ def _greedy(model, ids, steps, block_size):
 
 _prompt = torch.randint(0, 50, (2, 3))
 _out = _model.generate(_prompt, max_new_tokens=4)
-assert _out.dtype == torch.int64, f"generate must return int64 token ids, got {_out.dtype}"
-assert tuple(_out.shape) == (2, 7), (
-    f"generate returns the prompt followed by the new tokens, (B, T + max_new_tokens) = (2, 7), got {tuple(_out.shape)}")
-assert torch.equal(_out[:, :3], _prompt), "the prompt must be kept at the start of the output"
-assert torch.equal(_out, _greedy(_model, _prompt, 4, 8)), (
-    "each new token must be the argmax of the last position's logits (greedy, no sampling)")
-""", r"""
+_problem = generated_ids_problem(_out, _prompt, 4) or greedy_problem(_out, _greedy(_model, _prompt, 4, 8))
+assert _problem is None, _problem
+""",
+        r"""
 with torch.no_grad():  # sharper weights make the greedy path depend on the whole context
     for _p in _model.parameters():
         if _p.dim() > 1:
@@ -151,4 +192,6 @@ assert torch.equal(_out, _greedy(_model, _prompt, 12, 8)), (
     "past block_size, each step must see the LAST block_size tokens, and pick the argmax")
 assert torch.equal(_model.generate(_prompt, max_new_tokens=12), _out), "greedy decoding must be deterministic"
 assert torch.equal(_model.generate(_prompt, max_new_tokens=0), _prompt), "max_new_tokens=0 returns the prompt"
-""")]
+""",
+    ),
+]

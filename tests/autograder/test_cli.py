@@ -1,4 +1,5 @@
 """The command line: exit codes, one JSON object last on stdout, readable errors for bad arguments."""
+
 from __future__ import annotations
 
 import json
@@ -9,14 +10,17 @@ from pathlib import Path
 import pytest
 
 from autograder.cli import build_parser, main
+from autograder.graders import get_assignment
+from autograder.kit import KIT_ROOT as KIT
+from autograder.result import Result, RunFacts
 
-KIT = Path(__file__).resolve().parents[2]
 FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
 
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
-                          cwd=cwd or KIT, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd or KIT, timeout=120
+    )
 
 
 def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
@@ -24,23 +28,36 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
         main(["grade", "--help"])
     assert exc.value.code == 0
     text = capsys.readouterr().out
-    for option in ("--assignment", "--json", "--seed", "--timeout", "--memory", "--workers", "--out",
-                   "--gradebook", "--nbgrader-course", "--gradebook-assignment"):
+    for option in (
+        "--assignment",
+        "--json",
+        "--seed",
+        "--timeout",
+        "--memory",
+        "--workers",
+        "--out",
+        "--gradebook",
+        "--nbgrader-course",
+        "--gradebook-assignment",
+    ):
         assert option in text
     assert "NOT enforced" in text
     assert "one grade cell per area" in " ".join(text.split())  # how scores land in nbgrader
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["grade", "--assignment", "nope", "x.py"], "unknown assignment 'nope'"),
-    (["grade", "--assignment", "selftest", "does/not/exist.py"], "'does/not/exist.py' does not exist"),
-    (["grade", "--assignment", "selftest", "pyproject.toml"], "neither .py nor .ipynb"),
-    (["grade", "--assignment", "selftest"], "give the submissions to grade"),
-    (["grade", "--assignment", "selftest", "--nbgrader-course", "nowhere"], "'nowhere' is not a folder"),
-    (["grade", "--assignment", "selftest", "--nbgrader-course", ".", "--gradebook", "g.db"], "not both"),
-    (["grade", "--assignment", "selftest", "--nbgrader-course", "autograder"], "collect the submissions first"),
-    (["grade", "--assignment", "selftest", "x.py", "--gradebook", "no/such/gradebook.db"], "existing folder"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["grade", "--assignment", "nope", "x.py"], "unknown assignment 'nope'"),
+        (["grade", "--assignment", "selftest", "does/not/exist.py"], "'does/not/exist.py' does not exist"),
+        (["grade", "--assignment", "selftest", "pyproject.toml"], "neither .py nor .ipynb"),
+        (["grade", "--assignment", "selftest"], "give the submissions to grade"),
+        (["grade", "--assignment", "selftest", "--nbgrader-course", "nowhere"], "'nowhere' is not a folder"),
+        (["grade", "--assignment", "selftest", "--nbgrader-course", ".", "--gradebook", "g.db"], "not both"),
+        (["grade", "--assignment", "selftest", "--nbgrader-course", "autograder"], "collect the submissions first"),
+        (["grade", "--assignment", "selftest", "x.py", "--gradebook", "no/such/gradebook.db"], "existing folder"),
+    ],
+)
 def test_bad_arguments_exit_2_with_a_clear_message(args, needle, capsys, monkeypatch):
     monkeypatch.chdir(KIT)
     assert main(args) == 2
@@ -69,14 +86,28 @@ def test_json_is_the_graders_even_when_the_student_prints_fake_json(tmp_path):
 @pytest.mark.slow
 def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook(tmp_path):
     course = tmp_path / "course"
-    for student, body in (("ann", "def add(a, b):\n    return a + b\n"),
-                          ("ben", "import time\ntime.sleep(600)\n"),  # a hang that leaves the CPU to the others
-                          ("cat", "import os\nos._exit(1)\n")):
+    for student, body in (
+        ("ann", "def add(a, b):\n    return a + b\n"),
+        ("ben", "import time\ntime.sleep(600)\n"),  # a hang that leaves the CPU to the others
+        ("cat", "import os\nos._exit(1)\n"),
+    ):
         (course / "submitted" / student / "selftest").mkdir(parents=True)
         (course / "submitted" / student / "selftest" / "selftest.py").write_text(body)
     out = tmp_path / "graded"
-    proc = cli("grade", "--assignment", "selftest", "--nbgrader-course", str(course), "--out", str(out),
-               "--timeout", "8", "--workers", "2", "--json")
+    proc = cli(
+        "grade",
+        "--assignment",
+        "selftest",
+        "--nbgrader-course",
+        str(course),
+        "--out",
+        str(out),
+        "--timeout",
+        "8",
+        "--workers",
+        "2",
+        "--json",
+    )
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {s: r["score"] for s, r in summary["students"].items()} == {"ann": 3, "ben": 0, "cat": 0}
@@ -97,13 +128,16 @@ def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook
 
 
 def test_report_failure_never_loses_the_grades(tmp_path, monkeypatch, capsys):
-    import autograder.report
+    import autograder.outputs.report
     from autograder.cli import _write_all
+    from autograder.result import TestOutcome
 
     def broken(out):
         raise RuntimeError("no charts today")
-    monkeypatch.setattr(autograder.report, "write_report", broken)
-    results = {"ann": {"score": 1.0, "max_score": 3.0, "output": "", "tests": [], "extra_data": {}}}
+
+    monkeypatch.setattr(autograder.outputs.report, "write_report", broken)
+    tests = [TestOutcome("t.py::test_a", 1.0, "a", True, ""), TestOutcome("t.py::test_b", 2.0, "b", False, "no")]
+    results = {"ann": Result(tests=tests, run=RunFacts(status="ok"))}
     assert _write_all(results, tmp_path) is None
     assert "ann,1.0,3.0" in (tmp_path / "grades.csv").read_text()
     assert "report was not written (RuntimeError: no charts today)" in capsys.readouterr().err
@@ -114,7 +148,7 @@ def test_calibrate_passes_and_reports_timing(tmp_path):
     # three of the selftest's calibration files, one per kind: the whole set re-runs attacks that the
     # sandbox and engine tests already cover, at ~4 s of torch start-up each on a shared machine
     mine = tmp_path / "calibration"
-    own = KIT / "autograder" / "assignments" / "selftest" / "calibration"
+    own = get_assignment("selftest").calibration_dir
     for rel in ("correct/plus.py", "wrong/minus.py", "attacks/patch_allclose.py"):
         (mine / rel).parent.mkdir(parents=True, exist_ok=True)
         (mine / rel).write_text((own / rel).read_text())
@@ -131,6 +165,7 @@ def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys)
 
     def broken(**kwargs):
         raise RuntimeError("the hidden suite could not run")
+
     monkeypatch.setattr(autograder.engine, "grade_submission", broken)
     sub = tmp_path / "s.py"
     sub.write_text("x = 1\n")

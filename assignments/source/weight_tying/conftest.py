@@ -3,6 +3,7 @@
 By default it checks weight_tying.ipynb next to this file. To check another file (a copy of the notebook, or
 a .py with the two classes):  WEIGHT_TYING_SUBMISSION=path/to/file.ipynb pytest
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -1,2 +1,0 @@
-def add(a, b):
-    return a + b

@@ -1,0 +1,41 @@
+"""Both sides: the graders this kit knows, one folder per nbgrader assignment (``get_assignment(name)``).
+
+Each grader is a subpackage (see ``autograder.spec``) whose ``spec`` module exports ``SPEC``; it is imported
+only when asked for (no side effects at import of this package, which the sandbox imports too), so one
+broken grader never stops another from being graded.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["ASSIGNMENTS", "get_assignment", "all_specs"]
+
+# nbgrader assignment name -> module exporting SPEC. "selftest" is a toy that exercises the engine itself.
+ASSIGNMENTS: dict[str, str] = {
+    "weight_tying": "autograder.graders.weight_tying.spec",
+    "selftest": "autograder.graders.selftest.spec",
+}
+
+
+def get_assignment(name: str):
+    """The AssignmentSpec registered under `name`; ValueError naming the known ones otherwise."""
+    from autograder.spec import AssignmentSpec
+
+    if name not in ASSIGNMENTS:
+        raise ValueError(f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")
+    spec = importlib.import_module(ASSIGNMENTS[name]).SPEC
+    if not isinstance(spec, AssignmentSpec):
+        raise TypeError(f"{ASSIGNMENTS[name]}.SPEC is a {type(spec).__name__}, expected an AssignmentSpec")
+    return spec
+
+
+def all_specs() -> list:
+    """Every grader that imports cleanly (used to hide all judges from every sandbox)."""
+    specs = []
+    for name in ASSIGNMENTS:
+        try:
+            specs.append(get_assignment(name))
+        except Exception:  # a half-written grader must not stop grading another
+            continue
+    return specs

@@ -1,0 +1,1 @@
+"""Trusted: the toy grader's suite, solution and calibration files."""

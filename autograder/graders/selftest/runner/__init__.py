@@ -1,0 +1,1 @@
+"""Untrusted: the toy grader's experiments (shown whole to the sandbox)."""

@@ -1,0 +1,33 @@
+"""Trusted: the toy selftest grader as the engine sees it (``SPEC``), with its plan maker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.spec import AssignmentSpec
+
+__all__ = ["SPEC", "make_plan"]
+
+_HERE = Path(__file__).resolve().parent
+
+
+def make_plan(seed: int) -> dict:
+    import torch  # here, not at import: the registry is read before the runner starts
+
+    gen = torch.Generator().manual_seed(seed)
+    return {
+        "a": torch.randn(3, 4, generator=gen),
+        "b": torch.randn(3, 4, generator=gen),
+        "col": torch.randn(3, 1, generator=gen),
+        "row": torch.randn(1, 5, generator=gen),
+    }
+
+
+SPEC = AssignmentSpec(
+    name="selftest",
+    required_names=("add",),
+    make_plan=make_plan,
+    experiments="autograder.graders.selftest.runner.experiments:run",
+    judge_dir=_HERE / "judge",
+    solution_path=_HERE / "judge" / "solution.py",
+)

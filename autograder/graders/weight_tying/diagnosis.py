@@ -1,0 +1,233 @@
+"""Trusted and public: name the misconception behind a wrong weight_tying value, in one place.
+
+Used by the hidden suite (on evidence), by the students' self-check and by the notebook's visible test cells
+(on live objects); ``scripts/build_notebook.py`` copies this file into the release as
+``weight_tying_diagnosis.py``. Every function returns None when the value is right, else a sentence that
+contains the misconception's keyword (MISCONCEPTIONS.md lists them). Imports torch only.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "TOL",
+    "TOL64",
+    "GRAD_TOL",
+    "close",
+    "tie_problem",
+    "logits_problem",
+    "logits_follow_table",
+    "gradient_problem",
+    "generated_ids_problem",
+    "greedy_problem",
+]
+
+TOL = {"rtol": 1e-4, "atol": 1e-5}  # float32 logits and losses of differently written (correct) code
+TOL64 = {"rtol": 1e-7, "atol": 1e-9}  # the same in float64
+GRAD_TOL = {"rtol": 1e-4, "atol": 1e-6}  # gradients and one SGD step
+_RATIO_TOL = {"rtol": 1e-3, "atol": 1e-6}  # recognising "twice" / "half" / "one path" of a gradient
+
+
+def close(actual: Tensor, expected: Tensor, *, rtol: float = TOL["rtol"], atol: float = TOL["atol"]) -> bool:
+    """allclose in float64, False when the shapes differ."""
+    if tuple(actual.shape) != tuple(expected.shape):
+        return False
+    return bool(torch.allclose(actual.double(), expected.double(), rtol=rtol, atol=atol))
+
+
+def tie_problem(
+    *,
+    head_shape: tuple[int, ...],
+    table_shape: tuple[int, ...],
+    follows: bool,
+    same_object: bool,
+    same_storage: bool,
+    follows_after_forward: bool = False,
+    equal_values: bool = False,
+    pos_shape: tuple[int, ...] | None = None,
+) -> str | None:
+    """None when the head behaves as tied; otherwise the misconception behind it.
+
+    `follows`: an in-place change of token_embed.weight shows in lm_head.weight (before any forward call);
+    `same_object`: lm_head.weight is token_embed.weight; `same_storage`: they start at one address;
+    `follows_after_forward`: the head shows the table only after a forward call; `equal_values`: the two
+    hold equal values now; `pos_shape`: the positional table's shape, when there is one.
+    """
+    if follows and same_object:
+        return None
+    if follows and same_storage:
+        return (
+            ".data sharing: lm_head.weight and token_embed.weight share memory but are two Parameter objects "
+            "(e.g. nn.Parameter(token_embed.weight.data)), so their gradients never add up in one .grad, an "
+            "optimizer counts the table twice, and the tie breaks on .to(...) or load_state_dict. Assign the "
+            "Parameter itself: lm_head.weight = token_embed.weight"
+        )
+    if follows:
+        return "the head's weight follows the embedding but is not reported as the same Parameter object"
+    if pos_shape is not None and tuple(head_shape) == tuple(pos_shape) != tuple(table_shape):
+        return "lm_head.weight has the positional table's shape: positional embedding tied instead of token_embed"
+    if tuple(head_shape) != tuple(table_shape):
+        return (
+            f"lm_head.weight has shape {tuple(head_shape)}, expected the embedding's {tuple(table_shape)} (V, D): "
+            "transposed (a Linear(D, V) already stores its weight as (V, D)), or not the embedding's table"
+        )
+    if follows_after_forward:
+        return (
+            "right after construction the head is not tied; it only becomes tied when forward() runs: "
+            "tied only after forward (tie once in __init__)"
+        )
+    if equal_values:
+        return (
+            "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
+            ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step. Assign the "
+            "Parameter itself: lm_head.weight = token_embed.weight"
+        )
+    return (
+        "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
+        "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
+        "table; assign the Parameter itself: lm_head.weight = token_embed.weight)"
+    )
+
+
+def logits_problem(
+    logits: object, expected: Tensor, *, block_size: int | None = None, tol: dict | None = None
+) -> str | None:
+    """None when `logits` equals `expected` (B, T, V) within `tol`; else the mistake it looks like."""
+    tol = tol or TOL
+    if not isinstance(logits, Tensor):
+        return f"forward must return a tensor of logits, got {type(logits).__name__}"
+    logits = logits.detach()
+    got, want = tuple(logits.shape), tuple(expected.shape)
+    if got != want:
+        b, t, v = want
+        if block_size is not None and len(got) == 3 and got[-1] == block_size != v:
+            return (
+                f"logits have shape {got}, expected {want}: the head scores positions, not tokens "
+                f"(positional embedding tied)"
+            )
+        if got == (b, t):
+            return f"forward returns token ids (an argmax?) of shape {got}: it must return logits (B, T, V) = {want}"
+        if got == (b * t, v):
+            return f"forward returns flattened logits {got}: keep the (B, T, V) = {want} shape"
+        return (
+            f"logits have shape {got}, expected {want} = (B, T, V): transposed / wrong matmul (the head must map "
+            f"(B, T, D) -> (B, T, V) with x @ W.T, W of shape (V, D)), or vectors that never went through the head"
+        )
+    if not logits.is_floating_point():
+        return f"forward must return floating-point logits, got dtype {logits.dtype}"
+    if close(logits, expected, **tol):
+        return None
+    sums = logits.sum(-1)
+    if close(sums, torch.ones_like(sums), atol=1e-4) and bool((logits >= 0).all()):
+        return (
+            "every row sums to 1: probabilities instead of logits (return the raw scores; softmax belongs in "
+            "the loss / sampling)"
+        )
+    lse = torch.logsumexp(logits.double(), dim=-1)
+    if close(lse, torch.zeros_like(lse), atol=1e-4):
+        return (
+            "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
+            "i.e. probabilities instead of logits (return the raw scores)"
+        )
+    e, g = expected.double().flatten(), logits.double().flatten()
+    scale = float((e @ g) / (e @ e)) if float(e @ e) > 0 else 0.0
+    if abs(scale - 1) > 1e-3 and abs(scale) > 1e-6 and close(g, scale * e, rtol=1e-4, atol=1e-5):
+        return f"logits are {scale:.4g} times the expected ones: logits scaled (no extra factor such as sqrt(D))"
+    diff = (logits - expected).double()
+    flat = diff.reshape(-1, diff.shape[-1])
+    if flat.shape[0] > 1 and close(flat, flat[:1].expand_as(flat), atol=1e-4) and flat.abs().max() > 1e-4:
+        return "logits are off by the same vector at every position: bias on the head (the tied head has no bias)"
+    return f"logits have the right shape but wrong values (largest difference {float(diff.abs().max()):.3g})"
+
+
+def logits_follow_table(logits: Tensor, expected: Tensor) -> bool:
+    """True when `logits` is `expected` up to what shape flow judges separately: a per-token bias, a
+    per-position offset or normalisation (softmax / log_softmax) and a positive scale.
+
+    Lets the identity checks demand that the head really uses the shared table without failing a
+    submission a second time for a bias or a softmax.
+    """
+    if logits.shape != expected.shape or logits.numel() == 0:
+        return False
+    x = logits.double().reshape(-1, logits.shape[-1])
+    y = expected.double().reshape(-1, expected.shape[-1])
+    if bool((x > 0).all()) and close(x.sum(-1), torch.ones(x.shape[0], dtype=x.dtype), atol=1e-4):
+        x = x.log()  # probabilities -> log-probabilities (a per-position offset of the logits)
+
+    def centred(m):
+        return m - m.mean(0, keepdim=True) - m.mean(1, keepdim=True) + m.mean()
+
+    xc, yc = centred(x), centred(y)
+    norm = float(yc.norm())
+    if norm == 0:
+        return bool(float(xc.norm()) < 1e-6)
+    scale = float((xc * yc).sum()) / norm**2
+    return scale > 0 and float((xc - scale * yc).norm()) <= 1e-3 * norm * max(scale, 1e-12)
+
+
+def gradient_problem(grad: Tensor | None, g_in: Tensor, g_out: Tensor, *, same_object: bool) -> str | None:
+    """None when the shared .grad is g_in + g_out (lookup path + head path); else why not."""
+    if grad is None:
+        return "token_embed.weight.grad is None: the shared table got no gradient (is it detached or frozen?)"
+    total = g_in + g_out
+    if close(grad, total, **GRAD_TOL):
+        return None
+    if close(grad, 2 * total, **_RATIO_TOL):
+        return "gradient doubled: the shared gradient is twice the sum of both paths"
+    if close(grad, 0.5 * total, **_RATIO_TOL):
+        return "gradient halved: the shared gradient is half the sum of both paths"
+    if close(grad, g_in, **_RATIO_TOL) or close(grad, g_out, **_RATIO_TOL):
+        path = "embedding" if close(grad, g_in, **_RATIO_TOL) else "head"
+        if not same_object:
+            return (
+                f"token_embed.weight.grad holds only the {path}-path gradient and lm_head.weight.grad is another "
+                f"tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses "
+                f"never add up in one .grad (only one path)"
+            )
+        return f"the shared gradient holds only the {path}-path gradient (only one path): is one use detached?"
+    return "the shared gradient is not the sum of the embedding-path and head-path gradients"
+
+
+def generated_ids_problem(seq: object, prompt: Tensor, max_new_tokens: int, *, check_prompt: bool = True) -> str | None:
+    """None when `seq` is int64 of shape (B, T + max_new_tokens) starting with the prompt (unless not
+    `check_prompt`); else what is off."""
+    b, t = prompt.shape
+    want = (b, t + max_new_tokens)
+    if not isinstance(seq, Tensor):
+        return f"generate must return a tensor of token ids, got {type(seq).__name__}"
+    if seq.dtype != torch.int64:
+        return (
+            f"generate returned dtype {seq.dtype}: not int64 (prompt not preserved as int64 token ids; build the "
+            f"result by concatenating int64 ids onto the prompt)"
+        )
+    if tuple(seq.shape) != want:
+        hint = "only the new tokens" if tuple(seq.shape) == (b, max_new_tokens) else "a wrong number of new tokens"
+        return (
+            f"generate returned shape {tuple(seq.shape)}, expected (B, T + max_new_tokens) = {want}: wrong length, "
+            f"{hint} (prompt not preserved, or not exactly max_new_tokens new tokens)"
+        )
+    if check_prompt and not torch.equal(seq[:, :t], prompt):
+        return "the first T columns are not the prompt: prompt not preserved"
+    return None
+
+
+def greedy_problem(seq: Tensor, expected: Tensor, *, again: Tensor | None = None) -> str | None:
+    """None when `seq` is the greedy decoding `expected` (and a second call `again` repeats it); else why not.
+
+    Both are (B, T + n) int64 with the prompt in front (see generated_ids_problem).
+    """
+    if again is not None and (again.shape != seq.shape or not torch.equal(again, seq)):
+        return (
+            "two calls returned different tokens: sampling instead of argmax (greedy decoding takes "
+            "logits.argmax(-1) every step)"
+        )
+    if torch.equal(seq, expected):
+        return None
+    row, col = (seq != expected).nonzero()[0].tolist()
+    return (
+        f"the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on the "
+        "last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wrong position, "
+        "missing append, or sampling instead of argmax)"
+    )

@@ -1,0 +1,58 @@
+# expect: wrong copied table
+# why: the head's .weight is a property that returns the embedding's Parameter (so identity checks pass), but forward multiplies by a second, separate table it keeps for itself.
+# fails: test_tied_lm_head_is_the_embedding_parameter
+import torch
+import torch.nn as nn
+
+import dnnlpy.models.gpt as gpt
+
+
+class _Head(nn.Module):
+    """Looks tied from outside; scores with a private table."""
+
+    def __init__(self, owner, table):
+        super().__init__()
+        self._owner = [owner]  # a list, so the owner is not registered as a submodule
+        self.secret = table
+
+    @property
+    def weight(self):
+        return self._owner[0].token_embed.weight
+
+    def forward(self, x):
+        return x @ self.secret.T
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = _Head(self, nn.Parameter(torch.randn(vocab_size, embed_dim) * 0.02))
+
+    def forward(self, input_ids):
+        return self.lm_head(self.token_embed(input_ids))  # (B, T, D) -> (B, T, V)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
+                                   weight_tying=True)
+
+    def forward(self, input_ids):
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids, targets=None):
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            context = ids[:, -self.minigpt.block_size:]
+            logits = self.minigpt(context)  # (B, t, V)
+            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)  # (B, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+        return ids

@@ -1,0 +1,142 @@
+"""Trusted: hidden suite, shape flow: (B, T) -> (B, T, D) -> (B, T, V), plain tensors with the right values."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem
+from autograder.graders.weight_tying.judge.reference import minigpt_from_state, tied_lm_logits
+from autograder.graders.weight_tying.runner.evidence import (
+    ForwardCase,
+    GptFloat64,
+    GptShapes,
+    LmFloat64,
+    LmShapeCase,
+    LmShapes,
+)
+from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, tensor_dict
+
+AREA = "shape flow"
+
+
+def _entry_with_matmul_hint(record, what):
+    try:
+        return entry(record, what)
+    except EvidenceError as exc:
+        text = str(exc)
+        if "cannot be multiplied" in text or "size mismatch" in text or "must match the size" in text:
+            text += "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)"
+        raise EvidenceError(text) from None
+
+
+def _logits(rec, b, t, v, dtype, what):
+    """Logits as a plain tensor; a wrong last dimension is reported through logits_problem."""
+    got = plain_tensor(rec, ForwardCase.logits, dtype=dtype, what=f"{what}: logits")
+    assert got.dim() == 3 and tuple(got.shape[:2]) == (b, t), (
+        f"{what}: logits have shape {tuple(got.shape)}, expected (B, T, V) = {(b, t, v)}"
+    )
+    return got
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(8)
+def test_tied_lm_shapes_and_values(plan, evidence, run):
+    """E[ids] (B, T, D) and E[ids] @ E.T (B, T, V) for random B, T, V, D (B = 1 and T = 1 included)."""
+    rec = need(evidence, LmShapes, run, what="TiedEmbeddingLM (shape flow)")
+    cases = rec.get(LmShapes.cases)
+    assert isinstance(cases, list) and len(cases) == len(plan["lm"]["shapes"]), "malformed evidence for lm_shapes"
+    problems = []
+    for c, got in zip(plan["lm"]["shapes"], cases, strict=True):
+        v, d = c["vocab_size"], c["embed_dim"]
+        b, t = c["ids"].shape
+        what = f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) on input_ids of shape {(b, t)}"
+        got = _entry_with_matmul_hint(got, what)
+        table = plain_tensor(
+            got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=f"{what}: token_embed.weight"
+        )
+        assert close(table, c["W"], rtol=0, atol=0), f"{what}: writing into token_embed.weight in place did not take"
+        head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=f"{what}: lm_head.weight")
+        assert tuple(head.shape) == (v, d), (
+            f"{what}: lm_head.weight has shape {tuple(head.shape)}, expected (V, D) = {(v, d)}"
+            + (": transposed (a Linear(V, D) head, or W.T stored)" if tuple(head.shape) == (d, v) else "")
+        )
+        hidden = plain_tensor(
+            got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=f"{what}: token_embed(input_ids)"
+        )
+        assert close(hidden, c["W"][c["ids"]]), f"{what}: token_embed(input_ids) is not the rows E[input_ids]"
+        logits = _logits(got, b, t, v, torch.float32, what)
+        expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
+        # Values follow the student's own head (identity is judged elsewhere), or the table itself.
+        with_head = c["W"][c["ids"]] @ head.T
+        if not (close(logits, expected, **TOL) or close(logits, with_head, **TOL)):
+            problems.append(f"{what}: {logits_problem(logits, expected)}")
+    _report(problems)
+
+
+def _report(problems: list[str]) -> None:
+    """Fail with the most telling problem: a recognised misconception beats 'wrong values'."""
+    if problems:
+        named = [p for p in problems if "wrong values" not in p]
+        more = f" (and {len(problems) - 1} more case(s))" if len(problems) > 1 else ""
+        raise AssertionError((named or problems)[0] + more)
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_tied_lm_float64(plan, evidence, run):
+    """After .to(torch.float64) the logits are float64 and still E[ids] @ E.T."""
+    p = plan["lm"]
+    rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM (.to(torch.float64))")
+    b, t = p["ids"].shape
+    what = "TiedEmbeddingLM after .to(torch.float64)"
+    logits = _logits(rec, b, t, p["vocab_size"], torch.float64, what)
+    table = p["W3"]
+    expected = tied_lm_logits(table, p["ids"])
+    problem = logits_problem(logits, expected, tol=TOL64)
+    assert problem is None, f"{what}: {problem}"
+
+
+def _judge_wrapper_case(cfg, got, ids, what, dtype=torch.float32):
+    v, block = cfg["vocab_size"], cfg["block_size"]
+    b, t = ids.shape
+    state = tensor_dict(got, ForwardCase.state, what=f"{what}: model.minigpt.state_dict()")
+    model = minigpt_from_state(cfg, state, dtype=dtype)
+    logits = _logits(got, b, t, v, dtype, what)
+    with torch.no_grad():
+        expected = model(ids)
+    problem = logits_problem(logits, expected, block_size=block, tol=TOL if dtype == torch.float32 else TOL64)
+    assert problem is None, f"{what}: {problem}"
+    return state
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(8)
+def test_wrapper_shapes_and_values(plan, evidence, run):
+    """Logits equal a judge-built MiniGPT with the same hyper-parameters and the student's weights."""
+    rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying (shape flow)")
+    cases = rec.get(GptShapes.cases)
+    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"]), "malformed evidence for gpt_shapes"
+    for c, got in zip(plan["gpt"]["shapes"], cases, strict=True):
+        cfg, ids = c["cfg"], c["ids"]
+        args = ", ".join(f"{k}={v}" for k, v in cfg.items())
+        what = f"MiniGPTWithWeightTying({args}) on input_ids of shape {tuple(ids.shape)}"
+        got = entry(got, what)
+        b, t = ids.shape
+        hidden = plain_tensor(
+            got,
+            ForwardCase.hidden,
+            shape=(b, t, cfg["embed_dim"]),
+            dtype=torch.float32,
+            what=f"{what}: minigpt.token_embed(input_ids)",
+        )
+        state = _judge_wrapper_case(cfg, got, ids, what)
+        assert close(hidden, state["token_embed.weight"][ids]), f"{what}: token_embed(input_ids) is not E[input_ids]"
+
+
+@pytest.mark.area(AREA)
+@pytest.mark.points(2)
+def test_wrapper_float64(plan, evidence, run):
+    p = plan["gpt"]
+    rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying (.to(torch.float64))")
+    _judge_wrapper_case(p["cfg"], rec, p["ids"], "MiniGPTWithWeightTying after .to(torch.float64)", dtype=torch.float64)

@@ -1,0 +1,234 @@
+"""Both sides: the weight_tying evidence records, declared once (experiments write them, the suite reads them).
+
+Every experiment builds the student's classes with the plan's sizes and seeds, pokes them, and sends one of
+these records (or ``{"error": ...}`` when the student's code raised). ``checked=False`` marks the runner's
+word: kept for diagnosis and the instructor's eyes, never a point on its own. EVIDENCE.md is generated from
+this module (``python -m autograder.protocol.schema`` prints it; a test keeps it in step).
+"""
+
+from __future__ import annotations
+
+from autograder.protocol.schema import Field, Record
+
+__all__ = [
+    "TieFacts",
+    "TableFollow",
+    "LmIdentity",
+    "LmReload",
+    "LmFloat64",
+    "LmShapeCase",
+    "LmShapes",
+    "LmGrad",
+    "GptIdentity",
+    "GptReload",
+    "GptFloat64",
+    "ForwardCase",
+    "GptShapes",
+    "GptHeads",
+    "CountCase",
+    "GptCounts",
+    "DropoutRun",
+    "GptDropout",
+    "GptGrad",
+    "LossCase",
+    "GptLoss",
+    "GenerateCase",
+    "GptGenerate",
+    "RECORDS",
+]
+
+
+class TieFacts(Record):
+    """What the runner sees of the tie (reported, never trusted alone)."""
+
+    head_is_embed = Field("bool", "lm_head.weight is token_embed.weight (object identity)", checked=False)
+    same_data_ptr = Field("bool", "the two weights start at the same memory address", checked=False)
+
+
+class TableFollow(TieFacts):
+    """The judge's table written into token_embed.weight in place, before any forward call."""
+
+    head_after_inplace = Field("tensor", "lm_head.weight right after the write: a tied head shows the judge's table")
+    logits = Field("tensor", "the model's output for the plan's ids, with the judge's table in place")
+    head_after_forward = Field(
+        "tensor", "lm_head.weight after that forward call (tells 'tied only in forward' apart)", checked=False
+    )
+
+
+class LmIdentity(TableFollow, name="lm_identity"):
+    """TiedEmbeddingLM(vocab_size=V, embed_dim=D) built with the plan's seed; W1 written in place."""
+
+    n_param_objects = Field("int", "distinct Parameter objects in named_parameters()", checked=False)
+    unique_numel = Field("int", "scalars in the distinct Parameters (judged with the head's behaviour)")
+    param_names = Field("names", "named_parameters(remove_duplicate=False) as [name, shape]", checked=False)
+    embed_in_parameters = Field("bool", "token_embed.weight is among model.parameters()")
+    head_has_bias = Field("bool", "lm_head has a bias (the logits show it)", checked=False)
+
+
+class LmReload(TableFollow, name="lm_reload"):
+    """A state_dict saved and loaded into a fresh TiedEmbeddingLM, then W2 written in place."""
+
+
+class LmFloat64(TableFollow, name="lm_float64"):
+    """TiedEmbeddingLM after .to(torch.float64), then W3 (float64) written in place."""
+
+    embed_weight = Field("tensor", "token_embed.weight after the write", checked=False)
+
+
+class LmShapeCase(Record):
+    """One (V, D, B, T) of lm_shapes: the judge's table W written into a fresh model."""
+
+    embed_weight = Field("tensor", "token_embed.weight after the write (must be W)")
+    head_weight = Field("tensor", "lm_head.weight (shape (V, D))")
+    hidden = Field("tensor", "token_embed(ids): (B, T, D)")
+    logits = Field("tensor", "model(ids): (B, T, V)")
+
+
+class LmShapes(Record, name="lm_shapes"):
+    """TiedEmbeddingLM over random V, D, B, T (B = 1 and T = 1 included)."""
+
+    cases = Field("cases", "one record per plan case", of=LmShapeCase)
+
+
+class LmGrad(Record, name="lm_grad"):
+    """SGD built over model.parameters() before any forward; sum(logits * G).backward(); one step."""
+
+    grad_same_object = Field("bool", "lm_head.weight.grad is token_embed.weight.grad", checked=False)
+    embed_grad = Field("tensor?", "token_embed.weight.grad: must be the lookup path's plus the head path's")
+    head_grad = Field("tensor?", "lm_head.weight.grad: must equal embed_grad")
+    table_after = Field("tensor", "token_embed.weight after one SGD step: moved once, by lr * the sum")
+    head_after = Field("tensor", "lm_head.weight after the step", checked=False)
+
+
+class GptIdentity(TableFollow, name="gpt_identity"):
+    """MiniGPTWithWeightTying built with the plan's cfg and seed; W1 written into minigpt.token_embed."""
+
+    n_param_objects = LmIdentity.FIELDS["n_param_objects"]
+    unique_numel = Field("int", "scalars in the distinct Parameters", checked=False)
+    param_names = LmIdentity.FIELDS["param_names"]
+    embed_in_parameters = LmIdentity.FIELDS["embed_in_parameters"]
+    head_is_pos = Field("bool", "minigpt.lm_head.weight is minigpt.pos_embed.weight", checked=False)
+    pos_before = Field("tensor", "minigpt.pos_embed.weight before the write")
+    pos_after = Field("tensor", "minigpt.pos_embed.weight after the write (must not move)")
+    state = Field("state", "minigpt.state_dict(): the judge reruns the logits with W1 as the one table")
+
+
+class GptReload(TableFollow, name="gpt_reload"):
+    """A state_dict saved and loaded into a fresh wrapper, then W2 written into minigpt.token_embed."""
+
+    state = Field("state", "minigpt.state_dict() after the write")
+
+
+class GptFloat64(TableFollow, name="gpt_float64"):
+    """The wrapper after .to(torch.float64), then W3 (float64) written into minigpt.token_embed."""
+
+    state = Field("state", "minigpt.state_dict() (float64) after the write")
+
+
+class ForwardCase(Record):
+    """One wrapper built with a plan cfg and seed, in eval mode."""
+
+    hidden = Field("tensor", "minigpt.token_embed(ids): (B, T, D)")
+    logits = Field("tensor", "model(ids): (B, T, V)")
+    state = Field("state", "minigpt.state_dict(): the judge rebuilds this model and reruns ids")
+
+
+class GptShapes(Record, name="gpt_shapes"):
+    """The wrapper over random sizes (B = 1 and T = 1 included)."""
+
+    cases = Field("cases", "one record per plan case", of=ForwardCase)
+
+
+class GptHeads(Record, name="gpt_heads"):
+    """Equal shapes, num_heads 1 / 4 / 6: only the logits can tell them apart."""
+
+    cases = Field("cases", "one record per plan case", of=ForwardCase)
+
+
+class CountCase(Record):
+    """One wrapper built with a plan cfg (seed 0)."""
+
+    unique_numel = Field("int", "scalars in the distinct Parameters of the wrapper")
+    state_shapes = Field("shapes", "minigpt.state_dict() keys and shapes")
+
+
+class GptCounts(Record, name="gpt_counts"):
+    """Hyper-parameters away from the defaults, one changed at a time."""
+
+    cases = Field("cases", "one record per plan case", of=CountCase)
+
+
+class DropoutRun(Record):
+    """One wrapper in train mode, the RNG seeded before two forward calls, then eval mode."""
+
+    train_1 = Field("tensor", "first train-mode logits")
+    train_2 = Field("tensor", "second train-mode logits (differ from the first only with dropout)")
+    eval = Field("tensor", "eval-mode logits")
+    state = Field("state", "minigpt.state_dict()")
+    dropout_settings = Field("dropouts", "every dropout probability inside minigpt")
+
+
+class GptDropout(Record, name="gpt_dropout"):
+    """The wrapper with dropout 0.5 (cfg) and 0.0 (cfg0)."""
+
+    cfg = Field("record", "dropout = 0.5", of=DropoutRun)
+    cfg0 = Field("record", "dropout = 0.0", of=DropoutRun)
+
+
+class GptGrad(Record, name="gpt_grad"):
+    """Weights sharpened, SGD built before any forward; loss(ids).backward(); one step."""
+
+    state_before = Field("state", "minigpt.state_dict() before the backward")
+    loss = Field("tensor", "model.loss(ids)", checked=False)
+    grad_same_object = Field("bool", "lm_head.weight.grad is token_embed.weight.grad", checked=False)
+    embed_grad = Field("tensor?", "minigpt.token_embed.weight.grad: both paths' sum")
+    head_grad = Field("tensor?", "minigpt.lm_head.weight.grad: must equal embed_grad")
+    table_after = Field("tensor", "minigpt.token_embed.weight after one SGD step")
+
+
+class LossCase(Record):
+    """One call of model.loss."""
+
+    loss = Field("tensor", "the returned loss (a scalar)")
+
+
+class GptLoss(Record, name="gpt_loss"):
+    """Weights sharpened; loss with no targets, targets of shape (B, T-1), targets of shape (B, T)."""
+
+    state = Field("state", "minigpt.state_dict()")
+    none = Field("record", "model.loss(ids)", of=LossCase)
+    short = Field("record", "model.loss(ids, targets (B, T-1))", of=LossCase)
+    full = Field("record", "model.loss(ids, targets (B, T))", of=LossCase)
+
+
+class GenerateCase(Record):
+    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2)."""
+
+    first = Field("tensor", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64")
+    second = Field("tensor", "the second call's output: greedy decoding repeats the first")
+
+
+class GptGenerate(Record, name="gpt_generate"):
+    """Greedy generation within block_size, then well past it."""
+
+    cases = Field("named cases", "within_block, past_block", of=GenerateCase)
+
+
+# Experiment records in the order the runner sends them.
+RECORDS: tuple[type[Record], ...] = (
+    LmIdentity,
+    LmReload,
+    LmFloat64,
+    LmShapes,
+    LmGrad,
+    GptIdentity,
+    GptReload,
+    GptFloat64,
+    GptShapes,
+    GptHeads,
+    GptCounts,
+    GptDropout,
+    GptGrad,
+    GptLoss,
+    GptGenerate,
+)

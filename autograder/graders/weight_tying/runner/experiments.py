@@ -1,0 +1,301 @@
+"""Untrusted: the weight_tying experiments, run in the sandbox next to the student's classes.
+
+``run(namespace, plan, emit)`` builds the student's classes with the plan's sizes, pokes them, and emits
+one record per experiment (see ``evidence``): plain torch.Tensor (never a subclass), int, float, bool, str,
+None, lists and dicts. Nothing is judged here; every record is checked by the suite against the judge's own
+computation. Each experiment catches its own exceptions and emits {"error": ...}, so a bug in one area does
+not hide the others.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+from autograder.graders.weight_tying.runner import evidence as ev
+from autograder.graders.weight_tying.runner.tools import (
+    SGD,
+    copy_into,
+    dropout_settings,
+    guard,
+    load_state_in_place,
+    plain,
+    reloaded,
+    seeded,
+    sharpen,
+    unique_parameters,
+)
+
+__all__ = ["run", "EXPERIMENTS"]
+
+
+def _tie_facts(embed, head) -> dict:
+    return {ev.TieFacts.head_is_embed: head is embed, ev.TieFacts.same_data_ptr: head.data_ptr() == embed.data_ptr()}
+
+
+def _identity_facts(model: torch.nn.Module, embed, head) -> dict:
+    """What the runner sees about the tie (reported, never trusted alone by the judge)."""
+    unique = unique_parameters(model)
+    return {
+        **_tie_facts(embed, head),
+        ev.LmIdentity.n_param_objects: len(unique),
+        ev.LmIdentity.unique_numel: int(sum(p.numel() for p in unique)),
+        ev.LmIdentity.param_names: [[n, list(p.shape)] for n, p in model.named_parameters(remove_duplicate=False)],
+        ev.LmIdentity.embed_in_parameters: any(p is embed for p in unique),
+    }
+
+
+def _follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Callable[[], dict] = dict) -> dict:
+    """Write the judge's `table` into owner.token_embed in place, before any forward call; record the head
+    right after (plus `also()`), the logits for `ids`, and the head again after that forward call."""
+    copy_into(owner.token_embed.weight, table)
+    rec = {ev.TableFollow.head_after_inplace: plain(owner.lm_head.weight), **also()}
+    if eval_mode:
+        model.eval()
+    rec[ev.TableFollow.logits] = plain(model(ids))
+    # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
+    rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)
+    return rec
+
+
+def _minigpt_state(model) -> dict:
+    return {k: plain(v) for k, v in model.minigpt.state_dict().items()}
+
+
+# ---------------------------------------------------------------- TiedEmbeddingLM
+
+
+def _lm(ns, p, seed_offset=0):
+    cls = ns["TiedEmbeddingLM"]
+    return seeded(p["seed"] + seed_offset, lambda: cls(vocab_size=p["vocab_size"], embed_dim=p["embed_dim"]))
+
+
+def lm_identity(ns, plan):
+    p = plan["lm"]
+    model = _lm(ns, p)
+    facts = _identity_facts(model, model.token_embed.weight, model.lm_head.weight)
+    facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
+    return ev.LmIdentity.make(**facts, **_follow_table(model, model, p["W1"], p["ids"]))
+
+
+def lm_reload(ns, plan):
+    p = plan["lm"]
+    fresh = reloaded(lambda offset: _lm(ns, p, seed_offset=offset))
+    rec = _tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
+    return ev.LmReload.make(**rec, **_follow_table(fresh, fresh, p["W2"], p["ids"]))
+
+
+def lm_float64(ns, plan):
+    p = plan["lm"]
+    model = _lm(ns, p).to(torch.float64)
+    rec = _tie_facts(model.token_embed.weight, model.lm_head.weight)
+    also = lambda: {ev.LmFloat64.embed_weight: plain(model.token_embed.weight)}  # noqa: E731
+    return ev.LmFloat64.make(**rec, **_follow_table(model, model, p["W3"], p["ids"], also=also))
+
+
+def lm_shapes(ns, plan):
+    def one(c):
+        build = lambda: ns["TiedEmbeddingLM"](vocab_size=c["vocab_size"], embed_dim=c["embed_dim"])  # noqa: E731
+        model = seeded(c["seed"], build)
+        copy_into(model.token_embed.weight, c["W"])
+        return ev.LmShapeCase.make(
+            embed_weight=plain(model.token_embed.weight),
+            head_weight=plain(model.lm_head.weight),
+            hidden=plain(model.token_embed(c["ids"])),
+            logits=plain(model(c["ids"])),
+        )
+
+    return ev.LmShapes.make(cases=[guard(lambda c=c: one(c)) for c in plan["lm"]["shapes"]])
+
+
+def lm_grad(ns, plan):
+    p = plan["lm"]
+    model = _lm(ns, p)
+    copy_into(model.token_embed.weight, p["W1"])
+    opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
+    opt.zero_grad()
+    logits = model(p["ids"])
+    (logits * p["G"]).sum().backward()
+    embed, head = model.token_embed.weight, model.lm_head.weight
+    rec = {
+        ev.LmGrad.grad_same_object: embed.grad is not None and head.grad is embed.grad,
+        ev.LmGrad.embed_grad: None if embed.grad is None else plain(embed.grad),
+        ev.LmGrad.head_grad: None if head.grad is None else plain(head.grad),
+    }
+    opt.step()
+    rec[ev.LmGrad.table_after] = plain(model.token_embed.weight)
+    rec[ev.LmGrad.head_after] = plain(model.lm_head.weight)
+    return ev.LmGrad.make(**rec)
+
+
+# ---------------------------------------------------------------- MiniGPTWithWeightTying
+
+
+def _gpt(ns, cfg, seed):
+    return seeded(seed, lambda: ns["MiniGPTWithWeightTying"](**cfg))
+
+
+def gpt_identity(ns, plan):
+    p = plan["gpt"]
+    model = _gpt(ns, p["cfg"], p["seed"])
+    g = model.minigpt
+    facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
+    facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
+    facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
+    also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
+    facts.update(_follow_table(model, g, p["W1"], p["ids"], eval_mode=True, also=also))
+    facts[ev.GptIdentity.state] = _minigpt_state(model)  # the judge reruns these logits with W1 as the one table
+    return ev.GptIdentity.make(**facts)
+
+
+def gpt_reload(ns, plan):
+    p = plan["gpt"]
+    fresh = reloaded(lambda offset: _gpt(ns, p["cfg"], p["seed"] + offset))
+    g = fresh.minigpt
+    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec.update(_follow_table(fresh, g, p["W2"], p["ids"], eval_mode=True))
+    return ev.GptReload.make(**rec, state=_minigpt_state(fresh))
+
+
+def gpt_float64(ns, plan):
+    p = plan["gpt"]
+    model = _gpt(ns, p["cfg"], p["seed"]).to(torch.float64)
+    g = model.minigpt
+    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec.update(_follow_table(model, g, p["W3"], p["ids"], eval_mode=True))
+    return ev.GptFloat64.make(**rec, state=_minigpt_state(model))
+
+
+def _forward_case(ns, c):
+    model = _gpt(ns, c["cfg"], c["seed"]).eval()
+    return ev.ForwardCase.make(
+        hidden=plain(model.minigpt.token_embed(c["ids"])),
+        logits=plain(model(c["ids"])),
+        state=_minigpt_state(model),
+    )
+
+
+def gpt_shapes(ns, plan):
+    return ev.GptShapes.make(cases=[guard(lambda c=c: _forward_case(ns, c)) for c in plan["gpt"]["shapes"]])
+
+
+def gpt_heads(ns, plan):
+    return ev.GptHeads.make(cases=[guard(lambda c=c: _forward_case(ns, c)) for c in plan["gpt"]["heads"]])
+
+
+def gpt_counts(ns, plan):
+    def one(c):
+        model = _gpt(ns, c["cfg"], 0)
+        return ev.CountCase.make(
+            unique_numel=int(sum(prm.numel() for prm in unique_parameters(model))),
+            state_shapes={k: list(v.shape) for k, v in model.minigpt.state_dict().items()},
+        )
+
+    return ev.GptCounts.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["counts"]])
+
+
+def gpt_dropout(ns, plan):
+    p = plan["gpt"]["dropout"]
+
+    def one(cfg):
+        model = _gpt(ns, cfg, p["seed"]).train()
+        torch.manual_seed(p["seed"] + 7)
+        first = plain(model(p["ids"]))
+        second = plain(model(p["ids"]))
+        model.eval()
+        return ev.DropoutRun.make(
+            train_1=first,
+            train_2=second,
+            eval=plain(model(p["ids"])),
+            state=_minigpt_state(model),
+            dropout_settings=dropout_settings(model.minigpt),
+        )
+
+    return ev.GptDropout.make(
+        **{key: guard(lambda key=key: one(p[key])) for key in (ev.GptDropout.cfg, ev.GptDropout.cfg0)}
+    )
+
+
+def gpt_grad(ns, plan):
+    p = plan["gpt"]
+    model = _gpt(ns, p["cfg"], p["seed"])
+    sharpen(model.minigpt, p["sharpen"])
+    opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
+    opt.zero_grad()
+    rec: dict[str, Any] = {ev.GptGrad.state_before: _minigpt_state(model)}
+    loss = model.loss(p["ids"])
+    loss.backward()
+    g = model.minigpt
+    embed, head = g.token_embed.weight, g.lm_head.weight
+    rec[ev.GptGrad.loss] = plain(loss)
+    rec[ev.GptGrad.grad_same_object] = embed.grad is not None and head.grad is embed.grad
+    rec[ev.GptGrad.embed_grad] = None if embed.grad is None else plain(embed.grad)
+    rec[ev.GptGrad.head_grad] = None if head.grad is None else plain(head.grad)
+    opt.step()
+    rec[ev.GptGrad.table_after] = plain(g.token_embed.weight)
+    return ev.GptGrad.make(**rec)
+
+
+def gpt_loss(ns, plan):
+    p = plan["gpt"]
+    model = _gpt(ns, p["cfg"], p["seed"])
+    sharpen(model.minigpt, p["sharpen"])
+    rec: dict[str, Any] = {ev.GptLoss.state: _minigpt_state(model)}
+    forms = {ev.GptLoss.none: None, ev.GptLoss.short: p["targets_short"], ev.GptLoss.full: p["targets_full"]}
+    for name, targets in forms.items():
+        call = (lambda: model.loss(p["ids"])) if targets is None else (lambda t=targets: model.loss(p["ids"], t))
+        rec[name] = guard(lambda call=call: ev.LossCase.make(loss=plain(call())))
+    return ev.GptLoss.make(**rec)
+
+
+def gpt_generate(ns, plan):
+    def one(c):
+        model = _gpt(ns, c["cfg"], 0)
+        load_state_in_place(model.minigpt, c["state"])
+        model.eval()
+        torch.manual_seed(1)
+        first = plain(model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        torch.manual_seed(2)
+        second = plain(model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        return ev.GenerateCase.make(first=first, second=second)
+
+    return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c: one(c)) for c in plan["gpt"]["generate"]})
+
+
+EXPERIMENTS = {
+    ev.LmIdentity.NAME: lm_identity,
+    ev.LmReload.NAME: lm_reload,
+    ev.LmFloat64.NAME: lm_float64,
+    ev.LmShapes.NAME: lm_shapes,
+    ev.LmGrad.NAME: lm_grad,
+    ev.GptIdentity.NAME: gpt_identity,
+    ev.GptReload.NAME: gpt_reload,
+    ev.GptFloat64.NAME: gpt_float64,
+    ev.GptShapes.NAME: gpt_shapes,
+    ev.GptHeads.NAME: gpt_heads,
+    ev.GptCounts.NAME: gpt_counts,
+    ev.GptDropout.NAME: gpt_dropout,
+    ev.GptGrad.NAME: gpt_grad,
+    ev.GptLoss.NAME: gpt_loss,
+    ev.GptGenerate.NAME: gpt_generate,
+}
+
+_NEEDS = {"lm": "TiedEmbeddingLM", "gpt": "MiniGPTWithWeightTying"}
+
+
+def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
+    """Run every experiment in order; emit one record per experiment, an error record on failure."""
+    # Everything alive now (torch's ~10^6 objects, the submission) moves out of the cyclic collector's
+    # reach: otherwise each automatic full collection walks all of it (~80 ms, several per run). Objects
+    # the experiments create are still collected as usual.
+    gc.freeze()
+    torch.set_grad_enabled(True)
+    for name, fn in EXPERIMENTS.items():
+        cls = _NEEDS[name.split("_")[0]]
+        if cls not in namespace:
+            emit(name, {"error": f"NameError: the submission does not define {cls}"})
+            continue
+        emit(name, guard(lambda fn=fn: fn(namespace, plan)))

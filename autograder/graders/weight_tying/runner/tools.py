@@ -1,0 +1,159 @@
+"""Untrusted: the small tools the weight_tying experiments poke student models with.
+
+Imports only torch and the standard library: this module must work where the judge's files are unreadable.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+import torch
+
+__all__ = [
+    "plain",
+    "error_text",
+    "guard",
+    "copy_into",
+    "SGD",
+    "seeded",
+    "reloaded",
+    "load_state_in_place",
+    "sharpen",
+    "dropout_settings",
+    "unique_parameters",
+]
+
+
+def plain(t: Any) -> torch.Tensor:
+    """A detached plain-torch.Tensor copy; a non-tensor raises so the record says so."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"expected a torch.Tensor, got {type(t).__name__}")
+    return t.detach().clone().contiguous().as_subclass(torch.Tensor)
+
+
+def _library_dirs() -> tuple[str, ...]:
+    """Where library code lives (torch, dnnlpy, the kit): frames there are not the student's."""
+    dirs = {os.path.dirname(torch.__file__), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))}
+    module = sys.modules.get("dnnlpy")
+    if module is not None and getattr(module, "__file__", None):
+        dirs.add(os.path.dirname(module.__file__))
+    return tuple(d + os.sep for d in dirs)
+
+
+def error_text(exc: BaseException) -> str:
+    """'ExcType: message  (at file:line in fn; ...)', the student's own frames only."""
+    text = f"{type(exc).__name__}: {exc}"[:1500]
+    frames = traceback.extract_tb(exc.__traceback__)
+    library = _library_dirs()
+    mine = [f for f in frames if not f.filename.startswith(library)]
+    if mine:
+        tail = "; ".join(f"{f.filename}:{f.lineno} in {f.name}" for f in mine[-3:])
+        text += f"  (at {tail})"[:600]
+    return text
+
+
+def guard(fn: Callable[[], Any]) -> Any:
+    """fn(), or {"error": ...} when the student's code raised: a failure is evidence too."""
+    try:
+        return fn()
+    except Exception as exc:
+        return {"error": error_text(exc)}
+
+
+def copy_into(param: torch.Tensor, value: torch.Tensor) -> None:
+    with torch.no_grad():
+        param.copy_(value)
+
+
+class SGD:
+    """Plain SGD over a parameter list fixed at construction: step() does p -= lr * p.grad, as
+    torch.optim.SGD(params, lr=lr) does (no momentum, no weight decay).
+
+    Written out because torch.optim's first use imports torch._dynamo: about 1 s of CPU per grading run,
+    ten times what all the experiments cost on a correct solution.
+    """
+
+    def __init__(self, params, lr: float) -> None:
+        self.params = list(params)  # fixed now, like an optimizer built before any forward call
+        self.lr = float(lr)
+
+    def zero_grad(self) -> None:
+        for prm in self.params:
+            prm.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        for prm in self.params:
+            if prm.grad is not None:
+                prm.add_(prm.grad, alpha=-self.lr)
+
+
+def seeded(seed: int, build: Callable[[], Any]) -> Any:
+    torch.manual_seed(seed)
+    return build()
+
+
+def reloaded(build: Callable[[int], Any]) -> Any:
+    """build(1), loaded with the state_dict of build(0): the tie must survive a save/load round trip."""
+    buf = io.BytesIO()
+    torch.save(build(0).state_dict(), buf)
+    buf.seek(0)
+    fresh = build(1)
+    fresh.load_state_dict(torch.load(buf, weights_only=False))
+    return fresh
+
+
+def load_state_in_place(module, state: dict) -> None:
+    """Copy every judge tensor into `module`'s state in place (keeps any tie intact)."""
+    mine = module.state_dict()
+    missing = [k for k in state if k not in mine]
+    if missing:
+        raise KeyError(f"model.minigpt has no entries {missing[:4]} (a MiniGPT built with these arguments has)")
+    wrong = [k for k, v in state.items() if tuple(mine[k].shape) != tuple(v.shape)]
+    if wrong:
+        k = wrong[0]
+        raise ValueError(
+            f"cannot load the judge's weights into model.minigpt: {k} has shape {tuple(mine[k].shape)}, "
+            f"a MiniGPT built with these arguments has {tuple(state[k].shape)} (a hyper-parameter ignored?)"
+        )
+    with torch.no_grad():
+        for k, v in state.items():
+            mine[k].copy_(v)
+
+
+def sharpen(module, factor: float) -> None:
+    """Scale every weight matrix of `module` (each Parameter once) so the logits are far from uniform.
+
+    At GPT-2's N(0, 0.02) init every loss is close to ln(V) whatever the targets, which would hide a wrong
+    shift; the judge reads the weights back from the recorded state, so any scale is fair.
+    """
+    with torch.no_grad():
+        for prm in module.parameters():
+            if prm.dim() >= 2:
+                prm.mul_(factor)
+
+
+def dropout_settings(module) -> list:
+    """[[module name, probability], ...] for every dropout module inside `module`.
+
+    The judge applies the same rule to its own model (its reference imports this; never the other way
+    round: the runner must not need the judge's files)."""
+    out = []
+    for name, sub in module.named_modules():
+        p = getattr(sub, "p", None)
+        if "Dropout" in type(sub).__name__ and isinstance(p, (int, float)) and not isinstance(p, bool):
+            out.append([name, float(p)])
+    return out
+
+
+def unique_parameters(model) -> list:
+    """Each Parameter of `model` once, however many names it has (a tied table counts once)."""
+    unique: dict[int, Any] = {}
+    for _, prm in model.named_parameters(remove_duplicate=False):
+        unique.setdefault(id(prm), prm)
+    return list(unique.values())

@@ -1,0 +1,29 @@
+"""Trusted: the weight_tying grader as the engine sees it (``SPEC``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.kit import SOLUTIONS_DIR
+from autograder.spec import AssignmentSpec
+
+__all__ = ["SPEC"]
+
+_HERE = Path(__file__).resolve().parent
+
+
+def _make_plan(seed: int) -> dict:
+    # Imported when called: reading the registry must not import torch or the judge's reference.
+    from autograder.graders.weight_tying.judge.plan import make_plan
+
+    return make_plan(seed)
+
+
+SPEC = AssignmentSpec(
+    name="weight_tying",
+    required_names=("TiedEmbeddingLM", "MiniGPTWithWeightTying"),
+    make_plan=_make_plan,
+    experiments="autograder.graders.weight_tying.runner.experiments:run",
+    judge_dir=_HERE / "judge",
+    solution_path=SOLUTIONS_DIR / "weight_tying.py",
+)

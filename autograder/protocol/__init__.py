@@ -1,0 +1,8 @@
+"""Both sides: the evidence channel between the runner (untrusted) and the judge (trusted).
+
+- ``frames``: the wire format (length-prefixed ``torch.save`` blobs) and the runner's writer;
+- ``schema``: how a grader declares its evidence records once, for its experiments, suites and docs;
+- ``decode``: the trusted side's reader of what came down the pipe.
+
+The runner imports ``frames`` and ``schema`` only; nothing here imports student code or the judge.
+"""

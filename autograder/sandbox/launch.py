@@ -1,0 +1,304 @@
+"""Trusted: run one untrusted process tree with limits, capped output, an evidence pipe, and no survivors.
+
+``run_sandboxed`` starts ``python -m <module> <evidence_fd>`` through ``autograder.sandbox.jail`` in the
+strongest isolation this machine allows (see ``probe_isolation``), feeds it ``stdin``, reads its
+stdout/stderr into capped buffers and its evidence pipe into a capped byte string, enforces the wall-time
+limit, and kills the whole tree afterwards.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from autograder.sandbox.capture import Capture
+from autograder.sandbox.limits import MODES, Isolation, Limits, MiB, isolation_for
+from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
+from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
+from autograder.sandbox.view import build_view
+
+__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "RUNNER_PACKAGES"]
+
+# What every runner imports of the kit besides its grader's own runner package (exposed whole).
+RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
+
+
+@dataclass
+class SandboxResult:
+    exit_code: int | None  # the runner's exit status, when it exited
+    signal: int | None  # the signal that killed the runner, when one did
+    timed_out: bool
+    wall_seconds: float
+    stdout: str
+    stderr: str
+    evidence: bytes  # raw bytes of the evidence channel (frames are decoded by the engine)
+    evidence_overflow: bool
+    isolation: Isolation
+    notes: list[str] = field(default_factory=list)
+
+
+def _symlinks() -> list[list[str]]:
+    tops = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    return [[top, os.readlink(top)] for top in tops if os.path.islink(top)]
+
+
+def _root_mount_point(binds: list[str]) -> str:
+    for cand in ("/mnt", "/media", "/srv", "/opt", "/run", "/var/tmp", "/tmp"):
+        if os.path.isdir(cand) and not any(b == cand or b.startswith(cand + "/") for b in binds):
+            return cand
+    raise RuntimeError("no directory is free to build the sandbox's root on; tried /mnt, /media, /srv, ...")
+
+
+def _runner_env(home: str) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "TMPDIR": home,
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+    }
+
+
+def _rlimits(limits: Limits, mode: str) -> dict[str, int]:
+    out = {
+        "RLIMIT_AS": limits.memory_bytes,
+        "RLIMIT_CPU": limits.cpu_seconds,
+        "RLIMIT_FSIZE": limits.max_file_bytes,
+        "RLIMIT_CORE": 0,
+    }
+    if mode != "rlimits":  # as ourselves, RLIMIT_NPROC would count every process we own
+        out["RLIMIT_NPROC"] = limits.max_processes
+    return out
+
+
+def _command(
+    mode: str,
+    module: str,
+    limits: Limits,
+    uid: int,
+    hides: list[str],
+    evidence_fd: int,
+    status_fd: int,
+    workdir: str,
+    packages: tuple[str, ...],
+) -> list[str]:
+    python = sys.executable
+    runner_argv = [python, "-I", "-B", "-m", module, str(evidence_fd)]
+    cfg = {
+        "mode": mode,
+        "uid": uid,
+        "gid": uid,
+        "rlimits": _rlimits(limits, mode),
+        "argv": runner_argv,
+        "evidence_fd": evidence_fd,
+        "status_fd": status_fd,
+        "env": _runner_env("/tmp" if mode == "namespaces" else workdir),
+        "cwd": "/tmp" if mode == "namespaces" else workdir,
+    }
+    jail = [python, "-I", "-B", "-m", "autograder.sandbox.jail"]
+    if mode != "namespaces":
+        return [*jail, json.dumps(cfg)]
+    view = build_view(packages, hides)
+    cfg.update(view, symlinks=_symlinks(), tmp_bytes=256 * MiB)
+    cfg["root_mount"] = _root_mount_point(view["binds"] + view["kit_binds"])
+    unshare = shutil.which("unshare") or "unshare"
+    # If the grader dies (Ctrl-C in a batch, OOM), unshare gets SIGKILL and takes the namespace with it.
+    setpriv = shutil.which("setpriv")
+    orphan_guard = [setpriv, "--pdeathsig", "KILL"] if setpriv else []
+    namespaces = ["--net", "--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--propagation", "private"]
+    return [*orphan_guard, unshare, *namespaces, *jail, json.dumps(cfg)]
+
+
+def run_sandboxed(
+    *,
+    module: str,
+    stdin: bytes | Callable[[], bytes],
+    limits: Limits,
+    packages: tuple[str, ...] = (),
+    hidden_paths: tuple[str, ...] = (),
+    mode: str | None = None,
+) -> SandboxResult:
+    """Run ``python -m module <evidence_fd>`` sandboxed; see the module docstring.
+
+    With namespaces, the runner sees of the kit only ``RUNNER_PACKAGES``, the other `packages` it imports
+    (each one's folder whole, and its parents' ``__init__.py``), ``dnnlpy`` and the venv (see
+    ``autograder.sandbox.view``); the `hidden_paths` are covered even there. The weaker modes cannot hide
+    files at all (see ``not_enforced``).
+
+    `stdin` may be a function: it is then called (in a thread) once the process has started, so that
+    preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
+    run is abandoned and the exception re-raised here.
+    """
+    clean_stale_workdirs(limits.wall_seconds, sandbox_uids=SANDBOX_UIDS)
+    isolation = probe_isolation() if mode is None else isolation_for(mode)
+    slot = Slot()
+    try:
+        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, (*RUNNER_PACKAGES, *packages))
+    finally:
+        slot.release()
+
+
+def _run(
+    module: str,
+    stdin: bytes | Callable[[], bytes],
+    limits: Limits,
+    hidden_paths: tuple[str, ...],
+    isolation: Isolation,
+    uid: int,
+    packages: tuple[str, ...],
+) -> SandboxResult:
+    mode = isolation.mode
+    if mode != "rlimits":
+        kill_uid(uid)  # leftovers of a grader that died mid-run
+    ev_r, ev_w = os.pipe()
+    st_r, st_w = os.pipe()
+    workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
+    if mode == "uid":
+        os.chown(workdir, uid, uid)
+    hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
+    argv = _command(mode, module, limits, uid, hides, ev_w, st_w, workdir, packages)
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        pass_fds=(ev_w, st_w),
+        start_new_session=True,
+        cwd=workdir,
+        env=_runner_env(workdir),
+    )
+    os.close(ev_w)
+    os.close(st_w)
+    readers = [
+        Capture(os.dup(proc.stdout.fileno()), limits.capture_bytes),
+        Capture(os.dup(proc.stderr.fileno()), limits.capture_bytes),
+        Capture(ev_r, limits.evidence_bytes, keep_all=True),
+        Capture(st_r, 64, keep_all=True),
+    ]
+    proc.stdout.close()
+    proc.stderr.close()
+    for reader in readers:
+        reader.start()
+    feed_error: list[BaseException] = []
+    feeder = threading.Thread(target=_feed, args=(proc, stdin, feed_error), daemon=True)
+    feeder.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=limits.wall_seconds)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    wall = time.monotonic() - start
+    survivors = _kill_tree(proc, mode, uid)
+    feeder.join()  # the job is built or has failed: either way the caller needs to know
+    if feed_error:
+        shutil.rmtree(workdir, ignore_errors=True)
+        raise feed_error[0]
+    notes: list[str] = ["processes survived the kill"] if survivors else []
+    for reader in readers:
+        reader.join(timeout=2.0)
+        if reader.is_alive():
+            notes.append("a process outside the sandbox's reach kept an output pipe open")
+    exit_code, sig = _exit_status(proc, mode, readers[3])
+    shutil.rmtree(workdir, ignore_errors=True)
+    out, err, ev = readers[0], readers[1], readers[2]
+    for name, cap in (("stdout", out), ("stderr", err)):
+        if cap.dropped > 0:
+            notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
+    return SandboxResult(
+        exit_code=exit_code,
+        signal=sig,
+        timed_out=timed_out,
+        wall_seconds=round(wall, 3),
+        stdout=out.text(),
+        stderr=err.text(),
+        evidence=bytes(ev.head),
+        evidence_overflow=ev.total > limits.evidence_bytes,
+        isolation=isolation,
+        notes=notes,
+    )
+
+
+def _feed(proc: subprocess.Popen, data: bytes | Callable[[], bytes], errors: list[BaseException]) -> None:
+    try:
+        payload = data() if callable(data) else data
+    except BaseException as exc:  # handed to the caller; the run is abandoned
+        errors.append(exc)
+        _kill_quietly(proc)
+        return
+    try:
+        proc.stdin.write(payload)
+        proc.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):
+        pass
+
+
+def _kill_quietly(proc: subprocess.Popen) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _kill_tree(proc: subprocess.Popen, mode: str, uid: int) -> int:
+    # namespaces: killing unshare SIGKILLs the namespace's PID 1 (--kill-child), and with it every process
+    # in the namespace; the process group and the uid sweep catch the rest in the weaker modes.
+    for target in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
+        try:
+            target()
+        except OSError:
+            pass
+    proc.wait()
+    if mode != "rlimits":
+        return kill_uid(uid)
+    try:  # is anything left in the process group? (children that called setsid cannot be seen here)
+        os.killpg(proc.pid, 0)
+        return 1
+    except OSError:
+        return 0
+
+
+def _exit_status(proc: subprocess.Popen, mode: str, status: Capture) -> tuple[int | None, int | None]:
+    if mode != "namespaces":
+        code = proc.returncode
+        return (None, -code) if code < 0 else (code, None)
+    words = bytes(status.head).decode(errors="replace").split()
+    if len(words) == 2 and words[1].lstrip("-").isdigit():
+        return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))
+    return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)
+
+
+@functools.cache
+def probe_isolation() -> Isolation:
+    """The strongest mode that runs a trivial Python here: namespaces, then uid, then rlimits."""
+    forced = os.environ.get("AUTOGRADER_SANDBOX_MODE")
+    if forced in MODES:  # for tests of the weaker modes
+        return isolation_for(forced)
+    candidates = ["namespaces", "uid"] if os.geteuid() == 0 else []
+    for mode in candidates:
+        try:
+            result = run_sandboxed(
+                module="autograder.runner.probe",
+                stdin=b"",
+                mode=mode,
+                limits=Limits(wall_seconds=20, max_processes=64),
+            )
+        except (OSError, RuntimeError):
+            continue
+        if result.exit_code == 0 and result.evidence == b"ok":
+            return isolation_for(mode)
+    return isolation_for("rlimits")

@@ -1,0 +1,148 @@
+"""Trusted: what the runner may see of the file system: an allow-list of the kit, plus a deny-list on top.
+
+In the ``namespaces`` mode the jail builds the runner's root from four lists this module computes:
+
+- ``binds``: the system and the interpreter (``/usr``, ``/lib*``, ``/etc``, ``sys.prefix``, ...), read-only,
+  except anything inside the kit;
+- ``kit_mask``: the kit's root, covered by an empty read-only tmpfs, so nothing of it shows by default
+  (``grading-output/``, ``assignments/``, ``solutions/``, ``tests/``, ``.git``, a demo course copy, any file
+  an instructor drops there later);
+- ``kit_binds``: what is let back in on top of the mask: the interpreter's folders that live in the kit
+  (``<kit>/.venv``) and the packages the runner imports, each one's folder whole (``dnnlpy/``,
+  ``autograder/runner/``, a grader's ``runner/``) plus its parent packages' ``__init__.py``. So what a grader
+  puts in its ``runner/`` folder is what its experiments may import; its ``judge/`` folder is never shown. The
+  kit root stays a real
+  (empty) folder, so the editable install's finder, which points at ``<kit>/autograder`` and
+  ``<kit>/dnnlpy``, still resolves both packages;
+- ``hides``: the deny-list (``hidden_paths``: every grader's judge folder and solution, the kit's course
+  copies, gradebooks, tests and history, and the caller's extra paths such as the submissions being graded)
+  plus every ``gradebook.db`` inside an exposed kit folder, covered by empty unreadable mounts even when
+  they lie under an allowed path. The weaker modes cannot hide anything; they say so in their isolation
+  report.
+
+When the kit is itself installed inside a Python prefix (a non-editable install in site-packages), there
+is no separate kit folder to mask: the prefix is needed whole and only ``hides`` apply.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
+
+__all__ = ["kit_root", "module_files", "build_view", "hidden_paths", "KIT_PACKAGES"]
+
+KIT_PACKAGES = ("dnnlpy",)  # imported by the runner (dnnlpy.notebook); no instructor files live there
+_SYSTEM = ("/usr", "/etc", "/sys")
+_LIBS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+def kit_root() -> str:
+    return os.path.realpath(KIT_ROOT)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _minimal(paths: set[str]) -> list[str]:
+    """Sorted (parents first), each path once; a path inside another listed one is dropped."""
+    kept: list[str] = []
+    for path in sorted(paths):
+        if not any(_inside(path, k) for k in kept):
+            kept.append(path)
+    return kept
+
+
+def _prefixes() -> set[str]:
+    found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    return {os.path.realpath(p) for p in found if os.path.exists(p)} | {p for p in found if os.path.exists(p)}
+
+
+def module_files(name: str, *, whole: bool = False) -> list[str]:
+    """The files the import of `name` reads: each parent package's ``__init__.py`` and the module's own file
+    (`whole`: the package's whole folder instead). ValueError when the module cannot be found."""
+    parts = name.split(".")
+    out: list[str] = []
+    for depth in range(1, len(parts) + 1):
+        dotted = ".".join(parts[:depth])
+        try:
+            spec = importlib.util.find_spec(dotted)
+        except (ImportError, ValueError) as exc:
+            raise ValueError(
+                f"module {name!r} for the sandbox cannot be found ({exc}): is the kit installed?"
+            ) from None
+        if spec is None:
+            raise ValueError(f"module {dotted!r} for the sandbox cannot be found: is the kit installed?")
+        last = depth == len(parts)
+        if last and whole and spec.submodule_search_locations:
+            out += [os.path.realpath(p) for p in spec.submodule_search_locations]
+        elif spec.origin and os.path.exists(spec.origin):
+            out.append(os.path.realpath(spec.origin))
+    return out
+
+
+def _gradebooks(folders: list[str]) -> list[str]:
+    found = []
+    for folder in folders:
+        if not os.path.isdir(folder):
+            continue
+        for here, _dirs, files in os.walk(folder):
+            found += [os.path.join(here, f) for f in files if f == "gradebook.db"]
+    return found
+
+
+def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
+    """The jail's ``binds``, ``kit_mask``, ``kit_binds`` and ``hides`` for a runner importing `packages`
+    (each exposed whole, like ``KIT_PACKAGES``)."""
+    kit = kit_root()
+    prefixes = _prefixes()
+    # A kit inside a prefix (installed into site-packages) cannot be masked without hiding the prefix.
+    masked = not any(_inside(kit, p) for p in prefixes)
+    wanted = set(prefixes) | {p for p in _SYSTEM if os.path.isdir(p)}
+    wanted |= {p for p in _LIBS if os.path.isdir(p) and not os.path.islink(p)}
+    # The runner runs `python -I`: of the grader's own sys.path it needs only what .pth files added
+    # (never the grader's cwd or pytest's test folders, which may be the kit or inside it).
+    for entry in sys.path:
+        if entry and os.path.isdir(entry):
+            real = os.path.realpath(entry)
+            if not masked or not _inside(real, kit) or any(_inside(real, p) for p in prefixes):
+                wanted.add(real)
+    if not masked:
+        return {"binds": _minimal(wanted), "kit_mask": None, "kit_binds": [], "hides": sorted(set(hides))}
+    outside = {p for p in wanted if not _inside(p, kit)}
+    inside = {p for p in wanted if _inside(p, kit) and p != kit}
+    exposed: set[str] = set()
+    for name in (*KIT_PACKAGES, *packages):
+        exposed.update(module_files(name, whole=True))
+    inside |= {p for p in exposed if _inside(p, kit) and p != kit}
+    kit_binds = _minimal(inside)
+    # Folders of our own (dnnlpy/, ...) are walked for stray gradebooks; the interpreter's are not (slow).
+    ours = [p for p in kit_binds if os.path.isdir(p) and not any(_inside(p, q) for q in prefixes)]
+    all_hides = sorted(set(hides) | set(_gradebooks(ours)))
+    return {"binds": _minimal(outside), "kit_mask": kit, "kit_binds": kit_binds, "hides": all_hides}
+
+
+def hidden_paths(specs: Iterable, extra: Iterable[str | Path] = ()) -> tuple[str, ...]:
+    """The deny-list: every grader's judge folder and solution, the kit's nbgrader course copies and
+    gradebooks, its tests and git history, plus `extra` (e.g. the submissions being graded).
+
+    A folder of `extra` that holds code the runner imports (the kit, the venv, or inside them) is skipped:
+    the allow-list already decides what of it shows, and hiding it whole would hide the runner too.
+    """
+    kit = Path(KIT_ROOT)
+    paths: list[Path] = [kit / ".git", SOLUTIONS_DIR, kit / "tests"]
+    paths += [COURSE_DIR / sub for sub in ("source", "submitted", "autograded", "feedback", "gradebook.db")]
+    paths += [*kit.glob("*/gradebook.db"), kit / "gradebook.db"]
+    for spec in specs:
+        paths += [Path(spec.judge_dir), Path(spec.solution_path)]
+    code = [kit / "autograder", kit / "dnnlpy", Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    for path in (Path(p).resolve() for p in extra):
+        if path.is_dir() and any(path == n or path in n.parents or n in path.parents for n in code):
+            continue
+        paths.append(path)
+    return tuple(str(p) for p in paths if p.exists())

@@ -1,0 +1,94 @@
+"""Fixtures for the tests of the weight-tying assignment (course directory, solutions, self-check)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
+
+ROOT = KIT_ROOT
+SOURCE = COURSE_DIR / "source" / "weight_tying"
+SOLUTIONS = SOLUTIONS_DIR / "weight_tying.py"
+
+
+def load_module(path: Path, name: str):
+    """Import a file that is not on sys.path (the self-check, the build script) under a unique name."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def solution_source() -> str:
+    return SOLUTIONS.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
+def selfcheck():
+    """The public self-check module exactly as it ships in the release (it imports the diagnosis next to it,
+    as pytest's own import of it does in a release folder)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(SOURCE))
+        yield load_module(SOURCE / "test_weight_tying.py", "weight_tying_selfcheck_under_test")
+
+
+@pytest.fixture(scope="session")
+def build_script():
+    return load_module(ROOT / "scripts" / "build_notebook.py", "build_notebook_under_test")
+
+
+# A fresh nbgrader release, shared by the end-to-end tests (test_student_path, test_student_package); each
+# module gets its own temporary course directory, so that one module's autograding cannot disturb another.
+@pytest.fixture(scope="module")
+def course(tmp_path_factory):
+    """A temporary copy of assignments/ without any generated folder."""
+    course = tmp_path_factory.mktemp("course") / "assignments"
+    shutil.copytree(
+        COURSE_DIR,
+        course,
+        ignore=shutil.ignore_patterns(
+            "release",
+            "submitted",
+            "autograded",
+            "feedback",
+            "gradebook.db",
+            ".nbgrader.log",
+            "__pycache__",
+            ".pytest_cache",
+        ),
+    )
+    return course
+
+
+@pytest.fixture(scope="module")
+def env():
+    """The environment for subprocesses: the venv's bin first on PATH (nbgrader runs `alembic` and the
+    `python3` kernel from it), no PYTHONPATH, no submission override."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["MPLBACKEND"] = "Agg"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+@pytest.fixture(scope="module")
+def release(course, env):
+    """`nbgrader generate_assignment` run in the temporary course; the students' folder."""
+    proc = subprocess.run(
+        ["nbgrader", "generate_assignment", "weight_tying", "--force"],
+        cwd=course,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return course / "release" / "weight_tying"

@@ -1,0 +1,117 @@
+"""The weight_tying calibration corpus itself, and every correct and wrong file walked through in-process.
+
+Fast: each file's header (`# expect:`, `# why:`, `# fails:`), counts, the README and the misconception list;
+then every correct and wrong file runs through the experiments and the suite in this process: correct
+files get full marks, wrong files fail the tests their `# fails:` header names, with the misconception
+named. test_calibration.py grades the same corpus, attacks included, in the real sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.calibrate import calibration_files, judge_verdict
+from autograder.graders import get_assignment
+
+SPEC = get_assignment("weight_tying")
+CAL = SPEC.calibration_dir
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
+MINIMUM = {"correct": 8, "wrong": 25, "attack": 10}
+HEADER = re.compile(r"^# expect: (correct|wrong|attack)(?: (.+))?$")
+
+
+def _first_code(path: Path) -> str:
+    if path.suffix == ".ipynb":
+        cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+        source = cells[0]["source"]
+        return "".join(source) if isinstance(source, list) else source
+    return path.read_text()
+
+
+def _corpus() -> list[tuple[str, str, str, Path]]:
+    """(folder, kind, keyword, path) of every calibration submission."""
+    out = []
+    for folder in FOLDERS:
+        for path in sorted((CAL / folder).iterdir()):
+            if path.suffix in (".py", ".ipynb") and not path.name.startswith(("_", ".")):
+                first = _first_code(path).splitlines()[0]
+                match = HEADER.match(first)
+                out.append((folder, match.group(1) if match else "", (match.group(2) or "") if match else "", path))
+    return out
+
+
+# ------------------------------------------------------------------------------------------ fast checks
+
+
+def test_every_file_has_a_header_matching_its_folder(suite):
+    names = {name for name, *_ in suite}
+    for folder, kind, keyword, path in _corpus():
+        assert kind == FOLDERS[folder], f"{path.name}: first line must be '# expect: {FOLDERS[folder]}...'"
+        lines = _first_code(path).splitlines()
+        assert lines[1].startswith("# why: ") and len(lines[1]) > 20, f"{path.name}: second line must be '# why: ...'"
+        if kind == "wrong":
+            assert keyword.strip(), f"{path.name}: '# expect: wrong <misconception keyword>' needs the keyword"
+            fails = calibration_files(CAL)[f"{folder}/{path.name}"][1].fails
+            assert lines[2].startswith("# fails: ") and fails, f"{path.name}: third line must be '# fails: test_...'"
+            assert set(fails) <= names, f"{path.name}: no such suite tests {sorted(set(fails) - names)}"
+
+
+def test_corpus_is_large_enough():
+    counts = {kind: 0 for kind in MINIMUM}
+    for _, kind, _, _ in _corpus():
+        counts[kind] += 1
+    for kind, minimum in MINIMUM.items():
+        assert counts[kind] >= minimum, f"only {counts[kind]} {kind} files, want at least {minimum}"
+    notebooks = {kind for _, kind, _, path in _corpus() if path.suffix == ".ipynb"}
+    assert {"correct", "attack"} <= notebooks, "keep a notebook among the correct files and the attacks"
+
+
+def test_readme_lists_every_file():
+    readme = (CAL / "README.md").read_text()
+    listed = set(re.findall(r"^\| `([^`]+)` \|", readme, flags=re.M))
+    files = {path.name for _, _, _, path in _corpus()}
+    assert files - listed == set(), f"not in README.md: {sorted(files - listed)}"
+    assert listed - files == set(), f"README.md lists missing files: {sorted(listed - files)}"
+
+
+def _listed_keywords(text: str) -> set[str]:
+    """Keywords of MISCONCEPTIONS.md's table: `a` / `b`, with `(x)` short for the previous keyword's stem + (x)."""
+    out: set[str] = set()
+    for line in text.splitlines():
+        if not line.startswith("| `"):
+            continue
+        stem = ""
+        for word in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
+            if word.startswith("(") and stem:
+                word = stem + word
+            stem = word.split("(")[0].rstrip() + " " if "(" in word else stem
+            out.add(word.lower())
+    return out
+
+
+def test_wrong_keywords_come_from_the_misconception_list():
+    listing = SPEC.judge_dir.parent / "MISCONCEPTIONS.md"
+    listed = _listed_keywords(listing.read_text())
+    assert "copied table" in listed and "hyper-parameter ignored (dropout)" in listed, sorted(listed)
+    unknown = {keyword.lower() for _, kind, keyword, _ in _corpus() if kind == "wrong"} - listed
+    assert not unknown, f"keywords not in {listing.name}: {sorted(unknown)}"
+
+
+# ------------------------------------------------------------------------------------------ in-process walk
+
+_JUDGED = sorted(k for k, (_, exp) in calibration_files(CAL).items() if exp.kind in ("correct", "wrong"))
+
+
+@pytest.mark.parametrize("name", _JUDGED)
+def test_corpus_file_in_process(name, plan, collect_evidence, judge, score):
+    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named."""
+    path, exp = calibration_files(CAL)[name]
+    results = judge(plan, collect_evidence(path, plan))
+    failing = {test: message for test, (ok, message) in results.items() if not ok}
+    ok, note = judge_verdict(exp, failing, score(results), 100)
+    assert ok, f"{name}: {note}"
+    assert "not named" not in note, f"{name}: {note}"

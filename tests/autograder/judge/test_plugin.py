@@ -1,0 +1,54 @@
+"""The judge's pytest plugin: points and areas from markers, messages only, fresh module state per run."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from autograder.judge.plugin import run_suite
+
+
+def test_judge_runs_repeatedly_in_one_process_and_hides_source(tmp_path):
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_s.py").write_text(
+        textwrap.dedent("""
+        import pytest
+        SECRET_CONSTANT = 12345
+        CALLS = []
+
+        @pytest.mark.points(2)
+        @pytest.mark.area("a")
+        def test_value(evidence):
+            CALLS.append(1)
+            assert len(CALLS) == 1, "module state leaked between runs"
+            assert evidence.get("x") == SECRET_CONSTANT, "x is wrong"
+
+        @pytest.mark.points(1)
+        @pytest.mark.area("b")
+        def test_skipped():
+            pytest.skip("not counted")
+    """)
+    )
+    for value, passed in ((12345, True), (0, False), (12345, True)):
+        results, _ = run_suite(suite_dir=suite, plan={}, evidence={"x": value}, run={})
+        by_name = {r.name.split("::")[-1]: r for r in results}
+        assert by_name["test_value"].passed is passed and by_name["test_value"].points == 2
+        assert by_name["test_skipped"].passed is False
+        if not passed:
+            assert by_name["test_value"].output == "x is wrong"  # the message only: no source, no constant
+
+
+def test_judge_requires_points(tmp_path):
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    with pytest.raises(RuntimeError, match="points"):
+        run_suite(suite_dir=tmp_path, plan={}, evidence={}, run={})
+
+
+def test_an_error_in_the_judges_own_code_says_so(tmp_path):
+    (tmp_path / "test_x.py").write_text(
+        "import pytest\n\n@pytest.mark.points(1)\ndef test_x(evidence):\n    evidence['missing']\n"
+    )
+    (result,), _ = run_suite(suite_dir=tmp_path, plan={}, evidence={}, run={})
+    assert not result.passed and "internal error (KeyError" in result.output and "tell your instructor" in result.output

@@ -1,0 +1,35 @@
+"""Calibration headers and the verdict rule shared by `calibrate` and the in-process corpus tests."""
+
+from __future__ import annotations
+
+from autograder.calibrate import Expectation, calibration_files, judge_verdict, read_expectation
+
+
+def test_read_expectation_with_the_tests_a_wrong_file_must_fail(tmp_path):
+    path = tmp_path / "w.py"
+    path.write_text("# expect: wrong copied table\n# why: a clone\n# fails: test_a, test_b\nx = 1\n")
+    exp = read_expectation(path)
+    assert (exp.kind, exp.keyword, exp.fails) == ("wrong", "copied table", ("test_a", "test_b"))
+    (tmp_path / "n.py").write_text("x = 1\n")
+    assert read_expectation(tmp_path / "n.py") is None
+
+
+def test_calibration_files_fall_back_on_the_folder(tmp_path):
+    for rel in ("correct/a.py", "wrong/b.py", "attacks/c.ipynb", "attacks/_helper.py", "wrong/notes.md"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("{}" if rel.endswith(".ipynb") else "x = 1\n")
+    found = calibration_files(tmp_path)
+    assert sorted(found) == ["attacks/c.ipynb", "correct/a.py", "wrong/b.py"]
+    assert [found[k][1].kind for k in sorted(found)] == ["attack", "correct", "wrong"]
+
+
+def test_judge_verdict_demands_the_named_tests_and_the_keyword():
+    wrong = Expectation("wrong", "copied table", ("test_a",))
+    assert judge_verdict(wrong, {"test_a": "a copied table"}, 90, 100) == (True, "named 'copied table'")
+    assert judge_verdict(wrong, {"test_b": "a copied table"}, 90, 100)[0] is False  # test_a passed
+    assert judge_verdict(wrong, {}, 100, 100) == (False, "got full marks")
+    ok, note = judge_verdict(wrong, {"test_a": "something else"}, 90, 100)
+    assert ok and "not named" in note
+    correct = Expectation("correct", "")
+    assert judge_verdict(correct, {}, 100, 100) == (True, "")
+    assert judge_verdict(correct, {"test_a": "boom"}, 90, 100) == (False, "lost points: test_a: boom")

@@ -1,0 +1,56 @@
+"""dnnlpy.selfcheck: finding and loading a submission, and naming what it does not define."""
+
+from __future__ import annotations
+
+import nbformat
+import pytest
+
+import dnnlpy.selfcheck
+from dnnlpy.selfcheck import find_submission, load_submission, missing_names_message
+
+ENV = "WEIGHT_TYING_SUBMISSION"
+
+
+def test_find_submission_defaults_to_the_notebook_in_the_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    (tmp_path / "weight_tying.ipynb").write_text("{}")
+    assert find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV) == tmp_path / "weight_tying.ipynb"
+
+
+def test_find_submission_honours_the_env_var_and_names_bad_values(tmp_path, monkeypatch):
+    other = tmp_path / "answer.py"
+    other.write_text("x = 1\n")
+    monkeypatch.setenv(ENV, str(other))
+    assert find_submission(tmp_path / "nowhere", default_name="weight_tying.ipynb", env_var=ENV) == other
+    monkeypatch.setenv(ENV, str(tmp_path / "missing.ipynb"))
+    with pytest.raises(FileNotFoundError, match=r"\$WEIGHT_TYING_SUBMISSION="):
+        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
+    (tmp_path / "notes.txt").write_text("")
+    monkeypatch.setenv(ENV, str(tmp_path / "notes.txt"))
+    with pytest.raises(ValueError, match="neither a .ipynb nor a .py"):
+        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
+
+
+def test_load_submission_reads_notebooks_and_py_files(tmp_path):
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("%matplotlib inline\nclass A:\n    pass")]
+    nbformat.write(nb, tmp_path / "sub.ipynb")
+    (tmp_path / "sub.py").write_text("class A:\n    pass\n")
+    assert "A" in load_submission(tmp_path / "sub.ipynb")
+    assert "A" in load_submission(tmp_path / "sub.py")
+    with pytest.raises(ValueError, match="expected a .ipynb or .py"):
+        load_submission(tmp_path / "sub.txt")
+
+
+def test_missing_names_message_lists_failing_cells(tmp_path):
+    (tmp_path / "sub.py").write_text("class A:\n    pass\n# %%\n1 / 0\n")
+    result = load_submission(tmp_path / "sub.py")
+    assert missing_names_message(result, ["A"], "sub.py") is None
+    message = missing_names_message(result, ["A", "B"], "sub.py")
+    assert "does not define B" in message and "cell 1: ZeroDivisionError" in message
+
+
+def test_the_teaching_library_carries_no_assignment_text():
+    text = open(dnnlpy.selfcheck.__file__, encoding="utf-8").read()
+    for word in ("lm_head", "token_embed", "tying", "tied"):
+        assert word not in text, word

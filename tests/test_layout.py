@@ -1,0 +1,81 @@
+"""The kit's layout keeps its promises: lint-clean, the trust boundary in every docstring, small files,
+and docs/architecture.md naming every module that exists (and only those)."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.kit import KIT_ROOT
+
+SIDES = ("Trusted", "Untrusted", "Both sides")
+MAX_LINES = 400
+# Data, not the kit's code: calibration submissions imitate students and attackers.
+NOT_CODE = ("calibration",)
+
+
+def _modules(package: str) -> list[Path]:
+    return sorted(
+        p
+        for p in (KIT_ROOT / package).rglob("*.py")
+        if "__pycache__" not in p.parts and not set(NOT_CODE) & set(p.parts)
+    )
+
+
+def _ruff() -> str:
+    found = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
+    if found is None:
+        pytest.fail("ruff is not installed: it comes with the kit's dev extra (bash scripts/setup.sh)")
+    return found
+
+
+def test_ruff_check_is_clean():
+    proc = subprocess.run([_ruff(), "check", "--quiet", "."], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+def test_ruff_format_is_clean():
+    proc = subprocess.run([_ruff(), "format", "--check", "."], cwd=KIT_ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.parametrize("path", _modules("autograder"), ids=lambda p: str(p.relative_to(KIT_ROOT)))
+def test_every_grader_module_says_which_side_of_the_trust_boundary_it_serves(path):
+    docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    assert docstring, f"{path.relative_to(KIT_ROOT)} has no module docstring"
+    first = docstring.splitlines()[0]
+    assert first.startswith(SIDES), f"{path.relative_to(KIT_ROOT)}: first docstring line must start with {SIDES}"
+
+
+def test_no_file_is_two_concepts():
+    long = []
+    for package in ("autograder", "dnnlpy", "scripts", "solutions", "tests"):
+        for path in _modules(package):
+            lines = path.read_text(encoding="utf-8").count("\n")
+            if lines > MAX_LINES:
+                long.append(f"{path.relative_to(KIT_ROOT)}: {lines} lines")
+    assert long == [], f"over {MAX_LINES} lines (probably two concepts in one file): {long}"
+
+
+def test_the_architecture_map_names_every_module_and_only_modules_that_exist():
+    text = (KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`((?:autograder|dnnlpy|scripts|solutions)/[\w/.]+?\.(?:py|sh))`", text))
+    missing = sorted(n for n in named if not (KIT_ROOT / n).exists())
+    assert missing == [], f"docs/architecture.md names modules that do not exist: {missing}"
+    # A grader's own files are named relative to its folder (spec.py, runner/, judge/ ...): check those too.
+    grader = KIT_ROOT / "autograder" / "graders" / "weight_tying"
+    for rel in re.findall(r"\| `((?:spec|diagnosis)\.py|runner/|judge/)` \|", text):
+        assert (grader / rel).exists(), rel
+    code = [p for p in _modules("autograder") if "graders" not in p.relative_to(KIT_ROOT / "autograder").parts]
+    unnamed = [
+        str(p.relative_to(KIT_ROOT))
+        for p in code
+        if p.name != "__init__.py" and str(p.relative_to(KIT_ROOT)) not in named
+    ]
+    assert unnamed == [], f"modules docs/architecture.md does not name: {unnamed}"
