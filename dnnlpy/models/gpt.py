@@ -7,6 +7,7 @@ The chapter imports this module as ``gpt``::
     loss = model.loss(token_ids)         # next-token cross-entropy
     out = model.generate(prompt, 20)     # greedy, one token at a time
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -131,9 +132,7 @@ class MiniGPT(nn.Module):
             )
         if input_ids.dim() != 2:
             hint = ": add a batch dimension with input_ids.unsqueeze(0)" if input_ids.dim() == 1 else ""
-            raise ValueError(
-                f"input_ids must be 2-D (batch, seq_len), got shape {tuple(input_ids.shape)}{hint}"
-            )
+            raise ValueError(f"input_ids must be 2-D (batch, seq_len), got shape {tuple(input_ids.shape)}{hint}")
         b, t = input_ids.shape
         if t == 0:
             raise ValueError(f"input_ids has shape {tuple(input_ids.shape)}: it needs at least one token")

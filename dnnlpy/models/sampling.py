@@ -1,4 +1,5 @@
 """Choosing the next token from the last position's logits (B, V) -> (B,)."""
+
 from __future__ import annotations
 
 import torch
@@ -29,9 +30,7 @@ def greedy(logits: Tensor) -> Tensor:
     return logits.argmax(dim=-1)
 
 
-def sample_top_k(
-    logits: Tensor, k: int, temperature: float = 1.0, generator: torch.Generator | None = None
-) -> Tensor:
+def sample_top_k(logits: Tensor, k: int, temperature: float = 1.0, generator: torch.Generator | None = None) -> Tensor:
     """Sample from the ``k`` most likely tokens, renormalised: (B, V) -> (B,) int64."""
     _check_logits(logits)
     _check_temperature(temperature)

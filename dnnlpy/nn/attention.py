@@ -1,4 +1,5 @@
 """Multi-head attention: several scaled dot-product attentions side by side."""
+
 from __future__ import annotations
 
 import torch
@@ -61,8 +62,7 @@ class MultiheadAttention(nn.Module):
         for name, x in (("query", query), ("key", key), ("value", value)):
             if x.dim() != 3 or x.shape[-1] != self.embed_dim:
                 raise ValueError(
-                    f"{name} must have shape (batch, seq_len, {self.embed_dim}) (batch first), "
-                    f"got {tuple(x.shape)}"
+                    f"{name} must have shape (batch, seq_len, {self.embed_dim}) (batch first), got {tuple(x.shape)}"
                 )
         if key.shape[:2] != value.shape[:2]:
             raise ValueError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must share (batch, seq_len)")

@@ -1,4 +1,5 @@
 """Inverted dropout."""
+
 from __future__ import annotations
 
 import torch

@@ -1,4 +1,5 @@
 """Token lookup table: row ``i`` of ``weight`` is the vector of token id ``i``."""
+
 from __future__ import annotations
 
 import torch
@@ -25,8 +26,7 @@ class Embedding(nn.Embedding):
             raise TypeError(f"Embedding expects a tensor of token ids, got {type(input).__name__}")
         if input.dtype not in (torch.int64, torch.int32):
             raise TypeError(
-                f"token ids must be an integer tensor (torch.long), got dtype {input.dtype}: "
-                f"convert with ids.long()"
+                f"token ids must be an integer tensor (torch.long), got dtype {input.dtype}: convert with ids.long()"
             )
         if input.numel() > 0:
             lo, hi = int(input.min()), int(input.max())

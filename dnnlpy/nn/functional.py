@@ -3,6 +3,7 @@
 Each function mirrors a torch operator (`torch.nn.functional`) and is tested against it for values and
 gradients. The chapter imports this module as ``dF``.
 """
+
 from __future__ import annotations
 
 import math
@@ -77,10 +78,9 @@ def layer_norm(
 ) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(x.shape[-len(shape):]) != shape:
+    if tuple(x.shape[-len(shape) :]) != shape:
         raise ValueError(
-            f"layer_norm over normalized_shape {shape} needs an input ending in those dims, "
-            f"got shape {tuple(x.shape)}"
+            f"layer_norm over normalized_shape {shape} needs an input ending in those dims, got shape {tuple(x.shape)}"
         )
     dims = tuple(range(-len(shape), 0))
     mean = x.mean(dim=dims, keepdim=True)
@@ -162,9 +162,7 @@ def cross_entropy_loss(
     tensor(1.3863)
     """
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(
-            f"input and target must be tensors, got {type(input).__name__} and {type(target).__name__}"
-        )
+        raise TypeError(f"input and target must be tensors, got {type(input).__name__} and {type(target).__name__}")
     if input.dim() != 2:
         raise ValueError(
             f"input must be 2-D logits (N, C), got shape {tuple(input.shape)}: "

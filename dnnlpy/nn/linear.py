@@ -1,4 +1,5 @@
 """A fully connected layer: ``y = x @ W.T + b``."""
+
 from __future__ import annotations
 
 import math

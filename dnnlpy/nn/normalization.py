@@ -1,4 +1,5 @@
 """Layer normalisation over the feature dimension."""
+
 from __future__ import annotations
 
 import torch

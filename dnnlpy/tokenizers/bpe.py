@@ -7,6 +7,7 @@ encodes without unknown tokens and decodes back exactly.
 >>> tok.decode(tok.encode("weight tying").ids)
 'weight tying'
 """
+
 from __future__ import annotations
 
 import os
@@ -40,9 +41,7 @@ class Tokenizer:
         self._tok = backend
 
     @classmethod
-    def train_from_iterator(
-        cls, texts: Iterable[str], vocab_size: int = 1024, min_frequency: int = 0
-    ) -> "Tokenizer":
+    def train_from_iterator(cls, texts: Iterable[str], vocab_size: int = 1024, min_frequency: int = 0) -> Tokenizer:
         """Learn BPE merges from an iterable of strings until the vocabulary holds ``vocab_size`` tokens."""
         if isinstance(texts, str):
             raise TypeError("texts must be an iterable of strings, not one string: wrap it as [text]")
@@ -67,7 +66,7 @@ class Tokenizer:
         return cls(backend)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Tokenizer":
+    def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a tokenizer written by ``save`` (a Hugging Face ``tokenizer.json``)."""
         path = os.fspath(path)
         if not os.path.isfile(path):

@@ -1,4 +1,5 @@
 """The public API is exactly what the docs list (common brief and dnnlpy-api.md)."""
+
 import importlib
 import inspect
 
@@ -9,13 +10,28 @@ DOCUMENTED = {
     "dnnlpy": ["nn", "models", "tokenizers", "__version__"],
     "dnnlpy.nn": ["Linear", "Embedding", "LayerNorm", "GELU", "Dropout", "MultiheadAttention", "functional"],
     "dnnlpy.nn.functional": [
-        "linear", "softmax", "log_softmax", "gelu", "layer_norm", "causal_mask",
-        "scaled_dot_product_attention", "cross_entropy_loss",
+        "linear",
+        "softmax",
+        "log_softmax",
+        "gelu",
+        "layer_norm",
+        "causal_mask",
+        "scaled_dot_product_attention",
+        "cross_entropy_loss",
     ],
     "dnnlpy.models": ["gpt", "MiniGPT", "count_parameters"],
     "dnnlpy.models.gpt": [
-        "MiniGPTConfig", "MiniGPT", "MiniGPTBlock", "MiniGPTCausalSelfAttention", "MiniGPTMLP",
-        "count_parameters", "get_batch", "greedy", "sample_top_k", "sample_top_p", "sample_next_token",
+        "MiniGPTConfig",
+        "MiniGPT",
+        "MiniGPTBlock",
+        "MiniGPTCausalSelfAttention",
+        "MiniGPTMLP",
+        "count_parameters",
+        "get_batch",
+        "greedy",
+        "sample_top_k",
+        "sample_top_p",
+        "sample_next_token",
     ],
     "dnnlpy.tokenizers": ["Tokenizer", "Encoding", "load_corpus", "END_OF_TEXT"],
 }
@@ -42,17 +58,31 @@ def test_book_signatures():
     assert _params(dnn.Linear.__init__)[:3] == [("in_features", E), ("out_features", E), ("bias", True)]
     assert _params(dF.linear) == [("x", E), ("weight", E), ("bias", None)]
     assert _params(dF.cross_entropy_loss) == [
-        ("input", E), ("target", E), ("reduction", "mean"), ("weight", None), ("ignore_index", -100),
+        ("input", E),
+        ("target", E),
+        ("reduction", "mean"),
+        ("weight", None),
+        ("ignore_index", -100),
         ("label_smoothing", 0.0),
     ]
     assert _params(gpt.MiniGPT.__init__) == [
-        ("vocab_size", E), ("block_size", E), ("embed_dim", 128), ("num_layers", 4), ("num_heads", 4),
-        ("hidden_dim", 512), ("bias", True), ("dropout", 0.0), ("weight_tying", True),
+        ("vocab_size", E),
+        ("block_size", E),
+        ("embed_dim", 128),
+        ("num_layers", 4),
+        ("num_heads", 4),
+        ("hidden_dim", 512),
+        ("bias", True),
+        ("dropout", 0.0),
+        ("weight_tying", True),
     ]
     assert _params(gpt.MiniGPT.loss) == [("input_ids", E), ("targets", None)]
     assert _params(gpt.get_batch)[:3] == [("token_ids", E), ("block_size", E), ("batch_size", E)]
     assert _params(dnn.MultiheadAttention.__init__) == [
-        ("embed_dim", E), ("num_heads", E), ("bias", True), ("dropout", 0.0)
+        ("embed_dim", E),
+        ("num_heads", E),
+        ("bias", True),
+        ("dropout", 0.0),
     ]
 
 

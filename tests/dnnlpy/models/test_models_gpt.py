@@ -1,4 +1,5 @@
 """MiniGPT: architecture against a torch reference, tying, loss forms, generation, helpers, errors."""
+
 import math
 
 import pytest
@@ -38,16 +39,21 @@ def _ids(b=2, t=6, seed=1):
 def _reference_logits(m: gpt.MiniGPT, ids):
     """The same architecture written with torch's own functional operators and m's parameters."""
     t = ids.shape[1]
+
+    def heads(y, a):  # (B, T, E) -> (B, H, T, d)
+        return y.view(y.shape[0], t, a.num_heads, a.head_dim).transpose(1, 2)
+
     x = F.embedding(ids, m.token_embed.weight) + F.embedding(torch.arange(t), m.pos_embed.weight)
     for blk in m.blocks:
         a = blk.attn.attn
         h = F.layer_norm(x, (D,), blk.ln1.weight, blk.ln1.bias)
-        heads = lambda y: y.view(y.shape[0], t, a.num_heads, a.head_dim).transpose(1, 2)
-        q, k, v = (heads(F.linear(h, p.weight, p.bias)) for p in (a.q_proj, a.k_proj, a.v_proj))
+        q, k, v = (heads(F.linear(h, p.weight, p.bias), a) for p in (a.q_proj, a.k_proj, a.v_proj))
         o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(x.shape)
         x = x + F.linear(o, a.out_proj.weight, a.out_proj.bias)
         h = F.layer_norm(x, (D,), blk.ln2.weight, blk.ln2.bias)
-        x = x + F.linear(F.gelu(F.linear(h, blk.mlp.fc1.weight, blk.mlp.fc1.bias)), blk.mlp.fc2.weight, blk.mlp.fc2.bias)
+        x = x + F.linear(
+            F.gelu(F.linear(h, blk.mlp.fc1.weight, blk.mlp.fc1.bias)), blk.mlp.fc2.weight, blk.mlp.fc2.bias
+        )
     x = F.layer_norm(x, (D,), m.final_norm.weight, m.final_norm.bias)
     return F.linear(x, m.lm_head.weight)
 
@@ -101,7 +107,9 @@ def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
     naive = sum(p.numel() for _, p in tied.named_parameters(remove_duplicate=False))
     assert naive - n_tied == V * D  # the naive count sees the shared matrix twice
     # also a model with bias=False: still exactly V*D apart
-    assert gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+    assert (
+        gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+    )
 
 
 def test_count_parameters_trainable_only(tied):
@@ -132,6 +140,7 @@ def test_gpt2_initialisation(tied):
 
 
 # ---- loss --------------------------------------------------------------------------------------------
+
 
 def test_loss_target_forms_agree(tied):
     ids = _ids(2, 6)
@@ -170,6 +179,7 @@ def test_loss_rejects_float_targets_and_single_token(tied):
 
 # ---- errors on input_ids -----------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "ids,exc,match",
     [
@@ -178,8 +188,11 @@ def test_loss_rejects_float_targets_and_single_token(tied):
         (torch.zeros(1, 2, 3, dtype=torch.long), ValueError, r"2-D .* got shape \(1, 2, 3\)"),
         (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
         (torch.tensor([[-1, 2]]), ValueError, r"token id -1, outside"),
-        (torch.zeros(2, 9, dtype=torch.long), ValueError,
-         r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens"),
+        (
+            torch.zeros(2, 9, dtype=torch.long),
+            ValueError,
+            r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens",
+        ),
         ([[1, 2]], TypeError, "torch.Tensor"),
     ],
 )
@@ -204,9 +217,10 @@ def test_bad_hyper_parameters(kwargs, match):
 
 # ---- generation --------------------------------------------------------------------------------------
 
+
 def _manual_greedy(m, ids, steps):
     for _ in range(steps):
-        nxt = m(ids[:, -m.block_size:])[:, -1].argmax(-1, keepdim=True)
+        nxt = m(ids[:, -m.block_size :])[:, -1].argmax(-1, keepdim=True)
         ids = torch.cat([ids, nxt], dim=1)
     return ids
 
@@ -268,7 +282,10 @@ def test_generate_uses_eval_mode_and_restores_it():
 
 def test_sampling_is_reproducible_with_a_generator(tied):
     prompt = _ids(2, 3)
-    run = lambda **kw: tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
+
+    def run(**kw):
+        return tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
+
     assert torch.equal(run(temperature=1.5), run(temperature=1.5))
     assert torch.equal(run(top_k=1), tied.generate(prompt, 6))  # top-1 sampling is greedy
     assert torch.equal(run(top_p=1e-6), tied.generate(prompt, 6))  # so is a tiny nucleus
@@ -290,6 +307,7 @@ def test_generate_bad_options(tied, kwargs, match):
 
 
 # ---- get_batch ---------------------------------------------------------------------------------------
+
 
 def test_get_batch_windows_are_shifted_slices():
     stream = torch.arange(100, 160)

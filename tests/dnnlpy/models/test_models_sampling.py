@@ -1,4 +1,5 @@
 """dnnlpy.models.sampling: choosing the next token from the last position's logits."""
+
 import pytest
 import torch
 

@@ -1,4 +1,5 @@
 """dnnlpy.nn.MultiheadAttention against torch.nn.MultiheadAttention with copied weights."""
+
 import pytest
 import torch
 from torch import nn
@@ -36,7 +37,7 @@ def _compare_mha(ours, theirs, bias, q, k, v, our_kwargs, their_kwargs):
     probe = torch.randn_like(out_theirs)
     (out_ours * probe).sum().backward()
     (out_theirs * probe).sum().backward()
-    for a, b in zip(leaves_ours, leaves_theirs):
+    for a, b in zip(leaves_ours, leaves_theirs, strict=True):
         assert_close(a.grad, b.grad)
     in_grad = torch.cat([ours.q_proj.weight.grad, ours.k_proj.weight.grad, ours.v_proj.weight.grad])
     assert_close(in_grad, theirs.in_proj_weight.grad)
@@ -55,7 +56,12 @@ def test_causal_self_attention_matches_torch(embed_dim, num_heads, t, bias, need
     x = torch.randn(3, t, embed_dim)
     blocked = torch.ones(t, t, dtype=torch.bool).triu(1)  # torch's convention: True = may NOT attend
     _compare_mha(
-        ours, theirs, bias, x, x, x,
+        ours,
+        theirs,
+        bias,
+        x,
+        x,
+        x,
         dict(is_causal=True, need_weights=need_weights),
         dict(attn_mask=blocked, is_causal=True, need_weights=need_weights),
     )
@@ -66,14 +72,29 @@ def test_cross_attention_with_masks_matches_torch():
     theirs = _torch_mha_from(ours, True)
     q, kv = torch.randn(2, 3, 8), torch.randn(2, 6, 8)
     float_mask = torch.randn(3, 6)
-    _compare_mha(ours, theirs, True, q, kv, kv, dict(attn_mask=float_mask, need_weights=True),
-                 dict(attn_mask=float_mask, need_weights=True))
+    _compare_mha(
+        ours,
+        theirs,
+        True,
+        q,
+        kv,
+        kv,
+        dict(attn_mask=float_mask, need_weights=True),
+        dict(attn_mask=float_mask, need_weights=True),
+    )
     ours.zero_grad(), theirs.zero_grad()
     bool_mask = torch.rand(3, 6) > 0.5
     bool_mask[:, 0] = False  # every query keeps key 0
-    _compare_mha(ours, theirs, True, q, kv, kv,
-                 dict(attn_mask=bool_mask, need_weights=True, average_attn_weights=False),
-                 dict(attn_mask=bool_mask, need_weights=True, average_attn_weights=False))
+    _compare_mha(
+        ours,
+        theirs,
+        True,
+        q,
+        kv,
+        kv,
+        dict(attn_mask=bool_mask, need_weights=True, average_attn_weights=False),
+        dict(attn_mask=bool_mask, need_weights=True, average_attn_weights=False),
+    )
 
 
 def test_causal_attention_ignores_the_future():
@@ -93,5 +114,3 @@ def test_mha_bad_config_and_input():
     attn = dnn.MultiheadAttention(8, 2)
     with pytest.raises(ValueError, match=r"\(batch, seq_len, 8\)"):
         attn(torch.randn(5, 8), torch.randn(5, 8), torch.randn(5, 8))
-
-

@@ -1,4 +1,5 @@
 """dnnlpy.nn.functional against torch.nn.functional: values and gradients."""
+
 import math
 
 import pytest
@@ -24,7 +25,7 @@ def _check(our_fn, torch_fn, *tensors, atol=None, rtol=None):
     probe = torch.randn_like(out_theirs)
     (out_ours * probe).sum().backward()
     (out_theirs * probe).sum().backward()
-    for a, b in zip(ours, theirs):
+    for a, b in zip(ours, theirs, strict=True):
         if b.grad is not None:
             assert a.grad is not None
             assert_close(a.grad, b.grad, atol=atol, rtol=rtol)
@@ -82,7 +83,9 @@ def test_layer_norm_matches_torch(shape, norm, affine):
     x = torch.randn(shape) * 2 + 1
     if affine:
         w, b = torch.randn(norm), torch.randn(norm)
-        _check(lambda *t: dF.layer_norm(t[0], norm, t[1], t[2]), lambda *t: F.layer_norm(t[0], norm, t[1], t[2]), x, w, b)
+        _check(
+            lambda *t: dF.layer_norm(t[0], norm, t[1], t[2]), lambda *t: F.layer_norm(t[0], norm, t[1], t[2]), x, w, b
+        )
     else:
         _check(lambda t: dF.layer_norm(t, norm), lambda t: F.layer_norm(t, norm), x)
 
@@ -99,7 +102,9 @@ def test_sdpa_matches_torch(t_q, t_k, is_causal):
     _check(
         lambda *a: dF.scaled_dot_product_attention(*a, is_causal=is_causal),
         lambda *a: F.scaled_dot_product_attention(*a, is_causal=is_causal),
-        q, k, v,
+        q,
+        k,
+        v,
     )
 
 
@@ -110,9 +115,11 @@ def test_sdpa_masks_and_scale_match_torch():
     float_mask = torch.randn(4, 6)
     for mask in (bool_mask, float_mask):
         _check(
-            lambda *a: dF.scaled_dot_product_attention(*a, attn_mask=mask, scale=0.3),
-            lambda *a: F.scaled_dot_product_attention(*a, attn_mask=mask, scale=0.3),
-            q, k, v,
+            lambda *a, m=mask: dF.scaled_dot_product_attention(*a, attn_mask=m, scale=0.3),
+            lambda *a, m=mask: F.scaled_dot_product_attention(*a, attn_mask=m, scale=0.3),
+            q,
+            k,
+            v,
         )
 
 
@@ -122,11 +129,16 @@ def test_causal_mask_is_lower_triangular():
 
 # ---- cross-entropy -----------------------------------------------------------------------------------
 
+
 def _ce(reduction, weight, ignore_index, smoothing):
-    ours = lambda x, t: dF.cross_entropy_loss(x, t, reduction, weight, ignore_index, smoothing)
-    theirs = lambda x, t: F.cross_entropy(
-        x, t, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=smoothing
-    )
+    def ours(x, t):
+        return dF.cross_entropy_loss(x, t, reduction, weight, ignore_index, smoothing)
+
+    def theirs(x, t):
+        return F.cross_entropy(
+            x, t, weight=weight, ignore_index=ignore_index, reduction=reduction, label_smoothing=smoothing
+        )
+
     return ours, theirs
 
 

@@ -1,4 +1,5 @@
 """dnnlpy.nn layers against torch.nn layers with copied weights: outputs and gradients."""
+
 import pytest
 import torch
 from torch import nn
@@ -21,7 +22,7 @@ def _compare_modules(ours, theirs, *inputs, call=lambda m, *x: m(*x)):
     probe = torch.randn_like(out_theirs)
     (out_ours * probe).sum().backward()
     (out_theirs * probe).sum().backward()
-    for a, b in zip(xs_ours, xs_theirs):
+    for a, b in zip(xs_ours, xs_theirs, strict=True):
         if b.grad is not None:
             assert_close(a.grad, b.grad)
     theirs_params = dict(theirs.named_parameters())
@@ -106,7 +107,9 @@ def test_layer_norm_matches_torch(shape, norm, bias):
 
 
 def test_layer_norm_without_affine_matches_torch():
-    _compare_modules(dnn.LayerNorm(6, elementwise_affine=False), nn.LayerNorm(6, elementwise_affine=False), torch.randn(2, 6))
+    _compare_modules(
+        dnn.LayerNorm(6, elementwise_affine=False), nn.LayerNorm(6, elementwise_affine=False), torch.randn(2, 6)
+    )
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
@@ -134,6 +137,12 @@ def test_dropout_rejects_bad_p(p):
 
 
 def test_modules_are_torch_modules():
-    for module in (dnn.Linear(2, 3), dnn.Embedding(3, 2), dnn.LayerNorm(2), dnn.GELU(), dnn.Dropout(0.1),
-                   dnn.MultiheadAttention(4, 2)):
+    for module in (
+        dnn.Linear(2, 3),
+        dnn.Embedding(3, 2),
+        dnn.LayerNorm(2),
+        dnn.GELU(),
+        dnn.Dropout(0.1),
+        dnn.MultiheadAttention(4, 2),
+    ):
         assert isinstance(module, nn.Module)

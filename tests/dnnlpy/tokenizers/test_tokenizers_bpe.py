@@ -1,4 +1,5 @@
 """dnnlpy.tokenizers: byte-level BPE on the shipped corpus."""
+
 import pytest
 import torch
 
