@@ -16,6 +16,7 @@ import torch
 from torch import Tensor, nn
 
 from .. import nn as dnn
+from .._checks import positive_int, probability
 from ..nn import functional as dF
 from .blocks import MiniGPTBlock, MiniGPTCausalSelfAttention, MiniGPTMLP
 from .sampling import greedy, sample_next_token, sample_top_k, sample_top_p
@@ -37,12 +38,6 @@ __all__ = [
 _INIT_STD = 0.02  # GPT-2's initialisation scale for embeddings and linear weights
 
 
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class MiniGPTConfig:
     vocab_size: int  # V: rows of the token embedding, columns of the logits
@@ -56,20 +51,18 @@ class MiniGPTConfig:
     weight_tying: bool = True  # share token_embed.weight with lm_head.weight
 
     def __post_init__(self) -> None:
-        _positive_int("vocab_size", self.vocab_size)
-        _positive_int("block_size", self.block_size)
-        _positive_int("embed_dim", self.embed_dim)
-        _positive_int("num_layers", self.num_layers, minimum=0)
-        _positive_int("num_heads", self.num_heads)
-        _positive_int("hidden_dim", self.hidden_dim)
+        positive_int("vocab_size", self.vocab_size)
+        positive_int("block_size", self.block_size)
+        positive_int("embed_dim", self.embed_dim)
+        positive_int("num_layers", self.num_layers, minimum=0)
+        positive_int("num_heads", self.num_heads)
+        positive_int("hidden_dim", self.hidden_dim)
         if self.embed_dim % self.num_heads != 0:
             raise ValueError(
                 f"embed_dim={self.embed_dim} is not divisible by num_heads={self.num_heads}: "
                 f"choose num_heads that divides embed_dim (e.g. num_heads=4 for embed_dim=32)"
             )
-        dropout_ok = isinstance(self.dropout, (int, float)) and not isinstance(self.dropout, bool)
-        if not dropout_ok or not 0 <= self.dropout <= 1:
-            raise ValueError(f"dropout must be a number in [0, 1], got {self.dropout!r}")
+        probability("dropout", self.dropout)
 
 
 class MiniGPT(nn.Module):
@@ -218,7 +211,7 @@ class MiniGPT(nn.Module):
         """
         if not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
             self._check_input_ids(input_ids)
-        _positive_int("max_new_tokens", max_new_tokens, minimum=0)
+        positive_int("max_new_tokens", max_new_tokens, minimum=0)
         was_training = self.training
         self.eval()
         try:
@@ -270,8 +263,8 @@ def get_batch(
             f"token_ids must be a 1-D integer tensor (the whole tokenised corpus), got shape "
             f"{tuple(token_ids.shape)} and dtype {token_ids.dtype}"
         )
-    _positive_int("block_size", block_size)
-    _positive_int("batch_size", batch_size)
+    positive_int("block_size", block_size)
+    positive_int("batch_size", batch_size)
     n = token_ids.numel()
     if n <= block_size:
         raise ValueError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from .._checks import positive_int
 from ..nn import functional as dF
 
 __all__ = ["greedy", "sample_top_k", "sample_top_p", "sample_next_token"]
@@ -34,8 +35,7 @@ def sample_top_k(logits: Tensor, k: int, temperature: float = 1.0, generator: to
     """Sample from the ``k`` most likely tokens, renormalised: (B, V) -> (B,) int64."""
     _check_logits(logits)
     _check_temperature(temperature)
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"top_k must be a positive int, got {k!r}")
+    positive_int("top_k", k)
     k = min(k, logits.shape[-1])
     scaled = logits / temperature
     kth = torch.topk(scaled, k, dim=-1).values[:, -1:]  # (B, 1) smallest kept logit

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from .._checks import positive_int, probability
 from . import functional as dF
 from .linear import Linear
 
@@ -24,21 +25,17 @@ class MultiheadAttention(nn.Module):
 
     def __init__(self, embed_dim: int, num_heads: int, bias: bool = True, dropout: float = 0.0):
         super().__init__()
-        if isinstance(embed_dim, bool) or not isinstance(embed_dim, int) or embed_dim <= 0:
-            raise ValueError(f"embed_dim must be a positive int, got {embed_dim!r}")
-        if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
-            raise ValueError(f"num_heads must be a positive int, got {num_heads!r}")
+        positive_int("embed_dim", embed_dim)
+        positive_int("num_heads", num_heads)
         if embed_dim % num_heads != 0:
             raise ValueError(
                 f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}: each head gets "
                 f"embed_dim // num_heads features, so pick num_heads that divides {embed_dim}"
             )
-        if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"dropout must be in [0, 1], got {dropout}")
         self.embed_dim = embed_dim
         self.num_heads = num_heads
         self.head_dim = embed_dim // num_heads
-        self.dropout = dropout
+        self.dropout = probability("dropout", dropout)
         self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.v_proj = Linear(embed_dim, embed_dim, bias=bias)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor, nn
 
+from .._checks import positive_int
+
 __all__ = ["Embedding"]
 
 
@@ -16,9 +18,8 @@ class Embedding(nn.Embedding):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, device=None, dtype=None):
-        for name, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        positive_int("num_embeddings", num_embeddings)
+        positive_int("embedding_dim", embedding_dim)
         super().__init__(num_embeddings, embedding_dim, device=device, dtype=dtype)
 
     def forward(self, input: Tensor) -> Tensor:

@@ -11,6 +11,8 @@ import math
 import torch
 from torch import Tensor
 
+from .._checks import probability, sizes
+
 __all__ = [
     "linear",
     "softmax",
@@ -77,7 +79,7 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    shape = sizes("normalized_shape", normalized_shape)
     if tuple(x.shape[-len(shape) :]) != shape:
         raise ValueError(
             f"layer_norm over normalized_shape {shape} needs an input ending in those dims, got shape {tuple(x.shape)}"
@@ -137,8 +139,7 @@ def scaled_dot_product_attention(
     ``torch.nn.functional.scaled_dot_product_attention``, a boolean ``attn_mask`` is True where attention
     is *allowed*; a float mask is added to the scores.
     """
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"dropout_p must be in [0, 1], got {dropout_p}")
+    probability("dropout_p", dropout_p)
     probs = _attention_probs(query, key, attn_mask, is_causal, scale)
     if dropout_p > 0.0:
         probs = torch.nn.functional.dropout(probs, p=dropout_p)
@@ -172,8 +173,7 @@ def cross_entropy_loss(
         raise TypeError(f"input must hold floating-point logits, got dtype {input.dtype}")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
+    probability("label_smoothing", label_smoothing)
     n, c = input.shape
     if weight is not None and tuple(weight.shape) != (c,):
         raise ValueError(f"weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}")

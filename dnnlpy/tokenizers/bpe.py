@@ -17,6 +17,8 @@ from importlib import resources
 import tokenizers as hf
 from tokenizers import decoders, models, pre_tokenizers, trainers
 
+from .._checks import positive_int
+
 __all__ = ["Tokenizer", "Encoding", "load_corpus", "END_OF_TEXT"]
 
 END_OF_TEXT = "<|endoftext|>"  # separates documents; the only special token
@@ -45,12 +47,8 @@ class Tokenizer:
         """Learn BPE merges from an iterable of strings until the vocabulary holds ``vocab_size`` tokens."""
         if isinstance(texts, str):
             raise TypeError("texts must be an iterable of strings, not one string: wrap it as [text]")
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < _MIN_VOCAB:
-            raise ValueError(
-                f"vocab_size must be an int >= {_MIN_VOCAB} (256 bytes + {END_OF_TEXT}), got {vocab_size!r}"
-            )
-        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
-            raise ValueError(f"min_frequency must be an int >= 0, got {min_frequency!r}")
+        positive_int("vocab_size", vocab_size, minimum=_MIN_VOCAB, why=f"256 bytes + {END_OF_TEXT}")
+        positive_int("min_frequency", min_frequency, minimum=0)
         backend = hf.Tokenizer(models.BPE())
         # add_prefix_space=False keeps decode(encode(text)) == text exactly.
         backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
