@@ -40,6 +40,8 @@ _INIT_STD = 0.02  # GPT-2's initialisation scale for embeddings and linear weigh
 
 @dataclass(frozen=True)
 class MiniGPTConfig:
+    """The hyper-parameters of a MiniGPT, checked once here. A model keeps its config as ``model.config``."""
+
     vocab_size: int  # V: rows of the token embedding, columns of the logits
     block_size: int  # longest context the model reads (rows of the positional embedding)
     embed_dim: int = 128  # D: width of every token vector and hidden state
@@ -63,6 +65,10 @@ class MiniGPTConfig:
                 f"choose num_heads that divides embed_dim (e.g. num_heads=4 for embed_dim=32)"
             )
         probability("dropout", self.dropout)
+        for name in ("bias", "weight_tying"):
+            flag = getattr(self, name)
+            if not isinstance(flag, bool):  # a string such as "False" would be truthy and silently mean True
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
 
 
 class MiniGPT(nn.Module):
@@ -86,25 +92,41 @@ class MiniGPT(nn.Module):
         weight_tying: bool = True,
     ):
         super().__init__()
-        self.config = cfg = MiniGPTConfig(
+        # The config is the one place the hyper-parameters live; vocab_size, block_size and weight_tying
+        # below are read-only views of it, so the model and its config cannot disagree.
+        self.config = MiniGPTConfig(
             vocab_size, block_size, embed_dim, num_layers, num_heads, hidden_dim, bias, dropout, weight_tying
         )
-        self.vocab_size = vocab_size
-        self.block_size = block_size
-        self.weight_tying = weight_tying
+        cfg = self.config
 
-        self.token_embed = dnn.Embedding(vocab_size, embed_dim)  # (V, D)
-        self.pos_embed = dnn.Embedding(block_size, embed_dim)  # (block_size, D)
-        self.dropout = dnn.Dropout(dropout)
+        self.token_embed = dnn.Embedding(cfg.vocab_size, cfg.embed_dim)  # (V, D)
+        self.pos_embed = dnn.Embedding(cfg.block_size, cfg.embed_dim)  # (block_size, D)
+        self.dropout = dnn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(
-            MiniGPTBlock(embed_dim, num_heads, hidden_dim, bias=bias, dropout=dropout) for _ in range(num_layers)
+            MiniGPTBlock(cfg.embed_dim, cfg.num_heads, cfg.hidden_dim, bias=cfg.bias, dropout=cfg.dropout)
+            for _ in range(cfg.num_layers)
         )
-        self.final_norm = dnn.LayerNorm(embed_dim, bias=bias)
-        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)  # (D -> V), weight (V, D)
+        self.final_norm = dnn.LayerNorm(cfg.embed_dim, bias=cfg.bias)
+        self.lm_head = dnn.Linear(cfg.embed_dim, cfg.vocab_size, bias=False)  # (D -> V), weight (V, D)
         self.apply(self._init_weights)
         if cfg.weight_tying:
             # Tie after initialising, so the shared Parameter keeps the embedding's N(0, 0.02) values.
             self.lm_head.weight = self.token_embed.weight
+
+    @property
+    def vocab_size(self) -> int:
+        """V, the number of token ids (``config.vocab_size``)."""
+        return self.config.vocab_size
+
+    @property
+    def block_size(self) -> int:
+        """The longest context the model reads (``config.block_size``)."""
+        return self.config.block_size
+
+    @property
+    def weight_tying(self) -> bool:
+        """Whether ``lm_head.weight`` is ``token_embed.weight`` (``config.weight_tying``)."""
+        return self.config.weight_tying
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -234,15 +256,13 @@ class MiniGPT(nn.Module):
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """Number of scalar parameters, counting a Parameter shared by several modules once."""
-    seen: set[int] = set()
-    total = 0
-    for _, p in model.named_parameters(remove_duplicate=False):
-        if id(p) in seen or (trainable_only and not p.requires_grad):
-            continue
-        seen.add(id(p))
-        total += p.numel()
-    return total
+    """Number of scalar parameters in ``model`` (only those with ``requires_grad`` if ``trainable_only``).
+
+    A tied table is counted once: ``model.parameters()`` yields every Parameter object once, however many
+    modules hold it, because PyTorch skips a Parameter it has already seen (by identity, not by value).
+    That is the saving of weight tying: ``count_parameters`` of an untied MiniGPT is exactly V * D more.
+    """
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
 
 
 def get_batch(

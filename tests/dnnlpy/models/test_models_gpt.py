@@ -89,6 +89,24 @@ def test_structure_and_attributes(tied):
     assert tied.lm_head.bias is None
 
 
+def test_config_is_the_one_place_the_hyper_parameters_live(tied, untied):
+    assert tied.config == gpt.MiniGPTConfig(V, BLOCK, D, num_layers=2, num_heads=4, hidden_dim=32)
+    assert (tied.vocab_size, tied.block_size, tied.weight_tying) == (V, BLOCK, True)
+    assert untied.weight_tying is False and untied.config.weight_tying is False
+    for name in ("vocab_size", "block_size", "weight_tying"):
+        assert name not in vars(tied)  # not a second copy next to the config
+        with pytest.raises(AttributeError):
+            setattr(tied, name, 3)  # read-only: changing V would not resize the tables
+    with pytest.raises(AttributeError):
+        tied.config.vocab_size = 3  # frozen
+
+
+@pytest.mark.parametrize("flag", ["bias", "weight_tying"])
+def test_config_refuses_a_non_bool_flag(flag):
+    with pytest.raises(TypeError, match=rf"{flag} must be True or False, got 'False'"):
+        _model(**{flag: "False"})
+
+
 def test_weight_tying_shares_one_parameter(tied, untied):
     assert tied.lm_head.weight is tied.token_embed.weight
     assert untied.lm_head.weight is not untied.token_embed.weight
@@ -115,6 +133,8 @@ def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
 def test_count_parameters_trainable_only(tied):
     tied.pos_embed.weight.requires_grad_(False)
     assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D
+    tied.token_embed.weight.requires_grad_(False)  # the tied table: frozen once, subtracted once
+    assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D + V * D
 
 
 def test_tied_gradient_is_the_sum_of_both_paths(untied):
