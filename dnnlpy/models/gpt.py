@@ -101,7 +101,7 @@ class MiniGPT(nn.Module):
 
         self.token_embed = dnn.Embedding(cfg.vocab_size, cfg.embed_dim)  # (V, D)
         self.pos_embed = dnn.Embedding(cfg.block_size, cfg.embed_dim)  # (block_size, D)
-        self.dropout = dnn.Dropout(cfg.dropout)
+        self.embed_dropout = dnn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(
             MiniGPTBlock(cfg.embed_dim, cfg.num_heads, cfg.hidden_dim, bias=cfg.bias, dropout=cfg.dropout)
             for _ in range(cfg.num_layers)
@@ -170,7 +170,7 @@ class MiniGPT(nn.Module):
         _, t = input_ids.shape
         positions = torch.arange(t, device=input_ids.device)  # (T,)
         x = self.token_embed(input_ids) + self.pos_embed(positions)  # (B, T, D) + (T, D) -> (B, T, D)
-        x = self.dropout(x)
+        x = self.embed_dropout(x)
         for block in self.blocks:
             x = block(x)  # (B, T, D)
         x = self.final_norm(x)

@@ -7,6 +7,7 @@ from torch import Tensor, nn
 
 from .._checks import positive_int, probability
 from . import functional as dF
+from .dropout import Dropout
 from .linear import Linear
 
 __all__ = ["MultiheadAttention"]
@@ -32,14 +33,20 @@ class MultiheadAttention(nn.Module):
                 f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}: each head gets "
                 f"embed_dim // num_heads features, so pick num_heads that divides {embed_dim}"
             )
+        probability("dropout", dropout)  # checked here so that the error names the argument as passed
         self.embed_dim = embed_dim
         self.num_heads = num_heads
         self.head_dim = embed_dim // num_heads
-        self.dropout = probability("dropout", dropout)
         self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.v_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.attn_dropout = Dropout(dropout)  # on the attention probabilities, in training mode only
+
+    @property
+    def dropout(self) -> float:
+        """The attention-dropout probability, a float as in ``torch.nn.MultiheadAttention.dropout``."""
+        return self.attn_dropout.p
 
     def _split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
@@ -74,8 +81,7 @@ class MultiheadAttention(nn.Module):
         if attn_mask is not None:
             mask = ~attn_mask if attn_mask.dtype == torch.bool else attn_mask
         probs = dF._attention_probs(q, k, mask, is_causal, scale=None)  # (B, H, T, S)
-        if self.training and self.dropout > 0.0:
-            probs = torch.nn.functional.dropout(probs, p=self.dropout)
+        probs = self.attn_dropout(probs)
         heads = probs @ v  # (B, H, T, S) @ (B, H, S, d) -> (B, H, T, d)
         merged = heads.transpose(1, 2).reshape(b, t, self.embed_dim)  # (B, H, T, d) -> (B, T, E)
         out = self.out_proj(merged)
@@ -85,4 +91,4 @@ class MultiheadAttention(nn.Module):
         return out, probs.mean(dim=1) if average_attn_weights else probs
 
     def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"

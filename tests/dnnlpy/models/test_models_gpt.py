@@ -107,6 +107,31 @@ def test_config_refuses_a_non_bool_flag(flag):
         _model(**{flag: "False"})
 
 
+def test_every_dropout_is_a_dropout_module():
+    m = _model(dropout=0.25)
+    settings = [(name, mod.p) for name, mod in m.named_modules() if isinstance(mod, dnn.Dropout)]
+    per_block = ["attn.attn.attn_dropout", "attn.resid_dropout", "mlp.dropout"]
+    assert [name for name, _ in settings] == ["embed_dropout"] + [f"blocks.{i}.{n}" for i in (0, 1) for n in per_block]
+    assert {p for _, p in settings} == {0.25}
+    assert m.blocks[0].attn.attn.dropout == 0.25  # MultiheadAttention.dropout stays a float, as in torch
+    # no float-valued "dropout" attribute hides outside the Dropout modules
+    assert not [n for n, mod in m.named_modules() if isinstance(vars(mod).get("dropout"), float)]
+
+
+def test_state_dict_keys_are_unchanged():
+    """Checkpoints written before dropout became modules still load: Dropout has no parameters."""
+    m = _model(num_layers=1, dropout=0.1)
+    block = [
+        "ln1.weight", "ln1.bias",
+        "attn.attn.q_proj.weight", "attn.attn.q_proj.bias", "attn.attn.k_proj.weight", "attn.attn.k_proj.bias",
+        "attn.attn.v_proj.weight", "attn.attn.v_proj.bias", "attn.attn.out_proj.weight", "attn.attn.out_proj.bias",
+        "ln2.weight", "ln2.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias",
+    ]  # fmt: skip
+    expected = ["token_embed.weight", "pos_embed.weight", *[f"blocks.0.{k}" for k in block]]
+    expected += ["final_norm.weight", "final_norm.bias", "lm_head.weight"]
+    assert list(m.state_dict()) == expected
+
+
 def test_weight_tying_shares_one_parameter(tied, untied):
     assert tied.lm_head.weight is tied.token_embed.weight
     assert untied.lm_head.weight is not untied.token_embed.weight

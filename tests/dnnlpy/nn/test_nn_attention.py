@@ -114,3 +114,16 @@ def test_mha_bad_config_and_input():
     attn = dnn.MultiheadAttention(8, 2)
     with pytest.raises(ValueError, match=r"\(batch, seq_len, 8\)"):
         attn(torch.randn(5, 8), torch.randn(5, 8), torch.randn(5, 8))
+
+
+def test_attention_dropout_is_a_module_on_the_probabilities():
+    attn = dnn.MultiheadAttention(8, 2, dropout=1.0)
+    assert isinstance(attn.attn_dropout, dnn.Dropout) and attn.dropout == 1.0
+    x = torch.randn(2, 4, 8)
+    # every probability dropped: each head reads nothing, so the output is out_proj's bias alone
+    out, _ = attn(x, x, x)
+    assert_close(out, attn.out_proj.bias.expand(2, 4, 8))
+    attn.eval()  # no dropout in eval mode
+    assert not torch.allclose(attn(x, x, x)[0], out)
+    with pytest.raises(AttributeError):
+        attn.dropout = 0.5  # read-only view of attn_dropout.p
