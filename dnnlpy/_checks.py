@@ -13,7 +13,9 @@ ValueError: num_heads must be an int >= 1, got 0: pass a whole number of at leas
 
 from __future__ import annotations
 
-__all__ = ["positive_int", "probability", "sizes"]
+import torch
+
+__all__ = ["positive_int", "probability", "sizes", "floating_tensor"]
 
 
 def positive_int(name: str, value: object, minimum: int = 1, why: str = "") -> int:
@@ -42,3 +44,14 @@ def sizes(name: str, value: object) -> tuple[int, ...]:
     for i, size in enumerate(shape):
         positive_int(name if shape == (value,) else f"{name}[{i}]", size)
     return shape
+
+
+def floating_tensor(name: str, value: object) -> torch.Tensor:
+    """``value`` if it is a floating-point tensor (logits, activations, queries; not token ids)."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(value).__name__}: wrap it with torch.tensor(...)")
+    if not value.is_floating_point():
+        raise TypeError(
+            f"{name} must be a floating-point tensor, got dtype {value.dtype}: convert it with {name}.float()"
+        )
+    return value

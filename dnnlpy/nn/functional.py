@@ -11,7 +11,7 @@ import math
 import torch
 from torch import Tensor
 
-from .._checks import probability, sizes
+from .._checks import floating_tensor, probability, sizes
 
 __all__ = [
     "linear",
@@ -29,13 +29,21 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: (..., in) -> (..., out); ``weight`` is (out, in)."""
+    floating_tensor("x", x)
+    floating_tensor("weight", weight)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
-    if x.shape[-1] != weight.shape[1]:
+    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(
-            f"input has {x.shape[-1]} features in its last dimension (shape {tuple(x.shape)}) but weight "
-            f"{tuple(weight.shape)} expects {weight.shape[1]}: the input's last dimension must equal in_features"
+            f"input has shape {tuple(x.shape)} but weight {tuple(weight.shape)} expects {weight.shape[1]} "
+            f"features: the input's last dimension must equal in_features"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != x.dtype:
+            raise TypeError(
+                f"input has dtype {x.dtype} but {name} has {t.dtype}: convert one to the other, "
+                f"e.g. x.to({name}.dtype), or the layer with .to(x.dtype)"
+            )
     out = x @ weight.T  # (..., in) @ (in, out) -> (..., out)
     if bias is not None:
         out = out + bias
@@ -43,26 +51,33 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def _stable_max(x: Tensor, dim: int) -> Tensor:
-    # The max is only a shift for numerical stability, so no gradient needs to flow through it; a row that
-    # is entirely -inf (fully masked) would give -inf - -inf = nan, so shift such rows by 0 instead.
+    # softmax(x) = softmax(x - c) for any c; shifting by the row max keeps exp() from overflowing. The shift
+    # needs no gradient. A row of only -inf (every entry masked) would give -inf - -inf = nan, so it is
+    # shifted by 0 instead; its softmax is then 0 / 0 = nan, as torch's is (attention_weights handles such
+    # rows itself). A +inf or nan entry still makes its row nan, as in torch.
+    if x.numel() == 0:
+        return x.new_zeros(())  # amax refuses an empty dimension; an empty tensor needs no shift
     m = x.detach().amax(dim=dim, keepdim=True)
-    return torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    return m.masked_fill(m == float("-inf"), 0.0)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, shifted by the max so large logits don't overflow."""
+    floating_tensor("x", x)
     z = torch.exp(x - _stable_max(x, dim))
     return z / z.sum(dim=dim, keepdim=True)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``; stays finite for logits like +-1e4."""
+    floating_tensor("x", x)
     shifted = x - _stable_max(x, dim)
     return shifted - torch.log(torch.exp(shifted).sum(dim=dim, keepdim=True))
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU: ``x * Phi(x)`` with the exact normal CDF, or its tanh approximation (``approximate='tanh'``)."""
+    floating_tensor("x", x)
     if approximate == "none":
         return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
     if approximate == "tanh":
@@ -79,11 +94,15 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
+    floating_tensor("x", x)
     shape = sizes("normalized_shape", normalized_shape)
     if tuple(x.shape[-len(shape) :]) != shape:
         raise ValueError(
             f"layer_norm over normalized_shape {shape} needs an input ending in those dims, got shape {tuple(x.shape)}"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise ValueError(f"{name} must have shape {shape} (normalized_shape), got {tuple(t.shape)}")
     dims = tuple(range(-len(shape), 0))
     mean = x.mean(dim=dims, keepdim=True)
     var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)  # biased variance, as in the LayerNorm paper

@@ -18,17 +18,22 @@ def _leaves(*tensors):
 
 
 def _check(our_fn, torch_fn, *tensors, atol=None, rtol=None):
-    """Same output and same gradient (of a random projection of the output) for every float input."""
+    """Same output and same gradient (of a random projection of the output) for every float input.
+
+    nan and inf must sit at the same places in both (equal_nan: a nan only matches a nan). Returns our
+    leaves, so that a test can look at their gradients.
+    """
     ours, theirs = _leaves(*tensors)
     out_ours, out_theirs = our_fn(*ours), torch_fn(*theirs)
-    assert_close(out_ours, out_theirs, atol=atol, rtol=rtol)
+    assert_close(out_ours, out_theirs, atol=atol, rtol=rtol, equal_nan=True)
     probe = torch.randn_like(out_theirs)
     (out_ours * probe).sum().backward()
     (out_theirs * probe).sum().backward()
     for a, b in zip(ours, theirs, strict=True):
         if b.grad is not None:
             assert a.grad is not None
-            assert_close(a.grad, b.grad, atol=atol, rtol=rtol)
+            assert_close(a.grad, b.grad, atol=atol, rtol=rtol, equal_nan=True)
+    return ours
 
 
 @pytest.fixture(autouse=True)
@@ -49,6 +54,25 @@ def test_linear_matches_torch(shape, out, bias):
 def test_linear_rejects_mismatched_features():
     with pytest.raises(ValueError, match=r"last dimension must equal in_features"):
         dF.linear(torch.randn(2, 3), torch.randn(4, 5))
+    with pytest.raises(ValueError, match=r"input has shape \(\) .* last dimension must equal in_features"):
+        dF.linear(torch.tensor(1.0), torch.randn(4, 1))
+
+
+@pytest.mark.parametrize(
+    "call,match",
+    [
+        (lambda: dF.linear(torch.ones(2, 3, dtype=torch.long), torch.ones(4, 3)), "x must be a floating-point"),
+        (lambda: dF.linear(torch.ones(2, 3), torch.ones(4, 3, dtype=torch.float64)), "dtype torch.float32 but weight"),
+        (lambda: dF.linear(torch.ones(2, 3), torch.ones(4, 3), torch.ones(4, dtype=torch.float64)), "but bias"),
+        (lambda: dF.softmax(torch.tensor([1, 2])), r"x must be a floating-point tensor, got dtype torch.int64"),
+        (lambda: dF.log_softmax([1.0, 2.0]), "x must be a torch.Tensor, got list"),
+        (lambda: dF.gelu(torch.tensor([1, 2])), "x must be a floating-point"),
+        (lambda: dF.layer_norm(torch.ones(2, 4, dtype=torch.long), 4), "x must be a floating-point"),
+    ],
+)
+def test_integer_or_mixed_dtypes_are_refused_as_torch_refuses_them(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -61,10 +85,23 @@ def test_softmax_and_log_softmax_match_torch(dim, scale):
 
 
 def test_softmax_of_fully_masked_row_is_nan_free_elsewhere():
-    x = torch.tensor([[0.0, float("-inf")], [1.0, 2.0]])
-    out = dF.softmax(x)
-    assert_close(out[0], torch.tensor([1.0, 0.0]))
-    assert_close(out[1], F.softmax(x[1], dim=-1))
+    inf = float("inf")
+    x = torch.tensor([[-inf, -inf, -inf], [1.0, 2.0, -inf], [0.0, 1e4, -1e4]])  # row 0: fully masked
+    for ours, theirs in ((dF.softmax, F.softmax), (dF.log_softmax, F.log_softmax)):
+        (leaf,) = _check(ours, lambda t, f=theirs: f(t, dim=-1), x)  # values and gradients, nan where torch's
+        out = ours(x)
+        assert out[0].isnan().all()  # 0 / 0, exactly as torch's softmax of an all -inf row
+        assert not out[1:].isnan().any() and not leaf.grad[1:].isnan().any()  # and nowhere else
+    assert_close(dF.softmax(x)[1], torch.tensor([0.2689414, 0.7310586, 0.0]))
+
+
+@pytest.mark.parametrize("shape,dim", [((3, 0), -1), ((0, 4), 0), ((0, 4), 1), ((2, 0, 3), 1), ((), 0)])
+def test_softmax_over_an_empty_or_0d_tensor_is_as_in_torch(shape, dim):
+    x = torch.randn(shape)
+    for ours, theirs in ((dF.softmax, F.softmax), (dF.log_softmax, F.log_softmax)):
+        out = ours(x, dim)
+        assert out.shape == x.shape
+        assert_close(out, theirs(x, dim))
 
 
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
