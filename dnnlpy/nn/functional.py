@@ -20,6 +20,7 @@ __all__ = [
     "gelu",
     "layer_norm",
     "causal_mask",
+    "attention_weights",
     "scaled_dot_product_attention",
     "cross_entropy_loss",
 ]
@@ -120,27 +121,77 @@ def causal_mask(t_query: int, t_key: int | None = None, device: torch.device | s
     return torch.ones(t_query, t_key, dtype=torch.bool, device=device).tril()
 
 
-def _attention_probs(
+def _check_query_key(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> None:
+    floating_tensor("query", query)
+    floating_tensor("key", key)
+    if query.dim() < 2 or key.dim() < 2:
+        raise ValueError(
+            f"query and key must be at least 2-D (..., seq_len, head_dim), got shapes {tuple(query.shape)} and "
+            f"{tuple(key.shape)}: add a sequence dimension with unsqueeze(-2)"
+        )
+    if key.dtype != query.dtype:
+        raise TypeError(f"query has dtype {query.dtype} but key has {key.dtype}: convert with key.to(query.dtype)")
+    if query.shape[-1] != key.shape[-1] or query.shape[-1] == 0:
+        raise ValueError(
+            f"query {tuple(query.shape)} and key {tuple(key.shape)} must share a non-zero last dimension "
+            f"(head_dim): each score is a dot product of one query with one key"
+        )
+    try:
+        batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            f"the leading (batch, head) dims of query {tuple(query.shape)} and key {tuple(key.shape)} "
+            f"do not broadcast: give both the same batch size"
+        ) from None
+    if attn_mask is None:
+        return
+    if not isinstance(attn_mask, Tensor) or not (attn_mask.dtype == torch.bool or attn_mask.dtype == query.dtype):
+        got = attn_mask.dtype if isinstance(attn_mask, Tensor) else type(attn_mask).__name__
+        raise TypeError(
+            f"attn_mask must be a bool tensor (True = may attend) or a float tensor of the query's dtype "
+            f"{query.dtype} (added to the scores), got {got}: use mask.bool() or mask.to(query.dtype)"
+        )
+    scores_shape = (*batch, query.shape[-2], key.shape[-2])
+    try:
+        fits = torch.broadcast_shapes(attn_mask.shape, scores_shape) == scores_shape
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the scores "
+            f"(..., T, S) = {scores_shape}: pass a (T, S) mask, or one with those trailing dims"
+        )
+
+
+def attention_weights(
     query: Tensor,
     key: Tensor,
-    attn_mask: Tensor | None,
-    is_causal: bool,
-    scale: float | None,
+    attn_mask: Tensor | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
 ) -> Tensor:
-    """softmax(Q K^T * scale + mask): (..., T, d), (..., S, d) -> (..., T, S)."""
-    d = query.shape[-1]
-    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    """The attention probabilities ``softmax(Q K^T * scale + mask)``: (..., T, d), (..., S, d) -> (..., T, S).
+
+    A boolean ``attn_mask`` is True where attention is allowed; a float mask is added to the scores.
+    ``is_causal`` and ``attn_mask`` may be given together (both apply). A query that may attend to no key
+    gets all-zero weights, as in ``torch.nn.functional.scaled_dot_product_attention``.
+    """
+    _check_query_key(query, key, attn_mask)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = (query @ key.transpose(-2, -1)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
-    t_query, t_key = scores.shape[-2], scores.shape[-1]
     if is_causal:
-        allowed = causal_mask(t_query, t_key, device=scores.device)
-        scores = scores.masked_fill(~allowed, float("-inf"))
+        scores = scores.masked_fill(~causal_mask(*scores.shape[-2:], device=scores.device), float("-inf"))
     if attn_mask is not None:
         if attn_mask.dtype == torch.bool:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))  # True = may attend
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask  # additive mask: 0 keeps, -inf removes
-    return softmax(scores, dim=-1)
+    # A query with no key left has a row of only -inf: its softmax is 0 / 0 = nan, and in the backward pass
+    # that nan would reach every parameter. Give such rows finite scores for the softmax, then zero
+    # weights: the query reads nothing (its output is 0) and passes no gradient back.
+    no_key = (scores == float("-inf")).all(dim=-1, keepdim=True)  # (..., T, 1)
+    probs = softmax(scores.masked_fill(no_key, 0.0), dim=-1)
+    return probs.masked_fill(no_key, 0.0)
 
 
 def scaled_dot_product_attention(
@@ -156,10 +207,28 @@ def scaled_dot_product_attention(
 
     Shapes: query (..., T, d), key (..., S, d), value (..., S, d_v) -> (..., T, d_v). As in
     ``torch.nn.functional.scaled_dot_product_attention``, a boolean ``attn_mask`` is True where attention
-    is *allowed*; a float mask is added to the scores.
+    is *allowed*, a float mask is added to the scores, and a query that may attend to no key gives 0.
     """
     probability("dropout_p", dropout_p)
-    probs = _attention_probs(query, key, attn_mask, is_causal, scale)
+    if attn_mask is not None and is_causal:
+        raise ValueError(
+            "pass attn_mask or is_causal=True, not both (torch refuses the pair too): to apply both, pass "
+            "attn_mask=attn_mask & causal_mask(T, S)"
+        )
+    probs = attention_weights(query, key, attn_mask, is_causal, scale)  # (..., T, S)
+    floating_tensor("value", value)
+    if value.dtype != query.dtype:
+        raise TypeError(f"query has dtype {query.dtype} but value has {value.dtype}: use value.to(query.dtype)")
+    try:
+        torch.broadcast_shapes(value.shape[:-2], probs.shape[:-2])
+        fits = value.dim() >= 2 and value.shape[-2] == key.shape[-2]
+    except RuntimeError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            f"value must be (..., S, d_v) with the S = {key.shape[-2]} keys and the batch dims of key "
+            f"{tuple(key.shape)}, got {tuple(value.shape)}: one value vector per key"
+        )
     if dropout_p > 0.0:
         probs = torch.nn.functional.dropout(probs, p=dropout_p)
     return probs @ value  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)

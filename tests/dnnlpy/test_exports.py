@@ -16,6 +16,7 @@ DOCUMENTED = {
         "gelu",
         "layer_norm",
         "causal_mask",
+        "attention_weights",
         "scaled_dot_product_attention",
         "cross_entropy_loss",
     ],

@@ -148,8 +148,10 @@ def test_sdpa_matches_torch(t_q, t_k, is_causal):
 def test_sdpa_masks_and_scale_match_torch():
     q, k, v = torch.randn(2, 4, 8), torch.randn(2, 6, 8), torch.randn(2, 6, 8)
     bool_mask = torch.rand(4, 6) > 0.3
-    bool_mask[:, 0] = True  # every query keeps at least one key
+    bool_mask[:, 0] = True
+    bool_mask[2] = False  # query 2 may attend to no key at all
     float_mask = torch.randn(4, 6)
+    float_mask[1] = float("-inf")  # and in the float mask, query 1
     for mask in (bool_mask, float_mask):
         _check(
             lambda *a, m=mask: dF.scaled_dot_product_attention(*a, attn_mask=m, scale=0.3),
@@ -158,6 +160,72 @@ def test_sdpa_masks_and_scale_match_torch():
             k,
             v,
         )
+
+
+@pytest.mark.parametrize("kind", ["bool", "float", "per-batch bool"])
+def test_sdpa_query_with_no_key_gives_zeros_as_in_torch(kind):
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    if kind == "float":
+        mask = torch.zeros(3, 5)
+        mask[1] = float("-inf")
+    else:
+        mask = torch.ones(2 if kind == "per-batch bool" else 1, 3, 5, dtype=torch.bool)
+        mask[0, 1] = False  # sample 0 (and, for a shared mask, every sample), query 1: nothing to read
+    q_leaf, k_leaf, v_leaf = _check(
+        lambda *a: dF.scaled_dot_product_attention(*a, attn_mask=mask),
+        lambda *a: F.scaled_dot_product_attention(*a, attn_mask=mask),
+        q,
+        k,
+        v,
+    )
+    out = dF.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert torch.equal(out[0, 1], torch.zeros(6)) and torch.equal(q_leaf.grad[0, 1], torch.zeros(4))
+    assert not any(t.grad.isnan().any() for t in (q_leaf, k_leaf, v_leaf))
+    weights = dF.attention_weights(q, k, mask)
+    assert torch.equal(weights[0, 1], torch.zeros(5))
+    assert_close(weights[0, [0, 2]].sum(-1), torch.ones(2))  # the other queries still sum to one
+
+
+def test_sdpa_with_no_keys_at_all_gives_zeros_as_in_torch():
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 0, 4), torch.randn(2, 0, 6)
+    _check(dF.scaled_dot_product_attention, F.scaled_dot_product_attention, q, k, v)
+    assert torch.equal(dF.scaled_dot_product_attention(q, k, v), torch.zeros(2, 3, 6))
+
+
+def test_attention_weights_are_what_sdpa_averages_the_values_with():
+    q, k, v = torch.randn(2, 3, 4), torch.randn(2, 5, 4), torch.randn(2, 5, 6)
+    weights = dF.attention_weights(q, k, is_causal=True)  # (B, T, S)
+    assert weights.shape == (2, 3, 5)
+    assert_close(weights @ v, dF.scaled_dot_product_attention(q, k, v, is_causal=True))
+    assert torch.equal(weights[:, 0, 1:], torch.zeros(2, 4))  # query 0 sees key 0 only
+    # attention_weights may combine a mask with is_causal; scaled_dot_product_attention refuses the pair, as torch
+    keep_last = torch.tensor([True, True, True, True, False])
+    both = dF.attention_weights(q, k, keep_last, is_causal=True)
+    assert_close(both, dF.attention_weights(q, k, keep_last & dF.causal_mask(3, 5)))
+
+
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(attn_mask=torch.ones(3, 5, dtype=torch.bool), is_causal=True), ValueError, "not both"),
+        (dict(attn_mask=torch.zeros(3, 5, dtype=torch.long)), TypeError, "attn_mask must be a bool tensor"),
+        (dict(attn_mask=torch.zeros(3, 5, dtype=torch.float64)), TypeError, r"mask.to\(query.dtype\)"),
+        (dict(attn_mask=torch.ones(3, 4, dtype=torch.bool)), ValueError, r"\(3, 4\) does not broadcast .* \(2, 3, 5\)"),
+        (dict(attn_mask=torch.ones(2, 2, 3, 5, dtype=torch.bool)), ValueError, "does not broadcast"),
+        (dict(query=torch.randn(3, 3, 4)), ValueError, "batch, head"),
+        (dict(query=torch.randn(2, 3, 5)), ValueError, "non-zero last dimension"),
+        (dict(query=torch.randn(4)), ValueError, "at least 2-D"),
+        (dict(query=torch.randn(2, 3, 4).double()), TypeError, "key.to"),
+        (dict(query=torch.ones(2, 3, 4, dtype=torch.long)), TypeError, "query must be a floating-point"),
+        (dict(value=torch.randn(2, 4, 6)), ValueError, "one value vector per key"),
+        (dict(dropout_p=1.5), ValueError, r"dropout_p must be a number in \[0, 1\]"),
+    ],
+)
+def test_sdpa_errors_name_the_value_and_the_fix(kwargs, exc, match):
+    args = dict(query=torch.randn(2, 3, 4), key=torch.randn(2, 5, 4), value=torch.randn(2, 5, 6))
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        dF.scaled_dot_product_attention(**args)
 
 
 def test_causal_mask_is_lower_triangular():
