@@ -184,7 +184,8 @@ class MiniGPT(nn.Module):
           ``model.loss(token_ids, token_ids[:, 1:])``).
         - ``targets`` of shape (B, T): predict ``targets`` from all of ``input_ids`` (already shifted).
 
-        Target positions equal to -100 are ignored.
+        Target positions equal to -100 are ignored. If every one is, the mean has nothing to average: the
+        loss is nan, as torch's, but every gradient is 0, so one fully padded batch cannot poison the weights.
         """
         if not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
             self._check_input_ids(input_ids)  # raises the clear type/rank error
@@ -207,11 +208,12 @@ class MiniGPT(nn.Module):
                 f"targets has shape {tuple(targets.shape)} but input_ids has shape {(b, t)}: pass targets of "
                 f"shape {(b, t - 1)} (next tokens of input_ids[:, :-1]) or {(b, t)} (already shifted), or None"
             )
-        if targets.is_floating_point():
+        if targets.is_floating_point() or targets.dtype == torch.bool:
             raise TypeError(f"targets must be integer token ids, got dtype {targets.dtype}: use targets.long()")
         logits = self(inputs)  # (B, T', V)
         v = logits.size(-1)
-        return dF.cross_entropy_loss(logits.reshape(-1, v), targets.reshape(-1))  # (B*T', V) vs (B*T',)
+        # (B*T', V) vs (B*T',); int32 ids are accepted here as in forward, cross-entropy itself wants int64
+        return dF.cross_entropy_loss(logits.reshape(-1, v), targets.reshape(-1).long())
 
     @torch.no_grad()
     def generate(

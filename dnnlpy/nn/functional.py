@@ -1,7 +1,8 @@
 """Stateless building blocks, written out so the maths is visible.
 
-Each function mirrors a torch operator (`torch.nn.functional`) and is tested against it for values and
-gradients. The chapter imports this module as ``dF``.
+Each function mirrors a torch operator (``torch.nn.functional``) and is tested against it for values and
+gradients, edges included: a -inf logit, a query that may attend to no key, a batch whose every target is
+ignored. The chapter imports this module as ``dF``.
 """
 
 from __future__ import annotations
@@ -242,79 +243,117 @@ def cross_entropy_loss(
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    """Cross-entropy between logits ``input`` (N, C) and ``target``.
+    """Cross-entropy between logits ``input`` and ``target``, as ``torch.nn.functional.cross_entropy``.
 
-    ``target`` is either (N,) integer class ids or (N, C) class probabilities. Matches
-    ``torch.nn.functional.cross_entropy`` (note: ``reduction`` is the third positional parameter here).
+    ``input`` is (N, C) logits, or (N, C, d1, ...) with the classes in dim 1, or one unbatched sample (C,).
+    ``target`` holds either class ids, int64, of the input's shape without the class dim ((N,), (N, d1, ...)
+    or 0-d), or class probabilities of the input's own shape. Note: ``reduction`` is the third positional
+    parameter here, unlike torch's.
 
     >>> cross_entropy_loss(torch.zeros(2, 4), torch.tensor([0, 3]))  # uniform logits -> ln(4)
     tensor(1.3863)
     """
-    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(f"input and target must be tensors, got {type(input).__name__} and {type(target).__name__}")
-    if input.dim() != 2:
-        raise ValueError(
-            f"input must be 2-D logits (N, C), got shape {tuple(input.shape)}: "
-            f"flatten it first, e.g. logits.reshape(-1, logits.size(-1))"
-        )
-    if not input.is_floating_point():
-        raise TypeError(f"input must hold floating-point logits, got dtype {input.dtype}")
+    floating_tensor("input", input)
+    if not isinstance(target, Tensor):
+        raise TypeError(f"target must be a tensor, got {type(target).__name__}: wrap it with torch.tensor(...)")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
     probability("label_smoothing", label_smoothing)
-    n, c = input.shape
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise ValueError(f"weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}")
+    if input.dim() == 0:
+        raise ValueError("input is 0-d: pass logits of shape (C,), (N, C) or (N, C, d1, ...)")
+    class_dim = 0 if input.dim() == 1 else 1  # an unbatched (C,) input has its classes in dim 0
+    c = input.shape[class_dim]
+    if c == 0:
+        raise ValueError(f"input of shape {tuple(input.shape)} has no classes in dim {class_dim}: C must be >= 1")
+    if weight is not None and (not isinstance(weight, Tensor) or tuple(weight.shape) != (c,)):
+        got = tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__
+        raise ValueError(f"weight must be a tensor of shape ({c},), one entry per class, got {got}")
 
-    logp = log_softmax(input, dim=1)  # (N, C)
+    logp = log_softmax(input, dim=class_dim)
     if target.shape == input.shape:
-        return _cross_entropy_probs(logp, target, reduction, weight, ignore_index, label_smoothing)
-    if target.dim() == 1 and target.shape[0] == n:
-        return _cross_entropy_classes(logp, target, reduction, weight, ignore_index, label_smoothing)
+        return _cross_entropy_probs(logp, target, class_dim, reduction, weight, ignore_index, label_smoothing)
+    class_shape = input.shape[:class_dim] + input.shape[class_dim + 1 :]
+    if target.shape == class_shape:
+        return _cross_entropy_classes(logp, target, class_dim, reduction, weight, ignore_index, label_smoothing)
+    hint = ""
+    if input.dim() >= 3 and target.shape == input.shape[:-1]:
+        hint = (
+            " (the classes go in dim 1, as in torch: for (B, T, V) logits use logits.reshape(-1, V) with "
+            "targets.reshape(-1), or logits.transpose(1, 2))"
+        )
     raise ValueError(
-        f"target shape {tuple(target.shape)} does not match input shape {tuple(input.shape)}: "
-        f"pass class ids of shape ({n},) or probabilities of shape ({n}, {c}) "
-        f"(for (B, T, V) logits, use logits.reshape(-1, V) and targets.reshape(-1))"
+        f"target shape {tuple(target.shape)} does not match input shape {tuple(input.shape)}: pass class ids "
+        f"of shape {tuple(class_shape)} or probabilities of shape {tuple(input.shape)}{hint}"
     )
 
 
+def _per_class(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    """``weight`` (C,) shaped to broadcast along the class dim of an ``ndim``-D tensor."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _reduce(loss: Tensor, reduction: str, denominator: Tensor | int) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / denominator  # 0 / 0 = nan when nothing counts, as in torch
+
+
 def _cross_entropy_classes(
-    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+    logp: Tensor,
+    target: Tensor,
+    class_dim: int,
+    reduction: str,
+    weight: Tensor | None,
+    ignore_index: int,
+    smoothing: float,
 ) -> Tensor:
-    """Class-id targets: loss_i = -w[t_i] * logp[i, t_i], with optional label smoothing."""
-    if target.is_floating_point() or target.dtype == torch.bool:
+    """Class-id targets: loss = -w[t] * logp[t], with optional label smoothing; ignored positions give 0."""
+    if target.dtype not in (torch.int64, torch.uint8):  # what torch accepts
+        also = f", or pass probabilities of shape {tuple(logp.shape)}" if target.is_floating_point() else ""
         raise TypeError(
-            f"class-index target must be an integer tensor, got dtype {target.dtype}: "
-            f"use target.long(), or pass probabilities of shape {tuple(logp.shape)}"
+            f"class-index target must be int64 (torch.long), got dtype {target.dtype}: use target.long(){also}"
         )
-    n, c = logp.shape
-    keep = target != ignore_index  # (N,)
+    if weight is not None and weight.dtype != logp.dtype:
+        raise TypeError(f"weight has dtype {weight.dtype} but input has {logp.dtype}: use weight.to(input.dtype)")
+    c = logp.shape[class_dim]
+    target = target.long()  # so that a uint8 target compares with ignore_index=-100 as a number
+    keep = target != ignore_index  # positions that count
     bad = keep & ((target < 0) | (target >= c))
     if bad.any():
-        value = target[bad][0].item()
         raise ValueError(
-            f"target contains class id {value}, outside [0, {c}): every id must index one of the {c} "
-            f"classes (or equal ignore_index={ignore_index})"
+            f"target contains class id {target[bad][0].item()}, outside [0, {c}): every id must index one of "
+            f"the {c} classes (or equal ignore_index={ignore_index})"
         )
-    safe = torch.where(keep, target, torch.zeros_like(target)).long()
-    w = torch.ones(c, dtype=logp.dtype, device=logp.device) if weight is None else weight.to(logp.dtype)
-    w_t = w[safe] * keep.to(logp.dtype)  # (N,) weight of each row's class, 0 where ignored
-
-    nll = -logp.gather(1, safe.unsqueeze(1)).squeeze(1) * w_t  # (N,)
-    # Smoothing spreads `smoothing` of the target mass uniformly over the C classes.
-    smooth = -(logp * w).sum(dim=1) * keep.to(logp.dtype)  # (N,)
-    if reduction == "none":
-        return (1.0 - smoothing) * nll + (smoothing / c) * smooth
-    if reduction == "sum":
-        return (1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()
-    denom = w_t.sum()  # weighted count of kept rows, as torch normalises the mean
-    return ((1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()) / denom
+    safe = target.masked_fill(~keep, 0)  # any valid class where ignored; those positions are zeroed below
+    logp_t = logp.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)  # log-prob of each target
+    w_t = torch.ones_like(logp_t) if weight is None else weight[safe]  # weight of each target's class
+    # torch.where rather than a product with a 0/1 mask: an ignored position may have logp = -inf, and
+    # 0 * inf = nan. where() also sends no gradient to the positions it drops.
+    nll = torch.where(keep, -w_t * logp_t, 0.0)
+    total_weight = torch.where(keep, w_t, 0.0).sum()  # torch's mean divides by this, not by the count
+    loss = _reduce(nll, reduction, total_weight)
+    if smoothing == 0.0:
+        return loss  # torch adds the smoothing term only when label_smoothing > 0 (it may be inf)
+    # Label smoothing moves `smoothing` of the target's mass to a uniform spread over the C classes.
+    terms = logp if weight is None else logp * _per_class(weight, logp.dim(), class_dim)
+    smooth = torch.where(keep, -terms.sum(class_dim), 0.0)
+    return (1.0 - smoothing) * loss + (smoothing / c) * _reduce(smooth, reduction, total_weight)
 
 
 def _cross_entropy_probs(
-    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+    logp: Tensor,
+    target: Tensor,
+    class_dim: int,
+    reduction: str,
+    weight: Tensor | None,
+    ignore_index: int,
+    smoothing: float,
 ) -> Tensor:
-    """Probability targets: loss_i = -sum_c w[c] * p[i, c] * logp[i, c]."""
+    """Probability targets: loss = -sum_c w[c] * p[c] * logp[c] over the class dim."""
     if not target.is_floating_point():
         raise TypeError(
             f"a target of shape {tuple(target.shape)} is read as class probabilities and must be floating "
@@ -325,14 +364,9 @@ def _cross_entropy_probs(
             f"ignore_index={ignore_index} only applies to class-index targets; leave it at -100 "
             f"when passing probabilities"
         )
-    n, c = logp.shape
-    probs = target.to(logp.dtype)
+    c = logp.shape[class_dim]
     if smoothing > 0.0:
-        probs = probs * (1.0 - smoothing) + smoothing / c
-    terms = logp * probs if weight is None else logp * probs * weight.to(logp.dtype)
-    loss = -terms.sum(dim=1)  # (N,)
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / n
+        target = target * (1.0 - smoothing) + smoothing / c
+    terms = logp * target if weight is None else logp * target * _per_class(weight, logp.dim(), class_dim)
+    loss = -terms.sum(class_dim)  # one loss per sample (and per position d1, ...)
+    return _reduce(loss, reduction, loss.numel())

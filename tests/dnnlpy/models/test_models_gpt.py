@@ -209,6 +209,24 @@ def test_loss_ignores_minus_100_targets(tied):
     assert_close(tied.loss(ids, targets), F.cross_entropy(logits, ids[0, 3:]))
 
 
+def test_loss_with_every_target_ignored_leaves_the_weights_finite(tied):
+    """A fully padded batch: the mean has nothing to average (nan, as torch's), but the gradients are 0."""
+    ids = _ids(2, 6)
+    loss = tied.loss(ids, torch.full((2, 5), -100))
+    expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), torch.full((10,), -100))
+    assert loss.isnan() and expected.isnan()
+    loss.backward()
+    assert all(torch.equal(p.grad, torch.zeros_like(p)) for p in tied.parameters())
+    before = [p.detach().clone() for p in tied.parameters()]
+    torch.optim.SGD(tied.parameters(), lr=0.1).step()
+    assert all(torch.equal(a, b) for a, b in zip(before, tied.parameters(), strict=True))
+
+
+def test_loss_accepts_int32_targets(tied):
+    ids = _ids(2, 6)
+    assert_close(tied.loss(ids, ids[:, 1:].int()), tied.loss(ids))
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (2, 7), (1, 5), (2, 5, 1)])
 def test_loss_rejects_mismatched_targets(tied, shape):
     with pytest.raises(ValueError, match=r"targets has shape .* pass targets of shape \(2, 5\)"):
@@ -218,6 +236,8 @@ def test_loss_rejects_mismatched_targets(tied, shape):
 def test_loss_rejects_float_targets_and_single_token(tied):
     with pytest.raises(TypeError, match="integer token ids"):
         tied.loss(_ids(2, 6), torch.zeros(2, 5))
+    with pytest.raises(TypeError, match="integer token ids"):
+        tied.loss(_ids(2, 6), torch.zeros(2, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="at least 2 tokens"):
         tied.loss(_ids(2, 1))
 
