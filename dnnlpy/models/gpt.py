@@ -137,7 +137,9 @@ class MiniGPT(nn.Module):
         elif isinstance(module, nn.Embedding):
             nn.init.normal_(module.weight, mean=0.0, std=_INIT_STD)
 
-    def _check_input_ids(self, input_ids: Tensor) -> None:
+    def _check_input_ids(self, input_ids: Tensor, *, any_length: bool = False) -> None:
+        """Type, rank and id range of a (B, T) batch; ``any_length`` lifts the block_size limit (generate
+        crops a long prompt itself)."""
         if not isinstance(input_ids, Tensor):
             raise TypeError(f"input_ids must be a torch.Tensor of token ids, got {type(input_ids).__name__}")
         if input_ids.dtype not in (torch.int64, torch.int32):
@@ -151,11 +153,13 @@ class MiniGPT(nn.Module):
         b, t = input_ids.shape
         if t == 0:
             raise ValueError(f"input_ids has shape {tuple(input_ids.shape)}: it needs at least one token")
-        if t > self.block_size:
+        if t > self.block_size and not any_length:
             raise ValueError(
                 f"input_ids has shape ({b}, {t}) but block_size is {self.block_size}: crop the context to "
                 f"the last {self.block_size} tokens (input_ids[:, -{self.block_size}:])"
             )
+        if input_ids.numel() == 0:
+            return  # an empty batch (B = 0) has no ids to check; forward returns (0, T, V) as torch modules do
         lo, hi = int(input_ids.min()), int(input_ids.max())
         if lo < 0 or hi >= self.vocab_size:
             bad = lo if lo < 0 else hi
@@ -233,8 +237,7 @@ class MiniGPT(nn.Module):
         default; ``do_sample=True`` samples with ``temperature`` and optional ``top_k`` / ``top_p``.
         Runs with dropout off (eval mode) and restores the previous mode afterwards.
         """
-        if not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
-            self._check_input_ids(input_ids)
+        self._check_input_ids(input_ids, any_length=True)  # also when max_new_tokens=0: the prompt is returned
         positive_int("max_new_tokens", max_new_tokens, minimum=0)
         was_training = self.training
         self.eval()

@@ -327,6 +327,34 @@ def test_generate_first_token_is_argmax(tied):
     assert tied.generate(prompt, 1)[0, -1].item() == expected.item()
 
 
+@pytest.mark.parametrize("max_new_tokens", [0, 2])
+@pytest.mark.parametrize(
+    "prompt,exc,match",
+    [
+        (torch.zeros(1, 3), TypeError, r"integer tensor .* got dtype torch.float32"),
+        (torch.zeros(1, 3, dtype=torch.bool), TypeError, r"integer tensor .* got dtype torch.bool"),
+        (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
+        (torch.zeros(3, dtype=torch.long), ValueError, r"2-D .*unsqueeze\(0\)"),
+        ([[1, 2]], TypeError, "torch.Tensor"),
+    ],
+)
+def test_generate_checks_the_prompt_as_forward_does(tied, prompt, exc, match, max_new_tokens):
+    """Not cast with .long() (a float prompt was silently truncated), and checked even for 0 new tokens."""
+    with pytest.raises(exc, match=match):
+        tied(prompt)
+    with pytest.raises(exc, match=match):
+        tied.generate(prompt, max_new_tokens)
+
+
+def test_empty_batch_as_torch_modules(tied):
+    """B = 0 gives an empty (0, T, V) tensor, as torch's own modules do (it was a RuntimeError from min())."""
+    empty = torch.zeros(0, 5, dtype=torch.long)
+    reference = nn.Linear(D, V)(nn.Embedding(V, D)(empty))
+    assert tied(empty).shape == reference.shape == (0, 5, V)
+    assert tied.generate(empty, 3).shape == (0, 8)
+    assert tied.generate(empty, 3, do_sample=True, top_k=5).shape == (0, 8)
+
+
 def test_generate_zero_tokens_and_no_grad(tied):
     prompt = _ids(2, 3)
     assert torch.equal(tied.generate(prompt, 0), prompt)
