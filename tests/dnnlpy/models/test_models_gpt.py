@@ -389,7 +389,7 @@ def test_sampling_is_reproducible_with_a_generator(tied):
     "kwargs,match",
     [
         (dict(max_new_tokens=-1), "max_new_tokens"),
-        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be > 0"),
+        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be a finite number > 0"),
         (dict(max_new_tokens=2, do_sample=True, top_k=0), r"top_k must be an int >= 1, got 0"),
         (dict(max_new_tokens=2, do_sample=True, top_p=1.5), r"top_p must be in \(0, 1\]"),
     ],
