@@ -8,6 +8,7 @@ ignored. The chapter imports this module as ``dF``.
 from __future__ import annotations
 
 import math
+from itertools import zip_longest
 
 import torch
 from torch import Tensor
@@ -122,6 +123,17 @@ def causal_mask(t_query: int, t_key: int | None = None, device: torch.device | s
     return torch.ones(t_query, t_key, dtype=torch.bool, device=device).tril()
 
 
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape two shapes broadcast to, or None. (torch.broadcast_shapes would do, but its first call
+    imports sympy: a second of start-up and a change to the warning filters.)"""
+    out = []
+    for x, y in zip_longest(reversed(a), reversed(b), fillvalue=1):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
 def _check_query_key(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> None:
     floating_tensor("query", query)
     floating_tensor("key", key)
@@ -137,13 +149,12 @@ def _check_query_key(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> No
             f"query {tuple(query.shape)} and key {tuple(key.shape)} must share a non-zero last dimension "
             f"(head_dim): each score is a dot product of one query with one key"
         )
-    try:
-        batch = torch.broadcast_shapes(query.shape[:-2], key.shape[:-2])
-    except RuntimeError:
+    batch = _broadcast(query.shape[:-2], key.shape[:-2])
+    if batch is None:
         raise ValueError(
             f"the leading (batch, head) dims of query {tuple(query.shape)} and key {tuple(key.shape)} "
             f"do not broadcast: give both the same batch size"
-        ) from None
+        )
     if attn_mask is None:
         return
     if not isinstance(attn_mask, Tensor) or not (attn_mask.dtype == torch.bool or attn_mask.dtype == query.dtype):
@@ -153,11 +164,7 @@ def _check_query_key(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> No
             f"{query.dtype} (added to the scores), got {got}: use mask.bool() or mask.to(query.dtype)"
         )
     scores_shape = (*batch, query.shape[-2], key.shape[-2])
-    try:
-        fits = torch.broadcast_shapes(attn_mask.shape, scores_shape) == scores_shape
-    except RuntimeError:
-        fits = False
-    if not fits:
+    if _broadcast(attn_mask.shape, scores_shape) != scores_shape:
         raise ValueError(
             f"attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the scores "
             f"(..., T, S) = {scores_shape}: pass a (T, S) mask, or one with those trailing dims"
@@ -220,12 +227,7 @@ def scaled_dot_product_attention(
     floating_tensor("value", value)
     if value.dtype != query.dtype:
         raise TypeError(f"query has dtype {query.dtype} but value has {value.dtype}: use value.to(query.dtype)")
-    try:
-        torch.broadcast_shapes(value.shape[:-2], probs.shape[:-2])
-        fits = value.dim() >= 2 and value.shape[-2] == key.shape[-2]
-    except RuntimeError:
-        fits = False
-    if not fits:
+    if value.dim() < 2 or value.shape[-2] != key.shape[-2] or _broadcast(value.shape[:-2], probs.shape[:-2]) is None:
         raise ValueError(
             f"value must be (..., S, d_v) with the S = {key.shape[-2]} keys and the batch dims of key "
             f"{tuple(key.shape)}, got {tuple(value.shape)}: one value vector per key"
