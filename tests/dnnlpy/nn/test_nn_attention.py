@@ -179,6 +179,8 @@ def test_empty_batch_and_empty_key_sequence_as_in_torch():
     empty = torch.randn(0, 3, 8)
     out, weights = ours(empty, empty, empty, need_weights=True)
     assert out.shape == (0, 3, 8) and weights.shape == (0, 3, 3)
+    per_head = torch.zeros(0, 3, 3, dtype=torch.bool)  # torch's own module fails to reshape this one
+    assert ours(empty, empty, empty, attn_mask=per_head)[0].shape == (0, 3, 8)
     q, kv = torch.randn(2, 3, 8), torch.randn(2, 0, 8)
     out, weights = ours(q, kv, kv, need_weights=True)
     assert weights.shape == (2, 3, 0)
