@@ -122,11 +122,23 @@ def test_state_dict_keys_are_unchanged():
     """Checkpoints written before dropout became modules still load: Dropout has no parameters."""
     m = _model(num_layers=1, dropout=0.1)
     block = [
-        "ln1.weight", "ln1.bias",
-        "attn.attn.q_proj.weight", "attn.attn.q_proj.bias", "attn.attn.k_proj.weight", "attn.attn.k_proj.bias",
-        "attn.attn.v_proj.weight", "attn.attn.v_proj.bias", "attn.attn.out_proj.weight", "attn.attn.out_proj.bias",
-        "ln2.weight", "ln2.bias", "mlp.fc1.weight", "mlp.fc1.bias", "mlp.fc2.weight", "mlp.fc2.bias",
-    ]  # fmt: skip
+        "ln1.weight",
+        "ln1.bias",
+        "attn.attn.q_proj.weight",
+        "attn.attn.q_proj.bias",
+        "attn.attn.k_proj.weight",
+        "attn.attn.k_proj.bias",
+        "attn.attn.v_proj.weight",
+        "attn.attn.v_proj.bias",
+        "attn.attn.out_proj.weight",
+        "attn.attn.out_proj.bias",
+        "ln2.weight",
+        "ln2.bias",
+        "mlp.fc1.weight",
+        "mlp.fc1.bias",
+        "mlp.fc2.weight",
+        "mlp.fc2.bias",
+    ]
     expected = ["token_embed.weight", "pos_embed.weight", *[f"blocks.0.{k}" for k in block]]
     expected += ["final_norm.weight", "final_norm.bias", "lm_head.weight"]
     assert list(m.state_dict()) == expected

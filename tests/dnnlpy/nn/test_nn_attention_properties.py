@@ -46,9 +46,17 @@ def mha_cases(draw):
         mask = blocked if kind.startswith("bool") else torch.zeros(shape, dtype=dtype).masked_fill(blocked, -INF)
     bias = draw(st.booleans())
     return dict(
-        embed_dim=embed_dim, num_heads=num_heads, bias=bias, seed=seed, query=query, key=key, value=value,
-        mask=mask, is_causal=kind == "causal", average=draw(st.booleans()),
-    )  # fmt: skip
+        embed_dim=embed_dim,
+        num_heads=num_heads,
+        bias=bias,
+        seed=seed,
+        query=query,
+        key=key,
+        value=value,
+        mask=mask,
+        is_causal=kind == "causal",
+        average=draw(st.booleans()),
+    )
 
 
 def _pair(embed_dim, num_heads, bias, seed, dtype):
