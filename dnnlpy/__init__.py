@@ -3,6 +3,7 @@
 Subpackages: ``dnnlpy.nn`` (layers; ``dnnlpy.nn.functional`` for the maths), ``dnnlpy.models.gpt``
 (MiniGPT) and ``dnnlpy.tokenizers`` (byte-level BPE and a small shipped corpus).
 """
+
 from . import models, nn
 
 __version__ = "0.1.0"

@@ -1,4 +1,5 @@
 """Models of the teaching library. ``dnnlpy.models.gpt`` holds MiniGPT."""
+
 from . import gpt
 from .gpt import MiniGPT, count_parameters
 

@@ -1,4 +1,5 @@
 """The pieces of a MiniGPT decoder block: causal self-attention, an MLP, and the pre-LN block."""
+
 from __future__ import annotations
 
 from torch import Tensor, nn
@@ -42,9 +43,7 @@ class MiniGPTBlock(nn.Module):
     without warm-up tricks (GPT-2's arrangement).
     """
 
-    def __init__(
-        self, embed_dim: int, num_heads: int, hidden_dim: int, bias: bool = True, dropout: float = 0.0
-    ):
+    def __init__(self, embed_dim: int, num_heads: int, hidden_dim: int, bias: bool = True, dropout: float = 0.0):
         super().__init__()
         self.ln1 = dnn.LayerNorm(embed_dim, bias=bias)
         self.attn = MiniGPTCausalSelfAttention(embed_dim, num_heads, bias=bias, dropout=dropout)

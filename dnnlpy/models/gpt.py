@@ -7,6 +7,7 @@ The chapter imports this module as ``gpt``::
     loss = model.loss(token_ids)         # next-token cross-entropy
     out = model.generate(prompt, 20)     # greedy, one token at a time
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ import torch
 from torch import Tensor, nn
 
 from .. import nn as dnn
+from .._checks import positive_int, probability
 from ..nn import functional as dF
 from .blocks import MiniGPTBlock, MiniGPTCausalSelfAttention, MiniGPTMLP
 from .sampling import greedy, sample_next_token, sample_top_k, sample_top_p
@@ -36,14 +38,10 @@ __all__ = [
 _INIT_STD = 0.02  # GPT-2's initialisation scale for embeddings and linear weights
 
 
-def _positive_int(name: str, value: object, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-    return value
-
-
 @dataclass(frozen=True)
 class MiniGPTConfig:
+    """The hyper-parameters of a MiniGPT, checked once here. A model keeps its config as ``model.config``."""
+
     vocab_size: int  # V: rows of the token embedding, columns of the logits
     block_size: int  # longest context the model reads (rows of the positional embedding)
     embed_dim: int = 128  # D: width of every token vector and hidden state
@@ -55,20 +53,22 @@ class MiniGPTConfig:
     weight_tying: bool = True  # share token_embed.weight with lm_head.weight
 
     def __post_init__(self) -> None:
-        _positive_int("vocab_size", self.vocab_size)
-        _positive_int("block_size", self.block_size)
-        _positive_int("embed_dim", self.embed_dim)
-        _positive_int("num_layers", self.num_layers, minimum=0)
-        _positive_int("num_heads", self.num_heads)
-        _positive_int("hidden_dim", self.hidden_dim)
+        positive_int("vocab_size", self.vocab_size)
+        positive_int("block_size", self.block_size)
+        positive_int("embed_dim", self.embed_dim)
+        positive_int("num_layers", self.num_layers, minimum=0)
+        positive_int("num_heads", self.num_heads)
+        positive_int("hidden_dim", self.hidden_dim)
         if self.embed_dim % self.num_heads != 0:
             raise ValueError(
                 f"embed_dim={self.embed_dim} is not divisible by num_heads={self.num_heads}: "
                 f"choose num_heads that divides embed_dim (e.g. num_heads=4 for embed_dim=32)"
             )
-        dropout_ok = isinstance(self.dropout, (int, float)) and not isinstance(self.dropout, bool)
-        if not dropout_ok or not 0 <= self.dropout <= 1:
-            raise ValueError(f"dropout must be a number in [0, 1], got {self.dropout!r}")
+        probability("dropout", self.dropout)
+        for name in ("bias", "weight_tying"):
+            flag = getattr(self, name)
+            if not isinstance(flag, bool):  # a string such as "False" would be truthy and silently mean True
+                raise TypeError(f"{name} must be True or False, got {flag!r}")
 
 
 class MiniGPT(nn.Module):
@@ -92,25 +92,41 @@ class MiniGPT(nn.Module):
         weight_tying: bool = True,
     ):
         super().__init__()
-        self.config = cfg = MiniGPTConfig(
+        # The config is the one place the hyper-parameters live; vocab_size, block_size and weight_tying
+        # below are read-only views of it, so the model and its config cannot disagree.
+        self.config = MiniGPTConfig(
             vocab_size, block_size, embed_dim, num_layers, num_heads, hidden_dim, bias, dropout, weight_tying
         )
-        self.vocab_size = vocab_size
-        self.block_size = block_size
-        self.weight_tying = weight_tying
+        cfg = self.config
 
-        self.token_embed = dnn.Embedding(vocab_size, embed_dim)  # (V, D)
-        self.pos_embed = dnn.Embedding(block_size, embed_dim)  # (block_size, D)
-        self.dropout = dnn.Dropout(dropout)
+        self.token_embed = dnn.Embedding(cfg.vocab_size, cfg.embed_dim)  # (V, D)
+        self.pos_embed = dnn.Embedding(cfg.block_size, cfg.embed_dim)  # (block_size, D)
+        self.embed_dropout = dnn.Dropout(cfg.dropout)
         self.blocks = nn.ModuleList(
-            MiniGPTBlock(embed_dim, num_heads, hidden_dim, bias=bias, dropout=dropout) for _ in range(num_layers)
+            MiniGPTBlock(cfg.embed_dim, cfg.num_heads, cfg.hidden_dim, bias=cfg.bias, dropout=cfg.dropout)
+            for _ in range(cfg.num_layers)
         )
-        self.final_norm = dnn.LayerNorm(embed_dim, bias=bias)
-        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)  # (D -> V), weight (V, D)
+        self.final_norm = dnn.LayerNorm(cfg.embed_dim, bias=cfg.bias)
+        self.lm_head = dnn.Linear(cfg.embed_dim, cfg.vocab_size, bias=False)  # (D -> V), weight (V, D)
         self.apply(self._init_weights)
         if cfg.weight_tying:
             # Tie after initialising, so the shared Parameter keeps the embedding's N(0, 0.02) values.
             self.lm_head.weight = self.token_embed.weight
+
+    @property
+    def vocab_size(self) -> int:
+        """V, the number of token ids (``config.vocab_size``)."""
+        return self.config.vocab_size
+
+    @property
+    def block_size(self) -> int:
+        """The longest context the model reads (``config.block_size``)."""
+        return self.config.block_size
+
+    @property
+    def weight_tying(self) -> bool:
+        """Whether ``lm_head.weight`` is ``token_embed.weight`` (``config.weight_tying``)."""
+        return self.config.weight_tying
 
     @staticmethod
     def _init_weights(module: nn.Module) -> None:
@@ -121,7 +137,9 @@ class MiniGPT(nn.Module):
         elif isinstance(module, nn.Embedding):
             nn.init.normal_(module.weight, mean=0.0, std=_INIT_STD)
 
-    def _check_input_ids(self, input_ids: Tensor) -> None:
+    def _check_input_ids(self, input_ids: Tensor, *, any_length: bool = False) -> None:
+        """Type, rank and id range of a (B, T) batch; ``any_length`` lifts the block_size limit (generate
+        crops a long prompt itself)."""
         if not isinstance(input_ids, Tensor):
             raise TypeError(f"input_ids must be a torch.Tensor of token ids, got {type(input_ids).__name__}")
         if input_ids.dtype not in (torch.int64, torch.int32):
@@ -131,17 +149,17 @@ class MiniGPT(nn.Module):
             )
         if input_ids.dim() != 2:
             hint = ": add a batch dimension with input_ids.unsqueeze(0)" if input_ids.dim() == 1 else ""
-            raise ValueError(
-                f"input_ids must be 2-D (batch, seq_len), got shape {tuple(input_ids.shape)}{hint}"
-            )
+            raise ValueError(f"input_ids must be 2-D (batch, seq_len), got shape {tuple(input_ids.shape)}{hint}")
         b, t = input_ids.shape
         if t == 0:
             raise ValueError(f"input_ids has shape {tuple(input_ids.shape)}: it needs at least one token")
-        if t > self.block_size:
+        if t > self.block_size and not any_length:
             raise ValueError(
                 f"input_ids has shape ({b}, {t}) but block_size is {self.block_size}: crop the context to "
                 f"the last {self.block_size} tokens (input_ids[:, -{self.block_size}:])"
             )
+        if input_ids.numel() == 0:
+            return  # an empty batch (B = 0) has no ids to check; forward returns (0, T, V) as torch modules do
         lo, hi = int(input_ids.min()), int(input_ids.max())
         if lo < 0 or hi >= self.vocab_size:
             bad = lo if lo < 0 else hi
@@ -156,7 +174,7 @@ class MiniGPT(nn.Module):
         _, t = input_ids.shape
         positions = torch.arange(t, device=input_ids.device)  # (T,)
         x = self.token_embed(input_ids) + self.pos_embed(positions)  # (B, T, D) + (T, D) -> (B, T, D)
-        x = self.dropout(x)
+        x = self.embed_dropout(x)
         for block in self.blocks:
             x = block(x)  # (B, T, D)
         x = self.final_norm(x)
@@ -170,7 +188,8 @@ class MiniGPT(nn.Module):
           ``model.loss(token_ids, token_ids[:, 1:])``).
         - ``targets`` of shape (B, T): predict ``targets`` from all of ``input_ids`` (already shifted).
 
-        Target positions equal to -100 are ignored.
+        Target positions equal to -100 are ignored. If every one is, the mean has nothing to average: the
+        loss is nan, as torch's, but every gradient is 0, so one fully padded batch cannot poison the weights.
         """
         if not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
             self._check_input_ids(input_ids)  # raises the clear type/rank error
@@ -193,11 +212,12 @@ class MiniGPT(nn.Module):
                 f"targets has shape {tuple(targets.shape)} but input_ids has shape {(b, t)}: pass targets of "
                 f"shape {(b, t - 1)} (next tokens of input_ids[:, :-1]) or {(b, t)} (already shifted), or None"
             )
-        if targets.is_floating_point():
+        if targets.is_floating_point() or targets.dtype == torch.bool:
             raise TypeError(f"targets must be integer token ids, got dtype {targets.dtype}: use targets.long()")
         logits = self(inputs)  # (B, T', V)
         v = logits.size(-1)
-        return dF.cross_entropy_loss(logits.reshape(-1, v), targets.reshape(-1))  # (B*T', V) vs (B*T',)
+        # (B*T', V) vs (B*T',); int32 ids are accepted here as in forward, cross-entropy itself wants int64
+        return dF.cross_entropy_loss(logits.reshape(-1, v), targets.reshape(-1).long())
 
     @torch.no_grad()
     def generate(
@@ -217,9 +237,8 @@ class MiniGPT(nn.Module):
         default; ``do_sample=True`` samples with ``temperature`` and optional ``top_k`` / ``top_p``.
         Runs with dropout off (eval mode) and restores the previous mode afterwards.
         """
-        if not isinstance(input_ids, Tensor) or input_ids.dim() != 2:
-            self._check_input_ids(input_ids)
-        _positive_int("max_new_tokens", max_new_tokens, minimum=0)
+        self._check_input_ids(input_ids, any_length=True)  # also when max_new_tokens=0: the prompt is returned
+        positive_int("max_new_tokens", max_new_tokens, minimum=0)
         was_training = self.training
         self.eval()
         try:
@@ -242,15 +261,13 @@ class MiniGPT(nn.Module):
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """Number of scalar parameters, counting a Parameter shared by several modules once."""
-    seen: set[int] = set()
-    total = 0
-    for _, p in model.named_parameters(remove_duplicate=False):
-        if id(p) in seen or (trainable_only and not p.requires_grad):
-            continue
-        seen.add(id(p))
-        total += p.numel()
-    return total
+    """Number of scalar parameters in ``model`` (only those with ``requires_grad`` if ``trainable_only``).
+
+    A tied table is counted once: ``model.parameters()`` yields every Parameter object once, however many
+    modules hold it, because PyTorch skips a Parameter it has already seen (by identity, not by value).
+    That is the saving of weight tying: ``count_parameters`` of an untied MiniGPT is exactly V * D more.
+    """
+    return sum(p.numel() for p in model.parameters() if p.requires_grad or not trainable_only)
 
 
 def get_batch(
@@ -271,8 +288,8 @@ def get_batch(
             f"token_ids must be a 1-D integer tensor (the whole tokenised corpus), got shape "
             f"{tuple(token_ids.shape)} and dtype {token_ids.dtype}"
         )
-    _positive_int("block_size", block_size)
-    _positive_int("batch_size", batch_size)
+    positive_int("block_size", block_size)
+    positive_int("batch_size", batch_size)
     n = token_ids.numel()
     if n <= block_size:
         raise ValueError(

@@ -1,9 +1,13 @@
 """Choosing the next token from the last position's logits (B, V) -> (B,)."""
+
 from __future__ import annotations
+
+import math
 
 import torch
 from torch import Tensor
 
+from .._checks import positive_int
 from ..nn import functional as dF
 
 __all__ = ["greedy", "sample_top_k", "sample_top_p", "sample_next_token"]
@@ -19,8 +23,31 @@ def _check_logits(logits: Tensor) -> None:
 
 
 def _check_temperature(temperature: float) -> None:
-    if not temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {temperature}: use greedy() for argmax decoding")
+    if isinstance(temperature, bool) or not isinstance(temperature, (int, float)) or not 0 < temperature < math.inf:
+        raise ValueError(
+            f"temperature must be a finite number > 0, got {temperature!r}: use greedy() for argmax decoding"
+        )
+
+
+def _tempered(logits: Tensor, temperature: float) -> Tensor:
+    """``logits / temperature``, each row shifted so that its best logit is 0.
+
+    The shift leaves the softmax unchanged. Without it a tiny temperature (1e-40) turns logits into
+    +-inf and the softmax into inf / inf = nan; with it the best token stays at 0 and the others go to
+    -inf, which is the limit of sampling as the temperature falls: greedy decoding.
+    """
+    return (logits - logits.amax(dim=-1, keepdim=True)) / temperature  # (B, V)
+
+
+def _draw(probs: Tensor, generator: torch.Generator | None) -> Tensor:
+    """One token per row of ``probs`` (B, V) -> (B,); the rows need not sum to one."""
+    if probs.isnan().any():
+        row = int(probs.isnan().any(dim=-1).nonzero()[0])
+        raise ValueError(
+            f"row {row} of the logits holds nan or +inf, or only -inf: there is no distribution to sample "
+            f"from; check the model's output (greedy() still takes its argmax)"
+        )
+    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
 
 
 def greedy(logits: Tensor) -> Tensor:
@@ -29,20 +56,16 @@ def greedy(logits: Tensor) -> Tensor:
     return logits.argmax(dim=-1)
 
 
-def sample_top_k(
-    logits: Tensor, k: int, temperature: float = 1.0, generator: torch.Generator | None = None
-) -> Tensor:
+def sample_top_k(logits: Tensor, k: int, temperature: float = 1.0, generator: torch.Generator | None = None) -> Tensor:
     """Sample from the ``k`` most likely tokens, renormalised: (B, V) -> (B,) int64."""
     _check_logits(logits)
     _check_temperature(temperature)
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"top_k must be a positive int, got {k!r}")
+    positive_int("top_k", k)
     k = min(k, logits.shape[-1])
-    scaled = logits / temperature
+    scaled = _tempered(logits, temperature)
     kth = torch.topk(scaled, k, dim=-1).values[:, -1:]  # (B, 1) smallest kept logit
     scaled = scaled.masked_fill(scaled < kth, float("-inf"))
-    probs = dF.softmax(scaled, dim=-1)
-    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+    return _draw(dF.softmax(scaled, dim=-1), generator)
 
 
 def sample_top_p(
@@ -53,13 +76,13 @@ def sample_top_p(
     _check_temperature(temperature)
     if not 0.0 < p <= 1.0:
         raise ValueError(f"top_p must be in (0, 1], got {p}")
-    probs = dF.softmax(logits / temperature, dim=-1)
+    probs = dF.softmax(_tempered(logits, temperature), dim=-1)
     sorted_probs, order = probs.sort(dim=-1, descending=True)  # (B, V)
     # Drop a token when the tokens ranked above it already reach p; the top token is always kept.
     before = sorted_probs.cumsum(dim=-1) - sorted_probs
     sorted_probs = sorted_probs.masked_fill(before >= p, 0.0)
-    choice = torch.multinomial(sorted_probs, 1, generator=generator)  # (B, 1), renormalised by multinomial
-    return order.gather(-1, choice).squeeze(-1)
+    choice = _draw(sorted_probs, generator)  # (B,), multinomial renormalises what is left
+    return order.gather(-1, choice.unsqueeze(-1)).squeeze(-1)
 
 
 def sample_next_token(
@@ -82,5 +105,4 @@ def sample_next_token(
         return sample_top_k(logits, top_k, temperature, generator)
     if top_p is not None:
         return sample_top_p(logits, top_p, temperature, generator)
-    probs = dF.softmax(logits / temperature, dim=-1)
-    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+    return _draw(dF.softmax(_tempered(logits, temperature), dim=-1), generator)

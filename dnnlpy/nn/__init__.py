@@ -2,6 +2,7 @@
 
 The chapter imports this package as ``dnn``: ``dnn.Linear(embed_dim, vocab_size, bias=False)``.
 """
+
 from . import functional
 from .activation import GELU
 from .attention import MultiheadAttention

@@ -1,4 +1,5 @@
 """Activation functions as modules."""
+
 from __future__ import annotations
 
 from torch import Tensor, nn

@@ -1,10 +1,13 @@
 """Multi-head attention: several scaled dot-product attentions side by side."""
+
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
 
+from .._checks import floating_tensor, positive_int, probability
 from . import functional as dF
+from .dropout import Dropout
 from .linear import Linear
 
 __all__ = ["MultiheadAttention"]
@@ -18,30 +21,35 @@ class MultiheadAttention(nn.Module):
     (or (B, H, T, S) with ``average_attn_weights=False``), else None.
 
     ``attn_mask`` follows ``torch.nn.MultiheadAttention``: a boolean mask is True where attention is
-    *not* allowed; a float mask is added to the scores.
+    *not* allowed, a float mask is added to the scores; either is (T, S), shared by every sample and head,
+    or (B * num_heads, T, S). Unlike torch's module, ``is_causal=True`` needs no mask (it builds the
+    causal one; given a mask too, both apply), and a query that may attend to no key returns the
+    out_proj bias (zero attention) whether or not ``need_weights`` is set.
     """
 
     def __init__(self, embed_dim: int, num_heads: int, bias: bool = True, dropout: float = 0.0):
         super().__init__()
-        if isinstance(embed_dim, bool) or not isinstance(embed_dim, int) or embed_dim <= 0:
-            raise ValueError(f"embed_dim must be a positive int, got {embed_dim!r}")
-        if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
-            raise ValueError(f"num_heads must be a positive int, got {num_heads!r}")
+        positive_int("embed_dim", embed_dim)
+        positive_int("num_heads", num_heads)
         if embed_dim % num_heads != 0:
             raise ValueError(
                 f"embed_dim={embed_dim} is not divisible by num_heads={num_heads}: each head gets "
                 f"embed_dim // num_heads features, so pick num_heads that divides {embed_dim}"
             )
-        if not 0.0 <= dropout <= 1.0:
-            raise ValueError(f"dropout must be in [0, 1], got {dropout}")
+        probability("dropout", dropout)  # checked here so that the error names the argument as passed
         self.embed_dim = embed_dim
         self.num_heads = num_heads
         self.head_dim = embed_dim // num_heads
-        self.dropout = dropout
         self.q_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.k_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.v_proj = Linear(embed_dim, embed_dim, bias=bias)
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias)
+        self.attn_dropout = Dropout(dropout)  # on the attention probabilities, in training mode only
+
+    @property
+    def dropout(self) -> float:
+        """The attention-dropout probability, a float as in ``torch.nn.MultiheadAttention.dropout``."""
+        return self.attn_dropout.p
 
     def _split_heads(self, x: Tensor) -> Tensor:
         b, t, _ = x.shape
@@ -58,27 +66,17 @@ class MultiheadAttention(nn.Module):
         need_weights: bool = False,
         average_attn_weights: bool = True,
     ) -> tuple[Tensor, Tensor | None]:
-        for name, x in (("query", query), ("key", key), ("value", value)):
-            if x.dim() != 3 or x.shape[-1] != self.embed_dim:
-                raise ValueError(
-                    f"{name} must have shape (batch, seq_len, {self.embed_dim}) (batch first), "
-                    f"got {tuple(x.shape)}"
-                )
-        if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must share (batch, seq_len)")
+        self._check_inputs(query, key, value)
         b, t, _ = query.shape
+        s = key.shape[1]
 
         q = self._split_heads(self.q_proj(query))  # (B, H, T, d)
         k = self._split_heads(self.k_proj(key))  # (B, H, S, d)
         v = self._split_heads(self.v_proj(value))  # (B, H, S, d)
 
-        # Convert torch.nn.MultiheadAttention's "True = blocked" convention to dF's "True = allowed".
-        mask = None
-        if attn_mask is not None:
-            mask = ~attn_mask if attn_mask.dtype == torch.bool else attn_mask
-        probs = dF._attention_probs(q, k, mask, is_causal, scale=None)  # (B, H, T, S)
-        if self.training and self.dropout > 0.0:
-            probs = torch.nn.functional.dropout(probs, p=self.dropout)
+        allowed = None if attn_mask is None else self._allowed(attn_mask, query.dtype, b, t, s)
+        probs = dF.attention_weights(q, k, allowed, is_causal)  # (B, H, T, S)
+        probs = self.attn_dropout(probs)
         heads = probs @ v  # (B, H, T, S) @ (B, H, S, d) -> (B, H, T, d)
         merged = heads.transpose(1, 2).reshape(b, t, self.embed_dim)  # (B, H, T, d) -> (B, T, E)
         out = self.out_proj(merged)
@@ -87,5 +85,44 @@ class MultiheadAttention(nn.Module):
             return out, None
         return out, probs.mean(dim=1) if average_attn_weights else probs
 
+    def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
+        for name, x in (("query", query), ("key", key), ("value", value)):
+            floating_tensor(name, x)
+            if x.dim() != 3 or x.shape[-1] != self.embed_dim:
+                raise ValueError(
+                    f"{name} must have shape (batch, seq_len, {self.embed_dim}) (batch first), got {tuple(x.shape)}"
+                )
+        if not query.dtype == key.dtype == value.dtype:
+            raise TypeError(
+                f"query, key and value must share one dtype, got {query.dtype}, {key.dtype} and {value.dtype}: "
+                f"convert them with .to(query.dtype)"
+            )
+        if not query.shape[0] == key.shape[0] == value.shape[0]:
+            raise ValueError(
+                f"query {tuple(query.shape)}, key {tuple(key.shape)} and value {tuple(value.shape)} must have "
+                f"the same batch size (dim 0)"
+            )
+        if key.shape[1] != value.shape[1]:
+            raise ValueError(f"key {tuple(key.shape)} and value {tuple(value.shape)} must have one value per key")
+
+    def _allowed(self, attn_mask: Tensor, dtype: torch.dtype, b: int, t: int, s: int) -> Tensor:
+        """torch's ``attn_mask`` as dF's: True = allowed (not blocked), shape (T, S) or (B, H, T, S)."""
+        if not isinstance(attn_mask, Tensor) or not (attn_mask.dtype == torch.bool or attn_mask.dtype == dtype):
+            got = attn_mask.dtype if isinstance(attn_mask, Tensor) else type(attn_mask).__name__
+            raise TypeError(
+                f"attn_mask must be a bool tensor (True = may NOT attend) or a float tensor of the inputs' dtype "
+                f"{dtype} (added to the scores), got {got}: use mask.bool() or mask.to({dtype})"
+            )
+        heads = b * self.num_heads
+        if attn_mask.shape == (heads, t, s):
+            # torch stacks per-head masks batch-major: entry i * num_heads + h is head h of sample i.
+            attn_mask = attn_mask.view(b, self.num_heads, t, s)
+        elif attn_mask.shape != (t, s):
+            raise ValueError(
+                f"attn_mask must have shape (T, S) = {(t, s)} or (batch * num_heads, T, S) = {(heads, t, s)}, "
+                f"got {tuple(attn_mask.shape)}"
+            )
+        return ~attn_mask if attn_mask.dtype == torch.bool else attn_mask
+
     def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
+        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}"

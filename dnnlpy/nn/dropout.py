@@ -1,8 +1,11 @@
 """Inverted dropout."""
+
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
+
+from .._checks import probability
 
 __all__ = ["Dropout"]
 
@@ -13,9 +16,7 @@ class Dropout(nn.Module):
 
     def __init__(self, p: float = 0.5):
         super().__init__()
-        if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
-        self.p = float(p)
+        self.p = probability("dropout probability p", p)
 
     def forward(self, x: Tensor) -> Tensor:
         if not self.training or self.p == 0.0:

@@ -1,8 +1,11 @@
 """Token lookup table: row ``i`` of ``weight`` is the vector of token id ``i``."""
+
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
+
+from .._checks import positive_int
 
 __all__ = ["Embedding"]
 
@@ -15,9 +18,8 @@ class Embedding(nn.Embedding):
     """
 
     def __init__(self, num_embeddings: int, embedding_dim: int, device=None, dtype=None):
-        for name, value in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
+        positive_int("num_embeddings", num_embeddings)
+        positive_int("embedding_dim", embedding_dim)
         super().__init__(num_embeddings, embedding_dim, device=device, dtype=dtype)
 
     def forward(self, input: Tensor) -> Tensor:
@@ -25,8 +27,7 @@ class Embedding(nn.Embedding):
             raise TypeError(f"Embedding expects a tensor of token ids, got {type(input).__name__}")
         if input.dtype not in (torch.int64, torch.int32):
             raise TypeError(
-                f"token ids must be an integer tensor (torch.long), got dtype {input.dtype}: "
-                f"convert with ids.long()"
+                f"token ids must be an integer tensor (torch.long), got dtype {input.dtype}: convert with ids.long()"
             )
         if input.numel() > 0:
             lo, hi = int(input.min()), int(input.max())

@@ -1,14 +1,19 @@
 """Stateless building blocks, written out so the maths is visible.
 
-Each function mirrors a torch operator (`torch.nn.functional`) and is tested against it for values and
-gradients. The chapter imports this module as ``dF``.
+Each function mirrors a torch operator (``torch.nn.functional``) and is tested against it for values and
+gradients, edges included: a -inf logit, a query that may attend to no key, a batch whose every target is
+ignored. The chapter imports this module as ``dF``.
 """
+
 from __future__ import annotations
 
 import math
+from itertools import zip_longest
 
 import torch
 from torch import Tensor
+
+from .._checks import floating_tensor, probability, sizes
 
 __all__ = [
     "linear",
@@ -17,6 +22,7 @@ __all__ = [
     "gelu",
     "layer_norm",
     "causal_mask",
+    "attention_weights",
     "scaled_dot_product_attention",
     "cross_entropy_loss",
 ]
@@ -26,13 +32,21 @@ _REDUCTIONS = ("none", "mean", "sum")
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``x @ weight.T + bias``: (..., in) -> (..., out); ``weight`` is (out, in)."""
+    floating_tensor("x", x)
+    floating_tensor("weight", weight)
     if weight.dim() != 2:
         raise ValueError(f"weight must be 2-D (out_features, in_features), got shape {tuple(weight.shape)}")
-    if x.shape[-1] != weight.shape[1]:
+    if x.dim() == 0 or x.shape[-1] != weight.shape[1]:
         raise ValueError(
-            f"input has {x.shape[-1]} features in its last dimension (shape {tuple(x.shape)}) but weight "
-            f"{tuple(weight.shape)} expects {weight.shape[1]}: the input's last dimension must equal in_features"
+            f"input has shape {tuple(x.shape)} but weight {tuple(weight.shape)} expects {weight.shape[1]} "
+            f"features: the input's last dimension must equal in_features"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and t.dtype != x.dtype:
+            raise TypeError(
+                f"input has dtype {x.dtype} but {name} has {t.dtype}: convert one to the other, "
+                f"e.g. x.to({name}.dtype), or the layer with .to(x.dtype)"
+            )
     out = x @ weight.T  # (..., in) @ (in, out) -> (..., out)
     if bias is not None:
         out = out + bias
@@ -40,26 +54,33 @@ def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 def _stable_max(x: Tensor, dim: int) -> Tensor:
-    # The max is only a shift for numerical stability, so no gradient needs to flow through it; a row that
-    # is entirely -inf (fully masked) would give -inf - -inf = nan, so shift such rows by 0 instead.
+    # softmax(x) = softmax(x - c) for any c; shifting by the row max keeps exp() from overflowing. The shift
+    # needs no gradient. A row of only -inf (every entry masked) would give -inf - -inf = nan, so it is
+    # shifted by 0 instead; its softmax is then 0 / 0 = nan, as torch's is (attention_weights handles such
+    # rows itself). A +inf or nan entry still makes its row nan, as in torch.
+    if x.numel() == 0:
+        return x.new_zeros(())  # amax refuses an empty dimension; an empty tensor needs no shift
     m = x.detach().amax(dim=dim, keepdim=True)
-    return torch.where(torch.isfinite(m), m, torch.zeros_like(m))
+    return m.masked_fill(m == float("-inf"), 0.0)
 
 
 def softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``dim``, shifted by the max so large logits don't overflow."""
+    floating_tensor("x", x)
     z = torch.exp(x - _stable_max(x, dim))
     return z / z.sum(dim=dim, keepdim=True)
 
 
 def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     """``x - logsumexp(x)`` along ``dim``; stays finite for logits like +-1e4."""
+    floating_tensor("x", x)
     shifted = x - _stable_max(x, dim)
     return shifted - torch.log(torch.exp(shifted).sum(dim=dim, keepdim=True))
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU: ``x * Phi(x)`` with the exact normal CDF, or its tanh approximation (``approximate='tanh'``)."""
+    floating_tensor("x", x)
     if approximate == "none":
         return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
     if approximate == "tanh":
@@ -76,12 +97,15 @@ def layer_norm(
     eps: float = 1e-5,
 ) -> Tensor:
     """Normalise over the trailing ``normalized_shape`` dims: ``(x - mean) / sqrt(var + eps) * weight + bias``."""
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-    if tuple(x.shape[-len(shape):]) != shape:
+    floating_tensor("x", x)
+    shape = sizes("normalized_shape", normalized_shape)
+    if tuple(x.shape[-len(shape) :]) != shape:
         raise ValueError(
-            f"layer_norm over normalized_shape {shape} needs an input ending in those dims, "
-            f"got shape {tuple(x.shape)}"
+            f"layer_norm over normalized_shape {shape} needs an input ending in those dims, got shape {tuple(x.shape)}"
         )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise ValueError(f"{name} must have shape {shape} (normalized_shape), got {tuple(t.shape)}")
     dims = tuple(range(-len(shape), 0))
     mean = x.mean(dim=dims, keepdim=True)
     var = ((x - mean) ** 2).mean(dim=dims, keepdim=True)  # biased variance, as in the LayerNorm paper
@@ -99,27 +123,83 @@ def causal_mask(t_query: int, t_key: int | None = None, device: torch.device | s
     return torch.ones(t_query, t_key, dtype=torch.bool, device=device).tril()
 
 
-def _attention_probs(
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The shape two shapes broadcast to, or None. (torch.broadcast_shapes would do, but its first call
+    imports sympy: a second of start-up and a change to the warning filters.)"""
+    out = []
+    for x, y in zip_longest(reversed(a), reversed(b), fillvalue=1):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(y if x == 1 else x)
+    return tuple(reversed(out))
+
+
+def _check_query_key(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> None:
+    floating_tensor("query", query)
+    floating_tensor("key", key)
+    if query.dim() < 2 or key.dim() < 2:
+        raise ValueError(
+            f"query and key must be at least 2-D (..., seq_len, head_dim), got shapes {tuple(query.shape)} and "
+            f"{tuple(key.shape)}: add a sequence dimension with unsqueeze(-2)"
+        )
+    if key.dtype != query.dtype:
+        raise TypeError(f"query has dtype {query.dtype} but key has {key.dtype}: convert with key.to(query.dtype)")
+    if query.shape[-1] != key.shape[-1] or query.shape[-1] == 0:
+        raise ValueError(
+            f"query {tuple(query.shape)} and key {tuple(key.shape)} must share a non-zero last dimension "
+            f"(head_dim): each score is a dot product of one query with one key"
+        )
+    batch = _broadcast(query.shape[:-2], key.shape[:-2])
+    if batch is None:
+        raise ValueError(
+            f"the leading (batch, head) dims of query {tuple(query.shape)} and key {tuple(key.shape)} "
+            f"do not broadcast: give both the same batch size"
+        )
+    if attn_mask is None:
+        return
+    if not isinstance(attn_mask, Tensor) or not (attn_mask.dtype == torch.bool or attn_mask.dtype == query.dtype):
+        got = attn_mask.dtype if isinstance(attn_mask, Tensor) else type(attn_mask).__name__
+        raise TypeError(
+            f"attn_mask must be a bool tensor (True = may attend) or a float tensor of the query's dtype "
+            f"{query.dtype} (added to the scores), got {got}: use mask.bool() or mask.to(query.dtype)"
+        )
+    scores_shape = (*batch, query.shape[-2], key.shape[-2])
+    if _broadcast(attn_mask.shape, scores_shape) != scores_shape:
+        raise ValueError(
+            f"attn_mask of shape {tuple(attn_mask.shape)} does not broadcast to the scores "
+            f"(..., T, S) = {scores_shape}: pass a (T, S) mask, or one with those trailing dims"
+        )
+
+
+def attention_weights(
     query: Tensor,
     key: Tensor,
-    attn_mask: Tensor | None,
-    is_causal: bool,
-    scale: float | None,
+    attn_mask: Tensor | None = None,
+    is_causal: bool = False,
+    scale: float | None = None,
 ) -> Tensor:
-    """softmax(Q K^T * scale + mask): (..., T, d), (..., S, d) -> (..., T, S)."""
-    d = query.shape[-1]
-    scale = 1.0 / math.sqrt(d) if scale is None else scale
+    """The attention probabilities ``softmax(Q K^T * scale + mask)``: (..., T, d), (..., S, d) -> (..., T, S).
+
+    A boolean ``attn_mask`` is True where attention is allowed; a float mask is added to the scores.
+    ``is_causal`` and ``attn_mask`` may be given together (both apply). A query that may attend to no key
+    gets all-zero weights, as in ``torch.nn.functional.scaled_dot_product_attention``.
+    """
+    _check_query_key(query, key, attn_mask)
+    scale = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
     scores = (query @ key.transpose(-2, -1)) * scale  # (..., T, d) @ (..., d, S) -> (..., T, S)
-    t_query, t_key = scores.shape[-2], scores.shape[-1]
     if is_causal:
-        allowed = causal_mask(t_query, t_key, device=scores.device)
-        scores = scores.masked_fill(~allowed, float("-inf"))
+        scores = scores.masked_fill(~causal_mask(*scores.shape[-2:], device=scores.device), float("-inf"))
     if attn_mask is not None:
         if attn_mask.dtype == torch.bool:
-            scores = scores.masked_fill(~attn_mask, float("-inf"))  # True = may attend
+            scores = scores.masked_fill(~attn_mask, float("-inf"))
         else:
             scores = scores + attn_mask  # additive mask: 0 keeps, -inf removes
-    return softmax(scores, dim=-1)
+    # A query with no key left has a row of only -inf: its softmax is 0 / 0 = nan, and in the backward pass
+    # that nan would reach every parameter. Give such rows finite scores for the softmax, then zero
+    # weights: the query reads nothing (its output is 0) and passes no gradient back.
+    no_key = (scores == float("-inf")).all(dim=-1, keepdim=True)  # (..., T, 1)
+    probs = softmax(scores.masked_fill(no_key, 0.0), dim=-1)
+    return probs.masked_fill(no_key, 0.0)
 
 
 def scaled_dot_product_attention(
@@ -135,11 +215,23 @@ def scaled_dot_product_attention(
 
     Shapes: query (..., T, d), key (..., S, d), value (..., S, d_v) -> (..., T, d_v). As in
     ``torch.nn.functional.scaled_dot_product_attention``, a boolean ``attn_mask`` is True where attention
-    is *allowed*; a float mask is added to the scores.
+    is *allowed*, a float mask is added to the scores, and a query that may attend to no key gives 0.
     """
-    if not 0.0 <= dropout_p <= 1.0:
-        raise ValueError(f"dropout_p must be in [0, 1], got {dropout_p}")
-    probs = _attention_probs(query, key, attn_mask, is_causal, scale)
+    probability("dropout_p", dropout_p)
+    if attn_mask is not None and is_causal:
+        raise ValueError(
+            "pass attn_mask or is_causal=True, not both (torch refuses the pair too): to apply both, pass "
+            "attn_mask=attn_mask & causal_mask(T, S)"
+        )
+    probs = attention_weights(query, key, attn_mask, is_causal, scale)  # (..., T, S)
+    floating_tensor("value", value)
+    if value.dtype != query.dtype:
+        raise TypeError(f"query has dtype {query.dtype} but value has {value.dtype}: use value.to(query.dtype)")
+    if value.dim() < 2 or value.shape[-2] != key.shape[-2] or _broadcast(value.shape[:-2], probs.shape[:-2]) is None:
+        raise ValueError(
+            f"value must be (..., S, d_v) with the S = {key.shape[-2]} keys and the batch dims of key "
+            f"{tuple(key.shape)}, got {tuple(value.shape)}: one value vector per key"
+        )
     if dropout_p > 0.0:
         probs = torch.nn.functional.dropout(probs, p=dropout_p)
     return probs @ value  # (..., T, S) @ (..., S, d_v) -> (..., T, d_v)
@@ -153,82 +245,117 @@ def cross_entropy_loss(
     ignore_index: int = -100,
     label_smoothing: float = 0.0,
 ) -> Tensor:
-    """Cross-entropy between logits ``input`` (N, C) and ``target``.
+    """Cross-entropy between logits ``input`` and ``target``, as ``torch.nn.functional.cross_entropy``.
 
-    ``target`` is either (N,) integer class ids or (N, C) class probabilities. Matches
-    ``torch.nn.functional.cross_entropy`` (note: ``reduction`` is the third positional parameter here).
+    ``input`` is (N, C) logits, or (N, C, d1, ...) with the classes in dim 1, or one unbatched sample (C,).
+    ``target`` holds either class ids, int64, of the input's shape without the class dim ((N,), (N, d1, ...)
+    or 0-d), or class probabilities of the input's own shape. Note: ``reduction`` is the third positional
+    parameter here, unlike torch's.
 
     >>> cross_entropy_loss(torch.zeros(2, 4), torch.tensor([0, 3]))  # uniform logits -> ln(4)
     tensor(1.3863)
     """
-    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
-        raise TypeError(
-            f"input and target must be tensors, got {type(input).__name__} and {type(target).__name__}"
-        )
-    if input.dim() != 2:
-        raise ValueError(
-            f"input must be 2-D logits (N, C), got shape {tuple(input.shape)}: "
-            f"flatten it first, e.g. logits.reshape(-1, logits.size(-1))"
-        )
-    if not input.is_floating_point():
-        raise TypeError(f"input must hold floating-point logits, got dtype {input.dtype}")
+    floating_tensor("input", input)
+    if not isinstance(target, Tensor):
+        raise TypeError(f"target must be a tensor, got {type(target).__name__}: wrap it with torch.tensor(...)")
     if reduction not in _REDUCTIONS:
         raise ValueError(f"reduction must be one of {_REDUCTIONS}, got {reduction!r}")
-    if not 0.0 <= label_smoothing <= 1.0:
-        raise ValueError(f"label_smoothing must be in [0, 1], got {label_smoothing}")
-    n, c = input.shape
-    if weight is not None and tuple(weight.shape) != (c,):
-        raise ValueError(f"weight must have shape ({c},), one entry per class, got {tuple(weight.shape)}")
+    probability("label_smoothing", label_smoothing)
+    if input.dim() == 0:
+        raise ValueError("input is 0-d: pass logits of shape (C,), (N, C) or (N, C, d1, ...)")
+    class_dim = 0 if input.dim() == 1 else 1  # an unbatched (C,) input has its classes in dim 0
+    c = input.shape[class_dim]
+    if c == 0:
+        raise ValueError(f"input of shape {tuple(input.shape)} has no classes in dim {class_dim}: C must be >= 1")
+    if weight is not None and (not isinstance(weight, Tensor) or tuple(weight.shape) != (c,)):
+        got = tuple(weight.shape) if isinstance(weight, Tensor) else type(weight).__name__
+        raise ValueError(f"weight must be a tensor of shape ({c},), one entry per class, got {got}")
 
-    logp = log_softmax(input, dim=1)  # (N, C)
+    logp = log_softmax(input, dim=class_dim)
     if target.shape == input.shape:
-        return _cross_entropy_probs(logp, target, reduction, weight, ignore_index, label_smoothing)
-    if target.dim() == 1 and target.shape[0] == n:
-        return _cross_entropy_classes(logp, target, reduction, weight, ignore_index, label_smoothing)
+        return _cross_entropy_probs(logp, target, class_dim, reduction, weight, ignore_index, label_smoothing)
+    class_shape = input.shape[:class_dim] + input.shape[class_dim + 1 :]
+    if target.shape == class_shape:
+        return _cross_entropy_classes(logp, target, class_dim, reduction, weight, ignore_index, label_smoothing)
+    hint = ""
+    if input.dim() >= 3 and target.shape == input.shape[:-1]:
+        hint = (
+            " (the classes go in dim 1, as in torch: for (B, T, V) logits use logits.reshape(-1, V) with "
+            "targets.reshape(-1), or logits.transpose(1, 2))"
+        )
     raise ValueError(
-        f"target shape {tuple(target.shape)} does not match input shape {tuple(input.shape)}: "
-        f"pass class ids of shape ({n},) or probabilities of shape ({n}, {c}) "
-        f"(for (B, T, V) logits, use logits.reshape(-1, V) and targets.reshape(-1))"
+        f"target shape {tuple(target.shape)} does not match input shape {tuple(input.shape)}: pass class ids "
+        f"of shape {tuple(class_shape)} or probabilities of shape {tuple(input.shape)}{hint}"
     )
 
 
+def _per_class(weight: Tensor, ndim: int, class_dim: int) -> Tensor:
+    """``weight`` (C,) shaped to broadcast along the class dim of an ``ndim``-D tensor."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _reduce(loss: Tensor, reduction: str, denominator: Tensor | int) -> Tensor:
+    if reduction == "none":
+        return loss
+    if reduction == "sum":
+        return loss.sum()
+    return loss.sum() / denominator  # 0 / 0 = nan when nothing counts, as in torch
+
+
 def _cross_entropy_classes(
-    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+    logp: Tensor,
+    target: Tensor,
+    class_dim: int,
+    reduction: str,
+    weight: Tensor | None,
+    ignore_index: int,
+    smoothing: float,
 ) -> Tensor:
-    """Class-id targets: loss_i = -w[t_i] * logp[i, t_i], with optional label smoothing."""
-    if target.is_floating_point() or target.dtype == torch.bool:
+    """Class-id targets: loss = -w[t] * logp[t], with optional label smoothing; ignored positions give 0."""
+    if target.dtype not in (torch.int64, torch.uint8):  # what torch accepts
+        also = f", or pass probabilities of shape {tuple(logp.shape)}" if target.is_floating_point() else ""
         raise TypeError(
-            f"class-index target must be an integer tensor, got dtype {target.dtype}: "
-            f"use target.long(), or pass probabilities of shape {tuple(logp.shape)}"
+            f"class-index target must be int64 (torch.long), got dtype {target.dtype}: use target.long(){also}"
         )
-    n, c = logp.shape
-    keep = target != ignore_index  # (N,)
+    if weight is not None and weight.dtype != logp.dtype:
+        raise TypeError(f"weight has dtype {weight.dtype} but input has {logp.dtype}: use weight.to(input.dtype)")
+    c = logp.shape[class_dim]
+    target = target.long()  # so that a uint8 target compares with ignore_index=-100 as a number
+    keep = target != ignore_index  # positions that count
     bad = keep & ((target < 0) | (target >= c))
     if bad.any():
-        value = target[bad][0].item()
         raise ValueError(
-            f"target contains class id {value}, outside [0, {c}): every id must index one of the {c} "
-            f"classes (or equal ignore_index={ignore_index})"
+            f"target contains class id {target[bad][0].item()}, outside [0, {c}): every id must index one of "
+            f"the {c} classes (or equal ignore_index={ignore_index})"
         )
-    safe = torch.where(keep, target, torch.zeros_like(target)).long()
-    w = torch.ones(c, dtype=logp.dtype, device=logp.device) if weight is None else weight.to(logp.dtype)
-    w_t = w[safe] * keep.to(logp.dtype)  # (N,) weight of each row's class, 0 where ignored
-
-    nll = -logp.gather(1, safe.unsqueeze(1)).squeeze(1) * w_t  # (N,)
-    # Smoothing spreads `smoothing` of the target mass uniformly over the C classes.
-    smooth = -(logp * w).sum(dim=1) * keep.to(logp.dtype)  # (N,)
-    if reduction == "none":
-        return (1.0 - smoothing) * nll + (smoothing / c) * smooth
-    if reduction == "sum":
-        return (1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()
-    denom = w_t.sum()  # weighted count of kept rows, as torch normalises the mean
-    return ((1.0 - smoothing) * nll.sum() + (smoothing / c) * smooth.sum()) / denom
+    safe = target.masked_fill(~keep, 0)  # any valid class where ignored; those positions are zeroed below
+    logp_t = logp.gather(class_dim, safe.unsqueeze(class_dim)).squeeze(class_dim)  # log-prob of each target
+    w_t = torch.ones_like(logp_t) if weight is None else weight[safe]  # weight of each target's class
+    # torch.where rather than a product with a 0/1 mask: an ignored position may have logp = -inf, and
+    # 0 * inf = nan. where() also sends no gradient to the positions it drops.
+    nll = torch.where(keep, -w_t * logp_t, 0.0)
+    total_weight = torch.where(keep, w_t, 0.0).sum()  # torch's mean divides by this, not by the count
+    loss = _reduce(nll, reduction, total_weight)
+    if smoothing == 0.0:
+        return loss  # torch adds the smoothing term only when label_smoothing > 0 (it may be inf)
+    # Label smoothing moves `smoothing` of the target's mass to a uniform spread over the C classes.
+    terms = logp if weight is None else logp * _per_class(weight, logp.dim(), class_dim)
+    smooth = torch.where(keep, -terms.sum(class_dim), 0.0)
+    return (1.0 - smoothing) * loss + (smoothing / c) * _reduce(smooth, reduction, total_weight)
 
 
 def _cross_entropy_probs(
-    logp: Tensor, target: Tensor, reduction: str, weight: Tensor | None, ignore_index: int, smoothing: float
+    logp: Tensor,
+    target: Tensor,
+    class_dim: int,
+    reduction: str,
+    weight: Tensor | None,
+    ignore_index: int,
+    smoothing: float,
 ) -> Tensor:
-    """Probability targets: loss_i = -sum_c w[c] * p[i, c] * logp[i, c]."""
+    """Probability targets: loss = -sum_c w[c] * p[c] * logp[c] over the class dim."""
     if not target.is_floating_point():
         raise TypeError(
             f"a target of shape {tuple(target.shape)} is read as class probabilities and must be floating "
@@ -239,14 +366,9 @@ def _cross_entropy_probs(
             f"ignore_index={ignore_index} only applies to class-index targets; leave it at -100 "
             f"when passing probabilities"
         )
-    n, c = logp.shape
-    probs = target.to(logp.dtype)
+    c = logp.shape[class_dim]
     if smoothing > 0.0:
-        probs = probs * (1.0 - smoothing) + smoothing / c
-    terms = logp * probs if weight is None else logp * probs * weight.to(logp.dtype)
-    loss = -terms.sum(dim=1)  # (N,)
-    if reduction == "none":
-        return loss
-    if reduction == "sum":
-        return loss.sum()
-    return loss.sum() / n
+        target = target * (1.0 - smoothing) + smoothing / c
+    terms = logp * target if weight is None else logp * target * _per_class(weight, logp.dim(), class_dim)
+    loss = -terms.sum(class_dim)  # one loss per sample (and per position d1, ...)
+    return _reduce(loss, reduction, loss.numel())

@@ -1,4 +1,5 @@
 """A fully connected layer: ``y = x @ W.T + b``."""
+
 from __future__ import annotations
 
 import math
@@ -6,6 +7,7 @@ import math
 import torch
 from torch import Tensor, nn
 
+from .._checks import positive_int
 from . import functional as dF
 
 __all__ = ["Linear"]
@@ -23,11 +25,8 @@ class Linear(nn.Module):
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
-        for name, value in (("in_features", in_features), ("out_features", out_features)):
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-        self.in_features = in_features
-        self.out_features = out_features
+        self.in_features = positive_int("in_features", in_features)
+        self.out_features = positive_int("out_features", out_features)
         self.weight = nn.Parameter(torch.empty(out_features, in_features, device=device, dtype=dtype))
         if bias:
             self.bias = nn.Parameter(torch.empty(out_features, device=device, dtype=dtype))

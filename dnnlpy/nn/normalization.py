@@ -1,9 +1,11 @@
 """Layer normalisation over the feature dimension."""
+
 from __future__ import annotations
 
 import torch
 from torch import Tensor, nn
 
+from .._checks import sizes
 from . import functional as dF
 
 __all__ = ["LayerNorm"]
@@ -22,9 +24,7 @@ class LayerNorm(nn.Module):
         dtype=None,
     ):
         super().__init__()
-        shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
-        if not shape or any(isinstance(s, bool) or not isinstance(s, int) or s <= 0 for s in shape):
-            raise ValueError(f"normalized_shape must be positive int(s), got {normalized_shape!r}")
+        shape = sizes("normalized_shape", normalized_shape)
         self.normalized_shape = shape
         self.eps = eps
         self.elementwise_affine = elementwise_affine

@@ -7,6 +7,7 @@ encodes without unknown tokens and decodes back exactly.
 >>> tok.decode(tok.encode("weight tying").ids)
 'weight tying'
 """
+
 from __future__ import annotations
 
 import os
@@ -15,6 +16,8 @@ from importlib import resources
 
 import tokenizers as hf
 from tokenizers import decoders, models, pre_tokenizers, trainers
+
+from .._checks import positive_int
 
 __all__ = ["Tokenizer", "Encoding", "load_corpus", "END_OF_TEXT"]
 
@@ -40,18 +43,12 @@ class Tokenizer:
         self._tok = backend
 
     @classmethod
-    def train_from_iterator(
-        cls, texts: Iterable[str], vocab_size: int = 1024, min_frequency: int = 0
-    ) -> "Tokenizer":
+    def train_from_iterator(cls, texts: Iterable[str], vocab_size: int = 1024, min_frequency: int = 0) -> Tokenizer:
         """Learn BPE merges from an iterable of strings until the vocabulary holds ``vocab_size`` tokens."""
         if isinstance(texts, str):
             raise TypeError("texts must be an iterable of strings, not one string: wrap it as [text]")
-        if isinstance(vocab_size, bool) or not isinstance(vocab_size, int) or vocab_size < _MIN_VOCAB:
-            raise ValueError(
-                f"vocab_size must be an int >= {_MIN_VOCAB} (256 bytes + {END_OF_TEXT}), got {vocab_size!r}"
-            )
-        if isinstance(min_frequency, bool) or not isinstance(min_frequency, int) or min_frequency < 0:
-            raise ValueError(f"min_frequency must be an int >= 0, got {min_frequency!r}")
+        positive_int("vocab_size", vocab_size, minimum=_MIN_VOCAB, why=f"256 bytes + {END_OF_TEXT}")
+        positive_int("min_frequency", min_frequency, minimum=0)
         backend = hf.Tokenizer(models.BPE())
         # add_prefix_space=False keeps decode(encode(text)) == text exactly.
         backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -67,16 +64,33 @@ class Tokenizer:
         return cls(backend)
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> "Tokenizer":
+    def load(cls, path: str | os.PathLike) -> Tokenizer:
         """Read a tokenizer written by ``save`` (a Hugging Face ``tokenizer.json``)."""
         path = os.fspath(path)
         if not os.path.isfile(path):
             raise FileNotFoundError(f"no tokenizer file at {path!r}: write one with tokenizer.save(path)")
-        return cls(hf.Tokenizer.from_file(path))
+        try:
+            backend = hf.Tokenizer.from_file(path)
+        except Exception as exc:  # the Rust library raises a bare Exception for any file it cannot read
+            raise ValueError(
+                f"{path!r} is not a tokenizer file ({exc}): load a file written by Tokenizer.save"
+            ) from exc
+        return cls(backend)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the tokenizer as JSON, readable by ``Tokenizer.load``."""
-        self._tok.save(os.fspath(path))
+        path = os.fspath(path)
+        # Checked here because the Rust library reports these as a bare Exception ("os error 2").
+        if os.path.isdir(path):
+            raise IsADirectoryError(
+                f"{path!r} is a folder: save to a file in it, e.g. {os.path.join(path, 'tokenizer.json')!r}"
+            )
+        folder = os.path.dirname(path)
+        if folder and not os.path.isdir(folder):
+            raise FileNotFoundError(
+                f"folder {folder!r} does not exist: create it first, e.g. os.makedirs({folder!r}, exist_ok=True)"
+            )
+        self._tok.save(path)
 
     @property
     def vocab_size(self) -> int:
@@ -90,14 +104,24 @@ class Tokenizer:
         return self._tok.encode(text)
 
     def decode(self, ids) -> str:
-        """Token ids (list of int, or a 1-D tensor) -> text."""
-        if hasattr(ids, "tolist"):
+        """Token ids -> text. ``ids``: a list of ints, a 1-D tensor or numpy array, or a single id."""
+        if hasattr(ids, "tolist"):  # tensor, numpy array or numpy scalar -> Python numbers (one, if 0-d)
             ids = ids.tolist()
-        ids = list(ids)
+        if isinstance(ids, (int, float)):
+            ids = [ids]  # a single id, e.g. a 0-d tensor
+        elif isinstance(ids, (str, bytes)):
+            raise TypeError("decode expects token ids, got text: encode(text).ids gives the ids of a text")
+        # numpy / torch scalars inside a list -> Python numbers
+        ids = [i.item() if hasattr(i, "item") else i for i in ids]
         if ids and isinstance(ids[0], list):
             raise ValueError("decode expects one sequence of ids; for a batch, decode each row (ids[0])")
         for i in ids:
-            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self.vocab_size:
+            if isinstance(i, bool) or not isinstance(i, int):
+                kind = "a float" if isinstance(i, float) else f"of type {type(i).__name__}"
+                raise TypeError(
+                    f"token ids must be integers, got {i!r} ({kind}): convert them with ids.long() (a tensor) or int(i)"
+                )
+            if not 0 <= i < self.vocab_size:
                 raise ValueError(f"token id {i!r} is outside [0, {self.vocab_size}) for this tokenizer")
         return self._tok.decode(ids, skip_special_tokens=False)
 

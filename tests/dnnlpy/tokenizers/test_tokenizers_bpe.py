@@ -1,4 +1,6 @@
 """dnnlpy.tokenizers: byte-level BPE on the shipped corpus."""
+
+import numpy as np
 import pytest
 import torch
 
@@ -58,6 +60,35 @@ def test_round_trip_on_unicode_and_whitespace(tok, text):
 def test_decode_accepts_tensors(tok):
     ids = tok.encode("the model").ids
     assert tok.decode(torch.tensor(ids)) == "the model"
+    assert tok.decode(torch.tensor(ids, dtype=torch.int32)) == "the model"
+
+
+def test_decode_accepts_numpy_ids_and_single_ids(tok):
+    ids = tok.encode("the model").ids
+    assert tok.decode(np.array(ids)) == "the model"
+    assert tok.decode([np.int64(i) for i in ids]) == "the model"  # was "token id 87 outside [0, 512)"
+    assert tok.decode([torch.tensor(i) for i in ids]) == "the model"
+    first = tok.decode(ids[:1])
+    assert tok.decode(torch.tensor(ids[0])) == first  # a 0-d tensor is one id ("'int' is not iterable")
+    assert tok.decode(np.int64(ids[0])) == first
+    assert tok.decode(ids[0]) == first
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [torch.tensor([87.0, 88.0]), [87.0], np.array([87.0]), torch.tensor(87.0), [np.float32(87)]],
+    ids=["float tensor", "float list", "float array", "0-d float tensor", "numpy float"],
+)
+def test_decode_refuses_float_ids_saying_so(tok, ids):
+    with pytest.raises(TypeError, match=r"token ids must be integers, got 87.0 \(a float\): convert them"):
+        tok.decode(ids)
+
+
+def test_decode_refuses_bools_and_text(tok):
+    with pytest.raises(TypeError, match=r"got True \(of type bool\)"):
+        tok.decode([True])
+    with pytest.raises(TypeError, match="got text"):
+        tok.decode("hello")
 
 
 def test_save_and_load(tok, tmp_path):
@@ -98,3 +129,21 @@ def test_bad_arguments(tok, tmp_path):
         tok.decode(torch.zeros(2, 3, dtype=torch.long))
     with pytest.raises(FileNotFoundError, match="tokenizer.save"):
         Tokenizer.load(tmp_path / "missing.json")
+
+
+def test_save_into_a_missing_folder_names_it(tok, tmp_path):
+    folder = tmp_path / "no" / "such"
+    with pytest.raises(FileNotFoundError, match=rf"folder '{folder}' does not exist: create it first"):
+        tok.save(folder / "tok.json")
+    with pytest.raises(IsADirectoryError, match="is a folder: save to a file in it"):
+        tok.save(tmp_path)
+    tok.save(tmp_path / "tok.json")  # a file in an existing folder is fine
+    assert Tokenizer.load(tmp_path / "tok.json").vocab_size == VOCAB
+
+
+@pytest.mark.parametrize("content", ["{}", "not json", '{"model": 3}'])
+def test_load_of_a_file_that_is_not_a_tokenizer(tmp_path, content):
+    path = tmp_path / "other.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match=r"is not a tokenizer file .*: load a file written by Tokenizer.save"):
+        Tokenizer.load(path)

@@ -1,4 +1,5 @@
 """MiniGPT: architecture against a torch reference, tying, loss forms, generation, helpers, errors."""
+
 import math
 
 import pytest
@@ -38,16 +39,21 @@ def _ids(b=2, t=6, seed=1):
 def _reference_logits(m: gpt.MiniGPT, ids):
     """The same architecture written with torch's own functional operators and m's parameters."""
     t = ids.shape[1]
+
+    def heads(y, a):  # (B, T, E) -> (B, H, T, d)
+        return y.view(y.shape[0], t, a.num_heads, a.head_dim).transpose(1, 2)
+
     x = F.embedding(ids, m.token_embed.weight) + F.embedding(torch.arange(t), m.pos_embed.weight)
     for blk in m.blocks:
         a = blk.attn.attn
         h = F.layer_norm(x, (D,), blk.ln1.weight, blk.ln1.bias)
-        heads = lambda y: y.view(y.shape[0], t, a.num_heads, a.head_dim).transpose(1, 2)
-        q, k, v = (heads(F.linear(h, p.weight, p.bias)) for p in (a.q_proj, a.k_proj, a.v_proj))
+        q, k, v = (heads(F.linear(h, p.weight, p.bias), a) for p in (a.q_proj, a.k_proj, a.v_proj))
         o = F.scaled_dot_product_attention(q, k, v, is_causal=True).transpose(1, 2).reshape(x.shape)
         x = x + F.linear(o, a.out_proj.weight, a.out_proj.bias)
         h = F.layer_norm(x, (D,), blk.ln2.weight, blk.ln2.bias)
-        x = x + F.linear(F.gelu(F.linear(h, blk.mlp.fc1.weight, blk.mlp.fc1.bias)), blk.mlp.fc2.weight, blk.mlp.fc2.bias)
+        x = x + F.linear(
+            F.gelu(F.linear(h, blk.mlp.fc1.weight, blk.mlp.fc1.bias)), blk.mlp.fc2.weight, blk.mlp.fc2.bias
+        )
     x = F.layer_norm(x, (D,), m.final_norm.weight, m.final_norm.bias)
     return F.linear(x, m.lm_head.weight)
 
@@ -83,6 +89,61 @@ def test_structure_and_attributes(tied):
     assert tied.lm_head.bias is None
 
 
+def test_config_is_the_one_place_the_hyper_parameters_live(tied, untied):
+    assert tied.config == gpt.MiniGPTConfig(V, BLOCK, D, num_layers=2, num_heads=4, hidden_dim=32)
+    assert (tied.vocab_size, tied.block_size, tied.weight_tying) == (V, BLOCK, True)
+    assert untied.weight_tying is False and untied.config.weight_tying is False
+    for name in ("vocab_size", "block_size", "weight_tying"):
+        assert name not in vars(tied)  # not a second copy next to the config
+        with pytest.raises(AttributeError):
+            setattr(tied, name, 3)  # read-only: changing V would not resize the tables
+    with pytest.raises(AttributeError):
+        tied.config.vocab_size = 3  # frozen
+
+
+@pytest.mark.parametrize("flag", ["bias", "weight_tying"])
+def test_config_refuses_a_non_bool_flag(flag):
+    with pytest.raises(TypeError, match=rf"{flag} must be True or False, got 'False'"):
+        _model(**{flag: "False"})
+
+
+def test_every_dropout_is_a_dropout_module():
+    m = _model(dropout=0.25)
+    settings = [(name, mod.p) for name, mod in m.named_modules() if isinstance(mod, dnn.Dropout)]
+    per_block = ["attn.attn.attn_dropout", "attn.resid_dropout", "mlp.dropout"]
+    assert [name for name, _ in settings] == ["embed_dropout"] + [f"blocks.{i}.{n}" for i in (0, 1) for n in per_block]
+    assert {p for _, p in settings} == {0.25}
+    assert m.blocks[0].attn.attn.dropout == 0.25  # MultiheadAttention.dropout stays a float, as in torch
+    # no float-valued "dropout" attribute hides outside the Dropout modules
+    assert not [n for n, mod in m.named_modules() if isinstance(vars(mod).get("dropout"), float)]
+
+
+def test_state_dict_keys_are_unchanged():
+    """Checkpoints written before dropout became modules still load: Dropout has no parameters."""
+    m = _model(num_layers=1, dropout=0.1)
+    block = [
+        "ln1.weight",
+        "ln1.bias",
+        "attn.attn.q_proj.weight",
+        "attn.attn.q_proj.bias",
+        "attn.attn.k_proj.weight",
+        "attn.attn.k_proj.bias",
+        "attn.attn.v_proj.weight",
+        "attn.attn.v_proj.bias",
+        "attn.attn.out_proj.weight",
+        "attn.attn.out_proj.bias",
+        "ln2.weight",
+        "ln2.bias",
+        "mlp.fc1.weight",
+        "mlp.fc1.bias",
+        "mlp.fc2.weight",
+        "mlp.fc2.bias",
+    ]
+    expected = ["token_embed.weight", "pos_embed.weight", *[f"blocks.0.{k}" for k in block]]
+    expected += ["final_norm.weight", "final_norm.bias", "lm_head.weight"]
+    assert list(m.state_dict()) == expected
+
+
 def test_weight_tying_shares_one_parameter(tied, untied):
     assert tied.lm_head.weight is tied.token_embed.weight
     assert untied.lm_head.weight is not untied.token_embed.weight
@@ -101,12 +162,16 @@ def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
     naive = sum(p.numel() for _, p in tied.named_parameters(remove_duplicate=False))
     assert naive - n_tied == V * D  # the naive count sees the shared matrix twice
     # also a model with bias=False: still exactly V*D apart
-    assert gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+    assert (
+        gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+    )
 
 
 def test_count_parameters_trainable_only(tied):
     tied.pos_embed.weight.requires_grad_(False)
     assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D
+    tied.token_embed.weight.requires_grad_(False)  # the tied table: frozen once, subtracted once
+    assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D + V * D
 
 
 def test_tied_gradient_is_the_sum_of_both_paths(untied):
@@ -133,6 +198,7 @@ def test_gpt2_initialisation(tied):
 
 # ---- loss --------------------------------------------------------------------------------------------
 
+
 def test_loss_target_forms_agree(tied):
     ids = _ids(2, 6)
     expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), ids[:, 1:].reshape(-1))
@@ -155,6 +221,24 @@ def test_loss_ignores_minus_100_targets(tied):
     assert_close(tied.loss(ids, targets), F.cross_entropy(logits, ids[0, 3:]))
 
 
+def test_loss_with_every_target_ignored_leaves_the_weights_finite(tied):
+    """A fully padded batch: the mean has nothing to average (nan, as torch's), but the gradients are 0."""
+    ids = _ids(2, 6)
+    loss = tied.loss(ids, torch.full((2, 5), -100))
+    expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), torch.full((10,), -100))
+    assert loss.isnan() and expected.isnan()
+    loss.backward()
+    assert all(torch.equal(p.grad, torch.zeros_like(p)) for p in tied.parameters())
+    before = [p.detach().clone() for p in tied.parameters()]
+    torch.optim.SGD(tied.parameters(), lr=0.1).step()
+    assert all(torch.equal(a, b) for a, b in zip(before, tied.parameters(), strict=True))
+
+
+def test_loss_accepts_int32_targets(tied):
+    ids = _ids(2, 6)
+    assert_close(tied.loss(ids, ids[:, 1:].int()), tied.loss(ids))
+
+
 @pytest.mark.parametrize("shape", [(2, 3), (2, 7), (1, 5), (2, 5, 1)])
 def test_loss_rejects_mismatched_targets(tied, shape):
     with pytest.raises(ValueError, match=r"targets has shape .* pass targets of shape \(2, 5\)"):
@@ -164,11 +248,14 @@ def test_loss_rejects_mismatched_targets(tied, shape):
 def test_loss_rejects_float_targets_and_single_token(tied):
     with pytest.raises(TypeError, match="integer token ids"):
         tied.loss(_ids(2, 6), torch.zeros(2, 5))
+    with pytest.raises(TypeError, match="integer token ids"):
+        tied.loss(_ids(2, 6), torch.zeros(2, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="at least 2 tokens"):
         tied.loss(_ids(2, 1))
 
 
 # ---- errors on input_ids -----------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "ids,exc,match",
@@ -178,8 +265,11 @@ def test_loss_rejects_float_targets_and_single_token(tied):
         (torch.zeros(1, 2, 3, dtype=torch.long), ValueError, r"2-D .* got shape \(1, 2, 3\)"),
         (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
         (torch.tensor([[-1, 2]]), ValueError, r"token id -1, outside"),
-        (torch.zeros(2, 9, dtype=torch.long), ValueError,
-         r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens"),
+        (
+            torch.zeros(2, 9, dtype=torch.long),
+            ValueError,
+            r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens",
+        ),
         ([[1, 2]], TypeError, "torch.Tensor"),
     ],
 )
@@ -204,9 +294,10 @@ def test_bad_hyper_parameters(kwargs, match):
 
 # ---- generation --------------------------------------------------------------------------------------
 
+
 def _manual_greedy(m, ids, steps):
     for _ in range(steps):
-        nxt = m(ids[:, -m.block_size:])[:, -1].argmax(-1, keepdim=True)
+        nxt = m(ids[:, -m.block_size :])[:, -1].argmax(-1, keepdim=True)
         ids = torch.cat([ids, nxt], dim=1)
     return ids
 
@@ -248,6 +339,34 @@ def test_generate_first_token_is_argmax(tied):
     assert tied.generate(prompt, 1)[0, -1].item() == expected.item()
 
 
+@pytest.mark.parametrize("max_new_tokens", [0, 2])
+@pytest.mark.parametrize(
+    "prompt,exc,match",
+    [
+        (torch.zeros(1, 3), TypeError, r"integer tensor .* got dtype torch.float32"),
+        (torch.zeros(1, 3, dtype=torch.bool), TypeError, r"integer tensor .* got dtype torch.bool"),
+        (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
+        (torch.zeros(3, dtype=torch.long), ValueError, r"2-D .*unsqueeze\(0\)"),
+        ([[1, 2]], TypeError, "torch.Tensor"),
+    ],
+)
+def test_generate_checks_the_prompt_as_forward_does(tied, prompt, exc, match, max_new_tokens):
+    """Not cast with .long() (a float prompt was silently truncated), and checked even for 0 new tokens."""
+    with pytest.raises(exc, match=match):
+        tied(prompt)
+    with pytest.raises(exc, match=match):
+        tied.generate(prompt, max_new_tokens)
+
+
+def test_empty_batch_as_torch_modules(tied):
+    """B = 0 gives an empty (0, T, V) tensor, as torch's own modules do (it was a RuntimeError from min())."""
+    empty = torch.zeros(0, 5, dtype=torch.long)
+    reference = nn.Linear(D, V)(nn.Embedding(V, D)(empty))
+    assert tied(empty).shape == reference.shape == (0, 5, V)
+    assert tied.generate(empty, 3).shape == (0, 8)
+    assert tied.generate(empty, 3, do_sample=True, top_k=5).shape == (0, 8)
+
+
 def test_generate_zero_tokens_and_no_grad(tied):
     prompt = _ids(2, 3)
     assert torch.equal(tied.generate(prompt, 0), prompt)
@@ -268,7 +387,10 @@ def test_generate_uses_eval_mode_and_restores_it():
 
 def test_sampling_is_reproducible_with_a_generator(tied):
     prompt = _ids(2, 3)
-    run = lambda **kw: tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
+
+    def run(**kw):
+        return tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
+
     assert torch.equal(run(temperature=1.5), run(temperature=1.5))
     assert torch.equal(run(top_k=1), tied.generate(prompt, 6))  # top-1 sampling is greedy
     assert torch.equal(run(top_p=1e-6), tied.generate(prompt, 6))  # so is a tiny nucleus
@@ -279,8 +401,8 @@ def test_sampling_is_reproducible_with_a_generator(tied):
     "kwargs,match",
     [
         (dict(max_new_tokens=-1), "max_new_tokens"),
-        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be > 0"),
-        (dict(max_new_tokens=2, do_sample=True, top_k=0), "top_k must be a positive int"),
+        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be a finite number > 0"),
+        (dict(max_new_tokens=2, do_sample=True, top_k=0), r"top_k must be an int >= 1, got 0"),
         (dict(max_new_tokens=2, do_sample=True, top_p=1.5), r"top_p must be in \(0, 1\]"),
     ],
 )
@@ -289,19 +411,8 @@ def test_generate_bad_options(tied, kwargs, match):
         tied.generate(_ids(1, 3), **kwargs)
 
 
-def test_sampling_helpers():
-    logits = torch.tensor([[0.0, 5.0, 1.0, 4.0], [3.0, 0.0, 0.0, 0.0]])
-    assert gpt.greedy(logits).tolist() == [1, 0]
-    g = torch.Generator().manual_seed(0)
-    draws = torch.stack([gpt.sample_top_k(logits, 2, generator=g) for _ in range(200)])
-    assert set(draws[:, 0].tolist()) == {1, 3}  # only the two best tokens of row 0
-    draws = torch.stack([gpt.sample_top_p(logits, 0.5, generator=g) for _ in range(50)])
-    assert set(draws[:, 0].tolist()) == {1}  # token 1 alone holds > 50% of row 0's mass
-    with pytest.raises(ValueError, match=r"logits\[:, -1, :\]"):
-        gpt.greedy(torch.zeros(1, 3, 4))
-
-
 # ---- get_batch ---------------------------------------------------------------------------------------
+
 
 def test_get_batch_windows_are_shifted_slices():
     stream = torch.arange(100, 160)
