@@ -33,7 +33,7 @@ class MiniGPTWithWeightTying(nn.Module):
         if T > m.block_size:
             raise ValueError(f"sequence of {T} tokens is longer than block_size={m.block_size}")
         pos = torch.arange(T, device=input_ids.device)
-        h = m.dropout(m.token_embed(input_ids) + m.pos_embed(pos))  # (B, T, D)
+        h = m.embed_dropout(m.token_embed(input_ids) + m.pos_embed(pos))  # (B, T, D)
         for block in m.blocks:
             h = block(h)
         h = m.final_norm(h)
