@@ -196,7 +196,7 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 def _grade(args, limits) -> int:
     from autograder.batch import grade_batch
     from autograder.engine import grade_submission
-    from autograder.graders import get_assignment
+    from autograder.graders import editions_of, get_assignment
     from autograder.outputs.grades import write_outputs
     from autograder.outputs.table import render
     from autograder.submissions import find_submissions
@@ -220,7 +220,7 @@ def _grade(args, limits) -> int:
             if report:
                 print(f"report: {report}")
         return _to_gradebook(args, gradebook, results, submissions)
-    submissions = find_submissions(paths, assignment=args.assignment)
+    submissions = find_submissions(paths, assignment=args.assignment, also=editions_of(args.assignment)[1:])
     if not submissions:
         return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
     out = args.out or Path("graded")

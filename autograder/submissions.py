@@ -56,8 +56,14 @@ def _without_outputs(text: str) -> str:
     )
 
 
-def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
-    """student id -> submission file, for files and folders given on the command line."""
+def find_submissions(paths: list[Path], *, assignment: str, also: tuple[str, ...] = ()) -> dict[str, Path]:
+    """student id -> submission file, for files and folders given on the command line.
+
+    `also`: other nbgrader assignments graded by the same grader (the assignment's editions in other
+    languages): their folders count too, so one batch grades the whole class; a student who handed in
+    several editions is graded on `assignment`'s.
+    """
+    folders = (assignment, *also)
     found: dict[str, Path] = {}
     for root in map(Path, paths):
         if root.is_file():
@@ -74,10 +80,8 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
             and not p.name.startswith(".")
         )
         # nbgrader layout (<student>/<assignment>/<file>): other assignments' folders are not this one's work.
-        if any(len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == assignment for p in files):
-            files = [
-                p for p in files if len(p.relative_to(root).parts) < 3 or p.relative_to(root).parts[1] == assignment
-            ]
+        if any(len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] in folders for p in files):
+            files = [p for p in files if len(p.relative_to(root).parts) < 3 or p.relative_to(root).parts[1] in folders]
         per_student: dict[str, list[Path]] = {}
         for path in files:
             parts = path.relative_to(root).parts
@@ -86,8 +90,10 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
             if len(group) == 1:
                 _add(found, student, group[0])
                 continue
-            # nbgrader layout: prefer the files inside <student>/<assignment>/, notebooks first.
-            inside = [p for p in group if assignment in p.relative_to(root).parts[1:-1]] or group
+            # nbgrader layout: prefer the files inside <student>/<assignment>/ (then an edition's), notebooks first.
+            inside = group
+            for name in reversed(folders):
+                inside = [p for p in group if name in p.relative_to(root).parts[1:-1]] or inside
             notebooks = [p for p in inside if p.suffix == ".ipynb"] or inside
             for path in notebooks:
                 key = student if len(notebooks) == 1 else f"{student}/{path.stem}"
