@@ -1,9 +1,14 @@
-"""The cells of assignments/source/weight_tying/weight_tying.ipynb, in order (built by build_notebook.py)."""
+"""The weight-tying notebook's content (built by scripts/build_notebook.py), for every edition.
+
+`CELLS` is the one list of cells both editions share: code, solution and test cells are written once, and
+each markdown cell is a key that every edition's `TEXT` must define (text_en.py, text_zh.py). Add a cell by
+adding it to the list below (and, for markdown, its text to every edition).
+"""
 
 from __future__ import annotations
 
+from . import text_en, text_zh
 from .cells import Cell
-from .graded import GPT_TESTS, TIED_TESTS
 from .lessons import (
     EXERCISE_1,
     EXERCISE_2,
@@ -18,8 +23,9 @@ from .lessons import (
     TOKENIZER,
     TRY_IT,
 )
+from .points import by_area, by_exercise, suite_tests
 
-__all__ = ["Cell", "CELLS"]
+__all__ = ["Cell", "CELLS", "EDITIONS", "by_area", "by_exercise", "suite_tests"]
 
 CELLS: list[Cell] = [
     INTRO,
@@ -30,10 +36,11 @@ CELLS: list[Cell] = [
     *POSITIONS,
     *LOGITS,
     *EXERCISE_1,
-    *TIED_TESTS,
     *GRADIENTS,
     *SAVINGS,
     *EXERCISE_2,
-    *GPT_TESTS,
     *TRY_IT,
 ]
+
+# language -> the module holding that edition's prose (TEXT, AREA_NAMES, TABLE_HEADER)
+EDITIONS = {module.LANGUAGE: module for module in (text_en, text_zh)}

@@ -79,7 +79,10 @@ KEYWORDS = {  # keyword -> its Chinese gloss
     "wrong length": "长度不对",
     "not int64": "不是 int64",
     "untied": "没有共享",
-    "delegated generation": "把生成交给了库",
+    "delegated generate": "把生成交给了库",
+    "skips part of MiniGPT": "跳过了 MiniGPT 的一部分",
+    "batch of one": "批大小为 1 时出错",
+    "LayerNorm eps": "LayerNorm 的 eps 不对",
 }
 KEYWORD_RULES = [
     (r"(?<![\w/])" + re.escape(english) + r"(?!\w)", rule("", f"{chinese}（⟦{english}⟧）")[1])

@@ -248,9 +248,9 @@ RULES = [
     rule("{call} = {got}, {k} x the mean cross-entropy {want}", "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍"),
     # generation.py
     rule(
-        "generate called {names}: delegated generation (the library decodes, not your code). Write the loop "
+        "generate called {names}: delegated generate (the library decodes, not your code). Write the loop "
         "yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
-        "generate 调用了 {names}：把生成交给了库（⟦delegated generation⟧；是库在解码，而不是你的代码）。请自己写这个"
+        "generate 调用了 {names}：把生成交给了库（⟦delegated generate⟧；是库在解码，而不是你的代码）。请自己写这个"
         "循环：只需要前向计算 ⟦self.minigpt(...)⟧ 和 torch.argmax",
     ),
     rule(
@@ -273,4 +273,41 @@ RULES = [
         "token 送进模型",
     ),
     rule("generate works for one row", "generate 对一行输入能运行"),
+    rule(
+        "\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() that also drops the "
+        "batch dimension when B = 1?)",
+        "\ngenerate 对 3 行的批能运行，批大小为 1 时却不行（⟦batch of one⟧；是不是 squeeze() 在 B = 1 时把批这一维也"
+        "去掉了？）",
+    ),
+    rule(
+        "token_embed was built with {name}={value}: its row gets no gradient from the lookup ({kw}); a plain "
+        "nn.Embedding(V, D) is the table",
+        "token_embed 构建时用了 {name}={value}：这一行得不到查表路径的梯度（⟦{kw}⟧）；这张表应当就是普通的 "
+        "nn.Embedding(V, D)",
+    ),
+    rule(
+        "token_embed was built with {name}={value}: each lookup renormalises, and rewrites, the rows it reads ({kw}); "
+        "a plain nn.Embedding(V, D) is the table",
+        "token_embed 构建时用了 {name}={value}：每次查表都会把读到的行重新归一化，并写回表里（⟦{kw}⟧）；这张表应当就是"
+        "普通的 nn.Embedding(V, D)",
+    ),
+    rule(
+        "token_embed was built with {name}={value}: an id looked up k times gets 1/k of its lookup gradient ({kw}); "
+        "a plain nn.Embedding(V, D) is the table",
+        "token_embed 构建时用了 {name}={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k（⟦{kw}⟧）；这张表应当就是"
+        "普通的 nn.Embedding(V, D)",
+    ),
+    rule(
+        "self.minigpt.{layer} has {setting}={got} where MiniGPT's own layer has {setting2}={want}: {kw} (a replaced "
+        "or rebuilt layer must compute exactly what MiniGPT's does)",
+        "self.minigpt.{layer} 的 {setting}={got}，而 MiniGPT 自己的这一层是 {setting2}={want}：⟦{kw}⟧（替换或重建的层"
+        "必须与 MiniGPT 原来的层算得完全一样）",
+    ),
+    rule(
+        "forward's logits differ from self.minigpt(input_ids) (largest difference {d}): forward skips part of MiniGPT "
+        "or computes a part differently (positional embedding, blocks, final norm, head: all of them, in order)",
+        "forward 的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：forward 跳过了 MiniGPT 的一部分"
+        "（⟦skips part of MiniGPT⟧），或者某一部分算法不同（位置 embedding、解码块、最后的 norm、head，一个都不能少，"
+        "顺序也不能变）",
+    ),
 ]

@@ -62,8 +62,9 @@ _SUITE = [
     rule(
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied head, .data "
         "sharing (two Parameters over one storage) or tied only after forward (counted right after construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：⟦copied table⟧、⟦untied head⟧、"
-        "⟦.data sharing⟧（同一块内存上的两个 Parameter）或 ⟦tied only after forward⟧（参数是在刚构造完时统计的）",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：可能是复制了一份表（⟦copied table⟧）、"
+        "head 没有共享（⟦untied head⟧）、只共享了 .data（⟦.data sharing⟧，即同一块内存上的两个 Parameter），"
+        "或者直到 forward 之后才共享（⟦tied only after forward⟧，参数是在刚构造完时统计的）",
     ),
     rule(
         "{model} has {n} unique parameters, expected V*D = {want}: bias on the head (+V parameters)",
