@@ -215,6 +215,13 @@ def test_stubs_fail_once_per_class_and_the_rest_waits(checks):
     assert {o.status for name, o in outcomes.items() if name not in failed} == {"not checked"}
 
 
+def test_every_waiting_check_knows_the_failure_it_waits_for(checks):
+    session = _session(checks, STUB)
+    assert session.blocker("test_tied_gradients_from_both_ends_add_up") == "test_tied_table_has_shape_v_by_d"
+    assert session.blocker("test_generate_crops_past_block_size") == "test_wrapper_holds_a_dnnlpy_minigpt"
+    assert session.blocker("test_tied_table_has_shape_v_by_d") is None
+
+
 def test_a_class_not_defined_is_said_once(checks):
     session = checks.Session(
         {"TiedEmbeddingLM": None, "MiniGPTWithWeightTying": None},

@@ -71,17 +71,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     session = _STATE.get("session")
     if session is None:
         return
-    waiting = [(n, session.outcome(n).message) for n in CHECKS if session.outcome(n).status == "not checked"]
+    waiting: dict[str, list[str]] = {}  # failed check -> the checks that wait for it
+    for name in CHECKS:
+        if session.outcome(name).status == "not checked":
+            waiting.setdefault(session.blocker(name) or "?", []).append(name)
     if waiting:
-        terminalreporter.section(say("not checked yet (each waits for an earlier check)"))
-        for name, reason in waiting:
-            write(f"  {name}: {reason}")
+        terminalreporter.section(say("not checked yet: they run once the failure they wait for is fixed"))
+        for blocker, names in waiting.items():
+            write(say(f"  waiting for {blocker}: {', '.join(names)}"))
     missing = set(session.missing)
     errors = [(i, m) for i, m in _STATE["errors"] if not missing]  # already shown in the failure otherwise
     if errors:
         terminalreporter.section(say("cells that raised while your notebook ran top to bottom"))
         for index, message in errors[:8]:
-            write(f"  cell {index}: {message.rstrip(': ')[:160]}")
+            write(say(f"  cell {index}: “{message.rstrip(': ')[:160]}”"))
         if len(errors) > 8:
             write(say(f"  ... and {len(errors) - 8} more"))
         write(say("(cells count from 0, markdown included; NotImplementedError means a stub is still in place)"))

@@ -104,12 +104,16 @@ RULES = [
         "抛出异常的单元格（从 0 开始数，markdown 单元格也计入）：",
     ),
     rule(" No cell raised: check the class name's spelling.", "没有单元格抛出异常：请检查类名的拼写。"),
-    rule("\n  cell {n}: ", "\n  第 {n} 个单元格："),
+    rule("  cell {n}: ", "  第 {n} 个单元格："),
+    rule("  waiting for {name}: {names*}", "  等待 {name}：{names}"),
     rule(
         "weight-tying self-check of {path}  (another file: WEIGHT_TYING_SUBMISSION=path pytest)",
         "权重共享作业自检：{path}（检查其他文件：⟦WEIGHT_TYING_SUBMISSION=path pytest⟧）",
     ),
-    rule("not checked yet (each waits for an earlier check)", "尚未检查（每一项都在等前面的某项检查通过）"),
+    rule(
+        "not checked yet: they run once the failure they wait for is fixed",
+        "尚未检查：它们等待的那项检查修正之后才会运行",
+    ),
     rule("cells that raised while your notebook ran top to bottom", "notebook 从上到下运行时抛出异常的单元格"),
     rule("  ... and {n} more", "  ……另有 {n} 个"),
     rule(

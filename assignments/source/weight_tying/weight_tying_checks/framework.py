@@ -83,6 +83,16 @@ class Session:
             self._done[name] = self._run(CHECKS[name])
         return self._done[name]
 
+    def blocker(self, name: str) -> str | None:
+        """The failed check that keeps `name` from being checked (following the chain of needs), or None."""
+        for need in CHECKS[name].needs:
+            outcome = self.outcome(need)
+            if outcome.status == FAILED:
+                return need
+            if outcome.status == NOT_CHECKED:
+                return self.blocker(need)
+        return None
+
     def _run(self, chk: Check) -> Outcome:
         for need in chk.needs:
             if not self.outcome(need).passed:
@@ -92,7 +102,8 @@ class Session:
         if cls is None:
             if chk.needs:  # the first check of this class already says why
                 return Outcome(NOT_CHECKED, say(f"not checked because {chk.cls} is not defined"))
-            return Outcome(FAILED, say(self.missing.get(chk.cls) or f"{chk.cls} is not defined"))
+            missing = self.missing.get(chk.cls) or f"{chk.cls} is not defined"
+            return Outcome(FAILED, say(f"{missing}\nReread notebook section {chk.section}. Graded area: {chk.area}."))
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
@@ -142,7 +153,8 @@ def call(what: str, fn: Callable, *args, **kwargs):
     try:
         return fn(*args, **kwargs)
     except NotImplementedError:
-        problem = f"{what} is not implemented yet: replace `raise NotImplementedError()` in its cell"
+        stub = what.split("(")[0]  # "TiedEmbeddingLM(vocab_size=20, ...)" is the class's __init__
+        problem = f"{stub} is not implemented yet: replace `raise NotImplementedError()` in its cell"
     except Exception as error:  # the student's bug: name it in one line
         first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
         problem = f"{what} raised {type(error).__name__}{_where(error)}: “{first}”"
