@@ -103,7 +103,7 @@ class Session:
             if chk.needs:  # the first check of this class already says why
                 return Outcome(NOT_CHECKED, say(f"not checked because {chk.cls} is not defined"))
             missing = self.missing.get(chk.cls) or f"{chk.cls} is not defined"
-            return Outcome(FAILED, say(f"{missing}\nReread notebook section {chk.section}. Graded area: {chk.area}."))
+            return Outcome(FAILED, say(f"{missing}\n{_hint(chk)}"))
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
@@ -116,8 +116,13 @@ class Session:
                 message = _without_the_answer(str(failure))
             finally:
                 torch.set_num_threads(threads)
-        hint = f"Reread notebook section {chk.section}. Graded area: {chk.area}."
+        # The diagnosis may already say which section to reread; then only the area is added.
+        hint = f"Graded area: {chk.area}." if "(reread section" in message else _hint(chk)
         return Outcome(FAILED, say(f"{message}\n{hint}"))
+
+
+def _hint(chk: Check) -> str:
+    return f"Reread notebook section {chk.section}. Graded area: {chk.area}."
 
 
 # The grader's diagnosis may end a hint with the tie line itself; a hint names the mistake, not the answer.

@@ -66,6 +66,7 @@ RULES = [
     rule(
         "\nReread notebook section {n}. Graded area: {area}.", "\n请重读 notebook 第 {n} 节。对应的评分领域：{area}。"
     ),
+    rule("\nGraded area: {area}.", "\n对应的评分领域：{area}。"),
     rule(
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
         "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",

@@ -117,4 +117,6 @@ def test_rules_are_well_formed_and_values_survive():
     pattern, template = rule("{x} has {n} rows, expected {m}", "{x} 有 {n} 行，应为 {m} 行")
     assert re.sub(pattern, template, "table has 3 rows, expected 4") == "table 有 3 行，应为 4 行"
     assert translate("") == "" and translate("no rule knows this sentence") == "no rule knows this sentence"
+    reread = translate('gradient halved (reread section 7, "Gradients from both ends add up")')
+    assert reread == "梯度减半（gradient halved）（请重读第 7 节「两端的梯度相加」）"
     assert untranslated(translate("no rule knows this sentence")) == ["no rule knows this sentence"]
