@@ -32,6 +32,12 @@ RULES = [
     ),
     rule(
         "right after construction the head is not tied; it only becomes tied when forward() runs: tied only after "
+        "forward (tie once, when the model is built)",
+        "刚构造完时 head 还没有共享，要等 forward() 运行之后才绑定上：直到 forward 之后才共享（⟦tied only after "
+        "forward⟧；应当在构建模型时绑定一次）",
+    ),
+    rule(
+        "right after construction the head is not tied; it only becomes tied when forward() runs: tied only after "
         "forward (tie once in __init__)",
         "刚构造完时 head 还没有共享，要等 forward() 运行之后才绑定上：直到 forward 之后才共享（⟦tied only after "
         "forward⟧；应当在 __init__ 里绑定一次）",
@@ -54,6 +60,10 @@ RULES = [
             (
                 "; assign the Parameter itself: lm_head.weight = token_embed.weight)",
                 "；应当直接赋值这个 Parameter 本身：⟦lm_head.weight = token_embed.weight⟧）",
+            ),
+            (
+                "; the head must hold the embedding's Parameter object itself)",
+                "；head 必须持有 embedding 的那个 Parameter 对象本身）",
             ),
             (")", "）"),  # the self-check's hint stops before the answer
         )
@@ -202,4 +212,23 @@ RULES = [
     ),
     (r" ?\(reread (第 [^()\n]*?」)\)", r"（请重读\1）"),
     (r"」 and (第 )", r"」和\1"),
+    rule(
+        ": the head must hold the embedding's Parameter object itself",
+        "：head 必须持有 embedding 的那个 Parameter 对象本身",
+    ),
+    rule(
+        "; the head must hold the embedding's Parameter object itself, not its storage",
+        "；head 必须持有 embedding 的 Parameter 对象本身，而不只是它的存储",
+    ),
+    rule(
+        "not int64 (prompt not preserved as int64 token ids; the result is the prompt's own ids followed by the new "
+        "ones)",
+        "不是 int64（⟦not int64⟧，⟦prompt not preserved⟧：结果应当是 prompt 自己的 id，后面接上新生成的 id）",
+    ),
+    rule(
+        "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most likely token "
+        "every step)",
+        "两次调用返回的 token 不同：用了采样而不是 argmax（⟦sampling instead of argmax⟧；贪心解码每一步都取最可能的 t"
+        "oken）",
+    ),
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from . import translate_zh_diagnosis, translate_zh_selfcheck, translate_zh_suite
+from . import translate_zh_diagnosis, translate_zh_selfcheck, translate_zh_suite, translate_zh_suite_checks
 from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM
 
 # Whole sentences before the phrases they are built from: the self-check's and the diagnosis's sentences are
@@ -25,6 +25,7 @@ from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULE
 RULES = (
     translate_zh_selfcheck.RULES
     + translate_zh_diagnosis.RULES
+    + translate_zh_suite_checks.RULES
     + translate_zh_suite.RULES
     + KEYWORD_RULES
     + PUNCTUATION_RULES
