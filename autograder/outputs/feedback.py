@@ -1,4 +1,4 @@
-"""Trusted: one student's feedback page: what to fix first, then how the run went, then what passed.
+"""Trusted: one student's feedback page: what to fix first, then how the run went, the areas, what passed.
 
 Failures come first, most points lost first. Tests that fail for one reason share one card: the reason is
 written once, with the tests (readable names, points lost) under it, so a stub that raises
@@ -106,13 +106,9 @@ def feedback_html(
             "NotImplementedError. Write them, run the self-check (<code>pytest</code> in the assignment folder), "
             "and hand in again.</p>"
         )
-    if result.areas:
-        rows = [
-            f'<tr><td>{escape(a)}</td><td class="num">{number(s)} / {number(m)}</td>'
-            f"<td>{bar(s / m if m else 0)}</td></tr>"
-            for a, (s, m) in result.areas.items()
-        ]
-        parts.append("<h2>Points by area</h2>" + table(["area", "points", ""], rows, numeric=(1,)))
+    if result.areas:  # the whole picture in one line; the table comes after what to fix
+        line = " · ".join(f"{a} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items())
+        parts.append(f'<p class="meta">{escape(line)}</p>')
     groups = failure_groups(failing)
     if groups:
         parts.append(f"<h2>What to fix ({len(failing)} of {_tests(len(result.tests))} failed)</h2>")
@@ -122,6 +118,13 @@ def feedback_html(
         parts.append("<h2>How your code ran</h2><ul>" + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>")
     if _NUMBERED.search("\n".join(parts)):
         parts.append(f'<p class="meta">{escape(PART_NOTE if kind == "py" else CELL_NOTE)}</p>')
+    if result.areas:
+        rows = [
+            f'<tr><td>{escape(a)}</td><td class="num">{number(s)} / {number(m)}</td>'
+            f"<td>{bar(s / m if m else 0)}</td></tr>"
+            for a, (s, m) in result.areas.items()
+        ]
+        parts.append("<h2>Points by area</h2>" + table(["area", "points", ""], rows, numeric=(1,)))
     passed = [t for t in result.tests if t.passed]
     if passed:
         items = "".join(

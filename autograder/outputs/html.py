@@ -21,6 +21,7 @@ CSS = """
 body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:72rem;
 color:#1f2328;padding:1.5rem 1rem 3rem}
 h1{font-size:1.6rem;margin:.2rem 0 .3rem;line-height:1.25}h2{font-size:1.2rem;margin:2rem 0 .6rem}
+h1,h2,h3{overflow-wrap:anywhere}
 h3{font-size:1.05rem;margin:1rem 0 .3rem}
 p,li{max-width:48rem;overflow-wrap:break-word}.meta{color:var(--muted);margin:0 0 1rem}
 .scroll{overflow-x:auto;max-width:100%}

@@ -257,14 +257,3 @@ def test_a_class_of_odd_names_grades_completely_with_each_students_own_score(tmp
     report = (out / "report.html").read_text()
     assert all(f'href="feedback/{r["id"]}.html"' in report for r in rows.values())
     assert "x[/a]" in proc.stdout  # brackets printed as they are, not read as markup
-
-
-def test_a_line_is_never_wrapped_when_the_output_is_not_a_terminal():
-    import io
-
-    from autograder.outputs.console import make_console
-
-    buffer = io.StringIO()
-    sentence = "reference solution graded in 2.31 s (ok); " + "every verdict was checked against its header " * 3
-    make_console(file=buffer).print(sentence, markup=False)
-    assert buffer.getvalue() == sentence + "\n"
