@@ -70,19 +70,28 @@ def _summary(view: ClassView) -> str:
 
 
 def _attention(view: ClassView) -> str:
-    rows = []
+    """One row per kind of problem, with every student it concerns and what to do (a class of 300 stays short)."""
+    groups: dict[str, list[Row]] = {}
     for row in view.rows:
-        why = _ATTENTION.get(row.kind)
-        if why is None and row.result is not None and row.result.status in _RUN_PROBLEMS:
-            why = f"run ended: {row.result.status}"
-        if why:
-            detail = f"<br><small>{escape(row.problem[:300])}</small>" if row.problem else ""
-            rows.append(
-                f"<tr><td>{student_link(row)}</td><td>{escape(row.kind)}</td><td>{escape(why)}{detail}</td></tr>"
-            )
-    if not rows:
+        if row.kind in _ATTENTION:
+            groups.setdefault(row.kind, []).append(row)
+        elif row.result is not None and row.result.status in _RUN_PROBLEMS:
+            groups.setdefault(f"run ended: {row.result.status}", []).append(row)
+    if not groups:
         return "<p>Nothing: every submission was graded and ran to the end.</p>"
-    return table(["student", "kind", "what to do"], rows)
+    order = ["grader error", "missing", "unreadable", *(f"run ended: {s}" for s in sorted(_RUN_PROBLEMS)), "blank"]
+    body = []
+    for kind in (k for k in order if k in groups):
+        what = _ATTENTION.get(kind, "look at its feedback page: the run explains the lost points")
+        links = ", ".join(_titled_link(r) for r in groups[kind])
+        count = f'<td class="num">{len(groups[kind])}</td>'
+        body.append(f"<tr><td>{escape(kind)}</td>{count}<td>{links}</td><td>{escape(what)}</td></tr>")
+    return table(["problem", "students", "who", "what to do"], body, numeric=(1,))
+
+
+def _titled_link(row: Row) -> str:
+    title = f' title="{escape(row.problem[:300])}"' if row.problem else ""
+    return f'<a href="{escape(row.feedback_href)}"{title}>{escape(row.name)}</a>'
 
 
 def _students(view: ClassView) -> str:

@@ -97,7 +97,8 @@ def test_students_who_need_a_look_come_first_with_what_to_do(graded):
         ("stu", "starter code"),
     ):
         assert name in attention and what in attention
-    assert "alice" not in attention
+    assert "alice" not in attention and 'title="not a Jupyter notebook (JSONDecodeError)"' in attention
+    assert re.search(r"<td>blank</td><td class=\"num\">1</td>", attention)  # one row per kind, with a count
 
 
 def test_every_student_is_linked_to_a_page_that_exists_and_escapes_their_text(graded):
