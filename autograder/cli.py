@@ -222,9 +222,10 @@ def _grade(args, limits) -> int:
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
-        nbgrader = file.parent.name == args.assignment
-        submissions = {file.parent.parent.name if nbgrader else file.stem: file}
-        roots = (file.parent.parent.parent,) if nbgrader else (file.parent,)
+        where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
+        nbgrader = where.name == args.assignment and where.parent.name != ""
+        submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
+        roots = (where.parent.parent,) if nbgrader else (where,)
         if args.out is None:
             return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
     else:
@@ -258,10 +259,13 @@ def _grade(args, limits) -> int:
             file=sys.stderr,
         )
         status = 1
-    if args.json:
+    one = outcome.results.get(outcome.roster[0].uid) if single else None
+    if args.json and one is not None:  # one file: Gradescope's results JSON, as without --out
+        sys.stdout.write(json.dumps(one.to_gradescope()) + "\n")
+    elif args.json and not single:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
-    elif single:
-        _render_one(args, outcome.results[outcome.roster[0].uid], file)
+    elif one is not None:
+        _render_one(args, one, file)
         print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
         print_batch(outcome)
