@@ -189,13 +189,14 @@ def write_gradebook(
     from nbgrader.api import Gradebook
     from sqlalchemy.exc import SAWarning
 
-    from autograder.outputs.gradebook_cells import find_or_make_cells, write_student
+    from autograder.outputs.gradebook_cells import find_or_make_cells, other_points, write_student
 
     course = {"course_id": _course_id(db)} if _course_id(db) else {}
     with warnings.catch_warnings(), _alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", **course) as gb:
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own add_submission trips these; harmless
         try:
             summary.notebook = find_or_make_cells(gb, assignment, summary.cells, source_dir=source_dir, db=db)
+            extra = other_points(gb, assignment, summary.cells)
             overridden = 0
             for student, entry in chosen.items():
                 overridden += write_student(
@@ -211,6 +212,12 @@ def write_gradebook(
         except Exception:
             gb.db.rollback()
             raise
+    if extra:
+        kit = sum(c.points for c in summary.cells)
+        summary.warnings.append(
+            f"assignment {assignment!r} has other cells worth {extra:g} points besides the kit's {kit:g}: nbgrader "
+            f"adds them up (max {kit + extra:g}); make them a 0-point practice check for one point system"
+        )
     if overridden:
         summary.warnings.append(
             f"{overridden} kit cell(s) carry a TA's manual score: kept (it overrides the kit's score in nbgrader)"

@@ -19,7 +19,7 @@ from pathlib import Path
 from autograder.outputs.gradebook import NOTEBOOK, GradebookMismatch, KitCell
 from autograder.result import Result
 
-__all__ = ["find_or_make_cells", "write_student", "cell_instructions"]
+__all__ = ["find_or_make_cells", "other_points", "write_student", "cell_instructions"]
 
 
 def cell_instructions(cells: list[KitCell], assignment: str) -> str:
@@ -99,6 +99,15 @@ def find_or_make_cells(gb, assignment: str, cells: list[KitCell], *, source_dir:
             + f"; then run `nbgrader generate_assignment {assignment} --force`"
         )
     return notebooks.pop()
+
+
+def other_points(gb, assignment: str, cells: list[KitCell]) -> float:
+    """Points the assignment's other cells carry besides the kit's (nbgrader adds them to the kit's total)."""
+    ours = {c.grade_id for c in cells}
+    total = 0.0
+    for nb in gb.find_assignment(assignment).notebooks:
+        total += sum(float(c.max_score or 0) for c in [*nb.grade_cells, *nb.task_cells] if c.name not in ours)
+    return total
 
 
 def write_student(

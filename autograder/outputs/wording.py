@@ -36,6 +36,7 @@ _CELL_REF = re.compile(r"(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (\d+)\]:(\d+)(?: in 
 _EMPTY_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)):[ \t]*(?=\(at |;|\n|$)")
 _REPEATED = re.compile(r"\b(?:your )?code raised (?:your )?code raised\b")
 _SPACES = re.compile(r"[ \t]{2,}")
+_NO_EVIDENCE = re.compile(r"no evidence for experiment '([^'\n]{1,80})'")
 _RAISED = re.compile(r"^(?P<context>.*?)\s*failed: your code raised (?P<error>.+)$", re.DOTALL)
 _SUBJECT = re.compile(
     r"^(?P<subject>[A-Za-z_][\w.]*(?:\([^()\n]{0,120}\))?(?: after [^:\n]{1,80})?): (?P<rest>.+)$", re.DOTALL
@@ -60,6 +61,7 @@ def clean_message(text: str) -> str:
     """A failure message ready to read: one space between words, cells counted from 1, no echoes."""
     text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n")
     text = _REPEATED.sub("your code raised", text)
+    text = _NO_EVIDENCE.sub(r"no result for the check '\1'", text)  # the grader's word, not the student's
     text = _CELL_REF.sub(_cell_ref, text)
     text = _EMPTY_EXC.sub(r"\1 ", text)
     text = _SPACES.sub(" ", text)

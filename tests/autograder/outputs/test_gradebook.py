@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -40,12 +41,22 @@ def scores(db: Path, assignment: str) -> dict[str, tuple[float, float]]:
         return {s.student.id: (s.score, s.max_score) for s in gb.find_assignment(assignment).submissions}
 
 
+@pytest.fixture(scope="module")
+def empty_gradebook(tmp_path_factory) -> Path:
+    """A new, empty gradebook, made once: creating one runs `alembic` (seconds on a busy machine)."""
+    db = tmp_path_factory.mktemp("template") / "gradebook.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+        Gradebook(f"sqlite:///{db}").close()
+    return db
+
+
 @pytest.fixture
-def nbgrader_assignment(tmp_path, monkeypatch):
+def nbgrader_assignment(tmp_path, empty_gradebook):
     """A gradebook as `nbgrader generate_assignment` leaves it: notebook "nb" with a 0-point practice test
     cell and, unless told otherwise, the kit's task cells. make(cells={grade_id: (points, "task"|"grade")})."""
-    monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))  # nbgrader runs alembic
     db = tmp_path / "gradebook.db"
+    shutil.copy(empty_gradebook, db)
 
     def make(cells: dict[str, tuple[float, str]] | None = None) -> Path:
         if cells is None:
@@ -99,7 +110,7 @@ def test_scores_land_in_the_assignments_own_task_cells_one_row_per_student(nbgra
     entries = [entry("ann", result(2, 3), stamp), entry("ben", result(0, 1)), entry(None, result(2, 3))]
     entries.append(entry("cat", Result.grader_failure("boom")))
     summary = write_gradebook(entries, db, assignment="wt")
-    assert summary.notebook == "nb" and summary.written == ["ann", "ben"]
+    assert summary.notebook == "nb" and summary.written == ["ann", "ben"] and summary.warnings == []
     assert set(summary.skipped) == {"?", "cat"}
     assert scores(db, "wt") == {"ann": (5, 5), "ben": (1, 5)}  # max 5: the practice cell is worth 0
     with Gradebook(f"sqlite:///{db}") as gb:
@@ -125,6 +136,13 @@ def test_an_nbgrader_assignment_without_the_kit_cells_gets_nothing_and_the_exact
         ]
 
 
+def test_nbgraders_own_points_beside_the_kits_are_warned_about(nbgrader_assignment):
+    cells = {c.grade_id: (c.points, "task") for c in kit_cells({"parameter identity": 2, "forward (logits)": 3})}
+    db = nbgrader_assignment(cells={**cells, "test_tied": (13, "grade")})
+    summary = write_gradebook([entry("ann", result(2, 3))], db, assignment="wt")
+    assert "worth 13 points besides the kit's 5" in summary.warnings[0] and "max 18" in summary.warnings[0]
+
+
 @pytest.mark.parametrize(
     "cells, needle",
     [
@@ -138,8 +156,8 @@ def test_a_cell_nbgrader_would_score_or_weigh_differently_is_refused(nbgrader_as
         write_gradebook([entry("ann", result(2, 3))], db, assignment="wt")
 
 
-def test_an_assignment_with_a_source_folder_must_be_generated_first(tmp_path, monkeypatch):
-    monkeypatch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+def test_an_assignment_with_a_source_folder_must_be_generated_first(tmp_path, empty_gradebook):
+    shutil.copy(empty_gradebook, tmp_path / "gradebook.db")
     (tmp_path / "source" / "wt").mkdir(parents=True)
     with pytest.raises(GradebookMismatch, match="nbgrader generate_assignment wt"):
         write_gradebook(

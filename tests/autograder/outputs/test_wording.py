@@ -41,6 +41,9 @@ def test_a_stub_message_reads_cleanly_with_cells_counted_from_one():
     )
     assert clean_message("a\x1b[31m red\r\n  b  ") == "a[31m red\nb"
     assert split_raised("logits differ by 3.5") is None
+    assert (
+        clean_message("no evidence for experiment 'generate': stopped") == "no result for the check 'generate': stopped"
+    )
 
 
 def test_a_subject_is_split_off_only_when_the_message_opens_with_one():
