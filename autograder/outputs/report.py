@@ -146,7 +146,7 @@ def write_pages(
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
             )
             written.append(page_path)
-        except Exception as exc:  # noqa: BLE001 - one page must never cost the others theirs
+        except Exception as exc:  # one page must never cost the others theirs
             failed[row.uid] = f"{type(exc).__name__}: {exc}"
     return written, failed
 

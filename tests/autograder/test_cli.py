@@ -21,7 +21,7 @@ FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
 
 def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd or KIT, timeout=120
+        [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd or KIT, timeout=300
     )
 
 
