@@ -64,7 +64,7 @@ def _course_id(db: Path) -> str | None:
 
     try:
         loaded = PyFileConfigLoader(config.name, path=str(db.parent)).load_config()
-    except Exception:  # noqa: BLE001 - an unreadable config only costs us the course name
+    except Exception:  # an unreadable config only costs us the course name
         return None
     value = loaded.get("CourseDirectory", {}).get("course_id")
     return value if isinstance(value, str) and value else None
