@@ -132,7 +132,7 @@ def _namespaces(cfg: dict, status_fd: int) -> None:
             _set_limits(cfg["rlimits"])
             _drop_privileges(cfg["uid"], cfg["gid"])
             _exec_runner(cfg)
-        except BaseException as exc:  # noqa: BLE001 - report why the jail could not start, then die
+        except BaseException as exc:  # report why the jail could not start, then die
             os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
         os._exit(121)
     os.close(cfg["evidence_fd"])  # only the runner holds the evidence channel: EOF when it and its children die

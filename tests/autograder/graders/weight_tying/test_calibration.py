@@ -47,7 +47,7 @@ TMP_MARKERS = [
 
 
 def _kit_hashes() -> dict[str, str]:
-    skip = {".git", ".venv", "__pycache__", ".pytest_cache", "node_modules"}
+    skip = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules"}
     out = {}
     for dirpath, dirnames, filenames in os.walk(KIT):
         dirnames[:] = [d for d in dirnames if d not in skip and not d.endswith(".egg-info")]
