@@ -40,7 +40,12 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
     texts = [box.stderr] + [m for _, m in errors]
     texts += [str(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
     status = run_status(
-        timed_out=box.timed_out, signal=box.signal, exit_code=box.exit_code, done=Done.NAME in evidence, texts=texts
+        timed_out=box.timed_out,
+        signal=box.signal,
+        exit_code=box.exit_code,
+        done=Done.NAME in evidence,
+        texts=texts,
+        memory_exceeded=box.memory_exceeded,
     )
     overflow = ["evidence over the size cap was dropped"] if box.evidence_overflow else []
     return RunFacts(
