@@ -40,6 +40,7 @@ __all__ = ["kit_root", "module_files", "build_view", "hidden_paths", "visible_hi
 KIT_PACKAGES = ("dnnlpy",)  # imported by the runner (dnnlpy.notebook); no instructor files live there
 _SYSTEM = ("/usr", "/etc", "/sys")
 _LIBS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/proc")  # the sandbox's own folders: never bound from the host
 
 
 def kit_root() -> str:
@@ -111,6 +112,9 @@ def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
     for entry in sys.path:
         if entry and os.path.isdir(entry):
             real = os.path.realpath(entry)
+            # The grader's cwd may be /tmp itself (a script run from there): the runner's /tmp is its own.
+            if any(_inside(private, real) for private in _PRIVATE):
+                continue
             if not masked or not _inside(real, kit) or any(_inside(real, p) for p in prefixes):
                 wanted.add(real)
     if not masked:
