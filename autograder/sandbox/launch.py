@@ -29,7 +29,7 @@ from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
 
-__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "RUNNER_PACKAGES"]
+__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "run_cgroup", "RUNNER_PACKAGES"]
 
 # What every runner imports of the kit besides its grader's own runner package (exposed whole).
 RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
@@ -110,7 +110,7 @@ def _run(
     if mode == "uid":
         os.chown(workdir, uid, uid)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
-    group, isolation = _cgroup(limits, isolation)
+    group, isolation = run_cgroup(limits, isolation)
     view = build_view(packages, hides) if mode == "namespaces" else None
     cfg = jail_config(
         mode=mode,
@@ -131,7 +131,7 @@ def _run(
             group.remove()
 
 
-def _cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, Isolation]:
+def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, Isolation]:
     """The run's own cgroup when root (None otherwise), and the isolation report saying which held."""
     support = cgroup_support() if isolation.mode != "rlimits" else None
     sizes = {"memory_bytes": limits.memory_bytes, "max_processes": limits.max_processes, "cpus": limits.cpus}
