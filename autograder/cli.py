@@ -76,6 +76,14 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("--seed", type=int, default=None, help="fix the judge's random plan (default: random)")
     common.add_argument("--memory", type=_size, default="2GiB", help="memory cap per submission (default 2GiB)")
     common.add_argument("--workers", type=_positive(int), default=None, help="parallel submissions (default: cores)")
+    common.add_argument(
+        "--executor",
+        choices=("pool", "fresh", "dask"),
+        default="pool",
+        help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
+        "dask: warm workers on the dask.distributed cluster at --scheduler",
+    )
+    common.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tcp://10.0.0.5:8786")
     grade = sub.add_parser(
         "grade",
         parents=[common],
@@ -140,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     from autograder.graders import ASSIGNMENTS
 
+    if args.executor == "dask" and not args.scheduler:
+        return _fail("--executor dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints)")
     if args.assignment not in ASSIGNMENTS:
         return _fail(
             f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
@@ -194,9 +204,7 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 
 
 def _grade(args, limits) -> int:
-    from autograder.batch import grade_batch
-    from autograder.engine import grade_submission
-    from autograder.graders import get_assignment
+    from autograder.batch import grade_batch, grade_file
     from autograder.outputs.grades import write_outputs
     from autograder.outputs.table import render
     from autograder.submissions import find_submissions
@@ -206,8 +214,14 @@ def _grade(args, limits) -> int:
         return _fail(targets)
     paths, gradebook, hide = targets
     if len(paths) == 1 and paths[0].is_file():
-        result = grade_submission(
-            spec=get_assignment(args.assignment), path=paths[0], seed=args.seed, limits=limits, hide=hide
+        result = grade_file(
+            assignment=args.assignment,
+            path=paths[0],
+            seed=args.seed,
+            limits=limits,
+            hide=hide,
+            executor=args.executor,
+            scheduler=args.scheduler,
         )
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         student = paths[0].parent.parent.name if paths[0].parent.name == args.assignment else paths[0].stem
@@ -232,6 +246,8 @@ def _grade(args, limits) -> int:
         workers=args.workers,
         progress=sys.stderr.isatty() or not args.json,
         hide=(*[p for p in paths if p.is_dir()], out, *hide),
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
     csv_path = write_outputs(results, out)  # first: nothing after this may lose the grades
     report = _write_all(results, out, csv_written=True)
@@ -327,6 +343,8 @@ def _calibrate(args, limits) -> int:
             seed=args.seed,
             progress=not args.json,
             calibration_dir=args.calibration_dir,
+            executor=args.executor,
+            scheduler=args.scheduler,
         )
     except FileNotFoundError as exc:
         return _fail(str(exc))

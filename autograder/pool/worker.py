@@ -74,7 +74,7 @@ class Worker:
             self.zygotes_started += 1
         self.judge.start()
 
-    def close(self) -> None:
+    def _stop(self) -> None:
         if self.zygote is not None:
             self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
             self.zygote.close()
@@ -82,6 +82,14 @@ class Worker:
         self.judge.stop()
         if self.mode != "rlimits":
             kill_uid(self.slot.uid)
+
+    def restart(self) -> None:
+        """Fresh processes after a failure (the sandbox uid stays this worker's)."""
+        self._stop()
+        self.start()
+
+    def close(self) -> None:
+        self._stop()
         self.slot.release()
 
     def stats(self) -> dict:
