@@ -20,6 +20,7 @@ examples:
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
   python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
   python -m autograder calibrate --assignment weight_tying
+  python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each graded student gets, in assignment
 NAME (--gradebook-assignment, default the --assignment name; created if missing), a notebook called
@@ -69,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,gradescope-package}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
@@ -136,7 +137,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
     )
+    pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
+    pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
+    pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
+    pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     return parser
+
+
+def _package(args) -> int:
+    from autograder.gradescope.package import build_package
+
+    out = args.out or Path(f"{args.assignment}-gradescope.zip")
+    try:
+        path = build_package(assignment=args.assignment, out=out, timeout=args.timeout)
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
+    return 0
 
 
 def _fail(message: str) -> int:
@@ -146,6 +163,8 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "gradescope-package":
+        return _package(args)
     from autograder.graders import ASSIGNMENTS
 
     if args.executor == "dask" and not args.scheduler:

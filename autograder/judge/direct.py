@@ -36,6 +36,7 @@ PROVIDED = ("plan", "evidence", "run")  # the judge's own fixtures (see plugin.J
 _MARKS = {"points", "area"}
 _counter = itertools.count()
 _SKIPS = (pytest.skip.Exception, pytest.xfail.Exception)
+_WIDTH = {"function": 0, "module": 1, "session": 2}
 
 
 class Unsupported(Exception):
@@ -136,10 +137,10 @@ class DirectSuite:
 
     def _tests_of(self, module, filename: str) -> None:
         for name, obj in vars(module).items():
-            if not name.startswith("test") or getfixturemarker(obj) is not None:
-                continue
             if inspect.isclass(obj) and name.startswith("Test"):
                 raise Unsupported(f"test class {name}")
+            if not name.startswith("test") or getfixturemarker(obj) is not None:
+                continue
             if not inspect.isfunction(obj):
                 continue
             marks = {m.name: m for m in getattr(obj, "pytestmark", [])}
@@ -170,10 +171,13 @@ class DirectSuite:
             raise Unsupported(f"fixture {name!r} (pytest's own, or a plugin's)")
         if name in seen:
             raise Unsupported(f"fixture {name!r} depends on itself")
+        width = _WIDTH[fixture.scope]
         for param in fixture.params:
             if param == "request":
                 raise Unsupported(f"fixture {name!r} uses request")
-            self._resolve(param, module, seen | {name})
+            needed = self._resolve(param, module, seen | {name})
+            if _WIDTH[needed.scope if needed else "function"] < width:  # pytest's ScopeMismatch error
+                raise Unsupported(f"{fixture.scope} fixture {name!r} needs the narrower {param!r}")
         return fixture
 
     def collect(self) -> list[tuple[str, float, str]]:
