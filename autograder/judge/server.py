@@ -27,11 +27,13 @@ import time
 from multiprocessing.connection import Connection
 
 from autograder.judge.wire import receive, send
+from autograder.protocol.frames import HEADER
 from autograder.result import MEMORY_MARKERS
 
-__all__ = ["WarmJudge", "main", "fingerprint"]
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES"]
 
 _PR_SET_DUMPABLE = 4
+MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
 
 
 class _JudgeMemory(Exception):
@@ -60,6 +62,23 @@ def fingerprint(value) -> str:
 
     walk(value)
     return digest.hexdigest()
+
+
+def bounded_frames(data: bytes, limit: int) -> tuple[bytes, int]:
+    """The first `limit` frames of an evidence channel, and how many more there were.
+
+    A runner sends a few dozen records; tens of thousands of tiny frames would cost the judge one
+    ``torch.load`` each. Walking the headers costs nothing; the decoder still checks every frame it reads.
+    """
+    pos = count = 0
+    cut = None
+    while pos + HEADER.size <= len(data):
+        if count == limit:
+            cut = pos
+        (size,) = HEADER.unpack_from(data, pos)
+        pos += HEADER.size + size
+        count += 1
+    return (data, 0) if cut is None else (data[:cut], count - limit)
 
 
 def _is_memory_error(exc: BaseException) -> bool:
@@ -112,6 +131,9 @@ class WarmJudge:
         from autograder.judge.plugin import run_suite
 
         plan = self.plan(seed)
+        box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
+        if dropped:
+            box.notes = [*box.notes, f"{dropped} evidence frames past the first {MAX_FRAMES} were not read"]
         run, evidence = facts_and_evidence(box, self.spec, limits)
         emit({"run": run.to_dict()})
         suite = self.prepare(seed)

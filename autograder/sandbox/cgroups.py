@@ -202,17 +202,20 @@ class RunCgroup:
             found |= {int(p) for p in _read(folder / "cgroup.procs").split()}
         return sorted(found)
 
-    def kill(self) -> int:
-        """SIGKILL every process in the group until none is left (a few tries); returns how many remain."""
-        for _ in range(100):
+    def kill(self, patience: float = 10.0) -> int:
+        """SIGKILL every process in the group until none is left; returns how many remain after `patience`
+        seconds (a process the kernel is reclaiming memory from at the group's cap can take seconds to go)."""
+        deadline = time.monotonic() + patience
+        pause = 0.002
+        while True:
             left = self.pids()
-            if not left:
-                return 0
+            if not left or time.monotonic() > deadline:
+                return len(left)
             for pid in left:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(0.005)
-        return len(self.pids())
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
 
     def remove(self) -> None:
         """Kill what is left and remove the run's folders (a group with processes cannot be removed)."""

@@ -138,8 +138,9 @@ def run_forked(
     st_r, st_w = os.pipe()
     hold_r, hold_w = os.pipe()
     theirs = [job_r, out_w, err_w, ev_w, st_w, hold_r]
-    start = time.monotonic()
     try:
+        zygote.wait_ready()  # a first run does not count the zygote's warm-up as its own time
+        start = time.monotonic()
         pid = zygote.spawn(cfg, theirs)
     except BaseException:
         for fd in (*theirs, job_w, out_r, err_r, ev_r, st_r, hold_w):
