@@ -73,7 +73,7 @@ def grade_on_dask(
         ) from None
     del hide
     results: dict[str, Result] = {}
-    with Client(scheduler, set_as_default=False) as client:
+    with Client(scheduler) as client:
         futures = {}
         for student, path in submissions.items():
             try:
