@@ -63,6 +63,7 @@ class Worker:
         self.zygotes_started = 0
         self._zygote_peak = 0
         self._tests: list[list] | None = None  # the suite's listing, once known
+        self.timings: dict[str, float] = {}  # seconds of the last grade's stages (job, run, judge, total)
 
     def start(self) -> None:
         """Start the zygote and the judge (both warm up in the background)."""
@@ -135,6 +136,7 @@ class Worker:
         """Grade one submission given as text (``kind`` "py" or "ipynb")."""
         start = time.monotonic()
         seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        self.timings = {}
         try:
             box = self._run(kind, source, filename, seed, hide)
         except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
@@ -143,7 +145,10 @@ class Worker:
         except JudgeLimitError as exc:
             return Result.grader_failure(str(exc))
         self.runs += 1
+        ran = time.monotonic()
         judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
+        self.timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
+        self.timings["before_run"] = ran - start - box.wall_seconds
         if judgement.tests is not None:
             self._tests = judgement.tests
         if judgement.limit is None:
@@ -172,7 +177,10 @@ class Worker:
             )
 
             def job() -> bytes:  # while the child builds its root
-                return self.judge.job(seed=seed, kind=kind, source=source, filename=filename)
+                asked = time.monotonic()
+                blob = self.judge.job(seed=seed, kind=kind, source=source, filename=filename)
+                self.timings["job"] = time.monotonic() - asked
+                return blob
 
             return run_forked(self.zygote, cfg=cfg, stdin=job, limits=self.limits, isolation=isolation, group=group)
         finally:
