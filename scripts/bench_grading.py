@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -170,14 +171,13 @@ def _corpus_notebooks(work: Path) -> list[tuple[Path, bool]]:
     out = []
     for kind in ("correct", "wrong"):
         for path in sorted((CALIBRATION / kind).glob("*.py")):
-            cell = {
-                "cell_type": "code",
-                "metadata": {},
-                "outputs": [],
-                "execution_count": None,
-                "source": path.read_text(encoding="utf-8"),
-            }
-            nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [cell]}
+            parts = re.split(r"(?m)^# %%.*$", path.read_text(encoding="utf-8"))  # jupytext cells, if any
+            cells = [
+                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": part}
+                for part in parts
+                if part.strip()
+            ]
+            nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
             target = work / f"{path.stem}.ipynb"
             target.write_text(json.dumps(nb), encoding="utf-8")
             out.append((target, kind == "correct"))
