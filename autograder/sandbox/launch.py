@@ -141,7 +141,10 @@ def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, 
             group = support.run_group(**sizes)
         except OSError:
             support = None
-    return group, isolation.with_tree(tree_report(support, **sizes))
+    tree = tree_report(support, **sizes)
+    if isolation.mode == "rlimits":
+        tree["why"] = "not root" if os.geteuid() != 0 else "isolation mode rlimits"
+    return group, isolation.with_tree(tree)
 
 
 def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> SandboxResult:

@@ -16,6 +16,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -46,13 +47,20 @@ def peak_rss(pid: int) -> int:
     return 0
 
 
+def _matplotlib_dir() -> str:
+    """matplotlib's config and font cache for zygotes: one folder of ours, kept, so it is built once."""
+    folder = os.path.join(tempfile.gettempdir(), f"autograder-matplotlib-{os.geteuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder
+
+
 class Zygote:
     """One warm fork server; `modules` are imported in it before it forks anything."""
 
-    def __init__(self, modules: tuple[str, ...]) -> None:
+    def __init__(self, modules: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
-        env = runner_env("/tmp")
+        env = {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
@@ -67,7 +75,7 @@ class Zygote:
         self._errors = Capture(os.dup(self.proc.stderr.fileno()), 8192)
         self.proc.stderr.close()
         self._errors.start()
-        self._sock.send(json.dumps({"op": "warm", "modules": list(modules)}).encode())
+        self._sock.send(json.dumps({"op": "warm", "modules": list(modules), "optional": list(optional)}).encode())
         self._ready = False
 
     def wait_ready(self, timeout: float = 300.0) -> None:

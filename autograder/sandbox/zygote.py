@@ -6,7 +6,8 @@ memory, which every child inherits. It never receives a submission either: the j
 the child through a pipe the child alone reads. Messages on the socket (SOCK_SEQPACKET, one JSON object
 each)::
 
-    grader -> zygote   {"op": "warm", "modules": [...]}          import these, then reply {"ready": pid}
+    grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
+                        "optional": [...]}                       imports cleanly), then reply {"ready": pid}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
                        fds: job (read), stdout, stderr, evidence, status (write), hold (read)
     socket closed      exit
@@ -34,14 +35,20 @@ _PR_SET_DUMPABLE = 4
 _MAX_FDS = 6
 
 
-def _warm(modules: list[str]) -> bytes:
-    """Import torch (one thread) and `modules`; returns torch's initial RNG state for the children."""
+def _warm(modules: list[str], optional: list[str]) -> bytes:
+    """Import torch (one thread), `modules`, and what of `optional` imports cleanly; returns torch's initial
+    RNG state for the children."""
     import torch
 
     torch.set_num_threads(1)  # before any op: see the module docstring
     state = torch.get_rng_state()  # what a fresh interpreter starts with (torch's fixed default seed)
     for name in modules:
         importlib.import_module(name)
+    for name in optional:  # what submissions commonly import (matplotlib.pyplot costs most notebooks ~0.5 s)
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a child imports it itself, or fails as a fresh interpreter would
+            pass
     # A tiny forward and backward pulls in torch's lazily imported parts once, here, not in every child.
     layer = torch.nn.Linear(4, 2)
     layer(torch.ones(3, 4)).sum().backward()
@@ -86,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
-        rng_state = _warm(list(message.get("modules", [])))
+        rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])))
     except Exception as exc:  # tell the grader why, then stop
         sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         return
