@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CONTROLLERS", "CgroupSupport", "RunCgroup", "cgroup_support", "tree_report"]
+__all__ = ["CONTROLLERS", "CgroupSupport", "RunCgroup", "cgroup_support", "measured", "tree_report"]
 
 CONTROLLERS = ("memory", "pids", "cpu")
 _PERIOD_US = 100_000  # the CPU quota's period: 100 ms
@@ -265,6 +265,13 @@ def _keyed(text: str) -> dict[str, int]:
         if len(parts) == 2 and parts[1].lstrip("-").isdigit():
             out[parts[0]] = int(parts[1])
     return out
+
+
+def measured(isolation, stats: dict):
+    """`isolation` with what the run's group measured added to its tree limits (peak memory, OOM kills)."""
+    tree = dict(isolation.tree)
+    tree.update(peak_memory=f"{stats['peak_memory'] / (1 << 20):.0f} MiB", oom_kills=stats["oom_kills"])
+    return isolation.with_tree(tree)
 
 
 def tree_report(support: CgroupSupport | None, *, memory_bytes: int, max_processes: int, cpus: float) -> dict:

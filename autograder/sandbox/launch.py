@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup, cgroup_support, tree_report
+from autograder.sandbox.cgroups import RunCgroup, cgroup_support, measured, tree_report
 from autograder.sandbox.config import jail_config, runner_env
 from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
 from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
@@ -185,11 +185,12 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> San
         timed_out = True
     wall = time.monotonic() - start
     survivors = _kill_tree(proc, mode, uid)
+    memory_exceeded = False
     if group is not None:
         survivors += group.kill()
-        memory_exceeded = group.stats()["oom_kills"] > 0
-    else:
-        memory_exceeded = False
+        stats = group.stats()
+        memory_exceeded = stats["oom_kills"] > 0
+        isolation = measured(isolation, stats)
     feeder.join()  # the job is built or has failed: either way the caller needs to know
     if feed_error:
         shutil.rmtree(workdir, ignore_errors=True)

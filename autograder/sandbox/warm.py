@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup
+from autograder.sandbox.cgroups import RunCgroup, measured
 from autograder.sandbox.config import runner_env
 from autograder.sandbox.launch import SandboxResult
 from autograder.sandbox.limits import Isolation, Limits
@@ -176,7 +176,10 @@ def run_forked(
     if cfg["mode"] != "rlimits":
         survivors += kill_uid(cfg["uid"])
     os.close(hold_w)
-    memory_exceeded = group is not None and group.stats()["oom_kills"] > 0
+    stats = group.stats() if group is not None else None
+    memory_exceeded = bool(stats and stats["oom_kills"] > 0)
+    if stats is not None:
+        isolation = measured(isolation, stats)
     feeder.join()
     if feed_error:
         for reader in readers:
