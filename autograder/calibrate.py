@@ -42,6 +42,7 @@ __all__ = [
 _HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
 FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
+_REFERENCE = "(reference solution)"  # its key in the batch: no calibration file is named like this
 
 
 @dataclass(frozen=True)
@@ -166,6 +167,8 @@ def calibrate(
     seed: int | None = None,
     progress: bool = True,
     calibration_dir: str | Path | None = None,
+    executor: str = "pool",
+    scheduler: str | None = None,
 ) -> tuple[list[Verdict], float]:
     """Grade the reference solution and every calibration file; returns (verdicts, reference seconds).
 
@@ -179,20 +182,29 @@ def calibrate(
     files = calibration_files(folder)
     if not files:
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
-    start = time.monotonic()
-    reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
-    reference_seconds = time.monotonic() - start
-    verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
     since = time.time()
+    submissions = {n: p for n, (p, _) in files.items()}
+    if executor == "fresh":  # the reference alone first: its time is the fresh path's cost per submission
+        start = time.monotonic()
+        reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
+        reference_seconds = time.monotonic() - start
+    else:  # warm workers: the reference is one more submission of the batch
+        submissions = {_REFERENCE: spec.solution_path, **submissions}
     results = grade_batch(
         assignment=assignment,
-        submissions={n: p for n, (p, _) in files.items()},
+        submissions=submissions,
         seed=seed,
         limits=limits,
         workers=workers,
         progress=progress,
         hide=(folder,),
+        executor=executor,
+        scheduler=scheduler,
     )
+    if executor != "fresh":
+        reference = results.pop(_REFERENCE)
+        reference_seconds = reference.execution_time
+    verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
     verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
     writes = kit_writes(KIT_ROOT, since)
     if writes:

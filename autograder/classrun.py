@@ -44,6 +44,8 @@ class ClassJob:
     hide: tuple[Path, ...] = ()  # paths no submission may read (besides the batch's own folders)
     force: bool = False  # regrade everyone
     only: tuple[str, ...] = ()  # regrade these students (names, ids or nbgrader ids)
+    executor: str = "pool"  # how submissions run: "pool", "fresh" or "dask" (see autograder.batch)
+    scheduler: str | None = None  # the dask scheduler's address, for executor="dask"
 
 
 @dataclass
@@ -175,6 +177,8 @@ def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadab
             progress=job.progress,
             hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
             on_result=on_result,
+            executor=job.executor,
+            scheduler=job.scheduler,
         )
     except Exception as exc:  # the batch broke: what arrived is on disk; the rest is "missing"
         outcome.batch_error = f"{type(exc).__name__}: {exc}"

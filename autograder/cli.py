@@ -20,6 +20,7 @@ examples:
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
   python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
   python -m autograder calibrate --assignment weight_tying
+  python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
@@ -74,13 +75,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,gradescope-package}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
     common.add_argument("--seed", type=int, default=None, help="fix the judge's random plan (default: random)")
     common.add_argument("--memory", type=_size, default="2GiB", help="memory cap per submission (default 2GiB)")
     common.add_argument("--workers", type=_positive(int), default=None, help="parallel submissions (default: cores)")
+    common.add_argument(
+        "--executor",
+        choices=("pool", "fresh", "dask"),
+        default="pool",
+        help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
+        "dask: warm workers on the dask.distributed cluster at --scheduler",
+    )
+    common.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tcp://10.0.0.5:8786")
     grade = sub.add_parser(
         "grade",
         parents=[common],
@@ -143,7 +152,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
     )
+    pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
+    pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
+    pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
+    pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     return parser
+
+
+def _package(args) -> int:
+    from autograder.gradescope.package import build_package
+
+    out = args.out or Path(f"{args.assignment}-gradescope.zip")
+    try:
+        path = build_package(assignment=args.assignment, out=out, timeout=args.timeout)
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
+    return 0
 
 
 def _fail(message: str) -> int:
@@ -153,8 +178,12 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "gradescope-package":
+        return _package(args)
     from autograder.graders import ASSIGNMENTS
 
+    if args.executor == "dask" and not args.scheduler:
+        return _fail("--executor dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints)")
     if args.assignment not in ASSIGNMENTS:
         return _fail(
             f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
@@ -244,6 +273,8 @@ def _grade(args, limits) -> int:
         hide=hide,
         force=args.force,
         only=tuple(args.student),
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
     try:
         outcome = grade_class(job, submissions=submissions)
@@ -274,11 +305,18 @@ def _grade(args, limits) -> int:
 
 def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:
     """One file, no output folder: grade it, show it, and write it to the gradebook if asked."""
-    from autograder.engine import grade_submission
-    from autograder.graders import get_assignment
+    from autograder.batch import grade_file
     from autograder.outputs.roster import build_roster
 
-    result = grade_submission(spec=get_assignment(args.assignment), path=file, seed=args.seed, limits=limits, hide=hide)
+    result = grade_file(
+        assignment=args.assignment,
+        path=file,
+        seed=args.seed,
+        limits=limits,
+        hide=hide,
+        executor=args.executor,
+        scheduler=args.scheduler,
+    )
     roster = build_roster(submissions, roots=list(roots), assignment=args.assignment)
     if args.json:
         sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
@@ -339,6 +377,8 @@ def _calibrate(args, limits) -> int:
             seed=args.seed,
             progress=not args.json,
             calibration_dir=args.calibration_dir,
+            executor=args.executor,
+            scheduler=args.scheduler,
         )
     except FileNotFoundError as exc:
         return _fail(str(exc))

@@ -1,4 +1,8 @@
-"""Trusted: grade one submission: plan -> sandboxed runner -> evidence -> judge -> Result.
+"""Trusted: grade one submission in a fresh interpreter: plan -> sandboxed runner -> evidence -> judge -> Result.
+
+This is the fresh-interpreter path (``--executor fresh``): a new sandboxed Python per submission, the judge
+in this process. The warm pool (``autograder.pool``) runs the same steps in longer-lived processes and must
+give the same scores and messages at a fixed seed.
 
 The steps, in the order they must happen (each depends on the previous one)::
 
@@ -26,7 +30,7 @@ from autograder.sandbox.view import hidden_paths
 from autograder.spec import AssignmentSpec
 from autograder.submissions import SubmissionTooLarge, read_submission
 
-__all__ = ["grade_submission", "run_facts"]
+__all__ = ["grade_submission", "run_facts", "facts_and_evidence", "job_blob"]
 
 
 def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
@@ -40,7 +44,12 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
     texts = [box.stderr] + [m for _, m in errors]
     texts += [str(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
     status = run_status(
-        timed_out=box.timed_out, signal=box.signal, exit_code=box.exit_code, done=Done.NAME in evidence, texts=texts
+        timed_out=box.timed_out,
+        signal=box.signal,
+        exit_code=box.exit_code,
+        done=Done.NAME in evidence,
+        texts=texts,
+        memory_exceeded=box.memory_exceeded,
     )
     overflow = ["evidence over the size cap was dropped"] if box.evidence_overflow else []
     return RunFacts(
@@ -58,6 +67,35 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
         notes=box.notes + notes + overflow,
         isolation=box.isolation.as_dict(),
     )
+
+
+def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits) -> tuple[RunFacts, dict]:
+    """Decode a run's evidence; (its run facts, the records a suite judges). Shared by the warm judge."""
+    evidence, notes = decode_frames(box.evidence)
+    run = run_facts(box, evidence, notes, spec, limits)
+    for name in INTERNAL:
+        if name != Load.NAME:
+            evidence.pop(name, None)
+    return run, evidence
+
+
+def job_blob(spec: AssignmentSpec, plan: dict, kind: str, source: str, filename: str) -> bytes:
+    """The runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
+    import torch
+
+    blob = io.BytesIO()
+    torch.save(
+        {
+            "kind": kind,
+            "source": source,
+            "filename": filename,
+            "plan": plan,
+            "experiments": spec.experiments,
+            "required_names": list(spec.required_names),
+        },
+        blob,
+    )
+    return blob.getvalue()
 
 
 def grade_submission(
@@ -79,22 +117,8 @@ def grade_submission(
     made: dict[str, Any] = {}
 
     def job() -> bytes:  # runs while the sandbox starts (and imports torch)
-        import torch
-
         made["plan"] = spec.make_plan(seed)
-        blob = io.BytesIO()
-        torch.save(
-            {
-                "kind": kind,
-                "source": source,
-                "filename": Path(path).name,
-                "plan": made["plan"],
-                "experiments": spec.experiments,
-                "required_names": list(spec.required_names),
-            },
-            blob,
-        )
-        return blob.getvalue()
+        return job_blob(spec, made["plan"], kind, source, Path(path).name)
 
     submission = Path(path).resolve()
     box = run_sandboxed(
@@ -104,11 +128,7 @@ def grade_submission(
         packages=(spec.runner_package,),
         hidden_paths=hidden_paths({spec, *all_specs()}, (submission.parent, submission, *hide)),
     )
-    evidence, notes = decode_frames(box.evidence)
-    run = run_facts(box, evidence, notes, spec, limits)
+    run, evidence = facts_and_evidence(box, spec, limits)
     run.rejected = rejected
-    for name in INTERNAL:
-        if name != Load.NAME:
-            evidence.pop(name, None)
     tests, _ = run_suite(suite_dir=spec.suite_dir, plan=made["plan"], evidence=evidence, run=run.to_dict())
     return Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)

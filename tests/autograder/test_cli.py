@@ -147,12 +147,12 @@ def test_calibrate_passes_and_reports_timing(tmp_path):
 
 
 def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys):
-    import autograder.engine
+    import autograder.batch
 
     def broken(**kwargs):
         raise RuntimeError("the hidden suite could not run")
 
-    monkeypatch.setattr(autograder.engine, "grade_submission", broken)
+    monkeypatch.setattr(autograder.batch, "grade_file", broken)
     sub = tmp_path / "s.py"
     sub.write_text("x = 1\n")
     assert main(["grade", "--assignment", "selftest", str(sub)]) == 1
