@@ -3,7 +3,8 @@
 Every helper raises `EvidenceError` (an AssertionError, so pytest reports it as a plain failed test) when
 the evidence a test needs is missing, reports the student's exception, or has the wrong type, shape or
 dtype. Only exact `torch.Tensor` objects are accepted: evidence arrives through
-`torch.load(weights_only=True)`, so anything else means the runner was tampered with.
+`autograder.protocol.decode` (plain, bounded, contiguous CPU values), so anything else means the runner was
+tampered with.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import torch
 
+from autograder.protocol.run_records import error_text
 from autograder.protocol.schema import Record
 
 __all__ = ["EvidenceError", "need", "entry", "plain_tensor", "tensor_dict", "shape_dict", "describe_run"]
@@ -54,7 +56,7 @@ def entry(record: Any, what: str) -> dict:
     if not isinstance(record, dict):
         raise EvidenceError(f"malformed evidence for {what} (got {type(record).__name__}, expected a dict)")
     if "error" in record:
-        raise EvidenceError(f"{what} failed: your code raised {str(record['error'])[:1200]}")
+        raise EvidenceError(f"{what} failed: your code raised {error_text(record['error'], 1200)}")
     return record
 
 
@@ -93,9 +95,11 @@ def tensor_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[
         raise EvidenceError(f"no state_dict recorded for {label}")
     for name, t in value.items():
         if not isinstance(name, str) or type(t) is not torch.Tensor:
-            raise EvidenceError(f"malformed state_dict for {label}: entry {name!r} is not a named plain tensor")
+            raise EvidenceError(
+                f"malformed state_dict for {label}: entry {str(name)[:80]!r} is not a named plain tensor"
+            )
         if not t.is_floating_point() or not bool(torch.isfinite(t).all()):
-            raise EvidenceError(f"state_dict entry {name!r} of {label} is not a finite floating-point tensor")
+            raise EvidenceError(f"state_dict entry {name[:80]!r} of {label} is not a finite floating-point tensor")
     return value
 
 
