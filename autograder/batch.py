@@ -10,11 +10,14 @@ from pathlib import Path
 
 from autograder.result import Result
 from autograder.sandbox import Limits
+from autograder.terminal import printable
 
 __all__ = ["grade_batch"]
 
 
-def _grade_one(assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...]) -> Result:
+def _grade_one(
+    assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
+) -> Result:
     import torch
 
     from autograder.engine import grade_submission
@@ -22,7 +25,8 @@ def _grade_one(assignment: str, path: str, seed: int | None, limits: Limits, hid
 
     torch.set_num_threads(1)  # workers judge side by side: one thread each
     try:
-        return grade_submission(spec=get_assignment(assignment), path=path, seed=seed, limits=limits, hide=hide)
+        spec = get_assignment(assignment)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
     except Exception as exc:  # one broken submission or grader bug must not stop the batch
         return Result.grader_failure(f"{type(exc).__name__}: {exc}")
 
@@ -37,10 +41,12 @@ def grade_batch(
     progress: bool = True,
     hide: tuple[str | Path, ...] = (),
     on_result: Callable[[str, Result], None] | None = None,
+    roots: tuple[str | Path, ...] = (),
 ) -> dict[str, Result]:
     """Grade every submission; returns student -> Result (grader failures become grader-error results).
 
     `hide`: folders no submission may read (the batch's own folders: other students' work, the output).
+    `roots`: the folders given on the command line; a file is read beneath its root without following links.
     `on_result(student, result)` is called as each result arrives (e.g. to write it at once).
     """
     workers = workers or os.cpu_count() or 1
@@ -50,9 +56,9 @@ def grade_batch(
     # spawn: workers start clean (no torch threads inherited from this process); each judges in-process.
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(submissions))), mp_context=ctx) as pool:
-        hidden = tuple(map(str, hide))
+        hidden, trusted = tuple(map(str, hide)), tuple(map(str, roots))
         futures = {
-            pool.submit(_grade_one, assignment, str(path), seed, limits, hidden): student
+            pool.submit(_grade_one, assignment, str(path), seed, limits, hidden, trusted): student
             for student, path in submissions.items()
         }
         bar = _Progress(len(futures)) if progress else None
@@ -82,7 +88,8 @@ class _Progress:
         self.task = self.progress.add_task("", total=total)
 
     def update(self, student: str, result: Result) -> None:
-        self.progress.update(self.task, advance=1, description=f"{student}: {result.score:g}/{result.max_score:g}")
+        name = printable(student, newlines=False, limit=60)  # a student id is a file or folder name: untrusted
+        self.progress.update(self.task, advance=1, description=f"{name}: {result.score:g}/{result.max_score:g}")
 
     def close(self) -> None:
         self.progress.stop()

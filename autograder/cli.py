@@ -156,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the grader itself failed: say so, exit non-zero
-        print(f"grader error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from autograder.terminal import printable
+
+        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
         return 1
 
 
@@ -199,16 +201,22 @@ def _grade(args, limits) -> int:
     from autograder.graders import get_assignment
     from autograder.outputs.grades import write_outputs
     from autograder.outputs.table import render
+    from autograder.result import Result
     from autograder.submissions import find_submissions
+    from autograder.terminal import printable
 
     targets = _targets(args)
     if isinstance(targets, str):
         return _fail(targets)
     paths, gradebook, hide = targets
     if len(paths) == 1 and paths[0].is_file():
-        result = grade_submission(
-            spec=get_assignment(args.assignment), path=paths[0], seed=args.seed, limits=limits, hide=hide
-        )
+        try:
+            result = grade_submission(
+                spec=get_assignment(args.assignment), path=paths[0], seed=args.seed, limits=limits, hide=hide
+            )
+        except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
+            print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
+            result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         student = paths[0].parent.parent.name if paths[0].parent.name == args.assignment else paths[0].stem
         results, submissions = {student: result}, {student: paths[0]}
@@ -219,7 +227,7 @@ def _grade(args, limits) -> int:
             render(result, title=str(paths[0]))
             if report:
                 print(f"report: {report}")
-        return _to_gradebook(args, gradebook, results, submissions)
+        return 1 if result.grader_error is not None else _to_gradebook(args, gradebook, results, submissions)
     submissions = find_submissions(paths, assignment=args.assignment)
     if not submissions:
         return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
@@ -232,6 +240,7 @@ def _grade(args, limits) -> int:
         workers=args.workers,
         progress=sys.stderr.isatty() or not args.json,
         hide=(*[p for p in paths if p.is_dir()], out, *hide),
+        roots=tuple(p for p in paths if p.is_dir()),
     )
     csv_path = write_outputs(results, out)  # first: nothing after this may lose the grades
     report = _write_all(results, out, csv_written=True)
@@ -278,6 +287,7 @@ def _to_gradebook(args, gradebook: Path | None, results: dict, submissions: dict
     if gradebook is None:
         return 0
     from autograder.outputs.gradebook import NOTEBOOK, write_gradebook
+    from autograder.terminal import printable
 
     name = args.gradebook_assignment or args.assignment
     try:
@@ -286,9 +296,12 @@ def _to_gradebook(args, gradebook: Path | None, results: dict, submissions: dict
         print(f"error: the gradebook {str(gradebook)!r} was not updated ({type(exc).__name__}: {exc})", file=sys.stderr)
         return 1
     for warning in summary.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     for student, why in summary.skipped.items():
-        print(f"warning: {student} not written to the gradebook: {why}", file=sys.stderr)
+        print(
+            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
+            file=sys.stderr,
+        )
     count = len(summary.written)
     print(
         f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
@@ -302,13 +315,15 @@ def _print_batch(results: dict, csv_path: Path, report: Path | None = None) -> N
     from rich.console import Console
     from rich.table import Table
 
+    from autograder.terminal import printable
+
     table = Table(title=f"{len(results)} submissions")
     for col in ("student", "score", "status"):
         table.add_column(col)
     from rich.text import Text
 
-    for student, result in results.items():
-        table.add_row(Text(student), f"{result.score:g}/{result.max_score:g}", result.status)
+    for student, result in results.items():  # student ids are file and folder names: untrusted text
+        table.add_row(Text(printable(student, newlines=False)), f"{result.score:g}/{result.max_score:g}", result.status)
     console = Console()
     console.print(table)
     console.print(f"grades: {csv_path}   per-student results: {csv_path.parent / 'results'}", markup=False)
@@ -336,18 +351,21 @@ def _calibrate(args, limits) -> int:
     else:
         from rich.console import Console
         from rich.table import Table
+        from rich.text import Text
+
+        from autograder.terminal import printable
 
         table = Table(title=f"calibration of {args.assignment}")
         for col in ("file", "expected", "score", "status", "verdict", "note"):
             table.add_column(col, overflow="fold")
-        for v in verdicts:
+        for v in verdicts:  # Text(printable()): a note may quote a submission's own words
             table.add_row(
-                v.file,
+                Text(printable(v.file, newlines=False)),
                 v.expected,
                 f"{v.score:g}/{v.max_score:g}",
                 v.status,
                 "[green]ok[/green]" if v.ok else "[red]FAIL[/red]",
-                v.note,
+                Text(printable(v.note)),
             )
         console = Console()
         console.print(table)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from autograder.result import Result
+from autograder.terminal import printable
 
 __all__ = ["readable_name", "render"]
 
@@ -22,21 +23,22 @@ def render(result: Result, *, title: str = "", console=None) -> None:
     from rich.text import Text
 
     console = console or Console()
-    table = Table(title=title or None, show_lines=True)
+    table = Table(title=printable(title, newlines=False) or None, show_lines=True)
     table.add_column("area", overflow="fold", max_width=24)
     table.add_column("test", overflow="fold", ratio=1)
     table.add_column("points", justify="right", no_wrap=True)
     table.add_column("", justify="center", no_wrap=True)
     for test in sorted(result.tests, key=lambda t: t.area):
-        # Text(): names and messages may quote student values; never read them as rich markup.
-        cell = Text(readable_name(test.name), style="bold" if not test.passed else "")
+        # Text(): names and messages may quote student values; never read them as rich markup, and
+        # printable(): never let them drive the terminal either.
+        cell = Text(printable(readable_name(test.name)), style="bold" if not test.passed else "")
         if not test.passed and test.output:
-            cell.append("\n" + test.output.strip(), style="red")
+            cell.append("\n" + printable(test.output.strip()), style="red")
         verdict = Text("pass", style="green") if test.passed else Text("FAIL", style="bold red")
-        table.add_row(Text(test.area), cell, f"{test.score:g}/{test.points:g}", verdict)
+        table.add_row(Text(printable(test.area, newlines=False)), cell, f"{test.score:g}/{test.points:g}", verdict)
     console.print(table)
     if result.areas:
-        areas = "  ".join(f"{a}: {s:g}/{m:g}" for a, (s, m) in result.areas.items())
+        areas = "  ".join(f"{printable(a, newlines=False)}: {s:g}/{m:g}" for a, (s, m) in result.areas.items())
         console.print(areas, markup=False, highlight=False)
-    console.print(f"Run: {result.output}", markup=False, highlight=False)
+    console.print(f"Run: {printable(result.output)}", markup=False, highlight=False)
     console.print(f"[bold]Score: {result.score:g} / {result.max_score:g}[/bold]")
