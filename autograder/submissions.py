@@ -43,8 +43,9 @@ _SKIP_PARTS = {".ipynb_checkpoints", "__pycache__", ".git"}
 _SUFFIXES = (".py", ".ipynb")
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"))
 _BOMS += ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # after UTF-32: same first bytes
-# A JSON string, or an unterminated one up to the end: a match never fails once started, so the scan is linear.
-_JSON_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*(?:"|\\?\Z)', re.DOTALL)
+# A JSON string, or an unterminated one up to the end: a match never fails once started, so the scan is
+# linear; possessive quantifiers keep no backtracking state (64 MiB of escapes: 2 s and no memory, not 2.6 GB).
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
 _CLEAR = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
 _RESAVE = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from typing import Any
 
 from autograder.protocol.bounds import EvidenceBounds, Refused
 
@@ -30,13 +31,16 @@ class Archive:
         self.pickle, self.storages = pickle, storages
 
 
-def read_archive(blob: bytes, bounds: EvidenceBounds) -> Archive:
-    """The members of a torch.save zip, checked against `bounds`; Refused with the reason otherwise."""
+def read_archive(blob: bytes, bounds: EvidenceBounds, facts: Any = None) -> Archive:
+    """The members of a torch.save zip, checked against `bounds`; Refused with the reason otherwise.
+    `facts` (an ``unpickle.Facts``), when given, learns how many members the archive lists."""
+    facts = facts if facts is not None else _Count()
     try:
         zf = zipfile.ZipFile(io.BytesIO(blob))
         infos = zf.infolist()
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:  # legacy torch format, garbage, ...
         raise Refused(f"not a torch.save zip archive ({type(exc).__name__})") from None
+    facts.members = len(infos)
     if len(infos) > bounds.zip_members:
         raise Refused(f"{len(infos)} records in the archive, over the bound of {bounds.zip_members}")
     names = [info.filename for info in infos]
@@ -71,6 +75,10 @@ def read_archive(blob: bytes, bounds: EvidenceBounds) -> Archive:
         raise Refused("the archive is not little-endian")
     storages = {m.group(1): data for rel, data in members.items() if (m := _STORAGE.fullmatch(rel))}
     return Archive(members["data.pkl"], storages)
+
+
+class _Count:
+    members = 0
 
 
 def _relative(name: str) -> str:

@@ -17,6 +17,8 @@ run's remaining budget is refused alone: the records accepted before it stay.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from autograder.protocol.archive import read_archive
 from autograder.protocol.bounds import DEFAULT_BOUNDS, EvidenceBounds, Refused
 from autograder.protocol.frames import HEADER, MAX_FRAME_BYTES
@@ -29,7 +31,7 @@ def decode_frame(blob: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple[
     """One frame's (facts: name and costs, plain record or None, why it was refused or "")."""
     facts = Facts()
     try:
-        archive = read_archive(blob, bounds)
+        archive = read_archive(blob, bounds, facts)
         frame = unpickle(archive.pickle, archive.storages, bounds, facts)
     except Refused as exc:
         return facts, None, str(exc)
@@ -42,7 +44,8 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
     sent: set[str] = set()
     duplicated: set[str] = set()
     notes: list[str] = []
-    nodes_left, bytes_left = bounds.run_nodes, bounds.run_tensor_bytes
+    nodes_left, bytes_left, chars_left = bounds.run_nodes, bounds.run_tensor_bytes, bounds.run_chars
+    members_left, ops_left = bounds.run_zip_members, bounds.run_pickle_ops
     pos = count = 0
     while pos < len(data):
         if len(data) - pos < HEADER.size:
@@ -57,9 +60,19 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
         if count > bounds.frames:
             notes.append(f"over {bounds.frames} evidence frames: the rest is ignored")
             break
-        facts, record, refused = decode_frame(data[start : start + size], bounds)
+        if members_left <= 0 or ops_left <= 0:
+            notes.append("this run's evidence took all the decoding work its bound allows: the rest is ignored")
+            break
+        # Work is bounded per run too: a frame may use only what the frames before it left.
+        frame_bounds = replace(
+            bounds, zip_members=min(bounds.zip_members, members_left), pickle_ops=min(bounds.pickle_ops, ops_left)
+        )
+        facts, record, refused = decode_frame(data[start : start + size], frame_bounds)
+        members_left, ops_left = members_left - facts.members, ops_left - facts.ops
         pos = start + size
-        if record is not None and (facts.nodes > nodes_left or facts.tensor_bytes > bytes_left):
+        if record is not None and (
+            facts.nodes > nodes_left or facts.tensor_bytes > bytes_left or facts.chars > chars_left
+        ):
             record, refused = None, "this run's evidence is over its total bound (the records before it are kept)"
         name = facts.name
         if refused:
@@ -74,6 +87,7 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
         sent.add(name)
         if record is not None:
             nodes_left, bytes_left = nodes_left - facts.nodes, bytes_left - facts.tensor_bytes
+            chars_left -= facts.chars
             evidence[name] = record
     for name in sorted(duplicated):
         notes.append(f"evidence for {name[:60]!r} was sent more than once: treated as missing")

@@ -52,11 +52,12 @@ _MARK = _V("mark")
 
 
 class Facts:
-    """What the walk saw: the record's name (as soon as the pickle said it), values, characters, tensor bytes."""
+    """What decoding a frame saw and spent: the record's name (as soon as the pickle said it), zip members,
+    opcodes, values, characters, plain tensor bytes."""
 
     def __init__(self) -> None:
         self.name: str | None = None
-        self.nodes = self.chars = self.tensor_bytes = 0
+        self.members = self.ops = self.nodes = self.chars = self.tensor_bytes = 0
 
 
 def unpickle(data: bytes, storages: dict[str, bytes], bounds: EvidenceBounds, facts: Facts) -> dict:
@@ -66,11 +67,10 @@ def unpickle(data: bytes, storages: dict[str, bytes], bounds: EvidenceBounds, fa
     caller learns the record's name even when the frame is refused.
     """
     machine = _Machine(storages, bounds, facts)
-    ops = 0
     try:
         for op, arg, _ in pickletools.genops(data):
-            ops += 1
-            if ops > bounds.pickle_ops:
+            facts.ops += 1
+            if facts.ops > bounds.pickle_ops:
                 raise Refused(f"the pickle has over {bounds.pickle_ops} opcodes")
             if op.name == "STOP":
                 return machine.stop()

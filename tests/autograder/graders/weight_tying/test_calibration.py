@@ -2,8 +2,9 @@
 
 Checked independently of calibrate's own verdicts: correct files get full marks, wrong files do not, and
 attacks earn nothing and escape nothing: no kit file changed (by hash), nothing planted in the venv,
-site-packages or the standard library (whatever its name), no surviving process, no network connection, no unsafe unpickling in the judge, no hidden text leaked into a
-result. (test_corpus.py walks the correct and wrong files in-process, fast.)
+site-packages or the standard library (whatever its name), no surviving process, no network connection,
+no unsafe unpickling in the judge, no hidden text leaked into a result. (test_corpus.py walks the correct
+and wrong files in-process, fast.)
 """
 
 from __future__ import annotations
