@@ -202,7 +202,7 @@ def _grade(args, limits) -> int:
     from autograder.outputs.grades import write_outputs
     from autograder.outputs.table import render
     from autograder.result import Result
-    from autograder.submissions import find_submissions
+    from autograder.submissions import find_submissions, text_of_name
     from autograder.terminal import printable
 
     targets = _targets(args)
@@ -219,6 +219,7 @@ def _grade(args, limits) -> int:
             result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         student = paths[0].parent.parent.name if paths[0].parent.name == args.assignment else paths[0].stem
+        student = text_of_name(student)  # a name's undecodable bytes could not be written to grades.csv
         results, submissions = {student: result}, {student: paths[0]}
         report = _write_all(results, args.out) if args.out else None
         if args.json:
@@ -274,8 +275,10 @@ def _write_all(results: dict, out: Path, *, csv_written: bool = False) -> Path |
     try:
         return write_report(out)
     except Exception as exc:  # the grades are already on disk; the report is a bonus
+        from autograder.terminal import printable
+
         print(
-            f"warning: the HTML report was not written ({type(exc).__name__}: {exc}); "
+            f"warning: the HTML report was not written ({type(exc).__name__}: {printable(exc, limit=2000)}); "
             f"grades are in {out / 'grades.csv'}",
             file=sys.stderr,
         )
@@ -293,7 +296,8 @@ def _to_gradebook(args, gradebook: Path | None, results: dict, submissions: dict
     try:
         summary = write_gradebook(results, gradebook, assignment=name, submissions=submissions)
     except Exception as exc:  # the grades are on disk already: say what did not happen
-        print(f"error: the gradebook {str(gradebook)!r} was not updated ({type(exc).__name__}: {exc})", file=sys.stderr)
+        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
+        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
         return 1
     for warning in summary.warnings:
         print(f"warning: {printable(warning)}", file=sys.stderr)

@@ -28,6 +28,7 @@ from autograder.safe_files import NotBeneath, read_beneath
 __all__ = [
     "find_submissions",
     "read_submission",
+    "text_of_name",
     "submission_root",
     "SubmissionRefused",
     "SubmissionTooLarge",
@@ -75,22 +76,25 @@ def read_submission(path: Path, *, root: str | Path | None = None) -> tuple[str,
     try:
         data = read_beneath(path, root, MAX_SUBMISSION_BYTES)
     except NotBeneath as exc:
-        raise SubmissionRefused(str(exc)) from None
+        raise SubmissionRefused(text_of_name(str(exc))) from None
     except FileNotFoundError:
-        raise SubmissionMissing(f"no submission file at {str(path)!r}") from None
+        raise SubmissionMissing(f"no submission file at {text_of_name(str(path))!r}") from None
     except OSError as exc:
-        raise SubmissionRefused(f"{path.name} could not be read ({exc.strerror}): hand it in again") from None
+        raise SubmissionRefused(
+            f"{text_of_name(path.name)} could not be read ({exc.strerror}): hand it in again"
+        ) from None
+    name = text_of_name(path.name)
     if path.suffix not in _SUFFIXES:
         raise SubmissionRefused(
-            f"{str(path)!r} is neither a .py nor an .ipynb file: pass the student's notebook or script"
+            f"{text_of_name(str(path))!r} is neither a .py nor an .ipynb file: pass the student's notebook or script"
         )
     if len(data) > MAX_SUBMISSION_BYTES:
         raise SubmissionTooLarge(
-            f"{path.name} is over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: {_CLEAR.replace('clear', 'Clear', 1)}"
+            f"{name} is over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: {_CLEAR.replace('clear', 'Clear', 1)}"
         )
     if path.suffix == ".py":
         return "py", _python_text(data)
-    return "ipynb", _without_outputs(_notebook(path.name, _bom_text(data)))
+    return "ipynb", _without_outputs(_notebook(name, _bom_text(data)))
 
 
 def _bom_text(data: bytes) -> str:
@@ -195,17 +199,34 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
 
 def _candidates(root: Path) -> list[Path]:
     """Every .py/.ipynb entry under root, whatever its type, plus every link to a folder (never followed):
-    a student whose hand-in is a link gets a refusal with its reason instead of no result."""
-    out = []
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_PARTS]
-        links = [d for d in dirnames if os.path.islink(os.path.join(dirpath, d)) and not d.startswith(".")]
-        names = [f for f in filenames if f.endswith(_SUFFIXES) and not f.startswith(".")] + links
-        out += [Path(dirpath, name) for name in names]
-    return sorted(out)
+    a student whose hand-in is a link gets a refusal with its reason instead of no result. Iterative, so a
+    folder nested thousands deep (an archive can hold one) costs no recursion."""
+    found, pending = [], [str(root)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:  # vanished or unreadable: nothing to list there
+            continue
+        for entry in entries:
+            name, hidden = entry.name, entry.name.startswith(".")
+            if entry.is_symlink():
+                if not hidden and (name.endswith(_SUFFIXES) or entry.is_dir()):
+                    found.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                if name not in _SKIP_PARTS:
+                    pending.append(entry.path)
+            elif name.endswith(_SUFFIXES) and not hidden:
+                found.append(Path(entry.path))
+    return sorted(found)
 
 
 def _add(found: dict[str, Path], key: str, path: Path) -> None:
     if key in found and found[key] != path:
         key = str(path.with_suffix(""))
-    found[key] = path
+    found[text_of_name(key)] = path
+
+
+def text_of_name(name: str) -> str:
+    """A file name as text any output can encode: undecodable bytes (os.fsdecode keeps them as lone
+    surrogates, which no CSV, JSON file or page could write) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

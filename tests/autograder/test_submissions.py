@@ -155,3 +155,18 @@ def test_encodings_are_read_as_python_and_jupyter_read_them(tmp_path):
     assert json.loads(text)["cells"][0]["source"] == CORRECT
     (tmp_path / "escaped.ipynb").write_text(_notebook("s = '\\ud800'\n" + CORRECT))  # a lone surrogate escape
     json.loads(read_submission(tmp_path / "escaped.ipynb")[1])
+
+
+def test_a_folder_nested_thousands_deep_and_undecodable_names_are_listed_without_failing(tmp_path):
+    root = tmp_path / "submitted"
+    deep = root / "alice"
+    deep.mkdir(parents=True)
+    for _ in range(1200):  # os.walk recurses in Python 3.11: this depth raised RecursionError
+        deep = deep / "d"
+        os.mkdir(deep)
+    (deep / "hw.py").write_text(CORRECT)
+    os.close(os.open(os.path.join(os.fsencode(root), b"b\xffb.py"), os.O_CREAT | os.O_WRONLY, 0o644))
+    found = find_submissions([root], assignment="selftest")
+    assert sorted(found) == ["alice", "b\ufffdb"]  # undecodable bytes become U+FFFD: every output can write it
+    "".join(found).encode("utf-8")
+    assert read_submission(found["b\ufffdb"], root=root) == ("py", "")
