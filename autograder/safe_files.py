@@ -9,8 +9,8 @@ component at a time with ``openat``: every folder on the way is opened with ``O_
 the file itself with ``O_NOFOLLOW``, then checked with ``fstat`` to be the regular file ``lstat`` saw, so a
 link swapped in between the listing and the read is refused too (no time-of-check/time-of-use gap). FIFOs,
 devices and sockets are refused before they are opened; at most ``limit`` bytes are read. Hard links are
-not refused: making one to a file needs the right to read it already, and archives only link inside
-themselves.
+not refused: an archive only links inside itself, and the kernel's protected_hardlinks (on by default)
+refuses a link to a file its maker cannot read and write.
 """
 
 from __future__ import annotations

@@ -47,8 +47,17 @@ def need(
     name = record if isinstance(record, str) else record.NAME
     what = what or f"experiment {name!r}"
     if name not in evidence:
-        raise EvidenceError(f"no evidence for {what}: {describe_run(run)}")
+        raise EvidenceError(f"no evidence for {what}: {_refusal(name, run) or describe_run(run)}")
     return entry(evidence[name], what)
+
+
+def _refusal(name: str, run: Mapping[str, Any] | None) -> str:
+    """The decoder's note when it refused this record (tampered, out of bounds, sent twice), or ""."""
+    notes = run.get("notes") if isinstance(run, Mapping) else None
+    for note in notes if isinstance(notes, list) else []:
+        if isinstance(note, str) and f"{name[:60]!r}" in note and ("refused" in note or "more than once" in note):
+            return "the grader refused what the run sent for it (" + note[:300] + ")"
+    return ""
 
 
 def entry(record: Any, what: str) -> dict:

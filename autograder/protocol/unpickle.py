@@ -106,8 +106,8 @@ class _Machine:
                 raise Refused(f"the record's strings add up to over {self.bounds.total_chars} characters")
         self.stack.append(value)
         s = self.stack  # torch.save({"name": n, ...}): the stack reads [dict, MARK, "name", n] once n is pushed
-        if len(s) == 4 and facts.name is None and s[1] is _MARK and s[0].kind == "dict" and s[2].value == "name":
-            facts.name = value.value if value.kind == "str" else None
+        if len(s) == 4 and facts.name is None and s[1] is _MARK and s[0].kind == "dict" and s[2].kind == "str":
+            facts.name = value.value if value.kind == "str" and s[2].value == "name" else None
 
     def pop(self) -> _V:
         if not self.stack or (self.marks and len(self.stack) <= self.marks[-1]):

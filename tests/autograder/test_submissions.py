@@ -161,12 +161,19 @@ def test_a_folder_nested_thousands_deep_and_undecodable_names_are_listed_without
     root = tmp_path / "submitted"
     deep = root / "alice"
     deep.mkdir(parents=True)
-    for _ in range(1200):  # os.walk recurses in Python 3.11: this depth raised RecursionError
-        deep = deep / "d"
-        os.mkdir(deep)
-    (deep / "hw.py").write_text(CORRECT)
-    os.close(os.open(os.path.join(os.fsencode(root), b"b\xffb.py"), os.O_CREAT | os.O_WRONLY, 0o644))
-    found = find_submissions([root], assignment="selftest")
-    assert sorted(found) == ["alice", "b\ufffdb"]  # undecodable bytes become U+FFFD: every output can write it
-    "".join(found).encode("utf-8")
-    assert read_submission(found["b\ufffdb"], root=root) == ("py", "")
+    try:
+        for _ in range(1200):  # os.walk recurses in Python 3.11: this depth raised RecursionError
+            deep = deep / "d"
+            os.mkdir(deep)
+        (deep / "hw.py").write_text(CORRECT)
+        os.close(os.open(os.path.join(os.fsencode(root), b"b\xffb.py"), os.O_CREAT | os.O_WRONLY, 0o644))
+        found = find_submissions([root], assignment="selftest")
+        assert sorted(found) == ["alice", "b\ufffdb"]  # undecodable bytes become U+FFFD: any output can write it
+        "".join(found).encode("utf-8")
+        assert read_submission(found["b\ufffdb"], root=root) == ("py", "")
+    finally:  # shutil.rmtree recurses too (Python 3.11): pytest's clean-up of /tmp would crash on this tree
+        (deep / "hw.py").unlink(missing_ok=True)
+        while deep != root:
+            if deep.exists():
+                deep.rmdir()
+            deep = deep.parent
