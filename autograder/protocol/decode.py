@@ -12,7 +12,8 @@ builds shared or expanded structures that cost the judge minutes and gigabytes t
 
 A refused frame is noted with its record's name and the reason; that name, when the pickle said it before
 failing, counts as sent (so a second frame of that name makes both missing). A frame that does not fit the
-run's remaining budget is refused alone: the records accepted before it stay.
+run's remaining budget is refused alone: the records accepted before it stay; a complete frame over
+``MAX_FRAME_BYTES`` is skipped unread. Only a truncated frame ends the reading (nothing after it can be framed).
 """
 
 from __future__ import annotations
@@ -53,9 +54,13 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
             break
         (size,) = HEADER.unpack_from(data, pos)
         start = pos + HEADER.size
-        if size > MAX_FRAME_BYTES or start + size > len(data):
+        if start + size > len(data):
             notes.append(f"evidence frame of {size} bytes is oversized or truncated: the rest is ignored")
             break
+        if size > MAX_FRAME_BYTES:  # complete, so the frames after it can still be read: skip it unread
+            notes.append(f"evidence frame of {size} bytes refused unread (over {MAX_FRAME_BYTES >> 20} MiB)")
+            pos = start + size
+            continue
         count += 1
         if count > bounds.frames:
             notes.append(f"over {bounds.frames} evidence frames: the rest is ignored")

@@ -76,3 +76,12 @@ def test_nothing_in_a_decoded_record_is_shared_or_costly_to_print():
     x, y = evidence["a"]["x"], evidence["a"]["y"]
     assert x.untyped_storage().data_ptr() != y.untyped_storage().data_ptr()
     assert x.untyped_storage().nbytes() == 12 and len(str(evidence)) < 500
+
+
+def test_a_complete_oversized_frame_is_skipped_and_the_next_one_read(monkeypatch):
+    import autograder.protocol.decode as decode
+
+    monkeypatch.setattr(decode, "MAX_FRAME_BYTES", 3000)  # an honest small frame is ~1 KB
+    data = framed(b"x" * 5000) + encode_frame("after", {"v": 1})
+    evidence, notes = decode_frames(data)
+    assert evidence == {"after": {"v": 1}} and notes == ["evidence frame of 5000 bytes refused unread (over 0 MiB)"]
