@@ -48,7 +48,6 @@ TMP_MARKERS = [
 
 
 def _kit_hashes() -> dict[str, str]:
-    # .hypothesis: the property tests write their database there while this runs in parallel (not kit code)
     skip = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules"}
     out = {}
     for dirpath, dirnames, filenames in os.walk(KIT):
