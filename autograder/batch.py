@@ -16,11 +16,14 @@ from pathlib import Path
 
 from autograder.result import Result
 from autograder.sandbox import Limits
+from autograder.terminal import printable
 
 __all__ = ["grade_batch", "grade_file", "EXECUTORS"]
 
 
-def _grade_one(assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...]) -> Result:
+def _grade_one(
+    assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
+) -> Result:
     import torch
 
     from autograder.engine import grade_submission
@@ -28,7 +31,8 @@ def _grade_one(assignment: str, path: str, seed: int | None, limits: Limits, hid
 
     torch.set_num_threads(1)  # workers judge side by side: one thread each
     try:
-        return grade_submission(spec=get_assignment(assignment), path=path, seed=seed, limits=limits, hide=hide)
+        spec = get_assignment(assignment)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
     except Exception as exc:  # one broken submission or grader bug must not stop the batch
         return Result.grader_failure(f"{type(exc).__name__}: {exc}")
 
@@ -46,12 +50,14 @@ def grade_batch(
     progress: bool = True,
     hide: tuple[str | Path, ...] = (),
     on_result: Callable[[str, Result], None] | None = None,
+    roots: tuple[str | Path, ...] = (),
     executor: str = "pool",
     scheduler: str | None = None,
 ) -> dict[str, Result]:
     """Grade every submission; returns student -> Result (grader failures become grader-error results).
 
     `hide`: folders no submission may read (the batch's own folders: other students' work, the output).
+    `roots`: the folders given on the command line; a file is read beneath its root without following links.
     `on_result(student, result)` is called as each result arrives (e.g. to write it at once).
     `seed`: the judge's plan for every submission; None draws one for the whole batch (every student is
     tested on the same cases, and the judge's reference work is shared; each result records its seed).
@@ -66,7 +72,7 @@ def grade_batch(
     if workers < 1:
         raise ValueError(f"workers={workers}: give at least 1")
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
-    hidden = tuple(map(str, hide))
+    hidden, trusted = tuple(map(str, hide)), tuple(map(str, roots))
     bar = _Progress(len(submissions)) if progress else None
 
     def arrived(student: str, result: Result) -> None:
@@ -82,7 +88,7 @@ def grade_batch(
             with LocalPool(
                 assignment=assignment, limits=limits, workers=min(workers, max(1, len(submissions)))
             ) as pool:
-                results = pool.grade(submissions, seed=seed, hide=hidden, on_result=arrived)
+                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived)
         elif executor == "dask":
             from autograder.pool.on_dask import grade_on_dask
 
@@ -93,23 +99,24 @@ def grade_batch(
                 limits=limits,
                 scheduler=scheduler,
                 hide=hidden,
+                roots=trusted,
                 on_result=arrived,
             )
         else:
-            results = _grade_fresh(assignment, submissions, seed, limits, workers, hidden, arrived)
+            results = _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived)
     finally:
         if bar:
             bar.close()
     return dict(sorted(results.items()))
 
 
-def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, arrived) -> dict[str, Result]:
+def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived) -> dict[str, Result]:
     results: dict[str, Result] = {}
     # spawn: workers start clean (no torch threads inherited from this process); each judges in-process.
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(submissions))), mp_context=ctx) as pool:
         futures = {
-            pool.submit(_grade_one, assignment, str(path), seed, limits, hidden): student
+            pool.submit(_grade_one, assignment, str(path), seed, limits, hidden, trusted): student
             for student, path in submissions.items()
         }
         for future in cf.as_completed(futures):
@@ -133,7 +140,8 @@ class _Progress:
         self.task = self.progress.add_task("", total=total)
 
     def update(self, student: str, result: Result) -> None:
-        self.progress.update(self.task, advance=1, description=f"{student}: {result.score:g}/{result.max_score:g}")
+        name = printable(student, newlines=False, limit=60)  # a student id is a file or folder name: untrusted
+        self.progress.update(self.task, advance=1, description=f"{name}: {result.score:g}/{result.max_score:g}")
 
     def close(self) -> None:
         self.progress.stop()
@@ -146,6 +154,7 @@ def grade_file(
     seed: int | None = None,
     limits: Limits = Limits(),
     hide: tuple[str | Path, ...] = (),
+    roots: tuple[str | Path, ...] = (),
     executor: str = "pool",
     scheduler: str | None = None,
 ) -> Result:
@@ -154,7 +163,8 @@ def grade_file(
         from autograder.engine import grade_submission
         from autograder.graders import get_assignment
 
-        return grade_submission(spec=get_assignment(assignment), path=path, seed=seed, limits=limits, hide=hide)
+        spec = get_assignment(assignment)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
     if executor == "dask":
         results = grade_batch(
             assignment=assignment,
@@ -163,6 +173,7 @@ def grade_file(
             limits=limits,
             progress=False,
             hide=hide,
+            roots=roots,
             executor="dask",
             scheduler=scheduler,
         )
@@ -174,6 +185,6 @@ def grade_file(
     worker = Worker(assignment, limits)
     try:
         worker.start()
-        return worker.grade_path(path, seed=seed, hide=tuple(map(str, hide)))
+        return worker.grade_path(path, seed=seed, hide=tuple(map(str, hide)), roots=tuple(map(str, roots)))
     finally:
         worker.close()

@@ -177,6 +177,7 @@ def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadab
             progress=job.progress,
             hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
             on_result=on_result,
+            roots=tuple(p for p in job.paths if p.is_dir()),
             executor=job.executor,
             scheduler=job.scheduler,
         )

@@ -200,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the grader itself failed: say so, exit non-zero
-        print(f"grader error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from autograder.terminal import printable
+
+        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
         return 1
 
 
@@ -308,20 +310,30 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     from autograder.batch import grade_file
     from autograder.outputs.roster import build_roster
 
-    result = grade_file(
-        assignment=args.assignment,
-        path=file,
-        seed=args.seed,
-        limits=limits,
-        hide=hide,
-        executor=args.executor,
-        scheduler=args.scheduler,
-    )
+    from autograder.result import Result
+    from autograder.terminal import printable
+
+    try:
+        result = grade_file(
+            assignment=args.assignment,
+            path=file,
+            seed=args.seed,
+            limits=limits,
+            hide=hide,
+            roots=roots,
+            executor=args.executor,
+            scheduler=args.scheduler,
+        )
+    except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
+        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
+        result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
     roster = build_roster(submissions, roots=list(roots), assignment=args.assignment)
     if args.json:
         sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
     else:
         _render_one(args, result, file)
+    if result.grader_error is not None:
+        return 1
     return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
 
 
@@ -337,6 +349,7 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     if gradebook is None:
         return 0
     from autograder.outputs.gradebook import GradebookEntry, GradebookMismatch, write_gradebook
+    from autograder.terminal import printable
 
     name = args.gradebook_assignment or args.assignment
     entries = [
@@ -351,12 +364,16 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
         print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:  # the grades are on disk already: say what did not happen
-        print(f"error: the gradebook {str(gradebook)!r} was not updated ({type(exc).__name__}: {exc})", file=sys.stderr)
+        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
+        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
         return 1
     for warning in summary.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     for student, why in summary.skipped.items():
-        print(f"warning: {student} not written to the gradebook: {why}", file=sys.stderr)
+        print(
+            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
+            file=sys.stderr,
+        )
     count = len(summary.written)
     print(
         f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "

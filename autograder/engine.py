@@ -24,25 +24,21 @@ from autograder.graders import all_specs
 from autograder.judge.plugin import run_suite
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load
+from autograder.protocol.run_records import error_text, read_load
 from autograder.result import Result, RunFacts, run_status
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.sandbox.view import hidden_paths
 from autograder.spec import AssignmentSpec
-from autograder.submissions import SubmissionTooLarge, read_submission
+from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
 __all__ = ["grade_submission", "run_facts", "facts_and_evidence", "job_blob"]
 
 
 def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
     """What the run looked like: how it ended, what loading the submission left, what was noticed."""
-    load = evidence.get(Load.NAME, {})
-    raw_errors = load.get(Load.errors) if isinstance(load, dict) else None
-    errors = (
-        [[int(i), str(m)[:2000]] for i, m in raw_errors if isinstance(i, int)] if isinstance(raw_errors, list) else []
-    )
-    defined = load.get(Load.defined, []) if isinstance(load, dict) else []
-    texts = [box.stderr] + [m for _, m in errors]
-    texts += [str(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
+    load = read_load(evidence.get(Load.NAME), spec.required_names)  # the runner's word: any shape, never raises
+    texts = [box.stderr] + [m for _, m in load.errors]
+    texts += [error_text(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
     status = run_status(
         timed_out=box.timed_out,
         signal=box.signal,
@@ -61,10 +57,10 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
         memory=f"{limits.memory_bytes / (1 << 30):g} GiB",
         stdout_tail=box.stdout[-4000:],
         stderr_tail=box.stderr[-4000:],
-        load_errors=errors,
-        defined=[n for n in defined if isinstance(n, str)] if isinstance(defined, list) else [],
+        load_errors=load.errors,
+        defined=load.defined,
         required_names=list(spec.required_names),
-        notes=box.notes + notes + overflow,
+        notes=box.notes + notes + load.notes + overflow,
         isolation=box.isolation.as_dict(),
     )
 
@@ -105,13 +101,16 @@ def grade_submission(
     seed: int | None = None,
     limits: Limits = Limits(),
     hide: tuple[str | Path, ...] = (),
+    roots: tuple[str | Path, ...] = (),
 ) -> Result:
-    """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders)."""
+    """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders);
+    `roots`: the folders given on the command line, beneath which the file is read without following links
+    (default: the file's own folder)."""
     start = time.monotonic()
     try:
-        kind, source = read_submission(Path(path))
+        kind, source = read_submission(Path(path), root=submission_root(path, roots))
         rejected = None
-    except SubmissionTooLarge as exc:  # the student's problem, not the grader's: zero, with the reason
+    except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
         kind, source, rejected = "py", "", str(exc)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     made: dict[str, Any] = {}

@@ -53,15 +53,20 @@ class LocalPool:
         *,
         seed: int | None = None,
         hide: tuple = (),
+        roots: tuple = (),
         on_result: Callable[[str, Result], None] | None = None,
     ) -> dict[str, Result]:
-        """student -> Result for every submission; `on_result` is called (in this thread) as each arrives."""
+        """student -> Result for every submission; `on_result` is called (in this thread) as each arrives.
+
+        `roots`: the folders given on the command line; each file is read beneath its root, never through a link.
+        """
         todo: queue.Queue = queue.Queue()
         for item in submissions.items():
             todo.put(item)
         done: queue.Queue = queue.Queue()
         threads = [
-            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide), daemon=True) for w in self.workers
+            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide, roots), daemon=True)
+            for w in self.workers
         ]
         for thread in threads:
             thread.start()
@@ -84,19 +89,19 @@ class LocalPool:
         return results
 
     @staticmethod
-    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide) -> None:
+    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide, roots) -> None:
         while True:
             try:
                 student, path = todo.get_nowait()
             except queue.Empty:
                 return
             try:
-                result = worker.grade_path(path, seed=seed, hide=hide)
+                result = worker.grade_path(path, seed=seed, hide=hide, roots=roots)
             except Exception as exc:  # a grader bug or a process that died: this student only
                 result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
                 try:
                     worker.restart()
-                except Exception:  # noqa: BLE001 - this worker is done; the others drain the queue
+                except Exception:  # this worker is done; the others drain the queue
                     done.put((student, result))
                     return
             done.put((student, result))

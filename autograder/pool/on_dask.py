@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autograder.result import Result
 from autograder.sandbox.limits import Limits
-from autograder.submissions import SubmissionTooLarge, read_submission
+from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
 __all__ = ["grade_on_dask", "grade_text"]
 
@@ -59,11 +59,13 @@ def grade_on_dask(
     limits: Limits,
     scheduler: str | object,
     hide: tuple = (),
+    roots: tuple = (),
     on_result: Callable[[str, Result], None] | None = None,
 ) -> dict[str, Result]:
     """Grade on the cluster at `scheduler` (an address, or a ``distributed`` cluster object).
 
-    `hide` lists the client's paths: the workers never see them (submissions arrive as text).
+    `hide` lists the client's paths: the workers never see them (submissions arrive as text, read here
+    beneath their folder in `roots`, never through a link).
     """
     try:
         from distributed import Client, as_completed
@@ -77,13 +79,10 @@ def grade_on_dask(
         futures = {}
         for student, path in submissions.items():
             try:
-                kind, source = read_submission(Path(path))
+                kind, source = read_submission(Path(path), root=submission_root(path, roots))
                 rejected = None
-            except SubmissionTooLarge as exc:
+            except SubmissionRefused as exc:  # the student's problem: zero, with the reason
                 kind, source, rejected = "py", "", str(exc)
-            except (OSError, ValueError) as exc:
-                results[student] = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-                continue
             future = client.submit(
                 grade_text, assignment, kind, source, Path(path).name, seed, asdict(limits), rejected, pure=False
             )

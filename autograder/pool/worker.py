@@ -33,7 +33,7 @@ from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides
 from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
-from autograder.submissions import SubmissionTooLarge, read_submission
+from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
 __all__ = ["Worker", "WARM_IMPORTS"]
 
@@ -109,13 +109,14 @@ class Worker:
             "judge_peak_rss": judge,
         }
 
-    def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = ()) -> Result:
-        """Grade one file; `hide` adds paths no submission may read (the folder of the file always is)."""
+    def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
+        """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
+        the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
         path = Path(path)
         try:
-            kind, source = read_submission(path)
+            kind, source = read_submission(path, root=submission_root(path, roots))
             rejected = None
-        except SubmissionTooLarge as exc:  # the student's problem, not the grader's: zero, with the reason
+        except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
             kind, source, rejected = "py", "", str(exc)
         submission = path.resolve()
         return self.grade(

@@ -157,6 +157,10 @@ def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys)
     sub.write_text("x = 1\n")
     assert main(["grade", "--assignment", "selftest", str(sub)]) == 1
     assert "grader error: RuntimeError: the hidden suite could not run" in capsys.readouterr().err
+    # Gradescope still receives a result for the student, saying the grader failed (and the exit is still 1).
+    assert main(["grade", "--assignment", "selftest", str(sub), "--json"]) == 1
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert result["score"] == 0 and "could not grade" in result["output"] and "grader_error" in result["extra_data"]
 
 
 def _course(root: Path, students: dict[str, str]) -> Path:
