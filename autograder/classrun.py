@@ -21,7 +21,7 @@ from pathlib import Path
 
 from autograder.outputs.cachekey import grading_key
 from autograder.outputs.folder import Manifest, OutputFolder, now
-from autograder.outputs.roster import Student, build_roster, printable
+from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.result import GRADER_ERROR, Result
 from autograder.sandbox import Limits
 
@@ -108,7 +108,7 @@ def _selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
         if not found:
             sample = ", ".join(s.name for s in roster[:5]) + (" ..." if len(roster) > 5 else "")
             raise ClassRunError(
-                f"--student {printable(text)!r} matches no submission of this batch ({len(roster)} students, "
+                f"--student {display_name(text)!r} matches no submission of this batch ({len(roster)} students, "
                 f"e.g. {sample}): give a name, id or nbgrader id as grades.csv lists them"
             )
         chosen.update(found)

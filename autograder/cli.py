@@ -309,7 +309,6 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     """One file, no output folder: grade it, show it, and write it to the gradebook if asked."""
     from autograder.batch import grade_file
     from autograder.outputs.roster import build_roster
-
     from autograder.result import Result
     from autograder.terminal import printable
 
@@ -338,10 +337,10 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
 
 
 def _render_one(args, result, file: Path) -> None:
-    from autograder.outputs.roster import printable
+    from autograder.outputs.roster import display_name
     from autograder.outputs.table import render
 
-    render(result, title=printable(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
+    render(result, title=display_name(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
 
 
 def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from autograder.outputs.atomic import write_text
 from autograder.outputs.classview import Row
-from autograder.outputs.roster import printable
+from autograder.outputs.roster import display_name
 
 __all__ = ["neutralise", "grades_csv", "write_grades"]
 
@@ -43,7 +43,7 @@ def grades_csv(rows: list[Row]) -> str:
         score = [r.score, r.max_score] if scored else ["", ""]
         per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
         status = r.status if r is not None else "no result"
-        cells = [row.name, *score, status, row.kind, *per_area, row.uid, printable(row.submission)]
+        cells = [row.name, *score, status, row.kind, *per_area, row.uid, display_name(row.submission)]
         writer.writerow([neutralise(c) for c in cells])
     return buf.getvalue()
 

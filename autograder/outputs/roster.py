@@ -23,7 +23,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Student", "build_roster", "printable", "file_id"]
+__all__ = ["Student", "build_roster", "display_name", "file_id"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]{0,119}$")
@@ -46,7 +46,7 @@ class Student:
         return text in (self.key, self.name, self.uid, self.nbgrader_id)
 
 
-def printable(text: str) -> str:
+def display_name(text: str) -> str:
     """`text` as readable UTF-8: undecodable bytes as \\xNN, control and direction-changing characters escaped."""
     decoded = _bytes(text).decode("utf-8", errors="backslashreplace")
     return "".join(_escape(ch) if _hidden(ch) else ch for ch in decoded)
@@ -95,7 +95,7 @@ def _nbgrader_parts(path: Path, roots: list[Path], assignment: str) -> tuple[str
 def _valid_id(text: str) -> str | None:
     # The gradebook stores text: an id with undecodable bytes or control characters cannot round-trip
     # to the submitted/ folder nbgrader reads, so it is not written there (the CSV still has the score).
-    return text if text and printable(text) == text else None
+    return text if text and display_name(text) == text else None
 
 
 def build_roster(
@@ -125,7 +125,7 @@ def build_roster(
             Student(
                 key=key,
                 uid=uid,
-                name=printable(key),
+                name=display_name(key),
                 path=path,
                 nbgrader_id=_valid_id(nb_student),
                 timestamp_file=stamp,
@@ -141,4 +141,4 @@ def _unique(key: str, taken: dict[str, str]) -> str:
         uid = f"{slug}-{digest[:size]}"
         if uid.casefold() not in taken:
             return uid
-    raise RuntimeError(f"no unique file id for {printable(key)!r}: two keys share a SHA-256")  # not in practice
+    raise RuntimeError(f"no unique file id for {display_name(key)!r}: two keys share a SHA-256")  # not in practice

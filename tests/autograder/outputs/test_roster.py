@@ -6,7 +6,7 @@ import os
 import re
 from pathlib import Path
 
-from autograder.outputs.roster import build_roster, file_id, printable
+from autograder.outputs.roster import build_roster, display_name, file_id
 
 SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
 ODD = [
@@ -24,13 +24,13 @@ ODD = [
 ]
 
 
-def test_printable_shows_undecodable_bytes_and_control_characters_as_escapes():
-    assert printable(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
-    assert printable("a\u202egnp\nx\x1b") == "a\\u202egnp\\x0ax\\x1b"
-    assert printable("Zoë 张伟") == "Zoë 张伟"  # real letters stay as they are
-    assert printable("\ud800 from a message") == "\\ud800 from a message"
+def test_display_name_shows_undecodable_bytes_and_control_characters_as_escapes():
+    assert display_name(os.fsdecode(b"caf\xe9")) == "caf\\xe9"
+    assert display_name("a\u202egnp\nx\x1b") == "a\\u202egnp\\x0ax\\x1b"
+    assert display_name("Zoë 张伟") == "Zoë 张伟"  # real letters stay as they are
+    assert display_name("\ud800 from a message") == "\\ud800 from a message"
     for text in ODD:
-        printable(text).encode("utf-8")  # never raises
+        display_name(text).encode("utf-8")  # never raises
 
 
 def test_ids_are_safe_unique_even_ignoring_case_and_a_safe_name_is_its_own_id():
