@@ -18,7 +18,7 @@ from pathlib import Path
 from autograder.result import Result
 from autograder.spec import AssignmentSpec
 
-__all__ = ["DEFAULT_LANGUAGE", "submission_language", "localize"]
+__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize"]
 
 DEFAULT_LANGUAGE = "en"
 _PY_MARK = re.compile(r"^#\s*language:\s*([A-Za-z-]+)\s*$")
@@ -32,7 +32,12 @@ def submission_language(path: str | Path) -> str:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return DEFAULT_LANGUAGE
-    if path.suffix == ".ipynb":
+    return text_language("ipynb" if path.suffix == ".ipynb" else "py", text)
+
+
+def text_language(kind: str, text: str) -> str:
+    """The same, for a submission already read (``kind`` "py" or "ipynb", as submissions.read_submission gives)."""
+    if kind == "ipynb":
         try:
             kit = json.loads(text).get("metadata", {}).get("course_kit", {})
             language = kit.get("language") if isinstance(kit, dict) else None
