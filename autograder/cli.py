@@ -255,7 +255,7 @@ def _grade(args, limits) -> int:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
         where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
-        nbgrader = where.name == args.assignment and where.parent.name != ""
+        nbgrader = where.name in editions_of(args.assignment) and where.parent.name != ""
         submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
         roots = (where.parent.parent,) if nbgrader else (where,)
         if args.out is None:
@@ -348,11 +348,13 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
+    from autograder.graders import editions_of
     from autograder.outputs.gradebook_step import to_gradebook
 
     name = args.gradebook_assignment or args.assignment
     source = args.nbgrader_course / "source" if args.nbgrader_course is not None else None
-    return to_gradebook(gradebook, roster, results, assignment=name, source_dir=source)
+    editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
+    return to_gradebook(gradebook, roster, results, assignment=name, source_dir=source, editions=editions)
 
 
 def _calibrate(args, limits) -> int:

@@ -12,14 +12,43 @@ from pathlib import Path
 __all__ = ["to_gradebook"]
 
 
-def to_gradebook(gradebook: Path, roster: list, results: dict, *, assignment: str, source_dir: Path | None) -> int:
-    """Write `results` (uid -> Result) of `roster` into `gradebook` under `assignment`; 0 if done, 1 if it failed."""
+def to_gradebook(
+    gradebook: Path,
+    roster: list,
+    results: dict,
+    *,
+    assignment: str,
+    source_dir: Path | None,
+    editions: tuple[str, ...] = (),
+) -> int:
+    """Write `results` (uid -> Result) of `roster` into `gradebook` under `assignment`; 0 if done, 1 if it failed.
+
+    `editions`: other nbgrader assignments graded by the same grader (the assignment in other languages): a
+    student whose file sits in ``<student>/<edition>/`` is written into that edition's assignment, the one
+    they handed in, so that each edition's ``nbgrader export`` has its own students.
+    """
+    groups: dict[str, list] = {}
+    for student in roster:
+        folder = student.path.parent.name
+        groups.setdefault(folder if folder in editions else assignment, []).append(student)
+    status = 0
+    for name, students in groups.items():
+        status |= _write(gradebook, students, results, assignment=name, source_dir=source_dir)
+    return status
+
+
+def _write(gradebook: Path, roster: list, results: dict, *, assignment: str, source_dir: Path | None) -> int:
     from autograder.outputs.gradebook import GradebookEntry, GradebookMismatch, write_gradebook
     from autograder.terminal import printable
 
     name = assignment
     entries = [
-        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
+        GradebookEntry(
+            student=s.nbgrader_id,
+            result=results[s.uid],
+            label=s.name,
+            timestamp_file=s.timestamp_file or _edition_timestamp(s.path, assignment),
+        )
         for s in roster
         if s.uid in results
     ]
@@ -46,3 +75,8 @@ def to_gradebook(gradebook: Path, roster: list, results: dict, *, assignment: st
         file=sys.stderr,
     )
     return 0
+
+
+def _edition_timestamp(path: Path, assignment: str) -> Path | None:
+    # The roster finds nbgrader's timestamp.txt for the --assignment folder only; an edition's is beside its file.
+    return path.parent / "timestamp.txt" if path.parent.name == assignment else None

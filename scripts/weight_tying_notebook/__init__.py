@@ -8,10 +8,11 @@ adding it to the list below (and, for markdown, its text to every edition).
 from __future__ import annotations
 
 from . import text_en, text_zh
-from .cells import Cell
+from .cells import TASK_TEXT, Cell
 from .lessons import (
     EXERCISE_1,
     EXERCISE_2,
+    GRADE_CELLS,
     GRADIENTS,
     IMPORTS,
     INTRO,
@@ -25,7 +26,7 @@ from .lessons import (
 )
 from .points import by_area, by_exercise, suite_tests
 
-__all__ = ["Cell", "CELLS", "EDITIONS", "by_area", "by_exercise", "suite_tests"]
+__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "by_area", "by_exercise", "suite_tests"]
 
 CELLS: list[Cell] = [
     INTRO,
@@ -40,6 +41,7 @@ CELLS: list[Cell] = [
     *SAVINGS,
     *EXERCISE_2,
     *TRY_IT,
+    *GRADE_CELLS,
 ]
 
 # language -> the module holding that edition's prose (TEXT, AREA_NAMES, TABLE_HEADER)

@@ -3,19 +3,23 @@
 `md("key")` is a markdown cell whose text each edition supplies (text_en.py, text_zh.py); `code(...)` a plain
 code cell; `solution("Name")` a solution cell holding class `Name` of solutions/weight_tying.py; `test(...)`
 an nbgrader test cell (read-only for students, restored at autograde time); `practice(...)` the test cell
-that runs one group of the public checks, worth 0 points. Only markdown differs between the editions.
+that runs one group of the public checks, worth 0 points; `task("area")` the markdown task cell that holds
+one graded area's score in nbgrader's gradebook (its id and points come from the hidden suite at build time).
+Only markdown differs between the editions.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Cell", "md", "code", "solution", "test", "practice"]
+__all__ = ["Cell", "md", "code", "solution", "test", "practice", "task", "TASK_TEXT"]
+
+TASK_TEXT = "graded_area"  # the key of every edition's text for a task cell (placeholders: area, points, ...)
 
 
 class Cell(NamedTuple):
-    kind: str  # "markdown", "code", "solution" or "test"
-    source: str  # code; for "markdown", the key of the text; for "solution", the class name
+    kind: str  # "markdown", "code", "solution", "test" or "task"
+    source: str  # code; for "markdown", the key of the text; for "solution", the class name; for "task", the area
     grade_id: str = ""  # nbgrader's unique id (solution and test cells)
     points: int = 0  # test cells only: what nbgrader's own autograde counts
 
@@ -45,3 +49,12 @@ def practice(grade_id: str, group: str, *classes: str) -> Cell:
         "from weight_tying_checks import practice\n\n"
         f'practice("{group}", {given})',
     )
+
+
+def task(area: str) -> Cell:
+    """The gradebook's cell for one graded area of the hidden suite (named exactly as the suite's area marker).
+
+    The kit's grader writes the area's score into it (autograder.outputs.gradebook); nbgrader never
+    autogrades a task cell. Its grade_id and points are filled in by the build from the suite.
+    """
+    return Cell("task", area)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cells import code, md, practice, solution
+from .cells import code, md, practice, solution, task
 
 __all__ = [
     "INTRO",
@@ -202,4 +202,16 @@ print("ids: ", out[0].tolist())
 print("text:", repr(tokenizer.decode(out[0])))
 """),
     md("try_it_after"),
+]
+
+# One task cell per graded area of the hidden suite: where nbgrader's gradebook keeps the kit's score. The
+# build checks this list against the suite's area markers (a new area needs its cell here). Any other cell the
+# gradebook needs goes here too.
+GRADE_CELLS = [
+    md("grade_cells"),
+    task("parameter identity"),
+    task("shape flow"),
+    task("parameter counts"),
+    task("gradient accumulation"),
+    task("argmax generation"),
 ]

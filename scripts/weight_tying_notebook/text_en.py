@@ -194,4 +194,15 @@ character). A trained model puts the pieces back together.
 
 **Before you hand in:** *Kernel → Restart & Run All*, save, then run `pytest` in this folder.
 """,
+    "grade_cells": r"""
+## Your grade, area by area
+
+The cells below are not exercises; leave them as they are. They are where the course's gradebook keeps the
+grader's score for each graded area, {{total}} points in all. The practice checks count 0 points there, so
+the gradebook's total is exactly the grader's.
+""",
+    "graded_area": r"""
+**Graded area: {{area}}**: {{points}} points ({{area_ex1}} from exercise 1, {{area_ex2}} from exercise 2),
+scored by the hidden suite.
+""",
 }

@@ -251,8 +251,10 @@ def test_nbgrader_autograde_runs_the_practice_checks_for_zero_points(course, rel
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         alice = gb.find_submission_notebook("weight_tying", "weight_tying", "alice")
         bob = gb.find_submission_notebook("weight_tying", "weight_tying_zh", "bob")
-        assert alice.max_score == bob.max_score == 0  # one point system: the hidden suite's
-        assert len(alice.grades) == 5
+        # One point system: nbgrader's max is the task cells' (the hidden suite's 100), its practice checks add 0,
+        # and autograde awards nothing itself (the kit writes the task cells' scores: tests/autograder/outputs/).
+        assert alice.max_score == bob.max_score == 100
+        assert len(alice.grades) == 10 and alice.score == bob.score == 0
     graded = nbformat.read(course / "autograded" / "alice" / "weight_tying" / "weight_tying.ipynb", 4)
     assert _errors(graded) == {} and _text(graded).count("✓") == 15
     graded = nbformat.read(course / "autograded" / "bob" / "weight_tying_zh" / "weight_tying.ipynb", 4)

@@ -16,7 +16,13 @@ from __future__ import annotations
 
 import re
 
-from . import translate_zh_diagnosis, translate_zh_selfcheck, translate_zh_suite, translate_zh_suite_checks
+from . import (
+    translate_zh_diagnosis,
+    translate_zh_inputs,
+    translate_zh_selfcheck,
+    translate_zh_suite,
+    translate_zh_suite_checks,
+)
 from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM
 
 # Whole sentences before the phrases they are built from: the self-check's and the diagnosis's sentences are
@@ -25,6 +31,7 @@ RULES = (
     translate_zh_selfcheck.RULES
     + translate_zh_diagnosis.RULES
     + translate_zh_suite_checks.RULES
+    + translate_zh_inputs.RULES
     + translate_zh_suite.RULES
     + KEYWORD_RULES
     + PUNCTUATION_RULES

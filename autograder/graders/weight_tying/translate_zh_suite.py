@@ -324,6 +324,12 @@ _RUN = [
         "The Python process running your code crashed (signal {signal}): tests that needed later results score 0.",
         "运行你代码的 Python 进程崩溃了（信号 {signal}）：需要之后结果的测试记 0 分。",
     ),
+    rule(
+        "Judging what your code produced went past the judge's own time or memory limit: the tests judged before "
+        "that keep their points, the others score 0. Tell your instructor if your code is correct.",
+        "评判你的代码的输出时，超出了评分程序自身的时间或内存上限：在此之前评判过的测试保留得分，其余记 0 分。"
+        "如果你确信代码是正确的，请告诉老师。",
+    ),
     rule("Your submission was not run: {why*}", "你的提交没有被运行：{why}"),
     rule(
         "{name} is {size} MiB, over the {limit} MiB limit: clear the notebook's outputs (Edit > Clear Outputs of All "
