@@ -41,7 +41,7 @@ def text_language(kind: str, text: str) -> str:
         try:
             kit = json.loads(text).get("metadata", {}).get("course_kit", {})
             language = kit.get("language") if isinstance(kit, dict) else None
-        except (ValueError, AttributeError):
+        except (ValueError, AttributeError, RecursionError):  # not a notebook, or one nested deep: English
             return DEFAULT_LANGUAGE
         return language.lower() if isinstance(language, str) and language.strip() else DEFAULT_LANGUAGE
     for line in text.splitlines()[:_PY_LINES]:

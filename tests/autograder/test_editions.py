@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from autograder.editions import localize, submission_language
+from autograder.editions import localize, submission_language, text_language
 from autograder.graders import editions_of, get_assignment
 from autograder.result import Result, RunFacts, TestOutcome
 from autograder.submissions import find_submissions
@@ -107,3 +107,15 @@ def test_one_batch_finds_both_editions_of_a_class(tmp_path):
     assert found["cy"].parent.name == "weight_tying"  # two editions handed in: the one named is graded
     only = find_submissions([submitted], assignment="weight_tying")
     assert sorted(only) == ["ann", "cy"]
+
+
+def test_text_as_the_grader_read_it_keeps_its_edition_and_deep_json_is_english(tmp_path):
+    from autograder.submissions import read_submission
+
+    path = _notebook(tmp_path, {"course_kit": {"language": "zh"}, "kernelspec": {"name": "python3"}})
+    kind, text = read_submission(path)
+    assert text_language(kind, text) == "zh"  # the one piece of metadata the submission text keeps
+    assert "kernelspec" not in text
+    deep = '{"cells": [], "metadata": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    assert text_language("ipynb", deep) == "en"  # RecursionError inside json: English, never a grader error
+    assert text_language("py", "# language: zh\nx = 1\n") == "zh"

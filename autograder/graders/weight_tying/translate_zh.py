@@ -8,8 +8,13 @@ brackets so that the feedback stays searchable and the class report can count it
 (an exception message raised by the student's code or by torch, a value) is kept verbatim between 「」.
 ``scripts/build_notebook.py`` copies this file and its rules into each release. Imports the standard library only.
 
-Maintaining it: when a message changes, tests/autograder/graders/weight_tying/test_translate_zh.py names
-the English words left untranslated; add or adjust the rule that covers that sentence.
+Maintaining it: when a message changes, tests/autograder/graders/weight_tying/test_translate_zh.py (suite
+messages on the calibration corpus, run summaries), test_translate_zh_inputs.py (refused hand-ins) and
+tests/assignments/test_selfcheck_corpus.py (the self-check) name the English words left untranslated and
+the whole message. Add or adjust the rule for that sentence in the file of its source (translate_zh_suite.py,
+translate_zh_suite_checks.py, translate_zh_diagnosis.py, translate_zh_selfcheck.py, translate_zh_inputs.py;
+keywords and area names in translate_zh_rules.py), more specific rules before general ones, then run
+``python scripts/build_notebook.py`` to refresh the release copies.
 """
 
 from __future__ import annotations
