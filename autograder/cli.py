@@ -242,7 +242,7 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 def _grade(args, limits) -> int:
     from autograder.classrun import ClassJob, ClassRunError, grade_class
     from autograder.outputs.folder import FolderBusy
-    from autograder.outputs.terminal import batch_json, print_batch
+    from autograder.outputs.summary import batch_json, print_batch
     from autograder.submissions import find_submissions
 
     targets = _targets(args)
@@ -347,39 +347,11 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
-    from autograder.outputs.gradebook import GradebookEntry, GradebookMismatch, write_gradebook
-    from autograder.terminal import printable
+    from autograder.outputs.gradebook import record_in_gradebook
 
+    course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
-    entries = [
-        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
-        for s in roster
-        if s.uid in results
-    ]
-    source = args.nbgrader_course / "source" if args.nbgrader_course is not None else None
-    try:
-        summary = write_gradebook(entries, gradebook, assignment=name, source_dir=source)
-    except GradebookMismatch as exc:
-        print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # the grades are on disk already: say what did not happen
-        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
-        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
-        return 1
-    for warning in summary.warnings:
-        print(f"warning: {printable(warning)}", file=sys.stderr)
-    for student, why in summary.skipped.items():
-        print(
-            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
-            file=sys.stderr,
-        )
-    count = len(summary.written)
-    print(
-        f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
-        f"(assignment {name!r}, notebook {summary.notebook!r}, one grade cell per area)",
-        file=sys.stderr,
-    )
-    return 0
+    return record_in_gradebook(roster, results, gradebook, assignment=name, course=course)
 
 
 def _calibrate(args, limits) -> int:
@@ -402,7 +374,7 @@ def _calibrate(args, limits) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        from autograder.outputs.terminal import print_calibration
+        from autograder.outputs.summary import print_calibration
 
         print_calibration(verdicts, seconds, assignment=args.assignment)
     return 0 if summary["ok"] else 1
