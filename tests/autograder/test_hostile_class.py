@@ -23,7 +23,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT as KIT
 from autograder.outputs.roster import display_name
-from autograder.sandbox.slots import SANDBOX_UIDS
+from autograder.sandbox.slots import stray_processes
 
 SPEC = get_assignment("weight_tying")
 ATTACKS = SPEC.calibration_dir / "attacks"
@@ -77,18 +77,7 @@ def _build_class(root: Path) -> tuple[set[str], set[str]]:
 
 
 def _survivors() -> list[str]:
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            comm = Path(f"/proc/{entry}/comm").read_text().strip()
-            status = Path(f"/proc/{entry}/status").read_text().splitlines()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status if ":" in line)
-        uid = int(fields.get("Uid", "0").split()[0])
-        if not fields.get("State", "").strip().startswith("Z") and (comm.startswith("wtcal") or uid in SANDBOX_UIDS):
-            found.append(f"pid {entry} uid {uid} {comm}")
-    return found
+    return stray_processes("wtcal")
 
 
 def _grade(*args: str) -> subprocess.CompletedProcess:
