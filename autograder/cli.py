@@ -243,7 +243,7 @@ def _grade(args, limits) -> int:
     from autograder.classrun import ClassJob, ClassRunError, grade_class
     from autograder.graders import editions_of
     from autograder.outputs.folder import FolderBusy
-    from autograder.outputs.terminal import batch_json, print_batch
+    from autograder.outputs.summary import batch_json, print_batch
     from autograder.submissions import find_submissions
 
     targets = _targets(args)
@@ -349,12 +349,12 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     if gradebook is None:
         return 0
     from autograder.graders import editions_of
-    from autograder.outputs.gradebook_step import to_gradebook
+    from autograder.outputs.gradebook_editions import record_by_edition
 
+    course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
-    source = args.nbgrader_course / "source" if args.nbgrader_course is not None else None
     editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
-    return to_gradebook(gradebook, roster, results, assignment=name, source_dir=source, editions=editions)
+    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
 
 
 def _calibrate(args, limits) -> int:
@@ -377,7 +377,7 @@ def _calibrate(args, limits) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        from autograder.outputs.terminal import print_calibration
+        from autograder.outputs.summary import print_calibration
 
         print_calibration(verdicts, seconds, assignment=args.assignment)
     return 0 if summary["ok"] else 1

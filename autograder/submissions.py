@@ -241,5 +241,6 @@ def _add(found: dict[str, Path], key: str, path: Path) -> None:
 
 def text_of_name(name: str) -> str:
     """A file name as text any output can encode: undecodable bytes (os.fsdecode keeps them as lone
-    surrogates, which no CSV, JSON file or page could write) become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    surrogates, which no CSV, JSON file or page could write) become ``\\xNN``, as the roster shows them, so
+    that two names differing only in such a byte stay two students."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

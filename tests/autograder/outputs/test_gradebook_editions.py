@@ -1,5 +1,5 @@
-"""The command line's gradebook step: each student's scores go into the edition (nbgrader assignment) they
-handed in, and a failure is reported, not raised."""
+"""An assignment's editions in the gradebook: each student's scores go into the edition (nbgrader assignment)
+they handed in, and a failure is reported, not raised."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.outputs.gradebook_step import to_gradebook
+from autograder.outputs.gradebook_editions import record_by_edition
 from autograder.outputs.roster import build_roster
 from autograder.result import Result, RunFacts, TestOutcome
 
@@ -49,8 +49,8 @@ def _scores(db: Path) -> dict[tuple[str, str], tuple[float, str | None]]:
 
 def test_each_student_lands_in_the_edition_they_handed_in(class_folder, capsys):
     db, roster, results = class_folder
-    status = to_gradebook(
-        db, roster, results, assignment="weight_tying", source_dir=None, editions=("weight_tying_zh",)
+    status = record_by_edition(
+        roster, results, db, assignment="weight_tying", course=None, editions=("weight_tying_zh",)
     )
     assert status == 0
     scores = _scores(db)
@@ -62,13 +62,12 @@ def test_each_student_lands_in_the_edition_they_handed_in(class_folder, capsys):
 
 def test_without_editions_everyone_goes_into_the_one_assignment(class_folder):
     db, roster, results = class_folder
-    assert to_gradebook(db, roster, results, assignment="weight_tying", source_dir=None) == 0
+    assert record_by_edition(roster, results, db, assignment="weight_tying", course=None, editions=()) == 0
     assert {key for key in _scores(db)} == {("weight_tying", "ann"), ("weight_tying", "chen")}
 
 
 def test_a_gradebook_that_cannot_be_written_is_reported_with_status_1(class_folder, capsys):
     _, roster, results = class_folder
-    status = to_gradebook(
-        Path("/nonexistent/gradebook.db"), roster, results, assignment="weight_tying", source_dir=None
-    )
+    missing = Path("/nonexistent/gradebook.db")
+    status = record_by_edition(roster, results, missing, assignment="weight_tying", course=None, editions=())
     assert status == 1 and "gradebook" in capsys.readouterr().err
