@@ -241,6 +241,7 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 
 def _grade(args, limits) -> int:
     from autograder.classrun import ClassJob, ClassRunError, grade_class
+    from autograder.graders import editions_of
     from autograder.outputs.folder import FolderBusy
     from autograder.outputs.summary import batch_json, print_batch
     from autograder.submissions import find_submissions
@@ -254,13 +255,13 @@ def _grade(args, limits) -> int:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
         where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
-        nbgrader = where.name == args.assignment and where.parent.name != ""
+        nbgrader = where.name in editions_of(args.assignment) and where.parent.name != ""
         submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
         roots = (where.parent.parent,) if nbgrader else (where,)
         if args.out is None:
             return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
     else:
-        submissions = find_submissions(paths, assignment=args.assignment)
+        submissions = find_submissions(paths, assignment=args.assignment, also=editions_of(args.assignment)[1:])
         roots = tuple(paths)
         if not submissions:
             return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
@@ -347,11 +348,13 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
-    from autograder.outputs.gradebook import record_in_gradebook
+    from autograder.graders import editions_of
+    from autograder.outputs.gradebook_editions import record_by_edition
 
     course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
-    return record_in_gradebook(roster, results, gradebook, assignment=name, course=course)
+    editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
+    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
 
 
 def _calibrate(args, limits) -> int:
