@@ -14,6 +14,7 @@ hand-edited).
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -32,6 +33,10 @@ GRADER_ERROR = "grader error"  # the status of a submission the grader itself co
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 # How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
 MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
+
+CELLS_COUNTED = "Cells (or parts of a .py file) are counted from 1 at the top, text cells included."
+# "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
+_EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
 STATUS_WORDS = {
     "ok": "Your code ran to the end.",
@@ -167,13 +172,19 @@ class RunFacts:
 
     def summary(self) -> str:
         """The top-level `output`: run status, cells that raised, required names not defined."""
+        if self.rejected:  # nothing ran: how a run ends does not apply
+            return f"Your submission was not run: {self.rejected}."
         values = {"limit": _num(self.limit), "memory": self.memory, "exit_code": self.exit_code, "signal": self.signal}
         words = STATUS_WORDS.get(self.status, "Unknown run status {status}.").format(status=self.status, **values)
         lines = [words]
-        if self.rejected:
-            lines.insert(0, f"Your submission was not run: {self.rejected}.")
-        for cell, message in self.load_errors[:10]:
-            lines.append(f"While loading your submission, cell/part {cell} raised {message}")
+        errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
+        if errors:
+            if self.status == "ok":
+                lines = [f"Your code ran to the end, but {len(errors)} of its cells (or parts) raised an error:"]
+            lines.append(CELLS_COUNTED)
+        for cell, message in errors:
+            message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
+            lines.append(f"While loading your submission, cell/part {cell + 1} raised {message}")
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
             lines.append("Not defined by your submission: " + ", ".join(missing) + " (check the exact class names).")
@@ -231,6 +242,10 @@ class Result:
         return [t for t in self.tests if not t.passed]
 
     def to_gradescope(self) -> dict:
+        # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what
+        # Gradescope shows students. Cleaning is idempotent, so a result read back and written again is the same.
+        from autograder.outputs.wording import clean_message
+
         if self.grader_error is not None:
             extra: dict[str, Any] = {"grader_error": self.grader_error}
         else:
@@ -245,7 +260,7 @@ class Result:
             "max_score": self.max_score,
             "execution_time": round(self.execution_time, 3),
             "output": self.output,
-            "tests": [t.to_gradescope() for t in self.tests],
+            "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
             "extra_data": extra,
         }
 

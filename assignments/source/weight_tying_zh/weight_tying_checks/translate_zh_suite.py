@@ -301,6 +301,10 @@ _SUITE = [
 
 # The run summary (autograder/result.py): how the run ended, cells that raised, names not defined.
 _RUN = [
+    rule(
+        "Your code ran to the end, but {n} of its cells (or parts) raised an error:",
+        "你的代码运行到了最后，但其中有 {n} 个单元格（或部分）抛出了错误：",
+    ),
     rule("Your code ran to the end.", "你的代码完整运行结束。"),
     rule(
         "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet score "
@@ -337,6 +341,10 @@ _RUN = [
         "Cells), save, and hand it in again.",
         "{name} 有 {size} MiB，超过了 {limit} MiB 的上限：请清除 notebook 的输出（⟦Edit > Clear Outputs of All "
         "Cells⟧），保存后重新提交。",
+    ),
+    rule(
+        "Cells (or parts of a .py file) are counted from 1 at the top, text cells included.",
+        "单元格（或 .py 文件的各部分）从顶部起按 1 开始编号，文本单元格也计算在内。",
     ),
     rule(
         "While loading your submission, cell/part {cell} raised {error*}",
