@@ -20,6 +20,8 @@ examples:
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
   python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
   python -m autograder calibrate --assignment weight_tying
+  python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
+  python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each graded student gets, in assignment
 NAME (--gradebook-assignment, default the --assignment name; created if missing), a notebook called
@@ -69,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,mutate}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
@@ -128,6 +130,26 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
     )
+    cal.add_argument(
+        "--seeds",
+        type=_positive(int),
+        default=None,
+        metavar="N",
+        help="the seed sweep: grade every correct and wrong file (and the solution) on seeds 1..N and demand "
+        "the same verdict and the same mark on each (attacks are not swept)",
+    )
+    cal.add_argument(
+        "--in-process",
+        action="store_true",
+        help="with --seeds: run the experiments in this process instead of the sandbox (the kit's own files only)",
+    )
+    mut = sub.add_parser("mutate", help="mutation testing: grade mutants of the correct sources on many seeds")
+    mut.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
+    mut.add_argument("--seeds", type=_positive(int), default=25, metavar="N", help="grade on seeds 1..N (25)")
+    mut.add_argument("--workers", type=_positive(int), default=None, help="parallel processes (default: cores)")
+    mut.add_argument("--out", type=Path, default=None, help="also write the Markdown report to this file")
+    mut.add_argument("--limit", type=_positive(int), default=0, help=argparse.SUPPRESS)  # the first N mutants
+    mut.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
     return parser
 
 
@@ -144,6 +166,10 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(
             f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
         )
+    if args.command == "mutate":
+        from autograder.mutation import command
+
+        return command(args)
     from autograder.sandbox.limits import Limits
 
     try:
@@ -151,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
+        if args.command == "calibrate" and args.seeds:
+            from autograder.sweep import command
+
+            return command(args, limits)
         return _calibrate(args, limits) if args.command == "calibrate" else _grade(args, limits)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -1,5 +1,5 @@
 # expect: correct
-# why: lm_head is a tiny custom module that registers the embedding's Parameter and applies F.linear; forward calls F.linear on the table directly; generate delegates to MiniGPT.generate(do_sample=False).
+# why: lm_head is a tiny custom module that registers the embedding's Parameter and applies F.linear; forward calls F.linear on the table directly; generate is its own loop with torch.topk(k=1) on the last position.
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -42,5 +42,10 @@ class MiniGPTWithWeightTying(nn.Module):
     def loss(self, input_ids, targets=None):
         return self.minigpt.loss(input_ids, targets)
 
+    @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
-        return self.minigpt.generate(input_ids, max_new_tokens, do_sample=False)
+        out = input_ids
+        for _ in range(max_new_tokens):
+            scores = self.forward(out[:, -self.minigpt.block_size:])[:, -1]  # (B, V)
+            out = torch.cat((out, scores.topk(1, dim=1).indices), dim=1)  # top-1 index == argmax
+        return out

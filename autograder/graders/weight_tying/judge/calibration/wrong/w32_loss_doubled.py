@@ -1,4 +1,4 @@
-# expect: wrong gradient doubled
+# expect: wrong loss doubled
 # why: loss counts the shared table twice ('two paths') by returning 2 * cross-entropy.
 # fails: test_wrapper_sgd_step_updates_table_once, test_wrapper_shared_gradient_is_sum_of_paths
 import copy
