@@ -45,6 +45,7 @@ class Mutant:
     before: str  # the changed statement, as written
     after: str  # the same statement in the mutant
     code: str  # the whole mutated source
+    function: str = ""  # "Class.method" the change is in
 
 
 @dataclass(frozen=True)
@@ -56,13 +57,14 @@ class Scope:
     skip: dict[str, str] = field(default_factory=dict)
 
 
-def _functions(tree: ast.Module, scope: Scope) -> Iterator[ast.FunctionDef]:
+def _functions(tree: ast.Module, scope: Scope) -> Iterator[tuple[str, ast.FunctionDef]]:
     for cls in tree.body:
         if not isinstance(cls, ast.ClassDef):
             continue
         for fn in cls.body:
-            if isinstance(fn, ast.FunctionDef) and (not scope.functions or f"{cls.name}.{fn.name}" in scope.functions):
-                yield fn
+            name = f"{cls.name}.{fn.name}" if isinstance(fn, ast.FunctionDef) else ""
+            if name and (not scope.functions or name in scope.functions):
+                yield name, fn
 
 
 def _expr(text: str) -> ast.expr:
@@ -140,8 +142,14 @@ def _statement_edits(stmt: ast.stmt) -> Iterator[tuple[str, Callable[[ast.stmt],
     if not isinstance(stmt, (ast.Assign, ast.Return)) or stmt.value is None:
         return
     value = stmt.value
-    if isinstance(value, ast.Constant) or (isinstance(value, ast.Call) and _called_name(value)[:1].isupper()):
-        return  # a constant or a freshly built module: no tensor to detach, clone or convert
+    if isinstance(value, (ast.Constant, ast.Tuple, ast.List)) or (
+        isinstance(value, ast.Call) and _called_name(value)[:1].isupper()
+    ):
+        return  # a constant, a tuple or a freshly built module: no tensor to detach, clone or convert
+    if isinstance(value, ast.Attribute) and (
+        value.attr == "shape" or isinstance(value.value, ast.Name) and value.value.id == "self"
+    ):
+        return  # a size, or a module of the model
     for family, method in (("detach", "detach"), ("clone", "clone"), ("dtype", "double")):
 
         def wrap(s: ast.stmt, method=method) -> ast.stmt:
@@ -166,11 +174,11 @@ def _parents(tree: ast.AST) -> dict[int, tuple[ast.AST, str, int | None]]:
     return out
 
 
-def _sites(tree: ast.Module, scope: Scope, lines: list[str]) -> list[tuple[int, str, Callable, ast.stmt]]:
-    """(index of the node in ast.walk order, family, edit, enclosing statement) for every mutation site."""
+def _sites(tree: ast.Module, scope: Scope, lines: list[str]) -> list[tuple[int, str, Callable, ast.stmt, str]]:
+    """(index of the node in ast.walk order, family, edit, enclosing statement, function) for every site."""
     order = {id(node): k for k, node in enumerate(ast.walk(tree))}
     sites = []
-    for fn in _functions(tree, scope):
+    for function, fn in _functions(tree, scope):
         for stmt in ast.walk(fn):
             if not isinstance(stmt, ast.stmt) or isinstance(stmt, ast.FunctionDef):
                 continue
@@ -187,13 +195,13 @@ def _sites(tree: ast.Module, scope: Scope, lines: list[str]) -> list[tuple[int, 
             else:
                 roots = [stmt]
                 for family, edit in _statement_edits(stmt):
-                    sites.append((order[id(stmt)], family, edit, stmt))
+                    sites.append((order[id(stmt)], family, edit, stmt, function))
             for root in roots:
                 for node in ast.walk(root):
                     if node is not stmt and isinstance(node, ast.stmt):
                         continue
                     for family, edit in _edits(node):
-                        sites.append((order[id(node)], family, edit, stmt))
+                        sites.append((order[id(node)], family, edit, stmt, function))
     return sites
 
 
@@ -211,7 +219,7 @@ def generate(source: str, name: str, scope: Scope = Scope()) -> list[Mutant]:
     mutants = []
     counts: dict[tuple[int, str], int] = {}
     order = {id(node): k for k, node in enumerate(ast.walk(tree))}
-    for index, family, edit, stmt in _sites(tree, scope, lines):
+    for index, family, edit, stmt, function in _sites(tree, scope, lines):
         copy_tree = copy.deepcopy(tree)
         nodes = list(ast.walk(copy_tree))
         target = nodes[index]
@@ -239,6 +247,8 @@ def generate(source: str, name: str, scope: Scope = Scope()) -> list[Mutant]:
         key = (stmt.lineno, family)
         counts[key] = counts.get(key, 0) + 1
         mutants.append(
-            Mutant(f"{name}:{stmt.lineno}:{family}:{counts[key]}", name, family, stmt.lineno, before, after, code)
+            Mutant(
+                f"{name}:{stmt.lineno}:{family}:{counts[key]}", name, family, stmt.lineno, before, after, code, function
+            )
         )
     return mutants

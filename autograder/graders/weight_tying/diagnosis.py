@@ -18,6 +18,8 @@ __all__ = [
     "TOL",
     "TOL64",
     "GRAD_TOL",
+    "SCALE_TOL",
+    "grad_tol",
     "close",
     "tie_problem",
     "logits_problem",
@@ -30,7 +32,10 @@ __all__ = [
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}  # float32 logits and losses of differently written (correct) code
 TOL64 = {"rtol": 1e-7, "atol": 1e-9}  # the same in float64
-GRAD_TOL = {"rtol": 1e-4, "atol": 1e-6}  # gradients and one SGD step
+GRAD_TOL = {"rtol": 1e-4, "atol": 1e-6}  # gradients and one SGD step (plus SCALE_TOL of their largest entry)
+# float32 sums of many terms differ, between correct implementations, by ~1e-7 of the largest term: an
+# absolute tolerance of this much times the largest expected entry keeps them apart from real mistakes.
+SCALE_TOL = 1e-5
 _RATIO_TOL = {"rtol": 1e-3, "atol": 1e-6}  # recognising "twice" / "half" / "one path" of a gradient
 
 # The notebook's sections (assignments/source/weight_tying/weight_tying.ipynb, "## N. title"), by number.
@@ -50,6 +55,12 @@ def reread(*numbers: int) -> str:
     """' (reread section 7, "Gradients from both ends add up")': where the notebook explains the point."""
     parts = [f'section {n}, "{SECTIONS[n]}"' for n in numbers]
     return f" (reread {' and '.join(parts)})"
+
+
+def grad_tol(expected: Tensor) -> dict:
+    """GRAD_TOL, with the absolute part grown by SCALE_TOL times the largest entry of `expected`."""
+    scale = float(expected.detach().abs().max()) if expected.numel() else 0.0
+    return {"rtol": GRAD_TOL["rtol"], "atol": GRAD_TOL["atol"] + SCALE_TOL * scale}
 
 
 def close(actual: Tensor, expected: Tensor, *, rtol: float = TOL["rtol"], atol: float = TOL["atol"]) -> bool:
@@ -204,8 +215,8 @@ def logits_follow_table(logits: Tensor, expected: Tensor) -> bool:
 def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor) -> str | None:
     """The mistake behind a gradient right on some rows (ids) only, if it is one of the embedding options."""
     total = g_in + g_out
-    scale = total.double().abs().amax(dim=-1).clamp_min(1e-12)
-    wrong = ((grad - total).double().abs().amax(dim=-1) > 1e-4 * scale + 1e-6).nonzero().flatten().tolist()
+    tol = grad_tol(total)
+    wrong = (~torch.isclose(grad.double(), total.double(), **tol)).any(dim=-1).nonzero().flatten().tolist()
     if not wrong or len(wrong) == grad.shape[0]:
         return None
     looked_up = [r for r in wrong if float(g_in[r].abs().max()) > 0]
@@ -235,7 +246,7 @@ def gradient_problem(grad: Tensor | None, g_in: Tensor, g_out: Tensor, *, same_o
     if grad.is_sparse:
         grad = grad.to_dense()
     total = g_in + g_out
-    if close(grad, total, **GRAD_TOL):
+    if close(grad, total, **grad_tol(total)):
         return None
     if close(grad, 2 * total, **_RATIO_TOL):
         return "gradient doubled: the shared gradient is twice the sum of both paths" + reread(7)

@@ -16,8 +16,9 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
 2. Table rows have norms from 0.2 to 4 (`lm`) and 0.3 to 3 (`gpt`, `runner/values.py`), all looked up.
    Exposes `nn.Embedding(..., max_norm=m)` for any m below the top norm. -> shape flow, identity, gradients.
 3. `gpt.ids` hold every id in columns 1..T-2 (each is an input and a target of the shifted loss); both
-   target tensors hold 0 and V-1. Exposes `ignore_index`, a shift that drops or swaps an end column, either
-   end of the vocabulary. -> `test_wrapper_loss_*`.
+   target tensors hold 0 and V-1; B is neither T nor T-1. Exposes `ignore_index`, a shift that drops or
+   swaps an end column, either end of the vocabulary, a target shape compared the wrong way round (B and T
+   swapped). -> `test_wrapper_loss_*`.
 4. Shape cases have B = 1, T = 1, T < block_size and T = block_size; ids 0 and V-1 in every case of 2+
    ids. Exposes a `squeeze()` of a size-1 dim, a positional table read off by one, a crop in forward.
    -> `test_*_shapes_and_values`, `test_*_float64`.
@@ -166,6 +167,7 @@ def _gpt_plan(g: torch.Generator) -> dict:
     main = cfg(v, 6, 12, 2, 4, 20)
     t = main["block_size"]
     b = rows_to_cover(v, t, interior=True)
+    b += b in (t - 1, t)  # (B, T) and (T, B) targets differ, and so do (B, T-1) and (T-1, B)
     ids = covering_ids(g, v, b, t, cover="all", interior=True)
     gen_cfg = cfg(randint(g, 16, 28), 6, 16, 1, 4, 24)
     block = gen_cfg["block_size"]

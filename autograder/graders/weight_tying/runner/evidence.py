@@ -216,9 +216,14 @@ class GptGrad(Record, name="gpt_grad"):
 
 
 class LossCase(Record):
-    """One call of model.loss."""
+    """One call of model.loss, then loss.backward() (when the loss requires grad)."""
 
     loss = Field("tensor", "the returned loss (a scalar)")
+    pos_grad = Field(
+        "tensor?",
+        "minigpt.pos_embed.weight.grad after loss.backward(): the loss must be differentiable, and the positional "
+        "table's gradient does not depend on the tie (None: backward never reached the model)",
+    )
 
 
 class GptLoss(Record, name="gpt_loss"):

@@ -276,10 +276,19 @@ def gpt_loss(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["loss"], gain=p["loss_gain"])
     model.eval()
     rec: dict[str, Any] = {ev.GptLoss.state_shapes: shapes}
+    pos = model.minigpt.pos_embed.weight
+
+    def one(targets):
+        for prm in model.parameters():
+            prm.grad = None
+        loss = model.loss(p["ids"]) if targets is None else model.loss(p["ids"], targets)
+        if isinstance(loss, torch.Tensor) and loss.requires_grad:
+            loss.backward()
+        return ev.LossCase.make(loss=plain(loss), pos_grad=None if pos.grad is None else plain(pos.grad))
+
     forms = {ev.GptLoss.none: None, ev.GptLoss.short: p["targets_short"], ev.GptLoss.full: p["targets_full"]}
     for name, targets in forms.items():
-        call = (lambda: model.loss(p["ids"])) if targets is None else (lambda t=targets: model.loss(p["ids"], t))
-        rec[name] = guard(lambda call=call: ev.LossCase.make(loss=plain(call())))
+        rec[name] = guard(lambda targets=targets: one(targets))
     return ev.GptLoss.make(**rec)
 
 

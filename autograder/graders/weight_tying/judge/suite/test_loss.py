@@ -9,11 +9,13 @@ instead of a mean, a scaled loss. The expected loss comes from the judge's MiniG
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 import torch
 import torch.nn.functional as F
 
-from autograder.graders.weight_tying.diagnosis import TOL, close, reread
+from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, reread
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
 from autograder.judge.evidence import entry, need, plain_tensor, shape_dict
@@ -77,6 +79,7 @@ def _check_loss(plan, evidence, run, form: str):
     with torch.no_grad():
         want = next_token_loss(model, p["ids"], targets)
     if close(loss, want, **TOL):
+        _check_differentiable(got, model, p["ids"], targets, call)
         return
     for name, alt in _alternatives(model, p["ids"], targets).items():
         if close(loss, alt, **TOL):
@@ -100,6 +103,29 @@ def _check_loss(plan, evidence, run, form: str):
     raise AssertionError(
         f"{call} = {float(loss):.5f}, expected the mean next-token cross-entropy {float(want):.5f} of the model's "
         f"logits" + reread(9)
+    )
+
+
+def _check_differentiable(got, model, ids, targets, call) -> None:
+    """loss.backward() must reach the model: the positional table's gradient is the judge's."""
+    grad = got.get(LossCase.pos_grad)
+    assert grad is not None, (
+        f"{call} has the right value but backward() never reaches the model's weights: loss detached (a "
+        f"detach(), .item() or .data on the way cuts the graph, so training would not learn)" + reread(7, 9)
+    )
+    grad = plain_tensor(
+        got,
+        LossCase.pos_grad,
+        shape=tuple(model.pos_embed.weight.shape),
+        dtype=torch.float32,
+        what=f"{call}: minigpt.pos_embed.weight.grad",
+    )
+    fresh = copy.deepcopy(model).requires_grad_(True)
+    next_token_loss(fresh, ids, targets).backward()
+    want = fresh.pos_embed.weight.grad
+    assert close(grad, want, **grad_tol(want)), (
+        f"{call} has the right value, but its gradient (seen on minigpt.pos_embed.weight) is not the gradient "
+        f"of that value: loss detached in part (a detach() on one path?)" + reread(7, 9)
     )
 
 
