@@ -9,10 +9,12 @@ runs the code in this very process, with no isolation at all.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
 import io
+import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,6 +62,31 @@ def _suite_tests(suite_dir: Path) -> list[SuiteTest]:
     return tests
 
 
+@contextlib.contextmanager
+def _calls_into(namespace: dict, seen: set[str]):
+    """Record the qualified names of the namespace's own functions that run (a trace hook, not a profile
+    hook: the experiments may set one of those themselves)."""
+    files = {
+        inspect.unwrap(fn).__code__.co_filename
+        for value in namespace.values()
+        if inspect.isclass(value)
+        for fn in vars(value).values()
+        if inspect.isfunction(fn) and inspect.isfunction(inspect.unwrap(fn))
+    }
+
+    def tracer(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename in files:
+            seen.add(frame.f_code.co_qualname)
+        return None
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        yield
+    finally:
+        sys.settrace(previous)
+
+
 def _round_trip(name: str, record: Any) -> Any:
     buf = io.BytesIO()
     torch.save({"name": name, "record": record}, buf)
@@ -83,9 +110,26 @@ class InProcessGrader:
     def max_score(self) -> float:
         return sum(t.points for t in self.tests)
 
-    def evidence(self, submission: str | Path | dict, plan: dict, *, round_trip: bool = True) -> dict:
-        """The experiments' records for a submission (a path, a source text, or an executed namespace)."""
-        namespace = submission if isinstance(submission, dict) else namespace_of(submission)
+    @property
+    def experiment_names(self) -> list[str]:
+        """The experiments by name, when the runner module declares them (an ``EXPERIMENTS`` dict)."""
+        return list(getattr(inspect.getmodule(self._experiments), "EXPERIMENTS", {}))
+
+    def evidence(
+        self,
+        submission: str | Path | dict,
+        plan: dict,
+        *,
+        round_trip: bool = True,
+        quiet: bool = True,
+        only: Iterable[str] | None = None,
+        calls: dict[str, set[str]] | None = None,
+    ) -> dict:
+        """The experiments' records for a submission (a path, a source text, or an executed namespace).
+
+        `quiet`: what the submission prints goes nowhere (a sweep's own output stays readable). `only`: run
+        just these experiments (the runner module's ``EXPERIMENTS``). `calls`: filled with, per experiment,
+        the qualified names of the submission's functions it ran (``Class.method``)."""
         records: dict[str, Any] = {}
 
         def emit(name: str, record: Any) -> None:
@@ -93,8 +137,32 @@ class InProcessGrader:
                 raise RuntimeError(f"experiment {name} emitted twice")
             records[name] = _round_trip(name, record) if round_trip else record
 
-        self._experiments(namespace, plan, emit)
+        sink = io.StringIO()
+        with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
+            with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
+                namespace = submission if isinstance(submission, dict) else namespace_of(submission)
+                if only is None and calls is None:
+                    self._experiments(namespace, plan, emit)
+                else:
+                    self._run_each(namespace, plan, emit, only, calls)
         return records
+
+    def _run_each(self, namespace, plan, emit, only, calls) -> None:
+        experiments = getattr(inspect.getmodule(self._experiments), "EXPERIMENTS", None)
+        if not experiments:
+            raise ValueError(f"{self.spec.experiments} declares no EXPERIMENTS dict: run them all")
+        for name, fn in experiments.items():
+            if only is not None and name not in only:
+                continue
+            seen: set[str] = set()
+            try:
+                with _calls_into(namespace, seen) if calls is not None else contextlib.nullcontext():
+                    record = fn(namespace, plan)
+            except Exception as exc:  # as the runner's guard: a failure is evidence too
+                record = {"error": f"{type(exc).__name__}: {exc}"}
+            if calls is not None:
+                calls[name] = seen
+            emit(name, record)
 
     def judge(
         self, plan: dict, evidence: dict, run: dict | None = None, *, only: Iterable[str] | None = None

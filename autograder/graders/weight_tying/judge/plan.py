@@ -25,8 +25,9 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
 5. One wrapper shape case has tiny weights (every activation ~3e-3), so a LayerNorm's eps dominates the
    variance it divides by. Exposes a LayerNorm built with another `eps`. -> `test_wrapper_shapes_and_values`.
 6. Generation prompts are shorter than, equal to and longer than block_size, with B = 1 and B = 3; every
-   simulated decoding mistake changes the output and each greedy step wins by >= MIN_MARGIN. Exposes no /
-   wrong crop, wrong position, missing append, `.item()` / `squeeze()` batch bugs, sampling.
+   simulated decoding mistake (reference.DECODE_VARIANTS, row 0's token for every row included) changes the
+   output and each greedy step wins by >= MIN_MARGIN. Exposes no / wrong crop, wrong position, missing
+   append, `.item()` / `squeeze()` batch bugs, sampling.
    -> `test_generate_*`.
 7. V, D and block_size are pairwise distinct, and the wrapper's tables have V >= D + 2. A transposed head
    raises; a tied positional table shows in its shape; "the logits come from this table" is a real test
@@ -46,7 +47,7 @@ import math
 import torch
 
 from autograder.graders.weight_tying.judge.draw import cfg, covering_ids, randint, rows_to_cover, seed_of, table
-from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, build_minigpt, decode
+from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, build_minigpt, decode, variant_matters
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
@@ -125,7 +126,7 @@ def _generation_case(g: torch.Generator, cfg_: dict, b: int, t: int, n: int, agr
         if any(
             torch.equal(decode(model, ids, n, variant)[0], true)
             for variant in DECODE_VARIANTS
-            if variant != "correct" and (t + n > cfg_["block_size"] or "crop" not in variant)
+            if variant_matters(variant, b, t, n, cfg_["block_size"])
         ):
             continue
         return {"cfg": cfg_, "state": _state(model), "ids": ids, "max_new_tokens": n}

@@ -49,6 +49,7 @@ __all__ = [
     "expected_param_count",
     "decode",
     "DECODE_VARIANTS",
+    "variant_matters",
 ]
 
 
@@ -249,7 +250,18 @@ DECODE_VARIANTS = {
     "wrong position (logits of the first position)": dict(crop="last", position=0, append=True),
     "wrong position (logits of the second-to-last position)": dict(crop="last", position=-2, append=True),
     "missing append": dict(crop="last", position=-1, append=False),
+    "batch rows not independent (row 0's token for every row)": dict(crop="last", position=-1, append=True, row0=True),
 }
+
+
+def variant_matters(variant: str, b: int, t: int, n: int, block: int) -> bool:
+    """Whether a simulated mistake can change the output of this case at all (a crop only past block_size,
+    a batch mix-up only with several rows)."""
+    if variant == "correct":
+        return False
+    if "crop" in variant and t + n <= block:
+        return False
+    return not (DECODE_VARIANTS[variant].get("row0") and b == 1)
 
 
 @torch.no_grad()
@@ -271,6 +283,8 @@ def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "cor
         margins.append(top[:, 0] - top[:, 1])
         top1.append(last.softmax(-1).max(-1).values)
         nxt = last.argmax(-1, keepdim=True)  # (B, 1)
+        if how.get("row0"):
+            nxt = nxt[:1].expand_as(nxt)  # every row continues with row 0's token
         out = torch.cat([out, nxt], dim=1)
         if how["append"]:
             context = out

@@ -113,6 +113,14 @@ def load_state_in_place(module, state: dict) -> None:
     missing = [k for k in state if k not in mine]
     if missing:
         raise KeyError(f"model.minigpt has no entries {missing[:4]} (a MiniGPT built with these arguments has)")
+    # Entries the judge's weights do not fill would keep the student's own values: the output would then
+    # depend on them (on some plans but not others), so the model must be exactly the one the plan describes.
+    extra = [k for k, v in mine.items() if k not in state and isinstance(v, torch.Tensor) and v.is_floating_point()]
+    if extra:
+        raise ValueError(
+            f"cannot load the judge's weights into model.minigpt: it has entries {extra[:4]} that a MiniGPT built "
+            f"with these arguments does not have (a hyper-parameter ignored?)"
+        )
     wrong = [k for k, v in state.items() if tuple(mine[k].shape) != tuple(v.shape)]
     if wrong:
         k = wrong[0]

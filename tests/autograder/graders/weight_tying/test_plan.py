@@ -11,7 +11,7 @@ import torch
 from autograder.graders.weight_tying.judge.draw import covering_ids
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
 from autograder.graders.weight_tying.judge.plan import MIN_MARGIN, make_plan
-from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, decode, minigpt_from_state
+from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, decode, minigpt_from_state, variant_matters
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
 from autograder.sweep import seeds_from
 
@@ -119,9 +119,9 @@ def test_6_generation_cases_cover_prompt_lengths_and_separate_every_mistake(plan
             model = minigpt_from_state(c["cfg"], c["state"])
             true, margins, _ = decode(model, c["ids"], c["max_new_tokens"])
             assert float(margins.min()) >= MIN_MARGIN, (seed, name)
+            b, t = c["ids"].shape
             for variant in DECODE_VARIANTS:
-                crop_matters = c["ids"].shape[1] + c["max_new_tokens"] > block or "crop" not in variant
-                if variant != "correct" and crop_matters:
+                if variant_matters(variant, b, t, c["max_new_tokens"], block):
                     other = decode(model, c["ids"], c["max_new_tokens"], variant)[0]
                     assert not torch.equal(other, true), (seed, name, variant)
 

@@ -15,6 +15,7 @@ from autograder.graders.weight_tying.judge.reference import (
     judge_model,
     memoised,
     rewritten_by_forward,
+    shape_cfg,
     span_residual,
     tied_lm_logits,
 )
@@ -141,7 +142,11 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
         v, d = cfg["vocab_size"], cfg["embed_dim"]
         table = judge_table(c["table"], (v, d))
         logits = plain_tensor(
-            got, CountCase.logits_after_write, shape=(*c["ids"].shape, v), what=f"{what}: logits after the write"
+            got,
+            CountCase.logits_after_write,
+            shape=(*c["ids"].shape, v),
+            dtype=torch.float32,
+            what=f"{what}: logits after the write",
         )
         assert span_residual(logits, table) <= SPAN_TOL, (
             f"{what}: the reported count says one table at both ends, but after a new table was written into "
@@ -201,7 +206,8 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
         norm = shape_dict(got, CountCase.state_shapes, what=f"{what}: model.minigpt.state_dict()")
         want = _reference(cfg)["shapes"]
         assert norm == want, f"{what}: {_shape_problem(cfg, norm, want)}" + reread(9)
-        logits = plain_tensor(got, CountCase.logits, shape=(*c["ids"].shape, cfg["vocab_size"]), what=f"{what}: logits")
+        shape = (*c["ids"].shape, cfg["vocab_size"])
+        logits = plain_tensor(got, CountCase.logits, shape=shape, dtype=torch.float32, what=f"{what}: logits")
         assert _any_head_count(cfg, want, c["values"], c["ids"], logits), (
             f"{what}: the reported state_dict has the right keys and shapes, but with the judge's weights loaded "
             f"model.minigpt does not compute as a MiniGPT of these sizes: hyper-parameter ignored, or a part "
@@ -273,7 +279,8 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
                 f"{what}: the train-mode logits are not a MiniGPT's with dropout={cfg['dropout']} (they match "
                 f"{seen}): hyper-parameter ignored (dropout)" + reread(9)
             )
-        want = sorted(map(tuple, dropout_settings(build_minigpt(cfg))))
+        # Judged on the model as built (an ignored size is the state_dict test's business, not this one's).
+        want = sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
         reported = got.get(DropoutRun.dropout_settings)
         valid = isinstance(reported, list) and all(
             isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)

@@ -99,7 +99,7 @@ def _diagnose(seq, variants) -> str:
         if name != "correct" and torch.equal(seq, out)
     ]
     if labels:
-        return "it matches a decoder with this mistake: " + " or ".join(labels)
+        return "it matches a decoder with this mistake: " + " or ".join(labels) + reread(9)
     want = variants["correct"]
     rows_alike = all(torch.equal(seq[i, -3:], seq[0, -3:]) for i in range(1, seq.shape[0]))
     want_alike = all(torch.equal(want[i, -3:], want[0, -3:]) for i in range(1, seq.shape[0]))
