@@ -1,19 +1,24 @@
 """nbgrader settings for the kit's course directory (run nbgrader commands from this folder)."""
 
+import os
+
 c = get_config()  # noqa: F821 - provided by nbgrader when it reads this file
 
 c.CourseDirectory.course_id = "weight_tying_kit"
-c.CourseDirectory.root = "."
+# This file's own folder, absolute: a relative "." makes every nbgrader command warn three times.
+c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # Every other file in source/<assignment>/ is copied into the release as is (the public self-check and its
 # conftest are meant to ship); caches from running it in the source folder are not.
 c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".pytest_cache"]
 # Model builds and the tokenizer take a few seconds; leave headroom on a busy machine.
 c.Execute.timeout = 120
 
-# Feedback shows the graded notebook; strip the hidden tests' code from it so that it cannot leak through
-# feedback (nbgrader #917). Their failure messages still reach the student, which is the point of feedback.
+# Feedback shows the graded notebook. Hidden tests must leave no trace in it: the kit's preprocessor
+# replaces the outputs of cells with hidden tests (their tracebacks quote the hidden lines and values) by
+# one sentence, then nbgrader's ClearHiddenTests strips their source (nbgrader #917). It must come first.
 c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.GetGrades",
+    "autograder.outputs.nbfeedback.HideHiddenTestOutputs",
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+import sysconfig
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,12 +38,16 @@ __all__ = [
     "calibration_files",
     "calibrate",
     "kit_writes",
+    "interpreter_dirs",
+    "interpreter_writes",
+    "sandbox_writes",
     "judge_verdict",
 ]
 
 _HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
 FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
+_REFERENCE = "(reference solution)"  # its key in the batch: no calibration file is named like this
 
 
 @dataclass(frozen=True)
@@ -102,12 +108,36 @@ def calibration_files(calibration_dir: Path) -> dict[str, tuple[Path, Expectatio
 
 
 def kit_writes(kit: Path, since: float) -> list[str]:
-    """Files in the kit that a sandbox could have written: owned by a sandbox uid (root grader), or
-    modified after `since` (non-root grader: student code runs as you, so any recent change counts)."""
+    """Files in the kit that a sandbox could have written (see ``sandbox_writes``), its venv and .git aside
+    (``interpreter_writes`` covers the venv)."""
+    return sandbox_writes(kit, since, skip=(".venv", ".git", "__pycache__", "node_modules"))
+
+
+def interpreter_dirs() -> list[Path]:
+    """Where the grader's own Python finds code outside the kit: the venv whole (bin/, pyvenv.cfg,
+    site-packages), or site-packages; and the standard library. A file planted there (a .pth, a module, a
+    .pyc) runs in every later process, the grader's included."""
+    paths = sysconfig.get_paths()
+    found = {Path(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")}
+    if sys.prefix != sys.base_prefix:  # a venv: small besides its site-packages, and all of it matters
+        found.add(Path(sys.prefix))
+    return sorted(d for d in found if d.is_dir() and not any(o != d and o in d.parents for o in found))
+
+
+def interpreter_writes(since: float) -> list[str]:
+    """Files in ``interpreter_dirs()`` that a sandbox could have written (see ``sandbox_writes``)."""
+    return [hit for folder in interpreter_dirs() for hit in sandbox_writes(folder, since, absolute=True)]
+
+
+def sandbox_writes(folder: Path, since: float, *, skip: tuple[str, ...] = (), absolute: bool = False) -> list[str]:
+    """Entries under `folder` a sandbox could have written, whatever their name: owned by a sandbox uid
+    (root grader: sandboxes run as those uids and cannot give a file away), or, for a non-root grader
+    (student code runs as you), files whose inode changed after `since` (ctime: unlike mtime, the writer
+    cannot set it back), .pyc files aside (the grader itself compiles modules as it imports them)."""
     root_mode = os.geteuid() == 0
     hits = []
-    for dirpath, dirnames, filenames in os.walk(kit):
-        dirnames[:] = [d for d in dirnames if d not in (".venv", ".git", "__pycache__", "node_modules")]
+    for dirpath, dirnames, filenames in os.walk(folder):
+        dirnames[:] = [d for d in dirnames if d not in skip]
         for name in dirnames + filenames:
             path = os.path.join(dirpath, name)
             try:
@@ -117,9 +147,9 @@ def kit_writes(kit: Path, since: float) -> list[str]:
             if root_mode:
                 suspect = st.st_uid in SANDBOX_UIDS
             else:
-                suspect = st.st_mtime > since and name in filenames and not name.endswith(".pyc")
+                suspect = st.st_ctime > since and name in filenames and not name.endswith(".pyc")
             if suspect:
-                hits.append(os.path.relpath(path, kit))
+                hits.append(path if absolute else os.path.relpath(path, folder))
     return hits
 
 
@@ -166,6 +196,8 @@ def calibrate(
     seed: int | None = None,
     progress: bool = True,
     calibration_dir: str | Path | None = None,
+    executor: str = "pool",
+    scheduler: str | None = None,
 ) -> tuple[list[Verdict], float]:
     """Grade the reference solution and every calibration file; returns (verdicts, reference seconds).
 
@@ -179,25 +211,34 @@ def calibrate(
     files = calibration_files(folder)
     if not files:
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
-    start = time.monotonic()
-    reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
-    reference_seconds = time.monotonic() - start
-    verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
     since = time.time()
+    submissions = {n: p for n, (p, _) in files.items()}
+    if executor == "fresh":  # the reference alone first: its time is the fresh path's cost per submission
+        start = time.monotonic()
+        reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
+        reference_seconds = time.monotonic() - start
+    else:  # warm workers: the reference is one more submission of the batch
+        submissions = {_REFERENCE: spec.solution_path, **submissions}
     results = grade_batch(
         assignment=assignment,
-        submissions={n: p for n, (p, _) in files.items()},
+        submissions=submissions,
         seed=seed,
         limits=limits,
         workers=workers,
         progress=progress,
         hide=(folder,),
+        executor=executor,
+        scheduler=scheduler,
     )
+    if executor != "fresh":
+        reference = results.pop(_REFERENCE)
+        reference_seconds = reference.execution_time
+    verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
     verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
-    writes = kit_writes(KIT_ROOT, since)
-    if writes:
-        note = "written by a sandbox: " + ", ".join(writes[:10])
-        verdicts.append(Verdict("(kit files)", "attack", 0, 0, "-", False, note, 0.0))
+    for label, writes in (("(kit files)", kit_writes(KIT_ROOT, since)), ("(venv, stdlib)", interpreter_writes(since))):
+        if writes:
+            note = "written by a sandbox: " + ", ".join(writes[:10])
+            verdicts.append(Verdict(label, "attack", 0, 0, "-", False, note, 0.0))
     return verdicts, reference_seconds
 
 

@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli_calibrate import add_calibrate_parsers, calibrate_command, mutate_command
+
 __all__ = ["main", "build_parser"]
 
 _EPILOG = """\
@@ -22,16 +24,22 @@ examples:
   python -m autograder calibrate --assignment weight_tying
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
+  python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
 
-nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each graded student gets, in assignment
-NAME (--gradebook-assignment, default the --assignment name; created if missing), a notebook called
-"autograder" with one grade cell per area of the hidden suite (e.g. "parameter_identity", max = that
-area's points) holding the student's auto score. Students and cells are created when absent; grading
-again overwrites the scores; grader errors are not written. `nbgrader export` and the formgrader then
-show them. If NAME also holds nbgrader's own test cells (made by generate_assignment), nbgrader adds both
-notebooks up, `nbgrader autograde` sets the "autograder" cells to 0 (it finds no autograder.ipynb), and
-`generate_assignment --force` refuses to run once submissions exist: a warning says so, and
---gradebook-assignment weight_tying_hidden keeps the hidden suite's scores in an assignment of their own.
+batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
+(a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
+manifest.json records the students and the seed. Running the same command again grades only what is
+missing or changed (after a crash or kill -9 too) and reuses the folder's seed; --force regrades
+everyone, --student S regrades S. grades.csv, report.html and feedback/<id>.html are rebuilt each time.
+
+nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
+assignment students handed in (--gradebook-assignment NAME, default the --assignment name), one grade
+cell per area of the hidden suite: a markdown task cell "autograder_<area>" (e.g. autograder_shape_flow,
+points = that area's points) that the source notebook carries, so `nbgrader export` shows one row per
+student and `nbgrader generate_assignment --force` still works after grading. nbgrader never awards these
+cells itself; a TA's manual score in the formgrader overrides the kit's. If the assignment lacks them,
+nothing is written and the error says which cells to add. An assignment with no nbgrader source gets a
+notebook "autograder" holding them.
 
 isolation: each submission runs in its own process tree with a wall-time limit, CPU-time, memory
 (RLIMIT_AS), file-size and process limits, capped stdout/stderr, and is killed afterwards. As root with
@@ -71,13 +79,21 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,mutate}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,mutate,gradescope-package}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
     common.add_argument("--seed", type=int, default=None, help="fix the judge's random plan (default: random)")
     common.add_argument("--memory", type=_size, default="2GiB", help="memory cap per submission (default 2GiB)")
     common.add_argument("--workers", type=_positive(int), default=None, help="parallel submissions (default: cores)")
+    common.add_argument(
+        "--executor",
+        choices=("pool", "fresh", "dask"),
+        default="pool",
+        help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
+        "dask: warm workers on the dask.distributed cluster at --scheduler",
+    )
+    common.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tcp://10.0.0.5:8786")
     grade = sub.add_parser(
         "grade",
         parents=[common],
@@ -116,41 +132,39 @@ def build_parser() -> argparse.ArgumentParser:
         help="nbgrader course directory: grade COURSE/submitted (unless PATHs are given) and write COURSE/gradebook.db",
     )
     grade.add_argument(
+        "--force", action="store_true", help="regrade every submission, even those already graded in --out"
+    )
+    grade.add_argument(
+        "--student",
+        action="append",
+        default=[],
+        metavar="S",
+        help="regrade student S (name, id or nbgrader id, as grades.csv lists them) even if already graded; repeatable",
+    )
+    grade.add_argument(
         "--gradebook-assignment",
         default=None,
         metavar="NAME",
         help="nbgrader assignment to write into (default: the --assignment name)",
     )
-    cal = sub.add_parser("calibrate", parents=[common], help="grade the calibration submissions and check verdicts")
-    cal.add_argument("--timeout", type=_positive(float), default=20.0, help="wall seconds per submission (20)")
-    cal.add_argument(
-        "--calibration-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
-    )
-    cal.add_argument(
-        "--seeds",
-        type=_positive(int),
-        default=None,
-        metavar="N",
-        help="the seed sweep: grade every correct and wrong file (and the solution) on seeds 1..N and demand "
-        "the same verdict and the same mark on each (attacks are not swept)",
-    )
-    cal.add_argument(
-        "--in-process",
-        action="store_true",
-        help="with --seeds: run the experiments in this process instead of the sandbox (the kit's own files only)",
-    )
-    mut = sub.add_parser("mutate", help="mutation testing: grade mutants of the correct sources on many seeds")
-    mut.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    mut.add_argument("--seeds", type=_positive(int), default=25, metavar="N", help="grade on seeds 1..N (25)")
-    mut.add_argument("--workers", type=_positive(int), default=None, help="parallel processes (default: cores)")
-    mut.add_argument("--out", type=Path, default=None, help="also write the Markdown report to this file")
-    mut.add_argument("--limit", type=_positive(int), default=0, help=argparse.SUPPRESS)  # the first N mutants
-    mut.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
+    add_calibrate_parsers(sub, common, _positive)
+    pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
+    pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
+    pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
+    pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     return parser
+
+
+def _package(args) -> int:
+    from autograder.gradescope.package import build_package
+
+    out = args.out or Path(f"{args.assignment}-gradescope.zip")
+    try:
+        path = build_package(assignment=args.assignment, out=out, timeout=args.timeout)
+    except ValueError as exc:
+        return _fail(str(exc))
+    print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
+    return 0
 
 
 def _fail(message: str) -> int:
@@ -160,16 +174,18 @@ def _fail(message: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "gradescope-package":
+        return _package(args)
+    if args.command == "mutate":
+        return mutate_command(args)
     from autograder.graders import ASSIGNMENTS
 
+    if args.executor == "dask" and not args.scheduler:
+        return _fail("--executor dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints)")
     if args.assignment not in ASSIGNMENTS:
         return _fail(
             f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
         )
-    if args.command == "mutate":
-        from autograder.mutation import command
-
-        return command(args)
     from autograder.sandbox.limits import Limits
 
     try:
@@ -177,16 +193,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        if args.command == "calibrate" and args.seeds:
-            from autograder.sweep import command
-
-            return command(args, limits)
-        return _calibrate(args, limits) if args.command == "calibrate" else _grade(args, limits)
+        return calibrate_command(args, limits) if args.command == "calibrate" else _grade(args, limits)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the grader itself failed: say so, exit non-zero
-        print(f"grader error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        from autograder.terminal import printable
+
+        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
         return 1
 
 
@@ -224,169 +238,146 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 
 
 def _grade(args, limits) -> int:
-    from autograder.batch import grade_batch
-    from autograder.engine import grade_submission
-    from autograder.graders import get_assignment
-    from autograder.outputs.grades import write_outputs
-    from autograder.outputs.table import render
+    from autograder.classrun import ClassJob, ClassRunError, grade_class
+    from autograder.outputs.folder import FolderBusy
+    from autograder.outputs.terminal import batch_json, print_batch
     from autograder.submissions import find_submissions
 
     targets = _targets(args)
     if isinstance(targets, str):
         return _fail(targets)
     paths, gradebook, hide = targets
-    if len(paths) == 1 and paths[0].is_file():
-        result = grade_submission(
-            spec=get_assignment(args.assignment), path=paths[0], seed=args.seed, limits=limits, hide=hide
-        )
+    single = len(paths) == 1 and paths[0].is_file()
+    if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
-        student = paths[0].parent.parent.name if paths[0].parent.name == args.assignment else paths[0].stem
-        results, submissions = {student: result}, {student: paths[0]}
-        report = _write_all(results, args.out) if args.out else None
-        if args.json:
-            sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
-        else:
-            render(result, title=str(paths[0]))
-            if report:
-                print(f"report: {report}")
-        return _to_gradebook(args, gradebook, results, submissions)
-    submissions = find_submissions(paths, assignment=args.assignment)
-    if not submissions:
-        return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
-    out = args.out or Path("graded")
-    results = grade_batch(
+        file = paths[0]
+        where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
+        nbgrader = where.name == args.assignment and where.parent.name != ""
+        submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
+        roots = (where.parent.parent,) if nbgrader else (where,)
+        if args.out is None:
+            return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
+    else:
+        submissions = find_submissions(paths, assignment=args.assignment)
+        roots = tuple(paths)
+        if not submissions:
+            return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
+    job = ClassJob(
         assignment=args.assignment,
-        submissions=submissions,
+        paths=roots,
+        out=args.out or Path("graded"),
         seed=args.seed,
         limits=limits,
         workers=args.workers,
-        progress=sys.stderr.isatty() or not args.json,
-        hide=(*[p for p in paths if p.is_dir()], out, *hide),
+        progress=not single and (sys.stderr.isatty() or not args.json),
+        hide=hide,
+        force=args.force,
+        only=tuple(args.student),
+        executor=args.executor,
+        scheduler=args.scheduler,
     )
-    csv_path = write_outputs(results, out)  # first: nothing after this may lose the grades
-    report = _write_all(results, out, csv_written=True)
-    status = _to_gradebook(args, gradebook, results, submissions)
-    if args.json:
-        summary = {s: {"score": r.score, "max_score": r.max_score} for s, r in results.items()}
-        sys.stdout.write(
-            json.dumps(
-                {
-                    "grades_csv": str(csv_path),
-                    "report": str(report) if report else None,
-                    "gradebook": str(gradebook) if gradebook and not status else None,
-                    "students": summary,
-                }
-            )
-            + "\n"
+    try:
+        outcome = grade_class(job, submissions=submissions)
+    except (ClassRunError, FolderBusy) as exc:
+        return _fail(str(exc))
+    for warning in outcome.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results)
+    if outcome.batch_error:
+        print(
+            f"grader error: the batch stopped ({outcome.batch_error}); {len(outcome.results)} of "
+            f"{len(outcome.roster)} results are saved: run the same command again to grade the rest",
+            file=sys.stderr,
         )
+        status = 1
+    one = outcome.results.get(outcome.roster[0].uid) if single else None
+    if args.json and one is not None:  # one file: Gradescope's results JSON, as without --out
+        sys.stdout.write(json.dumps(one.to_gradescope()) + "\n")
+    elif args.json and not single:
+        sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
+    elif one is not None:
+        _render_one(args, one, file)
+        print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
-        _print_batch(results, csv_path, report)
+        print_batch(outcome)
     return status
 
 
-def _write_all(results: dict, out: Path, *, csv_written: bool = False) -> Path | None:
-    """grades.csv and results/ (unless already written), then the HTML report and feedback pages; a report
-    failure is a warning, never a lost grade."""
-    from autograder.outputs.grades import write_outputs
-    from autograder.outputs.report import write_report
+def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:
+    """One file, no output folder: grade it, show it, and write it to the gradebook if asked."""
+    from autograder.batch import grade_file
+    from autograder.outputs.roster import build_roster
+    from autograder.result import Result
+    from autograder.terminal import printable
 
-    if not csv_written:
-        write_outputs(results, out)
     try:
-        return write_report(out)
-    except Exception as exc:  # the grades are already on disk; the report is a bonus
-        print(
-            f"warning: the HTML report was not written ({type(exc).__name__}: {exc}); "
-            f"grades are in {out / 'grades.csv'}",
-            file=sys.stderr,
+        result = grade_file(
+            assignment=args.assignment,
+            path=file,
+            seed=args.seed,
+            limits=limits,
+            hide=hide,
+            roots=roots,
+            executor=args.executor,
+            scheduler=args.scheduler,
         )
-        return None
+    except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
+        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
+        result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+    roster = build_roster(submissions, roots=list(roots), assignment=args.assignment)
+    if args.json:
+        sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
+    else:
+        _render_one(args, result, file)
+    if result.grader_error is not None:
+        return 1
+    return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
 
 
-def _to_gradebook(args, gradebook: Path | None, results: dict, submissions: dict) -> int:
+def _render_one(args, result, file: Path) -> None:
+    from autograder.outputs.roster import display_name
+    from autograder.outputs.table import render
+
+    render(result, title=display_name(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
+
+
+def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
-    from autograder.outputs.gradebook import NOTEBOOK, write_gradebook
+    from autograder.outputs.gradebook import GradebookEntry, GradebookMismatch, write_gradebook
+    from autograder.terminal import printable
 
     name = args.gradebook_assignment or args.assignment
+    entries = [
+        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
+        for s in roster
+        if s.uid in results
+    ]
+    source = args.nbgrader_course / "source" if args.nbgrader_course is not None else None
     try:
-        summary = write_gradebook(results, gradebook, assignment=name, submissions=submissions)
+        summary = write_gradebook(entries, gradebook, assignment=name, source_dir=source)
+    except GradebookMismatch as exc:
+        print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
+        return 1
     except Exception as exc:  # the grades are on disk already: say what did not happen
-        print(f"error: the gradebook {str(gradebook)!r} was not updated ({type(exc).__name__}: {exc})", file=sys.stderr)
+        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
+        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
         return 1
     for warning in summary.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        print(f"warning: {printable(warning)}", file=sys.stderr)
     for student, why in summary.skipped.items():
-        print(f"warning: {student} not written to the gradebook: {why}", file=sys.stderr)
+        print(
+            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
+            file=sys.stderr,
+        )
     count = len(summary.written)
     print(
         f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
-        f"(assignment {name!r}, notebook {NOTEBOOK!r}, one grade cell per area)",
+        f"(assignment {name!r}, notebook {summary.notebook!r}, one grade cell per area)",
         file=sys.stderr,
     )
     return 0
-
-
-def _print_batch(results: dict, csv_path: Path, report: Path | None = None) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title=f"{len(results)} submissions")
-    for col in ("student", "score", "status"):
-        table.add_column(col)
-    from rich.text import Text
-
-    for student, result in results.items():
-        table.add_row(Text(student), f"{result.score:g}/{result.max_score:g}", result.status)
-    console = Console()
-    console.print(table)
-    console.print(f"grades: {csv_path}   per-student results: {csv_path.parent / 'results'}", markup=False)
-    if report:
-        console.print(f"report: {report}   feedback pages: {report.parent / 'feedback'}", markup=False)
-
-
-def _calibrate(args, limits) -> int:
-    from autograder.calibrate import calibrate, verdicts_json
-
-    try:
-        verdicts, seconds = calibrate(
-            assignment=args.assignment,
-            limits=limits,
-            workers=args.workers,
-            seed=args.seed,
-            progress=not args.json,
-            calibration_dir=args.calibration_dir,
-        )
-    except FileNotFoundError as exc:
-        return _fail(str(exc))
-    summary = verdicts_json(verdicts, seconds)
-    if args.json:
-        sys.stdout.write(json.dumps(summary) + "\n")
-    else:
-        from rich.console import Console
-        from rich.table import Table
-
-        table = Table(title=f"calibration of {args.assignment}")
-        for col in ("file", "expected", "score", "status", "verdict", "note"):
-            table.add_column(col, overflow="fold")
-        for v in verdicts:
-            table.add_row(
-                v.file,
-                v.expected,
-                f"{v.score:g}/{v.max_score:g}",
-                v.status,
-                "[green]ok[/green]" if v.ok else "[red]FAIL[/red]",
-                v.note,
-            )
-        console = Console()
-        console.print(table)
-        target = "ok" if seconds < 5 else "SLOW (target < 5 s)"
-        console.print(
-            f"reference solution graded in {seconds:.2f} s ({target}); "
-            f"{sum(v.ok for v in verdicts)}/{len(verdicts)} verdicts ok"
-        )
-    return 0 if summary["ok"] else 1
 
 
 if __name__ == "__main__":

@@ -1,4 +1,8 @@
-"""Trusted: grade one submission: plan -> sandboxed runner -> evidence -> judge -> Result.
+"""Trusted: grade one submission in a fresh interpreter: plan -> sandboxed runner -> evidence -> judge -> Result.
+
+This is the fresh-interpreter path (``--executor fresh``): a new sandboxed Python per submission, the judge
+in this process. The warm pool (``autograder.pool``) runs the same steps in longer-lived processes and must
+give the same scores and messages at a fixed seed.
 
 The steps, in the order they must happen (each depends on the previous one)::
 
@@ -20,27 +24,28 @@ from autograder.graders import all_specs
 from autograder.judge.plugin import run_suite
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load
+from autograder.protocol.run_records import error_text, read_load
 from autograder.result import Result, RunFacts, run_status
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.sandbox.view import hidden_paths
 from autograder.spec import AssignmentSpec
-from autograder.submissions import SubmissionTooLarge, read_submission
+from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
-__all__ = ["grade_submission", "run_facts"]
+__all__ = ["grade_submission", "run_facts", "facts_and_evidence", "job_blob"]
 
 
 def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
     """What the run looked like: how it ended, what loading the submission left, what was noticed."""
-    load = evidence.get(Load.NAME, {})
-    raw_errors = load.get(Load.errors) if isinstance(load, dict) else None
-    errors = (
-        [[int(i), str(m)[:2000]] for i, m in raw_errors if isinstance(i, int)] if isinstance(raw_errors, list) else []
-    )
-    defined = load.get(Load.defined, []) if isinstance(load, dict) else []
-    texts = [box.stderr] + [m for _, m in errors]
-    texts += [str(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
+    load = read_load(evidence.get(Load.NAME), spec.required_names)  # the runner's word: any shape, never raises
+    texts = [box.stderr] + [m for _, m in load.errors]
+    texts += [error_text(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
     status = run_status(
-        timed_out=box.timed_out, signal=box.signal, exit_code=box.exit_code, done=Done.NAME in evidence, texts=texts
+        timed_out=box.timed_out,
+        signal=box.signal,
+        exit_code=box.exit_code,
+        done=Done.NAME in evidence,
+        texts=texts,
+        memory_exceeded=box.memory_exceeded,
     )
     overflow = ["evidence over the size cap was dropped"] if box.evidence_overflow else []
     return RunFacts(
@@ -52,12 +57,41 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
         memory=f"{limits.memory_bytes / (1 << 30):g} GiB",
         stdout_tail=box.stdout[-4000:],
         stderr_tail=box.stderr[-4000:],
-        load_errors=errors,
-        defined=[n for n in defined if isinstance(n, str)] if isinstance(defined, list) else [],
+        load_errors=load.errors,
+        defined=load.defined,
         required_names=list(spec.required_names),
-        notes=box.notes + notes + overflow,
+        notes=box.notes + notes + load.notes + overflow,
         isolation=box.isolation.as_dict(),
     )
+
+
+def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits) -> tuple[RunFacts, dict]:
+    """Decode a run's evidence; (its run facts, the records a suite judges). Shared by the warm judge."""
+    evidence, notes = decode_frames(box.evidence)
+    run = run_facts(box, evidence, notes, spec, limits)
+    for name in INTERNAL:
+        if name != Load.NAME:
+            evidence.pop(name, None)
+    return run, evidence
+
+
+def job_blob(spec: AssignmentSpec, plan: dict, kind: str, source: str, filename: str) -> bytes:
+    """The runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
+    import torch
+
+    blob = io.BytesIO()
+    torch.save(
+        {
+            "kind": kind,
+            "source": source,
+            "filename": filename,
+            "plan": plan,
+            "experiments": spec.experiments,
+            "required_names": list(spec.required_names),
+        },
+        blob,
+    )
+    return blob.getvalue()
 
 
 def grade_submission(
@@ -67,34 +101,23 @@ def grade_submission(
     seed: int | None = None,
     limits: Limits = Limits(),
     hide: tuple[str | Path, ...] = (),
+    roots: tuple[str | Path, ...] = (),
 ) -> Result:
-    """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders)."""
+    """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders);
+    `roots`: the folders given on the command line, beneath which the file is read without following links
+    (default: the file's own folder)."""
     start = time.monotonic()
     try:
-        kind, source = read_submission(Path(path))
+        kind, source = read_submission(Path(path), root=submission_root(path, roots))
         rejected = None
-    except SubmissionTooLarge as exc:  # the student's problem, not the grader's: zero, with the reason
+    except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
         kind, source, rejected = "py", "", str(exc)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     made: dict[str, Any] = {}
 
     def job() -> bytes:  # runs while the sandbox starts (and imports torch)
-        import torch
-
         made["plan"] = spec.make_plan(seed)
-        blob = io.BytesIO()
-        torch.save(
-            {
-                "kind": kind,
-                "source": source,
-                "filename": Path(path).name,
-                "plan": made["plan"],
-                "experiments": spec.experiments,
-                "required_names": list(spec.required_names),
-            },
-            blob,
-        )
-        return blob.getvalue()
+        return job_blob(spec, made["plan"], kind, source, Path(path).name)
 
     submission = Path(path).resolve()
     box = run_sandboxed(
@@ -104,11 +127,7 @@ def grade_submission(
         packages=(spec.runner_package,),
         hidden_paths=hidden_paths({spec, *all_specs()}, (submission.parent, submission, *hide)),
     )
-    evidence, notes = decode_frames(box.evidence)
-    run = run_facts(box, evidence, notes, spec, limits)
+    run, evidence = facts_and_evidence(box, spec, limits)
     run.rejected = rejected
-    for name in INTERNAL:
-        if name != Load.NAME:
-            evidence.pop(name, None)
     tests, _ = run_suite(suite_dir=spec.suite_dir, plan=made["plan"], evidence=evidence, run=run.to_dict())
     return Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)

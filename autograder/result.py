@@ -17,9 +17,19 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["TestOutcome", "RunFacts", "Result", "run_status", "STATUS_WORDS", "GRADER_ERROR", "MEMORY_MARKERS"]
+__all__ = [
+    "TestOutcome",
+    "RunFacts",
+    "Result",
+    "run_status",
+    "STATUS_WORDS",
+    "GRADER_ERROR",
+    "JUDGE_LIMIT",
+    "MEMORY_MARKERS",
+]
 
 GRADER_ERROR = "grader error"  # the status of a submission the grader itself could not grade
+JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 # How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
 MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
@@ -33,20 +43,31 @@ STATUS_WORDS = {
     "os._exit() or quit() from the submission; tests that needed later results score 0.",
     "crashed": "The Python process running your code crashed (signal {signal}): tests that needed later "
     "results score 0.",
+    JUDGE_LIMIT: "Judging what your code produced went past the judge's own time or memory limit: the tests "
+    "judged before that keep their points, the others score 0. Tell your instructor if your code is correct.",
 }
 
 
-def run_status(*, timed_out: bool, signal: int | None, exit_code: int | None, done: bool, texts: list[str]) -> str:
+def run_status(
+    *,
+    timed_out: bool,
+    signal: int | None,
+    exit_code: int | None,
+    done: bool,
+    texts: list[str],
+    memory_exceeded: bool = False,
+) -> str:
     """How a run ended, from what the sandbox saw and what the run wrote (stderr, recorded errors).
 
     Order matters: a run stopped at the time limit may also have printed a MemoryError; a CPU-time kill
-    (SIGXCPU) is a timeout, not a crash.
+    (SIGXCPU) is a timeout, not a crash; a process the kernel killed at the tree's memory cap
+    (`memory_exceeded`, from the run's cgroup) is out of memory, not crashed.
     """
     import signal as signals
 
     if timed_out:
         return "timeout"
-    if any(marker in text for text in texts for marker in MEMORY_MARKERS):
+    if memory_exceeded or any(marker in text for text in texts for marker in MEMORY_MARKERS):
         return "memory"
     if signal == signals.SIGXCPU:
         return "timeout"
@@ -113,7 +134,7 @@ class TestOutcome:
 
 @dataclass
 class RunFacts:
-    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (see run_status)
+    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (see run_status) | "judge limit"
     exit_code: int | None = None
     signal: int | None = None
     wall_seconds: float = 0.0

@@ -1,57 +1,166 @@
-"""Trusted: find the submissions to grade and read one, without running any of it.
+"""Trusted: find the submissions to grade and read one, without running any of it, whatever the files hold.
 
 ``find_submissions`` understands nbgrader's ``submitted/<student>/<assignment>/*.ipynb`` layout, a flat
 folder of ``.py``/``.ipynb`` files, or any mix (the student id is the first folder under the root, else the
-file's name). ``read_submission`` returns a file's text for the runner: a notebook keeps only its cells'
-sources and metadata, never its outputs.
+file's name). Links and special files are listed too, so that their student gets a result saying why the
+file was not graded, rather than no result at all.
+
+``read_submission`` returns a file's text for the runner: a notebook keeps only its cells' sources and
+metadata, never its outputs. Anything that makes a file ungradable raises ``SubmissionRefused`` (graded as
+an empty submission, with the message): a link or a file outside the folder given (see ``safe_files``),
+over ``MAX_SUBMISSION_BYTES``, a notebook that is not JSON, nested over ``MAX_JSON_DEPTH`` or holding over
+``MAX_JSON_VALUES`` values. Text is decoded as Python and Jupyter do (BOM, PEP 263 coding line for a .py,
+UTF-16/32 with a BOM); undecodable bytes become U+FFFD.
 """
 
 from __future__ import annotations
 
+import codecs
+import io
 import json
+import os
+import re
+import tokenize
 from pathlib import Path
 
-__all__ = ["find_submissions", "read_submission", "SubmissionTooLarge", "MAX_SUBMISSION_BYTES"]
+from autograder.safe_files import NotBeneath, read_beneath
+
+__all__ = [
+    "find_submissions",
+    "read_submission",
+    "text_of_name",
+    "submission_root",
+    "SubmissionRefused",
+    "SubmissionTooLarge",
+    "MAX_SUBMISSION_BYTES",
+    "MAX_JSON_DEPTH",
+    "MAX_JSON_VALUES",
+]
 
 MAX_SUBMISSION_BYTES = 64 << 20  # a notebook with its outputs cleared is far smaller
+MAX_JSON_DEPTH = 100  # of the cells kept (source, metadata); nbformat nests them ~5 deep
+MAX_JSON_VALUES = 2_000_000  # parsed values (a 64 MiB notebook of "[]," would be ~1 GB of Python lists)
 _SKIP_PARTS = {".ipynb_checkpoints", "__pycache__", ".git"}
+_SUFFIXES = (".py", ".ipynb")
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"))
+_BOMS += ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # after UTF-32: same first bytes
+# A JSON string, or an unterminated one up to the end: a match never fails once started, so the scan is
+# linear; possessive quantifiers keep no backtracking state (64 MiB of escapes: 2 s and no memory, not 2.6 GB).
+_JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+_CLEAR = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
+_RESAVE = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
 
 
-class SubmissionTooLarge(ValueError):
-    """The file is over MAX_SUBMISSION_BYTES: it is graded as an empty submission, with this message."""
+class SubmissionRefused(ValueError):
+    """The file is not run: it is graded as an empty submission, with this message saying why and the fix."""
 
 
-def read_submission(path: Path) -> tuple[str, str]:
-    """(kind, text) of a .py or .ipynb file; a notebook keeps only its cells' sources and metadata."""
+class SubmissionTooLarge(SubmissionRefused):
+    """The file is over MAX_SUBMISSION_BYTES."""
+
+
+class SubmissionMissing(SubmissionRefused, FileNotFoundError):
+    """No file at that path (it may have been removed after the folder was listed)."""
+
+
+def submission_root(path: str | Path, roots: tuple[str | Path, ...]) -> Path | None:
+    """The folder given on the command line that holds `path` (the deepest one), or None."""
+    path = os.path.abspath(path)
+    holding = [os.path.abspath(r) for r in roots if path.startswith(os.path.join(os.path.abspath(r), ""))]
+    return Path(max(holding, key=len)) if holding else None
+
+
+def read_submission(path: Path, *, root: str | Path | None = None) -> tuple[str, str]:
+    """(kind, text) of a .py or .ipynb file under `root` (default: its own folder), never through a link."""
     path = Path(path)
-    if path.suffix not in (".py", ".ipynb"):
-        raise ValueError(f"{str(path)!r} is neither a .py nor an .ipynb file: pass the student's notebook or script")
-    if not path.is_file():
-        raise FileNotFoundError(f"no submission file at {str(path)!r}")
-    size = path.stat().st_size
-    if size > MAX_SUBMISSION_BYTES:
-        raise SubmissionTooLarge(
-            f"{path.name} is {size / 2**20:.0f} MiB, over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: clear the "
-            "notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
-        )
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return path.suffix[1:], (_without_outputs(text) if path.suffix == ".ipynb" else text)
-
-
-def _without_outputs(text: str) -> str:
-    # Outputs (plots, long logs) are never part of a submission; dropping them keeps the job small.
-    # Text that is not a notebook goes through unchanged, for the runner to report.
     try:
-        nb = json.loads(text)
-        cells = [{key: cell[key] for key in ("cell_type", "source", "metadata") if key in cell} for cell in nb["cells"]]
-    except (ValueError, KeyError, TypeError):
-        return text
+        data = read_beneath(path, root, MAX_SUBMISSION_BYTES)
+    except NotBeneath as exc:
+        raise SubmissionRefused(text_of_name(str(exc))) from None
+    except FileNotFoundError:
+        raise SubmissionMissing(f"no submission file at {text_of_name(str(path))!r}") from None
+    except OSError as exc:
+        raise SubmissionRefused(
+            f"{text_of_name(path.name)} could not be read ({exc.strerror}): hand it in again"
+        ) from None
+    name = text_of_name(path.name)
+    if path.suffix not in _SUFFIXES:
+        raise SubmissionRefused(
+            f"{text_of_name(str(path))!r} is neither a .py nor an .ipynb file: pass the student's notebook or script"
+        )
+    if len(data) > MAX_SUBMISSION_BYTES:
+        raise SubmissionTooLarge(
+            f"{name} is over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: {_CLEAR.replace('clear', 'Clear', 1)}"
+        )
+    if path.suffix == ".py":
+        return "py", _python_text(data)
+    return "ipynb", _without_outputs(_notebook(name, _bom_text(data)))
+
+
+def _bom_text(data: bytes) -> str:
+    encoding = next((name for bom, name in _BOMS if data.startswith(bom)), "utf-8")
+    return data.decode(encoding, "replace").lstrip("\ufeff")
+
+
+def _python_text(data: bytes) -> str:
+    """Decoded as Python would: a BOM, else the PEP 263 coding line, else UTF-8; bad bytes become U+FFFD."""
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return _bom_text(data)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        return data.decode(encoding, "replace").lstrip("\ufeff")
+    except (SyntaxError, LookupError):  # an unknown or lying coding line: the runner will report the text
+        return data.decode("utf-8", "replace").lstrip("\ufeff")
+
+
+def _notebook(name: str, text: str) -> dict:
+    """The parsed notebook, outputs dropped; SubmissionRefused if it is not one, or too deep or too big."""
+    # Commas and brackets bound the number of values json.loads would build; strings may hold some, so
+    # only a file over the bound pays for the exact count (strings removed first).
+    if _values(text) > MAX_JSON_VALUES and _values(_JSON_STRING.sub("", text)) > MAX_JSON_VALUES:
+        raise SubmissionRefused(f"{name} holds over {MAX_JSON_VALUES} JSON values: {_CLEAR}")
+    try:
+        nb = json.loads(text)  # C parser: a file nested ~1000 deep stops it with RecursionError, cheaply
+    except RecursionError:
+        raise SubmissionRefused(f"{name} is nested too deeply to be a notebook Jupyter saved: {_RESAVE}") from None
+    except ValueError as exc:
+        raise SubmissionRefused(f"{name} is not a notebook (not valid JSON: {str(exc)[:120]}): {_RESAVE}") from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        raise SubmissionRefused(f"{name} is not a notebook (no list of cells): {_RESAVE}")
+    keep = ("cell_type", "source", "metadata")
+    nb["cells"] = [{k: c[k] for k in keep if k in c} if isinstance(c, dict) else c for c in nb["cells"]]
+    if _depth(nb["cells"]) > MAX_JSON_DEPTH:
+        raise SubmissionRefused(f"{name}'s cells are nested over {MAX_JSON_DEPTH} levels deep: {_RESAVE}")
+    return nb
+
+
+def _values(text: str) -> int:
+    return text.count(",") + text.count("[") + text.count("{")
+
+
+def _depth(value: object) -> int:
+    """How deep lists and dicts nest in `value` (iterative: no recursion limit to hit)."""
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                break
+            pending += [(child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
+def _without_outputs(nb: dict) -> str:
+    # Outputs (plots, long logs) are never part of a submission (_notebook dropped them): the job stays
+    # small. A malformed cell goes through as it is, for the runner to report.
+    version, minor = nb.get("nbformat", 4), nb.get("nbformat_minor", 5)
     return json.dumps(
         {
-            "cells": cells,
+            "cells": nb["cells"],
             "metadata": {},
-            "nbformat": nb.get("nbformat", 4),
-            "nbformat_minor": nb.get("nbformat_minor", 5),
+            "nbformat": version if type(version) is int else 4,
+            "nbformat_minor": minor if type(minor) is int else 5,
         }
     )
 
@@ -65,14 +174,7 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
             continue
         if not root.is_dir():
             raise FileNotFoundError(f"{str(root)!r} is neither a submission file nor a folder of submissions")
-        files = sorted(
-            p
-            for p in root.rglob("*")
-            if p.suffix in (".py", ".ipynb")
-            and p.is_file()
-            and not _SKIP_PARTS & set(p.relative_to(root).parts)
-            and not p.name.startswith(".")
-        )
+        files = _candidates(root)
         # nbgrader layout (<student>/<assignment>/<file>): other assignments' folders are not this one's work.
         if any(len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == assignment for p in files):
             files = [
@@ -95,7 +197,36 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
     return found
 
 
+def _candidates(root: Path) -> list[Path]:
+    """Every .py/.ipynb entry under root, whatever its type, plus every link to a folder (never followed):
+    a student whose hand-in is a link gets a refusal with its reason instead of no result. Iterative, so a
+    folder nested thousands deep (an archive can hold one) costs no recursion."""
+    found, pending = [], [str(root)]
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:  # vanished or unreadable: nothing to list there
+            continue
+        for entry in entries:
+            name, hidden = entry.name, entry.name.startswith(".")
+            if entry.is_symlink():
+                if not hidden and (name.endswith(_SUFFIXES) or entry.is_dir()):
+                    found.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                if name not in _SKIP_PARTS:
+                    pending.append(entry.path)
+            elif name.endswith(_SUFFIXES) and not hidden:
+                found.append(Path(entry.path))
+    return sorted(found)
+
+
 def _add(found: dict[str, Path], key: str, path: Path) -> None:
     if key in found and found[key] != path:
         key = str(path.with_suffix(""))
-    found[key] = path
+    found[text_of_name(key)] = path
+
+
+def text_of_name(name: str) -> str:
+    """A file name as text any output can encode: undecodable bytes (os.fsdecode keeps them as lone
+    surrogates, which no CSV, JSON file or page could write) become U+FFFD."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -62,7 +62,7 @@ def _grade_seed_in_process(args: tuple[str, int, list[tuple[str, str]]]) -> dict
 _GRADERS: dict = {}  # one InProcessGrader per worker process
 
 
-def _grade_seed_sandboxed(assignment, seed, files, limits, workers, progress, hide) -> dict:
+def _grade_seed_sandboxed(assignment, seed, files, limits, workers, progress, hide, executor, scheduler) -> dict:
     from autograder.batch import grade_batch
 
     results = grade_batch(
@@ -73,6 +73,8 @@ def _grade_seed_sandboxed(assignment, seed, files, limits, workers, progress, hi
         workers=workers,
         progress=progress,
         hide=hide,
+        executor=executor,
+        scheduler=scheduler,
     )
     return {name: (r.score, {t.name.rpartition("::")[2]: t.output for t in r.failing()}) for name, r in results.items()}
 
@@ -101,6 +103,8 @@ def sweep(
     limits=None,
     progress: bool = False,
     calibration_dir: str | Path | None = None,
+    executor: str = "pool",
+    scheduler: str | None = None,
 ) -> list[SweepRow]:
     """Grade the reference solution and every correct and wrong calibration file on every seed.
 
@@ -136,7 +140,15 @@ def sweep(
 
         for seed in seeds:
             outcome = _grade_seed_sandboxed(
-                assignment, seed, files, limits or Limits(wall_seconds=30), workers, progress, (folder,)
+                assignment,
+                seed,
+                files,
+                limits or Limits(wall_seconds=30),
+                workers,
+                progress,
+                (folder,),
+                executor,
+                scheduler,
             )
             for name, result in outcome.items():
                 graded[name][seed] = result
@@ -191,6 +203,8 @@ def command(args, limits) -> int:
         return 2
     seeds = seeds_from(args.seeds)
     kwargs = dict(in_process=args.in_process, workers=args.workers, limits=limits, progress=not args.json)
+    if not args.in_process:
+        kwargs.update(executor=args.executor, scheduler=args.scheduler)
     summary, rows = run_sweep(assignment=args.assignment, seeds=seeds, calibration_dir=args.calibration_dir, **kwargs)
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")

@@ -1,15 +1,14 @@
-"""Benchmark (prints figures, asserts nothing): our sandboxed grader vs nbgrader's autograde, and BPE training.
+"""Benchmark (prints figures, asserts nothing): the kit's grader against nbgrader, one file, and a course.
 
-    .venv/bin/python scripts/bench_grading.py                 # everything, median of 3
-    .venv/bin/python scripts/bench_grading.py --repeats 1 --batch 0 --skip-nbgrader
+    .venv/bin/python scripts/bench_grading.py compare --n 8 --repeats 3 --seed 7   # pool (2 workers) vs nbgrader
+    .venv/bin/python scripts/bench_grading.py scale --n 1000 --workers 2 --seed 7  # a course: throughput, RSS
+    .venv/bin/python scripts/bench_grading.py single --repeats 5 --seed 7          # one `grade FILE`, by stage
+    .venv/bin/python scripts/bench_grading.py tokenizer                            # BPE training vs its 10 s target
 
-Measures, each as wall seconds (median of --repeats runs, whole command including interpreter start-up):
-  a) ``python -m autograder grade --assignment weight_tying <submission> --json`` on solutions/weight_tying.py
-     and on the source notebook (it holds the solutions, so it stands in for a filled-in notebook);
-  b) ``nbgrader autograde weight_tying`` of that notebook in a temporary copy of assignments/;
-  c) tokenizer training on the shipped corpus at several vocabulary sizes, against a 10 s target;
-  d) a batch of --batch copies of the solution graded with --workers (per-submission throughput).
-The machine is shared, so figures move from run to run: compare ratios taken in one run, not across runs.
+Fairness: each side runs once to warm up (discarded), then the sides alternate, run after run, so load drift
+on a shared machine lands on both; every figure is wall time and CPU time (all processes of the command, the
+sandboxes included: a cpuacct cgroup when root, else the children's rusage, which misses the pool's
+sandboxed runs), and the judge's plan is fixed with --seed.
 """
 
 from __future__ import annotations
@@ -17,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -26,180 +26,309 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-VENV_BIN = ROOT / ".venv" / "bin"
+VENV_BIN = Path(sys.executable).parent
 SOLUTION = ROOT / "solutions" / "weight_tying.py"
 NOTEBOOK = ROOT / "assignments" / "source" / "weight_tying" / "weight_tying.ipynb"
-TOKENIZER_TARGET_S = 10.0
+CALIBRATION = ROOT / "autograder" / "graders" / "weight_tying" / "judge" / "calibration"
 
 
 def _env() -> dict[str, str]:
     # nbgrader runs `alembic` and the `python3` kernel from PATH: the venv's bin must come first.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
-    env["PATH"] = f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}"
-    env["MPLBACKEND"] = "Agg"
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
+    env.setdefault("OMP_NUM_THREADS", "1")
     return env
 
 
-def _timed(cmd: list[str], *, cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
-    start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=1800)
-    elapsed = time.perf_counter() - start
+class CpuClock:
+    """CPU seconds used by everything this process starts: a cpuacct cgroup of our own when root."""
+
+    def __init__(self) -> None:
+        self.group = None
+        base = Path("/sys/fs/cgroup/cpuacct")
+        if os.geteuid() == 0 and (base / "cpuacct.usage").exists():
+            try:
+                group = base / f"autograder-bench-{os.getpid()}"
+                group.mkdir(exist_ok=True)
+                (group / "cgroup.procs").write_text(str(os.getpid()))
+                self.group = group
+            except OSError:
+                self.group = None
+        self.how = "cpuacct cgroup" if self.group else "children's rusage (misses the pool's sandboxed runs)"
+
+    def read(self) -> float:
+        if self.group is not None:
+            return int((self.group / "cpuacct.usage").read_text()) / 1e9
+        usage = os.times()
+        return usage.children_user + usage.children_system
+
+    def close(self) -> None:
+        if self.group is not None:
+            (self.group.parent / "cgroup.procs").write_text(str(os.getpid()))
+            for _ in range(50):
+                try:
+                    self.group.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+
+
+def timed(cmd: list[str], cwd: Path, clock: CpuClock) -> tuple[float, float, str]:
+    """(wall s, CPU s, stdout) of one command; raises with its output if it fails."""
+    cpu0, start = clock.read(), time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=3600)
+    wall, cpu = time.perf_counter() - start, clock.read() - cpu0
     if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}")
-    return elapsed, proc
-
-
-def _median(samples: list[float], digits: int = 2) -> str:
-    runs = f" (of {', '.join(f'{s:.{digits - 1}f}' for s in samples)})" if len(samples) > 1 else ""
-    return f"{statistics.median(samples):.{digits}f} s{runs}"
-
-
-def bench_our_grader(path: Path, repeats: int) -> tuple[list[float], str]:
-    """Wall seconds of each `autograder grade --json` run, and the score of the last one."""
-    cmd = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", str(path), "--json"]
-    times, score = [], "?"
-    for _ in range(repeats):
-        elapsed, proc = _timed(cmd, cwd=ROOT)
-        result = json.loads(proc.stdout.strip().splitlines()[-1])
-        times.append(elapsed)
-        run = result["extra_data"]["run"]
-        score = (
-            f"{result['score']:g}/{result['max_score']:g} ({run['status']}; last run: sandboxed student "
-            f"process {run['wall_seconds']:.1f} s of it)"
+        raise RuntimeError(
+            f"{' '.join(map(str, cmd))} exited {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-2000:]}"
         )
-    return times, score
+    return wall, cpu, proc.stdout
 
 
-def bench_nbgrader(repeats: int, work: Path) -> tuple[float, list[float], str]:
-    """(generate_assignment seconds, autograde seconds per run, score) in a temporary course copy."""
-    course = work / "assignments"
-    shutil.copytree(
-        ROOT / "assignments",
-        course,
-        ignore=shutil.ignore_patterns(
-            "release",
-            "submitted",
-            "autograded",
-            "feedback",
-            "gradebook.db",
-            ".nbgrader.log",
-            "__pycache__",
-            ".pytest_cache",
-        ),
-    )
-    generate, _ = _timed(["nbgrader", "generate_assignment", "weight_tying", "--force"], cwd=course)
-    folder = course / "submitted" / "bench" / "weight_tying"
-    folder.mkdir(parents=True)
-    shutil.copy(NOTEBOOK, folder / "weight_tying.ipynb")
-    times = [_timed(["nbgrader", "autograde", "weight_tying", "--force"], cwd=course)[0] for _ in range(repeats)]
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
-        nb = gb.find_submission_notebook("weight_tying", "weight_tying", "bench")
-        score = f"{nb.score:g}/{nb.max_score:g}"
-    return generate, times, score
+def _fmt(samples: list[float], unit: str = "s") -> str:
+    return f"{statistics.median(samples):.3f} {unit} (runs: {', '.join(f'{s:.2f}' for s in samples)})"
 
 
-def bench_tokenizer(sizes: list[int], repeats: int) -> dict[int, tuple[list[float], int]]:
-    from dnnlpy.tokenizers import Tokenizer, load_corpus
-
-    lines = load_corpus().splitlines()
-    out: dict[int, tuple[list[float], int]] = {}
-    for size in sizes:
-        times = []
-        for _ in range(repeats):
-            start = time.perf_counter()
-            tok = Tokenizer.train_from_iterator(lines, vocab_size=size)
-            times.append(time.perf_counter() - start)
-        out[size] = (times, tok.vocab_size)  # a small corpus may run out of merges before `size`
-    return out
-
-
-def bench_batch(n: int, workers: int, work: Path) -> tuple[float, str]:
-    """Wall seconds to grade n copies of the solution with `workers` parallel sandboxes; a score summary."""
-    folder = work / "batch"
-    folder.mkdir()
-    for i in range(n):
-        shutil.copy(SOLUTION, folder / f"student{i:02d}.py")
-    out = work / "graded"
-    cmd = [
+def _grade_cmd(target: Path, out: Path, seed: int, workers: int, executor: str = "pool") -> list[str]:
+    return [
         sys.executable,
         "-m",
         "autograder",
         "grade",
         "--assignment",
         "weight_tying",
-        str(folder),
-        "--out",
-        str(out),
+        str(target),
+        "--json",
+        "--seed",
+        str(seed),
         "--workers",
         str(workers),
-        "--json",
+        "--executor",
+        executor,
+        "--out",
+        str(out),
     ]
-    elapsed, proc = _timed(cmd, cwd=work)
-    students = json.loads(proc.stdout.strip().splitlines()[-1])["students"]
-    full = sum(s["score"] == s["max_score"] > 0 for s in students.values())
-    from autograder.outputs.report import write_report
+
+
+def _course_copy(work: Path, notebooks: list[Path]) -> Path:
+    """A copy of the nbgrader course, its release generated, with `notebooks` as submitted/<student>/."""
+    course = work / "assignments"
+    ignore = shutil.ignore_patterns("release", "submitted", "autograded", "feedback", "gradebook.db", ".nbgrader.log")
+    shutil.copytree(ROOT / "assignments", course, ignore=ignore)
+    subprocess.run(
+        ["nbgrader", "generate_assignment", "weight_tying", "--force"],
+        cwd=course,
+        env=_env(),
+        check=True,
+        capture_output=True,
+    )
+    for i, notebook in enumerate(notebooks):
+        folder = course / "submitted" / f"student{i:04d}" / "weight_tying"
+        folder.mkdir(parents=True)
+        shutil.copy(notebook, folder / "weight_tying.ipynb")
+    return course
+
+
+def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
+    """The same N notebooks: the kit's pool (--workers) against `nbgrader autograde`, interleaved."""
+    work = Path(tempfile.mkdtemp(prefix="bench_compare_"))
+    try:
+        course = _course_copy(work, [NOTEBOOK] * args.n)
+        submitted = course / "submitted"
+        ours_cmd = _grade_cmd(submitted, work / "graded", args.seed, args.workers)
+        theirs_cmd = ["nbgrader", "autograde", "weight_tying", "--force"]
+        samples: dict[str, list[tuple[float, float]]] = {"ours": [], "nbgrader": []}
+        for rep in range(args.repeats + 1):  # run 0 warms both up and is discarded
+            for side, cmd in (("ours", ours_cmd), ("nbgrader", theirs_cmd)):
+                wall, cpu, out = timed(cmd, course, clock)
+                if side == "ours":
+                    students = json.loads(out.strip().splitlines()[-1])["students"]
+                    full = sum(s["score"] == s["max_score"] > 0 for s in students.values())
+                    assert full == args.n, f"only {full}/{args.n} notebooks got full marks"
+                if rep:
+                    samples[side].append((wall / args.n, cpu / args.n))
+                print(
+                    f"  run {rep}{' (warm-up)' if not rep else ''} {side}: {wall:.2f} s wall, {cpu:.2f} s CPU",
+                    file=sys.stderr,
+                    flush=True,
+                )
+        rows = []
+        for side in ("ours", "nbgrader"):
+            rows.append((f"{side}: wall per notebook", _fmt([w for w, _ in samples[side]])))
+            rows.append((f"{side}: CPU per notebook", _fmt([c for _, c in samples[side]])))
+        for what, index in (("wall", 0), ("CPU", 1)):
+            ratio = statistics.median(t[index] for t in samples["nbgrader"]) / statistics.median(
+                t[index] for t in samples["ours"]
+            )
+            rows.append((f"nbgrader / ours ({what}, per notebook, start-up included)", f"{ratio:.1f}x"))
+        return rows
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _corpus_notebooks(work: Path) -> list[tuple[Path, bool]]:
+    """One notebook per correct and wrong calibration .py file: (path, should get full marks)."""
+    out = []
+    for kind in ("correct", "wrong"):
+        for path in sorted((CALIBRATION / kind).glob("*.py")):
+            parts = re.split(r"(?m)^# %%.*$", path.read_text(encoding="utf-8"))  # jupytext cells, if any
+            cells = [
+                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": part}
+                for part in parts
+                if part.strip()
+            ]
+            nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
+            target = work / f"{path.stem}.ipynb"
+            target.write_text(json.dumps(nb), encoding="utf-8")
+            out.append((target, kind == "correct"))
+    return out
+
+
+def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
+    """N generated submissions (correct and wrong notebooks) through the local pool: throughput, peak RSS."""
+    from autograder.pool.local import LocalPool
+    from autograder.sandbox import Limits
+
+    work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
+    try:
+        corpus = _corpus_notebooks(work)
+        folder = work / "class"
+        folder.mkdir()
+        submissions, expected = {}, {}
+        for i in range(args.n):
+            source, correct = corpus[i % len(corpus)]
+            path = folder / f"s{i:05d}_{source.name}"
+            shutil.copy(source, path)
+            submissions[path.stem], expected[path.stem] = path, correct
+        start = time.perf_counter()
+        with LocalPool(assignment="weight_tying", limits=Limits(wall_seconds=60), workers=args.workers) as pool:
+            for worker in pool.workers:
+                worker.zygote.wait_ready()
+            ready, cpu_ready = time.perf_counter(), clock.read()
+            results = pool.grade(submissions, seed=args.seed, hide=(folder,))
+            done, cpu_done = time.perf_counter(), clock.read()
+            stats = pool.stats()
+        right = sum((r.score == r.max_score > 0) == expected[s] for s, r in results.items())
+        rows = [
+            (
+                "submissions",
+                f"{args.n} ({sum(expected.values())} correct, {args.n - sum(expected.values())} wrong); "
+                f"{right} graded as expected",
+            ),
+            ("pool start (2 zygotes + 2 judges warm)", f"{ready - start:.2f} s wall"),
+            ("grading, after start", f"{done - ready:.1f} s wall, {cpu_done - cpu_ready:.1f} s CPU"),
+            (
+                "throughput",
+                f"{args.n / (done - ready):.2f} submissions/s ({(done - ready) / args.n * 1000:.0f} ms each)",
+            ),
+            ("total, start included", f"{done - start:.1f} s for {args.n}"),
+        ]
+        for i, s in enumerate(stats):
+            zygote, judge = s["zygote_peak_rss"] / 2**20, s["judge_peak_rss"] / 2**20
+            note = f"({s['runs']} runs, {s['judges_started']} judge process(es))"
+            total = f"zygote {zygote:.0f} MiB + judge {judge:.0f} MiB = {zygote + judge:.0f} MiB {note}"
+            rows.append((f"worker {i} peak RSS", total))
+        import resource
+
+        rows.append(
+            (
+                "coordinator (this process) peak RSS",
+                f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB",
+            )
+        )
+        return rows
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def single(args, clock: CpuClock) -> list[tuple[str, str]]:
+    """One `python -m autograder grade FILE`: pool and fresh executors, interleaved; then a stage breakdown."""
+    work = Path(tempfile.mkdtemp(prefix="bench_single_"))
+    try:
+        samples: dict[str, list[tuple[float, float]]] = {"pool": [], "fresh": []}
+        for rep in range(args.repeats + 1):
+            for executor in samples:
+                cmd = _grade_cmd(SOLUTION, work / "out", args.seed, 1, executor)[:-2]  # no --out for one file
+                wall, cpu, _ = timed(cmd, ROOT, clock)
+                if rep:
+                    samples[executor].append((wall, cpu))
+        rows = []
+        for executor, runs in samples.items():
+            rows.append((f"grade FILE --executor {executor}: wall", _fmt([w for w, _ in runs])))
+            rows.append((f"grade FILE --executor {executor}: CPU", _fmt([c for _, c in runs])))
+        rows += _stages(args.seed)
+        return rows
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _stages(seed: int) -> list[tuple[str, str]]:
+    """Where a single grade's time goes, measured in-process on the pool's path."""
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import autograder.cli, autograder.batch"], cwd=ROOT, env=_env(), check=True)
+    wall = time.perf_counter() - start
+    from autograder.pool.worker import Worker
 
     start = time.perf_counter()
-    write_report(out)
-    return elapsed, f"{full}/{len(students)} full marks; report.html written in {time.perf_counter() - start:.2f} s"
+    worker = Worker("weight_tying")
+    try:
+        worker.start()
+        worker.zygote.wait_ready()
+        zygote = time.perf_counter() - start
+        worker.grade_path(SOLUTION, seed=seed)
+        t = worker.timings
+        return [
+            ("stage: interpreter + CLI import", f"{wall:.3f} s"),
+            ("stage: zygote warm (torch, dnnlpy, runner; judge starts alongside)", f"{zygote:.3f} s"),
+            ("stage: judge job (plan; waits for the judge's own start)", f"{t.get('job', 0):.3f} s"),
+            ("stage: sandboxed run (fork, namespaces, root, runner)", f"{t['run']:.3f} s"),
+            ("stage: judging (decode, run facts, suite)", f"{t['judge']:.3f} s"),
+        ]
+    finally:
+        worker.close()
+
+
+def tokenizer(args, clock: CpuClock) -> list[tuple[str, str]]:
+    from dnnlpy.tokenizers import Tokenizer, load_corpus
+
+    lines = load_corpus().splitlines()
+    rows = []
+    for size in args.vocab:
+        times = []
+        for _ in range(args.repeats):
+            start = time.perf_counter()
+            tok = Tokenizer.train_from_iterator(lines, vocab_size=size)
+            times.append(time.perf_counter() - start)
+        verdict = "within" if statistics.median(times) <= 10 else "OVER"
+        rows.append((f"tokenizer, vocab {size}", f"{_fmt(times)}; {verdict} the 10 s target; {tok.vocab_size} tokens"))
+    return rows
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement (median reported)")
-    parser.add_argument("--batch", type=int, default=8, help="submissions in the batch run (0: skip)")
-    parser.add_argument("--workers", type=int, default=2, help="parallel sandboxes in the batch run")
-    parser.add_argument("--vocab", type=int, nargs="+", default=[300, 1000, 4000], help="tokenizer sizes")
-    parser.add_argument("--skip-nbgrader", action="store_true", help="skip the nbgrader comparison")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (graded/report.html)")
+    sub = parser.add_subparsers(dest="mode", required=True)
+    for name, default_n in (("compare", 8), ("scale", 1000), ("single", 0), ("tokenizer", 0)):
+        p = sub.add_parser(name)
+        p.add_argument("--seed", type=int, default=7, help="the judge's plan (fixed for every run)")
+        p.add_argument("--repeats", type=int, default=3, help="measured runs per side (after one warm-up)")
+        p.add_argument("--workers", type=int, default=2, help="the pool's workers")
+        p.add_argument("--n", type=int, default=default_n, help="submissions")
+        p.add_argument("--vocab", type=int, nargs="+", default=[300, 1000, 4000], help="tokenizer sizes")
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.batch < 0 or args.workers < 1:
-        parser.error("--repeats and --workers must be >= 1, --batch >= 0")
-    rows: list[tuple[str, str, str]] = []  # (what, seconds, note)
-
-    def show(what: str, seconds: str, note: str = "") -> None:
-        rows.append((what, seconds, note))
-        print(f"  {what}: {seconds} {note}", file=sys.stderr, flush=True)
-
-    work = Path(tempfile.mkdtemp(prefix="bench_grading_"))
+    if args.repeats < 1 or args.workers < 1 or (args.mode in ("compare", "scale") and args.n < 1):
+        parser.error("--repeats, --workers and --n must be >= 1")
+    clock = CpuClock()
     try:
-        ours_py, score_py = bench_our_grader(SOLUTION, args.repeats)
-        show("ours: grade solutions/weight_tying.py", _median(ours_py), score_py)
-        ours_nb, score_nb = bench_our_grader(NOTEBOOK, args.repeats)
-        show("ours: grade solution notebook", _median(ours_nb), score_nb)
-        if not args.skip_nbgrader:
-            generate, theirs, score = bench_nbgrader(args.repeats, work)
-            show("nbgrader generate_assignment (once)", f"{generate:.2f} s")
-            show("nbgrader autograde solution notebook", _median(theirs), score)
-            ratio = statistics.median(ours_nb) / statistics.median(theirs)
-            show("ratio ours(notebook) / nbgrader", f"{ratio:.2f}x", "(> 1: ours is slower)")
-        for size, (times, reached) in bench_tokenizer(args.vocab, args.repeats).items():
-            verdict = "within" if statistics.median(times) <= TOKENIZER_TARGET_S else "OVER"
-            show(
-                f"tokenizer training, vocab {size}",
-                _median(times, 3),
-                f"{verdict} the {TOKENIZER_TARGET_S:g} s target; {reached} tokens learnt",
-            )
-        if args.batch:
-            elapsed, note = bench_batch(args.batch, args.workers, work)
-            show(f"batch of {args.batch}, --workers {args.workers} (total)", f"{elapsed:.2f} s", note)
-            show(
-                "batch: per submission",
-                f"{elapsed / args.batch:.2f} s",
-                f"vs {statistics.median(ours_py):.2f} s for one alone",
-            )
+        rows = {"compare": compare, "scale": scale, "single": single, "tokenizer": tokenizer}[args.mode](args, clock)
     finally:
-        if args.keep:
-            print(f"kept {work}", file=sys.stderr)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
-    width, vwidth = max(len(r[0]) for r in rows), max(14, *(len(r[1]) for r in rows))
-    print(f"\n{'measurement':<{width}}  {'value (median)':<{vwidth}}  note")
-    for what, seconds, note in rows:
-        print(f"{what:<{width}}  {seconds:<{vwidth}}  {note}")
+        clock.close()
+    print(
+        f"\n{args.mode} (seed {args.seed}; CPU from the {clock.how}; {os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f} at the end)"
+    )
+    width = max(len(r[0]) for r in rows)
+    for what, value in rows:
+        print(f"  {what:<{width}}  {value}")
     return 0
 
 

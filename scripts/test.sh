@@ -8,6 +8,8 @@ cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 # Two shared cores: one intra-op thread per process beats oversubscription by a wide margin here.
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
+# hypothesis caches what it learns; keep that out of the kit (the calibration tests hash every kit file).
+export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-${TMPDIR:-/tmp}/weight-tying-kit-hypothesis}"
 # One pytest worker per core (pytest-xdist). A file's tests stay on one worker (--dist loadfile): several
 # files share an expensive module fixture (an nbgrader release, the sandboxed calibration run).
 exec python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile "$@"

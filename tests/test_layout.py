@@ -36,12 +36,16 @@ def _ruff() -> str:
 
 
 def test_ruff_check_is_clean():
-    proc = subprocess.run([_ruff(), "check", "--quiet", "."], cwd=KIT_ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [_ruff(), "check", "--quiet", "--no-cache", "."], cwd=KIT_ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
 def test_ruff_format_is_clean():
-    proc = subprocess.run([_ruff(), "format", "--check", "."], cwd=KIT_ROOT, capture_output=True, text=True)
+    proc = subprocess.run(
+        [_ruff(), "format", "--check", "--no-cache", "."], cwd=KIT_ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 

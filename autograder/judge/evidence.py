@@ -3,7 +3,8 @@
 Every helper raises `EvidenceError` (an AssertionError, so pytest reports it as a plain failed test) when
 the evidence a test needs is missing, reports the student's exception, or has the wrong type, shape or
 dtype. Only exact `torch.Tensor` objects are accepted: evidence arrives through
-`torch.load(weights_only=True)`, so anything else means the runner was tampered with.
+`autograder.protocol.decode` (plain, bounded, contiguous CPU values), so anything else means the runner was
+tampered with.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 
 import torch
 
+from autograder.protocol.run_records import error_text
 from autograder.protocol.schema import Record
 
 __all__ = ["EvidenceError", "need", "entry", "plain_tensor", "tensor_dict", "shape_dict", "describe_run"]
@@ -45,8 +47,17 @@ def need(
     name = record if isinstance(record, str) else record.NAME
     what = what or f"experiment {name!r}"
     if name not in evidence:
-        raise EvidenceError(f"no evidence for {what}: {describe_run(run)}")
+        raise EvidenceError(f"no evidence for {what}: {_refusal(name, run) or describe_run(run)}")
     return entry(evidence[name], what)
+
+
+def _refusal(name: str, run: Mapping[str, Any] | None) -> str:
+    """The decoder's note when it refused this record (tampered, out of bounds, sent twice), or ""."""
+    notes = run.get("notes") if isinstance(run, Mapping) else None
+    for note in notes if isinstance(notes, list) else []:
+        if isinstance(note, str) and f"{name[:60]!r}" in note and ("refused" in note or "more than once" in note):
+            return "the grader refused what the run sent for it (" + note[:300] + ")"
+    return ""
 
 
 def entry(record: Any, what: str) -> dict:
@@ -54,7 +65,7 @@ def entry(record: Any, what: str) -> dict:
     if not isinstance(record, dict):
         raise EvidenceError(f"malformed evidence for {what} (got {type(record).__name__}, expected a dict)")
     if "error" in record:
-        raise EvidenceError(f"{what} failed: your code raised {str(record['error'])[:1200]}")
+        raise EvidenceError(f"{what} failed: your code raised {error_text(record['error'], 1200)}")
     return record
 
 
@@ -93,9 +104,11 @@ def tensor_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[
         raise EvidenceError(f"no state_dict recorded for {label}")
     for name, t in value.items():
         if not isinstance(name, str) or type(t) is not torch.Tensor:
-            raise EvidenceError(f"malformed state_dict for {label}: entry {name!r} is not a named plain tensor")
+            raise EvidenceError(
+                f"malformed state_dict for {label}: entry {str(name)[:80]!r} is not a named plain tensor"
+            )
         if not t.is_floating_point() or not bool(torch.isfinite(t).all()):
-            raise EvidenceError(f"state_dict entry {name!r} of {label} is not a finite floating-point tensor")
+            raise EvidenceError(f"state_dict entry {name[:80]!r} of {label} is not a finite floating-point tensor")
     return value
 
 

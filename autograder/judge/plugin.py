@@ -22,7 +22,7 @@ import pytest
 
 from autograder.result import TestOutcome
 
-__all__ = ["JudgePlugin", "run_suite"]
+__all__ = ["JudgePlugin", "run_suite", "message_for"]
 
 
 @dataclass
@@ -32,9 +32,11 @@ class _Outcome:
 
 
 def _message(excinfo: pytest.ExceptionInfo | None) -> str:
-    if excinfo is None:
-        return ""
-    exc = excinfo.value
+    return "" if excinfo is None else message_for(excinfo.value)
+
+
+def message_for(exc: BaseException) -> str:
+    """What the student reads for a failed test: the message only (shared with ``judge.direct``)."""
     if isinstance(exc, pytest.fail.Exception):
         return str(exc.msg or "").strip() or "failed"
     if isinstance(exc, AssertionError):

@@ -1,9 +1,13 @@
 """Trusted: what the grader writes for people and other tools, all from ``autograder.result.Result``.
 
-- ``table``: the readable per-test table in a terminal;
-- ``grades``: a batch's ``grades.csv`` and ``results/<student>.json`` (Gradescope's format);
-- ``html``: shared page pieces; ``report``: the class report; ``feedback``: one page per student;
-- ``gradebook``: scores into nbgrader's ``gradebook.db``.
+- ``roster``: who is in a batch (readable names, unique file-safe ids); ``cachekey``: the grading key;
+- ``folder``: the output folder (manifest, lock, results); ``atomic``: write-then-rename;
+- ``grades``: ``grades.csv``; ``classview``: the class as rows, sorted into graded, blank, unreadable, ...;
+- ``report`` and ``report_parts``: the class report; ``feedback``: one page per student; ``html`` and
+  ``wording``: their shared style, escaping and sentences;
+- ``table``, ``terminal``, ``console``: what the command line prints;
+- ``gradebook`` and ``gradebook_cells``: scores into nbgrader's ``gradebook.db``; ``nbfeedback``: an nbgrader
+  preprocessor that keeps hidden tests out of ``generate_feedback``.
 
 Student text (names, messages) reaches every one of these: it is escaped, never read as markup.
 """

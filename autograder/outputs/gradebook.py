@@ -1,18 +1,17 @@
-"""Trusted: write batch results into an nbgrader gradebook, so ``nbgrader export`` and the formgrader show them.
+"""Trusted: the kit's scores into nbgrader's gradebook: one row per student per assignment in ``nbgrader export``.
 
-Mapping (one notebook, one grade cell per area, created when absent)::
+The scores land in the assignment students handed in, in cells nbgrader already knows from the source
+notebook, so ``nbgrader export`` shows one row per student (max = the kit's points) and ``nbgrader
+generate_assignment --force`` keeps working after grading (it refuses to add or remove cells or notebooks
+once submissions exist). Those cells are **task cells**, one per area of the hidden suite::
 
-    assignment  <assignment>            (created if missing, in the course named by nbgrader_config.py)
-    notebook    autograder              (the hidden suite's scores; not a file students hand in)
-    grade cell  one per area, e.g. "parameter_identity", max_score = that area's points
-    grade       auto_score = the student's points in that area, needs_manual_grade = False
+    markdown cell, metadata.nbgrader = {"grade_id": "autograder_parameter_identity", "points": 24,
+        "task": true, "grade": false, "solution": false, "locked": true, "schema_version": 3}
 
-Areas, not single tests, become grade cells because they stay put when a test is renamed or split. A
-notebook of our own never overwrites nbgrader's test cells. But if the assignment also holds those cells
-(made by ``generate_assignment``), nbgrader adds both notebooks up, ``nbgrader autograde`` zeroes our cells
-(it finds no autograder.ipynb) and ``generate_assignment --force`` refuses to change the assignment once
-submissions exist: write into an assignment of its own (e.g. ``weight_tying_hidden``) in that case; the
-summary's warnings say so.
+nbgrader never awards a task cell (``nbgrader autograde`` leaves its grade alone), the kit writes the area's
+points as its auto score, and a TA's manual score in the formgrader overrides it, as for any cell. Points
+must equal the grader's (one point system): a mismatch is an error naming both. An assignment nbgrader does
+not know (no source folder) gets a notebook of its own, ``autograder``, holding the same cells.
 """
 
 from __future__ import annotations
@@ -21,6 +20,7 @@ import contextlib
 import os
 import re
 import shutil
+import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
@@ -28,31 +28,103 @@ from pathlib import Path
 
 from autograder.result import GRADER_ERROR, Result
 
-__all__ = ["GradebookSummary", "write_gradebook", "NOTEBOOK", "cell_names"]
+__all__ = [
+    "GradebookEntry",
+    "GradebookSummary",
+    "GradebookMismatch",
+    "KitCell",
+    "kit_cells",
+    "write_gradebook",
+    "CELL_PREFIX",
+    "NOTEBOOK",
+]
 
-NOTEBOOK = "autograder"
+CELL_PREFIX = "autograder_"
+NOTEBOOK = "autograder"  # the notebook made for an assignment that has no nbgrader source
+
+
+class GradebookMismatch(ValueError):
+    """The gradebook's assignment cannot take the kit's scores as it is; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class KitCell:
+    area: str
+    grade_id: str
+    points: float
+
+    def metadata(self) -> dict:
+        """The nbgrader metadata of the source notebook's markdown cell for this area."""
+        return {
+            "grade": False,
+            "grade_id": self.grade_id,
+            "locked": True,
+            "points": self.points,
+            "schema_version": 3,
+            "solution": False,
+            "task": True,
+        }
+
+
+def kit_cells(areas: dict[str, float]) -> list[KitCell]:
+    """One cell per area (area -> its points), ids unique: 'parameter identity' -> 'autograder_parameter_identity'."""
+    cells: list[KitCell] = []
+    for area, points in areas.items():
+        base = CELL_PREFIX + (re.sub(r"[^A-Za-z0-9]+", "_", area).strip("_").lower()[:80] or "area")
+        name, n = base, 2
+        while name in {c.grade_id for c in cells}:
+            name, n = f"{base}_{n}", n + 1
+        cells.append(KitCell(area=area, grade_id=name, points=float(points)))
+    return cells
+
+
+@dataclass(frozen=True)
+class GradebookEntry:
+    student: str | None  # the nbgrader student id (None: not writable, e.g. undecodable folder name)
+    result: Result
+    label: str  # the student's printable name, for messages
+    timestamp_file: Path | None = None  # <root>/<student>/<assignment>/timestamp.txt
 
 
 @dataclass
 class GradebookSummary:
     db: Path
     assignment: str
-    written: list[str] = field(default_factory=list)  # student ids whose grades were written
-    skipped: dict[str, str] = field(default_factory=dict)  # student id -> why not written
+    notebook: str = ""
+    cells: list[KitCell] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # student ids whose scores were written
+    skipped: dict[str, str] = field(default_factory=dict)  # student label -> why not written
     warnings: list[str] = field(default_factory=list)
 
 
-def cell_names(areas: list[str]) -> dict[str, str]:
-    """area -> a unique grade-cell name made of letters, digits, '_' and '-' ('parameter identity' ->
-    'parameter_identity')."""
-    out: dict[str, str] = {}
-    for area in areas:
-        base = re.sub(r"[^A-Za-z0-9_-]+", "_", area).strip("_").lower()[:100] or "area"
-        name, n = base, 2
-        while name in out.values():
-            name, n = f"{base}_{n}", n + 1
-        out[area] = name
-    return out
+def _timestamp(path: Path | None) -> str | None:
+    """nbgrader's timestamp.txt: a small regular file (a link or a device is not nbgrader's)."""
+    if path is None:
+        return None
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > 1024:
+            return None
+        return Path(path).read_text(encoding="utf-8").strip() or None
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _choose(entries: list[GradebookEntry], summary: GradebookSummary) -> dict[str, GradebookEntry]:
+    chosen: dict[str, GradebookEntry] = {}
+    for entry in entries:
+        if entry.student is None:
+            summary.skipped[entry.label] = "its folder name is not valid text for an nbgrader student id"
+            continue
+        if entry.result.status == GRADER_ERROR or not entry.result.tests:
+            summary.skipped[entry.label] = "not graded (grader error): regrade it with --student"
+            continue
+        if entry.student in chosen:
+            summary.warnings.append(f"{entry.student}: several submissions; the gradebook keeps the best score")
+            if entry.result.score <= chosen[entry.student].result.score:
+                continue
+        chosen[entry.student] = entry
+    return chosen
 
 
 def _course_id(db: Path) -> str | None:
@@ -64,7 +136,7 @@ def _course_id(db: Path) -> str | None:
 
     try:
         loaded = PyFileConfigLoader(config.name, path=str(db.parent)).load_config()
-    except Exception:  # noqa: BLE001 - an unreadable config only costs us the course name
+    except Exception:  # an unreadable config only costs us the course name
         return None
     value = loaded.get("CourseDirectory", {}).get("course_id")
     return value if isinstance(value, str) and value else None
@@ -72,8 +144,7 @@ def _course_id(db: Path) -> str | None:
 
 @contextlib.contextmanager
 def _alembic_on_path():
-    """nbgrader runs the `alembic` executable when it creates a gradebook: find the one installed next to
-    this Python even when the venv is not activated."""
+    """nbgrader runs the `alembic` executable when it creates a gradebook: find the one next to this Python."""
     bindir = str(Path(sys.executable).parent)
     old = os.environ.get("PATH", "")
     if shutil.which("alembic") is None and shutil.which("alembic", path=bindir):
@@ -84,140 +155,72 @@ def _alembic_on_path():
         os.environ["PATH"] = old
 
 
-def _student_id(key: str) -> str:
-    # batch keys are "<student>" or "<student>/<notebook>" (several notebooks handed in)
-    return key.split("/", 1)[0]
-
-
-def _timestamp(path: Path | None) -> str | None:
-    """nbgrader's submitted/<student>/<assignment>/timestamp.txt, when the submission has one."""
-    if path is None:
-        return None
-    stamp = Path(path).parent / "timestamp.txt"
-    try:
-        text = stamp.read_text(encoding="utf-8").strip() if stamp.is_file() else ""
-    except OSError:
-        return None
-    return text or None
-
-
 def write_gradebook(
-    results: dict[str, Result], db: str | Path, *, assignment: str, submissions: dict[str, Path] | None = None
+    entries: list[GradebookEntry], db: str | Path, *, assignment: str, source_dir: Path | None = None
 ) -> GradebookSummary:
-    """Write each graded student's per-area points into the nbgrader gradebook at `db` (created if absent).
+    """Write each student's per-area points into the gradebook at `db` (created if absent).
 
-    Grader errors are not written (that student was not graded; the summary says so). A student graded
-    twice (several notebooks) keeps the better result. Writing again overwrites the earlier auto scores.
+    `source_dir`: the course's source/ folder; an assignment that has one must be in the gradebook already
+    (``nbgrader generate_assignment``), so that the kit never invents a notebook nbgrader would later refuse.
+    Grader errors are not written. Writing again overwrites the kit's auto scores, never a TA's manual ones.
+    Raises GradebookMismatch (nothing written) when the assignment has no cells for the kit's areas.
     """
     db = Path(db)
     if db.suffix != ".db":
         raise ValueError(f"gradebook {str(db)!r} should be nbgrader's SQLite file, e.g. course/gradebook.db")
     if not db.parent.is_dir():
         raise FileNotFoundError(
-            f"folder {str(db.parent)!r} of the gradebook does not exist: create the course "
-            "directory first (or point --gradebook at an existing gradebook.db)"
+            f"folder {str(db.parent)!r} of the gradebook does not exist: create the course directory first "
+            "(or point --gradebook at an existing gradebook.db)"
         )
     if not assignment or "/" in assignment:
         raise ValueError(
             f"nbgrader assignment name {assignment!r} is not usable: give a plain name like 'weight_tying'"
         )
     summary = GradebookSummary(db=db, assignment=assignment)
-    chosen: dict[str, tuple[str, Result]] = {}
-    for key, result in results.items():
-        student = _student_id(key)
-        if result.status == GRADER_ERROR or not result.tests:
-            summary.skipped[student] = "the grader could not grade it: " + result.output[:200]
-            continue
-        if student in chosen:
-            summary.warnings.append(f"{student}: several submissions; the gradebook keeps the best score")
-            if result.score <= chosen[student][1].score:
-                continue
-        summary.skipped.pop(student, None)
-        chosen[student] = (key, result)
+    chosen = _choose(entries, summary)
     areas: dict[str, float] = {}
-    for _, result in chosen.values():
-        for area, (_, total) in result.areas.items():
+    for entry in chosen.values():
+        for area, (_, total) in entry.result.areas.items():
             areas[area] = max(areas.get(area, 0.0), float(total))
-    if chosen:
-        _write(db, assignment, chosen, areas, submissions or {}, summary)
-    return summary
-
-
-def _write(
-    db: Path,
-    assignment: str,
-    chosen: dict[str, tuple[str, Result]],
-    areas: dict[str, float],
-    submissions: dict[str, Path],
-    summary: GradebookSummary,
-) -> None:
-    from nbgrader.api import Gradebook, MissingEntry
+    if not chosen:
+        return summary
+    summary.cells = kit_cells(areas)
+    from nbgrader.api import Gradebook
     from sqlalchemy.exc import SAWarning
+
+    from autograder.outputs.gradebook_cells import find_or_make_cells, other_points, write_student
 
     course = {"course_id": _course_id(db)} if _course_id(db) else {}
     with warnings.catch_warnings(), _alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", **course) as gb:
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own add_submission trips these; harmless
         try:
-            gb.find_assignment(assignment)
-        except MissingEntry:
-            gb.add_assignment(assignment)
-        names = cell_names(list(areas))
-        try:
-            gb.find_notebook(NOTEBOOK, assignment)
-        except MissingEntry:
-            gb.add_notebook(NOTEBOOK, assignment)
-        for area, total in areas.items():
-            gb.update_or_create_grade_cell(names[area], NOTEBOOK, assignment, max_score=total, cell_type="code")
-        others = [
-            (nb.name, nb.max_score)
-            for nb in gb.find_assignment(assignment).notebooks
-            if nb.name != NOTEBOOK and nb.max_score
-        ]
-        if others:
-            summary.warnings.append(
-                f"assignment {assignment!r} also has nbgrader test cells ("
-                + ", ".join(f"notebook {n}: {m:g} points" for n, m in others)
-                + "): nbgrader adds them to ours, and `nbgrader autograde` would zero ours; use "
-                "--gradebook-assignment NAME (e.g. " + f"{assignment}_hidden) to keep the hidden suite's apart"
-            )
-        try:
-            for student, (key, result) in chosen.items():
-                _write_student(gb, assignment, student, result, names, _timestamp(submissions.get(key)))
+            summary.notebook = find_or_make_cells(gb, assignment, summary.cells, source_dir=source_dir, db=db)
+            extra = other_points(gb, assignment, summary.cells)
+            overridden = 0
+            for student, entry in chosen.items():
+                overridden += write_student(
+                    gb,
+                    assignment,
+                    summary.notebook,
+                    student,
+                    entry.result,
+                    summary.cells,
+                    _timestamp(entry.timestamp_file),
+                )
             gb.db.commit()
         except Exception:
             gb.db.rollback()
             raise
+    if extra:
+        kit = sum(c.points for c in summary.cells)
+        summary.warnings.append(
+            f"assignment {assignment!r} has other cells worth {extra:g} points besides the kit's {kit:g}: nbgrader "
+            f"adds them up (max {kit + extra:g}); make them a 0-point practice check for one point system"
+        )
+    if overridden:
+        summary.warnings.append(
+            f"{overridden} kit cell(s) carry a TA's manual score: kept (it overrides the kit's score in nbgrader)"
+        )
     summary.written = sorted(chosen)
-
-
-def _write_student(
-    gb, assignment: str, student: str, result: Result, names: dict[str, str], timestamp: str | None
-) -> None:
-    from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
-    from nbgrader.utils import parse_utc
-
-    gb.update_or_create_student(student)
-    try:
-        submission = gb.find_submission(assignment, student)
-    except MissingEntry:
-        submission = gb.add_submission(assignment, student)
-    if timestamp:
-        try:
-            submission.timestamp = parse_utc(timestamp)
-        except (ValueError, TypeError, OverflowError):
-            pass  # a malformed timestamp.txt is the student's upload tool's problem, not a grade
-    try:
-        sub_nb = gb.find_submission_notebook(NOTEBOOK, assignment, student)
-    except MissingEntry:  # the submission predates our notebook (e.g. made by nbgrader autograde)
-        sub_nb = SubmittedNotebook(notebook=gb.find_notebook(NOTEBOOK, assignment), assignment=submission)
-        gb.db.add(sub_nb)
-        gb.db.flush()
-    areas = result.areas
-    for area, name in names.items():
-        try:
-            grade = gb.find_grade(name, NOTEBOOK, assignment, student)
-        except MissingEntry:  # a grade cell added after this submission was first written
-            grade = Grade(cell_id=gb.find_grade_cell(name, NOTEBOOK, assignment).id, notebook=sub_nb)
-            gb.db.add(grade)
-        grade.auto_score = float(areas.get(area, (0.0, 0.0))[0])
-        grade.needs_manual_grade = False
+    return summary

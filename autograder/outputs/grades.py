@@ -1,38 +1,53 @@
-"""Trusted: a batch's machine-readable outputs: ``grades.csv`` and ``results/<student>.json``."""
+"""Trusted: a batch's ``grades.csv``: one row per student of the manifest, safe to open in a spreadsheet.
+
+Columns: ``student, score, max_score, status, kind, <one per area>, id, submission``. A student without a
+score (grader error, no result yet) has empty score cells, never a 0 that could be uploaded as a grade.
+Text cells follow OWASP's rule against formula injection: a cell starting with ``= + - @``, a tab, a
+carriage return or a NUL (or their full-width forms) gets a leading ``'``, and every text cell is quoted.
+"""
 
 from __future__ import annotations
 
 import csv
-import json
-import re
+import io
 from pathlib import Path
 
-from autograder.result import Result
+from autograder.outputs.atomic import write_text
+from autograder.outputs.classview import Row
+from autograder.outputs.roster import display_name
 
-__all__ = ["safe_name", "write_outputs"]
+__all__ = ["neutralise", "grades_csv", "write_grades"]
+
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\0", "\uff1d", "\uff0b", "\uff0d", "\uff20")
 
 
-def safe_name(student: str) -> str:
-    """A file name for a student id: letters, digits, '.', '_' and '-' only."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", student).strip("._") or "student"
+def neutralise(cell: object) -> object:
+    """A text cell a spreadsheet shows as text (numbers pass through unchanged)."""
+    if isinstance(cell, str) and cell.startswith(_FORMULA_START):
+        return "'" + cell
+    return cell
 
 
-def write_outputs(results: dict[str, Result], out: Path) -> Path:
-    """<out>/results/<student>.json for each student and <out>/grades.csv; returns the CSV's path."""
-    out = Path(out)
-    (out / "results").mkdir(parents=True, exist_ok=True)
+def grades_csv(rows: list[Row]) -> str:
     areas: list[str] = []
-    for result in results.values():
-        areas += [area for area in result.areas if area not in areas]
-    csv_path = out / "grades.csv"
-    with csv_path.open("w", newline="") as fh:
-        writer = csv.writer(fh)
-        writer.writerow(["student", "score", "max_score", "status", *areas])
-        for student, result in results.items():
-            data = json.dumps(result.to_gradescope(), indent=2)
-            (out / "results" / f"{safe_name(student)}.json").write_text(data)
-            per_area = result.areas
-            writer.writerow(
-                [student, result.score, result.max_score, result.status, *[per_area.get(a, (0, 0))[0] for a in areas]]
-            )
-    return csv_path
+    for row in rows:
+        if row.result is not None:
+            areas += [a for a in row.result.areas if a not in areas]
+    buf = io.StringIO()
+    writer = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
+    header = ["student", "score", "max_score", "status", "kind", *areas, "id", "submission"]
+    writer.writerow([neutralise(h) for h in header])
+    for row in rows:
+        r = row.result
+        scored = r is not None and row.kind != "grader error"
+        score = [r.score, r.max_score] if scored else ["", ""]
+        per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
+        status = r.status if r is not None else "no result"
+        cells = [row.name, *score, status, row.kind, *per_area, row.uid, display_name(row.submission)]
+        writer.writerow([neutralise(c) for c in cells])
+    return buf.getvalue()
+
+
+def write_grades(out: str | Path, rows: list[Row]) -> Path:
+    """``<out>/grades.csv``, atomically; returns its path."""
+    return write_text(Path(out) / "grades.csv", grades_csv(rows))

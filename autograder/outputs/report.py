@@ -1,208 +1,204 @@
-"""Trusted: the instructor's class report for a graded batch, one self-contained HTML page.
+"""Trusted: the instructor's class report, and one feedback page per student, from a batch folder's manifest.
 
-Reads what ``autograder.outputs.grades.write_outputs`` wrote (``<out>/results/<student>.json``) and writes
-``<out>/report.html`` and ``<out>/feedback/<student>.html``. Charts are PNGs drawn with matplotlib's Agg
-renderer and embedded as base64, so the page can be mailed or uploaded as a single file. Results are read
-through ``Result.from_gradescope``, which trusts no field; test messages are partly student-controlled
-text, so everything shown is HTML-escaped. ::
+Reads ``<out>/manifest.json`` and the ``results/<uid>.json`` it names (never a glob of the folder), and
+writes ``<out>/report.html`` and ``<out>/feedback/<uid>.html``, each atomically; one page that cannot be
+written is a warning, never the end of the others. The report opens with what to act on (students who need
+a look), then the class's numbers, pass rates per area and per test, misconceptions ranked with example
+students, the slowest submissions, and every student linked to their page. ::
 
     python -m autograder.outputs.report graded/          # -> graded/report.html
 """
 
 from __future__ import annotations
 
-import json
 import statistics
 import sys
-from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import quote
 
+from autograder.outputs.atomic import write_text
+from autograder.outputs.classview import ClassView, Row, load_class, read_keywords
 from autograder.outputs.feedback import write_feedback
-from autograder.outputs.html import escape, img, number, page, png, table
-from autograder.result import GRADER_ERROR, Result
+from autograder.outputs.html import escape, number, page, table
+from autograder.outputs.report_parts import area_rates, charts, misconceptions, slowest, student_link, test_rates
+from autograder.outputs.wording import cell_starts
 
-__all__ = ["load_results", "write_report"]
+__all__ = ["write_report", "write_pages", "main"]
 
-_TOP_FAILING = 15  # rows in the "most common failing tests" table
-_SAMPLE_CHARS = 300  # a sample failure message is cut to this many characters
-
-
-def load_results(out: Path) -> tuple[dict[str, Result], dict[str, str]]:
-    """(student -> Result, unreadable file name -> reason) from ``<out>/results/*.json``."""
-    folder = Path(out) / "results"
-    if not folder.is_dir():
-        raise FileNotFoundError(
-            f"{str(folder)!r} does not exist: pass the --out folder of a batch grading run "
-            "(it holds results/<student>.json)"
-        )
-    results: dict[str, Result] = {}
-    unreadable: dict[str, str] = {}
-    for path in sorted(folder.glob("*.json")):
-        try:
-            results[path.stem] = Result.from_gradescope(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            unreadable[path.name] = f"{type(exc).__name__}: {exc}"
-    return results, unreadable
+_ATTENTION = {
+    "grader error": "the grader failed, not the student: regrade with --student NAME",
+    "missing": "no result yet (the run was stopped): run the same command again",
+    "unreadable": "the file is not a readable submission: ask the student for a working copy",
+    "blank": "nothing written beyond the starter code",
+}
+_RUN_PROBLEMS = {"timeout", "memory", "crashed", "exited"}
 
 
-def _feedback_href(student: str) -> str:
-    return "feedback/" + quote(f"{student}.html")
+def _title(view: ClassView) -> tuple[str, str]:
+    m = view.manifest
+    counts = view.counts()
+    when = (m.finished or m.started or "").replace("T", " ").replace("Z", " UTC")
+    title = f"{m.assignment}: grading report"
+    others = ", ".join(f"{counts[k]} {k}" for k in ("blank", "unreadable", "grader error", "missing") if counts[k])
+    meta = f"{when} · seed {m.seed} · kit {m.kit_version} · {len(view.rows)} submissions, {counts['graded']} graded" + (
+        f" ({others})" if others else ""
+    )
+    return title, meta
 
 
-# ---------------------------------------------------------------- charts (Agg, no pyplot global state)
-
-
-def _histogram(scores: list[float], maxima: list[float]) -> str:
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
-    fig = Figure(figsize=(5.5, 3.2))
-    ax = fig.subplots()
-    top = max(maxima) if maxima else 0.0
-    if len(set(maxima)) == 1 and top > 0:  # one max for everyone: points are what the instructor knows
-        ax.hist(scores, bins=min(20, max(5, len(scores))), range=(0, top), color="#4477aa", edgecolor="white")
-        ax.set_xlabel(f"score (points out of {number(top)})")
-    else:
-        pct = [100 * s / m if m > 0 else 0.0 for s, m in zip(scores, maxima, strict=True)]
-        ax.hist(pct, bins=10, range=(0, 100), color="#4477aa", edgecolor="white")
-        ax.set_xlabel("score (% of max)")
-    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_ylabel("students")
-    ax.set_title("Score distribution")
-    return png(fig)
-
-
-def _area_chart(area_means: dict[str, float]) -> str:
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(5.5, 0.6 + 0.45 * len(area_means)))
-    ax = fig.subplots()
-    names = list(area_means)[::-1]  # barh draws bottom-up; keep the table's order top-down
-    ax.barh(names, [area_means[n] for n in names], color="#66aa55")
-    ax.set_xlim(0, 100)
-    ax.set_xlabel("mean % of the area's points")
-    ax.set_title("Mean score per area")
-    return png(fig)
-
-
-# ---------------------------------------------------------------- class report
-
-
-def _summary(results: dict[str, Result], unreadable: dict[str, str]) -> tuple[str, list[float], list[float]]:
-    graded = [r for r in results.values() if r.status != GRADER_ERROR]
-    scores = [r.score for r in graded]
-    maxima = [r.max_score for r in graded]
-    statuses = Counter(r.status for r in results.values())
-    rows = [("submissions", len(results) + len(unreadable)), ("graded", len(graded))]
+def _summary(view: ClassView) -> str:
+    scores = [r.result.score for r in view.judged]
+    counts = view.counts()
+    statuses = [r.result.status for r in view.rows if r.result is not None]
+    rows = [("submissions", len(view.rows)), *((k, counts[k]) for k in ("graded", "blank", "unreadable"))]
     if scores:
+        top = max(r.result.max_score for r in view.judged)
         rows += [
-            ("mean score", number(statistics.fmean(scores))),
-            ("median score", number(statistics.median(scores))),
-            ("min score", number(min(scores))),
-            ("max score", number(max(scores))),
-            ("max possible", number(max(maxima))),
+            ("mean score", f"{number(statistics.fmean(scores))} / {number(top)}"),
+            ("median score", f"{number(statistics.median(scores))} / {number(top)}"),
+            ("full marks", sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
         ]
     rows += [
-        ("grader errors", statuses.get(GRADER_ERROR, 0)),
-        ("timeouts", statuses.get("timeout", 0)),
-        ("out of memory", statuses.get("memory", 0)),
-        ("crashed / exited early", statuses.get("crashed", 0) + statuses.get("exited", 0)),
-        ("unreadable result files", len(unreadable)),
+        ("timeouts", statuses.count("timeout")),
+        ("out of memory", statuses.count("memory")),
+        ("crashed or exited early", statuses.count("crashed") + statuses.count("exited")),
+        ("grader errors", counts["grader error"]),
+        ("no result yet", counts["missing"]),
     ]
-    body = table(["", "value"], [f'<tr><th>{escape(k)}</th><td class="num">{escape(v)}</td></tr>' for k, v in rows])
-    note = "<p>Score statistics exclude grader errors (those submissions were not graded).</p>"
-    return body + note, scores, maxima
+    body = [f'<tr><th>{escape(k)}</th><td class="num">{escape(v)}</td></tr>' for k, v in rows]
+    return table(None, body) + "<p>Score statistics count graded submissions only (not blank or unreadable).</p>"
 
 
-def _area_means(results: dict[str, Result]) -> dict[str, float]:
-    sums: dict[str, list[float]] = {}
-    for result in results.values():
-        if result.status == GRADER_ERROR:
-            continue
-        for area, (got, total) in result.areas.items():
-            if total > 0:
-                sums.setdefault(area, []).append(100 * got / total)
-    return {area: statistics.fmean(values) for area, values in sums.items()}
+def _attention(view: ClassView) -> str:
+    """One row per kind of problem, with every student it concerns and what to do (a class of 300 stays short)."""
+    groups: dict[str, list[Row]] = {}
+    for row in view.rows:
+        if row.kind in _ATTENTION:
+            groups.setdefault(row.kind, []).append(row)
+        elif row.result is not None and row.result.status in _RUN_PROBLEMS:
+            groups.setdefault(f"run ended: {row.result.status}", []).append(row)
+    if not groups:
+        return "<p>Nothing: every submission was graded and ran to the end.</p>"
+    order = ["grader error", "missing", "unreadable", *(f"run ended: {s}" for s in sorted(_RUN_PROBLEMS)), "blank"]
+    body = []
+    for kind in (k for k in order if k in groups):
+        what = _ATTENTION.get(kind, "look at its feedback page: the run explains the lost points")
+        links = ", ".join(_titled_link(r) for r in groups[kind])
+        count = f'<td class="num">{len(groups[kind])}</td>'
+        body.append(f"<tr><td>{escape(kind)}</td>{count}<td>{links}</td><td>{escape(what)}</td></tr>")
+    return table(["problem", "students", "who", "what to do"], body, numeric=(1,))
 
 
-def _failing(results: dict[str, Result]) -> str:
-    """Tests ranked by how many students with a clean run failed them: those point at misconceptions,
-    while a timeout or crash fails every later test for reasons the run status already gives."""
-    total: Counter[str] = Counter()
-    clean: Counter[str] = Counter()
-    sample: dict[str, tuple[bool, str]] = {}  # name -> (from a clean run, message)
-    area: dict[str, str] = {}
-    for result in results.values():
-        ok = result.status == "ok"
-        for test in result.failing():
-            total[test.name] += 1
-            clean[test.name] += ok
-            area.setdefault(test.name, test.area)
-            message = test.output
-            if message and (test.name not in sample or (ok and not sample[test.name][0])):
-                short = message if len(message) <= _SAMPLE_CHARS else message[:_SAMPLE_CHARS] + " ..."
-                sample[test.name] = (ok, short)
-    if not total:
-        return "<p>No failing tests.</p>"
-    ranked = sorted(total, key=lambda n: (-clean[n], -total[n], n))[:_TOP_FAILING]
-    rows = [
-        f'<tr><td>{escape(name)}</td><td>{escape(area[name])}</td><td class="num">{clean[name]}</td>'
-        f'<td class="num">{total[name]}</td><td><pre>{escape(sample.get(name, (0, ""))[1])}</pre></td></tr>'
-        for name in ranked
-    ]
-    header = ["test", "area", "students failing (run ok)", "students failing (all)", "sample message"]
-    return table(header, rows)
+def _titled_link(row: Row) -> str:
+    title = f' title="{escape(row.problem[:300])}"' if row.problem else ""
+    return f'<a href="{escape(row.feedback_href)}"{title}>{escape(row.name)}</a>'
 
 
-def write_report(out: Path) -> Path:
-    """Write ``<out>/report.html`` and ``<out>/feedback/<student>.html``; returns the report's path."""
+def _students(view: ClassView) -> str:
+    areas: list[str] = []
+    for row in view.rows:
+        if row.result is not None:
+            areas += [a for a in row.result.areas if a not in areas]
+    body = []
+    for row in view.rows:
+        r = row.result
+        if r is None or row.kind == "grader error":
+            cells = '<td class="num">–</td><td class="num">–</td>' + '<td class="num">–</td>' * len(areas)
+        else:
+            pct = f"{100 * r.score / r.max_score:.0f}%" if r.max_score > 0 else "–"
+            per = "".join(f'<td class="num">{number(r.areas.get(a, (0, 0))[0])}</td>' for a in areas)
+            cells = f'<td class="num">{number(r.score)} / {number(r.max_score)}</td><td class="num">{pct}</td>{per}'
+        status = r.status if r is not None else "no result"
+        cls = "" if row.kind == "graded" and status == "ok" else ' class="bad"'
+        body.append(f"<tr><td>{student_link(row)}</td>{cells}<td{cls}>{escape(row.kind)}: {escape(status)}</td></tr>")
+    header = ["student", "score", "%", *areas, "kind: run"]
+    return table(header, body, numeric=tuple(range(1, 3 + len(areas))))
+
+
+def _placeholder(row: Row, path: Path, assignment: str) -> Path:
+    text = (
+        f"<h1>{escape(assignment)}: feedback for {escape(row.name)}</h1>"
+        "<p>This submission has not been graded yet. Your instructor will grade it again; nothing is lost.</p>"
+    )
+    return write_text(path, page(f"{assignment}: feedback for {row.name}", text))
+
+
+def write_pages(
+    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, str]] | None = None
+) -> tuple[list[Path], dict[str, str]]:
+    """Every student's feedback page; (pages written, uid -> why a page was not written)."""
+    written, failed = [], {}
+    assignment = view.manifest.assignment
+    for row in view.rows:
+        path = Path(out) / row.feedback_href
+        try:
+            if row.result is None or row.kind == "grader error":
+                written.append(_placeholder(row, path, assignment))
+                continue
+            found = starts(row) if starts else cell_starts(row.submission)
+            page_path = write_feedback(
+                row.result,
+                path,
+                student=row.name,
+                assignment=assignment,
+                kind=row.suffix,
+                starts=found,
+                graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
+            )
+            written.append(page_path)
+        except Exception as exc:  # one page must never cost the others theirs
+            failed[row.uid] = f"{type(exc).__name__}: {exc}"
+    return written, failed
+
+
+def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
+    """Write ``<out>/report.html`` and every student's feedback page; returns the report's path.
+
+    `keywords`: the grader's misconception keywords (default: read from the assignment's MISCONCEPTIONS.md).
+    """
     out = Path(out)
-    results, unreadable = load_results(out)
-    for student, result in results.items():
-        write_feedback(result, out / "feedback" / f"{student}.html", student=student)
-    summary, scores, maxima = _summary(results, unreadable)
-    parts = [f"<h1>Grading report: {escape(out.resolve().name)}</h1>", "<h2>Class summary</h2>", summary]
-    means = _area_means(results)
-    charts = []
-    if scores:
-        charts.append(img("histogram of scores", _histogram(scores, maxima)))
-    if means:
-        charts.append(img("mean percent per area", _area_chart(means)))
-    if charts:
-        parts.append('<div class="charts">' + "".join(charts) + "</div>")
-    if means:
-        rows = [f'<tr><td>{escape(a)}</td><td class="num">{m:.1f}</td></tr>' for a, m in means.items()]
-        parts.append(table(["area", "mean %"], rows))
-    parts += ["<h2>Most common failing tests</h2>", _failing(results)]
-    rows = []
-    for student, result in results.items():
-        pct = f"{100 * result.score / result.max_score:.0f}%" if result.max_score > 0 else "-"
-        cls = ' class="bad"' if result.status != "ok" else ""
-        rows.append(
-            f'<tr><td><a href="{escape(_feedback_href(student))}">{escape(student)}</a></td>'
-            f'<td class="num">{number(result.score)} / {number(result.max_score)}</td><td class="num">{pct}</td>'
-            f"<td{cls}>{escape(result.status)}</td></tr>"
-        )
-    parts += [
+    view = load_class(out)
+    if keywords is None:
+        keywords = _grader_keywords(view.manifest.assignment)
+    _, failed = write_pages(view, out)
+    title, meta = _title(view)
+    parts = [
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="meta">{escape(meta)}</p>',
+        "<h2>Needs a look</h2>",
+        _attention(view),
+        "<h2>Class summary</h2>",
+        _summary(view),
+        charts(view),
+        "<h2>Pass rate per area</h2>",
+        area_rates(view),
+        "<h2>Misconceptions, most common first</h2>",
+        misconceptions(view, keywords),
+        "<h2>Pass rate per test, least passed first</h2>",
+        test_rates(view),
+        "<h2>Slowest submissions</h2>",
+        slowest(view),
         "<h2>Students</h2>",
-        table(["student", "score", "%", "status"], rows) if rows else "<p>No readable results.</p>",
+        _students(view) if view.rows else "<p>No students in this run.</p>",
     ]
-    if unreadable:
-        bad = [f'<tr><td>{escape(n)}</td><td class="bad">{escape(why)}</td></tr>' for n, why in unreadable.items()]
-        parts += ["<h2>Unreadable result files</h2>", table(["file", "problem"], bad)]
-    path = out / "report.html"
-    path.write_text(page(f"Grading report: {out.resolve().name}", "\n".join(parts)), encoding="utf-8")
-    return path
+    if failed:
+        rows = [f"<tr><td>{escape(uid)}</td><td class='bad'>{escape(why)}</td></tr>" for uid, why in failed.items()]
+        parts += ["<h2>Feedback pages not written</h2>", table(["student id", "problem"], rows)]
+    return write_text(out / "report.html", page(title, "\n".join(parts)))
+
+
+def _grader_keywords(assignment: str) -> list[str]:
+    from autograder.graders import ASSIGNMENTS, get_assignment
+
+    if assignment not in ASSIGNMENTS:
+        return []
+    return read_keywords(Path(get_assignment(assignment).judge_dir).parent / "MISCONCEPTIONS.md")
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if len(args) != 1:
-        print(
-            "usage: python -m autograder.outputs.report OUT_DIR   (the --out folder of a batch grading run)",
-            file=sys.stderr,
-        )
+        print("usage: python -m autograder.outputs.report OUT_DIR   (the --out folder of a batch run)", file=sys.stderr)
         return 2
     try:
         path = write_report(Path(args[0]))

@@ -22,12 +22,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from autograder.sandbox.capture import Capture
-from autograder.sandbox.limits import MODES, Isolation, Limits, MiB, isolation_for
+from autograder.sandbox.cgroups import RunCgroup, cgroup_support, measured, tree_report
+from autograder.sandbox.config import jail_config, runner_env
+from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
 from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
 
-__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "RUNNER_PACKAGES"]
+__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "run_cgroup", "RUNNER_PACKAGES"]
 
 # What every runner imports of the kit besides its grader's own runner package (exposed whole).
 RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
@@ -45,82 +47,19 @@ class SandboxResult:
     evidence_overflow: bool
     isolation: Isolation
     notes: list[str] = field(default_factory=list)
+    memory_exceeded: bool = False  # the tree's cgroup hit its memory cap (the kernel killed a process)
 
 
-def _symlinks() -> list[list[str]]:
-    tops = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-    return [[top, os.readlink(top)] for top in tops if os.path.islink(top)]
-
-
-def _root_mount_point(binds: list[str]) -> str:
-    for cand in ("/mnt", "/media", "/srv", "/opt", "/run", "/var/tmp", "/tmp"):
-        if os.path.isdir(cand) and not any(b == cand or b.startswith(cand + "/") for b in binds):
-            return cand
-    raise RuntimeError("no directory is free to build the sandbox's root on; tried /mnt, /media, /srv, ...")
-
-
-def _runner_env(home: str) -> dict[str, str]:
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": home,
-        "LANG": "C.UTF-8",
-        "TMPDIR": home,
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-        "MPLBACKEND": "Agg",
-    }
-
-
-def _rlimits(limits: Limits, mode: str) -> dict[str, int]:
-    out = {
-        "RLIMIT_AS": limits.memory_bytes,
-        "RLIMIT_CPU": limits.cpu_seconds,
-        "RLIMIT_FSIZE": limits.max_file_bytes,
-        "RLIMIT_CORE": 0,
-    }
-    if mode != "rlimits":  # as ourselves, RLIMIT_NPROC would count every process we own
-        out["RLIMIT_NPROC"] = limits.max_processes
-    return out
-
-
-def _command(
-    mode: str,
-    module: str,
-    limits: Limits,
-    uid: int,
-    hides: list[str],
-    evidence_fd: int,
-    status_fd: int,
-    workdir: str,
-    packages: tuple[str, ...],
-) -> list[str]:
-    python = sys.executable
-    runner_argv = [python, "-I", "-B", "-m", module, str(evidence_fd)]
-    cfg = {
-        "mode": mode,
-        "uid": uid,
-        "gid": uid,
-        "rlimits": _rlimits(limits, mode),
-        "argv": runner_argv,
-        "evidence_fd": evidence_fd,
-        "status_fd": status_fd,
-        "env": _runner_env("/tmp" if mode == "namespaces" else workdir),
-        "cwd": "/tmp" if mode == "namespaces" else workdir,
-    }
-    jail = [python, "-I", "-B", "-m", "autograder.sandbox.jail"]
+def _command(mode: str, cfg_fd: int) -> list[str]:
+    jail = [sys.executable, "-I", "-B", "-m", "autograder.sandbox.jail", str(cfg_fd)]
     if mode != "namespaces":
-        return [*jail, json.dumps(cfg)]
-    view = build_view(packages, hides)
-    cfg.update(view, symlinks=_symlinks(), tmp_bytes=256 * MiB)
-    cfg["root_mount"] = _root_mount_point(view["binds"] + view["kit_binds"])
+        return jail
     unshare = shutil.which("unshare") or "unshare"
     # If the grader dies (Ctrl-C in a batch, OOM), unshare gets SIGKILL and takes the namespace with it.
     setpriv = shutil.which("setpriv")
     orphan_guard = [setpriv, "--pdeathsig", "KILL"] if setpriv else []
     namespaces = ["--net", "--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--propagation", "private"]
-    return [*orphan_guard, unshare, *namespaces, *jail, json.dumps(cfg)]
+    return [*orphan_guard, unshare, *namespaces, *jail]
 
 
 def run_sandboxed(
@@ -166,24 +105,66 @@ def _run(
         kill_uid(uid)  # leftovers of a grader that died mid-run
     ev_r, ev_w = os.pipe()
     st_r, st_w = os.pipe()
+    cfg_r, cfg_w = os.pipe()
     workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
     if mode == "uid":
         os.chown(workdir, uid, uid)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
-    argv = _command(mode, module, limits, uid, hides, ev_w, st_w, workdir, packages)
+    group, isolation = run_cgroup(limits, isolation)
+    view = build_view(packages, hides) if mode == "namespaces" else None
+    cfg = jail_config(
+        mode=mode,
+        limits=limits,
+        uid=uid,
+        workdir=workdir,
+        view=view,
+        module=module,
+        evidence_fd=ev_w,
+        status_fd=st_w,
+        cgroup_procs=group.procs_files if group else None,
+    )
+    argv = _command(mode, cfg_r)
+    try:
+        return _watch(argv, cfg, (ev_r, ev_w, st_r, st_w, cfg_r, cfg_w), stdin, limits, isolation, uid, workdir, group)
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, Isolation]:
+    """The run's own cgroup when root (None otherwise), and the isolation report saying which held."""
+    support = cgroup_support() if isolation.mode != "rlimits" else None
+    sizes = {"memory_bytes": limits.memory_bytes, "max_processes": limits.max_processes, "cpus": limits.cpus}
+    group = None
+    if support is not None:
+        try:
+            group = support.run_group(**sizes)
+        except OSError:
+            support = None
+    tree = tree_report(support, **sizes)
+    if isolation.mode == "rlimits":
+        tree["why"] = "not root" if os.geteuid() != 0 else "isolation mode rlimits"
+    return group, isolation.with_tree(tree)
+
+
+def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> SandboxResult:
+    ev_r, ev_w, st_r, st_w, cfg_r, cfg_w = fds
+    mode = isolation.mode
     start = time.monotonic()
     proc = subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        pass_fds=(ev_w, st_w),
+        pass_fds=(ev_w, st_w, cfg_r),
         start_new_session=True,
         cwd=workdir,
-        env=_runner_env(workdir),
+        env=runner_env(workdir),
     )
     os.close(ev_w)
     os.close(st_w)
+    os.close(cfg_r)
+    _write_all(cfg_w, json.dumps(cfg).encode())  # small (a few KiB): fits the pipe, never blocks for long
     readers = [
         Capture(os.dup(proc.stdout.fileno()), limits.capture_bytes),
         Capture(os.dup(proc.stderr.fileno()), limits.capture_bytes),
@@ -204,6 +185,12 @@ def _run(
         timed_out = True
     wall = time.monotonic() - start
     survivors = _kill_tree(proc, mode, uid)
+    memory_exceeded = False
+    if group is not None:
+        survivors += group.kill()
+        stats = group.stats()
+        memory_exceeded = stats["oom_kills"] > 0
+        isolation = measured(isolation, stats)
     feeder.join()  # the job is built or has failed: either way the caller needs to know
     if feed_error:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -230,7 +217,19 @@ def _run(
         evidence_overflow=ev.total > limits.evidence_bytes,
         isolation=isolation,
         notes=notes,
+        memory_exceeded=memory_exceeded,
     )
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        pass  # the jail died before reading: its exit status says so
+    finally:
+        os.close(fd)
 
 
 def _feed(proc: subprocess.Popen, data: bytes | Callable[[], bytes], errors: list[BaseException]) -> None:

@@ -100,6 +100,9 @@ class Limits:
     max_file_bytes: int = 16 * MiB  # RLIMIT_FSIZE: largest file the code may write
     capture_bytes: int = 64 * KiB  # kept of stdout and of stderr each (head and tail)
     evidence_bytes: int = 32 * MiB  # kept of the evidence channel
+    cpus: float = 1.0  # cores the whole process tree may use at once (cgroup CPU quota, when root)
+    judge_seconds: float = 30.0  # wall seconds the judge may spend on one submission's evidence
+    judge_memory_bytes: int = 3 * GiB  # the judge process's memory cap (RLIMIT_AS, and its cgroup when root)
 
     def __post_init__(self) -> None:
         if not self.wall_seconds > 0:
@@ -108,9 +111,15 @@ class Limits:
             raise ValueError(
                 f"memory_bytes={self.memory_bytes} is below 256 MiB: torch alone needs ~650 MB; use at least 1GiB"
             )
-        for name in ("max_processes", "max_file_bytes", "capture_bytes", "evidence_bytes"):
-            if getattr(self, name) <= 0:
+        for name in ("max_processes", "max_file_bytes", "capture_bytes", "evidence_bytes", "judge_seconds"):
+            if not getattr(self, name) > 0:
                 raise ValueError(f"{name}={getattr(self, name)!r}: give a positive number")
+        if not 0.01 <= self.cpus <= 1024:
+            raise ValueError(f"cpus={self.cpus!r}: give the cores one submission may use, e.g. 1 or 0.5")
+        if self.judge_memory_bytes < 1 * GiB:
+            raise ValueError(
+                f"judge_memory_bytes={self.judge_memory_bytes} is below 1 GiB: the judge imports torch (use 2GiB+)"
+            )
 
     @property
     def cpu_seconds(self) -> int:
@@ -122,9 +131,28 @@ class Isolation:
     mode: str  # "namespaces" | "uid" | "rlimits"
     enforced: tuple[str, ...]
     not_enforced: tuple[str, ...]
+    # How the limits of the whole process tree are held: {"by": "cgroup v1", "memory": "2 GiB", "processes": 64,
+    # "cpus": 1.0} when root with the controllers, else {"by": "rlimits", "why": "..."} (per process only).
+    tree: tuple[tuple[str, object], ...] = ()
 
     def as_dict(self) -> dict:
-        return {"mode": self.mode, "enforced": list(self.enforced), "not_enforced": list(self.not_enforced)}
+        out = {"mode": self.mode, "enforced": list(self.enforced), "not_enforced": list(self.not_enforced)}
+        if self.tree:
+            out["tree_limits"] = dict(self.tree)
+        return out
+
+    def with_tree(self, tree: dict) -> Isolation:
+        """This isolation, saying how the tree's limits were held for one run."""
+        extra = (
+            ["memory, process count and CPU share of the whole process tree"] if tree.get("by", "") != "rlimits" else []
+        )
+        missing = [] if extra else [f"limits per process only, not per submission ({tree.get('why', 'no cgroups')})"]
+        return Isolation(
+            self.mode,
+            self.enforced + tuple(e for e in extra if e not in self.enforced),
+            self.not_enforced + tuple(m for m in missing if m not in self.not_enforced),
+            tuple(tree.items()),
+        )
 
 
 def isolation_for(mode: str) -> Isolation:

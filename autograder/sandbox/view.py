@@ -16,9 +16,10 @@ In the ``namespaces`` mode the jail builds the runner's root from four lists thi
   ``<kit>/dnnlpy``, still resolves both packages;
 - ``hides``: the deny-list (``hidden_paths``: every grader's judge folder and solution, the kit's course
   copies, gradebooks, tests and history, and the caller's extra paths such as the submissions being graded)
-  plus every ``gradebook.db`` inside an exposed kit folder, covered by empty unreadable mounts even when
-  they lie under an allowed path. The weaker modes cannot hide anything; they say so in their isolation
-  report.
+  plus every ``gradebook.db`` inside an exposed kit folder, kept only where it lies inside an allowed
+  folder: there an empty unreadable mount covers it. Anywhere else it is simply not in the view, and gets
+  no mount, whose path ``/proc/self/mountinfo`` would show. The weaker modes cannot hide anything; they
+  say so in their isolation report.
 
 When the kit is itself installed inside a Python prefix (a non-editable install in site-packages), there
 is no separate kit folder to mask: the prefix is needed whole and only ``hides`` apply.
@@ -34,11 +35,12 @@ from pathlib import Path
 
 from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
 
-__all__ = ["kit_root", "module_files", "build_view", "hidden_paths", "KIT_PACKAGES"]
+__all__ = ["kit_root", "module_files", "build_view", "hidden_paths", "visible_hides", "KIT_PACKAGES"]
 
 KIT_PACKAGES = ("dnnlpy",)  # imported by the runner (dnnlpy.notebook); no instructor files live there
 _SYSTEM = ("/usr", "/etc", "/sys")
 _LIBS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/proc")  # the sandbox's own folders: never bound from the host
 
 
 def kit_root() -> str:
@@ -110,10 +112,14 @@ def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
     for entry in sys.path:
         if entry and os.path.isdir(entry):
             real = os.path.realpath(entry)
+            # The grader's cwd may be /tmp itself (a script run from there): the runner's /tmp is its own.
+            if any(_inside(private, real) for private in _PRIVATE):
+                continue
             if not masked or not _inside(real, kit) or any(_inside(real, p) for p in prefixes):
                 wanted.add(real)
     if not masked:
-        return {"binds": _minimal(wanted), "kit_mask": None, "kit_binds": [], "hides": sorted(set(hides))}
+        binds = _minimal(wanted)
+        return {"binds": binds, "kit_mask": None, "kit_binds": [], "hides": _inside_any(hides, binds)}
     outside = {p for p in wanted if not _inside(p, kit)}
     inside = {p for p in wanted if _inside(p, kit) and p != kit}
     exposed: set[str] = set()
@@ -123,8 +129,20 @@ def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
     kit_binds = _minimal(inside)
     # Folders of our own (dnnlpy/, ...) are walked for stray gradebooks; the interpreter's are not (slow).
     ours = [p for p in kit_binds if os.path.isdir(p) and not any(_inside(p, q) for q in prefixes)]
-    all_hides = sorted(set(hides) | set(_gradebooks(ours)))
-    return {"binds": _minimal(outside), "kit_mask": kit, "kit_binds": kit_binds, "hides": all_hides}
+    binds = _minimal(outside)
+    hidden = _inside_any([*hides, *_gradebooks(ours)], binds + kit_binds)
+    return {"binds": binds, "kit_mask": kit, "kit_binds": kit_binds, "hides": hidden}
+
+
+def _inside_any(paths, folders: list[str]) -> list[str]:
+    return sorted({p for p in map(str, paths) if any(_inside(p, f) for f in folders)})
+
+
+def visible_hides(view: dict, extra) -> dict:
+    """`view` with the `extra` hidden paths that lie inside its allowed folders added to its ``hides``."""
+    real = [os.path.realpath(p) for p in extra if os.path.exists(p)]
+    added = _inside_any(real, view["binds"] + view["kit_binds"])
+    return {**view, "hides": sorted(set(view["hides"]) | set(added))}
 
 
 def hidden_paths(specs: Iterable, extra: Iterable[str | Path] = ()) -> tuple[str, ...]:

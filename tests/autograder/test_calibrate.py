@@ -2,7 +2,20 @@
 
 from __future__ import annotations
 
-from autograder.calibrate import Expectation, calibration_files, judge_verdict, read_expectation
+import os
+import sys
+import time
+from pathlib import Path
+
+from autograder.calibrate import (
+    Expectation,
+    calibration_files,
+    interpreter_dirs,
+    judge_verdict,
+    read_expectation,
+    sandbox_writes,
+)
+from autograder.sandbox.slots import BASE_UID
 
 
 def test_read_expectation_with_the_tests_a_wrong_file_must_fail(tmp_path):
@@ -33,3 +46,24 @@ def test_judge_verdict_demands_the_named_tests_and_the_keyword():
     correct = Expectation("correct", "")
     assert judge_verdict(correct, {}, 100, 100) == (True, "")
     assert judge_verdict(correct, {"test_a": "boom"}, 90, 100) == (False, "lost points: test_a: boom")
+
+
+def test_a_planted_file_is_found_whatever_its_name(tmp_path):
+    site = tmp_path / "site-packages"
+    (site / "pkg" / "__pycache__").mkdir(parents=True)
+    (site / "pkg" / "old.py").write_text("x = 1\n")
+    since = time.time()
+    time.sleep(0.05)
+    planted = site / "zz_anything_else.pth"
+    planted.write_text("import os\n")
+    (site / "pkg" / "__pycache__" / "old.cpython-311.pyc").write_bytes(b"compiled by the grader itself")
+    if os.geteuid() == 0:  # a root grader: sandboxes run as their own uids, so ownership tells, not time
+        os.chown(planted, BASE_UID + 7, BASE_UID + 7)
+        os.utime(planted, (0, 0))  # a sandbox can set its file's mtime back; ownership stays
+    assert sandbox_writes(site, since) == ["zz_anything_else.pth"]
+
+
+def test_the_interpreter_dirs_cover_the_venv_and_the_standard_library():
+    dirs = interpreter_dirs()
+    assert any(Path(os.__file__).parent == d or d in Path(os.__file__).parents for d in dirs)
+    assert any(d == Path(sys.prefix) or d in Path(sys.prefix).parents or Path(sys.prefix) in d.parents for d in dirs)

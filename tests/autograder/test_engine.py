@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine import grade_submission
+from autograder.engine import grade_submission, run_facts
 from autograder.graders import get_assignment
 from autograder.protocol.frames import HEADER
 from autograder.result import Result
-from autograder.sandbox import Limits, probe_isolation
+from autograder.sandbox import Limits, SandboxResult, probe_isolation
+from autograder.sandbox.limits import isolation_for
 from autograder.submissions import MAX_SUBMISSION_BYTES
 
 SPEC = get_assignment("selftest")
@@ -105,3 +106,33 @@ def test_oversized_submission_scores_zero_and_says_how_to_fix_it(tmp_path):
     result = grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(wall_seconds=20))
     assert result.score == 0 and result.max_score > 0
     assert "not run" in result.output and "MiB" in result.output
+
+
+def _box(**fields) -> SandboxResult:
+    base = dict(exit_code=0, signal=None, timed_out=False, wall_seconds=1.0, stdout="", stderr="", evidence=b"")
+    return SandboxResult(**{**base, "evidence_overflow": False, "isolation": isolation_for("rlimits"), **fields})
+
+
+def test_a_malformed_load_record_is_a_note_not_a_grader_error():
+    # The review's record: a 3-item error entry and `defined: 5` made run_facts raise (exit 1, no JSON).
+    evidence = {
+        "__load__": {"errors": [[0, "NameError: x"], [1, "a", "b"]], "defined": 5},
+        "__done__": {},
+        "same_shape": {"error": [["nested"] * 3] * 1000},
+    }
+    run = run_facts(_box(), evidence, [], SPEC, Limits())
+    assert run.load_errors == [[0, "NameError: x"]] and run.defined == [] and run.status == "ok"
+    assert any("malformed __load__ error entries" in n for n in run.notes)
+    assert any("defined is not a list (int)" in n for n in run.notes)
+    Result(tests=[], run=run).to_gradescope()  # and it serialises
+
+
+def test_a_symlinked_submission_is_refused_and_its_target_never_read(tmp_path):
+    target = tmp_path / "solution.py"
+    target.write_text(CORRECT)  # what the link points at would score full marks
+    (tmp_path / "hand-in").mkdir()
+    link = tmp_path / "hand-in" / "alice.py"
+    link.symlink_to(target)
+    result = grade_submission(spec=SPEC, path=link, seed=0, limits=Limits(wall_seconds=20), roots=(tmp_path,))
+    assert result.score == 0 and result.max_score > 0 and result.grader_error is None
+    assert "symbolic link" in result.output and "a copy, not a link" in result.output

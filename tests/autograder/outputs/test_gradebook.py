@@ -1,9 +1,10 @@
-"""Batch results -> nbgrader gradebook: what `nbgrader export` and the formgrader read."""
+"""The kit's scores in nbgrader's gradebook: in the assignment's own task cells, one row per student."""
 
 from __future__ import annotations
 
 import csv
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,105 +12,176 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from autograder.outputs.gradebook import NOTEBOOK, cell_names, write_gradebook
+from autograder.outputs.gradebook import (
+    NOTEBOOK,
+    GradebookEntry,
+    GradebookMismatch,
+    kit_cells,
+    write_gradebook,
+)
 from autograder.result import Result, RunFacts, TestOutcome
 
 VENV_BIN = str(Path(sys.executable).parent)
+pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
 
 
 def result(identity: int, forward: int) -> Result:
-    """A result with 1-point tests: `identity` of 2 passed in one area, `forward` of 3 in another."""
+    """1-point tests: `identity` of 2 passed in one area, `forward` of 3 in another."""
     tests = [TestOutcome(f"t.py::test_id{i}", 1.0, "parameter identity", i < identity, "") for i in range(2)]
     tests += [TestOutcome(f"t.py::test_fw{i}", 1.0, "forward (logits)", i < forward, "") for i in range(3)]
     return Result(tests=tests, run=RunFacts(status="ok"))
 
 
-GRADER_ERROR = Result.grader_failure("boom")
+def entry(student: str | None, res: Result, stamp: Path | None = None) -> GradebookEntry:
+    return GradebookEntry(student=student, result=res, label=student or "?", timestamp_file=stamp)
 
 
-def scores(db: Path, assignment: str) -> dict[str, dict[str, float]]:
+def scores(db: Path, assignment: str) -> dict[str, tuple[float, float]]:
     with Gradebook(f"sqlite:///{db}") as gb:
-        return {
-            s.student.id: {g.name: g.score for nb in s.notebooks for g in nb.grades}
-            for s in gb.find_assignment(assignment).submissions
-        }
+        return {s.student.id: (s.score, s.max_score) for s in gb.find_assignment(assignment).submissions}
 
 
-def test_cell_names_are_plain_and_unique():
-    assert cell_names(["parameter identity", "forward (logits)", "Parameter-Identity!", "??"]) == {
-        "parameter identity": "parameter_identity",
-        "forward (logits)": "forward_logits",
-        "Parameter-Identity!": "parameter-identity",
-        "??": "area",
+@pytest.fixture(scope="module")
+def empty_gradebook(tmp_path_factory) -> Path:
+    """A new, empty gradebook, made once: creating one runs `alembic` (seconds on a busy machine)."""
+    db = tmp_path_factory.mktemp("template") / "gradebook.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PATH", VENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+        Gradebook(f"sqlite:///{db}").close()
+    return db
+
+
+@pytest.fixture
+def nbgrader_assignment(tmp_path, empty_gradebook):
+    """A gradebook as `nbgrader generate_assignment` leaves it: notebook "nb" with a 0-point practice test
+    cell and, unless told otherwise, the kit's task cells. make(cells={grade_id: (points, "task"|"grade")})."""
+    db = tmp_path / "gradebook.db"
+    shutil.copy(empty_gradebook, db)
+
+    def make(cells: dict[str, tuple[float, str]] | None = None) -> Path:
+        if cells is None:
+            cells = {
+                c.grade_id: (c.points, "task") for c in kit_cells({"parameter identity": 2, "forward (logits)": 3})
+            }
+        with Gradebook(f"sqlite:///{db}") as gb:
+            gb.add_assignment("wt")
+            gb.add_notebook("nb", "wt")
+            gb.add_grade_cell("practice", "nb", "wt", max_score=0, cell_type="code")
+            for name, (points, kind) in cells.items():
+                add = gb.add_task_cell if kind == "task" else gb.add_grade_cell
+                add(name, "nb", "wt", max_score=points, cell_type="markdown" if kind == "task" else "code")
+            gb.db.commit()
+        return db
+
+    return make
+
+
+def test_kit_cells_are_named_after_areas_and_carry_their_points():
+    cells = kit_cells({"parameter identity": 24, "forward (logits)": 20, "Parameter-Identity!": 1})
+    assert [c.grade_id for c in cells] == [
+        "autograder_parameter_identity",
+        "autograder_forward_logits",
+        "autograder_parameter_identity_2",
+    ]
+    assert cells[0].metadata() == {
+        "grade": False,
+        "grade_id": "autograder_parameter_identity",
+        "locked": True,
+        "points": 24.0,
+        "schema_version": 3,
+        "solution": False,
+        "task": True,
     }
-    assert list(cell_names(["a b", "a-b", "a_b"]).values()) == ["a_b", "a-b", "a_b_2"]
 
 
 def test_bad_gradebook_paths_are_refused_with_the_fix(tmp_path):
     with pytest.raises(ValueError, match="gradebook.db"):
-        write_gradebook({}, tmp_path / "grades.csv", assignment="selftest")
+        write_gradebook([], tmp_path / "grades.csv", assignment="wt")
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        write_gradebook({}, tmp_path / "nope" / "gradebook.db", assignment="selftest")
+        write_gradebook([], tmp_path / "nope" / "gradebook.db", assignment="wt")
     with pytest.raises(ValueError, match="plain name"):
-        write_gradebook({}, tmp_path / "gradebook.db", assignment="a/b")
+        write_gradebook([], tmp_path / "gradebook.db", assignment="a/b")
+
+
+def test_scores_land_in_the_assignments_own_task_cells_one_row_per_student(nbgrader_assignment, tmp_path):
+    db = nbgrader_assignment()
+    stamp = tmp_path / "timestamp.txt"
+    stamp.write_text("2026-11-20 10:00:00 UTC\n")
+    entries = [entry("ann", result(2, 3), stamp), entry("ben", result(0, 1)), entry(None, result(2, 3))]
+    entries.append(entry("cat", Result.grader_failure("boom")))
+    summary = write_gradebook(entries, db, assignment="wt")
+    assert summary.notebook == "nb" and summary.written == ["ann", "ben"] and summary.warnings == []
+    assert set(summary.skipped) == {"?", "cat"}
+    assert scores(db, "wt") == {"ann": (5, 5), "ben": (1, 5)}  # max 5: the practice cell is worth 0
+    with Gradebook(f"sqlite:///{db}") as gb:
+        assert [nb.name for nb in gb.find_assignment("wt").notebooks] == ["nb"]  # nothing added for nbgrader to refuse
+        assert gb.find_submission("wt", "ann").timestamp.year == 2026
+        grade = gb.find_grade("autograder_parameter_identity", "nb", "wt", "ben")
+        grade.manual_score = 2.0  # a TA overrides in the formgrader
+        gb.db.commit()
+    again = write_gradebook([entry("ben", result(1, 1))], db, assignment="wt")
+    assert scores(db, "wt")["ben"] == (3, 5) and "manual score" in again.warnings[0]
+
+
+def test_an_nbgrader_assignment_without_the_kit_cells_gets_nothing_and_the_exact_fix(nbgrader_assignment):
+    db = nbgrader_assignment(cells={})
+    with pytest.raises(GradebookMismatch) as exc:
+        write_gradebook([entry("ann", result(2, 3))], db, assignment="wt")
+    text = str(exc.value)
+    assert "autograder_parameter_identity = 2 points (parameter identity)" in text and '"task": true' in text
+    assert "generate_assignment wt --force" in text
+    with Gradebook(f"sqlite:///{db}") as gb:
+        assert gb.find_assignment("wt").submissions == [] and [n.name for n in gb.find_assignment("wt").notebooks] == [
+            "nb"
+        ]
+
+
+def test_nbgraders_own_points_beside_the_kits_are_warned_about(nbgrader_assignment):
+    cells = {c.grade_id: (c.points, "task") for c in kit_cells({"parameter identity": 2, "forward (logits)": 3})}
+    db = nbgrader_assignment(cells={**cells, "test_tied": (13, "grade")})
+    summary = write_gradebook([entry("ann", result(2, 3))], db, assignment="wt")
+    assert "worth 13 points besides the kit's 5" in summary.warnings[0] and "max 18" in summary.warnings[0]
+
+
+@pytest.mark.parametrize(
+    "cells, needle",
+    [
+        ({"autograder_parameter_identity": (2, "grade"), "autograder_forward_logits": (3, "task")}, "would overwrite"),
+        ({"autograder_parameter_identity": (6, "task"), "autograder_forward_logits": (3, "task")}, "worth 6 points"),
+    ],
+)
+def test_a_cell_nbgrader_would_score_or_weigh_differently_is_refused(nbgrader_assignment, cells, needle):
+    db = nbgrader_assignment(cells=cells)
+    with pytest.raises(GradebookMismatch, match=needle):
+        write_gradebook([entry("ann", result(2, 3))], db, assignment="wt")
+
+
+def test_an_assignment_with_a_source_folder_must_be_generated_first(tmp_path, empty_gradebook):
+    shutil.copy(empty_gradebook, tmp_path / "gradebook.db")
+    (tmp_path / "source" / "wt").mkdir(parents=True)
+    with pytest.raises(GradebookMismatch, match="nbgrader generate_assignment wt"):
+        write_gradebook(
+            [entry("ann", result(2, 3))], tmp_path / "gradebook.db", assignment="wt", source_dir=tmp_path / "source"
+        )
 
 
 @pytest.mark.slow
-def test_new_gradebook_gets_students_cells_and_scores_that_nbgrader_exports(tmp_path):
+def test_an_assignment_without_source_gets_its_own_notebook_that_nbgrader_exports(tmp_path):
     db = tmp_path / "gradebook.db"
-    summary = write_gradebook(
-        {"ann": result(2, 3), "ben": result(0, 1), "cat": GRADER_ERROR}, db, assignment="selftest"
-    )
-    assert summary.written == ["ann", "ben"] and "boom" in summary.skipped["cat"] and not summary.warnings
-    # grading again overwrites (ben improved); the student with a grader error is never invented
-    write_gradebook({"ben": result(2, 1)}, db, assignment="selftest")
-    assert scores(db, "selftest") == {
-        "ann": {"parameter_identity": 2.0, "forward_logits": 3.0},
-        "ben": {"parameter_identity": 2.0, "forward_logits": 1.0},
-    }
+    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "kit101"\n')
+    write_gradebook([entry("ann", result(2, 3)), entry("ben", result(0, 1))], db, assignment="wt_hidden")
+    write_gradebook([entry("ben", result(2, 1))], db, assignment="wt_hidden")  # regrading overwrites
+    assert scores(db, "wt_hidden") == {"ann": (5, 5), "ben": (3, 5)}
+    with Gradebook(f"sqlite:///{db}") as gb:
+        assert gb.find_assignment("wt_hidden").course_id == "kit101"
+        assert [nb.name for nb in gb.find_assignment("wt_hidden").notebooks] == [NOTEBOOK]
     env = {**os.environ, "PATH": VENV_BIN + os.pathsep + os.environ.get("PATH", "")}
     proc = subprocess.run(
         ["nbgrader", "export", "--to", "grades.csv"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = {r["student_id"]: r for r in csv.DictReader((tmp_path / "grades.csv").open())}
-    assert set(rows) == {"ann", "ben"}
-    assert (float(rows["ann"]["score"]), float(rows["ben"]["score"]), float(rows["ann"]["max_score"])) == (5, 3, 5)
-
-
-@pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # from nbgrader's add_submission in the set-up
-def test_existing_nbgrader_assignment_keeps_its_cells_and_is_warned_about(tmp_path):
-    db = tmp_path / "gradebook.db"
-    (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "kit101"\n')
-    (tmp_path / "submitted" / "ann" / "selftest").mkdir(parents=True)
-    (tmp_path / "submitted" / "ann" / "selftest" / "timestamp.txt").write_text("2026-11-20 10:00:00 UTC\n")
-    env_path = os.environ.get("PATH", "")
-    os.environ["PATH"] = VENV_BIN + os.pathsep + env_path  # nbgrader needs alembic to create a gradebook
-    try:
-        with Gradebook(f"sqlite:///{db}", course_id="kit101") as gb:  # as generate_assignment + autograde leave it
-            gb.add_assignment("selftest")
-            gb.add_notebook("selftest", "selftest")
-            gb.add_grade_cell("native", "selftest", "selftest", max_score=4, cell_type="code")
-            gb.add_student("ann")
-            gb.add_submission("selftest", "ann")
-            gb.find_grade("native", "selftest", "selftest", "ann").auto_score = 4
-            gb.db.commit()
-    finally:
-        os.environ["PATH"] = env_path
-    summary = write_gradebook(
-        {"ann": result(1, 3)},
-        db,
-        assignment="selftest",
-        submissions={"ann": tmp_path / "submitted" / "ann" / "selftest" / "s.py"},
-    )
-    assert len(summary.warnings) == 1 and "--gradebook-assignment" in summary.warnings[0]
-    assert scores(db, "selftest") == {"ann": {"native": 4.0, "parameter_identity": 1.0, "forward_logits": 3.0}}
-    with Gradebook(f"sqlite:///{db}") as gb:
-        submission = gb.find_submission("selftest", "ann")
-        assert submission.timestamp.year == 2026 and submission.max_score == 9
-        assert {nb.name for nb in gb.find_assignment("selftest").notebooks} == {"selftest", NOTEBOOK}
-    # a separate assignment name keeps the hidden suite's scores apart, in the config's course
-    write_gradebook({"ann": result(2, 3)}, db, assignment="selftest_hidden")
-    with Gradebook(f"sqlite:///{db}") as gb:
-        hidden = gb.find_assignment("selftest_hidden")
-        assert hidden.course_id == "kit101" and gb.find_submission("selftest_hidden", "ann").score == 5
+    rows = list(csv.DictReader((tmp_path / "grades.csv").open()))
+    assert sorted((r["student_id"], float(r["score"]), float(r["max_score"])) for r in rows) == [
+        ("ann", 5, 5),
+        ("ben", 3, 5),
+    ]

@@ -1,9 +1,8 @@
-"""The instructor report and per-student feedback pages: numbers, escaping, embedded charts, bad input."""
+"""The class report: built from the run's manifest, titled with what was graded, pages for everyone."""
 
 from __future__ import annotations
 
 import base64
-import json
 import re
 import subprocess
 import sys
@@ -11,176 +10,125 @@ from pathlib import Path
 
 import pytest
 
-from autograder.outputs.feedback import write_feedback
-from autograder.outputs.report import load_results, main, write_report
+from autograder.outputs.report import main, write_report
 from autograder.result import Result
 
-AREAS = ["parameter identity", "shape flow", "gradient accumulation", "parameter counts", "argmax generation"]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EVIL = "<script>alert('pwned')</script>"
-
-
-def _result(points: dict[str, tuple[int, bool]], *, status: str = "ok", message: str = "wrong values") -> dict:
-    """A results dict as the engine writes it: one test per area, `points` maps area -> (points, passed)."""
-    tests = [
-        {
-            "name": f"test_{area.replace(' ', '_')}",
-            "score": p if ok else 0,
-            "max_score": p,
-            "status": "passed" if ok else "failed",
-            "output": "" if ok else message,
-            "tags": [area],
-        }
-        for area, (p, ok) in points.items()
-    ]
-    areas = {t["tags"][0]: [t["score"], t["max_score"]] for t in tests}
-    return {
-        "score": sum(t["score"] for t in tests),
-        "max_score": sum(t["max_score"] for t in tests),
-        "execution_time": 1.0,
-        "output": f"status {status}",
-        "tests": tests,
-        "extra_data": {"seed": 1, "areas": areas, "run": {"status": status}},
-    }
+STUB = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
+ALL = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
 
 
 @pytest.fixture
-def graded(tmp_path: Path) -> Path:
-    """An --out folder: full marks, partial, a timeout, a grader error with missing fields, an XSS attempt."""
-    results = tmp_path / "results"
-    results.mkdir()
-    full = _result({a: (20, True) for a in AREAS})  # 100
-    partial = _result({a: (20, a != "shape flow") for a in AREAS}, message="logits differ by 3.5")  # 80
-    timeout = _result(
-        {a: (20, a == "parameter identity") for a in AREAS},
-        status="timeout",
-        message="no evidence for experiment 'generate'",
-    )  # 20
-    evil = _result({a: (20, a != "argmax generation") for a in AREAS}, message=EVIL)  # 80
-    broken = {"score": 0.0, "extra_data": {"grader_error": "RuntimeError: boom"}}  # no tests, no max, no run
-    for name, data in {"alice": full, "bob": partial, "abe": timeout, "ann": evil, "zed": broken}.items():
-        (results / f"{name}.json").write_text(json.dumps(data))
-    return tmp_path
+def graded(batch_folder, area_result) -> Path:
+    """Full marks, two with the same misconception, a timeout, a blank stub, an unreadable file, a grader
+    error, a student not graded yet, and a message with markup and a lone surrogate."""
+    head = "TiedEmbeddingLM: lm_head.weight did not change: copied table (copy.deepcopy)"
+    return batch_folder(
+        {
+            "alice": area_result(seconds=2.0),
+            "bob": area_result({"parameter identity": head}, seconds=4.0),
+            "cy": area_result({"parameter identity": head, "shape flow": "logits scaled by 2"}, seconds=3.0),
+            "abe": area_result({"argmax generation": "no evidence"}, status="timeout", seconds=61.0),
+            "stu": area_result(dict.fromkeys(ALL, STUB), seconds=1.0),
+            "nan": area_result(dict.fromkeys(ALL, "not a notebook")),
+            "zed": Result.grader_failure("RuntimeError: worker died"),
+            "kim": None,
+            "eve": area_result({"shape flow": EVIL + " \udcff"}),
+        },
+        unreadable={"nan": "not a Jupyter notebook (JSONDecodeError)"},
+    )
 
 
-def _summary_value(page: str, label: str) -> str:
+def _row(page: str, label: str) -> str:
     match = re.search(rf"<th>{re.escape(label)}</th><td[^>]*>([^<]*)</td>", page)
     assert match, f"no {label!r} row in the summary"
     return match.group(1)
 
 
-def test_report_has_the_class_numbers(graded):
+def test_the_title_says_what_was_graded_when_on_which_plan(graded):
     page = write_report(graded).read_text()
-    # graded scores 100, 80, 20, 80 (the grader error is excluded from the statistics)
-    assert _summary_value(page, "submissions") == "5"
-    assert _summary_value(page, "graded") == "4"
-    assert _summary_value(page, "mean score") == "70"
-    assert _summary_value(page, "median score") == "80"
-    assert _summary_value(page, "min score") == "20"
-    assert _summary_value(page, "max score") == "100"
-    assert _summary_value(page, "grader errors") == "1"
-    assert _summary_value(page, "timeouts") == "1"
-    assert _summary_value(page, "out of memory") == "0"
-    for area in AREAS:
-        assert area in page
-    # shape flow: 100, 0, 0, 100 -> 50 %; parameter identity passed by all four -> 100 %
-    assert re.search(r"<td>shape flow</td><td class=\"num\">50\.0</td>", page)
-    assert re.search(r"<td>parameter identity</td><td class=\"num\">100\.0</td>", page)
-
-
-def test_failing_tests_rank_clean_runs_first_with_a_clean_sample(graded):
-    page = write_report(graded).read_text()
-    # shape flow: failed by bob (run ok) and abe (timeout); abe sorts first, but the sample must come from
-    # the clean run: a timeout's "no evidence" says nothing about the misconception.
-    row = re.search(
-        r"<td>test_shape_flow</td><td>shape flow</td><td class=\"num\">(\d+)</td>"
-        r"<td class=\"num\">(\d+)</td><td><pre>([^<]*)</pre>",
-        page,
+    assert "<h1>weight_tying: grading report</h1>" in page
+    meta = re.search(r'<p class="meta">([^<]*)</p>', page).group(1)
+    assert meta == (
+        "2026-05-04 09:41:00 UTC · seed 42 · kit 0.1.0 · 9 submissions, 5 graded "
+        "(1 blank, 1 unreadable, 1 grader error, 1 missing)"
     )
-    assert row and row.groups() == ("1", "2", "logits differ by 3.5")
-    # only abe (timeout) fails parameter counts: ranked below the tests that clean runs fail
-    assert page.index("<td>test_argmax_generation</td>") < page.index("<td>test_parameter_counts</td>")
-    assert page.index("<td>test_shape_flow</td>") < page.index("<td>test_gradient_accumulation</td>")
 
 
-def test_report_embeds_two_png_charts(graded):
+def test_blank_and_unreadable_are_counted_apart_and_kept_out_of_the_statistics(graded):
+    page = write_report(graded).read_text()
+    assert (_row(page, "submissions"), _row(page, "graded"), _row(page, "blank"), _row(page, "unreadable")) == (
+        "9",
+        "5",
+        "1",
+        "1",
+    )
+    # graded: 100, 76, 56, 82, 80 -> mean 78.8, median 80
+    assert _row(page, "mean score") == "78.8 / 100" and _row(page, "median score") == "80 / 100"
+    misconceptions = page[page.index("<h2>Misconceptions") : page.index("<h2>Pass rate per test")]
+    assert "NotImplementedError" not in misconceptions and "not a notebook" not in misconceptions
+
+
+def test_misconceptions_are_ranked_with_counts_and_linked_examples(graded):
+    page = write_report(graded).read_text()
+    rows = re.findall(r'<tr><td><b>([^<]*)</b></td><td class="num">(\d+)</td><td>(.*?)</td>', page)
+    assert rows[0][:2] == ("copied table", "2")
+    assert 'href="feedback/bob.html"' in rows[0][2] and 'href="feedback/cy.html"' in rows[0][2]
+    assert ("logits scaled", "1") in [r[:2] for r in rows]
+
+
+def test_pass_rates_per_area_and_per_test_and_the_slowest_first(graded):
+    page = write_report(graded).read_text()
+    assert re.search(r"<td>parameter identity</td><td class=\"num\">24</td><td class=\"num\">60\.0%</td>", page)
+    assert re.search(r"<td>parameter identity</td><td class=\"num\">24</td><td class=\"num\">60%</td>", page)
+    slow = page[page.index("<h2>Slowest") : page.index("<h2>Students")]
+    assert slow.index("abe") < slow.index("bob") < slow.index("alice") and "61.0 s" in slow
+
+
+def test_students_who_need_a_look_come_first_with_what_to_do(graded):
+    page = write_report(graded).read_text()
+    attention = page[page.index("<h2>Needs a look") : page.index("<h2>Class summary")]
+    for name, what in (
+        ("zed", "--student"),
+        ("kim", "run the same command again"),
+        ("abe", "timeout"),
+        ("nan", "working copy"),
+        ("stu", "starter code"),
+    ):
+        assert name in attention and what in attention
+    assert "alice" not in attention and 'title="not a Jupyter notebook (JSONDecodeError)"' in attention
+    assert re.search(r"<td>blank</td><td class=\"num\">1</td>", attention)  # one row per kind, with a count
+
+
+def test_every_student_is_linked_to_a_page_that_exists_and_escapes_their_text(graded):
+    page = write_report(graded).read_text()
+    students = page[page.index("<h2>Students") :]
+    for name in ("alice", "bob", "cy", "abe", "stu", "nan", "zed", "kim", "eve"):
+        assert f'<a href="feedback/{name}.html">{name}</a>' in students
+        assert (graded / "feedback" / f"{name}.html").stat().st_size > 0
+    assert "not been graded yet" in (graded / "feedback" / "kim.html").read_text()
+    eve = (graded / "feedback" / "eve.html").read_text()
+    assert "<script>" not in eve and "&lt;script&gt;" in eve and "\\udcff" in eve
+    assert "<script>" not in page
+
+
+def test_charts_are_embedded_pngs_and_nothing_is_fetched(graded):
     page = write_report(graded).read_text()
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 2
-    for data in images:
-        assert base64.b64decode(data).startswith(PNG_MAGIC)
-    assert "<link" not in page and "http" not in page  # self-contained: nothing fetched
+    assert len(images) == 2 and all(base64.b64decode(d).startswith(PNG_MAGIC) for d in images)
+    assert "<link" not in page and "http" not in page and "<script" not in page
 
 
-def test_student_rows_link_to_feedback_pages_that_exist(graded):
-    page = write_report(graded).read_text()
-    for student in ("alice", "bob", "abe", "ann", "zed"):
-        assert f'href="feedback/{student}.html"' in page
-        assert (graded / "feedback" / f"{student}.html").is_file()
-    assert re.search(
-        r">zed</a></td><td class=\"num\">0 / 0</td><td class=\"num\">-</td><td class=\"bad\">"
-        r"grader error</td>",
-        page,
-    )
+def test_a_class_with_nobody_still_gets_a_page(batch_folder):
+    page = write_report(batch_folder({})).read_text()
+    assert _row(page, "submissions") == "0" and "No students in this run." in page and "data:image" not in page
 
 
-def test_student_text_is_escaped_everywhere(graded):
-    write_report(graded)
-    for page in (graded / "report.html", graded / "feedback" / "ann.html"):
-        text = page.read_text()
-        assert "<script>" not in text
-        assert "&lt;script&gt;alert(&#x27;pwned&#x27;)&lt;/script&gt;" in text
-
-
-def test_feedback_page_lists_each_test_with_points_and_verdict(graded, tmp_path):
-    result = Result.from_gradescope(json.loads((graded / "results" / "bob.json").read_text()))
-    page = write_feedback(result, tmp_path / "bob.html").read_text()
-    assert "Score: 80 / 100" in page
-    assert page.count('<tr class="passed">') == 4 and page.count('<tr class="failed">') == 1
-    assert "logits differ by 3.5" in page
-    assert re.search(r"<td>test_shape_flow</td><td class=\"num\">0 / 20</td><td>failed</td>", page)
-
-
-def test_feedback_survives_a_result_with_missing_and_wrong_fields(tmp_path):
-    weird = {
-        "score": "NaN?",
-        "tests": [{"status": "failed", "tags": None, "output": None}, "junk"],
-        "extra_data": {"run": "not a dict", "areas": {"x": "bad"}},
-    }
-    page = write_feedback(Result.from_gradescope(weird), tmp_path / "w.html").read_text()
-    assert "Score: 0 / 0" in page and "status: unknown" in page
-    assert page.count('<tr class="failed">') == 1
-    assert Result.from_gradescope({"extra_data": {"grader_error": "x"}}).status == "grader error"
-    with pytest.raises(ValueError, match="expected a JSON object"):
-        Result.from_gradescope(["not", "a", "dict"])
-    with pytest.raises(TypeError, match="Result"):
-        write_feedback({"score": 1}, tmp_path / "x.html")
-
-
-def test_malformed_json_is_reported_as_unreadable_by_file_name(graded):
-    (graded / "results" / "trudy.json").write_text('{"score": 3,')
-    (graded / "results" / "list.json").write_text("[1, 2]")
-    results, unreadable = load_results(graded)
-    assert "trudy" not in results and set(unreadable) == {"trudy.json", "list.json"}
-    assert "JSONDecodeError" in unreadable["trudy.json"]
-    page = write_report(graded).read_text()
-    assert _summary_value(page, "unreadable result files") == "2"
-    assert _summary_value(page, "submissions") == "7"
-    assert "<td>trudy.json</td>" in page and "expected a JSON object, found list" in page
-
-
-def test_missing_results_folder_is_a_clear_error(tmp_path, capsys):
-    with pytest.raises(FileNotFoundError, match="results/<student>.json"):
+def test_a_folder_that_is_not_a_batch_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(FileNotFoundError, match="manifest"):
         write_report(tmp_path / "nowhere")
-    assert main([str(tmp_path / "nowhere")]) == 2
-    assert "does not exist" in capsys.readouterr().err
-
-
-def test_empty_batch_still_writes_a_page(tmp_path):
-    (tmp_path / "results").mkdir()
-    page = write_report(tmp_path).read_text()
-    assert _summary_value(page, "submissions") == "0"
-    assert "No readable results." in page and "data:image/png" not in page
+    assert main([str(tmp_path / "nowhere")]) == 2 and "--out folder" in capsys.readouterr().err
 
 
 def test_module_entry_point_writes_the_report(graded):
@@ -189,4 +137,3 @@ def test_module_entry_point_writes_the_report(graded):
     )
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == graded / "report.html"
-    assert (graded / "report.html").read_text().count("data:image/png") == 2

@@ -54,3 +54,18 @@ def test_table_shows_whole_names_and_wrapped_messages_under_failures():
     message_row = next(i for i, line in enumerate(lines) if "generate() kept 12" in line)
     assert message_row > name_row and "[red]not" in text
     assert "Score: 2 / 7" in text
+
+
+def test_student_text_never_reaches_the_terminal_as_escapes():
+    import io
+
+    hostile = dict(RESULT, output="Run ok \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J\x9b31m")
+    hostile["tests"] = [dict(RESULT["tests"][1], output="raised \x1b[31mValueError\x1b[0m\rhidden \x07bell")]
+    out = io.StringIO()
+    console = Console(file=out, width=100, force_terminal=True, color_system="truecolor")
+    render(Result.from_gradescope(hostile), title="\x1b]0;pwned\x07alice.ipynb", console=console)
+    printed = out.getvalue()
+    # rich's own colours are escapes too: only OSC, bells, carriage returns, C1 and screen clears must be absent
+    assert "\x1b]" not in printed and "\x07" not in printed and "\r" not in printed and "\x9b" not in printed
+    assert "\x1b[2J" not in printed and "evil.example" not in printed
+    assert "ValueError" in printed and "click" in printed and "alice.ipynb" in printed

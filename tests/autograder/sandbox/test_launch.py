@@ -183,18 +183,23 @@ def test_kit_is_not_writable():
 @pytest.mark.slow
 @NAMESPACES
 def test_hidden_suite_is_unreadable_and_runner_sees_only_itself():
+    # Host folders outside the allow-list: the kit's tests (hidden) and /var/lib (never bound).
+    outside = [str(KIT / "tests"), "/var/lib"]
+    assert all(os.path.isdir(p) for p in outside)
     code = f"""
     import os
     try:
         os.write(FD, repr(os.listdir({str(SUITE)!r})).encode())
     except OSError as exc:
         os.write(FD, type(exc).__name__.encode())
-    os.write(FD, b" " + str(os.getuid()).encode() + b" " + str(os.path.exists("/work/shared")).encode())
+    seen = [str(os.path.exists(p)) for p in {outside!r}]
+    os.write(FD, (" " + str(os.getuid()) + " " + ",".join(seen)).encode())
     """
     result = probe(code, hidden=(str(SUITE),))
-    what, uid, _ = reported(result).split()
+    what, uid, seen = reported(result).split()
     # Not in the allow-list at all (FileNotFoundError), or covered by an unreadable mount.
     assert what in ("FileNotFoundError", "PermissionError") and int(uid) >= 60000
+    assert seen == "False,False", f"the runner sees host folders outside its allow-list: {outside} -> {seen}"
 
 
 def test_kit_view_is_an_allow_list():

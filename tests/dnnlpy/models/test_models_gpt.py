@@ -15,27 +15,6 @@ from dnnlpy.models import gpt
 V, BLOCK, D = 50, 8, 16
 
 
-def _model(**kwargs) -> gpt.MiniGPT:
-    torch.manual_seed(0)
-    config = dict(vocab_size=V, block_size=BLOCK, embed_dim=D, num_layers=2, num_heads=4, hidden_dim=32)
-    config.update(kwargs)
-    return gpt.MiniGPT(**config)
-
-
-@pytest.fixture
-def tied():
-    return _model()
-
-
-@pytest.fixture
-def untied():
-    return _model(weight_tying=False)
-
-
-def _ids(b=2, t=6, seed=1):
-    return torch.randint(0, V, (b, t), generator=torch.Generator().manual_seed(seed))
-
-
 def _reference_logits(m: gpt.MiniGPT, ids):
     """The same architecture written with torch's own functional operators and m's parameters."""
     t = ids.shape[1]
@@ -60,12 +39,12 @@ def _reference_logits(m: gpt.MiniGPT, ids):
 
 @pytest.mark.parametrize("weight_tying", [True, False])
 @pytest.mark.parametrize("bias", [True, False])
-def test_forward_and_gradients_match_torch_reference(weight_tying, bias):
-    m = _model(weight_tying=weight_tying, bias=bias)
-    ids = _ids(3, 7)
+def test_forward_and_gradients_match_torch_reference(weight_tying, bias, make_model, make_ids):
+    m = make_model(weight_tying=weight_tying, bias=bias)
+    ids = make_ids(3, 7)
     logits = m(ids)
     assert logits.shape == (3, 7, V)
-    targets = _ids(3, 7, seed=2)
+    targets = make_ids(3, 7, seed=2)
     dF.cross_entropy_loss(logits.reshape(-1, V), targets.reshape(-1)).backward()
     ours = {n: p.grad.clone() for n, p in m.named_parameters()}
     m.zero_grad()
@@ -102,13 +81,13 @@ def test_config_is_the_one_place_the_hyper_parameters_live(tied, untied):
 
 
 @pytest.mark.parametrize("flag", ["bias", "weight_tying"])
-def test_config_refuses_a_non_bool_flag(flag):
+def test_config_refuses_a_non_bool_flag(flag, make_model):
     with pytest.raises(TypeError, match=rf"{flag} must be True or False, got 'False'"):
-        _model(**{flag: "False"})
+        make_model(**{flag: "False"})
 
 
-def test_every_dropout_is_a_dropout_module():
-    m = _model(dropout=0.25)
+def test_every_dropout_is_a_dropout_module(make_model):
+    m = make_model(dropout=0.25)
     settings = [(name, mod.p) for name, mod in m.named_modules() if isinstance(mod, dnn.Dropout)]
     per_block = ["attn.attn.attn_dropout", "attn.resid_dropout", "mlp.dropout"]
     assert [name for name, _ in settings] == ["embed_dropout"] + [f"blocks.{i}.{n}" for i in (0, 1) for n in per_block]
@@ -118,9 +97,9 @@ def test_every_dropout_is_a_dropout_module():
     assert not [n for n, mod in m.named_modules() if isinstance(vars(mod).get("dropout"), float)]
 
 
-def test_state_dict_keys_are_unchanged():
+def test_state_dict_keys_are_unchanged(make_model):
     """Checkpoints written before dropout became modules still load: Dropout has no parameters."""
-    m = _model(num_layers=1, dropout=0.1)
+    m = make_model(num_layers=1, dropout=0.1)
     block = [
         "ln1.weight",
         "ln1.bias",
@@ -155,7 +134,7 @@ def test_weight_tying_shares_one_parameter(tied, untied):
     assert "lm_head.weight" not in names  # named_parameters reports the shared tensor once
 
 
-def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
+def test_count_parameters_differs_by_exactly_v_times_d(tied, untied, make_model):
     n_tied, n_untied = gpt.count_parameters(tied), gpt.count_parameters(untied)
     assert n_untied - n_tied == V * D
     assert n_tied == sum(p.numel() for p in tied.parameters())
@@ -163,7 +142,8 @@ def test_count_parameters_differs_by_exactly_v_times_d(tied, untied):
     assert naive - n_tied == V * D  # the naive count sees the shared matrix twice
     # also a model with bias=False: still exactly V*D apart
     assert (
-        gpt.count_parameters(_model(bias=False, weight_tying=False)) - gpt.count_parameters(_model(bias=False)) == V * D
+        gpt.count_parameters(make_model(bias=False, weight_tying=False)) - gpt.count_parameters(make_model(bias=False))
+        == V * D
     )
 
 
@@ -174,20 +154,20 @@ def test_count_parameters_trainable_only(tied):
     assert gpt.count_parameters(tied) - gpt.count_parameters(tied, trainable_only=True) == BLOCK * D + V * D
 
 
-def test_tied_gradient_is_the_sum_of_both_paths(untied):
-    tied = _model()
+def test_tied_gradient_is_the_sum_of_both_paths(untied, make_model, make_ids):
+    tied = make_model()
     with torch.no_grad():
         untied.lm_head.weight.copy_(untied.token_embed.weight)  # same values, two Parameters
     tied.load_state_dict({k: v for k, v in untied.state_dict().items()})
-    ids = _ids()
+    ids = make_ids()
     tied.loss(ids).backward()
     untied.loss(ids).backward()
     assert_close(tied.token_embed.weight.grad, untied.token_embed.weight.grad + untied.lm_head.weight.grad)
     assert tied.lm_head.weight.grad is tied.token_embed.weight.grad
 
 
-def test_gpt2_initialisation(tied):
-    model = _model(embed_dim=64, hidden_dim=128, vocab_size=500)
+def test_gpt2_initialisation(tied, make_model):
+    model = make_model(embed_dim=64, hidden_dim=128, vocab_size=500)
     assert abs(model.token_embed.weight.std().item() - 0.02) < 0.002
     assert abs(model.blocks[0].mlp.fc1.weight.std().item() - 0.02) < 0.002
     assert torch.count_nonzero(model.blocks[0].mlp.fc1.bias) == 0
@@ -199,31 +179,31 @@ def test_gpt2_initialisation(tied):
 # ---- loss --------------------------------------------------------------------------------------------
 
 
-def test_loss_target_forms_agree(tied):
-    ids = _ids(2, 6)
+def test_loss_target_forms_agree(tied, make_ids):
+    ids = make_ids(2, 6)
     expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), ids[:, 1:].reshape(-1))
     assert_close(tied.loss(ids), expected)
     assert_close(tied.loss(ids, ids[:, 1:]), expected)  # (B, T-1): the chapter's call
-    shifted = _ids(2, 6, seed=5)
+    shifted = make_ids(2, 6, seed=5)
     assert_close(tied.loss(ids, shifted), F.cross_entropy(tied(ids).reshape(-1, V), shifted.reshape(-1)))
 
 
-def test_loss_without_targets_accepts_block_size_plus_one(tied):
-    ids = _ids(2, BLOCK + 1)
+def test_loss_without_targets_accepts_block_size_plus_one(tied, make_ids):
+    ids = make_ids(2, BLOCK + 1)
     assert torch.isfinite(tied.loss(ids))
 
 
-def test_loss_ignores_minus_100_targets(tied):
-    ids = _ids(1, 5)
+def test_loss_ignores_minus_100_targets(tied, make_ids):
+    ids = make_ids(1, 5)
     targets = ids[:, 1:].clone()
     targets[0, :2] = -100
     logits = tied(ids[:, :-1])[0, 2:]
     assert_close(tied.loss(ids, targets), F.cross_entropy(logits, ids[0, 3:]))
 
 
-def test_loss_with_every_target_ignored_leaves_the_weights_finite(tied):
+def test_loss_with_every_target_ignored_leaves_the_weights_finite(tied, make_ids):
     """A fully padded batch: the mean has nothing to average (nan, as torch's), but the gradients are 0."""
-    ids = _ids(2, 6)
+    ids = make_ids(2, 6)
     loss = tied.loss(ids, torch.full((2, 5), -100))
     expected = F.cross_entropy(tied(ids[:, :-1]).reshape(-1, V), torch.full((10,), -100))
     assert loss.isnan() and expected.isnan()
@@ -234,24 +214,24 @@ def test_loss_with_every_target_ignored_leaves_the_weights_finite(tied):
     assert all(torch.equal(a, b) for a, b in zip(before, tied.parameters(), strict=True))
 
 
-def test_loss_accepts_int32_targets(tied):
-    ids = _ids(2, 6)
+def test_loss_accepts_int32_targets(tied, make_ids):
+    ids = make_ids(2, 6)
     assert_close(tied.loss(ids, ids[:, 1:].int()), tied.loss(ids))
 
 
 @pytest.mark.parametrize("shape", [(2, 3), (2, 7), (1, 5), (2, 5, 1)])
-def test_loss_rejects_mismatched_targets(tied, shape):
+def test_loss_rejects_mismatched_targets(tied, shape, make_ids):
     with pytest.raises(ValueError, match=r"targets has shape .* pass targets of shape \(2, 5\)"):
-        tied.loss(_ids(2, 6), torch.zeros(shape, dtype=torch.long))
+        tied.loss(make_ids(2, 6), torch.zeros(shape, dtype=torch.long))
 
 
-def test_loss_rejects_float_targets_and_single_token(tied):
+def test_loss_rejects_float_targets_and_single_token(tied, make_ids):
     with pytest.raises(TypeError, match="integer token ids"):
-        tied.loss(_ids(2, 6), torch.zeros(2, 5))
+        tied.loss(make_ids(2, 6), torch.zeros(2, 5))
     with pytest.raises(TypeError, match="integer token ids"):
-        tied.loss(_ids(2, 6), torch.zeros(2, 5, dtype=torch.bool))
+        tied.loss(make_ids(2, 6), torch.zeros(2, 5, dtype=torch.bool))
     with pytest.raises(ValueError, match="at least 2 tokens"):
-        tied.loss(_ids(2, 1))
+        tied.loss(make_ids(2, 1))
 
 
 # ---- errors on input_ids -----------------------------------------------------------------------------
@@ -287,128 +267,9 @@ def test_bad_input_ids(tied, ids, exc, match):
         (dict(dropout=1.5), "dropout"),
     ],
 )
-def test_bad_hyper_parameters(kwargs, match):
+def test_bad_hyper_parameters(kwargs, match, make_model):
     with pytest.raises(ValueError, match=match):
-        _model(**kwargs)
-
-
-# ---- generation --------------------------------------------------------------------------------------
-
-
-def _manual_greedy(m, ids, steps):
-    for _ in range(steps):
-        nxt = m(ids[:, -m.block_size :])[:, -1].argmax(-1, keepdim=True)
-        ids = torch.cat([ids, nxt], dim=1)
-    return ids
-
-
-@pytest.fixture
-def lively():
-    """Large random weights: an untrained tied model at GPT-2 scale mostly repeats its last token, which
-    would hide a wrong context window; this one's output depends on the whole window."""
-    m = _model()
-    with torch.no_grad():
-        for p in m.parameters():
-            p.normal_(0.0, 0.5)
-    return m
-
-
-def test_greedy_generate_matches_manual_loop_past_block_size(lively):
-    prompt = _ids(2, 3)
-    out = lively.generate(prompt, 3 * BLOCK)
-    assert out.shape == (2, 3 + 3 * BLOCK) and out.dtype == torch.int64
-    assert torch.equal(out[:, :3], prompt)
-    assert len(set(out[0, 3:].tolist())) > 2  # the check below is not vacuous
-    with torch.no_grad():
-        assert torch.equal(out, _manual_greedy(lively, prompt, 3 * BLOCK))
-
-
-def test_generate_crops_a_long_prompt(lively):
-    long_prompt = _ids(1, BLOCK + 4)
-    out = lively.generate(long_prompt, 4)
-    with torch.no_grad():
-        assert torch.equal(out, _manual_greedy(lively, long_prompt, 4))
-        # only the last BLOCK tokens matter
-        assert torch.equal(out[:, -4:], lively.generate(long_prompt[:, -BLOCK:], 4)[:, -4:])
-
-
-def test_generate_first_token_is_argmax(tied):
-    prompt = torch.tensor([[10, 25, 31]])
-    with torch.no_grad():
-        expected = tied(prompt)[:, -1, :].argmax(dim=-1)
-    assert tied.generate(prompt, 1)[0, -1].item() == expected.item()
-
-
-@pytest.mark.parametrize("max_new_tokens", [0, 2])
-@pytest.mark.parametrize(
-    "prompt,exc,match",
-    [
-        (torch.zeros(1, 3), TypeError, r"integer tensor .* got dtype torch.float32"),
-        (torch.zeros(1, 3, dtype=torch.bool), TypeError, r"integer tensor .* got dtype torch.bool"),
-        (torch.tensor([[1, V]]), ValueError, rf"token id {V}, outside \[0, {V}\)"),
-        (torch.zeros(3, dtype=torch.long), ValueError, r"2-D .*unsqueeze\(0\)"),
-        ([[1, 2]], TypeError, "torch.Tensor"),
-    ],
-)
-def test_generate_checks_the_prompt_as_forward_does(tied, prompt, exc, match, max_new_tokens):
-    """Not cast with .long() (a float prompt was silently truncated), and checked even for 0 new tokens."""
-    with pytest.raises(exc, match=match):
-        tied(prompt)
-    with pytest.raises(exc, match=match):
-        tied.generate(prompt, max_new_tokens)
-
-
-def test_empty_batch_as_torch_modules(tied):
-    """B = 0 gives an empty (0, T, V) tensor, as torch's own modules do (it was a RuntimeError from min())."""
-    empty = torch.zeros(0, 5, dtype=torch.long)
-    reference = nn.Linear(D, V)(nn.Embedding(V, D)(empty))
-    assert tied(empty).shape == reference.shape == (0, 5, V)
-    assert tied.generate(empty, 3).shape == (0, 8)
-    assert tied.generate(empty, 3, do_sample=True, top_k=5).shape == (0, 8)
-
-
-def test_generate_zero_tokens_and_no_grad(tied):
-    prompt = _ids(2, 3)
-    assert torch.equal(tied.generate(prompt, 0), prompt)
-    assert not tied.generate(prompt, 2).requires_grad
-
-
-def test_generate_uses_eval_mode_and_restores_it():
-    m = _model(dropout=0.5)
-    m.train()
-    prompt = _ids(2, 3)
-    first, second = m.generate(prompt, 5), m.generate(prompt, 5)
-    assert torch.equal(first, second)  # dropout was off during generation
-    assert m.training
-    m.eval()
-    assert torch.equal(m.generate(prompt, 5), first)
-    assert not m.training
-
-
-def test_sampling_is_reproducible_with_a_generator(tied):
-    prompt = _ids(2, 3)
-
-    def run(**kw):
-        return tied.generate(prompt, 6, do_sample=True, generator=torch.Generator().manual_seed(7), **kw)
-
-    assert torch.equal(run(temperature=1.5), run(temperature=1.5))
-    assert torch.equal(run(top_k=1), tied.generate(prompt, 6))  # top-1 sampling is greedy
-    assert torch.equal(run(top_p=1e-6), tied.generate(prompt, 6))  # so is a tiny nucleus
-    assert ((run(top_k=5) >= 0) & (run(top_k=5) < V)).all()
-
-
-@pytest.mark.parametrize(
-    "kwargs,match",
-    [
-        (dict(max_new_tokens=-1), "max_new_tokens"),
-        (dict(max_new_tokens=2, do_sample=True, temperature=0.0), "temperature must be a finite number > 0"),
-        (dict(max_new_tokens=2, do_sample=True, top_k=0), r"top_k must be an int >= 1, got 0"),
-        (dict(max_new_tokens=2, do_sample=True, top_p=1.5), r"top_p must be in \(0, 1\]"),
-    ],
-)
-def test_generate_bad_options(tied, kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        tied.generate(_ids(1, 3), **kwargs)
+        make_model(**kwargs)
 
 
 # ---- get_batch ---------------------------------------------------------------------------------------

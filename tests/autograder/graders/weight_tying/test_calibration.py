@@ -1,9 +1,10 @@
 """Test the tests end to end: `python -m autograder calibrate` grades the whole corpus in the real sandbox.
 
 Checked independently of calibrate's own verdicts: correct files get full marks, wrong files do not, and
-attacks earn nothing and escape nothing: no kit file changed (by hash), no `wtcal*` file planted, no
-surviving process, no network connection, no unsafe unpickling in the judge, no hidden text leaked into a
-result. (test_corpus.py walks the correct and wrong files in-process, fast.)
+attacks earn nothing and escape nothing: no kit file changed (by hash), nothing planted in the venv,
+site-packages or the standard library (whatever its name), no surviving process, no network connection,
+no unsafe unpickling in the judge, no hidden text leaked into a result. (test_corpus.py walks the correct
+and wrong files in-process, fast.)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.calibrate import calibration_files
+from autograder.calibrate import calibration_files, interpreter_writes
 from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT as KIT
 from autograder.sandbox.slots import SANDBOX_UIDS
@@ -48,7 +49,7 @@ TMP_MARKERS = [
 
 
 def _kit_hashes() -> dict[str, str]:
-    skip = {".git", ".venv", "__pycache__", ".pytest_cache", "node_modules"}
+    skip = {".git", ".venv", "__pycache__", ".pytest_cache", ".hypothesis", "node_modules"}
     out = {}
     for dirpath, dirnames, filenames in os.walk(KIT):
         dirnames[:] = [d for d in dirnames if d not in skip and not d.endswith(".egg-info")]
@@ -64,7 +65,8 @@ def _kit_hashes() -> dict[str, str]:
     return out
 
 
-def _site_packages_plants() -> list[str]:
+def _named_plants() -> list[str]:
+    """a17's own plant, by name, where site and the standard library look (what _clean_markers removes)."""
     import site
 
     dirs = set(site.getsitepackages()) | {os.path.dirname(os.__file__)}
@@ -73,6 +75,12 @@ def _site_packages_plants() -> list[str]:
         dirs |= {str(p) for p in venv_lib.glob("python*/site-packages")}
     plants = [os.path.join(d, "wtcal_tamper.pth") for d in sorted(dirs)]
     return [path for path in plants if os.path.exists(path)]
+
+
+def _interpreter_plants(since: float) -> list[str]:
+    """Anything a sandbox could have planted where Python finds code (the venv whole, site-packages, the
+    standard library), whatever its name: owned by a sandbox uid, or (non-root grader) changed since."""
+    return sorted(set(interpreter_writes(since)) | set(_named_plants()))
 
 
 def _suspect_processes() -> list[str]:
@@ -140,7 +148,7 @@ def _clean_markers() -> None:
         (KIT / rel).unlink(missing_ok=True)
     for path in TMP_MARKERS:
         Path(path).unlink(missing_ok=True)
-    for path in _site_packages_plants():
+    for path in _named_plants():
         Path(path).unlink(missing_ok=True)
 
 
@@ -210,7 +218,7 @@ def calibration_run(tmp_path_factory):
         "received": list(listener.received),
         "daemon_grew": daemon_grew,
         "survivors": survivors,
-        "planted": [rel for rel in PLANTED if (KIT / rel).exists()] + _site_packages_plants(),
+        "planted": [rel for rel in PLANTED if (KIT / rel).exists()] + _interpreter_plants(start),
         "pwned": Path("/tmp/wtcal_pwned_judge").exists(),
     }
     _clean_markers()

@@ -1,0 +1,51 @@
+"""Trusted: write a file whole or not at all (temporary name, fsync, rename), whatever the text holds.
+
+A batch can be killed at any moment (kill -9, a full disk, a laptop lid): a reader must then find either the
+previous version of a file or the new one, never half of it. Text is written as UTF-8 with
+``backslashreplace``, so a lone surrogate in a student's message becomes ``\\udcff`` instead of an
+exception that would cost the rest of the class its outputs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+__all__ = ["write_bytes", "write_text", "remove_leftovers", "TEMP_SUFFIX"]
+
+TEMP_SUFFIX = ".partial"  # a temporary file's name: .<name>.<random>.partial, in the same folder
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    """Write `data` to `path` atomically (folders created); returns the path."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    try:
+        with open(temp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())  # the rename must not reach the disk before the data does
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+        raise
+    return path
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """`text` as UTF-8 (unencodable characters escaped, never an error), atomically."""
+    return write_bytes(path, text.encode("utf-8", errors="backslashreplace"))
+
+
+def remove_leftovers(folder: str | Path) -> int:
+    """Delete temporary files a killed run left in `folder` and its subfolders; returns how many."""
+    count = 0
+    for temp in Path(folder).rglob(f".*{TEMP_SUFFIX}"):
+        with contextlib.suppress(OSError):
+            temp.unlink()
+            count += 1
+    return count

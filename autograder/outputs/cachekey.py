@@ -1,0 +1,88 @@
+"""Trusted: the grading key: a submission's result is reused only while everything that made it is unchanged.
+
+    key = sha256(submission bytes, grader code, kit version, seed, limits)
+
+"Grader code" is the grader's folder (``autograder/graders/<name>/``: runner experiments, judge, suite,
+diagnosis; its calibration corpus excluded), the shared runner, judge and protocol packages, and ``dnnlpy/``
+(the judge recomputes expected values with it). Limits are in the key because a longer time limit can turn a
+timeout into a score. The key is recorded in each result file; an unchanged rerun finds every key equal and
+grades nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import stat
+from pathlib import Path
+
+from autograder.kit import KIT_ROOT, kit_version
+from autograder.sandbox import Limits
+from autograder.spec import AssignmentSpec
+
+__all__ = ["grader_digest", "submission_digest", "grading_key"]
+
+_VERSION = "grading-key-1"  # bump when the key's recipe changes
+_SKIP_DIRS = {"__pycache__", ".pytest_cache", "calibration"}
+_SHARED = ("autograder/runner", "autograder/judge", "autograder/protocol")
+_CHUNK = 1 << 20
+
+
+def _tree_digest(root: Path, digest) -> None:
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        for name in sorted(files):
+            if name.endswith((".pyc", ".pyo")):
+                continue
+            path = Path(folder) / name
+            digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")
+            digest.update(path.read_bytes() + b"\0")
+
+
+@functools.lru_cache(maxsize=8)
+def grader_digest(spec: AssignmentSpec) -> str:
+    """A digest of the code that decides a grade for `spec` (computed once per process)."""
+    digest = hashlib.sha256(_VERSION.encode())
+    grader = Path(spec.judge_dir).resolve().parent
+    dnnlpy = importlib.util.find_spec("dnnlpy")
+    roots = [grader, *(KIT_ROOT / rel for rel in _SHARED)]
+    if dnnlpy is not None and dnnlpy.origin:
+        roots.append(Path(dnnlpy.origin).parent)
+    for root in roots:
+        digest.update(f"[{root.name}]".encode())
+        if root.is_dir():
+            _tree_digest(root, digest)
+    return digest.hexdigest()
+
+
+def submission_digest(path: str | Path) -> str:
+    """sha256 of the file's bytes; a link, a device or an unreadable file gets a digest of the reason instead
+    (the grader then reports the problem, and the key stays stable)."""
+    digest = hashlib.sha256()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        return hashlib.sha256(f"unreadable: {type(exc).__name__}".encode()).hexdigest()
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO or /dev/zero would never end
+            return hashlib.sha256(b"not a regular file").hexdigest()
+        while chunk := fh.read(_CHUNK):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def grading_key(*, submission: str | Path, spec: AssignmentSpec, seed: int, limits: Limits) -> str:
+    """The key a stored result must carry to be reused for this submission, grader, seed and limits."""
+    parts = [
+        _VERSION,
+        submission_digest(submission),
+        grader_digest(spec),
+        kit_version(),
+        str(int(seed)),
+        json.dumps(dataclasses.asdict(limits), sort_keys=True, default=str),
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()

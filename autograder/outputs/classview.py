@@ -1,0 +1,142 @@
+"""Trusted: a graded class as the report sees it: one row per student of the manifest, sorted into kinds.
+
+    graded        the submission ran and was judged (whatever its score)
+    blank         judged, 0 points, and nothing written: every failure is the starter code's
+                  NotImplementedError, or none of the required names is defined
+    unreadable    the file could not be read as a submission (not a notebook, too large, not a file)
+    grader error  the grader itself failed: regrade with --student
+    missing       no usable result file (the run was stopped before this student): run the command again
+
+Blank and unreadable submissions are counted apart and left out of test pass rates and misconceptions:
+twenty stubs would otherwise make NotImplementedError the class's most common mistake.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.outputs.folder import Manifest, OutputFolder
+from autograder.outputs.wording import clean_message, split_raised, starter_code
+from autograder.result import GRADER_ERROR, Result
+
+__all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS"]
+
+KINDS = ("graded", "blank", "unreadable", "grader error", "missing")
+
+
+@dataclass
+class Row:
+    uid: str
+    name: str
+    result: Result | None
+    kind: str  # one of KINDS
+    problem: str = ""  # why the file is unreadable or the result is missing
+    suffix: str = "ipynb"  # "ipynb" or "py": how the student's parts are numbered
+    submission: str = ""
+    graded_at: str = ""
+
+    @property
+    def feedback_href(self) -> str:
+        return f"feedback/{self.uid}.html"  # uids are file-safe: no quoting needed
+
+
+@dataclass
+class ClassView:
+    manifest: Manifest
+    rows: list[Row] = field(default_factory=list)
+
+    def of_kind(self, *kinds: str) -> list[Row]:
+        return [r for r in self.rows if r.kind in kinds]
+
+    @property
+    def judged(self) -> list[Row]:
+        """Rows whose tests say something about understanding: graded, not blank or unreadable."""
+        return self.of_kind("graded")
+
+    def counts(self) -> Counter:
+        return Counter(r.kind for r in self.rows)
+
+
+def triage(result: Result | None, unreadable: str = "") -> str:
+    """The kind of one student's outcome (see the module's table)."""
+    if result is None:
+        return "missing"
+    if result.status == GRADER_ERROR:
+        return "grader error"
+    if unreadable or (result.run is not None and result.run.rejected):
+        return "unreadable"
+    failing = [clean_message(t.output) for t in result.failing()]
+    nothing_defined = result.run is not None and result.run.required_names and not result.run.defined
+    if result.score == 0 and (nothing_defined or (failing and all(starter_code(m) for m in failing))):
+        return "blank"
+    return "graded"
+
+
+def load_class(out: str | Path) -> ClassView:
+    """The manifest's students with their results; FileNotFoundError when `out` is not a batch folder."""
+    folder = OutputFolder(out)
+    manifest = folder.read_manifest()
+    if manifest is None:
+        raise FileNotFoundError(
+            f"{str(folder.manifest_path)!r} is missing or not a grading manifest: pass the --out folder of a "
+            "batch run (python -m autograder grade ... --out FOLDER writes it)"
+        )
+    view = ClassView(manifest=manifest)
+    for entry in manifest.students:
+        uid = entry["uid"]
+        result, batch, why = folder.load_result(uid)
+        unreadable = str(entry.get("unreadable") or batch.get("unreadable") or "")
+        kind = triage(result, unreadable)
+        problem = why or unreadable or (result.grader_error or "" if result is not None else "")
+        view.rows.append(
+            Row(
+                uid=uid,
+                name=str(entry.get("name") or uid),
+                result=result,
+                kind=kind,
+                problem=problem,
+                suffix="py" if str(entry.get("submission", "")).endswith(".py") else "ipynb",
+                submission=str(entry.get("submission", "")),
+                graded_at=str(batch.get("graded_at", "")),
+            )
+        )
+    return view
+
+
+def read_keywords(markdown: str | Path | None) -> list[str]:
+    """The misconception keywords of a grader's MISCONCEPTIONS.md: the backticked words in the first column
+    of its table (`(hidden_dim)` after `hyper-parameter ignored (num_layers)` reads as that phrase's
+    variant). [] when there is no such file."""
+    try:
+        text = Path(markdown).read_text(encoding="utf-8") if markdown else ""
+    except OSError:
+        return []
+    keywords: list[str] = []
+    for line in text.splitlines():
+        if not line.startswith("| `"):
+            continue
+        base = ""
+        for span in re.findall(r"`([^`]+)`", line.split("|")[1]):
+            if span.startswith("(") and base:
+                span = re.sub(r"\s*\([^)]*\)$", "", base) + " " + span
+            base = span
+            if span.lower() not in (k.lower() for k in keywords):
+                keywords.append(span)
+    return keywords
+
+
+def misconception_of(message: str, keywords: list[str]) -> list[str]:
+    """The keywords a cleaned message names (longest first, so 'gradient doubled' beats 'doubled')."""
+    low = message.lower()
+    return [k for k in sorted(keywords, key=len, reverse=True) if k.lower() in low]
+
+
+def raised_type(message: str) -> str | None:
+    """'ValueError' for a 'X failed: your code raised ValueError: ...' message."""
+    raised = split_raised(message)
+    if not raised:
+        return None
+    return re.split(r"[\s:(]", raised[1], maxsplit=1)[0] or None

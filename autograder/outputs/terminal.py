@@ -1,0 +1,86 @@
+"""Trusted: what a batch and a calibration print: a summary table, the JSON summary, the calibration table.
+
+Names and notes go in as ``rich.text.Text`` (never markup). The calibration table keeps each file name on
+one line: the expectation and the note sit under it in the same cell, so the table fits 80 columns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["print_batch", "batch_json", "print_calibration"]
+
+
+def batch_json(outcome, gradebook: Path | None) -> dict:
+    """The last line a batch prints with --json: where things are, who was graded now, every score."""
+    names = {s.uid: s.name for s in outcome.roster}
+    students = {}
+    for s in outcome.roster:
+        r = outcome.results.get(s.uid)
+        students[s.name] = {
+            "id": s.uid,
+            "score": r.score if r is not None else None,
+            "max_score": r.max_score if r is not None else None,
+            "status": r.status if r is not None else "no result",
+        }
+    return {
+        "out": str(outcome.out),
+        "seed": outcome.seed,
+        "grades_csv": str(outcome.csv_path) if outcome.csv_path else None,
+        "report": str(outcome.report) if outcome.report else None,
+        "gradebook": str(gradebook) if gradebook else None,
+        "graded": [names[u] for u in outcome.graded],
+        "up_to_date": [names[u] for u in outcome.reused],
+        "students": students,
+    }
+
+
+def print_batch(outcome, console=None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from autograder.outputs.console import make_console
+
+    console = console or make_console()
+    table = Table(title=f"{len(outcome.roster)} submissions")
+    for col in ("student", "score", "status"):
+        table.add_column(col)
+    for student in outcome.roster:
+        result = outcome.results.get(student.uid)
+        score = f"{result.score:g}/{result.max_score:g}" if result is not None else "-"
+        table.add_row(Text(student.name), score, result.status if result is not None else "no result")
+    console.print(table)
+    lines = [f"graded now: {len(outcome.graded)}, already up to date: {len(outcome.reused)} (seed {outcome.seed})"]
+    if outcome.csv_path:
+        lines.append(f"grades: {outcome.csv_path}   results: {outcome.out / 'results'}")
+    if outcome.report:
+        lines.append(f"report: {outcome.report}   feedback: {outcome.out / 'feedback'}")
+    for line in lines:
+        console.print(line, markup=False, highlight=False)
+
+
+def print_calibration(verdicts: list, seconds: float, *, assignment: str, console=None) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
+    from autograder.outputs.console import make_console
+
+    console = console or make_console()
+    table = Table(title=Text(f"calibration of {assignment}"), show_lines=True)
+    table.add_column("file: expected (note)", overflow="fold", ratio=1)
+    table.add_column("score", justify="right", no_wrap=True)
+    table.add_column("status", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    for v in verdicts:
+        cell = Text(v.file, style="bold")
+        cell.append(f"\n{v.expected}" + (f" ({v.note})" if v.note else ""), style="")
+        verdict = Text("ok", style="green") if v.ok else Text("FAIL", style="bold red")
+        table.add_row(cell, f"{v.score:g}/{v.max_score:g}", Text(v.status), verdict)
+    console.print(table)
+    target = "ok" if seconds < 5 else "SLOW (target < 5 s)"
+    console.print(
+        f"reference solution graded in {seconds:.2f} s ({target}); "
+        f"{sum(v.ok for v in verdicts)}/{len(verdicts)} verdicts ok",
+        markup=False,
+        highlight=False,
+    )

@@ -1,0 +1,6 @@
+"""Trusted: grading at course scale with warm processes.
+
+- ``worker``: one warm worker (a fork server, a judge, a sandbox uid) grading one submission at a time;
+- ``local``: a pool of workers on this machine (``grade_batch``'s default executor);
+- ``on_dask``: the same workers on a dask.distributed cluster (``--executor dask --scheduler tcp://...``).
+"""

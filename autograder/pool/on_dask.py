@@ -1,0 +1,102 @@
+"""Trusted: the warm pool on a dask.distributed cluster (``--executor dask --scheduler tcp://HOST:PORT``).
+
+Each dask worker process keeps warm workers (``worker.Worker``: a fork server and a judge, one per task
+thread) for as long as it lives. Submissions travel as text (kind, source, file name), never as paths, so
+the machines need the kit but not the class folder; results come back as Gradescope dicts (plain JSON) and
+this process, the client, writes every output. Start the cluster as root on each machine, so the sandbox
+gets its namespaces and cgroups (see the README)::
+
+    dask scheduler                                              # on one machine: prints tcp://HOST:8786
+    dask worker tcp://HOST:8786 --nworkers 2 --nthreads 1       # on each grading machine, in the kit's venv
+
+dask and distributed come with the kit's ``dask`` extra (``pip install -e ".[dask]"``).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+from autograder.result import Result
+from autograder.sandbox.limits import Limits
+from autograder.submissions import SubmissionRefused, read_submission, submission_root
+
+__all__ = ["grade_on_dask", "grade_text"]
+
+_free: dict[tuple, list] = {}  # (assignment, limits) -> idle warm workers of this dask worker process
+_lock = threading.Lock()
+
+
+def grade_text(
+    assignment: str, kind: str, source: str, filename: str, seed: int, limits: dict, rejected: str | None
+) -> dict:
+    """Runs on a dask worker: grade one submission with a warm worker of this process; a Gradescope dict."""
+    from autograder.pool.worker import Worker
+
+    key = (assignment, tuple(sorted(limits.items())))
+    with _lock:
+        idle = _free.setdefault(key, [])
+        worker = idle.pop() if idle else None
+    if worker is None:
+        worker = Worker(assignment, Limits(**limits))
+    try:
+        result = worker.grade(kind=kind, source=source, filename=filename, seed=seed, rejected=rejected)
+    except Exception as exc:  # this submission only; the worker starts afresh
+        worker.restart()
+        result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+    with _lock:
+        _free[key].append(worker)
+    return result.to_gradescope()
+
+
+def grade_on_dask(
+    *,
+    assignment: str,
+    submissions: dict[str, Path],
+    seed: int,
+    limits: Limits,
+    scheduler: str | object,
+    hide: tuple = (),
+    roots: tuple = (),
+    on_result: Callable[[str, Result], None] | None = None,
+) -> dict[str, Result]:
+    """Grade on the cluster at `scheduler` (an address, or a ``distributed`` cluster object).
+
+    `hide` lists the client's paths: the workers never see them (submissions arrive as text, read here
+    beneath their folder in `roots`, never through a link).
+    """
+    try:
+        from distributed import Client, as_completed
+    except ImportError:
+        raise RuntimeError(
+            "--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)"
+        ) from None
+    del hide
+    results: dict[str, Result] = {}
+    with Client(scheduler) as client:
+        futures = {}
+        for student, path in submissions.items():
+            try:
+                kind, source = read_submission(Path(path), root=submission_root(path, roots))
+                rejected = None
+            except SubmissionRefused as exc:  # the student's problem: zero, with the reason
+                kind, source, rejected = "py", "", str(exc)
+            future = client.submit(
+                grade_text, assignment, kind, source, Path(path).name, seed, asdict(limits), rejected, pure=False
+            )
+            futures[future] = student
+        for student, result in results.items():
+            if on_result is not None:
+                on_result(student, result)
+        for future in as_completed(futures):
+            student = futures[future]
+            try:
+                result = Result.from_gradescope(future.result())
+            except Exception as exc:  # a lost worker, a task that could not run: this student only
+                result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+            results[student] = result
+            if on_result is not None:
+                on_result(student, result)
+    return results

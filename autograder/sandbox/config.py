@@ -1,0 +1,90 @@
+"""Trusted: the configuration a run's first process needs, the same for both ways a run starts.
+
+``jail_config`` gathers it (mode, uid, rlimits, the runner's environment, the view's mounts, the run's
+cgroup) as plain JSON-able data; ``launch`` hands it to a fresh jail through a pipe, ``warm`` to a child of
+the zygote through its socket. It names no hidden path except those that lie inside an allowed folder
+(``view.build_view``), so what a sandbox could read of it says nothing about the judge or the class.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from autograder.sandbox.limits import Limits, MiB
+
+__all__ = ["jail_config", "runner_env", "rlimits", "TMP_BYTES"]
+
+TMP_BYTES = 256 * MiB  # the sandbox's private root (and its /tmp) is a tmpfs of this size
+
+
+def runner_env(home: str) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "LANG": "C.UTF-8",
+        "TMPDIR": home,
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+        "MPLBACKEND": "Agg",
+    }
+
+
+def rlimits(limits: Limits, mode: str) -> dict[str, int]:
+    out = {
+        "RLIMIT_AS": limits.memory_bytes,
+        "RLIMIT_CPU": limits.cpu_seconds,
+        "RLIMIT_FSIZE": limits.max_file_bytes,
+        "RLIMIT_CORE": 0,
+    }
+    if mode != "rlimits":  # as ourselves, RLIMIT_NPROC would count every process we own
+        out["RLIMIT_NPROC"] = limits.max_processes
+    return out
+
+
+def _symlinks() -> list[list[str]]:
+    tops = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+    return [[top, os.readlink(top)] for top in tops if os.path.islink(top)]
+
+
+def _root_mount_point(binds: list[str]) -> str:
+    for cand in ("/mnt", "/media", "/srv", "/opt", "/run", "/var/tmp", "/tmp"):
+        if os.path.isdir(cand) and not any(b == cand or b.startswith(cand + "/") for b in binds):
+            return cand
+    raise RuntimeError("no directory is free to build the sandbox's root on; tried /mnt, /media, /srv, ...")
+
+
+def jail_config(
+    *,
+    mode: str,
+    limits: Limits,
+    uid: int,
+    workdir: str,
+    view: dict | None,
+    module: str = "autograder.runner",
+    evidence_fd: int = 3,
+    status_fd: int = 4,
+    cgroup_procs: list[str] | None = None,
+) -> dict:
+    """Everything the run's first process needs; `view` is ``build_view``'s (namespaces mode only)."""
+    home = "/tmp" if mode == "namespaces" else workdir
+    cfg = {
+        "mode": mode,
+        "uid": uid,
+        "gid": uid,
+        "rlimits": rlimits(limits, mode),
+        "argv": [sys.executable, "-I", "-B", "-m", module, str(evidence_fd)],
+        "evidence_fd": evidence_fd,
+        "status_fd": status_fd,
+        "env": runner_env(home),
+        "cwd": home,
+        "cgroup_procs": list(cgroup_procs or []),
+    }
+    if mode == "namespaces":
+        if view is None:
+            raise ValueError("mode 'namespaces' needs the view (build_view) to build the private root")
+        cfg.update(view, symlinks=_symlinks(), tmp_bytes=TMP_BYTES)
+        cfg["root_mount"] = _root_mount_point(view["binds"] + view["kit_binds"])
+    return cfg

@@ -1,0 +1,158 @@
+"""Trusted until the uid drop: what a child of the warm ``zygote`` does to become one sandboxed run.
+
+Three processes, like the fresh path's ``unshare`` + ``jail`` + runner, without an interpreter start::
+
+    child   (host namespaces, root)  joins the run's cgroup, calls unshare(2), forks PID 1, then waits until
+                                     the grader releases it; the grader kills it at the time limit, and
+                                     PID 1 dies with it (PDEATHSIG), taking the namespace along
+    PID 1   (new namespaces, root)   builds the private root, forks the runner, chroots, reaps orphans,
+                                     reports the runner's exit on the status pipe
+    runner  (unprivileged)           chroot, limits, uid drop, seccomp, then ``autograder.runner`` as a
+                                     fresh interpreter would run it: clean environment, argv, stdio and RNG,
+                                     ``SystemExit``, threads and ``atexit`` handled as at interpreter exit
+
+A forked child has one thread, so unshare(2) works; the zygote's socket is closed first thing, so nothing
+that runs later can ask the zygote for anything.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import io
+import os
+import random
+import signal
+import sys
+import threading
+import traceback
+
+from autograder.sandbox import rootfs
+from autograder.sandbox.jail import reap_until
+
+__all__ = ["start_child", "become_runner"]
+
+_PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
+EVIDENCE_FD = 3
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def start_child(cfg: dict, fds: list[int], zygote_fd: int, rng_state: bytes) -> None:
+    """The zygote's child: never returns."""
+    try:
+        os.close(zygote_fd)
+        job_r, out_w, err_w, ev_w, st_w, hold_r = fds
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.setsid()
+        if cfg.get("cgroup_procs"):
+            rootfs.join_cgroup(cfg["cgroup_procs"])
+        if cfg["mode"] == "namespaces":
+            rootfs.unshare()
+        pid = os.fork()
+        if pid == 0:
+            _pid_one(cfg, (job_r, out_w, err_w, ev_w), st_w, rng_state)
+        rootfs.close_fds_except({0, 1, 2, hold_r})
+        os.waitpid(pid, 0)
+        while os.read(hold_r, 64):  # until the grader closes its end: our pid stays valid for its kill
+            pass
+    except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr, then die
+        os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
+    os._exit(0)
+
+
+def _pid_one(cfg: dict, runner_fds: tuple[int, ...], status_fd: int, rng_state: bytes) -> None:
+    try:
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        namespaces = cfg["mode"] == "namespaces"
+        if not namespaces:  # orphans come back to us rather than to the host's init
+            _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        root = rootfs.build_root(cfg) if namespaces else ""
+        pid = os.fork()
+        if pid == 0:
+            _runner(cfg, root, runner_fds, rng_state)
+        rootfs.close_fds_except({status_fd})
+        if namespaces:
+            rootfs.enter_root(root)  # /proc/1/{root,mountinfo} then show the runner's view, not the host's
+        reap_until(pid, status_fd)
+    except BaseException as exc:  # noqa: BLE001
+        os.write(2, f"sandbox PID 1: {type(exc).__name__}: {exc}\n".encode())
+    os._exit(120)
+
+
+def _runner(cfg: dict, root: str, fds: tuple[int, ...], rng_state: bytes) -> None:
+    code = 121
+    try:
+        moved = [os.dup(fd) for fd in fds]  # then onto 0, 1, 2, 3 without clobbering one another
+        for target, fd in enumerate(moved):
+            os.dup2(fd, target)
+        rootfs.close_fds_except({0, 1, 2, EVIDENCE_FD})
+        os.setsid()
+        if root:
+            rootfs.enter_root(root)
+        os.chdir(cfg["cwd"])
+        rootfs.set_limits(cfg["rlimits"])
+        if cfg["mode"] != "rlimits":
+            rootfs.drop_privileges(cfg["uid"], cfg["gid"])
+        if not root:
+            _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # set after the uid change, which clears it
+        rootfs.refuse_keyring()
+    except BaseException as exc:  # noqa: BLE001
+        os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
+        os._exit(code)
+    os._exit(become_runner(cfg, rng_state))
+
+
+def _fresh_stdio() -> None:
+    # What `python -I` with PYTHONUNBUFFERED=1 and LANG=C.UTF-8 gives a fresh interpreter.
+    stdin = io.TextIOWrapper(open(0, "rb", closefd=False), encoding="utf-8")
+    stdout = io.TextIOWrapper(open(1, "wb", buffering=0, closefd=False), encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(
+        open(2, "wb", buffering=0, closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+    sys.stdin, sys.stdout, sys.stderr = stdin, stdout, stderr
+    sys.__stdin__, sys.__stdout__, sys.__stderr__ = stdin, stdout, stderr
+
+
+def _exit_code(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int) and not isinstance(code, bool):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def become_runner(cfg: dict, rng_state: bytes) -> int:
+    """Run ``autograder.runner`` in this process as a fresh ``python -I -m autograder.runner 3`` would."""
+    import torch
+
+    import autograder.runner.__main__ as runner
+
+    os.environ.clear()
+    os.environ.update(cfg["env"])
+    sys.argv = [runner.__file__, str(EVIDENCE_FD)]
+    _fresh_stdio()
+    torch.set_rng_state(torch.frombuffer(bytearray(rng_state), dtype=torch.uint8))
+    random.seed()  # a fresh interpreter seeds from the OS, not from the zygote's state
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
+    try:
+        code = runner.main([str(EVIDENCE_FD)])
+    except SystemExit as exc:
+        code = _exit_code(exc)
+    except BaseException:  # noqa: BLE001 - as an uncaught exception at top level
+        traceback.print_exc()
+        code = 1
+    try:
+        threading._shutdown()  # waits for non-daemon threads, as interpreter exit does
+    except BaseException:  # noqa: BLE001
+        pass
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:  # noqa: BLE001
+            pass
+    return int(code) & 0xFF if isinstance(code, int) else 1

@@ -1,0 +1,250 @@
+"""Trusted: the grader's side of the warm fork server: start a ``zygote``, run one sandboxed submission from it.
+
+``Zygote`` starts ``python -m autograder.sandbox.zygote`` and warms it (torch, dnnlpy, the runner and a
+grader's experiments, imported once). ``run_forked`` asks it for one child per run and then does what
+``launch.run_sandboxed`` does for a fresh interpreter: feeds the job, drains stdout/stderr/evidence into
+capped buffers, enforces the wall-time limit, kills the whole tree and reports how the run ended, in the
+same ``SandboxResult``. Isolation and limits are the same as the fresh path's (``config.jail_config``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+
+from autograder.sandbox.capture import Capture
+from autograder.sandbox.cgroups import RunCgroup, measured
+from autograder.sandbox.config import runner_env
+from autograder.sandbox.launch import SandboxResult
+from autograder.sandbox.limits import Isolation, Limits
+from autograder.sandbox.slots import kill_uid
+
+__all__ = ["Zygote", "ZygoteError", "run_forked", "peak_rss"]
+
+
+class ZygoteError(RuntimeError):
+    """The fork server could not start or died: the caller starts a new one."""
+
+
+def peak_rss(pid: int) -> int:
+    """A live process's peak resident memory (VmHWM) in bytes, 0 when unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _matplotlib_dir() -> str:
+    """matplotlib's config and font cache for zygotes: one folder of ours, kept, so it is built once."""
+    folder = os.path.join(tempfile.gettempdir(), f"autograder-matplotlib-{os.geteuid()}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder
+
+
+class Zygote:
+    """One warm fork server; `modules` are imported in it before it forks anything."""
+
+    def __init__(self, modules: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._lock = threading.Lock()
+        env = {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
+            pass_fds=(theirs.fileno(),),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd="/",
+            start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
+        )
+        theirs.close()
+        self._errors = Capture(os.dup(self.proc.stderr.fileno()), 8192)
+        self.proc.stderr.close()
+        self._errors.start()
+        self._sock.send(json.dumps({"op": "warm", "modules": list(modules), "optional": list(optional)}).encode())
+        self._ready = False
+
+    def wait_ready(self, timeout: float = 300.0) -> None:
+        if self._ready:
+            return
+        reply = self._reply(timeout)
+        if "ready" not in reply:
+            raise ZygoteError(f"the fork server did not warm up: {reply.get('error', reply)}")
+        self._ready = True
+
+    def _reply(self, timeout: float) -> dict:
+        self._sock.settimeout(timeout)
+        try:
+            data = self._sock.recv(1 << 16)
+        except (TimeoutError, OSError) as exc:
+            raise ZygoteError(f"the fork server did not answer ({exc}); its stderr: {self._stderr()}") from None
+        if not data:
+            raise ZygoteError(f"the fork server died; its stderr: {self._stderr()}")
+        return json.loads(data)
+
+    def _stderr(self) -> str:
+        return self._errors.text()[-2000:] or "(nothing)"
+
+    def spawn(self, cfg: dict, fds: list[int]) -> int:
+        """Fork one child that becomes the run `cfg` describes; returns its pid."""
+        with self._lock:
+            self.wait_ready()
+            try:
+                socket.send_fds(self._sock, [json.dumps({"op": "spawn", "cfg": cfg}).encode()], fds)
+            except OSError as exc:
+                raise ZygoteError(f"the fork server is gone ({exc}); its stderr: {self._stderr()}") from None
+            reply = self._reply(30.0)
+        if "pid" not in reply:
+            raise ZygoteError(f"the fork server refused the run: {reply.get('error', reply)}")
+        return int(reply["pid"])
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def peak_rss(self) -> int:
+        return peak_rss(self.proc.pid)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def run_forked(
+    zygote: Zygote,
+    *,
+    cfg: dict,
+    stdin: bytes | Callable[[], bytes],
+    limits: Limits,
+    isolation: Isolation,
+    group: RunCgroup | None,
+) -> SandboxResult:
+    """One run in a child of `zygote` (see the module docstring); `stdin` may be a function, called while the
+    child sets itself up. If it raises, the run is abandoned and the exception re-raised here."""
+    job_r, job_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    ev_r, ev_w = os.pipe()
+    st_r, st_w = os.pipe()
+    hold_r, hold_w = os.pipe()
+    theirs = [job_r, out_w, err_w, ev_w, st_w, hold_r]
+    try:
+        zygote.wait_ready()  # a first run does not count the zygote's warm-up as its own time
+        start = time.monotonic()
+        pid = zygote.spawn(cfg, theirs)
+    except BaseException:
+        for fd in (*theirs, job_w, out_r, err_r, ev_r, st_r, hold_w):
+            os.close(fd)
+        raise
+    for fd in theirs:
+        os.close(fd)
+    readers = [
+        Capture(out_r, limits.capture_bytes),
+        Capture(err_r, limits.capture_bytes),
+        Capture(ev_r, limits.evidence_bytes, keep_all=True),
+        Capture(st_r, 64, keep_all=True),
+    ]
+    for reader in readers:
+        reader.start()
+    child = _Child(pid)
+    feed_error: list[BaseException] = []
+    feeder = threading.Thread(target=_feed, args=(job_w, stdin, feed_error, child), daemon=True)
+    feeder.start()
+    readers[3].join(timeout=limits.wall_seconds)  # the status pipe closes when PID 1 has gone
+    timed_out = readers[3].is_alive()
+    wall = time.monotonic() - start
+    child.kill()
+    survivors = group.kill() if group is not None else 0
+    if cfg["mode"] != "rlimits":
+        survivors += kill_uid(cfg["uid"])
+    os.close(hold_w)
+    stats = group.stats() if group is not None else None
+    memory_exceeded = bool(stats and stats["oom_kills"] > 0)
+    if stats is not None:
+        isolation = measured(isolation, stats)
+    feeder.join()
+    if feed_error:
+        for reader in readers:
+            reader.join(timeout=2.0)
+        raise feed_error[0]
+    notes: list[str] = ["processes survived the kill"] if survivors else []
+    for reader in readers:
+        reader.join(timeout=2.0)
+        if reader.is_alive():
+            notes.append("a process outside the sandbox's reach kept an output pipe open")
+    exit_code, sig = _exit_status(readers[3])
+    out, err, ev = readers[0], readers[1], readers[2]
+    for name, cap in (("stdout", out), ("stderr", err)):
+        if cap.dropped > 0:
+            notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
+    return SandboxResult(
+        exit_code=exit_code,
+        signal=sig,
+        timed_out=timed_out,
+        wall_seconds=round(wall, 3),
+        stdout=out.text(),
+        stderr=err.text(),
+        evidence=bytes(ev.head),
+        evidence_overflow=ev.total > limits.evidence_bytes,
+        isolation=isolation,
+        notes=notes,
+        memory_exceeded=memory_exceeded,
+    )
+
+
+class _Child:
+    """The zygote's child, killed once: it waits for `hold` before exiting, so until our kill its pid is its own
+    (after the kill the kernel reaps it at once, and the pid may go to another process)."""
+
+    def __init__(self, pid: int) -> None:
+        self.pid, self._lock, self._done = pid, threading.Lock(), False
+
+    def kill(self) -> None:
+        with self._lock:
+            if not self._done:
+                self._done = True
+                with contextlib.suppress(OSError):
+                    os.kill(self.pid, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG), and the namespace
+
+
+def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:
+    try:
+        payload = data() if callable(data) else data
+    except BaseException as exc:  # handed to the caller; the run is abandoned
+        errors.append(exc)
+        child.kill()
+        os.close(fd)
+        return
+    try:
+        view = memoryview(payload)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        pass  # the runner ended before reading it all: its exit says why
+    finally:
+        os.close(fd)
+
+
+def _exit_status(status: Capture) -> tuple[int | None, int | None]:
+    words = bytes(status.head).decode(errors="replace").split()
+    if len(words) == 2 and words[1].lstrip("-").isdigit():
+        return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))
+    return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)

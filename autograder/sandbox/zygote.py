@@ -1,0 +1,105 @@
+"""Trusted: the warm fork server: imports torch, dnnlpy and the runner once, then forks one sandboxed child per run.
+
+Started by ``autograder.sandbox.warm`` as ``python -I -B -m autograder.sandbox.zygote SOCKET_FD`` with a bare
+environment, so nothing of the grader (its argv, environment, plans, judge, other students' work) is in its
+memory, which every child inherits. It never receives a submission either: the job goes from the grader to
+the child through a pipe the child alone reads. Messages on the socket (SOCK_SEQPACKET, one JSON object
+each)::
+
+    grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
+                        "optional": [...]}                       imports cleanly), then reply {"ready": pid}
+    grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
+                       fds: job (read), stdout, stderr, evidence, status (write), hold (read)
+    socket closed      exit
+
+Two rules keep forking safe and every child identical: torch gets one thread before any tensor op (a fork
+after multi-threaded OpenMP work can deadlock), and after warming up nothing here changes (the children do
+the work; see ``forked``). The process is not dumpable, so nothing running as the same user can read or
+patch its memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+
+__all__ = ["main"]
+
+_PR_SET_DUMPABLE = 4
+_MAX_FDS = 6
+
+
+def _warm(modules: list[str], optional: list[str]) -> bytes:
+    """Import torch (one thread), `modules`, and what of `optional` imports cleanly; returns torch's initial
+    RNG state for the children."""
+    import torch
+
+    torch.set_num_threads(1)  # before any op: see the module docstring
+    state = torch.get_rng_state()  # what a fresh interpreter starts with (torch's fixed default seed)
+    for name in modules:
+        importlib.import_module(name)
+    for name in optional:  # what submissions commonly import (matplotlib.pyplot costs most notebooks ~0.5 s)
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - a child imports it itself, or fails as a fresh interpreter would
+            pass
+    # A tiny forward and backward pulls in torch's lazily imported parts once, here, not in every child.
+    layer = torch.nn.Linear(4, 2)
+    layer(torch.ones(3, 4)).sum().backward()
+    torch.set_rng_state(state)
+    gc.collect()
+    gc.freeze()  # children never walk these objects in a collection: fewer copied pages per child
+    return state.numpy().tobytes()
+
+
+def _serve(sock: socket.socket, rng_state: bytes) -> None:
+    from autograder.sandbox.forked import start_child
+
+    while True:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, _MAX_FDS)
+        except (ConnectionError, OSError):
+            return
+        if not data:
+            return
+        try:
+            message = json.loads(data)
+            if message.get("op") != "spawn" or len(fds) != _MAX_FDS:
+                raise ValueError(f"expected a spawn request with {_MAX_FDS} fds, got {message.get('op')!r}")
+        except ValueError as exc:
+            for fd in fds:
+                os.close(fd)
+            sock.send(json.dumps({"error": str(exc)}).encode())
+            continue
+        pid = os.fork()
+        if pid == 0:
+            start_child(message["cfg"], fds, sock.fileno(), rng_state)  # never returns
+        for fd in fds:
+            os.close(fd)
+        sock.send(json.dumps({"pid": pid}).encode())
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    sock = socket.socket(fileno=int(args[0]))
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
+    try:
+        message = json.loads(sock.recv(1 << 20) or b"{}")
+        rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])))
+    except Exception as exc:  # tell the grader why, then stop
+        sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
+        return
+    sock.send(json.dumps({"ready": os.getpid()}).encode())
+    _serve(sock, rng_state)
+
+
+if __name__ == "__main__":
+    main()

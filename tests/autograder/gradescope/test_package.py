@@ -1,0 +1,85 @@
+"""The Gradescope package: what the zip holds, and its run_autograder grading in a simulated /autograder tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.gradescope.package import build_package, package_files
+from autograder.gradescope.run import find_submission
+
+SPEC = get_assignment("weight_tying")
+
+
+def test_the_zip_holds_the_kit_without_solutions_calibration_course_or_tests(tmp_path):
+    zip_path = build_package(assignment="weight_tying", out=tmp_path / "wt.zip")
+    with zipfile.ZipFile(zip_path) as zf:
+        names = zf.namelist()
+        run = zf.read("run_autograder").decode()
+        mode = zf.getinfo("run_autograder").external_attr >> 16
+    assert {"setup.sh", "run_autograder", "pyproject.toml", "autograder/cli.py", "dnnlpy/__init__.py"} <= set(names)
+    assert "autograder/graders/weight_tying/judge/suite/test_identity.py" in names  # the hidden suite judges
+    forbidden = ("solutions/", "assignments/", "tests/", ".git/", "calibration/", "gradebook.db", ".venv/")
+    assert not [n for n in names if any(part in n for part in forbidden)]
+    assert "--assignment weight_tying" in run and mode & 0o111
+    assert set(names) - {"setup.sh", "run_autograder"} == {p.as_posix() for p in package_files()}
+
+
+def test_package_refuses_unknown_assignments_and_non_zip_names(tmp_path):
+    with pytest.raises(ValueError, match="unknown assignment"):
+        build_package(assignment="nope", out=tmp_path / "x.zip")
+    with pytest.raises(ValueError, match=".zip"):
+        build_package(assignment="weight_tying", out=tmp_path / "x.tar")
+
+
+def test_find_submission_prefers_the_assignments_notebook(tmp_path):
+    (tmp_path / "notes.py").write_text("")
+    assert find_submission(tmp_path, "weight_tying") == tmp_path / "notes.py"
+    (tmp_path / "scratch.ipynb").write_text("{}")
+    (tmp_path / "weight_tying.ipynb").write_text("{}")
+    assert find_submission(tmp_path, "weight_tying") == tmp_path / "weight_tying.ipynb"
+    assert find_submission(tmp_path / "missing", "weight_tying") is None
+
+
+def _python_for(source) -> str:
+    """A venv whose `autograder` and `dnnlpy` are the unpacked package's, with this venv's libraries (torch)."""
+    venv = source.parent / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    libs = next((venv / "lib").glob("python3*/site-packages"))
+    (libs / "kit.pth").write_text(f"{source}\n" + "\n".join(site.getsitepackages()) + "\n")
+    return str(venv / "bin" / "python")
+
+
+@pytest.mark.slow
+def test_run_autograder_grades_a_correct_and_a_wrong_submission(tmp_path):
+    root = tmp_path / "autograder"
+    source = root / "source"
+    with zipfile.ZipFile(build_package(assignment="weight_tying", out=tmp_path / "wt.zip")) as zf:
+        zf.extractall(source)
+    os.chmod(source / "run_autograder", 0o755)
+    python = _python_for(source)
+    wrong = SPEC.calibration_dir / "wrong" / "w05_head_bias.py"
+    for submission, full in ((SPEC.solution_path, True), (wrong, False)):
+        folder = root / "submission"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir()
+        shutil.copy(submission, folder / "weight_tying.py")
+        env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": python}
+        proc = subprocess.run(
+            ["bash", str(source / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        results = json.loads((root / "results" / "results.json").read_text())
+        assert results["max_score"] == 100 and results["tests"], results.get("output")
+        assert (results["score"] == 100) is full, (submission.name, results["score"], results["output"])
+        assert results["extra_data"]["run"]["status"] == "ok"
+        if not full:
+            assert any("bias on the head" in t["output"] for t in results["tests"] if t["status"] == "failed")

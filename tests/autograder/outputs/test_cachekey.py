@@ -1,0 +1,56 @@
+"""The grading key: equal while nothing that decides a grade changed, different as soon as one thing did."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.outputs.cachekey import grader_digest, grading_key, submission_digest
+from autograder.sandbox import Limits
+
+
+@pytest.fixture
+def grader(tmp_path):
+    """A copy of the selftest grader's folder, as a spec pointing at it."""
+    spec = get_assignment("selftest")
+    copy = tmp_path / "selftest"
+    shutil.copytree(spec.judge_dir.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    return replace(spec, judge_dir=copy / "judge"), copy
+
+
+def test_the_key_follows_the_submission_the_seed_and_the_limits(tmp_path, grader):
+    spec, _ = grader
+    sub = tmp_path / "s.py"
+    sub.write_text("def add(a, b):\n    return a + b\n")
+    key = grading_key(submission=sub, spec=spec, seed=1, limits=Limits())
+    assert key == grading_key(submission=sub, spec=spec, seed=1, limits=Limits())
+    assert key != grading_key(submission=sub, spec=spec, seed=2, limits=Limits())
+    assert key != grading_key(submission=sub, spec=spec, seed=1, limits=Limits(wall_seconds=120))
+    sub.write_text("def add(a, b):\n    return a - b\n")
+    assert key != grading_key(submission=sub, spec=spec, seed=1, limits=Limits())
+
+
+def test_the_grader_digest_follows_the_suite_but_not_the_calibration_corpus(grader):
+    spec, folder = grader
+    before = grader_digest(spec)
+    (folder / "judge" / "calibration" / "correct" / "new.py").write_text("def add(a, b): return b + a\n")
+    grader_digest.cache_clear()
+    assert grader_digest(spec) == before
+    suite = folder / "judge" / "suite" / "test_add.py"
+    suite.write_text(suite.read_text() + "\n# one more line\n")
+    grader_digest.cache_clear()
+    assert grader_digest(spec) != before
+
+
+def test_a_fifo_or_a_link_is_not_read_and_gets_a_stable_digest(tmp_path):
+    fifo = tmp_path / "pipe.py"
+    os.mkfifo(fifo)  # reading it would block forever
+    link = tmp_path / "link.py"
+    link.symlink_to("/etc/hostname")
+    assert submission_digest(fifo) == submission_digest(fifo)
+    assert submission_digest(link) != submission_digest("/etc/hostname")
+    assert submission_digest(tmp_path / "missing.py") == submission_digest(tmp_path / "other-missing.py")

@@ -1,0 +1,73 @@
+"""The class as the report sees it: every manifest student once, sorted into graded, blank, unreadable, ..."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.outputs.classview import load_class, misconception_of, read_keywords, triage
+from autograder.result import Result
+
+STUB = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
+
+
+def test_triage_tells_blank_unreadable_and_broken_apart(area_result):
+    assert triage(None) == "missing"
+    assert triage(Result.grader_failure("boom")) == "grader error"
+    assert triage(area_result({"shape flow": "wrong"})) == "graded"
+    assert (
+        triage(
+            area_result(
+                {
+                    a: STUB
+                    for a in (
+                        "parameter identity",
+                        "shape flow",
+                        "parameter counts",
+                        "gradient accumulation",
+                        "argmax generation",
+                    )
+                }
+            )
+        )
+        == "blank"
+    )
+    assert triage(area_result({"shape flow": STUB})) == "graded"  # 80 points: not blank, whatever the message
+    nothing = area_result(
+        {
+            a: "no evidence"
+            for a in (
+                "parameter identity",
+                "shape flow",
+                "parameter counts",
+                "gradient accumulation",
+                "argmax generation",
+            )
+        },
+        defined=False,
+    )
+    assert triage(nothing) == "blank"
+    assert triage(area_result({"shape flow": "x"}), unreadable="not a Jupyter notebook") == "unreadable"
+
+
+def test_the_class_is_the_manifest_not_the_folder(batch_folder, area_result):
+    out = batch_folder({"ann": area_result(), "bob": None})
+    (out / "results" / "old_student.json").write_text((out / "results" / "ann.json").read_text())  # last term's
+    view = load_class(out)
+    assert [(r.name, r.kind) for r in view.rows] == [("ann", "graded"), ("bob", "missing")]
+    assert "run the same command again" in view.rows[1].problem
+
+
+def test_a_folder_without_manifest_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="--out folder"):
+        load_class(tmp_path)
+
+
+def test_keywords_come_from_the_graders_misconceptions_table():
+    keywords = read_keywords(get_assignment("weight_tying").judge_dir.parent / "MISCONCEPTIONS.md")
+    assert {"copied table", "bias on the head", "no crop", "hyper-parameter ignored (hidden_dim)"} <= set(keywords)
+    assert "(hidden_dim)" not in keywords and read_keywords(None) == []
+    assert misconception_of("shared gradient is twice the sum: gradient doubled", ["doubled", "gradient doubled"]) == [
+        "gradient doubled",
+        "doubled",
+    ]

@@ -1,0 +1,67 @@
+"""What a batch and a calibration print: names as they are (never markup), a calibration table that fits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from rich.console import Console
+
+from autograder.calibrate import Verdict
+from autograder.outputs.roster import build_roster
+from autograder.outputs.terminal import batch_json, print_batch, print_calibration
+from autograder.result import Result, RunFacts, TestOutcome
+
+
+def _outcome(names: list[str]):
+    roster = build_roster({n: Path(f"{i}.py") for i, n in enumerate(names)}, roots=[], assignment="selftest")
+    result = Result(tests=[TestOutcome("t.py::test_a", 3.0, "values", True, "")], run=RunFacts("ok"))
+    results = {s.uid: result for s in roster[:-1]}  # the last one has no result yet
+    return SimpleNamespace(
+        roster=roster,
+        results=results,
+        graded=[roster[0].uid],
+        reused=[s.uid for s in roster[1:-1]],
+        seed=7,
+        out=Path("graded"),
+        csv_path=Path("graded/grades.csv"),
+        report=None,
+    )
+
+
+def test_a_batch_prints_bracketed_names_as_they_are():
+    console = Console(width=80, record=True, color_system=None)
+    print_batch(_outcome(["x[/a]", "[bold]bob", "zed"]), console=console)
+    text = console.export_text()
+    assert "x[/a]" in text and "[bold]bob" in text and "no result" in text
+    assert "graded now: 1, already up to date: 1 (seed 7)" in text
+
+
+def test_the_json_summary_names_who_was_graded_now():
+    summary = batch_json(_outcome(["ann", "bob", "cat"]), None)
+    assert summary["graded"] == ["ann"] and summary["up_to_date"] == ["bob"] and summary["seed"] == 7
+    assert summary["students"]["cat"] == {"id": "cat", "score": None, "max_score": None, "status": "no result"}
+
+
+def test_the_calibration_table_fits_80_columns_with_each_file_name_on_one_line():
+    files = ["attacks/a04_monkeypatch_comparisons.py", "wrong/w12_hyper_parameter_ignored_num_layers.py"]
+    verdicts = [
+        Verdict(files[0], "attack", 0, 100, "ok", True, "status ok", 3.1),
+        Verdict(
+            files[1],
+            "wrong hyper-parameter ignored (num_layers)",
+            78,
+            100,
+            "ok",
+            False,
+            "'hyper-parameter ignored (num_layers)' not named in feedback [test_x[2]]",
+            3.0,
+        ),
+    ]
+    console = Console(width=80, record=True, color_system=None)
+    print_calibration(verdicts, 2.5, assignment="weight_tying", console=console)
+    lines = console.export_text().splitlines()
+    assert max(len(line) for line in lines) <= 80
+    assert all(any(name in line for line in lines) for name in files)  # never folded over lines
+    assert any("[test_x[2]]" in line for line in lines)  # brackets in a note are text
+    assert any("FAIL" in line for line in lines) and "1/2 verdicts ok" in lines[-1]

@@ -1,0 +1,74 @@
+"""The words on the pages: readable test names, messages cleaned (not rewritten), the run in sentences."""
+
+from __future__ import annotations
+
+import json
+
+from autograder.outputs.wording import (
+    cell_starts,
+    clean_message,
+    readable_test,
+    run_lines,
+    split_raised,
+    split_subject,
+)
+from autograder.result import Result, RunFacts
+
+STUB = (
+    "TiedEmbeddingLM (SGD step) failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
+)
+
+
+def test_readable_test_drops_the_file_and_the_prefix():
+    assert readable_test("test_generation.py::test_generate_respects_block_size") == "generate respects block size"
+    assert readable_test("test_x.py::test_shape[2-3]") == "shape [2-3]"
+    assert readable_test("check_me") == "check me"
+
+
+def test_a_stub_message_reads_cleanly_with_cells_counted_from_one():
+    message = clean_message(STUB)
+    assert (
+        message
+        == "TiedEmbeddingLM (SGD step) failed: your code raised NotImplementedError (at cell 15, line 7, in __init__)"
+    )
+    assert split_raised(message) == (
+        "TiedEmbeddingLM (SGD step)",
+        "NotImplementedError (at cell 15, line 7, in __init__)",
+    )
+    assert (
+        clean_message("x failed: your code raised code raised KeyError: 'a'")
+        == "x failed: your code raised KeyError: 'a'"
+    )
+    assert clean_message("a\x1b[31m red\r\n  b  ") == "a[31m red\nb"
+    assert split_raised("logits differ by 3.5") is None
+    assert (
+        clean_message("no evidence for experiment 'generate': stopped") == "no result for the check 'generate': stopped"
+    )
+
+
+def test_a_subject_is_split_off_only_when_the_message_opens_with_one():
+    assert split_subject("TiedEmbeddingLM after .to(torch.float64): lm_head did not change") == (
+        "TiedEmbeddingLM after .to(torch.float64)",
+        "lm_head did not change",
+    )
+    counted = "TiedEmbeddingLM(vocab_size=5, embed_dim=9) has 90 unique parameters, expected V*D = 45: two tables"
+    assert split_subject(counted) == ("", counted)
+
+
+def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
+    notebook = tmp_path / "nb.ipynb"
+    cells = [{"cell_type": "markdown", "source": "# Title", "metadata": {}}]
+    cells += [{"cell_type": "code", "source": ["\n", "model = TiedEmbeddingLM(4, 2)\n"], "metadata": {}}]
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    run = RunFacts(status="ok", load_errors=[[1, "NotImplementedError: "]], required_names=["A", "B"], defined=["A"])
+    lines = run_lines(Result(tests=[], run=run), starts=cell_starts(notebook))
+    assert lines[0] == "Your code ran to the end, but 1 of its cells raised an error:"
+    assert lines[1].startswith(
+        "• cell 2 (starts with “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
+    )
+    assert "  " not in lines[1] and "cell/part" not in " ".join(lines)
+    assert lines[2] == "Not defined by your submission: B (check the exact names)."
+    py = run_lines(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), kind="py")
+    assert py[1] == "• part 1 raised ValueError: x"
+    assert "grader could not grade" in run_lines(Result.grader_failure("boom"))[0]
+    assert cell_starts(tmp_path / "missing.ipynb") == {} and cell_starts(None) == {}

@@ -1,0 +1,52 @@
+"""The pool on Dask workers (a LocalCluster of processes on loopback) gives the local pool's scores."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.batch import grade_batch
+from autograder.graders import get_assignment
+from autograder.sandbox import Limits
+
+distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
+
+SPEC = get_assignment("selftest")
+LIMITS = Limits(wall_seconds=30)
+
+
+@pytest.mark.slow
+def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
+    files = {p.stem: p for p in sorted(SPEC.calibration_dir.glob("*/*.py"))}
+    too_big = tmp_path / "huge.py"
+    with too_big.open("wb") as fh:  # sparse: rejected before it travels, with its reason
+        fh.truncate((64 << 20) + 1)
+    files["huge"] = too_big
+    local = grade_batch(
+        assignment="selftest", submissions=files, seed=7, limits=LIMITS, workers=2, progress=False, executor="pool"
+    )
+    arrived = []
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+    ) as cluster:
+        remote = grade_batch(
+            assignment="selftest",
+            submissions=files,
+            seed=7,
+            limits=LIMITS,
+            progress=False,
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+            on_result=lambda student, result: arrived.append(student),
+        )
+    assert sorted(arrived) == sorted(files)
+    assert set(remote) == set(local) == set(files)
+    for student in files:
+        a, b = local[student], remote[student]
+        assert (a.score, a.max_score, a.status, a.seed) == (b.score, b.max_score, b.status, b.seed), student
+        assert [(t.name, t.passed, t.output) for t in a.tests] == [(t.name, t.passed, t.output) for t in b.tests]
+    assert remote["plus"].score == 3 and remote["huge"].score == 0 and "not run" in remote["huge"].output
+
+
+def test_dask_executor_needs_a_scheduler():
+    with pytest.raises(ValueError, match="scheduler"):
+        grade_batch(assignment="selftest", submissions={}, executor="dask", progress=False)

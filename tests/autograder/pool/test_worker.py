@@ -1,0 +1,124 @@
+"""A warm worker grades like the fresh-interpreter path, keeps submissions apart, and holds the judge to its limits."""
+
+from __future__ import annotations
+
+import os
+import signal
+import textwrap
+
+import pytest
+
+from autograder.engine import grade_submission
+from autograder.graders import get_assignment
+from autograder.pool.worker import Worker
+from autograder.result import JUDGE_LIMIT
+from autograder.sandbox import Limits
+
+SELFTEST = get_assignment("selftest")
+WEIGHT_TYING = get_assignment("weight_tying")
+SEED = 20261130
+LIMITS = Limits(wall_seconds=30)
+
+
+def _graded(result) -> tuple:
+    """What must not differ between the two paths: status, score, every test's verdict and message."""
+    return (
+        result.status,
+        result.score,
+        result.max_score,
+        [(t.name, t.points, t.area, t.passed, t.output) for t in result.tests],
+        result.output,
+    )
+
+
+def _files(spec, names):
+    return [p for name in names for p in sorted(spec.calibration_dir.glob(name))]
+
+
+@pytest.mark.slow
+def test_pool_and_fresh_paths_give_identical_scores_and_messages():
+    files = [(SELFTEST, p) for p in _files(SELFTEST, ["*/*.py"])]
+    files += [
+        (WEIGHT_TYING, p)
+        for p in _files(
+            WEIGHT_TYING,
+            ["correct/c01_*", "correct/c08_*", "wrong/w05_*", "wrong/w21_*", "wrong/w33_*", "attacks/a02_*"],
+        )
+    ]
+    workers = {}
+    try:
+        for spec, path in files:
+            worker = workers.setdefault(spec.name, Worker(spec.name, LIMITS))
+            warm = worker.grade_path(path, seed=SEED)
+            fresh = grade_submission(spec=spec, path=path, seed=SEED, limits=LIMITS)
+            assert _graded(warm) == _graded(fresh), path.name
+            assert warm.seed == fresh.seed == SEED
+    finally:
+        for worker in workers.values():
+            worker.close()
+
+
+@pytest.mark.slow
+def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
+    polluter = tmp_path / "a.py"
+    polluter.write_text(
+        textwrap.dedent("""
+        import os, subprocess, threading, time, torch, dnnlpy
+        torch.add = lambda a, b: a - b
+        torch.Tensor.__add__ = lambda a, b: a * 0
+        dnnlpy.LEFT_BEHIND = True
+        open("/tmp/wtcal_left_behind", "w").write("A was here")
+        threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+        subprocess.Popen(["sleep", "60"])
+        def add(a, b):
+            return a + b
+        """)
+    )
+    correct = tmp_path / "b.py"
+    correct.write_text("import torch\ndef add(a, b):\n    return torch.add(a, b)\n")
+    solo_worker, worker = Worker("selftest", LIMITS), Worker("selftest", LIMITS)
+    try:
+        solo = solo_worker.grade_path(correct, seed=SEED)
+        polluted = worker.grade_path(polluter, seed=SEED)
+        after = worker.grade_path(correct, seed=SEED)
+    finally:
+        solo_worker.close()
+        worker.close()
+    assert polluted.score < polluted.max_score
+    assert after.score == after.max_score == 3
+    assert _graded(after) == _graded(solo)
+    assert after.run.stdout_tail == solo.run.stdout_tail and after.run.notes == solo.run.notes == []
+
+
+@pytest.mark.slow
+def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(tmp_path):
+    path = tmp_path / "ok.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=0.01))
+    try:
+        result = worker.grade_path(WEIGHT_TYING.solution_path, seed=SEED)
+        stats = worker.stats()
+    finally:
+        worker.close()
+    assert result.status == JUDGE_LIMIT and result.grader_error is None
+    assert result.max_score == 100  # every test is listed; those not judged score 0
+    assert any("not judged: the judge stopped at its time limit" in t.output for t in result.tests)
+    assert "judge's own time or memory limit" in result.output
+    assert stats["judges_started"] >= 1
+
+
+@pytest.mark.slow
+def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
+    path = tmp_path / "ok.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    worker = Worker("selftest", LIMITS)
+    try:
+        assert worker.grade_path(path, seed=SEED).score == 3
+        os.kill(worker.zygote.proc.pid, signal.SIGKILL)
+        worker.zygote.proc.wait()
+        again = worker.grade_path(path, seed=SEED)
+        stats = worker.stats()
+    finally:
+        worker.close()
+    assert again.score == 3 and again.status == "ok"
+    assert stats["zygotes_started"] == 2 and stats["runs"] == 2

@@ -1,0 +1,155 @@
+"""The warm fork server: a child per run, as isolated as a fresh interpreter, and nothing survives into the next."""
+
+from __future__ import annotations
+
+import io
+import os
+import textwrap
+import time
+
+import pytest
+import torch
+
+from autograder.graders import get_assignment
+from autograder.protocol.decode import decode_frames
+from autograder.sandbox import Limits, probe_isolation
+from autograder.sandbox.config import jail_config
+from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
+from autograder.sandbox.slots import Slot
+from autograder.sandbox.view import build_view
+from autograder.sandbox.warm import Zygote, run_forked
+
+SPEC = get_assignment("selftest")
+ISOLATION = probe_isolation()
+LIMITS = Limits(wall_seconds=20)
+
+# Submission A leaves everything it can behind: patched torch and dnnlpy, a file in /tmp, a thread, a child.
+POLLUTER = """
+import os, subprocess, threading, time, torch, dnnlpy, dnnlpy.nn.functional as F
+torch.add = lambda a, b: a - b
+torch.Tensor.__add__ = lambda a, b: a * 0
+dnnlpy.LEFT_BEHIND = True
+F.linear = None
+os.environ["WTCAL_LEFT"] = "1"
+open("/tmp/wtcal_left_behind", "w").write("A was here")
+threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+subprocess.Popen(["sleep", "60"])
+def add(a, b):
+    return a + b
+"""
+
+# Submission B is correct and reports what it finds.
+OBSERVER = """
+import os, torch, dnnlpy, dnnlpy.nn.functional as F
+def add(a, b):
+    return torch.add(a, b)
+print("tmp", sorted(os.listdir("/tmp")), "patched", hasattr(dnnlpy, "LEFT_BEHIND"), F.linear is None,
+      "env", os.environ.get("WTCAL_LEFT"), "add", torch.add(torch.ones(1), torch.ones(1)).item(),
+      "rng", torch.rand(1).item(), "procs", len([p for p in os.listdir("/proc") if p.isdigit()]))
+"""
+
+
+def _job(source: str) -> bytes:
+    from autograder.engine import job_blob
+
+    buf = io.BytesIO()
+    buf.write(job_blob(SPEC, SPEC.make_plan(11), "py", textwrap.dedent(source), "sub.py"))
+    return buf.getvalue()
+
+
+@pytest.fixture(scope="module")
+def warm():
+    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook", "autograder.graders.selftest.runner.experiments"))
+    zygote.wait_ready()
+    slot = Slot()
+    view = build_view((*RUNNER_PACKAGES, SPEC.runner_package), []) if ISOLATION.mode == "namespaces" else None
+    yield zygote, slot, view
+    zygote.close()
+    slot.release()
+
+
+def run(warm, source: str, limits: Limits = LIMITS):
+    zygote, slot, view = warm
+    group, isolation = run_cgroup(limits, ISOLATION)
+    cfg = jail_config(
+        mode=ISOLATION.mode,
+        limits=limits,
+        uid=slot.uid,
+        workdir="/tmp",
+        view=view,
+        cgroup_procs=group.procs_files if group else None,
+    )
+    try:
+        return run_forked(zygote, cfg=cfg, stdin=_job(source), limits=limits, isolation=isolation, group=group)
+    finally:
+        if group is not None:
+            group.remove()
+
+
+def _evidence(box) -> dict:
+    evidence, notes = decode_frames(box.evidence)
+    return {name: record for name, record in evidence.items()}, notes
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    return a == b
+
+
+@pytest.mark.slow
+def test_a_submission_cannot_affect_the_next_one(warm):
+    solo = run(warm, OBSERVER)
+    polluted = run(warm, POLLUTER)
+    after = run(warm, OBSERVER)
+    assert polluted.exit_code == 0 and solo.exit_code == 0 and after.exit_code == 0, after.stderr
+    assert "tmp [] patched False False env None add 2.0" in solo.stdout, solo.stdout
+    assert after.stdout == solo.stdout  # same files, modules, environment, torch, RNG, process count
+    assert _same(_evidence(after)[0], _evidence(solo)[0])
+    assert not after.notes and not polluted.notes, (after.notes, polluted.notes)
+
+
+@pytest.mark.slow
+def test_wall_time_limit_kills_the_tree_and_the_zygote_serves_the_next_run(warm):
+    start = time.monotonic()
+    looping = run(
+        warm, "import os\nif os.fork() == 0:\n    os.setsid()\nwhile True:\n    pass\n", Limits(wall_seconds=1.5)
+    )
+    assert looping.timed_out and looping.exit_code is None
+    assert time.monotonic() - start < 15
+    assert "processes survived the kill" not in looping.notes
+    assert run(warm, OBSERVER).exit_code == 0
+
+
+@pytest.mark.slow
+def test_runner_is_unprivileged_and_its_pid_1_shows_no_configuration(warm):
+    if ISOLATION.mode != "namespaces":
+        pytest.skip("needs root and namespaces")
+    box = run(
+        warm,
+        """
+        import os
+        print("uid", os.getuid(), "pid", os.getpid())
+        print("cmdline", open("/proc/1/cmdline").read().replace("\\0", " "))
+        print("mounts", len(open("/proc/self/mountinfo").read().splitlines()))
+        def add(a, b):
+            return a + b
+        """,
+    )
+    lines = dict(line.split(" ", 1) for line in box.stdout.splitlines())
+    assert int(lines["uid"].split()[0]) >= 60000 and lines["uid"].split()[-1] == "2"
+    assert "autograder.sandbox.zygote" in lines["cmdline"] and "{" not in lines["cmdline"]
+    assert os.path.realpath(SPEC.judge_dir) not in box.stdout
+
+
+def test_a_zygote_that_cannot_warm_up_says_why():
+    zygote = Zygote(("autograder.no_such_module",))
+    try:
+        with pytest.raises(Exception, match="no_such_module"):
+            zygote.wait_ready(timeout=120)
+    finally:
+        zygote.close()

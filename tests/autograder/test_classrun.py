@@ -1,0 +1,159 @@
+"""A class into an output folder: every student once, resumable, idempotent (the grader itself faked here;
+tests/autograder/test_cli.py runs the real one, kill -9 included)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import autograder.batch
+from autograder.classrun import ClassJob, ClassRunError, grade_class
+from autograder.result import Result, RunFacts, TestOutcome
+from autograder.submissions import find_submissions
+
+GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
+
+
+class FakeBatch:
+    """Stands in for grade_batch: 3 points for a file that adds, 0 otherwise; `crash_after` results, then breaks."""
+
+    def __init__(self, crash_after: int | None = None) -> None:
+        self.calls: list[list[str]] = []
+        self.seeds: list[int] = []
+        self.crash_after = crash_after
+
+    def __call__(self, *, assignment, submissions, seed, limits, workers, progress, hide, on_result):
+        self.calls.append(sorted(submissions))
+        self.seeds.append(seed)
+        for n, (uid, path) in enumerate(sorted(submissions.items())):
+            if self.crash_after is not None and n == self.crash_after:
+                raise RuntimeError("the pool broke")
+            ok = "a + b" in Path(path).read_text(encoding="utf-8", errors="replace")
+            tests = [TestOutcome("test_add.py::test_same_shape", 2.0, "values", ok, "" if ok else "add returned a - b")]
+            tests.append(TestOutcome("test_add.py::test_broadcast", 1.0, "broadcasting", ok, "" if ok else "wrong"))
+            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+        return {}
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    batch = FakeBatch()
+    monkeypatch.setattr(autograder.batch, "grade_batch", batch)
+    return batch
+
+
+@pytest.fixture
+def klass(tmp_path) -> Path:
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, body in {b"alice": GOOD, b"alice!": BAD, b"caf\xe9": GOOD, b"=cmd": GOOD, b"x[]": BAD}.items():
+        (folder / os.fsdecode(name + b".py")).write_text(body)
+    return folder
+
+
+def run(klass: Path, out: Path, **options) -> object:
+    job = ClassJob(assignment="selftest", paths=(klass,), out=out, progress=False, **options)
+    return grade_class(job, submissions=find_submissions([klass], assignment="selftest"))
+
+
+def _csv(out: Path) -> dict[str, str]:
+    return {r["student"]: r["score"] for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+
+
+def test_every_student_gets_one_row_one_result_and_one_page_with_their_own_score(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    outcome = run(klass, out)
+    assert _csv(out) == {"alice": "3.0", "alice!": "0.0", "caf\\xe9": "3.0", "'=cmd": "3.0", "x[]": "0.0"}
+    ids = {s.name: s.uid for s in outcome.roster}
+    assert len(set(ids.values())) == 5 and ids["alice"] == "alice"
+    full = {"alice", "caf\\xe9", "=cmd"}
+    for name, uid in ids.items():
+        data = json.loads((out / "results" / f"{uid}.json").read_text())
+        assert data["extra_data"]["batch"]["student"] == name
+        page = (out / "feedback" / f"{uid}.html").read_text()
+        assert f"Score: {3 if name in full else 0} / 3" in page
+    report = (out / "report.html").read_text()
+    assert all(f'href="feedback/{uid}.html"' in report for uid in ids.values())
+
+
+def test_an_unchanged_rerun_grades_nothing_and_a_changed_file_only_itself(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    first = run(klass, out)
+    before = (out / "results" / "alice.json").read_text()
+    again = run(klass, out)
+    assert fake.calls == [sorted(s.uid for s in first.roster)] and again.graded == []
+    assert len(again.reused) == 5 and (out / "results" / "alice.json").read_text() == before
+    (klass / "alice!.py").write_text(GOOD)  # alice! fixes the bug and hands in again
+    third = run(klass, out)
+    assert [next(s.name for s in third.roster if s.uid == u) for u in third.graded] == ["alice!"]
+    assert _csv(out)["alice!"] == "3.0"
+
+
+def test_force_regrades_everyone_and_student_only_those_named(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    run(klass, out)
+    assert len(run(klass, out, force=True).graded) == 5
+    named = run(klass, out, only=("alice!", "caf\\xe9"))
+    assert sorted(next(s.name for s in named.roster if s.uid == u) for u in named.graded) == ["alice!", "caf\\xe9"]
+    with pytest.raises(ClassRunError, match="--student 'nobody' matches no submission"):
+        run(klass, out, only=("nobody",))
+
+
+def test_a_broken_batch_keeps_what_arrived_and_the_next_run_grades_the_rest_on_the_same_seed(
+    klass, tmp_path, monkeypatch
+):
+    out = tmp_path / "graded"
+    broken = FakeBatch(crash_after=2)
+    monkeypatch.setattr(autograder.batch, "grade_batch", broken)
+    first = run(klass, out)
+    assert first.batch_error == "RuntimeError: the pool broke" and len(first.graded) == 2
+    assert list(_csv(out).values()).count("") == 3  # the others have a row, without a score
+    assert "run the same command again" in (out / "report.html").read_text()
+    fixed = FakeBatch()
+    monkeypatch.setattr(autograder.batch, "grade_batch", fixed)
+    second = run(klass, out)
+    assert len(second.graded) == 3 and sorted(second.reused) == sorted(first.graded)
+    assert fixed.seeds == [first.seed] and "" not in _csv(out).values()
+
+
+def test_the_seed_is_the_folders_until_another_is_asked_for(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    seed = run(klass, out).seed
+    assert json.loads((out / "manifest.json").read_text())["seed"] == seed
+    assert run(klass, out).seed == seed and fake.seeds == [seed]
+    other = run(klass, out, seed=seed + 1)
+    assert len(other.graded) == 5 and "every submission is regraded" in other.warnings[0]
+
+
+def test_a_student_no_longer_handed_in_leaves_the_outputs(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    run(klass, out)
+    (klass / "x[].py").unlink()
+    run(klass, out)
+    assert "x[]" not in _csv(out) and "x[]" not in (out / "report.html").read_text()
+
+
+def test_a_folder_of_another_assignment_is_refused(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    run(klass, out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["assignment"] = "weight_tying"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ClassRunError, match="holds grades of assignment 'weight_tying'"):
+        run(klass, out)
+
+
+def test_a_report_that_fails_never_costs_the_grades(klass, tmp_path, fake, monkeypatch):
+    import autograder.outputs.report
+
+    def broken(out, **kwargs):
+        raise RuntimeError("no charts today")
+
+    monkeypatch.setattr(autograder.outputs.report, "write_report", broken)
+    outcome = run(klass, tmp_path / "graded")
+    assert outcome.report is None and "no charts today" in outcome.warnings[0]
+    assert _csv(tmp_path / "graded")["alice"] == "3.0"
