@@ -37,13 +37,19 @@ def test_a_correct_file_must_get_full_marks_on_every_seed():
     assert sweep_json([row], [1, 2], 3.0)["ok"] is False
 
 
+# CI has ~20 minutes on 2 cores for everything: the slow tests sweep five of the 25 seeds, spread over the range
+# (one seed costs ~1-2 CPU minutes for the whole corpus); the default run grades every file on one of the 25
+# (test_corpus.py), and `calibrate --seeds 25 --in-process` is the full sweep (its summary is in the
+# calibration README).
+SLOW_SEEDS = [1, 7, 13, 19, 25]
+
+
 @pytest.mark.slow
-def test_the_25_seed_sweep_holds_in_process():
-    """Every correct and wrong weight_tying file on seeds 1..25: `calibrate --seeds 25 --in-process`."""
-    seeds = seeds_from(25)
+def test_the_sweep_holds_on_five_of_its_25_seeds_in_process():
+    """Every correct and wrong weight_tying file on seeds 1, 7, 13, 19, 25 (`calibrate --seeds 25 --in-process`)."""
     start = time.monotonic()
-    rows = sweep(assignment="weight_tying", seeds=seeds, in_process=True, workers=2)
-    print(f"the 25-seed in-process sweep of {len(rows)} files took {time.monotonic() - start:.0f} s")
+    rows = sweep(assignment="weight_tying", seeds=SLOW_SEEDS, in_process=True, workers=2)
+    print(f"the in-process sweep of {len(rows)} files on {len(SLOW_SEEDS)} seeds took {time.monotonic() - start:.0f} s")
     bad = [f"{r.file}: {r.note}" for r in rows if not r.ok]
     assert not bad, "\n".join(bad)
-    assert len(rows) > 50 and all(len(r.scores) == 25 for r in rows)
+    assert len(rows) > 50 and all(sorted(r.scores) == SLOW_SEEDS for r in rows)

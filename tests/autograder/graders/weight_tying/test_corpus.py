@@ -106,7 +106,7 @@ def test_wrong_keywords_come_from_the_misconception_list():
 
 _JUDGED = sorted(k for k, (_, exp) in calibration_files(CAL).items() if exp.kind in ("correct", "wrong"))
 # The sweep's seeds, spread over the corpus: each file is also graded on one of them, so the default run
-# sees every seed of `calibrate --seeds 25` (the full sweep is the slow test in tests/autograder/test_sweep.py).
+# sees every seed of `calibrate --seeds 25` (the slow tests sweep five of them, tests/autograder/test_sweep.py).
 SWEEP = seeds_from(25)
 _PLANS: dict[int, dict] = {}
 
