@@ -13,7 +13,6 @@ so it regrades everyone too (one class, one plan).
 
 from __future__ import annotations
 
-import json
 import secrets
 import stat
 from dataclasses import dataclass, field
@@ -63,25 +62,19 @@ class ClassOutcome:
 
 
 def unreadable_reason(path: Path) -> str:
-    """Why a file cannot be a submission ("" when it can): not a regular file, not a notebook."""
-    from autograder.submissions import MAX_SUBMISSION_BYTES
+    """Why a file cannot be a submission ("" when it can): not a regular file, too big, not a notebook. The
+    reading is the grader's own (submissions.read_submission), so a file is unreadable here exactly when the
+    grader refuses it."""
+    from autograder.submissions import SubmissionRefused, read_submission
 
     try:
-        info = path.lstat()
+        if not stat.S_ISREG(path.lstat().st_mode):
+            return "not a regular file (a link, a folder or a device)"
+        read_submission(path)
+    except SubmissionRefused as exc:
+        return str(exc)
     except OSError as exc:
         return f"cannot be read ({type(exc).__name__})"
-    if not stat.S_ISREG(info.st_mode):
-        return "not a regular file (a link, a folder or a device)"
-    if info.st_size > MAX_SUBMISSION_BYTES:
-        return f"{info.st_size / 2**20:.0f} MiB, over the {MAX_SUBMISSION_BYTES >> 20} MiB limit"
-    if path.suffix != ".ipynb":
-        return ""
-    try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
-        return f"not a Jupyter notebook ({type(exc).__name__}: {str(exc)[:120]})"
-    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
-        return "not a Jupyter notebook (no list of cells)"
     return ""
 
 

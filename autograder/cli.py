@@ -239,8 +239,9 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 
 def _grade(args, limits) -> int:
     from autograder.classrun import ClassJob, ClassRunError, grade_class
+    from autograder.graders import editions_of
     from autograder.outputs.folder import FolderBusy
-    from autograder.outputs.terminal import batch_json, print_batch
+    from autograder.outputs.summary import batch_json, print_batch
     from autograder.submissions import find_submissions
 
     targets = _targets(args)
@@ -252,13 +253,13 @@ def _grade(args, limits) -> int:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
         where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
-        nbgrader = where.name == args.assignment and where.parent.name != ""
+        nbgrader = where.name in editions_of(args.assignment) and where.parent.name != ""
         submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
         roots = (where.parent.parent,) if nbgrader else (where,)
         if args.out is None:
             return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
     else:
-        submissions = find_submissions(paths, assignment=args.assignment)
+        submissions = find_submissions(paths, assignment=args.assignment, also=editions_of(args.assignment)[1:])
         roots = tuple(paths)
         if not submissions:
             return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
@@ -345,39 +346,13 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
-    from autograder.outputs.gradebook import GradebookEntry, GradebookMismatch, write_gradebook
-    from autograder.terminal import printable
+    from autograder.graders import editions_of
+    from autograder.outputs.gradebook_editions import record_by_edition
 
+    course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
-    entries = [
-        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
-        for s in roster
-        if s.uid in results
-    ]
-    source = args.nbgrader_course / "source" if args.nbgrader_course is not None else None
-    try:
-        summary = write_gradebook(entries, gradebook, assignment=name, source_dir=source)
-    except GradebookMismatch as exc:
-        print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
-        return 1
-    except Exception as exc:  # the grades are on disk already: say what did not happen
-        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
-        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
-        return 1
-    for warning in summary.warnings:
-        print(f"warning: {printable(warning)}", file=sys.stderr)
-    for student, why in summary.skipped.items():
-        print(
-            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
-            file=sys.stderr,
-        )
-    count = len(summary.written)
-    print(
-        f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
-        f"(assignment {name!r}, notebook {summary.notebook!r}, one grade cell per area)",
-        file=sys.stderr,
-    )
-    return 0
+    editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
+    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
 
 
 if __name__ == "__main__":

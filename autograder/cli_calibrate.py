@@ -78,7 +78,7 @@ def calibrate_command(args, limits) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
     else:
-        from autograder.outputs.terminal import print_calibration
+        from autograder.outputs.summary import print_calibration
 
         print_calibration(verdicts, seconds, assignment=args.assignment)
     return 0 if summary["ok"] else 1

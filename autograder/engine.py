@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from autograder.editions import localize, text_language
 from autograder.graders import all_specs
 from autograder.judge.plugin import run_suite
 from autograder.protocol.decode import decode_frames
@@ -130,4 +131,5 @@ def grade_submission(
     run, evidence = facts_and_evidence(box, spec, limits)
     run.rejected = rejected
     tests, _ = run_suite(suite_dir=spec.suite_dir, plan=made["plan"], evidence=evidence, run=run.to_dict())
-    return Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+    result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+    return localize(result, spec, text_language(kind, source))  # the edition is read from the file, not the run

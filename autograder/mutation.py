@@ -136,7 +136,7 @@ def _grade_seed(args: tuple[str, int, list[Mutant], dict[str, str]]) -> dict[str
 
 def _classify(mutant: Mutant, graded: dict[int, tuple[float, str]], full: float, equivalences) -> MutantResult:
     scores = {seed: score for seed, (score, _) in graded.items()}
-    failing = next((why for _, why in sorted(graded.items()) if why), "")
+    failing = next((why for _, (_, why) in sorted(graded.items()) if why), "")
     if all(score < full for score in scores.values()):
         return MutantResult(mutant, scores, "caught", failing=failing)
     if any(score < full for score in scores.values()):

@@ -188,6 +188,7 @@ class Result:
     execution_time: float = 0.0  # seconds, grading this submission end to end
     grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
     output: str = ""  # the run's summary in words (derived from `run` unless given)
+    language: str = "en"  # the language of `output` and the tests' messages (autograder.editions)
 
     def __post_init__(self) -> None:
         if not self.output:
@@ -237,6 +238,7 @@ class Result:
                 "seed": self.seed,
                 "areas": {a: [s, m] for a, (s, m) in self.areas.items()},
                 "run": self.run.to_dict() if self.run is not None else {},
+                "language": self.language,
             }
         return {
             "score": self.score,
@@ -263,4 +265,5 @@ class Result:
             execution_time=_num(data.get("execution_time")),
             grader_error=str(extra["grader_error"]) if "grader_error" in extra else None,
             output=_str(data.get("output")),
+            language=_str(extra.get("language")) or "en",
         )

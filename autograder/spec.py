@@ -14,7 +14,7 @@ is one folder with two halves::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,8 @@ class AssignmentSpec:
     experiments: str  # "package.module:function" in the grader's runner package, called as fn(namespace, plan, emit)
     judge_dir: Path  # what only the judge reads: suite/, calibration/, plan and reference code
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
+    # language -> "module:function" rendering the grader's English feedback in it (see autograder.editions)
+    translations: dict[str, str] = field(default_factory=dict, compare=False)  # not part of the hash
 
     def __post_init__(self) -> None:
         module, _, func = self.experiments.partition(":")

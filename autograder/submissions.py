@@ -158,15 +158,28 @@ def _without_outputs(nb: dict) -> str:
     return json.dumps(
         {
             "cells": nb["cells"],
-            "metadata": {},
+            "metadata": _edition(nb.get("metadata")),
             "nbformat": version if type(version) is int else 4,
             "nbformat_minor": minor if type(minor) is int else 5,
         }
     )
 
 
-def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
-    """student id -> submission file, for files and folders given on the command line."""
+def _edition(metadata: object) -> dict:
+    # The one piece of metadata kept: the edition's language, which the trusted side reads for the feedback.
+    kit = metadata.get("course_kit") if isinstance(metadata, dict) else None
+    language = kit.get("language") if isinstance(kit, dict) else None
+    return {"course_kit": {"language": language[:16]}} if isinstance(language, str) else {}
+
+
+def find_submissions(paths: list[Path], *, assignment: str, also: tuple[str, ...] = ()) -> dict[str, Path]:
+    """student id -> submission file, for files and folders given on the command line.
+
+    `also`: other nbgrader assignments graded by the same grader (the assignment's editions in other
+    languages): their folders count too, so one batch grades the whole class; a student who handed in
+    several editions is graded on `assignment`'s.
+    """
+    folders = (assignment, *also)
     found: dict[str, Path] = {}
     for root in map(Path, paths):
         if root.is_file():
@@ -176,10 +189,8 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
             raise FileNotFoundError(f"{str(root)!r} is neither a submission file nor a folder of submissions")
         files = _candidates(root)
         # nbgrader layout (<student>/<assignment>/<file>): other assignments' folders are not this one's work.
-        if any(len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == assignment for p in files):
-            files = [
-                p for p in files if len(p.relative_to(root).parts) < 3 or p.relative_to(root).parts[1] == assignment
-            ]
+        if any(len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] in folders for p in files):
+            files = [p for p in files if len(p.relative_to(root).parts) < 3 or p.relative_to(root).parts[1] in folders]
         per_student: dict[str, list[Path]] = {}
         for path in files:
             parts = path.relative_to(root).parts
@@ -188,8 +199,10 @@ def find_submissions(paths: list[Path], *, assignment: str) -> dict[str, Path]:
             if len(group) == 1:
                 _add(found, student, group[0])
                 continue
-            # nbgrader layout: prefer the files inside <student>/<assignment>/, notebooks first.
-            inside = [p for p in group if assignment in p.relative_to(root).parts[1:-1]] or group
+            # nbgrader layout: prefer the files inside <student>/<assignment>/ (then an edition's), notebooks first.
+            inside = group
+            for name in reversed(folders):
+                inside = [p for p in group if name in p.relative_to(root).parts[1:-1]] or inside
             notebooks = [p for p in inside if p.suffix == ".ipynb"] or inside
             for path in notebooks:
                 key = student if len(notebooks) == 1 else f"{student}/{path.stem}"
@@ -228,5 +241,6 @@ def _add(found: dict[str, Path], key: str, path: Path) -> None:
 
 def text_of_name(name: str) -> str:
     """A file name as text any output can encode: undecodable bytes (os.fsdecode keeps them as lone
-    surrogates, which no CSV, JSON file or page could write) become U+FFFD."""
-    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    surrogates, which no CSV, JSON file or page could write) become ``\\xNN``, as the roster shows them, so
+    that two names differing only in such a byte stay two students."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

@@ -8,7 +8,7 @@ ANSI sequence recolours or clears the screen and an OSC 8 sequence plants a link
   8-bit forms), then any other C0/C1 control character and DEL; ``\\r`` becomes a line break, so text
   cannot overwrite the line before it;
 - bidirectional overrides and isolates (text that reads differently from what it is);
-- lone surrogates (they cannot be encoded, and printing one would crash the grader).
+- lone surrogates, which become the text ``\\udXXX`` (encoding one would crash the grader).
 
 Tabs and line breaks stay (``newlines=False`` turns breaks into spaces, for one-line cells). JSON output
 needs none of this: ``json.dumps`` escapes every control character.
@@ -39,7 +39,7 @@ def printable(text: object, *, newlines: bool = True, limit: int | None = None) 
     text = text if isinstance(text, str) else str(text)
     if limit is not None:
         text = text[: limit * 2]  # cut first: the work below stays proportional to what is kept
-    text = text.encode("utf-8", "replace").decode("utf-8")  # a lone surrogate becomes "?"
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate becomes the text \udcff
     text = _SEQUENCES.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     text = text.translate(_DROP if newlines else _ONE_LINE)
     return text if limit is None else text[:limit]

@@ -8,14 +8,16 @@ business: each release ships its diagnosis next to its tests.
 from __future__ import annotations
 
 import contextlib
+import inspect
 import io
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from dnnlpy.notebook import NotebookNamespace, exec_source, load_notebook
 
-__all__ = ["find_submission", "load_submission", "missing_names_message"]
+__all__ = ["find_submission", "load_submission", "missing_names_message", "calls_into"]
 
 
 def find_submission(folder: str | os.PathLike, *, default_name: str, env_var: str) -> Path:
@@ -62,3 +64,41 @@ def missing_names_message(result: NotebookNamespace, names: Iterable[str], sourc
     else:
         lines.append("No cell raised: check the class names (they must be spelt exactly like this).")
     return "\n".join(lines)
+
+
+@contextlib.contextmanager
+def calls_into(functions: Iterable[Callable]) -> Iterator[list[str]]:
+    """Record which of ``functions`` run while the block runs, however they are reached.
+
+    Yields a list that fills with the qualified names of the functions called (each once, in call order).
+    The match is on the function's code object, so an alias (``from m import f as g``), a bound method or
+    a call from inside another library function is seen too; decorators are looked through. Only the
+    calling thread is watched, and any profiler already installed is put back afterwards.
+
+    Example::
+
+        with calls_into([MiniGPT.generate]) as called:
+            model.generate(prompt, 5)
+        if called:
+            print("delegated to", called)
+    """
+    watched = {}
+    for function in functions:
+        code = getattr(inspect.unwrap(function), "__code__", None)
+        if code is None:
+            raise TypeError(f"calls_into watches Python functions, got {function!r}: pass the function itself")
+        watched[code] = getattr(function, "__qualname__", code.co_name)
+    called: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in watched:
+            name = watched[frame.f_code]
+            if name not in called:
+                called.append(name)
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield called
+    finally:
+        sys.setprofile(previous)

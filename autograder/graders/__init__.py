@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["ASSIGNMENTS", "get_assignment", "all_specs"]
+__all__ = ["ASSIGNMENTS", "get_assignment", "all_specs", "editions_of"]
 
 # nbgrader assignment name -> module exporting SPEC. "selftest" is a toy that exercises the engine itself.
+# Editions of one assignment in other languages are nbgrader assignments of their own, graded by the same
+# grader (which reads each submission's language from the file: autograder.editions).
 ASSIGNMENTS: dict[str, str] = {
     "weight_tying": "autograder.graders.weight_tying.spec",
+    "weight_tying_zh": "autograder.graders.weight_tying.spec",
     "selftest": "autograder.graders.selftest.spec",
 }
 
@@ -30,12 +33,21 @@ def get_assignment(name: str):
     return spec
 
 
+def editions_of(name: str) -> tuple[str, ...]:
+    """Every assignment name graded by the same grader as `name` (itself first): its editions."""
+    if name not in ASSIGNMENTS:
+        raise ValueError(f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")
+    return (name, *(other for other, module in ASSIGNMENTS.items() if module == ASSIGNMENTS[name] and other != name))
+
+
 def all_specs() -> list:
     """Every grader that imports cleanly (used to hide all judges from every sandbox)."""
     specs = []
-    for name in ASSIGNMENTS:
+    for name in dict.fromkeys(ASSIGNMENTS):
         try:
-            specs.append(get_assignment(name))
+            spec = get_assignment(name)
+            if spec not in specs:  # editions share one grader
+                specs.append(spec)
         except Exception:  # a half-written grader must not stop grading another
             continue
     return specs

@@ -27,8 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.result import GRADER_ERROR, Result
+from autograder.terminal import printable
 
 __all__ = [
+    "record_in_gradebook",
     "GradebookEntry",
     "GradebookSummary",
     "GradebookMismatch",
@@ -224,3 +226,37 @@ def write_gradebook(
         )
     summary.written = sorted(chosen)
     return summary
+
+
+def record_in_gradebook(roster: list, results: dict, gradebook: Path, *, assignment: str, course: Path | None) -> int:
+    """Write each graded student's points into `gradebook` and say on stderr what was written, skipped or
+    refused: 0 when written (a skipped student is a warning), 1 when nothing was (the grades are on disk already)."""
+    entries = [
+        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
+        for s in roster
+        if s.uid in results
+    ]
+    source = course / "source" if course is not None else None
+    try:
+        summary = write_gradebook(entries, gradebook, assignment=assignment, source_dir=source)
+    except GradebookMismatch as exc:
+        print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:  # the grades are on disk already: say what did not happen
+        why = f"{type(exc).__name__}: {printable(exc, limit=2000)}"
+        print(f"error: the gradebook {str(gradebook)!r} was not updated ({why})", file=sys.stderr)
+        return 1
+    for warning in summary.warnings:
+        print(f"warning: {printable(warning)}", file=sys.stderr)
+    for student, why in summary.skipped.items():
+        print(
+            f"warning: {printable(student, newlines=False)} not written to the gradebook: {printable(why)}",
+            file=sys.stderr,
+        )
+    count = len(summary.written)
+    print(
+        f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
+        f"(assignment {assignment!r}, notebook {summary.notebook!r}, one grade cell per area)",
+        file=sys.stderr,
+    )
+    return 0

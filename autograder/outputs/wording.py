@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from autograder.result import STATUS_WORDS, Result
+from autograder.terminal import printable
 
 __all__ = [
     "readable_test",
@@ -41,7 +42,6 @@ _RAISED = re.compile(r"^(?P<context>.*?)\s*failed: your code raised (?P<error>.+
 _SUBJECT = re.compile(
     r"^(?P<subject>[A-Za-z_][\w.]*(?:\([^()\n]{0,120}\))?(?: after [^:\n]{1,80})?): (?P<rest>.+)$", re.DOTALL
 )
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def readable_test(test_id: str) -> str:
@@ -59,7 +59,8 @@ def _cell_ref(match: re.Match) -> str:
 
 def clean_message(text: str) -> str:
     """A failure message ready to read: one space between words, cells counted from 1, no echoes."""
-    text = _CONTROL.sub("", str(text or "")).replace("\r\n", "\n")
+    # Escape sequences go whole (an OSC 8 link with its address), not just their ESC byte.
+    text = printable(str(text or "").replace("\r\n", "\n"))
     text = _REPEATED.sub("your code raised", text)
     text = _NO_EVIDENCE.sub(r"no result for the check '\1'", text)  # the grader's word, not the student's
     text = _CELL_REF.sub(_cell_ref, text)

@@ -23,6 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from autograder.editions import localize, text_language
 from autograder.graders import all_specs, get_assignment
 from autograder.judge.client import JudgeLimitError, JudgeProcess
 from autograder.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
@@ -162,7 +163,8 @@ class Worker:
         else:
             tests, run = self._stopped(judgement, box, seed)
         run.rejected = rejected
-        return Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+        result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+        return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
 
     def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):
         self.start()

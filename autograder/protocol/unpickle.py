@@ -225,7 +225,7 @@ def _atom(m: _Machine, value: Any) -> None:
 def _string(m: _Machine, text: str) -> None:
     if len(text) > m.bounds.string_chars:
         raise Refused(f"a string of {len(text)} characters, over the bound of {m.bounds.string_chars}")
-    m.push(_V("str", text.encode("utf-8", "replace").decode("utf-8")))  # a lone surrogate becomes "?"
+    m.push(_V("str", text.encode("utf-8", "backslashreplace").decode("utf-8")))  # a lone surrogate: the text \udcff
 
 
 def _mark(m: _Machine, _: None) -> None:

@@ -1,12 +1,18 @@
-"""The cells of assignments/source/weight_tying/weight_tying.ipynb, in order (built by build_notebook.py)."""
+"""The weight-tying notebook's content (built by scripts/build_notebook.py), for every edition.
+
+`CELLS` is the one list of cells both editions share: code, solution and test cells are written once, and
+each markdown cell is a key that every edition's `TEXT` must define (text_en.py, text_zh.py). Add a cell by
+adding it to the list below (and, for markdown, its text to every edition).
+"""
 
 from __future__ import annotations
 
-from .cells import Cell
-from .graded import GPT_TESTS, TIED_TESTS
+from . import text_en, text_zh
+from .cells import TASK_TEXT, Cell
 from .lessons import (
     EXERCISE_1,
     EXERCISE_2,
+    GRADE_CELLS,
     GRADIENTS,
     IMPORTS,
     INTRO,
@@ -18,8 +24,9 @@ from .lessons import (
     TOKENIZER,
     TRY_IT,
 )
+from .points import by_area, by_exercise, suite_tests
 
-__all__ = ["Cell", "CELLS"]
+__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "by_area", "by_exercise", "suite_tests"]
 
 CELLS: list[Cell] = [
     INTRO,
@@ -30,10 +37,12 @@ CELLS: list[Cell] = [
     *POSITIONS,
     *LOGITS,
     *EXERCISE_1,
-    *TIED_TESTS,
     *GRADIENTS,
     *SAVINGS,
     *EXERCISE_2,
-    *GPT_TESTS,
     *TRY_IT,
+    *GRADE_CELLS,
 ]
+
+# language -> the module holding that edition's prose (TEXT, AREA_NAMES, TABLE_HEADER)
+EDITIONS = {module.LANGUAGE: module for module in (text_en, text_zh)}

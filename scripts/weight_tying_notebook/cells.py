@@ -1,27 +1,31 @@
-"""Cell constructors for the weight-tying notebook.
+"""Cell constructors for the weight-tying notebook, shared by both editions.
 
-`md(...)` is a markdown cell, `code(...)` a plain code cell, `solution("Name")` a solution cell whose code is
-class `Name` copied from solutions/weight_tying.py, and `test(...)` an nbgrader test cell (read-only for
-students; its `hidden` part is stripped from the release and put back at autograde time).
+`md("key")` is a markdown cell whose text each edition supplies (text_en.py, text_zh.py); `code(...)` a plain
+code cell; `solution("Name")` a solution cell holding class `Name` of solutions/weight_tying.py; `test(...)`
+an nbgrader test cell (read-only for students, restored at autograde time); `practice(...)` the test cell
+that runs one group of the public checks, worth 0 points; `task("area")` the markdown task cell that holds
+one graded area's score in nbgrader's gradebook (its id and points come from the hidden suite at build time).
+Only markdown differs between the editions.
 """
 
 from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Cell", "md", "code", "solution", "test"]
+__all__ = ["Cell", "md", "code", "solution", "test", "practice", "task", "TASK_TEXT"]
+
+TASK_TEXT = "graded_area"  # the key of every edition's text for a task cell (placeholders: area, points, ...)
 
 
 class Cell(NamedTuple):
-    kind: str  # "markdown", "code", "solution" or "test"
-    source: str  # text; for "solution", the class name in solutions/weight_tying.py
+    kind: str  # "markdown", "code", "solution", "test" or "task"
+    source: str  # code; for "markdown", the key of the text; for "solution", the class name; for "task", the area
     grade_id: str = ""  # nbgrader's unique id (solution and test cells)
-    points: int = 0  # test cells only
-    hidden: str = ""  # test cells only: the hidden tests
+    points: int = 0  # test cells only: what nbgrader's own autograde counts
 
 
-def md(text: str) -> Cell:
-    return Cell("markdown", text.strip("\n"))
+def md(key: str) -> Cell:
+    return Cell("markdown", key)
 
 
 def code(text: str) -> Cell:
@@ -32,15 +36,25 @@ def solution(class_name: str) -> Cell:
     return Cell("solution", class_name, grade_id=f"solution_{class_name}")
 
 
-def test(grade_id: str, points: int, title: str, visible: str, hidden: str) -> Cell:
-    # The messages come from weight_tying_diagnosis.py (shipped next to the notebook): the hidden suite and
-    # the self-check name each misconception with the same words.
-    head = (
-        f"# Tests: {title} ({points} points; read-only)\n"
-        "import warnings\n"
-        "warnings.simplefilter('ignore')  # output on stderr would zero this cell when graded\n"
-        "import math\nimport torch\nimport torch.nn.functional as F\nfrom dnnlpy.models import gpt\n"
-        "from weight_tying_diagnosis import (generated_ids_problem, gradient_problem, greedy_problem,\n"
-        "                                    logits_problem, tie_problem)\n\n"
+def test(grade_id: str, source: str, points: int = 0) -> Cell:
+    return Cell("test", source.strip("\n"), grade_id=grade_id, points=points)
+
+
+def practice(grade_id: str, group: str, *classes: str) -> Cell:
+    """The practice check of one group of weight_tying_checks (the pytest self-check runs the same checks)."""
+    given = ", ".join(f"{name}={name}" for name in classes)
+    return test(
+        grade_id,
+        f"# Practice check ({group}): 0 points, the hidden suite grades\n"
+        "from weight_tying_checks import practice\n\n"
+        f'practice("{group}", {given})',
     )
-    return Cell("test", head + visible.strip("\n"), grade_id=grade_id, points=points, hidden=hidden.strip("\n"))
+
+
+def task(area: str) -> Cell:
+    """The gradebook's cell for one graded area of the hidden suite (named exactly as the suite's area marker).
+
+    The kit's grader writes the area's score into it (autograder.outputs.gradebook); nbgrader never
+    autogrades a task cell. Its grade_id and points are filled in by the build from the suite.
+    """
+    return Cell("task", area)

@@ -1,8 +1,8 @@
-"""The teaching cells of the weight-tying notebook: prose, demos and the two exercises' statements."""
+"""The weight-tying notebook's cells in order: prose keys, demos, the two exercises and their practice checks."""
 
 from __future__ import annotations
 
-from .cells import code, md, solution
+from .cells import code, md, practice, solution, task
 
 __all__ = [
     "INTRO",
@@ -19,33 +19,7 @@ __all__ = [
     "TRY_IT",
 ]
 
-INTRO = md(r"""
-# Weight tying: one vocabulary table at both ends of a language model
-
-A GPT-style model touches its vocabulary twice: the **token embedding** turns token ids into vectors on the way
-in, and the **LM head** turns hidden states into one score per vocabulary entry on the way out. This notebook
-looks at both ends and then makes them share a single table, which is called **weight tying**.
-
-You implement two classes:
-
-1. `TiedEmbeddingLM`: the smallest model with a tied embedding and head (6 points);
-2. `MiniGPTWithWeightTying`: `dnnlpy`'s `MiniGPT` with tying switched on, plus greedy `generate` (7 points).
-
-**How this notebook works**
-
-- Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
-  names and signatures: the grader calls exactly those.
-- Cells that start with `# Tests:` are read-only checks. They are a part of what grading runs, not all of it:
-  hidden tests add other sizes and seeds, gradients after an optimizer step, and generation past the context
-  window. Passing the visible tests is necessary, not sufficient.
-- Self-check at any time: open a terminal in this folder and run `pytest`. It loads your classes from this
-  notebook the way the grader does (a fresh process, cells top to bottom, test cells skipped) and names the
-  mistake when a check fails.
-- Before you hand in: *Kernel → Restart & Run All*. The grader only sees what the notebook defines when run
-  from the top.
-
-Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
-""")
+INTRO = md("intro")
 
 IMPORTS = code(r"""
 import math
@@ -68,16 +42,7 @@ print("PyTorch", torch.__version__)
 """)
 
 SHAPES = [
-    md(r"""
-## 1. Two ends, one vocabulary
-
-At the input, an embedding table $E$ of shape `(V, D)` holds one row per token: token $i$ becomes the vector
-$E_i$. At the output, the LM head is a linear layer whose weight $W_{out}$ also has shape `(V, D)`: the score
-(logit) of token $j$ at position $t$ is the dot product $h_t \cdot W_{out,j}$.
-
-Same shape, opposite directions: id → vector at the input, vector → one score per id at the output. Along the
-way the shapes go `(B, T) → (B, T, D) → (B, T, V)`.
-"""),
+    md("shapes"),
     code(r"""
 V, D = 10, 4
 input_ids = torch.tensor([[1, 3, 5, 7, 9], [2, 4, 6, 8, 0]])  # (B, T) = (2, 5)
@@ -94,15 +59,7 @@ for name, tensor in [("input_ids", input_ids), ("embedded", x), ("logits", logit
 ]
 
 LOOKUP = [
-    md(r"""
-## 2. An embedding is a lookup, not arithmetic on ids
-
-Token ids are names, not quantities: id 503 is not "more" than id 12, and nothing about the distance between
-two ids means anything. So the model never computes with the id itself. Formally, embedding token $i$ is the
-product of its one-hot row vector $e_i$ (length $V$, a single 1) with $E$, which selects row $i$. Building a
-length-$V$ one-hot vector for every token would waste memory and time, so `nn.Embedding` indexes the row
-directly. Both give the same vectors:
-"""),
+    md("lookup"),
     code(r"""
 ids = torch.tensor([2, 0, 2])
 one_hot = F.one_hot(ids, num_classes=V).float()  # (3,) -> (3, V)
@@ -114,13 +71,7 @@ print("row 2 of the table:", embedding.weight[2].detach())
 ]
 
 TOKENIZER = [
-    md(r"""
-## 3. Where `V` comes from: the tokenizer
-
-`V` is not the model's free choice: it is the size of the tokenizer's vocabulary, and every id the tokenizer
-can produce must index a row of $E$ (and a column of the logits). Train a small byte-level BPE tokenizer on
-the corpus shipped with `dnnlpy` (300 entries keeps it fast: 256 bytes, one special token, and the merges):
-"""),
+    md("tokenizer"),
     code(r"""
 corpus = load_corpus()
 tokenizer = Tokenizer.train_from_iterator(corpus.splitlines(), vocab_size=300)
@@ -130,21 +81,11 @@ print("tokens:", encoding.tokens)
 print("ids:   ", encoding.ids)
 print("round trip:", tokenizer.decode(encoding.ids))
 """),
-    md(r"""
-Change the tokenizer and `V` changes with it: the embedding table and the head must both be rebuilt, and a
-trained model's weights only make sense with the token ids of the tokenizer it was trained with.
-"""),
+    md("tokenizer_after"),
 ]
 
 POSITIONS = [
-    md(r"""
-## 4. Positions have their own table, and it is never tied
-
-GPT adds a **positional embedding**: a second lookup table, of shape `(block_size, D)`, indexed by the position
-`0 … T-1` instead of the token id. Adding the two tells every position both *which* token it holds and
-*where* it is. The head predicts *which token* comes next, never a position, so only the token table has a
-counterpart at the output; the positional table stays separate.
-"""),
+    md("positions"),
     code(r"""
 block_size, width = 8, 16
 token_table = nn.Embedding(tokenizer.vocab_size, width)  # (V, D)
@@ -160,18 +101,7 @@ print("ids", tuple(ids.shape), "-> x", tuple(x.shape))
 ]
 
 LOGITS = [
-    md(r"""
-## 5. Logits, not probabilities
-
-The head gives $V$ real numbers per position: **logits**, unnormalised scores. Softmax turns them into a
-probability distribution over the next token,
-$p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$.
-
-Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
-themselves, so they expect logits. Given probabilities instead, softmax runs twice: the code still runs, but
-the loss is squashed towards $\ln V$ and barely moves when the model improves. Compare on a confident model
-that is right everywhere:
-"""),
+    md("logits"),
     code(r"""
 B, T, V = 2, 4, 100
 logits = 6 * torch.randn(B, T, V)  # (B, T, V): a confident model's scores
@@ -187,41 +117,13 @@ print(f"loss on probabilities (wrong): {loss_on_probs:.3f}  vs  ln V = {math.log
 ]
 
 EXERCISE_1 = [
-    md(r"""
-## 6. Exercise 1: `TiedEmbeddingLM` (6 points)
-
-Both ends hold a `(V, D)` table for the same vocabulary, so let them hold **the same** table: then the score
-of token $j$ at position $t$ is $h_t \cdot E_j$, and a token's input vector is also the vector it is scored
-with at the output. Implement:
-
-- `self.token_embed`: `nn.Embedding(vocab_size, embed_dim)`, weight `(V, D)`;
-- `self.lm_head`: a linear layer `D → V` **without bias** (`dnn.Linear`) whose `.weight` is the **very same
-  `nn.Parameter` object** as `self.token_embed.weight`;
-- `forward(input_ids)`: `(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$ (no positional
-  embedding, no softmax).
-
-Classic mistakes, each of which the grader catches:
-
-- *copying* the table (`.clone()`, `copy_`, `nn.Parameter(token_embed.weight.clone())`): two tables that drift
-  apart after the first optimizer step;
-- sharing only `.data` (`nn.Parameter(token_embed.weight.data)`): the same memory but two Parameters, so the
-  gradients of the two ends never meet and the tie breaks on `.to(...)` or `load_state_dict`;
-- a bias on the head;
-- returning probabilities (softmax) instead of logits.
-"""),
+    md("exercise_1"),
     solution("TiedEmbeddingLM"),
+    practice("practice_tied", "exercise 1", "TiedEmbeddingLM"),
 ]
 
 GRADIENTS = [
-    md(r"""
-## 7. Gradients from both ends add up
-
-The shared table is used twice in one forward pass: some of its rows are *read* at the input, and the whole
-table *scores* the hidden states at the output. Backpropagation follows both uses, and autograd accumulates
-both contributions into the one `.grad`; the optimizer then updates the table once, with the sum. It is not
-"two copies updated separately", and not "the gradient times two". To see it, give each use its own
-independent copy of the table and compare the gradients:
-"""),
+    md("gradients"),
     code(r"""
 torch.manual_seed(0)
 model = TiedEmbeddingLM(vocab_size=10, embed_dim=4)
@@ -238,22 +140,18 @@ print("rows the lookup path touches:", E_in.grad.abs().sum(dim=1).nonzero().flat
 print("shared grad == lookup grad + head grad:", torch.allclose(shared_grad, E_in.grad + E_out.grad))
 print("one .grad object for both names:", model.lm_head.weight.grad is model.token_embed.weight.grad)
 """),
+    practice("practice_gradients", "gradients", "TiedEmbeddingLM"),
 ]
 
 SAVINGS = [
-    md(r"""
-## 8. What tying saves
-
-Untied, the two ends hold $2VD$ parameters; tied, $VD$. At GPT-2's scale ($V = 50{,}000$, $D = 768$) and
-4 bytes per float32 parameter:
-"""),
+    md("savings"),
     code(r"""
-V, D = 50_000, 768
+V, D = 50_257, 768  # GPT-2
 untied, tied = 2 * V * D, V * D
-saved_mb = (untied - tied) * 4 / 1024**2
+saved_bytes = (untied - tied) * 4  # float32: 4 bytes per parameter
 print(f"untied ends: {untied:,} parameters")
 print(f"tied ends:   {tied:,} parameters")
-print(f"saved:       {untied - tied:,} parameters = {saved_mb:.1f} MB of float32")
+print(f"saved:       {untied - tied:,} parameters = {saved_bytes / 1e6:.1f} MB = {saved_bytes / 2**20:.1f} MiB")
 
 # The same count on real models: a shared Parameter is counted once.
 print("TiedEmbeddingLM(1000, 64):", gpt.count_parameters(TiedEmbeddingLM(1000, 64)), "parameters = V * D")
@@ -262,11 +160,7 @@ n_untied = gpt.count_parameters(gpt.MiniGPT(**small, weight_tying=False))
 n_tied = gpt.count_parameters(gpt.MiniGPT(**small, weight_tying=True))
 print(f"MiniGPT untied {n_untied:,} vs tied {n_tied:,}: difference {n_untied - n_tied:,} = V * D")
 """),
-    md(r"""
-The saving grows linearly with the vocabulary, and for a small model the two ends can be most of the model.
-Saving memory is not the only point, though: tying also makes the input and the output agree on one vector
-per token, which is a sensible constraint since both ends talk about the same tokens.
-"""),
+    md("savings_after"),
     code(r"""
 vocab_sizes = torch.linspace(1_000, 100_000, 100)
 D = 768
@@ -283,32 +177,15 @@ plt.show()
 ]
 
 EXERCISE_2 = [
-    md(r"""
-## 9. Exercise 2: `MiniGPTWithWeightTying` (7 points)
-
-`dnnlpy.models.gpt.MiniGPT` is a full GPT: token and positional embeddings, pre-LayerNorm decoder blocks, a
-final LayerNorm and the LM head; `weight_tying=True` ties its head to its token table. Wrap it:
-
-- `__init__`: build `self.minigpt = gpt.MiniGPT(...)` with exactly the given hyper-parameters and weight tying on;
-- `forward(input_ids)`: logits `(B, T, V)`;
-- `loss(input_ids, targets=None)`: the mean next-token cross-entropy, with the same meaning as `MiniGPT.loss`
-  (`targets=None` predicts `input_ids[:, 1:]` from `input_ids[:, :-1]`);
-- `generate(input_ids, max_new_tokens)`: greedy decoding, one token at a time. Each step crops the context to
-  its last `block_size` tokens (the position table has only `block_size` rows), runs the model, takes the
-  logits of the **last** position, picks the `argmax` (no sampling) and appends it. Return the prompt followed
-  by the new tokens: `(B, T + max_new_tokens)`, int64.
-"""),
+    md("exercise_2"),
     solution("MiniGPTWithWeightTying"),
+    practice("practice_wrapper", "exercise 2", "MiniGPTWithWeightTying"),
+    practice("practice_loss", "loss", "MiniGPTWithWeightTying"),
+    practice("practice_generate", "generate", "MiniGPTWithWeightTying"),
 ]
 
 TRY_IT = [
-    md(r"""
-## 10. Try it
-
-Put the pieces together with the tokenizer from section 3. The model is untrained, so the continuation is
-gibberish (often one token repeated), but every step is the one a trained GPT takes: ids → vectors → blocks →
-logits of the last position → argmax → append.
-"""),
+    md("try_it"),
     code(r"""
 torch.manual_seed(0)
 model = MiniGPTWithWeightTying(vocab_size=tokenizer.vocab_size, block_size=16,
@@ -321,18 +198,20 @@ prompt = torch.tensor([tokenizer.encode("The model").ids])  # (1, T)
 last_logits = model(prompt)[:, -1, :]  # (1, T, V) -> (1, V)
 print("next token id:", last_logits.argmax(dim=-1).item())
 out = model.generate(prompt, max_new_tokens=20)  # (1, T + 20)
-print(repr(tokenizer.decode(out[0])))
+print("ids: ", out[0].tolist())
+print("text:", repr(tokenizer.decode(out[0])))
 """),
-    md(r"""
-## Summary
+    md("try_it_after"),
+]
 
-- The token embedding maps `(B, T)` ids to `(B, T, D)` vectors by lookup; the LM head maps `(B, T, D)` hidden
-  states to `(B, T, V)` logits; `V` is the tokenizer's vocabulary size.
-- Tying makes `lm_head.weight` *the same Parameter* as `token_embed.weight`: `VD` parameters instead of `2VD`,
-  one `.grad` that sums the contributions of both ends, one update per step.
-- The positional table has its own shape `(block_size, D)` and is never tied.
-- Losses take logits; generation takes the last position's logits and, greedily, their argmax.
-
-**Before you hand in:** *Kernel → Restart & Run All*, then run `pytest` in this folder.
-"""),
+# One task cell per graded area of the hidden suite: where nbgrader's gradebook keeps the kit's score. The
+# build checks this list against the suite's area markers (a new area needs its cell here). Any other cell the
+# gradebook needs goes here too.
+GRADE_CELLS = [
+    md("grade_cells"),
+    task("parameter identity"),
+    task("shape flow"),
+    task("parameter counts"),
+    task("gradient accumulation"),
+    task("argmax generation"),
 ]

@@ -15,6 +15,7 @@ from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
 
 ROOT = KIT_ROOT
 SOURCE = COURSE_DIR / "source" / "weight_tying"
+EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}  # language -> nbgrader assignment
 SOLUTIONS = SOLUTIONS_DIR / "weight_tying.py"
 
 
@@ -32,12 +33,14 @@ def solution_source() -> str:
 
 
 @pytest.fixture(scope="session")
-def selfcheck():
-    """The public self-check module exactly as it ships in the release (it imports the diagnosis next to it,
-    as pytest's own import of it does in a release folder)."""
+def checks():
+    """The public checks package exactly as it ships in the English release (weight_tying_checks/)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.syspath_prepend(str(SOURCE))
-        yield load_module(SOURCE / "test_weight_tying.py", "weight_tying_selfcheck_under_test")
+        patch.delenv("WEIGHT_TYING_LANG", raising=False)
+        import weight_tying_checks
+
+        yield weight_tying_checks
 
 
 @pytest.fixture(scope="session")
@@ -72,7 +75,9 @@ def course(tmp_path_factory):
 def env():
     """The environment for subprocesses: the venv's bin first on PATH (nbgrader runs `alembic` and the
     `python3` kernel from it), no PYTHONPATH, no submission override."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION", "WEIGHT_TYING_LANG")
+    }
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["MPLBACKEND"] = "Agg"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -80,15 +85,24 @@ def env():
 
 
 @pytest.fixture(scope="module")
-def release(course, env):
-    """`nbgrader generate_assignment` run in the temporary course; the students' folder."""
-    proc = subprocess.run(
-        ["nbgrader", "generate_assignment", "weight_tying", "--force"],
-        cwd=course,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return course / "release" / "weight_tying"
+def releases(course, env) -> dict[str, Path]:
+    """`nbgrader generate_assignment` of both editions in the temporary course: language -> students' folder."""
+    out = {}
+    for language, assignment in EDITIONS.items():
+        proc = subprocess.run(
+            ["nbgrader", "generate_assignment", assignment, "--force"],
+            cwd=course,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        out[language] = course / "release" / assignment
+    return out
+
+
+@pytest.fixture(scope="module")
+def release(releases) -> Path:
+    """The English edition's release folder."""
+    return releases["en"]

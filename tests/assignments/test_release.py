@@ -1,4 +1,5 @@
-"""End to end, as a course runs it: release with nbgrader, work in the release, self-check, autograde.
+"""End to end, as a course runs it: release both editions with nbgrader, work in the release, self-check,
+autograde, grade with the kit.
 
 Everything happens in a temporary copy of assignments/, with the venv's bin first on PATH (nbgrader runs
 `alembic` and the `python3` kernel from PATH) and without the repo on PYTHONPATH: the release may only
@@ -7,6 +8,7 @@ depend on the installed `dnnlpy`.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import resource
@@ -22,18 +24,21 @@ pytestmark = pytest.mark.slow
 
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)
-HIDDEN = re.compile(r"### BEGIN HIDDEN TESTS\n(.*?)### END HIDDEN TESTS", re.S)
-EXPECTED_RELEASE = {
+ESSENTIAL = {
     "weight_tying.ipynb",
     "test_weight_tying.py",
     "conftest.py",
     "pytest.ini",
-    "weight_tying_diagnosis.py",
+    "weight_tying_checks/__init__.py",
 }
 
 
 def _run(args, cwd, env, timeout=600):
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _files(folder: Path) -> set[str]:
+    return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
 
 
 def _solution_cells(nb) -> dict[str, str]:
@@ -49,6 +54,7 @@ def _execute(nb, cwd: Path):
         # The python3 kernelspec starts `python` from PATH: make that the venv's.
         patch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
         patch.setenv("MPLBACKEND", "Agg")
+        patch.delenv("WEIGHT_TYING_LANG", raising=False)
         NotebookClient(
             nb, kernel_name="python3", timeout=300, allow_errors=True, resources={"metadata": {"path": str(cwd)}}
         ).execute()
@@ -65,79 +71,100 @@ def _errors(nb) -> dict[int, str]:
     }
 
 
+def _text(nb) -> str:
+    return "\n".join(
+        out.get("text", "") + "\n".join(out.get("traceback", [])) for c in nb.cells for out in c.get("outputs", [])
+    )
+
+
 @pytest.fixture(scope="module")
 def source_nb(course):
     return nbformat.read(course / "source" / "weight_tying" / "weight_tying.ipynb", as_version=4)
 
 
 @pytest.fixture(scope="module")
-def filled_nb(release, source_nb):
-    """The release notebook with the reference answers typed into its solution cells, as a student would."""
-    nb = nbformat.read(release / "weight_tying.ipynb", as_version=4)
+def filled(releases, source_nb) -> dict[str, nbformat.NotebookNode]:
+    """Each edition's release notebook with the reference answers typed into its solution cells."""
     answers = _solution_cells(source_nb)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
-    return nb
+    out = {}
+    for language, folder in releases.items():
+        nb = nbformat.read(folder / "weight_tying.ipynb", as_version=4)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in answers:
+                cell.source = answers[grade_id]
+        out[language] = nb
+    return out
 
 
-def test_release_holds_exactly_the_student_files(release):
-    assert {p.name for p in release.iterdir()} == EXPECTED_RELEASE
-    for name in EXPECTED_RELEASE - {"weight_tying.ipynb"}:
-        text = (release / name).read_text()
-        assert "solutions" not in re.findall(r"^\s*(?:from|import) (\w+)", text, re.M), name
-        assert "autograder" not in re.findall(r"^\s*(?:from|import) (\w+)", text, re.M), name
+def _self_check(folder: Path, env, submission: Path | None = None, **extra):
+    env = {**env, **extra}
+    if submission is not None:
+        env["WEIGHT_TYING_SUBMISSION"] = str(submission)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    proc = _run([sys.executable, "-m", "pytest"], folder, env)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU seconds, not wall time: the machine may be busy with other work, the budget is about our code.
+    return proc, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def test_release_holds_no_solution_and_no_hidden_test(release, source_nb):
-    released = (release / "weight_tying.ipynb").read_text()
-    released_sources = "\n".join(c.source for c in nbformat.reads(released, as_version=4).cells)
-    secret_lines, public_text = set(), []
-    for cell in source_nb.cells:
-        for pattern in (REGION, HIDDEN):
-            for block in pattern.findall(cell.source):
-                secret_lines |= {line.strip() for line in block.splitlines() if len(line.strip()) > 12}
-        public_text.append(HIDDEN.sub("", REGION.sub("", cell.source)))
-    public = "\n".join(public_text)
-    # A secret line may reach the release only where the instructor's notebook also shows it in public text.
-    leaked = sorted(line for line in secret_lines if line in released_sources and line not in public)
-    assert leaked == []
-    assert len(secret_lines) > 40  # the check really had something to look for
-    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS"):
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_each_release_holds_exactly_the_student_files(releases, course, language):
+    folder = releases[language]
+    released = _files(folder)
+    assert released == _files(course / "source" / folder.name)  # the source folder is what students get
+    assert (
+        ESSENTIAL <= released
+        and {"weight_tying_checks/diagnosis.py", "weight_tying_checks/translate_zh.py"} <= released
+    )
+    assert not [name for name in released if name.startswith("autograder") or "suite" in name.split("/")[0]]
+    for name in released - {"weight_tying.ipynb"}:
+        imports = re.findall(r"^\s*(?:from|import) (\w+)", (folder / name).read_text(), re.M)
+        assert "solutions" not in imports and "autograder" not in imports, name
+    assert json.loads((folder / "weight_tying.ipynb").read_text())["metadata"]["course_kit"]["language"] == language
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_release_holds_no_solution(releases, source_nb, language):
+    released = (releases[language] / "weight_tying.ipynb").read_text()
+    secret = {
+        line.strip() for c in source_nb.cells for block in REGION.findall(c.source) for line in block.splitlines()
+    }
+    secret = {line for line in secret if len(line) > 12}
+    public = "\n".join(REGION.sub("", c.source) for c in source_nb.cells)
+    sources = "\n".join(c.source for c in nbformat.reads(released, as_version=4).cells)
+    assert sorted(line for line in secret if line in sources and line not in public) == []
+    assert len(secret) > 15  # the check really had something to look for
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "HIDDEN TESTS", "was_training = self.training"):
         assert marker not in released
-    for distinctive in (
-        "TiedEmbeddingLM(vocab_size=37)",
-        "_p.mul_(30)",
-        "the tie must survive load_state_dict",
-        "was_training = self.training",
-        "weight_tying=True,\n",
-    ):
-        assert distinctive not in released_sources
     stubs = _solution_cells(nbformat.reads(released, as_version=4))
-    assert len(stubs) == 2
-    assert all(code.count("raise NotImplementedError()") >= 2 for code in stubs.values())
+    assert len(stubs) == 2 and all(code.count("raise NotImplementedError()") >= 2 for code in stubs.values())
 
 
-def test_release_notebook_fails_only_in_cells_that_need_the_stubs(release):
-    nb = _execute(nbformat.read(release / "weight_tying.ipynb", as_version=4), release)
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_release_notebook_fails_only_in_cells_that_need_the_stubs(releases, language):
+    nb = _execute(nbformat.read(releases[language] / "weight_tying.ipynb", as_version=4), releases[language])
     errors = _errors(nb)
     needs_stub = {
         i
         for i, c in enumerate(nb.cells)
         if c.cell_type == "code"
         and not c.metadata.get("nbgrader", {}).get("solution")
-        and any(name + "(" in c.source for name in CLASSES)
+        and any(name + "(" in c.source or f"{name}={name}" in c.source for name in CLASSES)
     }
     assert set(errors) == needs_stub
-    assert set(errors.values()) == {"NotImplementedError"}
-    graded = {i for i, c in enumerate(nb.cells) if c.metadata.get("nbgrader", {}).get("grade")}
-    assert graded <= set(errors)
+    # A demo cell raises the stub's NotImplementedError; a practice cell reports it and fails.
+    assert set(errors.values()) == {"NotImplementedError", "AssertionError"}
+    assert "is not implemented yet" in _text(nb) or "还没有实现" in _text(nb)
 
 
-def test_filled_notebook_runs_without_any_error(release, filled_nb):
-    nb = _execute(filled_nb, release)
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_filled_notebook_runs_without_any_error_and_passes_its_practice_checks(releases, filled, language):
+    nb = _execute(filled[language], releases[language])
     assert _errors(nb) == {}
+    text = _text(nb)
+    assert text.count("✓") == 15 and "✗" not in text
+    assert ("全部通过" in text) == (language == "zh")
     stderr = [
         out.text
         for c in nb.cells
@@ -145,49 +172,64 @@ def test_filled_notebook_runs_without_any_error(release, filled_nb):
         for out in c.get("outputs", [])
         if out.get("name") == "stderr"
     ]
-    assert stderr == []  # nbgrader would zero a test cell that writes to stderr
+    assert stderr == []  # nbgrader zeroes a test cell that writes to stderr
 
 
-def _self_check(folder: Path, env, submission: Path | None = None):
-    env = dict(env)
-    if submission is not None:
-        env["WEIGHT_TYING_SUBMISSION"] = str(submission)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = _run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider"], folder, env)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # CPU seconds, not wall time: the machine may be busy with other work, the budget is about our code.
-    return proc, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def test_self_check_on_the_stub_fails_with_named_messages(release, env):
+def test_self_check_on_the_stub_gives_one_block_per_class(release, env):
     proc, _ = _self_check(release, env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "10 failed" in proc.stdout
-    assert proc.stdout.count("is not implemented yet: replace `raise NotImplementedError()`") >= 10
-    assert "what this self-check covers" in proc.stdout
-    assert "The graded (hidden) suite checks more" in proc.stdout
+    assert "2 failed, 13 skipped" in proc.stdout
+    assert proc.stdout.count("is not implemented yet: replace `raise NotImplementedError()`") == 2
+    assert "waiting for test_tied_table_has_shape_v_by_d: test_tied_head_is_the_embedding_parameter" in proc.stdout
+    assert "Traceback" not in proc.stdout and "During handling" not in proc.stdout
 
 
-def test_self_check_passes_the_filled_notebook_quickly(release, filled_nb, env, tmp_path):
-    submission = tmp_path / "my_copy.ipynb"
-    nbformat.write(filled_nb, submission)
-    proc, seconds = _self_check(release, env, submission)
+def test_self_check_of_a_missing_file_is_one_clear_error(release, env, tmp_path):
+    proc, _ = _self_check(release, env, tmp_path / "no_such.ipynb")
+    assert proc.returncode == 4
+    both = proc.stdout + proc.stderr
+    assert both.count("no submission at $WEIGHT_TYING_SUBMISSION=") == 1
+    assert "Traceback" not in both and "During handling" not in both
+
+
+def test_a_syntax_error_in_exercise_1_leaves_exercise_2_checked(release, filled, env, tmp_path):
+    nb = nbformat.from_dict(filled["en"])
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_TiedEmbeddingLM")
+    cell.source = cell.source.replace("def forward(self, input_ids: Tensor) -> Tensor:", "def forward(self, input_ids)")
+    submission = tmp_path / "broken.ipynb"
+    nbformat.write(nb, submission)
+    proc, _ = _self_check(release, env, submission)
+    assert "1 failed, 10 passed, 4 skipped" in proc.stdout, proc.stdout
+    assert proc.stdout.count("does not define TiedEmbeddingLM") == 1 or "SyntaxError" in proc.stdout
+    assert proc.stdout.count("SyntaxError: expected ':'") == 1
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_self_check_passes_a_filled_notebook_quickly(releases, filled, env, tmp_path, language):
+    submission = tmp_path / f"my_copy_{language}.ipynb"
+    nbformat.write(filled[language], submission)
+    proc, seconds = _self_check(releases[language], env, submission)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "10 passed" in proc.stdout and str(submission) in proc.stdout
+    assert "15 passed" in proc.stdout and str(submission) in proc.stdout
     assert seconds < 10, f"the self-check used {seconds:.1f} s of CPU (budget: 10 s)"
 
 
-def test_self_check_accepts_a_py_file_and_names_a_copied_table(release, env, tmp_path, solution_source):
+def test_each_edition_self_checks_in_its_language(releases, env, tmp_path, solution_source):
     wrong = solution_source.replace(
         "self.lm_head.weight = self.token_embed.weight",
         "self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())",
     )
     submission = tmp_path / "answer.py"
     submission.write_text(wrong)
-    proc, _ = _self_check(release, env, submission)
-    assert proc.returncode == 1
-    # The tie test names the mistake; the gradient test, which needs a tie first, fails with the same words.
-    assert "copied table" in proc.stdout and "8 passed" in proc.stdout
+    english, _ = _self_check(releases["en"], env, submission)
+    chinese, _ = _self_check(releases["zh"], env, submission)
+    assert english.returncode == chinese.returncode == 1
+    assert "copied table: lm_head.weight holds a copy" in english.stdout and "复制" not in english.stdout
+    assert "复制了一份表（copied table）" in chinese.stdout and "这份自检检查了什么" in chinese.stdout
+    switched, _ = _self_check(releases["zh"], env, submission, WEIGHT_TYING_LANG="en")
+    assert "copied table: lm_head.weight holds a copy" in switched.stdout
+    bad, _ = _self_check(releases["en"], env, submission, WEIGHT_TYING_LANG="fr")
+    assert bad.returncode == 4 and "WEIGHT_TYING_LANG='fr' is not a language" in bad.stdout + bad.stderr
 
 
 def test_the_student_env_cannot_import_the_reference_answers(release, env):
@@ -195,30 +237,56 @@ def test_the_student_env_cannot_import_the_reference_answers(release, env):
     assert proc.returncode != 0 and "No module named 'solutions'" in proc.stderr
 
 
-def test_nbgrader_autograde_gives_full_marks_to_the_solution_and_zero_to_the_stub(course, release, filled_nb, env):
+def test_nbgrader_autograde_runs_the_practice_checks_for_zero_points(course, releases, filled, env):
     from nbgrader.api import Gradebook
 
-    for student, nb in (("alice", filled_nb), ("bob", nbformat.read(release / "weight_tying.ipynb", 4))):
-        folder = course / "submitted" / student / "weight_tying"
+    stub = nbformat.read(releases["zh"] / "weight_tying.ipynb", 4)
+    for student, assignment, nb in (("alice", "weight_tying", filled["en"]), ("bob", "weight_tying_zh", stub)):
+        folder = course / "submitted" / student / assignment
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / "weight_tying.ipynb")
-    proc = _run(["nbgrader", "autograde", "weight_tying", "--force"], course, env)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for assignment in ("weight_tying", "weight_tying_zh"):
+        proc = _run(["nbgrader", "autograde", assignment, "--force"], course, env)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         alice = gb.find_submission_notebook("weight_tying", "weight_tying", "alice")
-        bob = gb.find_submission_notebook("weight_tying", "weight_tying", "bob")
-        assert alice.max_score == 13
-        per_cell = {grade.name: (grade.score, grade.max_score) for grade in alice.grades}
-        assert all(score == maximum for score, maximum in per_cell.values()), per_cell
-        assert alice.score == 13
-        assert bob.score == 0
-    # The hidden tests were put back and ran for the graded copy.
-    assert (
-        "TiedEmbeddingLM(vocab_size=37)"
-        in (course / "autograded" / "alice" / "weight_tying" / "weight_tying.ipynb").read_text()
-    )
-    # Feedback keeps the scores but not the hidden tests' code (nbgrader_config strips it).
+        bob = gb.find_submission_notebook("weight_tying", "weight_tying_zh", "bob")
+        # One point system: nbgrader's max is the task cells' (the hidden suite's 100), its practice checks add 0,
+        # and autograde awards nothing itself (the kit writes the task cells' scores: tests/autograder/outputs/).
+        assert alice.max_score == bob.max_score == 100
+        assert len(alice.grades) == 10 and alice.score == bob.score == 0
+    graded = nbformat.read(course / "autograded" / "alice" / "weight_tying" / "weight_tying.ipynb", 4)
+    assert _errors(graded) == {} and _text(graded).count("✓") == 15
+    graded = nbformat.read(course / "autograded" / "bob" / "weight_tying_zh" / "weight_tying.ipynb", 4)
+    assert "还没有实现" in _text(graded)
     proc = _run(["nbgrader", "generate_feedback", "weight_tying", "--force"], course, env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    feedback = (course / "feedback" / "alice" / "weight_tying" / "weight_tying.html").read_text()
-    assert "Score: 13.0 / 13.0" in feedback and "TiedEmbeddingLM(vocab_size=37)" not in feedback
+    assert (course / "feedback" / "alice" / "weight_tying" / "weight_tying.html").is_file()
+
+
+def test_the_kit_grades_the_chinese_edition_in_chinese(releases, filled, env, tmp_path):
+    nb = nbformat.from_dict(filled["zh"])
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "solution_TiedEmbeddingLM")
+    cell.source = cell.source.replace(
+        "self.lm_head.weight = self.token_embed.weight",
+        "self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())",
+    )
+    submission = tmp_path / "weight_tying.ipynb"
+    nbformat.write(nb, submission)
+    proc = _run(
+        # Not told which edition: the grader reads it from the notebook's metadata.
+        [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", str(submission), "--json"],
+        tmp_path,
+        {**env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert result["extra_data"]["language"] == "zh" and result["output"] == "你的代码完整运行结束。"
+    failed = [t for t in result["tests"] if t["status"] == "failed"]
+    assert failed and all(
+        t["tags"][0] in ("parameter identity", "parameter counts", "gradient accumulation", "shape flow")
+        for t in failed
+    )
+    named = [t["output"] for t in failed if "copied table" in t["output"]]
+    assert named and all("复制了一份表" in text for text in named)  # the keyword, in Chinese feedback
+    assert 0 < result["score"] < 100

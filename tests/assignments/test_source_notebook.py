@@ -1,26 +1,40 @@
-"""The source notebook: built from solutions/ (one source of truth), well-formed for nbgrader, and correct."""
+"""The source notebooks: built from their single sources, the editions alike but for prose, well-formed for
+nbgrader, correct, and stating the points the grader really gives."""
 
 from __future__ import annotations
 
+import importlib.util
+import inspect
 import re
+import sys
 
 import nbformat
 import pytest
 
+from autograder.graders import get_assignment
 from autograder.kit import COURSE_DIR
 from dnnlpy.notebook import load_notebook
 
-NOTEBOOK = COURSE_DIR / "source" / "weight_tying" / "weight_tying.ipynb"
+SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
 REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION", re.S | re.M)
+CJK = re.compile(r"[\u4e00-\u9fff]")
+PRACTICE = ["practice_tied", "practice_gradients", "practice_wrapper", "practice_loss", "practice_generate"]
 
 
 def _nbgrader(cell) -> dict:
     return cell.metadata.get("nbgrader", {})
 
 
+@pytest.fixture(scope="module", params=list(SOURCES))
+def edition(request) -> str:
+    return request.param
+
+
 @pytest.fixture(scope="module")
-def notebook():
-    return nbformat.read(NOTEBOOK, as_version=4)
+def notebooks() -> dict[str, nbformat.NotebookNode]:
+    return {
+        language: nbformat.read(folder / "weight_tying.ipynb", as_version=4) for language, folder in SOURCES.items()
+    }
 
 
 def _normalized(code: str) -> list[str]:
@@ -28,71 +42,179 @@ def _normalized(code: str) -> list[str]:
 
 
 def test_committed_files_equal_a_fresh_build(build_script):
-    for path, text in build_script.outputs().items():
-        assert text == path.read_text(encoding="utf-8"), f"{path} is out of date: run python scripts/build_notebook.py"
+    stale = [str(p) for p, text in build_script.outputs().items() if not p.is_file() or p.read_text("utf-8") != text]
+    assert stale == [], "out of date: run python scripts/build_notebook.py"
+    assert build_script.main(["--check"]) == 0
 
 
-def test_solution_regions_match_solutions_module(notebook, solution_source):
+def test_the_editions_differ_in_prose_only(notebooks):
+    """Code, solution and test cells, cell ids and nbgrader metadata are one source: only markdown differs."""
+    en, zh = notebooks["en"], notebooks["zh"]
+    assert [c.id for c in en.cells] == [c.id for c in zh.cells]
+    assert [c.cell_type for c in en.cells] == [c.cell_type for c in zh.cells]
+    for a, b in zip(en.cells, zh.cells, strict=True):
+        assert a.metadata == b.metadata, a.id
+        if a.cell_type == "code":
+            assert a.source == b.source, a.id
+    assert en.metadata.course_kit == {"assignment": "weight_tying", "language": "en"}
+    assert zh.metadata.course_kit == {"assignment": "weight_tying", "language": "zh"}
+    assert {k: v for k, v in en.metadata.items() if k != "course_kit"} == {
+        k: v for k, v in zh.metadata.items() if k != "course_kit"
+    }
+    for cell in en.cells:
+        if cell.cell_type == "markdown":
+            assert not CJK.search(cell.source), cell.id
+    for cell in zh.cells:
+        if cell.cell_type == "markdown":
+            assert len(CJK.findall(cell.source)) > 20, cell.id  # written in Chinese, not left in English
+
+
+def test_the_editions_ship_the_same_self_check():
+    def files(folder):
+        return {
+            p.relative_to(folder).as_posix(): p.read_text("utf-8")
+            for p in folder.rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".ipynb"
+        }
+
+    en, zh = files(SOURCES["en"]), files(SOURCES["zh"])
+    assert set(en) == set(zh)
+    differ = sorted(name for name in en if en[name] != zh[name])
+    assert differ == ["weight_tying_checks/edition.py"]
+    assert 'LANGUAGE = "zh"' in zh["weight_tying_checks/edition.py"]
+
+
+def test_chinese_paragraphs_have_no_hard_breaks(notebooks):
+    # Markdown shows a break inside a paragraph as a space: none may fall between two Chinese characters.
+    for cell in notebooks["zh"].cells:
+        if cell.cell_type == "markdown":
+            assert not re.search(r"[\u4e00-\u9fff，。：；]\n[\u4e00-\u9fff]", cell.source), cell.id
+
+
+def test_solution_regions_match_solutions_module(notebooks, edition, solution_source):
     in_notebook = [
-        region for cell in notebook.cells if _nbgrader(cell).get("solution") for region in REGION.findall(cell.source)
+        region
+        for cell in notebooks[edition].cells
+        if _nbgrader(cell).get("solution")
+        for region in REGION.findall(cell.source)
     ]
     in_solutions = REGION.findall(solution_source)
     assert len(in_solutions) == 6  # __init__ + forward, then __init__, forward, loss, generate
     assert [_normalized(r) for r in in_notebook] == [_normalized(r) for r in in_solutions]
 
 
-def test_markers_only_in_cells_nbgrader_treats_specially(notebook):
-    for index, cell in enumerate(notebook.cells):
-        meta = _nbgrader(cell)
-        if "BEGIN SOLUTION" in cell.source:
-            assert meta.get("solution") is True, f"cell {index} has a solution region but no solution metadata"
-        if "BEGIN HIDDEN TESTS" in cell.source:
-            assert meta.get("grade") is True and meta.get("locked") is True, f"cell {index}"
-
-
-def test_nbgrader_metadata_is_complete_and_unique(notebook):
+def test_nbgrader_metadata_is_complete_and_unique(notebooks, edition):
+    notebook = notebooks[edition]
     grade_ids = [_nbgrader(c)["grade_id"] for c in notebook.cells if _nbgrader(c)]
     assert len(grade_ids) == len(set(grade_ids))
     tests = [c for c in notebook.cells if _nbgrader(c).get("grade")]
-    assert [_nbgrader(c)["grade_id"] for c in tests] == [
-        "test_tied_structure",
-        "test_tied_forward",
-        "test_tied_gradient",
-        "test_minigpt_structure",
-        "test_minigpt_forward_loss",
-        "test_minigpt_generate",
-    ]
+    assert [_nbgrader(c)["grade_id"] for c in tests] == PRACTICE
     assert all(_nbgrader(c)["locked"] and not _nbgrader(c)["solution"] for c in tests)
-    assert sum(_nbgrader(c)["points"] for c in tests) == 13
-    # Every test cell silences warnings first: a line on stderr would zero it under nbgrader.
-    assert all("warnings.simplefilter('ignore')" in c.source.split("\n", 3)[2] for c in tests)
+    # The practice checks are worth nothing in nbgrader: the grade is the hidden suite's (one point system).
+    assert [_nbgrader(c)["points"] for c in tests] == [0] * len(PRACTICE)
+    for cell in notebook.cells:
+        if "BEGIN SOLUTION" in cell.source:
+            assert _nbgrader(cell).get("solution") is True
+        assert "BEGIN HIDDEN TESTS" not in cell.source
     assert notebook.metadata.kernelspec.name == "python3"
 
 
-def test_every_cell_runs_on_the_reference_answer_hidden_tests_included(monkeypatch):
-    monkeypatch.syspath_prepend(str(NOTEBOOK.parent))  # as a kernel started in the folder finds the diagnosis
-    result = load_notebook(NOTEBOOK, skip_grade_cells=False)
+def test_practice_cells_say_they_are_worth_nothing_and_carry_no_internal_comment(notebooks):
+    for cell in notebooks["en"].cells:
+        if _nbgrader(cell).get("grade"):
+            first = cell.source.splitlines()[0]
+            assert first.startswith("# Practice check (") and "0 points" in first
+            assert "stderr" not in cell.source and "warnings" not in cell.source
+            assert "lm_head.weight = " not in cell.source  # the answer is not printed in a check
+
+
+def _suite_points(pytestconfig) -> list[tuple[str, float, str]]:
+    """(test name, points, area) of every hidden test, read from the markers pytest itself would read."""
+    pytestconfig.addinivalue_line("markers", "points(n): points this test is worth")
+    pytestconfig.addinivalue_line("markers", "area(name): the graded area this test belongs to")
+    out = []
+    for path in sorted(get_assignment("weight_tying").suite_dir.glob("test_*.py")):
+        spec = importlib.util.spec_from_file_location(f"_points_{path.stem}", path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        for name, fn in inspect.getmembers(module, inspect.isfunction):
+            if name.startswith("test_") and fn.__module__ == module.__name__:
+                marks = {m.name: m.args[0] for m in fn.pytestmark}
+                out.append((name, float(marks["points"]), marks["area"]))
+    return out
+
+
+def test_the_notebook_states_the_points_the_grader_gives(notebooks, pytestconfig):
+    tests = _suite_points(pytestconfig)
+    exercise = {1: 0.0, 2: 0.0}
+    areas: dict[str, list[float]] = {}
+    for name, points, area in tests:
+        number = 1 if name.startswith("test_tied_") else 2
+        assert name.startswith(("test_tied_", "test_wrapper_", "test_generate_")), name
+        exercise[number] += points
+        areas.setdefault(area, [0.0, 0.0])[number - 1] += points
+    text = "\n".join(c.source for c in notebooks["en"].cells if c.cell_type == "markdown")
+    total = sum(exercise.values())
+    assert f"worth\n{total:g} points" in text or f"worth {total:g} points" in text
+    assert f"Exercise 1: `TiedEmbeddingLM` ({exercise[1]:g} points)" in text
+    assert f"Exercise 2: `MiniGPTWithWeightTying` ({exercise[2]:g} points)" in text
+    for area, (one, two) in areas.items():
+        assert f"| {area} | {one:g} | {two:g} | {one + two:g} |" in text, area
+    assert f"| **total** | **{exercise[1]:g}** | **{exercise[2]:g}** | **{total:g}** |" in text
+    zh = "\n".join(c.source for c in notebooks["zh"].cells if c.cell_type == "markdown")
+    assert f"练习 1：`TiedEmbeddingLM`（{exercise[1]:g} 分）" in zh and f"共 {total:g} 分" in zh
+    for area, (one, two) in areas.items():
+        assert re.search(rf"\| [^|]*（{re.escape(area)}） \| {one:g} \| {two:g} \| {one + two:g} \|", zh), area
+
+
+def test_the_text_nits_stay_fixed(notebooks):
+    en = "\n".join(c.source for c in notebooks["en"].cells)
+    assert "50_257" in en and "50,000" not in en and "50_000" not in en  # one GPT-2 V in text, code and plot
+    assert "2**20:.1f} MiB" in en and "1024**2" not in en
+    assert "U+FFFD" in en and "save first" in en
+    cells = notebooks["en"].cells
+    practice = next(i for i, c in enumerate(cells) if _nbgrader(c).get("grade_id") == "practice_gradients")
+    section_7 = next(i for i, c in enumerate(cells) if c.cell_type == "markdown" and c.source.startswith("## 7."))
+    assert practice > section_7  # the gradient check comes after section 7 explains gradients
+
+
+def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkeypatch, edition, capsys):
+    monkeypatch.syspath_prepend(str(SOURCES[edition]))  # as a kernel started in the folder finds the checks
+    monkeypatch.delenv("WEIGHT_TYING_LANG", raising=False)
+    for name in [m for m in sys.modules if m.split(".")[0] == "weight_tying_checks"]:
+        monkeypatch.delitem(sys.modules, name)  # each edition's own copy
+    result = load_notebook(SOURCES[edition] / "weight_tying.ipynb", skip_grade_cells=False)
     assert result.errors == []
     assert result.skipped == []
+    out = capsys.readouterr().out
+    assert out.count("✓") == 15 and "✗" not in out
+    if edition == "zh":
+        assert "全部通过" in out
 
 
-def test_self_check_loader_skips_the_test_cells(notebook):
-    result = load_notebook(NOTEBOOK)
-    expected = [i for i, c in enumerate(notebook.cells) if _nbgrader(c).get("grade")]
-    assert result.skipped == expected and len(expected) == 6
+def test_self_check_loader_skips_the_practice_cells(notebooks, edition):
+    result = load_notebook(SOURCES[edition] / "weight_tying.ipynb")
+    expected = [i for i, c in enumerate(notebooks[edition].cells) if _nbgrader(c).get("grade")]
+    assert result.skipped == expected and len(expected) == len(PRACTICE)
     assert {"TiedEmbeddingLM", "MiniGPTWithWeightTying", "tokenizer"} <= set(result.namespace)
-    assert result.namespace["tokenizer"].vocab_size == 300
 
 
-def test_build_script_check_mode_reports_a_stale_notebook(build_script, tmp_path, capsys):
-    stale = tmp_path / "weight_tying.ipynb"
-    stale.write_text("{}")
-    assert build_script.main(["--check", "--output", str(stale)]) == 1
-    assert "out of date" in capsys.readouterr().err
-    assert build_script.main(["--output", str(stale)]) == 0
-    assert build_script.main(["--check", "--output", str(stale)]) == 0
+def test_build_script_check_mode_reports_a_stale_build(build_script, tmp_path, capsys):
+    assert build_script.main(["--root", str(tmp_path)]) == 0
+    assert build_script.main(["--check", "--root", str(tmp_path)]) == 0
+    (tmp_path / "weight_tying_zh" / "weight_tying.ipynb").write_text("{}")
+    (tmp_path / "weight_tying_zh" / "left_over.py").write_text("")
+    assert build_script.main(["--check", "--root", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "weight_tying_zh/weight_tying.ipynb is out of date" in err and "left_over.py is out of date" in err
+    assert (tmp_path / "weight_tying_zh" / "weight_tying_checks" / "translate_zh.py").is_file()
 
 
-def test_solution_class_source_names_a_missing_class(build_script):
+def test_build_script_names_a_missing_class_and_a_missing_text(build_script):
     with pytest.raises(ValueError, match="no class 'Missing'"):
         build_script.solution_class_source("Missing")
+    assert (
+        build_script.join_wrapped_lines("第一行\n第二行\n\n- a\n  b\n| x |\n| y |")
+        == "第一行第二行\n\n- a b\n| x |\n| y |"
+    )
+    assert build_script.join_wrapped_lines("用 `x`\n计算，\n`y` 行") == "用 `x` 计算，`y` 行"

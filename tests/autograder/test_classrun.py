@@ -26,7 +26,7 @@ class FakeBatch:
         self.seeds: list[int] = []
         self.crash_after = crash_after
 
-    def __call__(self, *, assignment, submissions, seed, limits, workers, progress, hide, on_result):
+    def __call__(self, *, assignment, submissions, seed, limits, workers, progress, hide, on_result, roots=(), **_):
         self.calls.append(sorted(submissions))
         self.seeds.append(seed)
         for n, (uid, path) in enumerate(sorted(submissions.items())):

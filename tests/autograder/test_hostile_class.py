@@ -22,7 +22,8 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT as KIT
-from autograder.sandbox.slots import SANDBOX_UIDS
+from autograder.outputs.roster import display_name
+from autograder.sandbox.slots import stray_processes
 
 SPEC = get_assignment("weight_tying")
 ATTACKS = SPEC.calibration_dir / "attacks"
@@ -76,18 +77,7 @@ def _build_class(root: Path) -> tuple[set[str], set[str]]:
 
 
 def _survivors() -> list[str]:
-    found = []
-    for entry in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            comm = Path(f"/proc/{entry}/comm").read_text().strip()
-            status = Path(f"/proc/{entry}/status").read_text().splitlines()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in status if ":" in line)
-        uid = int(fields.get("Uid", "0").split()[0])
-        if not fields.get("State", "").strip().startswith("Z") and (comm.startswith("wtcal") or uid in SANDBOX_UIDS):
-            found.append(f"pid {entry} uid {uid} {comm}")
-    return found
+    return stray_processes("wtcal")
 
 
 def _grade(*args: str) -> subprocess.CompletedProcess:
@@ -105,7 +95,8 @@ def test_a_hostile_class_gets_a_result_per_student_and_nothing_it_should_not(tmp
     out = tmp_path / "graded"
     proc = _grade(str(root), "--out", str(out), "--json", "--timeout", "60")
     assert proc.returncode == 0, proc.stderr[-3000:]
-    summary = json.loads(proc.stdout.strip().splitlines()[-1])["students"]
+    shown = json.loads(proc.stdout.strip().splitlines()[-1])["students"]
+    summary = {raw: shown[display_name(raw)] for raw in full | zero if display_name(raw) in shown}  # names as shown
     assert set(summary) == full | zero, f"students without a result: {sorted((full | zero) - set(summary))}"
     results = list((out / "results").glob("*.json"))
     assert len(results) == len(summary), "one result JSON per student"

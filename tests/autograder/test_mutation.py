@@ -24,7 +24,8 @@ def _mutant(i: int, after: str = "x = 2") -> Mutant:
 def test_a_mutant_is_caught_only_if_it_loses_points_on_every_seed():
     claim = Equivalence("twos", "2 is 1 here", lambda m: m.after == "x = 2")
     graded = {1: (90.0, "test_a: wrong"), 2: (80.0, "test_a: wrong")}
-    assert _classify(_mutant(1), graded, 100.0, ()).kind == "caught"
+    caught = _classify(_mutant(1), graded, 100.0, ())
+    assert caught.kind == "caught" and caught.failing == "test_a: wrong"  # the message, not the (score, message)
     mixed = {1: (100.0, ""), 2: (90.0, "test_a: wrong")}
     assert _classify(_mutant(1), mixed, 100.0, (claim,)).kind == "seed-dependent"  # a claim does not excuse it
     full = {1: (100.0, ""), 2: (100.0, "")}

@@ -16,7 +16,7 @@ CASES = {
     "bell\x07 back\x08space": "bell backspace",
     "abc\rXYZ": "abc\nXYZ",
     "right\u202eleft\u2066iso\u2069": "rightleftiso",
-    "lone \ud800 surrogate": "lone ? surrogate",
+    "lone \ud800 surrogate": "lone \\ud800 surrogate",
     "\x1b": "",
     "keep tabs\tand\nlines, ünïcode ✓": "keep tabs\tand\nlines, ünïcode ✓",
 }

@@ -162,7 +162,9 @@ def test_public_names():
     assert sorted(dnnlpy.notebook.__all__) == sorted(
         ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython"]
     )
-    assert sorted(dnnlpy.selfcheck.__all__) == sorted(["find_submission", "load_submission", "missing_names_message"])
+    assert sorted(dnnlpy.selfcheck.__all__) == sorted(
+        ["find_submission", "load_submission", "missing_names_message", "calls_into"]
+    )
 
 
 def test_display_calls_do_not_break_a_cell():

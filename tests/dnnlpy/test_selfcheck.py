@@ -1,12 +1,16 @@
-"""dnnlpy.selfcheck: finding and loading a submission, and naming what it does not define."""
+"""dnnlpy.selfcheck: finding and loading a submission, naming what it does not define, watching its calls."""
 
 from __future__ import annotations
 
+import sys
+
 import nbformat
 import pytest
+import torch
 
 import dnnlpy.selfcheck
-from dnnlpy.selfcheck import find_submission, load_submission, missing_names_message
+from dnnlpy.models import gpt, sampling
+from dnnlpy.selfcheck import calls_into, find_submission, load_submission, missing_names_message
 
 ENV = "WEIGHT_TYING_SUBMISSION"
 
@@ -54,3 +58,33 @@ def test_the_teaching_library_carries_no_assignment_text():
     text = open(dnnlpy.selfcheck.__file__, encoding="utf-8").read()
     for word in ("lm_head", "token_embed", "tying", "tied"):
         assert word not in text, word
+
+
+def test_calls_into_sees_aliases_bound_methods_and_nested_calls():
+    model = gpt.MiniGPT(20, 4, embed_dim=8, num_layers=1, num_heads=2, hidden_dim=16)
+    prompt = torch.tensor([[1, 2]])
+    alias = sampling.greedy  # bound before watching, as `from dnnlpy.models.sampling import greedy` would
+    with calls_into([gpt.MiniGPT.generate, sampling.greedy, sampling.sample_next_token]) as called:
+        model.generate(prompt, 2)  # decorated method; calls sample_next_token, which calls greedy
+        alias(torch.zeros(1, 3))
+    assert called == ["MiniGPT.generate", "sample_next_token", "greedy"]
+
+
+def test_calls_into_ignores_other_calls_and_restores_the_profiler():
+    model = gpt.MiniGPT(20, 4, embed_dim=8, num_layers=1, num_heads=2, hidden_dim=16)
+    seen = []
+
+    def previous(frame, event, arg):
+        seen.append(event)
+
+    sys.setprofile(previous)
+    try:
+        with calls_into([gpt.MiniGPT.generate, sampling.greedy]) as called:
+            model(torch.tensor([[1, 2]])).argmax(-1)  # a forward pass and torch.argmax: not decoding helpers
+        assert sys.getprofile() is previous
+    finally:
+        sys.setprofile(None)
+    assert called == []
+    with pytest.raises(TypeError, match="watches Python functions"):
+        with calls_into([len]):
+            pass

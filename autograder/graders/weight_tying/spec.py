@@ -26,4 +26,5 @@ SPEC = AssignmentSpec(
     experiments="autograder.graders.weight_tying.runner.experiments:run",
     judge_dir=_HERE / "judge",
     solution_path=SOLUTIONS_DIR / "weight_tying.py",
+    translations={"zh": "autograder.graders.weight_tying.translate_zh:translate"},
 )

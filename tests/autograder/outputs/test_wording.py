@@ -39,7 +39,7 @@ def test_a_stub_message_reads_cleanly_with_cells_counted_from_one():
         clean_message("x failed: your code raised code raised KeyError: 'a'")
         == "x failed: your code raised KeyError: 'a'"
     )
-    assert clean_message("a\x1b[31m red\r\n  b  ") == "a[31m red\nb"
+    assert clean_message("a\x1b[31m red\r\n  b  ") == "a red\nb"  # the whole escape sequence goes
     assert split_raised("logits differ by 3.5") is None
     assert (
         clean_message("no evidence for experiment 'generate': stopped") == "no result for the check 'generate': stopped"

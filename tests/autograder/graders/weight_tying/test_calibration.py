@@ -24,7 +24,7 @@ import pytest
 from autograder.calibrate import calibration_files, interpreter_writes
 from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT as KIT
-from autograder.sandbox.slots import SANDBOX_UIDS
+from autograder.sandbox.slots import stray_processes
 
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
@@ -84,25 +84,8 @@ def _interpreter_plants(since: float) -> list[str]:
 
 
 def _suspect_processes() -> list[str]:
-    """Processes an attack started: named wtcal-* (they rename themselves) or owned by a sandbox uid."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == os.getpid():
-            continue
-        try:
-            comm = Path(f"/proc/{entry}/comm").read_text().strip()
-            with open(f"/proc/{entry}/status") as fh:
-                uid = int(next(line for line in fh if line.startswith("Uid:")).split()[1])
-            state = next(
-                line for line in Path(f"/proc/{entry}/status").read_text().splitlines() if line.startswith("State:")
-            )
-        except (OSError, StopIteration, ValueError):
-            continue
-        if "zombie" in state:
-            continue
-        if comm.startswith("wtcal") or uid in SANDBOX_UIDS:
-            found.append(f"pid {entry} uid {uid} {comm}")
-    return found
+    """Processes an attack started (named wtcal-*: they rename themselves) or left under a sandbox uid."""
+    return stray_processes("wtcal")
 
 
 class _Listener:

@@ -9,7 +9,7 @@ from rich.console import Console
 
 from autograder.calibrate import Verdict
 from autograder.outputs.roster import build_roster
-from autograder.outputs.terminal import batch_json, print_batch, print_calibration
+from autograder.outputs.summary import batch_json, print_batch, print_calibration
 from autograder.result import Result, RunFacts, TestOutcome
 
 

@@ -1,0 +1,33 @@
+"""Which language the checks speak: the edition's (edition.py, written by the build), or $WEIGHT_TYING_LANG.
+
+Messages are written once, in English; in Chinese they go through the grader's own translation layer
+(translate_zh.py, a copy of autograder/graders/weight_tying/translate_zh.py), so the self-check, the
+notebook's practice cells and the grader's feedback use the same words.
+"""
+
+from __future__ import annotations
+
+import os
+
+from .edition import LANGUAGE as EDITION_LANGUAGE
+from .translate_zh import translate
+
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "say"]
+
+ENV_VAR = "WEIGHT_TYING_LANG"
+LANGUAGES = ("en", "zh")
+
+
+def language() -> str:
+    """'en' or 'zh': $WEIGHT_TYING_LANG when set, else this edition's language."""
+    chosen = os.environ.get(ENV_VAR, "").strip().lower() or EDITION_LANGUAGE
+    if chosen not in LANGUAGES:
+        raise ValueError(
+            f"{ENV_VAR}={chosen!r} is not a language of this assignment: use one of {', '.join(LANGUAGES)}"
+        )
+    return chosen
+
+
+def say(text: str) -> str:
+    """`text` (English) in the student's language."""
+    return translate(text) if language() == "zh" else text

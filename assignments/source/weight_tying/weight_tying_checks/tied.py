@@ -1,0 +1,196 @@
+"""Exercise 1's checks: TiedEmbeddingLM holds one (V, D) table, used at both ends, with one .grad."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+from .diagnosis import close, gradient_problem, logits_problem, tie_problem
+from .framework import Failed, attribute, call, check
+
+__all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
+
+CLS = "TiedEmbeddingLM"
+V, D = 20, 8  # the checks' sizes; the hidden suite draws others
+
+
+def _model(cls, vocab_size: int = V, embed_dim: int = D):
+    return call(
+        f"{CLS}(vocab_size={vocab_size}, embed_dim={embed_dim})", cls, vocab_size=vocab_size, embed_dim=embed_dim
+    )
+
+
+def _table(model, owner: str = CLS):
+    return table_of(attribute(model, "token_embed", owner), owner)
+
+
+def table_of(embed, owner: str):
+    weight = attribute(embed, "weight", f"{owner}.token_embed")
+    if not isinstance(weight, torch.Tensor):
+        raise Failed(f"{owner}.token_embed.weight is a {type(weight).__name__}, expected an nn.Parameter")
+    return weight
+
+
+# nn.Embedding options that change what a lookup does, with their defaults and what each one breaks.
+EMBEDDING_OPTIONS = {
+    "padding_idx": (None, "its row gets no gradient from the lookup"),
+    "max_norm": (None, "each lookup renormalises, and rewrites, the rows it reads"),
+    "scale_grad_by_freq": (False, "an id looked up k times gets 1/k of its lookup gradient"),
+}
+
+
+def embedding_options_problem(embed) -> str | None:
+    """The embedding option that makes it more than a lookup, named, or None."""
+    for name, (default, effect) in EMBEDDING_OPTIONS.items():
+        value = getattr(embed, name, default)
+        if value != default:
+            return (
+                f"token_embed was built with {name}={value}: {effect} ({name}); a plain nn.Embedding(V, D) is the table"
+            )
+    return None
+
+
+def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS) -> str | None:
+    """The tie as the grader judges it, on live modules, before any forward call (then after one)."""
+    table = table_of(embed, owner)
+    weight = getattr(head, "weight", None)
+    if not isinstance(weight, torch.Tensor):
+        return f"{owner}.lm_head.weight is a {type(weight).__name__}: the head must hold the one shared nn.Parameter"
+    same_shape = weight.shape == table.shape
+    equal_values = same_shape and torch.equal(weight.detach(), table.detach())
+    same_object, same_storage = weight is table, weight.data_ptr() == table.data_ptr()
+    with torch.no_grad():  # an in-place change of the table must reach the head (the grader's test too)
+        table.copy_(torch.randn_like(table))
+    now = getattr(head, "weight", None)
+    follows = isinstance(now, torch.Tensor) and now.shape == table.shape and torch.equal(now.detach(), table.detach())
+    after_forward = False
+    if not follows:
+        try:
+            forward()
+            later = getattr(head, "weight", None)
+            after_forward = isinstance(later, torch.Tensor) and later is table
+        except Exception:  # forward is judged by its own check
+            pass
+    return tie_problem(
+        head_shape=tuple(weight.shape),
+        table_shape=tuple(table.shape),
+        follows=follows,
+        same_object=same_object,
+        same_storage=same_storage,
+        follows_after_forward=after_forward,
+        equal_values=equal_values,
+        pos_shape=pos_shape,
+    )
+
+
+@check(
+    cls=CLS,
+    group="exercise 1",
+    area="parameter counts",
+    section=6,
+    title="token_embed.weight is a (V, D) table",
+)
+def test_tied_table_has_shape_v_by_d(cls):
+    shape = tuple(_table(_model(cls)).shape)
+    if shape != (V, D):
+        raise Failed(f"token_embed.weight has shape {shape}, expected (V, D) = {(V, D)}")
+
+
+@check(
+    cls=CLS,
+    group="exercise 1",
+    area="parameter identity",
+    section=6,
+    title="lm_head.weight is token_embed.weight, from construction on",
+    needs=("test_tied_table_has_shape_v_by_d",),
+)
+def test_tied_head_is_the_embedding_parameter(cls):
+    model = _model(cls)
+    head = attribute(model, "lm_head", CLS)
+    ids = torch.randint(0, V, (2, 3))
+    problem = tie_facts_problem(model.token_embed, head, lambda: model(ids))
+    if problem:
+        raise Failed(problem)
+
+
+@check(
+    cls=CLS,
+    group="exercise 1",
+    area="parameter counts",
+    section=6,
+    title="the model holds V * D parameters: one table, no bias",
+    needs=("test_tied_table_has_shape_v_by_d",),
+)
+def test_tied_holds_one_table_and_no_bias(cls):
+    model = _model(cls)
+    bias = getattr(attribute(model, "lm_head", CLS), "bias", None)
+    if isinstance(bias, torch.Tensor):
+        raise Failed(
+            f"lm_head has a bias of shape {tuple(bias.shape)}: bias on the head (the tied head is the table alone, "
+            "so logits = E[ids] @ E.T with nothing added)"
+        )
+    unique = {id(p): p for p in model.parameters()}
+    count = sum(p.numel() for p in unique.values())
+    if count != V * D:
+        names = [name for name, _ in model.named_parameters()]
+        hint = "a second (V, D) table: copied table or untied head" if count == 2 * V * D else "extra parameters"
+        raise Failed(f"{CLS}(V={V}, D={D}) holds {count} parameters {names}, expected V * D = {V * D}: {hint}")
+
+
+@check(
+    cls=CLS,
+    group="exercise 1",
+    area="shape flow",
+    section=6,
+    title="forward returns the logits E[ids] @ E.T, shape (B, T, V)",
+    needs=("test_tied_table_has_shape_v_by_d",),
+)
+def test_tied_forward_returns_logits(cls):
+    model = _model(cls)
+    ids = torch.randint(0, V, (3, 5))  # (B, T)
+    table = model.token_embed.weight
+    before = table.detach().clone()  # the table as it is before forward runs (a lookup must not change it)
+    logits = call(f"{CLS}.forward", model, ids)
+    expected = before[ids] @ before.T  # (B, T, D) @ (D, V) -> (B, T, V)
+    problem = logits_problem(logits, expected)
+    if problem and embedding_options_problem(model.token_embed):
+        raise Failed(f"{problem}: {embedding_options_problem(model.token_embed)}")
+    if problem and "wrong values" in problem:
+        # Scaling the table by 2 scales E[ids] @ E.T by 4; logits that only double come from a head that
+        # does not multiply by token_embed.weight.
+        with torch.no_grad():
+            table.mul_(2)
+            doubled = call(f"{CLS}.forward", model, ids)
+        if close(doubled.detach(), 2 * logits.detach()) and not close(doubled.detach(), 4 * logits.detach()):
+            problem = (
+                "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head "
+                "scores with another table (copied table, or a head whose .weight is not what it multiplies by)"
+            )
+    if problem:
+        raise Failed(problem)
+
+
+@check(
+    cls=CLS,
+    group="gradients",
+    area="gradient accumulation",
+    section=7,
+    title="the shared .grad is the lookup path's gradient plus the head path's",
+    needs=("test_tied_head_is_the_embedding_parameter", "test_tied_forward_returns_logits"),
+)
+def test_tied_gradients_from_both_ends_add_up(cls):
+    model = _model(cls, vocab_size=10, embed_dim=4)
+    ids, targets = torch.tensor([[1, 2, 3], [3, 0, 9]]), torch.tensor([[2, 3, 4], [0, 9, 1]])
+    table = model.token_embed.weight
+    logits = call(f"{CLS}.forward", model, ids)
+    call("loss.backward()", F.cross_entropy(logits.reshape(-1, 10), targets.reshape(-1)).backward)
+    # The same loss with an independent copy of the table at each end: each copy gets one path's gradient.
+    e_in = table.detach().clone().requires_grad_()
+    e_out = table.detach().clone().requires_grad_()
+    F.cross_entropy((F.embedding(ids, e_in) @ e_out.T).reshape(-1, 10), targets.reshape(-1)).backward()
+    head = model.lm_head.weight
+    problem = gradient_problem(table.grad, e_in.grad, e_out.grad, same_object=head.grad is table.grad)
+    if problem and embedding_options_problem(model.token_embed):
+        problem = f"{problem}: {embedding_options_problem(model.token_embed)}"
+    if problem:
+        raise Failed(problem)

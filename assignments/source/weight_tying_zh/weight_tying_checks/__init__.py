@@ -1,0 +1,42 @@
+"""The weight-tying checks, shared by the `pytest` self-check and the notebook's practice cells.
+
+Each check builds small models from your classes and, when something is off, names the misconception and
+the notebook section to reread. In a notebook cell::
+
+    from weight_tying_checks import practice
+    practice("exercise 1", TiedEmbeddingLM=TiedEmbeddingLM)
+
+The graded tests are the hidden suite's; these checks are a preview of it and are worth no points.
+Messages follow this edition's language; WEIGHT_TYING_LANG=en or zh chooses another.
+"""
+
+from __future__ import annotations
+
+from . import generation, tied, wrapper  # noqa: F401 - importing them declares their checks, in order
+from .framework import CHECKS, Check, Outcome, Session
+from .language import ENV_VAR, language, say
+
+__all__ = ["CHECKS", "GROUPS", "Check", "Outcome", "Session", "ENV_VAR", "language", "say", "practice"]
+
+GROUPS = tuple(dict.fromkeys(c.group for c in CHECKS.values()))  # the notebook's practice cells, in order
+
+
+def practice(group: str, **classes) -> None:
+    """Run one group of checks on the classes given; print one line per check; raise if any did not pass."""
+    if group not in GROUPS:
+        raise ValueError(f"unknown group {group!r}: choose one of {', '.join(GROUPS)}")
+    session = Session(classes)
+    failed = []
+    for chk in (c for c in CHECKS.values() if c.group == group):
+        if chk.cls not in classes:
+            raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
+        outcome = session.outcome(chk.name)
+        mark = {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
+        print(f"{mark} {say(chk.title)}")
+        if not outcome.passed:
+            print("    " + outcome.message.replace("\n", "\n    "))
+            failed.append(chk)
+    if failed:
+        count = len(failed)
+        raise AssertionError(say(f"{count} of the {group} checks did not pass: see the lines marked above"))
+    print(say("All passed. These checks are a preview and worth no points: the hidden suite grades."))

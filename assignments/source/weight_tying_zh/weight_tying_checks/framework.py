@@ -1,0 +1,173 @@
+"""The checks' machinery: each check runs once per submission, after the checks it needs, and says why.
+
+A check is a function that raises `Failed(message)` or returns. `Session.outcome(name)` runs it the first
+time it is asked for: when a check it needs has not passed, it is not run at all and reports "not checked
+because ...", so one mistake gives one failure, not a cascade of misleading ones.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import traceback
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import torch
+
+from .language import say
+
+__all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute"]
+
+PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
+
+
+class Failed(AssertionError):
+    """A check's verdict on the submission: the message names the misconception (in English; see say())."""
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # the self-check's test name, e.g. "test_tied_forward_returns_logits"
+    cls: str  # the class it builds: "TiedEmbeddingLM" or "MiniGPTWithWeightTying"
+    group: str  # the notebook's practice cell that runs it
+    area: str  # the graded area of the hidden suite it previews
+    section: int  # the notebook section to reread when it fails
+    title: str  # what a pass means, one line
+    run: Callable[[type], None]
+    needs: tuple[str, ...] = ()  # checks that must pass first
+
+
+@dataclass
+class Outcome:
+    status: str  # PASSED, FAILED or NOT_CHECKED
+    message: str = ""  # already in the student's language
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+
+CHECKS: dict[str, Check] = {}  # in the order they were declared: exercise 1, then exercise 2
+
+
+def check(*, cls: str, group: str, area: str, section: int, title: str, needs: tuple[str, ...] = ()):
+    """Declare a check; the function's name is the test's name."""
+
+    def register(fn: Callable[[type], None]) -> Callable[[type], None]:
+        if fn.__name__ in CHECKS:
+            raise ValueError(f"two checks are called {fn.__name__}: rename one")
+        unknown = [n for n in needs if n not in CHECKS]
+        if unknown:
+            raise ValueError(f"{fn.__name__} needs {unknown}, which are not declared before it")
+        CHECKS[fn.__name__] = Check(fn.__name__, cls, group, area, section, title, fn, tuple(needs))
+        return fn
+
+    return register
+
+
+# ---------------------------------------------------------------------------------------- running checks
+
+
+@dataclass
+class Session:
+    """One submission's classes (name -> class, or None when the notebook did not define it)."""
+
+    classes: Mapping[str, object]
+    missing: Mapping[str, str] = field(default_factory=dict)  # class name -> why it is not defined
+    _done: dict[str, Outcome] = field(default_factory=dict)
+
+    def outcome(self, name: str) -> Outcome:
+        if name not in self._done:
+            self._done[name] = self._run(CHECKS[name])
+        return self._done[name]
+
+    def blocker(self, name: str) -> str | None:
+        """The failed check that keeps `name` from being checked (following the chain of needs), or None."""
+        for need in CHECKS[name].needs:
+            outcome = self.outcome(need)
+            if outcome.status == FAILED:
+                return need
+            if outcome.status == NOT_CHECKED:
+                return self.blocker(need)
+        return None
+
+    def _run(self, chk: Check) -> Outcome:
+        for need in chk.needs:
+            if not self.outcome(need).passed:
+                reason = say(f"not checked until {need} passes: fix that one first")
+                return Outcome(NOT_CHECKED, reason)
+        cls = self.classes.get(chk.cls)
+        if cls is None:
+            if chk.needs:  # the first check of this class already says why
+                return Outcome(NOT_CHECKED, say(f"not checked because {chk.cls} is not defined"))
+            missing = self.missing.get(chk.cls) or f"{chk.cls} is not defined"
+            return Outcome(FAILED, say(f"{missing}\n{_hint(chk)}"))
+        with warnings.catch_warnings(), torch.random.fork_rng():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)  # tiny models: threads only cost time on a busy laptop
+            try:
+                chk.run(cls)
+                return Outcome(PASSED)
+            except Failed as failure:
+                message = _without_the_answer(str(failure))
+            finally:
+                torch.set_num_threads(threads)
+        # The diagnosis may already say which section to reread; then only the area is added.
+        hint = f"Graded area: {chk.area}." if "(reread section" in message else _hint(chk)
+        return Outcome(FAILED, say(f"{message}\n{hint}"))
+
+
+def _hint(chk: Check) -> str:
+    return f"Reread notebook section {chk.section}. Graded area: {chk.area}."
+
+
+# The grader's diagnosis may end a hint with the tie line itself; a hint names the mistake, not the answer.
+_ANSWER = re.compile(r"[.;,]?\s*[Aa]ssign the Parameter itself: lm_head\.weight = token_embed\.weight")
+
+
+def _without_the_answer(message: str) -> str:
+    return _ANSWER.sub("", message)
+
+
+# ------------------------------------------------------------------------------ calling student code
+
+
+def _where(error: BaseException) -> str:
+    """' (at cell 17, line 4)' for the deepest frame of the student's own code, or ''."""
+    library = (os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)))
+    frames = [
+        f
+        for f in traceback.extract_tb(error.__traceback__)
+        if not f.filename.startswith(library) and "/dnnlpy/" not in f.filename.replace(os.sep, "/")
+    ]
+    if not frames:
+        return ""
+    last = frames[-1]
+    cell = (
+        last.filename.rpartition(" [")[2].rstrip("]") if " [cell " in last.filename else os.path.basename(last.filename)
+    )
+    return f" (at {cell}, line {last.lineno})"
+
+
+def call(what: str, fn: Callable, *args, **kwargs):
+    """Run the student's code; a stub or an exception becomes one short Failed message, never a traceback."""
+    try:
+        return fn(*args, **kwargs)
+    except NotImplementedError:
+        stub = what.split("(")[0]  # "TiedEmbeddingLM(vocab_size=20, ...)" is the class's __init__
+        problem = f"{stub} is not implemented yet: replace `raise NotImplementedError()` in its cell"
+    except Exception as error:  # the student's bug: name it in one line
+        first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
+        problem = f"{what} raised {type(error).__name__}{_where(error)}: “{first}”"
+    raise Failed(problem)  # outside the except block: no "During handling of the above exception" chain
+
+
+def attribute(obj: object, name: str, owner: str):
+    """obj.<name>, or a Failed message naming the contract."""
+    if not hasattr(obj, name):
+        raise Failed(f"{owner} has no attribute {name!r}: the contract requires self.{name}")
+    return getattr(obj, name)

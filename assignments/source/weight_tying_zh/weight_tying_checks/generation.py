@@ -1,0 +1,169 @@
+"""Exercise 2's checks, generation side: the student's own greedy loop, the prompt kept, the context cropped."""
+
+from __future__ import annotations
+
+import torch
+
+from dnnlpy.models import gpt, sampling
+from dnnlpy.selfcheck import calls_into
+
+from .diagnosis import generated_ids_problem, greedy_problem
+from .framework import Failed, call, check
+from .wrapper import CLS, SMALL, build, inner_of
+
+__all__ = ["LIBRARY_DECODERS", "decode"]
+
+# Calling any of these while the student's generate runs is delegation: the loop is what the exercise grades.
+# The forward pass (self.minigpt(...)) and torch.argmax are fine.
+LIBRARY_DECODERS = (
+    gpt.MiniGPT.generate,
+    sampling.greedy,
+    sampling.sample_top_k,
+    sampling.sample_top_p,
+    sampling.sample_next_token,
+)
+# How a decoder can go wrong, each simulated on the student's own MiniGPT to name the mistake.
+VARIANTS = {
+    "wrong crop (first block_size tokens)": dict(crop="first"),
+    "wrong crop (block_size - 1 tokens)": dict(crop="minus_one"),
+    "wrong position (logits of the first position)": dict(position=0),
+    "missing append (every step sees the prompt only)": dict(append=False),
+}
+
+
+@torch.no_grad()
+def decode(inner: gpt.MiniGPT, ids: torch.Tensor, steps: int, *, crop="last", position=-1, append=True):
+    """Greedy decoding with the student's MiniGPT, or one of its classic variants."""
+    block, out, context = inner.block_size, ids, ids
+    for _ in range(steps):
+        cut = {"last": context[:, -block:], "first": context[:, :block], "minus_one": context[:, -(block - 1) :]}[crop]
+        logits = inner(cut)  # (B, t, V)
+        nxt = logits[:, position, :].argmax(dim=-1, keepdim=True)  # (B, V) -> (B, 1)
+        out = torch.cat([out, nxt], dim=1)
+        context = out if append else context
+    return out
+
+
+def _generate(model, prompt, steps):
+    return call(
+        f"{CLS}.generate(input_ids of shape {tuple(prompt.shape)}, max_new_tokens={steps})",
+        model.generate,
+        prompt,
+        steps,
+    )
+
+
+def _sharpened(cls):
+    """A model whose greedy path depends on which tokens it sees (larger weights, sharper logits)."""
+    model = build(cls)
+    with torch.no_grad():
+        for p in inner_of(model).parameters():
+            if p.dim() > 1:
+                p.mul_(30)
+    return model
+
+
+def _named(out, expected, inner, prompt, steps) -> str | None:
+    problem = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)
+    if problem is None or "differ from greedy decoding" not in problem:
+        return problem
+    for name, how in VARIANTS.items():
+        if torch.equal(out, decode(inner, prompt, steps, **how)):
+            return f"{problem}\nThe tokens are those of a decoder with this mistake: {name}"
+    return problem
+
+
+@check(
+    cls=CLS,
+    group="generate",
+    area="argmax generation",
+    section=9,
+    title="generate runs its own loop (no MiniGPT.generate, no dnnlpy sampling helper)",
+    needs=("test_wrapper_minigpt_is_tied",),
+)
+def test_generate_writes_its_own_loop(cls):
+    model = build(cls)
+    prompt = torch.randint(0, SMALL["vocab_size"], (1, 3))
+    with calls_into(LIBRARY_DECODERS) as called:
+        try:
+            _generate(model, prompt, 3)
+        except Failed as failure:
+            if "not implemented yet" in str(failure):
+                raise
+            # Other errors are named by the next checks; this one only asks who decoded.
+    if called:
+        raise Failed(
+            f"generate called {', '.join(called)}: delegated generate (the library decodes, not your code). "
+            "Write the loop yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs"
+        )
+
+
+@check(
+    cls=CLS,
+    group="generate",
+    area="argmax generation",
+    section=9,
+    title="generate keeps the prompt and appends the argmax of the last position, step by step",
+    needs=("test_generate_writes_its_own_loop",),
+)
+def test_generate_is_greedy_and_keeps_the_prompt(cls):
+    model = build(cls)
+    prompt = torch.randint(0, SMALL["vocab_size"], (3, 3))
+    try:
+        out = _generate(model, prompt, 4)
+    except Failed as failure:
+        try:  # a batch of one works but three rows fail: the loop reads a single value out of the batch
+            call("generate", model.generate, prompt[:1], 4)
+        except Failed:
+            raise failure from None
+        raise Failed(
+            f"{failure}\ngenerate works for one row but not for a batch of 3: batch rows not independent "
+            "(a .item() or row 0 used for the whole batch?)"
+        ) from None
+    # An untrained model's next-token distribution is nearly flat: sampling would show as two different calls.
+    problem = generated_ids_problem(out, prompt, 4) or greedy_problem(out, out, again=_generate(model, prompt, 4))
+    if problem is None:
+        try:  # a batch of one must work too (a squeeze() would drop its batch dimension)
+            single = _generate(model, prompt[:1], 4)
+        except Failed as failure:
+            raise Failed(
+                f"{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() "
+                "that also drops the batch dimension when B = 1?)"
+            ) from None
+        problem = generated_ids_problem(single, prompt[:1], 4)
+    if problem is None:  # sharper weights: each row's greedy path depends on its own tokens
+        model = _sharpened(cls)
+        inner = inner_of(model)
+        out, expected = _generate(model, prompt, 4), decode(inner, prompt, 4)
+        problem = _named(out, expected, inner, prompt, 4)
+        rows_alike = all(torch.equal(out[0, 3:], row) for row in out[1:, 3:])
+        if problem and rows_alike and not all(torch.equal(expected[0, 3:], row) for row in expected[1:, 3:]):
+            problem = (
+                "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"
+            )
+    if problem:
+        raise Failed(problem)
+
+
+@check(
+    cls=CLS,
+    group="generate",
+    area="argmax generation",
+    section=9,
+    title="past block_size, each step sees only the last block_size tokens",
+    needs=("test_generate_is_greedy_and_keeps_the_prompt",),
+)
+def test_generate_crops_past_block_size(cls):
+    model = _sharpened(cls)
+    inner = inner_of(model)
+    prompt = torch.randint(0, SMALL["vocab_size"], (2, 6))
+    try:
+        out = _generate(model, prompt, 6)  # 12 tokens > block_size 8
+    except Failed as failure:
+        raise Failed(
+            f"{failure}\nno crop: past block_size the position table has no row for the new positions; feed the "
+            "model only the last block_size tokens at each step"
+        ) from None
+    problem = _named(out, decode(inner, prompt, 6), inner, prompt, 6)
+    if problem:
+        raise Failed(problem)

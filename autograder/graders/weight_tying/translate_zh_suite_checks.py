@@ -1,0 +1,145 @@
+"""Trusted and public: translate_zh's rules for the hidden suite's notes on what it could not check, on layer
+settings and embedding options, and on the generation contract (delegation, batch of one)."""
+
+from __future__ import annotations
+
+from .translate_zh_rules import rule
+
+__all__ = ["RULES"]
+
+_NOT_CHECKED = " (see the shape flow tests)"
+
+RULES = [
+    # a check that depends on another says so
+    rule(
+        "dropout was not checked because the eval-mode logits differ from a MiniGPT with these hyper-parameters and "
+        "the judge's weights" + _NOT_CHECKED,
+        "dropout 未检查：eval 模式下的 logits 与用这些超参数和评分程序的权重构建的 MiniGPT 不一致（见形状流那几项测试"
+        "）",
+    ),
+    rule(
+        "the gradient was not checked because forward's logits are not those of a MiniGPT holding the judge's "
+        "weights" + _NOT_CHECKED,
+        "梯度未检查：forward 的 logits 与持有评分程序权重的 MiniGPT 不一致（见形状流那几项测试）",
+    ),
+    rule(
+        "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax or a scale of "
+        "it)" + _NOT_CHECKED,
+        "梯度未检查：forward 算的不是 ⟦E[ids] @ E.T⟧（也不是它的 softmax 或某个倍数）（见形状流那几项测试）",
+    ),
+    rule(
+        "the tie was not checked because the forward pass rewrote the shared table itself (rows renormalised: "
+        "max_norm on the embedding?), so the logits cannot come from the table written before it" + _NOT_CHECKED,
+        "共享关系未检查：前向计算自己改写了共享的表（有些行被重新归一化：embedding 上设了 ⟦max_norm⟧？），所以 logits "
+        "不可能来自之前写入的那张表（见形状流那几项测试）",
+    ),
+    rule(
+        "the count was not checked because the forward pass rewrote the shared table itself (rows renormalised: "
+        "max_norm on the embedding?), so the logits cannot show which table the head uses" + _NOT_CHECKED,
+        "参数计数未检查：前向计算自己改写了共享的表（有些行被重新归一化：embedding 上设了 ⟦max_norm⟧？），所以从 "
+        "logits 看不出 head 用的是哪张表（见形状流那几项测试）",
+    ),
+    rule(
+        "the two calls agree, but determinism was not credited because the tokens are not the greedy ones (see "
+        "{test}): ",
+        "两次调用结果一致，但 token 不是贪心解码的结果，所以确定性这一项不给分（见 {test}）：",
+    ),
+    # layer settings and embedding options
+    rule(
+        "the logits are those of a MiniGPT forward that skips {parts}: skips part of MiniGPT",
+        "logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分（⟦skips part of MiniGPT⟧）",
+    ),
+    rule("the positional embedding and the decoder blocks", "位置 embedding 和解码块"),
+    rule("the positional embedding", "位置 embedding"),
+    rule("the decoder blocks", "解码块"),
+    rule(
+        "the logits are those of a MiniGPT whose LayerNorm uses eps={got} instead of MiniGPT's {want}: LayerNorm eps "
+        "(it decides the output when activations are small)",
+        "logits 与一个 LayerNorm 用 eps={got}（而不是 MiniGPT 的 {want}）的 MiniGPT 一致：⟦LayerNorm eps⟧ 不对"
+        "（激活值很小时，eps 决定输出）",
+    ),
+    rule(
+        "token_embed(input_ids) returns the right rows with their norms capped at {cap}: max_norm on the embedding "
+        "renormalises (and rewrites) every looked-up row",
+        "token_embed(input_ids) 返回的行是对的，但范数被截到了 {cap}：embedding 上的 ⟦max_norm⟧ 会把每个查到的行重新"
+        "归一化（并写回表里）",
+    ),
+    rule(
+        "rows {rows} of the shared gradient hold only the head-path part, every other row both parts: the lookup "
+        "never passes a gradient to those ids (padding_idx on the embedding)",
+        "共享梯度的第 {rows} 行只有 head 路径的部分，其余各行两部分都有：查表从不把梯度传给这些 id（embedding 上设了 "
+        "⟦padding_idx⟧）",
+    ),
+    rule(
+        "rows {rows} get their lookup-path gradient divided by how often the id occurs in the batch: "
+        "scale_grad_by_freq on the embedding (the shared gradient is the plain sum of both paths)",
+        "第 {rows} 行的查表路径梯度被除以了该 id 在批中出现的次数：embedding 上设了 ⟦scale_grad_by_freq⟧（共享梯度应当"
+        "就是两条路径梯度的普通之和）",
+    ),
+    rule(
+        "the reported count says one table at both ends, but after a new table was written into {where}, minigpt's "
+        "logits do not come from it alone: ",
+        "报告的参数个数显示两端只有一张表，但往 {where} 写入新表之后，minigpt 的 logits 并不只来自它：",
+    ),
+    rule(
+        " (a second table hidden from the count?) or a bias on the head",
+        "（有第二张表躲过了计数？），或者 head 上带了 bias（⟦bias on the head⟧）",
+    ),
+    rule(" (a second table hidden from the count?)", "（有第二张表躲过了计数？）"),
+    rule(
+        "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): hyper-parameter "
+        "ignored (dropout)",
+        "train 模式下的 logits 不像是 dropout={p} 的 MiniGPT 给出的（它们与 eval 模式下的相同）：忽略了超参数"
+        "（⟦hyper-parameter ignored (dropout)⟧）",
+    ),
+    rule("logits after the write", "写入之后的 logits"),
+    rule(" with tiny weights", "，权重极小"),
+    rule("generate returned dtype ", "generate 返回的 dtype 是 "),
+    rule(
+        "the model reads at most block_size tokens, so each step feeds it only the last block_size tokens of the "
+        "context",
+        "模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去",
+    ),
+    # the loss
+    rule(
+        "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
+        "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？不给 targets 时，由 input_ids[:, :-1] 预测 "
+        "input_ids[:, 1:]",
+    ),
+    rule(
+        "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
+        "不给 targets 时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+    ),
+    rule(
+        "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
+        "形状为 (B, T) 的 targets 已经错开了一位：它们对应全部 input_ids 的 logits",
+    ),
+    rule(
+        " (the two uses of the tied table already add up in its gradient; the loss itself is the plain mean)",
+        "（共享表的两处用途已经在它的梯度里相加；loss 本身就是普通的平均值）",
+    ),
+    rule(
+        "loss not mean (summed over the {n} positions instead of averaged)",
+        "loss 不是平均值（⟦loss not mean⟧；对 {n} 个位置求了和，而不是取平均）",
+    ),
+    rule(" of the model's logits", "（按模型自己的 logits 计算）"),
+    # generation
+    rule(
+        "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
+        "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：head 用 (V, D) 的表把 D 维向量映射成 V 个分数",
+    ),
+    rule(
+        "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
+        "that drops the batch dimension?",
+        "\n→ 对多条 prompt 的批能运行，批大小为 1（B = 1）时却失败（⟦batch of one⟧）：是不是 squeeze() 或 .item() "
+        "把批这一维去掉了？",
+    ),
+    rule(
+        "delegated generate: while your generate ran it called {names}; the generation loop is yours to write (crop, "
+        "run the model, take the argmax of the last position, append), so this area scores zero",
+        "把生成交给了库（⟦delegated generate⟧）：你的 generate 运行时调用了 {names}；生成循环应当由你自己写（截取上下"
+        "文、"
+        "运行模型、取最后一个位置的 argmax、接到末尾），所以这一领域记 0 分",
+    ),
+    rule("） or ", "）或 "),
+]

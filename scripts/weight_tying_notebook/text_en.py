@@ -1,0 +1,208 @@
+"""The English edition's prose: one markdown text per key of lessons.py (`{{name}}` is filled by the build)."""
+
+from __future__ import annotations
+
+__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
+
+LANGUAGE = "en"
+AREA_NAMES = {}  # graded areas are named as the grader names them
+# Markdown renders a line break inside a paragraph as a space: right for English, so the text keeps its wrapping.
+JOIN_WRAPPED_LINES = False
+TABLE_HEADER = ("graded area", "exercise 1", "exercise 2", "total")
+
+TEXT = {
+    "intro": r"""
+# Weight tying: one vocabulary table at both ends of a language model
+
+A GPT-style model meets its vocabulary twice: the **token embedding** turns token ids into vectors on the way
+in, and the **LM head** turns hidden states into one score per vocabulary entry on the way out. This notebook
+looks at both ends, then makes them share a single table: **weight tying**.
+
+You implement two classes: `TiedEmbeddingLM` (section 6), the smallest model with a tied embedding and head,
+and `MiniGPTWithWeightTying` (section 9), `dnnlpy`'s `MiniGPT` with tying switched on and a greedy `generate`
+loop you write yourself.
+
+**Working in this notebook**
+
+- Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
+  names and signatures: the grader calls exactly those.
+- Before you hand in: *Kernel → Restart & Run All*. The grader sees only what the notebook defines when it
+  runs from the top.
+
+**How it is graded**
+
+The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
+{{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
+whatever style it is written; each misconception costs the points of the tests it fails, and the feedback names
+it. The points per graded area and exercise:
+
+{{points_table}}
+
+Two things help you before that, and they are worth **0 points**:
+
+- the cells that start with `# Practice check`, after each exercise: they run a public subset of the same
+  checks on your classes and print one line per check;
+- the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
+  does (a fresh process, cells top to bottom, practice cells skipped) and, when a check fails, names the
+  misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S).
+
+Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
+""",
+    "shapes": r"""
+## 1. Two ends, one vocabulary
+
+At the input, an embedding table $E$ of shape `(V, D)` holds one row per token: token $i$ becomes the vector
+$E_i$. At the output, the LM head is a linear layer whose weight $W_{out}$ also has shape `(V, D)`: the score
+(logit) of token $j$ at position $t$ is the dot product $h_t \cdot W_{out,j}$.
+
+Same shape, opposite directions: id → vector at the input, vector → one score per id at the output. Along the
+way the shapes go `(B, T) → (B, T, D) → (B, T, V)`.
+""",
+    "lookup": r"""
+## 2. An embedding is a lookup, not arithmetic on ids
+
+Token ids are names, not quantities: id 503 is not "more" than id 12, and the distance between two ids means
+nothing. So the model never computes with the id itself. Formally, embedding token $i$ multiplies its one-hot
+row vector $e_i$ (length $V$, a single 1) with $E$, which selects row $i$. Building a length-$V$ one-hot vector
+for every token would waste memory and time, so `nn.Embedding` indexes the row directly. Both give the same
+vectors:
+""",
+    "tokenizer": r"""
+## 3. Where `V` comes from: the tokenizer
+
+`V` is not the model's free choice: it is the size of the tokenizer's vocabulary, and every id the tokenizer
+can produce must index a row of $E$ (and a column of the logits). Train a small byte-level BPE tokenizer on
+the corpus shipped with `dnnlpy` (300 entries keeps it fast: 256 bytes, one special token, and the merges):
+""",
+    "tokenizer_after": r"""
+Change the tokenizer and `V` changes with it: the embedding table and the head must both be rebuilt, and a
+trained model's weights only make sense with the token ids of the tokenizer it was trained with.
+""",
+    "positions": r"""
+## 4. Positions have their own table, and it is never tied
+
+GPT adds a **positional embedding**: a second lookup table, of shape `(block_size, D)`, indexed by the position
+`0 … T-1` instead of the token id. Adding the two tells every position both *which* token it holds and
+*where* it is. The head predicts *which token* comes next, never a position, so only the token table has a
+counterpart at the output; the positional table stays separate.
+""",
+    "logits": r"""
+## 5. Logits, not probabilities
+
+The head gives $V$ real numbers per position: **logits**, unnormalised scores. Softmax turns them into a
+probability distribution over the next token,
+$p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$.
+
+Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
+themselves, so they expect logits. Given probabilities instead, softmax runs twice: the code still runs, but
+the loss is squashed towards $\ln V$ and barely moves when the model improves. Compare on a confident model
+that is right everywhere:
+""",
+    "exercise_1": r"""
+## 6. Exercise 1: `TiedEmbeddingLM` ({{ex1}} points)
+
+Both ends hold a `(V, D)` table for the same vocabulary, so let them hold **the same** table: then the score
+of token $j$ at position $t$ is $h_t \cdot E_j$, and a token's input vector is also the vector it is scored
+with at the output. Implement:
+
+- `self.token_embed`: `nn.Embedding(vocab_size, embed_dim)`, weight `(V, D)`;
+- `self.lm_head`: a linear layer `D → V` **without bias** (`dnn.Linear`) whose `.weight` is the **very same
+  `nn.Parameter` object** as `self.token_embed.weight`: one table, not two tables with equal values;
+- `forward(input_ids)`: `(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$ (no positional
+  embedding, no softmax).
+
+Ways to get it almost right, each of which the grader names:
+
+- *copying* the table (`.clone()`, `copy_`, `copy.deepcopy`): two tables that drift apart after the first
+  optimizer step;
+- sharing only `.data`: the same memory but two Parameters, so the gradients of the two ends never meet and
+  the tie breaks on `.to(...)` or `load_state_dict`;
+- tying inside `forward` instead of once, in `__init__`;
+- a bias on the head, or returning probabilities (softmax) instead of logits.
+""",
+    "gradients": r"""
+## 7. Gradients from both ends add up
+
+The shared table is used twice in one forward pass: some of its rows are *read* at the input, and the whole
+table *scores* the hidden states at the output. Backpropagation follows both uses, and autograd accumulates
+both contributions into the one `.grad`; the optimizer then updates the table once, with the sum. It is not
+"two copies updated separately", and not "the gradient times two". To see it, give each use its own
+independent copy of the table and compare the gradients (this cell uses your `TiedEmbeddingLM`):
+""",
+    "savings": r"""
+## 8. What tying saves
+
+Untied, the two ends hold $2VD$ parameters; tied, $VD$. At GPT-2's scale ($V = 50{,}257$, $D = 768$) and
+4 bytes per float32 parameter:
+""",
+    "savings_after": r"""
+The saving grows linearly with the vocabulary, and for a small model the two ends can be most of the model.
+Memory is not the only point, though: tying also makes the input and the output agree on one vector per
+token, a sensible constraint since both ends talk about the same tokens.
+""",
+    "exercise_2": r"""
+## 9. Exercise 2: `MiniGPTWithWeightTying` ({{ex2}} points)
+
+`dnnlpy.models.gpt.MiniGPT` is a full GPT: token and positional embeddings, pre-LayerNorm decoder blocks, a
+final LayerNorm and the LM head; its `weight_tying` argument ties its head to its token table. Wrap it:
+
+- `__init__`: build `self.minigpt`, a `gpt.MiniGPT` with exactly the given hyper-parameters (all seven reach
+  it) and weight tying switched on.
+- `forward(input_ids)`: `(B, T)` → logits `(B, T, V)`.
+- `loss(input_ids, targets=None)`: a scalar, the **mean** next-token cross-entropy over every predicted
+  position. Three forms of `targets` exist, and the grader checks all three:
+
+  | call | the model reads | and must predict |
+  |---|---|---|
+  | `loss(ids)` | `ids[:, :-1]` | `ids[:, 1:]` |
+  | `loss(ids, targets)`, `targets` of shape `(B, T-1)` (the chapter's form) | `ids[:, :-1]` | `targets` |
+  | `loss(ids, targets)`, `targets` of shape `(B, T)` (nanoGPT's form: already shifted) | `ids` | `targets` |
+
+  `MiniGPT.loss` means exactly this, and calling it is allowed; so is writing the loss yourself with
+  `F.cross_entropy`. Another `targets` shape is an error (not graded).
+- `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. Each step
+  crops the context to its last `block_size` tokens (the position table has only `block_size` rows), runs
+  `self.minigpt` on it, takes the logits of the **last** position, picks their `argmax` (no sampling) and
+  appends it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
+
+  The loop is what this part grades, so `generate` must not hand it to the library: no `MiniGPT.generate`,
+  and none of `dnnlpy.models.sampling`'s helpers (`greedy`, `sample_top_k`, `sample_top_p`,
+  `sample_next_token`). A `generate` that calls one of them scores 0 in the argmax generation area. Calling
+  the model and `torch.argmax` is all the loop needs.
+""",
+    "try_it": r"""
+## 10. Try it
+
+Put the pieces together with the tokenizer from section 3. The model is untrained, so the continuation is
+gibberish (often one token repeated), but every step is the one a trained GPT takes: ids → vectors → blocks →
+logits of the last position → argmax → append.
+""",
+    "try_it_after": r"""
+If the text above shows `�`, nothing is broken. The tokenizer is byte-level: a token can hold a piece of a
+character that UTF-8 spells with several bytes, and an untrained model strings tokens together at random, so
+some byte runs are not valid UTF-8. Decoding replaces each such run with `�` (U+FFFD, the replacement
+character). A trained model puts the pieces back together.
+
+## Summary
+
+- The token embedding maps `(B, T)` ids to `(B, T, D)` vectors by lookup; the LM head maps `(B, T, D)` hidden
+  states to `(B, T, V)` logits; `V` is the tokenizer's vocabulary size.
+- Tying makes the head's weight *the same Parameter* as the token table: `VD` parameters instead of `2VD`,
+  one `.grad` that sums the contributions of both ends, one update per step.
+- The positional table has its own shape `(block_size, D)` and is never tied.
+- Losses take logits; greedy generation takes the last position's logits and their argmax.
+
+**Before you hand in:** *Kernel → Restart & Run All*, save, then run `pytest` in this folder.
+""",
+    "grade_cells": r"""
+## Your grade, area by area
+
+The cells below are not exercises; leave them as they are. They are where the course's gradebook keeps the
+grader's score for each graded area, {{total}} points in all. The practice checks count 0 points there, so
+the gradebook's total is exactly the grader's.
+""",
+    "graded_area": r"""
+**Graded area: {{area}}**: {{points}} points ({{area_ex1}} from exercise 1, {{area_ex2}} from exercise 2),
+scored by the hidden suite.
+""",
+}

@@ -1,0 +1,205 @@
+"""中文版的正文：lessons.py 中每个键对应一段 markdown（`{{name}}` 由构建脚本填入）。
+
+The Chinese edition's prose, one text per key of lessons.py. Written for this kit, in its own words; code,
+test cells and nbgrader metadata are shared with the English edition and never translated.
+"""
+
+from __future__ import annotations
+
+__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
+
+LANGUAGE = "zh"
+# The grader's area names stay in English in its feedback; the table shows both.
+AREA_NAMES = {
+    "parameter identity": "参数同一性",
+    "shape flow": "形状流",
+    "parameter counts": "参数计数",
+    "gradient accumulation": "梯度累积",
+    "argmax generation": "argmax 生成",
+}
+# Markdown renders a line break inside a paragraph as a space, unwanted between Chinese characters: the build
+# joins the wrapped lines.
+JOIN_WRAPPED_LINES = True
+TABLE_HEADER = ("评分领域", "练习 1", "练习 2", "合计")
+
+TEXT = {
+    "intro": r"""
+# 权重共享：语言模型两端共用一张词表向量表
+
+GPT 一类的模型会在两个地方用到词表：入口处，**token embedding** 把 token id 变成向量；出口处，**LM head**
+把隐藏状态变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共用同一张表，这就是
+**权重共享（weight tying）**。
+
+你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个只有共享 embedding 和 head 的最小模型；第 9 节的
+`MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开权重共享，并亲手写一个贪心的 `generate` 循环。
+
+**怎么做题**
+
+- 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
+  正是按这些名字调用的。
+- 提交前执行 *Kernel → Restart & Run All*。评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
+
+**怎么评分**
+
+成绩由本课程包的评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、随机
+种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何；每一种误解只扣掉它未通过的那些测试的
+分数，反馈里会点明是哪一种误解。各评分领域和各练习的分值如下：
+
+{{points_table}}
+
+在此之前，有两样东西可以帮你，它们都**不计分（0 分）**：
+
+- 每道练习后面以 `# Practice check` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
+  输出一行结果；
+- 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
+  跳过练习检查单元格），检查不通过时会指出是哪种误解、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
+  所以先保存**（Ctrl+S）。
+
+记号：`B` 批大小，`T` 序列长度，`D` 向量维度，`V` 词表大小。
+""",
+    "shapes": r"""
+## 1. 一张词表，两个方向
+
+在入口，形状为 `(V, D)` 的 embedding 表 $E$ 为每个 token 存一行：token $i$ 对应向量 $E_i$。在出口，LM head
+是一个线性层，它的权重 $W_{out}$ 形状同样是 `(V, D)`：位置 $t$ 上 token $j$ 的分数（logit）等于点积
+$h_t \cdot W_{out,j}$。
+
+形状相同，方向相反：入口处由 id 得到向量，出口处由向量得到每个 id 的分数。一路上形状依次是
+`(B, T) → (B, T, D) → (B, T, V)`。
+""",
+    "lookup": r"""
+## 2. Embedding 是查表，而不是拿 id 做算术
+
+token id 只是编号，不是数量：id 503 并不比 id 12 "大"，两个 id 之间的差值也毫无意义，所以模型从不直接拿
+id 做运算。从数学上看，嵌入 token $i$ 等于用它的 one-hot 行向量 $e_i$（长度为 $V$，只有一个 1）去乘 $E$，
+结果正好选出第 $i$ 行。如果真给每个 token 都构造一个长度为 $V$ 的 one-hot 向量，既费内存又费时间，所以
+`nn.Embedding` 直接按下标取行。两种做法得到的向量完全相同：
+""",
+    "tokenizer": r"""
+## 3. `V` 从哪里来：tokenizer
+
+`V` 不是模型可以随意选的：它就是 tokenizer 词表的大小，tokenizer 能产生的每个 id 都必须对应 $E$ 的一行
+（以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE tokenizer（词表取 300 个条目，
+训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
+""",
+    "tokenizer_after": r"""
+换一个 tokenizer，`V` 也跟着变：embedding 表和 head 都得重新建；一个训练好的模型，它的权重只在配合训练时
+所用 tokenizer 的 token id 时才有意义。
+""",
+    "positions": r"""
+## 4. 位置有自己的表，而且从不参与共享
+
+GPT 还有一个**位置 embedding**：第二张查找表，形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id
+取行。两者相加之后，每个位置既知道自己放的是*哪个* token，也知道自己在*哪里*。head 要预测的是下一个是
+*哪个 token*，从来不是位置，所以只有 token 表在出口处有对应的一端，位置表始终独立。
+""",
+    "logits": r"""
+## 5. 输出的是 logits，不是概率
+
+head 在每个位置给出 $V$ 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
+$p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$。
+
+交叉熵损失（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
+它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但损失会被压向 $\ln V$，
+模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
+""",
+    "exercise_1": r"""
+## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
+
+两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们用**同一张**表：这样位置 $t$ 上 token $j$ 的分数是
+$h_t \cdot E_j$，一个 token 在入口处的向量，也就是它在出口处被打分时所用的向量。请实现：
+
+- `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
+- `self.lm_head`：一个 `D → V`、**不带 bias** 的线性层（`dnn.Linear`），它的 `.weight` 与
+  `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
+- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$（不加位置
+  embedding，也不做 softmax）。
+
+下面几种写法看上去差不多对，评分程序会一一点名：
+
+- *复制*这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
+- 只共享 `.data`：内存相同，却是两个 Parameter，两端的梯度永远汇不到一起，而且 `.to(...)` 或
+  `load_state_dict` 之后共享关系就断了；
+- 在 `forward` 里才绑定，而不是在 `__init__` 里绑定一次；
+- 给 head 加 bias，或者返回概率（softmax）而不是 logits。
+""",
+    "gradients": r"""
+## 7. 两端的梯度相加
+
+共享的表在一次前向计算里被用了两次：入口处*读取*其中若干行，出口处用整张表给隐藏状态*打分*。反向传播
+沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
+不是"两份拷贝各自更新"，也不是"梯度乘以 2"。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
+（本单元格用到你写的 `TiedEmbeddingLM`）：
+""",
+    "savings": r"""
+## 8. 共享省下了多少
+
+不共享时两端共有 $2VD$ 个参数，共享后只有 $VD$ 个。按 GPT-2 的规模（$V = 50{,}257$，$D = 768$），每个
+float32 参数占 4 字节：
+""",
+    "savings_after": r"""
+省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
+好处：共享还让入口和出口对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
+""",
+    "exercise_2": r"""
+## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
+
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和位置 embedding、pre-LayerNorm 的解码块、
+最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数负责把 head 和 token 表绑在一起。请把它包装起来：
+
+- `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
+  并打开权重共享。
+- `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
+- `loss(input_ids, targets=None)`：返回一个标量，即所有被预测位置上下一个 token 交叉熵的**平均值**。
+  `targets` 有三种形式，评分程序三种都会检查：
+
+  | 调用 | 模型读入 | 需要预测 |
+  |---|---|---|
+  | `loss(ids)` | `ids[:, :-1]` | `ids[:, 1:]` |
+  | `loss(ids, targets)`，`targets` 形状为 `(B, T-1)`（教材里的写法） | `ids[:, :-1]` | `targets` |
+  | `loss(ids, targets)`，`targets` 形状为 `(B, T)`（nanoGPT 的写法：已经错开一位） | `ids` | `targets` |
+
+  `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
+  时应当报错（这一点不计分）。
+- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心解码，一次生成一个 token。每一步先把上下文
+  截成最后 `block_size` 个 token（位置表只有 `block_size` 行），用 `self.minigpt` 计算，取**最后一个**位置的
+  logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回 prompt 加上新生成的 token：
+  `(B, T + max_new_tokens)`，int64。
+
+  这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
+  `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
+  调用了其中任何一个的 `generate`，在 argmax 生成这一领域得 0 分。循环里只需要调用模型和 `torch.argmax`。
+""",
+    "try_it": r"""
+## 10. 动手试试
+
+用第 3 节的 tokenizer 把各部分串起来。模型没有训练过，所以续写出来的是乱码（常常是同一个 token 反复出现），
+但每一步都与训练好的 GPT 完全相同：id → 向量 → 解码块 → 最后一个位置的 logits → argmax → 接到末尾。
+""",
+    "try_it_after": r"""
+如果上面的文本里出现 `�`，并不是哪里出错了。这个 tokenizer 是字节级的：一个 token 可能只装着某个字符的一部分
+（UTF-8 用多个字节表示一个汉字），而未训练的模型是随意把 token 拼在一起的，于是有些字节串不是合法的
+UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替换字符）。训练好的模型会把这些片段正确拼回去。
+
+## 小结
+
+- token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的隐藏状态
+  映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
+- 共享让 head 的权重与 token 表成为*同一个 Parameter*：参数从 `2VD` 个变成 `VD` 个，一个 `.grad` 汇总两端的
+  贡献，每一步只更新一次。
+- 位置表有自己的形状 `(block_size, D)`，从不参与共享。
+- 损失函数吃的是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
+
+**提交之前：** *Kernel → Restart & Run All*，保存，然后在本文件夹运行 `pytest`。
+""",
+    "grade_cells": r"""
+## 成绩：按评分领域记录
+
+下面这几个单元格不是练习，请保持原样。课程的成绩簿（gradebook）在这里记录评分程序给每个评分领域打的分，
+合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
+""",
+    "graded_area": r"""
+**评分领域：{{area_name}}（{{area}}）**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
+由隐藏测试评分。
+""",
+}

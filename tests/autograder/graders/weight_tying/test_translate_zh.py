@@ -1,0 +1,122 @@
+"""translate_zh: every failure message the grader gives on the calibration corpus reads fully in Chinese.
+
+The corpus runs in-process (experiments -> channel round trip -> suite, as conftest.py sets it up); each
+failure message is translated and must keep no English sentence (only keywords, code, values and what the
+student's code raised), keep every misconception keyword, and keep the raised text verbatim. The run
+summaries of every run status are checked the same way.
+
+When this fails after a suite message changed: the assertion shows the English words left; add or adjust
+the rule for that sentence in translate_zh_suite.py / translate_zh_diagnosis.py (see translate_zh_rules.py
+for how a rule is written), then rebuild the release copies with python scripts/build_notebook.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder.calibrate import calibration_files
+from autograder.graders import get_assignment
+from autograder.graders.weight_tying.translate_zh import RULES, translate, untranslated
+from autograder.graders.weight_tying.translate_zh_rules import rule
+from autograder.result import STATUS_WORDS, RunFacts
+from autograder.submissions import SubmissionTooLarge, read_submission
+
+# The wrong files: correct ones fail nothing (test_corpus.py holds them to it), attacks are not feedback.
+CORPUS = {
+    key: (path, expectation.keyword)
+    for key, (path, expectation) in calibration_files(get_assignment("weight_tying").calibration_dir).items()
+    if expectation.kind == "wrong"
+}
+
+
+@pytest.fixture(scope="module")
+def messages(plan, collect_evidence, judge) -> dict[str, list[str]]:
+    """wrong calibration file -> the suite's failure messages on it."""
+    out = {}
+    for key, (path, _) in CORPUS.items():
+        results = judge(plan, collect_evidence(path, plan))
+        out[key] = [message for passed, message in results.values() if not passed]
+    return out
+
+
+def _check(english: str) -> str | None:
+    chinese = translate(english)
+    left = untranslated(chinese)
+    if left:
+        return f"English left {left} in:\n  {english}\n  -> {chinese}"
+    if not re.search(r"[\u4e00-\u9fff]", chinese):
+        return f"no Chinese at all in:\n  {english}\n  -> {chinese}"
+    return None
+
+
+def test_the_corpus_gives_messages_to_translate(messages):
+    assert sum(len(m) for m in messages.values()) > 150
+    assert all(messages.values()), [key for key, texts in messages.items() if not texts]
+
+
+def test_every_suite_message_on_the_corpus_reads_fully_in_chinese(messages):
+    problems = sorted({p for texts in messages.values() for p in map(_check, texts) if p})
+    assert problems == [], f"{len(problems)} messages not fully translated:\n" + "\n".join(problems[:15])
+
+
+def test_the_misconception_keyword_survives_translation(messages):
+    """Where the English names the file's misconception, the Chinese names it too, in English (the class report
+    and calibrate count keywords across both editions)."""
+    lost = []
+    for key, texts in messages.items():
+        keyword = CORPUS[key][1].lower()
+        naming = [t for t in texts if keyword in t.lower()]
+        assert naming, f"{key}: no message names {keyword!r} (calibration's job, but this test needs one)"
+        lost += [f"{key}: {translate(t)}" for t in naming if keyword not in translate(t).lower()]
+    assert lost == [], "\n".join(lost[:10])
+
+
+def test_what_the_student_code_raised_stays_verbatim(messages):
+    raised = [m for texts in messages.values() for m in texts if "your code raised " in m]
+    assert raised, "the corpus should include code that raises"
+    for english in raised:
+        verbatim = english.split("your code raised ", 1)[1].split("\n")[0]
+        assert f"「{verbatim}」" in translate(english)
+
+
+@pytest.fixture(scope="module")
+def too_large(tmp_path_factory) -> str:
+    """What the grader says of a notebook over the size limit (its real words, with a tiny limit)."""
+    path = tmp_path_factory.mktemp("big") / "weight_tying.ipynb"
+    path.write_text("{}" + " " * 2048)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("autograder.submissions.MAX_SUBMISSION_BYTES", 1024)
+        with pytest.raises(SubmissionTooLarge) as error:
+            read_submission(path)
+    return str(error.value)
+
+
+@pytest.mark.parametrize("status", sorted(STATUS_WORDS))
+def test_every_run_summary_reads_fully_in_chinese(status, too_large):
+    run = RunFacts(
+        status=status,
+        exit_code=3,
+        signal=9,
+        limit=60.0,
+        memory="2 GiB",
+        load_errors=[[4, "SyntaxError: invalid syntax (weight_tying.ipynb [cell 4], line 2)"]],
+        required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"],
+        defined=["TiedEmbeddingLM"],
+        rejected=too_large,
+    )
+    for line in run.summary().splitlines():
+        assert _check(line) is None, _check(line)
+    assert "SyntaxError: invalid syntax" in translate(run.summary())
+
+
+def test_rules_are_well_formed_and_values_survive():
+    for pattern, _ in RULES:
+        re.compile(pattern)
+    pattern, template = rule("{x} has {n} rows, expected {m}", "{x} 有 {n} 行，应为 {m} 行")
+    assert re.sub(pattern, template, "table has 3 rows, expected 4") == "table 有 3 行，应为 4 行"
+    assert translate("") == "" and translate("no rule knows this sentence") == "no rule knows this sentence"
+    reread = translate('gradient halved (reread section 7, "Gradients from both ends add up")')
+    assert reread == "梯度减半（gradient halved）（请重读第 7 节「两端的梯度相加」）"
+    assert untranslated(translate("no rule knows this sentence")) == ["no rule knows this sentence"]

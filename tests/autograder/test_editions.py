@@ -1,0 +1,121 @@
+"""autograder.editions: a submission's language comes from its file, and localize() renders its feedback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from autograder.editions import localize, submission_language, text_language
+from autograder.graders import editions_of, get_assignment
+from autograder.result import Result, RunFacts, TestOutcome
+from autograder.submissions import find_submissions
+
+SPEC = get_assignment("weight_tying")
+
+
+def _notebook(tmp_path, metadata: dict, name: str = "nb.ipynb"):
+    path = tmp_path / name
+    path.write_text(json.dumps({"cells": [], "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def _result() -> Result:
+    tests = [
+        TestOutcome(
+            "test_a.py::test_tie",
+            6,
+            "parameter identity",
+            False,
+            "TiedEmbeddingLM: gradient doubled: the shared gradient is twice the sum of both paths",
+        ),
+        TestOutcome("test_a.py::test_ok", 4, "parameter counts", True, ""),
+    ]
+    return Result(tests=tests, run=RunFacts(status="ok", required_names=["A"], defined=["A"]), seed=3)
+
+
+def test_a_notebook_says_its_language_in_its_metadata(tmp_path):
+    assert submission_language(_notebook(tmp_path, {"course_kit": {"language": "zh"}})) == "zh"
+    assert submission_language(_notebook(tmp_path, {"course_kit": {"language": "ZH"}})) == "zh"
+    assert submission_language(_notebook(tmp_path, {"kernelspec": {}})) == "en"
+    assert submission_language(_notebook(tmp_path, {"course_kit": "zh"})) == "en"  # malformed: English
+    broken = tmp_path / "broken.ipynb"
+    broken.write_text("{not json")
+    assert submission_language(broken) == "en"
+    assert submission_language(tmp_path / "missing.ipynb") == "en"
+
+
+def test_a_py_file_is_english_unless_a_first_line_says_otherwise(tmp_path):
+    plain = tmp_path / "a.py"
+    plain.write_text("import torch\n# language: zh  (too late to count? no: within the first lines)\n")
+    assert submission_language(plain) == "en"  # the mark must be the whole line
+    marked = tmp_path / "b.py"
+    marked.write_text("# language: zh\nimport torch\n")
+    assert submission_language(marked) == "zh"
+    late = tmp_path / "c.py"
+    late.write_text("\n" * 10 + "# language: zh\n")
+    assert submission_language(late) == "en"
+
+
+def test_localize_translates_every_message_and_keeps_scores_and_areas():
+    result = _result()
+    zh = localize(result, SPEC, "zh")
+    assert zh.language == "zh" and result.language == "en"
+    assert "梯度翻倍" in zh.tests[0].output and "gradient doubled" in zh.tests[0].output  # the keyword is kept
+    assert zh.output == "你的代码完整运行结束。"
+    assert [(t.name, t.points, t.area, t.passed) for t in zh.tests] == [
+        (t.name, t.points, t.area, t.passed) for t in result.tests
+    ]
+    assert zh.score == result.score and zh.areas == result.areas
+    assert Result.from_gradescope(zh.to_gradescope()).language == "zh"
+    assert Result.from_gradescope(result.to_gradescope()).language == "en"
+
+
+def test_localize_leaves_english_and_unknown_languages_alone(monkeypatch):
+    result = _result()
+    assert localize(result, SPEC, "en") is result
+    assert localize(result, SPEC, "fr") is result
+    from autograder.graders.weight_tying import translate_zh
+
+    def broken(text):
+        raise KeyError("a broken rule table")
+
+    monkeypatch.setattr(translate_zh, "translate", broken)
+    assert localize(result, SPEC, "zh") is result  # English feedback beats no feedback
+
+
+def test_the_chinese_edition_is_graded_by_the_same_grader():
+    assert get_assignment("weight_tying_zh") is SPEC
+    assert editions_of("weight_tying") == ("weight_tying", "weight_tying_zh")
+    assert editions_of("weight_tying_zh") == ("weight_tying_zh", "weight_tying")
+    with pytest.raises(ValueError, match="unknown assignment"):
+        editions_of("nope")
+
+
+def test_one_batch_finds_both_editions_of_a_class(tmp_path):
+    submitted = tmp_path / "submitted"
+    for student, folder in (("ann", "weight_tying"), ("bo", "weight_tying_zh"), ("cy", "weight_tying")):
+        (submitted / student / folder).mkdir(parents=True)
+        (submitted / student / folder / "weight_tying.ipynb").write_text("{}")
+    (submitted / "cy" / "weight_tying_zh").mkdir()
+    (submitted / "cy" / "weight_tying_zh" / "weight_tying.ipynb").write_text("{}")
+    (submitted / "dee" / "homework0").mkdir(parents=True)
+    (submitted / "dee" / "homework0" / "homework0.ipynb").write_text("{}")
+    found = find_submissions([submitted], assignment="weight_tying", also=("weight_tying_zh",))
+    assert sorted(found) == ["ann", "bo", "cy"]
+    assert found["bo"].parent.name == "weight_tying_zh"
+    assert found["cy"].parent.name == "weight_tying"  # two editions handed in: the one named is graded
+    only = find_submissions([submitted], assignment="weight_tying")
+    assert sorted(only) == ["ann", "cy"]
+
+
+def test_text_as_the_grader_read_it_keeps_its_edition_and_deep_json_is_english(tmp_path):
+    from autograder.submissions import read_submission
+
+    path = _notebook(tmp_path, {"course_kit": {"language": "zh"}, "kernelspec": {"name": "python3"}})
+    kind, text = read_submission(path)
+    assert text_language(kind, text) == "zh"  # the one piece of metadata the submission text keeps
+    assert "kernelspec" not in text
+    deep = '{"cells": [], "metadata": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    assert text_language("ipynb", deep) == "en"  # RecursionError inside json: English, never a grader error
+    assert text_language("py", "# language: zh\nx = 1\n") == "zh"
