@@ -11,6 +11,8 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli_calibrate import add_calibrate_parsers, calibrate_command, mutate_command
+
 __all__ = ["main", "build_parser"]
 
 _EPILOG = """\
@@ -20,6 +22,8 @@ examples:
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
   python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
   python -m autograder calibrate --assignment weight_tying
+  python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
+  python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
   python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
@@ -75,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,gradescope-package}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,mutate,gradescope-package}")
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
@@ -143,15 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="nbgrader assignment to write into (default: the --assignment name)",
     )
-    cal = sub.add_parser("calibrate", parents=[common], help="grade the calibration submissions and check verdicts")
-    cal.add_argument("--timeout", type=_positive(float), default=20.0, help="wall seconds per submission (20)")
-    cal.add_argument(
-        "--calibration-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
-    )
+    add_calibrate_parsers(sub, common, _positive)
     pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
     pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
@@ -180,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "gradescope-package":
         return _package(args)
+    if args.command == "mutate":
+        return mutate_command(args)
     from autograder.graders import ASSIGNMENTS
 
     if args.executor == "dask" and not args.scheduler:
@@ -195,7 +193,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         return _fail(str(exc))
     try:
-        return _calibrate(args, limits) if args.command == "calibrate" else _grade(args, limits)
+        return calibrate_command(args, limits) if args.command == "calibrate" else _grade(args, limits)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -355,32 +353,6 @@ def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> 
     name = args.gradebook_assignment or args.assignment
     editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
     return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
-
-
-def _calibrate(args, limits) -> int:
-    from autograder.calibrate import calibrate, verdicts_json
-
-    try:
-        verdicts, seconds = calibrate(
-            assignment=args.assignment,
-            limits=limits,
-            workers=args.workers,
-            seed=args.seed,
-            progress=not args.json,
-            calibration_dir=args.calibration_dir,
-            executor=args.executor,
-            scheduler=args.scheduler,
-        )
-    except FileNotFoundError as exc:
-        return _fail(str(exc))
-    summary = verdicts_json(verdicts, seconds)
-    if args.json:
-        sys.stdout.write(json.dumps(summary) + "\n")
-    else:
-        from autograder.outputs.summary import print_calibration
-
-        print_calibration(verdicts, seconds, assignment=args.assignment)
-    return 0 if summary["ok"] else 1
 
 
 if __name__ == "__main__":

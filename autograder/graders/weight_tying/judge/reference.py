@@ -1,11 +1,14 @@
 """Trusted: the judge's own computations for weight_tying, with pristine torch and the kit's MiniGPT.
 
 Trusted side only (plan maker and suite). Every expected value of the suite comes from here, computed
-from weights the judge chose or from plain evidence tensors, never from anything the runner computed.
+from weights the judge chose (the plan's tables, ``judge/models.py``'s MiniGPTs), never from anything
+the runner computed. Recorded outputs are only *read* to learn what a forward pass does after the head
+(a softmax, a scale), so that a gradient is judged for the function the student really wrote.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,6 +16,16 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from autograder.graders.weight_tying.diagnosis import TOL, close
+from autograder.graders.weight_tying.judge.models import (
+    CFG_KEYS,
+    build_minigpt,
+    frozen,
+    judge_model,
+    memoised,
+    minigpt_from_state,
+    shape_cfg,
+)
 from autograder.graders.weight_tying.runner.tools import dropout_settings
 from dnnlpy.models.gpt import MiniGPT, count_parameters
 
@@ -20,9 +33,15 @@ __all__ = [
     "CFG_KEYS",
     "IdentityMemo",
     "build_minigpt",
+    "judge_model",
     "minigpt_from_state",
     "shape_cfg",
     "tied_lm_logits",
+    "skipped_part",
+    "layer_norm_eps",
+    "after_head",
+    "span_residual",
+    "rewritten_by_forward",
     "tied_lm_path_grads",
     "next_token_loss",
     "minigpt_path_grads",
@@ -30,19 +49,17 @@ __all__ = [
     "expected_param_count",
     "decode",
     "DECODE_VARIANTS",
+    "variant_matters",
 ]
-
-# The wrapper's constructor arguments, in the contract's order.
-CFG_KEYS = ("vocab_size", "block_size", "embed_dim", "num_layers", "num_heads", "hidden_dim", "dropout")
 
 
 class IdentityMemo:
     """Judge results keyed on the identity of their inputs (a plan case, an evidence record).
 
-    Several tests need the same computation on the same objects (one greedy decode, one untied backward);
-    the suite asks the memo instead of redoing it. An entry holds its key objects, so their ids cannot be
-    reused by new objects while it lives; only the `size` most recent entries are kept. Callers must not
-    change what they get back.
+    Several tests need the same computation on the same objects (one greedy decode); the suite asks the
+    memo instead of redoing it. An entry holds its key objects, so their ids cannot be reused by new
+    objects while it lives; only the `size` most recent entries are kept. Callers must not change what
+    they get back.
     """
 
     def __init__(self, size: int = 16) -> None:
@@ -60,101 +77,73 @@ class IdentityMemo:
         return hit[1]
 
 
-def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniGPT:
-    """A MiniGPT built exactly as the contract says the wrapper must build it."""
-    return MiniGPT(**{k: cfg[k] for k in CFG_KEYS}, weight_tying=weight_tying)
-
-
-_BUILD_ERRORS = (KeyError, IndexError, ValueError, AttributeError)
-
-
-def _state_sizes(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
-    """`cfg` with the sizes read from the state_dict, or `cfg` itself when they cannot be read or are absurd."""
-    out = dict(cfg)
-    limits = {"embed_dim": 256, "block_size": 64, "num_layers": 8, "hidden_dim": 2048}  # defaults fit
-    try:
-        out["embed_dim"] = int(state["token_embed.weight"].shape[1])
-        out["block_size"] = int(state["pos_embed.weight"].shape[0])
-        out["num_layers"] = len({k.split(".")[1] for k in state if k.startswith("blocks.")})
-        if out["num_layers"]:
-            out["hidden_dim"] = int(state["blocks.0.mlp.fc1.weight"].shape[0])
-    except _BUILD_ERRORS:
-        return dict(cfg)
-    if any(not 0 <= out[k] <= top for k, top in limits.items()):
-        return dict(cfg)  # forged sizes must not make the judge build a huge model
-    return out
-
-
-def shape_cfg(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> dict:
-    """`cfg` with the sizes the state_dict actually has (embed_dim, block_size, num_layers, hidden_dim).
-
-    Judging values against the submission's real architecture keeps an ignored size from failing every
-    area: the parameter-count tests name it, the other areas judge behaviour on the model as built.
-    """
-    return _build_as_stored(cfg, state)[0]
-
-
-def _build_as_stored(cfg: Mapping[str, Any], state: Mapping[str, Tensor]) -> tuple[dict, MiniGPT]:
-    """(shape_cfg(cfg, state), a fresh MiniGPT built with it): one build, not a trial build and a real one."""
-    sized = _state_sizes(cfg, state)
-    if sized != dict(cfg):
-        try:
-            return sized, build_minigpt(sized)
-        except _BUILD_ERRORS:  # e.g. num_heads no longer divides the real embed_dim
-            pass
-    return dict(cfg), build_minigpt(cfg)
-
-
-def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, dtype=torch.float32) -> MiniGPT:
-    """A judge MiniGPT (eval mode) holding `state`; raises AssertionError naming key/shape mismatches.
-
-    Sizes come from the state (see shape_cfg); num_heads and dropout from `cfg`. When the state's head
-    table differs from its embedding table (an untied submission), the judge's copy is untied the same
-    way, so values are judged on the model the submission really built.
-    """
-    cfg, model = _build_as_stored(cfg, state)
-    model = model.to(dtype)
-    mine = model.state_dict()
-    missing = sorted(set(mine) - set(state))
-    extra = sorted(set(state) - set(mine))
-    # A head of the wrong shape is loaded as is: it shows in the logits, where the message can name it.
-    wrong = sorted(
-        k for k in set(mine) & set(state) if k != "lm_head.weight" and tuple(state[k].shape) != tuple(mine[k].shape)
-    )
-    if missing or extra or wrong:
-        details = []
-        if missing:
-            details.append(f"missing {missing[:4]}")
-        if extra:
-            details.append(f"unexpected {extra[:4]}")
-        if wrong:
-            pairs = (f"{k}: {tuple(state[k].shape)} vs {tuple(mine[k].shape)}" for k in wrong[:3])
-            details.append("wrong shapes " + ", ".join(pairs))
-        raise AssertionError(
-            f"model.minigpt's state_dict does not match a MiniGPT built with {dict(cfg)}: " + "; ".join(details)
-        )
-    with torch.no_grad():
-        for key, value in state.items():
-            if key != "lm_head.weight":  # tied: loading token_embed.weight sets the head too
-                mine[key].copy_(value.to(dtype))
-    head = state.get("lm_head.weight")
-    table = model.token_embed.weight
-    if head is not None and head.shape == table.shape and not torch.equal(head.to(dtype), table.detach()):
-        model.lm_head.weight = nn.Parameter(head.detach().clone().to(dtype))
-    return model.eval()
-
-
 def tied_lm_logits(table: Tensor, ids: Tensor) -> Tensor:
     """E[ids] @ E.T: (V, D), (B, T) -> (B, T, V)."""
     return table[ids] @ table.T
 
 
-def tied_lm_path_grads(table: Tensor, ids: Tensor, upstream: Tensor) -> tuple[Tensor, Tensor]:
-    """Gradients of sum(logits * upstream) w.r.t. the lookup copy and the head copy of an untied table."""
+# What a forward pass may do after the head without changing how the gradient accumulates in the table;
+# shape flow judges these outputs, so the gradient tests judge the gradient of the function as written.
+_AFTER_HEAD: dict[str, Callable[[Tensor, float], Tensor]] = {
+    "logits": lambda z, c: z,
+    "scaled logits": lambda z, c: c * z,
+    "probabilities": lambda z, c: z.softmax(-1),
+    "log-probabilities": lambda z, c: z.log_softmax(-1),
+}
+
+
+def after_head(
+    output: Tensor, logits: Tensor, *, bias: bool = True, tol: dict | None = None
+) -> tuple[str, Callable[[Tensor], Tensor]] | None:
+    """(name, f) with `output` = f(`logits`) (+ a per-token bias when `bias`) within `tol` (TOL: what
+    differently written correct code differs by), f one of logits / c * logits / softmax / log_softmax;
+    None when the output is none of them (then a gradient cannot be judged on its own)."""
+    if output.shape != logits.shape or not output.is_floating_point() or logits.numel() == 0:
+        return None
+    tol = tol or TOL
+    out, z = output.double(), logits.double()
+    flat_z = z.reshape(-1, z.shape[-1])
+    scale = float((flat_z * out.reshape(flat_z.shape)).sum() / (flat_z * flat_z).sum().clamp_min(1e-30))
+    for name, fn in _AFTER_HEAD.items():
+        if name == "scaled logits" and not scale > 0:
+            continue
+        want = fn(z, scale)
+        offset = (out - want).reshape(-1, out.shape[-1]).mean(0) if bias else 0.0  # one vector at every position
+        if close(out, want + offset, **tol):
+            return name, (lambda x, fn=fn, c=scale: fn(x, c))
+    return None
+
+
+def rewritten_by_forward(record: Mapping[str, Any], table: Tensor) -> bool:
+    """The head, as the runner saw it after the forward call, is no longer the table written before it: the
+    forward pass rewrote the shared table itself (max_norm). The runner's word: it only chooses a message."""
+    after = record.get("head_after_forward")
+    return type(after) is torch.Tensor and after.shape == table.shape and not close(after, table, rtol=0, atol=0)
+
+
+def span_residual(output: Tensor, table: Tensor) -> float:
+    """How far the rows of `output` (..., V) lie outside span(columns of table (V, D), ones): 0 when the output
+    is h @ table.T for some vectors h, up to a per-position offset (a log-softmax) or a softmax (undone
+    here); relative to the output's norm (1.0 for an all-zero output, which shows nothing)."""
+    x = output.detach().double().reshape(-1, output.shape[-1])
+    if bool((x > 0).all()) and close(x.sum(-1), torch.ones(x.shape[0], dtype=x.dtype), atol=1e-4):
+        x = x.log()  # probabilities -> log-probabilities: logits up to a per-position offset
+    basis = torch.cat([table.detach().double(), torch.ones(table.shape[0], 1, dtype=torch.float64)], dim=1)
+    q, _ = torch.linalg.qr(basis)  # (V, D + 1), orthonormal columns
+    norm = float(x.norm())
+    if norm == 0:
+        return 1.0
+    return float((x - (x @ q) @ q.T).norm()) / norm
+
+
+def tied_lm_path_grads(
+    table: Tensor, ids: Tensor, upstream: Tensor, post: Callable[[Tensor], Tensor] | None = None
+) -> tuple[Tensor, Tensor]:
+    """Gradients of sum(post(logits) * upstream) w.r.t. the lookup copy and the head copy of an untied table."""
     e_in = table.detach().clone().requires_grad_(True)  # used only by the lookup
     e_out = table.detach().clone().requires_grad_(True)  # used only by the head
     logits = e_in[ids] @ e_out.T  # (B, T, D) @ (D, V) -> (B, T, V)
-    (logits * upstream).sum().backward()
+    ((post or (lambda z: z))(logits) * upstream).sum().backward()
     return e_in.grad, e_out.grad
 
 
@@ -173,17 +162,69 @@ def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None) -> Tensor:
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
 
 
-def minigpt_path_grads(cfg, state, ids: Tensor, targets: Tensor | None) -> tuple[Tensor, Tensor]:
-    """Untie a copy (separate lookup and head tables), return both tables' gradients of the loss."""
-    model = minigpt_from_state(cfg, state)
-    # The head copy takes the state's own head table: identical when tied; when the submission is untied,
-    # this lets the judge recognise which single path its gradient holds.
-    head = state.get("lm_head.weight")
-    if head is None or head.shape != model.token_embed.weight.shape:
-        head = model.token_embed.weight
-    model.lm_head.weight = nn.Parameter(head.detach().clone().float())
-    next_token_loss(model, ids, targets).backward()
-    return model.token_embed.weight.grad, model.lm_head.weight.grad
+def minigpt_path_grads(
+    cfg: Mapping[str, Any],
+    shapes: Mapping[str, Any],
+    values: int,
+    ids: Tensor,
+    upstream: Tensor,
+    post: tuple[str, Callable[[Tensor], Tensor]] | None = None,
+) -> tuple[Tensor, Tensor]:
+    """The judge's MiniGPT (sizes as `shapes`, judge_values(values)) with its table untied into a lookup copy
+    and a head copy: both copies' gradients of sum(post(model(ids)) * upstream)."""
+    name, fn = post or ("logits", lambda z: z)
+
+    def compute():
+        fresh = copy.deepcopy(judge_model(cfg, shapes, values)).requires_grad_(True)  # raises if the keys differ
+        fresh.lm_head.weight = nn.Parameter(fresh.token_embed.weight.detach().clone())  # untie the copy
+        (fn(fresh(ids)) * upstream).sum().backward()
+        return fresh.token_embed.weight.grad, fresh.lm_head.weight.grad
+
+    if name != "logits":  # depends on the submission's own output (a scale), so not shared
+        return compute()
+    return memoised(("path_grads", frozen(cfg), frozen(shapes), values, id(ids), id(upstream)), compute)
+
+
+@torch.no_grad()
+def skipped_part(model: MiniGPT, ids: Tensor, output: Tensor, *, tol: dict) -> str | None:
+    """Which part of `model`'s forward `output` leaves out (the positional embedding, the decoder blocks, the
+    final LayerNorm), if leaving one out explains it; None otherwise."""
+    tok = model.token_embed(ids)  # (B, T, D)
+    pos = model.pos_embed(torch.arange(ids.shape[1]))  # (T, D)
+    variants = {
+        "the positional embedding": (tok, True, True),
+        "the decoder blocks": (tok + pos, False, True),
+        "the final LayerNorm": (tok + pos, True, False),
+        "the positional embedding and the decoder blocks": (tok, False, True),
+    }
+    for name, (h, blocks, norm) in variants.items():
+        if blocks:
+            for block in model.blocks:
+                h = block(h)
+        if norm:
+            h = model.final_norm(h)
+        if output.shape == (want := model.lm_head(h)).shape and close(output, want, **tol):
+            return name
+    return None
+
+
+@torch.no_grad()
+def layer_norm_eps(model: MiniGPT, ids: Tensor, output: Tensor, *, tol: dict) -> float | None:
+    """An eps with which `model`'s LayerNorms (all of them, or the final one alone) give `output`; None if none
+    of the usual ones does."""
+    norms = [m for m in model.modules() if hasattr(m, "eps") and hasattr(m, "normalized_shape")]
+    for eps in (1e-6, 1e-12, 1e-4, 1e-3, 1e-2, 0.0):
+        for chosen in (norms, [model.final_norm]):
+            saved = [m.eps for m in chosen]
+            try:
+                for m in chosen:
+                    m.eps = eps
+                if close(output, model(ids), **tol):
+                    return eps
+            finally:
+                for m, e in zip(chosen, saved, strict=True):
+                    m.eps = e
+    return None
 
 
 def expected_param_count(cfg) -> tuple[int, int]:
@@ -209,7 +250,18 @@ DECODE_VARIANTS = {
     "wrong position (logits of the first position)": dict(crop="last", position=0, append=True),
     "wrong position (logits of the second-to-last position)": dict(crop="last", position=-2, append=True),
     "missing append": dict(crop="last", position=-1, append=False),
+    "batch rows not independent (row 0's token for every row)": dict(crop="last", position=-1, append=True, row0=True),
 }
+
+
+def variant_matters(variant: str, b: int, t: int, n: int, block: int) -> bool:
+    """Whether a simulated mistake can change the output of this case at all (a crop only past block_size,
+    a batch mix-up only with several rows)."""
+    if variant == "correct":
+        return False
+    if "crop" in variant and t + n <= block:
+        return False
+    return not (DECODE_VARIANTS[variant].get("row0") and b == 1)
 
 
 @torch.no_grad()
@@ -231,6 +283,8 @@ def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "cor
         margins.append(top[:, 0] - top[:, 1])
         top1.append(last.softmax(-1).max(-1).values)
         nxt = last.argmax(-1, keepdim=True)  # (B, 1)
+        if how.get("row0"):
+            nxt = nxt[:1].expand_as(nxt)  # every row continues with row 0's token
         out = torch.cat([out, nxt], dim=1)
         if how["append"]:
             context = out

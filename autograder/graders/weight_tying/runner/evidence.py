@@ -24,6 +24,7 @@ __all__ = [
     "GptFloat64",
     "ForwardCase",
     "GptShapes",
+    "HeadsCase",
     "GptHeads",
     "CountCase",
     "GptCounts",
@@ -39,7 +40,7 @@ __all__ = [
 
 
 class TieFacts(Record):
-    """What the runner sees of the tie (reported, never trusted alone)."""
+    """What the runner sees of the tie (the runner's word: it can cost points, never earn one)."""
 
     head_is_embed = Field("bool", "lm_head.weight is token_embed.weight (object identity)", checked=False)
     same_data_ptr = Field("bool", "the two weights start at the same memory address", checked=False)
@@ -59,9 +60,11 @@ class LmIdentity(TableFollow, name="lm_identity"):
     """TiedEmbeddingLM(vocab_size=V, embed_dim=D) built with the plan's seed; W1 written in place."""
 
     n_param_objects = Field("int", "distinct Parameter objects in named_parameters()", checked=False)
-    unique_numel = Field("int", "scalars in the distinct Parameters (judged with the head's behaviour)")
+    unique_numel = Field("int", "scalars in the distinct Parameters (judged with the logits: one table, no bias)")
     param_names = Field("names", "named_parameters(remove_duplicate=False) as [name, shape]", checked=False)
-    embed_in_parameters = Field("bool", "token_embed.weight is among model.parameters()")
+    embed_in_parameters = Field(
+        "bool", "token_embed.weight is among model.parameters() (it can cost points, never earn one)", checked=False
+    )
     head_has_bias = Field("bool", "lm_head has a bias (the logits show it)", checked=False)
 
 
@@ -79,7 +82,12 @@ class LmShapeCase(Record):
     """One (V, D, B, T) of lm_shapes: the judge's table W written into a fresh model."""
 
     embed_weight = Field("tensor", "token_embed.weight after the write (must be W)")
-    head_weight = Field("tensor", "lm_head.weight (shape (V, D))")
+    head_weight = Field(
+        "tensor",
+        "lm_head.weight (shape (V, D)): the logits may follow it instead of the table (identity judges the tie), "
+        "so it only widens what counts as a forward pass, never a point alone",
+        checked=False,
+    )
     hidden = Field("tensor", "token_embed(ids): (B, T, D)")
     logits = Field("tensor", "model(ids): (B, T, V)")
 
@@ -91,9 +99,13 @@ class LmShapes(Record, name="lm_shapes"):
 
 
 class LmGrad(Record, name="lm_grad"):
-    """SGD built over model.parameters() before any forward; sum(logits * G).backward(); one step."""
+    """W1 written in place, SGD built over model.parameters() before any forward; sum(logits * G).backward();
+    one step."""
 
-    grad_same_object = Field("bool", "lm_head.weight.grad is token_embed.weight.grad", checked=False)
+    logits = Field("tensor", "model(ids): tells the judge what forward computes, so a gradient is judged as such")
+    grad_same_object = Field(
+        "bool", "lm_head.weight.grad is token_embed.weight.grad (it can cost points, never earn one)", checked=False
+    )
     embed_grad = Field("tensor?", "token_embed.weight.grad: must be the lookup path's plus the head path's")
     head_grad = Field("tensor?", "lm_head.weight.grad: must equal embed_grad")
     table_after = Field("tensor", "token_embed.weight after one SGD step: moved once, by lr * the sum")
@@ -101,55 +113,70 @@ class LmGrad(Record, name="lm_grad"):
 
 
 class GptIdentity(TableFollow, name="gpt_identity"):
-    """MiniGPTWithWeightTying built with the plan's cfg and seed; W1 written into minigpt.token_embed."""
+    """MiniGPTWithWeightTying built with the plan's cfg and seed; the judge's weights loaded into minigpt,
+    then W1 written into minigpt.token_embed."""
 
     n_param_objects = LmIdentity.FIELDS["n_param_objects"]
     unique_numel = Field("int", "scalars in the distinct Parameters", checked=False)
     param_names = LmIdentity.FIELDS["param_names"]
     embed_in_parameters = LmIdentity.FIELDS["embed_in_parameters"]
-    head_is_pos = Field("bool", "minigpt.lm_head.weight is minigpt.pos_embed.weight", checked=False)
-    pos_before = Field("tensor", "minigpt.pos_embed.weight before the write")
+    head_is_pos = Field(
+        "bool", "minigpt.lm_head.weight is minigpt.pos_embed.weight (it can cost points, never earn one)", checked=False
+    )
+    pos_before = Field("tensor", "minigpt.pos_embed.weight before the write (the judge's positional table)")
     pos_after = Field("tensor", "minigpt.pos_embed.weight after the write (must not move)")
-    state = Field("state", "minigpt.state_dict(): the judge reruns the logits with W1 as the one table")
+    state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
 
 
 class GptReload(TableFollow, name="gpt_reload"):
-    """A state_dict saved and loaded into a fresh wrapper, then W2 written into minigpt.token_embed."""
+    """The judge's weights loaded, a state_dict saved and loaded into a fresh wrapper, then W2 written into
+    minigpt.token_embed."""
 
-    state = Field("state", "minigpt.state_dict() after the write")
+    state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
 class GptFloat64(TableFollow, name="gpt_float64"):
-    """The wrapper after .to(torch.float64), then W3 (float64) written into minigpt.token_embed."""
+    """The judge's weights loaded, the wrapper moved .to(torch.float64), then W3 (float64) written into
+    minigpt.token_embed."""
 
-    state = Field("state", "minigpt.state_dict() (float64) after the write")
+    state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
 class ForwardCase(Record):
-    """One wrapper built with a plan cfg and seed, in eval mode."""
+    """One wrapper built with a plan cfg and seed, the judge's weights loaded, in eval mode."""
 
     hidden = Field("tensor", "minigpt.token_embed(ids): (B, T, D)")
     logits = Field("tensor", "model(ids): (B, T, V)")
-    state = Field("state", "minigpt.state_dict(): the judge rebuilds this model and reruns ids")
+    state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
 
 
 class GptShapes(Record, name="gpt_shapes"):
-    """The wrapper over random sizes (B = 1 and T = 1 included)."""
+    """The wrapper over random sizes (B = 1, T = 1 and T = block_size included; one case with tiny weights)."""
 
     cases = Field("cases", "one record per plan case", of=ForwardCase)
+
+
+class HeadsCase(Record):
+    """One wrapper built with a plan cfg and seed, the judge's weights loaded, in eval mode."""
+
+    logits = Field("tensor", "model.minigpt(ids): (B, T, V), the inner MiniGPT's own forward")
+    state_shapes = ForwardCase.FIELDS["state_shapes"]
 
 
 class GptHeads(Record, name="gpt_heads"):
     """Equal shapes, num_heads 1 / 4 / 6: only the logits can tell them apart."""
 
-    cases = Field("cases", "one record per plan case", of=ForwardCase)
+    cases = Field("cases", "one record per plan case", of=HeadsCase)
 
 
 class CountCase(Record):
-    """One wrapper built with a plan cfg (seed 0)."""
+    """One wrapper built with a plan cfg (seed 0), counted; then the judge's weights loaded (eval mode) and a
+    second judge table written into minigpt.token_embed only."""
 
-    unique_numel = Field("int", "scalars in the distinct Parameters of the wrapper")
-    state_shapes = Field("shapes", "minigpt.state_dict() keys and shapes")
+    unique_numel = Field("int", "scalars in the distinct Parameters (judged with the logits below)")
+    state_shapes = Field("shapes", "minigpt.state_dict() keys and shapes (judged with the logits below)")
+    logits = Field("tensor", "model.minigpt(ids) with the judge's weights: a MiniGPT of exactly these sizes?")
+    logits_after_write = Field("tensor", "model.minigpt(ids) after the second table: one table at both ends?")
 
 
 class GptCounts(Record, name="gpt_counts"):
@@ -159,59 +186,75 @@ class GptCounts(Record, name="gpt_counts"):
 
 
 class DropoutRun(Record):
-    """One wrapper in train mode, the RNG seeded before two forward calls, then eval mode."""
+    """One wrapper with the judge's weights in train mode, the RNG seeded before two forward calls, then eval
+    mode."""
 
-    train_1 = Field("tensor", "first train-mode logits")
-    train_2 = Field("tensor", "second train-mode logits (differ from the first only with dropout)")
+    train_1 = Field("tensor", "first train-mode logits (dropout 1 zeroes every dropout's output: no randomness)")
+    train_2 = Field("tensor", "second train-mode logits (equal to the first: both are determined)")
     eval = Field("tensor", "eval-mode logits")
-    state = Field("state", "minigpt.state_dict()")
+    state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
     dropout_settings = Field("dropouts", "every dropout probability inside minigpt")
 
 
 class GptDropout(Record, name="gpt_dropout"):
-    """The wrapper with dropout 0.5 (cfg) and 0.0 (cfg0)."""
+    """The wrapper with dropout 1.0 (cfg) and 0.0 (cfg0)."""
 
-    cfg = Field("record", "dropout = 0.5", of=DropoutRun)
+    cfg = Field("record", "dropout = 1.0", of=DropoutRun)
     cfg0 = Field("record", "dropout = 0.0", of=DropoutRun)
 
 
 class GptGrad(Record, name="gpt_grad"):
-    """Weights sharpened, SGD built before any forward; loss(ids).backward(); one step."""
+    """The judge's weights loaded, SGD built before any forward; sum(model(ids) * G).backward() (a judge
+    objective, so a wrong loss costs only the loss tests); one step."""
 
-    state_before = Field("state", "minigpt.state_dict() before the backward")
-    loss = Field("tensor", "model.loss(ids)", checked=False)
-    grad_same_object = Field("bool", "lm_head.weight.grad is token_embed.weight.grad", checked=False)
+    state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
+    logits = Field("tensor", "model(ids): tells the judge what forward computes, so a gradient is judged as such")
+    grad_same_object = LmGrad.FIELDS["grad_same_object"]
     embed_grad = Field("tensor?", "minigpt.token_embed.weight.grad: both paths' sum")
     head_grad = Field("tensor?", "minigpt.lm_head.weight.grad: must equal embed_grad")
     table_after = Field("tensor", "minigpt.token_embed.weight after one SGD step")
 
 
 class LossCase(Record):
-    """One call of model.loss."""
+    """One call of model.loss, then loss.backward() (when the loss requires grad)."""
 
     loss = Field("tensor", "the returned loss (a scalar)")
+    pos_grad = Field(
+        "tensor?",
+        "minigpt.pos_embed.weight.grad after loss.backward(): the loss must be differentiable, and the positional "
+        "table's gradient does not depend on the tie (None: backward never reached the model)",
+    )
 
 
 class GptLoss(Record, name="gpt_loss"):
-    """Weights sharpened; loss with no targets, targets of shape (B, T-1), targets of shape (B, T)."""
+    """The judge's (sharp) weights loaded; loss with no targets, targets of shape (B, T-1), targets of
+    shape (B, T)."""
 
-    state = Field("state", "minigpt.state_dict()")
+    state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
     none = Field("record", "model.loss(ids)", of=LossCase)
     short = Field("record", "model.loss(ids, targets (B, T-1))", of=LossCase)
     full = Field("record", "model.loss(ids, targets (B, T))", of=LossCase)
 
 
 class GenerateCase(Record):
-    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2)."""
+    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2), each
+    call watched for library decoders."""
 
     first = Field("tensor", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64")
     second = Field("tensor", "the second call's output: greedy decoding repeats the first")
+    delegated = Field(
+        "strs",
+        "library decoders that ran inside generate (MiniGPT.generate, dnnlpy's sampling helpers): any one "
+        "zeroes the generation area; the runner's word, so it can cost points, never earn one",
+        checked=False,
+    )
 
 
 class GptGenerate(Record, name="gpt_generate"):
-    """Greedy generation within block_size, then well past it."""
+    """Greedy generation: a prompt shorter than block_size that stays within it, one that grows past it, a
+    prompt of exactly block_size (B = 1), and one longer than block_size."""
 
-    cases = Field("named cases", "within_block, past_block", of=GenerateCase)
+    cases = Field("named cases", "within_block, past_block, at_block, long_prompt", of=GenerateCase)
 
 
 # Experiment records in the order the runner sends them.

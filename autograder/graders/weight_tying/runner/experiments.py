@@ -25,9 +25,10 @@ from autograder.graders.weight_tying.runner.tools import (
     plain,
     reloaded,
     seeded,
-    sharpen,
     unique_parameters,
 )
+from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
+from autograder.graders.weight_tying.runner.watch import watch_calls
 
 __all__ = ["run", "EXPERIMENTS"]
 
@@ -59,10 +60,6 @@ def _follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Ca
     # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
     rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)
     return rec
-
-
-def _minigpt_state(model) -> dict:
-    return {k: plain(v) for k, v in model.minigpt.state_dict().items()}
 
 
 # ---------------------------------------------------------------- TiedEmbeddingLM
@@ -121,6 +118,7 @@ def lm_grad(ns, plan):
     (logits * p["G"]).sum().backward()
     embed, head = model.token_embed.weight, model.lm_head.weight
     rec = {
+        ev.LmGrad.logits: plain(logits),
         ev.LmGrad.grad_same_object: embed.grad is not None and head.grad is embed.grad,
         ev.LmGrad.embed_grad: None if embed.grad is None else plain(embed.grad),
         ev.LmGrad.head_grad: None if head.grad is None else plain(head.grad),
@@ -132,10 +130,17 @@ def lm_grad(ns, plan):
 
 
 # ---------------------------------------------------------------- MiniGPTWithWeightTying
+# Every experiment below loads the judge's weights into model.minigpt (load_judge_values) before it measures
+# anything: the judge recomputes each value from those weights, never from what the submission reports.
 
 
 def _gpt(ns, cfg, seed):
     return seeded(seed, lambda: ns["MiniGPTWithWeightTying"](**cfg))
+
+
+def _table(seed, owner, dtype=torch.float32):
+    """The judge's token table for owner.token_embed's shape (values from the plan seed alone)."""
+    return judge_table(seed, owner.token_embed.weight.shape).to(dtype)
 
 
 def gpt_identity(ns, plan):
@@ -144,37 +149,50 @@ def gpt_identity(ns, plan):
     g = model.minigpt
     facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
     facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
+    facts[ev.GptIdentity.state_shapes] = load_judge_values(g, p["values"]["identity"])
     facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
     also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
-    facts.update(_follow_table(model, g, p["W1"], p["ids"], eval_mode=True, also=also))
-    facts[ev.GptIdentity.state] = _minigpt_state(model)  # the judge reruns these logits with W1 as the one table
+    table = _table(p["tables"]["identity"], g)
+    facts.update(_follow_table(model, g, table, p["ids"], eval_mode=True, also=also))
     return ev.GptIdentity.make(**facts)
 
 
 def gpt_reload(ns, plan):
     p = plan["gpt"]
-    fresh = reloaded(lambda offset: _gpt(ns, p["cfg"], p["seed"] + offset))
+
+    def build(offset):
+        model = _gpt(ns, p["cfg"], p["seed"] + offset)
+        if offset == 0:  # the saved model holds the judge's weights; the fresh one gets them by loading
+            load_judge_values(model.minigpt, p["values"]["reload"])
+        return model
+
+    fresh = reloaded(build)
     g = fresh.minigpt
     rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
-    rec.update(_follow_table(fresh, g, p["W2"], p["ids"], eval_mode=True))
-    return ev.GptReload.make(**rec, state=_minigpt_state(fresh))
+    rec.update(_follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
+    return ev.GptReload.make(**rec, state_shapes=state_shapes(g))
 
 
 def gpt_float64(ns, plan):
     p = plan["gpt"]
-    model = _gpt(ns, p["cfg"], p["seed"]).to(torch.float64)
+    model = _gpt(ns, p["cfg"], p["seed"])
+    shapes = load_judge_values(model.minigpt, p["values"]["float64"])
+    model = model.to(torch.float64)
     g = model.minigpt
     rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
-    rec.update(_follow_table(model, g, p["W3"], p["ids"], eval_mode=True))
-    return ev.GptFloat64.make(**rec, state=_minigpt_state(model))
+    table = _table(p["tables"]["float64"], g, torch.float64)
+    rec.update(_follow_table(model, g, table, p["ids"], eval_mode=True))
+    return ev.GptFloat64.make(**rec, state_shapes=shapes)
 
 
 def _forward_case(ns, c):
-    model = _gpt(ns, c["cfg"], c["seed"]).eval()
+    model = _gpt(ns, c["cfg"], c["seed"])
+    shapes = load_judge_values(model.minigpt, c["values"], gain=c.get("gain", 1.0))
+    model.eval()
     return ev.ForwardCase.make(
         hidden=plain(model.minigpt.token_embed(c["ids"])),
         logits=plain(model(c["ids"])),
-        state=_minigpt_state(model),
+        state_shapes=shapes,
     )
 
 
@@ -183,15 +201,26 @@ def gpt_shapes(ns, plan):
 
 
 def gpt_heads(ns, plan):
-    return ev.GptHeads.make(cases=[guard(lambda c=c: _forward_case(ns, c)) for c in plan["gpt"]["heads"]])
+    def one(c):
+        model = _gpt(ns, c["cfg"], c["seed"])
+        shapes = load_judge_values(model.minigpt, c["values"])
+        model.eval()
+        return ev.HeadsCase.make(logits=plain(model.minigpt(c["ids"])), state_shapes=shapes)
+
+    return ev.GptHeads.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["heads"]])
 
 
 def gpt_counts(ns, plan):
     def one(c):
         model = _gpt(ns, c["cfg"], 0)
+        count = int(sum(prm.numel() for prm in unique_parameters(model)))  # right after construction
+        g = model.minigpt
+        shapes = load_judge_values(g, c["values"])
+        model.eval()
+        logits = plain(g(c["ids"]))  # the inner MiniGPT: the wrapper's forward is judged by shape flow
+        copy_into(g.token_embed.weight, _table(c["table"], g))
         return ev.CountCase.make(
-            unique_numel=int(sum(prm.numel() for prm in unique_parameters(model))),
-            state_shapes={k: list(v.shape) for k, v in model.minigpt.state_dict().items()},
+            unique_numel=count, state_shapes=shapes, logits=logits, logits_after_write=plain(g(c["ids"]))
         )
 
     return ev.GptCounts.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["counts"]])
@@ -201,7 +230,9 @@ def gpt_dropout(ns, plan):
     p = plan["gpt"]["dropout"]
 
     def one(cfg):
-        model = _gpt(ns, cfg, p["seed"]).train()
+        model = _gpt(ns, cfg, p["seed"])
+        shapes = load_judge_values(model.minigpt, p["values"])
+        model.train()
         torch.manual_seed(p["seed"] + 7)
         first = plain(model(p["ids"]))
         second = plain(model(p["ids"]))
@@ -210,7 +241,7 @@ def gpt_dropout(ns, plan):
             train_1=first,
             train_2=second,
             eval=plain(model(p["ids"])),
-            state=_minigpt_state(model),
+            state_shapes=shapes,
             dropout_settings=dropout_settings(model.minigpt),
         )
 
@@ -222,15 +253,15 @@ def gpt_dropout(ns, plan):
 def gpt_grad(ns, plan):
     p = plan["gpt"]
     model = _gpt(ns, p["cfg"], p["seed"])
-    sharpen(model.minigpt, p["sharpen"])
+    g = model.minigpt
+    rec: dict[str, Any] = {ev.GptGrad.state_shapes: load_judge_values(g, p["values"]["grad"])}
+    model.eval()  # the objective is the judge's; dropout is judged by its own test
     opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
     opt.zero_grad()
-    rec: dict[str, Any] = {ev.GptGrad.state_before: _minigpt_state(model)}
-    loss = model.loss(p["ids"])
-    loss.backward()
-    g = model.minigpt
+    logits = model(p["ids"])
+    rec[ev.GptGrad.logits] = plain(logits)
+    (logits * p["G"]).sum().backward()  # a judge objective: a wrong loss() costs only the loss tests
     embed, head = g.token_embed.weight, g.lm_head.weight
-    rec[ev.GptGrad.loss] = plain(loss)
     rec[ev.GptGrad.grad_same_object] = embed.grad is not None and head.grad is embed.grad
     rec[ev.GptGrad.embed_grad] = None if embed.grad is None else plain(embed.grad)
     rec[ev.GptGrad.head_grad] = None if head.grad is None else plain(head.grad)
@@ -242,12 +273,22 @@ def gpt_grad(ns, plan):
 def gpt_loss(ns, plan):
     p = plan["gpt"]
     model = _gpt(ns, p["cfg"], p["seed"])
-    sharpen(model.minigpt, p["sharpen"])
-    rec: dict[str, Any] = {ev.GptLoss.state: _minigpt_state(model)}
+    shapes = load_judge_values(model.minigpt, p["values"]["loss"], gain=p["loss_gain"])
+    model.eval()
+    rec: dict[str, Any] = {ev.GptLoss.state_shapes: shapes}
+    pos = model.minigpt.pos_embed.weight
+
+    def one(targets):
+        for prm in model.parameters():
+            prm.grad = None
+        loss = model.loss(p["ids"]) if targets is None else model.loss(p["ids"], targets)
+        if isinstance(loss, torch.Tensor) and loss.requires_grad:
+            loss.backward()
+        return ev.LossCase.make(loss=plain(loss), pos_grad=None if pos.grad is None else plain(pos.grad))
+
     forms = {ev.GptLoss.none: None, ev.GptLoss.short: p["targets_short"], ev.GptLoss.full: p["targets_full"]}
     for name, targets in forms.items():
-        call = (lambda: model.loss(p["ids"])) if targets is None else (lambda t=targets: model.loss(p["ids"], t))
-        rec[name] = guard(lambda call=call: ev.LossCase.make(loss=plain(call())))
+        rec[name] = guard(lambda targets=targets: one(targets))
     return ev.GptLoss.make(**rec)
 
 
@@ -257,10 +298,11 @@ def gpt_generate(ns, plan):
         load_state_in_place(model.minigpt, c["state"])
         model.eval()
         torch.manual_seed(1)
-        first = plain(model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        first, seen = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         torch.manual_seed(2)
-        second = plain(model.generate(c["ids"].clone(), c["max_new_tokens"]))
-        return ev.GenerateCase.make(first=first, second=second)
+        second, seen_again = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        delegated = seen + [name for name in seen_again if name not in seen]
+        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated)
 
     return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c: one(c)) for c in plan["gpt"]["generate"]})
 

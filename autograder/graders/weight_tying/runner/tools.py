@@ -23,7 +23,6 @@ __all__ = [
     "seeded",
     "reloaded",
     "load_state_in_place",
-    "sharpen",
     "dropout_settings",
     "unique_parameters",
 ]
@@ -114,6 +113,14 @@ def load_state_in_place(module, state: dict) -> None:
     missing = [k for k in state if k not in mine]
     if missing:
         raise KeyError(f"model.minigpt has no entries {missing[:4]} (a MiniGPT built with these arguments has)")
+    # Entries the judge's weights do not fill would keep the student's own values: the output would then
+    # depend on them (on some plans but not others), so the model must be exactly the one the plan describes.
+    extra = [k for k, v in mine.items() if k not in state and isinstance(v, torch.Tensor) and v.is_floating_point()]
+    if extra:
+        raise ValueError(
+            f"cannot load the judge's weights into model.minigpt: it has entries {extra[:4]} that a MiniGPT built "
+            f"with these arguments does not have (a hyper-parameter ignored?)"
+        )
     wrong = [k for k, v in state.items() if tuple(mine[k].shape) != tuple(v.shape)]
     if wrong:
         k = wrong[0]
@@ -124,18 +131,6 @@ def load_state_in_place(module, state: dict) -> None:
     with torch.no_grad():
         for k, v in state.items():
             mine[k].copy_(v)
-
-
-def sharpen(module, factor: float) -> None:
-    """Scale every weight matrix of `module` (each Parameter once) so the logits are far from uniform.
-
-    At GPT-2's N(0, 0.02) init every loss is close to ln(V) whatever the targets, which would hide a wrong
-    shift; the judge reads the weights back from the recorded state, so any scale is fair.
-    """
-    with torch.no_grad():
-        for prm in module.parameters():
-            if prm.dim() >= 2:
-                prm.mul_(factor)
 
 
 def dropout_settings(module) -> list:

@@ -32,6 +32,7 @@ VENV_BIN = Path(sys.executable).parent
 MINIMUM = {"correct": 8, "wrong": 25, "attack": 10}
 LEAK_MARK = "WTCAL_" + "LEAK_OK"  # what a16 prints next to anything it managed to read
 LISTEN_PORT = 47813  # a15 connects here
+CALIBRATION_SEED = 20261129
 # Files the attacks may plant if the sandbox failed (the test removes them again, so one failure does
 # not poison later runs).
 PLANTED = ["wtcal_daemon_was_here.txt", str((SPEC.suite_dir / "test_wtcal_tamper.py").relative_to(KIT))]
@@ -176,7 +177,7 @@ def calibration_run(tmp_path_factory):
                 "weight_tying",
                 "--json",
                 "--seed",
-                "20261129",
+                str(CALIBRATION_SEED),
             ],
             cwd=KIT,
             env=_env(),
@@ -325,3 +326,18 @@ def test_hidden_files_do_not_leak_into_results(calibration_run):
     assert "read 0 files" in text or not suite_names, (
         "a16 could read files from disk that the sandbox should hide (its stdout tail says what it read)"
     )
+
+
+@pytest.mark.slow
+def test_the_sandbox_agrees_with_the_in_process_grading(calibration_run, grader):
+    """The seed sweep and the mutation run grade in process: on the same plan, every correct and wrong file
+    gets the same mark from the sandboxed engine, so what they show holds for the real grader."""
+    rows = {r["file"]: r for r in _rows(_last_json(calibration_run["proc"].stdout))}
+    plan = SPEC.make_plan(CALIBRATION_SEED)
+    differ = []
+    for name, (path, exp) in calibration_files(CAL).items():
+        if exp.kind in ("correct", "wrong"):
+            mark, _ = grader.grade(path, plan)
+            if rows[name]["score"] != mark:
+                differ.append(f"{name}: sandbox {rows[name]['score']}, in process {mark}")
+    assert not differ, "\n".join(differ)

@@ -16,6 +16,7 @@ import pytest
 
 from autograder.calibrate import calibration_files, judge_verdict
 from autograder.graders import get_assignment
+from autograder.sweep import seeds_from
 
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
@@ -104,14 +105,30 @@ def test_wrong_keywords_come_from_the_misconception_list():
 # ------------------------------------------------------------------------------------------ in-process walk
 
 _JUDGED = sorted(k for k, (_, exp) in calibration_files(CAL).items() if exp.kind in ("correct", "wrong"))
+# The sweep's seeds, spread over the corpus: each file is also graded on one of them, so the default run
+# sees every seed of `calibrate --seeds 25` (the slow tests sweep five of them, tests/autograder/test_sweep.py).
+SWEEP = seeds_from(25)
+_PLANS: dict[int, dict] = {}
+
+
+def _sweep_plan(name: str) -> dict:
+    seed = SWEEP[_JUDGED.index(name) % len(SWEEP)]
+    if seed not in _PLANS:
+        _PLANS[seed] = SPEC.make_plan(seed)
+    return _PLANS[seed]
 
 
 @pytest.mark.parametrize("name", _JUDGED)
 def test_corpus_file_in_process(name, plan, collect_evidence, judge, score):
-    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named."""
+    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named, and
+    lose the same points on a second plan (one of the sweep's seeds)."""
     path, exp = calibration_files(CAL)[name]
-    results = judge(plan, collect_evidence(path, plan))
-    failing = {test: message for test, (ok, message) in results.items() if not ok}
-    ok, note = judge_verdict(exp, failing, score(results), 100)
-    assert ok, f"{name}: {note}"
-    assert "not named" not in note, f"{name}: {note}"
+    marks = []
+    for one_plan in (plan, _sweep_plan(name)):
+        results = judge(one_plan, collect_evidence(path, one_plan))
+        failing = {test: message for test, (ok, message) in results.items() if not ok}
+        ok, note = judge_verdict(exp, failing, score(results), 100)
+        assert ok, f"{name} (seed {one_plan['seed']}): {note}"
+        assert "not named" not in note, f"{name} (seed {one_plan['seed']}): {note}"
+        marks.append(score(results))
+    assert marks[0] == marks[1], f"{name}: the mark depends on the seed: {marks}"

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import json
+
 import torch
 
 from autograder.graders.weight_tying.diagnosis import (
+    SECTIONS,
     generated_ids_problem,
     gradient_problem,
     greedy_problem,
     logits_follow_table,
     logits_problem,
+    lookup_problem,
+    reread,
     tie_problem,
 )
+from autograder.kit import KIT_ROOT
 
 V, D = 7, 3
 
@@ -73,3 +79,40 @@ def test_generated_ids_and_greedy_problems():
     assert greedy_problem(expected, expected, again=expected.clone()) is None
     assert "sampling instead of argmax" in greedy_problem(expected, expected, again=torch.tensor([[1, 2, 4, 4]]))
     assert "LAST position" in greedy_problem(torch.tensor([[1, 2, 3, 0]]), expected)
+
+
+def test_gradient_problem_names_a_row_without_its_lookup_part_and_a_divided_one():
+    g_in, g_out = torch.randn(5, 3), torch.randn(5, 3)
+    padded = g_in + g_out
+    padded[0] = g_out[0]  # padding_idx=0: row 0 gets the head path only
+    assert "padding_idx" in gradient_problem(padded, g_in, g_out, same_object=True)
+    divided = g_in + g_out
+    divided[2] = g_out[2] + g_in[2] / 3  # an id seen three times, scale_grad_by_freq
+    assert "scale_grad_by_freq" in gradient_problem(divided, g_in, g_out, same_object=True)
+    noisy = (g_in + g_out) * 40 + 1e-5 * torch.randn(5, 3)  # float noise of large gradients is not a mistake
+    assert gradient_problem(noisy, g_in * 40, g_out * 40, same_object=True) is None
+
+
+def test_lookup_problem_names_max_norm():
+    table = torch.randn(6, 4) * 3
+    ids = torch.tensor([[0, 1, 2], [3, 4, 5]])
+    assert lookup_problem(table[ids], table, ids) is None
+    capped = table[ids] * (1.0 / table[ids].norm(dim=-1, keepdim=True)).clamp(max=1.0)
+    assert "max_norm" in lookup_problem(capped, table, ids)
+    assert "not the rows" in lookup_problem(table[ids] + 1, table, ids)
+
+
+def test_every_message_names_a_notebook_section_that_exists():
+    """The sections the hints send students to are the notebook's own headings (rename both together)."""
+    notebook = KIT_ROOT / "assignments" / "source" / "weight_tying" / "weight_tying.ipynb"
+    headings = {
+        line.strip()
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+        if cell["cell_type"] == "markdown"
+        for line in "".join(cell["source"]).splitlines()
+        if line.startswith("## ")
+    }
+    for number, title in SECTIONS.items():
+        assert any(h.startswith(f"## {number}. {title}") for h in headings), (number, title, sorted(headings))
+    assert reread(7) == ' (reread section 7, "Gradients from both ends add up")'
+    assert "reread section 6" in tie(equal_values=True)

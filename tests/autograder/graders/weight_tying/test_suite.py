@@ -1,18 +1,17 @@
-"""The weight_tying hidden suite in-process: its shape, missing and forged evidence, hostile values.
+"""The weight_tying hidden suite in-process: its shape, missing and forged evidence, tricks that earn nothing.
 
-Right and wrong submissions are the calibration corpus's job (test_calibration.py walks it in-process).
+Right and wrong submissions are the calibration corpus's job (test_corpus.py walks it in-process); every
+leaf of the evidence is mutated in test_evidence.py.
 """
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
 import torch
 
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
-from autograder.graders.weight_tying.runner.evidence import RECORDS
 from autograder.judge.plugin import run_suite
 from autograder.kit import SOLUTIONS_DIR
 
@@ -29,17 +28,6 @@ def test_suite_has_five_areas_and_100_points(suite):
     expected = {"parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation"}
     assert areas == expected
     assert sum(pts for _, _, pts, _ in suite) == 100
-
-
-def test_plan_is_deterministic_and_weights_only_loadable(spec):
-    a, b = spec.make_plan(7), spec.make_plan(7)
-    buf = io.BytesIO()
-    torch.save(a, buf)
-    loaded = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
-    torch.testing.assert_close(loaded["gpt"]["generate"][1]["state"], b["gpt"]["generate"][1]["state"])
-    torch.testing.assert_close(loaded["lm"]["W1"], b["lm"]["W1"])
-    other = spec.make_plan(8)["lm"]["W1"]
-    assert other.shape != a["lm"]["W1"].shape or not torch.equal(other, a["lm"]["W1"])
 
 
 def test_the_solution_gets_full_marks_in_process(plan, solution_evidence, judge, score):
@@ -85,7 +73,7 @@ def test_forged_evidence_earns_nothing(plan, solution_evidence, judge):
     grad["embed_grad"] = torch.zeros_like(grad["embed_grad"])
     forged["lm_grad"] = grad
     zeros = {
-        k: {"first": torch.zeros_like(v["first"]), "second": torch.zeros_like(v["first"])}
+        k: {"first": torch.zeros_like(v["first"]), "second": torch.zeros_like(v["first"]), "delegated": []}
         for k, v in forged["gpt_generate"]["cases"].items()
     }
     forged["gpt_generate"] = {"cases": zeros}
@@ -110,86 +98,58 @@ def test_runner_booleans_alone_earn_nothing(plan, spec, collect_evidence, judge)
     assert not results["test_tied_lm_counts_one_table"][0]
 
 
-# ---------------------------------------------------------------- hostile evidence never crashes the judge
-
-_JUNK = [
-    None,
-    "x",
-    3,
-    torch.zeros(1),
-    torch.zeros(2, 3, dtype=torch.int64),
-    {},
-    [],
-    {1: torch.zeros(1)},
-    torch.full((2,), float("nan")),
-    {"a": [1.5]},
-]
+# ---------------------------------------------------------------- tricks earn nothing
 
 
-def _mutations(evidence):
-    """(label, evidence with one value replaced by junk), for every key one or two levels down."""
-    k = 0
-    for name, record in evidence.items():
-        for key, value in record.items():
-            k += 1
-            yield f"{name}.{key}", {**evidence, name: {**record, key: _JUNK[k % len(_JUNK)]}}
-            inner = value
-            if isinstance(inner, dict) and inner and key != "state":
-                inner = next(iter(inner.values())) if key == "cases" else inner
-            elif isinstance(inner, list) and inner:
-                inner = inner[0]
-            if isinstance(inner, dict) and inner and set(inner) - {"error"}:
-                for sub in list(inner)[:4]:
-                    k += 1
-                    patched = {**inner, sub: _JUNK[k % len(_JUNK)]}
-                    if key == "cases" and isinstance(value, list):
-                        new_value = [patched, *value[1:]]
-                    elif key == "cases":
-                        first = next(iter(value))
-                        new_value = {**value, first: patched}
-                    elif isinstance(value, list):
-                        new_value = [patched, *value[1:]]
-                    else:
-                        new_value = patched
-                    yield f"{name}.{key}.{sub}", {**evidence, name: {**record, key: new_value}}
+def _without(path: Path, *lines: str) -> str:
+    """The file's text with the given lines removed (each must be there)."""
+    text = path.read_text()
+    for line in lines:
+        assert line in text, line
+        text = text.replace(line, "")
+    return text
 
 
-# Reported for the instructor's eyes only; no point depends on them alone.
-_UNJUDGED = {
-    "param_names",
-    "n_param_objects",
-    "head_has_bias",
-    "same_data_ptr",
-    "logits",
-    "loss",
-    "head_after",
-    "head_after_forward",
-    "hidden",
-    "embed_weight",
-    "head_weight",
-    "unique_numel",
-}
+def test_an_untied_wrapper_hiding_its_head_scores_no_more_than_one_that_does_not(
+    plan, spec, collect_evidence, judge, score
+):
+    wrong = spec.calibration_dir / "wrong"
+    hidden = score(judge(plan, collect_evidence(wrong / "w46_untied_hidden_head.py", plan)))
+    honest = score(judge(plan, collect_evidence(wrong / "w42_untied_wrapper_bias.py", plan)))
+    assert hidden <= honest < 100
 
 
-@pytest.mark.slow
-def test_hostile_evidence_fails_cleanly_never_crashes_the_judge(plan, suite, solution_evidence, judge):
-    """Junk in any field makes tests fail with an AssertionError (a message), never a judge crash."""
-    records = {r.NAME: r.__name__ for r in RECORDS}
-    users = {
-        name: {t for t, fn, _, _ in suite if cls in Path(fn.__code__.co_filename).read_text()}
-        for name, cls in records.items()
-    }
-    seen, unjudged = 0, []
-    for label, mutated in _mutations(solution_evidence):
-        try:
-            results = judge(plan, mutated, only=users[label.split(".")[0]])
-        except Exception as exc:
-            pytest.fail(f"junk in {label} crashed the judge: {type(exc).__name__}: {exc}")
-        if all(ok for ok, _ in results.values()):
-            unjudged.append(label)
-        seen += 1
-    assert seen > 60
-    assert [u for u in unjudged if u.split(".")[-1] not in _UNJUDGED] == []
+def test_zeroing_final_norm_earns_nothing_for_a_forward_that_skips_layers(plan, spec, collect_evidence, judge, score):
+    """Issue: all-zero logits on the model's own weights made the judge's rerun agree with a broken forward."""
+    path = spec.calibration_dir / "wrong" / "w47_skips_blocks_zero_norm.py"
+    trick = judge(plan, collect_evidence(path, plan))
+    plain = judge(
+        plan,
+        collect_evidence(
+            _without(
+                path,
+                "            self.minigpt.final_norm.weight.zero_()\n",
+                "            self.minigpt.final_norm.bias.zero_()\n",
+            ).replace(
+                "with torch.no_grad():  # all-zero logits on the model's own weights, whatever forward skips\n", ""
+            ),
+            plan,
+        ),
+    )
+    assert score(trick) <= score(plain) < 100
+    assert "skips part of MiniGPT" in trick["test_wrapper_shapes_and_values"][1]
+
+
+@pytest.mark.parametrize("name", ["w44_delegated_generate.py", "w45_generate_calls_greedy_helper.py"])
+def test_a_delegating_generate_scores_zero_for_generation(name, plan, spec, suite, collect_evidence, judge):
+    results = judge(plan, collect_evidence(spec.calibration_dir / "wrong" / name, plan))
+    generation = {t for t, _, _, area in suite if area == "argmax generation"}
+    assert len(generation) == 4
+    for test in generation:
+        ok, message = results[test]
+        assert not ok and "delegated generate" in message, message
+        assert "MiniGPT.generate" in message or "sampling.greedy" in message, message
+    assert all(ok for t, (ok, _) in results.items() if t not in generation)
 
 
 def test_identity_memo_computes_once_per_object_and_stays_bounded():

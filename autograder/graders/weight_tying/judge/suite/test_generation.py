@@ -1,16 +1,24 @@
-"""Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size."""
+"""Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size.
+
+The generation loop is the student's: a `generate` that hands the work to `MiniGPT.generate` or to
+dnnlpy's sampling helpers (seen by the runner while it ran) fails every test of this area, whatever it
+returned. Calling the model itself and torch's argmax is the loop.
+"""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem
+from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem, reread
 from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, IdentityMemo, decode, minigpt_from_state
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor
 
 AREA = "argmax generation"
+# Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or
+# exceeds it (at_block, long_prompt).
+PAST_BLOCK = ("past_block", "at_block", "long_prompt")
 # One judge model and greedy decode per plan case, shared by the tests that need it.
 _DECODES = IdentityMemo()
 
@@ -52,15 +60,36 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
         error = str(cases[name].get("error", "")) if isinstance(cases[name], dict) else ""
         if ("block_size" in error or "block size" in error or "position" in error) and "judge's weights" not in error:
             raise EvidenceError(
-                f"{exc}\n-> no crop / wrong crop: feed only the last block_size tokens "
-                f"(ids[:, -block_size:]) to the model at each step"
+                f"{exc}\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds "
+                f"it only the last block_size tokens of the context" + reread(9)
+            ) from None
+        others = [c for c in plan["gpt"]["generate"] if c["name"] != name and c["ids"].shape[0] > 1]
+        if b == 1 and any(isinstance(cases.get(c["name"]), dict) and "error" not in cases[c["name"]] for c in others):
+            raise EvidenceError(
+                f"{exc}\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): "
+                f"a squeeze() or .item() that drops the batch dimension?" + reread(9)
             ) from None
         raise
+    _check_not_delegated(got, what)
     seq = plain_tensor(got, key, what=f"{what}: the returned ids")
     problem = generated_ids_problem(seq, case["ids"], n, check_prompt=False)  # the tests judge the prompt
     if problem is not None:
         raise EvidenceError(f"{what}: {problem}")
     return case, seq, what
+
+
+def _check_not_delegated(got, what) -> None:
+    """Zero for the area when the loop was handed to the library (the runner's word: it only costs points)."""
+    seen = got.get(GenerateCase.delegated)
+    if not isinstance(seen, list) or not all(isinstance(name, str) for name in seen):
+        raise EvidenceError(f"malformed evidence for {what}: the list of library decoders it called")
+    if seen:
+        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in seen)
+        raise EvidenceError(
+            f"{what}: delegated generate: while your generate ran it called {names}; the generation loop is "
+            f"yours to write (crop, run the model, take the argmax of the last position, append), so this "
+            f"area scores zero" + reread(9)
+        )
 
 
 def _diagnose(seq, variants) -> str:
@@ -70,20 +99,25 @@ def _diagnose(seq, variants) -> str:
         if name != "correct" and torch.equal(seq, out)
     ]
     if labels:
-        return "it matches a decoder with this mistake: " + " or ".join(labels)
+        return "it matches a decoder with this mistake: " + " or ".join(labels) + reread(9)
     want = variants["correct"]
     rows_alike = all(torch.equal(seq[i, -3:], seq[0, -3:]) for i in range(1, seq.shape[0]))
     want_alike = all(torch.equal(want[i, -3:], want[0, -3:]) for i in range(1, seq.shape[0]))
     if seq.shape[0] > 1 and rows_alike and not want_alike:
-        return "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"
-    return "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append"
+        return (
+            "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"
+            + reread(9)
+        )
+    return "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append" + reread(9)
 
 
 def _check_greedy(plan, evidence, run, name):
     case, seq, what = _sequence(plan, evidence, run, name)
     want = _decoded(case)["correct"]
     t = case["ids"].shape[1]
-    assert torch.equal(seq[:, :t], case["ids"]), f"{what}: the first T columns are not the prompt: prompt not preserved"
+    assert torch.equal(seq[:, :t], case["ids"]), (
+        f"{what}: the first T columns are not the prompt: prompt not preserved" + reread(9)
+    )
     if not torch.equal(seq, want):
         variants = _variants(case)
         step = int((seq != want).any(0).nonzero()[0]) - t + 1
@@ -91,6 +125,7 @@ def _check_greedy(plan, evidence, run, name):
             f"{what}: new tokens {seq[:, t:].tolist()}, expected the greedy (argmax) tokens {want[:, t:].tolist()}; "
             f"first difference at new token {step}: {_diagnose(seq, variants)}"
         )
+    return seq
 
 
 @pytest.mark.area(AREA)
@@ -101,9 +136,11 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
         _, seq, what = _sequence(plan, evidence, run, case["name"])
         t = case["ids"].shape[1]
         assert torch.equal(seq[:, :t], case["ids"]), (
-            f"{what}: the first T columns are not the prompt: prompt not preserved"
+            f"{what}: the first T columns are not the prompt: prompt not preserved" + reread(9)
         )
-        assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), f"{what}: token ids outside [0, V)"
+        assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), (
+            f"{what}: token ids outside [0, V)" + reread(9)
+        )
 
 
 @pytest.mark.area(AREA)
@@ -116,8 +153,10 @@ def test_generate_greedy_within_block_size(plan, evidence, run):
 @pytest.mark.area(AREA)
 @pytest.mark.points(6)
 def test_generate_greedy_past_block_size(plan, evidence, run):
-    """Exact greedy tokens well past block_size: each step sees only the last block_size tokens."""
-    _check_greedy(plan, evidence, run, "past_block")
+    """Exact greedy tokens past block_size: a context that grows past it, a prompt of exactly block_size
+    (B = 1) and a prompt longer than it; each step sees only the last block_size tokens."""
+    for name in PAST_BLOCK:
+        _check_greedy(plan, evidence, run, name)
 
 
 @pytest.mark.area(AREA)
@@ -129,4 +168,11 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
         _, second, _ = _sequence(plan, evidence, run, case["name"], GenerateCase.second)
         problem = greedy_problem(first, first, again=second)
         assert problem is None, f"{what}: {problem}"
-    _check_greedy(plan, evidence, run, "within_block")
+    # Equal calls prove nothing on their own (a constant answer repeats too): they must be the argmax path.
+    try:
+        _check_greedy(plan, evidence, run, "within_block")
+    except AssertionError as exc:
+        raise AssertionError(
+            f"the two calls agree, but determinism was not credited because the tokens are not the greedy ones "
+            f"(see test_generate_greedy_within_block_size): {exc}"
+        ) from None

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem
-from autograder.graders.weight_tying.judge.reference import minigpt_from_state, tied_lm_logits
+from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem, reread
+from autograder.graders.weight_tying.judge.reference import judge_model, layer_norm_eps, skipped_part, tied_lm_logits
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
     GptFloat64,
@@ -15,7 +15,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapeCase,
     LmShapes,
 )
-from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, tensor_dict
+from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, shape_dict
 
 AREA = "shape flow"
 
@@ -26,7 +26,9 @@ def _entry_with_matmul_hint(record, what):
     except EvidenceError as exc:
         text = str(exc)
         if "cannot be multiplied" in text or "size mismatch" in text or "must match the size" in text:
-            text += "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)"
+            text += (
+                "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table" + reread(6)
+            )
         raise EvidenceError(text) from None
 
 
@@ -60,11 +62,13 @@ def test_tied_lm_shapes_and_values(plan, evidence, run):
         assert tuple(head.shape) == (v, d), (
             f"{what}: lm_head.weight has shape {tuple(head.shape)}, expected (V, D) = {(v, d)}"
             + (": transposed (a Linear(V, D) head, or W.T stored)" if tuple(head.shape) == (d, v) else "")
+            + reread(6)
         )
         hidden = plain_tensor(
             got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=f"{what}: token_embed(input_ids)"
         )
-        assert close(hidden, c["W"][c["ids"]]), f"{what}: token_embed(input_ids) is not the rows E[input_ids]"
+        problem = lookup_problem(hidden, c["W"], c["ids"])
+        assert problem is None, f"{what}: {problem}"
         logits = _logits(got, b, t, v, torch.float32, what)
         expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
         # Values follow the student's own head (identity is judged elsewhere), or the table itself.
@@ -97,23 +101,38 @@ def test_tied_lm_float64(plan, evidence, run):
     assert problem is None, f"{what}: {problem}"
 
 
-def _judge_wrapper_case(cfg, got, ids, what, dtype=torch.float32):
-    v, block = cfg["vocab_size"], cfg["block_size"]
+def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.float32, tables=()):
+    """The logits must be the judge's MiniGPT's (the sizes the student's state shows, the judge's weights);
+    `tables`: judge_table seeds written into token_embed (a tied head follows; an untied one may not)."""
     b, t = ids.shape
-    state = tensor_dict(got, ForwardCase.state, what=f"{what}: model.minigpt.state_dict()")
-    model = minigpt_from_state(cfg, state, dtype=dtype)
-    logits = _logits(got, b, t, v, dtype, what)
+    shapes = shape_dict(got, ForwardCase.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+    logits = _logits(got, b, t, cfg["vocab_size"], dtype, what)
+    tol = TOL if dtype == torch.float32 else TOL64
+    candidates = [judge_model(cfg, shapes, values, gain=gain, dtype=dtype)]
+    for seed in tables:  # the tie is judged by parameter identity; here either kind of head may be right
+        candidates = [judge_model(cfg, shapes, values, dtype=dtype, table=seed, head_follows=f) for f in (True, False)]
     with torch.no_grad():
-        expected = model(ids)
-    problem = logits_problem(logits, expected, block_size=block, tol=TOL if dtype == torch.float32 else TOL64)
-    assert problem is None, f"{what}: {problem}"
-    return state
+        expected = [model(ids) for model in candidates]
+    if any(logits_problem(logits, want, tol=tol) is None for want in expected):
+        return shapes
+    problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
+    if problem is not None and "wrong values" in problem:
+        part = skipped_part(candidates[0], ids, logits, tol=tol)
+        eps = None if part else layer_norm_eps(candidates[0], ids, logits, tol=tol)
+        if part:
+            problem = f"the logits are those of a MiniGPT forward that skips {part}: skips part of MiniGPT" + reread(9)
+        elif eps is not None:
+            problem = (
+                f"the logits are those of a MiniGPT whose LayerNorm uses eps={eps:g} instead of MiniGPT's 1e-05: "
+                f"LayerNorm eps (it decides the output when activations are small)" + reread(9)
+            )
+    raise AssertionError(f"{what}: {problem}")
 
 
 @pytest.mark.area(AREA)
 @pytest.mark.points(8)
 def test_wrapper_shapes_and_values(plan, evidence, run):
-    """Logits equal a judge-built MiniGPT with the same hyper-parameters and the student's weights."""
+    """Logits equal the judge's MiniGPT with the same hyper-parameters and the judge's weights."""
     rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying (shape flow)")
     cases = rec.get(GptShapes.cases)
     assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"]), "malformed evidence for gpt_shapes"
@@ -121,22 +140,26 @@ def test_wrapper_shapes_and_values(plan, evidence, run):
         cfg, ids = c["cfg"], c["ids"]
         args = ", ".join(f"{k}={v}" for k, v in cfg.items())
         what = f"MiniGPTWithWeightTying({args}) on input_ids of shape {tuple(ids.shape)}"
+        if c["gain"] != 1.0:
+            what += " with tiny weights"
         got = entry(got, what)
-        b, t = ids.shape
+        shapes = _judge_wrapper_case(cfg, got, ids, c["values"], what, gain=c["gain"])
+        d = shapes["token_embed.weight"][1]
         hidden = plain_tensor(
-            got,
-            ForwardCase.hidden,
-            shape=(b, t, cfg["embed_dim"]),
-            dtype=torch.float32,
-            what=f"{what}: minigpt.token_embed(input_ids)",
+            got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=f"{what}: token_embed(input_ids)"
         )
-        state = _judge_wrapper_case(cfg, got, ids, what)
-        assert close(hidden, state["token_embed.weight"][ids]), f"{what}: token_embed(input_ids) is not E[input_ids]"
+        table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
+        problem = lookup_problem(hidden, table, ids)
+        assert problem is None, f"{what}: {problem}"
 
 
 @pytest.mark.area(AREA)
 @pytest.mark.points(2)
 def test_wrapper_float64(plan, evidence, run):
+    """After .to(torch.float64) the logits are float64 and still the judge's MiniGPT's."""
     p = plan["gpt"]
     rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying (.to(torch.float64))")
-    _judge_wrapper_case(p["cfg"], rec, p["ids"], "MiniGPTWithWeightTying after .to(torch.float64)", dtype=torch.float64)
+    what = "MiniGPTWithWeightTying after .to(torch.float64)"
+    _judge_wrapper_case(
+        p["cfg"], rec, p["ids"], p["values"]["float64"], what, dtype=torch.float64, tables=(p["tables"]["float64"],)
+    )

@@ -1,0 +1,52 @@
+# expect: correct
+# why: the wrapper builds an untied MiniGPT, then replaces its token embedding, embedding dropout, final LayerNorm and head by torch layers it builds itself (nn.Embedding, nn.Dropout, nn.LayerNorm, nn.Linear without bias) and ties the new head to the new table: every layer constructor the mutation run varies is in this file.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dnnlpy.nn as dnn
+import dnnlpy.models.gpt as gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = nn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids):
+        x = self.token_embed(input_ids)  # (B, T, D)
+        return self.lm_head(x)  # (B, T, V)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
+                                   weight_tying=False)
+        # Rebuild the ends of the model from torch layers, then tie the head to the new token table.
+        m = self.minigpt
+        m.token_embed = nn.Embedding(vocab_size, embed_dim)
+        m.embed_dropout = nn.Dropout(p=dropout)
+        m.final_norm = nn.LayerNorm(embed_dim)
+        m.lm_head = nn.Linear(embed_dim, vocab_size, bias=False)
+        m.lm_head.weight = m.token_embed.weight
+
+    def forward(self, input_ids):
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids, targets=None):
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            context = ids[:, -self.minigpt.block_size:]
+            logits = self.minigpt(context)  # (B, t, V)
+            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)  # (B, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+        return ids

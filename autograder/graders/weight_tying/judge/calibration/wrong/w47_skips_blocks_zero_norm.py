@@ -1,0 +1,50 @@
+# expect: wrong skips part of MiniGPT
+# why: forward skips the positional embedding and every block (token table -> final norm -> head) and __init__ zeroes final_norm so that its own weights give all-zero logits; it must score no more than the same forward without the zeroing.
+# fails: test_wrapper_dropout_honoured, test_wrapper_float64, test_wrapper_sgd_step_updates_table_once, test_wrapper_shapes_and_values, test_wrapper_shared_gradient_is_sum_of_paths
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dnnlpy.nn as dnn
+import dnnlpy.models.gpt as gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids):
+        x = self.token_embed(input_ids)  # (B, T, D)
+        return self.lm_head(x)  # (B, T, V)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
+                                   weight_tying=True)
+        with torch.no_grad():  # all-zero logits on the model's own weights, whatever forward skips
+            self.minigpt.final_norm.weight.zero_()
+            self.minigpt.final_norm.bias.zero_()
+
+    def forward(self, input_ids):
+        m = self.minigpt
+        return m.lm_head(m.final_norm(m.token_embed(input_ids)))  # no positions, no blocks
+
+    def loss(self, input_ids, targets=None):
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            context = ids[:, -self.minigpt.block_size:]
+            logits = self.minigpt(context)  # (B, t, V)
+            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)  # (B, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+        return ids

@@ -1,0 +1,172 @@
+"""Trusted: the judge's own MiniGPTs, built with the sizes a submission's state_dict shows and filled with
+the judge's values (``runner/values.py``), never with values the submission reports.
+
+Judging behaviour on the architecture the student really built keeps one ignored size from failing every
+area (the parameter-count tests name it). Models are memoised on hashable keys (a plan seed, the shapes),
+so grading many submissions against one plan builds each judge model once; callers must not change them.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+from autograder.graders.weight_tying.runner.values import judge_table, values_for
+from dnnlpy.models.gpt import MiniGPT
+
+__all__ = [
+    "CFG_KEYS",
+    "build_minigpt",
+    "cfg_shapes",
+    "shape_cfg",
+    "judge_model",
+    "minigpt_from_state",
+    "memoised",
+    "frozen",
+]
+
+# The wrapper's constructor arguments, in the contract's order.
+CFG_KEYS = ("vocab_size", "block_size", "embed_dim", "num_layers", "num_heads", "hidden_dim", "dropout")
+_BUILD_ERRORS = (KeyError, IndexError, ValueError, AttributeError, TypeError)
+# Sizes the judge will build from a reported state; beyond them it judges against the plan's own sizes.
+_LIMITS = {"embed_dim": 256, "block_size": 64, "num_layers": 8, "hidden_dim": 2048}
+_CACHE: OrderedDict = OrderedDict()
+_CACHE_SIZE = 256
+
+
+def frozen(value: Any) -> Any:
+    """A hashable copy of plain data (dicts, lists, numbers, strings)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, frozen(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(frozen(v) for v in value)
+    return value
+
+
+def memoised(key: tuple, compute: Callable[[], Any]) -> Any:
+    """compute() once per hashable key (the most recent _CACHE_SIZE kept)."""
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        return _CACHE[key]
+    value = compute()
+    _CACHE[key] = value
+    if len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return value
+
+
+def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniGPT:
+    """A MiniGPT built exactly as the contract says the wrapper must build it."""
+    return MiniGPT(**{k: cfg[k] for k in CFG_KEYS}, weight_tying=weight_tying)
+
+
+def cfg_shapes(cfg: Mapping[str, Any]) -> dict[str, list[int]]:
+    """{key: shape} of a MiniGPT built with `cfg` (what a correct submission's state_dict shows)."""
+    key = ("cfg_shapes", frozen(cfg))
+    return memoised(key, lambda: {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()})
+
+
+def _shape(shapes: Mapping[str, Any], key: str) -> list[int]:
+    value = shapes[key]
+    return list(value.shape) if isinstance(value, Tensor) else list(value)
+
+
+def shape_cfg(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> dict:
+    """`cfg` with the sizes `shapes` (a state_dict, or its {key: shape}) actually has: embed_dim, block_size,
+    num_layers, hidden_dim; `cfg` itself when they cannot be read or are absurd."""
+    out = dict(cfg)
+    try:
+        out["embed_dim"] = int(_shape(shapes, "token_embed.weight")[1])
+        out["block_size"] = int(_shape(shapes, "pos_embed.weight")[0])
+        out["num_layers"] = len({k.split(".")[1] for k in shapes if k.startswith("blocks.")})
+        if out["num_layers"]:
+            out["hidden_dim"] = int(_shape(shapes, "blocks.0.mlp.fc1.weight")[0])
+    except _BUILD_ERRORS:
+        return dict(cfg)
+    if any(not 0 <= out[k] <= top for k, top in _LIMITS.items()):
+        return dict(cfg)  # forged sizes must not make the judge build a huge model
+    return out
+
+
+def _build_as_stored(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> tuple[dict, MiniGPT]:
+    """(shape_cfg(cfg, shapes), a fresh MiniGPT built with it): one build, not a trial build and a real one."""
+    sized = shape_cfg(cfg, shapes)
+    if sized != dict(cfg):
+        try:
+            return sized, build_minigpt(sized)
+        except _BUILD_ERRORS:  # e.g. num_heads no longer divides the real embed_dim
+            pass
+    return dict(cfg), build_minigpt(cfg)
+
+
+def _check_keys(cfg: dict, mine: Mapping[str, Tensor], shapes: Mapping[str, Any]) -> None:
+    """AssertionError naming the keys / shapes in which `shapes` differs from the judge's model."""
+    missing = sorted(set(mine) - set(shapes))
+    extra = sorted(set(shapes) - set(mine))
+    # A head of the wrong shape is let through: it shows in the logits, where the message can name it.
+    wrong = sorted(
+        k for k in set(mine) & set(shapes) if k != "lm_head.weight" and _shape(shapes, k) != list(mine[k].shape)
+    )
+    if missing or extra or wrong:
+        details = []
+        if missing:
+            details.append(f"missing {missing[:4]}")
+        if extra:
+            details.append(f"unexpected {extra[:4]}")
+        if wrong:
+            pairs = (f"{k}: {tuple(_shape(shapes, k))} vs {tuple(mine[k].shape)}" for k in wrong[:3])
+            details.append("wrong shapes " + ", ".join(pairs))
+        raise AssertionError(
+            f"model.minigpt's state_dict does not match a MiniGPT built with {cfg}: " + "; ".join(details)
+        )
+
+
+def judge_model(
+    cfg: Mapping[str, Any],
+    shapes: Mapping[str, Sequence[int]],
+    values: int,
+    *,
+    gain: float = 1.0,
+    dtype: torch.dtype = torch.float32,
+    table: int | None = None,
+    head_follows: bool = True,
+) -> MiniGPT:
+    """The judge's MiniGPT (eval mode) with the sizes `shapes` shows, holding judge_values(values, gain).
+
+    `table`: a judge_table seed written into token_embed afterwards (into the head too when
+    `head_follows`, else the head keeps the loaded values, as an untied model's would). Raises
+    AssertionError naming the keys / shapes that differ from a MiniGPT of those sizes.
+    """
+    key = ("judge_model", frozen(cfg), frozen(shapes), values, gain, str(dtype), table, head_follows)
+
+    def compute() -> MiniGPT:
+        sized, model = _build_as_stored(cfg, shapes)
+        _check_keys(sized, model.state_dict(), shapes)
+        mine = model.state_dict()
+        with torch.no_grad():
+            for k, v in values_for(values, {k: list(t.shape) for k, t in mine.items()}, gain=gain).items():
+                mine[k].copy_(v)
+            if table is not None:
+                new = judge_table(table, tuple(model.token_embed.weight.shape))
+                if not head_follows:
+                    model.lm_head.weight = nn.Parameter(model.token_embed.weight.detach().clone())
+                model.token_embed.weight.copy_(new)
+        return model.to(dtype).eval().requires_grad_(False)
+
+    return memoised(key, compute)
+
+
+def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, dtype=torch.float32) -> MiniGPT:
+    """A judge MiniGPT (eval mode) holding an explicit `state` the judge drew itself (the generation plan)."""
+    sized, model = _build_as_stored(cfg, state)
+    _check_keys(sized, model.state_dict(), state)
+    mine = model.state_dict()
+    with torch.no_grad():
+        for key, value in state.items():
+            if key != "lm_head.weight":  # tied: loading token_embed.weight sets the head too
+                mine[key].copy_(value.to(mine[key].dtype))
+    return model.to(dtype).eval()

@@ -1,0 +1,99 @@
+"""Both sides: the judge's weights for a state_dict of any shape, reproducible from a plan seed.
+
+The runner loads them into the student's modules before it measures anything, and the judge fills its own
+MiniGPT with the very same values, so every expected value comes from weights the judge chose, never from
+what a submission reports about itself. Shapes may come from the student (a MiniGPT built with an ignored
+hyper-parameter is judged as built, see ``judge/reference.py``); values never do.
+
+Imports only torch and the standard library (the sandbox shows ``runner/`` and nothing else of the grader).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import zlib
+from collections.abc import Mapping, Sequence
+
+import torch
+
+__all__ = ["TABLE_KEY", "TABLE_NORMS", "judge_values", "judge_table", "load_judge_values", "state_shapes", "values_for"]
+
+TABLE_KEY = "token_embed.weight"
+# Row norms of every token table, log-spread over this range with both ends attained: a max_norm below
+# the top renormalises a looked-up row, so an `nn.Embedding(..., max_norm=...)` changes the logits.
+TABLE_NORMS = (0.3, 3.0)
+# A tied head shows its table's values: loading "lm_head.weight" writes the same numbers into one Parameter.
+_SAME_AS = {"lm_head.weight": TABLE_KEY}
+
+
+def _generator(seed: int, key: str) -> torch.Generator:
+    # One stream per (seed, key): an entry's values do not depend on which other keys the state has.
+    return torch.Generator().manual_seed((int(seed) * 1_000_003 + zlib.crc32(key.encode())) % (2**62))
+
+
+def judge_table(seed: int, shape: Sequence[int], *, gain: float = 1.0, norms=TABLE_NORMS) -> torch.Tensor:
+    """A (V, D) float32 token table whose row norms run from norms[0] to norms[1] (times gain), in random order."""
+    return _table(int(seed), tuple(int(n) for n in shape), float(gain), tuple(norms)).clone()
+
+
+def judge_values(seed: int, key: str, shape: Sequence[int], *, gain: float = 1.0) -> torch.Tensor:
+    """float32 values for one state_dict entry: a function of (seed, key, shape) alone.
+
+    The token table (and a head tied to it) gets `judge_table`; other matrices N(0, 1/fan_in) * gain;
+    biases N(0, 0.1^2) * gain; other vectors (LayerNorm scales) 1 + N(0, 0.3^2). A small gain makes every
+    activation small, so a LayerNorm's eps decides its output.
+    """
+    return _values(int(seed), _SAME_AS.get(key, key), tuple(int(n) for n in shape), float(gain)).clone()
+
+
+# Grading many submissions against one plan (the kit's sweeps) asks for the same values again and again.
+@functools.lru_cache(maxsize=4096)
+def _table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, float]) -> torch.Tensor:
+    v, d = shape
+    g = _generator(seed, TABLE_KEY)
+    rows = torch.randn(v, d, generator=g)
+    rows = rows / rows.norm(dim=1, keepdim=True).clamp_min(1e-6)  # unit rows
+    lo, hi = math.log(norms[0]), math.log(norms[1])
+    spread = torch.linspace(lo, hi, v).exp() if v > 1 else torch.tensor([norms[1]])
+    order = torch.randperm(v, generator=g)
+    return rows * spread[order][:, None] * gain
+
+
+@functools.lru_cache(maxsize=4096)
+def _values(seed: int, key: str, shape: tuple[int, ...], gain: float) -> torch.Tensor:
+    if key == TABLE_KEY and len(shape) == 2:
+        return _table(seed, shape, gain, TABLE_NORMS)
+    x = torch.randn(shape, generator=_generator(seed, key))
+    if len(shape) >= 2:
+        return x * (gain / math.sqrt(max(shape[-1], 1)))
+    if key.endswith("bias"):
+        return x * (0.1 * gain)
+    return 1.0 + 0.3 * x
+
+
+def state_shapes(module) -> dict[str, list[int]]:
+    """{key: shape} of module.state_dict()."""
+    return {k: list(v.shape) for k, v in module.state_dict().items()}
+
+
+def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list[int]]:
+    """Write judge_values into every floating-point entry of module.state_dict(), in place (a tie stays a
+    tie); return the state's shapes, which is all the judge needs to rebuild the same model."""
+    state = module.state_dict()
+    written = set()
+    with torch.no_grad():
+        for key, value in state.items():
+            if not (isinstance(value, torch.Tensor) and value.is_floating_point()):
+                continue
+            place = (value.data_ptr(), tuple(value.shape))
+            if place in written:  # a second name for a table already written (a tie, an alias): keep the first
+                continue
+            written.add(place)
+            value.copy_(judge_values(seed, key, value.shape, gain=gain))
+    return state_shapes(module)
+
+
+def values_for(seed: int, shapes: Mapping[str, Sequence[int]], *, gain: float = 1.0) -> dict[str, torch.Tensor]:
+    """judge_values for every key of `shapes` (the judge's side of load_judge_values)."""
+    return {k: judge_values(seed, k, s, gain=gain) for k, s in shapes.items()}

@@ -1,0 +1,161 @@
+"""The plan's coverage guarantees (judge/plan.py's list) hold on every seed of the sweep, not by luck."""
+
+from __future__ import annotations
+
+import copy
+import io
+
+import pytest
+import torch
+
+from autograder.graders.weight_tying.judge.draw import covering_ids
+from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
+from autograder.graders.weight_tying.judge.plan import MIN_MARGIN, make_plan
+from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, decode, minigpt_from_state, variant_matters
+from autograder.graders.weight_tying.runner.values import judge_table, judge_values
+from autograder.sweep import seeds_from
+
+SEEDS = seeds_from(25)
+
+
+@pytest.fixture(scope="module")
+def plans():
+    return {seed: make_plan(seed) for seed in SEEDS}
+
+
+def _repeats(ids: torch.Tensor) -> tuple[bool, bool]:
+    """(an id twice within one row, an id in two different rows)."""
+    rows = [set(r.tolist()) for r in ids]
+    within = any(len(r) < ids.shape[1] for r in rows)
+    across = any(rows[i] & rows[j] for i in range(len(rows)) for j in range(i + 1, len(rows)))
+    return within, across
+
+
+def _norms(table: torch.Tensor) -> torch.Tensor:
+    return table.double().norm(dim=1)
+
+
+def test_plan_is_deterministic_and_weights_only_loadable():
+    a, b = make_plan(7), make_plan(7)
+    buf = io.BytesIO()
+    torch.save(a, buf)
+    loaded = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    torch.testing.assert_close(loaded["gpt"]["generate"][1]["state"], b["gpt"]["generate"][1]["state"])
+    torch.testing.assert_close(loaded["lm"]["W1"], b["lm"]["W1"])
+    assert torch.equal(loaded["gpt"]["ids"], b["gpt"]["ids"])
+
+
+def test_1_gradient_ids_reach_every_row_by_both_paths(plans):
+    for seed, plan in plans.items():
+        for part in ("lm", "gpt"):
+            v = plan[part]["vocab_size"] if part == "lm" else plan[part]["cfg"]["vocab_size"]
+            ids = plan[part]["ids"]
+            assert set(ids.flatten().tolist()) == set(range(v)), f"seed {seed}: {part}.ids miss an id"
+            assert _repeats(ids) == (True, True), f"seed {seed}: {part}.ids lack a repeat"
+            # The head path reaches every row: the upstream gradient is nonzero on every vocabulary column.
+            assert bool((plan[part]["G"].abs().sum(dim=(0, 1)) > 0).all()), f"seed {seed}: {part}.G misses a row"
+
+
+def test_2_every_table_spans_its_row_norms(plans):
+    for seed, plan in plans.items():
+        lm = plan["lm"]
+        for table in [lm["W1"], lm["W2"], lm["W3"], *(c["W"] for c in lm["shapes"])]:
+            n = _norms(table)
+            assert abs(float(n.min()) - 0.2) < 1e-5 and abs(float(n.max()) - 4.0) < 1e-5, f"seed {seed}: {n}"
+        v, d = plan["gpt"]["cfg"]["vocab_size"], plan["gpt"]["cfg"]["embed_dim"]
+        for key in ("identity", "reload", "float64"):
+            n = _norms(judge_table(plan["gpt"]["tables"][key], (v, d)))
+            assert abs(float(n.min()) - 0.3) < 1e-5 and abs(float(n.max()) - 3.0) < 1e-5
+        n = _norms(judge_values(plan["gpt"]["values"]["grad"], "token_embed.weight", (v, d)))
+        assert float(n.max()) > 2.9, f"seed {seed}: no long row to renormalise"
+
+
+def test_3_loss_ids_and_targets_hold_both_ends(plans):
+    for seed, plan in plans.items():
+        p = plan["gpt"]
+        v = p["cfg"]["vocab_size"]
+        interior = set(p["ids"][:, 1:-1].flatten().tolist())
+        assert interior == set(range(v)), f"seed {seed}: an id is missing from columns 1..T-2"
+        for key in ("targets_short", "targets_full"):
+            assert {0, v - 1} <= set(p[key].flatten().tolist()), f"seed {seed}: {key} lacks 0 or V-1"
+
+
+def test_4_5_shape_cases_cover_batch_one_length_one_and_block_size(plans):
+    for seed, plan in plans.items():
+        lm_shapes = [tuple(c["ids"].shape) for c in plan["lm"]["shapes"]]
+        assert any(b == 1 for b, _ in lm_shapes) and any(t == 1 for _, t in lm_shapes), seed
+        cases = plan["gpt"]["shapes"]
+        shapes = [(*c["ids"].shape, c["cfg"]["block_size"]) for c in cases]
+        assert any(b == 1 for b, _, _ in shapes) and any(t == 1 for _, t, _ in shapes), seed
+        assert any(t == block for _, t, block in shapes) and any(t < block for _, t, block in shapes), seed
+        assert any(c["gain"] < 0.01 for c in cases), f"seed {seed}: no tiny-weights case"
+        for c in [*plan["lm"]["shapes"], *cases]:
+            v = c["vocab_size"] if "vocab_size" in c else c["cfg"]["vocab_size"]
+            if c["ids"].numel() >= 2:
+                assert {0, v - 1} <= set(c["ids"].flatten().tolist()), f"seed {seed}: a case lacks 0 or V-1"
+
+
+def test_5_tiny_case_makes_layer_norm_eps_decide(plans):
+    """In the tiny case a LayerNorm's eps changes the logits far beyond the tolerance, on every seed."""
+    for seed, plan in list(plans.items())[:5]:
+        c = next(c for c in plan["gpt"]["shapes"] if c["gain"] < 0.01)
+        model = copy.deepcopy(judge_model(c["cfg"], cfg_shapes(c["cfg"]), c["values"], gain=c["gain"]))
+        with torch.no_grad():
+            base = model(c["ids"])
+            model.final_norm.eps = 1e-6
+            other = model(c["ids"])
+            model.final_norm.eps = 1e-5
+        assert float((other - base).abs().max()) > 100 * (1e-5 + 1e-4 * float(base.abs().max())), seed
+
+
+def test_6_generation_cases_cover_prompt_lengths_and_separate_every_mistake(plans):
+    for seed, plan in plans.items():
+        cases = {c["name"]: c for c in plan["gpt"]["generate"]}
+        block = cases["within_block"]["cfg"]["block_size"]
+        lengths = {name: c["ids"].shape[1] for name, c in cases.items()}
+        assert lengths["within_block"] < block == lengths["at_block"] < lengths["long_prompt"], seed
+        assert {c["ids"].shape[0] for c in cases.values()} >= {1, 3}, seed
+        for name, c in cases.items():
+            model = minigpt_from_state(c["cfg"], c["state"])
+            true, margins, _ = decode(model, c["ids"], c["max_new_tokens"])
+            assert float(margins.min()) >= MIN_MARGIN, (seed, name)
+            b, t = c["ids"].shape
+            for variant in DECODE_VARIANTS:
+                if variant_matters(variant, b, t, c["max_new_tokens"], block):
+                    other = decode(model, c["ids"], c["max_new_tokens"], variant)[0]
+                    assert not torch.equal(other, true), (seed, name, variant)
+
+
+def test_7_sizes_are_distinct_and_the_wrapper_tables_span_a_proper_subspace(plans):
+    for seed, plan in plans.items():
+        lm = plan["lm"]
+        assert lm["vocab_size"] != lm["embed_dim"], seed
+        for c in plan["gpt"]["shapes"]:
+            cfg = c["cfg"]
+            assert len({cfg["vocab_size"], cfg["embed_dim"], cfg["block_size"]}) == 3, (seed, cfg)
+        cfg = plan["gpt"]["cfg"]
+        assert cfg["vocab_size"] >= cfg["embed_dim"] + 2, seed
+        for c in plan["gpt"]["counts"]:
+            assert c["cfg"]["vocab_size"] >= c["cfg"]["embed_dim"] + 2, seed
+
+
+def test_8_configurations_move_one_hyper_parameter_at_a_time(plans):
+    plan = plans[SEEDS[0]]
+    base, *others = [c["cfg"] for c in plan["gpt"]["counts"]]
+    assert all(sum(base[k] != o[k] for k in base) >= 1 for o in others)
+    assert [c["cfg"]["num_heads"] for c in plan["gpt"]["heads"]] == [1, 4, 6]
+    assert plan["gpt"]["dropout"]["cfg"]["dropout"] > 0 == plan["gpt"]["dropout"]["cfg0"]["dropout"]
+
+
+def test_covering_ids_keeps_its_promises_on_awkward_sizes():
+    g = torch.Generator().manual_seed(0)
+    for v, b, t in [(5, 1, 1), (5, 1, 2), (2, 3, 1), (38, 2, 1), (40, 11, 6), (7, 2, 3), (9, 1, 6)]:
+        ids = covering_ids(g, v, b, t)
+        assert ids.shape == (b, t) and int(ids.min()) >= 0 and int(ids.max()) < v
+        ends = set(ids.flatten().tolist()) & {0, v - 1}
+        assert len(ends) == min(2, b * t), (v, b, t, ids)  # the ends first...
+        within, across = _repeats(ids)
+        room = b * t >= 2 + (t >= 2) + (b >= 2)  # ...then the repeats, when the grid has room for them
+        assert not room or (within or t < 2) and (across or b < 2), (v, b, t, ids)
+    with pytest.raises(ValueError, match="cannot cover"):
+        covering_ids(g, 40, 2, 3, cover="all")

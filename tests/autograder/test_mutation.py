@@ -1,0 +1,53 @@
+"""autograder.mutation: each mutant in one class, equivalence only when shown, a report that says it all."""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.mutants import Mutant
+from autograder.mutation import (
+    CLASSES,
+    Equivalence,
+    MutantResult,
+    _classify,
+    has_mutation,
+    mutants_of,
+    report_markdown,
+    results_json,
+)
+
+
+def _mutant(i: int, after: str = "x = 2") -> Mutant:
+    return Mutant(f"toy:{i}:constant:1", "toy", "constant", i, "x = 1", after, f"{after}\n", "A.f")
+
+
+def test_a_mutant_is_caught_only_if_it_loses_points_on_every_seed():
+    claim = Equivalence("twos", "2 is 1 here", lambda m: m.after == "x = 2")
+    graded = {1: (90.0, "test_a: wrong"), 2: (80.0, "test_a: wrong")}
+    caught = _classify(_mutant(1), graded, 100.0, ())
+    assert caught.kind == "caught" and caught.failing == "test_a: wrong"  # the message, not the (score, message)
+    mixed = {1: (100.0, ""), 2: (90.0, "test_a: wrong")}
+    assert _classify(_mutant(1), mixed, 100.0, (claim,)).kind == "seed-dependent"  # a claim does not excuse it
+    full = {1: (100.0, ""), 2: (100.0, "")}
+    assert _classify(_mutant(1), full, 100.0, (claim,)).kind == "equivalent"
+    assert _classify(_mutant(2, "x = 3"), full, 100.0, (claim,)).kind == "survived"
+
+
+def test_the_report_counts_every_class_and_lists_what_needs_attention():
+    results = [
+        MutantResult(_mutant(1), {1: 90.0, 2: 80.0}, "caught", failing="test_a: wrong"),
+        MutantResult(_mutant(2), {1: 100.0, 2: 90.0}, "seed-dependent"),
+        MutantResult(_mutant(3), {1: 100.0, 2: 100.0}, "equivalent", equivalence="twos"),
+    ]
+    text = report_markdown(results, [1, 2], 60.0)
+    assert "3 mutants, each graded on 2 seeds (1..2)" in text
+    assert "1 caught, 1 equivalent, 1 seed-dependent, 0 survived" in text
+    assert "mark varies with the seed" in text and "toy:2:constant:1" in text and "twos" in text
+    summary = results_json(results, 60.0)
+    assert summary["ok"] is False and summary["counts"] == dict(zip(CLASSES, [1, 1, 1, 0], strict=True))
+
+
+def test_a_grader_without_mutation_sources_is_named():
+    assert has_mutation("weight_tying") and not has_mutation("selftest")
+    with pytest.raises(ModuleNotFoundError):
+        mutants_of("selftest")
