@@ -84,6 +84,7 @@ KEYWORDS = {  # keyword -> its Chinese gloss
     "skips part of MiniGPT": "跳过了 MiniGPT 的一部分",
     "batch of one": "批大小为 1 时出错",
     "LayerNorm eps": "LayerNorm 的 eps 不对",
+    "loss detached": "loss 与计算图断开",
 }
 KEYWORD_RULES = [
     (r"(?<![\w/])" + re.escape(english) + r"(?!\w)", rule("", f"{chinese}（⟦{english}⟧）")[1])

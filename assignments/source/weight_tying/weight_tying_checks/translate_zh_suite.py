@@ -8,6 +8,24 @@ from .translate_zh_rules import AREAS, rule
 __all__ = ["RULES"]
 
 _SUITE = [
+    # test_loss.py: a loss that backward() cannot reach through (whole or in part)
+    rule(
+        "{call} has the right value but backward() never reaches the model's weights: loss detached (a detach(), "
+        ".item() or .data on the way cuts the graph, so training would not learn)",
+        "{call} 的值是对的，但 backward() 传不到模型的权重：loss detached（途中的 detach()、.item() 或 .data "
+        "切断了计算图，训练因此学不到东西）",
+    ),
+    rule(
+        "{call} has the right value, but its gradient (seen on {where}) is not the gradient of that value: loss "
+        "detached in part (a detach() on one path?)",
+        "{call} 的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分断开（是不是某条路径上"
+        "有 detach()？）",
+    ),
+    # reference.DECODE_VARIANTS: the decoding mistake with its explanation
+    rule(
+        "batch rows not independent (row 0's token for every row)",
+        "批内各行没有各自独立（⟦batch rows not independent⟧：每一行都接上了第 0 行的 token）",
+    ),
     # parameter identity
     rule(
         "lm_head.weight follows the embedding, but the logits do not come from that table: forward uses another "

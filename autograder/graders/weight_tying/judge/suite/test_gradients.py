@@ -65,7 +65,8 @@ def _check_shared_grad(rec, g_in, g_out, what):
     problem = gradient_problem(grad, g_in, g_out, same_object=same)
     assert problem is None, f"{what}: {problem}"
     head = rec.get(LmGrad.head_grad)
-    assert type(head) is torch.Tensor and close(head, grad, rtol=0, atol=0), (
+    # One Parameter has one .grad: same dtype, same values (a float64 copy of the right values is not it).
+    assert type(head) is torch.Tensor and head.dtype == grad.dtype and close(head, grad, rtol=0, atol=0), (
         f"{what}: lm_head.weight.grad differs from token_embed.weight.grad: .data sharing or copied table "
         f"(a tied head has one Parameter, so one .grad)" + reread(7)
     )
