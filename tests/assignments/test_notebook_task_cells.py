@@ -16,9 +16,9 @@ SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "sou
 # What the outputs engineer's gradebook expects today (the brief's list); the suite markers must agree.
 EXPECTED = {
     "autograder_parameter_identity": 24,
-    "autograder_shape_flow": 20,
+    "autograder_shape_flow": 24,
     "autograder_parameter_counts": 18,
-    "autograder_gradient_accumulation": 20,
+    "autograder_gradient_accumulation": 16,
     "autograder_argmax_generation": 18,
 }
 

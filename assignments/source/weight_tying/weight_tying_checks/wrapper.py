@@ -220,6 +220,7 @@ def _check_loss(cls, form: str) -> None:
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         shape = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
         raise Failed(f"{what} returned {shape}, expected a scalar tensor: the mean cross-entropy over positions")
+    trains = loss.requires_grad  # a loss backward() cannot reach trains nothing, whatever its value
     with torch.no_grad():
         loss = loss.detach().reshape(())
         if targets is None:
@@ -242,7 +243,12 @@ def _check_loss(cls, form: str) -> None:
                 "shifted again (ids[:, :-1] vs targets[:, 1:])": _mean_ce(inner, ids[:, :-1], targets[:, 1:]),
             }
     if close(loss, want):
-        return
+        if trains:
+            return
+        raise Failed(
+            f"{what} has the right value but backward() never reaches the model's weights: loss detached (a "
+            "detach(), .item() or .data on the way cuts the graph, so training would not learn)"
+        )
     for name, value in wrong.items():
         if close(loss, value):
             raise Failed(
@@ -265,7 +271,7 @@ def _check_loss(cls, form: str) -> None:
 
 
 # A loss computed by a head that is not the token table's fails for that reason: the tie check says it once.
-_LOSS = dict(cls=CLS, group="loss", area="gradient accumulation", section=9, needs=("test_wrapper_minigpt_is_tied",))
+_LOSS = dict(cls=CLS, group="loss", area="shape flow", section=9, needs=("test_wrapper_minigpt_is_tied",))
 
 
 @check(**_LOSS, title="loss(ids): next-token cross-entropy of ids[:, 1:] given ids[:, :-1]")
