@@ -135,7 +135,8 @@ def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
     try:
         course = _course_copy(work, [NOTEBOOK] * args.n)
         submitted = course / "submitted"
-        ours_cmd = _grade_cmd(submitted, work / "graded", args.seed, args.workers)
+        # --force: the output folder is reused run after run, and a batch regrades nothing it has graded already.
+        ours_cmd = [*_grade_cmd(submitted, work / "graded", args.seed, args.workers), "--force"]
         theirs_cmd = ["nbgrader", "autograde", "weight_tying", "--force"]
         samples: dict[str, list[tuple[float, float]]] = {"ours": [], "nbgrader": []}
         for rep in range(args.repeats + 1):  # run 0 warms both up and is discarded
