@@ -74,10 +74,10 @@ def course(tmp_path_factory):
 @pytest.fixture(scope="module")
 def env():
     """The environment for subprocesses: the venv's bin first on PATH (nbgrader runs `alembic` and the
-    `python3` kernel from it), no PYTHONPATH, no submission override."""
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION", "WEIGHT_TYING_LANG")
-    }
+    `python3` kernel from it), no PYTHONPATH, no submission override, and not CI's: with CI or BUILD_NUMBER
+    set, pytest prints whole messages in its summary too, which a student's self-check never shows."""
+    dropped = ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION", "WEIGHT_TYING_LANG", "CI", "BUILD_NUMBER")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["MPLBACKEND"] = "Agg"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
