@@ -29,7 +29,15 @@ from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
 
-__all__ = ["SandboxResult", "probe_isolation", "run_sandboxed", "run_cgroup", "RUNNER_PACKAGES"]
+__all__ = [
+    "SandboxResult",
+    "collect_result",
+    "pid1_status",
+    "probe_isolation",
+    "run_sandboxed",
+    "run_cgroup",
+    "RUNNER_PACKAGES",
+]
 
 # What every runner imports of the kit besides its grader's own runner package (exposed whole).
 RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
@@ -195,13 +203,39 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> San
     if feed_error:
         shutil.rmtree(workdir, ignore_errors=True)
         raise feed_error[0]
+    result = collect_result(
+        readers,
+        limits,
+        survivors=survivors,
+        status=lambda: _exit_status(proc, mode, readers[3]),
+        timed_out=timed_out,
+        wall=wall,
+        isolation=isolation,
+        memory_exceeded=memory_exceeded,
+    )
+    shutil.rmtree(workdir, ignore_errors=True)
+    return result
+
+
+def collect_result(
+    readers: list[Capture],
+    limits: Limits,
+    *,
+    survivors: int,
+    status: Callable[[], tuple[int | None, int | None]],
+    timed_out: bool,
+    wall: float,
+    isolation: Isolation,
+    memory_exceeded: bool,
+) -> SandboxResult:
+    """The run's result once its tree is killed, from its four pipes (stdout, stderr, evidence, PID 1's
+    status): both paths, fresh and warm, end here. `status` is read after the pipes are drained."""
     notes: list[str] = ["processes survived the kill"] if survivors else []
     for reader in readers:
         reader.join(timeout=2.0)
         if reader.is_alive():
             notes.append("a process outside the sandbox's reach kept an output pipe open")
-    exit_code, sig = _exit_status(proc, mode, readers[3])
-    shutil.rmtree(workdir, ignore_errors=True)
+    exit_code, sig = status()
     out, err, ev = readers[0], readers[1], readers[2]
     for name, cap in (("stdout", out), ("stderr", err)):
         if cap.dropped > 0:
@@ -275,6 +309,12 @@ def _exit_status(proc: subprocess.Popen, mode: str, status: Capture) -> tuple[in
     if mode != "namespaces":
         code = proc.returncode
         return (None, -code) if code < 0 else (code, None)
+    return pid1_status(status)
+
+
+def pid1_status(status: Capture) -> tuple[int | None, int | None]:
+    """(exit code, signal) of the runner as the sandbox's PID 1 wrote it ("exit N" / "signal N") on its status
+    pipe; nothing written means PID 1 itself was killed, by us (the time limit)."""
     words = bytes(status.head).decode(errors="replace").split()
     if len(words) == 2 and words[1].lstrip("-").isdigit():
         return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))

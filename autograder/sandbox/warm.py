@@ -24,7 +24,7 @@ from collections.abc import Callable
 from autograder.sandbox.capture import Capture
 from autograder.sandbox.cgroups import RunCgroup, measured
 from autograder.sandbox.config import runner_env
-from autograder.sandbox.launch import SandboxResult
+from autograder.sandbox.launch import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.slots import kill_uid
 
@@ -185,27 +185,14 @@ def run_forked(
         for reader in readers:
             reader.join(timeout=2.0)
         raise feed_error[0]
-    notes: list[str] = ["processes survived the kill"] if survivors else []
-    for reader in readers:
-        reader.join(timeout=2.0)
-        if reader.is_alive():
-            notes.append("a process outside the sandbox's reach kept an output pipe open")
-    exit_code, sig = _exit_status(readers[3])
-    out, err, ev = readers[0], readers[1], readers[2]
-    for name, cap in (("stdout", out), ("stderr", err)):
-        if cap.dropped > 0:
-            notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
-    return SandboxResult(
-        exit_code=exit_code,
-        signal=sig,
+    return collect_result(
+        readers,
+        limits,
+        survivors=survivors,
+        status=lambda: pid1_status(readers[3]),
         timed_out=timed_out,
-        wall_seconds=round(wall, 3),
-        stdout=out.text(),
-        stderr=err.text(),
-        evidence=bytes(ev.head),
-        evidence_overflow=ev.total > limits.evidence_bytes,
+        wall=wall,
         isolation=isolation,
-        notes=notes,
         memory_exceeded=memory_exceeded,
     )
 
@@ -241,10 +228,3 @@ def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:
         pass  # the runner ended before reading it all: its exit says why
     finally:
         os.close(fd)
-
-
-def _exit_status(status: Capture) -> tuple[int | None, int | None]:
-    words = bytes(status.head).decode(errors="replace").split()
-    if len(words) == 2 and words[1].lstrip("-").isdigit():
-        return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))
-    return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)
