@@ -51,6 +51,15 @@ def grade_text(
     return result.to_gradescope()
 
 
+def _stall_seconds(limits: Limits) -> float:
+    """How long the batch waits for the next result: a worker's warm-up (torch, the judge) and one run."""
+    return 600.0 + limits.wall_seconds + limits.judge_seconds
+
+
+def _address(scheduler) -> str:
+    return scheduler if isinstance(scheduler, str) else str(getattr(scheduler, "scheduler_address", scheduler))
+
+
 def grade_on_dask(
     *,
     assignment: str,
@@ -68,7 +77,7 @@ def grade_on_dask(
     beneath their folder in `roots`, never through a link).
     """
     try:
-        from distributed import Client, as_completed
+        from distributed import Client, wait
     except ImportError:
         raise RuntimeError(
             "--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)"
@@ -87,16 +96,29 @@ def grade_on_dask(
                 grade_text, assignment, kind, source, Path(path).name, seed, asdict(limits), rejected, pure=False
             )
             futures[future] = student
-        for student, result in results.items():
-            if on_result is not None:
-                on_result(student, result)
-        for future in as_completed(futures):
-            student = futures[future]
+        pending = set(futures)
+        while pending:
             try:
-                result = Result.from_gradescope(future.result())
-            except Exception as exc:  # a lost worker, a task that could not run: this student only
-                result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-            results[student] = result
-            if on_result is not None:
-                on_result(student, result)
+                done, pending = wait(pending, timeout=_stall_seconds(limits), return_when="FIRST_COMPLETED")
+            except TimeoutError:
+                done = set()
+            if not done:  # a cluster whose workers died (or never came) must not hang the batch
+                for future in pending:
+                    results[futures[future]] = Result.grader_failure(
+                        f"no result came back from the dask cluster at {_address(scheduler)} for "
+                        f"{_stall_seconds(limits):.0f} s: are its workers alive (dask worker ...)? Run the "
+                        "same command again to grade what is missing."
+                    )
+                    if on_result is not None:
+                        on_result(futures[future], results[futures[future]])
+                break
+            for future in done:
+                student = futures[future]
+                try:
+                    result = Result.from_gradescope(future.result())
+                except Exception as exc:  # a lost worker, a task that could not run: this student only
+                    result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+                results[student] = result
+                if on_result is not None:
+                    on_result(student, result)
     return results

@@ -81,36 +81,45 @@ class Zygote:
     def wait_ready(self, timeout: float = 300.0) -> None:
         if self._ready:
             return
-        reply = self._reply(timeout)
+        reply, fds = self._reply(timeout)
+        for fd in fds:
+            os.close(fd)
         if "ready" not in reply:
             raise ZygoteError(f"the fork server did not warm up: {reply.get('error', reply)}")
         self._ready = True
 
-    def _reply(self, timeout: float) -> dict:
+    def _reply(self, timeout: float, max_fds: int = 0) -> tuple[dict, list[int]]:
+        """The fork server's next message and the descriptors that came with it."""
         self._sock.settimeout(timeout)
         try:
-            data = self._sock.recv(1 << 16)
+            data, fds, _flags, _addr = socket.recv_fds(self._sock, 1 << 16, max(max_fds, 1))
         except (TimeoutError, OSError) as exc:
             raise ZygoteError(f"the fork server did not answer ({exc}); its stderr: {self._stderr()}") from None
         if not data:
+            for fd in fds:
+                os.close(fd)
             raise ZygoteError(f"the fork server died; its stderr: {self._stderr()}")
-        return json.loads(data)
+        return json.loads(data), fds
 
     def _stderr(self) -> str:
         return self._errors.text()[-2000:] or "(nothing)"
 
-    def spawn(self, cfg: dict, fds: list[int]) -> int:
-        """Fork one child that becomes the run `cfg` describes; returns its pid."""
+    def spawn(self, cfg: dict, fds: list[int]) -> tuple[int, int]:
+        """Fork one child that becomes the run `cfg` describes; returns its pid and a pidfd of it (the caller
+        closes it): a signal through the pidfd reaches that child or nothing, never a process that took its
+        pid after it ended."""
         with self._lock:
             self.wait_ready()
             try:
                 socket.send_fds(self._sock, [json.dumps({"op": "spawn", "cfg": cfg}).encode()], fds)
             except OSError as exc:
                 raise ZygoteError(f"the fork server is gone ({exc}); its stderr: {self._stderr()}") from None
-            reply = self._reply(30.0)
-        if "pid" not in reply:
+            reply, pidfds = self._reply(30.0, max_fds=1)
+        if "pid" not in reply or len(pidfds) != 1:
+            for fd in pidfds:
+                os.close(fd)
             raise ZygoteError(f"the fork server refused the run: {reply.get('error', reply)}")
-        return int(reply["pid"])
+        return int(reply["pid"]), pidfds[0]
 
     def alive(self) -> bool:
         return self.proc.poll() is None
@@ -149,7 +158,7 @@ def run_forked(
     try:
         zygote.wait_ready()  # a first run does not count the zygote's warm-up as its own time
         start = time.monotonic()
-        pid = zygote.spawn(cfg, theirs)
+        _pid, pidfd = zygote.spawn(cfg, theirs)
     except BaseException:
         for fd in (*theirs, job_w, out_r, err_r, ev_r, st_r, hold_w):
             os.close(fd)
@@ -164,7 +173,7 @@ def run_forked(
     ]
     for reader in readers:
         reader.start()
-    child = _Child(pid)
+    child = _Child(pidfd)
     feed_error: list[BaseException] = []
     feeder = threading.Thread(target=_feed, args=(job_w, stdin, feed_error, child), daemon=True)
     feeder.start()
@@ -198,18 +207,20 @@ def run_forked(
 
 
 class _Child:
-    """The zygote's child, killed once: it waits for `hold` before exiting, so until our kill its pid is its own
-    (after the kill the kernel reaps it at once, and the pid may go to another process)."""
+    """The zygote's child, killed once, through a pidfd: the zygote keeps it a zombie until it reaps it, and the
+    signal goes to that process or to nobody (never to whatever took the pid after it, as a bare pid kill could
+    when the child ended early: its set-up failed, or the OOM killer took it)."""
 
-    def __init__(self, pid: int) -> None:
-        self.pid, self._lock, self._done = pid, threading.Lock(), False
+    def __init__(self, pidfd: int) -> None:
+        self.pidfd, self._lock, self._done = pidfd, threading.Lock(), False
 
     def kill(self) -> None:
         with self._lock:
             if not self._done:
                 self._done = True
                 with contextlib.suppress(OSError):
-                    os.kill(self.pid, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG), and the namespace
+                    signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG)
+                os.close(self.pidfd)
 
 
 def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:

@@ -20,6 +20,7 @@ patch its memory.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import gc
 import importlib
@@ -33,6 +34,7 @@ __all__ = ["main"]
 
 _PR_SET_DUMPABLE = 4
 _MAX_FDS = 6
+_REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
 def _warm(modules: list[str], optional: list[str]) -> bytes:
@@ -58,12 +60,24 @@ def _warm(modules: list[str], optional: list[str]) -> bytes:
     return state.numpy().tobytes()
 
 
+def _reap() -> None:
+    """Reap the children that have ended. Until then each stays a zombie, so its pid (and the pidfd the grader
+    holds) cannot name another process."""
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+
+
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
     from autograder.sandbox.forked import start_child
 
+    sock.settimeout(_REAP_EVERY)
     while True:
+        _reap()
         try:
             data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, _MAX_FDS)
+        except TimeoutError:
+            continue
         except (ConnectionError, OSError):
             return
         if not data:
@@ -82,14 +96,20 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             start_child(message["cfg"], fds, sock.fileno(), rng_state)  # never returns
         for fd in fds:
             os.close(fd)
-        sock.send(json.dumps({"pid": pid}).encode())
+        pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
+        try:
+            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
+        finally:
+            os.close(pidfd)
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped by the kernel
+    # Children are reaped by _reap, never by the kernel on exit: the grader kills a run through a pidfd of
+    # the child, and a pid freed early could be reused by any process on the machine.
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")

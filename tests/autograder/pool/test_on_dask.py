@@ -50,3 +50,24 @@ def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
 def test_dask_executor_needs_a_scheduler():
     with pytest.raises(ValueError, match="scheduler"):
         grade_batch(assignment="selftest", submissions={}, executor="dask", progress=False)
+
+
+def test_a_cluster_without_workers_gives_grader_errors_instead_of_hanging(tmp_path, monkeypatch):
+    from autograder.pool import on_dask
+
+    monkeypatch.setattr(on_dask, "_stall_seconds", lambda limits: 2.0)
+    path = tmp_path / "plus.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    with distributed.LocalCluster(n_workers=0, protocol="tcp://", host="127.0.0.1", dashboard_address=None) as cluster:
+        results = grade_batch(
+            assignment="selftest",
+            submissions={"plus": path},
+            seed=7,
+            limits=LIMITS,
+            progress=False,
+            executor="dask",
+            scheduler=cluster.scheduler_address,
+        )
+    assert results["plus"].status == "grader error"
+    assert "no result came back from the dask cluster" in results["plus"].output
+    assert cluster.scheduler_address in results["plus"].output and "again" in results["plus"].output

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import os
+import signal
+import subprocess
 import textwrap
 import time
 
@@ -17,7 +19,7 @@ from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
 from autograder.sandbox.slots import Slot
 from autograder.sandbox.view import build_view
-from autograder.sandbox.warm import Zygote, run_forked
+from autograder.sandbox.warm import Zygote, _Child, run_forked
 
 SPEC = get_assignment("selftest")
 ISOLATION = probe_isolation()
@@ -153,3 +155,61 @@ def test_a_zygote_that_cannot_warm_up_says_why():
             zygote.wait_ready(timeout=120)
     finally:
         zygote.close()
+
+
+def _process_with_pid(pid: int) -> subprocess.Popen | None:
+    """A bystander process (`sleep`) that gets `pid`, freed a moment ago; None if it could not be arranged
+    (needs root, for /proc/sys/kernel/ns_last_pid; another process may also take the pid first)."""
+    for _ in range(20):
+        try:
+            with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
+                fh.write(str(pid - 1))
+        except OSError:
+            return None
+        proc = subprocess.Popen(["sleep", "30"])
+        if proc.pid == pid:
+            return proc
+        proc.kill()
+        proc.wait()
+    return None
+
+
+@pytest.mark.slow
+def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid(warm):
+    """A child whose set-up fails ends at once and the zygote reaps it; when the grader then kills the run,
+    the kill must not reach whatever process took the pid since (it once killed a dask worker in a test run)."""
+    zygote, slot, view = warm
+    cfg = jail_config(
+        mode=ISOLATION.mode,
+        limits=LIMITS,
+        uid=slot.uid,
+        workdir="/tmp",
+        view=view,
+        cgroup_procs=["/nonexistent-autograder-group/cgroup.procs"],  # joining it fails: the child ends
+    )
+    pipes = [os.pipe() for _ in range(6)]
+    theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
+    pid, pidfd = zygote.spawn(cfg, theirs)
+    for fd in theirs:
+        os.close(fd)
+    deadline = time.monotonic() + 15
+    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{pid}"), "the zygote did not reap a child that had ended"
+    with pytest.raises(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, 0)  # the pidfd names the ended child, not the pid number
+    bystander = _process_with_pid(pid)
+    try:
+        _Child(pidfd).kill()
+        if bystander is not None:
+            time.sleep(0.2)
+            assert bystander.poll() is None, "the grader's kill reached a process that reused the child's pid"
+    finally:
+        if bystander is not None:
+            bystander.kill()
+            bystander.wait()
+        for r, w in pipes:
+            for fd in (r, w):
+                if fd not in theirs:
+                    os.close(fd)
+    assert zygote.alive()
