@@ -382,7 +382,7 @@ def test_chapter_demo_script_runs_end_to_end(capsys):
     import pathlib
     import runpy
 
-    script = pathlib.Path(__file__).resolve().parents[1] / "scripts" / "chapter_demo.py"
+    script = pathlib.Path(__file__).resolve().parents[2] / "scripts" / "chapter_demo.py"
     threads = torch.get_num_threads()  # main() pins one thread; don't leak that into later tests
     try:
         runpy.run_path(str(script))["main"](["--seed", "0"])

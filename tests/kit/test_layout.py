@@ -83,3 +83,17 @@ def test_the_architecture_map_names_every_module_and_only_modules_that_exist():
         if p.name != "__init__.py" and str(p.relative_to(KIT_ROOT)) not in named
     ]
     assert unnamed == [], f"modules docs/architecture.md does not name: {unnamed}"
+
+
+def test_no_test_folder_on_sys_path_shadows_a_kit_package():
+    """pytest puts each test file's first folder without ``__init__.py`` on sys.path. If that folder held a
+    folder named like a kit package (``tests/`` holds ``autograder/``), a process started later (a dask worker,
+    a spawned pool) could import the tests' folder as a namespace ``autograder`` and miss the real modules."""
+    packages = {"autograder", "dnnlpy"}
+    shadowing = set()
+    for test in (KIT_ROOT / "tests").rglob("test_*.py"):
+        basedir = test.parent
+        while (basedir / "__init__.py").exists():
+            basedir = basedir.parent
+        shadowing |= {f"{basedir.relative_to(KIT_ROOT)}/{name}" for name in packages if (basedir / name).is_dir()}
+    assert not shadowing, f"test folders that shadow kit packages on sys.path: {sorted(shadowing)}; move the tests"
