@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up .venv if needed, then run the kit's whole test suite (slow end-to-end tests included).
+# Set up .venv if needed, then run the kit's tests: everything but the sweeps (whole-corpus and many-seed runs,
+# marker `sweep`), whose samples run here. `bash scripts/test.sh -m sweep` runs the sweeps (CI runs both).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -12,4 +13,5 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-${TMPDIR:-/tmp}/weight-tying-kit-hypothesis}"
 # One pytest worker per core (pytest-xdist). A file's tests stay on one worker (--dist loadfile): several
 # files share an expensive module fixture (an nbgrader release, the sandboxed calibration run).
-exec python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile "$@"
+# A later -m (as in `-m sweep`) replaces this one.
+exec python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile -m "not sweep" "$@"

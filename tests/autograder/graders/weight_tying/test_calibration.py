@@ -26,6 +26,9 @@ from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT as KIT
 from autograder.sandbox.slots import stray_processes
 
+# The whole corpus through the real sandbox: a sweep (bash scripts/test.sh -m sweep; CI runs it).
+pytestmark = pytest.mark.sweep
+
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
 VENV_BIN = Path(sys.executable).parent

@@ -105,8 +105,8 @@ def test_wrong_keywords_come_from_the_misconception_list():
 # ------------------------------------------------------------------------------------------ in-process walk
 
 _JUDGED = sorted(k for k, (_, exp) in calibration_files(CAL).items() if exp.kind in ("correct", "wrong"))
-# The sweep's seeds, spread over the corpus: each file is also graded on one of them, so the default run
-# sees every seed of `calibrate --seeds 25` (the slow tests sweep five of them, tests/autograder/test_sweep.py).
+# The sweep's seeds, spread over the corpus: in the sweep run each file is also graded on one of them, so it
+# sees every seed of `calibrate --seeds 25` (test_sweep.py sweeps five of them whole).
 SWEEP = seeds_from(25)
 _PLANS: dict[int, dict] = {}
 
@@ -118,17 +118,25 @@ def _sweep_plan(name: str) -> dict:
     return _PLANS[seed]
 
 
+def _judged_on(name, one_plan, collect_evidence, judge, score) -> float:
+    path, exp = calibration_files(CAL)[name]
+    results = judge(one_plan, collect_evidence(path, one_plan))
+    failing = {test: message for test, (ok, message) in results.items() if not ok}
+    ok, note = judge_verdict(exp, failing, score(results), 100)
+    assert ok, f"{name} (seed {one_plan['seed']}): {note}"
+    assert "not named" not in note, f"{name} (seed {one_plan['seed']}): {note}"
+    return score(results)
+
+
 @pytest.mark.parametrize("name", _JUDGED)
 def test_corpus_file_in_process(name, plan, collect_evidence, judge, score):
-    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named, and
-    lose the same points on a second plan (one of the sweep's seeds)."""
-    path, exp = calibration_files(CAL)[name]
-    marks = []
-    for one_plan in (plan, _sweep_plan(name)):
-        results = judge(one_plan, collect_evidence(path, one_plan))
-        failing = {test: message for test, (ok, message) in results.items() if not ok}
-        ok, note = judge_verdict(exp, failing, score(results), 100)
-        assert ok, f"{name} (seed {one_plan['seed']}): {note}"
-        assert "not named" not in note, f"{name} (seed {one_plan['seed']}): {note}"
-        marks.append(score(results))
+    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named."""
+    _judged_on(name, plan, collect_evidence, judge, score)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize("name", _JUDGED)
+def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_evidence, judge, score):
+    """The same on one of the sweep's seeds, and the same mark as on the first plan."""
+    marks = [_judged_on(name, one_plan, collect_evidence, judge, score) for one_plan in (plan, _sweep_plan(name))]
     assert marks[0] == marks[1], f"{name}: the mark depends on the seed: {marks}"

@@ -162,6 +162,7 @@ def test_a_sample_of_checked_leaf_mutations_fails_a_test(plan, solution_evidence
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 def test_every_checked_leaf_mutation_fails_a_test(plan, solution_evidence, judge, suite):
     items = list(_checked_mutations(solution_evidence))
     assert len(items) > 400, len(items)

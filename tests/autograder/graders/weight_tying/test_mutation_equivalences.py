@@ -72,6 +72,7 @@ def test_a_sample_is_caught_or_shown_equivalent_on_every_plan(seed, mutants, spe
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 def test_every_sixth_mutant_on_five_seeds_is_caught_everywhere_or_shown_equivalent(mutants, spec, grader):
     sample = list(mutants.values())[::6]
     graded = {m.id: {} for m in sample}
