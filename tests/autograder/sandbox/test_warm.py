@@ -177,7 +177,7 @@ def _process_with_pid(pid: int) -> subprocess.Popen | None:
 @pytest.mark.slow
 def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid(warm):
     """A child whose set-up fails ends at once and the zygote reaps it; when the grader then kills the run,
-    the kill must not reach whatever process took the pid since (it once killed a dask worker in a test run)."""
+    the kill must not reach whatever process took the pid since (a bare pid kill would: the bystander below)."""
     zygote, slot, view = warm
     cfg = jail_config(
         mode=ISOLATION.mode,
