@@ -32,6 +32,8 @@ local_torch_wheel() {
 # every new interpreter would compile torch's and Jupyter's sources again, which slows the tests twofold.
 install_with_uv() {
     local wheel
+    # uv does not read pip's configuration: pass on an index the machine's pip is told to use.
+    if [ -n "${PIP_INDEX_URL:-}" ]; then export UV_INDEX_URL="$PIP_INDEX_URL"; fi
     wheel="$(local_torch_wheel)" &&
         .venv/bin/python -m pip install --quiet uv 2>/dev/null &&
         .venv/bin/python -m uv pip install --quiet --compile-bytecode --python .venv/bin/python "$wheel" &&
