@@ -18,6 +18,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from autograder.messages import clean_message
+
 __all__ = [
     "TestOutcome",
     "RunFacts",
@@ -243,9 +245,7 @@ class Result:
 
     def to_gradescope(self) -> dict:
         # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what
-        # Gradescope shows students. Cleaning is idempotent, so a result read back and written again is the same.
-        from autograder.outputs.wording import clean_message
-
+        # Gradescope shows students.
         if self.grader_error is not None:
             extra: dict[str, Any] = {"grader_error": self.grader_error}
         else:

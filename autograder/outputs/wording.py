@@ -15,8 +15,8 @@ import json
 import re
 from pathlib import Path
 
+from autograder.messages import clean_message
 from autograder.result import STATUS_WORDS, Result
-from autograder.terminal import printable
 
 __all__ = [
     "readable_test",
@@ -33,11 +33,6 @@ __all__ = [
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
 PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
 
-_CELL_REF = re.compile(r"(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (\d+)\]:(\d+)(?: in ([\w<>.]+))?")
-_EMPTY_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)):[ \t]*(?=\(at |;|\n|$)")
-_REPEATED = re.compile(r"\b(?:your )?code raised (?:your )?code raised\b")
-_SPACES = re.compile(r"[ \t]{2,}")
-_NO_EVIDENCE = re.compile(r"no evidence for experiment '([^'\n]{1,80})'")
 _RAISED = re.compile(r"^(?P<context>.*?)\s*failed: your code raised (?P<error>.+)$", re.DOTALL)
 _SUBJECT = re.compile(
     r"^(?P<subject>[A-Za-z_][\w.]*(?:\([^()\n]{0,120}\))?(?: after [^:\n]{1,80})?): (?P<rest>.+)$", re.DOTALL
@@ -50,23 +45,6 @@ def readable_test(test_id: str) -> str:
     base, bracket, params = func.partition("[")
     base = base[5:] if base.startswith("test_") else base
     return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
-
-
-def _cell_ref(match: re.Match) -> str:
-    cell, line, func = int(match.group(1)) + 1, match.group(2), match.group(3)
-    return f"cell {cell}, line {line}" + (f", in {func}" if func and func != "<module>" else "")
-
-
-def clean_message(text: str) -> str:
-    """A failure message ready to read: one space between words, cells counted from 1, no echoes."""
-    # Escape sequences go whole (an OSC 8 link with its address), not just their ESC byte.
-    text = printable(str(text or "").replace("\r\n", "\n"))
-    text = _REPEATED.sub("your code raised", text)
-    text = _NO_EVIDENCE.sub(r"no result for the check '\1'", text)  # the grader's word, not the student's
-    text = _CELL_REF.sub(_cell_ref, text)
-    text = _EMPTY_EXC.sub(r"\1 ", text)
-    text = _SPACES.sub(" ", text)
-    return "\n".join(line.strip() for line in text.strip().splitlines())
 
 
 def split_raised(message: str) -> tuple[str, str] | None:
