@@ -15,8 +15,10 @@ import importlib.util
 import inspect
 import io
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ import torch
 
 from autograder.spec import AssignmentSpec
 
-__all__ = ["SuiteTest", "InProcessGrader", "namespace_of"]
+__all__ = ["SuiteTest", "InProcessGrader", "namespace_of", "worker_grader", "map_seeds"]
 
 
 @dataclass(frozen=True)
@@ -193,3 +195,26 @@ class InProcessGrader:
         """(score, {test: (passed, message)}) of one submission on one plan."""
         results = self.judge(plan, self.evidence(submission, plan, **kwargs))
         return self.score(results), results
+
+
+_WORKER_GRADERS: dict[str, InProcessGrader] = {}
+
+
+def worker_grader(assignment: str) -> InProcessGrader:
+    """This process's grader for `assignment`, built once: a worker of `map_seeds` grades many seeds with it
+    (torch on one thread, as the judge's tiny models want)."""
+    if assignment not in _WORKER_GRADERS:
+        from autograder.graders import get_assignment
+
+        torch.set_num_threads(1)
+        _WORKER_GRADERS[assignment] = InProcessGrader(get_assignment(assignment))
+    return _WORKER_GRADERS[assignment]
+
+
+def map_seeds(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int) -> Iterator[Any]:
+    """`fn` over `tasks` (one per seed), in order: in forked worker processes, or here when `workers` is 1."""
+    if workers <= 1 or len(tasks) <= 1:
+        yield from map(fn, tasks)
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=get_context("fork")) as pool:
+        yield from pool.map(fn, tasks)

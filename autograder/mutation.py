@@ -22,9 +22,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 
 from autograder.mutants import Mutant, Scope, generate
@@ -94,25 +92,17 @@ def mutants_of(assignment: str) -> list[Mutant]:
     return out
 
 
-_GRADER: dict = {}
-
-
 def _grade_seed(args: tuple[str, int, list[Mutant], dict[str, str]]) -> dict[str, tuple[float, str]]:
     """{mutant id: (score, first failing test and message)} on one seed, in a worker process.
 
     A mutant changes one function; experiments that never ran that function in the original source cannot
     see the change, so they keep the original's records and only the others run again (a large saving:
     most mutants touch one experiment out of fifteen)."""
+    from autograder.inprocess import worker_grader
+
     assignment, seed, mutants, originals = args
-    import torch
-
-    from autograder.graders import get_assignment
-    from autograder.inprocess import InProcessGrader
-
-    torch.set_num_threads(1)
-    spec = get_assignment(assignment)
-    grader = _GRADER.setdefault(assignment, InProcessGrader(spec))
-    plan = spec.make_plan(seed)
+    grader = worker_grader(assignment)
+    plan = grader.spec.make_plan(seed)
     base: dict[str, tuple[dict, dict[str, set[str]]]] = {}
     for name, code in originals.items():
         calls: dict[str, set[str]] = {}
@@ -152,23 +142,22 @@ def run_mutants(
 ) -> tuple[list[MutantResult], float]:
     """Grade every mutant on every seed and classify it; returns (results, seconds)."""
     from autograder.graders import get_assignment
-    from autograder.inprocess import InProcessGrader
+    from autograder.inprocess import InProcessGrader, map_seeds
 
     config = _config(assignment)
     mutants = mutants_of(assignment)
     if limit:
         mutants = mutants[:limit]
     start = time.monotonic()
-    workers = max(1, min(workers or os.cpu_count() or 1, len(seeds)))
+    workers = workers or os.cpu_count() or 1
     originals = {Path(path).stem: Path(path).read_text(encoding="utf-8") for path, _ in config.SOURCES}
     tasks = [(assignment, seed, mutants, originals) for seed in seeds]
     graded: dict[str, dict[int, tuple[float, str]]] = {m.id: {} for m in mutants}
-    with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-        for seed, outcome in zip(seeds, pool.map(_grade_seed, tasks), strict=True):
-            for mutant_id, result in outcome.items():
-                graded[mutant_id][seed] = result
-            if progress:
-                print(f"seed {seed}: {len(mutants)} mutants graded ({time.monotonic() - start:.0f} s)", flush=True)
+    for seed, outcome in zip(seeds, map_seeds(_grade_seed, tasks, workers), strict=True):
+        for mutant_id, result in outcome.items():
+            graded[mutant_id][seed] = result
+        if progress:
+            print(f"seed {seed}: {len(mutants)} mutants graded ({time.monotonic() - start:.0f} s)", flush=True)
     full = InProcessGrader(get_assignment(assignment)).max_score
     results = [_classify(m, graded[m.id], full, config.EQUIVALENCES) for m in mutants]
     return results, time.monotonic() - start

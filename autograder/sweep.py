@@ -12,9 +12,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
-from multiprocessing import get_context
 from pathlib import Path
 
 from autograder.calibrate import Expectation, calibration_files, judge_verdict
@@ -42,24 +40,16 @@ def seeds_from(count: int, first: int = 1) -> list[int]:
 
 def _grade_seed_in_process(args: tuple[str, int, list[tuple[str, str]]]) -> dict[str, tuple[float, dict[str, str]]]:
     """{file: (score, {failing test: message})} for one seed, graded in this (worker) process."""
+    from autograder.inprocess import worker_grader
+
     assignment, seed, files = args
-    import torch
-
-    from autograder.graders import get_assignment
-    from autograder.inprocess import InProcessGrader
-
-    torch.set_num_threads(1)
-    spec = get_assignment(assignment)
-    grader = _GRADERS.setdefault(assignment, InProcessGrader(spec))
-    plan = spec.make_plan(seed)
+    grader = worker_grader(assignment)
+    plan = grader.spec.make_plan(seed)
     out = {}
     for name, path in files:
         score, results = grader.grade(Path(path), plan)
         out[name] = (score, {test: message for test, (ok, message) in results.items() if not ok})
     return out
-
-
-_GRADERS: dict = {}  # one InProcessGrader per worker process
 
 
 def _grade_seed_sandboxed(assignment, seed, files, limits, workers, progress, hide, executor, scheduler) -> dict:
@@ -121,20 +111,15 @@ def sweep(
     graded: dict[str, dict[int, tuple[float, dict[str, str]]]] = {name: {} for name in corpus}
     start = time.monotonic()
     if in_process:
-        workers = workers or os.cpu_count() or 1
+        from autograder.inprocess import map_seeds
+
         tasks = [(assignment, seed, files) for seed in seeds]
-        if workers == 1:
-            outcomes = map(_grade_seed_in_process, tasks)
-        else:
-            pool = ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=get_context("fork"))
-            outcomes = pool.map(_grade_seed_in_process, tasks)
+        outcomes = map_seeds(_grade_seed_in_process, tasks, workers or os.cpu_count() or 1)
         for seed, outcome in zip(seeds, outcomes, strict=True):
             for name, result in outcome.items():
                 graded[name][seed] = result
             if progress:
                 print(f"seed {seed} graded ({time.monotonic() - start:.0f} s)", flush=True)
-        if workers != 1:
-            pool.shutdown()
     else:
         from autograder.sandbox import Limits
 
