@@ -70,17 +70,17 @@ def warm():
     slot.release()
 
 
-def run(warm, source: str, limits: Limits = LIMITS):
-    zygote, slot, view = warm
-    group, isolation = run_cgroup(limits, ISOLATION)
-    cfg = jail_config(
-        mode=ISOLATION.mode,
-        limits=limits,
-        uid=slot.uid,
-        workdir="/tmp",
-        view=view,
-        cgroup_procs=group.procs_files if group else None,
+def _cfg(warm, limits: Limits, cgroup_procs: list[str] | None) -> dict:
+    _, slot, view = warm
+    return jail_config(
+        mode=ISOLATION.mode, limits=limits, uid=slot.uid, workdir="/tmp", view=view, cgroup_procs=cgroup_procs
     )
+
+
+def run(warm, source: str, limits: Limits = LIMITS):
+    zygote = warm[0]
+    group, isolation = run_cgroup(limits, ISOLATION)
+    cfg = _cfg(warm, limits, group.procs_files if group else None)
     try:
         return run_forked(zygote, cfg=cfg, stdin=_job(source), limits=limits, isolation=isolation, group=group)
     finally:
@@ -178,15 +178,8 @@ def _process_with_pid(pid: int) -> subprocess.Popen | None:
 def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid(warm):
     """A child whose set-up fails ends at once and the zygote reaps it; when the grader then kills the run,
     the kill must not reach whatever process took the pid since (a bare pid kill would: the bystander below)."""
-    zygote, slot, view = warm
-    cfg = jail_config(
-        mode=ISOLATION.mode,
-        limits=LIMITS,
-        uid=slot.uid,
-        workdir="/tmp",
-        view=view,
-        cgroup_procs=["/nonexistent-autograder-group/cgroup.procs"],  # joining it fails: the child ends
-    )
+    zygote = warm[0]
+    cfg = _cfg(warm, LIMITS, ["/nonexistent-autograder-group/cgroup.procs"])  # joining it fails: the child ends
     pipes = [os.pipe() for _ in range(6)]
     theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
     pid, pidfd = zygote.spawn(cfg, theirs)
