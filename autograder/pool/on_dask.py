@@ -97,28 +97,30 @@ def grade_on_dask(
             )
             futures[future] = student
         pending = set(futures)
+        stall = _stall_seconds(limits)
+
+        def deliver(student: str, result: Result) -> None:
+            results[student] = result
+            if on_result is not None:
+                on_result(student, result)
+
         while pending:
             try:
-                done, pending = wait(pending, timeout=_stall_seconds(limits), return_when="FIRST_COMPLETED")
+                done, pending = wait(pending, timeout=stall, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 done = set()
             if not done:  # a cluster whose workers died (or never came) must not hang the batch
+                why = (
+                    f"no result came back from the dask cluster at {_address(scheduler)} for {stall:.0f} s: are "
+                    "its workers alive (dask worker ...)? Run the same command again to grade what is missing."
+                )
                 for future in pending:
-                    results[futures[future]] = Result.grader_failure(
-                        f"no result came back from the dask cluster at {_address(scheduler)} for "
-                        f"{_stall_seconds(limits):.0f} s: are its workers alive (dask worker ...)? Run the "
-                        "same command again to grade what is missing."
-                    )
-                    if on_result is not None:
-                        on_result(futures[future], results[futures[future]])
+                    deliver(futures[future], Result.grader_failure(why))
                 break
             for future in done:
-                student = futures[future]
                 try:
                     result = Result.from_gradescope(future.result())
                 except Exception as exc:  # a lost worker, a task that could not run: this student only
                     result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-                results[student] = result
-                if on_result is not None:
-                    on_result(student, result)
+                deliver(futures[future], result)
     return results
