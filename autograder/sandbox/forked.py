@@ -54,7 +54,7 @@ def start_child(cfg: dict, fds: list[int], zygote_fd: int, rng_state: bytes) -> 
             _pid_one(cfg, (job_r, out_w, err_w, ev_w), st_w, rng_state)
         rootfs.close_fds_except({0, 1, 2, hold_r})
         os.waitpid(pid, 0)
-        while os.read(hold_r, 64):  # until the grader closes its end: our pid stays valid for its kill
+        while os.read(hold_r, 64):  # until the grader closes its end (or kills us through its pidfd)
             pass
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr, then die
         os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
