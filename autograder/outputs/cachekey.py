@@ -4,9 +4,10 @@
 
 "Grader code" is the grader's folder (``autograder/graders/<name>/``: runner experiments, judge, suite,
 diagnosis; its calibration corpus excluded), the shared runner, judge and protocol packages, and ``dnnlpy/``
-(the judge recomputes expected values with it). Limits are in the key because a longer time limit can turn a
-timeout into a score. The key is recorded in each result file; an unchanged rerun finds every key equal and
-grades nothing.
+(the judge recomputes expected values with it). Hidden entries (an editor's ``.engine.py.swp``, a ``.DS_Store``,
+a dot-folder) and bytecode are not code that decides a grade and stay out, so they never cause a regrade.
+Limits are in the key because a longer time limit can turn a timeout into a score. The key is recorded in each
+result file; an unchanged rerun finds every key equal and grades nothing.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ _CHUNK = 1 << 20
 
 def _tree_digest(root: Path, digest) -> None:
     for folder, dirs, files in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS)
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
-            if name.endswith((".pyc", ".pyo")):
+            if name.endswith((".pyc", ".pyo")) or name.startswith("."):
                 continue
             path = Path(folder) / name
             digest.update(str(path.relative_to(root)).encode("utf-8", "surrogateescape") + b"\0")

@@ -98,7 +98,9 @@ def filled(releases, source_nb) -> dict[str, nbformat.NotebookNode]:
 
 
 def _self_check(folder: Path, env, submission: Path | None = None, **extra):
-    env = {**env, **extra}
+    # pytest as a student has it: without the plugins of the kit's dev environment (hypothesis's alone adds
+    # ~2 s to every run). test_student_wheel.py runs the self-check in a student's own venv.
+    env = {**env, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", **extra}
     if submission is not None:
         env["WEIGHT_TYING_SUBMISSION"] = str(submission)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)

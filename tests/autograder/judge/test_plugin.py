@@ -52,3 +52,24 @@ def test_an_error_in_the_judges_own_code_says_so(tmp_path):
     )
     (result,), _ = run_suite(suite_dir=tmp_path, plan={}, evidence={}, run={})
     assert not result.passed and "internal error (KeyError" in result.output and "tell your instructor" in result.output
+
+
+def test_no_installed_pytest_plugin_takes_part_in_a_suite_run(tmp_path):
+    """An instructor's pytest-randomly or -xdist must not change how a suite runs: autoloading is off."""
+    from importlib.metadata import entry_points
+
+    installed = {ep.name for ep in entry_points(group="pytest11")}
+    assert {"xdist", "hypothesispytest"} <= installed  # the dev environment has some: the check means something
+    (tmp_path / "test_x.py").write_text(
+        textwrap.dedent("""
+        import pytest
+
+        @pytest.mark.points(1)
+        @pytest.mark.area("a")
+        def test_plugins(request):
+            names = {name for name, _ in request.config.pluginmanager.list_name_plugin()}
+            assert not names & INSTALLED, sorted(names & INSTALLED)
+        """).replace("INSTALLED", repr(installed))
+    )
+    (result,), _ = run_suite(suite_dir=tmp_path, plan={}, evidence={}, run={})
+    assert result.passed, result.output

@@ -46,6 +46,20 @@ def test_the_grader_digest_follows_the_suite_but_not_the_calibration_corpus(grad
     assert grader_digest(spec) != before
 
 
+def test_hidden_files_such_as_an_editors_swap_file_do_not_change_the_digest(grader):
+    """A TA with a suite file open in vim, or a test planting a dot-folder, must not make the class regrade."""
+    spec, folder = grader
+    before = grader_digest(spec)
+    (folder / "judge" / "suite" / ".test_add.py.swp").write_bytes(b"b0VIM 9.0")
+    (folder / "runner" / ".plant-x").mkdir()
+    (folder / "runner" / ".plant-x" / "gradebook.db").write_bytes(b"SQLite format 3")
+    grader_digest.cache_clear()
+    assert grader_digest(spec) == before
+    (folder / "runner" / "helper.py").write_text("SCALE = 2\n")  # a visible file is code: it counts
+    grader_digest.cache_clear()
+    assert grader_digest(spec) != before
+
+
 def test_a_fifo_or_a_link_is_not_read_and_gets_a_stable_digest(tmp_path):
     fifo = tmp_path / "pipe.py"
     os.mkfifo(fifo)  # reading it would block forever
