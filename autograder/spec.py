@@ -37,6 +37,10 @@ class AssignmentSpec:
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
     # language -> "module:function" rendering the grader's English feedback in it (see autograder.editions)
     translations: dict[str, str] = field(default_factory=dict, compare=False)  # not part of the hash
+    # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
+    # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
+    # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.
+    warm_imports: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         module, _, func = self.experiments.partition(":")

@@ -36,11 +36,7 @@ from autograder.sandbox.view import build_view, hidden_paths, visible_hides
 from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
 from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
-__all__ = ["Worker", "WARM_IMPORTS"]
-
-# What submissions of this kit commonly import, imported once in each zygote when available (a notebook's
-# first cell spends most of its time importing matplotlib.pyplot).
-WARM_IMPORTS = ("matplotlib", "matplotlib.pyplot", "dnnlpy.nn", "dnnlpy.models.gpt", "dnnlpy.tokenizers", "numpy")
+__all__ = ["Worker"]
 
 _LIMIT_WORDS = {
     "time": "its time limit ({judge_seconds:g} s)",
@@ -76,7 +72,7 @@ class Worker:
             if self.zygote is not None:
                 self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
                 self.zygote.close()
-            self.zygote = Zygote(self.preload, WARM_IMPORTS)
+            self.zygote = Zygote(self.preload, self.spec.warm_imports)
             self.zygotes_started += 1
         self.judge.start()
 

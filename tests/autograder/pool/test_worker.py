@@ -18,6 +18,11 @@ SELFTEST = get_assignment("selftest")
 WEIGHT_TYING = get_assignment("weight_tying")
 SEED = 20261130
 LIMITS = Limits(wall_seconds=30)
+# A submission's last lines: which of two warm imports (the weight_tying grader's) were there when it ran.
+WARMED = (
+    "\nimport sys as _sys\n"
+    "print('warm:', [m for m in ('matplotlib.pyplot', 'dnnlpy.tokenizers') if m in _sys.modules])\n"
+)
 
 
 def _graded(result) -> tuple:
@@ -105,11 +110,11 @@ def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
 
 @pytest.mark.slow
 def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(tmp_path):
-    path = tmp_path / "ok.py"
-    path.write_text("def add(a, b):\n    return a + b\n")
+    path = tmp_path / "solution.py"
+    path.write_text(WEIGHT_TYING.solution_path.read_text() + WARMED)
     worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=0.01))
     try:
-        result = worker.grade_path(WEIGHT_TYING.solution_path, seed=SEED)
+        result = worker.grade_path(path, seed=SEED)
         stats = worker.stats()
     finally:
         worker.close()
@@ -118,12 +123,14 @@ def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(
     assert any("not judged: the judge stopped at its time limit" in t.output for t in result.tests)
     assert "judge's own time or memory limit" in result.output
     assert stats["judges_started"] >= 1
+    # The grader's warm imports were there before the run: the zygote imported them once.
+    assert "warm: ['matplotlib.pyplot', 'dnnlpy.tokenizers']" in result.run.stdout_tail
 
 
 @pytest.mark.slow
 def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
     path = tmp_path / "ok.py"
-    path.write_text("def add(a, b):\n    return a + b\n")
+    path.write_text("def add(a, b):\n    return a + b\n" + WARMED)
     worker = Worker("selftest", LIMITS)
     try:
         assert worker.grade_path(path, seed=SEED).score == 3
@@ -134,4 +141,5 @@ def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
     finally:
         worker.close()
     assert again.score == 3 and again.status == "ok"
+    assert "warm: []" in again.run.stdout_tail  # the selftest grader warms nothing its add() does not need
     assert stats["zygotes_started"] == 2 and stats["runs"] == 2
