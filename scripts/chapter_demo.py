@@ -109,7 +109,7 @@ def minigpt() -> gpt.MiniGPT:
     return tied
 
 
-def generation(seed: int) -> None:
+def generation(seed: int, steps: int) -> None:
     section("18.4.9 from logits to tokens, with a real tokenizer")
     start = time.perf_counter()
     corpus = load_corpus()
@@ -123,13 +123,13 @@ def generation(seed: int) -> None:
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     stream = torch.tensor(tok.encode(corpus).ids)
     g = torch.Generator().manual_seed(seed)
-    for step in range(301):
+    for step in range(steps + 1):
         x, y = gpt.get_batch(stream, model.block_size, 16, generator=g)
         loss = model.loss(x, y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-        if step % 100 == 0:
+        if step % 100 == 0 or step == steps:
             print(f"  step {step:3d}  loss {loss.item():.3f}")
     prompt = torch.tensor([tok.encode("The embedding").ids])
     out = model.generate(prompt, 30)
@@ -141,7 +141,12 @@ def generation(seed: int) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--steps", type=int, default=300, help="training steps of the small MiniGPT in 18.4.9 (default 300, ~7 s)"
+    )
     args = parser.parse_args(argv)
+    if args.steps < 0:
+        parser.error(f"--steps {args.steps}: give 0 or more training steps")
     # The models here are tiny: one thread is fastest, and extra threads only fight for shared cores.
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
@@ -152,7 +157,7 @@ def main(argv: list[str] | None = None) -> None:
     lm_head_loss()
     tying()
     minigpt()
-    generation(args.seed)
+    generation(args.seed, args.steps)
 
 
 if __name__ == "__main__":
