@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Set up .venv if needed, then run the kit's tests: everything but the sweeps (whole-corpus and many-seed runs,
-# marker `sweep`), whose samples run here. `bash scripts/test.sh -m sweep` runs the sweeps (CI runs both).
+# Set up .venv if needed, then run the kit's tests, sandbox included, in three tiers:
+#   bash scripts/test.sh            everything through the kit's Python API (sandbox, warm pool, judge, grader,
+#                                   outputs, dnnlpy, the notebook's checks), and the samples of the sweeps
+#   bash scripts/test.sh -m e2e     documented commands and outside tools end to end: nbgrader release, autograde
+#                                   and export, Jupyter kernels, the student wheel, `python -m autograder` class
+#                                   runs (hostile ones too), Gradescope's run_autograder, dask, headless Chromium
+#   bash scripts/test.sh -m sweep   whole-corpus and many-seed runs
+# CI runs all three (.ci/run).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
@@ -13,5 +19,5 @@ export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 export HYPOTHESIS_STORAGE_DIRECTORY="${HYPOTHESIS_STORAGE_DIRECTORY:-${TMPDIR:-/tmp}/weight-tying-kit-hypothesis}"
 # One pytest worker per core (pytest-xdist). A file's tests stay on one worker (--dist loadfile): several
 # files share an expensive module fixture (an nbgrader release, the sandboxed calibration run).
-# A later -m (as in `-m sweep`) replaces this one.
-exec python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile -m "not sweep" "$@"
+# A later -m (as in `-m e2e`) replaces this one.
+exec python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile -m "not sweep and not e2e" "$@"

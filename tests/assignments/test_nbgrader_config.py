@@ -25,7 +25,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 from autograder.kit import COURSE_DIR, KIT_ROOT
 from autograder.outputs.gradebook import kit_cells
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 SECRET = "hidden secret 48151623"
 # The selftest suite's areas and points (tests/autograder/graders and the suite itself define them).

@@ -20,7 +20,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 REGION = re.compile(r"### BEGIN SOLUTION\n(.*?)### END SOLUTION", re.S)

@@ -22,7 +22,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.kit import KIT_ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.e2e
 
 MARKERS = ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "END HIDDEN TESTS")
 ROOT = KIT_ROOT

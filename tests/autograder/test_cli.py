@@ -72,7 +72,7 @@ def test_bad_memory_size_is_an_argparse_error(capsys):
     assert exc.value.code == 2 and "'lots'" in capsys.readouterr().err
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_json_is_the_graders_even_when_the_student_prints_fake_json(tmp_path):
     sub = tmp_path / "cheat.py"
     sub.write_text(f"import sys\nprint({FAKE!r})\nprint({FAKE!r}, file=sys.stderr)\nsys.exit(0)\n")
@@ -85,7 +85,7 @@ def test_json_is_the_graders_even_when_the_student_prints_fake_json(tmp_path):
     assert "all passed" in result["extra_data"]["run"]["stdout_tail"]  # ... they are kept for the instructor
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook(tmp_path):
     course = tmp_path / "course"
     for student, body in (
@@ -129,7 +129,7 @@ def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook
     assert got == {"ann": (3, 3), "ben": (0, 3), "cat": (0, 3)}
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_calibrate_passes_and_reports_timing(tmp_path):
     # three of the selftest's calibration files, one per kind: the whole set re-runs attacks that the
     # sandbox and engine tests already cover, at ~4 s of torch start-up each on a shared machine
@@ -170,7 +170,7 @@ def _course(root: Path, students: dict[str, str]) -> Path:
     return root
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_nothing(tmp_path):
     add = "def add(a, b):\n    return a + b\n"
     course = _course(
@@ -214,7 +214,7 @@ def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_noth
     assert (out / "grades.csv").read_text().count("\n") == 5
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_a_class_of_odd_names_grades_completely_with_each_students_own_score(tmp_path):
     add, sub = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
     flat = tmp_path / "flat"

@@ -26,7 +26,6 @@ def grade(tmp_path: Path, source: str, name: str = "sub.py", **limits) -> Result
     return grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(**{"wall_seconds": 20, **limits}))
 
 
-@pytest.mark.slow
 def test_correct_submission_full_marks_wrong_one_named(tmp_path):
     good = grade(tmp_path, CORRECT)
     assert good.score == good.max_score == 3 and good.status == "ok"
@@ -35,14 +34,12 @@ def test_correct_submission_full_marks_wrong_one_named(tmp_path):
     assert {t.area for t in bad.tests} == {"values", "broadcasting"}
 
 
-@pytest.mark.slow
 def test_os_exit_at_import_scores_zero_with_status(tmp_path):
     result = grade(tmp_path, "import os\n" + CORRECT + "os._exit(3)\n")
     assert result.score == 0 and result.status == "exited"
     assert "exit code 3" in result.output
 
 
-@pytest.mark.slow
 def test_memory_blowup_scores_zero_with_reason(tmp_path):
     result = grade(
         tmp_path, "x = bytearray(8 * 2**30)\n" + CORRECT.replace("a + b", "a + b + x[0]"), memory_bytes=2 << 30
@@ -51,7 +48,6 @@ def test_memory_blowup_scores_zero_with_reason(tmp_path):
     assert "out of memory" in result.output
 
 
-@pytest.mark.slow
 def test_forged_duplicate_evidence_counts_as_missing(tmp_path):
     # A correct add, plus a forged second frame for one experiment: duplicates are treated as missing.
     source = CORRECT + textwrap.dedent(f"""
@@ -66,7 +62,6 @@ def test_forged_duplicate_evidence_counts_as_missing(tmp_path):
     assert any("more than once" in n for n in result.run.notes)
 
 
-@pytest.mark.slow
 def test_notebook_submission_with_failing_cell_and_magic(tmp_path):
     cells = [
         {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": source}
@@ -77,7 +72,6 @@ def test_notebook_submission_with_failing_cell_and_magic(tmp_path):
     assert result.score == 3 and "ZeroDivisionError" in result.output
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(probe_isolation().mode != "namespaces", reason="needs root and util-linux unshare")
 def test_submission_sees_its_graders_runner_folder_but_nothing_of_its_judge(tmp_path):
     runner_dir = SPEC.suite_dir.parents[1] / "runner"

@@ -86,7 +86,7 @@ def _grade(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=KIT, env=env, capture_output=True, text=True, timeout=1500)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 @pytest.mark.skipif(os.geteuid() != 0, reason="links to root-only files and sandbox uids need a root grader")
 def test_a_hostile_class_gets_a_result_per_student_and_nothing_it_should_not(tmp_path):
     root = tmp_path / "submitted"

@@ -44,7 +44,6 @@ def test_a_correct_file_must_get_full_marks_on_every_seed():
 SLOW_SEEDS = [1, 7, 13, 19, 25]
 
 
-@pytest.mark.slow
 @pytest.mark.sweep
 def test_the_sweep_holds_on_five_of_its_25_seeds_in_process():
     """Every correct and wrong weight_tying file on seeds 1, 7, 13, 19, 25 (`calibrate --seeds 25 --in-process`)."""

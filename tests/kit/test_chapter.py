@@ -377,7 +377,6 @@ def test_chapter_models_are_built_on_the_kit(chapter_run):
     assert count_parameters(untied) - count_parameters(model) == 100 * 32
 
 
-@pytest.mark.slow
 def test_chapter_demo_script_runs_end_to_end(capsys):
     import pathlib
     import runpy

@@ -58,7 +58,7 @@ def _python_for(source) -> str:
     return str(venv / "bin" / "python")
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_run_autograder_grades_a_correct_and_a_wrong_submission(tmp_path):
     root = tmp_path / "autograder"
     source = root / "source"

@@ -165,7 +165,7 @@ def test_an_assignment_with_a_source_folder_must_be_generated_first(tmp_path, em
         )
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_an_assignment_without_source_gets_its_own_notebook_that_nbgrader_exports(tmp_path):
     db = tmp_path / "gradebook.db"
     (tmp_path / "nbgrader_config.py").write_text('c = get_config()\nc.CourseDirectory.course_id = "kit101"\n')

@@ -10,7 +10,7 @@ from autograder.outputs.classview import load_class
 from autograder.outputs.report import write_report
 from autograder.result import Result
 
-pytestmark = pytest.mark.slow  # a browser start-up; CI runs it (and fails it if Chromium is missing)
+pytestmark = pytest.mark.e2e  # a browser start-up; CI runs it (and fails it if Chromium is missing)
 
 SHOTS = KIT_ROOT / "test-artifacts" / "pages"
 WIDTHS = (1280, 390)  # a laptop, a phone

@@ -14,7 +14,7 @@ SPEC = get_assignment("selftest")
 LIMITS = Limits(wall_seconds=30)
 
 
-@pytest.mark.slow
+@pytest.mark.e2e
 def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
     files = {p.stem: p for p in sorted(SPEC.calibration_dir.glob("*/*.py"))}
     too_big = tmp_path / "huge.py"

@@ -54,7 +54,6 @@ def _same_on_both_paths(files) -> None:
             worker.close()
 
 
-@pytest.mark.slow
 def test_pool_and_fresh_paths_give_identical_scores_and_messages():
     """A sample: a correct, a wrong and a hostile file of each grader (the sweep below takes more)."""
     files = [(SELFTEST, p) for p in _files(SELFTEST, ["correct/plus.py", "wrong/*.py", "attacks/fake_json_exit.py"])]
@@ -62,7 +61,6 @@ def test_pool_and_fresh_paths_give_identical_scores_and_messages():
     _same_on_both_paths(files)
 
 
-@pytest.mark.slow
 @pytest.mark.sweep
 def test_pool_and_fresh_paths_agree_on_every_selftest_file_and_a_weight_tying_sample():
     files = [(SELFTEST, p) for p in _files(SELFTEST, ["*/*.py"])]
@@ -76,7 +74,6 @@ def test_pool_and_fresh_paths_agree_on_every_selftest_file_and_a_weight_tying_sa
     _same_on_both_paths(files)
 
 
-@pytest.mark.slow
 def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
     polluter = tmp_path / "a.py"
     polluter.write_text(
@@ -108,7 +105,6 @@ def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
     assert after.run.stdout_tail == solo.run.stdout_tail and after.run.notes == solo.run.notes == []
 
 
-@pytest.mark.slow
 def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(tmp_path):
     path = tmp_path / "solution.py"
     path.write_text(WEIGHT_TYING.solution_path.read_text() + WARMED)
@@ -127,7 +123,6 @@ def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(
     assert "warm: ['matplotlib.pyplot', 'dnnlpy.tokenizers']" in result.run.stdout_tail
 
 
-@pytest.mark.slow
 def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
     path = tmp_path / "ok.py"
     path.write_text("def add(a, b):\n    return a + b\n" + WARMED)

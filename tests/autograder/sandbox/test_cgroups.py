@@ -78,7 +78,6 @@ def test_without_controllers_the_report_says_rlimits_and_why(tmp_path):
     assert report["by"] == "rlimits" and report["why"]
 
 
-@pytest.mark.slow
 @ROOT_CGROUPS
 def test_memory_is_capped_for_the_whole_tree_not_per_process():
     # Four children of 400 MiB each: every one is under RLIMIT_AS (1 GiB), together they are over the cap.
@@ -107,7 +106,6 @@ def test_memory_is_capped_for_the_whole_tree_not_per_process():
     assert "processes survived the kill" not in result.notes
 
 
-@pytest.mark.slow
 @ROOT_CGROUPS
 def test_busy_children_share_one_core_between_them():
     # Four busy-looping children (in new sessions) for 2 s of wall time: the tree's CPU quota is one core.

@@ -70,7 +70,6 @@ def test_plain_run_reports_exit_code_and_output():
     assert result.stdout.strip() == "hello" and "oops" in result.stderr
 
 
-@pytest.mark.slow
 def test_timeout_kills_an_infinite_loop():
     start = time.monotonic()
     result = probe("while True:\n    pass\n", wall_seconds=1.5)
@@ -78,7 +77,6 @@ def test_timeout_kills_an_infinite_loop():
     assert time.monotonic() - start < 8
 
 
-@pytest.mark.slow
 def test_setsid_daemon_does_not_survive():
     token = f"agdaemon{os.getpid() % 100000}"
     code = f"""
@@ -104,13 +102,11 @@ def test_setsid_daemon_does_not_survive():
     assert "processes survived the kill" not in result.notes
 
 
-@pytest.mark.slow
 def test_memory_bomb_is_stopped():
     result = probe("x = bytearray(6 * 2**30)\n", memory_bytes=1 * GiB)
     assert result.exit_code == 1 and "MemoryError" in result.stderr
 
 
-@pytest.mark.slow
 @ROOT_ONLY
 def test_fork_bomb_is_capped():
     code = """
@@ -131,7 +127,6 @@ def test_fork_bomb_is_capped():
     assert "processes survived the kill" not in result.notes
 
 
-@pytest.mark.slow
 def test_output_flood_is_capped_and_does_not_block():
     code = "import sys\nfor _ in range(2000):\n    sys.stdout.write('x' * 65536)\nsys.stdout.flush()\n"
     start = time.monotonic()
@@ -141,7 +136,6 @@ def test_output_flood_is_capped_and_does_not_block():
     assert any("stdout dropped" in note for note in result.notes)
 
 
-@pytest.mark.slow
 @NAMESPACES
 def test_network_is_unreachable():
     listener = socket.socket()
@@ -163,7 +157,6 @@ def test_network_is_unreachable():
     assert reported(result) in ("ConnectionRefusedError", "OSError", "TimeoutError")
 
 
-@pytest.mark.slow
 @ROOT_ONLY
 def test_kit_is_not_writable():
     target = KIT / "autograder" / "pwned_by_sandbox.txt"
@@ -180,7 +173,6 @@ def test_kit_is_not_writable():
     assert reported(result) in ("PermissionError", "OSError")
 
 
-@pytest.mark.slow
 @NAMESPACES
 def test_hidden_suite_is_unreadable_and_runner_sees_only_itself():
     # Host folders outside the allow-list: the kit's tests (hidden) and /var/lib (never bound).
@@ -217,7 +209,6 @@ def test_kit_view_is_an_allow_list():
     assert set(view["kit_binds"]) <= allowed and f"{kit}/dnnlpy" in view["kit_binds"], view["kit_binds"]
 
 
-@pytest.mark.slow
 @NAMESPACES
 def test_files_planted_anywhere_in_the_kit_are_unreadable_but_imports_work():
     # Instructor files can land anywhere in the kit (a demo's course copy, an nbgrader source folder, a
@@ -273,7 +264,6 @@ def test_files_planted_anywhere_in_the_kit_are_unreadable_but_imports_work():
             shutil.rmtree(output, ignore_errors=True)
 
 
-@pytest.mark.slow
 def test_weakest_mode_still_enforces_time_and_memory():
     # What a student's laptop gets (no root): limits and a process-group kill, nothing more.
     looping = run_sandboxed(
@@ -292,7 +282,6 @@ def test_weakest_mode_still_enforces_time_and_memory():
     assert bomb.exit_code == 1 and "MemoryError" in bomb.stderr
 
 
-@pytest.mark.slow
 def test_sandbox_dies_with_a_killed_grader(tmp_path):
     token = f"agorphan{os.getpid() % 100000}"
     payload = f"import ctypes, time\\nctypes.CDLL(None).prctl(15, b'{token}', 0, 0, 0)\\ntime.sleep(120)\\n"

@@ -49,7 +49,6 @@ os.write(FD, json.dumps(seen).encode())
 """
 
 
-@pytest.mark.slow
 @NAMESPACES
 def test_message_queues_shared_memory_and_abstract_sockets_do_not_cross_runs():
     name = f"\\0wtcal-abstract-{os.getpid()}".encode().decode("unicode_escape")
@@ -66,7 +65,6 @@ def test_message_queues_shared_memory_and_abstract_sockets_do_not_cross_runs():
     assert second["shm_before"] is False and second["abstract"] != "connected"
 
 
-@pytest.mark.slow
 @NAMESPACES
 def test_proc_shows_no_configuration_and_no_hidden_path():
     class_folder = tempfile.mkdtemp(prefix="wtcal-class-")

@@ -103,7 +103,6 @@ def _same(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.slow
 def test_a_submission_cannot_affect_the_next_one(warm):
     solo = run(warm, OBSERVER)
     polluted = run(warm, POLLUTER)
@@ -115,7 +114,6 @@ def test_a_submission_cannot_affect_the_next_one(warm):
     assert not after.notes and not polluted.notes, (after.notes, polluted.notes)
 
 
-@pytest.mark.slow
 def test_wall_time_limit_kills_the_tree_and_the_zygote_serves_the_next_run(warm):
     start = time.monotonic()
     looping = run(
@@ -127,7 +125,6 @@ def test_wall_time_limit_kills_the_tree_and_the_zygote_serves_the_next_run(warm)
     assert run(warm, OBSERVER).exit_code == 0
 
 
-@pytest.mark.slow
 def test_runner_is_unprivileged_and_its_pid_1_shows_no_configuration(warm):
     if ISOLATION.mode != "namespaces":
         pytest.skip("needs root and namespaces")
@@ -174,7 +171,6 @@ def _process_with_pid(pid: int) -> subprocess.Popen | None:
     return None
 
 
-@pytest.mark.slow
 def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid(warm):
     """A child whose set-up fails ends at once and the zygote reaps it; when the grader then kills the run,
     the kill must not reach whatever process took the pid since (a bare pid kill would: the bystander below)."""

@@ -226,7 +226,6 @@ def _by_kind(rows: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-@pytest.mark.slow
 def test_calibrate_runs_and_grades_every_file(calibration_run):
     proc = calibration_run["proc"]
     assert proc.returncode in (0, 1), f"calibrate failed to run (exit {proc.returncode}): {proc.stderr[-3000:]}"
@@ -237,7 +236,6 @@ def test_calibrate_runs_and_grades_every_file(calibration_run):
     assert len(proc.stdout) < 5_000_000, f"calibrate printed {len(proc.stdout)} bytes: an output flood got through"
 
 
-@pytest.mark.slow
 def test_correct_submissions_get_full_marks(calibration_run):
     rows = _by_kind(_rows(_last_json(calibration_run["proc"].stdout)))["correct"]
     reference = [r for r in _rows(_last_json(calibration_run["proc"].stdout)) if r["file"] == "reference solution"]
@@ -249,14 +247,12 @@ def test_correct_submissions_get_full_marks(calibration_run):
     assert not lost, "correct submissions lost points:\n" + "\n".join(lost)
 
 
-@pytest.mark.slow
 def test_wrong_submissions_never_get_full_marks(calibration_run):
     rows = _by_kind(_rows(_last_json(calibration_run["proc"].stdout)))["wrong"]
     full = [f"{r['file']} ({r['expected']})" for r in rows if r["score"] >= r["max_score"]]
     assert not full, "wrong submissions got full marks:\n" + "\n".join(full)
 
 
-@pytest.mark.slow
 def test_attacks_earn_nothing(calibration_run):
     rows = _by_kind(_rows(_last_json(calibration_run["proc"].stdout)))["attack"]
     earned = [f"{r['file']}: {r['score']}/{r['max_score']} ({r.get('note', '')})" for r in rows if r["score"] != 0]
@@ -265,7 +261,6 @@ def test_attacks_earn_nothing(calibration_run):
     assert not flagged, "calibrate flagged attacks:\n" + "\n".join(flagged)
 
 
-@pytest.mark.slow
 def test_calibrate_agrees_with_every_verdict(calibration_run):
     proc = calibration_run["proc"]
     data = _last_json(proc.stdout)
@@ -273,7 +268,6 @@ def test_calibrate_agrees_with_every_verdict(calibration_run):
     assert not bad and proc.returncode == 0, "calibrate reports wrong verdicts:\n" + "\n".join(bad)
 
 
-@pytest.mark.slow
 def test_attacks_changed_no_kit_file(calibration_run):
     before, after = calibration_run["hashes_before"], calibration_run["hashes_after"]
     changed = sorted(k for k in before.keys() & after.keys() if before[k] != after[k])
@@ -286,7 +280,6 @@ def test_attacks_changed_no_kit_file(calibration_run):
     assert not calibration_run["planted"], f"attack files planted: {calibration_run['planted']}"
 
 
-@pytest.mark.slow
 def test_attacks_left_no_process_and_reached_no_network(calibration_run):
     assert not calibration_run["survivors"], f"processes outlived grading: {calibration_run['survivors']}"
     assert not calibration_run["daemon_grew"], "a setsid daemon kept writing /tmp/wtcal_daemon_alive.txt after grading"
@@ -294,7 +287,6 @@ def test_attacks_left_no_process_and_reached_no_network(calibration_run):
     assert not calibration_run["pwned"], "the judge unpickled a forged evidence frame unsafely (/tmp/wtcal_pwned_judge)"
 
 
-@pytest.mark.slow
 def test_hidden_files_do_not_leak_into_results(calibration_run):
     """a16 prints whatever hidden file it can read, and raises with it so that it would reach the feedback."""
     proc = calibration_run["proc"]
@@ -331,7 +323,6 @@ def test_hidden_files_do_not_leak_into_results(calibration_run):
     )
 
 
-@pytest.mark.slow
 def test_the_sandbox_agrees_with_the_in_process_grading(calibration_run, grader):
     """The seed sweep and the mutation run grade in process: on the same plan, every correct and wrong file
     gets the same mark from the sandboxed engine, so what they show holds for the real grader."""

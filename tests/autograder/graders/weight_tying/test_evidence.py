@@ -161,7 +161,6 @@ def test_a_sample_of_checked_leaf_mutations_fails_a_test(plan, solution_evidence
     _assert_caught(plan, solution_evidence, judge, suite, _sample(items, 4))
 
 
-@pytest.mark.slow
 @pytest.mark.sweep
 def test_every_checked_leaf_mutation_fails_a_test(plan, solution_evidence, judge, suite):
     items = list(_checked_mutations(solution_evidence))

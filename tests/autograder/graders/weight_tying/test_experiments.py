@@ -5,8 +5,6 @@ from __future__ import annotations
 import subprocess
 import sys
 
-import pytest
-
 from autograder.graders.weight_tying.runner.evidence import RECORDS
 from autograder.graders.weight_tying.runner.experiments import EXPERIMENTS
 from autograder.kit import KIT_ROOT, SOLUTIONS_DIR
@@ -36,7 +34,6 @@ def test_evidence_doc_is_generated_from_the_schema():
     )
 
 
-@pytest.mark.slow
 def test_experiments_never_import_torch_dynamo():
     """torch.optim's first use imports torch._dynamo (~1 s of CPU per grading run); the runner must not pay it."""
     code = (

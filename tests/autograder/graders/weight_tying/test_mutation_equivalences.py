@@ -71,7 +71,6 @@ def test_a_sample_is_caught_or_shown_equivalent_on_every_plan(seed, mutants, spe
         assert score == 100, (m.id, {t: msg[:200] for t, (ok, msg) in results.items() if not ok})
 
 
-@pytest.mark.slow
 @pytest.mark.sweep
 def test_every_sixth_mutant_on_five_seeds_is_caught_everywhere_or_shown_equivalent(mutants, spec, grader):
     sample = list(mutants.values())[::6]

@@ -36,7 +36,6 @@ def test_the_solution_gets_full_marks_in_process(plan, solution_evidence, judge,
     assert score(results) == 100
 
 
-@pytest.mark.slow
 def test_full_marks_through_the_engines_pytest_plugin(plan, spec, solution_evidence):
     results, _ = run_suite(suite_dir=spec.suite_dir, plan=plan, evidence=solution_evidence, run={"status": "ok"})
     assert [r.output for r in results if not r.passed] == []
