@@ -21,10 +21,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import signal
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from autograder.sandbox.pidfd import kill_if_member
 
 __all__ = ["CONTROLLERS", "CgroupSupport", "RunCgroup", "cgroup_support", "measured", "tree_report"]
 
@@ -211,9 +212,8 @@ class RunCgroup:
             left = self.pids()
             if not left or time.monotonic() > deadline:
                 return len(left)
-            for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
+            for pid in left:  # the list may be stale: only a process still in the group is signalled
+                kill_if_member(pid, lambda pid: pid in self.pids())
             time.sleep(pause)
             pause = min(pause * 2, 0.1)
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import fcntl
 import os
-import signal
 import tempfile
 import time
 from pathlib import Path
+
+from autograder.sandbox.pidfd import kill_if_member
 
 __all__ = ["BASE_UID", "SLOTS", "SANDBOX_UIDS", "Slot", "held_uids", "kill_uid", "stray_processes"]
 
@@ -67,22 +68,25 @@ def held_uids() -> set[int]:
     return held
 
 
+def _runs_as(pid: int, uid: int) -> bool:
+    """Whether `pid` is a live (not zombie) process whose real uid is `uid`."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            fields = dict(line.split(":", 1) for line in fh if ":" in line)
+        return int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith(("Z", "X"))
+    except (OSError, KeyError, IndexError, ValueError):
+        return False
+
+
 def kill_uid(uid: int) -> int:
     """SIGKILL every process whose real uid is `uid` (root only), until none is left; returns survivors."""
     found = False
     for _ in range(50):
         found = False
         for entry in os.listdir("/proc"):
-            if not entry.isdigit():
-                continue
-            try:
-                with open(f"/proc/{entry}/status") as fh:
-                    fields = dict(line.split(":", 1) for line in fh if ":" in line)
-                if int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith(("Z", "X")):
-                    os.kill(int(entry), signal.SIGKILL)
-                    found = True
-            except (OSError, KeyError, IndexError, ValueError):
-                continue
+            if entry.isdigit() and _runs_as(int(entry), uid):
+                # Checked again once the process is pinned: its pid may have gone to another process since.
+                found = kill_if_member(int(entry), lambda pid: _runs_as(pid, uid)) or found
         if not found:
             return 0
         time.sleep(0.01)
