@@ -14,6 +14,7 @@ import importlib
 import importlib.util
 import inspect
 import io
+import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -211,8 +212,10 @@ def worker_grader(assignment: str) -> InProcessGrader:
     return _WORKER_GRADERS[assignment]
 
 
-def map_seeds(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int) -> Iterator[Any]:
-    """`fn` over `tasks` (one per seed), in order: in forked worker processes, or here when `workers` is 1."""
+def map_seeds(fn: Callable[[Any], Any], tasks: Sequence[Any], workers: int | None = None) -> Iterator[Any]:
+    """`fn` over `tasks` (one per seed), in order: in forked worker processes (`workers`, default one per core),
+    or here when `workers` is 1."""
+    workers = workers or os.cpu_count() or 1
     if workers <= 1 or len(tasks) <= 1:
         yield from map(fn, tasks)
         return

@@ -18,7 +18,6 @@ process (the mutants are the kit's own code) and prints a Markdown report.
 from __future__ import annotations
 
 import importlib
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -149,7 +148,6 @@ def run_mutants(
     if limit:
         mutants = mutants[:limit]
     start = time.monotonic()
-    workers = workers or os.cpu_count() or 1
     originals = {Path(path).stem: Path(path).read_text(encoding="utf-8") for path, _ in config.SOURCES}
     tasks = [(assignment, seed, mutants, originals) for seed in seeds]
     graded: dict[str, dict[int, tuple[float, str]]] = {m.id: {} for m in mutants}

@@ -9,7 +9,6 @@ sandbox; ``--in-process`` runs the experiments in this process (trusted files on
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -114,7 +113,7 @@ def sweep(
         from autograder.inprocess import map_seeds
 
         tasks = [(assignment, seed, files) for seed in seeds]
-        outcomes = map_seeds(_grade_seed_in_process, tasks, workers or os.cpu_count() or 1)
+        outcomes = map_seeds(_grade_seed_in_process, tasks, workers)
         for seed, outcome in zip(seeds, outcomes, strict=True):
             for name, result in outcome.items():
                 graded[name][seed] = result

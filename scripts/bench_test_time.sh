@@ -26,7 +26,7 @@ run() {  # run LABEL REV: prints "seconds exit-code summary-line"
     local label="$1" rev="$2" clone="$work/$1" log="$work/$1.log" start end code
     git clone --quiet --no-checkout "$repo" "$clone"
     git -C "$clone" checkout --quiet "$rev"
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     code=0
     (
         cd "$clone"
@@ -34,19 +34,21 @@ run() {  # run LABEL REV: prints "seconds exit-code summary-line"
         export UV_CACHE_DIR="$work/$label-uv-cache" PIP_NO_CACHE_DIR=1
         bash scripts/test.sh -q
     ) >"$log" 2>&1 || code=$?
-    end=$(date +%s.%N)
-    printf '%s %s %s\n' "$(echo "$end - $start" | bc)" "$code" "$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1)"
+    end=$(date +%s%N)
+    printf '%s %s %s\n' "$(((end - start) / 1000000))" "$code" "$(grep -E '[0-9]+ (passed|failed)' "$log" | tail -1)"
 }
 
 echo "timing bash scripts/test.sh in fresh clones of $base (base) and $head (head), one after the other..." >&2
-read -r base_s base_code base_summary < <(run base "$base")
-echo "  base done: ${base_s%.*} s" >&2
-read -r head_s head_code head_summary < <(run head "$head")
+read -r base_ms base_code base_summary < <(run base "$base")
+echo "  base done: $((base_ms / 1000)) s" >&2
+read -r head_ms head_code head_summary < <(run head "$head")
 printf '%-6s %-10s %10s %5s  %s\n' "tree" "commit" "wall" "exit" "pytest's summary"
-printf '%-6s %-10s %8.0f s %5s  %s\n' base "$base" "$base_s" "$base_code" "$base_summary"
-printf '%-6s %-10s %8.0f s %5s  %s\n' head "$head" "$head_s" "$head_code" "$head_summary"
-printf 'head / base = %.2f (the target is at most 0.50)\n' "$(echo "$head_s / $base_s" | bc -l)"
+printf '%-6s %-10s %8d s %5s  %s\n' base "$base" "$((base_ms / 1000))" "$base_code" "$base_summary"
+printf '%-6s %-10s %8d s %5s  %s\n' head "$head" "$((head_ms / 1000))" "$head_code" "$head_summary"
+ratio=$(((head_ms * 100 + base_ms / 2) / base_ms))  # rounded to 0.01
+printf 'head / base = %d.%02d (the target is at most 0.50)\n' "$((ratio / 100))" "$((ratio % 100))"
 if [ "$base_code" != 0 ] || [ "$head_code" != 0 ]; then
-    echo "a run failed: its log is in $work (run again with KEEP=1 to keep it)" >&2
+    if [ -n "${KEEP:-}" ]; then where="its log is in $work"; else where="run again with KEEP=1 to keep its log"; fi
+    echo "a run failed: $where" >&2
     exit 1
 fi

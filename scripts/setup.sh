@@ -15,12 +15,6 @@ fi
 compile_kit() {
     .venv/bin/python -m compileall -q -x '/calibration/' dnnlpy autograder >/dev/null || true
 }
-stamp=.venv/.kit-installed
-if [ -f "$stamp" ] && [ ! pyproject.toml -nt "$stamp" ]; then
-    compile_kit
-    exit 0
-fi
-
 # The CPU build of torch 2.13.0 as a wheel file in one of pip's find-links folders, if the machine has one.
 local_torch_wheel() {
     local dir whl
@@ -56,9 +50,12 @@ install_with_pip() {
         .venv/bin/python -m pip install --quiet -e ".[dev]"
 }
 
-if ! install_with_uv; then
-    echo "setup: installing with pip (uv or a local CPU wheel of torch is not available)" >&2
-    install_with_pip
+stamp=.venv/.kit-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+    if ! install_with_uv; then
+        echo "setup: installing with pip (uv or a local CPU wheel of torch is not available)" >&2
+        install_with_pip
+    fi
+    touch "$stamp"
 fi
 compile_kit
-touch "$stamp"

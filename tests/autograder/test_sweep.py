@@ -37,7 +37,7 @@ def test_a_correct_file_must_get_full_marks_on_every_seed():
     assert sweep_json([row], [1, 2], 3.0)["ok"] is False
 
 
-# CI has ~20 minutes on 2 cores for everything: the slow tests sweep five of the 25 seeds, spread over the range
+# CI has ~20 minutes on 2 cores for everything: the sweep tier takes five of the 25 seeds, spread over the range
 # (one seed costs ~1-2 CPU minutes for the whole corpus); the default run grades every file on one of the 25
 # (test_corpus.py), and `calibrate --seeds 25 --in-process` is the full sweep (its summary is in the
 # calibration README).

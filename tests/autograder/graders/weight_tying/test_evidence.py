@@ -156,7 +156,7 @@ def _assert_caught(plan, solution_evidence, judge, suite, items) -> None:
 
 
 def test_a_sample_of_checked_leaf_mutations_fails_a_test(plan, solution_evidence, judge, suite):
-    """Fast form: every fourth mutation; the slow test below runs all of them."""
+    """Fast form: every fourth mutation; the sweep test below runs all of them."""
     items = list(_checked_mutations(solution_evidence))
     _assert_caught(plan, solution_evidence, judge, suite, _sample(items, 4))
 
