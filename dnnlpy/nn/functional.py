@@ -82,11 +82,15 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU: ``x * Phi(x)`` with the exact normal CDF, or its tanh approximation (``approximate='tanh'``)."""
     floating_tensor("x", x)
     if approximate == "none":
-        return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
-    if approximate == "tanh":
+        out = 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+    elif approximate == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x.pow(3))
-        return 0.5 * x * (1.0 + torch.tanh(inner))
-    raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+        out = 0.5 * x * (1.0 + torch.tanh(inner))
+    else:
+        raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
+    # At -inf both forms read -inf * 0 (nan); GELU's limit there is 0. torch's own answer at +-inf depends
+    # on which kernel runs (a tensor's length, the CPU's vector width), so the edge is pinned here instead.
+    return torch.where(torch.isneginf(x), torch.zeros((), dtype=x.dtype), out)
 
 
 def layer_norm(
