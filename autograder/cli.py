@@ -26,6 +26,7 @@ examples:
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
   python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
+  python -m autograder dask-certs --out ~/dask-certs     # TLS files for --executor dask (README: several machines)
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's

@@ -114,11 +114,13 @@ def _security(ca, certs, role="client"):
     )
 
 
-def _no_client_certificate_gets_a_reply(address: str, ca) -> bool:
-    """A TLS connection that trusts the course CA but shows no certificate: the scheduler must drop it."""
+def _gets_a_reply(address: str, ca, cert=None, key=None) -> bool:
+    """Whether the scheduler says anything (its handshake) on a raw TLS connection that shows `cert`, if any."""
     host, port = address.removeprefix("tls://").rsplit(":", 1)
     context = ssl.create_default_context(cafile=str(ca))
     context.check_hostname = False
+    if cert is not None:
+        context.load_cert_chain(str(cert), str(key))
     with socket.create_connection((host, int(port)), timeout=10) as raw:
         try:
             with context.wrap_socket(raw) as tls:
@@ -148,7 +150,8 @@ def test_only_holders_of_the_course_certificates_reach_the_cluster(certs, tls_cl
                 distributed.Client(address, security=_security(ca, forged), timeout=5)
         with pytest.raises((OSError, TimeoutError)):
             distributed.Client(address.replace("tls://", "tcp://"), timeout=5)
-        assert not _no_client_certificate_gets_a_reply(address, certs / "ca.pem")
+        assert _gets_a_reply(address, certs / "ca.pem", certs / "client.pem", certs / "client.key")  # the control
+        assert not _gets_a_reply(address, certs / "ca.pem")  # no certificate at all: dropped
         with pytest.raises((OSError, TimeoutError)):
             asyncio.run(_join_as_worker(address, _security(certs / "ca.pem", forged, role="worker")))
         with distributed.Client(address, security=_security(certs / "ca.pem", certs), timeout=30) as client:
