@@ -147,9 +147,7 @@ def security_for(scheduler: DaskScheduler):
     """The ``distributed.Security`` of the client; None for plain TCP asked for by name (or inproc)."""
     from distributed import Security
 
-    if scheduler.ca is None:
-        if scheduler.address.startswith("tls://"):  # from dask's configuration, checked by dask_scheduler
-            return Security(require_encryption=True)
+    if scheduler.ca is None:  # tcp:// asked for by name, or inproc://
         return None
     return Security(
         tls_ca_file=scheduler.ca, tls_client_cert=scheduler.cert, tls_client_key=scheduler.key, require_encryption=True

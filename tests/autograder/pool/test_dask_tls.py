@@ -15,7 +15,7 @@ import pytest
 from autograder.batch import grade_batch
 from autograder.cli import main
 from autograder.pool import on_dask
-from autograder.pool.dask_tls import make_certificates
+from autograder.pool.dask_tls import dask_scheduler, make_certificates, security_for
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
 pytest.importorskip("cryptography", reason="the kit's dask extra makes certificates with it")
@@ -78,6 +78,21 @@ def test_a_tls_scheduler_needs_the_clients_certificate_and_a_private_key(certs, 
     assert "do not load together" in capsys.readouterr().err
     assert main(["grade", "--assignment", "selftest", str(plus), "--tls-dir", str(certs)]) == 2
     assert "go with --executor dask" in capsys.readouterr().err
+
+
+def test_a_tls_scheduler_takes_the_client_files_from_dasks_configuration_too(certs):
+    import dask
+
+    files = {
+        "distributed.comm.tls.ca-file": str(certs / "ca.pem"),
+        "distributed.comm.tls.client.cert": str(certs / "client.pem"),
+        "distributed.comm.tls.client.key": str(certs / "client.key"),
+    }
+    with dask.config.set(files):
+        scheduler = dask_scheduler("tls://127.0.0.1:8786")
+    assert (scheduler.ca, scheduler.cert, scheduler.key) == tuple(files.values())
+    security = security_for(scheduler)
+    assert security.require_encryption and security.tls_client_key == files["distributed.comm.tls.client.key"]
 
 
 def _grade_on(cluster_address: str, extra: list[str], plus, capsys) -> dict:
