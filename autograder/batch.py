@@ -67,7 +67,7 @@ def grade_batch(
     if executor not in EXECUTORS:
         raise ValueError(f"executor={executor!r}: choose one of {', '.join(EXECUTORS)}")
     if executor == "dask" and not scheduler:
-        raise ValueError("executor='dask' needs scheduler='tcp://HOST:PORT' (the address `dask scheduler` prints)")
+        raise ValueError("executor='dask' needs scheduler='tls://HOST:PORT' (the address `dask scheduler` prints)")
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers={workers}: give at least 1")

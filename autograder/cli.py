@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from autograder.cli_calibrate import add_calibrate_parsers, calibrate_command, mutate_command
+from autograder.cli_dask import add_dask_certs_parser, add_dask_options, dask_certs_command, resolve_scheduler
 
 __all__ = ["main", "build_parser"]
 
@@ -25,6 +26,7 @@ examples:
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
   python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
+  python -m autograder dask-certs --out ~/dask-certs     # TLS files for --executor dask (README: several machines)
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
@@ -79,7 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(dest="command", required=True, metavar="{grade,calibrate,mutate,gradescope-package}")
+    sub = parser.add_subparsers(
+        dest="command", required=True, metavar="{grade,calibrate,mutate,gradescope-package,dask-certs}"
+    )
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
@@ -93,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
         "dask: warm workers on the dask.distributed cluster at --scheduler",
     )
-    common.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tcp://10.0.0.5:8786")
+    add_dask_options(common)  # --scheduler tls://HOST:PORT, --tls-dir DIR, ...
     grade = sub.add_parser(
         "grade",
         parents=[common],
@@ -152,6 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
     pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
+    add_dask_certs_parser(sub)
     return parser
 
 
@@ -178,10 +183,12 @@ def main(argv: list[str] | None = None) -> int:
         return _package(args)
     if args.command == "mutate":
         return mutate_command(args)
+    if args.command == "dask-certs":
+        return dask_certs_command(args)
     from autograder.graders import ASSIGNMENTS
 
-    if args.executor == "dask" and not args.scheduler:
-        return _fail("--executor dask needs --scheduler tcp://HOST:PORT (the address `dask scheduler` prints)")
+    if error := resolve_scheduler(args):  # dask: mutual TLS, or plain TCP only when asked for by name
+        return _fail(error)
     if args.assignment not in ASSIGNMENTS:
         return _fail(
             f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"

@@ -1,15 +1,21 @@
-"""Trusted: the warm pool on a dask.distributed cluster (``--executor dask --scheduler tcp://HOST:PORT``).
+"""Trusted: the warm pool on a dask.distributed cluster (``--executor dask --scheduler tls://HOST:PORT``).
 
 Each dask worker process keeps warm workers (``worker.Worker``: a fork server and a judge, one per task
 thread) for as long as it lives. Submissions travel as text (kind, source, file name), never as paths, so
 the machines need the kit but not the class folder; results come back as Gradescope dicts (plain JSON) and
 this process, the client, writes every output. Start the cluster as root on each machine, so the sandbox
-gets its namespaces and cgroups (see the README)::
+gets its namespaces and cgroups, with the course's certificates (``dask-certs``; see the README)::
 
-    dask scheduler                                              # on one machine: prints tcp://HOST:8786
-    dask worker tcp://HOST:8786 --nworkers 2 --nthreads 1       # on each grading machine, in the kit's venv
+    # on one machine (prints tls://HOST:8786):
+    dask scheduler --tls-ca-file ca.pem --tls-cert scheduler.pem --tls-key scheduler.key
+        --dashboard-address 127.0.0.1:8787
+    # on each grading machine, in the kit's venv:
+    dask worker tls://HOST:8786 --nworkers 2 --nthreads 1 --dashboard-address 127.0.0.1:0
+        --tls-ca-file ca.pem --tls-cert worker.pem --tls-key worker.key
 
-dask and distributed come with the kit's ``dask`` extra (``pip install -e ".[dask]"``).
+The client connects over mutual TLS only (``autograder.pool.dask_tls``): a plain ``tcp://`` scheduler lets
+anyone run code in the workers, and is refused unless asked for by name. dask and distributed come with the
+kit's ``dask`` extra (``pip install -e ".[dask]"``).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from autograder.pool.dask_tls import DaskScheduler, dask_scheduler, security_for
 from autograder.result import Result
 from autograder.sandbox.limits import Limits
 from autograder.submissions import SubmissionRefused, read_submission, submission_root
@@ -57,7 +64,25 @@ def _stall_seconds(limits: Limits) -> float:
 
 
 def _address(scheduler) -> str:
-    return scheduler if isinstance(scheduler, str) else str(getattr(scheduler, "scheduler_address", scheduler))
+    if isinstance(scheduler, str | DaskScheduler):
+        return str(scheduler)
+    return str(getattr(scheduler, "scheduler_address", scheduler))
+
+
+def _connection(scheduler) -> tuple[object, object]:
+    """(what ``Client`` connects to, its ``Security`` or None); ValueError for a scheduler reached insecurely.
+
+    An address alone is checked as ``dask_scheduler`` checks it (``tls://`` only; TLS files from dask's
+    configuration); a cluster object brings its own security, and must listen on ``tls://`` too.
+    """
+    if isinstance(scheduler, str):
+        scheduler = dask_scheduler(scheduler)
+    if isinstance(scheduler, DaskScheduler):
+        return scheduler.address, security_for(scheduler)
+    address = _address(scheduler)
+    if not address.startswith(("tls://", "inproc://")):
+        dask_scheduler(address)  # raises: says why plain TCP is refused and what to do
+    return scheduler, getattr(scheduler, "security", None)
 
 
 def grade_on_dask(
@@ -71,7 +96,10 @@ def grade_on_dask(
     roots: tuple = (),
     on_result: Callable[[str, Result], None] | None = None,
 ) -> dict[str, Result]:
-    """Grade on the cluster at `scheduler` (an address, or a ``distributed`` cluster object).
+    """Grade on the cluster at `scheduler`: a ``DaskScheduler`` (``dask_tls.dask_scheduler``: the address and
+    the client's TLS files), a ``tls://`` address (TLS files from dask's configuration), or a ``distributed``
+    cluster object listening on ``tls://``. A plain ``tcp://`` one raises ValueError unless it is a
+    ``DaskScheduler`` made with ``insecure_plain_tcp=True``.
 
     `hide` lists the client's paths: the workers never see them (submissions arrive as text, read here
     beneath their folder in `roots`, never through a link).
@@ -83,8 +111,16 @@ def grade_on_dask(
             "--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)"
         ) from None
     del hide
+    target, security = _connection(scheduler)
     results: dict[str, Result] = {}
-    with Client(scheduler) as client:
+    try:
+        client = Client(target, security=security)
+    except (OSError, TimeoutError) as exc:  # refused, or a TLS handshake that failed (a foreign certificate)
+        raise RuntimeError(
+            f"could not connect to the dask scheduler at {_address(scheduler)} ({type(exc).__name__}: {exc}): is it "
+            "running, and were its certificates and the client's (--tls-dir) made by the same dask-certs run?"
+        ) from None
+    with client:
         futures = {}
         for student, path in submissions.items():
             try:

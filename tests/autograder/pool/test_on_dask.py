@@ -1,4 +1,5 @@
-"""The pool on Dask workers (a LocalCluster of processes on loopback) gives the local pool's scores."""
+"""The pool on Dask workers (a LocalCluster of processes on loopback, over the course's mutual TLS) gives the
+local pool's scores."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import pytest
 
 from autograder.batch import grade_batch
 from autograder.graders import get_assignment
+from autograder.pool.dask_tls import dask_scheduler
 from autograder.sandbox import Limits
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
@@ -15,7 +17,7 @@ LIMITS = Limits(wall_seconds=30)
 
 
 @pytest.mark.e2e
-def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
+def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path, certs, tls_cluster):
     files = {p.stem: p for p in sorted(SPEC.calibration_dir.glob("*/*.py"))}
     too_big = tmp_path / "huge.py"
     with too_big.open("wb") as fh:  # sparse: rejected before it travels, with its reason
@@ -25,9 +27,8 @@ def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
         assignment="selftest", submissions=files, seed=7, limits=LIMITS, workers=2, progress=False, executor="pool"
     )
     arrived = []
-    with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
-    ) as cluster:
+    with tls_cluster(certs, n_workers=2, threads_per_worker=1, processes=True) as cluster:
+        assert cluster.scheduler_address.startswith("tls://")
         remote = grade_batch(
             assignment="selftest",
             submissions=files,
@@ -35,7 +36,7 @@ def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path):
             limits=LIMITS,
             progress=False,
             executor="dask",
-            scheduler=cluster.scheduler_address,
+            scheduler=dask_scheduler(cluster.scheduler_address, tls_dir=certs),
             on_result=lambda student, result: arrived.append(student),
         )
     assert sorted(arrived) == sorted(files)
@@ -52,13 +53,13 @@ def test_dask_executor_needs_a_scheduler():
         grade_batch(assignment="selftest", submissions={}, executor="dask", progress=False)
 
 
-def test_a_cluster_without_workers_gives_grader_errors_instead_of_hanging(tmp_path, monkeypatch):
+def test_a_cluster_without_workers_gives_grader_errors_instead_of_hanging(tmp_path, monkeypatch, certs, tls_cluster):
     from autograder.pool import on_dask
 
     monkeypatch.setattr(on_dask, "_stall_seconds", lambda limits: 2.0)
     path = tmp_path / "plus.py"
     path.write_text("def add(a, b):\n    return a + b\n")
-    with distributed.LocalCluster(n_workers=0, protocol="tcp://", host="127.0.0.1", dashboard_address=None) as cluster:
+    with tls_cluster(certs, n_workers=0) as cluster:
         results = grade_batch(
             assignment="selftest",
             submissions={"plus": path},
@@ -66,7 +67,7 @@ def test_a_cluster_without_workers_gives_grader_errors_instead_of_hanging(tmp_pa
             limits=LIMITS,
             progress=False,
             executor="dask",
-            scheduler=cluster.scheduler_address,
+            scheduler=dask_scheduler(cluster.scheduler_address, tls_dir=certs),
         )
     assert results["plus"].status == "grader error"
     assert "no result came back from the dask cluster" in results["plus"].output
