@@ -31,8 +31,10 @@ def outside_folder() -> Path:
 
 @pytest.fixture
 def course_dir():
-    """An empty folder for a course, removed afterwards (see ``outside_folder``)."""
+    """An empty folder for a course, readable by all as course folders are (mkdtemp's 0700 would stop a
+    sandbox's uid at its door and hide a leak), removed afterwards (see ``outside_folder``)."""
     folder = Path(tempfile.mkdtemp(prefix="autograder-course-", dir=outside_folder()))
+    folder.chmod(0o755)
     try:
         yield folder
     finally:
