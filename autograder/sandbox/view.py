@@ -2,8 +2,11 @@
 
 In the ``namespaces`` mode the jail builds the runner's root from four lists this module computes:
 
-- ``binds``: the system and the interpreter (``/usr``, ``/lib*``, ``/etc``, ``sys.prefix``, ...), read-only,
-  except anything inside the kit;
+- ``binds``: the system (``/usr``, ``/lib*``, ``/etc``) and what the runner's ``python -I`` reads code from,
+  named by the interpreter's own configuration (``runner_paths``: its prefixes, standard library,
+  site-packages and the folders their ``.pth`` files add), read-only, except anything inside the kit. Never
+  the grader's working folder, ``PYTHONPATH`` or the rest of its ``sys.path``: ``python -m autograder`` run
+  from a course folder would otherwise show the course's solutions and every student's hand-in;
 - ``kit_mask``: the kit's root, covered by an empty read-only tmpfs, so nothing of it shows by default
   (``grading-output/``, ``assignments/``, ``solutions/``, ``tests/``, ``.git``, a demo course copy, any file
   an instructor drops there later);
@@ -29,13 +32,24 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import site
 import sys
+import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
 from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
 
-__all__ = ["kit_root", "module_files", "build_view", "hidden_paths", "visible_hides", "KIT_PACKAGES"]
+__all__ = [
+    "kit_root",
+    "module_files",
+    "build_view",
+    "runner_paths",
+    "pth_paths",
+    "hidden_paths",
+    "visible_hides",
+    "KIT_PACKAGES",
+]
 
 KIT_PACKAGES = ("dnnlpy",)  # imported by the runner (dnnlpy.notebook); no instructor files live there
 _SYSTEM = ("/usr", "/etc", "/sys")
@@ -61,8 +75,52 @@ def _minimal(paths: set[str]) -> list[str]:
 
 
 def _prefixes() -> set[str]:
-    found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    found.add(os.path.dirname(os.path.realpath(sys.executable)))
     return {os.path.realpath(p) for p in found if os.path.exists(p)} | {p for p in found if os.path.exists(p)}
+
+
+def pth_paths(site_dir: str) -> list[str]:
+    """The folders the ``.pth`` files of `site_dir` add to ``sys.path``, read as ``site`` reads them: one path
+    a line, relative to `site_dir`, kept if it exists; comments and ``import`` lines (code, such as an
+    editable install's finder, which resolves the kit's packages itself) add no folder here."""
+    try:
+        names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth") and not n.startswith("."))
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        try:
+            with open(os.path.join(site_dir, name), encoding="utf-8", errors="replace") as fh:
+                lines = fh.read().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            line = line.rstrip()
+            if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            path = os.path.join(site_dir, line)
+            if os.path.exists(path):
+                found.append(os.path.realpath(path))
+    return found
+
+
+def runner_paths() -> set[str]:
+    """The folders the runner's ``python -I`` reads code from, named by this interpreter's own configuration:
+    its prefixes, standard library and site-packages, and what those ``.pth`` files add. Never the grader's
+    working folder, ``PYTHONPATH`` or anything else of the grader's own ``sys.path``: ``python -m`` puts the
+    working folder there, and an instructor's working folder is a course folder."""
+    named = set(_prefixes())
+    scheme = sysconfig.get_paths()
+    named |= {scheme[k] for k in ("stdlib", "platstdlib", "purelib", "platlib") if k in scheme}
+    sites = set(site.getsitepackages()) if hasattr(site, "getsitepackages") else set()
+    named |= sites
+    for folder in sorted(sites):
+        named |= set(pth_paths(folder))
+    named = {os.path.realpath(p) for p in named if os.path.isdir(p)} | {p for p in named if os.path.isdir(p)}
+    # Never a folder that holds one of the sandbox's private folders ("/", "/var", "/tmp" itself: a .pth
+    # line could name one), whose host contents would then show: the runner's /tmp is its own.
+    return {p for p in named if not any(_inside(private, p) for private in _PRIVATE)}
 
 
 def module_files(name: str, *, whole: bool = False) -> list[str]:
@@ -105,18 +163,8 @@ def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
     prefixes = _prefixes()
     # A kit inside a prefix (installed into site-packages) cannot be masked without hiding the prefix.
     masked = not any(_inside(kit, p) for p in prefixes)
-    wanted = set(prefixes) | {p for p in _SYSTEM if os.path.isdir(p)}
+    wanted = runner_paths() | {p for p in _SYSTEM if os.path.isdir(p)}
     wanted |= {p for p in _LIBS if os.path.isdir(p) and not os.path.islink(p)}
-    # The runner runs `python -I`: of the grader's own sys.path it needs only what .pth files added
-    # (never the grader's cwd or pytest's test folders, which may be the kit or inside it).
-    for entry in sys.path:
-        if entry and os.path.isdir(entry):
-            real = os.path.realpath(entry)
-            # The grader's cwd may be /tmp itself (a script run from there): the runner's /tmp is its own.
-            if any(_inside(private, real) for private in _PRIVATE):
-                continue
-            if not masked or not _inside(real, kit) or any(_inside(real, p) for p in prefixes):
-                wanted.add(real)
     if not masked:
         binds = _minimal(wanted)
         return {"binds": binds, "kit_mask": None, "kit_binds": [], "hides": _inside_any(hides, binds)}

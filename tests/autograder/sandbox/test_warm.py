@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import io
 import os
-import signal
+import shutil
 import subprocess
+import sys
 import textwrap
 import time
 
@@ -19,7 +20,7 @@ from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
 from autograder.sandbox.slots import Slot
 from autograder.sandbox.view import build_view
-from autograder.sandbox.warm import Zygote, _Child, run_forked
+from autograder.sandbox.warm import Zygote, run_forked
 
 SPEC = get_assignment("selftest")
 ISOLATION = probe_isolation()
@@ -103,12 +104,23 @@ def _same(a, b) -> bool:
     return a == b
 
 
+def _tmp_entries(view: dict | None) -> list[str]:
+    """What a run's own /tmp holds before it writes anything: nothing, except the top folders of the view's
+    read-only mounts that lie under /tmp (a kit checked out under /tmp shows there at its own path, which
+    its venv and editable install name)."""
+    if view is None:
+        return []
+    shown = view["binds"] + view["kit_binds"] + ([view["kit_mask"]] if view["kit_mask"] else [])
+    return sorted({p.split("/")[2] for p in shown if p.startswith("/tmp/")})
+
+
 def test_a_submission_cannot_affect_the_next_one(warm):
     solo = run(warm, OBSERVER)
     polluted = run(warm, POLLUTER)
     after = run(warm, OBSERVER)
     assert polluted.exit_code == 0 and solo.exit_code == 0 and after.exit_code == 0, after.stderr
-    assert "tmp [] patched False False env None add 2.0" in solo.stdout, solo.stdout
+    expected = f"tmp {_tmp_entries(warm[2])} patched False False env None add 2.0"
+    assert expected in solo.stdout, solo.stdout
     assert after.stdout == solo.stdout  # same files, modules, environment, torch, RNG, process count
     assert _same(_evidence(after)[0], _evidence(solo)[0])
     assert not after.notes and not polluted.notes, (after.notes, polluted.notes)
@@ -154,51 +166,53 @@ def test_a_zygote_that_cannot_warm_up_says_why():
         zygote.close()
 
 
-def _process_with_pid(pid: int) -> subprocess.Popen | None:
-    """A bystander process (`sleep`) that gets `pid`, freed a moment ago; None if it could not be arranged
-    (needs root, for /proc/sys/kernel/ns_last_pid; another process may also take the pid first)."""
-    for _ in range(20):
-        try:
-            with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
-                fh.write(str(pid - 1))
-        except OSError:
-            return None
-        proc = subprocess.Popen(["sleep", "30"])
-        if proc.pid == pid:
-            return proc
-        proc.kill()
-        proc.wait()
-    return None
+# Run in a PID namespace of its own (as its PID 1), where nothing but this script and its zygote allocates
+# pids: the freed pid then goes to the bystander every time, not to whichever process of the machine forks.
+REUSED_PID = """
+import os, signal, subprocess, sys, time
+from autograder.sandbox.config import jail_config
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.warm import Zygote, _Child
+
+zygote = Zygote(())
+zygote.wait_ready()
+cfg = jail_config(mode="rlimits", limits=Limits(wall_seconds=20), uid=0, workdir="/tmp", view=None,
+                  cgroup_procs=["/nonexistent-autograder-group/cgroup.procs"])  # joining it fails: the child ends
+pipes = [os.pipe() for _ in range(6)]
+theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
+pid, pidfd = zygote.spawn(cfg, theirs)
+deadline = time.monotonic() + 15
+while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
+    time.sleep(0.05)
+print("reaped", not os.path.exists(f"/proc/{pid}"))
+try:
+    signal.pidfd_send_signal(pidfd, 0)
+    print("pidfd names a live process")
+except ProcessLookupError:
+    print("pidfd names the ended child")
+with open("/proc/sys/kernel/ns_last_pid", "w") as fh:
+    fh.write(str(pid - 1))
+bystander = subprocess.Popen(["sleep", "30"])
+print("bystander took the pid", bystander.pid == pid)
+_Child(pidfd).kill()
+time.sleep(0.2)
+print("bystander alive", bystander.poll() is None)
+print("zygote alive", zygote.alive())
+bystander.kill()
+zygote.close()
+"""
 
 
-def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid(warm):
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root and util-linux unshare")
+def test_a_child_that_ended_early_is_killed_by_pidfd_never_by_its_reused_pid():
     """A child whose set-up fails ends at once and the zygote reaps it; when the grader then kills the run,
-    the kill must not reach whatever process took the pid since (a bare pid kill would: the bystander below)."""
-    zygote = warm[0]
-    cfg = _cfg(warm, LIMITS, ["/nonexistent-autograder-group/cgroup.procs"])  # joining it fails: the child ends
-    pipes = [os.pipe() for _ in range(6)]
-    theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
-    pid, pidfd = zygote.spawn(cfg, theirs)
-    for fd in theirs:
-        os.close(fd)
-    deadline = time.monotonic() + 15
-    while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not os.path.exists(f"/proc/{pid}"), "the zygote did not reap a child that had ended"
-    with pytest.raises(ProcessLookupError):
-        signal.pidfd_send_signal(pidfd, 0)  # the pidfd names the ended child, not the pid number
-    bystander = _process_with_pid(pid)
-    try:
-        _Child(pidfd).kill()
-        if bystander is not None:
-            time.sleep(0.2)
-            assert bystander.poll() is None, "the grader's kill reached a process that reused the child's pid"
-    finally:
-        if bystander is not None:
-            bystander.kill()
-            bystander.wait()
-        for r, w in pipes:
-            for fd in (r, w):
-                if fd not in theirs:
-                    os.close(fd)
-    assert zygote.alive()
+    the kill must not reach the process that took the pid since (a bare pid kill would: the bystander)."""
+    command = [shutil.which("unshare"), "--pid", "--fork", "--mount-proc", sys.executable, "-I", "-c", REUSED_PID]
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd="/")
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and len(lines) == 5, (proc.stdout, proc.stderr[-3000:])
+    assert lines[0] == "reaped True", "the zygote did not reap a child that had ended"
+    assert lines[1] == "pidfd names the ended child", lines[1]
+    assert lines[2] == "bystander took the pid True", "the namespace's next pid did not go to the bystander"
+    assert lines[3] == "bystander alive True", "the grader's kill reached a process that reused the child's pid"
+    assert lines[4] == "zygote alive True"
