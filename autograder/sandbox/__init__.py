@@ -9,7 +9,13 @@
 - ``slots``: the unprivileged uids runs use, one per concurrent run.
 """
 
-from autograder.sandbox.launch import RUNNER_PACKAGES, SandboxResult, probe_isolation, run_sandboxed
+from autograder.sandbox.launch import (
+    RUNNER_PACKAGES,
+    SandboxResult,
+    SandboxUnavailable,
+    probe_isolation,
+    run_sandboxed,
+)
 from autograder.sandbox.limits import GiB, Isolation, KiB, Limits, MiB, parse_size
 
 __all__ = [
@@ -20,6 +26,7 @@ __all__ = [
     "MiB",
     "RUNNER_PACKAGES",
     "SandboxResult",
+    "SandboxUnavailable",
     "parse_size",
     "probe_isolation",
     "run_sandboxed",

@@ -34,6 +34,7 @@ __all__ = [
     "collect_result",
     "pid1_status",
     "probe_isolation",
+    "SandboxUnavailable",
     "run_sandboxed",
     "run_cgroup",
     "RUNNER_PACKAGES",
@@ -321,14 +322,25 @@ def pid1_status(status: Capture) -> tuple[int | None, int | None]:
     return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)
 
 
+class SandboxUnavailable(RuntimeError):
+    """As root, neither strong mode starts: grading would run student code as root, so nothing is graded."""
+
+
 @functools.cache
 def probe_isolation() -> Isolation:
-    """The strongest mode that runs a trivial Python here: namespaces, then uid, then rlimits."""
+    """The strongest mode that runs a trivial Python here: namespaces, then uid; rlimits when not root.
+
+    As root a failure of both strong modes is an error (``SandboxUnavailable``), never a quiet fall back to
+    rlimits: student code would then run as root, able to read the hidden suites and write the kit (a kit
+    run with another checkout's venv did exactly that). ``AUTOGRADER_SANDBOX_MODE=rlimits`` asks for it.
+    """
     forced = os.environ.get("AUTOGRADER_SANDBOX_MODE")
-    if forced in MODES:  # for tests of the weaker modes
+    if forced in MODES:  # for tests of the weaker modes, and an instructor who accepts no isolation
         return isolation_for(forced)
-    candidates = ["namespaces", "uid"] if os.geteuid() == 0 else []
-    for mode in candidates:
+    if os.geteuid() != 0:
+        return isolation_for("rlimits")
+    why = []
+    for mode in ("namespaces", "uid"):
         try:
             result = run_sandboxed(
                 module="autograder.runner.probe",
@@ -336,8 +348,18 @@ def probe_isolation() -> Isolation:
                 mode=mode,
                 limits=Limits(wall_seconds=20, max_processes=64),
             )
-        except (OSError, RuntimeError):
+        except (OSError, RuntimeError) as exc:
+            why.append(f"{mode}: {type(exc).__name__}: {exc}")
             continue
         if result.exit_code == 0 and result.evidence == b"ok":
             return isolation_for(mode)
-    return isolation_for("rlimits")
+        last = (result.stderr.strip().splitlines() or [f"exit {result.exit_code}, signal {result.signal}"])[-1]
+        why.append(f"{mode}: {last[:300]}")
+    raise SandboxUnavailable(
+        "running as root, the grader runs student code only in its sandbox, and the sandbox does not start here ("
+        + "; ".join(why)
+        + "). Run the kit with its own environment (`bash scripts/setup.sh` in the kit's folder, then its"
+        " .venv/bin/python), with util-linux's unshare installed. To grade without any isolation anyway (student"
+        " code then runs as root: it can read the hidden suites and write your files), set"
+        " AUTOGRADER_SANDBOX_MODE=rlimits."
+    )
