@@ -12,9 +12,10 @@ import torch
 
 from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem, reread
 from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, IdentityMemo, decode, minigpt_from_state
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
-from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor
+from autograder.judge.evidence import EvidenceError, entry, plain_tensor
 
 AREA = "argmax generation"
 # Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or
