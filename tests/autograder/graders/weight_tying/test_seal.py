@@ -51,11 +51,12 @@ def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a36_recor
         assert "evidence refused" in results[test][1] and "no seal" in results[test][1], results[test][1]
 
 
-def test_a_forged_record_under_an_honest_seal_is_refused(plan, judge, solution_evidence, a36_records):
+def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a36_records):
     """A forger that keeps the seal the runner computed for its own (failing) record gains nothing."""
-    evidence = dict(solution_evidence)
+    honest = collect_evidence(spec.calibration_dir / "wrong" / "w02_clone_new_parameter.py", plan)
+    evidence = dict(honest)
     for name, forged in a36_records.items():
-        evidence[name] = {**forged, SEAL: solution_evidence[name][SEAL]}
+        evidence[name] = {**forged, SEAL: honest[name][SEAL]}
     results = judge(plan, evidence, only=LM_TESTS)
     assert not any(ok for ok, _ in results.values())
     assert all("no longer matches its seal" in msg for _, msg in results.values()), results
