@@ -141,5 +141,25 @@ RULES = [
         "文、"
         "运行模型、取最后一个位置的 argmax、接到末尾），所以这一领域记 0 分",
     ),
+    rule(
+        "delegated generate suspected: while your generate ran, {what*}. The grader watches generate for library "
+        "decoders (MiniGPT.generate, dnnlpy's sampling helpers); a generate that switches the watch off is treated "
+        "as one that delegates, so this area scores zero",
+        "疑似把生成交给了库（⟦delegated generate⟧）：你的 generate 运行时，{what}。评分器会监视 generate 是否调用库里的"
+        "解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的 generate 按交给了库处理，所以这一领域记 0 分",
+    ),
+    rule(
+        "evidence refused: {why*}; a record the runner did not send as measured earns nothing",
+        "记录被拒收：{why}；不是评分器的 runner 按测量结果发出的记录不得分",
+    ),
+    rule(
+        "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
+        "记录没有封签：它不是评分器的 runner 按实验测得的结果发出的",
+    ),
+    rule("the grader's runner was changed while your code ran ({what*}", "你的代码运行时改动了评分器的 runner（{what}"),
+    rule(
+        "the record no longer matches its seal: it was changed after the experiment measured it",
+        "记录与它的封签不符：它在实验测量之后被改动过",
+    ),
     rule("） or ", "）或 "),
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from autograder.protocol.schema import Field, Record
 
 __all__ = [
+    "Sealed",
     "TieFacts",
     "TableFollow",
     "LmIdentity",
@@ -39,6 +40,16 @@ __all__ = [
 ]
 
 
+class Sealed(Record):
+    """Every experiment record carries its seal (``seal.py``); the judge recomputes it before reading the rest."""
+
+    seal = Field(
+        "str",
+        "SHA-256 of the record's declared fields as the experiment measured them, or 'tampered: ...' naming what "
+        "of the runner was changed while the student's code ran: a record without a matching seal earns nothing",
+    )
+
+
 class TieFacts(Record):
     """What the runner sees of the tie (the runner's word: it can cost points, never earn one)."""
 
@@ -56,7 +67,7 @@ class TableFollow(TieFacts):
     )
 
 
-class LmIdentity(TableFollow, name="lm_identity"):
+class LmIdentity(TableFollow, Sealed, name="lm_identity"):
     """TiedEmbeddingLM(vocab_size=V, embed_dim=D) built with the plan's seed; W1 written in place."""
 
     n_param_objects = Field("int", "distinct Parameter objects in named_parameters()", checked=False)
@@ -68,11 +79,11 @@ class LmIdentity(TableFollow, name="lm_identity"):
     head_has_bias = Field("bool", "lm_head has a bias (the logits show it)", checked=False)
 
 
-class LmReload(TableFollow, name="lm_reload"):
+class LmReload(TableFollow, Sealed, name="lm_reload"):
     """A state_dict saved and loaded into a fresh TiedEmbeddingLM, then W2 written in place."""
 
 
-class LmFloat64(TableFollow, name="lm_float64"):
+class LmFloat64(TableFollow, Sealed, name="lm_float64"):
     """TiedEmbeddingLM after .to(torch.float64), then W3 (float64) written in place."""
 
     embed_weight = Field("tensor", "token_embed.weight after the write", checked=False)
@@ -92,13 +103,13 @@ class LmShapeCase(Record):
     logits = Field("tensor", "model(ids): (B, T, V)")
 
 
-class LmShapes(Record, name="lm_shapes"):
+class LmShapes(Sealed, name="lm_shapes"):
     """TiedEmbeddingLM over random V, D, B, T (B = 1 and T = 1 included)."""
 
     cases = Field("cases", "one record per plan case", of=LmShapeCase)
 
 
-class LmGrad(Record, name="lm_grad"):
+class LmGrad(Sealed, name="lm_grad"):
     """W1 written in place, SGD built over model.parameters() before any forward; sum(logits * G).backward();
     one step."""
 
@@ -112,7 +123,7 @@ class LmGrad(Record, name="lm_grad"):
     head_after = Field("tensor", "lm_head.weight after the step", checked=False)
 
 
-class GptIdentity(TableFollow, name="gpt_identity"):
+class GptIdentity(TableFollow, Sealed, name="gpt_identity"):
     """MiniGPTWithWeightTying built with the plan's cfg and seed; the judge's weights loaded into minigpt,
     then W1 written into minigpt.token_embed."""
 
@@ -128,14 +139,14 @@ class GptIdentity(TableFollow, name="gpt_identity"):
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
 
 
-class GptReload(TableFollow, name="gpt_reload"):
+class GptReload(TableFollow, Sealed, name="gpt_reload"):
     """The judge's weights loaded, a state_dict saved and loaded into a fresh wrapper, then W2 written into
     minigpt.token_embed."""
 
     state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
-class GptFloat64(TableFollow, name="gpt_float64"):
+class GptFloat64(TableFollow, Sealed, name="gpt_float64"):
     """The judge's weights loaded, the wrapper moved .to(torch.float64), then W3 (float64) written into
     minigpt.token_embed."""
 
@@ -150,7 +161,7 @@ class ForwardCase(Record):
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
 
 
-class GptShapes(Record, name="gpt_shapes"):
+class GptShapes(Sealed, name="gpt_shapes"):
     """The wrapper over random sizes (B = 1, T = 1 and T = block_size included; one case with tiny weights)."""
 
     cases = Field("cases", "one record per plan case", of=ForwardCase)
@@ -163,7 +174,7 @@ class HeadsCase(Record):
     state_shapes = ForwardCase.FIELDS["state_shapes"]
 
 
-class GptHeads(Record, name="gpt_heads"):
+class GptHeads(Sealed, name="gpt_heads"):
     """Equal shapes, num_heads 1 / 4 / 6: only the logits can tell them apart."""
 
     cases = Field("cases", "one record per plan case", of=HeadsCase)
@@ -179,7 +190,7 @@ class CountCase(Record):
     logits_after_write = Field("tensor", "model.minigpt(ids) after the second table: one table at both ends?")
 
 
-class GptCounts(Record, name="gpt_counts"):
+class GptCounts(Sealed, name="gpt_counts"):
     """Hyper-parameters away from the defaults, one changed at a time."""
 
     cases = Field("cases", "one record per plan case", of=CountCase)
@@ -196,14 +207,14 @@ class DropoutRun(Record):
     dropout_settings = Field("dropouts", "every dropout probability inside minigpt")
 
 
-class GptDropout(Record, name="gpt_dropout"):
+class GptDropout(Sealed, name="gpt_dropout"):
     """The wrapper with dropout 1.0 (cfg) and 0.0 (cfg0)."""
 
     cfg = Field("record", "dropout = 1.0", of=DropoutRun)
     cfg0 = Field("record", "dropout = 0.0", of=DropoutRun)
 
 
-class GptGrad(Record, name="gpt_grad"):
+class GptGrad(Sealed, name="gpt_grad"):
     """The judge's weights loaded, SGD built before any forward; sum(model(ids) * G).backward() (a judge
     objective, so a wrong loss costs only the loss tests); one step."""
 
@@ -226,7 +237,7 @@ class LossCase(Record):
     )
 
 
-class GptLoss(Record, name="gpt_loss"):
+class GptLoss(Sealed, name="gpt_loss"):
     """The judge's (sharp) weights loaded; loss with no targets, targets of shape (B, T-1), targets of
     shape (B, T)."""
 
@@ -250,7 +261,7 @@ class GenerateCase(Record):
     )
 
 
-class GptGenerate(Record, name="gpt_generate"):
+class GptGenerate(Sealed, name="gpt_generate"):
     """Greedy generation: a prompt shorter than block_size that stays within it, one that grows past it, a
     prompt of exactly block_size (B = 1), and one longer than block_size."""
 

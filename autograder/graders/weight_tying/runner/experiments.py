@@ -10,12 +10,16 @@ not hide the others.
 from __future__ import annotations
 
 import gc
+import os
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from autograder.graders.weight_tying.runner import evidence as ev
+from autograder.graders.weight_tying.runner import seal as sealing
+from autograder.graders.weight_tying.runner import tools as tools_module
+from autograder.graders.weight_tying.runner import watch as watch_module
 from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
@@ -307,6 +311,24 @@ def gpt_generate(ns, plan):
     return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c: one(c)) for c in plan["gpt"]["generate"]})
 
 
+def _sealed(record_class, fn: Callable[[dict, dict], dict]) -> Callable[[dict, dict], dict]:
+    """fn, whose record leaves sealed (see ``seal``): the digest of what it measured, or what of the runner
+    was changed while the student's code ran."""
+
+    def experiment(ns, plan):
+        rec = fn(ns, plan)
+        changed = _INTEGRITY.changed() if _INTEGRITY is not None else ["the runner's integrity record"]
+        if changed:
+            return {**rec, sealing.SEAL: sealing.TAMPERED + ", ".join(changed)[:500]}
+        return sealing.resealed(record_class.NAME, rec, record_class)
+
+    experiment.__name__ = experiment.__qualname__ = fn.__name__
+    return experiment
+
+
+_RECORDS = {r.NAME: r for r in ev.RECORDS}
+_INTEGRITY: sealing.Integrity | None = None
+
 EXPERIMENTS = {
     ev.LmIdentity.NAME: lm_identity,
     ev.LmReload.NAME: lm_reload,
@@ -324,6 +346,7 @@ EXPERIMENTS = {
     ev.GptLoss.NAME: gpt_loss,
     ev.GptGenerate.NAME: gpt_generate,
 }
+EXPERIMENTS = {name: _sealed(_RECORDS[name], fn) for name, fn in EXPERIMENTS.items()}
 
 _NEEDS = {"lm": "TiedEmbeddingLM", "gpt": "MiniGPTWithWeightTying"}
 
@@ -341,3 +364,19 @@ def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
             emit(name, {"error": f"NameError: the submission does not define {cls}"})
             continue
         emit(name, guard(lambda fn=fn: fn(namespace, plan)))
+
+
+def _snapshot() -> sealing.Integrity:
+    """The runner as imported, before any student code: the frame writer, the experiments, their tools, the
+    record schema, the watch and the two library calls every frame goes through."""
+    from autograder.protocol import frames, schema
+
+    modules = sealing.module_dicts(
+        __name__, tools_module.__name__, ev.__name__, sealing.__name__, frames.__name__, schema.__name__
+    )
+    extra = {"os.write": (vars(os), "write"), "torch.save": (vars(torch), "save")}
+    extra.update({f"EXPERIMENTS[{name!r}]": (EXPERIMENTS, name) for name in EXPERIMENTS})
+    return sealing.Integrity([*modules, watch_module], extra)
+
+
+_INTEGRITY = _snapshot()

@@ -12,6 +12,8 @@ import pytest
 import torch
 
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
+from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
+from autograder.graders.weight_tying.runner.seal import resealed
 from autograder.judge.plugin import run_suite
 from autograder.kit import SOLUTIONS_DIR
 
@@ -76,6 +78,8 @@ def test_forged_evidence_earns_nothing(plan, solution_evidence, judge):
         for k, v in forged["gpt_generate"]["cases"].items()
     }
     forged["gpt_generate"] = {"cases": zeros}
+    for rec in RECORDS:  # sealed again: the values themselves must fail, not only their seal
+        forged[rec.NAME] = resealed(rec.NAME, forged[rec.NAME], rec)
     results = judge(plan, forged)
     for test in (
         "test_tied_lm_head_is_the_embedding_parameter",
@@ -91,7 +95,7 @@ def test_runner_booleans_alone_earn_nothing(plan, spec, collect_evidence, judge)
     evidence = collect_evidence(spec.calibration_dir / "wrong" / "w02_clone_new_parameter.py", plan)
     lm = plan["lm"]
     forged = dict(evidence["lm_identity"], head_is_embed=True, unique_numel=lm["vocab_size"] * lm["embed_dim"])
-    evidence["lm_identity"] = forged
+    evidence["lm_identity"] = resealed("lm_identity", forged, LmIdentity)
     results = judge(plan, evidence)
     assert not results["test_tied_lm_head_is_the_embedding_parameter"][0]
     assert not results["test_tied_lm_counts_one_table"][0]

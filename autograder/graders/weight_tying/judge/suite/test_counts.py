@@ -19,6 +19,7 @@ from autograder.graders.weight_tying.judge.reference import (
     span_residual,
     tied_lm_logits,
 )
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import (
     CountCase,
     DropoutRun,
@@ -29,7 +30,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmIdentity,
 )
 from autograder.graders.weight_tying.runner.values import judge_table
-from autograder.judge.evidence import entry, need, plain_tensor, shape_dict
+from autograder.judge.evidence import entry, plain_tensor, shape_dict
 from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"

@@ -12,8 +12,10 @@ import torch
 
 from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem, reread
 from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, IdentityMemo, decode, minigpt_from_state
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
-from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor
+from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
+from autograder.judge.evidence import EvidenceError, entry, plain_tensor
 
 AREA = "argmax generation"
 # Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or
@@ -83,12 +85,21 @@ def _check_not_delegated(got, what) -> None:
     seen = got.get(GenerateCase.delegated)
     if not isinstance(seen, list) or not all(isinstance(name, str) for name in seen):
         raise EvidenceError(f"malformed evidence for {what}: the list of library decoders it called")
-    if seen:
-        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in seen)
+    switched = [name[len(SWITCHED_OFF) :] for name in seen if name.startswith(SWITCHED_OFF)]
+    called = [name for name in seen if not name.startswith(SWITCHED_OFF)]
+    if called:
+        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)
         raise EvidenceError(
             f"{what}: delegated generate: while your generate ran it called {names}; the generation loop is "
             f"yours to write (crop, run the model, take the argmax of the last position, append), so this "
             f"area scores zero" + reread(9)
+        )
+    if switched:
+        raise EvidenceError(
+            f"{what}: delegated generate suspected: while your generate ran, {'; '.join(switched)[:600]}. The "
+            f"grader watches generate for library decoders (MiniGPT.generate, dnnlpy's sampling helpers); a "
+            f"generate that switches the watch off is treated as one that delegates, so this area scores zero"
+            + reread(9)
         )
 
 

@@ -19,8 +19,9 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_logits,
     tied_lm_path_grads,
 )
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptGrad, LmGrad
-from autograder.judge.evidence import need, plain_tensor, shape_dict
+from autograder.judge.evidence import plain_tensor, shape_dict
 
 AREA = "gradient accumulation"
 

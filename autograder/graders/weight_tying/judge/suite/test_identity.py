@@ -18,6 +18,7 @@ from autograder.graders.weight_tying.judge.reference import (
     span_residual,
     tied_lm_logits,
 )
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import (
     GptFloat64,
     GptIdentity,
@@ -28,7 +29,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     TableFollow,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
-from autograder.judge.evidence import need, plain_tensor, shape_dict
+from autograder.judge.evidence import plain_tensor, shape_dict
 
 AREA = "parameter identity"
 # How far the wrapper's logits may lie outside the span of the written table (float32 rounding is ~1e-6).

@@ -17,8 +17,9 @@ import torch.nn.functional as F
 
 from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, reread
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
-from autograder.judge.evidence import entry, need, plain_tensor, shape_dict
+from autograder.judge.evidence import entry, plain_tensor, shape_dict
 
 AREA = "shape flow"
 

@@ -7,6 +7,7 @@ import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem, reread
 from autograder.graders.weight_tying.judge.reference import judge_model, layer_norm_eps, skipped_part, tied_lm_logits
+from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
     GptFloat64,
@@ -15,7 +16,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapeCase,
     LmShapes,
 )
-from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, shape_dict
+from autograder.judge.evidence import EvidenceError, entry, plain_tensor, shape_dict
 
 AREA = "shape flow"
 

@@ -1,0 +1,34 @@
+"""Trusted: fetch an experiment record for a hidden-suite test, and refuse it unless its seal holds.
+
+`need` is `autograder.judge.evidence.need` plus the seal check of ``runner/seal.py``: a record that comes
+without its seal, with a seal saying the runner was changed while the student's code ran, or whose content
+no longer matches its seal fails the test with that reason, before any of its values is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from autograder.graders.weight_tying.runner import evidence as ev
+from autograder.graders.weight_tying.runner.seal import problem
+from autograder.judge import evidence as base
+from autograder.protocol.schema import Record
+
+__all__ = ["need"]
+
+_RECORDS = {r.NAME: r for r in ev.RECORDS}
+
+
+def need(
+    evidence: Mapping[str, Any], record: str | type[Record], run: Mapping[str, Any] | None = None, *, what: str = ""
+) -> dict:
+    """The record (see ``autograder.judge.evidence.need``), only if its seal holds."""
+    rec = base.need(evidence, record, run, what=what)
+    name = record if isinstance(record, str) else record.NAME
+    why = problem(name, rec, _RECORDS[name])
+    if why is not None:
+        raise base.EvidenceError(
+            f"{what or name}: evidence refused: {why}; a record the runner did not send as measured earns nothing"
+        )
+    return rec

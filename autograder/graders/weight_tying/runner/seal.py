@@ -1,0 +1,130 @@
+"""Both sides: the seal on every weight_tying experiment record: a digest of what the experiment measured.
+
+The runner seals each record as the experiment returns it (``seal``): a SHA-256 of the record's declared
+fields, or ``TAMPERED + what`` when the runner's own machinery was changed while the student's code ran (the
+frame writer, the experiments and their tools, the record schema: replaced, or their code rewritten), as it
+was imported before the submission loaded. The judge recomputes the digest from what arrived (``problem``):
+a record without a seal, with a ``TAMPERED`` one, or whose content no longer matches its seal earns nothing.
+
+What this proves, and what it cannot: a submission that patches the runner's emit, rewrites a record on its
+way out, or swaps an experiment for its own is caught, because none of those leave the runner as it was.
+Student code shares the runner's process and can read this file, so one that recomputes the digest over
+records it made itself, without touching anything watched here, is not: no in-process runner can tell
+where in the process a correct number was computed. The README's "Residual risks" says so.
+
+Imports only hashlib, the standard library and torch (the sandbox shows ``runner/`` and the protocol).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import sys
+import types
+from collections.abc import Iterable
+from typing import Any
+
+import torch
+
+__all__ = ["SEAL", "TAMPERED", "Integrity", "digest", "resealed", "problem"]
+
+SEAL = "seal"
+TAMPERED = "tampered: "
+
+
+def _update(h, value: Any, fields: dict | None) -> None:
+    """Feed one value into the hash, tagged by type; a dict with `fields` (a record's FIELDS) contributes only
+    its declared keys (and "error"), so an undeclared key is neither trusted nor able to break the seal."""
+    if value is None or isinstance(value, bool):
+        h.update(b"N" if value is None else (b"B1" if value else b"B0"))
+    elif type(value) is int:
+        text = str(value).encode() if abs(value) < 1 << 64 else b"big"
+        h.update(b"I" + struct.pack(">I", len(text)) + text)
+    elif type(value) is float:
+        h.update(b"F" + value.hex().encode() + b";")
+    elif type(value) is str:
+        data = value.encode("utf-8", "surrogatepass")
+        h.update(b"S" + struct.pack(">Q", len(data)) + data)
+    elif type(value) in (list, tuple):
+        h.update(b"L" + struct.pack(">Q", len(value)))
+        for item in value:
+            _update(h, item, fields)
+    elif type(value) is dict:
+        keys = sorted((k for k in value if fields is None or k in fields or k == "error"), key=str)
+        h.update(b"D" + struct.pack(">Q", len(keys)))
+        for key in keys:
+            _update(h, key, None)
+            field = None if fields is None else fields.get(key)
+            _update(h, value[key], getattr(getattr(field, "of", None), "FIELDS", None))
+    elif type(value) is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu":
+        flat = value.detach().contiguous().reshape(-1)
+        h.update(b"T" + str(value.dtype).encode() + struct.pack(">B", value.dim()))
+        h.update(struct.pack(f">{value.dim()}Q", *value.shape))
+        h.update(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+    else:  # nothing plain evidence holds: the seal cannot match
+        h.update(b"?" + type(value).__qualname__.encode())
+
+
+def digest(name: str, record: dict, record_class: Any) -> str:
+    """The hex SHA-256 of an experiment record's declared fields (the seal itself left out)."""
+    h = hashlib.sha256(b"weight_tying evidence seal v1\0" + str(name).encode() + b"\0")
+    fields = {k: f for k, f in record_class.FIELDS.items() if k != SEAL}
+    _update(h, {k: v for k, v in record.items() if k != SEAL}, fields)
+    return h.hexdigest()
+
+
+def resealed(name: str, record: dict, record_class: Any) -> dict:
+    """`record` with a fresh seal (for the kit's own tests, which change a record to see a check fail)."""
+    return {**record, SEAL: digest(name, record, record_class)}
+
+
+def problem(name: str, record: Any, record_class: Any) -> str | None:
+    """Why a record's seal does not hold, or None (judge side; error records carry none and need none)."""
+    if not isinstance(record, dict) or "error" in record:
+        return None
+    seal = record.get(SEAL)
+    if not isinstance(seal, str):
+        return "the record carries no seal: it was not sent by the grader's runner as the experiment measured it"
+    if seal.startswith(TAMPERED):
+        return f"the grader's runner was changed while your code ran ({seal[len(TAMPERED) :][:300]})"
+    if seal != digest(name, record, record_class):
+        return "the record no longer matches its seal: it was changed after the experiment measured it"
+    return None
+
+
+class Integrity:
+    """What the runner's machinery looked like when it was imported, before any student code ran."""
+
+    def __init__(self, modules: Iterable[types.ModuleType], extra: dict[str, Any]) -> None:
+        self.places: list[tuple[str, dict, str, Any, Any]] = []
+        for module in modules:
+            for attr, value in list(vars(module).items()):
+                if isinstance(value, (types.FunctionType, type)) and not attr.startswith("__"):
+                    self._add(f"{module.__name__}.{attr}", vars(module), attr, value)
+                    if isinstance(value, type) and value.__module__ == module.__name__:
+                        for name, member in list(vars(value).items()):
+                            target = getattr(member, "__func__", member)
+                            if isinstance(target, types.FunctionType):
+                                self._add(f"{module.__name__}.{attr}.{name}", vars(value), name, member)
+        for label, (space, attr) in extra.items():
+            self._add(label, space, attr, space[attr])
+
+    def _add(self, label: str, space: Any, attr: str, value: Any) -> None:
+        target = getattr(value, "__func__", value)
+        code = getattr(target, "__code__", None) if isinstance(target, types.FunctionType) else None
+        self.places.append((label, space, attr, value, code))
+
+    def changed(self) -> list[str]:
+        """Labels of what was replaced or had its code rewritten since import ([] when all is as it was)."""
+        out = []
+        for label, space, attr, value, code in self.places:
+            now = space.get(attr) if hasattr(space, "get") else None
+            target = getattr(value, "__func__", value)
+            if now is not value or (code is not None and target.__code__ is not code):
+                out.append(label)
+        return out
+
+
+def module_dicts(*names: str) -> list[types.ModuleType]:
+    """The loaded modules of these names (a name not loaded is skipped)."""
+    return [sys.modules[n] for n in names if n in sys.modules]

@@ -1,0 +1,115 @@
+"""Sealed evidence: records the runner did not send as measured earn nothing.
+
+a36 (stub classes that raise, emit patched to send records computed from the plan) scored 37 before records
+were sealed; the forged records below are a36's own, so these tests fail without the seal check.
+"""
+
+from __future__ import annotations
+
+import runpy
+
+import pytest
+import torch
+
+from autograder.graders.weight_tying.runner import experiments
+from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
+from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, problem, resealed
+from autograder.kit import SOLUTIONS_DIR
+from autograder.protocol.frames import FrameWriter
+
+LM_TESTS = (
+    "test_tied_lm_head_is_the_embedding_parameter",
+    "test_tied_lm_tie_survives_state_dict_reload",
+    "test_tied_lm_tie_survives_to_float64",
+    "test_tied_lm_counts_one_table",
+    "test_tied_lm_shapes_and_values",
+    "test_tied_lm_float64",
+    "test_tied_lm_shared_gradient_is_sum_of_paths",
+    "test_tied_lm_sgd_step_updates_table_once",
+    "test_wrapper_positional_embedding_not_tied",
+)
+
+
+@pytest.fixture(scope="module")
+def solution_evidence(plan, collect_evidence):
+    return collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
+
+
+@pytest.fixture(scope="module")
+def a36_records(spec, plan) -> dict:
+    """The records a36 forges from the plan (its functions, run here without its emit patch)."""
+    ns = runpy.run_path(str(spec.calibration_dir / "attacks" / "a37_forge_records_from_plan.py"))
+    forged = ns["_lm_records"](plan["lm"])
+    forged["gpt_identity"] = ns["_gpt_identity"](plan["gpt"])
+    return forged
+
+
+def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a36_records):
+    results = judge(plan, a36_records)
+    assert score(results) == 0, {t: m[:200] for t, (ok, m) in results.items() if ok}
+    for test in LM_TESTS:
+        assert "evidence refused" in results[test][1] and "no seal" in results[test][1], results[test][1]
+
+
+def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a36_records):
+    """A forger that keeps the seal the runner computed for its own (failing) record gains nothing."""
+    honest = collect_evidence(spec.calibration_dir / "wrong" / "w02_clone_new_parameter.py", plan)
+    evidence = dict(honest)
+    for name, forged in a36_records.items():
+        evidence[name] = {**forged, SEAL: honest[name][SEAL]}
+    results = judge(plan, evidence, only=LM_TESTS)
+    assert not any(ok for ok, _ in results.values())
+    assert all("no longer matches its seal" in msg for _, msg in results.values()), results
+
+
+def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, solution_evidence, collect_evidence, judge):
+    original = FrameWriter.__call__
+    FrameWriter.__call__ = lambda self, name, record: original(self, name, record)  # as a19/a23/a36 do
+    try:
+        evidence = collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
+    finally:
+        FrameWriter.__call__ = original
+    seal = evidence["lm_identity"][SEAL]
+    assert seal.startswith(TAMPERED) and "FrameWriter.__call__" in seal
+    ok, msg = judge(plan, evidence, only=["test_tied_lm_head_is_the_embedding_parameter"])[
+        "test_tied_lm_head_is_the_embedding_parameter"
+    ]
+    assert not ok and "runner was changed while your code ran" in msg
+    # Put back as it was, the runner seals honestly again.
+    assert collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)["lm_identity"][SEAL] == digest(
+        "lm_identity", evidence["lm_identity"], LmIdentity
+    )
+
+
+def test_an_experiment_swapped_for_the_students_own_is_caught(plan, collect_evidence):
+    name = "lm_identity"
+    original = experiments.lm_identity
+    experiments.lm_identity = lambda ns, plan: original(ns, plan)
+    try:
+        rec = experiments.EXPERIMENTS[name]({"TiedEmbeddingLM": _solution_class("TiedEmbeddingLM")}, plan)
+    finally:
+        experiments.lm_identity = original
+    assert rec[SEAL].startswith(TAMPERED) and "lm_identity" in rec[SEAL]
+
+
+def _solution_class(name):
+    return runpy.run_path(str(SOLUTIONS_DIR / "weight_tying.py"))[name]
+
+
+def test_the_seal_covers_every_declared_value_and_nothing_else(solution_evidence):
+    rec = solution_evidence["lm_identity"]
+    assert problem("lm_identity", rec, LmIdentity) is None
+    moved = dict(rec, logits=rec["logits"] + 1e-6)
+    assert "no longer matches" in problem("lm_identity", moved, LmIdentity)
+    flipped = dict(rec, head_is_embed=not rec["head_is_embed"])  # the runner's word is sealed too
+    assert "no longer matches" in problem("lm_identity", flipped, LmIdentity)
+    # An undeclared key is neither judged nor sealed: the decoder's own refusals are tested by a30-a35.
+    assert problem("lm_identity", dict(rec, zz_extra=torch.ones(2)), LmIdentity) is None
+    assert problem("lm_identity", {"error": "ValueError: x"}, LmIdentity) is None  # errors earn nothing anyway
+
+
+def test_every_experiment_record_is_sealed(solution_evidence):
+    for record in RECORDS:
+        rec = solution_evidence[record.NAME]
+        assert problem(record.NAME, rec, record) is None, record.NAME
+        assert resealed(record.NAME, rec, record)[SEAL] == rec[SEAL]
