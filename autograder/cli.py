@@ -24,7 +24,7 @@ examples:
   python -m autograder calibrate --assignment weight_tying
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
-  python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
+  python -m autograder gradescope-package --assignment weight_tying   # -> dist/weight_tying-gradescope.zip
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
@@ -150,7 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
     add_calibrate_parsers(sub, common, _positive)
     pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
     pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
+    pack.add_argument(
+        "--out", type=Path, default=None, help="the zip to write (default dist/<assignment>-gradescope.zip, under ./)"
+    )
+    pack.add_argument(
+        "--torch-index-url",
+        default=None,
+        metavar="URL",
+        help="wheel index the zip's setup.sh installs torch from (default PyTorch's CPU index: a CPU build)",
+    )
     pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     return parser
 
@@ -158,9 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _package(args) -> int:
     from autograder.gradescope.package import build_package
 
-    out = args.out or Path(f"{args.assignment}-gradescope.zip")
+    index = {} if args.torch_index_url is None else {"torch_index_url": args.torch_index_url}
     try:
-        path = build_package(assignment=args.assignment, out=out, timeout=args.timeout)
+        path = build_package(assignment=args.assignment, out=args.out, timeout=args.timeout, **index)
     except ValueError as exc:
         return _fail(str(exc))
     print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
