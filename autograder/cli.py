@@ -33,9 +33,10 @@ missing or changed (after a crash or kill -9 too) and reuses the folder's seed; 
 everyone, --student S regrades S. grades.csv, report.html and feedback/<id>.html are rebuilt each time.
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
-assignment students handed in (--gradebook-assignment NAME, default the --assignment name), one grade
-cell per area of the hidden suite: a markdown task cell "autograder_<area>" (e.g. autograder_shape_flow,
-points = that area's points) that the source notebook carries, so `nbgrader export` shows one row per
+edition they handed in (the --assignment name, or another edition such as weight_tying_zh; with
+--gradebook-assignment NAME, everyone's go into NAME), one task cell per area of the hidden suite: a
+markdown task cell "autograder_<area>" (e.g. autograder_shape_flow, points = that area's points) that
+the source notebook carries, so `nbgrader export` shows one row per
 student and `nbgrader generate_assignment --force` still works after grading. nbgrader never awards these
 cells itself; a TA's manual score in the formgrader overrides the kit's. If the assignment lacks them,
 nothing is written and the error says which cells to add. An assignment with no nbgrader source gets a
@@ -145,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--gradebook-assignment",
         default=None,
         metavar="NAME",
-        help="nbgrader assignment to write into (default: the --assignment name)",
+        help="nbgrader assignment to write every student into (default: each student's own edition, "
+        "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
     )
     add_calibrate_parsers(sub, common, _positive)
     pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
@@ -228,6 +230,12 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
                 return f"{str(paths[0])!r} does not exist: collect the submissions first (nbgrader collect)"
         # nbgrader keeps hidden tests in source/ and in the gradebook; graded copies are not for students either
         hide += [course / sub for sub in ("source", "autograded", "feedback")]
+        from autograder.graders import editions_of
+        from autograder.outputs.gradebook_editions import unreleased
+
+        into = (args.gradebook_assignment,) if args.gradebook_assignment else None  # None: each one's edition
+        if why := unreleased(course, gradebook, into or editions_of(args.assignment), None if into else paths):
+            return why  # before grading: fail fast, create nothing
     if not paths:
         return "give the submissions to grade (files or folders), or --nbgrader-course COURSE"
     if gradebook is not None:
