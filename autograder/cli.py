@@ -35,7 +35,7 @@ everyone, --student S regrades S. grades.csv, report.html and feedback/<id>.html
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
 edition they handed in (the --assignment name, or another edition such as weight_tying_zh; with
 --gradebook-assignment NAME, everyone's go into NAME), one task cell per area of the hidden suite: a
-markdown task cell "autograder_<area>" (e.g. autograder_shape_flow, points = that area's points) that
+markdown cell "autograder_<area>" (e.g. autograder_shape_flow, points = that area's points) that
 the source notebook carries, so `nbgrader export` shows one row per
 student and `nbgrader generate_assignment --force` still works after grading. nbgrader never awards these
 cells itself; a TA's manual score in the formgrader overrides the kit's. If the assignment lacks them,
