@@ -48,7 +48,9 @@ install_with_uv() {
 TORCH_INDEX_URL="${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
 install_with_pip() {
     .venv/bin/python -m pip install --quiet --upgrade pip &&
-        .venv/bin/python -m pip install --quiet --index-url "$TORCH_INDEX_URL" "torch==2.13.0" &&
+        { .venv/bin/python -m pip install --quiet --index-url "$TORCH_INDEX_URL" "torch==2.13.0" ||
+            { echo "setup: torch did not install from $TORCH_INDEX_URL: set TORCH_INDEX_URL to an index this" \
+                "machine reaches (a PyPI mirror serves the CUDA build on Linux)" >&2 && false; }; } &&
         .venv/bin/python -m pip install --quiet -e ".[dev]"
 }
 

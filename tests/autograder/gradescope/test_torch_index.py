@@ -21,6 +21,7 @@ from autograder.kit import KIT_ROOT
 # A python stand-in: records its arguments; `-m venv DIR` makes DIR/bin/python, another stand-in.
 FAKE_PYTHON = """#!/usr/bin/env bash
 echo "python $*" >> "$CALLS"
+case "$*" in *"${FAIL_ON:-no such argument}"*) exit 1 ;; esac
 if [ "${1:-}" = -m ] && [ "${2:-}" = venv ]; then
     mkdir -p "$3/bin" && cp "$0" "$3/bin/python"
 fi
@@ -119,3 +120,14 @@ def test_scripts_setup_pip_fallback_installs_the_cpu_build_of_torch(tmp_path):
     subprocess.run(["bash", str(kit / "scripts" / "setup.sh")], env=env, capture_output=True, timeout=60, check=True)
     installs = _torch_installs(tmp_path / "calls.log")
     assert installs == ["python -m pip install --quiet --index-url https://mirror.example.edu/simple torch==2.13.0"]
+
+
+def test_scripts_setup_says_which_index_failed_and_how_to_choose_another(tmp_path):
+    kit = tmp_path / "kit"
+    (kit / "scripts").mkdir(parents=True)
+    shutil.copy(KIT_ROOT / "scripts" / "setup.sh", kit / "scripts" / "setup.sh")
+    (kit / "pyproject.toml").write_text("")
+    env = {**_stand_ins(tmp_path / "bin", "python3"), "FAIL_ON": "torch=="}
+    proc = subprocess.run(["bash", str(kit / "scripts" / "setup.sh")], env=env, capture_output=True, text=True)
+    assert proc.returncode != 0
+    assert f"torch did not install from {CPU_TORCH_INDEX}: set TORCH_INDEX_URL" in proc.stderr, proc.stderr
