@@ -10,9 +10,6 @@ grading starts that each edition handed in was released (is in the gradebook), s
 
 from __future__ import annotations
 
-import contextlib
-import glob
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -45,6 +42,9 @@ def unreleased(course: Path, gradebook: Path, names: tuple[str, ...], paths: lis
     `paths` is None) and that nbgrader keeps a source of (``COURSE/source/<name>/``) is not in the gradebook
     yet, i.e. was never released with ``nbgrader generate_assignment``. None when every one is there. Reads
     the gradebook only: creates nothing."""
+    import contextlib
+    import glob
+    import sqlite3
 
     def handed_in(name: str) -> bool:
         return paths is None or any(
