@@ -164,8 +164,9 @@ def status() -> tuple[bool, str]:
     """(True, what the filter refuses) when this machine can install it, else (False, why not)."""
     if _LIB is None:
         return False, f"no seccomp filter: {_VERSION}"
+    count = sum(number(name) >= 0 for name in (*REFUSED, *ENOSYS_CALLS))  # those this architecture has
     return True, (
-        f"seccomp profile (libseccomp {_VERSION}): {len(REFUSED) + len(ENOSYS_CALLS)} kernel calls refused "
+        f"seccomp profile (libseccomp {_VERSION}): {count} kernel calls refused "
         "(io_uring, bpf, perf_event_open, userfaultfd, ptrace, mounts, namespaces, keyring, modules, clock, ...)"
     )
 
