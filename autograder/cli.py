@@ -25,7 +25,7 @@ examples:
   python -m autograder calibrate --assignment weight_tying
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
-  python -m autograder gradescope-package --assignment weight_tying        # -> weight_tying-gradescope.zip
+  python -m autograder gradescope-package --assignment weight_tying   # -> dist/weight_tying-gradescope.zip
   python -m autograder dask-certs --out ~/dask-certs     # TLS files for --executor dask (README: several machines)
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
@@ -35,9 +35,10 @@ missing or changed (after a crash or kill -9 too) and reuses the folder's seed; 
 everyone, --student S regrades S. grades.csv, report.html and feedback/<id>.html are rebuilt each time.
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
-assignment students handed in (--gradebook-assignment NAME, default the --assignment name), one grade
-cell per area of the hidden suite: a markdown task cell "autograder_<area>" (e.g. autograder_shape_flow,
-points = that area's points) that the source notebook carries, so `nbgrader export` shows one row per
+edition they handed in (the --assignment name, or another edition such as weight_tying_zh; with
+--gradebook-assignment NAME, everyone's go into NAME), one task cell per area of the hidden suite: a
+markdown cell "autograder_<area>" (e.g. autograder_shape_flow, points = that area's points) that
+the source notebook carries, so `nbgrader export` shows one row per
 student and `nbgrader generate_assignment --force` still works after grading. nbgrader never awards these
 cells itself; a TA's manual score in the formgrader overrides the kit's. If the assignment lacks them,
 nothing is written and the error says which cells to add. An assignment with no nbgrader source gets a
@@ -149,12 +150,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--gradebook-assignment",
         default=None,
         metavar="NAME",
-        help="nbgrader assignment to write into (default: the --assignment name)",
+        help="nbgrader assignment to write every student into (default: each student's own edition, "
+        "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
     )
     add_calibrate_parsers(sub, common, _positive)
     pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
     pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    pack.add_argument("--out", type=Path, default=None, help="the zip to write (default ./<assignment>-gradescope.zip)")
+    pack.add_argument(
+        "--out", type=Path, default=None, help="the zip to write (default dist/<assignment>-gradescope.zip, under ./)"
+    )
+    pack.add_argument(
+        "--torch-index-url",
+        default=None,
+        metavar="URL",
+        help="wheel index the zip's setup.sh installs torch from (default PyTorch's CPU index: a CPU build)",
+    )
     pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
     add_dask_certs_parser(sub)
     return parser
@@ -163,9 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _package(args) -> int:
     from autograder.gradescope.package import build_package
 
-    out = args.out or Path(f"{args.assignment}-gradescope.zip")
+    index = {} if args.torch_index_url is None else {"torch_index_url": args.torch_index_url}
     try:
-        path = build_package(assignment=args.assignment, out=out, timeout=args.timeout)
+        path = build_package(assignment=args.assignment, out=args.out, timeout=args.timeout, **index)
     except ValueError as exc:
         return _fail(str(exc))
     print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
@@ -227,6 +237,12 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
                 return f"{str(paths[0])!r} does not exist: collect the submissions first (nbgrader collect)"
         # nbgrader keeps hidden tests in source/ and in the gradebook; graded copies are not for students either
         hide += [course / sub for sub in ("source", "autograded", "feedback")]
+        from autograder.graders import editions_of
+        from autograder.outputs.gradebook_editions import unreleased
+
+        into = (args.gradebook_assignment,) if args.gradebook_assignment else None  # None: each one's edition
+        if why := unreleased(course, gradebook, into or editions_of(args.assignment), None if into else paths):
+            return why  # before grading: fail fast, create nothing
     if not paths:
         return "give the submissions to grade (files or folders), or --nbgrader-course COURSE"
     if gradebook is not None:

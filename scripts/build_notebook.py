@@ -323,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         path.unlink()
         print(f"removed {path}")
     for path, text in files.items():
+        if path.is_file() and path.read_text(encoding="utf-8") == text:
+            print(f"unchanged {path}")
+            continue
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         print(f"wrote {path}")

@@ -16,7 +16,9 @@ cp -r assignments "$demo/course"
 rm -rf "$demo/course/release" "$demo/course/submitted" "$demo/course/gradebook.db"
 
 echo "== 1. release the assignment with nbgrader"
-nbgrader generate_assignment weight_tying --force --log-level=WARN --CourseDirectory.root="$demo/course"
+# From the course folder, where nbgrader finds the course's nbgrader_config.py (elsewhere it warns that it
+# found none, and runs without the course's settings).
+(cd "$demo/course" && nbgrader generate_assignment weight_tying --force --log-level=WARN)
 ls "$demo/course/release/weight_tying"
 
 echo "== 2. a small class hands in (nbgrader's submitted/<student>/weight_tying/ layout)"

@@ -43,11 +43,31 @@ install_with_uv() {
         .venv/bin/python -m uv pip install --quiet --compile-bytecode --python .venv/bin/python -e ".[dev]"
 }
 
+# The CPU build first, from PyTorch's CPU wheel index (TORCH_INDEX_URL chooses another, e.g. a CUDA one or a
+# mirror): from PyPI, a bare "torch" requirement on Linux pulls a multi-GB CUDA build.
+TORCH_INDEX_URL="${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
 install_with_pip() {
     .venv/bin/python -m pip install --quiet --upgrade pip &&
-        # The CPU build first: a bare "torch" requirement would pull a multi-GB CUDA build.
-        .venv/bin/python -m pip install --quiet "torch==2.13.0" &&
+        { .venv/bin/python -m pip install --quiet --index-url "$TORCH_INDEX_URL" "torch==2.13.0" ||
+            { echo "setup: torch did not install from $TORCH_INDEX_URL: set TORCH_INDEX_URL to an index this" \
+                "machine reaches (a PyPI mirror serves the CUDA build on Linux)" >&2 && false; }; } &&
         .venv/bin/python -m pip install --quiet -e ".[dev]"
+}
+
+# The sandbox builds its seccomp profile with the system's libseccomp (autograder/sandbox/seccomp.py). Debian
+# and Ubuntu ship it almost always (systemd needs it); where it is missing, install it as root, or say what the
+# isolation report will say: runs get no seccomp filter.
+ensure_libseccomp() {
+    if ldconfig -p 2>/dev/null | grep -q 'libseccomp\.so\.2'; then
+        return 0
+    fi
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get install -y --no-install-recommends libseccomp2 >/dev/null 2>&1 ||
+            { apt-get update >/dev/null 2>&1 && apt-get install -y --no-install-recommends libseccomp2 >/dev/null 2>&1; } ||
+            echo "setup: could not install libseccomp2; sandboxed runs will have no seccomp filter" >&2
+    else
+        echo "setup: libseccomp.so.2 not found: install libseccomp2 (as root), or runs get no seccomp filter" >&2
+    fi
 }
 
 stamp=.venv/.kit-installed
@@ -58,4 +78,5 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
     fi
     touch "$stamp"
 fi
+ensure_libseccomp
 compile_kit

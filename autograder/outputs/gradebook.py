@@ -256,7 +256,7 @@ def record_in_gradebook(roster: list, results: dict, gradebook: Path, *, assignm
     count = len(summary.written)
     print(
         f"gradebook: {count} student{'' if count == 1 else 's'} written to {gradebook} "
-        f"(assignment {assignment!r}, notebook {summary.notebook!r}, one grade cell per area)",
+        f"(assignment {assignment!r}, notebook {summary.notebook!r}, one task cell per area)",
         file=sys.stderr,
     )
     return 0

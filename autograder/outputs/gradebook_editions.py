@@ -3,7 +3,9 @@
 
 The editions of one assignment are nbgrader assignments of their own, graded by one grader
 (``autograder.graders.editions_of``); one batch grades them all. The writing itself is
-``autograder.outputs.gradebook.record_in_gradebook``, once per edition.
+``autograder.outputs.gradebook.record_in_gradebook``, once per edition. ``unreleased`` checks before
+grading starts that each edition handed in was released (is in the gradebook), so that a forgotten
+``nbgrader generate_assignment`` stops the command at once rather than after the whole class is graded.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from autograder.outputs.gradebook import record_in_gradebook
 
-__all__ = ["record_by_edition"]
+__all__ = ["record_by_edition", "unreleased"]
 
 
 def record_by_edition(
@@ -32,3 +34,41 @@ def record_by_edition(
     for name, students in groups.items():
         status |= record_in_gradebook(students, results, gradebook, assignment=name, course=course)
     return status
+
+
+def unreleased(course: Path, gradebook: Path, names: tuple[str, ...], paths: list[Path] | None) -> str | None:
+    """Why grading into `gradebook` must not start: an assignment of `names` that students handed in (a
+    ``<student>/<name>/`` folder under `paths`, or a file in a ``<name>/`` folder; every one of `names` when
+    `paths` is None) and that nbgrader keeps a source of (``COURSE/source/<name>/``) is not in the gradebook
+    yet, i.e. was never released with ``nbgrader generate_assignment``. None when every one is there. Reads
+    the gradebook only: creates nothing."""
+    import contextlib
+    import glob
+    import sqlite3
+
+    def handed_in(name: str) -> bool:
+        return paths is None or any(
+            p.parent.name == name if p.is_file() else (p.name == name or any(p.glob(f"*/{glob.escape(name)}/")))
+            for p in paths
+        )
+
+    needed = [n for n in names if (course / "source" / n).is_dir() and handed_in(n)]
+    if not needed:
+        return None
+    known: set[str] = set()
+    if gradebook.is_file():
+        try:
+            with contextlib.closing(sqlite3.connect(f"file:{gradebook.resolve()}?mode=ro", uri=True)) as db:
+                known = {row[0] for row in db.execute("SELECT name FROM assignment")}
+        except sqlite3.Error:  # not nbgrader's (yet): the gradebook's own writer says what is wrong
+            return None
+    missing = [n for n in needed if n not in known]
+    if not missing:
+        return None
+    run = " && ".join(f"nbgrader generate_assignment {n}" for n in missing)
+    return (
+        f"{', '.join(map(repr, missing))} {'is' if len(missing) == 1 else 'are'} not released: the course "
+        f"{str(course)!r} has the source but its gradebook {str(gradebook)!r} does not know "
+        f"{'it' if len(missing) == 1 else 'them'}. Run `{run}` in the course folder first, then grade again "
+        "(nothing was graded or written)"
+    )

@@ -96,7 +96,7 @@ def _runner(cfg: dict, root: str, fds: tuple[int, ...], rng_state: bytes) -> Non
             rootfs.drop_privileges(cfg["uid"], cfg["gid"])
         if not root:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # set after the uid change, which clears it
-        rootfs.refuse_keyring()
+        rootfs.restrict_syscalls()
     except BaseException as exc:  # noqa: BLE001
         os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
         os._exit(code)

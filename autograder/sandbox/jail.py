@@ -7,8 +7,8 @@ after the uid drop. Three modes (the sandbox picks the strongest that works on t
 
 - ``namespaces`` (root + util-linux ``unshare``): this process is PID 1 of fresh PID/mount/network/IPC/UTS
   namespaces. It joins the run's cgroup, builds a new root (``rootfs.build_root``), forks the runner, which
-  chroots there, drops to an unprivileged uid and loses the keyring (seccomp); it chroots too and stays as
-  root to report the runner's exit. When this process ends, the kernel kills every process left in the PID
+  chroots there, drops to an unprivileged uid and takes the seccomp profile (``seccomp``); it chroots too
+  and stays as root to report the runner's exit. When this process ends, the kernel kills every process left in the PID
   namespace, daemons that called ``setsid`` included.
 - ``uid`` (root without namespaces): cgroup, limits, unprivileged uid, seccomp, then exec the runner.
 - ``rlimits`` (not root): limits and seccomp only, then exec the runner.
@@ -74,7 +74,7 @@ def _namespaces(cfg: dict, status_fd: int) -> None:
             rootfs.enter_root(root)
             rootfs.set_limits(cfg["rlimits"])
             rootfs.drop_privileges(cfg["uid"], cfg["gid"])
-            rootfs.refuse_keyring()
+            rootfs.restrict_syscalls()
             _exec_runner(cfg)
         except BaseException as exc:  # report why the jail could not start, then die
             os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     rootfs.set_limits(cfg["rlimits"])
     if cfg["mode"] == "uid":
         rootfs.drop_privileges(cfg["uid"], cfg["gid"])
-    rootfs.refuse_keyring()
+    rootfs.restrict_syscalls()
     # Die with the grader (set after the uid change, which clears it; kept across exec).
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
     _exec_runner(cfg)

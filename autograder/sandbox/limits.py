@@ -158,4 +158,9 @@ class Isolation:
 def isolation_for(mode: str) -> Isolation:
     if mode not in MODES:
         raise ValueError(f"isolation mode {mode!r} is not one of {MODES}")
-    return Isolation(mode, tuple(_ENFORCED[mode]), tuple(_NOT_ENFORCED[mode]))
+    from autograder.sandbox.seccomp import status  # every mode installs it, where libseccomp is there
+
+    enforced, not_enforced = list(_ENFORCED[mode]), list(_NOT_ENFORCED[mode])
+    held, what = status()
+    (enforced if held else not_enforced).append(what)
+    return Isolation(mode, tuple(enforced), tuple(not_enforced))

@@ -10,7 +10,7 @@ the order is the caller's, and it matters:
     enter_root            chroot there
     set_limits            rlimits, while still root (RLIMIT_NPROC counts the target uid's processes)
     drop_privileges       unprivileged uid/gid, no new privileges
-    refuse_keyring        seccomp (needs no_new_privs, set by the step before)
+    restrict_syscalls     the seccomp profile (needs no_new_privs, set by the step before)
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import os
 import resource
 
 # Imported now: after the chroot and the uid drop, the kit's sandbox package is no longer readable.
-from autograder.sandbox.seccomp import install_keyring_filter, supported
+# seccomp loads libseccomp on import, for the same reason.
+from autograder.sandbox import seccomp
 
 __all__ = [
     "join_cgroup",
@@ -29,7 +30,7 @@ __all__ = [
     "enter_root",
     "set_limits",
     "drop_privileges",
-    "refuse_keyring",
+    "restrict_syscalls",
     "close_fds_except",
     "NAMESPACE_FLAGS",
 ]
@@ -144,11 +145,15 @@ def drop_privileges(uid: int, gid: int) -> None:
     _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def refuse_keyring() -> None:
-    """No kernel keyring for this process tree (see ``seccomp``); needs no_new_privs first."""
+def restrict_syscalls() -> None:
+    """The seccomp profile for this process tree (see ``seccomp``), where libseccomp is installed.
+
+    Without libseccomp nothing is installed, and the isolation report says so (``seccomp.status``); with it,
+    a filter the kernel refuses stops the run (OSError), as any other step that fails.
+    """
     _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    if supported():
-        install_keyring_filter()
+    if seccomp.status()[0]:
+        seccomp.install_filter()
 
 
 def close_fds_except(keep: set[int]) -> None:

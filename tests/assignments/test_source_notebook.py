@@ -210,6 +210,17 @@ def test_build_script_check_mode_reports_a_stale_build(build_script, tmp_path, c
     assert (tmp_path / "weight_tying_zh" / "weight_tying_checks" / "translate_zh.py").is_file()
 
 
+def test_build_script_says_which_files_it_changed(build_script, tmp_path, capsys):
+    build_script.main(["--root", str(tmp_path)])
+    capsys.readouterr()
+    changed = tmp_path / "weight_tying_zh" / "weight_tying.ipynb"
+    changed.write_text("{}")
+    assert build_script.main(["--root", str(tmp_path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line for line in lines if line.startswith("wrote ")] == [f"wrote {changed}"]
+    assert len([line for line in lines if line.startswith("unchanged ")]) == len(lines) - 1 > 0
+
+
 def test_build_script_names_a_missing_class_and_a_missing_text(build_script):
     with pytest.raises(ValueError, match="no class 'Missing'"):
         build_script.solution_class_source("Missing")

@@ -44,7 +44,10 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
     ):
         assert option in text
     assert "NOT enforced" in text
-    assert "one grade cell per area" in " ".join(text.split())  # how scores land in nbgrader
+    words = " ".join(text.split())
+    assert "one task cell per area" in words and "grade cell" not in words  # how scores land in nbgrader
+    # scores go to each student's own edition unless --gradebook-assignment says otherwise
+    assert "(default: each student's own edition, as handed in" in words
 
 
 @pytest.mark.parametrize(
@@ -120,7 +123,7 @@ def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook
     # the instructor's report and one feedback page per student (helper A's autograder.report)
     assert summary["report"] == str(out / "report.html") and (out / "report.html").stat().st_size > 0
     assert sorted(p.stem for p in (out / "feedback").glob("*.html")) == ["ann", "ben", "cat"]
-    # nbgrader's gradebook: every student, one grade cell per area of the suite, the same points
+    # nbgrader's gradebook: every student, one task cell per area of the suite, the same points
     from nbgrader.api import Gradebook
 
     assert summary["gradebook"] == str(course / "gradebook.db") and "3 students written" in proc.stderr

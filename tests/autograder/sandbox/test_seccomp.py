@@ -1,13 +1,161 @@
-"""The kernel keyring is not namespaced: a sandboxed run may not use it, so no key outlives a run."""
+"""The seccomp profile: every call it lists is refused inside the real sandbox (fresh and warm), ordinary work is not.
+
+The kernel keyring in particular is not namespaced: a sandboxed run may not use it, so no key outlives a run.
+"""
 
 from __future__ import annotations
 
+import errno
+import io
+import json
+import os
 import textwrap
 
 import pytest
 
-from autograder.sandbox import Limits, run_sandboxed
-from autograder.sandbox.seccomp import supported
+from autograder.graders import get_assignment
+from autograder.sandbox import Limits, probe_isolation, run_sandboxed, seccomp
+from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
+
+needs_libseccomp = pytest.mark.skipif(not seccomp.status()[0], reason=seccomp.status()[1])
+
+# Calls every refused syscall with harmless arguments (an unfiltered kernel would answer EFAULT, EINVAL, EIO
+# or do nothing), then does ordinary work; RESULT maps each call to the errno it got, or its return value.
+PROBE = """
+import ctypes, json, os, subprocess, sys, threading
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+L = ctypes.c_long
+RESULT = {{}}
+def call(label, nr, *args):
+    r = libc.syscall(L(nr), *[L(a) for a in args])
+    if r == 0 and label.startswith("clone"):
+        os._exit(0)  # a child made by an unfiltered clone: leave at once
+    RESULT[label] = os.strerror(ctypes.get_errno()) if r == -1 else f"returned {{r}}"
+# arguments the kernel itself would reject, for the calls that could change something with zeros
+INVALID = {{"ptrace": [-1], "sethostname": [0, -1], "setdomainname": [0, -1], "kexec_load": [0, 0, 0, -1]}}
+for name, nr in {refused}.items():
+    call(name, nr, *(INVALID.get(name, []) + [0] * 6)[:6])
+params = ctypes.create_string_buffer(120)  # struct io_uring_params, zeroed: a real ring if io_uring is allowed
+RESULT["io_uring_setup(1, params)"] = "returned %d" % libc.syscall(L({io_uring_setup}), L(1), params)
+if RESULT["io_uring_setup(1, params)"] == "returned -1":
+    RESULT["io_uring_setup(1, params)"] = os.strerror(ctypes.get_errno())
+call("clone3", {clone3}, 0, 0)
+for flag in {flags}:
+    call(f"clone {{flag:#x}}", {clone}, flag | 17, 0, 0, 0, 0)  # 17: SIGCHLD
+call("personality query", {personality}, 0xFFFFFFFF)
+call("personality PER_LINUX", {personality}, 0)
+for persona in (0x0040000, 0x0400000, 0x0008, 0x80000000, 0xFFFFFFFE):  # no ASLR, READ_IMPLIES_EXEC, PER_LINUX32
+    call(f"personality {{persona:#x}}", {personality}, persona)
+import torch
+a = torch.randn(256, 256)
+work = [bool(torch.allclose((a @ torch.eye(256)), a))]
+box = []
+threads = [threading.Thread(target=lambda: box.append(float((a @ a).sum()))) for _ in range(4)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+work.append(len(box) == 4)
+kids = []
+for _ in range(4):
+    pid = os.fork()
+    if pid == 0:
+        os._exit(7)
+    kids.append(pid)
+work.append(all(os.waitstatus_to_exitcode(os.waitpid(p, 0)[1]) == 7 for p in kids))
+out = subprocess.run([sys.executable, "-c", "print(6 * 7)"], capture_output=True, text=True).stdout
+work.append(out.strip() == "42")
+RESULT["ordinary work"] = work
+"""
+
+
+def _probe_code(tail: str) -> str:
+    refused = {name: seccomp.number(name) for name in seccomp.REFUSED if seccomp.number(name) >= 0}
+    code = PROBE.format(
+        refused=refused,
+        io_uring_setup=seccomp.number("io_uring_setup"),
+        clone3=seccomp.number("clone3"),
+        clone=seccomp.number("clone"),
+        personality=seccomp.number("personality"),
+        flags=seccomp.CLONE_NAMESPACE_FLAGS,
+    )
+    return textwrap.dedent(code) + tail
+
+
+def _check(result: dict) -> None:
+    eperm, enosys = os.strerror(errno.EPERM), os.strerror(errno.ENOSYS)
+    wrong = {k: v for k, v in result.items() if k in seccomp.REFUSED and v != eperm}
+    assert not wrong, f"not refused with EPERM: {wrong}"
+    assert set(seccomp.REFUSED) - {"stime", "vm86", "vm86old", "create_module", "get_kernel_syms"} <= set(result)
+    assert result["io_uring_setup(1, params)"] == eperm
+    assert result["clone3"] == enosys
+    clones = {k: v for k, v in result.items() if k.startswith("clone 0x")}
+    assert len(clones) == len(seccomp.CLONE_NAMESPACE_FLAGS) and set(clones.values()) == {eperm}, clones
+    assert result["personality query"].startswith("returned ") and result["personality PER_LINUX"] == "returned 0"
+    personas = {k: v for k, v in result.items() if k.startswith("personality 0x")}
+    assert set(personas.values()) == {eperm}, personas
+    assert result["ordinary work"] == [True, True, True, True]
+
+
+@needs_libseccomp
+def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
+    path = tmp_path / "profile.pfc"
+    with open(path, "w") as fh:
+        seccomp.export_pfc(fh.fileno())
+    text = path.read_text()
+    for name in (*seccomp.REFUSED, *seccomp.ENOSYS_CALLS, "clone", "personality"):
+        if seccomp.number(name) >= 0:
+            assert f'filter for syscall "{name}" ({seccomp.number(name)})' in text, name
+    assert "action ERRNO(38)" in text and "action ALLOW" in text  # clone3 and foreign ABIs; the default
+
+
+@needs_libseccomp
+def test_a_fresh_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
+    code = _probe_code("os.write(FD, json.dumps(RESULT).encode())\n").encode()
+    box = run_sandboxed(module="autograder.runner.probe", stdin=code, limits=Limits(wall_seconds=60))
+    assert box.exit_code == 0, box.stderr[-2000:]
+    _check(json.loads(box.evidence[2:]))
+    assert any(item.startswith("seccomp profile (libseccomp") for item in box.isolation.enforced)
+
+
+@needs_libseccomp
+def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
+    from autograder.engine import job_blob
+    from autograder.sandbox.config import jail_config
+    from autograder.sandbox.slots import Slot
+    from autograder.sandbox.view import build_view
+    from autograder.sandbox.warm import Zygote, run_forked
+
+    spec = get_assignment("selftest")
+    isolation, limits = probe_isolation(), Limits(wall_seconds=60)
+    source = _probe_code("print('SECCOMP', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n")
+    job = io.BytesIO(job_blob(spec, spec.make_plan(3), "py", source, "sub.py")).getvalue()
+    zygote = Zygote(("autograder.runner.__main__", "autograder.graders.selftest.runner.experiments"))
+    slot = Slot()
+    try:
+        zygote.wait_ready()
+        namespaces = isolation.mode == "namespaces"
+        view = build_view((*RUNNER_PACKAGES, spec.runner_package), []) if namespaces else None
+        group, isolation = run_cgroup(limits, isolation)
+        cfg = jail_config(
+            mode=isolation.mode,
+            limits=limits,
+            uid=slot.uid,
+            workdir="/tmp",
+            view=view,
+            cgroup_procs=group.procs_files if group else None,
+        )
+        try:
+            box = run_forked(zygote, cfg=cfg, stdin=job, limits=limits, isolation=isolation, group=group)
+        finally:
+            if group is not None:
+                group.remove()
+    finally:
+        zygote.close()
+        slot.release()
+    line = next((ln for ln in box.stdout.splitlines() if ln.startswith("SECCOMP ")), None)
+    assert line is not None, (box.stdout[-2000:], box.stderr[-2000:])
+    _check(json.loads(line[len("SECCOMP ") :]))
+
 
 KEYRING = """
 import ctypes, os
@@ -23,17 +171,35 @@ os.write(FD, "; ".join(found).encode())
 """
 
 
-def _numbers():
-    import platform
-
-    return {"x86_64": (248, 250), "aarch64": (217, 219)}[platform.machine()]
-
-
-@pytest.mark.skipif(not supported(), reason="no seccomp filter for this machine")
+@needs_libseccomp
 def test_keyring_syscalls_are_refused_in_every_run():
-    add_key, keyctl = _numbers()
+    add_key, keyctl = seccomp.number("add_key"), seccomp.number("keyctl")
     code = textwrap.dedent(KEYRING.format(add_key=add_key, keyctl=keyctl)).encode()
     for _ in range(2):  # the second run would find the first run's key, if there were one
         result = run_sandboxed(module="autograder.runner.probe", stdin=code, limits=Limits(wall_seconds=20))
         report = result.evidence[2:].decode()
         assert report == "add_key -1 Operation not permitted; keyctl -1 Operation not permitted", report
+
+
+def test_without_libseccomp_the_isolation_report_says_no_filter_and_the_runner_installs_none(monkeypatch):
+    import ctypes
+
+    from autograder.sandbox import rootfs
+    from autograder.sandbox.limits import isolation_for
+
+    def missing(name, *args, **kwargs):
+        raise OSError(f"{name}: cannot open shared object file")
+
+    monkeypatch.setattr(ctypes, "CDLL", missing)
+    lib, why = seccomp._load()
+    assert lib is None and "libseccomp.so.2 not found" in why and "apt-get install libseccomp2" in why
+    monkeypatch.setattr(seccomp, "_LIB", None)
+    monkeypatch.setattr(seccomp, "_VERSION", why)
+    iso = isolation_for("namespaces")
+    assert [item for item in iso.not_enforced if "no seccomp filter" in item] == [f"no seccomp filter: {why}"]
+    assert not [item for item in iso.enforced if "seccomp" in item]
+    installed = []
+    monkeypatch.setattr(seccomp, "install_filter", lambda: installed.append(True))
+    monkeypatch.setattr(rootfs, "_libc", type("L", (), {"prctl": staticmethod(lambda *a: 0)})())
+    rootfs.restrict_syscalls()
+    assert installed == []
