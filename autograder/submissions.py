@@ -181,7 +181,7 @@ def find_submissions(
     languages): their folders count too, so one batch grades the whole class; a student who handed in
     several editions is graded on `assignment`'s. In nbgrader's layout a student has **one** submission,
     as in nbgrader: the assignment's own notebook ``<notebook>.ipynb`` (default: `assignment`; a ``.py`` of
-    that name next), else the only file there, else the first by name; other files in the folder are never
+    that name next), else the one ``_own_file`` prefers (a notebook first); other files in the folder are never
     graded (``outputs.roster`` lists them for the TA). Outside that layout, each of a student's notebooks is
     a submission of its own (``alice/part1``, ``alice/part2``).
     """
@@ -217,7 +217,8 @@ def find_submissions(
 def _own_file(group: list[Path], root: Path, folders: tuple[str, ...], stem: str) -> Path | None:
     """The one file nbgrader would grade among a student's files in <student>/<edition>/ (None: not that
     layout). The first edition in `folders` the student handed in counts; in it, ``<stem>.ipynb``, then
-    ``<stem>.py``, then files directly in the folder before deeper ones, notebooks first, by name."""
+    ``<stem>.py``, then a file of that name deeper down, then any notebook (the release ships .py files too:
+    its self-check), shallowest first, then by name."""
     for edition in folders:
         inside = [p for p in group if len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == edition]
         if inside:
@@ -226,8 +227,8 @@ def _own_file(group: list[Path], root: Path, folders: tuple[str, ...], stem: str
 
 
 def _preference(rest: tuple[str, ...], stem: str) -> tuple:
-    named = len(rest) == 1 and rest[0] in (f"{stem}.ipynb", f"{stem}.py")
-    return (not named, len(rest) > 1, not rest[-1].endswith(".ipynb"), rest)
+    named = rest[-1] in (f"{stem}.ipynb", f"{stem}.py")
+    return (not (named and len(rest) == 1), not named, not rest[-1].endswith(".ipynb"), len(rest), rest)
 
 
 def _candidates(root: Path) -> list[Path]:

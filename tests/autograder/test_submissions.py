@@ -189,6 +189,10 @@ def test_in_nbgrader_layout_a_student_is_graded_on_the_assignments_own_notebook_
     renamed.mkdir(parents=True)
     (renamed / "my copy.ipynb").write_text("{}")  # the only notebook, renamed: still this student's work
     (renamed / "scratch.py").write_text("")
+    deep = root / "dee" / "weight_tying"
+    (deep / "work").mkdir(parents=True)
+    (deep / "conftest.py").write_text("")  # the release's self-check, shipped beside the notebook
+    (deep / "work" / "try.ipynb").write_text("{}")
     both = root / "bo"
     for edition in ("weight_tying", "weight_tying_zh"):
         (both / edition / "deeper").mkdir(parents=True)
@@ -198,6 +202,7 @@ def test_in_nbgrader_layout_a_student_is_graded_on_the_assignments_own_notebook_
     assert found == {
         "zed": zed / "weight_tying.ipynb",
         "ren": renamed / "my copy.ipynb",
+        "dee": deep / "work" / "try.ipynb",  # a notebook, however deep, before a script
         "bo": both / "weight_tying" / "deeper" / "weight_tying.ipynb",  # the first edition counts, then depth
     }
     zh = find_submissions([root], assignment="weight_tying_zh", also=("weight_tying",), notebook="weight_tying")
