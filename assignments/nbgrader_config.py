@@ -22,3 +22,7 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+
+# `nbgrader export`: one row per student, in the edition they took (weight_tying or weight_tying_zh), CSV-safe
+# (nbgrader's own exporter adds a 0 row under the edition a student did not take, and quotes nothing).
+c.ExportApp.plugin_class = "autograder.outputs.gradebook_export.EditionsExportPlugin"

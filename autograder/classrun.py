@@ -110,7 +110,7 @@ def _selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
 
 def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
     """Grade `submissions` (student key -> file) into `job.out`; see the module's docstring for the order."""
-    from autograder.graders import get_assignment
+    from autograder.graders import editions_of, get_assignment
 
     spec = get_assignment(job.assignment)
     folder = OutputFolder(job.out)
@@ -119,7 +119,14 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
         previous = folder.read_manifest()
         seed = _seed(job, previous, warnings)
         known = previous.known_uids() if previous is not None else {}
-        roster = build_roster(submissions, roots=list(job.paths), assignment=job.assignment, known=known)
+        roster = build_roster(
+            submissions,
+            roots=list(job.paths),
+            assignment=job.assignment,
+            known=known,
+            editions=editions_of(job.assignment)[1:],
+            notebook=spec.name,
+        )
         forced = {s.uid for s in roster} if job.force else _selected(roster, job.only)
         keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}

@@ -262,7 +262,7 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 
 def _grade(args, limits) -> int:
     from autograder.classrun import ClassJob, ClassRunError, grade_class
-    from autograder.graders import editions_of
+    from autograder.graders import editions_of, get_assignment
     from autograder.outputs.folder import FolderBusy
     from autograder.outputs.summary import batch_json, print_batch
     from autograder.submissions import find_submissions
@@ -282,7 +282,8 @@ def _grade(args, limits) -> int:
         if args.out is None:
             return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
     else:
-        submissions = find_submissions(paths, assignment=args.assignment, also=editions_of(args.assignment)[1:])
+        also, notebook = editions_of(args.assignment)[1:], get_assignment(args.assignment).name  # its own notebook
+        submissions = find_submissions(paths, assignment=args.assignment, also=also, notebook=notebook)
         roots = tuple(paths)
         if not submissions:
             return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
@@ -330,6 +331,7 @@ def _grade(args, limits) -> int:
 def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:
     """One file, no output folder: grade it, show it, and write it to the gradebook if asked."""
     from autograder.batch import grade_file
+    from autograder.graders import editions_of
     from autograder.outputs.roster import build_roster
     from autograder.result import Result
     from autograder.terminal import printable
@@ -348,7 +350,8 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
         print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
         result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-    roster = build_roster(submissions, roots=list(roots), assignment=args.assignment)
+    editions = editions_of(args.assignment)
+    roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
     if args.json:
         sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
     else:

@@ -172,14 +172,21 @@ def _edition(metadata: object) -> dict:
     return {"course_kit": {"language": language[:16]}} if isinstance(language, str) else {}
 
 
-def find_submissions(paths: list[Path], *, assignment: str, also: tuple[str, ...] = ()) -> dict[str, Path]:
+def find_submissions(
+    paths: list[Path], *, assignment: str, also: tuple[str, ...] = (), notebook: str | None = None
+) -> dict[str, Path]:
     """student id -> submission file, for files and folders given on the command line.
 
     `also`: other nbgrader assignments graded by the same grader (the assignment's editions in other
     languages): their folders count too, so one batch grades the whole class; a student who handed in
-    several editions is graded on `assignment`'s.
+    several editions is graded on `assignment`'s. In nbgrader's layout a student has **one** submission,
+    as in nbgrader: the assignment's own notebook ``<notebook>.ipynb`` (default: `assignment`; a ``.py`` of
+    that name next), else the one ``_own_file`` prefers (a notebook first); other files in the folder are never
+    graded (``outputs.roster`` lists them for the TA). Outside that layout, each of a student's notebooks is
+    a submission of its own (``alice/part1``, ``alice/part2``).
     """
     folders = (assignment, *also)
+    stem = notebook or assignment
     found: dict[str, Path] = {}
     for root in map(Path, paths):
         if root.is_file():
@@ -196,18 +203,32 @@ def find_submissions(paths: list[Path], *, assignment: str, also: tuple[str, ...
             parts = path.relative_to(root).parts
             per_student.setdefault(parts[0] if len(parts) > 1 else path.stem, []).append(path)
         for student, group in per_student.items():
-            if len(group) == 1:
-                _add(found, student, group[0])
+            own = _own_file(group, root, folders, stem)
+            if own is not None or len(group) == 1:
+                _add(found, student, own or group[0])
                 continue
-            # nbgrader layout: prefer the files inside <student>/<assignment>/ (then an edition's), notebooks first.
-            inside = group
-            for name in reversed(folders):
-                inside = [p for p in group if name in p.relative_to(root).parts[1:-1]] or inside
-            notebooks = [p for p in inside if p.suffix == ".ipynb"] or inside
+            notebooks = [p for p in group if p.suffix == ".ipynb"] or group
             for path in notebooks:
                 key = student if len(notebooks) == 1 else f"{student}/{path.stem}"
                 _add(found, key, path)
     return found
+
+
+def _own_file(group: list[Path], root: Path, folders: tuple[str, ...], stem: str) -> Path | None:
+    """The one file nbgrader would grade among a student's files in <student>/<edition>/ (None: not that
+    layout). The first edition in `folders` the student handed in counts; in it, ``<stem>.ipynb``, then
+    ``<stem>.py``, then a file of that name deeper down, then any notebook (the release ships .py files too:
+    its self-check), shallowest first, then by name."""
+    for edition in folders:
+        inside = [p for p in group if len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == edition]
+        if inside:
+            return min(inside, key=lambda p: _preference(p.relative_to(root).parts[2:], stem))
+    return None
+
+
+def _preference(rest: tuple[str, ...], stem: str) -> tuple:
+    named = rest[-1] in (f"{stem}.ipynb", f"{stem}.py")
+    return (not (named and len(rest) == 1), not named, not rest[-1].endswith(".ipynb"), len(rest), rest)
 
 
 def _candidates(root: Path) -> list[Path]:

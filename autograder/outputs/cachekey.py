@@ -8,6 +8,10 @@ diagnosis; its calibration corpus excluded), the shared runner, judge and protoc
 a dot-folder) and bytecode are not code that decides a grade and stay out, so they never cause a regrade.
 Limits are in the key because a longer time limit can turn a timeout into a score. The key is recorded in each
 result file; an unchanged rerun finds every key equal and grades nothing.
+
+A submission is read no further than the reader's own bound (``submissions.MAX_SUBMISSION_BYTES``): a file
+over it is refused unread by the grader, so its key is the reason, not its bytes. A 1 TiB sparse file costs
+one ``fstat``, never a terabyte of reading under the folder's lock before anyone is graded.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from pathlib import Path
 from autograder.kit import KIT_ROOT, kit_version
 from autograder.sandbox import Limits
 from autograder.spec import AssignmentSpec
+from autograder.submissions import MAX_SUBMISSION_BYTES
 
 __all__ = ["grader_digest", "submission_digest", "grading_key"]
 
@@ -60,20 +65,31 @@ def grader_digest(spec: AssignmentSpec) -> str:
     return digest.hexdigest()
 
 
-def submission_digest(path: str | Path) -> str:
-    """sha256 of the file's bytes; a link, a device or an unreadable file gets a digest of the reason instead
-    (the grader then reports the problem, and the key stays stable)."""
+def _reason(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def submission_digest(path: str | Path, *, limit: int = MAX_SUBMISSION_BYTES) -> str:
+    """sha256 of the file's bytes; a link, a device, an unreadable file or one over `limit` bytes (which the
+    grader refuses unread) gets a digest of the reason instead (the grader then reports the problem, and the
+    key stays stable). At most `limit` + 1 bytes are ever read."""
     digest = hashlib.sha256()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
-        return hashlib.sha256(f"unreadable: {type(exc).__name__}".encode()).hexdigest()
+        return _reason(f"unreadable: {type(exc).__name__}")
+    too_large = _reason("over the size limit")
     with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO or /dev/zero would never end
-            return hashlib.sha256(b"not a regular file").hexdigest()
-        while chunk := fh.read(_CHUNK):
+        info = os.fstat(fh.fileno())
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or /dev/zero would never end
+            return _reason("not a regular file")
+        if info.st_size > limit:  # a sparse terabyte is refused here, unread
+            return too_large
+        left = limit + 1  # a file growing while it is read still stops here
+        while left > 0 and (chunk := fh.read(min(_CHUNK, left))):
             digest.update(chunk)
-    return digest.hexdigest()
+            left -= len(chunk)
+    return too_large if left <= 0 else digest.hexdigest()
 
 
 def grading_key(*, submission: str | Path, spec: AssignmentSpec, seed: int, limits: Limits) -> str:

@@ -9,6 +9,10 @@
 
 Blank and unreadable submissions are counted apart and left out of test pass rates and misconceptions:
 twenty stubs would otherwise make NotImplementedError the class's most common mistake.
+
+Whatever the kind, a row may carry flags a TA should see (``ClassView.flagged``): a name that looks like
+another student's ("аlice" in Cyrillic beside "alice", ``outputs.lookalikes``), and a note on what else was
+in the student's nbgrader folder and was not graded (a second notebook, a renamed copy).
 """
 
 from __future__ import annotations
@@ -19,12 +23,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.outputs.folder import Manifest, OutputFolder
+from autograder.outputs.lookalikes import lookalikes
 from autograder.outputs.wording import clean_message, split_raised, starter_code
 from autograder.result import GRADER_ERROR, Result
 
-__all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS"]
+__all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS", "FLAGS"]
 
 KINDS = ("graded", "blank", "unreadable", "grader error", "missing")
+# Flags beside a row's kind: what each means, and what to do (the report's Needs a look).
+FLAGS = {
+    "look-alike name": "two names drawn alike (another script, a zero-width character): check they are two "
+    "different students before sending grades",
+    "other files in the folder": "graded the assignment's own notebook only, as nbgrader does; the note lists "
+    "what else the student handed in",
+}
 
 
 @dataclass
@@ -37,6 +49,8 @@ class Row:
     suffix: str = "ipynb"  # "ipynb" or "py": how the student's parts are numbered
     submission: str = ""
     graded_at: str = ""
+    note: str = ""  # what else was in the student's nbgrader folder, not graded
+    confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
 
     @property
     def feedback_href(self) -> str:
@@ -58,6 +72,14 @@ class ClassView:
 
     def counts(self) -> Counter:
         return Counter(r.kind for r in self.rows)
+
+    def flagged(self) -> dict[str, list[Row]]:
+        """FLAGS key -> the rows it concerns (only flags that concern someone)."""
+        found = {
+            "look-alike name": [r for r in self.rows if r.confusable_with],
+            "other files in the folder": [r for r in self.rows if r.note],
+        }
+        return {flag: rows for flag, rows in found.items() if rows}
 
 
 def triage(result: Result | None, unreadable: str = "") -> str:
@@ -101,8 +123,12 @@ def load_class(out: str | Path) -> ClassView:
                 suffix="py" if str(entry.get("submission", "")).endswith(".py") else "ipynb",
                 submission=str(entry.get("submission", "")),
                 graded_at=str(batch.get("graded_at", "")),
+                note=str(entry.get("note") or ""),
             )
         )
+    alike = lookalikes([r.name for r in view.rows])
+    for row in view.rows:
+        row.confusable_with = alike.get(row.name, [])
     return view
 
 

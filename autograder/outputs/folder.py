@@ -142,6 +142,8 @@ class OutputFolder:
             "result": f"results/{student.uid}.json",
             "feedback": f"feedback/{student.uid}.html",
             "unreadable": unreadable,
+            "edition": student.edition,
+            "note": student.note,  # what else was in the student's folder, not graded
         }
 
     # ------------------------------------------------------------------ results

@@ -12,6 +12,11 @@ nbgrader never awards a task cell (``nbgrader autograde`` leaves its grade alone
 points as its auto score, and a TA's manual score in the formgrader overrides it, as for any cell. Points
 must equal the grader's (one point system): a mismatch is an error naming both. An assignment nbgrader does
 not know (no source folder) gets a notebook of its own, ``autograder``, holding the same cells.
+
+Only ids that nbgrader's database and its CSV export carry safely are written (``safe_student_id``):
+``nbgrader export`` writes ids unquoted, so a folder named ``mallory,,,,100.0,0.0,100.0,100.0`` would shift
+the columns and a ``=HYPERLINK(...)`` would run in a spreadsheet. Such a student, or one with several
+submissions under one id, is skipped with the reason; ``grades.csv`` still has their score.
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ __all__ = [
     "write_gradebook",
     "CELL_PREFIX",
     "NOTEBOOK",
+    "safe_student_id",
 ]
 
 CELL_PREFIX = "autograder_"
@@ -112,20 +118,47 @@ def _timestamp(path: Path | None) -> str | None:
         return None
 
 
+# A letter, digit or underscore (any script), then those or . @ + -: what a login or an e-mail address holds.
+_SAFE_ID = re.compile(r"\w[\w.@+-]{0,127}", re.UNICODE)
+
+
+def safe_student_id(student: str) -> bool:
+    """Whether nbgrader's gradebook (ids up to 128 characters) and its unquoted CSV export carry `student`
+    as one cell of plain text: no comma, quote, space or line break, no leading ``= + - @``."""
+    return bool(_SAFE_ID.fullmatch(student)) and student.isprintable()
+
+
+def _refusal(student: str) -> str:
+    return (
+        f"the folder name {student!r} cannot be an nbgrader student id (nbgrader export writes ids unquoted: a "
+        "comma, quote or space shifts the columns and a leading = + - @ is a spreadsheet formula); rename the "
+        "folder to letters, digits and . _ - @ + (starting with a letter or digit) and grade again"
+    )
+
+
 def _choose(entries: list[GradebookEntry], summary: GradebookSummary) -> dict[str, GradebookEntry]:
     chosen: dict[str, GradebookEntry] = {}
+    several: dict[str, list[str]] = {}
     for entry in entries:
         if entry.student is None:
             summary.skipped[entry.label] = "its folder name is not valid text for an nbgrader student id"
             continue
+        if not safe_student_id(entry.student):
+            summary.skipped[entry.label] = _refusal(entry.student)
+            continue
         if entry.result.status == GRADER_ERROR or not entry.result.tests:
             summary.skipped[entry.label] = "not graded (grader error): regrade it with --student"
             continue
-        if entry.student in chosen:
-            summary.warnings.append(f"{entry.student}: several submissions; the gradebook keeps the best score")
-            if entry.result.score <= chosen[entry.student].result.score:
-                continue
+        several.setdefault(entry.student, []).append(entry.label)
         chosen[entry.student] = entry
+    for student, labels in several.items():
+        if len(labels) > 1:  # keeping the best of several would grade the best of many tries
+            del chosen[student]
+            for label in labels:
+                summary.skipped[label] = (
+                    f"one of {len(labels)} submissions for nbgrader id {student!r} ({', '.join(labels)}): none is "
+                    "written; keep one file per student (nbgrader's layout grades the assignment's own notebook)"
+                )
     return chosen
 
 

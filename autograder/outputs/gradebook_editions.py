@@ -10,7 +10,6 @@ grading starts that each edition handed in was released (is in the gradebook), s
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 from autograder.outputs.gradebook import record_in_gradebook
@@ -21,15 +20,14 @@ __all__ = ["record_by_edition", "unreleased"]
 def record_by_edition(
     roster: list, results: dict, gradebook: Path, *, assignment: str, course: Path | None, editions: tuple[str, ...]
 ) -> int:
-    """record_in_gradebook for each edition: a student whose file sits in ``<student>/<edition>/`` (an edition
-    in `editions`) is written there, everyone else into `assignment`; 0 when every write succeeded, else 1."""
+    """record_in_gradebook for each edition: a student whose file sits in ``<root>/<student>/<edition>/`` (an
+    edition in `editions`, as the roster found it) is written there, everyone else into `assignment`; 0 when
+    every write succeeded, else 1. The folder names come from the roster only, never from the file's own
+    folder: a student's nested ``weight_tying_zh/`` folder or ``timestamp.txt`` changes neither the edition
+    nor the submission time (nbgrader's ``<root>/<student>/<edition>/timestamp.txt``)."""
     groups: dict[str, list] = {}
     for student in roster:
-        folder = student.path.parent.name
-        if folder in editions and student.timestamp_file is None:
-            # The roster finds nbgrader's timestamp.txt in the --assignment folder only; an edition's is beside it.
-            student = replace(student, timestamp_file=student.path.parent / "timestamp.txt")
-        groups.setdefault(folder if folder in editions else assignment, []).append(student)
+        groups.setdefault(student.edition if student.edition in editions else assignment, []).append(student)
     status = 0
     for name, students in groups.items():
         status |= record_in_gradebook(students, results, gradebook, assignment=name, course=course)

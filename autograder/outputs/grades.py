@@ -1,7 +1,9 @@
 """Trusted: a batch's ``grades.csv``: one row per student of the manifest, safe to open in a spreadsheet.
 
-Columns: ``student, score, max_score, status, kind, <one per area>, id, submission``. A student without a
-score (grader error, no result yet) has empty score cells, never a 0 that could be uploaded as a grade.
+Columns: ``student, score, max_score, status, kind, <one per area>, id, submission, confusable_with, note``.
+A student without a score (grader error, no result yet) has empty score cells, never a 0 that could be
+uploaded as a grade. ``confusable_with`` names the students whose names look the same ("аlice" in Cyrillic
+beside "alice"); ``note`` says what else was in the student's nbgrader folder and was not graded.
 Text cells follow OWASP's rule against formula injection: a cell starting with ``= + - @``, a tab, a
 carriage return or a NUL (or their full-width forms) gets a leading ``'``, and every text cell is quoted.
 """
@@ -35,7 +37,7 @@ def grades_csv(rows: list[Row]) -> str:
             areas += [a for a in row.result.areas if a not in areas]
     buf = io.StringIO()
     writer = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    header = ["student", "score", "max_score", "status", "kind", *areas, "id", "submission"]
+    header = ["student", "score", "max_score", "status", "kind", *areas, "id", "submission", "confusable_with", "note"]
     writer.writerow([neutralise(h) for h in header])
     for row in rows:
         r = row.result
@@ -44,6 +46,7 @@ def grades_csv(rows: list[Row]) -> str:
         per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
         status = r.status if r is not None else "no result"
         cells = [row.name, *score, status, row.kind, *per_area, row.uid, display_name(row.submission)]
+        cells += ["; ".join(row.confusable_with), row.note]
         writer.writerow([neutralise(c) for c in cells])
     return buf.getvalue()
 

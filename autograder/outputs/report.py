@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
-from autograder.outputs.classview import ClassView, Row, load_class, read_keywords
+from autograder.outputs.classview import FLAGS, ClassView, Row, load_class, read_keywords
 from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import escape, number, page, table
 from autograder.outputs.report_parts import area_rates, charts, misconceptions, slowest, student_link, test_rates
@@ -30,6 +30,7 @@ _ATTENTION = {
     "missing": "no result yet (the run was stopped): run the same command again",
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
     "blank": "nothing written beyond the starter code",
+    **FLAGS,  # look-alike names, other files in a student's folder (classview)
 }
 _RUN_PROBLEMS = {"timeout", "memory", "crashed", "exited"}
 
@@ -77,11 +78,12 @@ def _attention(view: ClassView) -> str:
             groups.setdefault(row.kind, []).append(row)
         elif row.result is not None and row.result.status in _RUN_PROBLEMS:
             groups.setdefault(f"run ended: {row.result.status}", []).append(row)
+    groups.update(view.flagged())  # after every kind in the order below
     if not groups:
         return "<p>Nothing: every submission was graded and ran to the end.</p>"
     order = ["grader error", "missing", "unreadable", *(f"run ended: {s}" for s in sorted(_RUN_PROBLEMS)), "blank"]
     body = []
-    for kind in (k for k in order if k in groups):
+    for kind in (k for k in [*order, *FLAGS] if k in groups):
         what = _ATTENTION.get(kind, "look at its feedback page: the run explains the lost points")
         links = ", ".join(_titled_link(r) for r in groups[kind])
         count = f'<td class="num">{len(groups[kind])}</td>'

@@ -10,8 +10,11 @@ UTF-8 (as surrogates), brackets, control characters or a full path. Every output
 
 A uid depends only on the key (a hash of its bytes when the key is not already safe), so the same student
 keeps the same uid from one run to the next; the output folder's manifest records them. nbgrader's own
-facts come from the layout ``<root>/<student>/<assignment>/...``: the student id is the folder name, and the
-submission time is that folder's ``timestamp.txt`` (never one in a subfolder the student made).
+facts come from the layout ``<root>/<student>/<edition>/...`` (an edition: the assignment or one of its
+other-language editions): the student id is the folder name, the edition is the folder below it, and the
+submission time is that folder's ``timestamp.txt`` (never one in a subfolder the student made). What else
+the student left in that folder (another notebook, a renamed copy) is not graded; the roster says so in
+``Student.note`` for the TA.
 """
 
 from __future__ import annotations
@@ -39,7 +42,9 @@ class Student:
     name: str  # printable text for pages, CSV and terminal
     path: Path  # the submission file
     nbgrader_id: str | None  # the nbgrader student id, None when it is not valid text for the gradebook
-    timestamp_file: Path | None  # <root>/<student>/<assignment>/timestamp.txt in nbgrader's layout
+    timestamp_file: Path | None  # <root>/<student>/<edition>/timestamp.txt in nbgrader's layout
+    edition: str | None = None  # the nbgrader assignment folder the file sits in (nbgrader's layout only)
+    note: str = ""  # what else was in that folder, not graded ("" when nothing)
 
     def matches(self, text: str) -> bool:
         """Whether `text` (from --student) names this student: its key, name, uid or nbgrader id."""
@@ -80,16 +85,51 @@ def file_id(key: str) -> str:
     return f"{slug}-{digest[:10]}"
 
 
-def _nbgrader_parts(path: Path, roots: list[Path], assignment: str) -> tuple[str, Path] | None:
-    """(student folder, assignment folder) when `path` sits in <root>/<student>/<assignment>/."""
+def _nbgrader_parts(path: Path, roots: list[Path], editions: tuple[str, ...]) -> tuple[str, Path] | None:
+    """(student folder, edition folder) when `path` sits in <root>/<student>/<edition>/."""
     for root in roots:
         try:
             parts = path.relative_to(root).parts
         except ValueError:
             continue
-        if len(parts) >= 3 and parts[1] == assignment:
+        if len(parts) >= 3 and parts[1] in editions:
             return parts[0], root / parts[0] / parts[1]
     return None
+
+
+_SKIP = {".ipynb_checkpoints", "__pycache__", ".git", ".pytest_cache"}
+_LISTED = 10  # names in a note before "and N more"
+
+
+def _folder_note(graded: Path, folder: Path, notebook: str) -> str:
+    """What a TA should know about `folder` beyond the file graded: other notebooks and scripts the student
+    left there (the release's own files, e.g. the self-check, are not news), or that the assignment's own
+    notebook was missing. Bounded: a folder of thousands of files costs a few thousand directory entries."""
+    shipped = {folder.parent.parent.parent / where / folder.name for where in ("source", "release")}
+    others, pending, seen = [], [folder], 0
+    while pending and seen < 5000:
+        try:
+            entries = sorted(os.scandir(pending.pop()), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            path = Path(entry.path)
+            if entry.name.startswith(".") or entry.name in _SKIP:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(path)
+            elif path != graded and path.suffix in (".py", ".ipynb"):
+                relative = path.relative_to(folder)
+                if not any((release / relative).is_file() for release in shipped):
+                    others.append(display_name(str(relative)))
+    notes = []
+    if graded.name not in (f"{notebook}.ipynb", f"{notebook}.py") or graded.parent != folder:
+        notes.append(f"graded {display_name(str(graded.relative_to(folder)))}: no {notebook}.ipynb in the folder")
+    if others:
+        more = f" and {len(others) - _LISTED} more" if len(others) > _LISTED else ""
+        notes.append("also in the folder, not graded: " + ", ".join(sorted(others)[:_LISTED]) + more)
+    return "; ".join(notes)
 
 
 def _valid_id(text: str) -> str | None:
@@ -99,9 +139,17 @@ def _valid_id(text: str) -> str | None:
 
 
 def build_roster(
-    submissions: dict[str, Path], *, roots: list[Path], assignment: str, known: dict[str, str] | None = None
+    submissions: dict[str, Path],
+    *,
+    roots: list[Path],
+    assignment: str,
+    known: dict[str, str] | None = None,
+    editions: tuple[str, ...] = (),
+    notebook: str | None = None,
 ) -> list[Student]:
-    """One Student per submission, in key order; `known` maps keys to the uids a previous run recorded."""
+    """One Student per submission, in key order; `known` maps keys to the uids a previous run recorded.
+    `editions`: the assignment's other nbgrader assignments (other languages); `notebook`: the stem of the
+    assignment's own notebook (default `assignment`), for the note on what else a folder held."""
     known = known or {}
     folders = [Path(r) for r in roots if Path(r).is_dir()]
     uids: dict[str, str] = {}
@@ -116,9 +164,11 @@ def build_roster(
     students: list[Student] = []
     for key in sorted(submissions, key=_bytes):
         path, uid = Path(submissions[key]), uids[key]
-        layout = _nbgrader_parts(path, folders, assignment)
+        layout = _nbgrader_parts(path, folders, (assignment, *editions))
+        edition, note = None, ""
         if layout is not None:
-            nb_student, stamp = layout[0], layout[1] / "timestamp.txt"
+            nb_student, stamp, edition = layout[0], layout[1] / "timestamp.txt", layout[1].name
+            note = _folder_note(path, layout[1], notebook or assignment)
         else:  # a flat file ("alice"), or one of a student's notebooks ("alice/part2"); a full path is no id
             nb_student, stamp = ("" if key.startswith(("/", os.sep)) else key.split("/", 1)[0]), None
         students.append(
@@ -129,6 +179,8 @@ def build_roster(
                 path=path,
                 nbgrader_id=_valid_id(nb_student),
                 timestamp_file=stamp,
+                edition=edition,
+                note=note,
             )
         )
     return students

@@ -13,7 +13,7 @@ import pytest
 import autograder.batch
 from autograder.classrun import ClassJob, ClassRunError, grade_class
 from autograder.result import Result, RunFacts, TestOutcome
-from autograder.submissions import find_submissions
+from autograder.submissions import SubmissionRefused, find_submissions, read_submission
 
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
 
@@ -32,10 +32,14 @@ class FakeBatch:
         for n, (uid, path) in enumerate(sorted(submissions.items())):
             if self.crash_after is not None and n == self.crash_after:
                 raise RuntimeError("the pool broke")
-            ok = "a + b" in Path(path).read_text(encoding="utf-8", errors="replace")
+            try:  # read as the real batch reads (bounded): a refused file is graded empty, with why
+                ok, rejected = "a + b" in read_submission(Path(path))[1], None
+            except SubmissionRefused as exc:
+                ok, rejected = False, str(exc)
             tests = [TestOutcome("test_add.py::test_same_shape", 2.0, "values", ok, "" if ok else "add returned a - b")]
             tests.append(TestOutcome("test_add.py::test_broadcast", 1.0, "broadcasting", ok, "" if ok else "wrong"))
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+            run = RunFacts(status="ok", rejected=rejected)
+            on_result(uid, Result(tests=tests, run=run, seed=seed, execution_time=1.0))
         return {}
 
 
@@ -157,3 +161,24 @@ def test_a_report_that_fails_never_costs_the_grades(klass, tmp_path, fake, monke
     outcome = run(klass, tmp_path / "graded")
     assert outcome.report is None and "no charts today" in outcome.warnings[0]
     assert _csv(tmp_path / "graded")["alice"] == "3.0"
+
+
+def _bytes_read() -> int:
+    with open("/proc/self/io") as fh:  # rchar: bytes this process read through read(2) and friends
+        return next(int(line.split()[1]) for line in fh if line.startswith("rchar:"))
+
+
+def test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded(klass, tmp_path, fake):
+    huge = klass / "tera.py"
+    huge.touch()
+    os.truncate(huge, 1 << 40)  # 1 TiB, sparse: today's main hashes every byte before grading anyone
+    out = tmp_path / "graded"
+    before = _bytes_read()
+    outcome = run(klass, out)
+    assert _bytes_read() - before < 1 << 30  # pages, fonts and templates included: nowhere near the terabyte
+    assert _csv(out)["alice"] == "3.0" and len(outcome.results) == 6
+    row = next(r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8")) if r["student"] == "tera")
+    assert (row["score"], row["kind"]) == ("0.0", "unreadable")
+    entry = next(s for s in json.loads((out / "manifest.json").read_text())["students"] if s["name"] == "tera")
+    assert "over the 64 MiB limit" in entry["unreadable"]
+    assert run(klass, out).graded == []  # and a rerun reuses its refusal like any other result

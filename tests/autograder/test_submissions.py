@@ -177,3 +177,38 @@ def test_a_folder_nested_thousands_deep_and_undecodable_names_are_listed_without
             if deep.exists():
                 deep.rmdir()
             deep = deep.parent
+
+
+def test_in_nbgrader_layout_a_student_is_graded_on_the_assignments_own_notebook_only(tmp_path):
+    root = tmp_path / "submitted"
+    zed = root / "zed" / "weight_tying"
+    (zed / "checks").mkdir(parents=True)
+    for name in ("weight_tying.ipynb", "zz_attempt2.ipynb", "a_first_try.ipynb", "conftest.py", "checks/x.py"):
+        (zed / name).write_text("{}")  # a stub beside a solution: today's main graded each and kept the best
+    renamed = root / "ren" / "weight_tying_zh"
+    renamed.mkdir(parents=True)
+    (renamed / "my copy.ipynb").write_text("{}")  # the only notebook, renamed: still this student's work
+    (renamed / "scratch.py").write_text("")
+    deep = root / "dee" / "weight_tying"
+    (deep / "work").mkdir(parents=True)
+    (deep / "conftest.py").write_text("")  # the release's self-check, shipped beside the notebook
+    (deep / "work" / "try.ipynb").write_text("{}")
+    both = root / "bo"
+    for edition in ("weight_tying", "weight_tying_zh"):
+        (both / edition / "deeper").mkdir(parents=True)
+        (both / edition / "deeper" / "weight_tying.ipynb").write_text("{}")
+    (both / "weight_tying_zh" / "weight_tying.ipynb").write_text("{}")
+    found = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",), notebook="weight_tying")
+    assert found == {
+        "zed": zed / "weight_tying.ipynb",
+        "ren": renamed / "my copy.ipynb",
+        "dee": deep / "work" / "try.ipynb",  # a notebook, however deep, before a script
+        "bo": both / "weight_tying" / "deeper" / "weight_tying.ipynb",  # the first edition counts, then depth
+    }
+    zh = find_submissions([root], assignment="weight_tying_zh", also=("weight_tying",), notebook="weight_tying")
+    assert zh["bo"] == both / "weight_tying_zh" / "weight_tying.ipynb" and zh["zed"] == zed / "weight_tying.ipynb"
+    flat = tmp_path / "flat"
+    (flat / "ann").mkdir(parents=True)
+    (flat / "ann" / "part1.ipynb").write_text("{}")
+    (flat / "ann" / "part2.ipynb").write_text("{}")  # not nbgrader's layout: each notebook is a submission
+    assert sorted(find_submissions([flat], assignment="weight_tying")) == ["ann/part1", "ann/part2"]

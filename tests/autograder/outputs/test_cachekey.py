@@ -68,3 +68,26 @@ def test_a_fifo_or_a_link_is_not_read_and_gets_a_stable_digest(tmp_path):
     assert submission_digest(fifo) == submission_digest(fifo)
     assert submission_digest(link) != submission_digest("/etc/hostname")
     assert submission_digest(tmp_path / "missing.py") == submission_digest(tmp_path / "other-missing.py")
+
+
+def _bytes_read() -> int:
+    """Bytes this process has read through read(2) and friends so far (Linux's /proc/self/io, rchar)."""
+    with open("/proc/self/io") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("rchar:"))
+
+
+def test_a_file_over_the_readers_bound_is_keyed_by_the_reason_unread(tmp_path):
+    huge, other = tmp_path / "huge.ipynb", tmp_path / "other.ipynb"
+    for path in (huge, other):
+        path.touch()
+        os.truncate(path, 100 << 20)  # sparse: over the 64 MiB the reader accepts, costs no disk
+    before = _bytes_read()
+    key = submission_digest(huge)
+    assert _bytes_read() - before < 1 << 20  # not the 100 MiB on today's main
+    assert key == submission_digest(other)  # both refused for the same reason: the key is the reason
+    small = tmp_path / "small.py"
+    small.write_bytes(b"x" * 5000)
+    before = _bytes_read()
+    assert submission_digest(small, limit=1000) == submission_digest(huge)
+    assert _bytes_read() - before <= 1001 + 4096  # the bound, plus one page of slack for the open itself
+    assert submission_digest(small) != submission_digest(huge)  # under the bound: its own bytes

@@ -17,6 +17,7 @@ from autograder.outputs.gradebook import (
     GradebookEntry,
     GradebookMismatch,
     kit_cells,
+    safe_student_id,
     write_gradebook,
 )
 from autograder.result import Result, RunFacts, TestOutcome
@@ -121,6 +122,27 @@ def test_scores_land_in_the_assignments_own_task_cells_one_row_per_student(nbgra
         gb.db.commit()
     again = write_gradebook([entry("ben", result(1, 1))], db, assignment="wt")
     assert scores(db, "wt")["ben"] == (3, 5) and "manual score" in again.warnings[0]
+
+
+def test_ids_nbgraders_export_cannot_carry_are_refused_and_several_hand_ins_are_not_a_best_of(nbgrader_assignment):
+    db = nbgrader_assignment()
+    shifted, formula = "mallory,,,,100.0,0.0,100.0,100.0", '=HYPERLINK("http://evil.invalid","x")'
+    entries = [entry(shifted, result(0, 0)), entry(formula, result(0, 0)), entry("ann", result(2, 3))]
+    entries += [entry("zed", result(0, 0)), GradebookEntry("zed", result(2, 3), label="zed/zz_attempt2")]
+    entries.append(entry("張偉.li-2@uni.edu", result(1, 1)))  # a login in any script, an e-mail: carried safely
+    summary = write_gradebook(entries, db, assignment="wt")
+    assert summary.written == ["ann", "張偉.li-2@uni.edu"]
+    for label in (shifted, formula):
+        assert (
+            "cannot be an nbgrader student id" in summary.skipped[label]
+            and "rename the folder" in summary.skipped[label]
+        )
+    assert "none is written" in summary.skipped["zed/zz_attempt2"] and "zed" in summary.skipped  # today: best of both
+    assert set(scores(db, "wt")) == {"ann", "張偉.li-2@uni.edu"}
+    assert [safe_student_id(s) for s in ("a", "-a", "a b", "a,b", 'a"', "a\n", "x" * 129, "@x", "+1")] == [
+        True,
+        *[False] * 8,
+    ]
 
 
 def test_an_nbgrader_assignment_without_the_kit_cells_gets_nothing_and_the_exact_fix(nbgrader_assignment):

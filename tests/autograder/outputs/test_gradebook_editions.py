@@ -33,7 +33,7 @@ def class_folder(tmp_path, monkeypatch):
         files[student] = root / student / folder / "weight_tying.ipynb"
         files[student].write_text("{}")
         (root / student / folder / "timestamp.txt").write_text("2026-11-20 10:00:00 UTC\n")
-    roster = build_roster(files, roots=[root], assignment="weight_tying")
+    roster = build_roster(files, roots=[root], assignment="weight_tying", editions=("weight_tying_zh",))
     results = {s.uid: _result(2 if s.key == "ann" else 1) for s in roster}
     return tmp_path / "gradebook.db", roster, results
 
@@ -71,3 +71,28 @@ def test_a_gradebook_that_cannot_be_written_is_reported_with_status_1(class_fold
     missing = Path("/nonexistent/gradebook.db")
     status = record_by_edition(roster, results, missing, assignment="weight_tying", course=None, editions=())
     assert status == 1 and "gradebook" in capsys.readouterr().err
+
+
+def test_a_students_own_nested_timestamp_never_replaces_nbgraders(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    root = tmp_path / "submitted"
+    late = root / "mallory" / "weight_tying_zh"
+    (late / "weight_tying_zh").mkdir(parents=True)
+    (late / "timestamp.txt").write_text("2030-01-01 00:00:00 UTC\n")  # nbgrader's: handed in late
+    (late / "weight_tying_zh" / "timestamp.txt").write_text("2020-01-01 00:00:00 UTC\n")  # the student's own
+    nested = late / "weight_tying_zh" / "weight_tying.ipynb"
+    nested.write_text("{}")
+    odd = root / "ola" / "weight_tying" / "weight_tying_zh"  # an English hand-in inside a folder named like the other
+    odd.mkdir(parents=True)
+    (odd / "weight_tying.ipynb").write_text("{}")
+    files = {"mallory": nested, "ola": odd / "weight_tying.ipynb"}
+    roster = build_roster(files, roots=[root], assignment="weight_tying", editions=("weight_tying_zh",))
+    results = {s.uid: _result(2) for s in roster}
+    db = tmp_path / "gradebook.db"
+    assert (
+        record_by_edition(roster, results, db, assignment="weight_tying", course=None, editions=("weight_tying_zh",))
+        == 0
+    )
+    scores = _scores(db)
+    assert scores[("weight_tying_zh", "mallory")][1].startswith("2030-01-01")  # today's main recorded 2020
+    assert ("weight_tying", "ola") in scores and ("weight_tying_zh", "ola") not in scores

@@ -78,3 +78,35 @@ def test_a_student_is_found_by_name_id_or_key():
     student = build_roster({os.fsdecode(b"caf\xe9"): Path("c.py")}, roots=[], assignment="a")[0]
     assert student.matches("caf\\xe9") and student.matches(student.uid) and student.matches(os.fsdecode(b"caf\xe9"))
     assert not student.matches("cafe")
+
+
+def test_the_edition_and_timestamp_come_from_nbgraders_folders_and_other_files_are_noted(tmp_path):
+    course = tmp_path / "course"
+    (course / "source" / "weight_tying_zh").mkdir(parents=True)
+    (course / "source" / "weight_tying_zh" / "conftest.py").write_text("")  # shipped with the release: not news
+    root = course / "submitted"
+    chen = root / "chen" / "weight_tying_zh"
+    (chen / "weight_tying_zh").mkdir(parents=True)
+    (chen / "timestamp.txt").write_text("2030-01-01 00:00:00 UTC")  # nbgrader's: a late hand-in
+    (chen / "weight_tying_zh" / "timestamp.txt").write_text("2020-01-01 00:00:00 UTC")  # the student's own
+    (chen / "weight_tying_zh" / "weight_tying.ipynb").write_text("{}")
+    (chen / "conftest.py").write_text("")
+    (chen / "zz_attempt2.ipynb").write_text("{}")
+    zed = root / "zed" / "weight_tying"
+    zed.mkdir(parents=True)
+    (zed / "weight_tying.ipynb").write_text("{}")
+    roster = build_roster(
+        {"chen": chen / "weight_tying_zh" / "weight_tying.ipynb", "zed": zed / "weight_tying.ipynb"},
+        roots=[root],
+        assignment="weight_tying",
+        editions=("weight_tying_zh",),
+    )
+    chen_, zed_ = roster
+    assert (chen_.edition, chen_.timestamp_file, chen_.nbgrader_id) == (
+        "weight_tying_zh",
+        chen / "timestamp.txt",
+        "chen",
+    )
+    assert "zz_attempt2.ipynb" in chen_.note and "conftest.py" not in chen_.note
+    assert "no weight_tying.ipynb in the folder" in chen_.note  # the graded file sits in a folder of its own
+    assert (zed_.edition, zed_.note) == ("weight_tying", "")
