@@ -1,6 +1,6 @@
 # expect: attack
-# why: makes the judge allocate: every tensor it forges is a stride-0 view of one number that claims 2**34 elements (64 GiB if the judge ever materialises it: a finiteness check, a comparison, a copy), sent for every experiment name with the keys the judge reads, then os._exit(0); the judge must stop at its memory limit, give a result, and the batch goes on.
-import io
+# why: makes the judge allocate: every tensor it forges claims 2**34 elements (64 GiB if the judge ever allocated it) over 4 bytes of data, sent for every experiment name with the keys the judge reads, then os._exit(0); the judge must refuse or stop at its memory limit, give a result, and the batch goes on.
+import json
 import os
 import struct
 import sys
@@ -35,15 +35,21 @@ class MiniGPTWithWeightTying(nn.Module):
         return torch.cat([input_ids, torch.zeros(input_ids.shape[0], max_new_tokens, dtype=torch.long)], 1)
 
 
+_TABLE = {}  # the safetensors table of the frame being written: every tensor claims 2**34 floats
+
+
 def _huge(*shape):
-    return torch.zeros(1).expand(2**34).as_strided(shape, [0] * len(shape))
+    key = f"t{len(_TABLE)}"
+    _TABLE[key] = {"dtype": "F32", "shape": list(shape), "data_offsets": [4 * len(_TABLE), 4 * len(_TABLE) + 4]}
+    return {"$tensor": key}
 
 
 def _frame(name, record):
-    buf = io.BytesIO()
-    torch.save({"name": name, "record": record}, buf)
-    data = buf.getvalue()
-    return struct.pack(">Q", len(data)) + data
+    """A frame in the channel's format, written by hand: the JSON, then the lying table over 4 bytes a tensor."""
+    text = json.dumps({"name": name, "record": record}).encode()
+    table = json.dumps(_TABLE).encode()
+    blob = struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(table)) + table + bytes(4 * len(_TABLE))
+    return struct.pack(">Q", len(blob)) + blob
 
 
 _KEYS = ["state", "logits", "head_after_inplace", "head_after_forward", "embed_grad", "head_grad", "before",
