@@ -48,14 +48,13 @@ def _frame(blob: bytes, bounds: EvidenceBounds, facts: Facts) -> dict:
     if len(blob) < JSON_LENGTH.size:
         raise Refused("the frame is too short to hold a record")
     (size,) = JSON_LENGTH.unpack_from(blob)
-    text = blob[JSON_LENGTH.size : JSON_LENGTH.size + size]
-    facts.name = _peek_name(text[: 4 * bounds.string_chars + 64])
+    facts.name = _peek_name(blob[JSON_LENGTH.size : JSON_LENGTH.size + min(size, 8 * bounds.string_chars)], bounds)
     if size > bounds.json_bytes:
         raise Refused(f"the record's JSON is {size} bytes, over the bound of {bounds.json_bytes}")
     if JSON_LENGTH.size + size > len(blob):
         raise Refused(f"the record's JSON claims {size} bytes of a {len(blob)}-byte frame")
     frame = parse_bounded(
-        text,
+        blob[JSON_LENGTH.size : JSON_LENGTH.size + size],
         "the record's JSON",
         max_bytes=bounds.json_bytes,
         max_values=bounds.nodes,
@@ -64,9 +63,9 @@ def _frame(blob: bytes, bounds: EvidenceBounds, facts: Facts) -> dict:
     )
     if type(frame) is not dict or set(frame) != {"name", "record"} or type(frame["name"]) is not str:
         raise Refused('a frame must be {"name": str, "record": dict}')
-    facts.name = frame["name"]
-    if len(facts.name) > bounds.string_chars:
-        raise Refused(f"a record name of {len(facts.name)} characters")
+    if len(frame["name"]) > bounds.string_chars:
+        raise Refused(f"a record name of {len(frame['name'])} characters")
+    facts.name = _repaired(frame["name"])
     if type(frame["record"]) is not dict:
         raise Refused('a frame must be {"name": str, "record": dict}')
     tensors = read_tensors(blob[JSON_LENGTH.size + size :], bounds, facts)
@@ -76,7 +75,8 @@ def _frame(blob: bytes, bounds: EvidenceBounds, facts: Facts) -> dict:
     return record
 
 
-def _peek_name(head: bytes) -> str | None:
+def _peek_name(head: bytes, bounds: EvidenceBounds) -> str | None:
+    """The name a frame's JSON starts with, as the writer puts it first; None when it does not."""
     match = _NAME.match(head)
     if match is None:
         return None
@@ -84,7 +84,7 @@ def _peek_name(head: bytes) -> str | None:
         name = json.loads(match.group(1))
     except ValueError:
         return None
-    return name if type(name) is str and len(name) <= 8192 else None
+    return _repaired(name) if type(name) is str and len(name) <= bounds.string_chars else None
 
 
 def _plain(record: dict, tensors: dict, bounds: EvidenceBounds, facts: Facts) -> dict:
@@ -122,6 +122,10 @@ def _text(text: str, bounds: EvidenceBounds, facts: Facts) -> str:
     facts.chars += len(text)
     if facts.chars > bounds.total_chars:
         raise Refused(f"the record's strings add up to over {bounds.total_chars} characters")
+    return _repaired(text)
+
+
+def _repaired(text: str) -> str:
     return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate becomes the text \udcff
 
 
