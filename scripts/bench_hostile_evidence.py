@@ -132,7 +132,7 @@ def _cases() -> dict[str, tuple[str, bytes]]:
     many = {f"t{k}": {"dtype": "U8", "shape": [1], "data_offsets": [k, k + 1]} for k in range(1024)}
     many_refs = b"[" + b",".join(b'{"$tensor":"t%d"}' % k for k in range(1024)) + b"]"
     strings = b"[" + b",".join([b'"' + b"w" * 8000 + b'"'] * 125) + b"]"
-    quotes = b'["' + b'\\"' * ((1 << 20) // 2 - 8) + b'"]'
+    quotes = b'["' + b'\\"' * ((1 << 20) // 2 - 64) + b'"]'
     return {
         "legit run (reference solution, 15 records)": ("evidence", legit),
         "former format: DEFLATE bomb, 2 GiB of zeros": ("evidence", _framed(_deflate_bomb(2 << 30)) + legit),

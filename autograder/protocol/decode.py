@@ -35,7 +35,7 @@ __all__ = ["decode_frames", "decode_frame"]
 _NAME = re.compile(rb'\{\s*"name"\s*:\s*("[^"\\]*(?:\\.[^"\\]*)*")', re.DOTALL)
 
 
-def decode_frame(blob: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple[Facts, dict | None, str]:
+def decode_frame(blob: bytes | memoryview, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple[Facts, dict | None, str]:
     """One frame's (facts: name and costs, plain record or None, why it was refused or "")."""
     facts = Facts()
     try:
@@ -44,17 +44,19 @@ def decode_frame(blob: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple[
         return facts, None, str(exc)
 
 
-def _frame(blob: bytes, bounds: EvidenceBounds, facts: Facts) -> dict:
+def _frame(blob: bytes | memoryview, bounds: EvidenceBounds, facts: Facts) -> dict:
     if len(blob) < JSON_LENGTH.size:
         raise Refused("the frame is too short to hold a record")
     (size,) = JSON_LENGTH.unpack_from(blob)
-    facts.name = _peek_name(blob[JSON_LENGTH.size : JSON_LENGTH.size + min(size, 8 * bounds.string_chars)], bounds)
+    facts.name = _peek_name(
+        bytes(blob[JSON_LENGTH.size : JSON_LENGTH.size + min(size, 8 * bounds.string_chars)]), bounds
+    )
     if size > bounds.json_bytes:
         raise Refused(f"the record's JSON is {size} bytes, over the bound of {bounds.json_bytes}")
     if JSON_LENGTH.size + size > len(blob):
         raise Refused(f"the record's JSON claims {size} bytes of a {len(blob)}-byte frame")
     frame = parse_bounded(
-        blob[JSON_LENGTH.size : JSON_LENGTH.size + size],
+        bytes(blob[JSON_LENGTH.size : JSON_LENGTH.size + size]),
         "the record's JSON",
         max_bytes=bounds.json_bytes,
         max_values=bounds.nodes,
@@ -68,7 +70,7 @@ def _frame(blob: bytes, bounds: EvidenceBounds, facts: Facts) -> dict:
     facts.name = _repaired(frame["name"])
     if type(frame["record"]) is not dict:
         raise Refused('a frame must be {"name": str, "record": dict}')
-    tensors = read_tensors(blob[JSON_LENGTH.size + size :], bounds, facts)
+    tensors = read_tensors(bytes(blob[JSON_LENGTH.size + size :]), bounds, facts)
     record = _plain(frame["record"], tensors, bounds, facts)
     if tensors:
         raise Refused(f"tensor {next(iter(tensors))[:40]!r} is in the frame but no value refers to it")
@@ -91,29 +93,29 @@ def _plain(record: dict, tensors: dict, bounds: EvidenceBounds, facts: Facts) ->
     """`record` with its strings checked and each tensor reference replaced (each tensor used once).
 
     Nesting counts containers as the frame's own dict does (level 1), a tensor reference being a leaf."""
-    root = [record]
-    stack: list[tuple[Any, Any, int]] = [(root, 0, 2)]  # (container, key or index, level) of values to visit
+    facts.nodes += 1
+    stack: list[tuple[Any, int]] = [(record, 2)]  # (container whose items are still to visit, its level)
     while stack:
-        box, key, level = stack.pop()
-        item = box[key]
-        facts.nodes += 1
-        if type(item) is str:
-            box[key] = _text(item, bounds, facts)
-        elif type(item) is list or type(item) is dict:
-            if type(item) is dict and len(item) == 1 and TENSOR_KEY in item:
-                box[key] = _tensor(item[TENSOR_KEY], tensors)
-                continue
-            if level > bounds.depth:
-                raise Refused(f"the record is nested over {bounds.depth} levels deep")
-            if type(item) is list:
-                stack.extend((item, i, level + 1) for i in range(len(item)))
-                continue
-            keys = [_text(k, bounds, facts) for k in item]  # a key is a value too: counted, bounded
+        box, level = stack.pop()
+        facts.nodes += len(box)
+        if type(box) is dict:
+            keys = [_text(k, bounds, facts) for k in box]  # a key is a value too: counted, bounded
             facts.nodes += len(keys)
-            if keys != list(item):
-                item = box[key] = dict(zip(keys, item.values(), strict=True))
-            stack.extend((item, k, level + 1) for k in item)
-    return root[0]
+            if keys != list(box):
+                repaired = dict(zip(keys, box.values(), strict=True))
+                box.clear()
+                box.update(repaired)
+        for key, item in box.items() if type(box) is dict else enumerate(box):
+            kind = type(item)
+            if kind is str:
+                box[key] = _text(item, bounds, facts)
+            elif kind is dict and len(item) == 1 and TENSOR_KEY in item:
+                box[key] = _tensor(item[TENSOR_KEY], tensors)
+            elif kind is list or kind is dict:
+                if level + 1 > bounds.depth:
+                    raise Refused(f"the record is nested over {bounds.depth} levels deep")
+                stack.append((item, level + 1))
+    return record
 
 
 def _text(text: str, bounds: EvidenceBounds, facts: Facts) -> str:
@@ -126,6 +128,8 @@ def _text(text: str, bounds: EvidenceBounds, facts: Facts) -> str:
 
 
 def _repaired(text: str) -> str:
+    if text.isascii():
+        return text
     return text.encode("utf-8", "backslashreplace").decode("utf-8")  # a lone surrogate becomes the text \udcff
 
 
@@ -146,6 +150,7 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
     nodes_left, bytes_left, chars_left = bounds.run_nodes, bounds.run_tensor_bytes, bounds.run_chars
     values_left, tensors_left = bounds.run_values_read, bounds.run_tensors
     pos = count = 0
+    view = memoryview(data)
     while pos < len(data):
         if len(data) - pos < HEADER.size:
             notes.append("evidence ends with a truncated frame header")
@@ -168,7 +173,7 @@ def decode_frames(data: bytes, bounds: EvidenceBounds = DEFAULT_BOUNDS) -> tuple
             break
         # Work is bounded per run too: a frame may use only what the frames before it left.
         frame_bounds = replace(bounds, nodes=min(bounds.nodes, values_left), tensors=min(bounds.tensors, tensors_left))
-        facts, record, refused = decode_frame(data[start : start + size], frame_bounds)
+        facts, record, refused = decode_frame(view[start : start + size], frame_bounds)  # a view: no copy
         values_left, tensors_left = values_left - facts.values_read, tensors_left - facts.tensors
         pos = start + size
         if record is not None and (

@@ -86,6 +86,7 @@ def test_a_frame_is_a_name_and_a_record_dict():
     ):
         assert 'a frame must be {"name": str, "record": dict}' in refusal(framed(blob(bad)))
     assert "claims 99 bytes" in refusal(framed(b"\x63" + bytes(7) + b"{}"))
+    assert "no value refers to it" in refusal(frame("a", {"$tensor": "t0"}, ONE))  # a record is never a tensor
     assert "too short" in refusal(framed(b"{}"))
 
 
