@@ -44,11 +44,13 @@ def _huge(*shape):
     return {"$tensor": key}
 
 
-def _frame(name, record):
-    """A frame in the channel's format, written by hand: the JSON, then the lying table over 4 bytes a tensor."""
+def _frame(name, record, tensors=True):
+    """A frame in the channel's format, written by hand: the JSON, then the lying table over 4 bytes a tensor
+    (`tensors`), or a table with no tensors."""
     text = json.dumps({"name": name, "record": record}).encode()
-    table = json.dumps(_TABLE).encode()
-    blob = struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(table)) + table + bytes(4 * len(_TABLE))
+    table = json.dumps(_TABLE if tensors else {}).encode()
+    data = bytes(4 * len(_TABLE)) if tensors else b""
+    blob = struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(table)) + table + data
     return struct.pack(">Q", len(blob)) + blob
 
 
@@ -58,8 +60,8 @@ _NAMES = ["lm_identity", "lm_reload", "lm_float64", "lm_shapes", "lm_grad", "gpt
           "gpt_float64", "gpt_shapes", "gpt_heads", "gpt_counts", "gpt_dropout", "gpt_grad", "gpt_loss", "gpt_generate"]
 _record = {key: _huge(2**17, 2**17) for key in _KEYS}
 _record["state"] = {f"wtcal.{i}.weight": _huge(2**17, 2**17) for i in range(8)}
-_frames = [_frame("__load__", {"defined": ["TiedEmbeddingLM", "MiniGPTWithWeightTying"], "errors": []})]
-_frames += [_frame(name, _record) for name in _NAMES] + [_frame("__done__", {})]
+_frames = [_frame("__load__", {"defined": ["TiedEmbeddingLM", "MiniGPTWithWeightTying"], "errors": []}, False)]
+_frames += [_frame(name, _record) for name in _NAMES] + [_frame("__done__", {}, False)]
 if len(sys.argv) > 1 and sys.argv[1].isdigit():
     try:
         os.write(int(sys.argv[1]), b"".join(_frames))
