@@ -74,3 +74,17 @@ def test_what_is_not_utf8_json_is_refused():
     for bad in (b"[1,", b"{'a': 1}", b"[1] [2]", b"", b'["a\x01"]', b"nan"):
         with pytest.raises(Refused, match="not valid JSON"):
             parse(bad)
+
+
+@pytest.mark.parametrize(
+    ("text", "outside"),
+    [
+        ('["a\\",", 1]', "[, 1]"),  # an escaped quote does not end the string
+        ('["a\\\\", 1]', "[, 1]"),  # an escaped backslash does not escape the quote after it
+        ('["a\\\\\\"],", "b"]', "[, ]"),  # both, one after the other
+        ('{"k\\\\": [1, {"x": "]\\u0022,"}]}', "{: [1, {: }]}"),  # a \\u escape is text, whatever it stands for
+    ],
+)
+def test_strings_are_told_apart_from_structure_through_every_escape(text, outside):
+    assert plainjson._outside_strings(text) == outside
+    assert parse(text.encode()) is not None  # and the parser agrees that the text is JSON
