@@ -8,7 +8,7 @@ The steps, in the order they must happen (each depends on the previous one)::
 
     plan = spec.make_plan(seed)             trusted; the judge's random choices
     sandbox(runner, job={source, plan})     untrusted; evidence frames on a pipe
-    evidence = decode_frames(bytes)         plain data only (weights_only=True); duplicates dropped
+    evidence = decode_frames(bytes)         plain data only (JSON + safetensors); duplicates dropped
     tests = run_suite(plan, evidence)       trusted; recomputes every expected value
 """
 

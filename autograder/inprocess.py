@@ -1,10 +1,10 @@
 """Trusted: grade the kit's own trusted code (calibration files, mutants of the reference) in this process.
 
 The engine's path minus the sandbox, for sweeps over many seeds and many submissions: the experiments run
-on the classes a source defines, every record goes through the channel's torch.save ->
-``torch.load(weights_only=True)`` round trip, and the hidden suite's test functions are called directly
-(plain functions with the fixtures ``plan``, ``evidence`` and ``run``). Never use it for student code: it
-runs the code in this very process, with no isolation at all.
+on the classes a source defines, every record goes through the channel's round trip (the runner's writer,
+then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite's test
+functions are called directly (plain functions with the fixtures ``plan``, ``evidence`` and ``run``). Never
+use it for student code: it runs the code in this very process, with no isolation at all.
 """
 
 from __future__ import annotations
@@ -90,10 +90,12 @@ def _calls_into(namespace: dict, seen: set[str]):
         sys.settrace(previous)
 
 
-def _round_trip(name: str, record: Any) -> Any:
-    buf = io.BytesIO()
-    torch.save({"name": name, "record": record}, buf)
-    return torch.load(io.BytesIO(buf.getvalue()), weights_only=True)["record"]
+def _round_trip(name: str, record: Any) -> dict:
+    """{name: record} as the judge decodes what the runner's writer sends; {} when the decoder refuses it."""
+    from autograder.protocol.decode import decode_frames
+    from autograder.protocol.frames import frame_bytes
+
+    return decode_frames(frame_bytes(name, record))[0]
 
 
 @dataclass
@@ -138,7 +140,7 @@ class InProcessGrader:
         def emit(name: str, record: Any) -> None:
             if name in records:
                 raise RuntimeError(f"experiment {name} emitted twice")
-            records[name] = _round_trip(name, record) if round_trip else record
+            records.update(_round_trip(name, record) if round_trip else {name: record})
 
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():

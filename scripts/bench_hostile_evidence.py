@@ -30,7 +30,7 @@ HEADER = struct.Struct(">Q")
 VERSION = ("archive/version", b"3\n")
 
 
-# ---------------------------------------------------------------- frames
+# ---------------------------------------------------------------- frames of the former format (torch.save zips)
 
 
 def _saved(obj) -> bytes:
@@ -62,14 +62,6 @@ def _tensor_ops(numel: int, size: list[int], stride: list[int]) -> bytes:
     return b"ctorch._utils\n_rebuild_tensor_v2\n" + args + b"R"
 
 
-def _zip(entries: list[tuple[str, bytes]], compression: int = zipfile.ZIP_STORED) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", compression) as zf:
-        for name, data in entries:
-            zf.writestr(zipfile.ZipInfo(name), data, compress_type=compression)
-    return out.getvalue()
-
-
 def _deflate_bomb(zeros: int) -> bytes:
     """A frame claiming `zeros` bytes of float zeros, DEFLATE-compressed, written in 1 MiB steps."""
     out = io.BytesIO()
@@ -82,6 +74,24 @@ def _deflate_bomb(zeros: int) -> bytes:
                 member.write(chunk)
         zf.writestr("archive/version", b"3\n")
     return out.getvalue()
+
+
+# ---------------------------------------------------------------- frames of the channel's format (JSON + safetensors)
+
+
+def _blob(text: bytes, table: bytes = b"{}", data: bytes = b"", table_size: int | None = None) -> bytes:
+    """A blob from a JSON text and a safetensors table (JSON bytes) over `data`; `table_size` may lie."""
+    size = len(table) if table_size is None else table_size
+    return struct.pack("<Q", len(text)) + text + struct.pack("<Q", size) + table + data
+
+
+def _json_frame(name: str, value_json: bytes, table: bytes = b"{}", data: bytes = b"") -> bytes:
+    """A frame whose record is {"v": <value_json>} (any text, hostile or not)."""
+    return _framed(_blob(b'{"name":"' + name.encode() + b'","record":{"v":' + value_json + b"}}", table, data))
+
+
+def _table(entries: dict) -> bytes:
+    return json.dumps(entries, separators=(",", ":")).encode()
 
 
 def _legit_channel(seed: int = 0) -> bytes:
@@ -110,46 +120,49 @@ def _cases() -> dict[str, tuple[str, bytes]]:
         dag = [dag, dag]
     expanded = {f"w{k}": torch.zeros(1).expand(10_000, 10_000) for k in range(16)}
     deep = 100_000
-    ops = _frame_pickle("x", b"}(" + _s("v") + b"]" + b"q\x00" * 99_000 + b"u")
-    many_ops = _zip([("archive/data.pkl", ops), ("archive/version", b"3\n")])
-    members = [
-        _zip(
-            [("archive/data.pkl", _frame_pickle(f"m{n}", b"}")), VERSION]
-            + [(f"archive/data/{k}", b"0") for k in range(1020)]
-        )
-        for n in range(64)
-    ]
-    largest = _framed(
-        _zip(
-            [
-                ("archive/data.pkl", _frame_pickle("big", b"}(" + _s("w") + _tensor_ops(1, [8_000_000], [0]) + b"u")),
-                ("archive/data/0", b"\0\0\0\0"),
-                ("archive/version", b"3\n"),
-            ]
-        )
+    ref = b'{"$tensor":"t0"}'
+    big = (16 << 20) - 4096  # the largest frame's tensor bytes
+    largest = _json_frame(
+        "big", ref, _table({"t0": {"dtype": "U8", "shape": [big], "data_offsets": [0, big]}}), bytes(big)
     )
-    strings = [_saved({"name": f"s{n}", "record": {"e": ["w" * 8000 for _ in range(125)]}}) for n in range(30)]
+    lying = {
+        f"t{k}": {"dtype": "F32", "shape": [10_000, 10_000], "data_offsets": [4 * k, 4 * k + 4]} for k in range(16)
+    }
+    lying_refs = b"[" + b",".join(b'{"$tensor":"t%d"}' % k for k in range(16)) + b"]"
+    many = {f"t{k}": {"dtype": "U8", "shape": [1], "data_offsets": [k, k + 1]} for k in range(1024)}
+    many_refs = b"[" + b",".join(b'{"$tensor":"t%d"}' % k for k in range(1024)) + b"]"
+    strings = b"[" + b",".join([b'"' + b"w" * 8000 + b'"'] * 125) + b"]"
+    quotes = b'["' + b'\\"' * ((1 << 20) // 2 - 64) + b'"]'
     return {
         "legit run (reference solution, 15 records)": ("evidence", legit),
-        "DEFLATE bomb: 2 GiB of zeros in one frame": ("evidence", _framed(_deflate_bomb(2 << 30)) + legit),
-        "error = DAG of shared lists, depth 60": ("evidence", _framed(_saved({"name": "x", "record": {"error": dag}}))),
-        "16 stride-0 state-dict entries of 10**8": ("evidence", _framed(_saved({"name": "s", "record": expanded}))),
-        f"64 frames of lists nested {deep} deep": (
+        "former format: DEFLATE bomb, 2 GiB of zeros": ("evidence", _framed(_deflate_bomb(2 << 30)) + legit),
+        "former format: DAG of shared lists, depth 60": (
             "evidence",
-            _framed(_zip([("archive/data.pkl", _nested(deep)), VERSION])) * 64,
+            _framed(_saved({"name": "x", "record": {"error": dag}})),
         ),
-        "largest accepted frame (32 MiB once plain)": ("evidence", largest),
-        "64 frames of 99k opcodes each": ("evidence", _framed(many_ops) * 64),  # memo puts: no values
-        "64 frames of 1,022 zip members each": ("evidence", b"".join(map(_framed, members))),
-        "1 M characters of strings in each of 30 frames": ("evidence", b"".join(map(_framed, strings))),
+        "former format: 16 stride-0 tensors of 10**8": ("evidence", _framed(_saved({"name": "s", "record": expanded}))),
+        "tensor table length 2**60, then legit": (
+            "evidence",
+            _framed(_blob(b'{"name":"x","record":{}}', b"{}", b"", 1 << 60)) + legit,
+        ),
+        "16 tensors claiming 10**8 floats over 4 B": (
+            "evidence",
+            _json_frame("s", lying_refs, _table(lying), bytes(64)),
+        ),
+        f"64 frames of JSON nested {deep} deep": ("evidence", _json_frame("x", b"[" * deep + b"]" * deep) * 64),
+        "64 frames of 1 MiB of '[],'": ("evidence", _json_frame("x", b"[" + b"[]," * 349_000 + b"[]]") * 64),
+        "64 frames of 49,990 values each": ("evidence", _json_frame("x", b"[" + b"0," * 49_990 + b"0]") * 64),
+        "64 frames of 1 MiB of escaped quotes": ("evidence", _json_frame("x", quotes) * 64),
+        "64 frames of 1,024 tensors each": ("evidence", _json_frame("m", many_refs, _table(many), bytes(1024)) * 64),
+        "largest accepted frame (16 MiB of tensor)": ("evidence", largest),
+        "1 M characters of strings in each of 30 frames": (
+            "evidence",
+            b"".join(_json_frame(f"s{n}", strings) for n in range(30)),
+        ),
         "notebook nested 100,000 deep": ("deep.ipynb", ("[" * 100_000 + "]" * 100_000).encode()),
         "notebook of 64 MiB of '[],'": ("wide.ipynb", b"[" + b"[]," * ((64 << 20) // 3 - 1) + b"[]]"),
         "notebook of 64 MiB of escaped quotes": ("quotes.ipynb", b'["' + b'\\",' * ((64 << 20) // 3 - 2) + b'"]'),
     }
-
-
-def _nested(depth: int) -> bytes:
-    return _frame_pickle("x", b"}(" + _s("v") + b"]" * depth + b"a" * (depth - 1) + b"u")
 
 
 # ---------------------------------------------------------------- measuring, in a fresh process
@@ -208,23 +221,25 @@ def _legit(plans: int) -> None:
     """The largest legitimate frame and run over `plans` plans (the figures bounds.py quotes)."""
     from autograder.protocol.decode import decode_frame
     from autograder.protocol.frames import HEADER as FRAME_HEADER
+    from autograder.protocol.frames import JSON_LENGTH
 
     worst: dict[str, int] = {}
     for seed in range(plans):
-        data, pos, run = _legit_channel(seed), 0, dict.fromkeys(("members", "ops", "nodes", "bytes"), 0)
+        data, pos, run = _legit_channel(seed), 0, dict.fromkeys(("tensors", "values_read", "nodes", "bytes"), 0)
         while pos < len(data):
             (size,) = FRAME_HEADER.unpack_from(data, pos)
             blob = data[pos + 8 : pos + 8 + size]
             pos += 8 + size
             facts, record, refused = decode_frame(blob)
             assert not refused, refused
-            pickle = zipfile.ZipFile(io.BytesIO(blob)).read("archive/data.pkl")
-            frame = {"blob": len(blob), "members": facts.members, "pickle": len(pickle), "ops": facts.ops}
-            frame |= {"nodes": facts.nodes, "chars": facts.chars, "tensor_bytes": facts.tensor_bytes}
-            frame |= {"depth": _depth(record), "longest_string": _longest(record)}
+            (json_size,) = JSON_LENGTH.unpack_from(blob)
+            (table_size,) = JSON_LENGTH.unpack_from(blob, 8 + json_size)
+            frame = {"blob": len(blob), "json_bytes": json_size, "header_bytes": table_size, "tensors": facts.tensors}
+            frame |= {"values_read": facts.values_read, "nodes": facts.nodes, "chars": facts.chars}
+            frame |= {"tensor_bytes": facts.tensor_bytes, "depth": _depth(record), "longest_string": _longest(record)}
             for key, value in frame.items():
                 worst[key] = max(worst.get(key, 0), value)
-            for key, fact in (("members", "members"), ("ops", "ops"), ("nodes", "nodes"), ("bytes", "tensor_bytes")):
+            for key, fact in (("tensors",) * 2, ("values_read",) * 2, ("nodes",) * 2, ("bytes", "tensor_bytes")):
                 run[key] += getattr(facts, fact)
         for key, value in run.items():
             worst["run_" + key] = max(worst.get("run_" + key, 0), value)

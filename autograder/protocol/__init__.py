@@ -1,6 +1,6 @@
 """Both sides: the evidence channel between the runner (untrusted) and the judge (trusted).
 
-- ``frames``: the wire format (length-prefixed ``torch.save`` blobs) and the runner's writer;
+- ``frames``: the wire format (length-prefixed JSON + safetensors blobs) and the runner's writer;
 - ``schema``: how a grader declares its evidence records once, for its experiments, suites and docs;
 - ``decode``: the trusted side's reader of what came down the pipe.
 

@@ -1,21 +1,48 @@
 """Both sides: the evidence channel's wire format, its writer, and the records every runner sends.
 
-A frame is an 8-byte big-endian length followed by ``torch.save({"name": str, "record": dict})``. The runner
-writes one frame per record on a dedicated pipe; the grader decodes them with ``autograder.protocol.decode``.
+A frame is an 8-byte big-endian length, then its blob: the record as JSON, then its tensors as one
+safetensors file::
+
+    >Q blob length | <Q JSON length | {"name": str, "record": {...}} | safetensors (<Q, table, data)
+
+In the JSON, each tensor is a reference ``{"$tensor": "t3"}`` to the safetensors entry of that name, used
+exactly once. Records hold dicts with str keys, lists (tuples become lists), str, int, float (NaN and
+Infinity as Python's ``json`` writes them), bool, None and plain CPU tensors of the dtypes in
+``bounds.ALLOWED_DTYPES``. The runner writes one frame per record on a dedicated pipe; the grader decodes them
+with ``autograder.protocol.decode``, which reads them with ``json`` and ``safetensors`` only (no pickle).
 """
 
 from __future__ import annotations
 
-import io
+import json
 import os
 import struct
+from collections import OrderedDict
+from typing import Any
 
 from autograder.protocol.schema import Field, Record
 
-__all__ = ["HEADER", "MAX_FRAME_BYTES", "Load", "Done", "ExperimentsError", "INTERNAL", "encode_frame", "FrameWriter"]
+__all__ = [
+    "HEADER",
+    "JSON_LENGTH",
+    "TENSOR_KEY",
+    "MAX_FRAME_BYTES",
+    "Load",
+    "Done",
+    "ExperimentsError",
+    "INTERNAL",
+    "encode_frame",
+    "frame_bytes",
+    "FrameWriter",
+]
 
-HEADER = struct.Struct(">Q")  # the length of the torch.save blob that follows
+HEADER = struct.Struct(">Q")  # the length of the frame's blob that follows
+JSON_LENGTH = struct.Struct("<Q")  # the blob's first field: the length of the record's JSON
+TENSOR_KEY = "$tensor"  # {"$tensor": name}, alone in its dict, stands for the tensor of that name
 MAX_FRAME_BYTES = 16 << 20  # one record; the whole channel is capped by the sandbox's Limits.evidence_bytes
+# torch dtype name -> safetensors dtype name, for the dtypes evidence may hold (bounds.ALLOWED_DTYPES)
+_DTYPES = {"float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16", "int64": "I64"}
+_DTYPES |= {"int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8", "bool": "BOOL"}
 
 
 class Load(Record, name="__load__"):
@@ -39,22 +66,54 @@ INTERNAL = (Load.NAME, Done.NAME, ExperimentsError.NAME)  # records about the ru
 
 
 def encode_frame(name: str, record: dict) -> bytes:
-    """One frame: header + torch.save blob."""
+    """One frame: header + JSON + safetensors. TypeError, naming the value, for what a record cannot hold."""
+    from safetensors.torch import save
+
+    tensors: dict[str, Any] = {}
+    text = json.dumps({"name": str(name), "record": _plain(record, tensors, "record")}, separators=(",", ":"))
+    data = text.encode("ascii")  # json.dumps escapes every other character (a lone surrogate too)
+    blob = JSON_LENGTH.pack(len(data)) + data + save(tensors)
+    return HEADER.pack(len(blob)) + blob
+
+
+def _plain(value: Any, tensors: dict[str, Any], where: str) -> Any:
+    """`value` as JSON-ready data; each tensor moves to `tensors` (a contiguous copy) behind a reference."""
     import torch
 
-    buf = io.BytesIO()
-    torch.save({"name": str(name), "record": record}, buf)
-    data = buf.getvalue()
-    return HEADER.pack(len(data)) + data
+    if value is None or type(value) in (str, int, float, bool):
+        return value
+    if type(value) is torch.Tensor:
+        dtype = str(value.dtype).removeprefix("torch.")
+        if dtype not in _DTYPES or value.layout != torch.strided or value.device.type != "cpu":
+            raise TypeError(f"{where}: a {value.dtype} {value.layout} tensor on {value.device}: not evidence")
+        key = f"t{len(tensors)}"
+        tensors[key] = value.detach().clone(memory_format=torch.contiguous_format)
+        return {TENSOR_KEY: key}
+    if type(value) in (list, tuple):
+        return [_plain(v, tensors, f"{where}[{i}]") for i, v in enumerate(value)]
+    if type(value) in (dict, OrderedDict):
+        if any(type(k) is not str for k in value) or list(value) == [TENSOR_KEY]:
+            raise TypeError(f"{where}: a dict whose keys are not all str, or a lone {TENSOR_KEY!r} key")
+        return {k: _plain(v, tensors, f"{where}[{k[:40]!r}]") for k, v in value.items()}
+    raise TypeError(f"{where}: a {type(value).__name__}, which evidence cannot hold (plain values only)")
+
+
+def frame_bytes(name: str, record: dict) -> bytes:
+    """The frame the runner sends: `record`'s, or an error record saying why it cannot be sent (a value
+    evidence cannot hold, a runner bug or one a submission returned), so that it costs only this record."""
+    try:
+        return encode_frame(name, record)
+    except (TypeError, ValueError, RecursionError) as exc:
+        return encode_frame(name, {"error": f"the runner could not send this record: {exc}"[:2000]})
 
 
 class FrameWriter:
-    """``emit(name, record)``: one flushed frame per call on file descriptor ``fd``."""
+    """``emit(name, record)``: one flushed frame per call (``frame_bytes``) on file descriptor ``fd``."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
 
     def __call__(self, name: str, record: dict) -> None:
-        view = memoryview(encode_frame(name, record))
+        view = memoryview(frame_bytes(name, record))
         while view:  # os.write may write less than asked on a pipe
             view = view[os.write(self.fd, view) :]

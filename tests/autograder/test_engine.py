@@ -10,7 +10,6 @@ import pytest
 
 from autograder.engine import grade_submission, run_facts
 from autograder.graders import get_assignment
-from autograder.protocol.frames import HEADER
 from autograder.result import Result
 from autograder.sandbox import Limits, SandboxResult, probe_isolation
 from autograder.sandbox.limits import isolation_for
@@ -50,11 +49,10 @@ def test_memory_blowup_scores_zero_with_reason(tmp_path):
 
 def test_forged_duplicate_evidence_counts_as_missing(tmp_path):
     # A correct add, plus a forged second frame for one experiment: duplicates are treated as missing.
-    source = CORRECT + textwrap.dedent(f"""
-        import io, os, struct, sys, torch
-        buf = io.BytesIO()
-        torch.save({{"name": "same_shape", "record": {{"value": torch.zeros(3, 4)}}}}, buf)
-        os.write(int(sys.argv[1]), struct.pack({HEADER.format!r}, len(buf.getvalue())) + buf.getvalue())
+    source = CORRECT + textwrap.dedent("""
+        import os, sys, torch
+        from autograder.protocol.frames import encode_frame  # the runner's own writer: the format is no secret
+        os.write(int(sys.argv[1]), encode_frame("same_shape", {"value": torch.zeros(3, 4)}))
     """)
     result = grade(tmp_path, source)
     by_name = {t.name.split("::")[-1]: t for t in result.tests}

@@ -1,8 +1,8 @@
 """Fixtures for the weight_tying grader's tests: the plan, the suite's functions, and an in-process judge.
 
 The in-process path is the one the engine takes minus the sandbox: the experiments run on classes defined by
-a submission's text, every record goes through the channel's torch.save -> torch.load(weights_only=True)
-round trip, and the suite's test functions are called as the judge's pytest plugin would call them.
+a submission's text, every record goes through the channel's round trip (the runner's writer, the judge's
+decoder), and the suite's test functions are called as the judge's pytest plugin would call them.
 """
 
 from __future__ import annotations

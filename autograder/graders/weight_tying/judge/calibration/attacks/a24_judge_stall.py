@@ -1,6 +1,6 @@
 # expect: attack
 # why: stalls the judge: fills the evidence channel up to its cap with tens of thousands of tiny well-formed frames (each a record the judge must load), so decoding alone would take the judge a long time; the judge must finish or stop at its time limit, and the batch goes on.
-import io
+import json
 import os
 import struct
 import sys
@@ -37,10 +37,10 @@ class MiniGPTWithWeightTying(nn.Module):
 
 
 def _frame(name, record):
-    buf = io.BytesIO()
-    torch.save({"name": name, "record": record}, buf)
-    data = buf.getvalue()
-    return struct.pack(">Q", len(data)) + data
+    """A frame in the channel's format, written by hand: the JSON, then a safetensors file with no tensors."""
+    text = json.dumps({"name": name, "record": record}).encode()
+    blob = struct.pack("<Q", len(text)) + text + struct.pack("<Q", 2) + b"{}"
+    return struct.pack(">Q", len(blob)) + blob
 
 
 _fd = int(sys.argv[1]) if len(sys.argv) > 1 and sys.argv[1].isdigit() else -1

@@ -1,10 +1,9 @@
 # expect: attack
-# why: correct classes, but each experiment record also carries one value plain evidence never holds: nesting 500 deep, a 5000-digit int, a 64 KiB string, one 8000-char string referenced 300 times, tuple and float dict keys, sparse, quantized, meta, complex, nested tensors, an nn.Parameter, a set, bytes, a 9-dimensional tensor. Any experiment whose value is let through earns its points.
-import io
+# why: correct classes, but each experiment record also carries one value plain evidence never holds, sent as JSON the runner's writer would refuse to write: nesting 500 deep, a 5000-digit int, 2**63, a 64 KiB string, one 8000-char string 300 times, a key of 9000 characters, 60,000 values, a 9-dimensional tensor, a bool tensor of 10**9 elements over 1 byte, a tensor of 33 MiB claimed over 4 bytes, a size of 2**64, and more. Any experiment whose value is let through earns its points.
+import json
 import os
 import struct
 import sys
-import warnings
 
 import torch
 import torch.nn as nn
@@ -61,14 +60,29 @@ def _write(fd, blob):
         view = view[os.write(fd, view):]
 
 
-def _saved(name, record):
-    buf = io.BytesIO()
-    torch.save({"name": name, "record": record}, buf)
-    return buf.getvalue()
+def _parts(emit, name, record):
+    """The runner's own frame for (name, record), split: the JSON text, the tensor table, the tensor bytes."""
+    frame = sys.modules[type(emit).__module__].encode_frame(name, record)
+    blob = frame[8:]
+    (size,) = struct.unpack_from("<Q", blob)
+    tensors = blob[8 + size :]
+    (table_size,) = struct.unpack_from("<Q", tensors)
+    return blob[8 : 8 + size], json.loads(tensors[8 : 8 + table_size]), tensors[8 + table_size :]
+
+
+def _blob(text, table, data=b""):
+    """A frame's blob from a JSON text (bytes) and a tensor table (a dict, or its JSON bytes) over `data`."""
+    table = table if isinstance(table, bytes) else json.dumps(table).encode()
+    return struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(table)) + table + data
+
+
+def _with_value(text, raw):
+    """The record's JSON text with one more key, "zz_hostile", whose value is the JSON text `raw`."""
+    return text[:-2] + b',"zz_hostile":' + raw + b"}}"
 
 
 def _reencode_every_experiment(hostile):
-    """Patch the runner's frame writer: every experiment's frame becomes hostile(name, record) (bytes)."""
+    """Patch the runner's frame writer: every experiment's frame becomes hostile(emit, name, record) (a blob)."""
     emit = _find_local("emit")
     if emit is None:
         return
@@ -77,58 +91,41 @@ def _reencode_every_experiment(hostile):
     def call(self, name, record):
         if name.startswith("__"):  # the run's own records (__load__, __done__) go out as they are
             return original(self, name, record)
-        _write(self.fd, hostile(name, record))
+        _write(self.fd, hostile(self, name, record))
 
     type(emit).__call__ = call
 
 
-def _deep(depth):
-    value = []
-    for _ in range(depth):
-        value = [value]
-    return value
-
-
-def _odd_tensor(kind):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # quantized and nested tensors are prototypes: they warn
-        if kind == "quantized":
-            return torch.quantize_per_tensor(torch.ones(4), 0.1, 0, torch.qint8)
-        if kind == "nested":
-            return torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
-    return {
-        "sparse": lambda: torch.ones(2, 2).to_sparse(),
-        "meta": lambda: torch.ones(3, device="meta"),
-        "complex": lambda: torch.ones(2, dtype=torch.complex64),
-        "parameter": lambda: nn.Parameter(torch.ones(2)),
-        "nine_dims": lambda: torch.zeros([1] * 9),
-    }[kind]()
-
-
-_SHARED_TEXT = "wtcal" * 1600  # 8000 characters, one object: the pickle refers to it 300 times
-_HOSTILE = {
-    "lm_identity": lambda: _deep(500),
-    "lm_reload": lambda: 10**5000,
-    "lm_float64": lambda: "w" * 65536,
-    "lm_shapes": lambda: [_SHARED_TEXT] * 300,
-    "lm_grad": lambda: {(1, 2): "a tuple key"},
-    "gpt_identity": lambda: {1.5: "a float key"},
-    "gpt_reload": lambda: _odd_tensor("sparse"),
-    "gpt_float64": lambda: _odd_tensor("quantized"),
-    "gpt_shapes": lambda: _odd_tensor("complex"),
-    "gpt_heads": lambda: _odd_tensor("parameter"),
-    "gpt_counts": lambda: _odd_tensor("meta"),
-    "gpt_dropout": lambda: _odd_tensor("nested"),
-    "gpt_grad": lambda: {1, 2, 3},
-    "gpt_loss": lambda: b"wtcal bytes",
-    "gpt_generate": lambda: _odd_tensor("nine_dims"),
+_VALUES = {
+    "lm_identity": b"[" * 500 + b"]" * 500,
+    "lm_reload": b"1" * 5000,
+    "lm_float64": json.dumps("w" * 65536).encode(),
+    "lm_shapes": json.dumps(["wtcal" * 1600] * 300).encode(),
+    "lm_grad": json.dumps({"k" * 9000: 1}).encode(),
+    "gpt_identity": json.dumps([0] * 60_000).encode(),
+    "gpt_reload": b"9223372036854775808",
+    "gpt_float64": json.dumps([[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]).encode(),
+}
+_TENSORS = {  # name -> (dtype, shape, bytes sent) of one extra tensor "zz" the record refers to
+    "gpt_shapes": ("F32", [1] * 9, 4),
+    "gpt_heads": ("BOOL", [10**9], 1),
+    "gpt_counts": ("F32", [33 << 18], 4),
+    "gpt_dropout": ("I64", [2, 2], 16),
+    "gpt_grad": ("F32", [1 << 40, 1 << 40], 4),
+    "gpt_loss": ("F64", [3], 16),
+    "gpt_generate": ("F32", [1 << 64], 4),
 }
 
 
-def _hostile(name, record):
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 5000))  # torch.save walks the 500-deep list
-    make = _HOSTILE.get(name)
-    return _saved(name, record if make is None else dict(record, zz_hostile=make()))
+def _hostile(emit, name, record):
+    text, table, data = _parts(emit, name, record)
+    if name in _VALUES:
+        return _blob(_with_value(text, _VALUES[name]), table, data)
+    dtype, shape, nbytes = _TENSORS.get(name, _TENSORS["gpt_shapes"])
+    zz = {"dtype": dtype, "shape": shape, "data_offsets": [len(data), len(data) + nbytes]}
+    if name == "gpt_dropout":  # two extra tensors over the same bytes as the first of the record
+        zz = {**zz, "data_offsets": [0, nbytes]}
+    return _blob(_with_value(text, b'{"$tensor":"zz"}'), {**table, "zz": zz}, data + bytes(nbytes))
 
 
 _reencode_every_experiment(_hostile)

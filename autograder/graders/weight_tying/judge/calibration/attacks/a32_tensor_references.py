@@ -1,9 +1,8 @@
 # expect: attack
-# why: correct classes, but every experiment frame is written with DEFLATE-compressed zip members (torch.load inflates them), plus a 64 MiB zip bomb of zeros that compresses to ~64 KB: the grader must refuse compressed records before inflating anything.
-import io
+# why: correct classes, but every experiment frame's tensor references lie, a different way per experiment: a tensor referenced twice, a reference to a tensor the frame does not hold, a tensor no value refers to, a reference that is not a name. Any experiment whose frame is let through earns its points.
+import json
 import os
 import struct
-import zipfile
 import sys
 
 import torch
@@ -61,14 +60,29 @@ def _write(fd, blob):
         view = view[os.write(fd, view):]
 
 
-def _saved(name, record):
-    buf = io.BytesIO()
-    torch.save({"name": name, "record": record}, buf)
-    return buf.getvalue()
+def _parts(emit, name, record):
+    """The runner's own frame for (name, record), split: the JSON text, the tensor table, the tensor bytes."""
+    frame = sys.modules[type(emit).__module__].encode_frame(name, record)
+    blob = frame[8:]
+    (size,) = struct.unpack_from("<Q", blob)
+    tensors = blob[8 + size :]
+    (table_size,) = struct.unpack_from("<Q", tensors)
+    return blob[8 : 8 + size], json.loads(tensors[8 : 8 + table_size]), tensors[8 + table_size :]
+
+
+def _blob(text, table, data=b""):
+    """A frame's blob from a JSON text (bytes) and a tensor table (a dict, or its JSON bytes) over `data`."""
+    table = table if isinstance(table, bytes) else json.dumps(table).encode()
+    return struct.pack("<Q", len(text)) + text + struct.pack("<Q", len(table)) + table + data
+
+
+def _with_value(text, raw):
+    """The record's JSON text with one more key, "zz_hostile", whose value is the JSON text `raw`."""
+    return text[:-2] + b',"zz_hostile":' + raw + b"}}"
 
 
 def _reencode_every_experiment(hostile):
-    """Patch the runner's frame writer: every experiment's frame becomes hostile(name, record) (bytes)."""
+    """Patch the runner's frame writer: every experiment's frame becomes hostile(emit, name, record) (a blob)."""
     emit = _find_local("emit")
     if emit is None:
         return
@@ -77,21 +91,25 @@ def _reencode_every_experiment(hostile):
     def call(self, name, record):
         if name.startswith("__"):  # the run's own records (__load__, __done__) go out as they are
             return original(self, name, record)
-        _write(self.fd, hostile(name, record))
+        _write(self.fd, hostile(self, name, record))
 
     type(emit).__call__ = call
 
 
-def _deflated(blob):
-    src = zipfile.ZipFile(io.BytesIO(blob))
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for info in src.infolist():
-            dst.writestr(info.filename, src.read(info))
-    return out.getvalue()
+_KINDS = ("twice", "missing", "unreferenced", "not a name")
 
 
-_emit = _find_local("emit")
-if _emit is not None:  # 16 Mi float zeros (64 MiB, bounded) deflate ~1000:1 to a frame of ~64 KB
-    _write(_emit.fd, _deflated(_saved("wtcal_zip_bomb", {"zeros": torch.zeros(16 << 20)})))
-_reencode_every_experiment(lambda name, record: _deflated(_saved(name, record)))
+def _hostile(emit, name, record):
+    text, table, data = _parts(emit, name, record)
+    kind = _KINDS[sum(map(ord, name)) % len(_KINDS)]
+    if kind == "twice" and table:
+        return _blob(_with_value(text, json.dumps({"$tensor": next(iter(table))}).encode()), table, data)
+    if kind == "unreferenced":
+        zz = {"dtype": "F32", "shape": [1], "data_offsets": [len(data), len(data) + 4]}
+        return _blob(text, {**table, "zz": zz}, data + bytes(4))
+    if kind == "not a name":
+        return _blob(_with_value(text, b'{"$tensor":0}'), table, data)
+    return _blob(_with_value(text, b'{"$tensor":"t999"}'), table, data)
+
+
+_reencode_every_experiment(_hostile)

@@ -1,0 +1,63 @@
+"""The runner's writer: plain records become JSON + safetensors; anything else is refused, naming where."""
+
+from __future__ import annotations
+
+import os
+from collections import OrderedDict
+
+import pytest
+import torch
+
+from autograder.protocol.decode import decode_frames
+from autograder.protocol.frames import FrameWriter, encode_frame, frame_bytes
+
+
+def round_trip(record: dict) -> dict:
+    evidence, notes = decode_frames(encode_frame("r", record))
+    assert notes == []
+    return evidence["r"]
+
+
+def test_plain_records_come_back_as_plain_data():
+    state = OrderedDict(w=torch.ones(2, 2, requires_grad=True), b=torch.arange(3))
+    got = round_trip({"state": state, "pairs": [(1, "x")], "loss": 1.5, "ok": True, "none": None, "n": -(2**63)})
+    assert type(got["state"]) is dict and list(got["state"]) == ["w", "b"] and not got["state"]["w"].requires_grad
+    torch.testing.assert_close(got["state"]["b"], torch.arange(3))
+    assert got["pairs"] == [[1, "x"]] and got["loss"] == 1.5 and got["ok"] is True and got["none"] is None
+    assert got["n"] == -(2**63)
+
+
+def test_a_view_is_sent_as_its_own_contiguous_values():
+    t = torch.arange(12.0).reshape(3, 4)
+    got = round_trip({"col": t[:, 1], "row": t[1]})
+    assert got["col"].tolist() == [1.0, 5.0, 9.0] and got["row"].tolist() == [4.0, 5.0, 6.0, 7.0]
+
+
+@pytest.mark.parametrize(
+    ("value", "where"),
+    [
+        ({1: "a"}, "record['v']"),
+        ({"$tensor": "t0"}, "record['v']"),
+        ({1, 2}, "a set"),
+        (b"bytes", "a bytes"),
+        ([1, torch.ones(2, dtype=torch.complex64)], "record['v'][1]: a torch.complex64"),
+        (torch.ones(2).to_sparse(), "sparse_coo"),
+        (torch.nn.Parameter(torch.ones(2)), "a Parameter"),
+    ],
+)
+def test_what_a_record_cannot_hold_is_refused_naming_where(value, where):
+    with pytest.raises(TypeError, match=f".*{where.replace('[', '.').replace(']', '.')}"):
+        encode_frame("r", {"v": value})
+
+
+def test_the_writer_sends_an_error_record_in_place_of_one_it_cannot_encode():
+    read, write = os.pipe()
+    try:
+        FrameWriter(write)("r", {"v": {1, 2}})
+        os.close(write)
+        data = os.read(read, 1 << 16)
+    finally:
+        os.close(read)
+    evidence, notes = decode_frames(data)
+    assert notes == [] and evidence["r"]["error"].startswith("the runner could not send this record: record['v']")
+    assert data == frame_bytes("r", {"v": {1, 2}})
