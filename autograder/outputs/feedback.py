@@ -130,6 +130,9 @@ def feedback_context(
         lines = run_lines(result, kind=kind, starts=starts)
     else:  # the run in the student's language: the summary the grader translated (autograder.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
+        if result.status == "timeout" and w["stopped_line"]:
+            where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+            lines.append(w["stopped_line"].format(where=where))
     shown = "\n".join([*lines, *(c["reason"] for c in cards), *(i["checking"] for c in cards for i in c["shown"])])
     passed = [t for t in result.tests if t.passed]
     context.update(

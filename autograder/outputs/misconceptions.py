@@ -7,8 +7,9 @@ counts mistakes that did not happen. Per student:
 
 1. a keyword that some message names alone is a cause the grader established (``definite``); those are the
    student's root causes, and a message naming several keywords, one of them definite, is explained by it;
-2. with no definite keyword, the keyword(s) named by the most failing tests are the root cause, one entry
-   ("no crop or wrong crop" when two are named equally often), never one entry per keyword;
+2. with no definite keyword, the keyword named by the most failing tests is the root cause; when several are
+   named equally often, the one that two or more messages all name first (the grader lists the likeliest
+   cause first), else one entry for them together ("no crop or wrong crop"), never one entry per keyword;
 3. a student with no keyword at all is filed under the exception their code raised, else under the test.
 
 Each student counts once per entry. The sample message is an English student's when there is one (the report
@@ -60,6 +61,12 @@ def _named(message: str, keywords: list[str]) -> list[str]:
     return [n for n in names if not any(n != m and n.lower() in m.lower() for m in names)]
 
 
+def _first(message: str, names: list[str]) -> str:
+    """The one of `names` the message mentions first."""
+    low = message.lower()
+    return min((n for n in names if n.lower() in low), key=lambda n: low.index(n.lower()), default="")
+
+
 def root_causes(row: Row, keywords: list[str]) -> dict[str, tuple[str, set[str]]]:
     """name -> (a message showing it, the tests that showed it): one student's root causes (see the module)."""
     named: list[tuple[list[str], str, str]] = []  # (keywords, message, readable test)
@@ -84,9 +91,13 @@ def root_causes(row: Row, keywords: list[str]) -> dict[str, tuple[str, set[str]]
     votes = Counter(name for names, _, _ in named for name in names)
     top = max(votes.values())
     leaders = [name for name in votes if votes[name] == top]
-    label = " or ".join(leaders)
+    firsts = {_first(message, leaders) for names, message, _ in named if set(leaders) & set(names)}
+    if len(leaders) > 1 and len(firsts) == 1 and sum(bool(set(leaders) & set(n)) for n, _, _ in named) > 1:
+        leaders = [firsts.pop()]  # every message lists the same cause first: the grader's likeliest one
     tests = {test for names, _, test in named if set(leaders) & set(names)}
     sample = next(message for names, message, _ in named if set(leaders) & set(names))
+    low = sample.lower()
+    label = " or ".join(sorted(leaders, key=lambda n: low.find(n.lower()) % (len(low) + 1)))  # as the message says
     return {label: (sample, tests)}
 
 

@@ -25,7 +25,7 @@ from autograder.outputs.feedback import failure_groups, write_feedback
 from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions, root_causes
 from autograder.outputs.passrates import area_rates, slowest, test_rates
-from autograder.outputs.wording import cell_starts, stopped_at, syntax_errors
+from autograder.outputs.wording import cell_starts, readable_test, stopped_at, syntax_errors
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
@@ -76,10 +76,12 @@ def _fix_first(row: Row, keywords: list[str], starts: dict[int, str]) -> str:
         return "syntax error in " + syntax[0]
     if not r.failing():
         return ""
-    causes = root_causes(row, keywords)
-    if causes and r.language != "en":  # the keywords stay English in every edition
-        return ", ".join(causes)
-    reason = failure_groups(r.failing())[0][0]
+    named = [c for c in root_causes(row, keywords) if c in keywords or " or " in c]
+    if named:  # the misconception's keyword: English in every edition
+        return ", ".join(named)
+    reason, members = failure_groups(r.failing())[0]
+    if r.language != "en":  # the report is in English; the student's page has the message in their language
+        return f"“{readable_test(members[0][1].name)}” fails (the {r.language} message is on their page)"
     return reason if len(reason) <= _FIX_FIRST else reason[: _FIX_FIRST - 1] + "…"
 
 

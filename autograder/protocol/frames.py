@@ -12,7 +12,18 @@ import struct
 
 from autograder.protocol.schema import Field, Record
 
-__all__ = ["HEADER", "MAX_FRAME_BYTES", "Load", "Done", "ExperimentsError", "INTERNAL", "encode_frame", "FrameWriter"]
+__all__ = [
+    "HEADER",
+    "MAX_FRAME_BYTES",
+    "Load",
+    "Running",
+    "Done",
+    "ExperimentsError",
+    "INTERNAL",
+    "encode_frame",
+    "FrameWriter",
+    "MAX_RUNNING",
+]
 
 HEADER = struct.Struct(">Q")  # the length of the torch.save blob that follows
 MAX_FRAME_BYTES = 16 << 20  # one record; the whole channel is capped by the sandbox's Limits.evidence_bytes
@@ -23,6 +34,14 @@ class Load(Record, name="__load__"):
 
     errors = Field("pairs", "[[cell index, 'ExcType: message'], ...] of the cells that raised", checked=False)
     defined = Field("strs", "the required names the submission defines", checked=False)
+
+
+class Running(Record, name="__running__"):
+    """What has been running for a while (a cell of the submission, or a check): sent as ``__running__N``
+    (N = 0, 1, ...; each name once), so the last one says where a run stopped at the time limit."""
+
+    cell = Field("int", "the index of the cell (or part) running, -1 during the checks", checked=False)
+    check = Field("str", "the check (experiment) running, '' while cells run", checked=False)
 
 
 class Done(Record, name="__done__"):
@@ -36,6 +55,7 @@ class ExperimentsError(Record, name="__experiments_error__"):
 
 
 INTERNAL = (Load.NAME, Done.NAME, ExperimentsError.NAME)  # records about the run, not experiments
+MAX_RUNNING = 24  # Running records a run sends at most (the decoder reads 64 frames; a run needs ~18 more)
 
 
 def encode_frame(name: str, record: dict) -> bytes:
