@@ -85,6 +85,12 @@ def _fix_first(row: Row, keywords: list[str], starts: dict[int, str]) -> str:
     return reason if len(reason) <= _FIX_FIRST else reason[: _FIX_FIRST - 1] + "…"
 
 
+def _status(row: Row) -> str:
+    """'graded: ok', 'blank: ok', 'timeout' (not 'timeout: timeout'), 'missing: no result'."""
+    status = row.result.status if row.result is not None else "no result"
+    return row.kind if status == row.kind else f"{row.kind}: {status}"
+
+
 def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict[int, str]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
@@ -102,7 +108,7 @@ def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict
                 "score": r.score if scored else 0.0,
                 "max_score": r.max_score if scored else 0.0,
                 "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
-                "status": f"{row.kind}: {r.status if r is not None else 'no result'}",
+                "status": _status(row),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
                 "fix_first": _fix_first(row, keywords, starts(row)),
             }
@@ -163,6 +169,7 @@ def report_html(
     return render(
         "report.html.j2",
         lang="en",
+        wide=True,  # the Students table has a column per area: a wide screen shows it whole
         title=f"{view.manifest.assignment}: grading report",
         meta=_meta(view),
         attention=attention(view, first_lines),
