@@ -7,7 +7,8 @@
   ``feedback``: one page per student; ``html``: the Jinja2 renderer of ``templates/``; ``wording``: sentences;
 - ``table``, ``terminal``, ``console``: what the command line prints;
 - ``gradebook`` and ``gradebook_cells``: scores into nbgrader's ``gradebook.db``; ``nbfeedback``: an nbgrader
-  preprocessor that keeps hidden tests out of ``generate_feedback``.
+  preprocessor that keeps hidden tests out of ``generate_feedback``; ``nbrelease``: the kit's pages where
+  nbgrader's ``release_feedback`` hands them out.
 
 Student text (names, messages) reaches every one of these: pages are autoescaped templates, never strings.
 """
