@@ -10,6 +10,7 @@ the student's language (``wording.page_words``); everything a student wrote is e
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
@@ -87,6 +88,21 @@ def _card(reason: str, members: list[tuple[str, TestOutcome]], w: dict[str, str]
     }
 
 
+def _translated(translate: Callable[[str], str] | None) -> Callable[[str], str]:
+    """`translate` made safe: a failure leaves the English words (feedback is never lost to a translation)."""
+
+    def words(text: str) -> str:
+        if translate is None:
+            return text
+        try:
+            out = translate(text)
+        except Exception:
+            return text
+        return out if isinstance(out, str) else text
+
+    return words
+
+
 def _count(n: int, w: dict[str, str]) -> str:
     return w["test"] if n == 1 else w["tests"].format(n=n)
 
@@ -100,8 +116,11 @@ def feedback_context(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
+    translate: Callable[[str], str] | None = None,
 ) -> dict:
-    """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet")."""
+    """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
+
+    `translate`: the grader's rendering of its English words in the page's language (area names)."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     title = (
@@ -113,6 +132,7 @@ def feedback_context(
     if result is None:
         return context
     meta = [w["graded"].format(when=graded_at) if graded_at else "", w["status"].format(status=result.status)]
+    area = _translated(translate)
     failing = result.failing()
     cards = []
     if result.run is not None and result.status == "timeout":  # one card for what the time limit cost
@@ -126,6 +146,9 @@ def feedback_context(
     else:
         failing_rest = failing
     cards += [_card(reason, members, w) for reason, members in failure_groups(failing_rest)]
+    for card in cards:
+        for item in card["shown"] + card["folded"]:
+            item["area"] = area(item["area"])
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts)
     else:  # the run in the student's language: the summary the grader translated (autograder.editions)
@@ -140,14 +163,14 @@ def feedback_context(
         score=result.score,
         max_score=result.max_score,
         starter=bool(failing) and all(starter_code(clean_message(t.output)) for t in failing),
-        area_line=" · ".join(f"{a} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
+        area_line=" · ".join(f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
         what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
         cards=cards,
         run_lines=lines,
         note=(PART_NOTE if kind == "py" else CELL_NOTE) if _NUMBERED.search(shown) else "",
         areas=[{"name": a, "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()],
         passed_heading=w["passed"].format(n=_count(len(passed), w)),
-        passed=[{"name": readable_test(t.name), "area": t.area, "points": t.points} for t in passed],
+        passed=[{"name": readable_test(t.name), "area": area(t.area), "points": t.points} for t in passed],
         no_tests=not result.tests,
     )
     return context
@@ -162,6 +185,7 @@ def feedback_html(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
+    translate: Callable[[str], str] | None = None,
 ) -> str:
     """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
     if result is not None and not isinstance(result, Result):
@@ -174,6 +198,7 @@ def feedback_html(
         starts=starts,
         graded_at=graded_at,
         language=language,
+        translate=translate,
     )
     return render("feedback.html.j2", **context)
 
@@ -188,6 +213,7 @@ def write_feedback(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
+    translate: Callable[[str], str] | None = None,
 ) -> Path:
     """Write the page to `path` atomically (folders created); returns it."""
     path = Path(path)
@@ -199,5 +225,6 @@ def write_feedback(
         starts=starts,
         graded_at=graded_at,
         language=language,
+        translate=translate,
     )
     return write_text(path, html)
