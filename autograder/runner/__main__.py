@@ -63,15 +63,29 @@ class Progress:
             self._sent += 1
 
 
-def _locked(emit: Callable[[str, dict], None]) -> Callable[[str, dict], None]:
-    """`emit` for two threads: one whole frame at a time on the channel."""
-    lock = threading.Lock()
+class _Writer(FrameWriter):
+    """The evidence channel shared by two threads (one whole frame at a time) that tells `progress` which
+    check runs next, in the experiments module's ``EXPERIMENTS`` order. A FrameWriter still: what runs in
+    this process sees the channel it always saw."""
 
-    def locked(name: str, record: dict) -> None:
-        with lock:
-            emit(name, record)
+    def __init__(self, fd: int) -> None:
+        super().__init__(fd)
+        self.lock = threading.Lock()
+        self.order: list[str] = []
+        self.done: set[str] = set()
+        self.progress: Progress | None = None
 
-    return locked
+    def __call__(self, name: str, record: dict) -> None:
+        with self.lock:
+            super().__call__(name, record)
+        if self.order and name in self.order:
+            self.done.add(name)
+            self.next_check()
+
+    def next_check(self) -> None:
+        upcoming = next((n for n in self.order if n not in self.done), None)
+        if upcoming is not None and self.progress is not None:
+            self.progress.check(upcoming)
 
 
 def load_submission(kind: str, source: str, filename: str, on_cell: Callable[[int], None] | None = None):
@@ -110,41 +124,24 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module_name), func_name)
 
 
-def _checks(experiments, emit: Callable[[str, dict], None], progress: Progress) -> Callable[[str, dict], None]:
-    """`emit` that also tells `progress` which check runs next (the experiments module's EXPERIMENTS order)."""
-    order = [str(n) for n in getattr(sys.modules.get(getattr(experiments, "__module__", "")), "EXPERIMENTS", {})]
-    done: set[str] = set()
-
-    def next_check() -> None:
-        upcoming = next((n for n in order if n not in done), None)
-        if upcoming is not None:
-            progress.check(upcoming)
-
-    def emit_check(name: str, record: dict) -> None:
-        emit(name, record)
-        done.add(name)
-        next_check()
-
-    next_check()
-    return emit_check
-
-
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    emit = _locked(FrameWriter(int(args[0])))
+    emit = _Writer(int(args[0]))
     import torch
 
     torch.set_num_threads(1)  # one thread per submission: workers run side by side
     job = torch.load(io.BytesIO(sys.stdin.buffer.read()), weights_only=True)
     # Resolve before student code runs, so a submission cannot swap the experiments module.
     experiments = _resolve(job["experiments"])
-    progress = Progress(emit)
+    emit.order = [str(n) for n in getattr(sys.modules.get(experiments.__module__), "EXPERIMENTS", {})]
+    progress = emit.progress = Progress(emit)
     result = load_submission(job["kind"], job["source"], job["filename"], on_cell=progress.cell)
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]
     emit(Load.NAME, Load.make(errors=_errors(result), defined=defined))
+    emit.next_check()
     try:
-        experiments(namespace, job["plan"], _checks(experiments, emit, progress))
+        experiments(namespace, job["plan"], emit)
     except Exception as exc:  # experiments should catch their own; report what escaped
         tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         emit(ExperimentsError.NAME, ExperimentsError.make(error=tail[:2000]))
