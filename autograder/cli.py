@@ -307,6 +307,8 @@ def _grade(args, limits) -> int:
         return _fail(str(exc))
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if args.nbgrader_course is not None and outcome.report is not None:
+        _place_feedback(args.nbgrader_course, job.out)
     status = _to_gradebook(args, gradebook, outcome.roster, outcome.results)
     if outcome.batch_error:
         print(
@@ -366,6 +368,18 @@ def _render_one(args, result, file: Path) -> None:
     from autograder.outputs.table import render
 
     render(result, title=display_name(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
+
+
+def _place_feedback(course: Path, out: Path) -> None:
+    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback."""
+    from autograder.outputs.classview import load_class
+    from autograder.outputs.nbrelease import place_feedback
+
+    placed, skipped = place_feedback(load_class(out), out, course)
+    for why in skipped:
+        print(f"warning: feedback page not placed for release_feedback: {why}", file=sys.stderr)
+    if placed:
+        print(f"feedback: {len(placed)} pages in {course / 'feedback'} (nbgrader release_feedback)", file=sys.stderr)
 
 
 def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:

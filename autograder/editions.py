@@ -12,13 +12,14 @@ from __future__ import annotations
 import importlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 from autograder.result import Result
 from autograder.spec import AssignmentSpec
 
-__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize"]
+__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize", "translator"]
 
 DEFAULT_LANGUAGE = "en"
 _PY_MARK = re.compile(r"^#\s*language:\s*([A-Za-z-]+)\s*$")
@@ -51,18 +52,29 @@ def text_language(kind: str, text: str) -> str:
     return DEFAULT_LANGUAGE
 
 
+def translator(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
+    """The grader's function rendering its English text in `language`; None for English, a language the
+    grader does not offer, or a translation module that cannot be loaded."""
+    target = spec.translations.get(language)
+    if language == DEFAULT_LANGUAGE or target is None:
+        return None
+    module, _, name = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except Exception:  # a broken translation table is the grader's bug: English is still feedback
+        return None
+
+
 def localize(result: Result, spec: AssignmentSpec, language: str) -> Result:
     """`result` with its student-facing text in `language`, when the grader offers it; else unchanged.
 
     The tests keep their names, points and areas (a class report may mix languages); only what the student
     reads changes. A translation that fails leaves the English text: feedback must never be lost.
     """
-    target = spec.translations.get(language)
-    if language == DEFAULT_LANGUAGE or target is None:
+    translate = translator(spec, language)
+    if translate is None:
         return result
-    module, _, name = target.partition(":")
     try:
-        translate = getattr(importlib.import_module(module), name)
         tests = [replace(t, output=translate(t.output)) for t in result.tests]
         output = translate(result.output)
     except Exception:  # a broken translation table is the grader's bug; English feedback is still feedback

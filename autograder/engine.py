@@ -24,8 +24,8 @@ from autograder.editions import localize, text_language
 from autograder.graders import all_specs
 from autograder.judge.plugin import run_suite
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import INTERNAL, Done, Load
-from autograder.protocol.run_records import error_text, read_load
+from autograder.protocol.frames import INTERNAL, Done, Load, Running
+from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.result import Result, RunFacts, run_status
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.sandbox.view import hidden_paths
@@ -63,6 +63,7 @@ def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assign
         required_names=list(spec.required_names),
         notes=box.notes + notes + load.notes + overflow,
         isolation=box.isolation.as_dict(),
+        running=read_running(evidence) if status == "timeout" else {},
     )
 
 
@@ -73,6 +74,8 @@ def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits)
     for name in INTERNAL:
         if name != Load.NAME:
             evidence.pop(name, None)
+    for name in [n for n in evidence if n.startswith(Running.NAME)]:
+        evidence.pop(name)
     return run, evidence
 
 

@@ -155,6 +155,7 @@ class RunFacts:
     notes: list[str] = field(default_factory=list)  # what the sandbox and the decoder noticed
     isolation: dict = field(default_factory=dict)  # mode, enforced, not_enforced
     rejected: str | None = None  # why the file was not run at all (e.g. too large)
+    running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
 
     def to_dict(self) -> dict:
         out = asdict(self)

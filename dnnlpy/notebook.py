@@ -8,7 +8,11 @@ submission. Differences from a real kernel, on purpose:
   ``%line`` magics, ``!shell`` lines and ``obj?`` help become ``pass`` (``x = !ls`` becomes ``x = None``),
   so the rest of the cell runs.
 - A cell that raises is recorded in ``errors`` and the next cells still run (a broken scratch cell must
-  not hide a later, correct definition).
+  not hide a later, correct definition). A cell that does not compile is recorded as its SyntaxError with
+  the line of the cell it points at (``SyntaxError: invalid syntax (line 3: for i in range(3)``): none of
+  it runs, so what it defines is missing, and the NameErrors that follow are its consequence.
+- ``on_cell(index)``, when given, is called as each cell starts (the grader's runner reports a cell that
+  runs for long, so a timeout can say where the time went).
 - nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
   submission, they are not part of it.
 - The working directory is not changed, and nothing is displayed.
@@ -28,12 +32,12 @@ import json
 import linecache
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython"]
+__all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython", "syntax_message"]
 
 # `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
 _MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
@@ -109,18 +113,34 @@ def _no_display(*objects: Any, **options: Any) -> None:
     """Stands in for IPython's ``display``: the loader shows nothing."""
 
 
-def _run_cells(cells: Iterable[tuple[int, str]], filename: str) -> NotebookNamespace:
+def syntax_message(exc: SyntaxError) -> str:
+    """'SyntaxError: invalid syntax (line 3: for i in range(3)': what Python could not read, and where."""
+    text = (exc.text or "").strip()
+    text = text if len(text) <= 80 else text[:77] + "..."
+    where = f"line {exc.lineno}" + (f": {text}" if text else "") if exc.lineno else ""
+    return f"{type(exc).__name__}: {exc.msg}" + (f" ({where})" if where else "")
+
+
+def _run_cells(
+    cells: Iterable[tuple[int, str]], filename: str, on_cell: Callable[[int], None] | None = None
+) -> NotebookNamespace:
     result = NotebookNamespace(namespace=_fresh_namespace(filename))
     for index, source in cells:
         code_text = strip_ipython(source)
         if code_text is None:
             result.skipped.append(index)
             continue
+        if on_cell is not None:
+            on_cell(index)
         cell_name = f"{filename} [cell {index}]"
         # Registered like IPython does, so that tracebacks can show the cell's lines.
         linecache.cache[cell_name] = (len(code_text), None, code_text.splitlines(keepends=True), cell_name)
         try:
             code = compile(code_text, cell_name, "exec")
+        except SyntaxError as exc:  # nothing of the cell runs: say where Python stopped reading
+            result.errors.append((index, syntax_message(exc)))
+            continue
+        try:
             exec(code, result.namespace)  # running the submission is the point
         except (Exception, SystemExit) as exc:  # a kernel survives SystemExit too
             result.errors.append((index, f"{type(exc).__name__}: {exc}"))
@@ -182,7 +202,9 @@ def code_cells(nb: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any]]
     return out
 
 
-def load_notebook(path_or_nb: Any, *, skip_grade_cells: bool = True) -> NotebookNamespace:
+def load_notebook(
+    path_or_nb: Any, *, skip_grade_cells: bool = True, on_cell: Callable[[int], None] | None = None
+) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
     to_run, skipped = [], []
@@ -191,12 +213,14 @@ def load_notebook(path_or_nb: Any, *, skip_grade_cells: bool = True) -> Notebook
             skipped.append(index)
         else:
             to_run.append((index, source))
-    result = _run_cells(to_run, filename)
+    result = _run_cells(to_run, filename, on_cell)
     result.skipped = sorted(skipped + result.skipped)
     return result
 
 
-def exec_source(source: str, filename: str = "<submission>") -> NotebookNamespace:
+def exec_source(
+    source: str, filename: str = "<submission>", *, on_cell: Callable[[int], None] | None = None
+) -> NotebookNamespace:
     """Run a .py submission. ``# %%`` lines split it into cells that fail independently, as in a notebook."""
     if not isinstance(source, str):
         raise TypeError(f"exec_source expects the file's text as str, got {type(source).__name__}")
@@ -213,8 +237,15 @@ def exec_source(source: str, filename: str = "<submission>") -> NotebookNamespac
     for index, (offset, text) in enumerate(cells):
         # A .py file holds no IPython syntax, so cells run as they are (no magic stripping); the blank
         # lines in front keep tracebacks' line numbers equal to the file's.
+        if on_cell is not None:
+            on_cell(index)
         try:
-            exec(compile("\n" * offset + text, str(filename), "exec"), result.namespace)
+            code = compile("\n" * offset + text, str(filename), "exec")
+        except SyntaxError as exc:
+            result.errors.append((index, syntax_message(exc)))
+            continue
+        try:
+            exec(code, result.namespace)
         except (Exception, SystemExit) as exc:
             result.errors.append((index, f"{type(exc).__name__}: {exc}"))
     return result

@@ -59,8 +59,8 @@ def missing_names_message(result: NotebookNamespace, names: Iterable[str], sourc
         return None
     lines = [f"{source} does not define {', '.join(missing)} after running all its cells."]
     if result.errors:
-        lines.append("Cells that raised (cell numbers count from 0, markdown included):")
-        lines += [f"  cell {index}: {message}" for index, message in result.errors]
+        lines.append("Cells that raised (counted from 1 at the top, markdown included, as the grader counts):")
+        lines += [f"  cell {index + 1}: {message}" for index, message in result.errors]
     else:
         lines.append("No cell raised: check the class names (they must be spelt exactly like this).")
     return "\n".join(lines)

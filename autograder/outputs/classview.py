@@ -3,6 +3,7 @@
     graded        the submission ran and was judged (whatever its score)
     blank         judged, 0 points, and nothing written: every failure is the starter code's
                   NotImplementedError, or none of the required names is defined
+    timeout       the run was stopped at the time limit (whatever it scored before): never "blank"
     unreadable    the file could not be read as a submission (not a notebook, too large, not a file)
     grader error  the grader itself failed: regrade with --student
     missing       no usable result file (the run was stopped before this student): run the command again
@@ -29,7 +30,7 @@ from autograder.result import GRADER_ERROR, Result
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS", "FLAGS"]
 
-KINDS = ("graded", "blank", "unreadable", "grader error", "missing")
+KINDS = ("graded", "blank", "timeout", "unreadable", "grader error", "missing")
 # Flags beside a row's kind: what each means, and what to do (the report's Needs a look).
 FLAGS = {
     "look-alike name": "two names drawn alike (another script, a zero-width character): check they are two "
@@ -67,8 +68,8 @@ class ClassView:
 
     @property
     def judged(self) -> list[Row]:
-        """Rows whose tests say something about understanding: graded, not blank or unreadable."""
-        return self.of_kind("graded")
+        """Rows whose tests say something about understanding: graded or timed out, not blank or unreadable."""
+        return self.of_kind("graded", "timeout")
 
     def counts(self) -> Counter:
         return Counter(r.kind for r in self.rows)
@@ -90,6 +91,8 @@ def triage(result: Result | None, unreadable: str = "") -> str:
         return "grader error"
     if unreadable or (result.run is not None and result.run.rejected):
         return "unreadable"
+    if result.status == "timeout":
+        return "timeout"
     failing = [clean_message(t.output) for t in result.failing()]
     nothing_defined = result.run is not None and result.run.required_names and not result.run.defined
     if result.score == 0 and (nothing_defined or (failing and all(starter_code(m) for m in failing))):

@@ -3,29 +3,34 @@
 Failures come first, most points lost first. Tests that fail for one reason share one card: the reason is
 written once, with the tests (readable names, points lost) under it, so a stub that raises
 NotImplementedError reads as one sentence, not twenty-seven. Nothing of the grader's own machinery (test
-files, sandbox notes, captured stderr) is shown; everything a student wrote is escaped.
+files, sandbox notes, captured stderr) is shown. The page is ``templates/feedback.html.j2``, its headings in
+the student's language (``wording.page_words``); everything a student wrote is escaped by the template.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
-from autograder.outputs.html import bar, escape, number, page, table
+from autograder.outputs.html import number, render
 from autograder.outputs.wording import (
     CELL_NOTE,
+    NO_RESULT,
     PART_NOTE,
     clean_message,
+    page_words,
     readable_test,
     run_lines,
     split_raised,
     split_subject,
     starter_code,
+    stopped_at,
 )
 from autograder.result import Result, TestOutcome
 
-__all__ = ["write_feedback", "feedback_html", "failure_groups"]
+__all__ = ["write_feedback", "feedback_html", "feedback_context", "failure_groups"]
 
 _NUMBERED = re.compile(r"\b(?:cell|part) \d")
 _SHOWN = 6  # tests listed in a card before the rest fold away
@@ -56,91 +61,150 @@ def failure_groups(tests: list[TestOutcome]) -> list[tuple[str, list[tuple[str, 
     return sorted(groups, key=lambda item: (-sum(t.points for _, t in item[1]), item[0]))
 
 
-def _tests(n: int) -> str:
-    return f"{n} test" if n == 1 else f"{n} tests"
+def _points(value: float, w: dict[str, str]) -> str:
+    return f"{number(value)} {w['point'] if value == 1 else w['points']}"
 
 
-def _card(reason: str, members: list[tuple[str, TestOutcome]]) -> str:
+def _item(context: str, test: TestOutcome, w: dict[str, str]) -> dict:
+    return {
+        "name": readable_test(test.name),
+        "area": test.area,
+        "points": _points(test.points, w),
+        "checking": w["checking"].format(what=context) if context else "",
+    }
+
+
+def _card(reason: str, members: list[tuple[str, TestOutcome]], w: dict[str, str]) -> dict:
     lost = sum(t.points for _, t in members)
-    items = []
-    for context, test in members:
-        what = f' <span class="meta">— checking {escape(context)}</span>' if context else ""
-        items.append(
-            f"<li><b>{escape(readable_test(test.name))}</b> ({escape(test.area)}, "
-            f"{number(test.points)} point{'' if test.points == 1 else 's'}){what}</li>"
-        )
-    if len(items) > _SHOWN:
-        folded = "".join(items[_SHOWN - 1 :])
-        more = len(items) - _SHOWN + 1
-        items[_SHOWN - 1 :] = [f"<li><details><summary>and {more} more tests</summary><ul>{folded}</ul></details></li>"]
-    count = f" over {len(members)} tests" if len(members) > 1 else ""
-    return (
-        f'<div class="card"><p class="msg">{escape(reason)}</p>'
-        f"<p>Costs {number(lost)} point{'' if lost == 1 else 's'}{count}:</p><ul>{''.join(items)}</ul></div>"
-    )
+    items = [_item(context, test, w) for context, test in members]
+    shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
+    over = w["over_tests"].format(n=len(members)) if len(members) > 1 else ""
+    return {
+        "reason": reason,
+        "costs": w["costs"].format(points=_points(lost, w), over=over),
+        "shown": shown,
+        "folded": folded,
+        "more": w["more_tests"].format(n=len(folded)),
+    }
 
 
-def feedback_html(
-    result: Result,
+def _translated(translate: Callable[[str], str] | None) -> Callable[[str], str]:
+    """`translate` made safe: a failure leaves the English words (feedback is never lost to a translation)."""
+
+    def words(text: str) -> str:
+        if translate is None:
+            return text
+        try:
+            out = translate(text)
+        except Exception:
+            return text
+        return out if isinstance(out, str) else text
+
+    return words
+
+
+def _count(n: int, w: dict[str, str]) -> str:
+    return w["test"] if n == 1 else w["tests"].format(n=n)
+
+
+def feedback_context(
+    result: Result | None,
     *,
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
     starts: dict[int, str] | None = None,
     graded_at: str = "",
-) -> str:
-    """The page's HTML (see `write_feedback`)."""
-    if not isinstance(result, Result):
-        raise TypeError(f"result must be an autograder.result.Result, got {type(result).__name__}")
-    title = f"{assignment}: feedback for {student}" if assignment else f"Feedback for {student}"
-    meta = [f"Graded {graded_at}" if graded_at else "", f"status: {result.status}"]
-    parts = [
-        f"<h1>{escape(title)}</h1>",
-        f'<p class="meta">{escape(" · ".join(m for m in meta if m))}</p>',
-        f'<p class="score">Score: {number(result.score)} / {number(result.max_score)}</p>',
-    ]
+    language: str | None = None,
+    translate: Callable[[str], str] | None = None,
+) -> dict:
+    """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
+
+    `translate`: the grader's rendering of its English words in the page's language (area names)."""
+    lang = language or (result.language if result is not None else "en")
+    w = page_words(lang)
+    title = (
+        w["assignment_feedback_for"].format(assignment=assignment, student=student)
+        if assignment
+        else w["feedback_for"].format(student=student)
+    )
+    context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": ""}
+    if result is None:
+        return context
+    meta = [w["graded"].format(when=graded_at) if graded_at else "", w["status"].format(status=result.status)]
+    area = _translated(translate)
     failing = result.failing()
-    if failing and all(starter_code(clean_message(t.output)) for t in failing):
-        parts.append(
-            "<p><b>Most of this submission is still the starter code</b>: the tests below need parts that raise "
-            "NotImplementedError. Write them, run the self-check (<code>pytest</code> in the assignment folder), "
-            "and hand in again.</p>"
-        )
-    if result.areas:  # the whole picture in one line; the table comes after what to fix
-        line = " · ".join(f"{a} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items())
-        parts.append(f'<p class="meta">{escape(line)}</p>')
-    groups = failure_groups(failing)
-    if groups:
-        parts.append(f"<h2>What to fix ({len(failing)} of {_tests(len(result.tests))} failed)</h2>")
-        parts += [_card(reason, members) for reason, members in groups]
-    lines = run_lines(result, kind=kind, starts=starts)
-    if lines:
-        parts.append("<h2>How your code ran</h2><ul>" + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>")
-    if _NUMBERED.search("\n".join(parts)):
-        parts.append(f'<p class="meta">{escape(PART_NOTE if kind == "py" else CELL_NOTE)}</p>')
-    if result.areas:
-        rows = [
-            f'<tr><td>{escape(a)}</td><td class="num">{number(s)} / {number(m)}</td>'
-            f"<td>{bar(s / m if m else 0)}</td></tr>"
-            for a, (s, m) in result.areas.items()
-        ]
-        parts.append("<h2>Points by area</h2>" + table(["area", "points", ""], rows, numeric=(1,)))
+    cards = []
+    if result.run is not None and result.status == "timeout":  # one card for what the time limit cost
+        unreached = [t for t in failing if NO_RESULT.match(clean_message(t.output))]
+        if unreached:
+            where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+            cards.append(_card(w["timeout_card"].format(where=where), [("", t) for t in unreached], w))
+            failing_rest = [t for t in failing if t not in unreached]
+        else:
+            failing_rest = failing
+    else:
+        failing_rest = failing
+    cards += [_card(reason, members, w) for reason, members in failure_groups(failing_rest)]
+    for card in cards:
+        for item in card["shown"] + card["folded"]:
+            item["area"] = area(item["area"])
+    if lang == "en" or result.run is None:
+        lines = run_lines(result, kind=kind, starts=starts)
+    else:  # the run in the student's language: the summary the grader translated (autograder.editions)
+        lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
+        if result.status == "timeout" and w["stopped_line"]:
+            where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+            lines.append(w["stopped_line"].format(where=where))
+    shown = "\n".join([*lines, *(c["reason"] for c in cards), *(i["checking"] for c in cards for i in c["shown"])])
     passed = [t for t in result.tests if t.passed]
-    if passed:
-        items = "".join(
-            f"<li>{escape(readable_test(t.name))} ({escape(t.area)}, {number(t.points)})</li>" for t in passed
-        )
-        parts.append(
-            f"<h2>Passed ({_tests(len(passed))})</h2><details><summary>Show what passed</summary>"
-            f"<ul>{items}</ul></details>"
-        )
-    if not result.tests:
-        parts.append("<p>No tests were run for this submission.</p>")
-    return page(title, "\n".join(parts))
+    context.update(
+        meta=" · ".join(m for m in meta if m),
+        score=result.score,
+        max_score=result.max_score,
+        starter=bool(failing) and all(starter_code(clean_message(t.output)) for t in failing),
+        area_line=" · ".join(f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
+        what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
+        cards=cards,
+        run_lines=lines,
+        note=(PART_NOTE if kind == "py" else CELL_NOTE) if _NUMBERED.search(shown) else "",
+        areas=[{"name": a, "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()],
+        passed_heading=w["passed"].format(n=_count(len(passed), w)),
+        passed=[{"name": readable_test(t.name), "area": area(t.area), "points": t.points} for t in passed],
+        no_tests=not result.tests,
+    )
+    return context
+
+
+def feedback_html(
+    result: Result | None,
+    *,
+    student: str,
+    assignment: str = "",
+    kind: str = "ipynb",
+    starts: dict[int, str] | None = None,
+    graded_at: str = "",
+    language: str | None = None,
+    translate: Callable[[str], str] | None = None,
+) -> str:
+    """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
+    if result is not None and not isinstance(result, Result):
+        raise TypeError(f"result must be an autograder.result.Result, got {type(result).__name__}")
+    context = feedback_context(
+        result,
+        student=student,
+        assignment=assignment,
+        kind=kind,
+        starts=starts,
+        graded_at=graded_at,
+        language=language,
+        translate=translate,
+    )
+    return render("feedback.html.j2", **context)
 
 
 def write_feedback(
-    result: Result,
+    result: Result | None,
     path: Path,
     *,
     student: str = "",
@@ -148,6 +212,8 @@ def write_feedback(
     kind: str = "ipynb",
     starts: dict[int, str] | None = None,
     graded_at: str = "",
+    language: str | None = None,
+    translate: Callable[[str], str] | None = None,
 ) -> Path:
     """Write the page to `path` atomically (folders created); returns it."""
     path = Path(path)
@@ -158,5 +224,7 @@ def write_feedback(
         kind=kind,
         starts=starts,
         graded_at=graded_at,
+        language=language,
+        translate=translate,
     )
     return write_text(path, html)

@@ -1,77 +1,70 @@
-"""Trusted: the small pieces every HTML page of the grader shares (style, escaping, tables, embedded charts).
+"""Trusted: the one way the grader makes an HTML page: a Jinja2 template from ``outputs/templates/``.
 
-Pages are single self-contained files (no script, no external fetch), readable on a laptop and a phone:
-body text at a normal size, messages in the body font at a readable measure, wide tables scroll inside
-their own box instead of widening the page. ``escape`` is the only way student text enters a page: it
-HTML-escapes, and turns what UTF-8 cannot hold (a lone surrogate) into a visible ``\\udcff``.
+Pages are single self-contained files (no script, no external fetch), readable on a laptop and a phone. The
+templates are rendered with autoescaping on and undefined names refused (``StrictUndefined``), so student
+text (names, messages, test names) is escaped unless a template says otherwise, and none does. Before
+escaping, every value goes through ``visible``: what UTF-8 cannot hold (a lone surrogate), NUL, and the
+characters that reorder text (the bidirectional overrides and isolates, U+202A-U+202E, U+2066-U+2069) are
+shown as ``\\u202e``-style escapes, so a name cannot flip the words around it. ::
+
+    render("feedback.html.j2", lang="en", title="...", ...)  -> the page's text
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import io
+import re
 from typing import Any
 
-__all__ = ["CSS", "escape", "number", "page", "table", "png", "img", "bar"]
+import jinja2
+from markupsafe import Markup
 
-CSS = """
-:root{--ok:#1a7f37;--bad:#b42318;--muted:#5b6470;--line:#d9dde3;--soft:#f5f7fa}
-*{box-sizing:border-box}
-body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:72rem;
-color:#1f2328;padding:1.5rem 1rem 3rem}
-h1{font-size:1.6rem;margin:.2rem 0 .3rem;line-height:1.25}h2{font-size:1.2rem;margin:2rem 0 .6rem}
-h1,h2,h3{overflow-wrap:anywhere}
-h3{font-size:1.05rem;margin:1rem 0 .3rem}
-p,li{max-width:48rem;overflow-wrap:break-word}.meta{color:var(--muted);margin:0 0 1rem}
-.scroll{overflow-x:auto;max-width:100%}
-table{border-collapse:collapse;margin:.5rem 0 1rem}th,td{border:1px solid var(--line);padding:.35rem .6rem;
-text-align:left;vertical-align:top;overflow-wrap:break-word}th{background:var(--soft);font-weight:600}
-td.num,th.num{text-align:right;white-space:nowrap}.bad{color:var(--bad)}.ok{color:var(--ok)}
-.msg{white-space:pre-wrap;overflow-wrap:anywhere;max-width:48rem;margin:.3rem 0}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.92em;background:var(--soft);
-padding:0 .2em;border-radius:3px}
-.card{border:1px solid var(--line);border-left:4px solid var(--bad);border-radius:6px;padding:.6rem .9rem;
-margin:.8rem 0;max-width:52rem}.card.pass{border-left-color:var(--ok)}
-.card ul{margin:.3rem 0 .2rem;padding-left:1.2rem}
-.score{font-size:1.3rem;font-weight:600}
-.barbox{display:inline-block;width:8rem;height:.7rem;background:#e8ebef;border-radius:4px;vertical-align:middle;
-margin-right:.5rem}.barbox span{display:block;height:100%;border-radius:4px;background:var(--ok)}
-img{max-width:100%;height:auto}.charts{display:flex;flex-wrap:wrap;gap:1rem}
-details{margin:.5rem 0}summary{cursor:pointer}
-"""
+__all__ = ["render", "visible", "number", "png", "TEMPLATES"]
+
+TEMPLATES = "templates"  # the folder of this package that holds the pages' templates
+_REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\0]")
 
 
-def escape(value: Any) -> str:
-    """HTML-escaped text that UTF-8 can always encode (lone surrogates and NUL shown, never fatal)."""
-    text = str(value).encode("utf-8", errors="backslashreplace").decode("utf-8").replace("\0", "\\x00")
-    return html.escape(text, quote=True)
+def visible(value: Any) -> Any:
+    """`value` as text that UTF-8 can encode and that cannot reorder what surrounds it; Markup (a macro's
+    output, already escaped) passes through."""
+    if isinstance(value, Markup):
+        return value
+    text = value if isinstance(value, str) else str(value)
+    text = text.encode("utf-8", errors="backslashreplace").decode("utf-8")
+    return _REORDERING.sub(lambda m: f"\\u{ord(m.group()):04x}" if m.group() != "\0" else "\\x00", text)
 
 
 def number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def page(title: str, body: str) -> str:
-    return (
-        f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{escape(title)}</title>'
-        f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n"
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "–"
+
+
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("autograder.outputs", TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        finalize=visible,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
     )
+    env.filters["number"] = number
+    env.globals["pct"] = _pct
+    return env
 
 
-def table(header: list[str] | None, rows: list[str], *, numeric: tuple[int, ...] = ()) -> str:
-    """A table (rows are ready-made <tr> strings) in a box that scrolls sideways when it is too wide."""
-    num = ' class="num"'
-    head = "".join(f"<th{num if i in numeric else ''}>{escape(h)}</th>" for i, h in enumerate(header or []))
-    thead = f"<thead><tr>{head}</tr></thead>" if header else ""
-    return f'<div class="scroll"><table>{thead}<tbody>\n' + "\n".join(rows) + "\n</tbody></table></div>"
+_ENV = _environment()
 
 
-def bar(fraction: float) -> str:
-    """A small horizontal bar for a share between 0 and 1 (no image needed)."""
-    pct = max(0.0, min(1.0, fraction)) * 100
-    return f'<span class="barbox" aria-hidden="true"><span style="width:{pct:.0f}%"></span></span>'
+def render(template: str, **context: Any) -> str:
+    """The named template rendered with `context` (every name it uses must be given: StrictUndefined)."""
+    return _ENV.get_template(template).render(**context)
 
 
 def png(fig) -> str:
@@ -79,7 +72,3 @@ def png(fig) -> str:
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
     return base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def img(alt: str, data: str) -> str:
-    return f'<img class="chart" alt="{escape(alt)}" src="data:image/png;base64,{data}">'

@@ -2,9 +2,10 @@
 
 Reads ``<out>/manifest.json`` and the ``results/<uid>.json`` it names (never a glob of the folder), and
 writes ``<out>/report.html`` and ``<out>/feedback/<uid>.html``, each atomically; one page that cannot be
-written is a warning, never the end of the others. The report opens with what to act on (students who need
-a look), then the class's numbers, pass rates per area and per test, misconceptions ranked with example
-students, the slowest submissions, and every student linked to their page. ::
+written is a warning, never the end of the others. The report (``templates/report.html.j2``) opens with what
+to act on (*Needs a look*: ``attention``), then the class's numbers, pass rates per area and per test
+(``passrates``, ``charts``), root-cause misconceptions (``misconceptions``), the slowest submissions, and
+every student with their edition, score by area and the one thing to fix first, linked to their page. ::
 
     python -m autograder.outputs.report graded/          # -> graded/report.html
 """
@@ -17,37 +18,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
-from autograder.outputs.classview import FLAGS, ClassView, Row, load_class, read_keywords
-from autograder.outputs.feedback import write_feedback
-from autograder.outputs.html import escape, number, page, table
-from autograder.outputs.report_parts import area_rates, charts, misconceptions, slowest, student_link, test_rates
-from autograder.outputs.wording import cell_starts
+from autograder.outputs.attention import attention
+from autograder.outputs.charts import charts
+from autograder.outputs.classview import ClassView, Row, load_class, read_keywords
+from autograder.outputs.feedback import failure_groups, write_feedback
+from autograder.outputs.html import number, render
+from autograder.outputs.misconceptions import misconceptions, root_causes
+from autograder.outputs.passrates import area_rates, slowest, test_rates
+from autograder.outputs.wording import cell_starts, readable_test, stopped_at, syntax_errors
 
-__all__ = ["write_report", "write_pages", "main"]
+__all__ = ["write_report", "write_pages", "main", "report_html"]
 
-_ATTENTION = {
-    "grader error": "the grader failed, not the student: regrade with --student NAME",
-    "missing": "no result yet (the run was stopped): run the same command again",
-    "unreadable": "the file is not a readable submission: ask the student for a working copy",
-    "blank": "nothing written beyond the starter code",
-    **FLAGS,  # look-alike names, other files in a student's folder (classview)
-}
-_RUN_PROBLEMS = {"timeout", "memory", "crashed", "exited"}
+_FIX_FIRST = 160  # characters of the one thing to fix first
 
 
-def _title(view: ClassView) -> tuple[str, str]:
+def _meta(view: ClassView) -> str:
     m = view.manifest
     counts = view.counts()
     when = (m.finished or m.started or "").replace("T", " ").replace("Z", " UTC")
-    title = f"{m.assignment}: grading report"
-    others = ", ".join(f"{counts[k]} {k}" for k in ("blank", "unreadable", "grader error", "missing") if counts[k])
-    meta = f"{when} · seed {m.seed} · kit {m.kit_version} · {len(view.rows)} submissions, {counts['graded']} graded" + (
-        f" ({others})" if others else ""
-    )
-    return title, meta
+    kinds = ("timeout", "blank", "unreadable", "grader error", "missing")
+    others = ", ".join(f"{counts[k]} {k}" for k in kinds if counts[k])
+    meta = f"{when} · seed {m.seed} · kit {m.kit_version} · {len(view.rows)} submissions, {counts['graded']} graded"
+    return meta + (f" ({others})" if others else "")
 
 
-def _summary(view: ClassView) -> str:
+def _summary(view: ClassView) -> list[tuple[str, object]]:
     scores = [r.result.score for r in view.judged]
     counts = view.counts()
     statuses = [r.result.status for r in view.rows if r.result is not None]
@@ -66,63 +61,70 @@ def _summary(view: ClassView) -> str:
         ("grader errors", counts["grader error"]),
         ("no result yet", counts["missing"]),
     ]
-    body = [f'<tr><th>{escape(k)}</th><td class="num">{escape(v)}</td></tr>' for k, v in rows]
-    return table(None, body) + "<p>Score statistics count graded submissions only (not blank or unreadable).</p>"
+    return rows
 
 
-def _attention(view: ClassView) -> str:
-    """One row per kind of problem, with every student it concerns and what to do (a class of 300 stays short)."""
-    groups: dict[str, list[Row]] = {}
-    for row in view.rows:
-        if row.kind in _ATTENTION:
-            groups.setdefault(row.kind, []).append(row)
-        elif row.result is not None and row.result.status in _RUN_PROBLEMS:
-            groups.setdefault(f"run ended: {row.result.status}", []).append(row)
-    groups.update(view.flagged())  # after every kind in the order below
-    if not groups:
-        return "<p>Nothing: every submission was graded and ran to the end.</p>"
-    order = ["grader error", "missing", "unreadable", *(f"run ended: {s}" for s in sorted(_RUN_PROBLEMS)), "blank"]
-    body = []
-    for kind in (k for k in [*order, *FLAGS] if k in groups):
-        what = _ATTENTION.get(kind, "look at its feedback page: the run explains the lost points")
-        links = ", ".join(_titled_link(r) for r in groups[kind])
-        count = f'<td class="num">{len(groups[kind])}</td>'
-        body.append(f"<tr><td>{escape(kind)}</td>{count}<td>{links}</td><td>{escape(what)}</td></tr>")
-    return table(["problem", "students", "who", "what to do"], body, numeric=(1,))
+def _fix_first(row: Row, keywords: list[str], starts: dict[int, str]) -> str:
+    """The one thing this student should fix first, in English (the report's language)."""
+    r = row.result
+    if r is None or row.kind in ("grader error", "missing", "unreadable"):
+        return row.problem
+    if r.run is not None and r.status == "timeout":
+        return "the time limit: stopped " + stopped_at(r.run, kind=row.suffix, starts=starts)
+    syntax = syntax_errors(r.run, kind=row.suffix, starts=starts) if r.run is not None else []
+    if syntax:
+        return "syntax error in " + syntax[0]
+    if not r.failing():
+        return ""
+    named = [c for c in root_causes(row, keywords) if c in keywords or " or " in c]
+    if named:  # the misconception's keyword: English in every edition
+        return ", ".join(named)
+    reason, members = failure_groups(r.failing())[0]
+    if r.language != "en":  # the report is in English; the student's page has the message in their language
+        return f"“{readable_test(members[0][1].name)}” fails (the {r.language} message is on their page)"
+    return reason if len(reason) <= _FIX_FIRST else reason[: _FIX_FIRST - 1] + "…"
 
 
-def _titled_link(row: Row) -> str:
-    title = f' title="{escape(row.problem[:300])}"' if row.problem else ""
-    return f'<a href="{escape(row.feedback_href)}"{title}>{escape(row.name)}</a>'
+def _status(row: Row) -> str:
+    """'graded: ok', 'blank: ok', 'timeout' (not 'timeout: timeout'), 'missing: no result'."""
+    status = row.result.status if row.result is not None else "no result"
+    return row.kind if status == row.kind else f"{row.kind}: {status}"
 
 
-def _students(view: ClassView) -> str:
+def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict[int, str]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
         if row.result is not None:
             areas += [a for a in row.result.areas if a not in areas]
-    body = []
+    rows = []
     for row in view.rows:
         r = row.result
-        if r is None or row.kind == "grader error":
-            cells = '<td class="num">–</td><td class="num">–</td>' + '<td class="num">–</td>' * len(areas)
-        else:
-            pct = f"{100 * r.score / r.max_score:.0f}%" if r.max_score > 0 else "–"
-            per = "".join(f'<td class="num">{number(r.areas.get(a, (0, 0))[0])}</td>' for a in areas)
-            cells = f'<td class="num">{number(r.score)} / {number(r.max_score)}</td><td class="num">{pct}</td>{per}'
-        status = r.status if r is not None else "no result"
-        cls = "" if row.kind == "graded" and status == "ok" else ' class="bad"'
-        body.append(f"<tr><td>{student_link(row)}</td>{cells}<td{cls}>{escape(row.kind)}: {escape(status)}</td></tr>")
-    header = ["student", "score", "%", *areas, "kind: run"]
-    return table(header, body, numeric=tuple(range(1, 3 + len(areas))))
+        scored = r is not None and row.kind != "grader error"
+        rows.append(
+            {
+                "row": row,
+                "scored": scored,
+                "edition": (r.language or "en") if r is not None else "",
+                "score": r.score if scored else 0.0,
+                "max_score": r.max_score if scored else 0.0,
+                "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
+                "status": _status(row),
+                "ok": row.kind == "graded" and r is not None and r.status == "ok",
+                "fix_first": _fix_first(row, keywords, starts(row)),
+            }
+        )
+    return {"areas": areas, "rows": rows}
 
 
-def _placeholder(row: Row, path: Path, assignment: str) -> Path:
-    text = (
-        f"<h1>{escape(assignment)}: feedback for {escape(row.name)}</h1>"
-        "<p>This submission has not been graded yet. Your instructor will grade it again; nothing is lost.</p>"
-    )
-    return write_text(path, page(f"{assignment}: feedback for {row.name}", text))
+def _starts_cache(starts: Callable[[Row], dict[int, str]] | None) -> Callable[[Row], dict[int, str]]:
+    found: dict[str, dict[int, str]] = {}
+
+    def get(row: Row) -> dict[int, str]:
+        if row.uid not in found:
+            found[row.uid] = starts(row) if starts else cell_starts(row.submission)
+        return found[row.uid]
+
+    return get
 
 
 def write_pages(
@@ -131,26 +133,59 @@ def write_pages(
     """Every student's feedback page; (pages written, uid -> why a page was not written)."""
     written, failed = [], {}
     assignment = view.manifest.assignment
+    first_lines = _starts_cache(starts)
+    words = _translators(assignment)
     for row in view.rows:
         path = Path(out) / row.feedback_href
+        if row.uid in ("", ".", "..") or "/" in row.uid or "\0" in row.uid:  # a tampered manifest: stay inside
+            failed[row.uid] = "the manifest gives this student an id that is not a file name: page not written"
+            continue
         try:
-            if row.result is None or row.kind == "grader error":
-                written.append(_placeholder(row, path, assignment))
-                continue
-            found = starts(row) if starts else cell_starts(row.submission)
+            graded = row.result is not None and row.kind != "grader error"
             page_path = write_feedback(
-                row.result,
+                row.result if graded else None,
                 path,
                 student=row.name,
                 assignment=assignment,
                 kind=row.suffix,
-                starts=found,
+                starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
+                translate=words(row.result.language) if graded else None,
             )
             written.append(page_path)
         except Exception as exc:  # one page must never cost the others theirs
             failed[row.uid] = f"{type(exc).__name__}: {exc}"
     return written, failed
+
+
+def report_html(
+    view: ClassView,
+    keywords: list[str],
+    *,
+    failed: dict[str, str] | None = None,
+    starts: Callable[[Row], dict[int, str]] | None = None,
+) -> str:
+    """The report's HTML for a class (see `write_report`)."""
+    first_lines = _starts_cache(starts)
+    median, slow = slowest(view)
+    return render(
+        "report.html.j2",
+        lang="en",
+        wide=True,  # the Students table has a column per area: a wide screen shows it whole
+        title=f"{view.manifest.assignment}: grading report",
+        meta=_meta(view),
+        attention=attention(view, first_lines),
+        summary=_summary(view),
+        charts=charts(view),
+        judged=len(view.judged),
+        area_rates=area_rates(view),
+        misconceptions=misconceptions(view, keywords),
+        test_rates=test_rates(view),
+        median_seconds=median,
+        slowest=slow,
+        students=_students(view, keywords, first_lines),
+        failed=failed or {},
+    )
 
 
 def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
@@ -163,30 +198,25 @@ def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
     if keywords is None:
         keywords = _grader_keywords(view.manifest.assignment)
     _, failed = write_pages(view, out)
-    title, meta = _title(view)
-    parts = [
-        f"<h1>{escape(title)}</h1>",
-        f'<p class="meta">{escape(meta)}</p>',
-        "<h2>Needs a look</h2>",
-        _attention(view),
-        "<h2>Class summary</h2>",
-        _summary(view),
-        charts(view),
-        "<h2>Pass rate per area</h2>",
-        area_rates(view),
-        "<h2>Misconceptions, most common first</h2>",
-        misconceptions(view, keywords),
-        "<h2>Pass rate per test, least passed first</h2>",
-        test_rates(view),
-        "<h2>Slowest submissions</h2>",
-        slowest(view),
-        "<h2>Students</h2>",
-        _students(view) if view.rows else "<p>No students in this run.</p>",
-    ]
-    if failed:
-        rows = [f"<tr><td>{escape(uid)}</td><td class='bad'>{escape(why)}</td></tr>" for uid, why in failed.items()]
-        parts += ["<h2>Feedback pages not written</h2>", table(["student id", "problem"], rows)]
-    return write_text(out / "report.html", page(title, "\n".join(parts)))
+    return write_text(out / "report.html", report_html(view, keywords, failed=failed))
+
+
+def _translators(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
+    """language -> the assignment's grader's translation (None: English, or a grader not installed)."""
+    from autograder.editions import translator
+    from autograder.graders import ASSIGNMENTS, get_assignment
+
+    spec = get_assignment(assignment) if assignment in ASSIGNMENTS else None
+    found: dict[str, Callable[[str], str] | None] = {}
+
+    def get(language: str) -> Callable[[str], str] | None:
+        if spec is None:
+            return None
+        if language not in found:
+            found[language] = translator(spec, language)
+        return found[language]
+
+    return get
 
 
 def _grader_keywords(assignment: str) -> list[str]:

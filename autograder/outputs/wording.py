@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 from autograder.messages import clean_message
-from autograder.result import STATUS_WORDS, Result
+from autograder.result import STATUS_WORDS, Result, RunFacts
 
 __all__ = [
     "readable_test",
@@ -26,8 +26,13 @@ __all__ = [
     "run_lines",
     "cell_starts",
     "CELL_NOTE",
+    "NO_RESULT",
     "PART_NOTE",
     "starter_code",
+    "page_words",
+    "stopped_at",
+    "syntax_errors",
+    "is_syntax_error",
 ]
 
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
@@ -86,11 +91,44 @@ def cell_starts(path: str | Path | None) -> dict[int, str]:
     return out
 
 
-def _place(index: int, kind: str, starts: dict[int, str]) -> str:
+def _place(index: int, kind: str, starts: dict[int, str], language: str = "en") -> str:
+    w = page_words(language)
     if kind == "py":
-        return f"part {index + 1}"
+        return w["part"].format(n=index + 1)
     start = starts.get(index)
-    return f"cell {index + 1}" + (f" (starts with “{start}”)" if start else "")
+    return w["cell"].format(n=index + 1) + (w["starts_with"].format(start=start) if start else "")
+
+
+NO_RESULT = re.compile(r"^(?:no (?:evidence|result) for |没有 )")  # a test the run never got to (en, zh)
+_SYNTAX = ("SyntaxError", "IndentationError", "TabError")
+
+
+def is_syntax_error(message: str) -> bool:
+    return str(message).startswith(_SYNTAX)
+
+
+def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
+    """'cell 15 (starts with “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell that did not
+    compile."""
+    return [
+        f"{_place(i, kind, starts or {})}: {clean_message(m)}"
+        for i, m in run.load_errors
+        if isinstance(i, int) and is_syntax_error(m)
+    ]
+
+
+def stopped_at(
+    run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] | None = None, language: str = "en"
+) -> str:
+    """Where the time ran out, from the runner's last word about what it was running (see runner/__main__)."""
+    w = page_words(language)
+    running = run.running if isinstance(run.running, dict) else {}
+    cell, check = running.get("cell"), running.get("check")
+    if type(cell) is int and cell >= 0:
+        return w["in_cell"].format(place=_place(cell, kind, starts or {}, language))
+    if isinstance(check, str) and check:
+        return w["in_check"].format(check=check[:80])
+    return w["unknown_place"]
 
 
 def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
@@ -105,6 +143,8 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
         words = STATUS_WORDS.get(run.status, "The run ended with status {status}.").format(status=run.status, **values)
     except (KeyError, ValueError, IndexError):
         words = f"The run ended with status {run.status}."
+    if run.status == "timeout":
+        words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts)}."
     lines = [f"Your submission was not run: {clean_message(run.rejected)}."] if run.rejected else []
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
     if errors and run.status == "ok":
@@ -112,13 +152,105 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
         words = f"Your code ran to the end, but {len(errors)} of its {what} raised an error:"
     lines.append(words)
     for index, message in errors:
+        place = _place(index, kind, starts or {})
+        if is_syntax_error(message):
+            lines.append(
+                f"{place} has a syntax error, so Python ran none of it and nothing it defines exists "
+                f"(a later NameError follows from it): {message}"
+            )
+            continue
         why = (
             ": it uses a part that still holds the starter code (raise NotImplementedError)"
             if starter_code(message)
             else ""
         )
-        lines.append(f"• {_place(index, kind, starts or {})} raised {message}{why}")
+        lines.append(f"{place} raised {message}{why}")
     missing = [n for n in run.required_names if n not in run.defined]
     if missing and run.status in ("ok", "memory"):
-        lines.append("Not defined by your submission: " + ", ".join(missing) + " (check the exact names).")
+        hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
+        lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
     return lines
+
+
+# The feedback page's own words (headings, labels), in each edition's language; messages are translated by
+# the grader (autograder.editions), these by the page. A language not listed reads English.
+_PAGE_WORDS = {
+    "en": {
+        "feedback_for": "Feedback for {student}",
+        "assignment_feedback_for": "{assignment}: feedback for {student}",
+        "graded": "Graded {when}",
+        "status": "status: {status}",
+        "score": "Score:",
+        "starter_bold": "Most of this submission is still the starter code",
+        "starter_before": "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
+        "starter_after": " in the assignment folder), and hand in again.",
+        "what_to_fix": "What to fix ({failed} of {total} failed)",
+        "costs": "Costs {points}{over}:",
+        "point": "point",
+        "points": "points",
+        "over_tests": " over {n} tests",
+        "checking": "— checking {what}",
+        "more_tests": "and {n} more tests",
+        "how_it_ran": "How your code ran",
+        "by_area": "Points by area",
+        "area": "area",
+        "points_header": "points",
+        "stopped_line": "",
+        "passed": "Passed ({n})",
+        "show_passed": "Show what passed",
+        "no_tests": "No tests were run for this submission.",
+        "not_graded_yet": "This submission has not been graded yet. Your instructor will grade it again; "
+        "nothing is lost.",
+        "tests": "{n} tests",
+        "test": "1 test",
+        "cell": "cell {n}",
+        "part": "part {n}",
+        "starts_with": " (starts with “{start}”)",
+        "in_cell": "while running {place}",
+        "in_check": "while the grader was calling your code for the check '{check}'",
+        "unknown_place": "(the grader could not tell which cell or check was running)",
+        "timeout_card": "Your code was stopped at the time limit {where}. Nothing after that ran, so these tests "
+        "have no result and score 0: fix that first, then the rest will be graded.",
+    },
+    "zh": {
+        "feedback_for": "{student} 的反馈",
+        "assignment_feedback_for": "{assignment}：{student} 的反馈",
+        "graded": "评分时间 {when}",
+        "status": "运行状态：{status}",
+        "score": "得分：",
+        "starter_bold": "这份作业大部分仍是初始代码",
+        "starter_before": "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
+        "starter_after": "），然后重新提交。",
+        "what_to_fix": "需要修改的地方（{total}中有 {failed} 个未通过）",
+        "costs": "扣 {points}{over}：",
+        "point": "分",
+        "points": "分",
+        "over_tests": "，涉及 {n} 个测试",
+        "checking": "— 检查的是 {what}",
+        "more_tests": "另外 {n} 个测试",
+        "how_it_ran": "代码的运行情况",
+        "by_area": "各部分得分",
+        "area": "部分",
+        "points_header": "得分",
+        "stopped_line": "代码被终止的位置{where}。",
+        "passed": "已通过（{n}）",
+        "show_passed": "显示已通过的测试",
+        "no_tests": "这份作业没有运行任何测试。",
+        "not_graded_yet": "这份作业还没有评分。老师会重新评分，什么都不会丢失。",
+        "tests": "{n} 个测试",
+        "test": "1 个测试",
+        "cell": "第 {n} 个单元格",
+        "part": "第 {n} 部分",
+        "starts_with": "（以“{start}”开头）",
+        "in_cell": "：当时正在运行{place}",
+        "in_check": "：当时评分程序正在为检查 '{check}' 调用你的代码",
+        "unknown_place": "（评分程序无法确定当时正在运行哪个单元格或检查）",
+        "timeout_card": "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这些测试没有结果，记 0 分："
+        "先解决这个问题，其余部分才能被评分。",
+    },
+}
+
+
+def page_words(language: str) -> dict[str, str]:
+    """The feedback page's headings and labels in `language` (English for a language not listed)."""
+    return _PAGE_WORDS.get(language, _PAGE_WORDS["en"])

@@ -28,12 +28,14 @@ __all__ = [
     "TENSOR_KEY",
     "MAX_FRAME_BYTES",
     "Load",
+    "Running",
     "Done",
     "ExperimentsError",
     "INTERNAL",
     "encode_frame",
     "frame_bytes",
     "FrameWriter",
+    "MAX_RUNNING",
 ]
 
 HEADER = struct.Struct(">Q")  # the length of the frame's blob that follows
@@ -52,6 +54,14 @@ class Load(Record, name="__load__"):
     defined = Field("strs", "the required names the submission defines", checked=False)
 
 
+class Running(Record, name="__running__"):
+    """What has been running for a while (a cell of the submission, or a check): sent as ``__running__N``
+    (N = 0, 1, ...; each name once), so the last one says where a run stopped at the time limit."""
+
+    cell = Field("int", "the index of the cell (or part) running, -1 during the checks", checked=False)
+    check = Field("str", "the check (experiment) running, '' while cells run", checked=False)
+
+
 class Done(Record, name="__done__"):
     """Sent once every experiment returned: its absence means the run ended early."""
 
@@ -63,6 +73,7 @@ class ExperimentsError(Record, name="__experiments_error__"):
 
 
 INTERNAL = (Load.NAME, Done.NAME, ExperimentsError.NAME)  # records about the run, not experiments
+MAX_RUNNING = 24  # Running records a run sends at most (the decoder reads 64 frames; a run needs ~18 more)
 
 
 def encode_frame(name: str, record: dict) -> bytes:

@@ -11,9 +11,9 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.protocol.frames import Load
+from autograder.protocol.frames import MAX_RUNNING, Load, Running
 
-__all__ = ["LoadFacts", "read_load", "error_text", "MAX_LOAD_ERRORS", "MAX_MESSAGE_CHARS"]
+__all__ = ["LoadFacts", "read_load", "read_running", "error_text", "MAX_LOAD_ERRORS", "MAX_MESSAGE_CHARS"]
 
 MAX_LOAD_ERRORS = 50  # cells that raised, kept (the runner sends at most 50)
 MAX_MESSAGE_CHARS = 2000  # one message, as the runner cuts it
@@ -66,3 +66,26 @@ def error_text(value: Any, limit: int = MAX_MESSAGE_CHARS) -> str:
         return _REPR.repr(value)[:limit]
     except Exception:  # a repr that fails is still not the grader's failure
         return f"<a {type(value).__name__}>"
+
+
+def read_running(evidence: dict) -> dict:
+    """Where the run was when it stopped: {"cell": i} or {"check": name} from the last ``__running__N`` record
+    that agrees with the rest of the evidence (a cell only while loading had not finished, a check only after),
+    {} when the runner did not say or ran out of reports (its last one may then be stale)."""
+    numbered = []
+    for name in evidence:
+        suffix = name[len(Running.NAME) :] if name.startswith(Running.NAME) else ""
+        if suffix.isdigit() and len(suffix) <= 3:
+            numbered.append((int(suffix), name))
+    if not numbered or len(numbered) >= MAX_RUNNING:
+        return {}
+    record = evidence[max(numbered)[1]]
+    if type(record) is not dict:
+        return {}
+    cell, check = record.get(Running.cell), record.get(Running.check)
+    loaded = Load.NAME in evidence
+    if type(cell) is int and cell >= 0 and not loaded:
+        return {"cell": cell}
+    if type(check) is str and check and loaded:
+        return {"check": check[:80]}
+    return {}

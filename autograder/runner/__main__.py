@@ -4,6 +4,10 @@ Started inside the sandbox as ``python -m autograder.runner EVIDENCE_FD``. Reads
 blob) from stdin, so it never opens the submission or any grader file, and writes evidence frames to
 EVIDENCE_FD (see ``autograder.protocol.frames``). Student code shares this process and may forge or break
 anything here; the judge trusts none of it beyond plain, re-checked data.
+
+A watchdog thread says where the time goes: a cell or a check that has run for ``SLOW`` seconds is reported
+once in a ``__running__N`` record (at most ``MAX_RUNNING`` of them), so a run stopped at the time limit
+names the cell or the check that was running. It only shapes the timeout's message, never points.
 """
 
 from __future__ import annotations
@@ -11,23 +15,89 @@ from __future__ import annotations
 import importlib
 import io
 import sys
+import threading
+import time
 import traceback
+from collections.abc import Callable
 
-from autograder.protocol.frames import Done, ExperimentsError, FrameWriter, Load
+from autograder.protocol.frames import MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running
 
-__all__ = ["load_submission", "main"]
+__all__ = ["load_submission", "main", "Progress", "SLOW"]
+
+SLOW = 2.0  # seconds a cell or a check runs before the watchdog reports it
 
 
-def load_submission(kind: str, source: str, filename: str):
+class Progress:
+    """The step running now (a cell, or a check) and a daemon thread that reports a slow one once."""
+
+    def __init__(self, emit: Callable[[str, dict], None], *, slow: float = SLOW, poll: float = 0.25) -> None:
+        self._emit, self._slow, self._poll = emit, slow, poll
+        self._step: tuple[int, str, float] | None = None  # (cell, check, started), replaced whole
+        self._sent = 0
+        self._stopped = threading.Event()
+        self._lock = threading.Lock()  # a report is written whole, or not after stop()
+        threading.Thread(target=self._watch, name="progress", daemon=True).start()
+
+    def stop(self) -> None:
+        """No report after this returns (the run's last frames are its own)."""
+        with self._lock:
+            self._stopped.set()
+
+    def cell(self, index: int) -> None:
+        self._step = (int(index), "", time.monotonic())
+
+    def check(self, name: str) -> None:
+        self._step = (-1, str(name)[:80], time.monotonic())
+
+    def _watch(self) -> None:
+        reported = None
+        while self._sent < MAX_RUNNING and not self._stopped.wait(self._poll):
+            step = self._step
+            if step is None or step is reported or time.monotonic() - step[2] < self._slow:
+                continue
+            reported = step
+            with self._lock:
+                if self._stopped.is_set():
+                    return
+                self._emit(f"{Running.NAME}{self._sent}", Running.make(cell=step[0], check=step[1]))
+            self._sent += 1
+
+
+class _Writer(FrameWriter):
+    """The evidence channel shared by two threads (one whole frame at a time) that tells `progress` which
+    check runs next, in the experiments module's ``EXPERIMENTS`` order. A FrameWriter still: what runs in
+    this process sees the channel it always saw."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__(fd)
+        self.lock = threading.Lock()
+        self.order: list[str] = []
+        self.done: set[str] = set()
+        self.progress: Progress | None = None
+
+    def __call__(self, name: str, record: dict) -> None:
+        with self.lock:
+            super().__call__(name, record)
+        if self.order and name in self.order:
+            self.done.add(name)
+            self.next_check()
+
+    def next_check(self) -> None:
+        upcoming = next((n for n in self.order if n not in self.done), None)
+        if upcoming is not None and self.progress is not None:
+            self.progress.check(upcoming)
+
+
+def load_submission(kind: str, source: str, filename: str, on_cell: Callable[[int], None] | None = None):
     """Run the submission's code the way a kernel would; returns an object with .namespace and .errors."""
     from dnnlpy.notebook import exec_source, load_notebook
 
     if kind == "ipynb":
         try:
-            return load_notebook(source)
+            return load_notebook(source, on_cell=on_cell)
         except (ValueError, TypeError) as exc:  # not a notebook at all: record it, define nothing
             return _Failed(f"{type(exc).__name__}: {exc}")
-    return exec_source(source, filename)
+    return exec_source(source, filename, on_cell=on_cell)
 
 
 class _Failed:
@@ -56,22 +126,26 @@ def _resolve(target: str):
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    emit = FrameWriter(int(args[0]))
+    emit = _Writer(int(args[0]))
     import torch
 
     torch.set_num_threads(1)  # one thread per submission: workers run side by side
     job = torch.load(io.BytesIO(sys.stdin.buffer.read()), weights_only=True)
     # Resolve before student code runs, so a submission cannot swap the experiments module.
     experiments = _resolve(job["experiments"])
-    result = load_submission(job["kind"], job["source"], job["filename"])
+    emit.order = [str(n) for n in getattr(sys.modules.get(experiments.__module__), "EXPERIMENTS", {})]
+    progress = emit.progress = Progress(emit)
+    result = load_submission(job["kind"], job["source"], job["filename"], on_cell=progress.cell)
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]
     emit(Load.NAME, Load.make(errors=_errors(result), defined=defined))
+    emit.next_check()
     try:
         experiments(namespace, job["plan"], emit)
     except Exception as exc:  # experiments should catch their own; report what escaped
         tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         emit(ExperimentsError.NAME, ExperimentsError.make(error=tail[:2000]))
+    progress.stop()
     emit(Done.NAME, Done.make())
     return 0
 

@@ -160,7 +160,7 @@ def test_public_names():
     import dnnlpy.selfcheck
 
     assert sorted(dnnlpy.notebook.__all__) == sorted(
-        ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython"]
+        ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython", "syntax_message"]
     )
     assert sorted(dnnlpy.selfcheck.__all__) == sorted(
         ["find_submission", "load_submission", "missing_names_message", "calls_into"]
@@ -187,3 +187,15 @@ def test_timing_cell_magics_still_define_what_their_body_defines():
     assert result.errors == []
     assert "A" in result.namespace and result.namespace["b"] == 2
     assert 2 in result.skipped  # the %%bash cell
+
+
+def test_a_cell_that_does_not_compile_is_its_syntax_error_with_the_line_and_each_cell_is_announced():
+    cells = ["x = 1", "def f(:\n    return 2", "y = x + 1"]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells])
+    started: list[int] = []
+    result = load_notebook(nb, on_cell=started.append)
+    assert started == [0, 1, 2]
+    assert result.errors == [(1, "SyntaxError: invalid syntax (line 1: def f(:)")]
+    assert result["y"] == 2
+    py = exec_source("a = 1\n# %%\nb = (\n", "x.py", on_cell=started.append)
+    assert py.errors[0][0] == 1 and py.errors[0][1].startswith("SyntaxError: ") and "(line 3" in py.errors[0][1]

@@ -45,10 +45,10 @@ def pytest_configure(config):
     missing = {}
     for name in CLASSES:
         if name not in result.namespace:
-            raised = "".join(f"\n  cell {i}: “{message}”" for i, message in result.errors)
+            raised = "".join(f"\n  cell {i + 1}: “{message}”" for i, message in result.errors)
             missing[name] = (
                 f"{path.name} does not define {name} after running all its cells."
-                + (f" Cells that raised (counting from 0, markdown included):{raised}" if raised else "")
+                + (f" Cells that raised (counting from 1 at the top, markdown included):{raised}" if raised else "")
                 + ("" if raised else " No cell raised: check the class name's spelling.")
             )
     classes = {name: result.namespace.get(name) for name in CLASSES}
@@ -84,10 +84,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if errors:
         terminalreporter.section(say("cells that raised while your notebook ran top to bottom"))
         for index, message in errors[:8]:
-            write(say(f"  cell {index}: “{message.rstrip(': ')[:160]}”"))
+            write(say(f"  cell {index + 1}: “{message.rstrip(': ')[:160]}”"))
         if len(errors) > 8:
             write(say(f"  ... and {len(errors) - 8} more"))
-        write(say("(cells count from 0, markdown included; NotImplementedError means a stub is still in place)"))
+        write(say("(cells count from 1, markdown included; NotImplementedError means a stub is still in place)"))
     terminalreporter.section(say("what this self-check covers"))
     write(say("Checked here, on small models built from your classes:"))
     for chk in CHECKS.values():

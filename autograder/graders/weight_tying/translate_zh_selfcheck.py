@@ -101,8 +101,8 @@ RULES = [
     # conftest.py
     rule("{file} does not define {cls} after running all its cells.", "{file} 运行完所有单元格之后，没有定义 {cls}。"),
     rule(
-        " Cells that raised (counting from 0, markdown included):",
-        "抛出异常的单元格（从 0 开始数，markdown 单元格也计入）：",
+        " Cells that raised (counting from 1 at the top, markdown included):",
+        "抛出异常的单元格（从顶部第 1 个开始数，markdown 单元格也计入）：",
     ),
     rule(" No cell raised: check the class name's spelling.", "没有单元格抛出异常：请检查类名的拼写。"),
     rule("  cell {n}: ", "  第 {n} 个单元格："),
@@ -118,8 +118,8 @@ RULES = [
     rule("cells that raised while your notebook ran top to bottom", "notebook 从上到下运行时抛出异常的单元格"),
     rule("  ... and {n} more", "  ……另有 {n} 个"),
     rule(
-        "(cells count from 0, markdown included; NotImplementedError means a stub is still in place)",
-        "（单元格从 0 开始数，markdown 单元格也计入；NotImplementedError 表示还有桩代码没有替换）",
+        "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
+        "（单元格从 1 开始数，markdown 单元格也计入；NotImplementedError 表示还有桩代码没有替换）",
     ),
     rule("what this self-check covers", "这份自检检查了什么"),
     rule("Checked here, on small models built from your classes:", "在用你的类构造的小模型上，这里检查："),

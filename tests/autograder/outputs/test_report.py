@@ -51,8 +51,8 @@ def test_the_title_says_what_was_graded_when_on_which_plan(graded):
     assert "<h1>weight_tying: grading report</h1>" in page
     meta = re.search(r'<p class="meta">([^<]*)</p>', page).group(1)
     assert meta == (
-        "2026-05-04 09:41:00 UTC · seed 42 · kit 0.1.0 · 9 submissions, 5 graded "
-        "(1 blank, 1 unreadable, 1 grader error, 1 missing)"
+        "2026-05-04 09:41:00 UTC · seed 42 · kit 0.1.0 · 9 submissions, 4 graded "
+        "(1 timeout, 1 blank, 1 unreadable, 1 grader error, 1 missing)"
     )
 
 
@@ -60,10 +60,11 @@ def test_blank_and_unreadable_are_counted_apart_and_kept_out_of_the_statistics(g
     page = write_report(graded).read_text()
     assert (_row(page, "submissions"), _row(page, "graded"), _row(page, "blank"), _row(page, "unreadable")) == (
         "9",
-        "5",
+        "4",
         "1",
         "1",
     )
+    assert _row(page, "timeouts") == "1"  # kind timeout, never blank; its score still counts below
     # graded: 100, 76, 56, 82, 80 -> mean 78.8, median 80
     assert _row(page, "mean score") == "78.8 / 100" and _row(page, "median score") == "80 / 100"
     misconceptions = page[page.index("<h2>Misconceptions") : page.index("<h2>Pass rate per test")]

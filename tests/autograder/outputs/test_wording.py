@@ -64,11 +64,11 @@ def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
     lines = run_lines(Result(tests=[], run=run), starts=cell_starts(notebook))
     assert lines[0] == "Your code ran to the end, but 1 of its cells raised an error:"
     assert lines[1].startswith(
-        "• cell 2 (starts with “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
+        "cell 2 (starts with “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
     )
     assert "  " not in lines[1] and "cell/part" not in " ".join(lines)
     assert lines[2] == "Not defined by your submission: B (check the exact names)."
     py = run_lines(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), kind="py")
-    assert py[1] == "• part 1 raised ValueError: x"
+    assert py[1] == "part 1 raised ValueError: x"
     assert "grader could not grade" in run_lines(Result.grader_failure("boom"))[0]
     assert cell_starts(tmp_path / "missing.ipynb") == {} and cell_starts(None) == {}

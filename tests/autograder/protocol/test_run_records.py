@@ -39,3 +39,17 @@ def test_error_text_is_short_whatever_the_error_is():
         nested = [nested, list(range(1000))]
     assert len(error_text(nested)) < 400 and error_text("x" * 5000, 100) == "x" * 100
     assert error_text(None) == "None"
+
+
+def test_the_last_running_report_says_where_a_run_stopped_when_it_agrees_with_the_rest():
+    from autograder.protocol.frames import MAX_RUNNING
+    from autograder.protocol.run_records import read_running
+
+    cells = {"__running__0": {"cell": 3, "check": ""}, "__running__1": {"cell": 12, "check": ""}}
+    assert read_running(cells) == {"cell": 12}  # loading never finished: the last slow cell
+    checks = {**cells, "__load__": {}, "__running__2": {"cell": -1, "check": "gpt_generate"}}
+    assert read_running(checks) == {"check": "gpt_generate"}
+    assert read_running({**cells, "__load__": {}}) == {}  # a cell after loading finished is stale
+    assert read_running({"__running__0": ["cell", 3]}) == {} and read_running({}) == {}
+    full = {f"__running__{i}": {"cell": i, "check": ""} for i in range(MAX_RUNNING)}
+    assert read_running(full) == {}  # the runner ran out of reports: its last one may be stale

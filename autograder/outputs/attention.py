@@ -1,0 +1,86 @@
+"""Trusted: the report's *Needs a look* list: the students a TA must act on, each with what went wrong where.
+
+One group per kind of problem, in the order a TA acts on them; every student of a group is listed with the
+detail that tells them where to look (the cell that was running when the time ran out, the line of a syntax
+error, why a file was refused, what the grader's own error was). A class of 300 stays a short table.
+
+    timeout        the run hit the time limit: the cell (code cell, first line) or the check that was running
+    syntax error   a cell Python could not compile: its line; nothing it defines exists afterwards
+    unreadable     the file was refused: why
+    grader error   the grader failed, not the student: regrade
+    missing        no result yet: run the command again
+    run ended      out of memory, crashed, exited early
+    blank          nothing written beyond the starter code
+    flags          beside any of these: a look-alike name, other files in the student's folder (``FLAGS``)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autograder.outputs.classview import FLAGS, ClassView, Row
+from autograder.outputs.wording import stopped_at, syntax_errors
+
+__all__ = ["attention", "Problem"]
+
+_WHAT_TO_DO = {
+    "timeout": "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
+    "syntax error": "the cell did not run at all, so what it defines is missing: the student fixes the line",
+    "unreadable": "the file is not a readable submission: ask the student for a working copy",
+    "grader error": "the grader failed, not the student: regrade with --student NAME",
+    "missing": "no result yet (the run was stopped): run the same command again",
+    "blank": "nothing written beyond the starter code",
+    **FLAGS,  # look-alike names, other files in a student's folder (classview)
+}
+_RUN_ENDED = {"memory": "out of memory", "crashed": "crashed", "exited": "exited early"}
+_ORDER = ["timeout", "syntax error", "unreadable", "grader error", "missing", *_RUN_ENDED.values(), "blank", *FLAGS]
+
+
+@dataclass
+class Problem:
+    kind: str
+    what_to_do: str
+    students: list[tuple[Row, str]] = field(default_factory=list)  # (row, the detail for this student)
+
+
+def _problems(row: Row, starts) -> list[tuple[str, str]]:
+    """[(kind, detail), ...] for one student (a timeout with a syntax error is in both groups)."""
+    out = []
+    result = row.result
+    if row.kind in ("unreadable", "grader error", "missing"):
+        out.append((row.kind, row.problem))
+        return out
+    if result is None or result.run is None:
+        return out
+    places = starts(row)
+    if result.status == "timeout":
+        out.append(("timeout", stopped_at(result.run, kind=row.suffix, starts=places)))
+    for detail in syntax_errors(result.run, kind=row.suffix, starts=places):
+        out.append(("syntax error", detail))
+    if result.status in _RUN_ENDED:
+        out.append((_RUN_ENDED[result.status], ""))
+    if row.kind == "blank" and not out:
+        out.append(("blank", ""))
+    return out
+
+
+def _note(row: Row) -> str:
+    return row.note
+
+
+def _alike(row: Row) -> str:
+    return "drawn like " + ", ".join(row.confusable_with)
+
+
+def attention(view: ClassView, starts) -> list[Problem]:
+    """The *Needs a look* groups, in acting order; `starts(row)` gives the row's cell first lines."""
+    groups: dict[str, Problem] = {}
+    for row in view.rows:
+        for kind, detail in _problems(row, starts):
+            what = _WHAT_TO_DO.get(kind, "look at its feedback page: the run explains the lost points")
+            groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
+    for flag, rows in view.flagged().items():
+        details = {"look-alike name": _alike, "other files in the folder": _note}
+        for row in rows:
+            groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row)))
+    return [groups[k] for k in _ORDER if k in groups]

@@ -1,0 +1,61 @@
+"""Trusted: the class report's tables of numbers: pass rate per area and per test, the slowest submissions.
+
+Rates count judged submissions only (blank and unreadable ones are counted apart). Each function returns
+plain rows for ``templates/report.html.j2``.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+
+from autograder.outputs.charts import area_means
+from autograder.outputs.classview import ClassView
+from autograder.outputs.wording import readable_test
+
+__all__ = ["area_rates", "test_rates", "slowest"]
+
+_SLOWEST = 10
+
+
+def area_rates(view: ClassView) -> list[dict]:
+    """[{"area", "points", "mean" (percent), "full" (students with full marks)}, ...] in the suite's order."""
+    judged = view.judged
+    rows = []
+    for area, mean in area_means(view).items():
+        full = sum(1 for r in judged if area in r.result.areas and r.result.areas[area][0] >= r.result.areas[area][1])
+        total = max(r.result.areas.get(area, (0, 0))[1] for r in judged)
+        rows.append({"area": area, "points": total, "mean": mean, "full": full})
+    return rows
+
+
+def test_rates(view: ClassView) -> list[dict]:
+    """Every test with its pass rate among judged submissions, the least passed first."""
+    passed: Counter[str] = Counter()
+    seen: Counter[str] = Counter()
+    info: dict[str, tuple[str, float]] = {}
+    for row in view.judged:
+        for test in row.result.tests:
+            seen[test.name] += 1
+            passed[test.name] += test.passed
+            info.setdefault(test.name, (test.area, test.points))
+    order = sorted(seen, key=lambda n: (passed[n] / seen[n], info[n][0], n))
+    return [
+        {
+            "test": readable_test(name),
+            "area": info[name][0],
+            "points": info[name][1],
+            "rate": passed[name] / seen[name],
+            "failing": seen[name] - passed[name],
+        }
+        for name in order
+    ]
+
+
+def slowest(view: ClassView) -> tuple[float | None, list]:
+    """(median grading time, the slowest rows) among rows with a timing; (None, []) when none has one."""
+    timed = [r for r in view.rows if r.result is not None and r.result.execution_time > 0]
+    if not timed:
+        return None, []
+    timed.sort(key=lambda r: -r.result.execution_time)
+    return statistics.median(r.result.execution_time for r in timed), timed[:_SLOWEST]

@@ -1,0 +1,69 @@
+"""*Needs a look*: timeouts with the cell that was running, syntax errors with their line, each under its name;
+a timeout is kind "timeout" (never "blank") and its feedback page is one card, not one per test."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from autograder.outputs.classview import load_class
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.report import write_report
+from autograder.result import Result, RunFacts, TestOutcome
+
+NO_RESULT = "no evidence for experiment '{}': the submission was stopped at the time limit before it ran"
+
+
+def _hung(language: str = "en") -> Result:
+    tests = [
+        TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, NO_RESULT.format(f"e{i}")) for i in range(12)
+    ]
+    run = RunFacts(status="timeout", limit=60, running={"cell": 2}, required_names=["A"])
+    return Result(tests=tests, run=run, language=language)
+
+
+def _notebook(path, first_lines):
+    cells = [{"cell_type": "markdown", "source": "# Title", "metadata": {}}]
+    cells += [{"cell_type": "code", "source": f"{line}\n", "metadata": {}, "outputs": []} for line in first_lines]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+
+def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folder, area_result, tmp_path):
+    syntax = area_result({"shape flow": "X failed: your code raised NameError: name 'A' is not defined"})
+    syntax.run.load_errors = [[1, "SyntaxError: invalid syntax (line 3: def forward(self,,)"]]
+    out = batch_folder({"hana": _hung(), "sam": syntax, "zhou": _hung("zh"), "al": area_result()})
+    _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "print(model.generate(ids, 5))"])
+    report = write_report(out).read_text(encoding="utf-8")
+    look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
+    assert "timeout" in look and "hana: while running cell 3 (starts with “print(model.generate(ids, 5))”)" in look
+    assert "syntax error" in look and "sam: cell 2: SyntaxError: invalid syntax (line 3: def forward(self,,)" in look
+    assert "blank" not in look
+    assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
+    students = re.sub(r"<[^>]+>", " ", report[report.index("<h2>Students") :])
+    assert re.search(r"zhou\s+zh\b", students) and re.search(r"hana\s+en\b", students)  # the edition column
+    assert "the time limit: stopped while running cell 3" in students  # the one thing to fix first
+    zhou = (out / "feedback" / "zhou.html").read_text(encoding="utf-8")
+    assert "argmax 生成（argmax generation）" in zhou  # area names in the student's language, by the grader
+
+
+def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_speaks_chinese():
+    page = feedback_html(_hung(), student="hana", starts={2: "print(model.generate(ids, 5))"})
+    assert page.count('class="card"') == 1
+    assert "stopped at the time limit while running cell 3 (starts with “print(model.generate(ids, 5))”)" in page
+    assert "Costs 24 points over 12 tests" in page
+    zh = feedback_html(_hung("zh"), student="zhou", starts={2: "spin()"})
+    assert '<html lang="zh">' in zh and zh.count('class="card"') == 1
+    for english in ("What to fix", "Costs", "How your code ran", "Points by area", "Score"):
+        assert english not in zh, f"{english!r} left in English on the Chinese page"
+    assert "需要修改的地方" in zh and "第 3 个单元格" in zh and "“spin()”" in zh
+
+
+def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
+    run = RunFacts(
+        status="ok", load_errors=[[3, "SyntaxError: invalid syntax (line 9: def f(:)"]], required_names=["A"]
+    )
+    page = re.sub(r"<[^>]+>", "", feedback_html(Result(tests=[], run=run), student="sam", starts={3: "class A:"}))
+    assert "cell 4 (starts with “class A:”) has a syntax error, so Python ran none of it" in page
+    assert "Not defined by your submission: A (a cell with a syntax error)." in page
+    assert "check the exact" not in page and "• •" not in page and "•" not in page
