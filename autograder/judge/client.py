@@ -119,8 +119,12 @@ class JudgeProcess:
             return
         hello = self._next(time.monotonic() + timeout)
         if hello is None or not hello.get("ready"):
+            why = "it ended" if self.proc is None or self.proc.poll() is not None else f"not within {timeout:g} s"
             self.stop()
-            raise JudgeLimitError(f"the judge did not start within {timeout:g} s: {hello}")
+            raise JudgeLimitError(
+                f"the judge process did not start ({why}): check that `python -c 'import torch, autograder'` "
+                "works in this environment"
+            )
         self.ready_at = time.monotonic()
 
     def ready(self, seed: int, timeout: float = STARTUP_SECONDS) -> None:

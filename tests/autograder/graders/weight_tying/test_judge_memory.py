@@ -1,6 +1,6 @@
 """What the judge keeps between two submissions: the plan's own models, never what a submission's sizes made.
 
-One crafted submission (the calibration attack a36) reports the largest sizes the judge rebuilds, different
+One crafted submission (the calibration attack a38) reports the largest sizes the judge rebuilds, different
 every time; a judge that memoised those models kept ~240 MB per submission, until the next student's
 judgement ran into the judge's memory limit.
 """
@@ -16,7 +16,7 @@ from autograder.judge.direct import DirectSuite
 from autograder.judge.memo import end_judgement
 from autograder.kit import SOLUTIONS_DIR
 
-ATTACK = "attacks/a36_judge_growth.py"
+ATTACK = "attacks/a38_judge_growth.py"
 
 
 def _live_tensor_bytes() -> int:
