@@ -1,8 +1,9 @@
 """Trusted: grade many submissions in parallel, one sandbox each; one crash never stops the batch.
 
 Three executors run the same steps: ``pool`` (warm workers here: ``autograder.pool.local``), ``fresh`` (a
-new sandboxed interpreter per submission, judged in a worker process: ``autograder.engine``), and
-``dask`` (warm workers on a dask.distributed cluster: ``autograder.pool.on_dask``).
+new sandboxed interpreter per submission: ``autograder.engine``; each worker process keeps a judge process,
+held to the judge's limits and replaced when it stops at them or has grown), and ``dask`` (warm workers on a
+dask.distributed cluster: ``autograder.pool.on_dask``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def _grade_one(
     from autograder.engine import grade_submission
     from autograder.graders import get_assignment
 
-    torch.set_num_threads(1)  # workers judge side by side: one thread each
+    torch.set_num_threads(1)  # workers make plans side by side: one thread each (each keeps a judge process)
     try:
         spec = get_assignment(assignment)
         return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
@@ -112,7 +113,7 @@ def grade_batch(
 
 def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived) -> dict[str, Result]:
     results: dict[str, Result] = {}
-    # spawn: workers start clean (no torch threads inherited from this process); each judges in-process.
+    # spawn: workers start clean (no torch threads inherited from this process); each keeps a judge process.
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(submissions))), mp_context=ctx) as pool:
         futures = {

@@ -1,38 +1,47 @@
 """Trusted: grade one submission in a fresh interpreter: plan -> sandboxed runner -> evidence -> judge -> Result.
 
-This is the fresh-interpreter path (``--executor fresh``): a new sandboxed Python per submission, the judge
-in this process. The warm pool (``autograder.pool``) runs the same steps in longer-lived processes and must
-give the same scores and messages at a fixed seed.
+This is the fresh-interpreter path (``--executor fresh``): a new sandboxed Python per submission, judged by
+a judge process (``judge.client``, running the suite with ``pytest.main``) under the judge's own time and
+memory limits, as on every executor. The warm pool (``autograder.pool``) runs the same steps in
+longer-lived processes and must give the same scores and messages at a fixed seed.
 
 The steps, in the order they must happen (each depends on the previous one)::
 
     plan = spec.make_plan(seed)             trusted; the judge's random choices
     sandbox(runner, job={source, plan})     untrusted; evidence frames on a pipe
-    evidence = decode_frames(bytes)         plain data only (JSON + safetensors); duplicates dropped
-    tests = run_suite(plan, evidence)       trusted; recomputes every expected value
+    judge process (its own limits):
+      evidence = decode_frames(bytes)       plain data only (JSON + safetensors); duplicates dropped
+      tests = run_suite(plan, evidence)     trusted; recomputes every expected value
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from autograder.editions import localize, text_language
 from autograder.graders import all_specs
-from autograder.judge.plugin import run_suite
+from autograder.judge.client import JudgeLimitError, Judgement, JudgeProcess
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
-from autograder.result import Result, RunFacts, run_status
+from autograder.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.sandbox.view import hidden_paths
 from autograder.spec import AssignmentSpec
 from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
-__all__ = ["grade_submission", "run_facts", "facts_and_evidence", "job_blob"]
+__all__ = ["grade_submission", "shared_judge", "run_facts", "facts_and_evidence", "job_blob", "judged"]
+
+_LIMIT_WORDS = {
+    "time": "its time limit ({judge_seconds:g} s)",
+    "memory": "its memory limit ({judge_memory})",
+    "died": "an unexpected end",
+}
 
 
 def run_facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
@@ -98,6 +107,58 @@ def job_blob(spec: AssignmentSpec, plan: dict, kind: str, source: str, filename:
     return blob.getvalue()
 
 
+def judged(
+    judgement: Judgement,
+    box: SandboxResult,
+    spec: AssignmentSpec,
+    limits: Limits,
+    listing: Callable[[], list | None],
+) -> tuple[list[TestOutcome], RunFacts]:
+    """A judgement's tests and run facts; past the judge's limits, the tests it decided and every other test
+    of the suite (`listing()`, asked only when the judge stopped before it listed them) at 0."""
+    if judgement.limit is None:
+        return [TestOutcome.from_gradescope(o) for o in judgement.outcomes], RunFacts.from_dict(judgement.run)
+    tests = judgement.tests
+    if tests is None:
+        with contextlib.suppress(JudgeLimitError):
+            tests = listing()
+    decided = {o.get("name"): TestOutcome.from_gradescope(o) for o in judgement.outcomes}
+    words = _LIMIT_WORDS.get(judgement.limit, judgement.limit).format(
+        judge_seconds=limits.judge_seconds, judge_memory=f"{limits.judge_memory_bytes / (1 << 30):g} GiB"
+    )
+    not_judged = f"not judged: the judge stopped at {words} on this submission's evidence"
+    outcomes = [
+        decided.get(name)
+        or TestOutcome(name=name, points=float(points), area=str(area), passed=False, output=not_judged)
+        for name, points, area in (tests or [])
+    ]
+    run = RunFacts.from_dict(judgement.run) or run_facts(box, {}, [], spec, limits)
+    run.status = JUDGE_LIMIT
+    run.notes = [*run.notes, f"the judge stopped at {words}; {len(decided)} of {len(outcomes)} tests were judged"]
+    return outcomes, run
+
+
+_SHARED: dict[str, JudgeProcess] = {}  # "judge": this process's judge for the fresh path
+
+
+def shared_judge(assignment: str, limits: Limits) -> JudgeProcess:
+    """This process's judge for the fresh path (``suite="pytest"``), kept between submissions so that its
+    start-up is paid once; replaced for another assignment or other judge limits, stopped when the process
+    ends. It holds nothing a submission's evidence decided past that submission (``judge.memo``)."""
+    from multiprocessing import util
+
+    judge = _SHARED.get("judge")
+    wanted = (assignment, limits.judge_seconds, limits.judge_memory_bytes)
+    if judge is not None and (judge.assignment, judge.limits.judge_seconds, judge.limits.judge_memory_bytes) != wanted:
+        judge.stop()
+        judge = None
+    if judge is None:
+        judge = _SHARED["judge"] = JudgeProcess(assignment, limits, suite="pytest")
+        util.Finalize(judge, judge.stop, exitpriority=10)  # at this process's exit (a batch's worker's too)
+    judge.limits = limits  # the run facts it derives name this submission's limits
+    return judge
+
+
 def grade_submission(
     *,
     spec: AssignmentSpec,
@@ -106,10 +167,11 @@ def grade_submission(
     limits: Limits = Limits(),
     hide: tuple[str | Path, ...] = (),
     roots: tuple[str | Path, ...] = (),
+    judge: JudgeProcess | None = None,
 ) -> Result:
     """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders);
     `roots`: the folders given on the command line, beneath which the file is read without following links
-    (default: the file's own folder)."""
+    (default: the file's own folder). `judge`: the judge process to judge it (default: ``shared_judge``)."""
     start = time.monotonic()
     try:
         kind, source = read_submission(Path(path), root=submission_root(path, roots))
@@ -117,22 +179,30 @@ def grade_submission(
     except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
         kind, source, rejected = "py", "", str(exc)
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
-    made: dict[str, Any] = {}
+    judge = shared_judge(spec.name, limits) if judge is None else judge
+    try:
+        judge.ready(seed)  # its start-up and the plan before the sandbox starts: on nobody's clock, no contention
+        box = _run(spec, path, seed, limits, hide, kind, source)
+        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
+        tests, run = judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
+    except JudgeLimitError as exc:
+        return Result.grader_failure(str(exc))
+    run.rejected = rejected
+    result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+    return localize(result, spec, text_language(kind, source))  # the edition is read from the file, not the run
+
+
+def _run(spec: AssignmentSpec, path, seed: int, limits: Limits, hide: tuple, kind: str, source: str) -> SandboxResult:
+    """The submission's run in a fresh sandboxed interpreter, its job made here (never waiting for a judge)."""
 
     def job() -> bytes:  # runs while the sandbox starts (and imports torch)
-        made["plan"] = spec.make_plan(seed)
-        return job_blob(spec, made["plan"], kind, source, Path(path).name)
+        return job_blob(spec, spec.make_plan(seed), kind, source, Path(path).name)
 
     submission = Path(path).resolve()
-    box = run_sandboxed(
+    return run_sandboxed(
         module="autograder.runner",
         stdin=job,
         limits=limits,
         packages=(spec.runner_package,),
         hidden_paths=hidden_paths({spec, *all_specs()}, (submission.parent, submission, *hide)),
     )
-    run, evidence = facts_and_evidence(box, spec, limits)
-    run.rejected = rejected
-    tests, _ = run_suite(suite_dir=spec.suite_dir, plan=made["plan"], evidence=evidence, run=run.to_dict())
-    result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
-    return localize(result, spec, text_language(kind, source))  # the edition is read from the file, not the run

@@ -5,6 +5,11 @@ asks it for a job (the plan drawn for a seed, and the submission) and for a judg
 ``Limits.judge_seconds`` for each. Past that, or when the judge runs out of memory or dies, the reply says
 so (``Judgement.limit``) with whatever the judge had decided by then, and the process is killed; the next
 request starts a fresh one.
+
+A judge's start-up (imports, the plan, the suite) is never anyone's time: ``ready(seed)`` waits for it
+before a student's run starts, and a judgement's clock starts only once the judge is ready. A judge that
+has grown (resident memory past ``GROWN_SHARE`` of its cap after a judgement) is replaced then, between two
+students, so that the next one is judged by a judge with its whole memory limit.
 """
 
 from __future__ import annotations
@@ -23,7 +28,11 @@ from autograder.sandbox.cgroups import RunCgroup, cgroup_support
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.warm import peak_rss
 
-__all__ = ["JudgeProcess", "Judgement", "JudgeLimitError"]
+__all__ = ["JudgeProcess", "Judgement", "JudgeLimitError", "GROWN_SHARE", "STARTUP_SECONDS", "resident_bytes"]
+
+# A judge that needs no more than its plan holds a few hundred MB (torch, the suite, the plan's models).
+GROWN_SHARE = 0.4  # replaced after a judgement when its resident memory passes this share of its cap
+STARTUP_SECONDS = 120.0  # a judge's imports, plan and suite on a loaded machine; nobody's time limit
 
 
 class JudgeLimitError(RuntimeError):
@@ -36,27 +45,39 @@ class Judgement:
     tests: list[list] | None = None  # [[name, points, area], ...] in suite order
     outcomes: list[dict] = field(default_factory=list)  # Gradescope test dicts, as decided
     limit: str | None = None  # "time" | "memory" | "died" when the judge stopped early
-    seconds: float = 0.0
+    seconds: float = 0.0  # from the judgement's request to its end: the judge was ready before
+    resident: int = 0  # the judge's resident memory after the judgement, bytes (0 when it stopped)
 
 
 class JudgeProcess:
-    def __init__(self, assignment: str, limits: Limits) -> None:
-        self.assignment, self.limits = assignment, limits
+    def __init__(self, assignment: str, limits: Limits, *, suite: str = "direct") -> None:
+        self.assignment, self.limits, self.suite = assignment, limits, suite
         self.proc: subprocess.Popen | None = None
         self.conn: Connection | None = None
         self.group: RunCgroup | None = None
         self.started = 0  # how many judge processes this worker has started
+        self.replaced = 0  # how many of them were replaced because they had grown
         self.peak = 0  # the largest peak RSS seen among them, bytes
+        self.ready_at: float | None = None  # time.monotonic() when the current judge said it was ready
+        self._warm: int | None = None  # the seed whose plan and suite the current judge has loaded
+
+    def command(self, fd: int) -> list[str]:
+        """The judge's command line (the socket's fd is its first argument)."""
+        memory = self.limits.judge_memory_bytes
+        return [sys.executable, "-I", "-B", "-m", "autograder.judge.server", str(fd), self.assignment] + [
+            str(memory),
+            self.suite,
+        ]
 
     def start(self) -> None:
+        """Start a judge if none is running (it imports in the background: ``ready`` waits for it)."""
         if self.proc is not None and self.proc.poll() is None:
             return
         self.stop()
         ours, theirs = socket.socketpair()
         memory = self.limits.judge_memory_bytes
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "autograder.judge.server", str(theirs.fileno()), self.assignment]
-            + [str(memory)],
+            self.command(theirs.fileno()),
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -86,9 +107,38 @@ class JudgeProcess:
         if self.group is not None:
             self.group.remove()
         self.proc, self.conn, self.group = None, None, None
+        self.ready_at, self._warm = None, None
 
     def peak_rss(self) -> int:
         return max(self.peak, peak_rss(self.proc.pid) if self.proc is not None else 0)
+
+    def _started(self, timeout: float = STARTUP_SECONDS) -> None:
+        """A running judge whose imports are done (started now if there is none)."""
+        self.start()
+        if self.ready_at is not None:
+            return
+        hello = self._next(time.monotonic() + timeout)
+        if hello is None or not hello.get("ready"):
+            why = "it ended" if self.proc is None or self.proc.poll() is not None else f"not within {timeout:g} s"
+            self.stop()
+            raise JudgeLimitError(
+                f"the judge process did not start ({why}): check that `python -c 'import torch, autograder'` "
+                "works in this environment"
+            )
+        self.ready_at = time.monotonic()
+
+    def ready(self, seed: int, timeout: float = STARTUP_SECONDS) -> None:
+        """A judge with its imports done, the plan for `seed` drawn and the suite loaded: call it before a
+        student's clock starts, so that a judge's start-up (after a restart, too) is never charged to them."""
+        self._started(timeout)
+        if self._warm == seed:
+            return
+        send(self.conn, {"op": "warm", "seed": seed})
+        reply = self._next(time.monotonic() + timeout)
+        if reply is None or reply.get("warm") != seed:
+            self.stop()
+            raise JudgeLimitError(f"the judge could not draw the plan for seed {seed}: {reply}")
+        self._warm = seed
 
     def _next(self, deadline: float) -> dict | None:
         """The judge's next message, or None at the deadline or when it died."""
@@ -104,19 +154,19 @@ class JudgeProcess:
         return header
 
     def job(self, *, seed: int, kind: str, source: str, filename: str, timeout: float = 120.0) -> bytes:
-        """The runner's job for `seed` (plan drawn, or reused, by the judge)."""
-        self.start()
-        # The first job waits for the judge's own start (torch, the grader): allow that on top.
+        """The runner's job for `seed` (plan drawn, or reused, by the judge): quick after ``ready(seed)``."""
+        self._started(timeout)
         send(self.conn, {"op": "job", "seed": seed, "kind": kind, "source": source, "filename": filename})
         reply = self._next(time.monotonic() + timeout + self.limits.judge_seconds)
         if reply is None or "_blob" not in reply:
             why = "it stopped at its limit" if reply is None else reply.get("error", reply)
             self.stop()
             raise JudgeLimitError(f"the judge could not prepare the job: {why}")
+        self._warm = seed
         return reply["_blob"]
 
     def collect(self, *, seed: int, timeout: float = 120.0) -> list[list]:
-        self.start()
+        self._started(timeout)
         send(self.conn, {"op": "collect", "seed": seed})
         reply = self._next(time.monotonic() + timeout + self.limits.judge_seconds)
         if reply is None or "tests" not in reply:
@@ -125,8 +175,12 @@ class JudgeProcess:
         return reply["tests"]
 
     def judge(self, *, seed: int, box, evidence: bytes) -> Judgement:
-        """Judge one run's evidence; past the judge's limits, what it had decided (``Judgement.limit``)."""
-        self.start()
+        """Judge one run's evidence; past the judge's limits, what it had decided (``Judgement.limit``).
+
+        The judge's time limit counts from a ready judge (a restarted one starts first, on nobody's time).
+        Afterwards a judge that has grown is replaced, before the next submission.
+        """
+        self.ready(seed)
         fields = {k: v for k, v in asdict(box).items() if k not in ("evidence", "isolation")}
         fields["isolation"] = box.isolation.as_dict()
         send(self.conn, {"op": "judge", "seed": seed, "box": fields, "limits": asdict(self.limits)}, (evidence,))
@@ -156,7 +210,25 @@ class JudgeProcess:
         out.seconds = time.monotonic() - start
         if out.limit is not None:
             self.stop()  # killed at its limit: the next request starts a fresh judge
+        else:
+            out.resident = resident_bytes(self.proc.pid)
+            if out.resident > GROWN_SHARE * self.limits.judge_memory_bytes:
+                self.stop()  # grown: replaced now, between two students, never during one
+                self.replaced += 1
+                self.start()  # imports while the next submission is read; ``ready`` waits for it
         return out
+
+
+def resident_bytes(pid: int) -> int:
+    """A live process's resident memory now (VmRSS) in bytes, 0 when unknown."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
 
 
 def _judge_env() -> dict[str, str]:

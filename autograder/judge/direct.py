@@ -9,7 +9,7 @@ pytest would do differently (parametrize, classes, other markers, fixtures it pr
 ``DirectSuite.load`` raise ``Unsupported``, and the caller runs that suite with ``pytest.main`` instead.
 
 Sharing across submissions: the modules (and their memos keyed on the plan's objects) live as long as the
-plan; a submission's evidence is a new object each time, so nothing computed from it can be found again.
+plan; what a suite memoises from a submission's evidence (``judge.memo``) is dropped when its run ends.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 from _pytest.fixtures import getfixturemarker
 
+from autograder.judge.memo import end_judgement
 from autograder.judge.plugin import message_for
 from autograder.result import TestOutcome
 
@@ -207,6 +208,7 @@ class DirectSuite:
             with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                 for scope in ("function", "module", "session"):
                     session.finish(scope)
+            end_judgement()  # nothing this submission's evidence decided is kept for the next one
 
     def close(self) -> None:
         """Forget the suite's modules (the next load imports them afresh)."""

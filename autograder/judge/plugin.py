@@ -9,9 +9,7 @@ the hidden suite never leaks into feedback (and tests run with ``--assert=plain`
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
-import os
 import sys
 import tempfile
 import time
@@ -20,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.judge.memo import end_judgement
 from autograder.result import TestOutcome
 
 __all__ = ["JudgePlugin", "run_suite", "message_for"]
@@ -108,6 +107,35 @@ def run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tupl
     if not suite_dir.is_dir():
         raise FileNotFoundError(f"hidden suite {str(suite_dir)!r} does not exist: check the assignment's suite_dir")
     plugin = JudgePlugin(plan, evidence, run)
+    start = time.monotonic()
+    sink = io.StringIO()
+    try:
+        with tempfile.TemporaryDirectory(prefix="autograder-judge-") as folder:
+            # `-c` with an empty ini: the suite runs under the same options wherever the kit lives, whatever
+            # pytest.ini/pyproject.toml sits above it. The folder goes with the run: nothing is left in /tmp.
+            ini = Path(folder) / "pytest.ini"
+            ini.write_text("[pytest]\n", encoding="utf-8")
+            code = _pytest_main(suite_dir, ini, plugin, sink)
+    finally:
+        end_judgement()  # nothing this submission's evidence decided is kept for the next one
+    seconds = time.monotonic() - start
+    if plugin.collect_errors or code in (
+        pytest.ExitCode.INTERNAL_ERROR,
+        pytest.ExitCode.USAGE_ERROR,
+        pytest.ExitCode.INTERRUPTED,
+    ):
+        detail = "; ".join(plugin.collect_errors) or sink.getvalue()[-3000:]
+        raise RuntimeError(f"the hidden suite {str(suite_dir)!r} could not run (pytest exit {int(code)}): {detail}")
+    if not plugin.meta:
+        raise RuntimeError(f"the hidden suite {str(suite_dir)!r} has no tests")
+    results = []
+    for nodeid, (points, area) in plugin.meta.items():
+        state = plugin.outcomes.get(nodeid, _Outcome(False, "not run"))
+        results.append(TestOutcome(name=nodeid, points=points, area=area, passed=state.passed, output=state.output))
+    return results, seconds
+
+
+def _pytest_main(suite_dir: Path, ini: Path, plugin: JudgePlugin, sink: io.StringIO) -> int:
     # No plugin that happens to be installed (pytest-randomly, -timeout, -xdist, hypothesis...) takes part:
     # the suite runs the same on every instructor's machine, and loading them would cost ~1.5 s per run.
     # no:unraisableexception spares two full garbage collections over torch's heap at every shutdown.
@@ -128,47 +156,20 @@ def run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tupl
         "--rootdir",
         str(suite_dir),
         "-c",
-        str(_empty_ini()),
+        str(ini),
         "--capture=sys",
         "--disable-warnings",
         "--no-header",
         "-o",
         "console_output_style=classic",
     ]
-    start = time.monotonic()
-    sink = io.StringIO()
     # An enclosing pytest session (the kit's own tests) leaves its assertion rewriter in sys.meta_path; it
     # would rewrite the suite's asserts and put their source text into the students' feedback.
     saved_meta_path = list(sys.meta_path)
     sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "AssertionRewritingHook"]
     try:
         with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-            code = pytest.main(args, plugins=[plugin])
+            return pytest.main(args, plugins=[plugin])
     finally:
         sys.meta_path[:] = saved_meta_path
         _purge_modules(suite_dir)
-    seconds = time.monotonic() - start
-    if plugin.collect_errors or code in (
-        pytest.ExitCode.INTERNAL_ERROR,
-        pytest.ExitCode.USAGE_ERROR,
-        pytest.ExitCode.INTERRUPTED,
-    ):
-        detail = "; ".join(plugin.collect_errors) or sink.getvalue()[-3000:]
-        raise RuntimeError(f"the hidden suite {str(suite_dir)!r} could not run (pytest exit {int(code)}): {detail}")
-    if not plugin.meta:
-        raise RuntimeError(f"the hidden suite {str(suite_dir)!r} has no tests")
-    results = []
-    for nodeid, (points, area) in plugin.meta.items():
-        state = plugin.outcomes.get(nodeid, _Outcome(False, "not run"))
-        results.append(TestOutcome(name=nodeid, points=points, area=area, passed=state.passed, output=state.output))
-    return results, seconds
-
-
-@functools.cache
-def _empty_ini() -> Path:
-    # `-c` with an empty ini: the suite runs under the same options wherever the kit lives, whatever
-    # pytest.ini/pyproject.toml sits above it.
-    handle, name = tempfile.mkstemp(prefix="autograder-judge-", suffix=".ini")
-    os.write(handle, b"[pytest]\n")
-    os.close(handle)
-    return Path(name)

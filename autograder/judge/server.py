@@ -1,11 +1,14 @@
 """Trusted: the warm judge, one process per pool worker: plans, then judges evidence, within its own limits.
 
-Started by ``autograder.judge.client`` as ``python -I -B -m autograder.judge.server FD ASSIGNMENT MEMORY``. It
-never runs student code; it reads evidence a submission wrote, so it runs under a memory cap (RLIMIT_AS
-here, and a cgroup when the grader is root) and the grader kills it at its time limit: a submission whose
-evidence makes judging too slow or too big gets the status "judge limit", and a fresh judge takes over.
-Requests (``wire``)::
+Started by ``autograder.judge.client`` as ``python -I -B -m autograder.judge.server FD ASSIGNMENT MEMORY
+[SUITE]`` (SUITE ``direct``, the default, or ``pytest``: every judgement through ``pytest.main``, as the
+fresh path judges). It never runs student code; it reads evidence a submission wrote, so it runs under a
+memory cap (RLIMIT_AS here, and a cgroup when the grader is root) and the grader kills it at its time limit:
+a submission whose evidence makes judging too slow or too big gets the status "judge limit", and a fresh
+judge takes over. Once its imports are done it says so (``{"ready": true}``), then serves requests
+(``wire``)::
 
+    {"op": "warm", "seed"}                                 -> {"warm": seed}: the plan drawn, the suite loaded
     {"op": "job", "seed", "kind", "source", "filename"}   -> {} + the runner's job blob
     {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
         -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
@@ -13,7 +16,8 @@ Requests (``wire``)::
     a memory error while judging                          -> {"limit": "memory"}, then this process exits
 
 Reference work is shared across submissions that share a plan: the plan (per seed) and the suite's modules
-(whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.direct``). The
+(whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.direct``). What a
+suite memoised from one submission's evidence is dropped when its judgement ends (``judge.memo``). The
 plan's tensors are fingerprinted after each judgement: if a test changed them, the plan is made afresh.
 """
 
@@ -26,14 +30,16 @@ import sys
 import time
 from multiprocessing.connection import Connection
 
+from autograder.judge.memo import end_judgement
 from autograder.judge.wire import receive, send
 from autograder.protocol.frames import HEADER
 from autograder.result import MEMORY_MARKERS
 
-__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES"]
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES", "SUITES"]
 
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
+SUITES = ("direct", "pytest")  # how a judge runs the hidden suite (see the module docstring)
 
 
 class _JudgeMemory(Exception):
@@ -88,12 +94,14 @@ def _is_memory_error(exc: BaseException) -> bool:
 
 
 class WarmJudge:
-    def __init__(self, spec) -> None:
+    def __init__(self, spec, *, suite: str = "direct") -> None:
+        if suite not in SUITES:
+            raise ValueError(f"suite={suite!r}: choose one of {', '.join(SUITES)}")
         self.spec = spec
         self._plans: dict[int, tuple[dict, str]] = {}  # seed -> (plan, fingerprint); the last two seeds
         self._suite = None  # judge.direct.DirectSuite for self._suite_seed, or None
         self._suite_seed: int | None = None
-        self.direct = True  # False once the suite turned out to need pytest.main
+        self.direct = suite == "direct"  # False with pytest, or once the suite turned out to need pytest.main
 
     def plan(self, seed: int) -> dict:
         if seed not in self._plans:
@@ -152,6 +160,7 @@ class WarmJudge:
                 for outcome in tests:
                     emit({"outcome": outcome.to_gradescope()})
         finally:
+            end_judgement()  # nothing this submission's evidence decided is kept for the next one
             if fingerprint(plan) != self._plans[seed][1]:  # a test changed the plan: never reuse it
                 self._plans.pop(seed, None)
                 if self._suite is not None and self._suite_seed == seed:
@@ -182,9 +191,19 @@ def _box(fields: dict, evidence: bytes):
     return SandboxResult(evidence=evidence, isolation=isolation, **fields)
 
 
+def _give_back() -> None:
+    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise), so that the
+    grader's measure of this judge after a judgement (``judge.client``) sees what it really holds."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (AttributeError, OSError):  # not glibc
+        pass
+
+
 def serve(conn: Connection, judge: WarmJudge) -> None:
     from autograder.sandbox.limits import Limits
 
+    send(conn, {"ready": True})  # imports done: what the grader waits for before a student's clock starts
     while True:
         try:
             header, blobs = receive(conn)
@@ -192,7 +211,11 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
             return
         op = header.get("op")
         try:
-            if op == "job":
+            if op == "warm":
+                judge.plan(int(header["seed"]))
+                judge.prepare(int(header["seed"]))
+                send(conn, {"warm": int(header["seed"])})
+            elif op == "job":
                 blob = judge.job(int(header["seed"]), header["kind"], header["source"], header["filename"])
                 send(conn, {}, (blob,))
                 judge.prepare(int(header["seed"]))  # while the runner runs: the suite is ready when it is done
@@ -200,6 +223,7 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
                 start = time.monotonic()
                 box = _box(dict(header["box"]), blobs[0] if blobs else b"")
                 judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
+                _give_back()
                 send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})
             elif op == "collect":
                 send(conn, {"tests": judge.collect(int(header["seed"]))})
@@ -227,7 +251,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from autograder.graders import get_assignment
 
-    serve(conn, WarmJudge(get_assignment(args[1])))
+    serve(conn, WarmJudge(get_assignment(args[1]), suite=args[3] if len(args) > 3 else "direct"))
 
 
 if __name__ == "__main__":

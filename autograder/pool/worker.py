@@ -2,7 +2,8 @@
 
 The steps for a submission, in order (each needs the one before)::
 
-    job      = judge.job(seed, submission)     the judge draws (or reuses) the plan; overlaps the child's set-up
+    ready    = judge.ready(seed)               a (re)started judge's imports, plan and suite: before the clock starts
+    job      = judge.job(seed, submission)     the job for the plan the judge holds; overlaps the child's set-up
     box      = run_forked(zygote, cfg, job)    a fresh sandboxed child of the warm zygote runs the experiments
     verdict  = judge.judge(seed, box)          decode, run facts, the suite, within the judge's limits
     Result                                     the same model the fresh path returns
@@ -10,12 +11,12 @@ The steps for a submission, in order (each needs the one before)::
 Nothing a submission does can reach the next one: its child is a copy of a zygote that never ran student
 code, in its own namespaces, cgroup and tmpfs, and everything in it is killed when it ends; the judge never
 runs student code and keeps only what depends on the plan (see ``judge.server``). A zygote that dies is
-replaced and the submission tried once more; a judge past its limits gives the status "judge limit".
+replaced and the submission tried once more; a judge past its limits gives the status "judge limit", and
+one that has grown is replaced after the judgement (``judge.client``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import secrets
 import shutil
@@ -24,9 +25,10 @@ import time
 from pathlib import Path
 
 from autograder.editions import localize, text_language
+from autograder.engine import judged
 from autograder.graders import all_specs, get_assignment
 from autograder.judge.client import JudgeLimitError, JudgeProcess
-from autograder.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
+from autograder.result import Result
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import RUNNER_PACKAGES, probe_isolation, run_cgroup
 from autograder.sandbox.limits import Limits, isolation_for
@@ -37,12 +39,6 @@ from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
 from autograder.submissions import SubmissionRefused, read_submission, submission_root
 
 __all__ = ["Worker"]
-
-_LIMIT_WORDS = {
-    "time": "its time limit ({judge_seconds:g} s)",
-    "memory": "its memory limit ({judge_memory})",
-    "died": "an unexpected end",
-}
 
 
 class Worker:
@@ -102,6 +98,7 @@ class Worker:
             "runs": self.runs,
             "zygotes_started": self.zygotes_started,
             "judges_started": self.judge.started,
+            "judges_replaced": self.judge.replaced,
             "zygote_peak_rss": zygote,
             "judge_peak_rss": judge,
         }
@@ -148,22 +145,24 @@ class Worker:
             return Result.grader_failure(str(exc))
         self.runs += 1
         ran = time.monotonic()
-        judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
+        try:
+            judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
+            tests, run = judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
+        except JudgeLimitError as exc:  # a judge that died before the judgement could not be restarted
+            return Result.grader_failure(str(exc))
         self.timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
         self.timings["before_run"] = ran - start - box.wall_seconds
         if judgement.tests is not None:
             self._tests = judgement.tests
-        if judgement.limit is None:
-            tests = [TestOutcome.from_gradescope(o) for o in judgement.outcomes]
-            run = RunFacts.from_dict(judgement.run)
-        else:
-            tests, run = self._stopped(judgement, box, seed)
         run.rejected = rejected
         result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
         return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
 
     def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):
         self.start()
+        asked = time.monotonic()
+        self.judge.ready(seed)  # a restarted judge's start-up, and a new seed's plan, on nobody's clock
+        self.timings["judge_ready"] = time.monotonic() - asked
         group, isolation = run_cgroup(self.limits, self.isolation)
         workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX) if self.mode != "namespaces" else "/tmp"
         try:
@@ -192,25 +191,8 @@ class Worker:
             if self.mode != "namespaces":
                 shutil.rmtree(workdir, ignore_errors=True)
 
-    def _stopped(self, judgement, box, seed: int) -> tuple[list[TestOutcome], RunFacts]:
-        """Tests and run facts of a submission whose judging stopped at the judge's limits."""
-        from autograder.engine import run_facts
-
-        listing = judgement.tests or self._tests
-        if listing is None:
-            with contextlib.suppress(JudgeLimitError):
-                listing = self._tests = self.judge.collect(seed=seed)
-        decided = {o.get("name"): TestOutcome.from_gradescope(o) for o in judgement.outcomes}
-        words = _LIMIT_WORDS.get(judgement.limit, judgement.limit).format(
-            judge_seconds=self.limits.judge_seconds, judge_memory=f"{self.limits.judge_memory_bytes / (1 << 30):g} GiB"
-        )
-        not_judged = f"not judged: the judge stopped at {words} on this submission's evidence"
-        tests = [
-            decided.get(name)
-            or TestOutcome(name=name, points=float(points), area=str(area), passed=False, output=not_judged)
-            for name, points, area in (listing or [])
-        ]
-        run = RunFacts.from_dict(judgement.run) or run_facts(box, {}, [], self.spec, self.limits)
-        run.status = JUDGE_LIMIT
-        run.notes = [*run.notes, f"the judge stopped at {words}; {len(decided)} of {len(tests)} tests were judged"]
-        return tests, run
+    def _listing(self, seed: int) -> list[list]:
+        """The suite's tests (known from an earlier judgement, else asked of the judge)."""
+        if self._tests is None:
+            self._tests = self.judge.collect(seed=seed)
+        return self._tests

@@ -10,7 +10,7 @@ import pytest
 
 from autograder.engine import grade_submission, run_facts
 from autograder.graders import get_assignment
-from autograder.result import Result
+from autograder.result import JUDGE_LIMIT, Result
 from autograder.sandbox import Limits, SandboxResult, probe_isolation
 from autograder.sandbox.limits import isolation_for
 from autograder.submissions import MAX_SUBMISSION_BYTES
@@ -128,3 +128,31 @@ def test_a_symlinked_submission_is_refused_and_its_target_never_read(tmp_path):
     result = grade_submission(spec=SPEC, path=link, seed=0, limits=Limits(wall_seconds=20), roots=(tmp_path,))
     assert result.score == 0 and result.max_score > 0 and result.grader_error is None
     assert "symbolic link" in result.output and "a copy, not a link" in result.output
+
+
+def test_the_fresh_path_holds_the_judge_to_its_time_limit(tmp_path):
+    path = tmp_path / "sub.py"
+    path.write_text(CORRECT)
+    result = grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(wall_seconds=60, judge_seconds=0.01))
+    assert result.status == JUDGE_LIMIT and result.grader_error is None
+    assert result.max_score == 3 and all(
+        "not judged: the judge stopped at its time limit" in t.output for t in result.tests
+    )
+
+
+def test_a_fresh_batchs_workers_judge_within_the_judges_limits(tmp_path):
+    """--executor fresh: judging ran in the batch's long-lived worker processes, with no limit at all."""
+    from autograder.batch import grade_batch
+
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.py").write_text(CORRECT)
+    results = grade_batch(
+        assignment="selftest",
+        submissions={name: tmp_path / f"{name}.py" for name in ("a", "b")},
+        seed=0,
+        limits=Limits(wall_seconds=60, judge_seconds=0.01),
+        workers=1,
+        progress=False,
+        executor="fresh",
+    )
+    assert [(r.status, r.grader_error) for r in results.values()] == [(JUDGE_LIMIT, None)] * 2

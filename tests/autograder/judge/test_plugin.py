@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -73,3 +76,19 @@ def test_no_installed_pytest_plugin_takes_part_in_a_suite_run(tmp_path):
     )
     (result,), _ = run_suite(suite_dir=tmp_path, plan={}, evidence={}, run={})
     assert result.passed, result.output
+
+
+def test_a_suite_run_leaves_nothing_in_the_temporary_folder(tmp_path):
+    # A process of its own, whose temporary folder is tmp_path: every fresh judging ran the suite once and
+    # left an /tmp/autograder-judge-*.ini behind.
+    code = (
+        "from autograder.graders import get_assignment; from autograder.judge.plugin import run_suite;"
+        "tests, _ = run_suite(suite_dir=get_assignment('selftest').suite_dir, plan={}, evidence={}, run={});"
+        "print(len(tests))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "TMPDIR": str(tmp_path)}, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert int(out.stdout.split()[-1]) > 0
+    assert list(tmp_path.iterdir()) == []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import textwrap
 
 import pytest
@@ -138,3 +139,80 @@ def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
     assert again.score == 3 and again.status == "ok"
     assert "warm: []" in again.run.stdout_tail  # the selftest grader warms nothing its add() does not need
     assert stats["zygotes_started"] == 2 and stats["runs"] == 2
+
+
+def _resident(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmRSS:"))
+
+
+def test_a_submission_that_grows_the_judge_changes_no_other_students_mark():
+    """a38 reports the largest sizes the judge rebuilds, new ones on every run: a judge that kept what it built
+    held ~240 MB more after each (1.25 GB after three), and the next student met the judge's memory limit."""
+    victim = WEIGHT_TYING.calibration_dir / "wrong" / "w13_ignores_embed_dim.py"  # judged on its own sizes too
+    attack = WEIGHT_TYING.calibration_dir / "attacks" / "a38_judge_growth.py"
+    worker = Worker("weight_tying", LIMITS)
+    try:
+        alone = worker.grade_path(victim, seed=SEED)
+        held = _resident(worker.judge.proc.pid)
+        attacks = [worker.grade_path(attack, seed=SEED) for _ in range(2)]
+        grown = _resident(worker.judge.proc.pid) - held
+        after = worker.grade_path(victim, seed=SEED)
+    finally:
+        worker.close()
+    assert [(a.score, a.status) for a in attacks] == [(0, "ok"), (0, "ok")]
+    assert grown < 100 << 20, f"the judge holds {grown >> 20} MiB more after two crafted submissions"
+    assert _graded(after) == _graded(alone)
+
+
+class _SlowJudgeStart:
+    """subprocess, but a judge process sleeps `seconds` before its imports (a loaded machine's start-up)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __getattr__(self, name):
+        return getattr(subprocess, name)
+
+    def Popen(self, args, **kwargs):  # noqa: N802 (subprocess's name)
+        if "autograder.judge.server" in args:
+            at = args.index("-m")
+            code = f"import sys, time; time.sleep({self.seconds}); from autograder.judge.server import main; main()"
+            args = [*args[:at], "-c", code, *args[at + 2 :]]
+        return subprocess.Popen(args, **kwargs)
+
+
+def test_a_restarted_judges_start_up_is_not_charged_to_the_next_student(tmp_path, monkeypatch):
+    from autograder.judge import client
+
+    path = tmp_path / "ok.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    worker = Worker("selftest", Limits(wall_seconds=10))
+    try:
+        assert worker.grade_path(path, seed=SEED).score == 3
+        monkeypatch.setattr(client, "subprocess", _SlowJudgeStart(15))  # longer than the student's limit
+        os.kill(worker.judge.proc.pid, signal.SIGKILL)  # the judge is gone: the next student gets a new one
+        worker.judge.proc.wait()
+        again = worker.grade_path(path, seed=SEED)
+        timings, stats = dict(worker.timings), worker.stats()
+    finally:
+        worker.close()
+    assert (again.status, again.score) == ("ok", 3)
+    assert stats["judges_started"] == 2
+    assert again.run.wall_seconds < timings["judge_ready"]  # the start-up was waited for before the run began
+
+
+def test_a_judge_that_has_grown_is_replaced_between_students_not_during(tmp_path, monkeypatch):
+    from autograder.judge import client
+
+    monkeypatch.setattr(client, "GROWN_SHARE", 0.0)  # every judge counts as grown after its judgement
+    path = tmp_path / "ok.py"
+    path.write_text("def add(a, b):\n    return a + b\n")
+    worker = Worker("selftest", LIMITS)
+    try:
+        results = [worker.grade_path(path, seed=SEED) for _ in range(2)]
+        stats = worker.stats()
+    finally:
+        worker.close()
+    assert [(r.status, r.score) for r in results] == [("ok", 3), ("ok", 3)]  # each judged whole, then replaced
+    assert (stats["judges_started"], stats["judges_replaced"]) == (3, 2)

@@ -2,13 +2,15 @@
 the judge's values (``runner/values.py``), never with values the submission reports.
 
 Judging behaviour on the architecture the student really built keeps one ignored size from failing every
-area (the parameter-count tests name it). Models are memoised on hashable keys (a plan seed, the shapes),
-so grading many submissions against one plan builds each judge model once; callers must not change them.
+area (the parameter-count tests name it). Models are memoised (``autograder.judge.memo``; callers must not
+change them): a model whose sizes are those the plan's cfg gives, which every correct submission shows, is
+kept for the whole plan, so grading many submissions against one plan builds it once; a model built from
+sizes only one submission reported, and whatever else ``memoised`` keeps, lives until that submission's
+judgement ends. Both memos are bounded in bytes: nothing one student reports can fill the judge for the next.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -16,6 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from autograder.graders.weight_tying.runner.values import judge_table, values_for
+from autograder.judge.memo import Memo
 from dnnlpy.models.gpt import MiniGPT
 
 __all__ = [
@@ -34,8 +37,9 @@ CFG_KEYS = ("vocab_size", "block_size", "embed_dim", "num_layers", "num_heads", 
 _BUILD_ERRORS = (KeyError, IndexError, ValueError, AttributeError, TypeError)
 # Sizes the judge will build from a reported state; beyond them it judges against the plan's own sizes.
 _LIMITS = {"embed_dim": 256, "block_size": 64, "num_layers": 8, "hidden_dim": 2048}
-_CACHE: OrderedDict = OrderedDict()
-_CACHE_SIZE = 256
+# Plan models are a few KB each (a plan's sizes are small); one built from reported sizes is at most ~45 MB.
+PLAN_MEMO = Memo("plan", 64 << 20)
+JUDGEMENT_MEMO = Memo("judgement", 256 << 20)
 
 
 def frozen(value: Any) -> Any:
@@ -47,16 +51,11 @@ def frozen(value: Any) -> Any:
     return value
 
 
-def memoised(key: tuple, compute: Callable[[], Any]) -> Any:
-    """compute() once per hashable key (the most recent _CACHE_SIZE kept)."""
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        return _CACHE[key]
-    value = compute()
-    _CACHE[key] = value
-    if len(_CACHE) > _CACHE_SIZE:
-        _CACHE.popitem(last=False)
-    return value
+def memoised(key: tuple, compute: Callable[[], Any], *, plan_only: bool = False) -> Any:
+    """compute() once per hashable key, for this judgement only; `plan_only`: the key holds nothing but the
+    plan's own values (no size, record or object a submission reported), and the result is kept across
+    submissions. Both memos drop their least recently used entries past their byte budget."""
+    return (PLAN_MEMO if plan_only else JUDGEMENT_MEMO).get(key, compute)
 
 
 def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniGPT:
@@ -67,7 +66,16 @@ def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniG
 def cfg_shapes(cfg: Mapping[str, Any]) -> dict[str, list[int]]:
     """{key: shape} of a MiniGPT built with `cfg` (what a correct submission's state_dict shows)."""
     key = ("cfg_shapes", frozen(cfg))
-    return memoised(key, lambda: {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()})
+    return memoised(key, lambda: {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()}, plan_only=True)
+
+
+def _planned(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> bool:
+    """Whether `shapes` are exactly those of a MiniGPT built with `cfg` (what a correct submission shows)."""
+    try:
+        planned = cfg_shapes(cfg)
+        return len(shapes) == len(planned) and all(_shape(shapes, k) == planned[k] for k in shapes)
+    except Exception:  # malformed shapes, or a cfg MiniGPT refuses: not the plan's
+        return False
 
 
 def _shape(shapes: Mapping[str, Any], key: str) -> list[int]:
@@ -141,7 +149,11 @@ def judge_model(
     `head_follows`, else the head keeps the loaded values, as an untied model's would). Raises
     AssertionError naming the keys / shapes that differ from a MiniGPT of those sizes.
     """
-    key = ("judge_model", frozen(cfg), frozen(shapes), values, gain, str(dtype), table, head_follows)
+    settings = (values, gain, str(dtype), table, head_follows)
+    if _planned(cfg, shapes):  # the plan decides this model: kept for every submission graded on the plan
+        key = ("judge_model", frozen(cfg), "as planned", *settings)
+    else:  # sizes this submission reported: for its judgement only
+        key = ("judge_model", frozen(cfg), frozen(shapes), *settings)
 
     def compute() -> MiniGPT:
         sized, model = _build_as_stored(cfg, shapes)
@@ -157,7 +169,7 @@ def judge_model(
                 model.token_embed.weight.copy_(new)
         return model.to(dtype).eval().requires_grad_(False)
 
-    return memoised(key, compute)
+    return memoised(key, compute, plan_only=key[2] == "as planned")
 
 
 def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, dtype=torch.float32) -> MiniGPT:

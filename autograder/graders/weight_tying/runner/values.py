@@ -10,7 +10,6 @@ Imports only torch and the standard library (the sandbox shows ``runner/`` and n
 
 from __future__ import annotations
 
-import functools
 import math
 import zlib
 from collections.abc import Mapping, Sequence
@@ -34,7 +33,7 @@ def _generator(seed: int, key: str) -> torch.Generator:
 
 def judge_table(seed: int, shape: Sequence[int], *, gain: float = 1.0, norms=TABLE_NORMS) -> torch.Tensor:
     """A (V, D) float32 token table whose row norms run from norms[0] to norms[1] (times gain), in random order."""
-    return _table(int(seed), tuple(int(n) for n in shape), float(gain), tuple(norms)).clone()
+    return _table(int(seed), tuple(int(n) for n in shape), float(gain), tuple(norms))
 
 
 def judge_values(seed: int, key: str, shape: Sequence[int], *, gain: float = 1.0) -> torch.Tensor:
@@ -44,11 +43,11 @@ def judge_values(seed: int, key: str, shape: Sequence[int], *, gain: float = 1.0
     biases N(0, 0.1^2) * gain; other vectors (LayerNorm scales) 1 + N(0, 0.3^2). A small gain makes every
     activation small, so a LayerNorm's eps decides its output.
     """
-    return _values(int(seed), _SAME_AS.get(key, key), tuple(int(n) for n in shape), float(gain)).clone()
+    return _values(int(seed), _SAME_AS.get(key, key), tuple(int(n) for n in shape), float(gain))
 
 
-# Grading many submissions against one plan (the kit's sweeps) asks for the same values again and again.
-@functools.lru_cache(maxsize=4096)
+# Not memoised: shapes may come from a submission, and the judge grades many (``judge/models.py`` keeps the
+# plan's own models instead). A draw costs microseconds at the sizes the judge builds.
 def _table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, float]) -> torch.Tensor:
     v, d = shape
     g = _generator(seed, TABLE_KEY)
@@ -60,7 +59,6 @@ def _table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, f
     return rows * spread[order][:, None] * gain
 
 
-@functools.lru_cache(maxsize=4096)
 def _values(seed: int, key: str, shape: tuple[int, ...], gain: float) -> torch.Tensor:
     if key == TABLE_KEY and len(shape) == 2:
         return _table(seed, shape, gain, TABLE_NORMS)

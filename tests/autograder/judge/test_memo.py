@@ -1,0 +1,50 @@
+"""The judge's memos: bounded in bytes, and nothing a judgement memoised outlives it."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from autograder.judge.memo import Memo, end_judgement, nbytes
+
+MiB = 1 << 20
+
+
+def _block(mib: int) -> torch.Tensor:
+    return torch.zeros(mib * MiB // 4)
+
+
+def test_a_memo_holds_no_more_bytes_than_its_budget_dropping_the_least_recently_used():
+    memo = Memo("plan", 10 * MiB)
+    for key in range(5):
+        memo.get(key, lambda: _block(3))
+        assert memo.held <= memo.budget
+    assert len(memo) == 3  # three 3 MiB entries fit in 10 MiB
+    kept = memo.get(4, lambda: pytest.fail("the latest entry was dropped"))
+    assert kept.numel() * 4 == 3 * MiB
+    big = memo.get("big", lambda: _block(11))  # larger than the whole budget: returned, never kept
+    assert big.numel() * 4 == 11 * MiB and "big" not in memo._entries and memo.held <= memo.budget
+
+
+def test_end_of_a_judgement_empties_judgement_memos_and_keeps_plan_memos():
+    plan, judgement = Memo("plan", 64 * MiB), Memo("judgement", 64 * MiB)
+    plan.get("cfg", lambda: _block(1))
+    judgement.get(("shapes", 256), lambda: _block(1))
+    end_judgement()
+    assert len(judgement) == 0 and judgement.held == 0
+    assert len(plan) == 1
+
+
+def test_nbytes_counts_a_shared_table_once_and_a_module_by_its_tensors():
+    table = torch.nn.Parameter(torch.zeros(256, 64))
+    tied = torch.nn.Module()
+    tied.embed, tied.head = torch.nn.Embedding(256, 64), torch.nn.Linear(64, 256, bias=False)
+    tied.embed.weight = tied.head.weight = table
+    assert 256 * 64 * 4 <= nbytes(tied) < 2 * 256 * 64 * 4
+    assert nbytes([table, table]) < 2 * 256 * 64 * 4
+
+
+@pytest.mark.parametrize("scope, budget", [("forever", 1), ("plan", 0)])
+def test_a_memo_with_an_unknown_scope_or_no_budget_is_refused_with_the_fix(scope, budget):
+    with pytest.raises(ValueError, match="scope=|budget="):
+        Memo(scope, budget)
