@@ -1,0 +1,167 @@
+"""What a TA reads after grading a small class with ``--nbgrader-course``, as the README says.
+
+The class, handed in through nbgrader's exchange (each folder holds ``timestamp.txt`` and
+``submission_secret.txt``, as ``nbgrader collect`` leaves them):
+
+- ann (English): correct;
+- hugo (English): correct exercise 1, and a ``generate`` that never stops, called by the notebook's own
+  try-it cell (once listed as "blank" and given twelve "no evidence" boxes);
+- sam (English): exercise 2's cell does not compile (once reported as a NameError, not in *Needs a look*);
+- cora (English): exercise 1's head is a copy of the table (once counted under two misconceptions);
+- chen (Chinese edition): correct.
+
+Then: the hang and the syntax error sit in *Needs a look* under their own names with the cell and line;
+each student counts once per root cause; ``nbgrader export`` has one row per student, in the edition
+taken; ``feedback/<student>/<assignment>/`` holds the kit's own page for each, for ``release_feedback``.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.kit import KIT_ROOT
+from autograder.outputs.classview import load_class, read_keywords
+from autograder.outputs.misconceptions import root_causes
+
+pytestmark = pytest.mark.e2e
+
+COPY_LINE = "self.lm_head.weight = self.token_embed.weight"
+LOOP_LINE = "        for _ in range(max_new_tokens):"
+FORWARD_LINE = "return self.minigpt(input_ids)  # (B, T) -> (B, T, V)"
+
+
+def _run(args, cwd, env) -> subprocess.CompletedProcess:
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
+    assert proc.returncode == 0, f"{args}: {proc.stdout[-2000:]}{proc.stderr[-3000:]}"
+    return proc
+
+
+def _answers(course: Path) -> dict[str, str]:
+    source = nbformat.read(course / "source" / "weight_tying" / "weight_tying.ipynb", as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in source.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+def _changed(answers: dict[str, str], grade_id: str, old: str, new: str) -> dict[str, str]:
+    assert old in answers[grade_id], f"the solution no longer holds {old!r}: update this test's student"
+    return {**answers, grade_id: answers[grade_id].replace(old, new, 1)}
+
+
+def _hand_in(course: Path, release: Path, student: str, edition: str, answers: dict[str, str]) -> None:
+    folder = course / "submitted" / student / edition
+    shutil.copytree(release, folder)
+    nb = nbformat.read(release / "weight_tying.ipynb", as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answers:
+            cell.source = answers[grade_id]
+    nbformat.write(nb, folder / "weight_tying.ipynb")
+    (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC\n")
+    (folder / "submission_secret.txt").write_text(f"secret-of-{student}\n")
+
+
+@pytest.fixture(scope="module")
+def graded(course, releases, env, tmp_path_factory):
+    answers = _answers(course)
+    ex1, ex2 = "solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying"
+    class_ = {
+        "ann": ("weight_tying", answers),
+        "hugo": (
+            "weight_tying",
+            _changed(answers, ex2, LOOP_LINE, "        while True:  # never stops\n            pass\n" + LOOP_LINE),
+        ),
+        "sam": (
+            "weight_tying",
+            _changed(answers, ex2, FORWARD_LINE, FORWARD_LINE.replace("(input_ids)", "(input_ids))")),
+        ),
+        "cora": (
+            "weight_tying",
+            _changed(
+                answers, ex1, COPY_LINE, "self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())"
+            ),
+        ),
+        "chen": ("weight_tying_zh", answers),
+    }
+    for student, (edition, filled) in class_.items():
+        _hand_in(course, releases["en" if edition == "weight_tying" else "zh"], student, edition, filled)
+    out = tmp_path_factory.mktemp("ta") / "graded"
+    kit = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", "--nbgrader-course"]
+    _run([*kit, str(course), "--out", str(out), "--seed", "7", "--workers", "2", "--timeout", "40"], KIT_ROOT, env)
+    _run(["nbgrader", "export", "--to", "export.csv"], course, env)
+    grades = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+    return course, out, grades
+
+
+def _needs_a_look(report: str) -> str:
+    match = re.search(r"Needs a look(.*?)</table>", report, re.S)
+    assert match, "the report has no Needs a look table"
+    return match.group(1)
+
+
+def test_the_scores_are_those_of_each_students_mistake(graded):
+    _, _, grades = graded
+    scores = {name: float(row["score"]) for name, row in grades.items()}
+    assert scores["ann"] == 100 and scores["chen"] == 100
+    assert scores["hugo"] < 100 and scores["sam"] < 100 and scores["cora"] < 100
+    assert grades["hugo"]["kind"] == "timeout" and grades["sam"]["kind"] != "blank"
+
+
+def test_the_hang_and_the_syntax_error_are_in_needs_a_look_with_their_cell_and_line(graded):
+    _, out, _ = graded
+    needs = _needs_a_look((out / "report.html").read_text(encoding="utf-8"))
+    hang = needs[needs.index("timeout") :]
+    assert "hugo" in hang and re.search(r"cell \d+", hang), hang[:1500]
+    assert "torch.manual_seed(0)" in hang  # the try-it cell's first line, so the TA finds it
+    syntax = needs[needs.index("syntax error") :]
+    assert "sam" in syntax and "SyntaxError" in syntax and re.search(r"line \d+", syntax), syntax[:1500]
+    if "blank" in needs:
+        assert "hugo" not in needs[needs.index("blank") :] and "sam" not in needs[needs.index("blank") :]
+
+
+def test_each_student_counts_once_per_root_cause(graded):
+    _, out, _ = graded
+    view = load_class(out)
+    keywords = read_keywords(Path(get_assignment("weight_tying").judge_dir).parent / "MISCONCEPTIONS.md")
+    causes = {row.name: list(root_causes(row, keywords)) for row in view.judged}
+    assert causes["cora"] == ["copied table"], causes["cora"]
+    assert causes["ann"] == [] and causes["chen"] == []
+
+
+def test_the_export_has_one_row_per_student_in_the_edition_taken(graded):
+    course, _, _ = graded
+    rows = list(csv.DictReader((course / "export.csv").read_text(encoding="utf-8").splitlines()))
+    assert sorted(r["student_id"] for r in rows) == ["ann", "chen", "cora", "hugo", "sam"]
+    taken = {r["student_id"]: (r["assignment"], r["timestamp"][:10]) for r in rows}
+    assert taken["chen"] == ("weight_tying_zh", "2026-11-20") and taken["ann"] == ("weight_tying", "2026-11-20")
+
+
+def test_release_feedback_finds_the_kits_page_for_every_student(graded):
+    course, out, _ = graded
+    for student, edition in (
+        ("ann", "weight_tying"),
+        ("hugo", "weight_tying"),
+        ("sam", "weight_tying"),
+        ("cora", "weight_tying"),
+        ("chen", "weight_tying_zh"),
+    ):
+        folder = course / "feedback" / student / edition
+        pages = list(folder.glob("*.html"))
+        assert len(pages) == 1, (student, list(folder.iterdir()) if folder.exists() else "no folder")
+        assert (folder / "submission_secret.txt").read_text().strip() == f"secret-of-{student}"
+        manifest = json.loads((out / "manifest.json").read_text())
+        assert manifest  # the kit's folder lists what it wrote
+    chen = next((course / "feedback" / "chen" / "weight_tying_zh").glob("*.html")).read_text(encoding="utf-8")
+    assert "What to fix" not in chen and re.search(r"[\u4e00-\u9fff]", chen)
