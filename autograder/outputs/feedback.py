@@ -120,7 +120,7 @@ def feedback_context(
 ) -> dict:
     """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
 
-    `translate`: the grader's rendering of its English words in the page's language (area names)."""
+    `translate`: the grader's rendering of its English words in the page's language (area and test names)."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     title = (
@@ -148,7 +148,7 @@ def feedback_context(
     cards += [_card(reason, members, w) for reason, members in failure_groups(failing_rest)]
     for card in cards:
         for item in card["shown"] + card["folded"]:
-            item["area"] = area(item["area"])
+            item["area"], item["name"] = area(item["area"]), area(item["name"])
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts)
     else:  # the run in the student's language: the summary the grader translated (autograder.editions)
@@ -170,7 +170,7 @@ def feedback_context(
         note=(PART_NOTE if kind == "py" else CELL_NOTE) if _NUMBERED.search(shown) else "",
         areas=[{"name": a, "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()],
         passed_heading=w["passed"].format(n=_count(len(passed), w)),
-        passed=[{"name": readable_test(t.name), "area": area(t.area), "points": t.points} for t in passed],
+        passed=[{"name": area(readable_test(t.name)), "area": area(t.area), "points": t.points} for t in passed],
         no_tests=not result.tests,
     )
     return context
