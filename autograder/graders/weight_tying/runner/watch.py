@@ -46,6 +46,7 @@ SWITCHED_OFF = "watch switched off: "
 _RELAY = "__weight_tying_watch_relay__"  # the name the relays look up in the decoder modules' globals
 # One byte per delegate, shared with any child forked while generate runs (MAP_SHARED survives fork).
 _SHARED = mmap.mmap(-1, len(DELEGATES))
+_ORIGINAL_CODES: dict[str, types.CodeType] = {}  # name -> the decoder's code before any watch swapped it
 
 
 def delegate_functions() -> dict[str, Any]:
@@ -103,17 +104,20 @@ class _Watch:
         self.functions = delegate_functions()
         self.names = list(self.functions)
         self.seen: list[str] = []
-        originals = {fn.__code__: name for name, fn in self.functions.items()}
+        # Each decoder's own code as first seen in this process: a watch built while another one's relays are
+        # still in place (or after a submission left one there) must not take a relay for the original.
+        codes = {name: _ORIGINAL_CODES.setdefault(name, fn.__code__) for name, fn in self.functions.items()}
+        originals = {code: name for name, code in codes.items()}
         self.by_code = originals
         self.by_place = {(c.co_filename, c.co_name) for c in originals}
         self.copies: list[Any] = []
         self.relays: dict[str, types.CodeType] = {}
         for i, (name, fn) in enumerate(self.functions.items()):
-            copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+            copy = types.FunctionType(codes[name], fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
             copy.__kwdefaults__ = fn.__kwdefaults__
             self.copies.append(copy)
-            if not fn.__code__.co_freevars:  # a relay cannot stand in for a function with a closure
-                self.relays[name] = _relay_code(i, fn.__code__)
+            if not codes[name].co_freevars:  # a relay cannot stand in for a function with a closure
+                self.relays[name] = _relay_code(i, codes[name])
         self.bindings = _module_bindings(self.functions)
         # One bound-method object each: the checks compare identities, and every attribute access of a
         # method makes a new one.
