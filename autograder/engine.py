@@ -23,6 +23,7 @@ from typing import Any
 from autograder.editions import localize, text_language
 from autograder.graders import all_specs
 from autograder.judge.plugin import run_suite
+from autograder.marking import apply_marking
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load
 from autograder.protocol.run_records import error_text, read_load
@@ -132,4 +133,5 @@ def grade_submission(
     run.rejected = rejected
     tests, _ = run_suite(suite_dir=spec.suite_dir, plan=made["plan"], evidence=evidence, run=run.to_dict())
     result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+    result = apply_marking(result, spec)  # before localize: the scheme reads the English messages
     return localize(result, spec, text_language(kind, source))  # the edition is read from the file, not the run

@@ -26,6 +26,7 @@ from pathlib import Path
 from autograder.editions import localize, text_language
 from autograder.graders import all_specs, get_assignment
 from autograder.judge.client import JudgeLimitError, JudgeProcess
+from autograder.marking import apply_marking
 from autograder.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import RUNNER_PACKAGES, probe_isolation, run_cgroup
@@ -160,6 +161,7 @@ class Worker:
             tests, run = self._stopped(judgement, box, seed)
         run.rejected = rejected
         result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+        result = apply_marking(result, self.spec)  # before localize: the scheme reads the English messages
         return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
 
     def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):

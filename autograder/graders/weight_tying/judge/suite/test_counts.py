@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 
-import pytest
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, reread
@@ -30,6 +29,7 @@ from autograder.graders.weight_tying.runner.evidence import (
 )
 from autograder.graders.weight_tying.runner.values import judge_table
 from autograder.judge.evidence import entry, need, plain_tensor, shape_dict
+from autograder.marking import graded
 from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"
@@ -54,8 +54,7 @@ def _cfg_text(cfg) -> str:
     return ", ".join(f"{k}={v}" for k, v in cfg.items())
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(4)
+@graded
 def test_tied_lm_counts_one_table(plan, evidence, run):
     """TiedEmbeddingLM has exactly V*D unique parameters (the shared table, counted once)."""
     p = plan["lm"]
@@ -118,8 +117,7 @@ def _count_cases(plan, evidence, run, what):
         )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(4)
+@graded
 def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
     """Unique parameters = the untied MiniGPT's count minus V*D, for several hyper-parameter sets, and the
     model behaves as one table: after a new table is written into minigpt.token_embed, minigpt's logits come
@@ -196,8 +194,7 @@ def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
     return False
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(4)
+@graded
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
     """minigpt.state_dict() has exactly the keys and shapes of a MiniGPT built with the given arguments, and
     minigpt computes as one: the judge's weights for those shapes give the judge's logits."""
@@ -215,8 +212,7 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
         )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(3)
+@graded
 def test_wrapper_num_heads_honoured(plan, evidence, run):
     """Same shapes, different head counts: minigpt's logits must match a MiniGPT with that many heads."""
     rec = need(evidence, GptHeads, run, what="MiniGPTWithWeightTying (num_heads)")
@@ -248,8 +244,7 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
         )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(3)
+@graded
 def test_wrapper_dropout_honoured(plan, evidence, run):
     """In train mode, dropout = 1 zeroes every dropout's output and dropout = 0 none (both fully determined,
     so judged exactly); every dropout module inside minigpt has the given p."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem, reread
@@ -16,6 +15,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapes,
 )
 from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, shape_dict
+from autograder.marking import graded
 
 AREA = "shape flow"
 
@@ -41,8 +41,7 @@ def _logits(rec, b, t, v, dtype, what):
     return got
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(8)
+@graded
 def test_tied_lm_shapes_and_values(plan, evidence, run):
     """E[ids] (B, T, D) and E[ids] @ E.T (B, T, V) for random B, T, V, D (B = 1 and T = 1 included)."""
     rec = need(evidence, LmShapes, run, what="TiedEmbeddingLM (shape flow)")
@@ -86,8 +85,7 @@ def _report(problems: list[str]) -> None:
         raise AssertionError((named or problems)[0] + more)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_tied_lm_float64(plan, evidence, run):
     """After .to(torch.float64) the logits are float64 and still E[ids] @ E.T."""
     p = plan["lm"]
@@ -129,8 +127,7 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     raise AssertionError(f"{what}: {problem}")
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(8)
+@graded
 def test_wrapper_shapes_and_values(plan, evidence, run):
     """Logits equal the judge's MiniGPT with the same hyper-parameters and the judge's weights."""
     rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying (shape flow)")
@@ -153,8 +150,7 @@ def test_wrapper_shapes_and_values(plan, evidence, run):
         assert problem is None, f"{what}: {problem}"
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_wrapper_float64(plan, evidence, run):
     """After .to(torch.float64) the logits are float64 and still the judge's MiniGPT's."""
     p = plan["gpt"]
