@@ -101,6 +101,12 @@ RULES = [
         "模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去",
     ),
     rule(
+        "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter ignored "
+        "(see test_wrapper_state_dict_matches_hyperparameters)",
+        "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（⟦hyper-parameter ignored⟧，见 "
+        "test_wrapper_state_dict_matches_hyperparameters）",
+    ),
+    rule(
         "generation was not checked because the judge's weights for these sizes cannot be loaded into "
         "model.minigpt: a hyper-parameter ignored (see the parameter counts tests)",
         "生成未检查：评分程序的权重无法载入按这些尺寸构建的 model.minigpt，忽略了超参数"

@@ -13,12 +13,12 @@ from autograder.graders.weight_tying.diagnosis import generated_ids_problem, gre
 from autograder.graders.weight_tying.judge.reference import (
     DECODE_VARIANTS,
     IdentityMemo,
-    build_minigpt,
     decode,
     minigpt_from_state,
+    sizes_ignored,
 )
-from autograder.graders.weight_tying.runner.evidence import CountCase, GenerateCase, GptCounts, GptGenerate
-from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor, shape_dict
+from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
+from autograder.judge.evidence import EvidenceError, entry, need, plain_tensor
 from autograder.marking import graded
 
 AREA = "argmax generation"
@@ -55,24 +55,6 @@ def _variants(case) -> dict:
 _UNLOADABLE = ("ValueError: cannot load the judge's weights", "KeyError: 'model.minigpt has no entries")
 
 
-def _sizes_ignored(plan, evidence) -> bool:
-    """The judge's own finding that the wrapper builds a model of other sizes than asked: the counts
-    experiment's state_dict shapes differ from those of a MiniGPT built with the plan's arguments."""
-    rec = evidence.get(GptCounts.NAME)
-    cases = rec.get(GptCounts.cases) if isinstance(rec, dict) else None
-    if not isinstance(cases, list) or len(cases) != len(plan["gpt"]["counts"]):
-        return False
-    for c, got in zip(plan["gpt"]["counts"], cases, strict=True):
-        try:
-            shapes = shape_dict(got, CountCase.state_shapes, what="model.minigpt.state_dict() shapes")
-        except AssertionError:
-            continue
-        want = {k: list(v.shape) for k, v in build_minigpt(c["cfg"]).state_dict().items()}
-        if shapes != want:
-            return True
-    return False
-
-
 def _sequence(plan, evidence, run, name, key=GenerateCase.first):
     case = next(c for c in plan["gpt"]["generate"] if c["name"] == name)
     b, t = case["ids"].shape
@@ -86,7 +68,7 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
         got = entry(cases[name], what)
     except EvidenceError as exc:
         error = str(cases[name].get("error", "")) if isinstance(cases[name], dict) else ""
-        if error.startswith(_UNLOADABLE) and _sizes_ignored(plan, evidence):
+        if error.startswith(_UNLOADABLE) and sizes_ignored(plan, evidence):
             # The runner could not load the plan's weights into a model of the sizes the wrapper built: the
             # loop was never run, and the sizes are the parameter counts tests' business.
             raise EvidenceError(

@@ -85,6 +85,8 @@ def _check_step(rec, before, g_in, g_out, lr, what):
         return
     if close(after, before - 2 * lr * (g_in + g_out), **tol):
         hint = "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)"
+    elif close(after, before - 0.5 * lr * (g_in + g_out), **tol):
+        hint = "the table moved by half the step (gradient halved)"
     elif close(after, before - lr * g_in, **tol) or close(after, before - lr * g_out, **tol):
         hint = "the table moved by one path's gradient only (only one path: copied table / .data sharing?)"
     elif close(after, before, rtol=0, atol=0):
