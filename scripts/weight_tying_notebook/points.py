@@ -2,8 +2,9 @@
 
 The suite's ``points``/``area`` markers come from the same file (``autograder.marking.graded``); a test's
 name says which exercise it grades (``test_tied_*``: exercise 1; ``test_wrapper_*`` / ``test_generate_*``:
-exercise 2). The scheme is parsed, not imported (the build must not need the judge's dependencies), and a test that follows
-neither naming rule stops the build: the notebook must never state points the grader does not use.
+exercise 2). The scheme is parsed, not imported (the build must not need the judge's dependencies), and a
+test that follows neither naming rule stops the build: the notebook must never state points the grader does
+not use.
 """
 
 from __future__ import annotations
