@@ -102,6 +102,11 @@ RULES = [
         "模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去",
     ),
     rule(
+        "the float64 logits were not checked because lm_head.weight does not follow the table written into "
+        "token_embed.weight (see the parameter identity tests)",
+        "float64 的 logits 未检查：lm_head.weight 没有跟随写入 token_embed.weight 的表（见参数同一性那几项测试）",
+    ),
+    rule(
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter ignored "
         "(see test_wrapper_state_dict_matches_hyperparameters)",
         "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（⟦hyper-parameter ignored⟧，见 "

@@ -96,6 +96,14 @@ def test_tied_lm_float64(plan, evidence, run):
     table = p["W3"]
     expected = tied_lm_logits(table, p["ids"])
     problem = logits_problem(logits, expected, tol=TOL64)
+    head = rec.get(LmFloat64.head_after_inplace)
+    if problem is not None and "wrong values" in problem and type(head) is torch.Tensor:
+        follows = head.shape == table.shape and close(head, table, rtol=0, atol=0)
+        # A head that does not follow the table is the tie's mistake (parameter identity charges it), not the dtype's.
+        assert follows, (
+            f"{what}: the float64 logits were not checked because lm_head.weight does not follow the table written "
+            f"into token_embed.weight (see the parameter identity tests)"
+        )
     assert problem is None, f"{what}: {problem}"
 
 
