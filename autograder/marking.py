@@ -131,6 +131,7 @@ class Scheme:
         if not any(passed for _, _, _, passed, _ in outcomes):  # nothing works: nothing to mark in proportion
             return {name: points for name, points, *_ in outcomes}
         named: dict[tuple[int, str], Misconception] = {}
+        naming: dict[tuple[int, str], set[str]] = {}  # the tests whose message named it
         plain: list[tuple[str, float]] = []  # (test, points) charged as such
         knock_ons: list[tuple[str, float]] = []
         for name, points, _area, passed, message in outcomes:
@@ -141,30 +142,31 @@ class Scheme:
             if test is not None and self.is_knock_on(message):
                 knock_ons.append((name, points))
             elif misconception is not None:
-                named.setdefault((test.exercise, misconception.name), misconception)
+                key = (test.exercise, misconception.name)
+                named.setdefault(key, misconception)
+                naming.setdefault(key, set()).add(name)
             else:
                 plain.append((name, points))
         if not named:  # nothing diagnosed: a knock-on's root cause is an unexplained failure, charged as such
             plain += knock_ons
         covered = {(ex, c) for (ex, _), m in named.items() for c in m.covers}  # `covers` is one-way (checked)
-        per_area: dict[str, float] = {}
-        for key, m in named.items():
-            if key in covered:
-                continue
-            for area, cost in m.costs.items():
-                per_area[area] = per_area.get(area, 0.0) + cost
         out = {name: 0.0 for name, *_ in outcomes}
         for name, points in plain:
             out[name] = points
         area_of = {name: area for name, _, area, _, _ in outcomes}
-        for area, cost in per_area.items():  # misconception costs: failing tests of the area first, capped
-            members = [(name, pts, passed) for name, pts, a, passed, _ in outcomes if a == area]
-            left = cost
-            for name, pts, _passed in sorted(members, key=lambda m: m[2]):  # failing first, suite order kept
-                take = min(left, pts - out[name])
-                if take > 0:
-                    out[name] += take
-                    left -= take
+        exercise_of = {name: getattr(self.tests.get(name.rpartition("::")[2]), "exercise", 0) for name in out}
+        for key, m in named.items():
+            if key in covered:
+                continue
+            for area, cost in m.costs.items():  # capped at the area; shown first on the tests that named it
+                members = [(name, pts, passed) for name, pts, a, passed, _ in outcomes if a == area]
+                members.sort(key=lambda t: (t[0] not in naming[key], t[2], exercise_of[t[0]] != key[0]))
+                left = cost
+                for name, pts, _passed in members:
+                    take = min(left, pts - out[name])
+                    if take > 0:
+                        out[name] += take
+                        left -= take
         return {name: round(value, 6) for name, value in out.items() if area_of.get(name) is not None}
 
 

@@ -53,7 +53,7 @@ def failure_groups(tests: list[TestOutcome]) -> list[tuple[str, list[tuple[str, 
             groups.append((members[0][1], [("", members[0][2])]))  # alone: its whole message, as written
         else:
             groups.append((key, [(context, test) for context, _, test in members]))
-    return sorted(groups, key=lambda item: (-sum(t.points for _, t in item[1]), item[0]))
+    return sorted(groups, key=lambda item: (-sum(t.points - t.score for _, t in item[1]), item[0]))
 
 
 def _tests(n: int) -> str:
@@ -61,7 +61,7 @@ def _tests(n: int) -> str:
 
 
 def _card(reason: str, members: list[tuple[str, TestOutcome]]) -> str:
-    lost = sum(t.points for _, t in members)
+    lost = sum(t.points - t.score for _, t in members)  # the marking scheme's charge: a knock-on costs 0
     items = []
     for context, test in members:
         what = f' <span class="meta">— checking {escape(context)}</span>' if context else ""
