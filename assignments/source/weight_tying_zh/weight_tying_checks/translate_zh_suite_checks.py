@@ -120,8 +120,9 @@ RULES = [
     ),
     # the loss
     rule(
-        "\n-> loss not computed: loss() is not written yet, so the model has no training objective",
-        "\n→ 没有算出 loss（⟦loss not computed⟧）：loss() 还没有写，模型没有训练目标",
+        "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has no training "
+        "objective",
+        "\n→ loss 还没有实现（⟦not implemented yet⟧）：loss() 仍然抛出 NotImplementedError，模型没有训练目标",
     ),
     rule(
         "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",

@@ -27,7 +27,9 @@ _CALLS = {
     "short": "loss(ids, targets of shape (B, T-1))",
     "full": "loss(ids, targets of shape (B, T))",
 }
-LOSS_NOT_COMPUTED = "loss not computed: loss() is not written yet, so the model has no training objective"
+LOSS_NOT_COMPUTED = (
+    "loss not implemented yet: loss() still raises NotImplementedError, so the model has no training objective"
+)
 _HINTS = {
     "short": "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
     "full": "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
