@@ -107,6 +107,12 @@ RULES = [
         "float64 的 logits 未检查：lm_head.weight 没有跟随写入 token_embed.weight 的表（见参数同一性那几项测试）",
     ),
     rule(
+        "the loss was not checked because minigpt.pos_embed.weight has shape {shape}, not (block_size, D): the model "
+        "is not the MiniGPT asked for (see the parameter identity tests)",
+        "loss 未检查：minigpt.pos_embed.weight 的形状是 {shape}，不是 (block_size, D)：模型不是所要求的 MiniGPT"
+        "（见参数同一性那几项测试）",
+    ),
+    rule(
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter ignored "
         "(see test_wrapper_state_dict_matches_hyperparameters)",
         "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（⟦hyper-parameter ignored⟧，见 "
