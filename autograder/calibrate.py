@@ -7,6 +7,7 @@ notebook, its first code cell)::
     # expect: wrong <misconception>        must not get full marks, and a failing test names it
     # why: <one line>                      what the file does
     # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
+    # marks: 60-80                         (wrong files) the band of marks (out of 100) a teacher would give
     # expect: attack                       must get 0, leave no process behind, write nothing into the kit
 
 Without a header the folder decides (correct/, wrong/, attacks/). The reference solution is graded too,
@@ -46,6 +47,7 @@ __all__ = [
 
 _HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
+_MARKS = re.compile(r"#\s*marks:\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
 _REFERENCE = "(reference solution)"  # its key in the batch: no calibration file is named like this
 
@@ -55,6 +57,7 @@ class Expectation:
     kind: str  # "correct" | "wrong" | "attack"
     keyword: str  # the misconception a failing test must name ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
+    band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
 
 
 @dataclass
@@ -85,14 +88,21 @@ def read_expectation(path: Path) -> Expectation | None:
     """The `# expect:` header of a calibration file (and its `# fails:` line), or None."""
     lines = _first_lines(Path(path))
     fails: tuple[str, ...] = ()
+    band: tuple[float, float] | None = None
     for line in lines:
         match = _FAILS.search(line)
         if match:
             fails = tuple(name.strip() for name in match.group(1).split(",") if name.strip())
+        match = _MARKS.search(line.strip())
+        if match:
+            low, high = float(match.group(1)), float(match.group(2))
+            if not 0 <= low <= high <= 100:
+                raise ValueError(f"{path}: '# marks: {low:g}-{high:g}' is not a band: write '# marks: LOW-HIGH', 0-100")
+            band = (low, high)
     for line in lines:
         match = _HEADER.search(line)
         if match:
-            return Expectation(match.group(1).lower(), match.group(2).strip(), fails)
+            return Expectation(match.group(1).lower(), match.group(2).strip(), fails, band)
     return None
 
 
@@ -163,6 +173,11 @@ def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_s
         return ok, "" if ok else "lost points: " + "; ".join(f"{n}: {m[:160]}" for n, m in failing.items())
     if score >= max_score:
         return False, "got full marks"
+    if exp.band is not None:
+        mark = 100 * score / max_score if max_score > 0 else 0.0
+        low, high = exp.band
+        if not low <= mark <= high:
+            return False, f"mark {mark:g} outside its band {low:g}-{high:g} (# marks: header)"
     passed = [name for name in exp.fails if name not in failing]
     if passed:
         return False, f"expected to fail but passed: {', '.join(passed)}"

@@ -26,6 +26,7 @@ from pathlib import Path
 from autograder.editions import localize, text_language
 from autograder.graders import all_specs
 from autograder.judge.client import JudgeLimitError, Judgement, JudgeProcess
+from autograder.marking import apply_marking
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
@@ -189,6 +190,7 @@ def grade_submission(
         return Result.grader_failure(str(exc))
     run.rejected = rejected
     result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+    result = apply_marking(result, spec)  # before localize: the scheme reads the English messages
     return localize(result, spec, text_language(kind, source))  # the edition is read from the file, not the run
 
 

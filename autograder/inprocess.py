@@ -191,8 +191,17 @@ class InProcessGrader:
         return results
 
     def score(self, results: dict[str, tuple[bool, str]]) -> float:
-        points = {t.name: t.points for t in self.tests}
-        return sum(points[name] for name, (ok, _) in results.items() if ok)
+        """The mark of these outcomes: by the assignment's marking scheme (autograder.marking), as the engine
+        gives it, or the points of the passing tests without one."""
+        from autograder.marking import scheme_for
+
+        known = {t.name: t for t in self.tests}
+        scheme = scheme_for(self.spec)
+        if scheme is None:
+            return sum(known[name].points for name, (ok, _) in results.items() if ok)
+        outcomes = [(name, known[name].points, known[name].area, ok, msg) for name, (ok, msg) in results.items()]
+        charged = scheme.charges(outcomes)
+        return round(sum(known[name].points - charged[name] for name in results), 6)
 
     def grade(self, submission: str | Path | dict, plan: dict, **kwargs: Any) -> tuple[float, dict]:
         """(score, {test: (passed, message)}) of one submission on one plan."""

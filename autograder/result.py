@@ -109,10 +109,16 @@ class TestOutcome:
     area: str  # the graded area it belongs to
     passed: bool
     output: str  # what the student reads when it failed
+    # The points this test loses under the assignment's marking scheme (autograder.marking): None without
+    # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
+    # any test of the area it is charged in.
+    charged: float | None = None
 
     @property
     def score(self) -> float:
-        return self.points if self.passed else 0.0
+        if self.charged is None:
+            return self.points if self.passed else 0.0
+        return round(max(0.0, self.points - self.charged), 6)
 
     def to_gradescope(self) -> dict:
         return {
@@ -130,12 +136,17 @@ class TestOutcome:
             return None
         tags = data.get("tags")
         area = str(tags[0]) if isinstance(tags, list) and tags else "other"
+        points = _num(data.get("max_score"))
+        passed = data.get("status") == "passed"
+        score = min(max(_num(data.get("score")), 0.0), points)
+        natural = points if passed else 0.0
         return cls(
             name=str(data.get("name", "?")),
-            points=_num(data.get("max_score")),
+            points=points,
             area=area,
-            passed=data.get("status") == "passed",
+            passed=passed,
             output=_str(data.get("output")),
+            charged=None if "score" not in data or score == natural else round(points - score, 6),
         )
 
 

@@ -65,7 +65,10 @@ def entry(record: Any, what: str) -> dict:
     if not isinstance(record, dict):
         raise EvidenceError(f"malformed evidence for {what} (got {type(record).__name__}, expected a dict)")
     if "error" in record:
-        raise EvidenceError(f"{what} failed: your code raised {error_text(record['error'], 1200)}")
+        # The student's text never holds the judge's hint marker ("\n-> "): autograder.marking reads only the
+        # judge's words after "your code raised".
+        text = error_text(record["error"], 1200).replace("\n->", "\n=>")
+        raise EvidenceError(f"{what} failed: your code raised {text}")
     return record
 
 

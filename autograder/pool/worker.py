@@ -28,6 +28,7 @@ from autograder.editions import localize, text_language
 from autograder.engine import judged
 from autograder.graders import all_specs, get_assignment
 from autograder.judge.client import JudgeLimitError, JudgeProcess
+from autograder.marking import apply_marking
 from autograder.result import Result
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import RUNNER_PACKAGES, probe_isolation, run_cgroup
@@ -156,6 +157,7 @@ class Worker:
             self._tests = judgement.tests
         run.rejected = rejected
         result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+        result = apply_marking(result, self.spec)  # before localize: the scheme reads the English messages
         return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
 
     def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):

@@ -1,20 +1,22 @@
-"""The grader's point system, read from the hidden suite's markers, for the notebook to state.
+"""The grader's point system, read from its marking scheme (``marking.toml``), for the notebook to state.
 
-Each suite test carries ``@pytest.mark.points(n)`` and ``@pytest.mark.area(name)``; its name says which
-exercise it grades (``test_tied_*``: exercise 1; ``test_wrapper_*`` / ``test_generate_*``: exercise 2). The
-suite is parsed, not imported (the build must not need the judge's dependencies), and a test that follows
-neither naming rule stops the build: the notebook must never state points the grader does not use.
+The suite's ``points``/``area`` markers come from the same file (``autograder.marking.graded``); a test's
+name says which exercise it grades (``test_tied_*``: exercise 1; ``test_wrapper_*`` / ``test_generate_*``:
+exercise 2). The scheme is parsed, not imported (the build must not need the judge's dependencies), and a
+test that follows neither naming rule stops the build: the notebook must never state points the grader does
+not use.
 """
 
 from __future__ import annotations
 
-import ast
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SUITE", "EXERCISE_PREFIXES", "SuiteTest", "suite_tests", "by_area", "by_exercise", "exercise_of"]
+__all__ = ["SUITE", "SCHEME", "EXERCISE_PREFIXES", "SuiteTest", "suite_tests", "by_area", "by_exercise", "exercise_of"]
 
 SUITE = Path(__file__).resolve().parents[2] / "autograder" / "graders" / "weight_tying" / "judge" / "suite"
+SCHEME = SUITE.parents[1] / "marking.toml"  # the marking scheme: every test's points and area
 EXERCISE_PREFIXES = {1: ("test_tied_",), 2: ("test_wrapper_", "test_generate_")}
 # Presentation only: the order the notebook's table lists the areas in (the points come from the suite).
 TEACHING_ORDER = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
@@ -41,39 +43,14 @@ def exercise_of(name: str) -> int:
     )
 
 
-def _marks(fn: ast.FunctionDef, constants: dict[str, object]) -> dict[str, object]:
-    """{'points': n, 'area': name} from decorators such as @pytest.mark.points(6) / @pytest.mark.area(AREA)."""
-    found = {}
-    for deco in fn.decorator_list:
-        if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.args:
-            arg = deco.args[0]
-            value = constants.get(arg.id) if isinstance(arg, ast.Name) else getattr(arg, "value", None)
-            found[deco.func.attr] = value
-    return found
-
-
-def suite_tests(suite: Path = SUITE) -> list[SuiteTest]:
-    """Every test of the hidden suite with its points and area, in file and line order."""
-    tests = []
-    for path in sorted(Path(suite).glob("test_*.py")):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        constants = {
-            target.id: node.value.value
-            for node in tree.body
-            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-            for target in node.targets
-            if isinstance(target, ast.Name)
-        }
-        for node in tree.body:
-            if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                marks = _marks(node, constants)
-                if not isinstance(marks.get("points"), (int, float)) or not isinstance(marks.get("area"), str):
-                    raise ValueError(
-                        f"{path.name}::{node.name} needs @pytest.mark.points(n) and @pytest.mark.area(name)"
-                    )
-                tests.append(SuiteTest(node.name, float(marks["points"]), marks["area"]))
-    if not tests:
-        raise ValueError(f"no test_*.py with tests in {suite}: is the hidden suite there?")
+def suite_tests(scheme: Path = SCHEME) -> list[SuiteTest]:
+    """Every graded test with its points and area, in the scheme's order (the suite's markers come from the
+    same file: autograder.marking.graded). The file is read, not imported (no judge dependencies)."""
+    data = tomllib.loads(Path(scheme).read_text(encoding="utf-8"))
+    tests = [SuiteTest(name, float(t["points"]), str(t["area"])) for name, t in data["tests"].items()]
+    for test in tests:
+        if test.exercise != int(data["tests"][test.name]["exercise"]):
+            raise ValueError(f"{scheme}: {test.name} is in exercise {test.exercise} by its name, not as the file says")
     return tests
 
 

@@ -3,13 +3,12 @@ suite's points and the grade_ids autograder.outputs.gradebook looks for (one poi
 
 from __future__ import annotations
 
-import ast
-
 import nbformat
 import pytest
 
 from autograder.graders import get_assignment
 from autograder.kit import COURSE_DIR
+from autograder.marking import scheme_for
 from autograder.outputs.gradebook import kit_cells
 
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
@@ -24,37 +23,13 @@ EXPECTED = {
 
 
 def _suite_areas() -> dict[str, float]:
-    """area -> points, summed from the @pytest.mark.points / @pytest.mark.area markers of the hidden suite."""
+    """area -> points of the hidden suite, from the marking scheme its markers are made from
+    (tests/autograder/test_marking.py checks that the suite's markers are the scheme's)."""
+    scheme = scheme_for(get_assignment("weight_tying"))
     areas: dict[str, float] = {}
-    for path in sorted(get_assignment("weight_tying").suite_dir.glob("test_*.py")):
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if not (isinstance(node, ast.FunctionDef) and node.name.startswith("test_")):
-                continue
-            marks = {}
-            for deco in node.decorator_list:
-                if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Attribute) and deco.args:
-                    marks[deco.func.attr] = (
-                        ast.literal_eval(deco.args[0]) if isinstance(deco.args[0], ast.Constant) else None
-                    )
-            assert "points" in marks and "area" in marks, f"{path.name}::{node.name} has no points/area marker"
-            area = marks["area"]
-            if not isinstance(area, str):  # a module constant such as AREA = "shape flow"
-                area = _constant(path, node)
-            areas[area] = areas.get(area, 0.0) + float(marks["points"])
+    for test in scheme.tests.values():
+        areas[test.area] = areas.get(test.area, 0.0) + test.points
     return areas
-
-
-def _constant(path, node) -> str:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    name = next(
-        d.args[0].id
-        for d in node.decorator_list
-        if isinstance(d, ast.Call) and getattr(d.func, "attr", "") == "area" and isinstance(d.args[0], ast.Name)
-    )
-    for stmt in tree.body:
-        if isinstance(stmt, ast.Assign) and any(getattr(t, "id", None) == name for t in stmt.targets):
-            return ast.literal_eval(stmt.value)
-    raise AssertionError(f"{path.name}: area constant {name} not found")
 
 
 def _task_cells(language: str) -> dict[str, dict]:

@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from autograder.calibrate import (
     Expectation,
     calibration_files,
@@ -25,6 +27,19 @@ def test_read_expectation_with_the_tests_a_wrong_file_must_fail(tmp_path):
     assert (exp.kind, exp.keyword, exp.fails) == ("wrong", "copied table", ("test_a", "test_b"))
     (tmp_path / "n.py").write_text("x = 1\n")
     assert read_expectation(tmp_path / "n.py") is None
+
+
+def test_a_wrong_file_is_held_to_its_band_of_marks(tmp_path):
+    path = tmp_path / "w.py"
+    path.write_text("# expect: wrong max_norm\n# why: a slip\n# fails: test_a\n# marks: 88-96\nx = 1\n")
+    exp = read_expectation(path)
+    assert exp.band == (88.0, 96.0)
+    assert judge_verdict(exp, {"test_a": "max_norm"}, 92, 100)[0] is True
+    ok, note = judge_verdict(exp, {"test_a": "max_norm"}, 67, 100)
+    assert not ok and "outside its band 88-96" in note
+    path.write_text("# expect: wrong max_norm\n# marks: 96-88\n")
+    with pytest.raises(ValueError, match="not a band"):
+        read_expectation(path)
 
 
 def test_calibration_files_fall_back_on_the_folder(tmp_path):

@@ -221,9 +221,10 @@ RULES = [
         "；head 必须持有 embedding 的 Parameter 对象本身，而不只是它的存储",
     ),
     rule(
-        "not int64 (prompt not preserved as int64 token ids; the result is the prompt's own ids followed by the new "
-        "ones)",
-        "不是 int64（⟦not int64⟧，⟦prompt not preserved⟧：结果应当是 prompt 自己的 id，后面接上新生成的 id）",
+        "not int64 (token ids are integers: a dtype slip; the result is the prompt's own int64 ids followed by the "
+        "new ones)",
+        "不是 int64（⟦not int64⟧：token id 是整数，这是 dtype 上的疏忽；结果应当是 prompt 自己的 int64 id，"
+        "后面接上新生成的 id）",
     ),
     rule(
         "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most likely token "

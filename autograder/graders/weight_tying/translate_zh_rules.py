@@ -72,6 +72,7 @@ KEYWORDS = {  # keyword -> its Chinese gloss
     "untied head": "head 没有共享",
     "logits scaled": "logits 被缩放",
     "loss not mean": "loss 不是平均值",
+    "not implemented yet": "还没有实现",
     "loss doubled": "loss 翻倍",
     "loss halved": "loss 减半",
     "targets ignored": "忽略了 targets",

@@ -84,6 +84,39 @@ def test_one_exception_behind_many_tests_is_said_once_with_the_tests_under_it():
     assert "/kit/runner.py" not in html and "Traceback" not in html  # grader internals stay out
 
 
+def test_a_card_says_what_the_marking_scheme_charged_not_the_tests_points():
+    knock = "TiedEmbeddingLM: the gradient was not checked because forward does not compute E[ids] @ E.T"
+    tests = [
+        TestOutcome(
+            "test_identity.py::test_tied_lm_head_is_the_embedding_parameter",
+            6,
+            "parameter identity",
+            False,
+            COPIED,
+            charged=6.0,
+        ),
+        TestOutcome(
+            "test_identity.py::test_wrapper_head_is_the_embedding_parameter",
+            6,
+            "parameter identity",
+            True,
+            "",
+            charged=6.0,
+        ),
+        TestOutcome(
+            "test_gradients.py::test_tied_lm_shared_gradient_is_sum_of_paths",
+            6,
+            "gradient accumulation",
+            False,
+            knock,
+            charged=0.0,
+        ),
+    ]
+    html = feedback_html(Result(tests=tests, run=None), student="s", assignment="weight_tying")
+    assert "Costs 0 points" in html  # a knock-on: its root cause is charged where it is named
+    assert "Costs 6 points" in html and "Score: 6 / 18" in html
+
+
 def test_a_message_repeated_for_several_subjects_is_collapsed_and_failures_come_before_passes():
     html = feedback_html(_copied(), student="ann", assignment="weight_tying")
     assert html.count(COPIED) == 1  # once, not once per test

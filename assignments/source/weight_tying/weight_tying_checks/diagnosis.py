@@ -300,8 +300,8 @@ def generated_ids_problem(seq: object, prompt: Tensor, max_new_tokens: int, *, c
         return f"generate must return a tensor of token ids, got {type(seq).__name__}"
     if seq.dtype != torch.int64:
         return (
-            f"generate returned dtype {seq.dtype}: not int64 (prompt not preserved as int64 token ids; the result is "
-            f"the prompt's own ids followed by the new ones)" + reread(9)
+            f"generate returned dtype {seq.dtype}: not int64 (token ids are integers: a dtype slip; the result is "
+            f"the prompt's own int64 ids followed by the new ones)" + reread(9)
         )
     if tuple(seq.shape) != want:
         hint = "only the new tokens" if tuple(seq.shape) == (b, max_new_tokens) else "a wrong number of new tokens"

@@ -69,7 +69,7 @@ RULES = [
     rule("\nGraded area: {area}.", "\n对应的评分领域：{area}。"),
     rule(
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",
+        "{what} 还没有实现（⟦not implemented yet⟧）：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",
     ),
     # what the student's code raised, where (its own words stay verbatim, between 「」)
     (

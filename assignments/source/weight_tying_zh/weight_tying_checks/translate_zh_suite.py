@@ -159,6 +159,7 @@ _SUITE = [
         "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)",
         "表被更新了两次的量（⟦gradient doubled⟧，或者共享的 Parameter 被更新了两次）",
     ),
+    rule("the table moved by half the step (gradient halved)", "表只更新了一半的量（⟦gradient halved⟧）"),
     rule(
         "the table moved by one path's gradient only (only one path: copied table / .data sharing?)",
         "表只按一条路径的梯度移动了（⟦only one path⟧：⟦copied table⟧ / ⟦.data sharing⟧？）",

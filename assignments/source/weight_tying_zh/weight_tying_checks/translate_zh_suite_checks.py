@@ -101,7 +101,35 @@ RULES = [
         "context",
         "模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去",
     ),
+    rule(
+        "the float64 logits were not checked because lm_head.weight does not follow the table written into "
+        "token_embed.weight (see the parameter identity tests)",
+        "float64 的 logits 未检查：lm_head.weight 没有跟随写入 token_embed.weight 的表（见参数同一性那几项测试）",
+    ),
+    rule(
+        "the loss was not checked because minigpt.pos_embed.weight has shape {shape}, not (block_size, D): the model "
+        "is not the MiniGPT asked for (see the parameter identity tests)",
+        "loss 未检查：minigpt.pos_embed.weight 的形状是 {shape}，不是 (block_size, D)：模型不是所要求的 MiniGPT"
+        "（见参数同一性那几项测试）",
+    ),
+    rule(
+        "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter ignored "
+        "(see test_wrapper_state_dict_matches_hyperparameters)",
+        "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（⟦hyper-parameter ignored⟧，见 "
+        "test_wrapper_state_dict_matches_hyperparameters）",
+    ),
+    rule(
+        "generation was not checked because the judge's weights for these sizes cannot be loaded into "
+        "model.minigpt: a hyper-parameter ignored (see the parameter counts tests)",
+        "生成未检查：评分程序的权重无法载入按这些尺寸构建的 model.minigpt，忽略了超参数"
+        "（⟦hyper-parameter ignored⟧，见参数计数那几项测试）",
+    ),
     # the loss
+    rule(
+        "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has no training "
+        "objective",
+        "\n→ loss 还没有实现（⟦not implemented yet⟧）：loss() 仍然抛出 NotImplementedError，模型没有训练目标",
+    ),
     rule(
         "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
         "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？不给 targets 时，由 input_ids[:, :-1] 预测 "

@@ -195,7 +195,7 @@ def _gpt_plan(g: torch.Generator) -> dict:
                 cfg(count_v, 5, 20, 2, 4, 20),  # embed_dim
                 cfg(count_v, 5, 12, 3, 4, 20),  # num_layers
                 cfg(count_v, 5, 12, 2, 4, 44),  # hidden_dim
-                cfg(count_v, 9, 12, 1, 2, 8),  # block_size, num_heads
+                cfg(count_v, 9, 12, 2, 4, 20),  # block_size
             )
         ],
         # Same shapes, different head counts: only the logits can tell them apart.

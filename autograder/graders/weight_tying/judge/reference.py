@@ -33,6 +33,7 @@ __all__ = [
     "CFG_KEYS",
     "IdentityMemo",
     "build_minigpt",
+    "sizes_ignored",
     "judge_model",
     "minigpt_from_state",
     "shape_cfg",
@@ -289,3 +290,24 @@ def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "cor
         if how["append"]:
             context = out
     return out, torch.stack(margins), torch.stack(top1)
+
+
+def sizes_ignored(plan, evidence) -> bool:
+    """The judge's own finding that the wrapper builds a model of other sizes than asked: the counts
+    experiment's state_dict shapes differ from those of a MiniGPT built with the plan's arguments."""
+    from autograder.graders.weight_tying.runner.evidence import CountCase, GptCounts
+    from autograder.judge.evidence import shape_dict
+
+    rec = evidence.get(GptCounts.NAME)
+    cases = rec.get(GptCounts.cases) if isinstance(rec, dict) else None
+    if not isinstance(cases, list) or len(cases) != len(plan["gpt"]["counts"]):
+        return False
+    for c, got in zip(plan["gpt"]["counts"], cases, strict=True):
+        try:
+            shapes = shape_dict(got, CountCase.state_shapes, what="model.minigpt.state_dict() shapes")
+        except AssertionError:
+            continue
+        want = {k: list(v.shape) for k, v in build_minigpt(c["cfg"]).state_dict().items()}
+        if shapes != want:
+            return True
+    return False

@@ -140,3 +140,43 @@ def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_
     """The same on one of the sweep's seeds, and the same mark as on the first plan."""
     marks = [_judged_on(name, one_plan, collect_evidence, judge, score) for one_plan in (plan, _sweep_plan(name))]
     assert marks[0] == marks[1], f"{name}: the mark depends on the seed: {marks}"
+
+
+# ------------------------------------------------------------------------------------------ marks in proportion
+
+_WRONG = {k.split("/")[1][:3]: exp for k, (_, exp) in calibration_files(CAL).items() if exp.kind == "wrong"}
+# One mistake in several forms: each group must be marked alike (the same band, the same measured mark).
+SAME_MISTAKE = {
+    "a wrapper size or keyword hard-coded": ("w13", "w14", "w15", "w16", "w17"),
+    "a second table in exercise 1": ("w01", "w02", "w03", "w04", "w38"),
+    "a second table in exercise 2": ("w12", "w39", "w42", "w46"),
+    "a next-token shift misread": ("w27", "w28", "w29", "w30"),
+}
+CORE = ("w01", "w02", "w38", "w12", "w39", "w42", "w46")  # the head holds a second table: the lesson's core
+SLIPS = ("w13", "w14", "w15", "w16", "w17", "w26", "w40", "w48", "w49", "w50", "w51")  # subtle slips
+LOSS_SLIPS = ("w27", "w28", "w29", "w30", "w31", "w32", "w53")
+NO_TIE, LOSS_MISSING = "w56", "w57"
+
+
+def test_every_wrong_file_states_its_band():
+    missing = sorted(name for name, exp in _WRONG.items() if exp.band is None)
+    assert not missing, f"wrong files without a '# marks: LOW-HIGH' line: {missing}"
+
+
+def test_bands_keep_the_teachers_proportions():
+    band = {name: exp.band for name, exp in _WRONG.items()}
+    for what, group in SAME_MISTAKE.items():
+        assert len({band[n] for n in group}) == 1, f"{what}: one mistake, one band: {[(n, band[n]) for n in group]}"
+    for slip in SLIPS:  # a subtle slip never costs more than the lesson's core misconception
+        assert all(band[slip][0] >= band[core][1] for core in CORE), f"{slip} {band[slip]} may cost more than a copy"
+    others = set(band) - {NO_TIE, "w10", "w11"}  # tying the positional table also misses the lesson
+    assert all(band[NO_TIE][1] < band[n][0] for n in others), "not tying anywhere must cost more than any slip"
+    assert band[LOSS_MISSING][1] <= 90, "no training objective costs at least 10 of 100"
+    assert all(band[LOSS_MISSING][1] < band[n][0] for n in LOSS_SLIPS), "no loss costs more than a wrong loss"
+
+
+@pytest.mark.parametrize("what", sorted(SAME_MISTAKE))
+def test_the_same_mistake_gets_the_same_mark_in_every_form(what, plan, collect_evidence, judge, score):
+    files = {name[:3]: path for name, (path, _) in ((k.split("/")[1], v) for k, v in calibration_files(CAL).items())}
+    marks = {n: score(judge(plan, collect_evidence(files[n], plan))) for n in SAME_MISTAKE[what]}
+    assert len(set(marks.values())) == 1, f"{what}: {marks}"

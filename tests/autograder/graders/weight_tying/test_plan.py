@@ -140,11 +140,13 @@ def test_7_sizes_are_distinct_and_the_wrapper_tables_span_a_proper_subspace(plan
 
 
 def test_8_configurations_move_one_hyper_parameter_at_a_time(plans):
-    plan = plans[SEEDS[0]]
-    base, *others = [c["cfg"] for c in plan["gpt"]["counts"]]
-    assert all(sum(base[k] != o[k] for k in base) >= 1 for o in others)
-    assert [c["cfg"]["num_heads"] for c in plan["gpt"]["heads"]] == [1, 4, 6]
-    assert plan["gpt"]["dropout"]["cfg"]["dropout"] > 0 == plan["gpt"]["dropout"]["cfg0"]["dropout"]
+    for seed, plan in plans.items():  # every configuration, every seed: a failing one names its hyper-parameter
+        base, *others = [c["cfg"] for c in plan["gpt"]["counts"]]
+        moved = [sorted(k for k in base if base[k] != o[k]) for o in others]
+        assert all(len(m) == 1 for m in moved), f"seed {seed}: each configuration moves one hyper-parameter: {moved}"
+        assert len({m[0] for m in moved}) == len(moved), f"seed {seed}: and a different one each time: {moved}"
+        assert [c["cfg"]["num_heads"] for c in plan["gpt"]["heads"]] == [1, 4, 6]
+        assert plan["gpt"]["dropout"]["cfg"]["dropout"] > 0 == plan["gpt"]["dropout"]["cfg0"]["dropout"]
 
 
 def test_covering_ids_keeps_its_promises_on_awkward_sizes():

@@ -7,15 +7,21 @@ returned. Calling the model itself and torch's argmax is the loop.
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem, reread
-from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, IdentityMemo, decode, minigpt_from_state
+from autograder.graders.weight_tying.judge.reference import (
+    DECODE_VARIANTS,
+    IdentityMemo,
+    decode,
+    minigpt_from_state,
+    sizes_ignored,
+)
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
 from autograder.judge.evidence import EvidenceError, entry, plain_tensor
+from autograder.marking import graded
 
 AREA = "argmax generation"
 # Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or
@@ -47,6 +53,10 @@ def _variants(case) -> dict:
     return done["variants"]
 
 
+# How the runner reports weights it could not load (runner/tools.py load_state_in_place).
+_UNLOADABLE = ("ValueError: cannot load the judge's weights", "KeyError: 'model.minigpt has no entries")
+
+
 def _sequence(plan, evidence, run, name, key=GenerateCase.first):
     case = next(c for c in plan["gpt"]["generate"] if c["name"] == name)
     b, t = case["ids"].shape
@@ -60,7 +70,20 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
         got = entry(cases[name], what)
     except EvidenceError as exc:
         error = str(cases[name].get("error", "")) if isinstance(cases[name], dict) else ""
-        if ("block_size" in error or "block size" in error or "position" in error) and "judge's weights" not in error:
+        if error.startswith(_UNLOADABLE) and sizes_ignored(plan, evidence):
+            # The runner could not load the plan's weights into a model of the sizes the wrapper built: the
+            # loop was never run, and the sizes are the parameter counts tests' business.
+            raise EvidenceError(
+                f"{what}: generation was not checked because the judge's weights for these sizes cannot be loaded "
+                f"into model.minigpt: a hyper-parameter ignored (see the parameter counts tests)"
+            ) from None
+        within = cases.get("within_block")
+        runs_in_block = isinstance(within, dict) and "error" not in within
+        if (
+            ("block_size" in error or "block size" in error or "position" in error)
+            and "judge's weights" not in error
+            and runs_in_block
+        ):
             raise EvidenceError(
                 f"{exc}\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds "
                 f"it only the last block_size tokens of the context" + reread(9)
@@ -139,8 +162,7 @@ def _check_greedy(plan, evidence, run, name):
     return seq
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(3)
+@graded
 def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
     """int64, shape (B, T + max_new_tokens), the prompt unchanged in front."""
     for case in plan["gpt"]["generate"]:
@@ -154,15 +176,13 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
         )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(4)
+@graded
 def test_generate_greedy_within_block_size(plan, evidence, run):
     """Exact greedy tokens while the context still fits in block_size."""
     _check_greedy(plan, evidence, run, "within_block")
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(6)
+@graded
 def test_generate_greedy_past_block_size(plan, evidence, run):
     """Exact greedy tokens past block_size: a context that grows past it, a prompt of exactly block_size
     (B = 1) and a prompt longer than it; each step sees only the last block_size tokens."""
@@ -170,8 +190,7 @@ def test_generate_greedy_past_block_size(plan, evidence, run):
         _check_greedy(plan, evidence, run, name)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(5)
+@graded
 def test_generate_is_deterministic_argmax(plan, evidence, run):
     """Two calls give the same greedy tokens (flat-ish next-token distributions expose sampling)."""
     for case in plan["gpt"]["generate"]:

@@ -8,7 +8,6 @@ makes these tests say so instead of blaming the tie.
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem, reread
@@ -22,6 +21,7 @@ from autograder.graders.weight_tying.judge.reference import (
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptGrad, LmGrad
 from autograder.judge.evidence import plain_tensor, shape_dict
+from autograder.marking import graded
 
 AREA = "gradient accumulation"
 
@@ -86,6 +86,8 @@ def _check_step(rec, before, g_in, g_out, lr, what):
         return
     if close(after, before - 2 * lr * (g_in + g_out), **tol):
         hint = "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)"
+    elif close(after, before - 0.5 * lr * (g_in + g_out), **tol):
+        hint = "the table moved by half the step (gradient halved)"
     elif close(after, before - lr * g_in, **tol) or close(after, before - lr * g_out, **tol):
         hint = "the table moved by one path's gradient only (only one path: copied table / .data sharing?)"
     elif close(after, before, rtol=0, atol=0):
@@ -95,8 +97,7 @@ def _check_step(rec, before, g_in, g_out, lr, what):
     raise AssertionError(f"{what}: after one SGD step (optimizer built over model.parameters()) {hint}" + reread(7))
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(6)
+@graded
 def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """One backward of sum(logits * G): the shared .grad = lookup-path grad + head-path grad."""
     what = "TiedEmbeddingLM"
@@ -105,8 +106,7 @@ def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
     _check_shared_grad(rec, g_in, g_out, what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(3)
+@graded
 def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
     p = plan["lm"]
     what = "TiedEmbeddingLM"
@@ -115,8 +115,7 @@ def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
     _check_step(rec, p["W1"], g_in, g_out, p["lr"], what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(5)
+@graded
 def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """sum(model(ids) * G).backward(): minigpt's shared .grad = embedding path + head path (judge unties a copy)."""
     what = "MiniGPTWithWeightTying"
@@ -125,8 +124,7 @@ def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
     _check_shared_grad(rec, g_in, g_out, what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_wrapper_sgd_step_updates_table_once(plan, evidence, run):
     what = "MiniGPTWithWeightTying"
     rec = need(evidence, GptGrad, run, what=f"{what} (SGD step)")

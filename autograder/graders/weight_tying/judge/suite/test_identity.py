@@ -7,7 +7,6 @@ address) only choose the message, or cost points; they never earn one.
 
 from __future__ import annotations
 
-import pytest
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, reread, tie_problem
@@ -30,6 +29,7 @@ from autograder.graders.weight_tying.runner.evidence import (
 )
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
 from autograder.judge.evidence import plain_tensor, shape_dict
+from autograder.marking import graded
 
 AREA = "parameter identity"
 # How far the wrapper's logits may lie outside the span of the written table (float32 rounding is ~1e-6).
@@ -111,8 +111,7 @@ def _check_follow(rec, target, *, what, pos=None):
     assert problem is None, f"{what}: {problem}"
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(6)
+@graded
 def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     """TiedEmbeddingLM: an in-place change of token_embed.weight reaches lm_head.weight before any forward."""
     rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM (identity check)")
@@ -124,8 +123,7 @@ def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
     """state_dict -> torch.save -> load_state_dict into a fresh model keeps the tie."""
     rec = need(evidence, LmReload, run, what="TiedEmbeddingLM (state_dict save/load)")
@@ -134,8 +132,7 @@ def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
     _check_logits_follow(rec, plan["lm"]["W2"], plan["lm"]["ids"], what=what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
     """model.to(torch.float64) keeps one shared table."""
     rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM (.to(torch.float64))")
@@ -144,8 +141,7 @@ def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
     _check_logits_follow(rec, plan["lm"]["W3"], plan["lm"]["ids"], what=what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(6)
+@graded
 def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     """MiniGPTWithWeightTying: minigpt.lm_head.weight is minigpt.token_embed.weight right after construction."""
     what = "MiniGPTWithWeightTying"
@@ -161,8 +157,7 @@ def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(4)
+@graded
 def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     """The positional table stays its own Parameter: changing token_embed leaves pos_embed alone."""
     cfg = plan["gpt"]["cfg"]
@@ -199,8 +194,7 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     )
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
     rec = need(evidence, GptReload, run, what="MiniGPTWithWeightTying (state_dict save/load)")
     what = "MiniGPTWithWeightTying after load_state_dict into a fresh model"
@@ -209,8 +203,7 @@ def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
     _check_head_uses_table(plan, rec, "reload", table, what=what)
 
 
-@pytest.mark.area(AREA)
-@pytest.mark.points(2)
+@graded
 def test_wrapper_tie_survives_to_float64(plan, evidence, run):
     rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying (.to(torch.float64))")
     what = "MiniGPTWithWeightTying after .to(torch.float64)"

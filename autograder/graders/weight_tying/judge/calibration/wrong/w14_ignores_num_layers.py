@@ -1,6 +1,7 @@
 # expect: wrong hyper-parameter ignored (num_layers)
 # why: wrapper hard-codes num_layers=4 instead of passing its argument to MiniGPT.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens, test_wrapper_counts_untied_minus_vd, test_wrapper_state_dict_matches_hyperparameters
+# marks: 86-94
 import copy
 import math
 

@@ -1,6 +1,7 @@
 # expect: wrong hyper-parameter ignored (num_heads)
 # why: wrapper hard-codes num_heads=4 instead of passing its argument to MiniGPT.
 # fails: test_wrapper_num_heads_honoured
+# marks: 86-94
 import copy
 import math
 

@@ -1,6 +1,7 @@
 # expect: wrong hyper-parameter ignored (dropout)
 # why: wrapper hard-codes dropout=0.0 instead of passing its argument to MiniGPT.
 # fails: test_wrapper_dropout_honoured
+# marks: 86-94
 import copy
 import math
 

@@ -1,6 +1,7 @@
 # expect: wrong sampling instead of argmax
 # why: generate samples the next token with torch.multinomial instead of taking the argmax.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax
+# marks: 86-94
 import copy
 import math
 

@@ -1,6 +1,7 @@
 # expect: wrong loss doubled
 # why: loss counts the shared table twice ('two paths') by returning 2 * cross-entropy.
 # fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
+# marks: 92-97
 import copy
 import math
 

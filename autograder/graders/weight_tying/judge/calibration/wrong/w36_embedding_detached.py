@@ -1,6 +1,7 @@
 # expect: wrong only one path
 # why: forward detaches the embedded vectors, so only the head path reaches the gradient.
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
+# marks: 86-94
 import copy
 import math
 

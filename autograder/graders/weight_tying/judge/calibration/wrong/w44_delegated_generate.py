@@ -1,6 +1,7 @@
 # expect: wrong delegated generate
 # why: everything right except generate, which hands the loop to MiniGPT.generate(do_sample=False) instead of writing it (the old c03).
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens
+# marks: 78-85
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
