@@ -65,7 +65,6 @@ def _points(value: float, w: dict[str, str]) -> str:
     return f"{number(value)} {w['point'] if value == 1 else w['points']}"
 
 
-<<<<<<< HEAD
 def _item(context: str, test: TestOutcome, w: dict[str, str]) -> dict:
     return {
         "name": readable_test(test.name),
@@ -76,7 +75,7 @@ def _item(context: str, test: TestOutcome, w: dict[str, str]) -> dict:
 
 
 def _card(reason: str, members: list[tuple[str, TestOutcome]], w: dict[str, str]) -> dict:
-    lost = sum(t.points for _, t in members)
+    lost = sum(t.points - t.score for _, t in members)  # the marking scheme's charge: a knock-on costs 0
     items = [_item(context, test, w) for context, test in members]
     shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
     over = w["over_tests"].format(n=len(members)) if len(members) > 1 else ""
@@ -87,26 +86,6 @@ def _card(reason: str, members: list[tuple[str, TestOutcome]], w: dict[str, str]
         "folded": folded,
         "more": w["more_tests"].format(n=len(folded)),
     }
-=======
-def _card(reason: str, members: list[tuple[str, TestOutcome]]) -> str:
-    lost = sum(t.points - t.score for _, t in members)  # the marking scheme's charge: a knock-on costs 0
-    items = []
-    for context, test in members:
-        what = f' <span class="meta">— checking {escape(context)}</span>' if context else ""
-        items.append(
-            f"<li><b>{escape(readable_test(test.name))}</b> ({escape(test.area)}, "
-            f"{number(test.points)} point{'' if test.points == 1 else 's'}){what}</li>"
-        )
-    if len(items) > _SHOWN:
-        folded = "".join(items[_SHOWN - 1 :])
-        more = len(items) - _SHOWN + 1
-        items[_SHOWN - 1 :] = [f"<li><details><summary>and {more} more tests</summary><ul>{folded}</ul></details></li>"]
-    count = f" over {len(members)} tests" if len(members) > 1 else ""
-    return (
-        f'<div class="card"><p class="msg">{escape(reason)}</p>'
-        f"<p>Costs {number(lost)} point{'' if lost == 1 else 's'}{count}:</p><ul>{''.join(items)}</ul></div>"
-    )
->>>>>>> marks
 
 
 def _translated(translate: Callable[[str], str] | None) -> Callable[[str], str]:
