@@ -47,3 +47,4 @@ def test_a_chinese_feedback_page_names_its_tests_in_chinese():
     page = feedback_html(result, student="chen", language="zh", translate=translator(SPEC, "zh"))
     assert TITLES["tied_lm_shapes_and_values"] in page and TITLES["tied_lm_counts_one_table"] in page
     assert "tied lm shapes and values" not in page and "tied lm counts one table" not in page
+    assert ">shape flow<" not in page and ">parameter counts<" not in page  # the areas table too
