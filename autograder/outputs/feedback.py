@@ -168,7 +168,9 @@ def feedback_context(
         cards=cards,
         run_lines=lines,
         note=(PART_NOTE if kind == "py" else CELL_NOTE) if _NUMBERED.search(shown) else "",
-        areas=[{"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()],
+        areas=[
+            {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()
+        ],
         passed_heading=w["passed"].format(n=_count(len(passed), w)),
         passed=[{"name": area(readable_test(t.name)), "area": area(t.area), "points": t.points} for t in passed],
         no_tests=not result.tests,
