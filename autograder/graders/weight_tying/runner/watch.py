@@ -44,8 +44,6 @@ DELEGATES = (
 # The prefix of a `delegated` entry that says the watch itself was switched off or worked around.
 SWITCHED_OFF = "watch switched off: "
 _RELAY = "__weight_tying_watch_relay__"  # the name the relays look up in the decoder modules' globals
-# One byte per delegate, shared with any child forked while generate runs (MAP_SHARED survives fork).
-_SHARED = mmap.mmap(-1, len(DELEGATES))
 _ORIGINAL_CODES: dict[str, types.CodeType] = {}  # name -> the decoder's code before any watch swapped it
 
 
@@ -122,13 +120,17 @@ class _Watch:
         # One bound-method object each: the checks compare identities, and every attribute access of a
         # method makes a new one.
         self.hook, self.relay = self._hook, self._relay
+        # One byte per delegate, shared with any child forked while this call runs (MAP_SHARED survives fork),
+        # and with nothing else: made per call, never at import, where every process forked from this one
+        # (each sandboxed run from a warm worker, each sweep worker) would share one map.
+        self.shared = mmap.mmap(-1, len(DELEGATES))
 
     def record(self, name: str) -> None:
         if name not in self.seen:
             self.seen.append(name)
 
     def _relay(self, index: int, args: tuple, kwargs: dict) -> Any:
-        _SHARED[index] = 1
+        self.shared[index] = 1
         self.record(self.names[index])
         return self.copies[index](*args, **kwargs)
 
@@ -142,7 +144,6 @@ class _Watch:
                 self.record(name)
 
     def install(self) -> None:
-        _SHARED[:] = bytes(len(DELEGATES))
         for name, code in self.relays.items():
             fn = self.functions[name]
             fn.__globals__[_RELAY] = self.relay
@@ -191,6 +192,6 @@ def watch_calls(fn: Callable[[], Any]) -> tuple[Any, list[str]]:
     if _thread._count() > threads:
         problems.append("a thread that generate started was still running when it returned")
     for i, name in enumerate(watch.names):
-        if _SHARED[i]:  # a forked child called it
+        if watch.shared[i]:  # a forked child called it
             watch.record(name)
     return result, watch.seen + [SWITCHED_OFF + p for p in problems]

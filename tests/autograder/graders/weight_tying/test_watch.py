@@ -162,3 +162,28 @@ def test_a_call_in_a_forked_child_is_seen(model, ids):
 
     _, seen = watch_calls(delegate)
     assert GENERATE in seen
+
+
+def test_two_processes_forked_after_import_share_no_watch(model, ids):
+    """Sweep workers (and every run a warm worker forks) come from one process that imported the watch: a
+    delegating call watched in one must not be seen by a clean call watched in the other at the same time.
+    The map the children of one call share was once made at import, and a sweep charged correct files."""
+    go_r, go_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the other worker: delegates while the parent's watch is open
+        try:
+            os.read(go_r, 1)
+            watch_calls(lambda: model.generate(ids, 2, do_sample=False))
+            os.write(done_w, b"x")
+        finally:
+            os._exit(0)
+
+    def clean():
+        os.write(go_w, b"x")
+        os.read(done_r, 1)  # the child's delegating call has finished while this watch is open
+        return _own_loop(model, ids, 2)
+
+    _, seen = watch_calls(clean)
+    os.waitpid(pid, 0)
+    assert seen == []
