@@ -106,3 +106,16 @@ def releases(course, env) -> dict[str, Path]:
 def release(releases) -> Path:
     """The English edition's release folder."""
     return releases["en"]
+
+
+@pytest.fixture(scope="session")
+def run_ok():
+    """``run_ok(args, cwd, env)``: a command of the course's (nbgrader, the kit's CLI) that must succeed; its
+    output's tails in the failure message."""
+
+    def run(args, cwd, env) -> subprocess.CompletedProcess:
+        proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
+        assert proc.returncode == 0, f"{args}: {proc.stdout[-2000:]}{proc.stderr[-3000:]}"
+        return proc
+
+    return run

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import csv
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -33,12 +32,6 @@ pytestmark = pytest.mark.e2e
 SHIFTED = "mallory,,,,100.0,0.0,100.0,100.0"
 FORMULA = '=HYPERLINK("evil.invalid","100")'
 CYRILLIC_ALICE = "\u0430lice"
-
-
-def _run(args, cwd, env) -> subprocess.CompletedProcess:
-    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, f"{args}: {proc.stdout[-2000:]}{proc.stderr[-3000:]}"
-    return proc
 
 
 def _filled(release: Path, answers: dict[str, str]) -> nbformat.NotebookNode:
@@ -59,7 +52,7 @@ def _hand_in(course: Path, release: Path, student: str, edition: str, stamp: str
 
 
 @pytest.fixture(scope="module")
-def graded(course, releases, env):
+def graded(run_ok, course, releases, env):
     source = nbformat.read(course / "source" / "weight_tying" / "weight_tying.ipynb", as_version=4)
     answers = {
         c.metadata["nbgrader"]["grade_id"]: c.source
@@ -79,8 +72,8 @@ def graded(course, releases, env):
         _hand_in(course, en, student, "weight_tying")
     out = course.parent / "graded"
     kit = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", "--nbgrader-course"]
-    proc = _run([*kit, str(course), "--out", str(out), "--seed", "7", "--workers", "2", "--json"], KIT_ROOT, env)
-    _run(["nbgrader", "export", "--to", "export.csv"], course, env)
+    proc = run_ok([*kit, str(course), "--out", str(out), "--seed", "7", "--workers", "2", "--json"], KIT_ROOT, env)
+    run_ok(["nbgrader", "export", "--to", "export.csv"], course, env)
     grades = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
     return proc, grades, (course / "export.csv").read_text(encoding="utf-8")
 

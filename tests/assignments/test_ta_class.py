@@ -21,7 +21,6 @@ import csv
 import json
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -38,12 +37,6 @@ pytestmark = pytest.mark.e2e
 COPY_LINE = "self.lm_head.weight = self.token_embed.weight"
 LOOP_LINE = "        for _ in range(max_new_tokens):"
 FORWARD_LINE = "return self.minigpt(input_ids)  # (B, T) -> (B, T, V)"
-
-
-def _run(args, cwd, env) -> subprocess.CompletedProcess:
-    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=1500)
-    assert proc.returncode == 0, f"{args}: {proc.stdout[-2000:]}{proc.stderr[-3000:]}"
-    return proc
 
 
 def _answers(course: Path) -> dict[str, str]:
@@ -74,7 +67,7 @@ def _hand_in(course: Path, release: Path, student: str, edition: str, answers: d
 
 
 @pytest.fixture(scope="module")
-def graded(course, releases, env, tmp_path_factory):
+def graded(run_ok, course, releases, env, tmp_path_factory):
     answers = _answers(course)
     ex1, ex2 = "solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying"
     class_ = {
@@ -99,8 +92,8 @@ def graded(course, releases, env, tmp_path_factory):
         _hand_in(course, releases["en" if edition == "weight_tying" else "zh"], student, edition, filled)
     out = tmp_path_factory.mktemp("ta") / "graded"
     kit = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", "--nbgrader-course"]
-    _run([*kit, str(course), "--out", str(out), "--seed", "7", "--workers", "2", "--timeout", "40"], KIT_ROOT, env)
-    _run(["nbgrader", "export", "--to", "export.csv"], course, env)
+    run_ok([*kit, str(course), "--out", str(out), "--seed", "7", "--workers", "2", "--timeout", "40"], KIT_ROOT, env)
+    run_ok(["nbgrader", "export", "--to", "export.csv"], course, env)
     grades = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
     return course, out, grades
 
