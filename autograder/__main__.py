@@ -1,7 +1,7 @@
-"""Trusted: ``python -m autograder`` runs the command line (``autograder.cli``)."""
+"""Trusted: ``python -m autograder`` runs the command line (``autograder.cli.main``)."""
 
 import sys
 
-from autograder.cli import main
+from autograder.cli.main import main
 
 sys.exit(main())

@@ -187,7 +187,7 @@ def _corpus_notebooks(work: Path) -> list[tuple[Path, bool]]:
 
 def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
     """N generated submissions (correct and wrong notebooks) through the local pool: throughput, peak RSS."""
-    from autograder.pool.local import LocalPool
+    from autograder.grading.pool.local import LocalPool
     from autograder.sandbox import Limits
 
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
@@ -266,9 +266,14 @@ def single(args, clock: CpuClock) -> list[tuple[str, str]]:
 def _stages(seed: int) -> list[tuple[str, str]]:
     """Where a single grade's time goes, measured in-process on the pool's path."""
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import autograder.cli, autograder.batch"], cwd=ROOT, env=_env(), check=True)
+    subprocess.run(
+        [sys.executable, "-c", "import autograder.cli.main, autograder.grading.executors"],
+        cwd=ROOT,
+        env=_env(),
+        check=True,
+    )
     wall = time.perf_counter() - start
-    from autograder.pool.worker import Worker
+    from autograder.grading.pool.worker import Worker
 
     start = time.perf_counter()
     worker = Worker("weight_tying")

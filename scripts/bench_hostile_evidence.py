@@ -172,8 +172,8 @@ def _child(kind: str, path: str) -> None:
     """Decode or read the file at `path`; print {"seconds", "peak_mib", "outcome"} as JSON."""
     import torch  # noqa: F401 - imported before the measurement, as in the grader
 
+    from autograder.grading.submissions import SubmissionRefused, read_submission
     from autograder.protocol.decode import decode_frames
-    from autograder.submissions import SubmissionRefused, read_submission
 
     data = Path(path).read_bytes() if kind == "evidence" else b""
     rss = _status("VmRSS")

@@ -33,7 +33,7 @@ MESSAGES = [
 
 
 def _fake_batch(*, assignment, submissions, seed, limits, workers, progress, hide, on_result):
-    from autograder.result import Result, RunFacts, TestOutcome
+    from autograder.grading.result import Result, RunFacts, TestOutcome
 
     for n, uid in enumerate(sorted(submissions)):
         message = MESSAGES[n % len(MESSAGES)]
@@ -53,11 +53,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.students < 1:
         parser.error("--students must be >= 1")
-    import autograder.batch
-    from autograder.classrun import ClassJob, grade_class
+    import autograder.grading.executors
+    from autograder.outputs.classrun import ClassJob, grade_class
     from autograder.outputs.report import write_report
 
-    autograder.batch.grade_batch = _fake_batch  # the outputs' cost only: nobody is really graded
+    autograder.grading.executors.grade_batch = _fake_batch  # the outputs' cost only: nobody is really graded
     work = Path(tempfile.mkdtemp(prefix="bench_outputs_"))
     try:
         klass = work / "class"
@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.students):
             (klass / f"student{i:04d}.py").write_text(f"# copy {i}\n{text}", encoding="utf-8")
         job = ClassJob(assignment="weight_tying", paths=(klass,), out=work / "graded", progress=False)
-        from autograder.submissions import find_submissions
+        from autograder.grading.submissions import find_submissions
 
         submissions = find_submissions([klass], assignment="weight_tying")
         for label in ("first run (keys, results, csv, pages, report)", "unchanged rerun (nothing graded)"):

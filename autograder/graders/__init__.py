@@ -1,6 +1,6 @@
 """Both sides: the graders this kit knows, one folder per nbgrader assignment (``get_assignment(name)``).
 
-Each grader is a subpackage (see ``autograder.spec``) whose ``spec`` module exports ``SPEC``; it is imported
+Each grader is a subpackage (see ``autograder.graders.spec``) whose ``spec`` module exports ``SPEC``; it is imported
 only when asked for (no side effects at import of this package, which the sandbox imports too), so one
 broken grader never stops another from being graded.
 """
@@ -13,7 +13,7 @@ __all__ = ["ASSIGNMENTS", "get_assignment", "all_specs", "editions_of"]
 
 # nbgrader assignment name -> module exporting SPEC. "selftest" is a toy that exercises the engine itself.
 # Editions of one assignment in other languages are nbgrader assignments of their own, graded by the same
-# grader (which reads each submission's language from the file: autograder.editions).
+# grader (which reads each submission's language from the file: autograder.grading.editions).
 ASSIGNMENTS: dict[str, str] = {
     "weight_tying": "autograder.graders.weight_tying.spec",
     "weight_tying_zh": "autograder.graders.weight_tying.spec",
@@ -23,7 +23,7 @@ ASSIGNMENTS: dict[str, str] = {
 
 def get_assignment(name: str):
     """The AssignmentSpec registered under `name`; ValueError naming the known ones otherwise."""
-    from autograder.spec import AssignmentSpec
+    from autograder.graders.spec import AssignmentSpec
 
     if name not in ASSIGNMENTS:
         raise ValueError(f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")

@@ -1,4 +1,4 @@
-"""Trusted: what the grader writes for people and other tools, all from ``autograder.result.Result``.
+"""Trusted: what the grader writes for people and other tools, all from ``autograder.grading.result.Result``.
 
 - ``roster``: who is in a batch (readable names, unique file-safe ids); ``cachekey``: the grading key;
 - ``folder``: the output folder (manifest, lock, results); ``atomic``: write-then-rename;

@@ -25,10 +25,10 @@ import os
 import stat
 from pathlib import Path
 
-from autograder.kit import KIT_ROOT, kit_version
+from autograder.graders.kit import KIT_ROOT, kit_version
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.submissions import MAX_SUBMISSION_BYTES
 from autograder.sandbox import Limits
-from autograder.spec import AssignmentSpec
-from autograder.submissions import MAX_SUBMISSION_BYTES
 
 __all__ = ["grader_digest", "submission_digest", "grading_key"]
 

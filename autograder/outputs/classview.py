@@ -23,10 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.lookalikes import lookalikes
 from autograder.outputs.wording import clean_message, split_raised, starter_code
-from autograder.result import GRADER_ERROR, Result
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS", "FLAGS"]
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.atomic import write_text
 from autograder.outputs.html import number, render
 from autograder.outputs.wording import (
@@ -28,7 +29,6 @@ from autograder.outputs.wording import (
     starter_code,
     stopped_at,
 )
-from autograder.result import Result, TestOutcome
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context", "failure_groups"]
 
@@ -151,7 +151,7 @@ def feedback_context(
             item["area"], item["name"] = area(item["area"]), area(item["name"])
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts)
-    else:  # the run in the student's language: the summary the grader translated (autograder.editions)
+    else:  # the run in the student's language: the summary the grader translated (autograder.grading.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
         if result.status == "timeout" and w["stopped_line"]:
             where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
@@ -191,7 +191,7 @@ def feedback_html(
 ) -> str:
     """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
     if result is not None and not isinstance(result, Result):
-        raise TypeError(f"result must be an autograder.result.Result, got {type(result).__name__}")
+        raise TypeError(f"result must be an autograder.grading.result.Result, got {type(result).__name__}")
     context = feedback_context(
         result,
         student=student,

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.atomic import remove_leftovers, write_text
 from autograder.outputs.roster import Student
-from autograder.result import GRADER_ERROR, Result
 
 __all__ = ["OutputFolder", "Manifest", "FolderBusy", "MANIFEST", "now"]
 

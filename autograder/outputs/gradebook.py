@@ -31,8 +31,8 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.result import GRADER_ERROR, Result
-from autograder.terminal import printable
+from autograder.grading.result import GRADER_ERROR, Result
+from autograder.grading.terminal import printable
 
 __all__ = [
     "record_in_gradebook",

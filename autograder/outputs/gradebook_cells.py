@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from autograder.grading.result import Result
 from autograder.outputs.gradebook import NOTEBOOK, GradebookMismatch, KitCell
-from autograder.result import Result
 
 __all__ = ["find_or_make_cells", "other_points", "write_student", "cell_instructions"]
 

@@ -203,8 +203,8 @@ def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
 
 def _translators(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
     """language -> the assignment's grader's translation (None: English, or a grader not installed)."""
-    from autograder.editions import translator
     from autograder.graders import ASSIGNMENTS, get_assignment
+    from autograder.grading.editions import translator
 
     spec = get_assignment(assignment) if assignment in ASSIGNMENTS else None
     found: dict[str, Callable[[str], str] | None] = {}

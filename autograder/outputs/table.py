@@ -6,9 +6,9 @@ name like ``x[/a].py`` are shown, never read as markup.
 
 from __future__ import annotations
 
+from autograder.grading.result import Result
+from autograder.grading.terminal import printable
 from autograder.outputs.wording import clean_message, readable_test, run_lines
-from autograder.result import Result
-from autograder.terminal import printable
 
 __all__ = ["readable_name", "render"]
 

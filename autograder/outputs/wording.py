@@ -15,8 +15,8 @@ import json
 import re
 from pathlib import Path
 
-from autograder.messages import clean_message
-from autograder.result import STATUS_WORDS, Result, RunFacts
+from autograder.grading.messages import clean_message
+from autograder.grading.result import STATUS_WORDS, Result, RunFacts
 
 __all__ = [
     "readable_test",
@@ -76,7 +76,7 @@ def cell_starts(path: str | Path | None) -> dict[int, str]:
     if path is None or Path(path).suffix != ".ipynb":
         return {}
     try:
-        from autograder.submissions import read_submission
+        from autograder.grading.submissions import read_submission
 
         cells = json.loads(read_submission(Path(path))[1]).get("cells", [])
     except Exception:  # without it the page says "cell 20" only
@@ -173,7 +173,7 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
 
 
 # The feedback page's own words (headings, labels), in each edition's language; messages are translated by
-# the grader (autograder.editions), these by the page. A language not listed reads English.
+# the grader (autograder.grading.editions), these by the page. A language not listed reads English.
 _PAGE_WORDS = {
     "en": {
         "feedback_for": "Feedback for {student}",

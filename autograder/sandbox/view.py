@@ -38,7 +38,7 @@ import sysconfig
 from collections.abc import Iterable
 from pathlib import Path
 
-from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
+from autograder.graders.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
 
 __all__ = [
     "kit_root",

@@ -1,6 +1,6 @@
 """The grader's point system, read from its marking scheme (``marking.toml``), for the notebook to state.
 
-The suite's ``points``/``area`` markers come from the same file (``autograder.marking.graded``); a test's
+The suite's ``points``/``area`` markers come from the same file (``autograder.grading.marking.graded``); a test's
 name says which exercise it grades (``test_tied_*``: exercise 1; ``test_wrapper_*`` / ``test_generate_*``:
 exercise 2). The scheme is parsed, not imported (the build must not need the judge's dependencies), and a
 test that follows neither naming rule stops the build: the notebook must never state points the grader does
@@ -45,7 +45,7 @@ def exercise_of(name: str) -> int:
 
 def suite_tests(scheme: Path = SCHEME) -> list[SuiteTest]:
     """Every graded test with its points and area, in the scheme's order (the suite's markers come from the
-    same file: autograder.marking.graded). The file is read, not imported (no judge dependencies)."""
+    same file: autograder.grading.marking.graded). The file is read, not imported (no judge dependencies)."""
     data = tomllib.loads(Path(scheme).read_text(encoding="utf-8"))
     tests = [SuiteTest(name, float(t["points"]), str(t["area"])) for name, t in data["tests"].items()]
     for test in tests:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
+from autograder.graders.kit import COURSE_DIR, KIT_ROOT, SOLUTIONS_DIR
 
 ROOT = KIT_ROOT
 SOURCE = COURSE_DIR / "source" / "weight_tying"

@@ -25,7 +25,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -22,7 +22,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.kit import COURSE_DIR, KIT_ROOT
+from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.outputs.gradebook import kit_cells
 
 pytestmark = pytest.mark.e2e

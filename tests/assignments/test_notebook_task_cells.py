@@ -7,8 +7,8 @@ import nbformat
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import COURSE_DIR
-from autograder.marking import scheme_for
+from autograder.graders.kit import COURSE_DIR
+from autograder.grading.marking import scheme_for
 from autograder.outputs.gradebook import kit_cells
 
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}

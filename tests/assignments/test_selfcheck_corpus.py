@@ -15,9 +15,9 @@ import re
 
 import pytest
 
-from autograder.calibrate import calibration_files
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.translate_zh import untranslated
+from autograder.qa.calibrate import calibration_files
 from dnnlpy.notebook import exec_source, load_notebook
 
 CORPUS = {

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import COURSE_DIR
+from autograder.graders.kit import COURSE_DIR
 from dnnlpy.notebook import load_notebook
 
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 
 pytestmark = pytest.mark.e2e
 

@@ -28,7 +28,7 @@ import nbformat
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 from autograder.outputs.classview import load_class, read_keywords
 from autograder.outputs.misconceptions import root_causes
 

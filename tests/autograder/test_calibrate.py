@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.calibrate import (
+from autograder.qa.calibrate import (
     Expectation,
     calibration_files,
     interpreter_dirs,

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-import autograder.batch
-from autograder.classrun import ClassJob, ClassRunError, grade_class
-from autograder.result import Result, RunFacts, TestOutcome
-from autograder.submissions import SubmissionRefused, find_submissions, read_submission
+import autograder.grading.executors
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.grading.submissions import SubmissionRefused, find_submissions, read_submission
+from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
 
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
 
@@ -46,7 +46,7 @@ class FakeBatch:
 @pytest.fixture
 def fake(monkeypatch):
     batch = FakeBatch()
-    monkeypatch.setattr(autograder.batch, "grade_batch", batch)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
     return batch
 
 
@@ -112,13 +112,13 @@ def test_a_broken_batch_keeps_what_arrived_and_the_next_run_grades_the_rest_on_t
 ):
     out = tmp_path / "graded"
     broken = FakeBatch(crash_after=2)
-    monkeypatch.setattr(autograder.batch, "grade_batch", broken)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", broken)
     first = run(klass, out)
     assert first.batch_error == "RuntimeError: the pool broke" and len(first.graded) == 2
     assert list(_csv(out).values()).count("") == 3  # the others have a row, without a score
     assert "run the same command again" in (out / "report.html").read_text()
     fixed = FakeBatch()
-    monkeypatch.setattr(autograder.batch, "grade_batch", fixed)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", fixed)
     second = run(klass, out)
     assert len(second.graded) == 3 and sorted(second.reused) == sorted(first.graded)
     assert fixed.seeds == [first.seed] and "" not in _csv(out).values()

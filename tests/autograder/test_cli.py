@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cli import build_parser, main
+from autograder.cli.main import build_parser, main
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT as KIT
+from autograder.graders.kit import KIT_ROOT as KIT
 
 FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
 
@@ -154,12 +154,12 @@ def test_calibrate_passes_and_reports_timing(tmp_path):
 
 
 def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys):
-    import autograder.batch
+    import autograder.grading.executors
 
     def broken(**kwargs):
         raise RuntimeError("the hidden suite could not run")
 
-    monkeypatch.setattr(autograder.batch, "grade_file", broken)
+    monkeypatch.setattr(autograder.grading.executors, "grade_file", broken)
     sub = tmp_path / "s.py"
     sub.write_text("x = 1\n")
     assert main(["grade", "--assignment", "selftest", str(sub)]) == 1

@@ -1,4 +1,4 @@
-"""autograder.editions: a submission's language comes from its file, and localize() renders its feedback."""
+"""autograder.grading.editions: a submission's language comes from its file, and localize() renders its feedback."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from autograder.editions import localize, submission_language, text_language
 from autograder.graders import editions_of, get_assignment
-from autograder.result import Result, RunFacts, TestOutcome
-from autograder.submissions import find_submissions
+from autograder.grading.editions import localize, submission_language, text_language
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.grading.submissions import find_submissions
 
 SPEC = get_assignment("weight_tying")
 
@@ -110,7 +110,7 @@ def test_one_batch_finds_both_editions_of_a_class(tmp_path):
 
 
 def test_text_as_the_grader_read_it_keeps_its_edition_and_deep_json_is_english(tmp_path):
-    from autograder.submissions import read_submission
+    from autograder.grading.submissions import read_submission
 
     path = _notebook(tmp_path, {"course_kit": {"language": "zh"}, "kernelspec": {"name": "python3"}})
     kind, text = read_submission(path)

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine import grade_submission, run_facts
 from autograder.graders import get_assignment
-from autograder.result import JUDGE_LIMIT, Result
+from autograder.grading.fresh import grade_submission, run_facts
+from autograder.grading.result import JUDGE_LIMIT, Result
+from autograder.grading.submissions import MAX_SUBMISSION_BYTES
 from autograder.sandbox import Limits, SandboxResult, probe_isolation
 from autograder.sandbox.limits import isolation_for
-from autograder.submissions import MAX_SUBMISSION_BYTES
 
 SPEC = get_assignment("selftest")
 CORRECT = "def add(a, b):\n    return a + b\n"
@@ -142,7 +142,7 @@ def test_the_fresh_path_holds_the_judge_to_its_time_limit(tmp_path):
 
 def test_a_fresh_batchs_workers_judge_within_the_judges_limits(tmp_path):
     """--executor fresh: judging ran in the batch's long-lived worker processes, with no limit at all."""
-    from autograder.batch import grade_batch
+    from autograder.grading.executors import grade_batch
 
     for name in ("a", "b"):
         (tmp_path / f"{name}.py").write_text(CORRECT)

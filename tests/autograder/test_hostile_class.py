@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT as KIT
+from autograder.graders.kit import KIT_ROOT as KIT
 from autograder.outputs.roster import display_name
 from autograder.sandbox.slots import stray_processes
 

@@ -1,11 +1,11 @@
-"""autograder.inprocess: the engine's path minus the sandbox, for the kit's own files."""
+"""autograder.qa.inprocess: the engine's path minus the sandbox, for the kit's own files."""
 
 from __future__ import annotations
 
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.inprocess import InProcessGrader
+from autograder.qa.inprocess import InProcessGrader
 
 
 @pytest.fixture(scope="module")

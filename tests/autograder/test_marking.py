@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.inprocess import InProcessGrader
-from autograder.marking import load_scheme, scheme_for
-from autograder.result import Result, TestOutcome
+from autograder.grading.marking import load_scheme, scheme_for
+from autograder.grading.result import Result, TestOutcome
+from autograder.qa.inprocess import InProcessGrader
 
 SPEC = get_assignment("weight_tying")
 SCHEME = scheme_for(SPEC)

@@ -1,10 +1,10 @@
-"""autograder.mutants: one change per mutant, of every family, only where the scope says."""
+"""autograder.qa.mutants: one change per mutant, of every family, only where the scope says."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from autograder.mutants import Scope, generate
+from autograder.qa.mutants import Scope, generate
 
 SOURCE = """
 import torch

@@ -1,11 +1,11 @@
-"""autograder.mutation: each mutant in one class, equivalence only when shown, a report that says it all."""
+"""autograder.qa.mutation_score: each mutant in one class, equivalence only when shown, a report that says it all."""
 
 from __future__ import annotations
 
 import pytest
 
-from autograder.mutants import Mutant
-from autograder.mutation import (
+from autograder.qa.mutants import Mutant
+from autograder.qa.mutation_score import (
     CLASSES,
     Equivalence,
     MutantResult,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from autograder.result import CELLS_COUNTED, Result, RunFacts, TestOutcome
+from autograder.grading.result import CELLS_COUNTED, Result, RunFacts, TestOutcome
 
 RAISED = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 1]:3 in __init__)"
 

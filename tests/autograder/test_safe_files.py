@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from autograder.safe_files import NotBeneath, read_beneath
+from autograder.grading.safe_files import NotBeneath, read_beneath
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from autograder.submissions import (
+from autograder.grading.submissions import (
     MAX_JSON_DEPTH,
     MAX_SUBMISSION_BYTES,
     SubmissionRefused,

@@ -1,4 +1,4 @@
-"""autograder.sweep: the same verdict and the same mark on every seed, or the file is named."""
+"""autograder.qa.sweep: the same verdict and the same mark on every seed, or the file is named."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from autograder.calibrate import Expectation
-from autograder.sweep import _row, render, seeds_from, sweep, sweep_json
+from autograder.qa.calibrate import Expectation
+from autograder.qa.sweep import _row, render, seeds_from, sweep, sweep_json
 
 
 def test_seeds_are_a_fixed_list():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.terminal import printable
+from autograder.grading.terminal import printable
 
 CASES = {
     "\x1b[31mred\x1b[0m": "red",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 
 
 def _release_step() -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 
 SIDES = ("Trusted", "Untrusted", "Both sides")
 MAX_LINES = 400

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.spec import AssignmentSpec
+from autograder.graders.spec import AssignmentSpec
 
 __all__ = ["SPEC", "make_plan"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.kit import SOLUTIONS_DIR
-from autograder.spec import AssignmentSpec
+from autograder.graders.kit import SOLUTIONS_DIR
+from autograder.graders.spec import AssignmentSpec
 
 __all__ = ["SPEC"]
 

@@ -13,8 +13,8 @@ import zipfile
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.gradescope.package import build_package, package_files
-from autograder.gradescope.run import find_submission
+from autograder.grading.gradescope.package import build_package, package_files
+from autograder.grading.gradescope.run import find_submission
 
 SPEC = get_assignment("weight_tying")
 
@@ -25,7 +25,9 @@ def test_the_zip_holds_the_kit_without_solutions_calibration_course_or_tests(tmp
         names = zf.namelist()
         run = zf.read("run_autograder").decode()
         mode = zf.getinfo("run_autograder").external_attr >> 16
-    assert {"setup.sh", "run_autograder", "pyproject.toml", "autograder/cli.py", "dnnlpy/__init__.py"} <= set(names)
+    assert {"setup.sh", "run_autograder", "pyproject.toml", "autograder/cli/main.py", "dnnlpy/__init__.py"} <= set(
+        names
+    )
     assert "autograder/graders/weight_tying/judge/suite/test_identity.py" in names  # the hidden suite judges
     forbidden = ("solutions/", "assignments/", "tests/", ".git/", "calibration/", "gradebook.db", ".venv/")
     assert not [n for n in names if any(part in n for part in forbidden)]

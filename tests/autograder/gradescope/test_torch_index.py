@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.cli import main
-from autograder.gradescope.package import CPU_TORCH_INDEX, build_package
-from autograder.kit import KIT_ROOT
+from autograder.cli.main import main
+from autograder.graders.kit import KIT_ROOT
+from autograder.grading.gradescope.package import CPU_TORCH_INDEX, build_package
 
 # A python stand-in: records its arguments; `-m venv DIR` makes DIR/bin/python, another stand-in.
 FAKE_PYTHON = """#!/usr/bin/env bash

@@ -8,8 +8,8 @@ import pytest
 import torch
 
 from autograder.graders import get_assignment
-from autograder.judge.direct import DirectSuite, Unsupported
-from autograder.judge.plugin import run_suite
+from autograder.grading.judge.direct import DirectSuite, Unsupported
+from autograder.grading.judge.plugin import run_suite
 
 CONFTEST = """
 import pytest
@@ -37,7 +37,7 @@ def constant():
 TESTS = """
 import pytest
 
-from autograder.judge.evidence import need
+from autograder.grading.judge.suite_api import need
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.judge.evidence import EvidenceError, entry, need
+from autograder.grading.judge.suite_api import EvidenceError, entry, need
 
 
 def test_a_refused_record_says_it_was_refused_and_why():

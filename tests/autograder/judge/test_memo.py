@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from autograder.judge.memo import Memo, end_judgement, nbytes
+from autograder.grading.judge.memo import Memo, end_judgement, nbytes
 
 MiB = 1 << 20
 

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from autograder.judge.plugin import run_suite
+from autograder.grading.judge.plugin import run_suite
 
 
 def test_judge_runs_repeatedly_in_one_process_and_hides_source(tmp_path):
@@ -82,7 +82,7 @@ def test_a_suite_run_leaves_nothing_in_the_temporary_folder(tmp_path):
     # A process of its own, whose temporary folder is tmp_path: every fresh judging ran the suite once and
     # left an /tmp/autograder-judge-*.ini behind.
     code = (
-        "from autograder.graders import get_assignment; from autograder.judge.plugin import run_suite;"
+        "from autograder.graders import get_assignment; from autograder.grading.judge.plugin import run_suite;"
         "tests, _ = run_suite(suite_dir=get_assignment('selftest').suite_dir, plan={}, evidence={}, run={});"
         "print(len(tests))"
     )

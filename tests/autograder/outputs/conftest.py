@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
-from autograder.result import Result, RunFacts, TestOutcome
 
 AREAS = {
     "parameter identity": 24,

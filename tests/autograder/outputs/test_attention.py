@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 import re
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
-from autograder.result import Result, RunFacts, TestOutcome
 
 NO_RESULT = "no evidence for experiment '{}': the submission was stopped at the time limit before it ran"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.grading.result import Result
 from autograder.outputs.classview import load_class, misconception_of, read_keywords, triage
-from autograder.result import Result
 
 STUB = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
 

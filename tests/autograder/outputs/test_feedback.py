@@ -6,8 +6,8 @@ import re
 
 import pytest
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import failure_groups, feedback_html, write_feedback
-from autograder.result import Result, RunFacts, TestOutcome
 
 RAISED = "{} failed: your code raised NotImplementedError:   (at <notebook> [cell 25]:16 in __init__)"
 COPIED = "lm_head.weight did not change after an in-place change of token_embed.weight: copied table"

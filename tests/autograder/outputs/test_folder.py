@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import FolderBusy, Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
-from autograder.result import Result, RunFacts, TestOutcome
 
 KEY = os.fsdecode(b"caf\xe9")
 

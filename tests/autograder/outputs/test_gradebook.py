@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.gradebook import (
     NOTEBOOK,
     GradebookEntry,
@@ -20,7 +21,6 @@ from autograder.outputs.gradebook import (
     safe_student_id,
     write_gradebook,
 )
-from autograder.result import Result, RunFacts, TestOutcome
 
 VENV_BIN = str(Path(sys.executable).parent)
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission

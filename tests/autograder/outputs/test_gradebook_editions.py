@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.gradebook_editions import record_by_edition
 from autograder.outputs.roster import build_roster
-from autograder.result import Result, RunFacts, TestOutcome
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
 

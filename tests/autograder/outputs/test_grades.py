@@ -5,9 +5,9 @@ from __future__ import annotations
 import csv
 import io
 
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import Row
 from autograder.outputs.grades import grades_csv, neutralise
-from autograder.result import Result, RunFacts, TestOutcome
 
 
 def _graded(points: float) -> Result:

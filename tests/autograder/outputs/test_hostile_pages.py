@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import Manifest
 from autograder.outputs.report import write_report
-from autograder.result import Result, RunFacts, TestOutcome
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.report import write_report
-from autograder.result import Result, RunFacts, TestOutcome
 
 pytestmark = pytest.mark.e2e  # a browser start-up; CI runs it (and fails it if Chromium is missing)
 
@@ -41,8 +41,8 @@ PAGE_FACTS = """(() => ({
 def _hung(language: str) -> Result:
     """A correct exercise 1 and a `generate` that never stops, called by the notebook's own try-it cell;
     a Chinese-edition result is translated by the grader, as the engine does."""
-    from autograder.editions import localize
     from autograder.graders import get_assignment
+    from autograder.grading.editions import localize
 
     message = "no evidence for experiment 'gpt_generate': the submission was stopped at the time limit before it ran"
     tests = [

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from autograder.cli import main
+from autograder.cli.main import main
 from autograder.outputs.gradebook_editions import unreleased
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.result import Result
 from autograder.outputs.report import main, write_report
-from autograder.result import Result
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EVIL = "<script>alert('pwned')</script>"

@@ -7,10 +7,10 @@ from types import SimpleNamespace
 
 from rich.console import Console
 
-from autograder.calibrate import Verdict
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.roster import build_roster
 from autograder.outputs.summary import batch_json, print_batch, print_calibration
-from autograder.result import Result, RunFacts, TestOutcome
+from autograder.qa.calibrate import Verdict
 
 
 def _outcome(names: list[str]):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from autograder.grading.result import Result
 from autograder.outputs.table import readable_name, render
-from autograder.result import Result
 
 RESULT = {
     "score": 2.0,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from autograder.grading.result import Result, RunFacts
 from autograder.outputs.wording import (
     cell_starts,
     clean_message,
@@ -12,7 +13,6 @@ from autograder.outputs.wording import (
     split_raised,
     split_subject,
 )
-from autograder.result import Result, RunFacts
 
 STUB = (
     "TiedEmbeddingLM (SGD step) failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"

@@ -9,7 +9,7 @@ import pytest
 def certs(tmp_path):
     """A folder of course certificates, made as an instructor makes them: `python -m autograder dask-certs`."""
     pytest.importorskip("cryptography", reason="the kit's dask extra makes certificates with it")
-    from autograder.cli import main
+    from autograder.cli.main import main
 
     assert main(["dask-certs", "--out", str(tmp_path / "certs")]) == 0
     return tmp_path / "certs"

@@ -12,10 +12,10 @@ import stat
 
 import pytest
 
-from autograder.batch import grade_batch
-from autograder.cli import main
-from autograder.pool import on_dask
-from autograder.pool.dask_tls import dask_scheduler, make_certificates, security_for
+from autograder.cli.main import main
+from autograder.grading.executors import grade_batch
+from autograder.grading.pool import on_dask
+from autograder.grading.pool.dask_tls import dask_scheduler, make_certificates, security_for
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
 pytest.importorskip("cryptography", reason="the kit's dask extra makes certificates with it")

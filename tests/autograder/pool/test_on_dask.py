@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.batch import grade_batch
 from autograder.graders import get_assignment
-from autograder.pool.dask_tls import dask_scheduler
+from autograder.grading.executors import grade_batch
+from autograder.grading.pool.dask_tls import dask_scheduler
 from autograder.sandbox import Limits
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
@@ -54,7 +54,7 @@ def test_dask_executor_needs_a_scheduler():
 
 
 def test_a_cluster_without_workers_gives_grader_errors_instead_of_hanging(tmp_path, monkeypatch, certs, tls_cluster):
-    from autograder.pool import on_dask
+    from autograder.grading.pool import on_dask
 
     monkeypatch.setattr(on_dask, "_stall_seconds", lambda limits: 2.0)
     path = tmp_path / "plus.py"

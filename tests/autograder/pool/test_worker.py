@@ -9,10 +9,10 @@ import textwrap
 
 import pytest
 
-from autograder.engine import grade_submission
 from autograder.graders import get_assignment
-from autograder.pool.worker import Worker
-from autograder.result import JUDGE_LIMIT
+from autograder.grading.fresh import grade_submission
+from autograder.grading.pool.worker import Worker
+from autograder.grading.result import JUDGE_LIMIT
 from autograder.sandbox import Limits
 
 SELFTEST = get_assignment("selftest")
@@ -175,15 +175,18 @@ class _SlowJudgeStart:
         return getattr(subprocess, name)
 
     def Popen(self, args, **kwargs):  # noqa: N802 (subprocess's name)
-        if "autograder.judge.server" in args:
+        if "autograder.grading.judge.server" in args:
             at = args.index("-m")
-            code = f"import sys, time; time.sleep({self.seconds}); from autograder.judge.server import main; main()"
+            code = (
+                f"import sys, time; time.sleep({self.seconds}); "
+                "from autograder.grading.judge.server import main; main()"
+            )
             args = [*args[:at], "-c", code, *args[at + 2 :]]
         return subprocess.Popen(args, **kwargs)
 
 
 def test_a_restarted_judges_start_up_is_not_charged_to_the_next_student(tmp_path, monkeypatch):
-    from autograder.judge import client
+    from autograder.grading.judge import client
 
     path = tmp_path / "ok.py"
     path.write_text("def add(a, b):\n    return a + b\n")
@@ -203,7 +206,7 @@ def test_a_restarted_judges_start_up_is_not_charged_to_the_next_student(tmp_path
 
 
 def test_a_judge_that_has_grown_is_replaced_between_students_not_during(tmp_path, monkeypatch):
-    from autograder.judge import client
+    from autograder.grading.judge import client
 
     monkeypatch.setattr(client, "GROWN_SHARE", 0.0)  # every judge counts as grown after its judgement
     path = tmp_path / "ok.py"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 
 # The sandbox's own folders: never shown from the host, so a secret there proves nothing about the view.
 _PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/proc")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT as KIT
+from autograder.graders.kit import KIT_ROOT as KIT
 from autograder.sandbox import GiB, KiB, Limits, probe_isolation, run_sandboxed
 from autograder.sandbox.view import build_view
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 from autograder.sandbox import SandboxResult, SandboxUnavailable, launch
 
 ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="the strong modes need root; a student's laptop gets rlimits")

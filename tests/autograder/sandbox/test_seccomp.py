@@ -119,7 +119,7 @@ def test_a_fresh_sandbox_refuses_each_listed_call_and_still_does_ordinary_work()
 
 @needs_libseccomp
 def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
-    from autograder.engine import job_blob
+    from autograder.grading.fresh import job_blob
     from autograder.sandbox.config import jail_config
     from autograder.sandbox.slots import Slot
     from autograder.sandbox.view import build_view

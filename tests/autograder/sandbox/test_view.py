@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from autograder.graders import all_specs, get_assignment
-from autograder.kit import KIT_ROOT
+from autograder.graders.kit import KIT_ROOT
 from autograder.sandbox.launch import RUNNER_PACKAGES
 from autograder.sandbox.view import build_view, hidden_paths, pth_paths
 

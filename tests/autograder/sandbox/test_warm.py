@@ -53,7 +53,7 @@ print("tmp", sorted(os.listdir("/tmp")), "patched", hasattr(dnnlpy, "LEFT_BEHIND
 
 
 def _job(source: str) -> bytes:
-    from autograder.engine import job_blob
+    from autograder.grading.fresh import job_blob
 
     buf = io.BytesIO()
     buf.write(job_blob(SPEC, SPEC.make_plan(11), "py", textwrap.dedent(source), "sub.py"))

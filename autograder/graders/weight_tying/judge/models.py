@@ -18,7 +18,7 @@ import torch
 from torch import Tensor, nn
 
 from autograder.graders.weight_tying.runner.values import judge_table, values_for
-from autograder.judge.memo import Memo
+from autograder.grading.judge.memo import Memo
 from dnnlpy.models.gpt import MiniGPT
 
 __all__ = [

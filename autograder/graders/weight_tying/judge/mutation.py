@@ -23,8 +23,8 @@ import torch.nn.functional as F
 
 import dnnlpy.nn as dnn
 from autograder.graders.weight_tying.spec import SPEC
-from autograder.mutants import Mutant, Scope
-from autograder.mutation import Equivalence
+from autograder.qa.mutants import Mutant, Scope
+from autograder.qa.mutation_score import Equivalence
 from dnnlpy.models import gpt
 
 __all__ = ["SOURCES", "EQUIVALENCES"]

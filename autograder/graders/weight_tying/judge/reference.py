@@ -296,7 +296,7 @@ def sizes_ignored(plan, evidence) -> bool:
     """The judge's own finding that the wrapper builds a model of other sizes than asked: the counts
     experiment's state_dict shapes differ from those of a MiniGPT built with the plan's arguments."""
     from autograder.graders.weight_tying.runner.evidence import CountCase, GptCounts
-    from autograder.judge.evidence import shape_dict
+    from autograder.grading.judge.suite_api import shape_dict
 
     rec = evidence.get(GptCounts.NAME)
     cases = rec.get(GptCounts.cases) if isinstance(rec, dict) else None

@@ -12,7 +12,7 @@ from typing import Any
 
 from autograder.graders.weight_tying.runner import evidence as ev
 from autograder.graders.weight_tying.runner.seal import problem
-from autograder.judge import evidence as base
+from autograder.grading.judge import suite_api as base
 from autograder.protocol.schema import Record
 
 __all__ = ["need"]

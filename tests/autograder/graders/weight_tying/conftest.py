@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from autograder.graders import get_assignment
-from autograder.inprocess import InProcessGrader
-from autograder.inprocess import namespace_of as namespace_of  # re-exported for the tests
+from autograder.qa.inprocess import InProcessGrader
+from autograder.qa.inprocess import namespace_of as namespace_of  # re-exported for the tests
 
 SPEC = get_assignment("weight_tying")
 SEED = 20240518

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.calibrate import calibration_files, interpreter_writes
 from autograder.graders import get_assignment
-from autograder.kit import KIT_ROOT as KIT
+from autograder.graders.kit import KIT_ROOT as KIT
+from autograder.qa.calibrate import calibration_files, interpreter_writes
 from autograder.sandbox.slots import stray_processes
 
 # The whole corpus through the real sandbox: a sweep (bash scripts/test.sh -m sweep; CI runs it).

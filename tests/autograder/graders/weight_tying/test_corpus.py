@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.calibrate import calibration_files, judge_verdict
 from autograder.graders import get_assignment
-from autograder.sweep import seeds_from
+from autograder.qa.calibrate import calibration_files, judge_verdict
+from autograder.qa.sweep import seeds_from
 
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir

@@ -6,6 +6,7 @@ import json
 
 import torch
 
+from autograder.graders.kit import KIT_ROOT
 from autograder.graders.weight_tying.diagnosis import (
     SECTIONS,
     generated_ids_problem,
@@ -17,7 +18,6 @@ from autograder.graders.weight_tying.diagnosis import (
     reread,
     tie_problem,
 )
-from autograder.kit import KIT_ROOT
 
 V, D = 7, 3
 

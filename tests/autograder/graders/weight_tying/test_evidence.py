@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.runner.evidence import RECORDS
 from autograder.graders.weight_tying.runner.seal import SEAL, resealed
-from autograder.kit import SOLUTIONS_DIR
 from autograder.protocol.schema import Field, Record
 
 Path_ = tuple  # a path into the evidence: (experiment, key, case index or name, key, ...)

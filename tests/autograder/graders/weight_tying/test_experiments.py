@@ -5,9 +5,9 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from autograder.graders.kit import KIT_ROOT, SOLUTIONS_DIR
 from autograder.graders.weight_tying.runner.evidence import RECORDS
 from autograder.graders.weight_tying.runner.experiments import EXPERIMENTS
-from autograder.kit import KIT_ROOT, SOLUTIONS_DIR
 from autograder.protocol.schema import render_markdown
 
 EVIDENCE_DOC = KIT_ROOT / "autograder" / "graders" / "weight_tying" / "EVIDENCE.md"

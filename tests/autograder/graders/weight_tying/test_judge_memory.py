@@ -11,10 +11,10 @@ import gc
 
 import torch
 
+from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
-from autograder.judge.direct import DirectSuite
-from autograder.judge.memo import end_judgement
-from autograder.kit import SOLUTIONS_DIR
+from autograder.grading.judge.direct import DirectSuite
+from autograder.grading.judge.memo import end_judgement
 
 ATTACK = "attacks/a38_judge_growth.py"
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from autograder.graders.weight_tying.judge.mutation import EQUIVALENCES
-from autograder.mutation import _classify, mutants_of
-from autograder.sweep import seeds_from
+from autograder.qa.mutation_score import _classify, mutants_of
+from autograder.qa.sweep import seeds_from
 
 
 @pytest.fixture(scope="module")

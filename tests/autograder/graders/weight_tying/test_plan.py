@@ -13,7 +13,7 @@ from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
 from autograder.graders.weight_tying.judge.plan import MIN_MARGIN, make_plan
 from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, decode, minigpt_from_state, variant_matters
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
-from autograder.sweep import seeds_from
+from autograder.qa.sweep import seeds_from
 
 SEEDS = seeds_from(25)
 

@@ -11,10 +11,10 @@ import runpy
 import pytest
 import torch
 
+from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.runner import experiments
 from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
 from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, problem, resealed
-from autograder.kit import SOLUTIONS_DIR
 from autograder.protocol.frames import FrameWriter
 
 LM_TESTS = (

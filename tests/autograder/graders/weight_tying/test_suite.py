@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 import torch
 
+from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
 from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
 from autograder.graders.weight_tying.runner.seal import resealed
-from autograder.judge.plugin import run_suite
-from autograder.kit import SOLUTIONS_DIR
+from autograder.grading.judge.plugin import run_suite
 
 SOLUTION = SOLUTIONS_DIR / "weight_tying.py"
 

@@ -4,11 +4,11 @@ import ast
 import re
 from pathlib import Path
 
-from autograder.editions import translator
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.titles_zh import TITLES
+from autograder.grading.editions import translator
+from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.feedback import feedback_html
-from autograder.result import Result, TestOutcome
 
 SPEC = get_assignment("weight_tying")
 

@@ -16,12 +16,12 @@ import re
 
 import pytest
 
-from autograder.calibrate import calibration_files
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.translate_zh import RULES, translate, untranslated
 from autograder.graders.weight_tying.translate_zh_rules import rule
-from autograder.result import STATUS_WORDS, RunFacts
-from autograder.submissions import SubmissionTooLarge, read_submission
+from autograder.grading.result import STATUS_WORDS, RunFacts
+from autograder.grading.submissions import SubmissionTooLarge, read_submission
+from autograder.qa.calibrate import calibration_files
 
 # The wrong files: correct ones fail nothing (test_corpus.py holds them to it), attacks are not feedback.
 CORPUS = {
@@ -103,7 +103,7 @@ def too_large(tmp_path_factory) -> str:
     path = tmp_path_factory.mktemp("big") / "weight_tying.ipynb"
     path.write_text("{}" + " " * 2048)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("autograder.submissions.MAX_SUBMISSION_BYTES", 1024)
+        patch.setattr("autograder.grading.submissions.MAX_SUBMISSION_BYTES", 1024)
         with pytest.raises(SubmissionTooLarge) as error:
             read_submission(path)
     return str(error.value)

@@ -1,4 +1,4 @@
-"""translate_zh: why a hand-in was not run (autograder.submissions, autograder.safe_files) reads fully in Chinese.
+"""translate_zh: why a hand-in was not run (grading.submissions, grading.safe_files) reads fully in Chinese.
 
 Each message is the grader's real one, made by handing read_submission a file that provokes it; the run summary
 ("Your submission was not run: ...") is checked whole, as the student reads it.
@@ -13,8 +13,8 @@ import re
 import pytest
 
 from autograder.graders.weight_tying.translate_zh import translate, untranslated
-from autograder.result import RunFacts
-from autograder.submissions import SubmissionRefused, read_submission
+from autograder.grading.result import RunFacts
+from autograder.grading.submissions import SubmissionRefused, read_submission
 
 
 def _refusal(path, root=None) -> str:
@@ -31,11 +31,11 @@ def refusals(tmp_path_factory) -> dict[str, str]:
     notebook = folder / "weight_tying.ipynb"
     with pytest.MonkeyPatch.context() as patch:
         notebook.write_text("{}" + " " * 2048)
-        patch.setattr("autograder.submissions.MAX_SUBMISSION_BYTES", 1024)
+        patch.setattr("autograder.grading.submissions.MAX_SUBMISSION_BYTES", 1024)
         out["too large"] = _refusal(notebook)
     with pytest.MonkeyPatch.context() as patch:
         notebook.write_text(json.dumps({"cells": [[1, 2, 3]] * 50}))
-        patch.setattr("autograder.submissions.MAX_JSON_VALUES", 10)
+        patch.setattr("autograder.grading.submissions.MAX_JSON_VALUES", 10)
         out["too many values"] = _refusal(notebook)
     notebook.write_text("[" * 100_000 + "]" * 100_000)
     out["nested too deeply"] = _refusal(notebook)
@@ -45,7 +45,7 @@ def refusals(tmp_path_factory) -> dict[str, str]:
     out["no cells"] = _refusal(notebook)
     with pytest.MonkeyPatch.context() as patch:
         notebook.write_text(json.dumps({"cells": [{"cell_type": "code", "source": [[[["x"]]]]}]}))
-        patch.setattr("autograder.submissions.MAX_JSON_DEPTH", 3)
+        patch.setattr("autograder.grading.submissions.MAX_JSON_DEPTH", 3)
         out["cells nested"] = _refusal(notebook)
     text = folder / "answers.txt"
     text.write_text("x")

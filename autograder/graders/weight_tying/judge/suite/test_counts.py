@@ -30,8 +30,8 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmIdentity,
 )
 from autograder.graders.weight_tying.runner.values import judge_table
-from autograder.judge.evidence import entry, plain_tensor, shape_dict
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import entry, plain_tensor, shape_dict
+from autograder.grading.marking import graded
 from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"

@@ -20,8 +20,8 @@ from autograder.graders.weight_tying.judge.reference import (
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
-from autograder.judge.evidence import EvidenceError, entry, plain_tensor
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import EvidenceError, entry, plain_tensor
+from autograder.grading.marking import graded
 
 AREA = "argmax generation"
 # Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or

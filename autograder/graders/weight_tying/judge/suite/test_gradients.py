@@ -20,8 +20,8 @@ from autograder.graders.weight_tying.judge.reference import (
 )
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptGrad, LmGrad
-from autograder.judge.evidence import plain_tensor, shape_dict
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import plain_tensor, shape_dict
+from autograder.grading.marking import graded
 
 AREA = "gradient accumulation"
 

@@ -28,8 +28,8 @@ from autograder.graders.weight_tying.runner.evidence import (
     TableFollow,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
-from autograder.judge.evidence import plain_tensor, shape_dict
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import plain_tensor, shape_dict
+from autograder.grading.marking import graded
 
 AREA = "parameter identity"
 # How far the wrapper's logits may lie outside the span of the written table (float32 rounding is ~1e-6).

@@ -18,8 +18,8 @@ from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, rere
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
-from autograder.judge.evidence import entry, plain_tensor, shape_dict
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import entry, plain_tensor, shape_dict
+from autograder.grading.marking import graded
 
 AREA = "shape flow"
 

@@ -15,8 +15,8 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapeCase,
     LmShapes,
 )
-from autograder.judge.evidence import EvidenceError, entry, plain_tensor, shape_dict
-from autograder.marking import graded
+from autograder.grading.judge.suite_api import EvidenceError, entry, plain_tensor, shape_dict
+from autograder.grading.marking import graded
 
 AREA = "shape flow"
 

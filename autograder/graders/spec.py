@@ -1,0 +1,64 @@
+"""Trusted: what the engine needs to know about one assignment's grader (``AssignmentSpec``).
+
+The engine is assignment-agnostic: a grader brings a plan maker (trusted, runs in the grader), an
+experiments function (untrusted side: runs inside the sandbox, next to student code) and a pytest suite
+that judges the evidence those experiments emitted (trusted, never imports student code). On disk a grader
+is one folder with two halves::
+
+    autograder/graders/<name>/
+        spec.py        SPEC = AssignmentSpec(...)                       (trusted)
+        runner/        experiments + evidence schema: the sandbox shows this folder whole
+        judge/         plan, reference, diagnosis, suite/, calibration/: never shown to a sandbox
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["AssignmentSpec", "Plan", "Record", "Emit"]
+
+# A plan and an evidence record hold only what `torch.load(weights_only=True)` accepts:
+# tensors, ints, floats, bools, str, None, and lists/tuples/dicts of these.
+Plan = dict[str, Any]
+Record = dict[str, Any]
+Emit = Callable[[str, Record], None]
+
+
+@dataclass(frozen=True)
+class AssignmentSpec:
+    name: str  # the nbgrader assignment name, e.g. "weight_tying"
+    required_names: tuple[str, ...]  # classes (or functions) a submission must define
+    make_plan: Callable[[int], Plan]  # seed -> the experiments' random choices (trusted side)
+    experiments: str  # "package.module:function" in the grader's runner package, called as fn(namespace, plan, emit)
+    judge_dir: Path  # what only the judge reads: suite/, calibration/, plan and reference code
+    solution_path: Path  # reference answer, graded by `calibrate` and the timing check
+    # language -> "module:function" rendering the grader's English feedback in it (see autograder.grading.editions)
+    translations: dict[str, str] = field(default_factory=dict, compare=False)  # not part of the hash
+    # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
+    # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
+    # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.
+    warm_imports: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        module, _, func = self.experiments.partition(":")
+        if "." not in module or not func:
+            raise ValueError(
+                f"experiments={self.experiments!r}: write 'package.runner.module:function' (a module inside "
+                "the grader's runner package, which the sandbox shows whole)"
+            )
+
+    @property
+    def runner_package(self) -> str:
+        """The package holding the experiments: the sandbox exposes its folder whole, and nothing else of the grader."""
+        return self.experiments.partition(":")[0].rpartition(".")[0]
+
+    @property
+    def suite_dir(self) -> Path:
+        return Path(self.judge_dir) / "suite"
+
+    @property
+    def calibration_dir(self) -> Path:
+        return Path(self.judge_dir) / "calibration"

@@ -1,0 +1,191 @@
+"""Trusted: grade many submissions in parallel, one sandbox each; one crash never stops the batch.
+
+Three executors run the same steps: ``pool`` (warm workers here: ``autograder.grading.pool.local``), ``fresh`` (a
+new sandboxed interpreter per submission: ``autograder.grading.fresh``; each worker process keeps a judge process,
+held to the judge's limits and replaced when it stops at them or has grown), and ``dask`` (warm workers on a
+dask.distributed cluster: ``autograder.grading.pool.on_dask``).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import secrets
+from collections.abc import Callable
+from pathlib import Path
+
+from autograder.grading.result import Result
+from autograder.grading.terminal import printable
+from autograder.sandbox import Limits
+
+__all__ = ["grade_batch", "grade_file", "EXECUTORS"]
+
+
+def _grade_one(
+    assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
+) -> Result:
+    import torch
+
+    from autograder.graders import get_assignment
+    from autograder.grading.fresh import grade_submission
+
+    torch.set_num_threads(1)  # workers make plans side by side: one thread each (each keeps a judge process)
+    try:
+        spec = get_assignment(assignment)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
+    except Exception as exc:  # one broken submission or grader bug must not stop the batch
+        return Result.grader_failure(f"{type(exc).__name__}: {exc}")
+
+
+EXECUTORS = ("pool", "fresh", "dask")
+
+
+def grade_batch(
+    *,
+    assignment: str,
+    submissions: dict[str, Path],
+    seed: int | None = None,
+    limits: Limits = Limits(),
+    workers: int | None = None,
+    progress: bool = True,
+    hide: tuple[str | Path, ...] = (),
+    on_result: Callable[[str, Result], None] | None = None,
+    roots: tuple[str | Path, ...] = (),
+    executor: str = "pool",
+    scheduler: str | None = None,
+) -> dict[str, Result]:
+    """Grade every submission; returns student -> Result (grader failures become grader-error results).
+
+    `hide`: folders no submission may read (the batch's own folders: other students' work, the output).
+    `roots`: the folders given on the command line; a file is read beneath its root without following links.
+    `on_result(student, result)` is called as each result arrives (e.g. to write it at once).
+    `seed`: the judge's plan for every submission; None draws one for the whole batch (every student is
+    tested on the same cases, and the judge's reference work is shared; each result records its seed).
+    `executor`: "pool" (warm workers on this machine, the default), "fresh" (a new interpreter per
+    submission, the reference path), or "dask" (warm workers on the dask.distributed cluster at `scheduler`).
+    """
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor={executor!r}: choose one of {', '.join(EXECUTORS)}")
+    if executor == "dask" and not scheduler:
+        raise ValueError("executor='dask' needs scheduler='tls://HOST:PORT' (the address `dask scheduler` prints)")
+    workers = workers or os.cpu_count() or 1
+    if workers < 1:
+        raise ValueError(f"workers={workers}: give at least 1")
+    seed = secrets.randbelow(2**31) if seed is None else int(seed)
+    hidden, trusted = tuple(map(str, hide)), tuple(map(str, roots))
+    bar = _Progress(len(submissions)) if progress else None
+
+    def arrived(student: str, result: Result) -> None:
+        if on_result is not None:
+            on_result(student, result)
+        if bar:
+            bar.update(student, result)
+
+    try:
+        if executor == "pool":
+            from autograder.grading.pool.local import LocalPool
+
+            with LocalPool(
+                assignment=assignment, limits=limits, workers=min(workers, max(1, len(submissions)))
+            ) as pool:
+                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived)
+        elif executor == "dask":
+            from autograder.grading.pool.on_dask import grade_on_dask
+
+            results = grade_on_dask(
+                assignment=assignment,
+                submissions=submissions,
+                seed=seed,
+                limits=limits,
+                scheduler=scheduler,
+                hide=hidden,
+                roots=trusted,
+                on_result=arrived,
+            )
+        else:
+            results = _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived)
+    finally:
+        if bar:
+            bar.close()
+    return dict(sorted(results.items()))
+
+
+def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived) -> dict[str, Result]:
+    results: dict[str, Result] = {}
+    # spawn: workers start clean (no torch threads inherited from this process); each keeps a judge process.
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=min(workers, max(1, len(submissions))), mp_context=ctx) as pool:
+        futures = {
+            pool.submit(_grade_one, assignment, str(path), seed, limits, hidden, trusted): student
+            for student, path in submissions.items()
+        }
+        for future in cf.as_completed(futures):
+            student = futures[future]
+            try:
+                results[student] = future.result()
+            except Exception as exc:  # a dead worker process, for instance
+                results[student] = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+            arrived(student, results[student])
+    return results
+
+
+class _Progress:
+    def __init__(self, total: int) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        self.progress = Progress(*columns, TextColumn("{task.description}"), console=Console(stderr=True))
+        self.progress.start()
+        self.task = self.progress.add_task("", total=total)
+
+    def update(self, student: str, result: Result) -> None:
+        name = printable(student, newlines=False, limit=60)  # a student id is a file or folder name: untrusted
+        self.progress.update(self.task, advance=1, description=f"{name}: {result.score:g}/{result.max_score:g}")
+
+    def close(self) -> None:
+        self.progress.stop()
+
+
+def grade_file(
+    *,
+    assignment: str,
+    path: Path,
+    seed: int | None = None,
+    limits: Limits = Limits(),
+    hide: tuple[str | Path, ...] = (),
+    roots: tuple[str | Path, ...] = (),
+    executor: str = "pool",
+    scheduler: str | None = None,
+) -> Result:
+    """Grade one file with `executor` (see ``grade_batch``); "pool" starts one warm worker for it."""
+    if executor == "fresh":
+        from autograder.graders import get_assignment
+        from autograder.grading.fresh import grade_submission
+
+        spec = get_assignment(assignment)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
+    if executor == "dask":
+        results = grade_batch(
+            assignment=assignment,
+            submissions={"submission": Path(path)},
+            seed=seed,
+            limits=limits,
+            progress=False,
+            hide=hide,
+            roots=roots,
+            executor="dask",
+            scheduler=scheduler,
+        )
+        return results["submission"]
+    if executor != "pool":
+        raise ValueError(f"executor={executor!r}: choose one of {', '.join(EXECUTORS)}")
+    from autograder.grading.pool.worker import Worker
+
+    worker = Worker(assignment, limits)
+    try:
+        worker.start()
+        return worker.grade_path(path, seed=seed, hide=tuple(map(str, hide)), roots=tuple(map(str, roots)))
+    finally:
+        worker.close()

@@ -1,0 +1,258 @@
+"""Trusted: the warm judge, one process per pool worker: plans, then judges evidence, within its own limits.
+
+Started by ``autograder.grading.judge.client`` as ``python -I -B -m autograder.grading.judge.server FD ASSIGNMENT MEMORY
+[SUITE]`` (SUITE ``direct``, the default, or ``pytest``: every judgement through ``pytest.main``, as the
+fresh path judges). It never runs student code; it reads evidence a submission wrote, so it runs under a
+memory cap (RLIMIT_AS here, and a cgroup when the grader is root) and the grader kills it at its time limit:
+a submission whose evidence makes judging too slow or too big gets the status "judge limit", and a fresh
+judge takes over. Once its imports are done it says so (``{"ready": true}``), then serves requests
+(``wire``)::
+
+    {"op": "warm", "seed"}                                 -> {"warm": seed}: the plan drawn, the suite loaded
+    {"op": "job", "seed", "kind", "source", "filename"}   -> {} + the runner's job blob
+    {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
+        -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
+    {"op": "collect", "seed"}                              -> {"tests": [...]}
+    a memory error while judging                          -> {"limit": "memory"}, then this process exits
+
+Reference work is shared across submissions that share a plan: the plan (per seed) and the suite's modules
+(whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.direct``). What a
+suite memoised from one submission's evidence is dropped when its judgement ends (``judge.memo``). The
+plan's tensors are fingerprinted after each judgement: if a test changed them, the plan is made afresh.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import resource
+import sys
+import time
+from multiprocessing.connection import Connection
+
+from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.wire import receive, send
+from autograder.grading.result import MEMORY_MARKERS
+from autograder.protocol.frames import HEADER
+
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES", "SUITES"]
+
+_PR_SET_DUMPABLE = 4
+MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
+SUITES = ("direct", "pytest")  # how a judge runs the hidden suite (see the module docstring)
+
+
+class _JudgeMemory(Exception):
+    """The judge ran out of memory on this submission's evidence."""
+
+
+def fingerprint(value) -> str:
+    """A digest of a plan's contents (tensors by their bytes), to notice a test that changed it."""
+    import torch
+
+    digest = hashlib.blake2b(digest_size=16)
+
+    def walk(item) -> None:
+        if isinstance(item, torch.Tensor):
+            digest.update(repr((item.dtype, tuple(item.shape))).encode())
+            digest.update(item.detach().contiguous().view(torch.uint8).numpy().tobytes() if item.numel() else b"")
+        elif isinstance(item, dict):
+            for key in item:
+                digest.update(repr(key).encode())
+                walk(item[key])
+        elif isinstance(item, (list, tuple)):
+            for part in item:
+                walk(part)
+        else:
+            digest.update(repr(item).encode())
+
+    walk(value)
+    return digest.hexdigest()
+
+
+def bounded_frames(data: bytes, limit: int) -> tuple[bytes, int]:
+    """The first `limit` frames of an evidence channel, and how many more there were.
+
+    A runner sends a few dozen records; tens of thousands of tiny frames would cost the judge one
+    ``torch.load`` each. Walking the headers costs nothing; the decoder still checks every frame it reads.
+    """
+    pos = count = 0
+    cut = None
+    while pos + HEADER.size <= len(data):
+        if count == limit:
+            cut = pos
+        (size,) = HEADER.unpack_from(data, pos)
+        pos += HEADER.size + size
+        count += 1
+    return (data, 0) if cut is None else (data[:cut], count - limit)
+
+
+def _is_memory_error(exc: BaseException) -> bool:
+    return isinstance(exc, MemoryError) or (
+        isinstance(exc, RuntimeError) and any(marker in str(exc) for marker in MEMORY_MARKERS)
+    )
+
+
+class WarmJudge:
+    def __init__(self, spec, *, suite: str = "direct") -> None:
+        if suite not in SUITES:
+            raise ValueError(f"suite={suite!r}: choose one of {', '.join(SUITES)}")
+        self.spec = spec
+        self._plans: dict[int, tuple[dict, str]] = {}  # seed -> (plan, fingerprint); the last two seeds
+        self._suite = None  # judge.direct.DirectSuite for self._suite_seed, or None
+        self._suite_seed: int | None = None
+        self.direct = suite == "direct"  # False with pytest, or once the suite turned out to need pytest.main
+
+    def plan(self, seed: int) -> dict:
+        if seed not in self._plans:
+            plan = self.spec.make_plan(seed)
+            self._plans[seed] = (plan, fingerprint(plan))
+            while len(self._plans) > 2:
+                self._plans.pop(next(iter(self._plans)))
+        return self._plans[seed][0]
+
+    def job(self, seed: int, kind: str, source: str, filename: str) -> bytes:
+        from autograder.grading.fresh import job_blob
+
+        return job_blob(self.spec, self.plan(seed), kind, source, filename)
+
+    def prepare(self, seed: int):
+        """The suite, imported for this seed's plan (the previous seed's modules are dropped)."""
+        from autograder.grading.judge.direct import DirectSuite, Unsupported
+
+        if not self.direct:
+            return None
+        if self._suite is None or self._suite_seed != seed:
+            if self._suite is not None:
+                self._suite.close()
+                self._suite = None
+            try:
+                self._suite = DirectSuite.load(self.spec.suite_dir)
+            except Unsupported:
+                self.direct = False
+                return None
+            self._suite_seed = seed
+        return self._suite
+
+    def judge(self, seed: int, box, limits, emit) -> None:
+        from autograder.grading.fresh import facts_and_evidence
+        from autograder.grading.judge.plugin import run_suite
+
+        plan = self.plan(seed)
+        box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
+        if dropped:
+            box.notes = [*box.notes, f"{dropped} evidence frames past the first {MAX_FRAMES} were not read"]
+        run, evidence = facts_and_evidence(box, self.spec, limits)
+        emit({"run": run.to_dict()})
+        suite = self.prepare(seed)
+        try:
+            if suite is not None:
+                emit({"tests": suite.collect()})
+                for outcome in suite.run(plan=plan, evidence=evidence, run=run.to_dict()):
+                    if outcome.output.startswith("the grader hit an internal error") and any(
+                        marker in outcome.output for marker in (*MEMORY_MARKERS, "MemoryError")
+                    ):
+                        raise _JudgeMemory(outcome.output)
+                    emit({"outcome": outcome.to_gradescope()})
+            else:
+                tests, _ = run_suite(suite_dir=self.spec.suite_dir, plan=plan, evidence=evidence, run=run.to_dict())
+                emit({"tests": [[t.name, t.points, t.area] for t in tests]})
+                for outcome in tests:
+                    emit({"outcome": outcome.to_gradescope()})
+        finally:
+            end_judgement()  # nothing this submission's evidence decided is kept for the next one
+            if fingerprint(plan) != self._plans[seed][1]:  # a test changed the plan: never reuse it
+                self._plans.pop(seed, None)
+                if self._suite is not None and self._suite_seed == seed:
+                    self._suite.close()
+                    self._suite = None
+
+    def collect(self, seed: int) -> list:
+        suite = self.prepare(seed)
+        if suite is not None:
+            return suite.collect()
+        from autograder.grading.judge.plugin import run_suite
+
+        tests, _ = run_suite(suite_dir=self.spec.suite_dir, plan=self.plan(seed), evidence={}, run={"status": "ok"})
+        return [[t.name, t.points, t.area] for t in tests]
+
+
+def _box(fields: dict, evidence: bytes):
+    from autograder.sandbox.launch import SandboxResult
+    from autograder.sandbox.limits import Isolation
+
+    iso = fields.pop("isolation", {}) or {}
+    isolation = Isolation(
+        str(iso.get("mode", "?")),
+        tuple(iso.get("enforced", ())),
+        tuple(iso.get("not_enforced", ())),
+        tuple((iso.get("tree_limits") or {}).items()),
+    )
+    return SandboxResult(evidence=evidence, isolation=isolation, **fields)
+
+
+def _give_back() -> None:
+    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise), so that the
+    grader's measure of this judge after a judgement (``judge.client``) sees what it really holds."""
+    try:
+        ctypes.CDLL(None).malloc_trim(0)
+    except (AttributeError, OSError):  # not glibc
+        pass
+
+
+def serve(conn: Connection, judge: WarmJudge) -> None:
+    from autograder.sandbox.limits import Limits
+
+    send(conn, {"ready": True})  # imports done: what the grader waits for before a student's clock starts
+    while True:
+        try:
+            header, blobs = receive(conn)
+        except EOFError:
+            return
+        op = header.get("op")
+        try:
+            if op == "warm":
+                judge.plan(int(header["seed"]))
+                judge.prepare(int(header["seed"]))
+                send(conn, {"warm": int(header["seed"])})
+            elif op == "job":
+                blob = judge.job(int(header["seed"]), header["kind"], header["source"], header["filename"])
+                send(conn, {}, (blob,))
+                judge.prepare(int(header["seed"]))  # while the runner runs: the suite is ready when it is done
+            elif op == "judge":
+                start = time.monotonic()
+                box = _box(dict(header["box"]), blobs[0] if blobs else b"")
+                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
+                _give_back()
+                send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})
+            elif op == "collect":
+                send(conn, {"tests": judge.collect(int(header["seed"]))})
+            else:
+                send(conn, {"error": f"unknown request {op!r}"})
+        except (_JudgeMemory, MemoryError) as exc:
+            send(conn, {"limit": "memory", "detail": str(exc)[:500]})
+            return  # a fresh judge takes over: this one's heap may be in pieces
+        except Exception as exc:  # the grader's own failure: reported, and this judge carries on
+            if _is_memory_error(exc):
+                send(conn, {"limit": "memory", "detail": str(exc)[:500]})
+                return
+            send(conn, {"error": f"{type(exc).__name__}: {exc}"})
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    conn = Connection(int(args[0]))
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    memory = int(args[2])
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    import torch
+
+    torch.set_num_threads(1)  # the judge's models are tiny; workers judge side by side
+
+    from autograder.graders import get_assignment
+
+    serve(conn, WarmJudge(get_assignment(args[1]), suite=args[3] if len(args) > 3 else "direct"))
+
+
+if __name__ == "__main__":
+    main()

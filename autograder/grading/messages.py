@@ -1,0 +1,37 @@
+"""Trusted: a failure message made ready to read, wherever it is shown (Gradescope JSON, pages, terminal).
+
+Student text and the suite's words arrive with escape sequences, repeated phrases, 0-based cell references
+("weight_tying.ipynb [cell 3]:2") and bare exception names followed by stray spaces; ``clean_message``
+fixes all of them and is idempotent, so a result read back and written again is the same.
+"""
+
+from __future__ import annotations
+
+import re
+
+from autograder.grading.terminal import printable
+
+__all__ = ["clean_message"]
+
+_CELL_REF = re.compile(r"(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (\d+)\]:(\d+)(?: in ([\w<>.]+))?")
+_EMPTY_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)):[ \t]*(?=\(at |;|\n|$)")
+_REPEATED = re.compile(r"\b(?:your )?code raised (?:your )?code raised\b")
+_SPACES = re.compile(r"[ \t]{2,}")
+_NO_EVIDENCE = re.compile(r"no evidence for experiment '([^'\n]{1,80})'")
+
+
+def _cell_ref(match: re.Match) -> str:
+    cell, line, func = int(match.group(1)) + 1, match.group(2), match.group(3)
+    return f"cell {cell}, line {line}" + (f", in {func}" if func and func != "<module>" else "")
+
+
+def clean_message(text: str) -> str:
+    """A failure message ready to read: one space between words, cells counted from 1, no echoes."""
+    # Escape sequences go whole (an OSC 8 link with its address), not just their ESC byte.
+    text = printable(str(text or "").replace("\r\n", "\n"))
+    text = _REPEATED.sub("your code raised", text)
+    text = _NO_EVIDENCE.sub(r"no result for the check '\1'", text)  # the grader's word, not the student's
+    text = _CELL_REF.sub(_cell_ref, text)
+    text = _EMPTY_EXC.sub(r"\1 ", text)
+    text = _SPACES.sub(" ", text)
+    return "\n".join(line.strip() for line in text.strip().splitlines())

@@ -1,0 +1,107 @@
+"""Trusted: a pool of warm workers on this machine, fed from one queue (``grade_batch``'s default executor).
+
+Each worker is a thread of this process driving its own processes (``worker.Worker``: a fork server and a
+judge); the threads only wait on pipes, so this process stays light (it never imports torch). A failure
+while grading one submission becomes that student's grader-error result, that worker's processes are
+started afresh, and the batch goes on: nothing one submission does can stop another's grading.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from autograder.grading.pool.worker import Worker
+from autograder.grading.result import Result
+from autograder.sandbox.limits import Limits
+
+__all__ = ["LocalPool"]
+
+
+class LocalPool:
+    """`workers` warm workers for `assignment`; use as a context manager (``close`` stops every process)."""
+
+    def __init__(
+        self, *, assignment: str, limits: Limits = Limits(), workers: int = 1, mode: str | None = None
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers={workers}: give at least 1")
+        self.workers = [Worker(assignment, limits, mode=mode) for _ in range(workers)]
+        for worker in self.workers:  # all warm up at once
+            worker.start()
+        self._retired: list[dict] = []
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for worker in self.workers:
+            worker.close()
+
+    def stats(self) -> list[dict]:
+        """Per worker: runs, processes started, peak RSS of its zygote and judge (bytes)."""
+        return [worker.stats() for worker in self.workers]
+
+    def grade(
+        self,
+        submissions: dict[str, Path],
+        *,
+        seed: int | None = None,
+        hide: tuple = (),
+        roots: tuple = (),
+        on_result: Callable[[str, Result], None] | None = None,
+    ) -> dict[str, Result]:
+        """student -> Result for every submission; `on_result` is called (in this thread) as each arrives.
+
+        `roots`: the folders given on the command line; each file is read beneath its root, never through a link.
+        """
+        todo: queue.Queue = queue.Queue()
+        for item in submissions.items():
+            todo.put(item)
+        done: queue.Queue = queue.Queue()
+        threads = [
+            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide, roots), daemon=True)
+            for w in self.workers
+        ]
+        for thread in threads:
+            thread.start()
+        results: dict[str, Result] = {}
+        while len(results) < len(submissions):
+            try:
+                student, result = done.get(timeout=1.0)  # a timeout keeps Ctrl-C responsive
+            except queue.Empty:
+                if not any(t.is_alive() for t in threads) and done.empty():
+                    break
+                continue
+            results[student] = result
+            if on_result is not None:
+                on_result(student, result)
+        for student in submissions:  # a worker thread that died outright (it should not)
+            if student not in results:
+                results[student] = Result.grader_failure("the worker grading this submission stopped")
+                if on_result is not None:
+                    on_result(student, results[student])
+        return results
+
+    @staticmethod
+    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide, roots) -> None:
+        while True:
+            try:
+                student, path = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                result = worker.grade_path(path, seed=seed, hide=hide, roots=roots)
+            except Exception as exc:  # a grader bug or a process that died: this student only
+                result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+                try:
+                    worker.restart()
+                except Exception:  # this worker is done; the others drain the queue
+                    done.put((student, result))
+                    return
+            done.put((student, result))

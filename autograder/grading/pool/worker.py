@@ -1,0 +1,200 @@
+"""Trusted: one warm worker: a fork server, a judge and a sandbox uid, grading one submission at a time.
+
+The steps for a submission, in order (each needs the one before)::
+
+    ready    = judge.ready(seed)               a (re)started judge's imports, plan and suite: before the clock starts
+    job      = judge.job(seed, submission)     the job for the plan the judge holds; overlaps the child's set-up
+    box      = run_forked(zygote, cfg, job)    a fresh sandboxed child of the warm zygote runs the experiments
+    verdict  = judge.judge(seed, box)          decode, run facts, the suite, within the judge's limits
+    Result                                     the same model the fresh path returns
+
+Nothing a submission does can reach the next one: its child is a copy of a zygote that never ran student
+code, in its own namespaces, cgroup and tmpfs, and everything in it is killed when it ends; the judge never
+runs student code and keeps only what depends on the plan (see ``judge.server``). A zygote that dies is
+replaced and the submission tried once more; a judge past its limits gives the status "judge limit", and
+one that has grown is replaced after the judgement (``judge.client``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from autograder.graders import all_specs, get_assignment
+from autograder.grading.editions import localize, text_language
+from autograder.grading.fresh import judged
+from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
+from autograder.grading.marking import apply_marking
+from autograder.grading.result import Result
+from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
+from autograder.sandbox.config import jail_config
+from autograder.sandbox.launch import RUNNER_PACKAGES, probe_isolation, run_cgroup
+from autograder.sandbox.limits import Limits, isolation_for
+from autograder.sandbox.scratch import WORKDIR_PREFIX
+from autograder.sandbox.slots import Slot, kill_uid
+from autograder.sandbox.view import build_view, hidden_paths, visible_hides
+from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
+
+__all__ = ["Worker"]
+
+
+class Worker:
+    """Grades submissions of one assignment, one at a time, with warm processes (see the module docstring)."""
+
+    def __init__(self, assignment: str, limits: Limits = Limits(), *, mode: str | None = None) -> None:
+        self.assignment, self.limits = assignment, limits
+        self.spec = get_assignment(assignment)
+        self.isolation = probe_isolation() if mode is None else isolation_for(mode)
+        self.mode = self.isolation.mode
+        self.slot = Slot()
+        packages = (*RUNNER_PACKAGES, self.spec.runner_package)
+        self.preload = ("autograder.runner.__main__", "dnnlpy.notebook", self.spec.experiments.partition(":")[0])
+        base = hidden_paths({self.spec, *all_specs()})
+        self.view = build_view(packages, list(base)) if self.mode == "namespaces" else None
+        self.zygote: Zygote | None = None
+        self.judge = JudgeProcess(assignment, limits)
+        self.runs = 0
+        self.zygotes_started = 0
+        self._zygote_peak = 0
+        self._tests: list[list] | None = None  # the suite's listing, once known
+        self.timings: dict[str, float] = {}  # seconds of the last grade's stages (job, run, judge, total)
+
+    def start(self) -> None:
+        """Start the zygote and the judge (both warm up in the background)."""
+        if self.zygote is None or not self.zygote.alive():
+            if self.zygote is not None:
+                self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
+                self.zygote.close()
+            self.zygote = Zygote(self.preload, self.spec.warm_imports)
+            self.zygotes_started += 1
+        self.judge.start()
+
+    def _stop(self) -> None:
+        if self.zygote is not None:
+            self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
+            self.zygote.close()
+            self.zygote = None
+        self.judge.stop()
+        if self.mode != "rlimits":
+            kill_uid(self.slot.uid)
+
+    def restart(self) -> None:
+        """Fresh processes after a failure (the sandbox uid stays this worker's)."""
+        self._stop()
+        self.start()
+
+    def close(self) -> None:
+        self._stop()
+        self.slot.release()
+
+    def stats(self) -> dict:
+        """Runs graded, processes started, and peak resident memory (bytes) of each warm process."""
+        zygote = max(self._zygote_peak, self.zygote.peak_rss() if self.zygote else 0)
+        judge = self.judge.peak_rss()
+        return {
+            "runs": self.runs,
+            "zygotes_started": self.zygotes_started,
+            "judges_started": self.judge.started,
+            "judges_replaced": self.judge.replaced,
+            "zygote_peak_rss": zygote,
+            "judge_peak_rss": judge,
+        }
+
+    def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
+        """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
+        the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
+        path = Path(path)
+        try:
+            kind, source = read_submission(path, root=submission_root(path, roots))
+            rejected = None
+        except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
+            kind, source, rejected = "py", "", str(exc)
+        submission = path.resolve()
+        return self.grade(
+            kind=kind,
+            source=source,
+            filename=path.name,
+            seed=seed,
+            hide=(submission.parent, submission, *hide),
+            rejected=rejected,
+        )
+
+    def grade(
+        self,
+        *,
+        kind: str,
+        source: str,
+        filename: str,
+        seed: int | None = None,
+        hide: tuple = (),
+        rejected: str | None = None,
+    ) -> Result:
+        """Grade one submission given as text (``kind`` "py" or "ipynb")."""
+        start = time.monotonic()
+        seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        self.timings = {}
+        try:
+            box = self._run(kind, source, filename, seed, hide)
+        except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
+            self.start()
+            box = self._run(kind, source, filename, seed, hide)
+        except JudgeLimitError as exc:
+            return Result.grader_failure(str(exc))
+        self.runs += 1
+        ran = time.monotonic()
+        try:
+            judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
+            tests, run = judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
+        except JudgeLimitError as exc:  # a judge that died before the judgement could not be restarted
+            return Result.grader_failure(str(exc))
+        self.timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
+        self.timings["before_run"] = ran - start - box.wall_seconds
+        if judgement.tests is not None:
+            self._tests = judgement.tests
+        run.rejected = rejected
+        result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
+        result = apply_marking(result, self.spec)  # before localize: the scheme reads the English messages
+        return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
+
+    def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):
+        self.start()
+        asked = time.monotonic()
+        self.judge.ready(seed)  # a restarted judge's start-up, and a new seed's plan, on nobody's clock
+        self.timings["judge_ready"] = time.monotonic() - asked
+        group, isolation = run_cgroup(self.limits, self.isolation)
+        workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX) if self.mode != "namespaces" else "/tmp"
+        try:
+            if self.mode == "uid":
+                os.chown(workdir, self.slot.uid, self.slot.uid)
+            view = visible_hides(self.view, hidden_paths((), hide)) if self.view is not None else None
+            cfg = jail_config(
+                mode=self.mode,
+                limits=self.limits,
+                uid=self.slot.uid,
+                workdir=workdir,
+                view=view,
+                cgroup_procs=group.procs_files if group else None,
+            )
+
+            def job() -> bytes:  # while the child builds its root
+                asked = time.monotonic()
+                blob = self.judge.job(seed=seed, kind=kind, source=source, filename=filename)
+                self.timings["job"] = time.monotonic() - asked
+                return blob
+
+            return run_forked(self.zygote, cfg=cfg, stdin=job, limits=self.limits, isolation=isolation, group=group)
+        finally:
+            if group is not None:
+                group.remove()
+            if self.mode != "namespaces":
+                shutil.rmtree(workdir, ignore_errors=True)
+
+    def _listing(self, seed: int) -> list[list]:
+        """The suite's tests (known from an earlier judgement, else asked of the judge)."""
+        if self._tests is None:
+            self._tests = self.judge.collect(seed=seed)
+        return self._tests

@@ -1,0 +1,296 @@
+"""Trusted: the result of grading one submission, one model for every output (JSON, CSV, pages, gradebook).
+
+``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
+per-area totals. Its wire form is Gradescope's results format (``to_gradescope``), which other tools read::
+
+    {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
+     "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
+     "extra_data": {"run": {...}, "seed": 123, "areas": {area: [score, max]}}}
+
+``from_gradescope`` reads such a dict back without trusting any field (a results file may be truncated or
+hand-edited).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from autograder.grading.messages import clean_message
+
+__all__ = [
+    "TestOutcome",
+    "RunFacts",
+    "Result",
+    "run_status",
+    "STATUS_WORDS",
+    "GRADER_ERROR",
+    "JUDGE_LIMIT",
+    "MEMORY_MARKERS",
+]
+
+GRADER_ERROR = "grader error"  # the status of a submission the grader itself could not grade
+JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
+# How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
+MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
+
+CELLS_COUNTED = "Cells (or parts of a .py file) are counted from 1 at the top, text cells included."
+# "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
+_EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
+
+STATUS_WORDS = {
+    "ok": "Your code ran to the end.",
+    "timeout": "Your code was stopped after {limit:g} s (time limit): tests that needed results it had not "
+    "produced yet score 0. Look for an endless loop or a very slow computation.",
+    "memory": "Your code ran out of memory (limit {memory}): tests that needed results it had not produced "
+    "score 0. Look for a huge tensor or a list that grows without end.",
+    "exited": "Your code ended the grading process early (exit code {exit_code}): remove sys.exit(), "
+    "os._exit() or quit() from the submission; tests that needed later results score 0.",
+    "crashed": "The Python process running your code crashed (signal {signal}): tests that needed later "
+    "results score 0.",
+    JUDGE_LIMIT: "Judging what your code produced went past the judge's own time or memory limit: the tests "
+    "judged before that keep their points, the others score 0. Tell your instructor if your code is correct.",
+}
+
+
+def run_status(
+    *,
+    timed_out: bool,
+    signal: int | None,
+    exit_code: int | None,
+    done: bool,
+    texts: list[str],
+    memory_exceeded: bool = False,
+) -> str:
+    """How a run ended, from what the sandbox saw and what the run wrote (stderr, recorded errors).
+
+    Order matters: a run stopped at the time limit may also have printed a MemoryError; a CPU-time kill
+    (SIGXCPU) is a timeout, not a crash; a process the kernel killed at the tree's memory cap
+    (`memory_exceeded`, from the run's cgroup) is out of memory, not crashed.
+    """
+    import signal as signals
+
+    if timed_out:
+        return "timeout"
+    if memory_exceeded or any(marker in text for text in texts for marker in MEMORY_MARKERS):
+        return "memory"
+    if signal == signals.SIGXCPU:
+        return "timeout"
+    if signal is not None:
+        return "crashed"
+    if not done or exit_code != 0:
+        return "exited"
+    return "ok"
+
+
+def _num(value: Any) -> float:
+    """A finite float from a JSON field, 0.0 for anything else (missing, text, NaN, bool)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return 0.0
+    return float(value)
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+@dataclass
+class TestOutcome:
+    __test__ = False  # not a pytest test class, whatever its name
+
+    name: str  # test id relative to the suite, e.g. "test_identity.py::test_same_parameter"
+    points: float  # what the test is worth
+    area: str  # the graded area it belongs to
+    passed: bool
+    output: str  # what the student reads when it failed
+    # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
+    # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
+    # any test of the area it is charged in.
+    charged: float | None = None
+
+    @property
+    def score(self) -> float:
+        if self.charged is None:
+            return self.points if self.passed else 0.0
+        return round(max(0.0, self.points - self.charged), 6)
+
+    def to_gradescope(self) -> dict:
+        return {
+            "name": self.name,
+            "score": self.score,
+            "max_score": self.points,
+            "status": "passed" if self.passed else "failed",
+            "output": self.output,
+            "tags": [self.area],
+        }
+
+    @classmethod
+    def from_gradescope(cls, data: Any) -> TestOutcome | None:
+        if not isinstance(data, dict):
+            return None
+        tags = data.get("tags")
+        area = str(tags[0]) if isinstance(tags, list) and tags else "other"
+        points = _num(data.get("max_score"))
+        passed = data.get("status") == "passed"
+        score = min(max(_num(data.get("score")), 0.0), points)
+        natural = points if passed else 0.0
+        return cls(
+            name=str(data.get("name", "?")),
+            points=points,
+            area=area,
+            passed=passed,
+            output=_str(data.get("output")),
+            charged=None if "score" not in data or score == natural else round(points - score, 6),
+        )
+
+
+@dataclass
+class RunFacts:
+    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (see run_status) | "judge limit"
+    exit_code: int | None = None
+    signal: int | None = None
+    wall_seconds: float = 0.0
+    limit: float = 0.0  # the wall-time limit, seconds
+    memory: str = ""  # the memory limit, in words ("2 GiB")
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    load_errors: list[list] = field(default_factory=list)  # [[cell index, "Exc: message"], ...]
+    defined: list[str] = field(default_factory=list)  # required names the submission defines
+    required_names: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the sandbox and the decoder noticed
+    isolation: dict = field(default_factory=dict)  # mode, enforced, not_enforced
+    rejected: str | None = None  # why the file was not run at all (e.g. too large)
+    running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        if out["rejected"] is None:
+            del out["rejected"]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RunFacts | None:
+        if not isinstance(data, dict) or not isinstance(data.get("status"), str):
+            return None
+        known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        try:
+            return cls(**known)
+        except TypeError:
+            return cls(status=data["status"])
+
+    def summary(self) -> str:
+        """The top-level `output`: run status, cells that raised, required names not defined."""
+        if self.rejected:  # nothing ran: how a run ends does not apply
+            return f"Your submission was not run: {self.rejected}."
+        values = {"limit": _num(self.limit), "memory": self.memory, "exit_code": self.exit_code, "signal": self.signal}
+        words = STATUS_WORDS.get(self.status, "Unknown run status {status}.").format(status=self.status, **values)
+        lines = [words]
+        errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
+        if errors:
+            if self.status == "ok":
+                lines = [f"Your code ran to the end, but {len(errors)} of its cells (or parts) raised an error:"]
+            lines.append(CELLS_COUNTED)
+        for cell, message in errors:
+            message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
+            lines.append(f"While loading your submission, cell/part {cell + 1} raised {message}")
+        missing = [n for n in self.required_names if n not in self.defined]
+        if missing and self.status in ("ok", "memory"):
+            lines.append("Not defined by your submission: " + ", ".join(missing) + " (check the exact class names).")
+        return "\n".join(lines)
+
+
+@dataclass
+class Result:
+    tests: list[TestOutcome]
+    run: RunFacts | None  # None when the grader could not run the submission at all
+    seed: int | None = None  # the judge's plan
+    execution_time: float = 0.0  # seconds, grading this submission end to end
+    grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
+    output: str = ""  # the run's summary in words (derived from `run` unless given)
+    language: str = "en"  # the language of `output` and the tests' messages (autograder.grading.editions)
+
+    def __post_init__(self) -> None:
+        if not self.output:
+            if self.grader_error is not None:
+                self.output = f"The grader could not grade this submission: {self.grader_error}"
+            elif self.run is not None:
+                self.output = self.run.summary()
+
+    @classmethod
+    def grader_failure(cls, message: str) -> Result:
+        """What a batch records for a submission the grader itself could not grade (no tests, 0 / 0)."""
+        return cls(tests=[], run=None, grader_error=message)
+
+    @property
+    def score(self) -> float:
+        return round(sum(t.score for t in self.tests), 6)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(t.points for t in self.tests), 6)
+
+    @property
+    def status(self) -> str:
+        """The run status ("ok", "timeout", ...), "grader error", or "unknown"."""
+        if self.grader_error is not None:
+            return GRADER_ERROR
+        return self.run.status if self.run is not None and self.run.status else "unknown"
+
+    @property
+    def areas(self) -> dict[str, tuple[float, float]]:
+        """area -> (points earned, points possible), in the suite's order."""
+        out: dict[str, list[float]] = {}
+        for test in self.tests:
+            pair = out.setdefault(test.area, [0.0, 0.0])
+            pair[0] += test.score
+            pair[1] += test.points
+        return {area: (got, total) for area, (got, total) in out.items()}
+
+    def failing(self) -> list[TestOutcome]:
+        return [t for t in self.tests if not t.passed]
+
+    def to_gradescope(self) -> dict:
+        # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what
+        # Gradescope shows students.
+        if self.grader_error is not None:
+            extra: dict[str, Any] = {"grader_error": self.grader_error}
+        else:
+            extra = {
+                "seed": self.seed,
+                "areas": {a: [s, m] for a, (s, m) in self.areas.items()},
+                "run": self.run.to_dict() if self.run is not None else {},
+                "language": self.language,
+            }
+        return {
+            "score": self.score,
+            "max_score": self.max_score,
+            "execution_time": round(self.execution_time, 3),
+            "output": self.output,
+            "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
+            "extra_data": extra,
+        }
+
+    @classmethod
+    def from_gradescope(cls, data: Any) -> Result:
+        """A Result from a results dict, trusting no field; ValueError when it is not a dict at all."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
+        extra = _dict(data.get("extra_data"))
+        raw_tests = data.get("tests")
+        tests = [t for t in map(TestOutcome.from_gradescope, raw_tests if isinstance(raw_tests, list) else []) if t]
+        seed = extra.get("seed")
+        return cls(
+            tests=tests,
+            run=RunFacts.from_dict(extra.get("run")),
+            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
+            execution_time=_num(data.get("execution_time")),
+            grader_error=str(extra["grader_error"]) if "grader_error" in extra else None,
+            output=_str(data.get("output")),
+            language=_str(extra.get("language")) or "en",
+        )
