@@ -1,22 +1,27 @@
 """Trusted: run untrusted code in the strongest isolation this machine allows.
 
+Both paths:
 - ``limits``: what a run may use, and what each isolation mode enforces;
-- ``launch``: start, feed, watch and kill one sandboxed process tree (``run_sandboxed``);
-- ``jail``: the sandbox's first process (namespaces, private root, uid drop), started by ``launch``;
+- ``runs``: what both paths share: a run's cgroup, its ``SandboxResult``, PID 1's status, the isolation probe;
+- ``config``: the jail's configuration (sent on a pipe, never argv) and the runner's environment;
+- ``rootfs``: the steps both paths take (cgroup, unshare, private root, limits, uid drop);
 - ``view``: what the runner may see of the file system (allow-list and deny-list in one place);
+- ``seccomp``: the system calls refused to the runner;
+- ``cgroups``: limits per process tree (cgroup v1 and v2);
 - ``capture``: capped draining of the runner's pipes;
 - ``scratch``: per-run work folders and the sweep of stale ones;
-- ``slots``: the unprivileged uids runs use, one per concurrent run.
+- ``slots``: the unprivileged uids runs use, one per concurrent run;
+- ``pidfd``: a kill that reaches only the process meant.
+
+The fresh path (a new interpreter per run): ``launch`` (start, feed, watch and kill one tree: ``run_sandboxed``)
+and ``jail`` (the sandbox's first process). The warm path (a fork server per worker): ``warm`` (the grader's
+side: start a zygote, run one submission from it), ``zygote`` (the fork server) and ``forked`` (what each
+child does).
 """
 
-from autograder.sandbox.launch import (
-    RUNNER_PACKAGES,
-    SandboxResult,
-    SandboxUnavailable,
-    probe_isolation,
-    run_sandboxed,
-)
+from autograder.sandbox.launch import run_sandboxed
 from autograder.sandbox.limits import GiB, Isolation, KiB, Limits, MiB, parse_size
+from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, SandboxUnavailable, probe_isolation
 
 __all__ = [
     "GiB",

@@ -8,7 +8,6 @@ limit, and kills the whole tree afterwards.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
@@ -19,44 +18,24 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup, cgroup_support, measured, tree_report
+from autograder.sandbox.cgroups import measured
 from autograder.sandbox.config import jail_config, runner_env
-from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
+from autograder.sandbox.limits import Isolation, Limits, isolation_for
+from autograder.sandbox.runs import (
+    RUNNER_PACKAGES,
+    SandboxResult,
+    collect_result,
+    pid1_status,
+    probe_isolation,
+    run_cgroup,
+)
 from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
 
-__all__ = [
-    "SandboxResult",
-    "collect_result",
-    "pid1_status",
-    "probe_isolation",
-    "SandboxUnavailable",
-    "run_sandboxed",
-    "run_cgroup",
-    "RUNNER_PACKAGES",
-]
-
-# What every runner imports of the kit besides its grader's own runner package (exposed whole).
-RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
-
-
-@dataclass
-class SandboxResult:
-    exit_code: int | None  # the runner's exit status, when it exited
-    signal: int | None  # the signal that killed the runner, when one did
-    timed_out: bool
-    wall_seconds: float
-    stdout: str
-    stderr: str
-    evidence: bytes  # raw bytes of the evidence channel (frames are decoded by the engine)
-    evidence_overflow: bool
-    isolation: Isolation
-    notes: list[str] = field(default_factory=list)
-    memory_exceeded: bool = False  # the tree's cgroup hit its memory cap (the kernel killed a process)
+__all__ = ["run_sandboxed"]
 
 
 def _command(mode: str, cfg_fd: int) -> list[str]:
@@ -140,22 +119,6 @@ def _run(
             group.remove()
 
 
-def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, Isolation]:
-    """The run's own cgroup when root (None otherwise), and the isolation report saying which held."""
-    support = cgroup_support() if isolation.mode != "rlimits" else None
-    sizes = {"memory_bytes": limits.memory_bytes, "max_processes": limits.max_processes, "cpus": limits.cpus}
-    group = None
-    if support is not None:
-        try:
-            group = support.run_group(**sizes)
-        except OSError:
-            support = None
-    tree = tree_report(support, **sizes)
-    if isolation.mode == "rlimits":
-        tree["why"] = "not root" if os.geteuid() != 0 else "isolation mode rlimits"
-    return group, isolation.with_tree(tree)
-
-
 def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> SandboxResult:
     ev_r, ev_w, st_r, st_w, cfg_r, cfg_w = fds
     mode = isolation.mode
@@ -218,44 +181,6 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> San
     return result
 
 
-def collect_result(
-    readers: list[Capture],
-    limits: Limits,
-    *,
-    survivors: int,
-    status: Callable[[], tuple[int | None, int | None]],
-    timed_out: bool,
-    wall: float,
-    isolation: Isolation,
-    memory_exceeded: bool,
-) -> SandboxResult:
-    """The run's result once its tree is killed, from its four pipes (stdout, stderr, evidence, PID 1's
-    status): both paths, fresh and warm, end here. `status` is read after the pipes are drained."""
-    notes: list[str] = ["processes survived the kill"] if survivors else []
-    for reader in readers:
-        reader.join(timeout=2.0)
-        if reader.is_alive():
-            notes.append("a process outside the sandbox's reach kept an output pipe open")
-    exit_code, sig = status()
-    out, err, ev = readers[0], readers[1], readers[2]
-    for name, cap in (("stdout", out), ("stderr", err)):
-        if cap.dropped > 0:
-            notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
-    return SandboxResult(
-        exit_code=exit_code,
-        signal=sig,
-        timed_out=timed_out,
-        wall_seconds=round(wall, 3),
-        stdout=out.text(),
-        stderr=err.text(),
-        evidence=bytes(ev.head),
-        evidence_overflow=ev.total > limits.evidence_bytes,
-        isolation=isolation,
-        notes=notes,
-        memory_exceeded=memory_exceeded,
-    )
-
-
 def _write_all(fd: int, data: bytes) -> None:
     try:
         view = memoryview(data)
@@ -311,55 +236,3 @@ def _exit_status(proc: subprocess.Popen, mode: str, status: Capture) -> tuple[in
         code = proc.returncode
         return (None, -code) if code < 0 else (code, None)
     return pid1_status(status)
-
-
-def pid1_status(status: Capture) -> tuple[int | None, int | None]:
-    """(exit code, signal) of the runner as the sandbox's PID 1 wrote it ("exit N" / "signal N") on its status
-    pipe; nothing written means PID 1 itself was killed, by us (the time limit)."""
-    words = bytes(status.head).decode(errors="replace").split()
-    if len(words) == 2 and words[1].lstrip("-").isdigit():
-        return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))
-    return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)
-
-
-class SandboxUnavailable(RuntimeError):
-    """As root, neither strong mode starts: grading would run student code as root, so nothing is graded."""
-
-
-@functools.cache
-def probe_isolation() -> Isolation:
-    """The strongest mode that runs a trivial Python here: namespaces, then uid; rlimits when not root.
-
-    As root a failure of both strong modes is an error (``SandboxUnavailable``), never a quiet fall back to
-    rlimits: student code would then run as root, able to read the hidden suites and write the kit (a kit
-    run with another checkout's venv did exactly that). ``AUTOGRADER_SANDBOX_MODE=rlimits`` asks for it.
-    """
-    forced = os.environ.get("AUTOGRADER_SANDBOX_MODE")
-    if forced in MODES:  # for tests of the weaker modes, and an instructor who accepts no isolation
-        return isolation_for(forced)
-    if os.geteuid() != 0:
-        return isolation_for("rlimits")
-    why = []
-    for mode in ("namespaces", "uid"):
-        try:
-            result = run_sandboxed(
-                module="autograder.runner.probe",
-                stdin=b"",
-                mode=mode,
-                limits=Limits(wall_seconds=20, max_processes=64),
-            )
-        except (OSError, RuntimeError) as exc:
-            why.append(f"{mode}: {type(exc).__name__}: {exc}")
-            continue
-        if result.exit_code == 0 and result.evidence == b"ok":
-            return isolation_for(mode)
-        last = (result.stderr.strip().splitlines() or [f"exit {result.exit_code}, signal {result.signal}"])[-1]
-        why.append(f"{mode}: {last[:300]}")
-    raise SandboxUnavailable(
-        "running as root, the grader runs student code only in its sandbox, and the sandbox does not start here ("
-        + "; ".join(why)
-        + "). Run the kit with its own environment (`bash scripts/setup.sh` in the kit's folder, then its"
-        " .venv/bin/python), with util-linux's unshare installed. To grade without any isolation anyway (student"
-        " code then runs as root: it can read the hidden suites and write your files), set"
-        " AUTOGRADER_SANDBOX_MODE=rlimits."
-    )

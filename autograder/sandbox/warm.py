@@ -24,8 +24,8 @@ from collections.abc import Callable
 from autograder.sandbox.capture import Capture
 from autograder.sandbox.cgroups import RunCgroup, measured
 from autograder.sandbox.config import runner_env
-from autograder.sandbox.launch import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.limits import Isolation, Limits
+from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.slots import kill_uid
 
 __all__ = ["Zygote", "ZygoteError", "run_forked", "peak_rss"]

@@ -178,8 +178,8 @@ class WarmJudge:
 
 
 def _box(fields: dict, evidence: bytes):
-    from autograder.sandbox.launch import SandboxResult
     from autograder.sandbox.limits import Isolation
+    from autograder.sandbox.runs import SandboxResult
 
     iso = fields.pop("isolation", {}) or {}
     isolation = Isolation(

@@ -32,8 +32,8 @@ from autograder.grading.marking import apply_marking
 from autograder.grading.result import Result
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.sandbox.config import jail_config
-from autograder.sandbox.launch import RUNNER_PACKAGES, probe_isolation, run_cgroup
 from autograder.sandbox.limits import Limits, isolation_for
+from autograder.sandbox.runs import RUNNER_PACKAGES, probe_isolation, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides

@@ -15,7 +15,7 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.sandbox import Limits, probe_isolation, run_sandboxed, seccomp
-from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
+from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
 
 needs_libseccomp = pytest.mark.skipif(not seccomp.status()[0], reason=seccomp.status()[1])
 

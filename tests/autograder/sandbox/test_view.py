@@ -12,7 +12,7 @@ import pytest
 
 from autograder.graders import all_specs, get_assignment
 from autograder.graders.kit import KIT_ROOT
-from autograder.sandbox.launch import RUNNER_PACKAGES
+from autograder.sandbox.runs import RUNNER_PACKAGES
 from autograder.sandbox.view import build_view, hidden_paths, pth_paths
 
 SPEC = get_assignment("weight_tying")

@@ -17,7 +17,7 @@ from autograder.graders import get_assignment
 from autograder.protocol.decode import decode_frames
 from autograder.sandbox import Limits, probe_isolation
 from autograder.sandbox.config import jail_config
-from autograder.sandbox.launch import RUNNER_PACKAGES, run_cgroup
+from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
 from autograder.sandbox.slots import Slot
 from autograder.sandbox.view import build_view
 from autograder.sandbox.warm import Zygote, run_forked
