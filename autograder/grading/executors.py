@@ -1,9 +1,10 @@
-"""Trusted: grade many submissions in parallel, one sandbox each; one crash never stops the batch.
+"""Trusted: the executors behind one interface: ``grade_batch`` grades a class, ``grade_file`` a class of one.
 
-Three executors run the same steps: ``pool`` (warm workers here: ``autograder.grading.pool.local``), ``fresh`` (a
-new sandboxed interpreter per submission: ``autograder.grading.fresh``; each worker process keeps a judge process,
-held to the judge's limits and replaced when it stops at them or has grown), and ``dask`` (warm workers on a
-dask.distributed cluster: ``autograder.grading.pool.on_dask``).
+Every executor runs ``grading.pipeline``'s steps and only decides which process runs which: ``pool`` (warm
+workers here: ``autograder.grading.pool.local``), ``fresh`` (a new sandboxed interpreter per submission:
+``autograder.grading.fresh``; one submission is graded in this process, several in worker processes that
+each keep a judge process) and ``dask`` (warm workers on a dask.distributed cluster:
+``autograder.grading.pool.on_dask``). One crash never stops the batch.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.sandbox import Limits
 
-__all__ = ["grade_batch", "grade_file", "EXECUTORS"]
+__all__ = ["grade_batch", "grade_file", "EXECUTORS", "executor_error"]
 
 
 def _grade_one(
@@ -39,6 +40,15 @@ def _grade_one(
 
 
 EXECUTORS = ("pool", "fresh", "dask")
+
+
+def executor_error(executor: str, scheduler: object | None) -> str | None:
+    """Why `executor` cannot run with `scheduler` (the command line says it with its flags), or None."""
+    if executor not in EXECUTORS:
+        return f"executor {executor!r}: choose one of {', '.join(EXECUTORS)}"
+    if executor == "dask" and not scheduler:
+        return "the dask executor needs a scheduler: --scheduler tls://HOST:PORT (the address `dask scheduler` prints)"
+    return None
 
 
 def grade_batch(
@@ -65,10 +75,8 @@ def grade_batch(
     `executor`: "pool" (warm workers on this machine, the default), "fresh" (a new interpreter per
     submission, the reference path), or "dask" (warm workers on the dask.distributed cluster at `scheduler`).
     """
-    if executor not in EXECUTORS:
-        raise ValueError(f"executor={executor!r}: choose one of {', '.join(EXECUTORS)}")
-    if executor == "dask" and not scheduler:
-        raise ValueError("executor='dask' needs scheduler='tls://HOST:PORT' (the address `dask scheduler` prints)")
+    if error := executor_error(executor, scheduler):
+        raise ValueError(error)
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers={workers}: give at least 1")
@@ -99,10 +107,13 @@ def grade_batch(
                 seed=seed,
                 limits=limits,
                 scheduler=scheduler,
-                hide=hidden,
                 roots=trusted,
                 on_result=arrived,
             )
+        elif len(submissions) == 1:  # a class of one: in this process, no worker process to start
+            ((student, path),) = submissions.items()
+            results = {student: _grade_one(assignment, str(path), seed, limits, hidden, trusted)}
+            arrived(student, results[student])
         else:
             results = _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived)
     finally:
@@ -159,33 +170,17 @@ def grade_file(
     executor: str = "pool",
     scheduler: str | None = None,
 ) -> Result:
-    """Grade one file with `executor` (see ``grade_batch``); "pool" starts one warm worker for it."""
-    if executor == "fresh":
-        from autograder.graders import get_assignment
-        from autograder.grading.fresh import grade_submission
-
-        spec = get_assignment(assignment)
-        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
-    if executor == "dask":
-        results = grade_batch(
-            assignment=assignment,
-            submissions={"submission": Path(path)},
-            seed=seed,
-            limits=limits,
-            progress=False,
-            hide=hide,
-            roots=roots,
-            executor="dask",
-            scheduler=scheduler,
-        )
-        return results["submission"]
-    if executor != "pool":
-        raise ValueError(f"executor={executor!r}: choose one of {', '.join(EXECUTORS)}")
-    from autograder.grading.pool.worker import Worker
-
-    worker = Worker(assignment, limits)
-    try:
-        worker.start()
-        return worker.grade_path(path, seed=seed, hide=tuple(map(str, hide)), roots=tuple(map(str, roots)))
-    finally:
-        worker.close()
+    """Grade one file with `executor`: a class of one (see ``grade_batch``)."""
+    one = {"submission": Path(path)}
+    return grade_batch(
+        assignment=assignment,
+        submissions=one,
+        seed=seed,
+        limits=limits,
+        workers=1,
+        progress=False,
+        hide=hide,
+        roots=roots,
+        executor=executor,
+        scheduler=scheduler,
+    )["submission"]

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.grading.fresh import grade_submission, run_facts
+from autograder.grading.fresh import grade_submission
+from autograder.grading.pipeline import facts
 from autograder.grading.result import JUDGE_LIMIT, Result
 from autograder.grading.submissions import MAX_SUBMISSION_BYTES
 from autograder.sandbox import Limits, SandboxResult, probe_isolation
@@ -106,13 +107,13 @@ def _box(**fields) -> SandboxResult:
 
 
 def test_a_malformed_load_record_is_a_note_not_a_grader_error():
-    # The review's record: a 3-item error entry and `defined: 5` made run_facts raise (exit 1, no JSON).
+    # The review's record: a 3-item error entry and `defined: 5` made the run facts raise (exit 1, no JSON).
     evidence = {
         "__load__": {"errors": [[0, "NameError: x"], [1, "a", "b"]], "defined": 5},
         "__done__": {},
         "same_shape": {"error": [["nested"] * 3] * 1000},
     }
-    run = run_facts(_box(), evidence, [], SPEC, Limits())
+    run = facts(_box(), evidence, [], SPEC, Limits())
     assert run.load_errors == [[0, "NameError: x"]] and run.defined == [] and run.status == "ok"
     assert any("malformed __load__ error entries" in n for n in run.notes)
     assert any("defined is not a list (int)" in n for n in run.notes)

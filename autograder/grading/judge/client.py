@@ -153,10 +153,11 @@ class JudgeProcess:
             header["_blob"] = blobs[0]
         return header
 
-    def job(self, *, seed: int, kind: str, source: str, filename: str, timeout: float = 120.0) -> bytes:
-        """The runner's job for `seed` (plan drawn, or reused, by the judge): quick after ``ready(seed)``."""
+    def job(self, *, seed: int, submission, timeout: float = 120.0) -> bytes:
+        """The runner's job for `seed` (plan drawn, or reused, by the judge) and `submission`
+        (``pipeline.Submission``): quick after ``ready(seed)``."""
         self._started(timeout)
-        send(self.conn, {"op": "job", "seed": seed, "kind": kind, "source": source, "filename": filename})
+        send(self.conn, {"op": "job", "seed": seed, "submission": submission.to_wire()})
         reply = self._next(time.monotonic() + timeout + self.limits.judge_seconds)
         if reply is None or "_blob" not in reply:
             why = "it stopped at its limit" if reply is None else reply.get("error", reply)

@@ -111,10 +111,10 @@ class WarmJudge:
                 self._plans.pop(next(iter(self._plans)))
         return self._plans[seed][0]
 
-    def job(self, seed: int, kind: str, source: str, filename: str) -> bytes:
-        from autograder.grading.fresh import job_blob
+    def job(self, seed: int, submission) -> bytes:
+        from autograder.grading import pipeline
 
-        return job_blob(self.spec, self.plan(seed), kind, source, filename)
+        return pipeline.job(self.spec, self.plan(seed), submission)
 
     def prepare(self, seed: int):
         """The suite, imported for this seed's plan (the previous seed's modules are dropped)."""
@@ -135,8 +135,8 @@ class WarmJudge:
         return self._suite
 
     def judge(self, seed: int, box, limits, emit) -> None:
-        from autograder.grading.fresh import facts_and_evidence
         from autograder.grading.judge.plugin import run_suite
+        from autograder.grading.pipeline import facts_and_evidence
 
         plan = self.plan(seed)
         box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
@@ -216,7 +216,9 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
                 judge.prepare(int(header["seed"]))
                 send(conn, {"warm": int(header["seed"])})
             elif op == "job":
-                blob = judge.job(int(header["seed"]), header["kind"], header["source"], header["filename"])
+                from autograder.grading.pipeline import Submission
+
+                blob = judge.job(int(header["seed"]), Submission.from_wire(header["submission"]))
                 send(conn, {}, (blob,))
                 judge.prepare(int(header["seed"]))  # while the runner runs: the suite is ready when it is done
             elif op == "judge":

@@ -25,9 +25,9 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
+from autograder.grading.pipeline import Submission, read
 from autograder.grading.pool.dask_tls import DaskScheduler, dask_scheduler, security_for
 from autograder.grading.result import Result
-from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.sandbox.limits import Limits
 
 __all__ = ["grade_on_dask", "grade_text"]
@@ -36,10 +36,9 @@ _free: dict[tuple, list] = {}  # (assignment, limits) -> idle warm workers of th
 _lock = threading.Lock()
 
 
-def grade_text(
-    assignment: str, kind: str, source: str, filename: str, seed: int, limits: dict, rejected: str | None
-) -> dict:
-    """Runs on a dask worker: grade one submission with a warm worker of this process; a Gradescope dict."""
+def grade_text(assignment: str, submission: dict, seed: int, limits: dict) -> dict:
+    """Runs on a dask worker: grade one submission (``Submission.to_wire()``) with a warm worker of this
+    process; a Gradescope dict."""
     from autograder.grading.pool.worker import Worker
 
     key = (assignment, tuple(sorted(limits.items())))
@@ -49,7 +48,7 @@ def grade_text(
     if worker is None:
         worker = Worker(assignment, Limits(**limits))
     try:
-        result = worker.grade(kind=kind, source=source, filename=filename, seed=seed, rejected=rejected)
+        result = worker.grade(Submission.from_wire(submission), seed=seed)
     except Exception as exc:  # this submission only; the worker starts afresh
         worker.restart()
         result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
@@ -92,7 +91,6 @@ def grade_on_dask(
     seed: int,
     limits: Limits,
     scheduler: str | object,
-    hide: tuple = (),
     roots: tuple = (),
     on_result: Callable[[str, Result], None] | None = None,
 ) -> dict[str, Result]:
@@ -101,8 +99,8 @@ def grade_on_dask(
     cluster object listening on ``tls://``. A plain ``tcp://`` one raises ValueError unless it is a
     ``DaskScheduler`` made with ``insecure_plain_tcp=True``.
 
-    `hide` lists the client's paths: the workers never see them (submissions arrive as text, read here
-    beneath their folder in `roots`, never through a link).
+    The workers never see the client's paths: submissions arrive as text, read here beneath their folder in
+    `roots`, never through a link (``pipeline.read``).
     """
     try:
         from distributed import Client, wait
@@ -110,7 +108,6 @@ def grade_on_dask(
         raise RuntimeError(
             "--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)"
         ) from None
-    del hide
     target, security = _connection(scheduler)
     results: dict[str, Result] = {}
     try:
@@ -123,14 +120,8 @@ def grade_on_dask(
     with client:
         futures = {}
         for student, path in submissions.items():
-            try:
-                kind, source = read_submission(Path(path), root=submission_root(path, roots))
-                rejected = None
-            except SubmissionRefused as exc:  # the student's problem: zero, with the reason
-                kind, source, rejected = "py", "", str(exc)
-            future = client.submit(
-                grade_text, assignment, kind, source, Path(path).name, seed, asdict(limits), rejected, pure=False
-            )
+            submission = read(path, roots).to_wire()
+            future = client.submit(grade_text, assignment, submission, seed, asdict(limits), pure=False)
             futures[future] = student
         pending = set(futures)
         stall = _stall_seconds(limits)

@@ -3,10 +3,10 @@
 The steps for a submission, in order (each needs the one before)::
 
     ready    = judge.ready(seed)               a (re)started judge's imports, plan and suite: before the clock starts
-    job      = judge.job(seed, submission)     the job for the plan the judge holds; overlaps the child's set-up
+    job      = judge.job(seed, submission)     pipeline.job, in the judge; overlaps the child's set-up
     box      = run_forked(zygote, cfg, job)    a fresh sandboxed child of the warm zygote runs the experiments
-    verdict  = judge.judge(seed, box)          decode, run facts, the suite, within the judge's limits
-    Result                                     the same model the fresh path returns
+    verdict  = judge.judge(seed, box)          pipeline.decode, .facts and the suite, within the judge's limits
+    Result                                     pipeline.judged and .finish, as on the fresh path
 
 Nothing a submission does can reach the next one: its child is a copy of a zygote that never ran student
 code, in its own namespaces, cgroup and tmpfs, and everything in it is killed when it ends; the judge never
@@ -25,12 +25,10 @@ import time
 from pathlib import Path
 
 from autograder.graders import all_specs, get_assignment
-from autograder.grading.editions import localize, text_language
-from autograder.grading.fresh import judged
+from autograder.grading import pipeline
 from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
-from autograder.grading.marking import apply_marking
+from autograder.grading.pipeline import Submission
 from autograder.grading.result import Result
-from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.limits import Limits, isolation_for
 from autograder.sandbox.runs import RUNNER_PACKAGES, probe_isolation, run_cgroup
@@ -107,60 +105,36 @@ class Worker:
     def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
         """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
         the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
-        path = Path(path)
-        try:
-            kind, source = read_submission(path, root=submission_root(path, roots))
-            rejected = None
-        except SubmissionRefused as exc:  # the student's problem, not the grader's: zero, with the reason
-            kind, source, rejected = "py", "", str(exc)
-        submission = path.resolve()
-        return self.grade(
-            kind=kind,
-            source=source,
-            filename=path.name,
-            seed=seed,
-            hide=(submission.parent, submission, *hide),
-            rejected=rejected,
-        )
+        file = Path(path).resolve()
+        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide))
 
-    def grade(
-        self,
-        *,
-        kind: str,
-        source: str,
-        filename: str,
-        seed: int | None = None,
-        hide: tuple = (),
-        rejected: str | None = None,
-    ) -> Result:
-        """Grade one submission given as text (``kind`` "py" or "ipynb")."""
+    def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
+        """Grade one submission given as text (``pipeline.Submission``)."""
         start = time.monotonic()
         seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.timings = {}
         try:
-            box = self._run(kind, source, filename, seed, hide)
+            box = self._run(submission, seed, hide)
         except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
             self.start()
-            box = self._run(kind, source, filename, seed, hide)
+            box = self._run(submission, seed, hide)
         except JudgeLimitError as exc:
             return Result.grader_failure(str(exc))
         self.runs += 1
         ran = time.monotonic()
         try:
             judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
-            tests, run = judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
+            tests, run = pipeline.judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
         except JudgeLimitError as exc:  # a judge that died before the judgement could not be restarted
             return Result.grader_failure(str(exc))
         self.timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
         self.timings["before_run"] = ran - start - box.wall_seconds
         if judgement.tests is not None:
             self._tests = judgement.tests
-        run.rejected = rejected
-        result = Result(tests=tests, run=run, seed=seed, execution_time=time.monotonic() - start)
-        result = apply_marking(result, self.spec)  # before localize: the scheme reads the English messages
-        return localize(result, self.spec, text_language(kind, source))  # the edition is read from the file
+        seconds = time.monotonic() - start
+        return pipeline.finish(tests, run, seed=seed, seconds=seconds, submission=submission, spec=self.spec)
 
-    def _run(self, kind: str, source: str, filename: str, seed: int, hide: tuple):
+    def _run(self, submission: Submission, seed: int, hide: tuple):
         self.start()
         asked = time.monotonic()
         self.judge.ready(seed)  # a restarted judge's start-up, and a new seed's plan, on nobody's clock
@@ -182,7 +156,7 @@ class Worker:
 
             def job() -> bytes:  # while the child builds its root
                 asked = time.monotonic()
-                blob = self.judge.job(seed=seed, kind=kind, source=source, filename=filename)
+                blob = self.judge.job(seed=seed, submission=submission)
                 self.timings["job"] = time.monotonic() - asked
                 return blob
 

@@ -119,7 +119,8 @@ def test_a_fresh_sandbox_refuses_each_listed_call_and_still_does_ordinary_work()
 
 @needs_libseccomp
 def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
-    from autograder.grading.fresh import job_blob
+    from autograder.grading.pipeline import Submission
+    from autograder.grading.pipeline import job as make_job
     from autograder.sandbox.config import jail_config
     from autograder.sandbox.slots import Slot
     from autograder.sandbox.view import build_view
@@ -128,7 +129,7 @@ def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
     spec = get_assignment("selftest")
     isolation, limits = probe_isolation(), Limits(wall_seconds=60)
     source = _probe_code("print('SECCOMP', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n")
-    job = io.BytesIO(job_blob(spec, spec.make_plan(3), "py", source, "sub.py")).getvalue()
+    job = io.BytesIO(make_job(spec, spec.make_plan(3), Submission("py", source, "sub.py"))).getvalue()
     zygote = Zygote(("autograder.runner.__main__", "autograder.graders.selftest.runner.experiments"))
     slot = Slot()
     try:

@@ -53,10 +53,10 @@ print("tmp", sorted(os.listdir("/tmp")), "patched", hasattr(dnnlpy, "LEFT_BEHIND
 
 
 def _job(source: str) -> bytes:
-    from autograder.grading.fresh import job_blob
+    from autograder.grading.pipeline import Submission, job
 
     buf = io.BytesIO()
-    buf.write(job_blob(SPEC, SPEC.make_plan(11), "py", textwrap.dedent(source), "sub.py"))
+    buf.write(job(SPEC, SPEC.make_plan(11), Submission("py", textwrap.dedent(source), "sub.py")))
     return buf.getvalue()
 
 

@@ -1,0 +1,185 @@
+"""Trusted: the steps of grading one submission, in order, each a function with typed input and output.
+
+Every executor runs these steps and only decides which process runs which one (``fresh``: this process and a
+fresh sandboxed interpreter; ``pool/``: a warm worker's fork server and judge process; ``pool/on_dask``: the
+same on a dask cluster; ``gradescope/run``: the pool for one file; ``qa/inprocess``: no sandbox, for sweeps)::
+
+    submission = read(path, roots)                    this process: the file beneath its folder, or why refused
+    plan       = spec.make_plan(seed)                  the judge process: the judge's random choices
+    blob       = job(spec, plan, submission)           the judge process: the runner's stdin
+    box        = <run>(blob)                           the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
+    evidence   = decode(box)                           the judge process: plain data only (``protocol.decode``)
+    run        = facts(box, evidence, spec, limits)    the judge process: how the run ended (``RunFacts``)
+    tests      = <suite>(plan, evidence, run)          the judge process: ``judge.direct`` or ``judge.plugin``
+    tests, run = judged(judgement, ...)                this process: the judge's answer, or its limit's
+    result     = finish(tests, run, ...)               this process: marks (``marking``), the edition's language
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.editions import localize, text_language
+from autograder.grading.judge.client import JudgeLimitError, Judgement
+from autograder.grading.marking import apply_marking
+from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
+from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
+from autograder.protocol.decode import decode_frames
+from autograder.protocol.frames import INTERNAL, Done, Load, Running
+from autograder.protocol.run_records import error_text, read_load, read_running
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.runs import SandboxResult
+
+__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish"]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """A hand-in as text: what travels to a worker (never a path: a dask worker has no class folder)."""
+
+    kind: str  # "py" or "ipynb"
+    source: str
+    filename: str
+    rejected: str | None = None  # why the file was not read (then it is graded as empty), or None
+
+    def to_wire(self) -> dict:
+        return {"kind": self.kind, "source": self.source, "filename": self.filename, "rejected": self.rejected}
+
+    @classmethod
+    def from_wire(cls, data: dict) -> Submission:
+        kind, source, filename, rejected = (data.get(k) for k in ("kind", "source", "filename", "rejected"))
+        if kind not in ("py", "ipynb") or not isinstance(source, str) or not isinstance(filename, str):
+            raise ValueError(f"not a submission: kind={kind!r}, source and filename must be text")
+        return cls(kind, source, filename, rejected if isinstance(rejected, str) else None)
+
+
+def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
+    """Step 1: the file beneath its folder in `roots` (default: its own folder), never through a link; a
+    refused file is the student's problem, not the grader's: graded empty, with the reason and the fix."""
+    path = Path(path)
+    try:
+        kind, source = read_submission(path, root=submission_root(path, roots))
+    except SubmissionRefused as exc:
+        return Submission("py", "", path.name, str(exc))
+    return Submission(kind, source, path.name)
+
+
+def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
+    """Step 2: the runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
+    import torch
+
+    blob = io.BytesIO()
+    torch.save(
+        {
+            "kind": submission.kind,
+            "source": submission.source,
+            "filename": submission.filename,
+            "plan": plan,
+            "experiments": spec.experiments,
+            "required_names": list(spec.required_names),
+        },
+        blob,
+    )
+    return blob.getvalue()
+
+
+def decode(box: SandboxResult) -> tuple[dict, list[str]]:
+    """Step 4: the run's evidence bytes as records (plain data only), and notes on what was refused."""
+    return decode_frames(box.evidence)
+
+
+def facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
+    """Step 5: what the run looked like: how it ended, what loading the submission left, what was noticed."""
+    load = read_load(evidence.get(Load.NAME), spec.required_names)  # the runner's word: any shape, never raises
+    texts = [box.stderr] + [m for _, m in load.errors]
+    texts += [error_text(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
+    status = run_status(
+        timed_out=box.timed_out,
+        signal=box.signal,
+        exit_code=box.exit_code,
+        done=Done.NAME in evidence,
+        texts=texts,
+        memory_exceeded=box.memory_exceeded,
+    )
+    overflow = ["evidence over the size cap was dropped"] if box.evidence_overflow else []
+    return RunFacts(
+        status=status,
+        exit_code=box.exit_code,
+        signal=box.signal,
+        wall_seconds=box.wall_seconds,
+        limit=limits.wall_seconds,
+        memory=f"{limits.memory_bytes / (1 << 30):g} GiB",
+        stdout_tail=box.stdout[-4000:],
+        stderr_tail=box.stderr[-4000:],
+        load_errors=load.errors,
+        defined=load.defined,
+        required_names=list(spec.required_names),
+        notes=box.notes + notes + load.notes + overflow,
+        isolation=box.isolation.as_dict(),
+        running=read_running(evidence) if status == "timeout" else {},
+    )
+
+
+def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits) -> tuple[RunFacts, dict]:
+    """Steps 4 and 5 as the judge process runs them: (the run facts, the records a suite judges)."""
+    evidence, notes = decode(box)
+    run = facts(box, evidence, notes, spec, limits)
+    for name in INTERNAL:
+        if name != Load.NAME:
+            evidence.pop(name, None)
+    for name in [n for n in evidence if n.startswith(Running.NAME)]:
+        evidence.pop(name)
+    return run, evidence
+
+
+_LIMIT_WORDS = {
+    "time": "its time limit ({judge_seconds:g} s)",
+    "memory": "its memory limit ({judge_memory})",
+    "died": "an unexpected end",
+}
+
+
+def judged(
+    judgement: Judgement,
+    box: SandboxResult,
+    spec: AssignmentSpec,
+    limits: Limits,
+    listing: Callable[[], list | None],
+) -> tuple[list[TestOutcome], RunFacts]:
+    """Step 6's answer: a judgement's tests and run facts; past the judge's limits, the tests it decided and
+    every other test of the suite (`listing()`, asked only when the judge stopped before it listed them) at 0."""
+    if judgement.limit is None:
+        return [TestOutcome.from_gradescope(o) for o in judgement.outcomes], RunFacts.from_dict(judgement.run)
+    tests = judgement.tests
+    if tests is None:
+        with contextlib.suppress(JudgeLimitError):
+            tests = listing()
+    decided = {o.get("name"): TestOutcome.from_gradescope(o) for o in judgement.outcomes}
+    words = _LIMIT_WORDS.get(judgement.limit, judgement.limit).format(
+        judge_seconds=limits.judge_seconds, judge_memory=f"{limits.judge_memory_bytes / (1 << 30):g} GiB"
+    )
+    not_judged = f"not judged: the judge stopped at {words} on this submission's evidence"
+    outcomes = [
+        decided.get(name)
+        or TestOutcome(name=name, points=float(points), area=str(area), passed=False, output=not_judged)
+        for name, points, area in (tests or [])
+    ]
+    run = RunFacts.from_dict(judgement.run) or facts(box, {}, [], spec, limits)
+    run.status = JUDGE_LIMIT
+    run.notes = [*run.notes, f"the judge stopped at {words}; {len(decided)} of {len(outcomes)} tests were judged"]
+    return outcomes, run
+
+
+def finish(
+    tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
+) -> Result:
+    """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
+    run.rejected = submission.rejected
+    result = Result(tests=tests, run=run, seed=seed, execution_time=seconds)
+    result = apply_marking(result, spec)  # before localize: the scheme reads the English messages
+    return localize(result, spec, text_language(submission.kind, submission.source))  # read from the file
