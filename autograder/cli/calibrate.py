@@ -1,7 +1,5 @@
-"""Trusted: the grader's own tests on the command line: ``calibrate`` (one plan, or ``--seeds N``) and ``mutate``.
-
-Kept out of ``cli.py`` (which holds grading) so that each file stays one concept; ``cli.main`` dispatches here.
-"""
+"""Trusted: ``python -m autograder calibrate``: the grader's calibration corpus on one plan (every verdict,
+attacks included: ``qa.calibrate``), or with ``--seeds N`` the seed sweep (``qa.sweep``)."""
 
 from __future__ import annotations
 
@@ -10,11 +8,12 @@ import json
 import sys
 from pathlib import Path
 
-__all__ = ["add_calibrate_parsers", "calibrate_command", "mutate_command"]
+from autograder.cli.common import fail, grading_limits, guarded, positive
+
+__all__ = ["add_parser", "run"]
 
 
-def add_calibrate_parsers(sub, common: argparse.ArgumentParser, positive) -> None:
-    """The `calibrate` and `mutate` subcommands; `positive(kind)` is cli's parser of positive numbers."""
+def add_parser(sub, common: argparse.ArgumentParser) -> None:
     cal = sub.add_parser("calibrate", parents=[common], help="grade the calibration submissions and check verdicts")
     cal.add_argument("--timeout", type=positive(float), default=20.0, help="wall seconds per submission (20)")
     cal.add_argument(
@@ -37,30 +36,24 @@ def add_calibrate_parsers(sub, common: argparse.ArgumentParser, positive) -> Non
         action="store_true",
         help="with --seeds: run the experiments in this process instead of the sandbox (the kit's own files only)",
     )
-    mut = sub.add_parser("mutate", help="mutation testing: grade mutants of the correct sources on many seeds")
-    mut.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    mut.add_argument("--seeds", type=positive(int), default=25, metavar="N", help="grade on seeds 1..N (25)")
-    mut.add_argument("--workers", type=positive(int), default=None, help="parallel processes (default: cores)")
-    mut.add_argument("--out", type=Path, default=None, help="also write the Markdown report to this file")
-    mut.add_argument("--limit", type=positive(int), default=0, help=argparse.SUPPRESS)  # the first N mutants
-    mut.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
 
 
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
-def calibrate_command(args, limits) -> int:
-    """`calibrate`: one plan (every verdict, attacks included) or, with --seeds, the sweep."""
+def run(args) -> int:
+    limits = grading_limits(args)
+    if isinstance(limits, str):
+        return fail(limits)
     if args.seeds:
-        from autograder.qa.sweep import command
+        if args.seed is not None:
+            return fail("give either --seed (one plan) or --seeds N (the sweep over seeds 1..N), not both")
+        return guarded(lambda: _sweep(args, limits))
+    if args.in_process:
+        return fail("--in-process goes with --seeds N (the sweep): attacks are only ever graded in the sandbox")
+    return guarded(lambda: _calibrate(args, limits))
 
-        return command(args, limits)
+
+def _calibrate(args, limits) -> int:
     from autograder.qa.calibrate import calibrate, verdicts_json
 
-    if args.in_process:
-        return _fail("--in-process goes with --seeds N (the sweep): attacks are only ever graded in the sandbox")
     try:
         verdicts, seconds = calibrate(
             assignment=args.assignment,
@@ -73,7 +66,7 @@ def calibrate_command(args, limits) -> int:
             scheduler=args.scheduler,
         )
     except FileNotFoundError as exc:
-        return _fail(str(exc))
+        return fail(str(exc))
     summary = verdicts_json(verdicts, seconds)
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
@@ -84,13 +77,17 @@ def calibrate_command(args, limits) -> int:
     return 0 if summary["ok"] else 1
 
 
-def mutate_command(args) -> int:
-    """`mutate`: the mutation run (autograder.qa.mutation_score)."""
-    from autograder.graders import ASSIGNMENTS
-    from autograder.qa.mutation_score import command
+def _sweep(args, limits) -> int:
+    """0 if every verdict holds on every seed."""
+    from autograder.qa.sweep import render, run_sweep, seeds_from
 
-    if args.assignment not in ASSIGNMENTS:
-        return _fail(
-            f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
-        )
-    return command(args)
+    seeds = seeds_from(args.seeds)
+    kwargs = dict(in_process=args.in_process, workers=args.workers, limits=limits, progress=not args.json)
+    if not args.in_process:
+        kwargs.update(executor=args.executor, scheduler=args.scheduler)
+    summary, rows = run_sweep(assignment=args.assignment, seeds=seeds, calibration_dir=args.calibration_dir, **kwargs)
+    if args.json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+    else:
+        print(render(rows, seeds, summary["seconds"], in_process=args.in_process))
+    return 0 if summary["ok"] else 1

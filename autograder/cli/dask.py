@@ -1,7 +1,6 @@
-"""Trusted: the dask options of the command line: the scheduler's TLS files, and ``dask-certs`` that makes them.
-
-Kept out of ``cli.py`` so that each file stays one concept; ``cli.main`` calls ``resolve_scheduler`` before
-any command that may grade, and dispatches ``dask-certs`` here. The rules live in ``pool/dask_tls.py``.
+"""Trusted: ``python -m autograder dask-certs`` (the course's TLS certificates), and the dask options of every
+command that grades (``--scheduler``, ``--tls-*``): ``resolve_scheduler`` checks them before grading. The rules
+live in ``grading/pool/dask_tls.py``.
 """
 
 from __future__ import annotations
@@ -9,7 +8,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-__all__ = ["add_dask_options", "add_dask_certs_parser", "dask_certs_command", "resolve_scheduler"]
+__all__ = ["add_dask_options", "add_parser", "run", "resolve_scheduler"]
 
 
 def add_dask_options(common: argparse.ArgumentParser) -> None:
@@ -37,6 +36,7 @@ def add_dask_options(common: argparse.ArgumentParser) -> None:
 
 def resolve_scheduler(args) -> str | None:
     """Replace args.scheduler with a checked ``DaskScheduler``; an error message instead if it cannot be."""
+    from autograder.grading.executors import executor_error
     from autograder.grading.pool.dask_tls import dask_scheduler
 
     tls = any(getattr(args, name) is not None for name in ("tls_dir", "tls_ca", "tls_cert", "tls_key"))
@@ -44,8 +44,8 @@ def resolve_scheduler(args) -> str | None:
         if args.scheduler or tls or args.insecure_plain_tcp:
             return "--scheduler, --tls-* and --insecure-plain-tcp go with --executor dask"
         return None
-    if not args.scheduler:
-        return "--executor dask needs --scheduler tls://HOST:PORT (the address `dask scheduler` prints)"
+    if error := executor_error(args.executor, args.scheduler):
+        return error
     try:
         args.scheduler = dask_scheduler(
             args.scheduler,
@@ -60,7 +60,7 @@ def resolve_scheduler(args) -> str | None:
     return None
 
 
-def add_dask_certs_parser(sub) -> None:
+def add_parser(sub) -> None:
     certs = sub.add_parser(
         "dask-certs",
         help="make the course's TLS certificates for a dask cluster (CA, scheduler, worker, client)",
@@ -71,17 +71,15 @@ def add_dask_certs_parser(sub) -> None:
     certs.add_argument("--days", type=int, default=365, help="how long the certificates are valid (365)")
 
 
-def dask_certs_command(args) -> int:
+def run(args) -> int:
     """0 when written; 2 (bad arguments) when the folder already holds certificates or --days is wrong."""
-    import sys
-
+    from autograder.cli.common import fail
     from autograder.grading.pool.dask_tls import make_certificates
 
     try:
         written = make_certificates(args.out, days=args.days)
     except (ValueError, RuntimeError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail(str(exc))
     print(f"wrote the course's dask certificates to {str(args.out)!r} (DIR below):\n")
     print(written["README.txt"].read_text(encoding="utf-8"))
     return 0

@@ -1,4 +1,5 @@
-"""Trusted: the command line, ``python -m autograder grade|calibrate ...``, a thin layer over keyword-only functions.
+"""Trusted: ``python -m autograder <command>``: the parser, and each subcommand dispatched to its module
+(``grade``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``), a thin layer over keyword-only functions.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong
 verdict or the grader itself failed; 2 for bad arguments.
@@ -7,12 +8,10 @@ verdict or the grader itself failed; 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
 
-from autograder.cli.calibrate import add_calibrate_parsers, calibrate_command, mutate_command
-from autograder.cli.dask import add_dask_certs_parser, add_dask_options, dask_certs_command, resolve_scheduler
+from autograder.cli import calibrate, dask, grade, gradescope, mutate
+from autograder.cli.common import common_options
 
 __all__ = ["main", "build_parser"]
 
@@ -52,27 +51,14 @@ submissions or the gradebook. Without root those last protections are NOT enforc
 each result says which mode was used): grade untrusted work as root or in a container.
 """
 
-
-def _positive(kind):
-    def parse(text: str):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{text!r} must be positive")
-        return value
-
-    return parse
-
-
-def _size(text: str) -> int:
-    from autograder.sandbox.limits import parse_size
-
-    try:
-        return parse_size(text)
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+# subcommand -> its module's run(args)
+_COMMANDS = {
+    "grade": grade.run,
+    "calibrate": calibrate.run,
+    "mutate": mutate.run,
+    "gradescope-package": gradescope.run,
+    "dask-certs": dask.run,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,317 +68,19 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Grade notebook/script submissions against hidden suites, safely.",
     )
-    sub = parser.add_subparsers(
-        dest="command", required=True, metavar="{grade,calibrate,mutate,gradescope-package,dask-certs}"
-    )
-    common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
-    common.add_argument("--seed", type=int, default=None, help="fix the judge's random plan (default: random)")
-    common.add_argument("--memory", type=_size, default="2GiB", help="memory cap per submission (default 2GiB)")
-    common.add_argument("--workers", type=_positive(int), default=None, help="parallel submissions (default: cores)")
-    common.add_argument(
-        "--executor",
-        choices=("pool", "fresh", "dask"),
-        default="pool",
-        help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
-        "dask: warm workers on the dask.distributed cluster at --scheduler",
-    )
-    add_dask_options(common)  # --scheduler tls://HOST:PORT, --tls-dir DIR, ...
-    grade = sub.add_parser(
-        "grade",
-        parents=[common],
-        help="grade one file, several, or folders of submissions",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        epilog=_EPILOG,
-    )
-    grade.add_argument(
-        "paths",
-        nargs="*",
-        type=Path,
-        metavar="PATH",
-        help=".py/.ipynb file, or a folder (nbgrader submitted/<student>/<assignment>/ or flat); "
-        "default with --nbgrader-course: COURSE/submitted",
-    )
-    grade.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
-    grade.add_argument(
-        "--out",
-        type=Path,
-        default=None,
-        help="write results/<student>.json, grades.csv, report.html and feedback/<student>.html "
-        "here (default for folders: ./graded)",
-    )
-    grade.add_argument(
-        "--gradebook",
-        type=Path,
-        default=None,
-        metavar="DB",
-        help="also write the scores into this nbgrader gradebook.db (created if absent); see below",
-    )
-    grade.add_argument(
-        "--nbgrader-course",
-        type=Path,
-        default=None,
-        metavar="COURSE",
-        help="nbgrader course directory: grade COURSE/submitted (unless PATHs are given) and write COURSE/gradebook.db",
-    )
-    grade.add_argument(
-        "--force", action="store_true", help="regrade every submission, even those already graded in --out"
-    )
-    grade.add_argument(
-        "--student",
-        action="append",
-        default=[],
-        metavar="S",
-        help="regrade student S (name, id or nbgrader id, as grades.csv lists them) even if already graded; repeatable",
-    )
-    grade.add_argument(
-        "--gradebook-assignment",
-        default=None,
-        metavar="NAME",
-        help="nbgrader assignment to write every student into (default: each student's own edition, "
-        "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
-    )
-    add_calibrate_parsers(sub, common, _positive)
-    pack = sub.add_parser("gradescope-package", help="build the autograder zip Gradescope expects")
-    pack.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
-    pack.add_argument(
-        "--out", type=Path, default=None, help="the zip to write (default dist/<assignment>-gradescope.zip, under ./)"
-    )
-    pack.add_argument(
-        "--torch-index-url",
-        default=None,
-        metavar="URL",
-        help="wheel index the zip's setup.sh installs torch from (default PyTorch's CPU index: a CPU build)",
-    )
-    pack.add_argument("--timeout", type=_positive(float), default=60.0, help="wall seconds per submission (60)")
-    add_dask_certs_parser(sub)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(_COMMANDS) + "}")
+    common = common_options()
+    grade.add_parser(sub, common, _EPILOG)
+    calibrate.add_parser(sub, common)
+    mutate.add_parser(sub)
+    gradescope.add_parser(sub)
+    dask.add_parser(sub)
     return parser
-
-
-def _package(args) -> int:
-    from autograder.grading.gradescope.package import build_package
-
-    index = {} if args.torch_index_url is None else {"torch_index_url": args.torch_index_url}
-    try:
-        path = build_package(assignment=args.assignment, out=args.out, timeout=args.timeout, **index)
-    except ValueError as exc:
-        return _fail(str(exc))
-    print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")
-    return 0
-
-
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "gradescope-package":
-        return _package(args)
-    if args.command == "mutate":
-        return mutate_command(args)
-    if args.command == "dask-certs":
-        return dask_certs_command(args)
-    from autograder.graders import ASSIGNMENTS
-
-    if error := resolve_scheduler(args):  # dask: mutual TLS, or plain TCP only when asked for by name
-        return _fail(error)
-    if args.assignment not in ASSIGNMENTS:
-        return _fail(
-            f"unknown assignment {args.assignment!r}: use --assignment with one of {', '.join(sorted(ASSIGNMENTS))}"
-        )
-    from autograder.sandbox.limits import Limits
-
-    try:
-        limits = Limits(wall_seconds=args.timeout, memory_bytes=args.memory)
-    except ValueError as exc:
-        return _fail(str(exc))
-    try:
-        return calibrate_command(args, limits) if args.command == "calibrate" else _grade(args, limits)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
-    except Exception as exc:  # the grader itself failed: say so, exit non-zero
-        from autograder.grading.terminal import printable
-
-        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
-        return 1
-
-
-def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
-    """(submission paths, gradebook or None, extra paths to hide) from the arguments, or an error message."""
-    paths, gradebook, hide = list(args.paths), args.gradebook, []
-    if args.nbgrader_course is not None:
-        course = args.nbgrader_course
-        if not course.is_dir():
-            return f"--nbgrader-course {str(course)!r} is not a folder: give the nbgrader course directory"
-        if gradebook is not None:
-            return "give either --gradebook or --nbgrader-course (which means COURSE/gradebook.db), not both"
-        gradebook = course / "gradebook.db"
-        if not paths:
-            paths = [course / "submitted"]
-            if not paths[0].is_dir():
-                return f"{str(paths[0])!r} does not exist: collect the submissions first (nbgrader collect)"
-        # nbgrader keeps hidden tests in source/ and in the gradebook; graded copies are not for students either
-        hide += [course / sub for sub in ("source", "autograded", "feedback")]
-        from autograder.graders import editions_of
-        from autograder.outputs.gradebook_editions import unreleased
-
-        into = (args.gradebook_assignment,) if args.gradebook_assignment else None  # None: each one's edition
-        if why := unreleased(course, gradebook, into or editions_of(args.assignment), None if into else paths):
-            return why  # before grading: fail fast, create nothing
-    if not paths:
-        return "give the submissions to grade (files or folders), or --nbgrader-course COURSE"
-    if gradebook is not None:
-        if gradebook.suffix != ".db" or not gradebook.parent.is_dir():
-            return (
-                f"--gradebook {str(gradebook)!r} should be an nbgrader gradebook.db in an existing folder "
-                "(e.g. course/gradebook.db; it is created if absent)"
-            )
-        hide.append(gradebook)
-    for path in paths:
-        if not path.exists():
-            return f"{str(path)!r} does not exist: give a .py/.ipynb submission or a folder of them"
-        if path.is_file() and path.suffix not in (".py", ".ipynb"):
-            return f"{str(path)!r} is neither .py nor .ipynb: give the student's notebook or script"
-    return paths, gradebook, tuple(hide)
-
-
-def _grade(args, limits) -> int:
-    from autograder.graders import editions_of, get_assignment
-    from autograder.grading.submissions import find_submissions
-    from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
-    from autograder.outputs.folder import FolderBusy
-    from autograder.outputs.summary import batch_json, print_batch
-
-    targets = _targets(args)
-    if isinstance(targets, str):
-        return _fail(targets)
-    paths, gradebook, hide = targets
-    single = len(paths) == 1 and paths[0].is_file()
-    if single:
-        # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
-        file = paths[0]
-        where = file.resolve().parent  # absolute: a relative "weight_tying/x.ipynb" still has a student folder
-        nbgrader = where.name in editions_of(args.assignment) and where.parent.name != ""
-        submissions = {where.parent.name if nbgrader else file.stem: where / file.name}
-        roots = (where.parent.parent,) if nbgrader else (where,)
-        if args.out is None:
-            return _grade_one(args, limits, file, submissions, roots, gradebook, hide)
-    else:
-        also, notebook = editions_of(args.assignment)[1:], get_assignment(args.assignment).name  # its own notebook
-        submissions = find_submissions(paths, assignment=args.assignment, also=also, notebook=notebook)
-        roots = tuple(paths)
-        if not submissions:
-            return _fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
-    job = ClassJob(
-        assignment=args.assignment,
-        paths=roots,
-        out=args.out or Path("graded"),
-        seed=args.seed,
-        limits=limits,
-        workers=args.workers,
-        progress=not single and (sys.stderr.isatty() or not args.json),
-        hide=hide,
-        force=args.force,
-        only=tuple(args.student),
-        executor=args.executor,
-        scheduler=args.scheduler,
-    )
-    try:
-        outcome = grade_class(job, submissions=submissions)
-    except (ClassRunError, FolderBusy) as exc:
-        return _fail(str(exc))
-    for warning in outcome.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if args.nbgrader_course is not None and outcome.report is not None:
-        _place_feedback(args.nbgrader_course, job.out)
-    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results)
-    if outcome.batch_error:
-        print(
-            f"grader error: the batch stopped ({outcome.batch_error}); {len(outcome.results)} of "
-            f"{len(outcome.roster)} results are saved: run the same command again to grade the rest",
-            file=sys.stderr,
-        )
-        status = 1
-    one = outcome.results.get(outcome.roster[0].uid) if single else None
-    if args.json and one is not None:  # one file: Gradescope's results JSON, as without --out
-        sys.stdout.write(json.dumps(one.to_gradescope()) + "\n")
-    elif args.json and not single:
-        sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
-    elif one is not None:
-        _render_one(args, one, file)
-        print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
-    else:
-        print_batch(outcome)
-    return status
-
-
-def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:
-    """One file, no output folder: grade it, show it, and write it to the gradebook if asked."""
-    from autograder.graders import editions_of
-    from autograder.grading.executors import grade_file
-    from autograder.grading.result import Result
-    from autograder.grading.terminal import printable
-    from autograder.outputs.roster import build_roster
-
-    try:
-        result = grade_file(
-            assignment=args.assignment,
-            path=file,
-            seed=args.seed,
-            limits=limits,
-            hide=hide,
-            roots=roots,
-            executor=args.executor,
-            scheduler=args.scheduler,
-        )
-    except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
-        print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
-        result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-    editions = editions_of(args.assignment)
-    roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
-    if args.json:
-        sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
-    else:
-        _render_one(args, result, file)
-    if result.grader_error is not None:
-        return 1
-    return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
-
-
-def _render_one(args, result, file: Path) -> None:
-    from autograder.outputs.roster import display_name
-    from autograder.outputs.table import render
-
-    render(result, title=display_name(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
-
-
-def _place_feedback(course: Path, out: Path) -> None:
-    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback."""
-    from autograder.outputs.classview import load_class
-    from autograder.outputs.nbrelease import place_feedback
-
-    placed, skipped = place_feedback(load_class(out), out, course)
-    for why in skipped:
-        print(f"warning: feedback page not placed for release_feedback: {why}", file=sys.stderr)
-    if placed:
-        print(f"feedback: {len(placed)} pages in {course / 'feedback'} (nbgrader release_feedback)", file=sys.stderr)
-
-
-def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:
-    """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
-    if gradebook is None:
-        return 0
-    from autograder.graders import editions_of
-    from autograder.outputs.gradebook_editions import record_by_edition
-
-    course = args.nbgrader_course
-    name = args.gradebook_assignment or args.assignment
-    editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
-    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
+    return _COMMANDS[args.command](args)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-__all__ = ["ASSIGNMENTS", "get_assignment", "all_specs", "editions_of"]
+__all__ = ["ASSIGNMENTS", "get_assignment", "all_specs", "editions_of", "unknown_assignment"]
 
 # nbgrader assignment name -> module exporting SPEC. "selftest" is a toy that exercises the engine itself.
 # Editions of one assignment in other languages are nbgrader assignments of their own, graded by the same
@@ -21,12 +21,19 @@ ASSIGNMENTS: dict[str, str] = {
 }
 
 
+def unknown_assignment(name: str) -> str | None:
+    """Why `name` is not an assignment of this kit, naming the ones it is; None for a known one."""
+    if name in ASSIGNMENTS:
+        return None
+    return f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))} (--assignment NAME)"
+
+
 def get_assignment(name: str):
     """The AssignmentSpec registered under `name`; ValueError naming the known ones otherwise."""
     from autograder.graders.spec import AssignmentSpec
 
-    if name not in ASSIGNMENTS:
-        raise ValueError(f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")
+    if error := unknown_assignment(name):
+        raise ValueError(error)
     spec = importlib.import_module(ASSIGNMENTS[name]).SPEC
     if not isinstance(spec, AssignmentSpec):
         raise TypeError(f"{ASSIGNMENTS[name]}.SPEC is a {type(spec).__name__}, expected an AssignmentSpec")
@@ -35,8 +42,8 @@ def get_assignment(name: str):
 
 def editions_of(name: str) -> tuple[str, ...]:
     """Every assignment name graded by the same grader as `name` (itself first): its editions."""
-    if name not in ASSIGNMENTS:
-        raise ValueError(f"unknown assignment {name!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")
+    if error := unknown_assignment(name):
+        raise ValueError(error)
     return (name, *(other for other, module in ASSIGNMENTS.items() if module == ASSIGNMENTS[name] and other != name))
 
 

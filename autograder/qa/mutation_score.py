@@ -35,7 +35,6 @@ __all__ = [
     "report_markdown",
     "equivalence_notes",
     "has_mutation",
-    "command",
     "results_json",
     "CLASSES",
 ]
@@ -196,25 +195,3 @@ def report_markdown(results: list[MutantResult], seeds: Sequence[int], seconds: 
 def equivalence_notes(equivalences) -> str:
     """The equivalence classes and their proofs, as Markdown."""
     return "\n".join(f"- **{eq.name}**: {eq.proof}" for eq in equivalences) + "\n"
-
-
-def command(args) -> int:
-    """`python -m autograder mutate --assignment NAME --seeds N`: 0 if no mutant is seed-dependent or survived."""
-    import json
-    import sys
-
-    from autograder.qa.sweep import seeds_from
-
-    if not has_mutation(args.assignment):
-        print(f"error: {args.assignment} has no judge/mutation.py: it declares no mutation sources", file=sys.stderr)
-        return 2
-    seeds = seeds_from(args.seeds)
-    results, seconds = run_mutants(
-        assignment=args.assignment, seeds=seeds, workers=args.workers, progress=not args.json, limit=args.limit
-    )
-    report = report_markdown(results, seeds, seconds)
-    if args.out:
-        args.out.write_text(report, encoding="utf-8")
-    summary = results_json(results, seconds)
-    sys.stdout.write(json.dumps(summary) + "\n" if args.json else report)
-    return 0 if summary["ok"] else 1

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from autograder.qa.calibrate import Expectation, calibration_files, judge_verdict
 
-__all__ = ["SweepRow", "sweep", "sweep_json", "seeds_from", "run_sweep", "render", "command"]
+__all__ = ["SweepRow", "sweep", "sweep_json", "seeds_from", "run_sweep", "render"]
 
 
 @dataclass
@@ -173,25 +173,3 @@ def render(rows: list[SweepRow], seeds: Sequence[int], seconds: float, *, in_pro
     verdict = "every verdict holds on every seed" if not bad else f"{bad} files FAIL"
     lines.append(f"{len(rows)} files x {len(seeds)} seeds graded {where} in {seconds:.0f} s: {verdict}")
     return "\n".join(lines)
-
-
-def command(args, limits) -> int:
-    """`python -m autograder calibrate --seeds N [--in-process]`: 0 if every verdict holds on every seed."""
-    import json
-    import sys
-
-    if args.seed is not None:
-        print(
-            "error: give either --seed (one plan) or --seeds N (the sweep over seeds 1..N), not both", file=sys.stderr
-        )
-        return 2
-    seeds = seeds_from(args.seeds)
-    kwargs = dict(in_process=args.in_process, workers=args.workers, limits=limits, progress=not args.json)
-    if not args.in_process:
-        kwargs.update(executor=args.executor, scheduler=args.scheduler)
-    summary, rows = run_sweep(assignment=args.assignment, seeds=seeds, calibration_dir=args.calibration_dir, **kwargs)
-    if args.json:
-        sys.stdout.write(json.dumps(summary) + "\n")
-    else:
-        print(render(rows, seeds, summary["seconds"], in_process=args.in_process))
-    return 0 if summary["ok"] else 1

@@ -84,10 +84,10 @@ def build_package(
     kit: Path = KIT_ROOT,
 ) -> Path:
     """Write the zip for `assignment` to `out` (a .zip path; default ``default_out``); returns it."""
-    from autograder.graders import ASSIGNMENTS
+    from autograder.graders import unknown_assignment
 
-    if assignment not in ASSIGNMENTS:
-        raise ValueError(f"unknown assignment {assignment!r}: choose one of {', '.join(sorted(ASSIGNMENTS))}")
+    if error := unknown_assignment(assignment):
+        raise ValueError(error)
     if not _URL.fullmatch(torch_index_url):  # it is written into setup.sh: nothing but a plain URL
         raise ValueError(
             f"--torch-index-url {torch_index_url!r} is not an http(s) URL: give a wheel index such as "
