@@ -8,6 +8,12 @@ module fixtures, any scope, ``autouse``, ``yield``), and the same messages-only 
 pytest would do differently (parametrize, classes, other markers, fixtures it provides, sub-folders) makes
 ``DirectSuite.load`` raise ``Unsupported``, and the caller runs that suite with ``pytest.main`` instead.
 
+Finding a suite's fixtures needs pytest's private ``_pytest.fixtures.getfixturemarker`` (no public API says
+whether a function is a fixture). It is used only on the pytest majors this runner is tested on
+(``TESTED_PYTEST``; pyproject.toml pins pytest below the next one, and a test fails when the installed pytest
+is not among them); on any other pytest, or if the private name is gone, ``load`` raises ``Unsupported``:
+grading falls back to ``pytest.main``, slower but never wrong.
+
 Sharing across submissions: the modules (and their memos keyed on the plan's objects) live as long as the
 plan; what a suite memoises from a submission's evidence (``judge.memo``) is dropped when its run ends.
 """
@@ -25,13 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from _pytest.fixtures import getfixturemarker
 
 from autograder.grading.judge.memo import end_judgement
 from autograder.grading.judge.plugin import message_for
 from autograder.grading.result import TestOutcome
 
-__all__ = ["DirectSuite", "Unsupported", "PROVIDED"]
+__all__ = ["DirectSuite", "Unsupported", "PROVIDED", "TESTED_PYTEST", "pytest_supported"]
+
+TESTED_PYTEST = (8, 9)  # the pytest majors this runner is tested on (pyproject.toml: pytest<10)
 
 PROVIDED = ("plan", "evidence", "run")  # the judge's own fixtures (see plugin.JudgePlugin)
 _MARKS = {"points", "area"}
@@ -42,6 +49,23 @@ _WIDTH = {"function": 0, "module": 1, "session": 2}
 
 class Unsupported(Exception):
     """The suite uses something only pytest itself runs faithfully; run it with ``pytest.main``."""
+
+
+def _fixture_marker_reader() -> Callable | None:
+    """pytest's (private) reader of a fixture's marker, on a tested pytest; None otherwise."""
+    if not pytest_supported(pytest.__version__):
+        return None
+    try:
+        from _pytest.fixtures import getfixturemarker
+    except ImportError:
+        return None
+    return getfixturemarker
+
+
+def pytest_supported(version: str) -> bool:
+    """Whether `version` (pytest's) is one of the majors this runner is tested on."""
+    major = version.split(".", 1)[0]
+    return major.isdigit() and int(major) in TESTED_PYTEST
 
 
 @dataclass
@@ -88,6 +112,10 @@ class DirectSuite:
         return suite
 
     def _load(self) -> None:
+        marker_of = _fixture_marker_reader()
+        if marker_of is None:
+            raise Unsupported(f"pytest {pytest.__version__}: the direct runner is tested on pytest {TESTED_PYTEST}")
+        self._marker_of = marker_of
         entries = sorted(self.suite_dir.iterdir())
         if any(p.is_dir() and p.name != "__pycache__" for p in entries):
             raise Unsupported("sub-folders")
@@ -118,7 +146,7 @@ class DirectSuite:
 
     def _fixtures_of(self, module, owner: str | None) -> None:
         for name, obj in vars(module).items():
-            marker = getfixturemarker(obj)
+            marker = self._marker_of(obj)
             if marker is None:
                 continue
             if marker.params is not None:
@@ -140,7 +168,7 @@ class DirectSuite:
         for name, obj in vars(module).items():
             if inspect.isclass(obj) and name.startswith("Test"):
                 raise Unsupported(f"test class {name}")
-            if not name.startswith("test") or getfixturemarker(obj) is not None:
+            if not name.startswith("test") or self._marker_of(obj) is not None:
                 continue
             if not inspect.isfunction(obj):
                 continue

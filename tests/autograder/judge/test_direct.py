@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from autograder.graders import get_assignment
+from autograder.grading.judge import direct
 from autograder.grading.judge.direct import DirectSuite, Unsupported
 from autograder.grading.judge.plugin import run_suite
 
@@ -157,3 +158,29 @@ def test_selftest_suite_runs_lean_with_identical_messages():
             assert _as_tuples(got) == _as_tuples(expected)
     finally:
         suite.close()
+
+
+def test_the_installed_pytest_is_a_major_the_lean_runner_is_tested_on():
+    """It reads fixtures with pytest's private API: a new major must be tried (this file) before it is used."""
+    assert direct.pytest_supported(pytest.__version__), (
+        f"pytest {pytest.__version__} is not among the majors judge/direct.py is tested on {direct.TESTED_PYTEST}: "
+        "run tests/autograder/judge/ with it, then add its major there and raise pyproject.toml's pytest pin"
+    )
+
+
+def test_pyproject_pins_pytest_below_the_first_untested_major():
+    import tomllib
+
+    from autograder.graders.kit import KIT_ROOT
+
+    deps = tomllib.loads((KIT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["dependencies"]
+    (pin,) = [d for d in deps if d.replace(" ", "").startswith("pytest>") or d.startswith("pytest<")]
+    assert f"<{max(direct.TESTED_PYTEST) + 1}" in pin.replace(" ", ""), pin
+
+
+@pytest.mark.parametrize("version", ["10.0.0", "7.4.4", "dev"])
+def test_on_an_untested_pytest_the_suite_goes_to_pytest_main(tmp_path, monkeypatch, version):
+    assert not direct.pytest_supported(version)
+    monkeypatch.setattr(direct.pytest, "__version__", version)
+    with pytest.raises(Unsupported, match="tested on pytest"):
+        DirectSuite.load(_suite(tmp_path))
