@@ -154,12 +154,12 @@ def judged(
     """Step 6's answer: a judgement's tests and run facts; past the judge's limits, the tests it decided and
     every other test of the suite (`listing()`, asked only when the judge stopped before it listed them) at 0."""
     if judgement.limit is None:
-        return [TestOutcome.from_gradescope(o) for o in judgement.outcomes], RunFacts.from_dict(judgement.run)
+        return [TestOutcome.from_wire(o) for o in judgement.outcomes], RunFacts.from_dict(judgement.run)
     tests = judgement.tests
     if tests is None:
         with contextlib.suppress(JudgeLimitError):
             tests = listing()
-    decided = {o.get("name"): TestOutcome.from_gradescope(o) for o in judgement.outcomes}
+    decided = {o.get("name"): TestOutcome.from_wire(o) for o in judgement.outcomes}
     words = _LIMIT_WORDS.get(judgement.limit, judgement.limit).format(
         judge_seconds=limits.judge_seconds, judge_memory=f"{limits.judge_memory_bytes / (1 << 30):g} GiB"
     )

@@ -1,7 +1,8 @@
 """Trusted: the result of grading one submission, one model for every output (JSON, CSV, pages, gradebook).
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
-per-area totals. Its wire form is Gradescope's results format (``to_gradescope``), which other tools read::
+per-area totals. Between the kit's processes it travels as ``to_wire`` / ``from_wire``; Gradescope's results
+format (``to_gradescope``) is an output, for Gradescope and the class folder's ``results/<id>.json``::
 
     {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
      "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
@@ -119,6 +120,24 @@ class TestOutcome:
         if self.charged is None:
             return self.points if self.passed else 0.0
         return round(max(0.0, self.points - self.charged), 6)
+
+    def to_wire(self) -> dict:
+        """Its form between the judge, the workers and this process (``from_wire`` reads it back)."""
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: Any) -> TestOutcome:
+        """A TestOutcome from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a test outcome is a dict, found {type(data).__name__}")
+        kinds = {"name": str, "points": (int, float), "area": str, "passed": bool, "output": str}
+        for key, kind in kinds.items():
+            if not isinstance(data.get(key), kind):
+                raise ValueError(f"test outcome field {key!r} is {data.get(key)!r}, expected {kind}")
+        charged = data.get("charged")
+        if charged is not None and not isinstance(charged, int | float):
+            raise ValueError(f"test outcome field 'charged' is {charged!r}, expected a number or None")
+        return cls(**{key: data[key] for key in kinds}, charged=charged)
 
     def to_gradescope(self) -> dict:
         return {
@@ -254,6 +273,33 @@ class Result:
 
     def failing(self) -> list[TestOutcome]:
         return [t for t in self.tests if not t.passed]
+
+    def to_wire(self) -> dict:
+        """Its form between a dask worker and this process: every field as it is (``from_wire``)."""
+        return {
+            "tests": [t.to_wire() for t in self.tests],
+            "run": self.run.to_dict() if self.run is not None else None,
+            "seed": self.seed,
+            "execution_time": self.execution_time,
+            "grader_error": self.grader_error,
+            "output": self.output,
+            "language": self.language,
+        }
+
+    @classmethod
+    def from_wire(cls, data: Any) -> Result:
+        if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
+            raise ValueError(f"a result is a dict with its tests, found {type(data).__name__}")
+        grader_error = data.get("grader_error")
+        return cls(
+            tests=[TestOutcome.from_wire(t) for t in data["tests"]],
+            run=RunFacts.from_dict(data.get("run")),
+            seed=data.get("seed") if isinstance(data.get("seed"), int) else None,
+            execution_time=_num(data.get("execution_time")),
+            grader_error=str(grader_error) if grader_error is not None else None,
+            output=_str(data.get("output")),
+            language=_str(data.get("language")) or "en",
+        )
 
     def to_gradescope(self) -> dict:
         # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what

@@ -141,6 +141,16 @@ class Isolation:
             out["tree_limits"] = dict(self.tree)
         return out
 
+    @classmethod
+    def from_dict(cls, data: dict) -> Isolation:
+        """``as_dict``'s dict read back (a judge process rebuilds a run's isolation from it)."""
+        return cls(
+            str(data.get("mode", "?")),
+            tuple(data.get("enforced", ())),
+            tuple(data.get("not_enforced", ())),
+            tuple((data.get("tree_limits") or {}).items()),
+        )
+
     def with_tree(self, tree: dict) -> Isolation:
         """This isolation, saying how the tree's limits were held for one run."""
         extra = (

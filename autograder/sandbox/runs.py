@@ -42,6 +42,18 @@ class SandboxResult:
     notes: list[str] = field(default_factory=list)
     memory_exceeded: bool = False  # the tree's cgroup hit its memory cap (the kernel killed a process)
 
+    def to_wire(self) -> dict:
+        """Every field but the evidence bytes (they travel apart, as a blob), the isolation as its dict."""
+        return {
+            **{k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("evidence", "isolation")},
+            "isolation": self.isolation.as_dict(),
+        }
+
+    @classmethod
+    def from_wire(cls, data: dict, evidence: bytes) -> SandboxResult:
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k not in ("evidence", "isolation")}
+        return cls(evidence=evidence, isolation=Isolation.from_dict(data.get("isolation") or {}), **fields)
+
 
 def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, Isolation]:
     """The run's own cgroup when root (None otherwise), and the isolation report saying which held."""

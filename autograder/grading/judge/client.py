@@ -43,7 +43,7 @@ class JudgeLimitError(RuntimeError):
 class Judgement:
     run: dict | None = None  # the run facts the judge derived (None if it died before)
     tests: list[list] | None = None  # [[name, points, area], ...] in suite order
-    outcomes: list[dict] = field(default_factory=list)  # Gradescope test dicts, as decided
+    outcomes: list[dict] = field(default_factory=list)  # TestOutcome.to_wire() dicts, as decided
     limit: str | None = None  # "time" | "memory" | "died" when the judge stopped early
     seconds: float = 0.0  # from the judgement's request to its end: the judge was ready before
     resident: int = 0  # the judge's resident memory after the judgement, bytes (0 when it stopped)
@@ -182,9 +182,7 @@ class JudgeProcess:
         Afterwards a judge that has grown is replaced, before the next submission.
         """
         self.ready(seed)
-        fields = {k: v for k, v in asdict(box).items() if k not in ("evidence", "isolation")}
-        fields["isolation"] = box.isolation.as_dict()
-        send(self.conn, {"op": "judge", "seed": seed, "box": fields, "limits": asdict(self.limits)}, (evidence,))
+        send(self.conn, {"op": "judge", "seed": seed, "box": box.to_wire(), "limits": asdict(self.limits)}, (evidence,))
         out = Judgement()
         start = time.monotonic()
         deadline = start + self.limits.judge_seconds

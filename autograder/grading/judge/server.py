@@ -153,12 +153,12 @@ class WarmJudge:
                         marker in outcome.output for marker in (*MEMORY_MARKERS, "MemoryError")
                     ):
                         raise _JudgeMemory(outcome.output)
-                    emit({"outcome": outcome.to_gradescope()})
+                    emit({"outcome": outcome.to_wire()})
             else:
                 tests, _ = run_suite(suite_dir=self.spec.suite_dir, plan=plan, evidence=evidence, run=run.to_dict())
                 emit({"tests": [[t.name, t.points, t.area] for t in tests]})
                 for outcome in tests:
-                    emit({"outcome": outcome.to_gradescope()})
+                    emit({"outcome": outcome.to_wire()})
         finally:
             end_judgement()  # nothing this submission's evidence decided is kept for the next one
             if fingerprint(plan) != self._plans[seed][1]:  # a test changed the plan: never reuse it
@@ -177,20 +177,6 @@ class WarmJudge:
         return [[t.name, t.points, t.area] for t in tests]
 
 
-def _box(fields: dict, evidence: bytes):
-    from autograder.sandbox.limits import Isolation
-    from autograder.sandbox.runs import SandboxResult
-
-    iso = fields.pop("isolation", {}) or {}
-    isolation = Isolation(
-        str(iso.get("mode", "?")),
-        tuple(iso.get("enforced", ())),
-        tuple(iso.get("not_enforced", ())),
-        tuple((iso.get("tree_limits") or {}).items()),
-    )
-    return SandboxResult(evidence=evidence, isolation=isolation, **fields)
-
-
 def _give_back() -> None:
     """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise), so that the
     grader's measure of this judge after a judgement (``judge.client``) sees what it really holds."""
@@ -202,6 +188,7 @@ def _give_back() -> None:
 
 def serve(conn: Connection, judge: WarmJudge) -> None:
     from autograder.sandbox.limits import Limits
+    from autograder.sandbox.runs import SandboxResult
 
     send(conn, {"ready": True})  # imports done: what the grader waits for before a student's clock starts
     while True:
@@ -223,7 +210,7 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
                 judge.prepare(int(header["seed"]))  # while the runner runs: the suite is ready when it is done
             elif op == "judge":
                 start = time.monotonic()
-                box = _box(dict(header["box"]), blobs[0] if blobs else b"")
+                box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
                 judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
                 _give_back()
                 send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})

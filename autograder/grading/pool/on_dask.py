@@ -2,7 +2,7 @@
 
 Each dask worker process keeps warm workers (``worker.Worker``: a fork server and a judge, one per task
 thread) for as long as it lives. Submissions travel as text (kind, source, file name), never as paths, so
-the machines need the kit but not the class folder; results come back as Gradescope dicts (plain JSON) and
+the machines need the kit but not the class folder; results come back as plain dicts (``Result.to_wire``) and
 this process, the client, writes every output. Start the cluster as root on each machine, so the sandbox
 gets its namespaces and cgroups, with the course's certificates (``dask-certs``; see the README)::
 
@@ -38,7 +38,7 @@ _lock = threading.Lock()
 
 def grade_text(assignment: str, submission: dict, seed: int, limits: dict) -> dict:
     """Runs on a dask worker: grade one submission (``Submission.to_wire()``) with a warm worker of this
-    process; a Gradescope dict."""
+    process; the Result as ``Result.to_wire()``."""
     from autograder.grading.pool.worker import Worker
 
     key = (assignment, tuple(sorted(limits.items())))
@@ -54,7 +54,7 @@ def grade_text(assignment: str, submission: dict, seed: int, limits: dict) -> di
         result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
     with _lock:
         _free[key].append(worker)
-    return result.to_gradescope()
+    return result.to_wire()
 
 
 def _stall_seconds(limits: Limits) -> float:
@@ -146,7 +146,7 @@ def grade_on_dask(
                 break
             for future in done:
                 try:
-                    result = Result.from_gradescope(future.result())
+                    result = Result.from_wire(future.result())
                 except Exception as exc:  # a lost worker, a task that could not run: this student only
                     result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
                 deliver(futures[future], result)

@@ -1,0 +1,54 @@
+"""The pipeline's steps and the wire form of what they exchange: every dataclass that crosses a process comes
+back equal from its own ``to_wire``/``from_wire``, and a malformed one is refused naming the field."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from autograder.grading.pipeline import Submission, read
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.sandbox.limits import isolation_for
+from autograder.sandbox.runs import SandboxResult
+
+
+def _over_json(data):
+    return json.loads(json.dumps(data))  # what a pipe or dask may do to it: tuples become lists
+
+
+def test_a_submission_and_a_refused_one_cross_the_wire_unchanged():
+    for sub in (Submission("ipynb", "{}", "a.ipynb"), Submission("py", "", "b.py", rejected="too large")):
+        assert Submission.from_wire(_over_json(sub.to_wire())) == sub
+    with pytest.raises(ValueError, match="kind='exe'"):
+        Submission.from_wire({"kind": "exe", "source": "", "filename": "x"})
+
+
+def test_reading_a_link_is_refused_once_with_why_and_graded_empty(tmp_path):
+    (tmp_path / "real.py").write_text("x = 1\n")
+    os.symlink(tmp_path / "real.py", tmp_path / "link.py")
+    sub = read(tmp_path / "link.py", (tmp_path,))
+    assert (sub.kind, sub.source, sub.filename) == ("py", "", "link.py") and sub.rejected
+    assert read(tmp_path / "real.py", (tmp_path,)) == Submission("py", "x = 1\n", "real.py")
+
+
+def test_a_sandbox_result_crosses_the_wire_with_its_isolation():
+    iso = isolation_for("uid").with_tree({"by": "cgroup v1", "memory": "2 GiB"})
+    box = SandboxResult(1, None, False, 0.5, "out", "err", b"ev", False, iso, ["a note"], memory_exceeded=True)
+    back = SandboxResult.from_wire(_over_json(box.to_wire()), b"ev")
+    assert back == box
+
+
+def test_a_result_crosses_the_wire_unchanged_and_a_bad_test_is_refused_by_name():
+    tests = [
+        TestOutcome("t.py::a", 2.0, "loss", True, ""),
+        TestOutcome("t.py::b", 3.0, "loss", False, "wrong sign", charged=1.0),
+    ]
+    result = Result(tests=tests, run=RunFacts(status="ok", notes=["n"]), seed=7, execution_time=1.5, language="zh")
+    assert Result.from_wire(_over_json(result.to_wire())) == result
+    failure = Result.grader_failure("boom")
+    assert Result.from_wire(_over_json(failure.to_wire())) == failure
+    bad = {**tests[0].to_wire(), "points": "2"}
+    with pytest.raises(ValueError, match="'points'"):
+        TestOutcome.from_wire(bad)
