@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+from fnmatch import fnmatch
 from pathlib import Path
 
 import pytest
@@ -67,22 +68,49 @@ def test_no_file_is_two_concepts():
     assert long == [], f"over {MAX_LINES} lines (probably two concepts in one file): {long}"
 
 
+def _graders() -> list[Path]:
+    return sorted(p.parent for p in (KIT_ROOT / "autograder" / "graders").glob("*/spec.py"))
+
+
 def test_the_architecture_map_names_every_module_and_only_modules_that_exist():
     text = (KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     named = set(re.findall(r"`((?:autograder|dnnlpy|scripts|solutions)/[\w/.]+?\.(?:py|sh))`", text))
     missing = sorted(n for n in named if not (KIT_ROOT / n).exists())
     assert missing == [], f"docs/architecture.md names modules that do not exist: {missing}"
-    # A grader's own files are named relative to its folder (spec.py, runner/, judge/ ...): check those too.
-    grader = KIT_ROOT / "autograder" / "graders" / "weight_tying"
-    for rel in re.findall(r"\| `((?:spec|diagnosis)\.py|runner/|judge/)` \|", text):
-        assert (grader / rel).exists(), rel
-    code = [p for p in _modules("autograder") if "graders" not in p.relative_to(KIT_ROOT / "autograder").parts]
+    graders = _graders()
+    code = [p for p in _modules("autograder") if not any(p.is_relative_to(g) for g in graders)]
     unnamed = [
         str(p.relative_to(KIT_ROOT))
         for p in code
         if p.name != "__init__.py" and str(p.relative_to(KIT_ROOT)) not in named
     ]
     assert unnamed == [], f"modules docs/architecture.md does not name: {unnamed}"
+
+
+# A grader's folders named whole in the map: each file there is one of a kind (a hidden test, a calibration file).
+WHOLE_FOLDERS = ("judge/suite/", "judge/calibration/")
+
+
+def test_the_architecture_map_names_every_module_of_each_grader_and_only_ones_that_exist():
+    """The grader's table names its files relative to the grader's folder (``runner/values.py``) or by a
+    pattern (``translate_zh*.py``); every module of every grader must match one, and every name must match
+    a file of some grader."""
+    text = (KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = text[text.index("A **grader** is one folder") :]
+    table = table[: table.index("\n\n", table.index("|---|"))]
+    paths = [row.split("|")[2] for row in table.splitlines() if row.startswith("| ") and row.count("|") >= 4]
+    names = {n for column in paths for n in re.findall(r"`([\w*/.]+?\.py|[\w]+/[\w/]*/)`", column)}
+    files = {
+        str(p.relative_to(g))
+        for g in _graders()
+        for p in _modules(str(g.relative_to(KIT_ROOT)))
+        if p.name != "__init__.py" and not str(p.relative_to(g)).startswith(WHOLE_FOLDERS)
+    }
+    folders = {str(p.relative_to(g)) + "/" for g in _graders() for p in g.rglob("*") if p.is_dir()}
+    stale = sorted(n for n in names if not any(fnmatch(f, n) for f in files) and n not in folders)
+    assert stale == [], f"the grader table of docs/architecture.md names files no grader has: {stale}"
+    unnamed = sorted(f for f in files if not any(fnmatch(f, n) for n in names if n.endswith(".py")))
+    assert unnamed == [], f"grader modules the grader table of docs/architecture.md does not name: {unnamed}"
 
 
 def test_no_test_folder_on_sys_path_shadows_a_kit_package():
