@@ -1,14 +1,16 @@
-"""Trusted: what the engine needs to know about one assignment's grader (``AssignmentSpec``).
+"""Trusted: what the pipeline needs to know about one assignment's grader (``AssignmentSpec``).
 
-The engine is assignment-agnostic: a grader brings a plan maker (trusted, runs in the grader), an
-experiments function (untrusted side: runs inside the sandbox, next to student code) and a pytest suite
-that judges the evidence those experiments emitted (trusted, never imports student code). On disk a grader
+The pipeline (``autograder.grading``) is assignment-agnostic: a grader brings a plan maker (trusted, runs in
+the grader), an experiments function (untrusted side: runs inside the sandbox, next to student code) and a
+pytest suite that judges the evidence those experiments emitted (trusted, never imports student code). On disk a grader
 is one folder with two halves::
 
     autograder/graders/<name>/
         spec.py        SPEC = AssignmentSpec(...)                       (trusted)
         runner/        experiments + evidence schema: the sandbox shows this folder whole
-        judge/         plan, reference, diagnosis, suite/, calibration/: never shown to a sandbox
+        judge/         plan, reference, suite/, calibration/: never shown to a sandbox
+        diagnosis.py   names each misconception (public: the self-check and the release share it)
+        marking.toml   areas, points and misconception costs (``grading.marking``)
 """
 
 from __future__ import annotations

@@ -87,9 +87,6 @@ class OutputFolder:
     def result_path(self, uid: str) -> Path:
         return self.out / "results" / f"{uid}.json"
 
-    def feedback_path(self, uid: str) -> Path:
-        return self.out / "feedback" / f"{uid}.html"
-
     # ------------------------------------------------------------------ lock
 
     @contextlib.contextmanager

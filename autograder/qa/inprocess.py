@@ -115,11 +115,6 @@ class InProcessGrader:
     def max_score(self) -> float:
         return sum(t.points for t in self.tests)
 
-    @property
-    def experiment_names(self) -> list[str]:
-        """The experiments by name, when the runner module declares them (an ``EXPERIMENTS`` dict)."""
-        return list(getattr(inspect.getmodule(self._experiments), "EXPERIMENTS", {}))
-
     def evidence(
         self,
         submission: str | Path | dict,
