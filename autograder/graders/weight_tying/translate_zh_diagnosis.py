@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .messages import SECTION_HEADINGS
 from .translate_zh_rules import rule
 
 __all__ = ["RULES"]
@@ -198,18 +199,7 @@ RULES = [
         "；应当直接赋值这个 Parameter 本身：⟦lm_head.weight = token_embed.weight⟧",
     ),
     # "(reread section 7, "Gradients from both ends add up")": the headings, as the Chinese edition words them
-    *(
-        rule(f'section {number}, "{english}"', f"第 {number} 节「⟦{chinese}⟧」")
-        for number, english, chinese in (
-            (2, "An embedding is a lookup, not arithmetic on ids", "Embedding 是查表，而不是拿 id 做算术"),
-            (4, "Positions have their own table, and it is never tied", "位置有自己的表，而且从不参与共享"),
-            (5, "Logits, not probabilities", "输出的是 logits，不是概率"),
-            (6, "Exercise 1: `TiedEmbeddingLM`", "练习 1：`TiedEmbeddingLM`"),
-            (7, "Gradients from both ends add up", "两端的梯度相加"),
-            (8, "What tying saves", "共享省下了多少"),
-            (9, "Exercise 2: `MiniGPTWithWeightTying`", "练习 2：`MiniGPTWithWeightTying`"),
-        )
-    ),
+    *(rule(f'section {n}, "{en}"', f"第 {n} 节「⟦{zh}⟧」") for n, (en, zh) in SECTION_HEADINGS.items()),
     (r" ?\(reread (第 [^()\n]*?」)\)", r"（请重读\1）"),
     (r"」 and (第 )", r"」和\1"),
     rule(

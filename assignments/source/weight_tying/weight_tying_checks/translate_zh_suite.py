@@ -378,6 +378,6 @@ _RUN = [
 ]
 
 # Area names, where a message mentions one (the self-check's "Graded area: ...").
-_AREAS = [rule(english, f"{chinese}（⟦{english}⟧）") for english, chinese in AREAS.items()]
+_AREAS = [rule(english, f"⟦{chinese}⟧") for english, chinese in AREAS.items()]
 
 RULES = _SUITE + _RUN + _AREAS

@@ -29,6 +29,7 @@ from . import (
     translate_zh_suite,
     translate_zh_suite_checks,
 )
+from .messages import area_name, title
 from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM
 
 # Whole sentences before the phrases they are built from: the self-check's and the diagnosis's sentences are
@@ -100,9 +101,13 @@ def _restore(text: str, slots: list[str]) -> str:
 
 
 def translate(text: str) -> str:
-    """`text` (the grader's or the self-check's English) in Chinese; a sentence no rule knows stays English."""
+    """`text` (the grader's or the self-check's English) in Chinese: a hidden-suite test's title or an area's
+    name from the message catalog, else the message rules; a sentence no rule knows stays English."""
     if not text:
         return text
+    named = title(text, "zh") or (area_name(text, "zh") if text in AREAS else None)
+    if named is not None:
+        return named
     slots: list[str] = []
     out = _protect(text, slots)
     for pattern, template in _COMPILED:
