@@ -9,13 +9,16 @@ keeps the English keyword in brackets so that feedback in either language stays 
 Adding a message: add ``"its.id": Message("English {param}", "中文 {param}")`` below (same parameters in
 both; ``tests/autograder/graders/weight_tying/test_messages.py`` fails on a missing or mismatched one),
 call ``render("its.id", language, param=...)`` where the message is built, then run
-``python scripts/build_notebook.py`` to refresh the release copies. Imports the standard library only.
+``python scripts/build_notebook.py`` to refresh the release copies. Imports the standard library and its
+sibling catalog parts (messages_*.py) only.
 """
 
 from __future__ import annotations
 
 import string
 from dataclasses import dataclass
+
+from .messages_diagnosis import MESSAGES as _DIAGNOSIS
 
 __all__ = [
     "LANGUAGES",
@@ -151,6 +154,7 @@ CATALOG: dict[str, Message] = {
     **{f"keyword.{en}": Message(en, zh, misconception) for en, (misconception, zh) in _KEYWORDS.items()},
     **{f"title.{name}": Message(name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": Message(en, zh) for n, (en, zh) in SECTION_HEADINGS.items()},
+    **{key: Message(en, zh) for key, (en, zh) in _DIAGNOSIS.items()},
     # the self-check (assignments/source/weight_tying/weight_tying_checks) and the notebook's practice cells
     "check.hint": Message(
         "Reread notebook section {section}. Graded area: {area}.",

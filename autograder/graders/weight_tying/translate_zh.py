@@ -21,21 +21,38 @@ from __future__ import annotations
 
 import re
 
-from . import (
-    translate_zh_diagnosis,
-    translate_zh_inputs,
-    translate_zh_selfcheck,
-    translate_zh_suite,
-    translate_zh_suite_checks,
-)
-from .messages import area_name, title
-from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM
+from . import translate_zh_inputs, translate_zh_selfcheck, translate_zh_suite, translate_zh_suite_checks
+from .messages import CATALOG, SECTION_HEADINGS, area_name, title
+from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM, rule
+
+
+def _catalog_rules(prefix: str) -> list[tuple[str, str]]:
+    """English -> Chinese rules for the hidden suite's copies of catalog messages (the judge writes them in
+    English: the marking scheme reads them), made from the catalog itself: no pattern is written by hand.
+    Every keyword in the Chinese template is kept out of reach of the keyword rules."""
+    kept = sorted(
+        {*KEYWORDS, *(k.removeprefix("keyword.") for k in CATALOG if k.startswith("keyword.")), "log_softmax"}
+    )
+    protect = re.compile("|".join(re.escape(k) for k in sorted(kept, key=len, reverse=True)))
+    rules = []
+    for key, message in CATALOG.items():
+        if key.startswith(prefix) and not key.startswith("diag.reread"):
+            rules.append(rule(message.en, protect.sub(lambda m: f"⟦{m.group(0)}⟧", message.zh)))
+    return rules
+
+
+# diagnosis.py's sentences, then where to reread: " (reread section 7, "...")" -> "（请重读第 7 节「...」）"
+_DIAGNOSIS = _catalog_rules("diag.") + [
+    *(rule(f'section {n}, "{en}"', f"第 {n} 节「⟦{zh}⟧」") for n, (en, zh) in SECTION_HEADINGS.items()),
+    (r" ?\(reread (第 [^()\n]*?」)\)", r"（请重读\1）"),
+    (r"」 and (第 )", r"」和\1"),
+]
 
 # Whole sentences before the phrases they are built from: the self-check's and the diagnosis's sentences are
 # more specific than the suite's prefixes and generic "has shape ..., expected ..." phrases; keywords last.
 RULES = (
     translate_zh_selfcheck.RULES
-    + translate_zh_diagnosis.RULES
+    + _DIAGNOSIS
     + translate_zh_suite_checks.RULES
     + translate_zh_inputs.RULES
     + translate_zh_suite.RULES
