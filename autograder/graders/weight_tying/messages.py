@@ -18,6 +18,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass
 
+from .messages_checks import MESSAGES as _CHECKS
 from .messages_diagnosis import MESSAGES as _DIAGNOSIS
 
 __all__ = [
@@ -154,26 +155,7 @@ CATALOG: dict[str, Message] = {
     **{f"keyword.{en}": Message(en, zh, misconception) for en, (misconception, zh) in _KEYWORDS.items()},
     **{f"title.{name}": Message(name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": Message(en, zh) for n, (en, zh) in SECTION_HEADINGS.items()},
-    **{key: Message(en, zh) for key, (en, zh) in _DIAGNOSIS.items()},
-    # the self-check (assignments/source/weight_tying/weight_tying_checks) and the notebook's practice cells
-    "check.hint": Message(
-        "Reread notebook section {section}. Graded area: {area}.",
-        "请重读 notebook 第 {section} 节。对应的评分项：{area}。",
-    ),
-    "check.area": Message("Graded area: {area}.", "对应的评分项：{area}。"),
-    "check.waits": Message(
-        "not checked until {need} passes: fix that one first", "尚未检查：要等 {need} 通过之后才检查，请先修正那一项"
-    ),
-    "check.undefined_not_checked": Message("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义"),
-    "check.undefined": Message("{cls} is not defined", "{cls} 没有定义"),
-    "check.group_failed": Message(
-        "{count} of the {group} checks did not pass: see the lines marked above",
-        "「{group}」这组检查中有 {count} 项没有通过：见上面标出的行",
-    ),
-    "check.all_passed": Message(
-        "All passed. These checks are a preview and worth no points: the hidden suite grades.",
-        "全部通过。这些检查只是预演，不计分：成绩由隐藏测试给出。",
-    ),
+    **{key: Message(en, zh) for key, (en, zh) in {**_DIAGNOSIS, **_CHECKS}.items()},
 }
 
 
