@@ -145,16 +145,16 @@ MESSAGES = {
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "词元嵌入表的 .grad 里只有词元嵌入路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "（.data sharing），或者表没有绑定、被复制，都会得到两个 Parameter，两处用途的梯度永远加不到"
-        "同一个 .grad 里（only one path）",
+        "（.data sharing），或者表没有绑定（untied）、被复制（copied table），都会得到两个 Parameter，"
+        "两处用途的梯度永远加不到同一个 .grad 里（only one path）",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "词元嵌入表的 .grad 里只有语言模型头路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "（.data sharing），或者表没有绑定、被复制，都会得到两个 Parameter，两处用途的梯度永远加不到同一个 .grad 里"
-        "（only one path）",
+        "（.data sharing），或者表没有绑定（untied）、被复制（copied table），都会得到两个 Parameter，"
+        "两处用途的梯度永远加不到同一个 .grad 里（only one path）",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",

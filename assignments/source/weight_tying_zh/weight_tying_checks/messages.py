@@ -16,11 +16,32 @@ sibling catalog parts (messages_*.py) only.
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass
 
-from .messages_checks import MESSAGES as _CHECKS
-from .messages_diagnosis import MESSAGES as _DIAGNOSIS
+from . import (
+    messages_checks,
+    messages_checks_failures,
+    messages_diagnosis,
+    messages_inputs,
+    messages_notes,
+    messages_run,
+    messages_suite,
+    messages_suite_values,
+)
+
+# The catalog's parts, in the order their messages are matched (translate_zh.py): more specific ones first.
+_PARTS = (
+    messages_checks,
+    messages_checks_failures,
+    messages_diagnosis,
+    messages_notes,
+    messages_inputs,
+    messages_suite,
+    messages_suite_values,
+    messages_run,
+)
 
 __all__ = [
     "LANGUAGES",
@@ -50,8 +71,8 @@ class Message:
 
 
 def parameters(template: str) -> set[str]:
-    """The names a template fills in."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    """The names a template fills in ({name*}, the rest of a line, is the parameter `name`)."""
+    return {name.rstrip("*") for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 # ---------------------------------------------------------------------------------------- graded areas
@@ -156,7 +177,7 @@ CATALOG: dict[str, Message] = {
     **{f"keyword.{en}": Message(en, zh, misconception) for en, (misconception, zh) in _KEYWORDS.items()},
     **{f"title.{name}": Message(name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": Message(en, zh) for n, (en, zh) in SECTION_HEADINGS.items()},
-    **{key: Message(en, zh) for key, (en, zh) in {**_DIAGNOSIS, **_CHECKS}.items()},
+    **{key: Message(en, zh) for part in _PARTS for key, (en, zh) in part.MESSAGES.items()},
 }
 
 
@@ -166,7 +187,8 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
         message = CATALOG[key]
     except KeyError:
         raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py") from None
-    return message.template(language).format(**params)
+    template = re.sub(r"\{(\w+)\*\}", r"{\1}", message.template(language)).replace("⟦", "").replace("⟧", "")
+    return template.format(**params)
 
 
 def area_name(area: str, language: str = "en") -> str:
