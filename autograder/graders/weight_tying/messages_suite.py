@@ -17,7 +17,7 @@ MESSAGES = {
             " (a detach(), .item() or .data on the way cuts the graph, so training would not learn)"
         ),
         (
-            "{call} 的值是对的，但 backward() 传不到模型的权重：loss detached（途中的 detach()、.item()"
+            "{call} 的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
             " 或 .data 切断了计算图，训练因此学不到东西）"
         ),
     ),
@@ -41,7 +41,7 @@ MESSAGES = {
             " uses another table (copied table, or a head whose .weight is not what it multiplies by)"
         ),
         (
-            "lm_head.weight 会跟着词元嵌入变，但 logits 不是用这张表算出来的：forward 用的是另一张表"
+            "lm_head.weight 会跟着词元嵌入变，但 logits 不是用这张表算出来的：前向传播用的是另一张表"
             "（⟦copied table⟧，或者语言模型头的 .weight 并不是它真正拿来相乘的那个）"
         ),
     ),
@@ -53,7 +53,7 @@ MESSAGES = {
         ),
         (
             "对评分程序给出的 id，logits 与一个持有所记录权重、且 token_embed.weight 为刚写入的表的 MiniGPT"
-            " 不一致：forward 用的是另一张表（⟦copied table⟧，或者语言模型头的 .weight 并不是它真正拿"
+            " 不一致：前向传播用的是另一张表（⟦copied table⟧，或者语言模型头的 .weight 并不是它真正拿"
             "来相乘的那个）"
         ),
     ),
@@ -124,7 +124,7 @@ MESSAGES = {
         (
             "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：可能是复制了一份"
             "表（⟦copied table⟧）、语言模型头没有绑定（⟦untied head⟧）、只共享了 .data（⟦.data sharing"
-            "⟧，即同一块内存上的两个 Parameter），或者直到 forward 之后才共享（⟦tied only after forward"
+            "⟧，即同一块内存上的两个 Parameter），或者直到前向传播之后才绑定（⟦tied only after forward"
             "⟧，参数是在刚构造完时统计的）"
         ),
     ),
@@ -264,15 +264,80 @@ MESSAGES = {
     ),
     "suite.targets_of_shape_b_t_1": (
         "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
-        "形状为 (B, T-1) 的 targets 对应 input_ids[:, :-1] 的 logits",
+        "形状为 (B, T-1) 的目标对应 input_ids[:, :-1] 的 logits",
     ),
     "suite.targets_of_shape_b_t_are": (
         "targets of shape (B, T) are already shifted: use the logits of all of input_ids",
-        "形状为 (B, T) 的 targets 已经错开了一位：应使用全部 input_ids 的 logits",
+        "形状为 (B, T) 的目标已经错开了一位：应使用全部 input_ids 的 logits",
     ),
     "suite.with_no_targets_predict_input_ids": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "不给 targets 时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+    ),
+    # each wrong target form as one sentence (the generic form below is the fallback)
+    "suite.loss_shift.none": (
+        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint*}"),
+        (
+            "{call}是 {got}，应为 {want}："
+            "目标没有错开一位，拿 ids 的 logits 去预测 ids 本身（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.wrong_way": (
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, "
+            "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint*}"
+        ),
+        (
+            "{call}是 {got}，应为 {want}："
+            "目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.wrong_way_positions": (
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, "
+            "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint*}"
+        ),
+        (
+            "{call}是 {got}，应为 {want}："
+            "目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的词元（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.targets_ignored": (
+        ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint*}"),
+        (
+            "{call}是 {got}，应为 {want}："
+            "没有用传入的目标（targets ignored），而是把 ids 错开一位当作目标（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.shifted_again": (
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, "
+            "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint*}"
+        ),
+        (
+            "{call}是 {got}，应为 {want}："
+            "已经错开过的目标又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.wrong_way_targets": (
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, "
+            "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint*}"
+        ),
+        (
+            "{call}是 {got}，应为 {want}："
+            "错开的方向反了，拿 ids[:, 1:] 去预测 targets[:, :-1]（⟦loss target shift wrong⟧）；{hint}"
+        ),
+    ),
+    "suite.loss_shift.wrong_way_full": (
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, "
+            "shifted the wrong way (ids[:, 1:] vs targets): {hint*}"
+        ),
+        (
+            "{call}是 {got}，应为 {want}："
+            "错开的方向反了，拿 ids[:, 1:] 去预测 targets（⟦loss target shift wrong⟧）；{hint}"
+        ),
     ),
     "suite.expected_loss_target_shift_wrong": (
         "{call} = {got}, expected {want}: loss target shift wrong, {name*}",

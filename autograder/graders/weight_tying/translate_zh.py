@@ -42,7 +42,6 @@ _PATTERNS = {
     ],
     "suite.": [
         (r" on input_ids of shape (\([\d, ]*\))", r"，input_ids 形状为 \1"),
-        (r"loss\(ids, targets of shape (\(B, T(?:-1)?\))\)", r"loss(ids, targets)（targets 形状为 \1）"),
     ],
 }
 _PROTECT = re.compile(

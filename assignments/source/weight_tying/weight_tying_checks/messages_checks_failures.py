@@ -145,11 +145,11 @@ MESSAGES = {
     ),
     "checkfail.targets_of_shape_b_t_1": (
         "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
-        "形状为 (B, T-1) 的 targets（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token",
+        "形状为 (B, T-1) 的目标（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token",
     ),
     "checkfail.targets_of_shape_b_t_nanogpt": (
         ("targets of shape (B, T) (nanoGPT's form) are already shifted: they go with the logits of all of input_ids"),
-        "形状为 (B, T) 的 targets（nanoGPT 的写法）已经错开了一位：它们对应全部 input_ids 的 logits",
+        "形状为 (B, T) 的目标（nanoGPT 的写法）已经错开了一位：它们对应全部 input_ids 的 logits",
     ),
     "checkfail.loss_target_shift_wrong": (
         ": loss target shift wrong?",
@@ -186,7 +186,7 @@ MESSAGES = {
             " loop yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs"
         ),
         (
-            "generate 调用了 {names}：把生成交给了库（⟦delegated generate⟧；是库在解码，而不是你的代"
+            "生成方法调用了 {names}：把生成交给了库（⟦delegated generate⟧；是库在解码，而不是你的代"
             "码）。请自己写这个循环：只需要前向计算 ⟦self.minigpt(...)⟧ 和 torch.argmax"
         ),
     ),
@@ -220,7 +220,7 @@ MESSAGES = {
     ),
     "checkfail.generate_works_for_one_row": (
         "generate works for one row",
-        "generate 对一行输入能运行",
+        "生成方法对一行输入能运行",
     ),
     "checkfail.generate_works_for_a_batch_of": (
         (
@@ -279,7 +279,7 @@ MESSAGES = {
             " head: all of them, in order)"
         ),
         (
-            "forward 的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：forward 跳过了 MiniGPT"
+            "前向传播的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：前向传播跳过了 MiniGPT"
             " 的一部分（⟦skips part of MiniGPT⟧），或者某一部分算法不同（位置嵌入、解码块、最后的 norm"
             "、语言模型头，一个都不能少，顺序也不能变）"
         ),

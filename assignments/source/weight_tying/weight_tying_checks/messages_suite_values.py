@@ -199,7 +199,7 @@ MESSAGES = {
     ),
     "suite.three_target_forms": (
         " (three target forms)",
-        "（三种 targets 形式）",
+        "（三种目标形式）",
     ),
     "suite.minigptwithweighttying_num_heads": (
         "MiniGPTWithWeightTying (num_heads)",
@@ -221,4 +221,8 @@ MESSAGES = {
         "generate(input_ids of shape {shape}, max_new_tokens={n})",
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}）",
     ),
+    # the loss's three calls, named in words (after the sentences that quote them)
+    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的损失"),
+    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "目标形状为 (B, T) 时的损失"),
+    "suite.call.loss_none": ("loss(ids)", "不给目标时的损失"),
 }

@@ -28,14 +28,14 @@ MESSAGES = {
             "the gradient was not checked because forward's logits are not those of a MiniGPT holding"
             " the judge's weights (see the shape flow tests)"
         ),
-        ("梯度未检查：forward 的 logits 与持有评分程序权重的 MiniGPT 不一致（见张量形状那几项测试）"),
+        ("梯度未检查：前向传播的 logits 与持有评分程序权重的 MiniGPT 不一致（见张量形状那几项测试）"),
     ),
     "note.the_gradient_was_not_checked_because_2": (
         (
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：forward 算的不是 ⟦E[ids] @ E.T⟧（也不是它的 softmax 或某个倍数）（见张量形状那几项测试）"),
+        ("梯度未检查：前向传播算的不是 ⟦E[ids] @ E.T⟧（也不是它的 softmax 或某个倍数）（见张量形状那几项测试）"),
     ),
     "note.the_tie_was_not_checked_because": (
         (
@@ -157,7 +157,7 @@ MESSAGES = {
     ),
     "note.generate_returned_dtype": (
         "generate returned dtype ",
-        "generate 返回的 dtype 是 ",
+        "生成方法返回的 dtype 是 ",
     ),
     "note.the_model_reads_at_most_block": (
         (
@@ -213,17 +213,17 @@ MESSAGES = {
     "note.loss_target_shift_wrong_with_no": (
         "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
         (
-            "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？不给 targets 时，由 input_ids[:, :-1]"
+            "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？不给目标时，由 input_ids[:, :-1]"
             " 预测 input_ids[:, 1:]"
         ),
     ),
     "note.with_no_targets_input_ids_1": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        "不给 targets 时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     "note.targets_of_shape_b_t_are": (
         "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
-        "形状为 (B, T) 的 targets 已经错开了一位：它们对应全部 input_ids 的 logits",
+        "形状为 (B, T) 的目标已经错开了一位：它们对应全部 input_ids 的 logits",
     ),
     "note.the_two_uses_of_the_tied": (
         (" (the two uses of the tied table already add up in its gradient; the loss itself is the plain mean)"),
@@ -258,7 +258,7 @@ MESSAGES = {
             " scores zero"
         ),
         (
-            "把生成交给了库（⟦delegated generate⟧）：你的 generate 运行时调用了 {names}；生成循环应当"
+            "把生成交给了库（⟦delegated generate⟧）：你的生成方法运行时调用了 {names}；生成循环应当"
             "由你自己写（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这一领域记 0 "
             "分"
         ),
@@ -270,8 +270,8 @@ MESSAGES = {
             " the watch off is treated as one that delegates, so this area scores zero"
         ),
         (
-            "疑似把生成交给了库（⟦delegated generate⟧）：你的 generate 运行时，{what}。评分器会监视 generate"
-            " 是否调用库里的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的 generate "
+            "疑似把生成交给了库（⟦delegated generate⟧）：你的生成方法运行时，{what}。评分器会监视生成方法"
+            " 是否调用库里的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的生成方法 "
             "按交给了库处理，所以这一领域记 0 分"
         ),
     ),
