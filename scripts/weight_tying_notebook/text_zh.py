@@ -6,32 +6,31 @@ test cells and nbgrader metadata are shared with the English edition and never t
 
 from __future__ import annotations
 
+from autograder.graders.weight_tying.messages import area_name
+
 __all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
 
 LANGUAGE = "zh"
-# The grader's area names stay in English in its feedback; the table shows both.
+# The graded areas' Chinese names: the grader's message catalog, so the notebook and the feedback agree.
 AREA_NAMES = {
-    "parameter identity": "参数同一性",
-    "shape flow": "形状流",
-    "parameter counts": "参数计数",
-    "gradient accumulation": "梯度累积",
-    "argmax generation": "argmax 生成",
+    area: area_name(area, "zh")
+    for area in ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
 }
 # Markdown renders a line break inside a paragraph as a space, unwanted between Chinese characters: the build
 # joins the wrapped lines.
 JOIN_WRAPPED_LINES = True
-TABLE_HEADER = ("评分领域", "练习 1", "练习 2", "合计")
+TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
 
 TEXT = {
     "intro": r"""
-# 权重共享：语言模型两端共用一张词表向量表
+# 权重绑定：语言模型两端共用一张词表向量表
 
-GPT 一类的模型会在两个地方用到词表：入口处，**token embedding** 把 token id 变成向量；出口处，**LM head**
-把隐藏状态变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共用同一张表，这就是
-**权重共享（weight tying）**。
+GPT 一类的模型会在两个地方用到词表：入口处，**词元嵌入（token embedding）** 把词元（token）id 变成向量；
+出口处，**语言模型头（LM head）** 把隐藏状态变成词表中每个词元的一个分数。本 notebook 先分别看这两端，再让
+它们共用同一张表，这就是**权重绑定（weight tying）**。
 
-你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个只有共享 embedding 和 head 的最小模型；第 9 节的
-`MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开权重共享，并亲手写一个贪心的 `generate` 循环。
+你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个只有绑定在一起的词元嵌入和语言模型头的最小模型；第 9 节的
+`MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开权重绑定，并亲手写一个贪心的 `generate` 循环。
 
 **怎么做题**
 
@@ -43,7 +42,7 @@ GPT 一类的模型会在两个地方用到词表：入口处，**token embeddin
 
 成绩由本课程包的评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、随机
 种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何；每一种误解只扣掉它未通过的那些测试的
-分数，反馈里会点明是哪一种误解。各评分领域和各练习的分值如下：
+分数，反馈里会点明是哪一种误解。各评分项和各练习的分值如下：
 
 {{points_table}}
 
@@ -60,7 +59,7 @@ GPT 一类的模型会在两个地方用到词表：入口处，**token embeddin
     "shapes": r"""
 ## 1. 一张词表，两个方向
 
-在入口，形状为 `(V, D)` 的 embedding 表 $E$ 为每个 token 存一行：token $i$ 对应向量 $E_i$。在出口，LM head
+在入口，形状为 `(V, D)` 的词元嵌入表 $E$ 为每个词元存一行：词元 $i$ 对应向量 $E_i$。在出口，语言模型头
 是一个线性层，它的权重 $W_{out}$ 形状同样是 `(V, D)`：位置 $t$ 上 token $j$ 的分数（logit）等于点积
 $h_t \cdot W_{out,j}$。
 
@@ -68,7 +67,7 @@ $h_t \cdot W_{out,j}$。
 `(B, T) → (B, T, D) → (B, T, V)`。
 """,
     "lookup": r"""
-## 2. Embedding 是查表，而不是拿 id 做算术
+## 2. 嵌入是查表，而不是拿 id 做算术
 
 token id 只是编号，不是数量：id 503 并不比 id 12 "大"，两个 id 之间的差值也毫无意义，所以模型从不直接拿
 id 做运算。从数学上看，嵌入 token $i$ 等于用它的 one-hot 行向量 $e_i$（长度为 $V$，只有一个 1）去乘 $E$，
@@ -83,20 +82,21 @@ id 做运算。从数学上看，嵌入 token $i$ 等于用它的 one-hot 行向
 训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
 """,
     "tokenizer_after": r"""
-换一个 tokenizer，`V` 也跟着变：embedding 表和 head 都得重新建；一个训练好的模型，它的权重只在配合训练时
+换一个 tokenizer，`V` 也跟着变：词元嵌入表和语言模型头都得重新建；一个训练好的模型，它的权重只在配合训练时
 所用 tokenizer 的 token id 时才有意义。
 """,
     "positions": r"""
-## 4. 位置有自己的表，而且从不参与共享
+## 4. 位置有自己的表，而且从不参与绑定
 
-GPT 还有一个**位置 embedding**：第二张查找表，形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id
-取行。两者相加之后，每个位置既知道自己放的是*哪个* token，也知道自己在*哪里*。head 要预测的是下一个是
+GPT 还有一个**位置嵌入（positional embedding）**：第二张查找表，形状为 `(block_size, D)`，按位置 `0 … T-1`
+而不是按 token id
+取行。两者相加之后，每个位置既知道自己放的是*哪个* token，也知道自己在*哪里*。语言模型头要预测的是下一个是
 *哪个 token*，从来不是位置，所以只有 token 表在出口处有对应的一端，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
 
-head 在每个位置给出 $V$ 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
+语言模型头在每个位置给出 $V$ 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
 $p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$。
 
 交叉熵损失（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
@@ -110,45 +110,45 @@ $p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$。
 $h_t \cdot E_j$，一个 token 在入口处的向量，也就是它在出口处被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
-- `self.lm_head`：一个 `D → V`、**不带 bias** 的线性层（`dnn.Linear`），它的 `.weight` 与
+- `self.lm_head`：一个 `D → V`、**不带偏置（bias）** 的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
 - `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$（不加位置
-  embedding，也不做 softmax）。
+  嵌入，也不做 softmax）。
 
 下面几种写法看上去差不多对，评分程序会一一点名：
 
 - *复制*这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
 - 只共享 `.data`：内存相同，却是两个 Parameter，两端的梯度永远汇不到一起，而且 `.to(...)` 或
-  `load_state_dict` 之后共享关系就断了；
+  `load_state_dict` 之后绑定就断了；
 - 在 `forward` 里才绑定，而不是在 `__init__` 里绑定一次；
-- 给 head 加 bias，或者返回概率（softmax）而不是 logits。
+- 给语言模型头加偏置，或者返回概率（softmax）而不是 logits。
 """,
     "gradients": r"""
 ## 7. 两端的梯度相加
 
-共享的表在一次前向计算里被用了两次：入口处*读取*其中若干行，出口处用整张表给隐藏状态*打分*。反向传播
+绑定后的这张表在一次前向计算里被用了两次：入口处*读取*其中若干行，出口处用整张表给隐藏状态*打分*。反向传播
 沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
 不是"两份拷贝各自更新"，也不是"梯度乘以 2"。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
 （本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
     "savings": r"""
-## 8. 共享省下了多少
+## 8. 绑定省下了多少
 
-不共享时两端共有 $2VD$ 个参数，共享后只有 $VD$ 个。按 GPT-2 的规模（$V = 50{,}257$，$D = 768$），每个
+不绑定时两端共有 $2VD$ 个参数，绑定后只有 $VD$ 个。按 GPT-2 的规模（$V = 50{,}257$，$D = 768$），每个
 float32 参数占 4 字节：
 """,
     "savings_after": r"""
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
-好处：共享还让入口和出口对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
+好处：绑定还让入口和出口对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
 """,
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和位置 embedding、pre-LayerNorm 的解码块、
-最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数负责把 head 和 token 表绑在一起。请把它包装起来：
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：词元嵌入和位置嵌入、pre-LayerNorm 的解码块、
+最后一个 LayerNorm 以及语言模型头；它的 `weight_tying` 参数负责把语言模型头和词元嵌入表绑定在一起。请把它包装起来：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
-  并打开权重共享。
+  并打开权重绑定。
 - `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
 - `loss(input_ids, targets=None)`：返回一个标量，即所有被预测位置上下一个 token 交叉熵的**平均值**。
   `targets` 有三种形式，评分程序三种都会检查：
@@ -168,7 +168,7 @@ float32 参数占 4 字节：
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
-  调用了其中任何一个的 `generate`，在 argmax 生成这一领域得 0 分。循环里只需要调用模型和 `torch.argmax`。
+  调用了其中任何一个的 `generate`，在“贪心生成”这一评分项得 0 分。循环里只需要调用模型和 `torch.argmax`。
 """,
     "try_it": r"""
 ## 10. 动手试试
@@ -183,23 +183,23 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 
 ## 小结
 
-- token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的隐藏状态
+- 词元嵌入通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；语言模型头把 `(B, T, D)` 的隐藏状态
   映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
-- 共享让 head 的权重与 token 表成为*同一个 Parameter*：参数从 `2VD` 个变成 `VD` 个，一个 `.grad` 汇总两端的
+- 绑定让语言模型头的权重与词元嵌入表成为*同一个 Parameter*：参数从 `2VD` 个变成 `VD` 个，一个 `.grad` 汇总两端的
   贡献，每一步只更新一次。
-- 位置表有自己的形状 `(block_size, D)`，从不参与共享。
+- 位置表有自己的形状 `(block_size, D)`，从不参与绑定。
 - 损失函数吃的是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
 
 **提交之前：** *Kernel → Restart & Run All*，保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
-## 成绩：按评分领域记录
+## 成绩：按评分项记录
 
-下面这几个单元格不是练习，请保持原样。课程的成绩簿（gradebook）在这里记录评分程序给每个评分领域打的分，
+下面这几个单元格不是练习，请保持原样。课程的成绩簿（gradebook）在这里记录评分程序给每个评分项打的分，
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""
-**评分领域：{{area_name}}（{{area}}）**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
+**评分项：{{area_name}}**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
 由隐藏测试评分。
 """,
 }

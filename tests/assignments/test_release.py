@@ -117,7 +117,7 @@ def test_each_release_holds_exactly_the_student_files(releases, course, language
     assert released == _files(course / "source" / folder.name)  # the source folder is what students get
     assert (
         ESSENTIAL <= released
-        and {"weight_tying_checks/diagnosis.py", "weight_tying_checks/translate_zh.py"} <= released
+        and {"weight_tying_checks/diagnosis.py", "weight_tying_checks/messages.py"} <= released
     )
     assert not [name for name in released if name.startswith("autograder") or "suite" in name.split("/")[0]]
     for name in released - {"weight_tying.ipynb"}:

@@ -182,6 +182,15 @@ def test_the_checks_are_the_ones_listed_here_in_teaching_order(checks):
         assert check.name.startswith(prefix)
 
 
+def test_every_check_has_its_title_in_the_catalog_in_both_languages(checks, monkeypatch):
+    """A check's title is shown from the message catalog (checks.title): its English is the @check title."""
+    for language in ("en", "zh"):
+        monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+        for check in checks.CHECKS.values():
+            shown = checks.title(check)
+            assert shown == check.title if language == "en" else re.search(r"[\u4e00-\u9fff]", shown), check.name
+
+
 def test_the_reference_answer_passes_every_check(checks, solution_source):
     session = _session(checks, solution_source)
     assert {name: session.outcome(name).status for name in checks.CHECKS} == dict.fromkeys(CHECK_NAMES, "passed")
@@ -297,7 +306,7 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
     assert "复制了一份表（copied table）" in outcome.message and "第 6 节" in outcome.message
     with pytest.raises(AssertionError):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
-    assert "从构造起，lm_head.weight 就是 token_embed.weight" in capsys.readouterr().out
+    assert "从构造起，语言模型头的权重就是词元嵌入的权重" in capsys.readouterr().out
     monkeypatch.setenv("WEIGHT_TYING_LANG", "fr")
     with pytest.raises(
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from weight_tying_checks import CHECKS, Session, language, say
+from weight_tying_checks import CHECKS, Session, language, say, tell, title
 
 from dnnlpy.selfcheck import find_submission, load_submission
 
@@ -18,12 +18,7 @@ HERE = Path(__file__).resolve().parent
 ENV_VAR = "WEIGHT_TYING_SUBMISSION"
 DEFAULT_NAME = "weight_tying.ipynb"
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
-NOT_COVERED = (
-    "other sizes, seeds and default arguments",
-    "the tie surviving .to(torch.float64), load_state_dict and an optimizer step",
-    "the wrapper's shared gradient and its SGD step",
-    "generation on other models and prompts, and other corner cases",
-)
+NOT_COVERED = ("sizes", "tie", "gradient", "generation")  # check.covers.<key> in the message catalog
 _STATE: dict = {}  # what pytest_configure found: path, session, load errors
 
 
@@ -45,11 +40,9 @@ def pytest_configure(config):
     missing = {}
     for name in CLASSES:
         if name not in result.namespace:
-            raised = "".join(f"\n  cell {i + 1}: “{message}”" for i, message in result.errors)
-            missing[name] = (
-                f"{path.name} does not define {name} after running all its cells."
-                + (f" Cells that raised (counting from 1 at the top, markdown included):{raised}" if raised else "")
-                + ("" if raised else " No cell raised: check the class name's spelling.")
+            raised = "".join("\n" + tell("check.cell", number=i + 1, message=m) for i, m in result.errors)
+            missing[name] = tell("check.not_defined", file=path.name, cls=name) + (
+                tell("check.cells_raised") + raised if raised else tell("check.no_cell_raised")
             )
     classes = {name: result.namespace.get(name) for name in CLASSES}
     _STATE.update(path=path, session=Session(classes, missing), errors=result.errors)
@@ -57,7 +50,7 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     path = _STATE.get("path")
-    return say(f"weight-tying self-check of {path}  (another file: {ENV_VAR}=path pytest)") if path else None
+    return tell("check.header", path=path, var=ENV_VAR) if path else None
 
 
 @pytest.fixture(scope="session")
@@ -76,23 +69,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         if session.outcome(name).status == "not checked":
             waiting.setdefault(session.blocker(name) or "?", []).append(name)
     if waiting:
-        terminalreporter.section(say("not checked yet: they run once the failure they wait for is fixed"))
+        terminalreporter.section(tell("check.waiting.section"))
         for blocker, names in waiting.items():
-            write(say(f"  waiting for {blocker}: {', '.join(names)}"))
+            write(tell("check.waiting", need=blocker, names=", ".join(names)))
     missing = set(session.missing)
     errors = [(i, m) for i, m in _STATE["errors"] if not missing]  # already shown in the failure otherwise
     if errors:
-        terminalreporter.section(say("cells that raised while your notebook ran top to bottom"))
+        terminalreporter.section(tell("check.raised.section"))
         for index, message in errors[:8]:
-            write(say(f"  cell {index + 1}: “{message.rstrip(': ')[:160]}”"))
+            write(tell("check.cell", number=index + 1, message=message.rstrip(": ")[:160]))
         if len(errors) > 8:
-            write(say(f"  ... and {len(errors) - 8} more"))
-        write(say("(cells count from 1, markdown included; NotImplementedError means a stub is still in place)"))
-    terminalreporter.section(say("what this self-check covers"))
-    write(say("Checked here, on small models built from your classes:"))
+            write(tell("check.raised.more", count=len(errors) - 8))
+        write(tell("check.raised.note"))
+    terminalreporter.section(tell("check.covers.section"))
+    write(tell("check.covers.here"))
     for chk in CHECKS.values():
-        write(f"  - {say(chk.title)}")
-    write(say("The graded (hidden) suite checks more, for example:"))
+        write(f"  - {title(chk)}")
+    write(tell("check.covers.hidden"))
     for line in NOT_COVERED:
-        write(f"  - {say(line)}")
-    write(say("These checks are worth no points: the hidden suite grades. Save the notebook before running pytest."))
+        write(f"  - {tell(f'check.covers.{line}')}")
+    write(tell("check.covers.points"))

@@ -1,43 +1,93 @@
-"""Trusted and public: the weight_tying grader's English feedback, rendered in natural technical Chinese.
+"""Trusted and public: the hidden suite's English messages and the run summary, in Chinese, from the catalog.
 
-One translation layer for every student-facing sentence of this assignment: the hidden suite's failure
-messages (and the diagnosis they share), the run summary, and the self-check's messages. Messages are
-written once, in English; `translate(text)` renders them in Chinese with the rules of translate_zh_rules.py
-(English pattern -> Chinese template, applied in order), keeping each misconception's keyword in English in
-brackets so that the feedback stays searchable and the class report can count it. Text that is not ours
-(an exception message raised by the student's code or by torch, a value) is kept verbatim between 「」.
-``scripts/build_notebook.py`` copies this file and its rules into each release. Imports the standard library only.
+The judge writes its failure messages in English (the marking scheme reads their keywords before anything is
+translated; the judge does not know the student's language), and the engine writes the run summary in
+English. For a Chinese edition, `translate(text)` renders them from the message catalog (messages.py and its
+parts, messages_*.py: every message's id, English and Chinese side by side): each catalog message's English
+template, read as a pattern (``{name}`` a value, ``{name*}`` the rest of the line), gives way to its Chinese
+template with the same values. No sentence is written here: a message is added or reworded in the catalog
+only. What is not the catalog's (an exception raised by the student's code or by torch) is kept verbatim
+between 「」. The self-check renders its own words from the catalog directly. ``scripts/build_notebook.py``
+copies this file into each release. Imports the standard library only.
 
-Maintaining it: when a message changes, tests/autograder/graders/weight_tying/test_translate_zh.py (suite
-messages on the calibration corpus, run summaries), test_translate_zh_inputs.py (refused hand-ins) and
-tests/assignments/test_selfcheck_corpus.py (the self-check) name the English words left untranslated and
-the whole message. Add or adjust the rule for that sentence in the file of its source (translate_zh_suite.py,
-translate_zh_suite_checks.py, translate_zh_diagnosis.py, translate_zh_selfcheck.py, translate_zh_inputs.py;
-keywords and area names in translate_zh_rules.py), more specific rules before general ones, then run
-``python scripts/build_notebook.py`` to refresh the release copies.
+Maintaining it: tests/autograder/graders/weight_tying/test_translate_zh.py (suite messages on the calibration
+corpus, run summaries), test_translate_zh_inputs.py (refused hand-ins) and tests/assignments/
+test_selfcheck_corpus.py (the self-check) name the English words left untranslated and the whole message:
+add or reword that message in the catalog (more specific messages before general ones in their part), then
+run ``python scripts/build_notebook.py`` to refresh the release copies.
 """
 
 from __future__ import annotations
 
 import re
 
-from . import (
-    translate_zh_diagnosis,
-    translate_zh_inputs,
-    translate_zh_selfcheck,
-    translate_zh_suite,
-    translate_zh_suite_checks,
+from .messages import CATALOG, SECTION_HEADINGS, area_name, title
+from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM, rule
+
+# A file name as the refused-input messages give it: quoted by repr, or one word up to the sentence's colon.
+_NAME = r"(?P<name>'[^'\n]*'|[^\s：:'「」]+)"
+# Text whose shape a template cannot state: what the self-check says the student's code raised, and where.
+_RAISED = r"(?P<what>(?:TiedEmbeddingLM|MiniGPTWithWeightTying|loss\.backward)\S*(?: [^\n:]*?)?) raised (?P<exc>\w+)"
+_PATTERNS = {
+    "checkfail.": [
+        (
+            _RAISED + r" \(at cell (?P<cell>\d+), line (?P<line>\d+)\): ",
+            r"\g<what> 抛出了 \g<exc>（位于第 \g<cell> 个单元格第 \g<line> 行）：",
+        ),
+        (
+            _RAISED + r" \(at (?P<file>[^,\n]+), line (?P<line>\d+)\): ",
+            r"\g<what> 抛出了 \g<exc>（位于 ⟦\g<file>⟧ 第 \g<line> 行）：",
+        ),
+        (_RAISED + r": ", r"\g<what> 抛出了 \g<exc>："),
+    ],
+    "suite.": [
+        (r" on input_ids of shape (\([\d, ]*\))", r"，input_ids 形状为 \1"),
+    ],
+}
+_PROTECT = re.compile(
+    "|".join(
+        re.escape(k)
+        for k in sorted(
+            {*KEYWORDS, *(k.removeprefix("keyword.") for k in CATALOG if k.startswith("keyword.")), "log_softmax"},
+            key=len,
+            reverse=True,
+        )
+    )
 )
-from .translate_zh_rules import AREAS, KEYWORD_RULES, KEYWORDS, PUNCTUATION_RULES, VERBATIM
+
+
+def _catalog_rules(prefix: str) -> list[tuple[str, str]]:
+    """English -> Chinese rules for the catalog's messages whose id starts with `prefix`, in catalog order, then
+    the part's patterns. A keyword in the Chinese template is kept out of reach of the keyword rules."""
+    rules = []
+    for key, message in CATALOG.items():
+        if key.startswith(prefix) and not key.startswith("diag.reread"):
+            zh = re.sub(r"(⟦[^⟧]*⟧)|" + _PROTECT.pattern, lambda m: m.group(1) or f"⟦{m.group(0)}⟧", message.zh)
+            pattern, template = rule(message.en, zh)
+            if prefix == "input.":  # {name} is one file name, never the sentence before it
+                pattern = pattern.replace("(?P<name>[^\\n]*?)", _NAME, 1)
+            rules.append((pattern, template))
+    return rules + _PATTERNS.get(prefix, [])
+
+
+# diagnosis.py's sentences, then where to reread: " (reread section 7, "...")" -> "（请重读第 7 节「...」）"
+_DIAGNOSIS = _catalog_rules("diag.") + [
+    *(rule(f'section {n}, "{en}"', f"第 {n} 节「⟦{zh}⟧」") for n, (en, zh) in SECTION_HEADINGS.items()),
+    (r" ?\(reread (第 [^()\n]*?」)\)", r"（请重读\1）"),
+    (r"」 and (第 )", r"」和\1"),
+]
+_AREAS = [rule(english, f"⟦{chinese}⟧") for english, chinese in AREAS.items()]
 
 # Whole sentences before the phrases they are built from: the self-check's and the diagnosis's sentences are
 # more specific than the suite's prefixes and generic "has shape ..., expected ..." phrases; keywords last.
 RULES = (
-    translate_zh_selfcheck.RULES
-    + translate_zh_diagnosis.RULES
-    + translate_zh_suite_checks.RULES
-    + translate_zh_inputs.RULES
-    + translate_zh_suite.RULES
+    _catalog_rules("checkfail.")
+    + _DIAGNOSIS
+    + _catalog_rules("note.")
+    + _catalog_rules("input.")
+    + _catalog_rules("suite.")
+    + _catalog_rules("run.")
+    + _AREAS
     + KEYWORD_RULES
     + PUNCTUATION_RULES
 )
@@ -99,9 +149,13 @@ def _restore(text: str, slots: list[str]) -> str:
 
 
 def translate(text: str) -> str:
-    """`text` (the grader's or the self-check's English) in Chinese; a sentence no rule knows stays English."""
+    """`text` (the grader's or the self-check's English) in Chinese: a hidden-suite test's title or an area's
+    name from the message catalog, else the message rules; a sentence no rule knows stays English."""
     if not text:
         return text
+    named = title(text, "zh") or (area_name(text, "zh") if text in AREAS else None)
+    if named is not None:
+        return named
     slots: list[str] = []
     out = _protect(text, slots)
     for pattern, template in _COMPILED:

@@ -13,10 +13,10 @@ Messages follow this edition's language; WEIGHT_TYING_LANG=en or zh chooses anot
 from __future__ import annotations
 
 from . import generation, tied, wrapper  # noqa: F401 - importing them declares their checks, in order
-from .framework import CHECKS, Check, Outcome, Session
-from .language import ENV_VAR, language, say
+from .framework import CHECKS, Check, Outcome, Session, title
+from .language import ENV_VAR, language, say, tell
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Outcome", "Session", "ENV_VAR", "language", "say", "practice"]
+__all__ = ["CHECKS", "GROUPS", "Check", "Outcome", "Session", "ENV_VAR", "language", "say", "tell", "title", "practice"]
 
 GROUPS = tuple(dict.fromkeys(c.group for c in CHECKS.values()))  # the notebook's practice cells, in order
 
@@ -32,11 +32,11 @@ def practice(group: str, **classes) -> None:
             raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
         outcome = session.outcome(chk.name)
         mark = {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
-        print(f"{mark} {say(chk.title)}")
+        print(f"{mark} {title(chk)}")
         if not outcome.passed:
             print("    " + outcome.message.replace("\n", "\n    "))
             failed.append(chk)
     if failed:
         count = len(failed)
-        raise AssertionError(say(f"{count} of the {group} checks did not pass: see the lines marked above"))
-    print(say("All passed. These checks are a preview and worth no points: the hidden suite grades."))
+        raise AssertionError(tell("check.group_failed", count=count, group=group))
+    print(tell("check.all_passed"))

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .language import say
+from .language import language, say, tell
+from .messages import area_name
 
-__all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute"]
+__all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title"]
 
 PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
 
@@ -96,14 +97,14 @@ class Session:
     def _run(self, chk: Check) -> Outcome:
         for need in chk.needs:
             if not self.outcome(need).passed:
-                reason = say(f"not checked until {need} passes: fix that one first")
+                reason = tell("check.waits", need=need)
                 return Outcome(NOT_CHECKED, reason)
         cls = self.classes.get(chk.cls)
         if cls is None:
             if chk.needs:  # the first check of this class already says why
-                return Outcome(NOT_CHECKED, say(f"not checked because {chk.cls} is not defined"))
-            missing = self.missing.get(chk.cls) or f"{chk.cls} is not defined"
-            return Outcome(FAILED, say(f"{missing}\n{_hint(chk)}"))
+                return Outcome(NOT_CHECKED, tell("check.undefined_not_checked", cls=chk.cls))
+            missing = self.missing.get(chk.cls) or tell("check.undefined", cls=chk.cls)
+            return Outcome(FAILED, f"{missing}\n{_hint(chk)}")
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
@@ -117,12 +118,18 @@ class Session:
             finally:
                 torch.set_num_threads(threads)
         # The diagnosis may already say which section to reread; then only the area is added.
-        hint = f"Graded area: {chk.area}." if "(reread section" in message else _hint(chk)
-        return Outcome(FAILED, say(f"{message}\n{hint}"))
+        rereads = "(reread section" in message
+        hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
+        return Outcome(FAILED, f"{say(message)}\n{hint}")
 
 
 def _hint(chk: Check) -> str:
-    return f"Reread notebook section {chk.section}. Graded area: {chk.area}."
+    return tell("check.hint", section=chk.section, area=area_name(chk.area, language()))
+
+
+def title(chk: Check) -> str:
+    """What a pass of `chk` means, in the student's language."""
+    return tell(f"check.title.{chk.name}")
 
 
 # The grader's diagnosis may end a hint with the tie line itself; a hint names the mistake, not the answer.

@@ -1,8 +1,9 @@
 """Which language the checks speak: the edition's (edition.py, written by the build), or $WEIGHT_TYING_LANG.
 
-Messages are written once, in English; in Chinese they go through the grader's own translation layer
-(translate_zh.py, a copy of autograder/graders/weight_tying/translate_zh.py), so the self-check, the
-notebook's practice cells and the grader's feedback use the same words.
+The self-check's own words and the diagnosis come from the grader's message catalog (messages.py, a copy of
+autograder/graders/weight_tying/messages.py), rendered in the student's language where they are built
+(``tell``); so the self-check, the notebook's practice cells and the grader's feedback use the same words.
+The checks' remaining English sentences still go through the grader's translation rules (``say``).
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import os
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
+from .messages import render
 from .translate_zh import translate
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "say"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "say", "tell"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -31,3 +33,8 @@ def language() -> str:
 def say(text: str) -> str:
     """`text` (English) in the student's language."""
     return translate(text) if language() == "zh" else text
+
+
+def tell(key: str, **params: object) -> str:
+    """The catalog's message `key` in the student's language."""
+    return render(key, language(), **params)

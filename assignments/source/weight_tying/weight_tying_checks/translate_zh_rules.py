@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from .messages import CATALOG
+
 __all__ = ["rule", "VERBATIM", "KEYWORDS", "KEYWORD_RULES", "PUNCTUATION_RULES", "AREAS"]
 
 # Text that is not ours (what the student's code or torch raised): group 1 is kept as it is, between 「」.
@@ -21,14 +23,8 @@ VERBATIM = [
     r"cell/part \d+ raised ([^\n]+)",  # the run summary lists the cells that raised
 ]
 
-# The graded areas, as the grader tags them; the Chinese text shows both names.
-AREAS = {
-    "parameter identity": "参数同一性",
-    "shape flow": "形状流",
-    "parameter counts": "参数计数",
-    "gradient accumulation": "梯度累积",
-    "argmax generation": "argmax 生成",
-}
+# The graded areas, as the grader tags them, and their Chinese names: from the message catalog.
+AREAS = {m.en: m.zh for key, m in CATALOG.items() if key.startswith("area.")}
 
 
 def rule(english: str, chinese: str) -> tuple[str, str]:
@@ -50,42 +46,12 @@ def rule(english: str, chinese: str) -> tuple[str, str]:
 
 
 # The misconception keywords (MISCONCEPTIONS.md) wherever a sentence rule has not already placed them: the
-# Chinese gloss, then the keyword itself, kept in English so feedback stays searchable and countable.
-KEYWORDS = {  # keyword -> its Chinese gloss
-    "probabilities instead of logits": "输出了概率而不是 logits",
-    "sampling instead of argmax": "用了采样而不是 argmax",
-    "hyper-parameter ignored": "忽略了超参数",
-    "positional embedding tied": "绑定了位置 embedding",
-    "tied only after forward": "直到 forward 之后才共享",
-    "batch rows not independent": "批内各行没有各自独立",
-    "loss target shift wrong": "loss 的目标错位不对",
-    "prompt not preserved": "没有保留 prompt",
-    "bias on the head": "head 上带了 bias",
-    "gradient doubled": "梯度翻倍",
-    "gradient halved": "梯度减半",
-    "only one path": "只有一条路径的梯度",
-    "missing append": "漏了接到末尾",
-    "wrong position": "取错了位置",
-    "wrong crop": "截取方式不对",
-    "no crop": "没有截取上下文",
-    "copied table": "复制了一份表",
-    ".data sharing": "只共享了 .data",
-    "untied head": "head 没有共享",
-    "logits scaled": "logits 被缩放",
-    "loss not mean": "loss 不是平均值",
-    "not implemented yet": "还没有实现",
-    "loss doubled": "loss 翻倍",
-    "loss halved": "loss 减半",
-    "targets ignored": "忽略了 targets",
-    "transposed": "转置了",
-    "wrong length": "长度不对",
-    "not int64": "不是 int64",
-    "untied": "没有共享",
-    "delegated generate": "把生成交给了库",
-    "skips part of MiniGPT": "跳过了 MiniGPT 的一部分",
-    "batch of one": "批大小为 1 时出错",
-    "LayerNorm eps": "LayerNorm 的 eps 不对",
-    "loss detached": "loss 与计算图断开",
+# Chinese gloss (from the message catalog), then the keyword itself, kept in English so feedback stays
+# searchable and countable. Keywords that are code (max_norm, padding_idx, ...) stay as they are.
+KEYWORDS = {
+    m.en: m.zh
+    for key, m in CATALOG.items()
+    if key.startswith("keyword.") and not re.fullmatch(r"[a-z]+(_[a-z]+)+", m.en)
 }
 KEYWORD_RULES = [
     (r"(?<![\w/])" + re.escape(english) + r"(?!\w)", rule("", f"{chinese}（⟦{english}⟧）")[1])

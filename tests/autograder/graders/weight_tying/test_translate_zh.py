@@ -5,9 +5,9 @@ failure message is translated and must keep no English sentence (only keywords, 
 student's code raised), keep every misconception keyword, and keep the raised text verbatim. The run
 summaries of every run status are checked the same way.
 
-When this fails after a suite message changed: the assertion shows the English words left; add or adjust
-the rule for that sentence in translate_zh_suite.py / translate_zh_diagnosis.py (see translate_zh_rules.py
-for how a rule is written), then rebuild the release copies with python scripts/build_notebook.py.
+When this fails after a suite message changed: the assertion shows the English words left; add or reword that
+message in the catalog (autograder/graders/weight_tying/messages*.py: its English as the suite writes it, its
+Chinese beside it), then rebuild the release copies with python scripts/build_notebook.py.
 """
 
 from __future__ import annotations

@@ -1,0 +1,227 @@
+"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+
+Holds the hidden suite's messages on counts, gradients, generation and values (the second half of
+messages_suite.py). Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite
+writes them in English (the marking scheme reads them). The English is matched where the Chinese is wanted
+({name} a value, {name*} the rest of the line; see translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as
+it is. Imports nothing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MESSAGES"]
+
+MESSAGES = {
+    "suite.x_the_mean_cross_entropy_loss": (
+        "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（⟦loss halved⟧）",
+    ),
+    "suite.expected_the_mean_next_token_cross": (
+        "{call} = {got}, expected the mean next-token cross-entropy {want*}",
+        "{call} = {got}，应为下一个 token 的平均交叉熵 {want}",
+    ),
+    "suite.returned_shape_expected_a_scalar_the": (
+        "{call} returned shape {got}, expected a scalar (the mean)",
+        "{call} 返回的形状是 {got}，应为标量（平均值）",
+    ),
+    "suite.token_ids_outside_0_v": (
+        "token ids outside [0, V)",
+        "token id 超出了 [0, V)",
+    ),
+    "suite.new_tokens_expected_the_greedy_argmax": (
+        (": new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "),
+        "：新 token 为 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新 token：",
+    ),
+    "suite.it_matches_a_decoder_with_this": (
+        "it matches a decoder with this mistake: {labels*}",
+        "它与犯了这种错误的解码器结果一致：{labels}",
+    ),
+    "suite.wrong_crop_first_block_size_tokens": (
+        " / wrong crop (first block_size tokens)",
+        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+    ),
+    "suite.wrong_crop_block_size_1_tokens": (
+        " / wrong crop (block_size - 1 tokens)",
+        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+    ),
+    "suite.wrong_crop_first_block_size_tokens_2": (
+        "wrong crop (first block_size tokens)",
+        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+    ),
+    "suite.wrong_crop_block_size_1_tokens_2": (
+        "wrong crop (block_size - 1 tokens)",
+        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+    ),
+    "suite.wrong_position_logits_of_the_first": (
+        "wrong position (logits of the first position)",
+        "取错了位置（⟦wrong position⟧；用了第一个位置的 logits）",
+    ),
+    "suite.wrong_position_logits_of_the_second": (
+        "wrong position (logits of the second-to-last position)",
+        "取错了位置（⟦wrong position⟧；用了倒数第二个位置的 logits）",
+    ),
+    "suite.every_row_continues_like_row_0": (
+        ("every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"),
+        (
+            "每一行都和第 0 行续写得一样：批内各行没有各自独立（⟦batch rows not independent⟧；是不是"
+            "用了 .item()，或者拿第 0 行代替了整个批？）"
+        ),
+    ),
+    "suite.it_matches_no_greedy_decoder_sampling": (
+        "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
+        (
+            "它与任何一种贪心解码器都对不上：用了采样而不是 argmax（⟦sampling instead of argmax⟧），"
+            "或者位置（wrong position）、截取、接续有误"
+        ),
+    ),
+    "suite.no_crop_wrong_crop_feed_only": (
+        (
+            "\n-> no crop / wrong crop: feed only the last block_size tokens (ids[:, -block_size:]) to"
+            " the model at each step"
+        ),
+        (
+            "\n→ 没有截取或截取方式不对（⟦no crop⟧ / ⟦wrong crop⟧）：每一步只把最后 block_size 个 token"
+            "（⟦ids[:, -block_size:]⟧）送进模型"
+        ),
+    ),
+    "suite.transposed_wrong_matmul_logits_x_w": (
+        "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)",
+        "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：logits = ⟦x @ W.T⟧，其中 W 的形状为 (V, D)",
+    ),
+    "suite.the_grader_hit_an_internal_error": (
+        "the grader hit an internal error ({what*}); tell your instructor",
+        "评分程序内部出错（{what}）；请告诉你的老师",
+    ),
+    "suite.failed_your_code_raised": (
+        "{what} failed: your code raised ",
+        "{what} 运行失败：你的代码抛出了异常 ",
+    ),
+    "suite.failed": (
+        "{what} failed: ",
+        "{what} 运行失败：你的代码抛出了异常 ",
+    ),
+    "suite.no_evidence_for": (
+        "no evidence for {what}: {why*}",
+        "没有 {what} 的结果：{why}",
+    ),
+    "suite.the_experiment_did_not_report_see": (
+        "the experiment did not report (see the run output)",
+        "这项实验没有返回结果（见运行输出）",
+    ),
+    "suite.the_submission_stopped_before_it_ran": (
+        "the submission stopped before it ran",
+        "提交在运行到这里之前就停止了",
+    ),
+    "suite.the_submission_was_stopped_at_the": (
+        "the submission was stopped at the time limit before it ran",
+        "提交在运行到这里之前就因超时被终止",
+    ),
+    "suite.the_submission_ran_out_of_memory": (
+        "the submission ran out of memory before it ran",
+        "提交在运行到这里之前就耗尽了内存",
+    ),
+    "suite.the_submission_crashed_before_it_ran": (
+        "the submission crashed before it ran",
+        "提交在运行到这里之前就崩溃了",
+    ),
+    "suite.the_submission_exited_early_sys_exit": (
+        "the submission exited early (sys.exit / os._exit) before it ran",
+        "提交在运行到这里之前就提前退出了（⟦sys.exit⟧ / ⟦os._exit⟧）",
+    ),
+    "suite.has_shape_expected": (
+        "{label} has shape {got}, expected {want*}",
+        "{label} 的形状是 {got}，应为 {want}",
+    ),
+    "suite.has_dtype_expected": (
+        "{label} has dtype {got}, expected {want*}",
+        "{label} 的 dtype 是 {got}，应为 {want}",
+    ),
+    "suite.contains_nan_or_inf": (
+        "{label} contains NaN or inf",
+        "{label} 含有 NaN 或 inf",
+    ),
+    "suite.is_a_expected_a_plain_torch": (
+        "{label} is a {kind}, expected a plain torch.Tensor",
+        "{label} 是 {kind}，应为普通的 torch.Tensor",
+    ),
+    "suite.no_value_recorded_for": (
+        "no value recorded for {label*}",
+        "没有记录到 {label} 的值",
+    ),
+    "suite.no_state_dict_recorded_for": (
+        "no state_dict recorded for {label*}",
+        "没有记录到 {label} 的 state_dict",
+    ),
+    "suite.malformed_evidence_for": (
+        "malformed evidence for {what*}",
+        "{what} 的记录格式不对",
+    ),
+    "suite.malformed_evidence": (
+        "malformed evidence: {what*}",
+        "记录格式不对：{what}",
+    ),
+    "suite.after_load_state_dict_into_a": (
+        " after load_state_dict into a fresh model",
+        "（把 state_dict 加载进一个新模型之后）",
+    ),
+    "suite.after_to_torch_float64": (
+        " after .to(torch.float64)",
+        "（.to(torch.float64) 之后）",
+    ),
+    "suite.identity_check": (
+        " (identity check)",
+        "（同一性检查）",
+    ),
+    "suite.parameter_count": (
+        " (parameter count)",
+        "（参数计数）",
+    ),
+    "suite.backward": (
+        " (backward)",
+        "（反向传播）",
+    ),
+    "suite.loss_backward": (
+        " (loss backward)",
+        "（对 loss 反向传播）",
+    ),
+    "suite.sgd_step": (
+        " (SGD step)",
+        "（一步 SGD）",
+    ),
+    "suite.state_dict_save_load": (
+        " (state_dict save/load)",
+        "（保存并加载 state_dict）",
+    ),
+    "suite.to_torch_float64": (
+        " (.to(torch.float64))",
+        "（.to(torch.float64)）",
+    ),
+    "suite.three_target_forms": (
+        " (three target forms)",
+        "（三种目标形式）",
+    ),
+    "suite.minigptwithweighttying_num_heads": (
+        "MiniGPTWithWeightTying (num_heads)",
+        "MiniGPTWithWeightTying（num_heads）",
+    ),
+    "suite.minigptwithweighttying_dropout": (
+        "MiniGPTWithWeightTying (dropout)",
+        "MiniGPTWithWeightTying（dropout）",
+    ),
+    "suite.and_more_case_s": (
+        " (and {n} more case(s))",
+        "（另有 {n} 个情形同样如此）",
+    ),
+    "suite.generate_input_ids_of_shape_max": (
+        "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
+        "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
+    ),
+    "suite.generate_input_ids_of_shape_max_2": (
+        "generate(input_ids of shape {shape}, max_new_tokens={n})",
+        "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}）",
+    ),
+    # the loss's three calls, named in words (after the sentences that quote them)
+    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的损失"),
+    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "目标形状为 (B, T) 时的损失"),
+    "suite.call.loss_none": ("loss(ids)", "不给目标时的损失"),
+}

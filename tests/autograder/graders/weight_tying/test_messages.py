@@ -1,0 +1,131 @@
+"""The weight_tying message catalog: every message in both languages, with the same parameters; the marking
+scheme and the catalog name the same misconceptions; every hidden-suite test has a title in both languages."""
+
+import ast
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from autograder.editions import translator
+from autograder.graders import get_assignment
+from autograder.graders.weight_tying import messages
+from autograder.graders.weight_tying.messages import CATALOG, Message, render
+from autograder.marking import scheme_for
+from autograder.outputs.feedback import feedback_html
+from autograder.result import Result, TestOutcome
+
+SPEC = get_assignment("weight_tying")
+SCHEME = scheme_for(SPEC)
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _suite_tests() -> set[str]:
+    names = set()
+    for path in (Path(SPEC.judge_dir) / "suite").glob("test_*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        names |= {
+            n.name.removeprefix("test_")
+            for n in tree.body
+            if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")
+        }
+    return names
+
+
+def test_every_message_has_both_languages_with_the_same_parameters():
+    assert messages.problems() == []
+    for key, message in CATALOG.items():  # a code word, or a name in brackets, may stay as it is
+        assert HAN.search(message.zh) or message.zh != message.en or key.startswith("keyword."), key
+
+
+@pytest.mark.parametrize(
+    "broken, why",
+    [
+        (Message("{n} checks", ""), "no zh template"),
+        (Message("{n} checks", "{m} 项检查"), "zh fills ['m'], English ['n']"),
+    ],
+)
+def test_a_missing_or_mismatched_translation_is_reported(monkeypatch, broken, why):
+    monkeypatch.setitem(CATALOG, "test.broken", broken)
+    assert messages.problems() == [f"test.broken: {why}"]
+
+
+def test_render_fills_parameters_and_names_an_unknown_id():
+    assert render("check.group_failed", "en", count=2, group="exercise 1").startswith("2 of the exercise 1 checks")
+    assert render("check.group_failed", "zh", count=2, group="exercise 1").startswith("「exercise 1」这组检查中有 2 项")
+    with pytest.raises(KeyError, match="no message 'check.nope'"):
+        render("check.nope", "zh")
+    with pytest.raises(ValueError, match="'fr'"):
+        render("check.all_passed", "fr")
+
+
+def test_the_marking_scheme_and_the_catalog_name_the_same_misconceptions():
+    in_catalog = {
+        (m.misconception, m.en) for key, m in CATALOG.items() if key.startswith("keyword.") and m.misconception
+    }
+    in_scheme = {(m.name, k) for m in SCHEME.misconceptions.values() for k in m.keywords}
+    assert in_catalog == in_scheme, {
+        "only in catalog": in_catalog - in_scheme,
+        "only in scheme": in_scheme - in_catalog,
+    }
+
+
+def test_every_area_of_the_scheme_has_a_chinese_name_without_english():
+    for area in SCHEME.areas:
+        name = messages.area_name(area, "zh")
+        assert HAN.search(name) and not re.search(r"[A-Za-z]", name), (area, name)
+
+
+def test_every_suite_test_has_a_title_and_no_title_is_stale():
+    suite = _suite_tests()
+    titled = {key.removeprefix("title.") for key in CATALOG if key.startswith("title.")}
+    assert suite and titled == suite, {"missing": suite - titled, "stale": titled - suite}
+
+
+def test_the_chinese_translator_renders_titles_and_areas_from_the_catalog():
+    translate = translator(SPEC, "zh")
+    assert translate("tied lm shapes and values") == render("title.tied_lm_shapes_and_values", "zh")
+    assert translate("wrapper float64 [2]") == render("title.wrapper_float64", "zh") + " [2]"
+    assert translate("gradient accumulation") == "两条路径的梯度相加"
+
+
+def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
+    tests = [
+        TestOutcome("test_shapes.py::test_tied_lm_shapes_and_values", 6, "shape flow", False, "头是表的副本"),
+        TestOutcome("test_counts.py::test_tied_lm_counts_one_table", 4, "parameter counts", True, ""),
+    ]
+    result = Result(tests=tests, run=None, output="评分完成", language="zh")
+    page = feedback_html(result, student="chen", language="zh", translate=translator(SPEC, "zh"))
+    assert render("title.tied_lm_shapes_and_values", "zh") in page
+    assert render("title.tied_lm_counts_one_table", "zh") in page
+    assert "tied lm shapes and values" not in page and "tied lm counts one table" not in page
+    assert ">shape flow<" not in page and ">parameter counts<" not in page  # the areas table too
+    assert "张量形状" in page
+
+
+def test_the_chinese_notebook_headings_are_the_catalogs():
+    """The Chinese feedback's "(请重读第 N 节「...」)" names a heading the Chinese notebook has."""
+    notebook = Path(SPEC.judge_dir).parents[3] / "assignments" / "source" / "weight_tying_zh" / "weight_tying.ipynb"
+    text = "\n".join(
+        "".join(cell["source"])
+        for cell in json.loads(notebook.read_text("utf-8"))["cells"]
+        if cell["cell_type"] == "markdown"
+    )
+    headings = {line for line in text.splitlines() if line.startswith("## ")}
+    for number, (_, chinese) in messages.SECTION_HEADINGS.items():
+        assert any(h.startswith(f"## {number}. {chinese}") for h in headings), (number, chinese, sorted(headings))
+    assert "形状流" not in text and "评分领域" not in text and "梯度累积" not in text
+
+
+def test_a_chinese_message_keeps_every_misconception_keyword_its_english_names():
+    """The class report counts misconceptions by their keywords in the feedback, whatever its language."""
+    keywords = {k.lower() for m in SCHEME.misconceptions.values() for k in m.keywords}
+    lost = [
+        (key, keyword)
+        for key, message in CATALOG.items()
+        if not key.startswith(("keyword.", "title.", "area."))
+        for keyword in keywords
+        if keyword in message.en.lower() and keyword not in message.zh.lower()
+    ]
+    assert lost == []
