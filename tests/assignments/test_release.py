@@ -115,10 +115,7 @@ def test_each_release_holds_exactly_the_student_files(releases, course, language
     folder = releases[language]
     released = _files(folder)
     assert released == _files(course / "source" / folder.name)  # the source folder is what students get
-    assert (
-        ESSENTIAL <= released
-        and {"weight_tying_checks/diagnosis.py", "weight_tying_checks/messages.py"} <= released
-    )
+    assert ESSENTIAL <= released and {"weight_tying_checks/diagnosis.py", "weight_tying_checks/messages.py"} <= released
     assert not [name for name in released if name.startswith("autograder") or "suite" in name.split("/")[0]]
     for name in released - {"weight_tying.ipynb"}:
         imports = re.findall(r"^\s*(?:from|import) (\w+)", (folder / name).read_text(), re.M)

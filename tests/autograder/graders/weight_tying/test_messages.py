@@ -116,6 +116,9 @@ def test_the_chinese_notebook_headings_are_the_catalogs():
     for number, (_, chinese) in messages.SECTION_HEADINGS.items():
         assert any(h.startswith(f"## {number}. {chinese}") for h in headings), (number, chinese, sorted(headings))
     assert "形状流" not in text and "评分领域" not in text and "梯度累积" not in text
+    terms = r"`[^`]*`|\blogits\b|\bid\b"  # code, and the two terms Chinese texts on the topic keep
+    english = [h for h in headings if re.search(r"[A-Za-z]", re.sub(terms, "", h))]
+    assert english == [], "headings of the Chinese notebook with English outside code"
 
 
 def test_a_chinese_message_keeps_every_misconception_keyword_its_english_names():
