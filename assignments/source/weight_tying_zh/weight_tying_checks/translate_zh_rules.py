@@ -86,6 +86,7 @@ KEYWORDS = {  # keyword -> its Chinese gloss
     "batch of one": "批大小为 1 时出错",
     "LayerNorm eps": "LayerNorm 的 eps 不对",
     "loss detached": "loss 与计算图断开",
+    "did not finish": "没有在时限内结束",
 }
 KEYWORD_RULES = [
     (r"(?<![\w/])" + re.escape(english) + r"(?!\w)", rule("", f"{chinese}（⟦{english}⟧）")[1])

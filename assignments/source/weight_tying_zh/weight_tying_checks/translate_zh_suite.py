@@ -271,6 +271,12 @@ _SUITE = [
     ),
     # Last, the phrases the sentences above are built from: the judge's evidence helpers
     # (autograder/judge/evidence.py) and what each experiment is about.
+    rule(
+        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
+        "very slow one? The other checks still ran",
+        "{what} 没有在 {n} 秒内结束（⟦did not finish⟧），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "慢的循环？其他检查照常运行",
+    ),
     rule("{what} failed: ", "{what} 运行失败：你的代码抛出了异常 "),
     rule("your code raised ", ""),
     rule("no evidence for {what}: {why*}", "没有 {what} 的结果：{why}"),
