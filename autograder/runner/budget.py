@@ -3,18 +3,19 @@
 The sandbox stops a whole run at its wall-clock limit W (the runner reads it from ``RUN_SECONDS_ENV``): on
 its own, one endless loop in a notebook's try-it cell would stop everything after it, and a submission whose
 exercise 1 is perfect would get 0. Here each cell, then each experiment, runs under a budget of its own,
-counted from the runner's start; when a budget is spent, a ``SIGALRM`` timer (``setitimer``) interrupts the
-main thread, the cell is recorded as failing (``TimeBudgetExceeded``) and loading goes on, or the experiment
-reports ``{"error": ..., "stopped": seconds}`` and the next experiment runs. The budgets, as parts of W:
+counted from when the runner has its job (torch imported: the same on the fresh and the warm path). When a
+budget is spent, a ``SIGALRM`` timer (``setitimer``) interrupts the main thread: the cell is recorded as
+failing (``TimeBudgetExceeded``) and loading goes on, or the experiment reports ``{"error": ...,
+"stopped": seconds}`` and the next experiment runs. The budgets, as parts of W:
 
-    kept back        10 % (at least 2 s): start-up before the runner's clock and the last frames
-    each cell        at most W/4; all cells together until 40 % of W, past that FLOOR each (a later cell
-                     that only defines a class still runs)
+    kept back        10 % (at least 2 s): the start-up before the budgets' clock and the last frames
+    each cell        what is left of the first 40 % of W (the cells together), past that the floor (W/60,
+                     at least 0.5 s: a later cell that only defines a class still runs)
     each experiment  its share of what is left before W minus the part kept back (the time left divided
                      by the experiments left, so an earlier hang never starves a later experiment), at most
-                     W/3, at least FLOOR
+                     W/3, at least the floor
 
-So the budgets add up to W minus the part kept back; only FLOOR budgets given after the time is spent can
+So the budgets add up to W minus the part kept back; only floor budgets given after the time is spent can
 reach past it, and then the sandbox's limit applies as before.
 
 This is help for an honest submission, not a limit: student code can defeat it (catch the interrupt in a
@@ -48,7 +49,7 @@ __all__ = [
 
 RUN_SECONDS_ENV = "AUTOGRADER_RUN_SECONDS"  # the run's wall-clock limit, set by the sandbox's config
 STOPPED = "stopped"  # the key of a stopped experiment's record: the budget it had, in seconds
-KEEP_BACK, LOAD_SHARE, CELL_SHARE, EXPERIMENT_SHARE = 0.10, 0.40, 0.25, 1 / 3
+KEEP_BACK, LOAD_SHARE, EXPERIMENT_SHARE = 0.10, 0.40, 1 / 3
 MIN_KEEP_BACK = 2.0
 REPEAT = 0.5  # seconds between interrupts once a budget is spent (code that swallowed the first one)
 
@@ -90,8 +91,7 @@ class Budgets:
 
     def cell_seconds(self) -> float:
         """The next cell's budget."""
-        left = self._left(LOAD_SHARE * self.run_seconds)
-        return max(self.floor, min(CELL_SHARE * self.run_seconds, left))
+        return max(self.floor, self._left(LOAD_SHARE * self.run_seconds))
 
     def experiment_seconds(self, left: int) -> float:
         """The budget of the next experiment, with `left` experiments (this one included) still to run."""
