@@ -9,11 +9,12 @@ failing (``TimeBudgetExceeded``) and loading goes on, or the experiment reports 
 "stopped": seconds}`` and the next experiment runs. The budgets, as parts of W:
 
     kept back        10 % (at least 2 s): the start-up before the budgets' clock and the last frames
-    each cell        what is left of the first 40 % of W (the cells together), past that the floor (W/60,
+    each cell        what is left of the first 30 % of W (the cells together), past that the floor (W/60,
                      at least 0.5 s: a later cell that only defines a class still runs)
     each experiment  its share of what is left before W minus the part kept back (the time left divided
                      by the experiments left, so an earlier hang never starves a later experiment), at most
-                     W/3, at least the floor
+                     W/4 (~10x what the slowest experiment of a correct file takes on a loaded machine), at
+                     least the floor
 
 So the budgets add up to W minus the part kept back; only floor budgets given after the time is spent can
 reach past it, and then the sandbox's limit applies as before.
@@ -49,7 +50,7 @@ __all__ = [
 
 RUN_SECONDS_ENV = "AUTOGRADER_RUN_SECONDS"  # the run's wall-clock limit, set by the sandbox's config
 STOPPED = "stopped"  # the key of a stopped experiment's record: the budget it had, in seconds
-KEEP_BACK, LOAD_SHARE, EXPERIMENT_SHARE = 0.10, 0.40, 1 / 3
+KEEP_BACK, LOAD_SHARE, EXPERIMENT_SHARE = 0.10, 0.30, 0.25
 MIN_KEEP_BACK = 2.0
 REPEAT = 0.5  # seconds between interrupts once a budget is spent (code that swallowed the first one)
 
@@ -68,7 +69,8 @@ class _Interrupt(BaseException):
 
 
 def _words(seconds: float) -> str:
-    return f"{round(seconds, 1):g}"
+    """Whole seconds (a budget's tenths depend on how long the cells before it took)."""
+    return f"{seconds:.0f}" if seconds >= 1 else f"{seconds:.1f}"
 
 
 class Budgets:
