@@ -8,8 +8,9 @@ budget is spent, a ``SIGALRM`` timer (``setitimer``) interrupts the main thread:
 failing (``TimeBudgetExceeded``) and loading goes on, or the experiment reports ``{"error": ...,
 "stopped": seconds}`` and the next experiment runs. The budgets, as parts of W:
 
-    kept back        10 % (at least 2 s): the start-up before the budgets' clock and the last frames
-    each cell        what is left of the first 30 % of W (the cells together), past that the floor (W/60,
+    kept back        10 % (at least 2 s) for the last frames, and the time the process ran before the
+                     budgets' clock (torch's import on the fresh path: seconds on a loaded machine)
+    each cell        what is left of the first 20 % of W (the cells together), past that the floor (W/60,
                      at least 0.5 s: a later cell that only defines a class still runs)
     each experiment  its share of what is left before W minus the part kept back (the time left divided
                      by the experiments left, so an earlier hang never starves a later experiment), at most
@@ -44,13 +45,14 @@ __all__ = [
     "STOPPED",
     "RUN_SECONDS_ENV",
     "from_environment",
+    "process_age",
     "running",
     "within",
 ]
 
 RUN_SECONDS_ENV = "AUTOGRADER_RUN_SECONDS"  # the run's wall-clock limit, set by the sandbox's config
 STOPPED = "stopped"  # the key of a stopped experiment's record: the budget it had, in seconds
-KEEP_BACK, LOAD_SHARE, EXPERIMENT_SHARE = 0.10, 0.30, 0.25
+KEEP_BACK, LOAD_SHARE, EXPERIMENT_SHARE = 0.10, 0.20, 0.25
 MIN_KEEP_BACK = 2.0
 REPEAT = 0.5  # seconds between interrupts once a budget is spent (code that swallowed the first one)
 
@@ -76,10 +78,12 @@ def _words(seconds: float) -> str:
 class Budgets:
     """The run's clock (started now) and the budgets of its cells and experiments; see the module docstring."""
 
-    def __init__(self, run_seconds: float, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, run_seconds: float, *, clock: Callable[[], float] = time.monotonic, before: float = 0.0) -> None:
+        """`before`: the seconds of the run's limit already spent when this clock starts."""
         if not (isinstance(run_seconds, (int, float)) and math.isfinite(run_seconds) and run_seconds > 0):
             raise ValueError(f"run_seconds={run_seconds!r}: give the run's wall-clock limit in seconds, e.g. 60")
         self.run_seconds = float(run_seconds)
+        self.before = min(max(0.0, float(before)), self.run_seconds)
         self._clock = clock
         self._start = clock()
         self._armed: object | None = None  # the token of the budget running now
@@ -98,7 +102,7 @@ class Budgets:
     def experiment_seconds(self, left: int) -> float:
         """The budget of the next experiment, with `left` experiments (this one included) still to run."""
         keep = max(MIN_KEEP_BACK, KEEP_BACK * self.run_seconds)
-        share = self._left(self.run_seconds - keep) / max(1, int(left))
+        share = self._left(self.run_seconds - keep - self.before) / max(1, int(left))
         return max(self.floor, min(EXPERIMENT_SHARE * self.run_seconds, share))
 
     def run(self, call: Callable[[], Any], seconds: float) -> tuple[bool, Any]:
@@ -160,10 +164,22 @@ class Budgets:
 _ACTIVE: list[Budgets] = []  # the budgets of the run in progress (none: experiments run unbudgeted)
 
 
+def process_age() -> float:
+    """Seconds since this process started (the sandbox's clock started then: the jail's fork, which the fresh
+    path's interpreter replaces; the warm path's fork), or 0.0 when /proc does not say."""
+    try:
+        with open("/proc/self/stat", "rb") as stat:
+            text = stat.read()
+        started = int(text[text.rindex(b")") + 2 :].split()[19]) / os.sysconf("SC_CLK_TCK")  # field 22, starttime
+        return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - started)
+    except (OSError, ValueError, IndexError, AttributeError):
+        return 0.0
+
+
 def from_environment() -> Budgets | None:
     """The run's budgets from the limit the sandbox states, or None when it states none (or nonsense)."""
     try:
-        return Budgets(float(os.environ.get(RUN_SECONDS_ENV, "")))
+        return Budgets(float(os.environ.get(RUN_SECONDS_ENV, "")), before=process_age())
     except ValueError:
         return None
 

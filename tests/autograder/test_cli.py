@@ -183,7 +183,7 @@ def _course(root: Path, students: dict[str, str]) -> Path:
 def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_nothing(tmp_path):
     add = "def add(a, b):\n    return a + b\n"
     course = _course(
-        tmp_path / "course", {"ann": add, "bob": add, "cat": add, "zz_slow": "import time\ntime.sleep(8)\n" + add}
+        tmp_path / "course", {"ann": add, "bob": add, "cat": add, "zz_slow": add + "import time\ntime.sleep(8)\n"}
     )
     out = tmp_path / "graded"
     args = [sys.executable, "-m", "autograder", "grade", "--assignment", "selftest", str(course / "submitted")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import textwrap
@@ -26,14 +27,20 @@ WARMED = (
 )
 
 
+# The seconds a time budget had (autograder/runner/budget.py): an experiment's share of the time left
+# depends on how long the run took before it, which differs between the paths on a loaded machine.
+_BUDGET_SECONDS = re.compile(r"(did not finish within|was stopped after) [\d.]+ s")
+
+
 def _graded(result) -> tuple:
     """What must not differ between the two paths: status, score, every test's verdict and message."""
+    same = lambda text: _BUDGET_SECONDS.sub(r"\1 N s", text)  # noqa: E731
     return (
         result.status,
         result.score,
         result.max_score,
-        [(t.name, t.points, t.area, t.passed, t.output) for t in result.tests],
-        result.output,
+        [(t.name, t.points, t.area, t.passed, same(t.output)) for t in result.tests],
+        same(result.output),
     )
 
 
