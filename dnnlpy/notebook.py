@@ -12,7 +12,9 @@ submission. Differences from a real kernel, on purpose:
   the line of the cell it points at (``SyntaxError: invalid syntax (line 3: for i in range(3)``): none of
   it runs, so what it defines is missing, and the NameErrors that follow are its consequence.
 - ``on_cell(index)``, when given, is called as each cell starts (the grader's runner reports a cell that
-  runs for long, so a timeout can say where the time went).
+  runs for long, so a timeout can say where the time went). ``run_cell(index, run)``, when given, runs each
+  cell's compiled code (``run()``) in its place: the grader's runner gives each cell a time budget, and a
+  cell it stops raises there, so it is recorded like any cell that raised and the next cells still run.
 - nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
   submission, they are not part of it.
 - The working directory is not changed, and nothing is displayed.
@@ -121,8 +123,21 @@ def syntax_message(exc: SyntaxError) -> str:
     return f"{type(exc).__name__}: {exc.msg}" + (f" ({where})" if where else "")
 
 
+RunCell = Callable[[int, Callable[[], None]], None]  # (cell index, run the cell's code)
+
+
+def _exec(code: Any, namespace: dict[str, Any], index: int, run_cell: RunCell | None) -> None:
+    if run_cell is None:
+        exec(code, namespace)  # running the submission is the point
+    else:
+        run_cell(index, lambda: exec(code, namespace))
+
+
 def _run_cells(
-    cells: Iterable[tuple[int, str]], filename: str, on_cell: Callable[[int], None] | None = None
+    cells: Iterable[tuple[int, str]],
+    filename: str,
+    on_cell: Callable[[int], None] | None = None,
+    run_cell: RunCell | None = None,
 ) -> NotebookNamespace:
     result = NotebookNamespace(namespace=_fresh_namespace(filename))
     for index, source in cells:
@@ -141,7 +156,7 @@ def _run_cells(
             result.errors.append((index, syntax_message(exc)))
             continue
         try:
-            exec(code, result.namespace)  # running the submission is the point
+            _exec(code, result.namespace, index, run_cell)
         except (Exception, SystemExit) as exc:  # a kernel survives SystemExit too
             result.errors.append((index, f"{type(exc).__name__}: {exc}"))
     return result
@@ -203,7 +218,11 @@ def code_cells(nb: Mapping[str, Any]) -> list[tuple[int, str, Mapping[str, Any]]
 
 
 def load_notebook(
-    path_or_nb: Any, *, skip_grade_cells: bool = True, on_cell: Callable[[int], None] | None = None
+    path_or_nb: Any,
+    *,
+    skip_grade_cells: bool = True,
+    on_cell: Callable[[int], None] | None = None,
+    run_cell: RunCell | None = None,
 ) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
@@ -213,13 +232,17 @@ def load_notebook(
             skipped.append(index)
         else:
             to_run.append((index, source))
-    result = _run_cells(to_run, filename, on_cell)
+    result = _run_cells(to_run, filename, on_cell, run_cell)
     result.skipped = sorted(skipped + result.skipped)
     return result
 
 
 def exec_source(
-    source: str, filename: str = "<submission>", *, on_cell: Callable[[int], None] | None = None
+    source: str,
+    filename: str = "<submission>",
+    *,
+    on_cell: Callable[[int], None] | None = None,
+    run_cell: RunCell | None = None,
 ) -> NotebookNamespace:
     """Run a .py submission. ``# %%`` lines split it into cells that fail independently, as in a notebook."""
     if not isinstance(source, str):
@@ -245,7 +268,7 @@ def exec_source(
             result.errors.append((index, syntax_message(exc)))
             continue
         try:
-            exec(code, result.namespace)
+            _exec(code, result.namespace, index, run_cell)
         except (Exception, SystemExit) as exc:
             result.errors.append((index, f"{type(exc).__name__}: {exc}"))
     return result

@@ -5,6 +5,7 @@ detail that tells them where to look (the cell that was running when the time ra
 error, why a file was refused, what the grader's own error was). A class of 300 stays a short table.
 
     timeout        the run hit the time limit: the cell (code cell, first line) or the check that was running
+    time budget    a cell or a check ran past its own time budget and was stopped; the rest was graded
     syntax error   a cell Python could not compile: its line; nothing it defines exists afterwards
     unreadable     the file was refused: why
     grader error   the grader failed, not the student: regrade
@@ -19,12 +20,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.outputs.classview import FLAGS, ClassView, Row
-from autograder.outputs.wording import stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
 _WHAT_TO_DO = {
     "timeout": "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
+    "time budget": "stopped at its own time budget (an endless loop?): what finished was graded, the tests that "
+    "needed what was stopped scored 0",
     "syntax error": "the cell did not run at all, so what it defines is missing: the student fixes the line",
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
     "grader error": "the grader failed, not the student: regrade with --student NAME",
@@ -33,7 +36,17 @@ _WHAT_TO_DO = {
     **FLAGS,  # look-alike names, other files in a student's folder (classview)
 }
 _RUN_ENDED = {"memory": "out of memory", "crashed": "crashed", "exited": "exited early"}
-_ORDER = ["timeout", "syntax error", "unreadable", "grader error", "missing", *_RUN_ENDED.values(), "blank", *FLAGS]
+_ORDER = [
+    "timeout",
+    "time budget",
+    "syntax error",
+    "unreadable",
+    "grader error",
+    "missing",
+    *_RUN_ENDED.values(),
+    "blank",
+    *FLAGS,
+]
 
 
 @dataclass
@@ -55,6 +68,9 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
     places = starts(row)
     if result.status == "timeout":
         out.append(("timeout", stopped_at(result.run, kind=row.suffix, starts=places)))
+    stops = budget_stops(result, kind=row.suffix, starts=places)
+    if stops:
+        out.append(("time budget", "; ".join(stops[:4]) + (f" (+{len(stops) - 4} more)" if len(stops) > 4 else "")))
     for detail in syntax_errors(result.run, kind=row.suffix, starts=places):
         out.append(("syntax error", detail))
     if result.status in _RUN_ENDED:

@@ -33,6 +33,7 @@ __all__ = [
     "stopped_at",
     "syntax_errors",
     "is_syntax_error",
+    "budget_stops",
 ]
 
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
@@ -115,6 +116,24 @@ def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] 
         for i, m in run.load_errors
         if isinstance(i, int) and is_syntax_error(m)
     ]
+
+
+# How the runner records a cell it stopped at its time budget, and how the judge words a check it stopped
+# (autograder/runner/budget.py, autograder/judge/evidence.py): the runner's word, for the TA's eyes only.
+_CELL_STOPPED = "TimeBudgetExceeded:"
+_CHECK_STOPPED = "did not finish"  # kept in English on a Chinese page (a keyword)
+
+
+def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
+    """'cell 7 (starts with “# try it”)' per cell, then 'test_x' per test, stopped at a time budget."""
+    run = result.run
+    cells = [
+        _place(i, kind, starts or {})
+        for i, m in (run.load_errors if run is not None else [])
+        if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
+    ]
+    tests = [readable_test(t.name) for t in result.tests if not t.passed and _CHECK_STOPPED in t.output]
+    return cells + tests
 
 
 def stopped_at(

@@ -5,6 +5,9 @@ on the classes a source defines, every record goes through the channel's round t
 then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite's test
 functions are called directly (plain functions with the fixtures ``plan``, ``evidence`` and ``run``). Never
 use it for student code: it runs the code in this very process, with no isolation at all.
+
+Cells and experiments run under the runner's time budgets (``autograder.runner.budget``) inside a limit of
+``RUN_SECONDS``, so a calibration file that hangs costs what hangs here too, and the walk goes on.
 """
 
 from __future__ import annotations
@@ -26,8 +29,13 @@ from typing import Any
 import torch
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.runner.budget import Budgets, running, within
 
-__all__ = ["SuiteTest", "InProcessGrader", "namespace_of", "worker_grader", "map_seeds"]
+__all__ = ["SuiteTest", "InProcessGrader", "namespace_of", "worker_grader", "map_seeds", "RUN_SECONDS"]
+
+# The limit the budgets are carved from here: half the sandbox's default, as a hang costs its budget in
+# every sweep of every seed; ~15x what the slowest experiment of a correct file takes on a loaded machine.
+RUN_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -38,15 +46,18 @@ class SuiteTest:
     area: str
 
 
-def namespace_of(source_or_path: str | Path) -> dict:
-    """What a submission defines: a path (.py / .ipynb) or the text of a .py file, run as a kernel would."""
+def namespace_of(source_or_path: str | Path, budgets: Budgets | None = None) -> dict:
+    """What a submission defines: a path (.py / .ipynb) or the text of a .py file, run as a kernel would
+    (each cell within its budget, given `budgets`)."""
     from dnnlpy.notebook import exec_source, load_notebook
 
+    run_cell = None if budgets is None else budgets.cell
     if isinstance(source_or_path, Path):
         if source_or_path.suffix == ".ipynb":
-            return load_notebook(source_or_path).namespace
-        return exec_source(source_or_path.read_text(encoding="utf-8"), source_or_path.name).namespace
-    return exec_source(source_or_path, "submission.py").namespace
+            return load_notebook(source_or_path, run_cell=run_cell).namespace
+        text = source_or_path.read_text(encoding="utf-8")
+        return exec_source(text, source_or_path.name, run_cell=run_cell).namespace
+    return exec_source(source_or_path, "submission.py", run_cell=run_cell).namespace
 
 
 def _suite_tests(suite_dir: Path) -> list[SuiteTest]:
@@ -140,11 +151,13 @@ class InProcessGrader:
         sink = io.StringIO()
         with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
             with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
-                namespace = submission if isinstance(submission, dict) else namespace_of(submission)
-                if only is None and calls is None:
-                    self._experiments(namespace, plan, emit)
-                else:
-                    self._run_each(namespace, plan, emit, only, calls)
+                budgets = Budgets(RUN_SECONDS)
+                namespace = submission if isinstance(submission, dict) else namespace_of(submission, budgets)
+                with running(budgets):
+                    if only is None and calls is None:
+                        self._experiments(namespace, plan, emit)
+                    else:
+                        self._run_each(namespace, plan, emit, only, calls)
         return records
 
     def _run_each(self, namespace, plan, emit, only, calls) -> None:
@@ -157,7 +170,7 @@ class InProcessGrader:
             seen: set[str] = set()
             try:
                 with _calls_into(namespace, seen) if calls is not None else contextlib.nullcontext():
-                    record = fn(namespace, plan)
+                    record = within(name, lambda fn=fn: fn(namespace, plan), 1)
             except Exception as exc:  # as the runner's guard: a failure is evidence too
                 record = {"error": f"{type(exc).__name__}: {exc}"}
             if calls is not None:

@@ -8,6 +8,9 @@ anything here; the judge trusts none of it beyond plain, re-checked data.
 A watchdog thread says where the time goes: a cell or a check that has run for ``SLOW`` seconds is reported
 once in a ``__running__N`` record (at most ``MAX_RUNNING`` of them), so a run stopped at the time limit
 names the cell or the check that was running. It only shapes the timeout's message, never points.
+
+Inside the run's limit, each cell and each experiment has a time budget of its own (``budget``): a cell or an
+experiment that hangs is stopped there and recorded as failing, and the rest still runs and is graded.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import traceback
 from collections.abc import Callable
 
 from autograder.protocol.frames import MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running
+from autograder.runner import budget
 
 __all__ = ["load_submission", "main", "Progress", "SLOW"]
 
@@ -88,16 +92,24 @@ class _Writer(FrameWriter):
             self.progress.check(upcoming)
 
 
-def load_submission(kind: str, source: str, filename: str, on_cell: Callable[[int], None] | None = None):
-    """Run the submission's code the way a kernel would; returns an object with .namespace and .errors."""
+def load_submission(
+    kind: str,
+    source: str,
+    filename: str,
+    on_cell: Callable[[int], None] | None = None,
+    budgets: budget.Budgets | None = None,
+):
+    """Run the submission's code the way a kernel would, each cell within its budget (none without
+    `budgets`); returns an object with .namespace and .errors."""
     from dnnlpy.notebook import exec_source, load_notebook
 
+    run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":
         try:
-            return load_notebook(source, on_cell=on_cell)
+            return load_notebook(source, on_cell=on_cell, run_cell=run_cell)
         except (ValueError, TypeError) as exc:  # not a notebook at all: record it, define nothing
             return _Failed(f"{type(exc).__name__}: {exc}")
-    return exec_source(source, filename, on_cell=on_cell)
+    return exec_source(source, filename, on_cell=on_cell, run_cell=run_cell)
 
 
 class _Failed:
@@ -135,13 +147,17 @@ def main(argv: list[str] | None = None) -> int:
     experiments = _resolve(job["experiments"])
     emit.order = [str(n) for n in getattr(sys.modules.get(experiments.__module__), "EXPERIMENTS", {})]
     progress = emit.progress = Progress(emit)
-    result = load_submission(job["kind"], job["source"], job["filename"], on_cell=progress.cell)
+    # The budgets' clock starts here, after torch's import: the same budgets on the fresh and the warm path
+    # (the start-up before this is in the part of the limit they keep back).
+    budgets = budget.from_environment()
+    result = load_submission(job["kind"], job["source"], job["filename"], on_cell=progress.cell, budgets=budgets)
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]
     emit(Load.NAME, Load.make(errors=_errors(result), defined=defined))
     emit.next_check()
     try:
-        experiments(namespace, job["plan"], emit)
+        with budget.running(budgets):
+            experiments(namespace, job["plan"], emit)
     except Exception as exc:  # experiments should catch their own; report what escaped
         tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         emit(ExperimentsError.NAME, ExperimentsError.make(error=tail[:2000]))

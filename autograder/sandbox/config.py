@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 
+from autograder.runner.budget import RUN_SECONDS_ENV
 from autograder.sandbox.limits import Limits, MiB
 
 __all__ = ["jail_config", "runner_env", "rlimits", "TMP_BYTES"]
@@ -78,7 +79,8 @@ def jail_config(
         "argv": [sys.executable, "-I", "-B", "-m", module, str(evidence_fd)],
         "evidence_fd": evidence_fd,
         "status_fd": status_fd,
-        "env": runner_env(home),
+        # the run's limit, so that the runner can give its cells and experiments budgets inside it
+        "env": {**runner_env(home), RUN_SECONDS_ENV: f"{limits.wall_seconds:g}"},
         "cwd": home,
         "cgroup_procs": list(cgroup_procs or []),
     }

@@ -93,7 +93,9 @@ def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook
     course = tmp_path / "course"
     for student, body in (
         ("ann", "def add(a, b):\n    return a + b\n"),
-        ("ben", "import time\ntime.sleep(600)\n"),  # a hang that leaves the CPU to the others
+        # a hang that leaves the CPU to the others, and ignores the alarm of the runner's own time budgets
+        # (autograder/runner/budget.py): only the sandbox's limit stops it
+        ("ben", "import signal, time\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\ntime.sleep(600)\n"),
         ("cat", "import os\nos._exit(1)\n"),
     ):
         (course / "submitted" / student / "selftest").mkdir(parents=True)
@@ -181,7 +183,7 @@ def _course(root: Path, students: dict[str, str]) -> Path:
 def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_nothing(tmp_path):
     add = "def add(a, b):\n    return a + b\n"
     course = _course(
-        tmp_path / "course", {"ann": add, "bob": add, "cat": add, "zz_slow": "import time\ntime.sleep(8)\n" + add}
+        tmp_path / "course", {"ann": add, "bob": add, "cat": add, "zz_slow": add + "import time\ntime.sleep(8)\n"}
     )
     out = tmp_path / "graded"
     args = [sys.executable, "-m", "autograder", "grade", "--assignment", "selftest", str(course / "submitted")]

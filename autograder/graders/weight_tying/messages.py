@@ -130,6 +130,7 @@ _KEYWORDS = {
     "batch of one": ("batch_rows", "批大小为 1 时出错"),
     # named in messages, charged through the keywords above
     "untied": (None, "没有绑定"),
+    "did not finish": (None, "没有在时限内结束"),
 }
 
 # ------------------------------------------------------------------------------------ hidden suite titles

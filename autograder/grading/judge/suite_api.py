@@ -65,11 +65,26 @@ def entry(record: Any, what: str) -> dict:
     if not isinstance(record, dict):
         raise EvidenceError(f"malformed evidence for {what} (got {type(record).__name__}, expected a dict)")
     if "error" in record:
+        stopped = _stopped_seconds(record)
+        if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
+            raise EvidenceError(
+                f"{what} did not finish within {stopped:g} s, its share of the time limit, and was stopped: an "
+                "endless loop, or a very slow one? The other checks still ran"
+            )
         # The student's text never holds the judge's hint marker ("\n-> "): autograder.grading.marking reads only the
         # judge's words after "your code raised".
         text = error_text(record["error"], 1200).replace("\n->", "\n=>")
         raise EvidenceError(f"{what} failed: your code raised {text}")
     return record
+
+
+def _stopped_seconds(record: dict) -> float | None:
+    """The budget a stopped experiment had (``autograder.runner.budget``), bounded and rounded; None when
+    the record does not say it was stopped."""
+    value = record.get("stopped")
+    if type(value) not in (int, float) or not 0 <= value < 1e6:
+        return None
+    return round(float(value), 1)
 
 
 def plain_tensor(

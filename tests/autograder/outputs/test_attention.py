@@ -67,3 +67,28 @@ def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
     assert "cell 4 (starts with “class A:”) has a syntax error, so Python ran none of it" in page
     assert "Not defined by your submission: A (a cell with a syntax error)." in page
     assert "check the exact" not in page and "• •" not in page and "•" not in page
+
+
+def test_what_was_stopped_at_its_time_budget_needs_a_look_with_the_cell_and_the_tests(batch_folder, tmp_path):
+    """A run that went on after a cell and a check were stopped (autograder/runner/budget.py): graded, and the
+    TA still sees where the endless loop is."""
+    stopped = "MiniGPTWithWeightTying.generate did not finish within 20 s, its share of the time limit, and was stopped"
+    tests = [
+        TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
+        TestOutcome("test_identity.py::test_tie", 6, "parameter identity", True, ""),
+    ]
+    run = RunFacts(
+        status="ok",
+        limit=60,
+        load_errors=[[2, "TimeBudgetExceeded: this cell was stopped after 15 s, its share of the run's time limit"]],
+        required_names=["A"],
+        defined=["A"],
+    )
+    out = batch_folder({"hugo": Result(tests=tests, run=run)})
+    _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "print(model.generate(ids, 5))"])
+    report = write_report(out).read_text(encoding="utf-8")
+    look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
+    assert (
+        "time budget" in look and "hugo: cell 3 (starts with “print(model.generate(ids, 5))”); generate greedy" in look
+    )
+    assert [row.kind for row in load_class(out).rows] == ["graded"]

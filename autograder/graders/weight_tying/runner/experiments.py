@@ -33,6 +33,7 @@ from autograder.graders.weight_tying.runner.tools import (
 )
 from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
 from autograder.graders.weight_tying.runner.watch import watch_calls
+from autograder.runner.budget import within
 
 __all__ = ["run", "EXPERIMENTS"]
 
@@ -358,12 +359,13 @@ def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
     # the experiments create are still collected as usual.
     gc.freeze()
     torch.set_grad_enabled(True)
-    for name, fn in EXPERIMENTS.items():
+    for done, (name, fn) in enumerate(EXPERIMENTS.items()):
         cls = _NEEDS[name.split("_")[0]]
         if cls not in namespace:
             emit(name, {"error": f"NameError: the submission does not define {cls}"})
             continue
-        emit(name, guard(lambda fn=fn: fn(namespace, plan)))
+        # each within its time budget (autograder.runner.budget): a hang costs this experiment only
+        emit(name, within(name, lambda fn=fn: guard(lambda: fn(namespace, plan)), len(EXPERIMENTS) - done))
 
 
 def _snapshot() -> sealing.Integrity:
