@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.editions import translator
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.messages import CATALOG, Message, render
+from autograder.grading.editions import translator
 from autograder.grading.marking import scheme_for
-from autograder.outputs.feedback import feedback_html
 from autograder.grading.result import Result, TestOutcome
+from autograder.outputs.feedback import feedback_html
 
 SPEC = get_assignment("weight_tying")
 SCHEME = scheme_for(SPEC)
