@@ -1,9 +1,14 @@
 """Benchmark (prints figures, asserts nothing): the kit's grader against nbgrader, one file, and a course.
 
-    .venv/bin/python scripts/bench_grading.py compare --n 8 --repeats 3 --seed 7   # pool (2 workers) vs nbgrader
+    .venv/bin/python scripts/bench_grading.py compare --n 16 --repeats 3 --seed 7  # a mixed class: ours vs nbgrader
     .venv/bin/python scripts/bench_grading.py scale --n 1000 --workers 2 --seed 7  # a course: throughput, RSS
-    .venv/bin/python scripts/bench_grading.py single --repeats 5 --seed 7          # one `grade FILE`, by stage
+    .venv/bin/python scripts/bench_grading.py single --repeats 3 --seed 7          # one `grade FILE` vs `import torch`
+    .venv/bin/python scripts/bench_grading.py selfcheck --repeats 3                # the release's `pytest` vs same
     .venv/bin/python scripts/bench_grading.py tokenizer                            # BPE training vs its 10 s target
+
+A class is mixed as a real one is (``bench_class.mixed_class``): the solution notebook, notebooks whose exercise
+cells hold a correct variant, a wrong one or a hostile one from the calibration corpus. The headline is CPU per
+submission; wall time at --workers N includes that parallelism and says so.
 
 Fairness: each side runs once to warm up (discarded), then the sides alternate, run after run, so load drift
 on a shared machine lands on both; every figure is wall time and CPU time (all processes of the command, the
@@ -16,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -25,19 +29,19 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_class import HOSTILE_FOR_NBGRADER, NOTEBOOK, composition, mixed_class
+
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 SOLUTION = ROOT / "solutions" / "weight_tying.py"
-NOTEBOOK = ROOT / "assignments" / "source" / "weight_tying" / "weight_tying.ipynb"
-CALIBRATION = ROOT / "autograder" / "graders" / "weight_tying" / "judge" / "calibration"
 
 
-def _env() -> dict[str, str]:
+def _env(**extra: str) -> dict[str, str]:
     # nbgrader runs `alembic` and the `python3` kernel from PATH: the venv's bin must come first.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "WEIGHT_TYING_SUBMISSION")}
     env.update(PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}", MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1")
     env.setdefault("OMP_NUM_THREADS", "1")
-    return env
+    return {**env, **extra}
 
 
 class CpuClock:
@@ -73,10 +77,10 @@ class CpuClock:
                     time.sleep(0.1)
 
 
-def timed(cmd: list[str], cwd: Path, clock: CpuClock) -> tuple[float, float, str]:
+def timed(cmd: list[str], cwd: Path, clock: CpuClock, env: dict | None = None) -> tuple[float, float, str]:
     """(wall s, CPU s, stdout) of one command; raises with its output if it fails."""
     cpu0, start = clock.read(), time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=3600)
+    proc = subprocess.run(cmd, cwd=cwd, env=env or _env(), capture_output=True, text=True, timeout=3600)
     wall, cpu = time.perf_counter() - start, clock.read() - cpu0
     if proc.returncode != 0:
         raise RuntimeError(
@@ -130,10 +134,11 @@ def _course_copy(work: Path, notebooks: list[Path]) -> Path:
 
 
 def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
-    """The same N notebooks: the kit's pool (--workers) against `nbgrader autograde`, interleaved."""
+    """The same mixed class: the kit's pool (--workers) against `nbgrader autograde`, interleaved."""
     work = Path(tempfile.mkdtemp(prefix="bench_compare_"))
     try:
-        course = _course_copy(work, [NOTEBOOK] * args.n)
+        students = mixed_class(work, args.n, nbgrader_safe=True)
+        course = _course_copy(work, [path for path, _ in students])
         submitted = course / "submitted"
         # --force: the output folder is reused run after run, and a batch regrades nothing it has graded already.
         ours_cmd = [*_grade_cmd(submitted, work / "graded", args.seed, args.workers), "--force"]
@@ -143,9 +148,10 @@ def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
             for side, cmd in (("ours", ours_cmd), ("nbgrader", theirs_cmd)):
                 wall, cpu, out = timed(cmd, course, clock)
                 if side == "ours":
-                    students = json.loads(out.strip().splitlines()[-1])["students"]
-                    full = sum(s["score"] == s["max_score"] > 0 for s in students.values())
-                    assert full == args.n, f"only {full}/{args.n} notebooks got full marks"
+                    graded = json.loads(out.strip().splitlines()[-1])["students"]
+                    full = [graded[f"student{i:04d}"]["score"] == 100 for i in range(args.n)]
+                    wrong = [i for i, (_, kind) in enumerate(students) if full[i] != (kind == "correct")]
+                    assert not wrong, f"students {wrong} were not graded as their kind says"
                 if rep:
                     samples[side].append((wall / args.n, cpu / args.n))
                 print(
@@ -153,54 +159,41 @@ def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
                     file=sys.stderr,
                     flush=True,
                 )
-        rows = []
+        rows = [("class", f"{args.n} notebooks: {composition(students)} (hostile: {', '.join(HOSTILE_FOR_NBGRADER)})")]
         for side in ("ours", "nbgrader"):
-            rows.append((f"{side}: wall per notebook", _fmt([w for w, _ in samples[side]])))
-            rows.append((f"{side}: CPU per notebook", _fmt([c for _, c in samples[side]])))
-        for what, index in (("wall", 0), ("CPU", 1)):
-            ratio = statistics.median(t[index] for t in samples["nbgrader"]) / statistics.median(
-                t[index] for t in samples["ours"]
+            rows.append((f"{side}: CPU per notebook (all processes)", _fmt([c for _, c in samples[side]])))
+        ratio = statistics.median(c for _, c in samples["nbgrader"]) / statistics.median(c for _, c in samples["ours"])
+        rows.append(("HEADLINE nbgrader / ours, CPU per notebook, start-up included", f"{ratio:.1f}x"))
+        rows.append(
+            (
+                f"ours: wall per notebook (--workers {args.workers}: includes parallelism)",
+                _fmt([w for w, _ in samples["ours"]]),
             )
-            rows.append((f"nbgrader / ours ({what}, per notebook, start-up included)", f"{ratio:.1f}x"))
+        )
+        rows.append(("nbgrader: wall per notebook (one at a time)", _fmt([w for w, _ in samples["nbgrader"]])))
+        ratio = statistics.median(w for w, _ in samples["nbgrader"]) / statistics.median(w for w, _ in samples["ours"])
+        rows.append((f"nbgrader / ours, wall (ours at {args.workers} workers: includes parallelism)", f"{ratio:.1f}x"))
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _corpus_notebooks(work: Path) -> list[tuple[Path, bool]]:
-    """One notebook per correct and wrong calibration .py file: (path, should get full marks)."""
-    out = []
-    for kind in ("correct", "wrong"):
-        for path in sorted((CALIBRATION / kind).glob("*.py")):
-            parts = re.split(r"(?m)^# %%.*$", path.read_text(encoding="utf-8"))  # jupytext cells, if any
-            cells = [
-                {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": part}
-                for part in parts
-                if part.strip()
-            ]
-            nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
-            target = work / f"{path.stem}.ipynb"
-            target.write_text(json.dumps(nb), encoding="utf-8")
-            out.append((target, kind == "correct"))
-    return out
-
-
 def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
-    """N generated submissions (correct and wrong notebooks) through the local pool: throughput, peak RSS."""
+    """A mixed class of N notebooks (``bench_class.mixed_class``) through the local pool: throughput, CPU, peak RSS."""
     from autograder.grading.pool.local import LocalPool
     from autograder.sandbox import Limits
 
     work = Path(tempfile.mkdtemp(prefix="bench_scale_"))
     try:
-        corpus = _corpus_notebooks(work)
         folder = work / "class"
         folder.mkdir()
+        students = mixed_class(work, min(args.n, 64), nbgrader_safe=False)  # each distinct notebook made once
         submissions, expected = {}, {}
         for i in range(args.n):
-            source, correct = corpus[i % len(corpus)]
+            source, kind = students[i % len(students)]
             path = folder / f"s{i:05d}_{source.name}"
             shutil.copy(source, path)
-            submissions[path.stem], expected[path.stem] = path, correct
+            submissions[path.stem], expected[path.stem] = path, kind == "correct"
         start = time.perf_counter()
         with LocalPool(assignment="weight_tying", limits=Limits(wall_seconds=60), workers=args.workers) as pool:
             for worker in pool.workers:
@@ -213,13 +206,17 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
         rows = [
             (
                 "submissions",
-                f"{args.n} ({sum(expected.values())} correct, {args.n - sum(expected.values())} wrong); "
+                f"{args.n} notebooks ({composition([students[i % len(students)] for i in range(args.n)])}); "
                 f"{right} graded as expected",
+            ),
+            (
+                "HEADLINE CPU per submission (all processes, after start)",
+                f"{(cpu_done - cpu_ready) / args.n:.3f} s",
             ),
             ("pool start (2 zygotes + 2 judges warm)", f"{ready - start:.2f} s wall"),
             ("grading, after start", f"{done - ready:.1f} s wall, {cpu_done - cpu_ready:.1f} s CPU"),
             (
-                "throughput",
+                f"throughput ({args.workers} workers: includes parallelism)",
                 f"{args.n / (done - ready):.2f} submissions/s ({(done - ready) / args.n * 1000:.0f} ms each)",
             ),
             ("total, start included", f"{done - start:.1f} s for {args.n}"),
@@ -242,22 +239,78 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def _interleaved(commands: dict[str, tuple[list[str], Path]], repeats: int, clock: CpuClock, env=None) -> dict:
+    """{name: [(wall, CPU), ...]}: each command once to warm up, then `repeats` rounds of all of them in turn."""
+    samples: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for rep in range(repeats + 1):
+        for name, (cmd, cwd) in commands.items():
+            wall, cpu, _ = timed(cmd, cwd, clock, env)
+            if rep:
+                samples[name].append((wall, cpu))
+    return samples
+
+
+def _against_torch(samples: dict, what: str) -> list[tuple[str, str]]:
+    rows = []
+    for name, runs in samples.items():
+        rows.append((f"{name}: wall", _fmt([w for w, _ in runs])))
+        rows.append((f"{name}: CPU", _fmt([c for _, c in runs])))
+    torch_wall = statistics.median(w for w, _ in samples[TORCH])
+    for name, runs in samples.items():
+        if name != TORCH:
+            ratio = statistics.median(w for w, _ in runs) / torch_wall
+            rows.append((f"HEADLINE {name} / bare torch import ({what}, wall, same run)", f"{ratio:.2f}x"))
+    return rows
+
+
+TORCH = "python -c 'import torch'"
+
+
 def single(args, clock: CpuClock) -> list[tuple[str, str]]:
-    """One `python -m autograder grade FILE`: pool and fresh executors, interleaved; then a stage breakdown."""
+    """One `python -m autograder grade FILE` (pool and fresh) and a bare torch import, interleaved; then stages."""
     work = Path(tempfile.mkdtemp(prefix="bench_single_"))
     try:
-        samples: dict[str, list[tuple[float, float]]] = {"pool": [], "fresh": []}
-        for rep in range(args.repeats + 1):
-            for executor in samples:
-                cmd = _grade_cmd(SOLUTION, work / "out", args.seed, 1, executor)[:-2]  # no --out for one file
-                wall, cpu, _ = timed(cmd, ROOT, clock)
-                if rep:
-                    samples[executor].append((wall, cpu))
-        rows = []
-        for executor, runs in samples.items():
-            rows.append((f"grade FILE --executor {executor}: wall", _fmt([w for w, _ in runs])))
-            rows.append((f"grade FILE --executor {executor}: CPU", _fmt([c for _, c in runs])))
+        commands = {TORCH: ([sys.executable, "-c", "import torch"], ROOT)}
+        for executor in ("pool", "fresh"):
+            cmd = _grade_cmd(SOLUTION, work / "out", args.seed, 1, executor)[:-2]  # no --out for one file
+            commands[f"grade FILE --executor {executor}"] = (cmd, ROOT)
+        rows = _against_torch(_interleaved(commands, args.repeats, clock), "one grade")
         rows += _stages(args.seed)
+        return rows
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def selfcheck(args, clock: CpuClock) -> list[tuple[str, str]]:
+    """The student's `pytest` in a generated release, on the solution notebook, against a bare torch import;
+    then the slowest imports of one run (`-X importtime`). Plugins of the kit's dev venv (hypothesis, anyio,
+    xdist, ...) are not loaded: a student's venv has pytest alone."""
+    work = Path(tempfile.mkdtemp(prefix="bench_selfcheck_"))
+    try:
+        release = _course_copy(work, []) / "release" / "weight_tying"
+        shutil.copy(NOTEBOOK, release / "weight_tying.ipynb")
+        pytest_cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+        commands = {
+            TORCH: ([sys.executable, "-c", "import torch"], release),
+            "self-check (pytest)": (pytest_cmd, release),
+        }
+        env = _env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
+        rows = _against_torch(_interleaved(commands, args.repeats, clock, env), "self-check")
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", *pytest_cmd[1:]],
+            cwd=release,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        # "import time: self [us] | cumulative | name": the top-level imports (no leading spaces in the name)
+        top = []
+        for line in proc.stderr.splitlines():
+            parts = line.split("|")
+            if len(parts) == 3 and parts[1].strip().isdigit() and not parts[2].startswith("  "):
+                top.append((int(parts[1]) / 1e6, parts[2].strip()))
+        top.sort(reverse=True)
+        rows.append(("slowest top-level imports (-X importtime)", ", ".join(f"{n} {t:.2f} s" for t, n in top[:6])))
         return rows
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -313,7 +366,7 @@ def tokenizer(args, clock: CpuClock) -> list[tuple[str, str]]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for name, default_n in (("compare", 8), ("scale", 1000), ("single", 0), ("tokenizer", 0)):
+    for name, default_n in (("compare", 16), ("scale", 1000), ("single", 0), ("selfcheck", 0), ("tokenizer", 0)):
         p = sub.add_parser(name)
         p.add_argument("--seed", type=int, default=7, help="the judge's plan (fixed for every run)")
         p.add_argument("--repeats", type=int, default=3, help="measured runs per side (after one warm-up)")
@@ -324,13 +377,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.repeats < 1 or args.workers < 1 or (args.mode in ("compare", "scale") and args.n < 1):
         parser.error("--repeats, --workers and --n must be >= 1")
     clock = CpuClock()
+    load_before = os.getloadavg()[0]
     try:
-        rows = {"compare": compare, "scale": scale, "single": single, "tokenizer": tokenizer}[args.mode](args, clock)
+        modes = {"compare": compare, "scale": scale, "single": single, "selfcheck": selfcheck, "tokenizer": tokenizer}
+        rows = modes[args.mode](args, clock)
     finally:
         clock.close()
     print(
-        f"\n{args.mode} (seed {args.seed}; CPU from the {clock.how}; {os.cpu_count()} cores, "
-        f"load {os.getloadavg()[0]:.1f} at the end)"
+        f"\n{args.mode} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seed {args.seed}; CPU from the "
+        f"{clock.how}; {os.cpu_count()} cores, load {load_before:.1f} before, {os.getloadavg()[0]:.1f} at the end)"
     )
     width = max(len(r[0]) for r in rows)
     for what, value in rows:

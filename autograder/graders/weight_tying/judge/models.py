@@ -2,7 +2,7 @@
 the judge's values (``runner/values.py``), never with values the submission reports.
 
 Judging behaviour on the architecture the student really built keeps one ignored size from failing every
-area (the parameter-count tests name it). Models are memoised (``autograder.judge.memo``; callers must not
+area (the parameter-count tests name it). Models are memoised (``autograder.grading.judge.memo``; callers must not
 change them): a model whose sizes are those the plan's cfg gives, which every correct submission shows, is
 kept for the whole plan, so grading many submissions against one plan builds it once; a model built from
 sizes only one submission reported, and whatever else ``memoised`` keeps, lives until that submission's
@@ -30,6 +30,9 @@ __all__ = [
     "minigpt_from_state",
     "memoised",
     "frozen",
+    "tensor_key",
+    "for_model",
+    "judge_logits",
 ]
 
 # The wrapper's constructor arguments, in the contract's order.
@@ -56,6 +59,44 @@ def memoised(key: tuple, compute: Callable[[], Any], *, plan_only: bool = False)
     plan's own values (no size, record or object a submission reported), and the result is kept across
     submissions. Both memos drop their least recently used entries past their byte budget."""
     return (PLAN_MEMO if plan_only else JUDGEMENT_MEMO).get(key, compute)
+
+
+def tensor_key(t: Tensor) -> tuple:
+    """A hashable key for a plan tensor's contents (dtype, shape, bytes): never its id, which a later plan's
+    tensor may reuse."""
+    return (str(t.dtype), tuple(t.shape), t.detach().contiguous().numpy().tobytes())
+
+
+def for_model(cfg: Mapping[str, Any], shapes: Mapping[str, Any], key: tuple, compute: Callable[[], Any]) -> Any:
+    """compute() of work on the judge's model of `shapes` (see ``judge_model``), memoised: kept for the whole
+    plan when `shapes` are those of a MiniGPT built with `cfg` (what every correct submission shows), else
+    for this judgement only (the shapes join the key). `key` must hold nothing but the plan's own values
+    (seeds, gains, ``tensor_key`` of plan tensors)."""
+    if _planned(cfg, shapes):
+        return memoised((*key, frozen(cfg), "as planned"), compute, plan_only=True)
+    return memoised((*key, frozen(cfg), frozen(shapes)), compute)
+
+
+def judge_logits(
+    cfg: Mapping[str, Any],
+    shapes: Mapping[str, Sequence[int]],
+    values: int,
+    ids: Tensor,
+    *,
+    gain: float = 1.0,
+    dtype: torch.dtype = torch.float32,
+    table: int | None = None,
+    head_follows: bool = True,
+) -> Tensor:
+    """judge_model(...)(ids) without autograd, memoised as ``for_model`` (callers must not change it)."""
+
+    def compute() -> Tensor:
+        model = judge_model(cfg, shapes, values, gain=gain, dtype=dtype, table=table, head_follows=head_follows)
+        with torch.no_grad():
+            return model(ids)
+
+    key = ("judge_logits", values, gain, str(dtype), table, head_follows, tensor_key(ids))
+    return for_model(cfg, shapes, key, compute)
 
 
 def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniGPT:

@@ -20,11 +20,11 @@ from autograder.graders.weight_tying.diagnosis import TOL, close
 from autograder.graders.weight_tying.judge.models import (
     CFG_KEYS,
     build_minigpt,
-    frozen,
+    for_model,
     judge_model,
-    memoised,
     minigpt_from_state,
     shape_cfg,
+    tensor_key,
 )
 from autograder.graders.weight_tying.runner.tools import dropout_settings
 from dnnlpy.models.gpt import MiniGPT, count_parameters
@@ -183,7 +183,7 @@ def minigpt_path_grads(
 
     if name != "logits":  # depends on the submission's own output (a scale), so not shared
         return compute()
-    return memoised(("path_grads", frozen(cfg), frozen(shapes), values, id(ids), id(upstream)), compute)
+    return for_model(cfg, shapes, ("path_grads", values, tensor_key(ids), tensor_key(upstream)), compute)
 
 
 @torch.no_grad()

@@ -1,8 +1,12 @@
 """Trusted: fetch an experiment record for a hidden-suite test, and refuse it unless its seal holds.
 
-`need` is `autograder.judge.evidence.need` plus the seal check of ``runner/seal.py``: a record that comes
+`need` is `autograder.grading.judge.suite_api.need` plus the seal check of ``runner/seal.py``: a record that comes
 without its seal, with a seal saying the runner was changed while the student's code ran, or whose content
 no longer matches its seal fails the test with that reason, before any of its values is read.
+
+A judgement checks each record's seal once: the suite asks for a record in several tests, and the digest is
+most of what asking costs. The verdict is kept for the judgement only (``judge.memo``), keyed on the record
+object itself (held by the entry, so its id cannot be reused while the entry lives).
 """
 
 from __future__ import annotations
@@ -13,20 +17,23 @@ from typing import Any
 from autograder.graders.weight_tying.runner import evidence as ev
 from autograder.graders.weight_tying.runner.seal import problem
 from autograder.grading.judge import suite_api as base
+from autograder.grading.judge.memo import Memo
 from autograder.protocol.schema import Record
 
 __all__ = ["need"]
 
 _RECORDS = {r.NAME: r for r in ev.RECORDS}
+# Verdicts of this judgement: one per record checked; its records are the evidence's (bounded in decoding).
+_VERDICTS = Memo("judgement", 128 << 20)
 
 
 def need(
     evidence: Mapping[str, Any], record: str | type[Record], run: Mapping[str, Any] | None = None, *, what: str = ""
 ) -> dict:
-    """The record (see ``autograder.judge.evidence.need``), only if its seal holds."""
+    """The record (see ``autograder.grading.judge.suite_api.need``), only if its seal holds."""
     rec = base.need(evidence, record, run, what=what)
     name = record if isinstance(record, str) else record.NAME
-    why = problem(name, rec, _RECORDS[name])
+    _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, problem(name, rec, _RECORDS[name])))
     if why is not None:
         raise base.EvidenceError(
             f"{what or name}: evidence refused: {why}; a record the runner did not send as measured earns nothing"

@@ -28,6 +28,7 @@ from autograder.graders.weight_tying.runner.tools import (
     load_state_in_place,
     plain,
     reloaded,
+    seed_cpu,
     seeded,
     unique_parameters,
 )
@@ -238,7 +239,7 @@ def gpt_dropout(ns, plan):
         model = _gpt(ns, cfg, p["seed"])
         shapes = load_judge_values(model.minigpt, p["values"])
         model.train()
-        torch.manual_seed(p["seed"] + 7)
+        seed_cpu(p["seed"] + 7)
         first = plain(model(p["ids"]))
         second = plain(model(p["ids"]))
         model.eval()
@@ -302,9 +303,9 @@ def gpt_generate(ns, plan):
         model = _gpt(ns, c["cfg"], 0)
         load_state_in_place(model.minigpt, c["state"])
         model.eval()
-        torch.manual_seed(1)
+        seed_cpu(1)
         first, seen = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
-        torch.manual_seed(2)
+        seed_cpu(2)
         second, seen_again = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         delegated = seen + [name for name in seen_again if name not in seen]
         return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated)

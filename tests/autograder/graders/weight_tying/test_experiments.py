@@ -56,3 +56,16 @@ def test_experiments_never_import_torch_dynamo():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split()[-2:] == ["15", "False"], out.stdout
+
+
+def test_experiments_seed_only_the_cpu_generator(plan, collect_evidence, monkeypatch):
+    """torch.manual_seed also seeds CUDA, XPU and MTIA lazily, each recording a stack trace (most of what
+    seeding cost a run); the experiments seed the CPU generator they draw from, and nothing else."""
+    import torch
+
+    calls = []
+    manual_seed = torch.manual_seed
+    monkeypatch.setattr(torch, "manual_seed", lambda seed: calls.append(seed) or manual_seed(seed))
+    evidence = collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
+    assert all("error" not in evidence[r.NAME] for r in RECORDS)
+    assert calls == [], f"the experiments called torch.manual_seed {len(calls)} times"

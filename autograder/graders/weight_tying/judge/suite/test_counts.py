@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import copy
+from functools import partial
 
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, reread
+from autograder.graders.weight_tying.judge.models import for_model, judge_logits, memoised, tensor_key
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     build_minigpt,
     dropout_settings,
     judge_model,
-    memoised,
     rewritten_by_forward,
     shape_cfg,
     sizes_ignored,
@@ -49,7 +50,7 @@ def _reference(cfg) -> dict:
             "shapes": {k: list(v.shape) for k, v in tied.state_dict().items()},
         }
 
-    return memoised(("counts", tuple(sorted(cfg.items()))), compute)
+    return memoised(("counts", tuple(sorted(cfg.items()))), compute, plan_only=True)  # cfg: the plan's own
 
 
 def _cfg_text(cfg) -> str:
@@ -189,8 +190,7 @@ def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
     d = cfg["embed_dim"]
     for h in dict.fromkeys((cfg["num_heads"], 1, 2, 3, 4, 6, 8, 12)):
         if d % h == 0:
-            with torch.no_grad():
-                want = judge_model({**cfg, "num_heads": h}, shapes, values)(ids)
+            want = judge_logits({**cfg, "num_heads": h}, shapes, values, ids)
             if after_head(logits, want, bias=False) is not None:
                 return True
     return False
@@ -233,15 +233,13 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
         logits = plain_tensor(
             got, HeadsCase.logits, shape=(*ids.shape, cfg["vocab_size"]), dtype=torch.float32, what=f"{what}: logits"
         )
-        with torch.no_grad():
-            expected = judge_model(cfg, shapes, c["values"])(ids)
+        expected = judge_logits(cfg, shapes, c["values"], ids)
         if close(logits, expected):
             continue
         hint = ""
         for h in (1, 2, 3, 4, 6, 8):
             if h != cfg["num_heads"] and cfg["embed_dim"] % h == 0:
-                with torch.no_grad():
-                    other = judge_model({**cfg, "num_heads": h}, shapes, c["values"])(ids)
+                other = judge_logits({**cfg, "num_heads": h}, shapes, c["values"], ids)
                 if close(logits, other):
                     hint = f" (they match a MiniGPT with num_heads={h})"
                     break
@@ -249,6 +247,15 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
             f"{what}: logits differ from a MiniGPT with num_heads={cfg['num_heads']}{hint}: "
             f"hyper-parameter ignored (num_heads)" + reread(9)
         )
+
+
+def _train(cfg, shapes, p):
+    with torch.no_grad():  # p = 1 or 0: no random mask, so no seed to share
+        return copy.deepcopy(judge_model(cfg, shapes, p["values"])).train()(p["ids"])
+
+
+def _dropout_settings(cfg, shapes):
+    return sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
 
 
 @graded
@@ -267,10 +274,8 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         second = plain_tensor(got, DropoutRun.train_2, shape=shape, dtype=torch.float32, what=f"{what}: train logits")
         ev = plain_tensor(got, DropoutRun.eval, shape=shape, dtype=torch.float32, what=f"{what}: eval-mode logits")
         shapes = shape_dict(got, DropoutRun.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
-        model = judge_model(cfg, shapes, p["values"])
-        with torch.no_grad():
-            expected = model(ids)
-            train = copy.deepcopy(model).train()(ids)  # p = 1 or 0: no random mask, so no seed to share
+        expected = judge_logits(cfg, shapes, p["values"], ids)
+        train = for_model(cfg, shapes, ("dropout train", p["values"], tensor_key(ids)), partial(_train, cfg, shapes, p))
         assert close(ev, expected), (
             f"{what}: dropout was not checked because the eval-mode logits differ from a MiniGPT with these "
             f"hyper-parameters and the judge's weights (see the shape flow tests)"
@@ -282,7 +287,7 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
                 f"{seen}): hyper-parameter ignored (dropout)" + reread(9)
             )
         # Judged on the model as built (an ignored size is the state_dict test's business, not this one's).
-        want = sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
+        want = for_model(cfg, shapes, ("dropout settings",), partial(_dropout_settings, cfg, shapes))
         reported = got.get(DropoutRun.dropout_settings)
         valid = isinstance(reported, list) and all(
             isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem, reread
+from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
@@ -49,8 +50,7 @@ def _wrapper_paths(plan, rec, what):
     model = judge_model(p["cfg"], shapes, p["values"]["grad"])
     shape = (*p["ids"].shape, p["cfg"]["vocab_size"])
     logits = plain_tensor(rec, GptGrad.logits, shape=shape, dtype=torch.float32, what=f"{what}: logits")
-    with torch.no_grad():
-        post = after_head(logits, model(p["ids"]))
+    post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
     if post is None:
         raise _not_checked(what, "forward's logits are not those of a MiniGPT holding the judge's weights")
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)

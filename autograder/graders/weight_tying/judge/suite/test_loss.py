@@ -10,11 +10,13 @@ instead of a mean, a scaled loss. The expected loss comes from the judge's MiniG
 from __future__ import annotations
 
 import copy
+from functools import partial
 
 import torch
 import torch.nn.functional as F
 
 from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, reread
+from autograder.graders.weight_tying.judge.models import for_model, tensor_key
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
@@ -83,10 +85,12 @@ def _check_loss(plan, evidence, run, form: str):
         f"{call} returned shape {tuple(loss.shape)}, expected a 0-dim scalar (the mean over positions)" + reread(9)
     )
     model = judge_model(p["cfg"], shapes, p["values"]["loss"], gain=p["loss_gain"])
-    with torch.no_grad():
-        want = next_token_loss(model, p["ids"], targets)
+    # The judge's loss and gradient depend on the plan alone when the shapes are the plan's: kept for the plan.
+    key = ("loss", p["values"]["loss"], p["loss_gain"], form, tensor_key(p["ids"]))
+    want = for_model(p["cfg"], shapes, key, partial(_loss, model, p["ids"], targets, grad=False))
     if close(loss, want, **TOL):
-        _check_differentiable(got, model, p["ids"], targets, call)
+        want_grad = partial(for_model, p["cfg"], shapes, (*key, "pos grad"), partial(_loss, model, p["ids"], targets))
+        _check_differentiable(got, model, want_grad, call)
         return
     pos = shapes.get("pos_embed.weight")
     if pos is not None and len(pos) == 2 and pos[0] != p["cfg"]["block_size"]:
@@ -121,7 +125,17 @@ def _check_loss(plan, evidence, run, form: str):
     )
 
 
-def _check_differentiable(got, model, ids, targets, call) -> None:
+def _loss(model, ids, targets, *, grad: bool = True):
+    """The judge's mean next-token loss of `model`, or (`grad`) its gradient on the positional table."""
+    if not grad:
+        with torch.no_grad():
+            return next_token_loss(model, ids, targets)
+    fresh = copy.deepcopy(model).requires_grad_(True)
+    next_token_loss(fresh, ids, targets).backward()
+    return fresh.pos_embed.weight.grad
+
+
+def _check_differentiable(got, model, want_grad, call) -> None:
     """loss.backward() must reach the model: the positional table's gradient is the judge's."""
     grad = got.get(LossCase.pos_grad)
     assert grad is not None, (
@@ -135,9 +149,7 @@ def _check_differentiable(got, model, ids, targets, call) -> None:
         dtype=torch.float32,
         what=f"{call}: minigpt.pos_embed.weight.grad",
     )
-    fresh = copy.deepcopy(model).requires_grad_(True)
-    next_token_loss(fresh, ids, targets).backward()
-    want = fresh.pos_embed.weight.grad
+    want = want_grad()
     assert close(grad, want, **grad_tol(want)), (
         f"{call} has the right value, but its gradient (seen on minigpt.pos_embed.weight) is not the gradient "
         f"of that value: loss detached in part (a detach() on one path?)" + reread(7, 9)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem, reread
+from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import judge_model, layer_norm_eps, skipped_part, tied_lm_logits
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.runner.evidence import (
@@ -115,17 +116,17 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     shapes = shape_dict(got, ForwardCase.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
     logits = _logits(got, b, t, cfg["vocab_size"], dtype, what)
     tol = TOL if dtype == torch.float32 else TOL64
-    candidates = [judge_model(cfg, shapes, values, gain=gain, dtype=dtype)]
+    settings = [dict(gain=gain, dtype=dtype)]
     for seed in tables:  # the tie is judged by parameter identity; here either kind of head may be right
-        candidates = [judge_model(cfg, shapes, values, dtype=dtype, table=seed, head_follows=f) for f in (True, False)]
-    with torch.no_grad():
-        expected = [model(ids) for model in candidates]
+        settings = [dict(dtype=dtype, table=seed, head_follows=f) for f in (True, False)]
+    expected = [judge_logits(cfg, shapes, values, ids, **s) for s in settings]  # kept for the plan
     if any(logits_problem(logits, want, tol=tol) is None for want in expected):
         return shapes
     problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
     if problem is not None and "wrong values" in problem:
-        part = skipped_part(candidates[0], ids, logits, tol=tol)
-        eps = None if part else layer_norm_eps(candidates[0], ids, logits, tol=tol)
+        model = judge_model(cfg, shapes, values, **settings[0])
+        part = skipped_part(model, ids, logits, tol=tol)
+        eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
         if part:
             problem = f"the logits are those of a MiniGPT forward that skips {part}: skips part of MiniGPT" + reread(9)
         elif eps is not None:
