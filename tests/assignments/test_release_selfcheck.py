@@ -101,6 +101,11 @@ WRONG = {
         "test_generate_is_greedy_and_keeps_the_prompt",
         "wrong position",
     ),
+    "dropout left on while decoding": (
+        [("        self.eval()  # no dropout while decoding, so greedy output is deterministic\n", "")],
+        "test_generate_turns_dropout_off",
+        "dropout on while decoding",
+    ),
     "no context crop": (
         [("context = ids[:, -block_size:]", "context = ids")],
         "test_generate_crops_past_block_size",
@@ -138,6 +143,7 @@ CHECK_NAMES = [
     "test_wrapper_loss_with_full_length_targets",
     "test_generate_writes_its_own_loop",
     "test_generate_is_greedy_and_keeps_the_prompt",
+    "test_generate_turns_dropout_off",
     "test_generate_crops_past_block_size",
 ]
 STUB = """

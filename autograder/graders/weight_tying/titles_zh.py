@@ -23,6 +23,7 @@ TITLES = {
     "generate_greedy_within_block_size": "上下文不超过 block_size 时 generate 逐步取 argmax",
     "generate_greedy_past_block_size": "上下文超过 block_size 后 generate 仍逐步取 argmax",
     "generate_is_deterministic_argmax": "generate 是确定的 argmax（不采样）",
+    "generate_turns_dropout_off": "generate 解码时关闭 dropout（切换到 eval 模式）",
     "tied_lm_shared_gradient_is_sum_of_paths": "TiedEmbeddingLM 共享表的梯度是两条路径的梯度之和",
     "tied_lm_sgd_step_updates_table_once": "TiedEmbeddingLM 一步 SGD 只更新这张表一次",
     "wrapper_shared_gradient_is_sum_of_paths": "包装模型共享表的梯度是两条路径的梯度之和",

@@ -77,6 +77,12 @@ class LmIdentity(TableFollow, Sealed, name="lm_identity"):
         "bool", "token_embed.weight is among model.parameters() (it can cost points, never earn one)", checked=False
     )
     head_has_bias = Field("bool", "lm_head has a bias (the logits show it)", checked=False)
+    library_tie = Field(
+        "bool",
+        "token_embed.weight or lm_head.weight is the table of a dnnlpy MiniGPT built with weight_tying=True while "
+        "TiedEmbeddingLM was constructed (the pair borrowed, tied by the library); it can cost points, never earn one",
+        checked=False,
+    )
 
 
 class LmReload(TableFollow, Sealed, name="lm_reload"):
@@ -259,13 +265,20 @@ class GenerateCase(Record):
         "zeroes the generation area; the runner's word, so it can cost points, never earn one",
         checked=False,
     )
+    rebuilt = Field(
+        "bool",
+        "model.minigpt could not hold the plan's weights (an ignored size), so the runner replaced it by a MiniGPT "
+        "of the plan's sizes holding them before calling generate: the loop is graded all the same",
+        checked=False,
+    )
 
 
 class GptGenerate(Sealed, name="gpt_generate"):
     """Greedy generation: a prompt shorter than block_size that stays within it, one that grows past it, a
-    prompt of exactly block_size (B = 1), and one longer than block_size."""
+    prompt of exactly block_size (B = 1), and one longer than block_size, all on a model in eval mode; then
+    the first one again on a model with dropout 1 left in train mode (train_mode)."""
 
-    cases = Field("named cases", "within_block, past_block, at_block, long_prompt", of=GenerateCase)
+    cases = Field("named cases", "within_block, past_block, at_block, long_prompt, train_mode", of=GenerateCase)
 
 
 # Experiment records in the order the runner sends them.

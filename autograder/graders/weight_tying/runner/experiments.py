@@ -32,7 +32,7 @@ from autograder.graders.weight_tying.runner.tools import (
     unique_parameters,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
-from autograder.graders.weight_tying.runner.watch import watch_calls
+from autograder.graders.weight_tying.runner.watch import tied_by_library, watch_calls
 
 __all__ = ["run", "EXPERIMENTS"]
 
@@ -76,9 +76,11 @@ def _lm(ns, p, seed_offset=0):
 
 def lm_identity(ns, plan):
     p = plan["lm"]
-    model = _lm(ns, p)
+    model, library_tables = tied_by_library(lambda: _lm(ns, p))
     facts = _identity_facts(model, model.token_embed.weight, model.lm_head.weight)
     facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
+    mine = (model.token_embed.weight, model.lm_head.weight)
+    facts[ev.LmIdentity.library_tie] = any(t is w for t in library_tables for w in mine)
     return ev.LmIdentity.make(**facts, **_follow_table(model, model, p["W1"], p["ids"]))
 
 
@@ -296,19 +298,36 @@ def gpt_loss(ns, plan):
     return ev.GptLoss.make(**rec)
 
 
-def gpt_generate(ns, plan):
-    def one(c):
-        model = _gpt(ns, c["cfg"], 0)
+def _generation_model(ns, c) -> tuple[torch.nn.Module, bool]:
+    """(the wrapper holding the plan's weights in model.minigpt, rebuilt). When the wrapper's MiniGPT cannot
+    hold them (an ignored size: the parameter counts tests judge that), model.minigpt is replaced by a MiniGPT
+    of the plan's sizes that holds them, so the generation loop, which is the student's, is still graded."""
+    model = _gpt(ns, c["cfg"], 0)
+    try:
         load_state_in_place(model.minigpt, c["state"])
-        model.eval()
+        return model, False
+    except (KeyError, ValueError):  # the grader's own load: not an error of the student's code
+        from dnnlpy.models.gpt import MiniGPT
+
+        inner = seeded(0, lambda: MiniGPT(**c["cfg"], weight_tying=True))
+        load_state_in_place(inner, c["state"])
+        model.minigpt = inner
+        return model, True
+
+
+def gpt_generate(ns, plan):
+    def one(c, train: bool):
+        model, rebuilt = _generation_model(ns, c)
+        model.train(train)  # train mode: a decoder switches its dropout off itself
         torch.manual_seed(1)
         first, seen = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         torch.manual_seed(2)
         second, seen_again = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         delegated = seen + [name for name in seen_again if name not in seen]
-        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated)
+        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated, rebuilt=rebuilt)
 
-    return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c: one(c)) for c in plan["gpt"]["generate"]})
+    cases = [(c, False) for c in plan["gpt"]["generate"]] + [(plan["gpt"]["generate_train"], True)]
+    return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c, t=t: one(c, t)) for c, t in cases})
 
 
 def _sealed(record_class, fn: Callable[[dict, dict], dict]) -> Callable[[dict, dict], dict]:

@@ -55,6 +55,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         bs = self.minigpt.block_size
         seq = input_ids
         for _ in range(max_new_tokens):
