@@ -144,6 +144,27 @@ def test_a_release_holds_no_solution(releases, source_nb, language):
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_release_gives_no_answer_line_away(releases, language):
+    """The release nbgrader made: no tie, crop or last-position argmax line in any file (checks, diagnosis,
+    translations, notebook)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_answers", Path(__file__).with_name("test_no_answer_lines.py"))
+    answers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(answers)
+    folder = releases[language]
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".ipynb":
+                text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+            if lines := answers.answer_lines(text):
+                found[path.relative_to(folder).as_posix()] = lines
+    assert found == {}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_release_notebook_fails_only_in_cells_that_need_the_stubs(releases, language):
     nb = _execute(nbformat.read(releases[language] / "weight_tying.ipynb", as_version=4), releases[language])
     errors = _errors(nb)

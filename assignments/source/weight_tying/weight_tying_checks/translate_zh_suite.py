@@ -257,12 +257,6 @@ _SUITE = [
         "有误",
     ),
     rule(
-        "\n-> no crop / wrong crop: feed only the last block_size tokens (ids[:, -block_size:]) to the model at each "
-        "step",
-        "\n→ 没有截取或截取方式不对（⟦no crop⟧ / ⟦wrong crop⟧）：每一步只把最后 block_size 个 token"
-        "（⟦ids[:, -block_size:]⟧）送进模型",
-    ),
-    rule(
         "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)",
         "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：logits = ⟦x @ W.T⟧，其中 W 的形状为 (V, D)",
     ),
