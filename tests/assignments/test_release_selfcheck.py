@@ -309,3 +309,23 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"
     ):
         checks.language()
+
+
+def test_an_untied_wrapper_is_named_by_its_flag_and_blocks_nothing_else(checks, solution_source):
+    source = solution_source.replace("            weight_tying=True,\n", "")
+    assert source != solution_source
+    session = _session(checks, source)
+    outcomes = {name: session.outcome(name) for name in checks.CHECKS}
+    failed = {name: o.message for name, o in outcomes.items() if o.status != "passed"}
+    assert list(failed) == ["test_wrapper_minigpt_is_tied"], failed
+    message = failed["test_wrapper_minigpt_is_tied"]
+    assert "weight_tying=False" in message and "untied head" in message and ".clone()" not in message
+
+
+def test_a_loss_that_raises_is_not_called_a_shift_misread(checks, solution_source):
+    source = solution_source.replace(
+        "        return self.minigpt.loss(input_ids, targets)\n", "        raise RuntimeError('a typo')\n"
+    )
+    session = _session(checks, source)
+    message = session.outcome("test_wrapper_loss_without_targets").message
+    assert "loss raises" in message and "shift" not in message, message

@@ -80,13 +80,15 @@ def tie_problem(
     follows_after_forward: bool = False,
     equal_values: bool = False,
     pos_shape: tuple[int, ...] | None = None,
+    flag_off: bool = False,
 ) -> str | None:
     """None when the head behaves as tied; otherwise the misconception behind it.
 
     `follows`: an in-place change of token_embed.weight shows in lm_head.weight (before any forward call);
     `same_object`: lm_head.weight is token_embed.weight; `same_storage`: they start at one address;
     `follows_after_forward`: the head shows the table only after a forward call; `equal_values`: the two
-    hold equal values now; `pos_shape`: the positional table's shape, when there is one.
+    hold equal values now; `pos_shape`: the positional table's shape, when there is one; `flag_off`: the head
+    belongs to a dnnlpy MiniGPT built with weight_tying=False (or without the flag, which is the same).
     """
     if follows and same_object:
         return None
@@ -108,6 +110,11 @@ def tie_problem(
         return (
             f"lm_head.weight has shape {tuple(head_shape)}, expected the embedding's {tuple(table_shape)} (V, D): "
             "transposed (a Linear(D, V) already stores its weight as (V, D)), or not the embedding's table" + reread(6)
+        )
+    if flag_off and not follows_after_forward:
+        return (
+            "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
+            "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own" + reread(9)
         )
     if follows_after_forward:
         return (

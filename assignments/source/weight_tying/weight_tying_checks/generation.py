@@ -106,7 +106,7 @@ def _named(out, expected, inner, prompt, steps) -> str | None:
     area="argmax generation",
     section=9,
     title="generate runs its own loop (no MiniGPT.generate, no dnnlpy sampling helper)",
-    needs=("test_wrapper_minigpt_is_tied",),
+    needs=("test_wrapper_holds_a_dnnlpy_minigpt",),
 )
 def test_generate_writes_its_own_loop(cls):
     model = build(cls)

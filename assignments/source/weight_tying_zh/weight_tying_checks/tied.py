@@ -52,7 +52,7 @@ def embedding_options_problem(embed) -> str | None:
     return None
 
 
-def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS) -> str | None:
+def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> str | None:
     """The tie as the grader judges it, on live modules, before any forward call (then after one)."""
     table = table_of(embed, owner)
     weight = getattr(head, "weight", None)
@@ -82,6 +82,7 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS)
         follows_after_forward=after_forward,
         equal_values=equal_values,
         pos_shape=pos_shape,
+        flag_off=flag_off,
     )
 
 

@@ -133,6 +133,12 @@ class GptIdentity(TableFollow, Sealed, name="gpt_identity"):
     """MiniGPTWithWeightTying built with the plan's cfg and seed; the judge's weights loaded into minigpt,
     then W1 written into minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     n_param_objects = LmIdentity.FIELDS["n_param_objects"]
     unique_numel = Field("int", "scalars in the distinct Parameters", checked=False)
     param_names = LmIdentity.FIELDS["param_names"]
@@ -149,6 +155,12 @@ class GptReload(TableFollow, Sealed, name="gpt_reload"):
     """The judge's weights loaded, a state_dict saved and loaded into a fresh wrapper, then W2 written into
     minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
@@ -156,6 +168,12 @@ class GptFloat64(TableFollow, Sealed, name="gpt_float64"):
     """The judge's weights loaded, the wrapper moved .to(torch.float64), then W3 (float64) written into
     minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 

@@ -37,6 +37,11 @@ from autograder.graders.weight_tying.runner.watch import tied_by_library, watch_
 __all__ = ["run", "EXPERIMENTS"]
 
 
+def _flag_off(inner) -> bool:
+    """The wrapper's MiniGPT was built untied (weight_tying=False, or the flag left out): it only names the mistake."""
+    return getattr(getattr(inner, "config", None), "weight_tying", None) is False
+
+
 def _tie_facts(embed, head) -> dict:
     return {ev.TieFacts.head_is_embed: head is embed, ev.TieFacts.same_data_ptr: head.data_ptr() == embed.data_ptr()}
 
@@ -155,6 +160,7 @@ def gpt_identity(ns, plan):
     g = model.minigpt
     facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
     facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
+    facts[ev.GptIdentity.flag_off] = _flag_off(g)
     facts[ev.GptIdentity.state_shapes] = load_judge_values(g, p["values"]["identity"])
     facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
     also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
@@ -174,7 +180,7 @@ def gpt_reload(ns, plan):
 
     fresh = reloaded(build)
     g = fresh.minigpt
-    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptReload.flag_off: _flag_off(g)}
     rec.update(_follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
     return ev.GptReload.make(**rec, state_shapes=state_shapes(g))
 
@@ -185,7 +191,7 @@ def gpt_float64(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["float64"])
     model = model.to(torch.float64)
     g = model.minigpt
-    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptFloat64.flag_off: _flag_off(g)}
     table = _table(p["tables"]["float64"], g, torch.float64)
     rec.update(_follow_table(model, g, table, p["ids"], eval_mode=True))
     return ev.GptFloat64.make(**rec, state_shapes=shapes)

@@ -107,6 +107,7 @@ def _check_follow(rec, target, *, what, pos=None):
         same_storage=rec.get(TableFollow.same_data_ptr) is True,
         follows_after_forward=shows_table(after),
         pos_shape=None if pos is None else tuple(pos.shape),
+        flag_off=rec.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
     )
     assert problem is None, f"{what}: {problem}"
 
