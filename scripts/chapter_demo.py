@@ -119,7 +119,9 @@ def generation(seed: int, steps: int) -> None:
         f"{time.perf_counter() - start:.2f} s: vocab_size = {tok.vocab_size}"
     )
     torch.manual_seed(seed)
-    model = gpt.MiniGPT(tok.vocab_size, block_size=32, embed_dim=64, num_layers=2, num_heads=4, hidden_dim=128)
+    model = gpt.MiniGPT(
+        tok.vocab_size, block_size=32, embed_dim=64, num_layers=2, num_heads=4, hidden_dim=128, weight_tying=True
+    )
     optimizer = torch.optim.AdamW(model.parameters(), lr=1e-2)
     stream = torch.tensor(tok.encode(corpus).ids)
     g = torch.Generator().manual_seed(seed)

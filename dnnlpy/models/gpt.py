@@ -1,4 +1,4 @@
-"""MiniGPT: a small GPT-2-style language model, with optional embedding / LM-head weight tying.
+"""MiniGPT: a small GPT-2-style language model, with embedding / LM-head weight tying when asked for.
 
 The chapter imports this module as ``gpt``::
 
@@ -50,7 +50,7 @@ class MiniGPTConfig:
     hidden_dim: int = 512  # width of each block's MLP
     bias: bool = True  # biases in the blocks' Linear and LayerNorm layers (never in the LM head)
     dropout: float = 0.0  # dropout probability after embeddings, attention and MLP
-    weight_tying: bool = True  # share token_embed.weight with lm_head.weight
+    weight_tying: bool = False  # share token_embed.weight with lm_head.weight (only when asked, as in the book)
 
     def __post_init__(self) -> None:
         positive_int("vocab_size", self.vocab_size)
@@ -74,9 +74,10 @@ class MiniGPTConfig:
 class MiniGPT(nn.Module):
     """Token + position embeddings -> pre-LN decoder blocks -> final LayerNorm -> LM head.
 
-    The LM head is ``dnnlpy.nn.Linear(D, V, bias=False)``. With ``weight_tying=True`` (the default) its
-    weight *is* ``token_embed.weight`` (one Parameter of shape (V, D)); untied, it has its own (V, D)
-    weight, so the two variants differ by exactly V*D parameters.
+    The LM head is ``dnnlpy.nn.Linear(D, V, bias=False)``. With ``weight_tying=True`` its weight *is*
+    ``token_embed.weight`` (one Parameter of shape (V, D)); untied (``weight_tying=False``, the default, as the
+    book's MiniGPT before it adds tying), it has its own (V, D) weight, so the two variants differ by exactly
+    V*D parameters.
     """
 
     def __init__(
@@ -89,7 +90,7 @@ class MiniGPT(nn.Module):
         hidden_dim: int = 512,
         bias: bool = True,
         dropout: float = 0.0,
-        weight_tying: bool = True,
+        weight_tying: bool = False,
     ):
         super().__init__()
         # The config is the one place the hyper-parameters live; vocab_size, block_size and weight_tying
@@ -155,8 +156,8 @@ class MiniGPT(nn.Module):
             raise ValueError(f"input_ids has shape {tuple(input_ids.shape)}: it needs at least one token")
         if t > self.block_size and not any_length:
             raise ValueError(
-                f"input_ids has shape ({b}, {t}) but block_size is {self.block_size}: crop the context to "
-                f"the last {self.block_size} tokens (input_ids[:, -{self.block_size}:])"
+                f"input_ids has shape ({b}, {t}) but block_size is {self.block_size}: the positional table has "
+                f"{self.block_size} rows, so the model reads at most {self.block_size} tokens at a time"
             )
         if input_ids.numel() == 0:
             return  # an empty batch (B = 0) has no ids to check; forward returns (0, T, V) as torch modules do

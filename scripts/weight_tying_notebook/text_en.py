@@ -144,7 +144,8 @@ token, a sensible constraint since both ends talk about the same tokens.
 ## 9. Exercise 2: `MiniGPTWithWeightTying` ({{ex2}} points)
 
 `dnnlpy.models.gpt.MiniGPT` is a full GPT: token and positional embeddings, pre-LayerNorm decoder blocks, a
-final LayerNorm and the LM head; its `weight_tying` argument ties its head to its token table. Wrap it:
+final LayerNorm and the LM head; its `weight_tying` argument ties its head to its token table. Like the
+chapter's, it ties only when asked: left out, the flag is off and the head keeps a table of its own. Wrap it:
 
 - `__init__`: build `self.minigpt`, a `gpt.MiniGPT` with exactly the given hyper-parameters (all seven reach
   it) and weight tying switched on.
@@ -164,6 +165,12 @@ final LayerNorm and the LM head; its `weight_tying` argument ties its head to it
   crops the context to its last `block_size` tokens (the position table has only `block_size` rows), runs
   `self.minigpt` on it, takes the logits of the **last** position, picks their `argmax` (no sampling) and
   appends it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
+
+  Decode with dropout off. A model with `dropout > 0` in train mode zeroes a random share of its activations
+  on every forward pass, so the argmax of a step would depend on that noise instead of on the model: a
+  decoder switches the model to evaluation mode first (the grader also calls `generate` on a model with
+  dropout left in train mode). Putting the model back in the mode it was in before you return is good
+  practice, so a training loop that samples between steps keeps its dropout, but it is not graded.
 
   The loop is what this part grades, so `generate` must not hand it to the library: no `MiniGPT.generate`,
   and none of `dnnlpy.models.sampling`'s helpers (`greedy`, `sample_top_k`, `sample_top_p`,

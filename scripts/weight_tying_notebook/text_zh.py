@@ -145,7 +145,8 @@ float32 参数占 4 字节：
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
 `dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：词元嵌入和位置嵌入、pre-LayerNorm 的解码块、
-最后一个 LayerNorm 以及语言模型头；它的 `weight_tying` 参数负责把语言模型头和词元嵌入表绑定在一起。请把它包装起来：
+最后一个 LayerNorm 以及语言模型头；它的 `weight_tying` 参数负责把语言模型头和词元嵌入表绑定在一起。和教材里的一样，
+只有明确要求时它才绑定：不传这个参数就是不绑定，语言模型头会保留一张自己的表。请把它包装起来：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
   并打开权重绑定。
@@ -165,6 +166,11 @@ float32 参数占 4 字节：
   截成最后 `block_size` 个 token（位置表只有 `block_size` 行），用 `self.minigpt` 计算，取**最后一个**位置的
   logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回 prompt 加上新生成的 token：
   `(B, T + max_new_tokens)`，int64。
+
+  解码时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
+  argmax 取决于这份随机噪声，而不再是模型本身的选择：解码器应当先把模型切换到评估（eval）模式（评分程序也会在
+  模型带着 dropout、处于训练模式时调用 `generate`）。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
+  穿插采样时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。

@@ -141,6 +141,27 @@ def test_a_release_holds_no_solution(releases, source_nb, language):
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_release_gives_no_answer_line_away(releases, language):
+    """The release nbgrader made: no tie, crop or last-position argmax line in any file (checks, diagnosis,
+    translations, notebook)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_answers", Path(__file__).with_name("test_no_answer_lines.py"))
+    answers = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(answers)
+    folder = releases[language]
+    found = {}
+    for path in folder.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts:
+            text = path.read_text(encoding="utf-8")
+            if path.suffix == ".ipynb":
+                text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
+            if lines := answers.answer_lines(text):
+                found[path.relative_to(folder).as_posix()] = lines
+    assert found == {}
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_release_notebook_fails_only_in_cells_that_need_the_stubs(releases, language):
     nb = _execute(nbformat.read(releases[language] / "weight_tying.ipynb", as_version=4), releases[language])
     errors = _errors(nb)
@@ -162,7 +183,7 @@ def test_a_filled_notebook_runs_without_any_error_and_passes_its_practice_checks
     nb = _execute(filled[language], releases[language])
     assert _errors(nb) == {}
     text = _text(nb)
-    assert text.count("✓") == 15 and "✗" not in text
+    assert text.count("✓") == 16 and "✗" not in text
     assert ("全部通过" in text) == (language == "zh")
     stderr = [
         out.text
@@ -177,7 +198,7 @@ def test_a_filled_notebook_runs_without_any_error_and_passes_its_practice_checks
 def test_self_check_on_the_stub_gives_one_block_per_class(release, env):
     proc, _ = _self_check(release, env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "2 failed, 13 skipped" in proc.stdout
+    assert "2 failed, 14 skipped" in proc.stdout
     assert proc.stdout.count("is not implemented yet: replace `raise NotImplementedError()`") == 2
     assert "waiting for test_tied_table_has_shape_v_by_d: test_tied_head_is_the_embedding_parameter" in proc.stdout
     assert "Traceback" not in proc.stdout and "During handling" not in proc.stdout
@@ -198,7 +219,7 @@ def test_a_syntax_error_in_exercise_1_leaves_exercise_2_checked(release, filled,
     submission = tmp_path / "broken.ipynb"
     nbformat.write(nb, submission)
     proc, _ = _self_check(release, env, submission)
-    assert "1 failed, 10 passed, 4 skipped" in proc.stdout, proc.stdout
+    assert "1 failed, 11 passed, 4 skipped" in proc.stdout, proc.stdout
     assert proc.stdout.count("does not define TiedEmbeddingLM") == 1 or "SyntaxError" in proc.stdout
     assert proc.stdout.count("SyntaxError: expected ':'") == 1
 
@@ -209,7 +230,7 @@ def test_self_check_passes_a_filled_notebook_quickly(releases, filled, env, tmp_
     nbformat.write(filled[language], submission)
     proc, seconds = _self_check(releases[language], env, submission)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "15 passed" in proc.stdout and str(submission) in proc.stdout
+    assert "16 passed" in proc.stdout and str(submission) in proc.stdout
     assert seconds < 10, f"the self-check used {seconds:.1f} s of CPU (budget: 10 s)"
 
 
@@ -255,7 +276,7 @@ def test_nbgrader_autograde_runs_the_practice_checks_for_zero_points(course, rel
         assert alice.max_score == bob.max_score == 100
         assert len(alice.grades) == 10 and alice.score == bob.score == 0
     graded = nbformat.read(course / "autograded" / "alice" / "weight_tying" / "weight_tying.ipynb", 4)
-    assert _errors(graded) == {} and _text(graded).count("✓") == 15
+    assert _errors(graded) == {} and _text(graded).count("✓") == 16
     graded = nbformat.read(course / "autograded" / "bob" / "weight_tying_zh" / "weight_tying.ipynb", 4)
     assert "还没有实现" in _text(graded)
     proc = _run(["nbgrader", "generate_feedback", "weight_tying", "--force"], course, env)

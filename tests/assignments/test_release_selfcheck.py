@@ -101,6 +101,11 @@ WRONG = {
         "test_generate_is_greedy_and_keeps_the_prompt",
         "wrong position",
     ),
+    "dropout left on while decoding": (
+        [("        self.eval()  # no dropout while decoding, so greedy output is deterministic\n", "")],
+        "test_generate_turns_dropout_off",
+        "dropout on while decoding",
+    ),
     "no context crop": (
         [("context = ids[:, -block_size:]", "context = ids")],
         "test_generate_crops_past_block_size",
@@ -138,6 +143,7 @@ CHECK_NAMES = [
     "test_wrapper_loss_with_full_length_targets",
     "test_generate_writes_its_own_loop",
     "test_generate_is_greedy_and_keeps_the_prompt",
+    "test_generate_turns_dropout_off",
     "test_generate_crops_past_block_size",
 ]
 STUB = """
@@ -312,3 +318,23 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"
     ):
         checks.language()
+
+
+def test_an_untied_wrapper_is_named_by_its_flag_and_blocks_nothing_else(checks, solution_source):
+    source = solution_source.replace("            weight_tying=True,\n", "")
+    assert source != solution_source
+    session = _session(checks, source)
+    outcomes = {name: session.outcome(name) for name in checks.CHECKS}
+    failed = {name: o.message for name, o in outcomes.items() if o.status != "passed"}
+    assert list(failed) == ["test_wrapper_minigpt_is_tied"], failed
+    message = failed["test_wrapper_minigpt_is_tied"]
+    assert "weight_tying=False" in message and "untied head" in message and ".clone()" not in message
+
+
+def test_a_loss_that_raises_is_not_called_a_shift_misread(checks, solution_source):
+    source = solution_source.replace(
+        "        return self.minigpt.loss(input_ids, targets)\n", "        raise RuntimeError('a typo')\n"
+    )
+    session = _session(checks, source)
+    message = session.outcome("test_wrapper_loss_without_targets").message
+    assert "loss raises" in message and "shift" not in message, message

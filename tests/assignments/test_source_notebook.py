@@ -199,7 +199,7 @@ def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkey
     assert result.errors == []
     assert result.skipped == []
     out = capsys.readouterr().out
-    assert out.count("✓") == 15 and "✗" not in out
+    assert out.count("✓") == 16 and "✗" not in out
     if edition == "zh":
         assert "全部通过" in out
 

@@ -66,7 +66,7 @@ def test_pool_and_fresh_paths_give_identical_scores_and_messages():
     """A sample: a correct, a wrong and a hostile file of each grader (the sweep below takes more), and a
     generate that never ends (stopped at its time budget: the same budget and words on both paths)."""
     files = [(SELFTEST, p) for p in _files(SELFTEST, ["correct/plus.py", "wrong/*.py", "attacks/fake_json_exit.py"])]
-    files += [(WEIGHT_TYING, p) for p in _files(WEIGHT_TYING, ["correct/c08_*", "wrong/w33_*", "wrong/w59_*"])]
+    files += [(WEIGHT_TYING, p) for p in _files(WEIGHT_TYING, ["correct/c08_*", "wrong/w33_*", "wrong/w62_*"])]
     _same_on_both_paths(files)
 
 
@@ -78,7 +78,7 @@ def test_pool_and_fresh_paths_agree_on_every_selftest_file_and_a_weight_tying_sa
         for p in _files(
             WEIGHT_TYING,
             ["correct/c01_*", "correct/c08_*", "wrong/w05_*", "wrong/w21_*", "wrong/w33_*", "attacks/a02_*"]
-            + ["wrong/w58_*"],  # a try-it cell and a generate that never end: both stopped at their budgets
+            + ["wrong/w61_*"],  # a try-it cell and a generate that never end: both stopped at their budgets
         )
     ]
     _same_on_both_paths(files)

@@ -11,6 +11,7 @@ V, BLOCK, D = 50, 8, 16
 def small_model(**kwargs) -> gpt.MiniGPT:
     torch.manual_seed(0)
     config = dict(vocab_size=V, block_size=BLOCK, embed_dim=D, num_layers=2, num_heads=4, hidden_dim=32)
+    config.setdefault("weight_tying", True)  # the fixtures' default is the tied model (MiniGPT's is untied)
     config.update(kwargs)
     return gpt.MiniGPT(**config)
 

@@ -69,7 +69,7 @@ def test_structure_and_attributes(tied):
 
 
 def test_config_is_the_one_place_the_hyper_parameters_live(tied, untied):
-    assert tied.config == gpt.MiniGPTConfig(V, BLOCK, D, num_layers=2, num_heads=4, hidden_dim=32)
+    assert tied.config == gpt.MiniGPTConfig(V, BLOCK, D, num_layers=2, num_heads=4, hidden_dim=32, weight_tying=True)
     assert (tied.vocab_size, tied.block_size, tied.weight_tying) == (V, BLOCK, True)
     assert untied.weight_tying is False and untied.config.weight_tying is False
     for name in ("vocab_size", "block_size", "weight_tying"):
@@ -121,6 +121,22 @@ def test_state_dict_keys_are_unchanged(make_model):
     expected = ["token_embed.weight", "pos_embed.weight", *[f"blocks.0.{k}" for k in block]]
     expected += ["final_norm.weight", "final_norm.bias", "lm_head.weight"]
     assert list(m.state_dict()) == expected
+
+
+def test_minigpt_ties_only_when_asked():
+    """As in the book: its MiniGPT starts untied and the chapter passes weight_tying=True to tie it, so a
+    wrapper that leaves the flag out builds two tables (the exercise's tie is the student's)."""
+    plain = gpt.MiniGPT(V, BLOCK, embed_dim=D, num_layers=1, num_heads=4, hidden_dim=32)
+    assert plain.weight_tying is False and gpt.MiniGPTConfig(V, BLOCK).weight_tying is False
+    assert plain.lm_head.weight is not plain.token_embed.weight
+
+
+def test_a_too_long_input_names_the_limit_not_the_fix(tied):
+    """The error explains block_size without printing the crop a student's generate must write."""
+    with pytest.raises(ValueError) as info:
+        tied(torch.zeros(1, BLOCK + 3, dtype=torch.long))
+    assert f"block_size is {BLOCK}" in str(info.value)
+    assert "[:, -" not in str(info.value) and "last" not in str(info.value)
 
 
 def test_weight_tying_shares_one_parameter(tied, untied):
@@ -248,7 +264,7 @@ def test_loss_rejects_float_targets_and_single_token(tied, make_ids):
         (
             torch.zeros(2, 9, dtype=torch.long),
             ValueError,
-            r"input_ids has shape \(2, 9\) but block_size is 8: crop the context to the last 8 tokens",
+            r"input_ids has shape \(2, 9\) but block_size is 8: the positional table has 8 rows",
         ),
         ([[1, 2]], TypeError, "torch.Tensor"),
     ],

@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from dnnlpy.models import gpt
+
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
 from .framework import Failed, attribute, call, check
 
@@ -50,7 +52,7 @@ def embedding_options_problem(embed) -> str | None:
     return None
 
 
-def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS) -> str | None:
+def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> str | None:
     """The tie as the grader judges it, on live modules, before any forward call (then after one)."""
     table = table_of(embed, owner)
     weight = getattr(head, "weight", None)
@@ -80,7 +82,25 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS)
         follows_after_forward=after_forward,
         equal_values=equal_values,
         pos_shape=pos_shape,
+        flag_off=flag_off,
     )
+
+
+def _built_watching_minigpt(cls):
+    """(the model, the token tables of every MiniGPT built with weight_tying=True while it was built)."""
+    original = gpt.MiniGPT.__dict__["__init__"]
+    built = []
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        built.append(self)
+
+    gpt.MiniGPT.__init__ = init
+    try:
+        model = _model(cls)
+    finally:
+        gpt.MiniGPT.__init__ = original
+    return model, [m.token_embed.weight for m in built if m.config.weight_tying]
 
 
 @check(
@@ -105,8 +125,15 @@ def test_tied_table_has_shape_v_by_d(cls):
     needs=("test_tied_table_has_shape_v_by_d",),
 )
 def test_tied_head_is_the_embedding_parameter(cls):
-    model = _model(cls)
+    model, borrowed = _built_watching_minigpt(cls)
     head = attribute(model, "lm_head", CLS)
+    mine = (getattr(model.token_embed, "weight", None), getattr(head, "weight", None))
+    if any(table is weight for table in borrowed for weight in mine):
+        raise Failed(
+            "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
+            "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
+            "head and ties them itself"
+        )
     ids = torch.randint(0, V, (2, 3))
     problem = tie_facts_problem(model.token_embed, head, lambda: model(ids))
     if problem:

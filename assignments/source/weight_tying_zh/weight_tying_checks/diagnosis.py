@@ -80,13 +80,15 @@ def tie_problem(
     equal_values: bool = False,
     pos_shape: tuple[int, ...] | None = None,
     language: str = "en",
+    flag_off: bool = False,
 ) -> str | None:
     """None when the head behaves as tied; otherwise the misconception behind it.
 
     `follows`: an in-place change of token_embed.weight shows in lm_head.weight (before any forward call);
     `same_object`: lm_head.weight is token_embed.weight; `same_storage`: they start at one address;
     `follows_after_forward`: the head shows the table only after a forward call; `equal_values`: the two
-    hold equal values now; `pos_shape`: the positional table's shape, when there is one.
+    hold equal values now; `pos_shape`: the positional table's shape, when there is one; `flag_off`: the head
+    belongs to a dnnlpy MiniGPT built with weight_tying=False (or without the flag, which is the same).
     """
 
     def say(key: str, section: int, **params) -> str:
@@ -102,6 +104,8 @@ def tie_problem(
         return say("positional", 4)
     if tuple(head_shape) != tuple(table_shape):
         return say("shape", 6, got=tuple(head_shape), want=tuple(table_shape))
+    if flag_off and not follows_after_forward:
+        return say("flag_off", 9)
     if follows_after_forward:
         return say("after_forward", 6)
     if equal_values:

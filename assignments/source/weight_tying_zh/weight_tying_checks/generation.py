@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+
 import torch
 
 from dnnlpy.models import gpt, sampling
@@ -24,26 +27,49 @@ LIBRARY_DECODERS = (
     sampling.sample_top_p,
     sampling.sample_next_token,
 )
-# How a decoder can go wrong, each simulated on the student's own MiniGPT to name the mistake.
-VARIANTS = {
-    "wrong crop (first block_size tokens)": dict(crop="first"),
-    "wrong crop (block_size - 1 tokens)": dict(crop="minus_one"),
-    "wrong position (logits of the first position)": dict(position=0),
-    "missing append (every step sees the prompt only)": dict(append=False),
-}
 
 
 @torch.no_grad()
-def decode(inner: gpt.MiniGPT, ids: torch.Tensor, steps: int, *, crop="last", position=-1, append=True):
-    """Greedy decoding with the student's MiniGPT, or one of its classic variants."""
-    block, out, context = inner.block_size, ids, ids
-    for _ in range(steps):
-        cut = {"last": context[:, -block:], "first": context[:, :block], "minus_one": context[:, -(block - 1) :]}[crop]
-        logits = inner(cut)  # (B, t, V)
-        nxt = logits[:, position, :].argmax(dim=-1, keepdim=True)  # (B, V) -> (B, 1)
-        out = torch.cat([out, nxt], dim=1)
-        context = out if append else context
-    return out
+def decode(inner: gpt.MiniGPT, ids: torch.Tensor, steps: int) -> torch.Tensor:
+    """The greedy tokens the student's MiniGPT gives, from the library's own decoder (the checks' reference;
+    the student's generate may not call it)."""
+    return inner.generate(ids, steps)
+
+
+def _repeat(prompt: torch.Tensor, token: torch.Tensor, steps: int) -> torch.Tensor:
+    return torch.cat([prompt, token.expand(-1, steps)], dim=1)
+
+
+def _shorter(inner: gpt.MiniGPT) -> gpt.MiniGPT:
+    """A shallow copy of `inner` (the same modules and weights) whose config says block_size - 1."""
+    view = copy.copy(inner)
+    object.__setattr__(view, "config", dataclasses.replace(inner.config, block_size=inner.block_size - 1))
+    return view
+
+
+@torch.no_grad()
+def _variant(name: str, inner: gpt.MiniGPT, prompt: torch.Tensor, steps: int) -> torch.Tensor | None:
+    """The tokens of a decoder with the mistake `name`, or None where it cannot show. Each is simulated
+    without writing a decoding loop out: the library's decoder takes the steps that are right."""
+    block, t = inner.block_size, prompt.shape[1]
+    if name == "missing append (every step sees the prompt only)":
+        return _repeat(prompt, decode(inner, prompt, 1)[:, -1:], steps)
+    if name == "wrong position (logits of the first position)" and t + steps <= block:
+        return _repeat(prompt, decode(inner, prompt[:, :1], 1)[:, -1:], steps)  # position 0 sees token 0 only
+    if name == "wrong crop (first block_size tokens)" and t <= block < t + steps:
+        head = decode(inner, prompt, block - t + 1)  # right until the context holds block_size + 1 tokens
+        return _repeat(head, head[:, -1:], t + steps - head.shape[1])  # then the same first block_size for ever
+    if name == "wrong crop (block_size - 1 tokens)" and block > 1:
+        return decode(_shorter(inner), prompt, steps)
+    return None
+
+
+VARIANTS = (
+    "wrong crop (first block_size tokens)",
+    "wrong crop (block_size - 1 tokens)",
+    "wrong position (logits of the first position)",
+    "missing append (every step sees the prompt only)",
+)
 
 
 def _generate(model, prompt, steps):
@@ -55,9 +81,9 @@ def _generate(model, prompt, steps):
     )
 
 
-def _sharpened(cls):
+def _sharpened(cls, **cfg):
     """A model whose greedy path depends on which tokens it sees (larger weights, sharper logits)."""
-    model = build(cls)
+    model = build(cls, **cfg)
     with torch.no_grad():
         for p in inner_of(model).parameters():
             if p.dim() > 1:
@@ -69,8 +95,9 @@ def _named(out, expected, inner, prompt, steps) -> str | None:
     problem = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)
     if problem is None or "differ from greedy decoding" not in problem:
         return problem
-    for name, how in VARIANTS.items():
-        if torch.equal(out, decode(inner, prompt, steps, **how)):
+    for name in VARIANTS:
+        other = _variant(name, inner, prompt, steps)
+        if other is not None and torch.equal(out, other):
             return f"{problem}\nThe tokens are those of a decoder with this mistake: {name}"
     return problem
 
@@ -81,7 +108,7 @@ def _named(out, expected, inner, prompt, steps) -> str | None:
     area="argmax generation",
     section=9,
     title="generate runs its own loop (no MiniGPT.generate, no dnnlpy sampling helper)",
-    needs=("test_wrapper_minigpt_is_tied",),
+    needs=("test_wrapper_holds_a_dnnlpy_minigpt",),
 )
 def test_generate_writes_its_own_loop(cls):
     model = build(cls)
@@ -145,6 +172,30 @@ def test_generate_is_greedy_and_keeps_the_prompt(cls):
             )
     if problem:
         raise Failed(problem)
+
+
+@check(
+    cls=CLS,
+    group="generate",
+    area="argmax generation",
+    section=9,
+    title="generate switches dropout off while it decodes, whatever mode the model is in",
+    needs=("test_generate_is_greedy_and_keeps_the_prompt",),
+)
+def test_generate_turns_dropout_off(cls):
+    model = _sharpened(cls, dropout=1.0)
+    inner = inner_of(model)
+    prompt = torch.randint(0, SMALL["vocab_size"], (2, 3))
+    expected = decode(inner, prompt, 4)  # eval mode
+    model.train()  # as a training loop leaves it
+    out = _generate(model, prompt, 4)
+    if not torch.equal(out, expected):
+        raise Failed(
+            f"on a model with dropout=1.0 in train mode, generate returned new tokens {out[:, 3:].tolist()} where "
+            f"the greedy ones are {expected[:, 3:].tolist()}: dropout on while decoding (in train mode dropout "
+            "zeroes random activations, so the argmax is no longer the model's choice; a decoder switches the model "
+            "to evaluation mode while it decodes)"
+        )
 
 
 @check(

@@ -131,6 +131,10 @@ _KEYWORDS = {
     "batch of one": ("batch_rows", "批大小为 1 时出错"),
     # named in messages, charged through the keywords above
     "untied": (None, "没有绑定"),
+    "delegated tie": ("delegated_tie", "绑定交给了库"),
+    "loss raises": ("loss_not_written", "损失函数抛出了异常"),
+    "dropout on while decoding": ("dropout_in_generate", "解码时没有关闭 dropout"),
+    "did not finish": (None, "没有在时限内结束"),
 }
 
 # ------------------------------------------------------------------------------------ hidden suite titles
@@ -145,6 +149,7 @@ _TITLES = {
     "generate_greedy_within_block_size": "上下文不超过 block_size 时逐步取 argmax",
     "generate_greedy_past_block_size": "上下文超过 block_size 后仍逐步取 argmax",
     "generate_is_deterministic_argmax": "生成是确定的 argmax（不采样）",
+    "generate_turns_dropout_off": "生成时关闭 dropout（切换到评估模式）",
     "tied_lm_shared_gradient_is_sum_of_paths": "TiedEmbeddingLM 共享表的梯度是两条路径的梯度之和",
     "tied_lm_sgd_step_updates_table_once": "TiedEmbeddingLM 一步 SGD 只更新这张表一次",
     "wrapper_shared_gradient_is_sum_of_paths": "包装模型共享表的梯度是两条路径的梯度之和",

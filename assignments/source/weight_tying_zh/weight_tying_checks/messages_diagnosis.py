@@ -43,6 +43,12 @@ MESSAGES = {
         "语言模型头的权重形状是 {got}，应当与词元嵌入的 {want}（即 (V, D)）相同：可能是转置了（transposed；"
         "D 到 V 的线性层本来就把权重存成 (V, D)），也可能用的根本不是词元嵌入的表",
     ),
+    "diag.tie.flag_off": (
+        "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
+        "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
+        "语言模型头没有绑定（untied head）：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
+        "（MiniGPT 只在明确要求时才绑定），所以它的语言模型头保留了一张自己的 (V, D) 表",
+    ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",

@@ -93,6 +93,12 @@ MESSAGES = {
         "the grader hit an internal error ({what*}); tell your instructor",
         "评分程序内部出错（{what}）；请告诉你的老师",
     ),
+    "suite.did_not_finish_within": (
+        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
+        "very slow one? The other checks still ran",
+        "{what} 没有在 {n} 秒内结束（⟦did not finish⟧），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "慢的循环？其他检查照常运行",
+    ),
     "suite.failed_your_code_raised": (
         "{what} failed: your code raised ",
         "{what} 运行失败：你的代码抛出了异常 ",

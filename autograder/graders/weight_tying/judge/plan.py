@@ -51,7 +51,7 @@ from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, bui
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
-VERSION = 2
+VERSION = 3
 # Greedy steps must win by at least this logit margin, so that float noise of a differently written
 # (but correct) model cannot flip an argmax.
 MIN_MARGIN = 0.02
@@ -173,7 +173,7 @@ def _gpt_plan(g: torch.Generator) -> dict:
     gen_cfg = cfg(randint(g, 16, 28), 6, 16, 1, 4, 24)
     block = gen_cfg["block_size"]
     count_v = 31  # >= embed_dim + 2 for every count configuration
-    return {
+    out = {
         "cfg": main,
         "seed": seed_of(g),
         "ids": ids,
@@ -226,6 +226,11 @@ def _gpt_plan(g: torch.Generator) -> dict:
             {"name": "long_prompt", **_generation_case(g, gen_cfg, 2, block + 3, 4, 1.0)},
         ],
     }
+    # within_block again, on a model with dropout 1 handed to generate in train mode: dropout left on while
+    # decoding zeroes every activation, so each row repeats one token where the greedy path has two or more.
+    within = out["generate"][0]
+    out["generate_train"] = {**within, "name": "train_mode", "cfg": {**gen_cfg, "dropout": 1.0}}
+    return out
 
 
 def make_plan(seed: int) -> dict:

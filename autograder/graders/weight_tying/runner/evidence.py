@@ -77,6 +77,12 @@ class LmIdentity(TableFollow, Sealed, name="lm_identity"):
         "bool", "token_embed.weight is among model.parameters() (it can cost points, never earn one)", checked=False
     )
     head_has_bias = Field("bool", "lm_head has a bias (the logits show it)", checked=False)
+    library_tie = Field(
+        "bool",
+        "token_embed.weight or lm_head.weight is the table of a dnnlpy MiniGPT built with weight_tying=True while "
+        "TiedEmbeddingLM was constructed (the pair borrowed, tied by the library); it can cost points, never earn one",
+        checked=False,
+    )
 
 
 class LmReload(TableFollow, Sealed, name="lm_reload"):
@@ -127,6 +133,12 @@ class GptIdentity(TableFollow, Sealed, name="gpt_identity"):
     """MiniGPTWithWeightTying built with the plan's cfg and seed; the judge's weights loaded into minigpt,
     then W1 written into minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     n_param_objects = LmIdentity.FIELDS["n_param_objects"]
     unique_numel = Field("int", "scalars in the distinct Parameters", checked=False)
     param_names = LmIdentity.FIELDS["param_names"]
@@ -143,6 +155,12 @@ class GptReload(TableFollow, Sealed, name="gpt_reload"):
     """The judge's weights loaded, a state_dict saved and loaded into a fresh wrapper, then W2 written into
     minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
@@ -150,6 +168,12 @@ class GptFloat64(TableFollow, Sealed, name="gpt_float64"):
     """The judge's weights loaded, the wrapper moved .to(torch.float64), then W3 (float64) written into
     minigpt.token_embed."""
 
+    flag_off = Field(
+        "bool",
+        "model.minigpt is a dnnlpy MiniGPT whose config says weight_tying=False (the flag left out or False): only "
+        "names an untied head in the message",
+        checked=False,
+    )
     state_shapes = GptIdentity.FIELDS["state_shapes"]
 
 
@@ -259,13 +283,20 @@ class GenerateCase(Record):
         "zeroes the generation area; the runner's word, so it can cost points, never earn one",
         checked=False,
     )
+    rebuilt = Field(
+        "bool",
+        "model.minigpt could not hold the plan's weights (an ignored size), so the runner replaced it by a MiniGPT "
+        "of the plan's sizes holding them before calling generate: the loop is graded all the same",
+        checked=False,
+    )
 
 
 class GptGenerate(Sealed, name="gpt_generate"):
     """Greedy generation: a prompt shorter than block_size that stays within it, one that grows past it, a
-    prompt of exactly block_size (B = 1), and one longer than block_size."""
+    prompt of exactly block_size (B = 1), and one longer than block_size, all on a model in eval mode; then
+    the first one again on a model with dropout 1 left in train mode (train_mode)."""
 
-    cases = Field("named cases", "within_block, past_block, at_block, long_prompt", of=GenerateCase)
+    cases = Field("named cases", "within_block, past_block, at_block, long_prompt, train_mode", of=GenerateCase)
 
 
 # Experiment records in the order the runner sends them.

@@ -33,10 +33,15 @@ from autograder.graders.weight_tying.runner.tools import (
     unique_parameters,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
-from autograder.graders.weight_tying.runner.watch import watch_calls
+from autograder.graders.weight_tying.runner.watch import tied_by_library, watch_calls
 from autograder.runner.budget import within
 
 __all__ = ["run", "EXPERIMENTS"]
+
+
+def _flag_off(inner) -> bool:
+    """The wrapper's MiniGPT was built untied (weight_tying=False, or the flag left out): it only names the mistake."""
+    return getattr(getattr(inner, "config", None), "weight_tying", None) is False
 
 
 def _tie_facts(embed, head) -> dict:
@@ -78,9 +83,11 @@ def _lm(ns, p, seed_offset=0):
 
 def lm_identity(ns, plan):
     p = plan["lm"]
-    model = _lm(ns, p)
+    model, library_tables = tied_by_library(lambda: _lm(ns, p))
     facts = _identity_facts(model, model.token_embed.weight, model.lm_head.weight)
     facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
+    mine = (model.token_embed.weight, model.lm_head.weight)
+    facts[ev.LmIdentity.library_tie] = any(t is w for t in library_tables for w in mine)
     return ev.LmIdentity.make(**facts, **_follow_table(model, model, p["W1"], p["ids"]))
 
 
@@ -155,6 +162,7 @@ def gpt_identity(ns, plan):
     g = model.minigpt
     facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
     facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
+    facts[ev.GptIdentity.flag_off] = _flag_off(g)
     facts[ev.GptIdentity.state_shapes] = load_judge_values(g, p["values"]["identity"])
     facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
     also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
@@ -174,7 +182,7 @@ def gpt_reload(ns, plan):
 
     fresh = reloaded(build)
     g = fresh.minigpt
-    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptReload.flag_off: _flag_off(g)}
     rec.update(_follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
     return ev.GptReload.make(**rec, state_shapes=state_shapes(g))
 
@@ -185,7 +193,7 @@ def gpt_float64(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["float64"])
     model = model.to(torch.float64)
     g = model.minigpt
-    rec = _tie_facts(g.token_embed.weight, g.lm_head.weight)
+    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptFloat64.flag_off: _flag_off(g)}
     table = _table(p["tables"]["float64"], g, torch.float64)
     rec.update(_follow_table(model, g, table, p["ids"], eval_mode=True))
     return ev.GptFloat64.make(**rec, state_shapes=shapes)
@@ -298,19 +306,36 @@ def gpt_loss(ns, plan):
     return ev.GptLoss.make(**rec)
 
 
-def gpt_generate(ns, plan):
-    def one(c):
-        model = _gpt(ns, c["cfg"], 0)
+def _generation_model(ns, c) -> tuple[torch.nn.Module, bool]:
+    """(the wrapper holding the plan's weights in model.minigpt, rebuilt). When the wrapper's MiniGPT cannot
+    hold them (an ignored size: the parameter counts tests judge that), model.minigpt is replaced by a MiniGPT
+    of the plan's sizes that holds them, so the generation loop, which is the student's, is still graded."""
+    model = _gpt(ns, c["cfg"], 0)
+    try:
         load_state_in_place(model.minigpt, c["state"])
-        model.eval()
+        return model, False
+    except (KeyError, ValueError):  # the grader's own load: not an error of the student's code
+        from dnnlpy.models.gpt import MiniGPT
+
+        inner = seeded(0, lambda: MiniGPT(**c["cfg"], weight_tying=True))
+        load_state_in_place(inner, c["state"])
+        model.minigpt = inner
+        return model, True
+
+
+def gpt_generate(ns, plan):
+    def one(c, train: bool):
+        model, rebuilt = _generation_model(ns, c)
+        model.train(train)  # train mode: a decoder switches its dropout off itself
         seed_cpu(1)
         first, seen = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         seed_cpu(2)
         second, seen_again = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         delegated = seen + [name for name in seen_again if name not in seen]
-        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated)
+        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated, rebuilt=rebuilt)
 
-    return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c: one(c)) for c in plan["gpt"]["generate"]})
+    cases = [(c, False) for c in plan["gpt"]["generate"]] + [(plan["gpt"]["generate_train"], True)]
+    return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c, t=t: one(c, t)) for c, t in cases})
 
 
 def _sealed(record_class, fn: Callable[[dict, dict], dict]) -> Callable[[dict, dict], dict]:

@@ -14,6 +14,10 @@ and not recorded. For the length of one `generate` call the watch:
   code or module attribute was put back (or reloaded), or a thread the call started that is still running
   when it returns counts as delegation suspected, reported as an entry starting with ``SWITCHED_OFF``.
 
+`tied_by_library` watches the other half of the rule, exercise 1's construction: a TiedEmbeddingLM whose tied
+pair comes from a dnnlpy MiniGPT built with weight_tying=True while it was constructed (its embedding and head
+borrowed) did not tie anything itself.
+
 What it cannot see (the README's "Residual risks" says so): a submission that digs the original code out of
 the relay and runs it on an unwatched thread, copies the library's source into its own code, or runs a
 fresh interpreter that imports its own dnnlpy. Every one of those is deliberate work against the grader,
@@ -31,7 +35,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["DELEGATES", "SWITCHED_OFF", "delegate_functions", "delegate_codes", "watch_calls"]
+__all__ = ["DELEGATES", "SWITCHED_OFF", "delegate_functions", "delegate_codes", "watch_calls", "tied_by_library"]
 
 # What counts as delegating the generation loop, by the name the evidence reports.
 DELEGATES = (
@@ -195,3 +199,32 @@ def watch_calls(fn: Callable[[], Any]) -> tuple[Any, list[str]]:
         if watch.shared[i]:  # a forked child called it
             watch.record(name)
     return result, watch.seen + [SWITCHED_OFF + p for p in problems]
+
+
+def tied_by_library(build: Callable[[], Any]) -> tuple[Any, list[Any]]:
+    """(build(), the token tables of every dnnlpy MiniGPT built with weight_tying=True while build() ran).
+
+    MiniGPT.__init__ is wrapped for that time only (a subclass's super().__init__() goes through it too);
+    exceptions of build propagate, and the class is put back in every case."""
+    try:
+        from dnnlpy.models.gpt import MiniGPT
+    except ImportError:  # no dnnlpy: nothing to borrow from
+        return build(), []
+    original = MiniGPT.__dict__["__init__"]
+    built: list[Any] = []
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        built.append(self)
+
+    MiniGPT.__init__ = init
+    try:
+        result = build()
+    finally:
+        MiniGPT.__init__ = original
+    tables = []
+    for model in built:
+        config, embed = getattr(model, "config", None), getattr(model, "token_embed", None)
+        if getattr(config, "weight_tying", False) is True and embed is not None:
+            tables.append(embed.weight)
+    return result, tables

@@ -148,11 +148,11 @@ _WRONG = {k.split("/")[1][:3]: exp for k, (_, exp) in calibration_files(CAL).ite
 # One mistake in several forms: each group must be marked alike (the same band, the same measured mark).
 SAME_MISTAKE = {
     "a wrapper size or keyword hard-coded": ("w13", "w14", "w15", "w16", "w17"),
-    "a second table in exercise 1": ("w01", "w02", "w03", "w04", "w38"),
-    "a second table in exercise 2": ("w12", "w39", "w42", "w46"),
+    "a second table in exercise 1": ("w01", "w02", "w03", "w04", "w38", "w60"),
+    "a second table in exercise 2": ("w12", "w39", "w42", "w46", "w58"),
     "a next-token shift misread": ("w27", "w28", "w29", "w30"),
 }
-CORE = ("w01", "w02", "w38", "w12", "w39", "w42", "w46")  # the head holds a second table: the lesson's core
+CORE = ("w01", "w02", "w38", "w12", "w39", "w42", "w46", "w58")  # the head holds a second table: the lesson's core
 SLIPS = ("w13", "w14", "w15", "w16", "w17", "w26", "w40", "w48", "w49", "w50", "w51")  # subtle slips
 LOSS_SLIPS = ("w27", "w28", "w29", "w30", "w31", "w32", "w53")
 NO_TIE, LOSS_MISSING = "w56", "w57"

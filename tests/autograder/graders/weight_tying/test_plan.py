@@ -126,6 +126,17 @@ def test_6_generation_cases_cover_prompt_lengths_and_separate_every_mistake(plan
                     assert not torch.equal(other, true), (seed, name, variant)
 
 
+def test_6b_the_train_mode_case_tells_dropout_on_from_off(plans):
+    """Dropout 1 left on while decoding gives another sequence than the greedy one, on every seed."""
+    for seed, plan in plans.items():
+        c = plan["gpt"]["generate_train"]
+        assert c["cfg"]["dropout"] == 1.0 and c["name"] == "train_mode", seed
+        model = minigpt_from_state(c["cfg"], c["state"])
+        true = decode(model, c["ids"], c["max_new_tokens"])[0]
+        on = decode(copy.deepcopy(model).train(), c["ids"], c["max_new_tokens"])[0]
+        assert not torch.equal(on, true), seed
+
+
 def test_7_sizes_are_distinct_and_the_wrapper_tables_span_a_proper_subspace(plans):
     for seed, plan in plans.items():
         lm = plan["lm"]

@@ -1,4 +1,5 @@
-"""Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size.
+"""Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size,
+and with dropout off on a model handed over in train mode.
 
 The generation loop is the student's: a `generate` that hands the work to `MiniGPT.generate` or to
 dnnlpy's sampling helpers (seen by the runner while it ran) fails every test of this area, whatever it
@@ -6,6 +7,8 @@ returned. Calling the model itself and torch's argmax is the loop.
 """
 
 from __future__ import annotations
+
+import copy
 
 import torch
 
@@ -57,8 +60,12 @@ def _variants(case) -> dict:
 _UNLOADABLE = ("ValueError: cannot load the judge's weights", "KeyError: 'model.minigpt has no entries")
 
 
+def _case(plan, name) -> dict:
+    return next(c for c in [*plan["gpt"]["generate"], plan["gpt"]["generate_train"]] if c["name"] == name)
+
+
 def _sequence(plan, evidence, run, name, key=GenerateCase.first):
-    case = next(c for c in plan["gpt"]["generate"] if c["name"] == name)
+    case = _case(plan, name)
     b, t = case["ids"].shape
     n = case["max_new_tokens"]
     what = f"generate(input_ids of shape {(b, t)}, max_new_tokens={n}) with block_size={case['cfg']['block_size']}"
@@ -206,3 +213,42 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
             f"the two calls agree, but determinism was not credited because the tokens are not the greedy ones "
             f"(see test_generate_greedy_within_block_size): {exc}"
         ) from None
+
+
+def _dropout_on(case) -> torch.Tensor:
+    """The sequence a decoder gives that leaves the model in train mode (dropout 1: every activation zeroed, so
+    it is fully determined)."""
+    done = _decoded(case)
+    if "train" not in done:
+        done["train"] = decode(copy.deepcopy(done["model"]).train(), case["ids"], case["max_new_tokens"])[0]
+    return done["train"]
+
+
+@graded
+def test_generate_turns_dropout_off(plan, evidence, run):
+    """generate called on a model with dropout 1 that is in train mode: a decoder switches the model to eval
+    mode, so the tokens are the greedy ones (putting the mode back afterwards is good practice, not graded)."""
+    case, seq, what = _sequence(plan, evidence, run, "train_mode")
+    what = f"{what}, dropout={case['cfg']['dropout']}, the model in train mode"
+    if torch.equal(seq, _decoded(case)["correct"]):
+        return
+    if torch.equal(seq, _dropout_on(case)):
+        raise AssertionError(
+            f"{what}: the new tokens {seq[:, case['ids'].shape[1] :].tolist()} are those of the model with its "
+            f"dropout still on: dropout on while decoding (in train mode dropout zeroes random activations, so the "
+            f"greedy choice is no longer the model's; a decoder switches the model to evaluation mode first)"
+            + reread(9)
+        )
+    try:
+        _check_greedy(plan, evidence, run, "within_block")
+    except AssertionError:
+        raise AssertionError(
+            f"{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
+            f"(see test_generate_greedy_within_block_size)"
+        ) from None
+    want = _decoded(case)["correct"]
+    raise AssertionError(
+        f"{what}: new tokens {seq[:, case['ids'].shape[1] :].tolist()}, expected the greedy tokens "
+        f"{want[:, case['ids'].shape[1] :].tolist()}, which the same call gives in eval mode: generate depends on "
+        f"the mode the model is in" + reread(9)
+    )

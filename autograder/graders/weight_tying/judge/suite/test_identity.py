@@ -107,6 +107,7 @@ def _check_follow(rec, target, *, what, pos=None):
         same_storage=rec.get(TableFollow.same_data_ptr) is True,
         follows_after_forward=shows_table(after),
         pos_shape=None if pos is None else tuple(pos.shape),
+        flag_off=rec.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
     )
     assert problem is None, f"{what}: {problem}"
 
@@ -115,6 +116,11 @@ def _check_follow(rec, target, *, what, pos=None):
 def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     """TiedEmbeddingLM: an in-place change of token_embed.weight reaches lm_head.weight before any forward."""
     rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM (identity check)")
+    assert rec.get(LmIdentity.library_tie) is not True, (
+        "TiedEmbeddingLM: its token table is the table of a dnnlpy MiniGPT built with weight_tying=True inside "
+        "__init__: delegated tie (the library tied that pair, not your code); exercise 1 builds its own "
+        "embedding and head and ties them itself" + reread(6)
+    )
     _check_follow(rec, plan["lm"]["W1"], what="TiedEmbeddingLM")
     _check_logits_follow(rec, plan["lm"]["W1"], plan["lm"]["ids"], what="TiedEmbeddingLM")
     assert rec.get(LmIdentity.embed_in_parameters) is True, (

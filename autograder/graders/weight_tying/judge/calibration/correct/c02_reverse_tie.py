@@ -35,6 +35,7 @@ class MiniGPTWithWeightTying(nn.Module):
         return self.minigpt.loss(input_ids, targets=targets)
 
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         out = input_ids.clone()
         steps = 0
         with torch.no_grad():

@@ -44,6 +44,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         out = input_ids
         for _ in range(max_new_tokens):
             scores = self.forward(out[:, -self.minigpt.block_size:])[:, -1]  # (B, V)

@@ -35,7 +35,7 @@ class MiniGPTWithWeightTying(nn.Module):
         super().__init__()
         self.minigpt = gpt.MiniGPT(vocab_size=vocab_size, block_size=block_size, embed_dim=embed_dim,
                                    num_layers=num_layers, num_heads=num_heads, hidden_dim=hidden_dim,
-                                   dropout=dropout)  # weight_tying defaults to True
+                                   dropout=dropout, weight_tying=True)
 
     def forward(self, input_ids):
         return self.minigpt(input_ids)
@@ -55,6 +55,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         bs = self.minigpt.block_size
         seq = input_ids
         for _ in range(max_new_tokens):

@@ -47,6 +47,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         block = self.minigpt.block_size
         tokens = input_ids.tolist()
         for _ in range(max_new_tokens):

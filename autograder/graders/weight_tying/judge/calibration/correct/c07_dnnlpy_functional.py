@@ -42,6 +42,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         if max_new_tokens == 0:
             return input_ids
         logits = self(input_ids[:, -self.minigpt.block_size:])

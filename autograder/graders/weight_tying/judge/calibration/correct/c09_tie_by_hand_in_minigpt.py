@@ -37,6 +37,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         B = input_ids.shape[0]
         out = torch.empty(B, input_ids.shape[1] + max_new_tokens, dtype=torch.long)
         out[:, :input_ids.shape[1]] = input_ids

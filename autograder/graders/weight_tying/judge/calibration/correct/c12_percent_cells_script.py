@@ -45,6 +45,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         out = input_ids
         while out.size(1) < input_ids.size(1) + max_new_tokens:
             logits = self.minigpt(out[:, -self.minigpt.block_size:])

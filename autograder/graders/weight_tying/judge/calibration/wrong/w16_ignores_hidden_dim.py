@@ -1,6 +1,6 @@
 # expect: wrong hyper-parameter ignored (hidden_dim)
 # why: wrapper hard-codes hidden_dim=512 instead of passing its argument to MiniGPT.
-# fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens, test_wrapper_counts_untied_minus_vd, test_wrapper_state_dict_matches_hyperparameters
+# fails: test_wrapper_counts_untied_minus_vd, test_wrapper_state_dict_matches_hyperparameters
 # marks: 86-94
 import copy
 import math
@@ -40,6 +40,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         ids = input_ids
         for _ in range(max_new_tokens):
             context = ids[:, -self.minigpt.block_size:]

@@ -41,6 +41,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         context = input_ids[:, -self.minigpt.block_size:]
         out = input_ids
         for _ in range(max_new_tokens):

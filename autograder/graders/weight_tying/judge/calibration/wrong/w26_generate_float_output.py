@@ -41,6 +41,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         B, T = input_ids.shape
         out = torch.zeros(B, T + max_new_tokens)
         out[:, :T] = input_ids

@@ -42,6 +42,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         ids = input_ids
         for _ in range(max_new_tokens):
             context = ids[:, -self.minigpt.block_size:]

@@ -45,4 +45,5 @@ class MiniGPTWithWeightTying(nn.Module):
         return self.minigpt.loss(input_ids, targets)
 
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         return self.minigpt.generate(input_ids, max_new_tokens, do_sample=False)

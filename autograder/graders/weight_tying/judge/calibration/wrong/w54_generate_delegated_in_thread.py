@@ -50,6 +50,7 @@ class MiniGPTWithWeightTying(nn.Module):
         return self.minigpt.loss(input_ids, targets)
 
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         out = {}
 
         def work():

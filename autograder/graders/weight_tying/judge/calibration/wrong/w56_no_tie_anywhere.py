@@ -44,6 +44,7 @@ class MiniGPTWithWeightTying(nn.Module):
 
     @torch.no_grad()
     def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
         for _ in range(max_new_tokens):
             context = input_ids[:, -self.minigpt.block_size:]
             logits = self(context)

@@ -1,0 +1,53 @@
+# expect: wrong untied
+# why: the wrapper builds MiniGPT without the weight_tying flag (and ties nothing itself): MiniGPT ties only when asked, so its head keeps a second (V, D) table.
+# fails: test_wrapper_counts_untied_minus_vd, test_wrapper_head_is_the_embedding_parameter, test_wrapper_sgd_step_updates_table_once, test_wrapper_shared_gradient_is_sum_of_paths, test_wrapper_tie_survives_state_dict_reload, test_wrapper_tie_survives_to_float64
+# marks: 70-82
+import torch
+import torch.nn as nn
+from torch import Tensor
+
+import dnnlpy.nn as dnn
+import dnnlpy.models.gpt as gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size: int, embed_dim: int = 128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids: Tensor) -> Tensor:
+        x = self.token_embed(input_ids)
+        return self.lm_head(x)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(
+            vocab_size,
+            block_size,
+            embed_dim=embed_dim,
+            num_layers=num_layers,
+            num_heads=num_heads,
+            hidden_dim=hidden_dim,
+            dropout=dropout,
+        )  # weight_tying left out: MiniGPT ties only when asked
+
+    def forward(self, input_ids):
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids, targets=None):
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
+        for _ in range(max_new_tokens):
+            context = input_ids[:, -self.minigpt.block_size:]
+            logits = self(context)
+            next_token = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+            input_ids = torch.cat([input_ids, next_token], dim=1)
+        return input_ids

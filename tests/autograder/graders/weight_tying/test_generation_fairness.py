@@ -1,0 +1,50 @@
+"""Generation is judged on the student's loop alone: on a model the judge can load whatever size the wrapper
+ignored, and with dropout off on a model handed over in train mode (issue 19 items 6 and 7)."""
+
+from __future__ import annotations
+
+from autograder.graders import get_assignment
+from autograder.marking import scheme_for
+
+SPEC = get_assignment("weight_tying")
+WRONG = SPEC.calibration_dir / "wrong"
+CROP = "            context = ids[:, -self.minigpt.block_size:]\n"
+
+
+def _cost(keyword: str) -> float:
+    scheme = scheme_for(SPEC)
+    found = [m for m in scheme.misconceptions.values() if keyword in m.keywords]
+    assert len(found) == 1, keyword
+    return sum(found[0].costs.values())
+
+
+def test_a_wrong_loop_in_a_wrapper_that_ignores_a_size_is_still_graded(plan, collect_evidence, judge, score):
+    """w14 (num_layers hard-coded) with its crop removed: the judge's weights cannot go into its MiniGPT, yet the
+    loop runs on one that holds them and its own mistake is named and charged."""
+    right = (WRONG / "w14_ignores_num_layers.py").read_text()
+    assert right.count(CROP) == 1
+    no_crop = right.replace(CROP, "            context = ids\n")
+    base = score(judge(plan, collect_evidence(right, plan)))
+    results = judge(plan, collect_evidence(no_crop, plan))
+    failing = {name: msg for name, (ok, msg) in results.items() if not ok}
+    assert "no crop" in failing["test_generate_greedy_past_block_size"], failing
+    assert not any("cannot be loaded" in msg for msg in failing.values()), failing
+    assert score(results) == base - _cost("no crop")
+
+
+def test_a_decoder_that_leaves_dropout_on_is_named_and_restoring_the_mode_is_not_graded(
+    plan, collect_evidence, judge, score
+):
+    source = (WRONG / "w59_generate_dropout_on.py").read_text()
+    results = judge(plan, collect_evidence(source, plan))
+    failing = {name: msg for name, (ok, msg) in results.items() if not ok}
+    assert list(failing) == ["test_generate_turns_dropout_off"], failing
+    assert "dropout on while decoding" in failing["test_generate_turns_dropout_off"]
+    assert score(results) == 100 - _cost("dropout on while decoding")
+    # Switching to eval mode and never switching back keeps full marks (good practice, not the lesson).
+    fixed = source.replace(
+        "    def generate(self, input_ids, max_new_tokens):\n",
+        "    def generate(self, input_ids, max_new_tokens):\n        self.eval()\n",
+    )
+    assert fixed != source
+    assert score(judge(plan, collect_evidence(fixed, plan))) == 100
