@@ -33,14 +33,20 @@ MESSAGES = {
             "{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
             "(see test_generate_greedy_within_block_size)"
         ),
-        "{what}：没有检查 dropout，因为同一个提示词在评估模式下给出的也不是贪心解码的词元（见上下文不超过 block_size 的那一项）",
+        (
+            "{what}：没有检查 dropout，因为同一个提示词在评估模式下给出的也不是贪心解码的词元"
+            "（见上下文不超过 block_size 的那一项）"
+        ),
     ),
     "suite.generate_depends_on_mode": (
         (
             "{what}: new tokens {got}, expected the greedy tokens {want}, which the same call gives in eval mode: "
             "generate depends on the mode the model is in"
         ),
-        "{what}：新生成的词元是 {got}，应当是贪心解码的 {want}（同样的调用在评估模式下就给出它们）：生成的结果取决于模型所处的模式",
+        (
+            "{what}：新生成的词元是 {got}，应当是贪心解码的 {want}（同样的调用在评估模式下就给出它们）："
+            "生成的结果取决于模型所处的模式"
+        ),
     ),
     "suite.delegated_tie": (
         (
