@@ -14,7 +14,7 @@ import nbformat
 import pytest
 import torch
 
-from autograder.kit import COURSE_DIR
+from autograder.graders.kit import COURSE_DIR
 from dnnlpy.models import gpt
 
 EDITIONS = ("weight_tying", "weight_tying_zh")

@@ -4,7 +4,7 @@ ignored, and with dropout off on a model handed over in train mode (issue 19 ite
 from __future__ import annotations
 
 from autograder.graders import get_assignment
-from autograder.marking import scheme_for
+from autograder.grading.marking import scheme_for
 
 SPEC = get_assignment("weight_tying")
 WRONG = SPEC.calibration_dir / "wrong"

@@ -4,7 +4,7 @@ that raises is a loss that does not run, not a shift misread."""
 from __future__ import annotations
 
 from autograder.graders import get_assignment
-from autograder.kit import SOLUTIONS_DIR
+from autograder.graders.kit import SOLUTIONS_DIR
 
 SPEC = get_assignment("weight_tying")
 SOLUTION = (SOLUTIONS_DIR / "weight_tying.py").read_text()
