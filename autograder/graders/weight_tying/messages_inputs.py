@@ -1,6 +1,6 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
-Holds why a hand-in was not run at all (autograder.grading.submissions, autograder.grading.safe_files). Part of the message
+Holds why a hand-in was not run at all (grading.submissions, grading.safe_files). Part of the message
 catalog (messages.py assembles it): id -> (English, Chinese). The engine writes them in English in the run
 summary. The English is matched where the Chinese is wanted ({name} a value, {name*} the rest of the line; see
 translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as it is. Imports nothing.

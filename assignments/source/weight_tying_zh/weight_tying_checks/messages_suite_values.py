@@ -13,6 +13,62 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
+    # generation in train mode, the tie and the loss (issue 19: named causes)
+    "suite.generate_train_mode_what": (
+        "{what}, dropout={p}, the model in train mode",
+        "{what}，dropout={p}，模型处于训练模式",
+    ),
+    "suite.dropout_on_while_decoding": (
+        (
+            "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
+            "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the "
+            "model's; a decoder switches the model to evaluation mode first)"
+        ),
+        (
+            "{what}：新生成的词元 {got} 是 dropout 仍然开着时模型给出的：解码时没有关闭 dropout（⟦dropout on while "
+            "decoding⟧；训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本身的选择；解码器应当先把模型切换到"
+            "评估模式）"
+        ),
+    ),
+    "suite.dropout_not_checked_eval_wrong": (
+        (
+            "{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
+            "(see test_generate_greedy_within_block_size)"
+        ),
+        (
+            "{what}：没有检查 dropout，因为同一个提示词在评估模式下给出的也不是贪心解码的词元"
+            "（见上下文不超过 block_size 的那一项）"
+        ),
+    ),
+    "suite.generate_depends_on_mode": (
+        (
+            "{what}: new tokens {got}, expected the greedy tokens {want}, which the same call gives in eval mode: "
+            "generate depends on the mode the model is in"
+        ),
+        (
+            "{what}：新生成的词元是 {got}，应当是贪心解码的 {want}（同样的调用在评估模式下就给出它们）："
+            "生成的结果取决于模型所处的模式"
+        ),
+    ),
+    "suite.delegated_tie": (
+        (
+            "TiedEmbeddingLM: its token table is the table of a dnnlpy MiniGPT built with weight_tying=True inside "
+            "__init__: delegated tie (the library tied that pair, not your code); exercise 1 builds its own "
+            "embedding and head and ties them itself"
+        ),
+        (
+            "TiedEmbeddingLM 的词元表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库"
+            "（⟦delegated tie⟧；这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
+            "并亲手把它们绑定"
+        ),
+    ),
+    "suite.loss_raises": (
+        (
+            "\n-> loss raises: loss() stops with an error instead of returning the mean next-token cross-entropy, "
+            "so the model has no training objective"
+        ),
+        "\n→ 损失函数抛出了异常（⟦loss raises⟧）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
+    ),
     "suite.x_the_mean_cross_entropy_loss": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved",
         "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（⟦loss halved⟧）",

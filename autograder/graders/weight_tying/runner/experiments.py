@@ -24,12 +24,14 @@ from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
     dropout_settings,
+    flag_off,
     guard,
     load_state_in_place,
     plain,
     reloaded,
     seed_cpu,
     seeded,
+    tie_facts,
     unique_parameters,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
@@ -39,20 +41,11 @@ from autograder.runner.budget import within
 __all__ = ["run", "EXPERIMENTS"]
 
 
-def _flag_off(inner) -> bool:
-    """The wrapper's MiniGPT was built untied (weight_tying=False, or the flag left out): it only names the mistake."""
-    return getattr(getattr(inner, "config", None), "weight_tying", None) is False
-
-
-def _tie_facts(embed, head) -> dict:
-    return {ev.TieFacts.head_is_embed: head is embed, ev.TieFacts.same_data_ptr: head.data_ptr() == embed.data_ptr()}
-
-
 def _identity_facts(model: torch.nn.Module, embed, head) -> dict:
     """What the runner sees about the tie (reported, never trusted alone by the judge)."""
     unique = unique_parameters(model)
     return {
-        **_tie_facts(embed, head),
+        **tie_facts(embed, head),
         ev.LmIdentity.n_param_objects: len(unique),
         ev.LmIdentity.unique_numel: int(sum(p.numel() for p in unique)),
         ev.LmIdentity.param_names: [[n, list(p.shape)] for n, p in model.named_parameters(remove_duplicate=False)],
@@ -94,14 +87,14 @@ def lm_identity(ns, plan):
 def lm_reload(ns, plan):
     p = plan["lm"]
     fresh = reloaded(lambda offset: _lm(ns, p, seed_offset=offset))
-    rec = _tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
+    rec = tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
     return ev.LmReload.make(**rec, **_follow_table(fresh, fresh, p["W2"], p["ids"]))
 
 
 def lm_float64(ns, plan):
     p = plan["lm"]
     model = _lm(ns, p).to(torch.float64)
-    rec = _tie_facts(model.token_embed.weight, model.lm_head.weight)
+    rec = tie_facts(model.token_embed.weight, model.lm_head.weight)
     also = lambda: {ev.LmFloat64.embed_weight: plain(model.token_embed.weight)}  # noqa: E731
     return ev.LmFloat64.make(**rec, **_follow_table(model, model, p["W3"], p["ids"], also=also))
 
@@ -162,7 +155,7 @@ def gpt_identity(ns, plan):
     g = model.minigpt
     facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
     facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
-    facts[ev.GptIdentity.flag_off] = _flag_off(g)
+    facts[ev.GptIdentity.flag_off] = flag_off(g)
     facts[ev.GptIdentity.state_shapes] = load_judge_values(g, p["values"]["identity"])
     facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
     also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
@@ -182,7 +175,7 @@ def gpt_reload(ns, plan):
 
     fresh = reloaded(build)
     g = fresh.minigpt
-    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptReload.flag_off: _flag_off(g)}
+    rec = {**tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptReload.flag_off: flag_off(g)}
     rec.update(_follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
     return ev.GptReload.make(**rec, state_shapes=state_shapes(g))
 
@@ -193,7 +186,7 @@ def gpt_float64(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["float64"])
     model = model.to(torch.float64)
     g = model.minigpt
-    rec = {**_tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptFloat64.flag_off: _flag_off(g)}
+    rec = {**tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptFloat64.flag_off: flag_off(g)}
     table = _table(p["tables"]["float64"], g, torch.float64)
     rec.update(_follow_table(model, g, table, p["ids"], eval_mode=True))
     return ev.GptFloat64.make(**rec, state_shapes=shapes)
@@ -307,9 +300,8 @@ def gpt_loss(ns, plan):
 
 
 def _generation_model(ns, c) -> tuple[torch.nn.Module, bool]:
-    """(the wrapper holding the plan's weights in model.minigpt, rebuilt). When the wrapper's MiniGPT cannot
-    hold them (an ignored size: the parameter counts tests judge that), model.minigpt is replaced by a MiniGPT
-    of the plan's sizes that holds them, so the generation loop, which is the student's, is still graded."""
+    """(the wrapper with the plan's weights, rebuilt): a MiniGPT that cannot hold them (an ignored size, which
+    the counts tests judge) is swapped for one of the plan's sizes, so the student's loop is still graded."""
     model = _gpt(ns, c["cfg"], 0)
     try:
         load_state_in_place(model.minigpt, c["state"])
@@ -380,9 +372,8 @@ _NEEDS = {"lm": "TiedEmbeddingLM", "gpt": "MiniGPTWithWeightTying"}
 
 def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
     """Run every experiment in order; emit one record per experiment, an error record on failure."""
-    # Everything alive now (torch's ~10^6 objects, the submission) moves out of the cyclic collector's
-    # reach: otherwise each automatic full collection walks all of it (~80 ms, several per run). Objects
-    # the experiments create are still collected as usual.
+    # Everything alive now (torch's ~10^6 objects, the submission) leaves the cyclic collector's reach: each full
+    # collection would walk it all (~80 ms, several per run). What the experiments create is collected as usual.
     gc.freeze()
     torch.set_grad_enabled(True)
     for done, (name, fn) in enumerate(EXPERIMENTS.items()):

@@ -14,6 +14,8 @@ from typing import Any
 
 import torch
 
+from autograder.graders.weight_tying.runner import evidence as ev
+
 __all__ = [
     "plain",
     "error_text",
@@ -26,6 +28,8 @@ __all__ = [
     "load_state_in_place",
     "dropout_settings",
     "unique_parameters",
+    "flag_off",
+    "tie_facts",
 ]
 
 
@@ -161,3 +165,12 @@ def unique_parameters(model) -> list:
     for _, prm in model.named_parameters(remove_duplicate=False):
         unique.setdefault(id(prm), prm)
     return list(unique.values())
+
+
+def flag_off(inner) -> bool:
+    """The wrapper's MiniGPT was built untied (weight_tying=False, or the flag left out): it only names the mistake."""
+    return getattr(getattr(inner, "config", None), "weight_tying", None) is False
+
+
+def tie_facts(embed, head) -> dict:
+    return {ev.TieFacts.head_is_embed: head is embed, ev.TieFacts.same_data_ptr: head.data_ptr() == embed.data_ptr()}
