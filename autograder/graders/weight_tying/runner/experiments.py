@@ -67,8 +67,6 @@ def _follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Ca
 
 
 # ---------------------------------------------------------------- TiedEmbeddingLM
-
-
 def _lm(ns, p, seed_offset=0):
     cls = ns["TiedEmbeddingLM"]
     return seeded(p["seed"] + seed_offset, lambda: cls(vocab_size=p["vocab_size"], embed_dim=p["embed_dim"]))
