@@ -298,7 +298,7 @@ def selfcheck(args, clock: CpuClock) -> list[tuple[str, str]]:
         env = _env(PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")
         rows = _against_torch(_interleaved(commands, args.repeats, clock, env), "self-check")
         proc = subprocess.run(
-            [sys.executable, "-X", "importtime", *pytest_cmd[1:]],
+            [sys.executable, "-X", "importtime", *pytest_cmd[1:], "-s"],  # -s: imports while tests run report too
             cwd=release,
             env=env,
             capture_output=True,
