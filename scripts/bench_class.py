@@ -32,7 +32,11 @@ def _in_notebook(source: Path, target: Path) -> None:
 
 def mixed_class(work: Path, n: int, *, nbgrader_safe: bool) -> list[tuple[Path, str]]:
     """n notebooks (path, kind): per 8 students 2 solution notebooks, 2 correct variants, 3 wrong, 1 hostile."""
-    files = {kind: sorted((CALIBRATION / kind).glob("*.py")) for kind in ("correct", "wrong", "attacks")}
+    # A script in "# %%" cells (c12) relies on its cells running one by one: it does not fit in one cell.
+    files = {
+        kind: sorted(f for f in (CALIBRATION / kind).glob("*.py") if "\n# %%" not in f.read_text(encoding="utf-8"))
+        for kind in ("correct", "wrong", "attacks")
+    }
     files["attacks"] = [
         f
         for f in files["attacks"]
