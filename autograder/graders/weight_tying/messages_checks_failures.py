@@ -11,6 +11,36 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
+    "checkfail.dropout_on_while_decoding": (
+        (
+            "on a model with dropout=1.0 in train mode, generate returned new tokens {got} where the greedy ones are "
+            "{want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax is no "
+            "longer the model's choice; a decoder switches the model to evaluation mode while it decodes)"
+        ),
+        (
+            "模型的 dropout=1.0 且处于训练模式时，生成得到的新词元是 {got}，而贪心解码应得 {want}：解码时没有关闭 "
+            "dropout（⟦dropout on while decoding⟧；训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择；"
+            "解码器在解码时应把模型切换到评估模式）"
+        ),
+    ),
+    "checkfail.delegated_tie": (
+        (
+            "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
+            "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
+            "head and ties them itself"
+        ),
+        (
+            "词元嵌入的表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库（⟦delegated tie⟧；"
+            "这对嵌入和语言模型头是库绑定的，不是你的代码）；这道练习要自己创建词元嵌入和语言模型头，并亲手把它们绑定"
+        ),
+    ),
+    "checkfail.loss_raises": (
+        (
+            "\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy, so "
+            "the model has no training objective"
+        ),
+        "\n损失函数抛出了异常（⟦loss raises⟧）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
+    ),
     "checkfail.is_not_implemented_yet_replace_raise": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
         ("{what} 还没有实现（⟦not implemented yet⟧）：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码"),

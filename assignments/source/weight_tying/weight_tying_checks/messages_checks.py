@@ -147,6 +147,10 @@ MESSAGES = {
         "generate keeps the prompt and appends the argmax of the last position, step by step",
         "生成保留提示词，并逐步把最后一个位置的 argmax 接到末尾",
     ),
+    "check.title.test_generate_turns_dropout_off": (
+        "generate switches dropout off while it decodes, whatever mode the model is in",
+        "无论模型处于哪种模式，生成时都会关闭 dropout",
+    ),
     "check.title.test_generate_crops_past_block_size": (
         "past block_size, each step sees only the last block_size tokens",
         "超过 block_size 之后，每一步只看最后 block_size 个词元",
