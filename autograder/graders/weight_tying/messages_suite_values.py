@@ -132,12 +132,12 @@ MESSAGES = {
     ),
     "suite.no_crop_wrong_crop_feed_only": (
         (
-            "\n-> no crop / wrong crop: feed only the last block_size tokens (ids[:, -block_size:]) to"
-            " the model at each step"
+            "\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds it only the "
+            "last block_size tokens of the context"
         ),
         (
-            "\n→ 没有截取或截取方式不对（⟦no crop⟧ / ⟦wrong crop⟧）：每一步只把最后 block_size 个 token"
-            "（⟦ids[:, -block_size:]⟧）送进模型"
+            "\n→ 没有截取或截取方式不对（⟦no crop⟧ / ⟦wrong crop⟧）：模型一次最多读 block_size 个词元，所以每一步只把"
+            "上下文中最后 block_size 个词元送进模型"
         ),
     ),
     "suite.transposed_wrong_matmul_logits_x_w": (
