@@ -1,15 +1,13 @@
 """Trusted: the result of grading one submission, one model for every output (JSON, CSV, pages, gradebook).
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
-per-area totals. Between the kit's processes it travels as ``to_wire`` / ``from_wire``; Gradescope's results
-format (``to_gradescope``) is an output, for Gradescope and the class folder's ``results/<id>.json``::
+per-area totals. Between the kit's processes, and in a class folder's ``results/<id>.json``, it travels as
+``to_wire`` / ``from_wire``. Gradescope's results format (``to_gradescope``) is an output only, for Gradescope
+(``run_autograder``'s results.json) and ``grade --json``; the kit never parses it back::
 
     {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
      "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
      "extra_data": {"run": {...}, "seed": 123, "areas": {area: [score, max]}}}
-
-``from_gradescope`` reads such a dict back without trusting any field (a results file may be truncated or
-hand-edited).
 """
 
 from __future__ import annotations
@@ -93,10 +91,6 @@ def _num(value: Any) -> float:
     return float(value)
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
@@ -148,25 +142,6 @@ class TestOutcome:
             "output": self.output,
             "tags": [self.area],
         }
-
-    @classmethod
-    def from_gradescope(cls, data: Any) -> TestOutcome | None:
-        if not isinstance(data, dict):
-            return None
-        tags = data.get("tags")
-        area = str(tags[0]) if isinstance(tags, list) and tags else "other"
-        points = _num(data.get("max_score"))
-        passed = data.get("status") == "passed"
-        score = min(max(_num(data.get("score")), 0.0), points)
-        natural = points if passed else 0.0
-        return cls(
-            name=str(data.get("name", "?")),
-            points=points,
-            area=area,
-            passed=passed,
-            output=_str(data.get("output")),
-            charged=None if "score" not in data or score == natural else round(points - score, 6),
-        )
 
 
 @dataclass
@@ -275,7 +250,7 @@ class Result:
         return [t for t in self.tests if not t.passed]
 
     def to_wire(self) -> dict:
-        """Its form between a dask worker and this process: every field as it is (``from_wire``)."""
+        """Its form between a dask worker and this process, and in results/<id>.json: every field as it is."""
         return {
             "tests": [t.to_wire() for t in self.tests],
             "run": self.run.to_dict() if self.run is not None else None,
@@ -321,22 +296,3 @@ class Result:
             "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
             "extra_data": extra,
         }
-
-    @classmethod
-    def from_gradescope(cls, data: Any) -> Result:
-        """A Result from a results dict, trusting no field; ValueError when it is not a dict at all."""
-        if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
-        extra = _dict(data.get("extra_data"))
-        raw_tests = data.get("tests")
-        tests = [t for t in map(TestOutcome.from_gradescope, raw_tests if isinstance(raw_tests, list) else []) if t]
-        seed = extra.get("seed")
-        return cls(
-            tests=tests,
-            run=RunFacts.from_dict(extra.get("run")),
-            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-            execution_time=_num(data.get("execution_time")),
-            grader_error=str(extra["grader_error"]) if "grader_error" in extra else None,
-            output=_str(data.get("output")),
-            language=_str(extra.get("language")) or "en",
-        )
