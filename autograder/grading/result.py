@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.grading.messages import clean_message
+from autograder.protocol.typed import fields_from_wire, wire_fields
 
 __all__ = [
     "TestOutcome",
@@ -91,10 +92,6 @@ def _num(value: Any) -> float:
     return float(value)
 
 
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 @dataclass
 class TestOutcome:
     __test__ = False  # not a pytest test class, whatever its name
@@ -117,21 +114,12 @@ class TestOutcome:
 
     def to_wire(self) -> dict:
         """Its form between the judge, the workers and this process (``from_wire`` reads it back)."""
-        return asdict(self)
+        return wire_fields(self)
 
     @classmethod
     def from_wire(cls, data: Any) -> TestOutcome:
         """A TestOutcome from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a test outcome is a dict, found {type(data).__name__}")
-        kinds = {"name": str, "points": (int, float), "area": str, "passed": bool, "output": str}
-        for key, kind in kinds.items():
-            if not isinstance(data.get(key), kind):
-                raise ValueError(f"test outcome field {key!r} is {data.get(key)!r}, expected {kind}")
-        charged = data.get("charged")
-        if charged is not None and not isinstance(charged, int | float):
-            raise ValueError(f"test outcome field 'charged' is {charged!r}, expected a number or None")
-        return cls(**{key: data[key] for key in kinds}, charged=charged)
+        return cls(**fields_from_wire(cls, data, "a test outcome"))
 
     def to_gradescope(self) -> dict:
         return {
@@ -252,28 +240,19 @@ class Result:
     def to_wire(self) -> dict:
         """Its form between a dask worker and this process, and in results/<id>.json: every field as it is."""
         return {
+            **wire_fields(self, skip=("tests", "run")),
             "tests": [t.to_wire() for t in self.tests],
             "run": self.run.to_dict() if self.run is not None else None,
-            "seed": self.seed,
-            "execution_time": self.execution_time,
-            "grader_error": self.grader_error,
-            "output": self.output,
-            "language": self.language,
         }
 
     @classmethod
     def from_wire(cls, data: Any) -> Result:
-        if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
-            raise ValueError(f"a result is a dict with its tests, found {type(data).__name__}")
-        grader_error = data.get("grader_error")
+        """A Result from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
+        fields = fields_from_wire(cls, data, "a result")  # tests: a list; run: its own reader
         return cls(
-            tests=[TestOutcome.from_wire(t) for t in data["tests"]],
+            **{k: v for k, v in fields.items() if k not in ("tests", "run")},
+            tests=[TestOutcome.from_wire(t) for t in fields["tests"]],
             run=RunFacts.from_dict(data.get("run")),
-            seed=data.get("seed") if isinstance(data.get("seed"), int) else None,
-            execution_time=_num(data.get("execution_time")),
-            grader_error=str(grader_error) if grader_error is not None else None,
-            output=_str(data.get("output")),
-            language=_str(data.get("language")) or "en",
         )
 
     def to_gradescope(self) -> dict:

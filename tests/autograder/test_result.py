@@ -32,6 +32,6 @@ def test_gradescope_json_carries_the_messages_as_the_pages_show_them_and_is_neve
         data["tests"][0]["output"] == "X failed: your code raised NotImplementedError (at cell 2, line 3, in __init__)"
     )
     assert not hasattr(Result, "from_gradescope")  # an output only: the kit reads its own wire form
-    with pytest.raises(ValueError, match="'name'|'points'"):  # a Gradescope dict is refused, never misread
+    with pytest.raises(ValueError, match=r"field '\w+' is"):  # a Gradescope dict is refused, never misread
         Result.from_wire(data)
     assert Result.from_wire(json.loads(json.dumps(result.to_wire()))) == result
