@@ -37,7 +37,7 @@ from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
 
-__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish"]
+__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish", "mark"]
 
 
 @dataclass(frozen=True)
@@ -183,6 +183,11 @@ def finish(
 ) -> Result:
     """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
     run.rejected = submission.rejected
-    result = Result(tests=tests, run=run, seed=seed, execution_time=seconds)
-    result = apply_marking(result, spec)  # before localize: the scheme reads the English messages
+    result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     return localize(result, spec, text_language(submission.kind, submission.source))  # read from the file
+
+
+def mark(result: Result, spec: AssignmentSpec) -> Result:
+    """Step 7's first half, alone for the in-process grader of sweeps (``autograder/qa/inprocess.py``): every
+    test's charge by the marking scheme. Before ``localize``: the scheme reads the English messages."""
+    return apply_marking(result, spec)
