@@ -22,6 +22,7 @@ import io
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.editions import localize, text_language
@@ -32,10 +33,11 @@ from autograder.grading.submissions import SubmissionRefused, read_submission, s
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
+from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
 
-__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish"]
+__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish", "mark"]
 
 
 @dataclass(frozen=True)
@@ -48,14 +50,15 @@ class Submission:
     rejected: str | None = None  # why the file was not read (then it is graded as empty), or None
 
     def to_wire(self) -> dict:
-        return {"kind": self.kind, "source": self.source, "filename": self.filename, "rejected": self.rejected}
+        return wire_fields(self)
 
     @classmethod
-    def from_wire(cls, data: dict) -> Submission:
-        kind, source, filename, rejected = (data.get(k) for k in ("kind", "source", "filename", "rejected"))
-        if kind not in ("py", "ipynb") or not isinstance(source, str) or not isinstance(filename, str):
-            raise ValueError(f"not a submission: kind={kind!r}, source and filename must be text")
-        return cls(kind, source, filename, rejected if isinstance(rejected, str) else None)
+    def from_wire(cls, data: Any) -> Submission:
+        """ValueError naming the field that is not what it should be."""
+        fields = fields_from_wire(cls, data, "a submission")
+        if fields["kind"] not in ("py", "ipynb"):
+            raise ValueError(f"a submission's field 'kind' is kind={fields['kind']!r}, expected 'py' or 'ipynb'")
+        return cls(**fields)
 
 
 def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
@@ -180,6 +183,11 @@ def finish(
 ) -> Result:
     """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
     run.rejected = submission.rejected
-    result = Result(tests=tests, run=run, seed=seed, execution_time=seconds)
-    result = apply_marking(result, spec)  # before localize: the scheme reads the English messages
+    result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     return localize(result, spec, text_language(submission.kind, submission.source))  # read from the file
+
+
+def mark(result: Result, spec: AssignmentSpec) -> Result:
+    """Step 7's first half, alone for the in-process grader of sweeps (``autograder/qa/inprocess.py``): every
+    test's charge by the marking scheme. Before ``localize``: the scheme reads the English messages."""
+    return apply_marking(result, spec)

@@ -1,15 +1,13 @@
 """Trusted: the result of grading one submission, one model for every output (JSON, CSV, pages, gradebook).
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
-per-area totals. Between the kit's processes it travels as ``to_wire`` / ``from_wire``; Gradescope's results
-format (``to_gradescope``) is an output, for Gradescope and the class folder's ``results/<id>.json``::
+per-area totals. Between the kit's processes, and in a class folder's ``results/<id>.json``, it travels as
+``to_wire`` / ``from_wire``. Gradescope's results format (``to_gradescope``) is an output only, for Gradescope
+(``run_autograder``'s results.json) and ``grade --json``; the kit never parses it back::
 
     {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
      "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
      "extra_data": {"run": {...}, "seed": 123, "areas": {area: [score, max]}}}
-
-``from_gradescope`` reads such a dict back without trusting any field (a results file may be truncated or
-hand-edited).
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.grading.messages import clean_message
+from autograder.protocol.typed import fields_from_wire, wire_fields
 
 __all__ = [
     "TestOutcome",
@@ -93,14 +92,6 @@ def _num(value: Any) -> float:
     return float(value)
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _str(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 @dataclass
 class TestOutcome:
     __test__ = False  # not a pytest test class, whatever its name
@@ -123,21 +114,12 @@ class TestOutcome:
 
     def to_wire(self) -> dict:
         """Its form between the judge, the workers and this process (``from_wire`` reads it back)."""
-        return asdict(self)
+        return wire_fields(self)
 
     @classmethod
     def from_wire(cls, data: Any) -> TestOutcome:
         """A TestOutcome from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
-        if not isinstance(data, dict):
-            raise ValueError(f"a test outcome is a dict, found {type(data).__name__}")
-        kinds = {"name": str, "points": (int, float), "area": str, "passed": bool, "output": str}
-        for key, kind in kinds.items():
-            if not isinstance(data.get(key), kind):
-                raise ValueError(f"test outcome field {key!r} is {data.get(key)!r}, expected {kind}")
-        charged = data.get("charged")
-        if charged is not None and not isinstance(charged, int | float):
-            raise ValueError(f"test outcome field 'charged' is {charged!r}, expected a number or None")
-        return cls(**{key: data[key] for key in kinds}, charged=charged)
+        return cls(**fields_from_wire(cls, data, "a test outcome"))
 
     def to_gradescope(self) -> dict:
         return {
@@ -148,25 +130,6 @@ class TestOutcome:
             "output": self.output,
             "tags": [self.area],
         }
-
-    @classmethod
-    def from_gradescope(cls, data: Any) -> TestOutcome | None:
-        if not isinstance(data, dict):
-            return None
-        tags = data.get("tags")
-        area = str(tags[0]) if isinstance(tags, list) and tags else "other"
-        points = _num(data.get("max_score"))
-        passed = data.get("status") == "passed"
-        score = min(max(_num(data.get("score")), 0.0), points)
-        natural = points if passed else 0.0
-        return cls(
-            name=str(data.get("name", "?")),
-            points=points,
-            area=area,
-            passed=passed,
-            output=_str(data.get("output")),
-            charged=None if "score" not in data or score == natural else round(points - score, 6),
-        )
 
 
 @dataclass
@@ -275,30 +238,21 @@ class Result:
         return [t for t in self.tests if not t.passed]
 
     def to_wire(self) -> dict:
-        """Its form between a dask worker and this process: every field as it is (``from_wire``)."""
+        """Its form between a dask worker and this process, and in results/<id>.json: every field as it is."""
         return {
+            **wire_fields(self, skip=("tests", "run")),
             "tests": [t.to_wire() for t in self.tests],
             "run": self.run.to_dict() if self.run is not None else None,
-            "seed": self.seed,
-            "execution_time": self.execution_time,
-            "grader_error": self.grader_error,
-            "output": self.output,
-            "language": self.language,
         }
 
     @classmethod
     def from_wire(cls, data: Any) -> Result:
-        if not isinstance(data, dict) or not isinstance(data.get("tests"), list):
-            raise ValueError(f"a result is a dict with its tests, found {type(data).__name__}")
-        grader_error = data.get("grader_error")
+        """A Result from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
+        fields = fields_from_wire(cls, data, "a result")  # tests: a list; run: its own reader
         return cls(
-            tests=[TestOutcome.from_wire(t) for t in data["tests"]],
+            **{k: v for k, v in fields.items() if k not in ("tests", "run")},
+            tests=[TestOutcome.from_wire(t) for t in fields["tests"]],
             run=RunFacts.from_dict(data.get("run")),
-            seed=data.get("seed") if isinstance(data.get("seed"), int) else None,
-            execution_time=_num(data.get("execution_time")),
-            grader_error=str(grader_error) if grader_error is not None else None,
-            output=_str(data.get("output")),
-            language=_str(data.get("language")) or "en",
         )
 
     def to_gradescope(self) -> dict:
@@ -321,22 +275,3 @@ class Result:
             "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
             "extra_data": extra,
         }
-
-    @classmethod
-    def from_gradescope(cls, data: Any) -> Result:
-        """A Result from a results dict, trusting no field; ValueError when it is not a dict at all."""
-        if not isinstance(data, dict):
-            raise ValueError(f"expected a JSON object, found {type(data).__name__}")
-        extra = _dict(data.get("extra_data"))
-        raw_tests = data.get("tests")
-        tests = [t for t in map(TestOutcome.from_gradescope, raw_tests if isinstance(raw_tests, list) else []) if t]
-        seed = extra.get("seed")
-        return cls(
-            tests=tests,
-            run=RunFacts.from_dict(extra.get("run")),
-            seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else None,
-            execution_time=_num(data.get("execution_time")),
-            grader_error=str(extra["grader_error"]) if "grader_error" in extra else None,
-            output=_str(data.get("output")),
-            language=_str(extra.get("language")) or "en",
-        )

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.cachekey import grading_key
-from autograder.outputs.folder import Manifest, OutputFolder, now
+from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, OutputFolder, now
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
@@ -131,10 +131,20 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
         keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}
         results: dict[str, Result] = {}
+        older: list[str] = []  # result files this kit does not read (an older kit's format): graded again
         for student in roster:
-            stored = None if student.uid in forced else folder.cached(student.uid, keys[student.uid])
+            if student.uid in forced:
+                continue
+            stored, why = folder.reusable(student.uid, keys[student.uid])
             if stored is not None:
                 results[student.uid] = stored
+            elif why.startswith(OTHER_FORMAT):
+                older.append(student.uid)
+        if older:
+            warnings.append(
+                f"{len(older)} result file(s) in {str(folder.out / 'results')!r} are not in this kit's format "
+                f"{RESULT_FORMAT} (an older kit wrote them, e.g. {older[0]}.json): those students are graded again"
+            )
         reused = [s.uid for s in roster if s.uid in results]
         manifest = Manifest(assignment=job.assignment, seed=seed, kit_version=_kit_version())
         manifest.students = [

@@ -2,11 +2,14 @@
 
     <out>/manifest.json          this run's students (uid, name, key, submission, grading key, state), the
                                  assignment, the seed (reused on resume), the kit version, start and end
-    <out>/results/<uid>.json     one result per student (Gradescope's format + extra_data.batch)
+    <out>/results/<uid>.json     one result per student in the kit's own wire form: {"format": RESULT_FORMAT,
+                                 "batch": who and under which grading key, "result": Result.to_wire()}
     <out>/grades.csv, report.html, feedback/<uid>.html
 
 The manifest is the only list of students: pages and CSV are built from it, never by globbing the folder,
-so a reused folder cannot mix in last term's students. Every file is written atomically. One run at a time
+so a reused folder cannot mix in last term's students. A result file is read back with ``Result.from_wire``,
+never as Gradescope JSON (that is an output only); a file of another format (an older kit wrote Gradescope's
+shape) is not reused: its student is graded again. Every file is written atomically. One run at a time
 holds ``<out>/.lock``; a second one stops with a clear message instead of interleaving writes.
 """
 
@@ -25,10 +28,12 @@ from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.atomic import remove_leftovers, write_text
 from autograder.outputs.roster import Student
 
-__all__ = ["OutputFolder", "Manifest", "FolderBusy", "MANIFEST", "now"]
+__all__ = ["OutputFolder", "Manifest", "FolderBusy", "MANIFEST", "RESULT_FORMAT", "OTHER_FORMAT", "now"]
 
 MANIFEST = "manifest.json"
 _FORMAT = 1
+RESULT_FORMAT = 2  # results/<uid>.json: 2 is the kit's wire form; files without "format" (Gradescope's shape) were 1
+OTHER_FORMAT = "result file of another format"  # how load_result's reason starts for such a file
 
 
 def now() -> str:
@@ -149,8 +154,7 @@ class OutputFolder:
         self, student: Student, result: Result, *, grading_key: str, assignment: str, unreadable: str = ""
     ) -> Path:
         """results/<uid>.json, atomically, with who it belongs to and the key it was graded under."""
-        data = result.to_gradescope()
-        data.setdefault("extra_data", {})["batch"] = {
+        batch = {
             "student": student.name,
             "id": student.uid,
             "nbgrader_id": student.nbgrader_id,
@@ -160,26 +164,47 @@ class OutputFolder:
             "graded_at": now(),
             "unreadable": unreadable,
         }
-        text = json.dumps(data, indent=2, ensure_ascii=True)  # a student's lone surrogate stays valid JSON
+        data = {"format": RESULT_FORMAT, "batch": batch, "result": result.to_wire()}
+        text = json.dumps(data, indent=1, ensure_ascii=True)  # a student's lone surrogate stays valid JSON
         return write_text(self.result_path(student.uid), text + "\n")
 
     def load_result(self, uid: str) -> tuple[Result | None, dict, str]:
-        """(Result or None, its extra_data.batch, why it could not be read: "" when it was)."""
+        """(Result or None, its batch record, why it could not be read: "" when it was)."""
         path = self.result_path(uid)
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            result = Result.from_gradescope(data)
         except FileNotFoundError:
             return None, {}, "no result file (not graded yet: run the same command again)"
         except (OSError, ValueError) as exc:
             return None, {}, f"unreadable result file ({type(exc).__name__}: {exc})"
-        extra = data.get("extra_data") if isinstance(data.get("extra_data"), dict) else {}
-        batch = extra.get("batch") if isinstance(extra.get("batch"), dict) else {}
+        found = data.get("format") if isinstance(data, dict) else None
+        if found != RESULT_FORMAT:
+            shape = "Gradescope's shape, from an older kit" if found is None else f"format {found!r}"
+            return (
+                None,
+                {},
+                (
+                    f"{OTHER_FORMAT} ({shape}; this kit reads format {RESULT_FORMAT}): "
+                    "run the same command again to grade it afresh"
+                ),
+            )
+        try:
+            result = Result.from_wire(data.get("result"))
+        except ValueError as exc:
+            return None, {}, f"unreadable result file (ValueError: {exc})"
+        batch = data.get("batch") if isinstance(data.get("batch"), dict) else {}
         return result, batch, ""
+
+    def reusable(self, uid: str, grading_key: str) -> tuple[Result | None, str]:
+        """(the stored result when it was graded under `grading_key`, else None; why it is not reused, "" when
+        there is nothing to say). A grader error is never reused."""
+        result, batch, why = self.load_result(uid)
+        if result is None:
+            return None, why
+        if batch.get("grading_key") != grading_key or result.status == GRADER_ERROR:
+            return None, ""
+        return result, ""
 
     def cached(self, uid: str, grading_key: str) -> Result | None:
         """The stored result when it was graded under `grading_key` (a grader error is never reused)."""
-        result, batch, _ = self.load_result(uid)
-        if result is None or batch.get("grading_key") != grading_key or result.status == GRADER_ERROR:
-            return None
-        return result
+        return self.reusable(uid, grading_key)[0]

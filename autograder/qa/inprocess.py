@@ -199,17 +199,14 @@ class InProcessGrader:
         return results
 
     def score(self, results: dict[str, tuple[bool, str]]) -> float:
-        """The mark of these outcomes: by the assignment's marking scheme (autograder.grading.marking), as the engine
-        gives it, or the points of the passing tests without one."""
-        from autograder.grading.marking import scheme_for
+        """The mark of these outcomes, by the pipeline's own marking step (``pipeline.mark``: the assignment's
+        scheme, or the points of the passing tests without one), so a sweep scores as the engine does."""
+        from autograder.grading.pipeline import mark
+        from autograder.grading.result import Result, TestOutcome
 
         known = {t.name: t for t in self.tests}
-        scheme = scheme_for(self.spec)
-        if scheme is None:
-            return sum(known[name].points for name, (ok, _) in results.items() if ok)
-        outcomes = [(name, known[name].points, known[name].area, ok, msg) for name, (ok, msg) in results.items()]
-        charged = scheme.charges(outcomes)
-        return round(sum(known[name].points - charged[name] for name in results), 6)
+        tests = [TestOutcome(n, known[n].points, known[n].area, ok, msg) for n, (ok, msg) in results.items()]
+        return mark(Result(tests=tests, run=None), self.spec).score
 
     def grade(self, submission: str | Path | dict, plan: dict, **kwargs: Any) -> tuple[float, dict]:
         """(score, {test: (passed, message)}) of one submission on one plan."""

@@ -9,7 +9,9 @@ import os
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
+from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.capture import Capture
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support, tree_report
 from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
@@ -44,14 +46,12 @@ class SandboxResult:
 
     def to_wire(self) -> dict:
         """Every field but the evidence bytes (they travel apart, as a blob), the isolation as its dict."""
-        return {
-            **{k: getattr(self, k) for k in self.__dataclass_fields__ if k not in ("evidence", "isolation")},
-            "isolation": self.isolation.as_dict(),
-        }
+        return {**wire_fields(self, skip=("evidence", "isolation")), "isolation": self.isolation.as_dict()}
 
     @classmethod
-    def from_wire(cls, data: dict, evidence: bytes) -> SandboxResult:
-        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data and k not in ("evidence", "isolation")}
+    def from_wire(cls, data: Any, evidence: bytes) -> SandboxResult:
+        """ValueError naming the field that is not what it should be."""
+        fields = fields_from_wire(cls, data, "a sandbox result", skip=("evidence", "isolation"))
         return cls(evidence=evidence, isolation=Isolation.from_dict(data.get("isolation") or {}), **fields)
 
 

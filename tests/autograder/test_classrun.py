@@ -77,7 +77,7 @@ def test_every_student_gets_one_row_one_result_and_one_page_with_their_own_score
     full = {"alice", "caf\\xe9", "=cmd"}
     for name, uid in ids.items():
         data = json.loads((out / "results" / f"{uid}.json").read_text())
-        assert data["extra_data"]["batch"]["student"] == name
+        assert data["batch"]["student"] == name
         page = (out / "feedback" / f"{uid}.html").read_text()
         assert f"Score: {3 if name in full else 0} / 3" in page
     report = (out / "report.html").read_text()
@@ -95,6 +95,21 @@ def test_an_unchanged_rerun_grades_nothing_and_a_changed_file_only_itself(klass,
     third = run(klass, out)
     assert [next(s.name for s in third.roster if s.uid == u) for u in third.graded] == ["alice!"]
     assert _csv(out)["alice!"] == "3.0"
+
+
+def test_a_result_file_an_older_kit_wrote_is_graded_again_with_a_note_never_misread(klass, tmp_path, fake):
+    out = tmp_path / "graded"
+    run(klass, out)
+    path = out / "results" / "alice.json"
+    stored = json.loads(path.read_text())
+    old = Result.from_wire(stored["result"]).to_gradescope()  # Gradescope's shape, as kits before format 2 wrote
+    old["score"], old["extra_data"]["batch"] = 99.0, stored["batch"]  # same grading key: only the format differs
+    path.write_text(json.dumps(old))
+    again = run(klass, out)
+    assert again.graded == ["alice"] and len(again.reused) == 4
+    assert any("older kit" in w and "alice.json" in w and "graded again" in w for w in again.warnings)
+    assert json.loads(path.read_text())["format"] == 2 and _csv(out)["alice"] == "3.0"
+    assert not any("older kit" in w for w in run(klass, out).warnings)
 
 
 def test_force_regrades_everyone_and_student_only_those_named(klass, tmp_path, fake):

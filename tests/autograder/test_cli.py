@@ -15,6 +15,7 @@ import pytest
 from autograder.cli.main import build_parser, main
 from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT as KIT
+from autograder.grading.result import Result
 
 FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
 
@@ -119,10 +120,10 @@ def test_batch_survives_hangs_and_crashes_and_writes_grades_report_and_gradebook
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert {s: r["score"] for s, r in summary["students"].items()} == {"ann": 3, "ben": 0, "cat": 0}
     assert (out / "grades.csv").read_text().count("\n") == 4
-    assert json.loads((out / "results" / "cat.json").read_text())["extra_data"]["run"]["status"] == "exited"
-    ben = json.loads((out / "results" / "ben.json").read_text())
-    assert ben["extra_data"]["run"]["status"] == "timeout"
-    assert ben["extra_data"]["run"]["running"] == {"cell": 0}  # the runner said which part was running
+    assert json.loads((out / "results" / "cat.json").read_text())["result"]["run"]["status"] == "exited"
+    ben = json.loads((out / "results" / "ben.json").read_text())["result"]  # the kit's wire form of a Result
+    assert ben["run"]["status"] == "timeout"
+    assert ben["run"]["running"] == {"cell": 0}  # the runner said which part was running
     assert '"ben",0.0,3.0,"timeout","timeout"' in (out / "grades.csv").read_text()  # never "blank"
     report = (out / "report.html").read_text()
     assert "ben</a>: while running part 1</li>" in report[report.index("Needs a look") : report.index("Class summary")]
@@ -199,7 +200,7 @@ def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_noth
     done = sorted(p.stem for p in (out / "results").glob("*.json"))
     assert 1 <= len(done) < 4, done
     for path in (out / "results").iterdir():  # whole files only: nothing half-written survives a kill
-        assert not path.name.startswith(".") and json.loads(path.read_text())["max_score"] == 3
+        assert not path.name.startswith(".") and Result.from_wire(json.loads(path.read_text())["result"]).max_score == 3
     seed = json.loads((out / "manifest.json").read_text())["seed"]
     resumed = subprocess.run(args, cwd=KIT, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
@@ -211,15 +212,11 @@ def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_noth
         "zz_slow",
     ]
     assert summary["seed"] == seed and all(s["score"] == 3 for s in summary["students"].values())
-    stamps = {
-        p.stem: json.loads(p.read_text())["extra_data"]["batch"]["graded_at"] for p in (out / "results").glob("*.json")
-    }
+    stamps = {p.stem: json.loads(p.read_text())["batch"]["graded_at"] for p in (out / "results").glob("*.json")}
     again = subprocess.run(args, cwd=KIT, capture_output=True, text=True, timeout=600)
     summary = json.loads(again.stdout.strip().splitlines()[-1])
     assert summary["graded"] == [] and len(summary["up_to_date"]) == 4
-    assert stamps == {
-        p.stem: json.loads(p.read_text())["extra_data"]["batch"]["graded_at"] for p in (out / "results").glob("*.json")
-    }
+    assert stamps == {p.stem: json.loads(p.read_text())["batch"]["graded_at"] for p in (out / "results").glob("*.json")}
     assert (out / "grades.csv").read_text().count("\n") == 5
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.grading.result import Result, TestOutcome
 from autograder.qa.inprocess import InProcessGrader
 
 
@@ -38,3 +39,18 @@ def test_records_go_through_the_channel_round_trip(grader, plan):
     assert set(evidence) >= {"lm_identity", "gpt_generate"}
     only = grader.judge(plan, evidence, only={"test_tied_lm_head_is_the_embedding_parameter"})
     assert list(only) == ["test_tied_lm_head_is_the_embedding_parameter"] and only[next(iter(only))][0]
+
+
+def test_a_sweep_scores_by_the_pipelines_own_marking_step(grader, plan, monkeypatch):
+    import autograder.grading.pipeline as pipeline
+
+    spec = get_assignment("weight_tying")
+    results = grader.judge(plan, grader.evidence("x = 1\n", plan, round_trip=False))
+    results[next(iter(results))] = (True, "")  # one test passes, the rest fail as a blank hand-in does
+    seen = []
+    real = pipeline.mark
+    monkeypatch.setattr(pipeline, "mark", lambda result, spec: seen.append(len(result.tests)) or real(result, spec))
+    score = grader.score(results)
+    assert seen == [len(results)]  # one step, one place: no copy of the scheme's arithmetic here
+    tests = [TestOutcome(t.name, t.points, t.area, *results[t.name]) for t in grader.tests]
+    assert score == real(Result(tests=tests, run=None), spec).score

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -93,12 +94,13 @@ def test_an_area_whose_tests_do_not_add_up_is_refused(tmp_path):
         load_scheme(tmp_path / "marking.toml")
 
 
-def test_a_charge_survives_the_results_json_round_trip():
+def test_a_charge_survives_the_wire_round_trip_and_reaches_gradescope_json():
     tests = [
         TestOutcome("a.py::test_x", 6, "shape flow", False, "knock-on", charged=0.0),
         TestOutcome("a.py::test_y", 4, "shape flow", True, "", charged=1.0),
         TestOutcome("a.py::test_z", 2, "shape flow", False, "plain"),
     ]
     result = Result(tests=tests, run=None, output="x")
-    back = Result.from_gradescope(result.to_gradescope())
+    back = Result.from_wire(json.loads(json.dumps(result.to_wire())))
+    assert [t["score"] for t in result.to_gradescope()["tests"]] == [6.0, 3.0, 0.0]
     assert (back.score, back.areas) == (result.score, result.areas) == (9.0, {"shape flow": (9.0, 12.0)})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 import pytest
 
@@ -52,3 +53,33 @@ def test_a_result_crosses_the_wire_unchanged_and_a_bad_test_is_refused_by_name()
     bad = {**tests[0].to_wire(), "points": "2"}
     with pytest.raises(ValueError, match="'points'"):
         TestOutcome.from_wire(bad)
+
+
+def _box_wire() -> dict:
+    return SandboxResult(0, None, False, 0.5, "", "", b"", False, isolation_for("uid")).to_wire()
+
+
+@pytest.mark.parametrize(
+    ("read_back", "wire", "field", "bad"),
+    [
+        (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "source", b"x = 1"),
+        (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "rejected", 3),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "passed", 1),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "points", True),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "charged", "1"),
+        (Result.from_wire, Result(tests=[], run=None).to_wire(), "seed", "7"),
+        (Result.from_wire, Result(tests=[], run=None).to_wire(), "tests", {}),
+        (Result.from_wire, Result(tests=[], run=None).to_wire(), "language", None),
+        (lambda d: SandboxResult.from_wire(d, b""), _box_wire(), "timed_out", "no"),
+        (lambda d: SandboxResult.from_wire(d, b""), _box_wire(), "exit_code", 1.5),
+        (lambda d: SandboxResult.from_wire(d, b""), _box_wire(), "notes", "a note"),
+    ],
+)
+def test_every_wire_class_refuses_a_field_of_the_wrong_type_by_name(read_back, wire, field, bad):
+    with pytest.raises(ValueError, match=rf"field '{field}' is {re.escape(repr(bad))}, expected"):
+        read_back({**wire, field: bad})
+    missing = {k: v for k, v in wire.items() if k != field}
+    if field in ("source", "passed", "tests", "timed_out"):  # no default: it must be there
+        with pytest.raises(ValueError, match=rf"field '{field}' is missing"):
+            read_back(missing)
+    assert read_back(_over_json(wire)) == read_back(wire)  # and the untouched form still reads

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.result import Result, RunFacts, TestOutcome
-from autograder.outputs.folder import FolderBusy, Manifest, OutputFolder
+from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, FolderBusy, Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
 
 KEY = os.fsdecode(b"caf\xe9")
@@ -57,7 +57,38 @@ def test_a_result_is_reused_only_under_its_own_key_and_never_a_grader_error(tmp_
     assert folder.cached("bob", "key-1") is None  # the grader failed: grade it again
     assert folder.cached("nobody", "key-1") is None
     data = json.loads(folder.result_path("ann").read_text())
-    assert data["extra_data"]["batch"]["grading_key"] == "key-1" and data["score"] == 2  # still Gradescope's shape
+    assert data["format"] == RESULT_FORMAT and data["batch"]["grading_key"] == "key-1"
+    assert Result.from_wire(data["result"]) == _result()  # the kit's wire form, never Gradescope's shape
     folder.result_path("ann").write_text(folder.result_path("ann").read_text()[:40])  # truncated by hand
     assert folder.cached("ann", "key-1") is None
     assert "unreadable result file" in folder.load_result("ann")[2]
+
+
+@pytest.mark.parametrize("fmt", [None, 1, 99, "2"])
+def test_a_result_file_of_another_format_is_never_misread_nor_reused(tmp_path, fmt):
+    folder = OutputFolder(tmp_path)
+    (ann,) = build_roster({"ann": Path("a.py")}, roots=[], assignment="selftest")
+    folder.save_result(ann, _result(), grading_key="key-1", assignment="selftest")
+    data = json.loads(folder.result_path("ann").read_text())
+    if fmt is None:  # what an older kit wrote: Gradescope's shape, with the same grading key
+        old = _result().to_gradescope()
+        old["extra_data"]["batch"] = data["batch"]
+        data = old
+    else:
+        data["format"] = fmt
+    folder.result_path("ann").write_text(json.dumps(data))
+    result, batch, why = folder.load_result("ann")
+    assert result is None and batch == {} and why.startswith(OTHER_FORMAT)
+    assert ("older kit" in why) == (fmt is None) and "grade it afresh" in why
+    assert folder.reusable("ann", "key-1") == (None, why)
+
+
+def test_a_result_file_of_our_format_with_a_bad_field_is_unreadable_naming_it(tmp_path):
+    folder = OutputFolder(tmp_path)
+    (ann,) = build_roster({"ann": Path("a.py")}, roots=[], assignment="selftest")
+    folder.save_result(ann, _result(), grading_key="key-1", assignment="selftest")
+    data = json.loads(folder.result_path("ann").read_text())
+    data["result"]["tests"][0]["points"] = "2"
+    folder.result_path("ann").write_text(json.dumps(data))
+    assert folder.cached("ann", "key-1") is None
+    assert "unreadable result file" in folder.load_result("ann")[2] and "'points'" in folder.load_result("ann")[2]

@@ -18,7 +18,7 @@ import pytest
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
-from autograder.outputs.folder import Manifest
+from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
 
 SCRIPT = "<script>alert(1)</script>"
@@ -121,8 +121,8 @@ def hostile_class(tmp_path) -> Path:
             }
         )
         if result is not None and "/" not in uid:
-            data = result.to_gradescope()
-            data["extra_data"]["batch"] = {"graded_at": HOSTILE, "submission": str(submission), "unreadable": ""}
+            batch = {"graded_at": HOSTILE, "submission": str(submission), "unreadable": ""}
+            data = {"format": RESULT_FORMAT, "batch": batch, "result": result.to_wire()}
             (out / "results" / f"{uid}.json").write_text(json.dumps(data))
     (out / "manifest.json").write_text(manifest.to_json())
     return out

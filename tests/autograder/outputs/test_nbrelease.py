@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.outputs.classview import load_class
-from autograder.outputs.folder import Manifest
+from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.nbrelease import place_feedback
 from autograder.outputs.report import write_report
 
@@ -31,7 +31,8 @@ def _course(tmp_path: Path, area_result) -> tuple[Path, Path]:
             (folder / "submission_secret.txt").write_text(SECRET)
         submission = str(folder / "weight_tying.ipynb")
         manifest.students.append({"uid": student, "name": student, "key": student, "submission": submission})
-        data = area_result({"shape flow": "logits scaled by 2"}).to_gradescope()
+        result = area_result({"shape flow": "logits scaled by 2"})
+        data = {"format": RESULT_FORMAT, "batch": {}, "result": result.to_wire()}
         (out / "results" / f"{student}.json").write_text(json.dumps(data))
     (out / "manifest.json").write_text(manifest.to_json())
     write_report(out, keywords=[])

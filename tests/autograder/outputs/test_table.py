@@ -4,34 +4,30 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from autograder.grading.result import Result
+from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.table import readable_name, render
 
-RESULT = {
-    "score": 2.0,
-    "max_score": 7.0,
-    "output": "Your code ran to the end.",
-    "extra_data": {"areas": {"parameter identity": [2.0, 2.0], "generation": [0.0, 5.0]}},
-    "tests": [
-        {
-            "name": "test_identity.py::test_same_parameter",
-            "score": 2.0,
-            "max_score": 2.0,
-            "status": "passed",
-            "output": "",
-            "tags": ["parameter identity"],
-        },
-        {
-            "name": "test_generation.py::test_generate_respects_block_size_when_the_prompt_is_long[3]",
-            "score": 0.0,
-            "max_score": 5.0,
-            "status": "failed",
-            "tags": ["generation"],
-            "output": "generate() kept 12 tokens of context but block_size is 8: crop to the last block_size "
-            "tokens before each step [red]not markup[/red]",
-        },
-    ],
-}
+MESSAGE = (
+    "generate() kept 12 tokens of context but block_size is 8: crop to the last block_size "
+    "tokens before each step [red]not markup[/red]"
+)
+
+
+def _result(output: str = "Your code ran to the end.", message: str = MESSAGE) -> Result:
+    return Result(
+        tests=[
+            TestOutcome("test_identity.py::test_same_parameter", 2.0, "parameter identity", True, ""),
+            TestOutcome(
+                "test_generation.py::test_generate_respects_block_size_when_the_prompt_is_long[3]",
+                5.0,
+                "generation",
+                False,
+                message,
+            ),
+        ],
+        run=None,
+        output=output,
+    )
 
 
 def test_readable_name_drops_file_and_test_prefix():
@@ -42,7 +38,7 @@ def test_readable_name_drops_file_and_test_prefix():
 
 def test_table_shows_whole_names_and_wrapped_messages_under_failures():
     console = Console(width=80, record=True, color_system=None)
-    render(Result.from_gradescope(RESULT), title="alice.ipynb", console=console)
+    render(_result(), title="alice.ipynb", console=console)
     text = console.export_text()
     lines = text.splitlines()
     assert max(len(line) for line in lines) <= 80
@@ -59,11 +55,13 @@ def test_table_shows_whole_names_and_wrapped_messages_under_failures():
 def test_student_text_never_reaches_the_terminal_as_escapes():
     import io
 
-    hostile = dict(RESULT, output="Run ok \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J\x9b31m")
-    hostile["tests"] = [dict(RESULT["tests"][1], output="raised \x1b[31mValueError\x1b[0m\rhidden \x07bell")]
+    hostile = _result(
+        output="Run ok \x1b]8;;https://evil.example\x07click\x1b]8;;\x07 \x1b[2J\x9b31m",
+        message="raised \x1b[31mValueError\x1b[0m\rhidden \x07bell",
+    )
     out = io.StringIO()
     console = Console(file=out, width=100, force_terminal=True, color_system="truecolor")
-    render(Result.from_gradescope(hostile), title="\x1b]0;pwned\x07alice.ipynb", console=console)
+    render(hostile, title="\x1b]0;pwned\x07alice.ipynb", console=console)
     printed = out.getvalue()
     # rich's own colours are escapes too: only OSC, bells, carriage returns, C1 and screen clears must be absent
     assert "\x1b]" not in printed and "\x07" not in printed and "\r" not in printed and "\x9b" not in printed
