@@ -32,6 +32,7 @@ __all__ = [
     "lookup_problem",
     "generated_ids_problem",
     "greedy_problem",
+    "shape_mismatch",
 ]
 
 TOL = {"rtol": 1e-4, "atol": 1e-5}  # float32 logits and losses of differently written (correct) code
@@ -277,3 +278,9 @@ def greedy_problem(seq: Tensor, expected: Tensor, *, again: Tensor | None = None
         return None
     row, col = (seq != expected).nonzero()[0].tolist()
     return _say("diag.generate.greedy", language, 9, row=row, col=col)
+
+
+def shape_mismatch(error: str) -> bool:
+    """`error` is what logits and targets whose shapes do not pair up raise (cross_entropy, view, reshape): a
+    loss target shift misread, not a loss that does not run at all. The suite and the self-check share it."""
+    return any(word in error for word in ("shape", "size", "match"))

@@ -12,7 +12,6 @@ import os
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
 from .messages import render
-from .translate_zh import translate
 
 __all__ = ["ENV_VAR", "LANGUAGES", "language", "say", "tell"]
 
@@ -31,8 +30,12 @@ def language() -> str:
 
 
 def say(text: str) -> str:
-    """`text` (English) in the student's language."""
-    return translate(text) if language() == "zh" else text
+    """`text` (English) in the student's language (the Chinese rules are compiled only when a run needs them)."""
+    if language() != "zh":
+        return text
+    from .translate_zh import translate
+
+    return translate(text)
 
 
 def tell(key: str, **params: object) -> str:

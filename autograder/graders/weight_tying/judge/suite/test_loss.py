@@ -15,7 +15,7 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, reread
+from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, reread, shape_mismatch
 from autograder.graders.weight_tying.judge.models import for_model, tensor_key
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
@@ -66,11 +66,6 @@ def _alternatives(model, ids, targets):
     return out
 
 
-# Words of the errors that logits and targets of shapes that do not pair up raise (cross_entropy, view, reshape):
-# a shift misread; any other error is a loss that does not run at all.
-_SHAPE_WORDS = ("shape", "size", "match")
-
-
 def _check_loss(plan, evidence, run, form: str):
     p = plan["gpt"]
     what = "MiniGPTWithWeightTying.loss"
@@ -84,7 +79,7 @@ def _check_loss(plan, evidence, run, form: str):
         error = rec.get(form).get("error") if isinstance(rec.get(form), dict) else None
         if isinstance(error, str) and error.startswith("NotImplementedError"):  # a loss never written
             raise AssertionError(f"{exc}\n-> {LOSS_NOT_COMPUTED}" + reread(9)) from None
-        if isinstance(error, str) and any(word in error for word in _SHAPE_WORDS):  # shapes that do not pair up
+        if isinstance(error, str) and shape_mismatch(error):  # shapes that do not pair up
             raise AssertionError(f"{exc}\n-> loss target shift wrong? {_HINTS[form]}" + reread(9)) from None
         raise AssertionError(
             f"{exc}\n-> loss raises: loss() stops with an error instead of returning the mean next-token "
