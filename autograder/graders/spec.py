@@ -16,7 +16,7 @@ is one folder with two halves::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +37,10 @@ class AssignmentSpec:
     experiments: str  # "package.module:function" in the grader's runner package, called as fn(namespace, plan, emit)
     judge_dir: Path  # what only the judge reads: suite/, calibration/, plan and reference code
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
-    # language -> "module:function" rendering the grader's English feedback in it (see autograder.grading.editions)
-    translations: dict[str, str] = field(default_factory=dict, compare=False)  # not part of the hash
+    # The grader's message catalog, a module ("package.messages") whose ``title(readable, language)`` and
+    # ``area_name(area, language)`` name its tests and areas in a language (autograder.grading.editions.names);
+    # None: English names only. Its messages are rendered by the grader where they are built.
+    catalog: str | None = None
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
     # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.

@@ -1,10 +1,15 @@
-"""Trusted: which language a submission is written in, and its feedback rendered in that language.
+"""Trusted: which language a submission is written in, and its feedback in that language, from catalogs.
 
 The edition is read from the file itself, never from anything the runner reports: a notebook built by
 scripts/build_notebook.py says ``metadata.course_kit.language``; a .py file may say ``# language: zh`` on one
-of its first lines. Anything else is English. A grader offers other languages through
-``AssignmentSpec.translations`` (language -> "module:function" that renders its English text); the engine
-applies it to a Result's student-facing text: every test's message and the run summary.
+of its first lines. Anything else (an unreadable or refused file too) is English.
+
+Nothing here translates: every student-facing message is rendered from a catalog in the student's language
+where it is built. The judge renders each test's message (``TestOutcome.localized``) while the marking scheme
+reads the English (``output``); ``localize``, after marking, puts the rendered text in place and renders the
+engine's own words (the run summary, a refusal, the judge's limits: ``autograder.grading.catalog``) in the
+same language. A grader names its areas and tests through its catalog (``AssignmentSpec.catalog``), which
+``names`` reaches for the feedback pages and the report.
 """
 
 from __future__ import annotations
@@ -17,9 +22,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.result import Result
+from autograder.grading.catalog import LANGUAGES, render
+from autograder.grading.result import Result, TestOutcome
 
-__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize", "translator"]
+__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize", "names", "stopped_words"]
 
 DEFAULT_LANGUAGE = "en"
 _PY_MARK = re.compile(r"^#\s*language:\s*([A-Za-z-]+)\s*$")
@@ -52,31 +58,59 @@ def text_language(kind: str, text: str) -> str:
     return DEFAULT_LANGUAGE
 
 
-def translator(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
-    """The grader's function rendering its English text in `language`; None for English, a language the
-    grader does not offer, or a translation module that cannot be loaded."""
-    target = spec.translations.get(language)
-    if language == DEFAULT_LANGUAGE or target is None:
+def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
+    """A function naming a graded area, or a test by its readable name, in `language` from the grader's
+    catalog (a name the catalog lacks stays as it is); None for English, a grader without a catalog, or a
+    catalog that cannot be loaded (the pages then name things in English: feedback is never lost)."""
+    if language == DEFAULT_LANGUAGE or not spec.catalog:
         return None
-    module, _, name = target.partition(":")
     try:
-        return getattr(importlib.import_module(module), name)
-    except Exception:  # a broken translation table is the grader's bug: English is still feedback
+        catalog = importlib.import_module(spec.catalog)
+        title, area_name = catalog.title, catalog.area_name
+    except Exception:  # a broken catalog is the grader's bug: English names are still names
         return None
+
+    def name(text: str) -> str:
+        try:
+            found = title(text, language)
+            found = area_name(text, language) if found is None else found
+        except Exception:
+            return text
+        return found if isinstance(found, str) else text
+
+    return name
+
+
+def stopped_words(stop: dict, language: str) -> str:
+    """Where the judge stopped ({"id", "params"} or {"words"}, ``pipeline.judge_stop``), in `language`."""
+    if stop.get("id"):
+        return render(stop["id"], language, **stop.get("params", {}))
+    return str(stop.get("words", ""))
+
+
+def _not_judged(test: TestOutcome, stop: dict, language: str) -> str:
+    """The not-judged message in `language` for a test the judge's limit cut off, else ""."""
+    if not stop.get("id") or test.passed:
+        return ""
+    if test.output != render("judge.not_judged", DEFAULT_LANGUAGE, where=stopped_words(stop, DEFAULT_LANGUAGE)):
+        return ""
+    return render("judge.not_judged", language, where=stopped_words(stop, language))
 
 
 def localize(result: Result, spec: AssignmentSpec, language: str) -> Result:
-    """`result` with its student-facing text in `language`, when the grader offers it; else unchanged.
+    """`result` with its student-facing text in `language`, after marking (which reads the English): each
+    test's ``localized`` message (when the judge rendered one) in place of its ``output``, and the engine's
+    words (the run summary, the judge's limits) rendered from its catalog. English, or a language the engine
+    does not speak, leaves `result` as it is.
 
-    The tests keep their names, points and areas (a class report may mix languages); only what the student
-    reads changes. A translation that fails leaves the English text: feedback must never be lost.
+    The tests keep their names, points, areas and charges (a class report may mix languages); only what the
+    student reads changes. Nothing is translated: every text is rendered from a catalog.
     """
-    translate = translator(spec, language)
-    if translate is None:
+    if language == DEFAULT_LANGUAGE or language not in LANGUAGES:
         return result
-    try:
-        tests = [replace(t, output=translate(t.output)) for t in result.tests]
-        output = translate(result.output)
-    except Exception:  # a broken translation table is the grader's bug; English feedback is still feedback
-        return result
+    stop = result.run.judge_stop if result.run is not None else {}
+    tests = [
+        replace(t, output=t.localized or _not_judged(t, stop, language) or t.output, localized="") for t in result.tests
+    ]
+    output = result.run.summary(language) if result.run is not None and result.grader_error is None else result.output
     return replace(result, tests=tests, output=output, language=language)

@@ -20,12 +20,13 @@ from __future__ import annotations
 import contextlib
 import io
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import localize, text_language
+from autograder.grading.catalog import render
+from autograder.grading.editions import localize, stopped_words, text_language
 from autograder.grading.judge.client import JudgeLimitError, Judgement
 from autograder.grading.marking import apply_marking
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
@@ -37,7 +38,18 @@ from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
 
-__all__ = ["Submission", "read", "job", "decode", "facts", "facts_and_evidence", "judged", "finish", "mark"]
+__all__ = [
+    "Submission",
+    "read",
+    "job",
+    "decode",
+    "facts",
+    "facts_and_evidence",
+    "judge_stop",
+    "judged",
+    "finish",
+    "mark",
+]
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,7 @@ class Submission:
     source: str
     filename: str
     rejected: str | None = None  # why the file was not read (then it is graded as empty), or None
+    refusal: dict = field(default_factory=dict)  # the same as the engine's catalog message: {"id", "params"}
 
     def to_wire(self) -> dict:
         return wire_fields(self)
@@ -68,7 +81,7 @@ def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
     try:
         kind, source = read_submission(path, root=submission_root(path, roots))
     except SubmissionRefused as exc:
-        return Submission("py", "", path.name, str(exc))
+        return Submission("py", "", path.name, str(exc), {"id": exc.key, "params": exc.params})
     return Submission(kind, source, path.name)
 
 
@@ -140,11 +153,16 @@ def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits)
     return run, evidence
 
 
-_LIMIT_WORDS = {
-    "time": "its time limit ({judge_seconds:g} s)",
-    "memory": "its memory limit ({judge_memory})",
-    "died": "an unexpected end",
-}
+def judge_stop(limit: str, limits: Limits) -> dict:
+    """Where the judge stopped, as the engine's catalog message ({"id", "params"}; {"words"} for a limit the
+    catalog does not name): rendered in English for the marking, and in the student's language after it."""
+    if limit == "time":
+        return {"id": "judge.stopped.time", "params": {"seconds": f"{limits.judge_seconds:g}"}}
+    if limit == "memory":
+        return {"id": "judge.stopped.memory", "params": {"memory": f"{limits.judge_memory_bytes / (1 << 30):g} GiB"}}
+    if limit == "died":
+        return {"id": "judge.stopped.died", "params": {}}
+    return {"words": str(limit)}
 
 
 def judged(
@@ -163,10 +181,9 @@ def judged(
         with contextlib.suppress(JudgeLimitError):
             tests = listing()
     decided = {o.get("name"): TestOutcome.from_wire(o) for o in judgement.outcomes}
-    words = _LIMIT_WORDS.get(judgement.limit, judgement.limit).format(
-        judge_seconds=limits.judge_seconds, judge_memory=f"{limits.judge_memory_bytes / (1 << 30):g} GiB"
-    )
-    not_judged = f"not judged: the judge stopped at {words} on this submission's evidence"
+    stop = judge_stop(judgement.limit, limits)
+    words = stopped_words(stop, "en")
+    not_judged = render("judge.not_judged", "en", where=words)
     outcomes = [
         decided.get(name)
         or TestOutcome(name=name, points=float(points), area=str(area), passed=False, output=not_judged)
@@ -174,7 +191,8 @@ def judged(
     ]
     run = RunFacts.from_dict(judgement.run) or facts(box, {}, [], spec, limits)
     run.status = JUDGE_LIMIT
-    run.notes = [*run.notes, f"the judge stopped at {words}; {len(decided)} of {len(outcomes)} tests were judged"]
+    run.judge_stop = stop  # the words again in the student's language, once it is known (editions.localize)
+    run.notes = [*run.notes, render("judge.note", "en", where=words, judged=len(decided), total=len(outcomes))]
     return outcomes, run
 
 
@@ -182,7 +200,7 @@ def finish(
     tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
 ) -> Result:
     """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
-    run.rejected = submission.rejected
+    run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     return localize(result, spec, text_language(submission.kind, submission.source))  # read from the file
 

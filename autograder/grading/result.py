@@ -12,11 +12,13 @@ per-area totals. Between the kit's processes, and in a class folder's ``results/
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from autograder.grading.catalog import render
 from autograder.grading.messages import clean_message
 from autograder.protocol.typed import fields_from_wire, wire_fields
 
@@ -25,7 +27,8 @@ __all__ = [
     "RunFacts",
     "Result",
     "run_status",
-    "STATUS_WORDS",
+    "STATUS_MESSAGES",
+    "status_words",
     "GRADER_ERROR",
     "JUDGE_LIMIT",
     "MEMORY_MARKERS",
@@ -36,23 +39,34 @@ JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit whi
 # How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
 MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
-CELLS_COUNTED = "Cells (or parts of a .py file) are counted from 1 at the top, text cells included."
+CELLS_COUNTED = render("run.cells_counted")
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
-STATUS_WORDS = {
-    "ok": "Your code ran to the end.",
-    "timeout": "Your code was stopped after {limit:g} s (time limit): tests that needed results it had not "
-    "produced yet score 0. Look for an endless loop or a very slow computation.",
-    "memory": "Your code ran out of memory (limit {memory}): tests that needed results it had not produced "
-    "score 0. Look for a huge tensor or a list that grows without end.",
-    "exited": "Your code ended the grading process early (exit code {exit_code}): remove sys.exit(), "
-    "os._exit() or quit() from the submission; tests that needed later results score 0.",
-    "crashed": "The Python process running your code crashed (signal {signal}): tests that needed later "
-    "results score 0.",
-    JUDGE_LIMIT: "Judging what your code produced went past the judge's own time or memory limit: the tests "
-    "judged before that keep their points, the others score 0. Tell your instructor if your code is correct.",
+# How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
+STATUS_MESSAGES = {
+    "ok": "run.ok",
+    "timeout": "run.timeout",
+    "memory": "run.memory",
+    "exited": "run.exited",
+    "crashed": "run.crashed",
+    JUDGE_LIMIT: "run.judge_limit",
 }
+
+
+def status_words(run: RunFacts, language: str = "en") -> str:
+    """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has)."""
+    key = STATUS_MESSAGES.get(run.status, "run.unknown")
+    limit = _num(run.limit)
+    return render(
+        key,
+        language,
+        status=run.status,
+        limit=f"{limit:g}",
+        memory=run.memory,
+        exit_code=run.exit_code,
+        signal=run.signal,
+    )
 
 
 def run_status(
@@ -101,6 +115,9 @@ class TestOutcome:
     area: str  # the graded area it belongs to
     passed: bool
     output: str  # what the student reads when it failed
+    # The message in the submission's language, rendered by the judge from the catalog ("" when that is
+    # English, or before the judge knew the language); `output` stays English until the run is marked.
+    localized: str = ""
     # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
     # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
     # any test of the area it is charged in.
@@ -147,13 +164,22 @@ class RunFacts:
     required_names: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the sandbox and the decoder noticed
     isolation: dict = field(default_factory=dict)  # mode, enforced, not_enforced
-    rejected: str | None = None  # why the file was not run at all (e.g. too large)
+    rejected: str | None = None  # why the file was not run at all (e.g. too large), in English
+    # The same as the engine's catalog message ({"id": ..., "params": {...}}, autograder.grading.catalog), so
+    # that the summary says it in the student's language; empty for a run, or a result an older kit wrote.
+    refusal: dict = field(default_factory=dict)
     running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
+    # Where the judge stopped, past its limits ({"id": "judge.stopped.time", "params": {...}}, the engine's catalog;
+    # empty when it did not): the not-judged tests' message is rendered from it in the student's language.
+    judge_stop: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         out = asdict(self)
         if out["rejected"] is None:
             del out["rejected"]
+        for name in ("refusal", "judge_stop"):  # what only some runs have
+            if not out[name]:
+                del out[name]
         return out
 
     @classmethod
@@ -166,24 +192,27 @@ class RunFacts:
         except TypeError:
             return cls(status=data["status"])
 
-    def summary(self) -> str:
-        """The top-level `output`: run status, cells that raised, required names not defined."""
+    def summary(self, language: str = "en") -> str:
+        """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
+        required names not defined."""
         if self.rejected:  # nothing ran: how a run ends does not apply
-            return f"Your submission was not run: {self.rejected}."
-        values = {"limit": _num(self.limit), "memory": self.memory, "exit_code": self.exit_code, "signal": self.signal}
-        words = STATUS_WORDS.get(self.status, "Unknown run status {status}.").format(status=self.status, **values)
-        lines = [words]
+            why = self.rejected
+            if self.refusal.get("id"):  # the refusal's own message, in the student's language
+                with contextlib.suppress(KeyError, IndexError, ValueError, TypeError, AttributeError):
+                    why = render(self.refusal["id"], language, **self.refusal.get("params", {}))
+            return render("run.not_run", language, why=why)
+        lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         if errors:
             if self.status == "ok":
-                lines = [f"Your code ran to the end, but {len(errors)} of its cells (or parts) raised an error:"]
-            lines.append(CELLS_COUNTED)
+                lines = [render("run.ran_but_cells_raised", language, n=len(errors))]
+            lines.append(render("run.cells_counted", language))
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
-            lines.append(f"While loading your submission, cell/part {cell + 1} raised {message}")
+            lines.append(render("run.cell_raised", language, cell=cell + 1, error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            lines.append("Not defined by your submission: " + ", ".join(missing) + " (check the exact class names).")
+            lines.append(render("run.not_defined", language, names=", ".join(missing)))
         return "\n".join(lines)
 
 
@@ -200,9 +229,9 @@ class Result:
     def __post_init__(self) -> None:
         if not self.output:
             if self.grader_error is not None:
-                self.output = f"The grader could not grade this submission: {self.grader_error}"
+                self.output = render("run.grader_error", self.language, why=self.grader_error)
             elif self.run is not None:
-                self.output = self.run.summary()
+                self.output = self.run.summary(self.language)
 
     @classmethod
     def grader_failure(cls, message: str) -> Result:

@@ -20,14 +20,17 @@ import os
 import stat
 from pathlib import Path
 
+from autograder.grading.catalog import CatalogError
+
 __all__ = ["NotBeneath", "read_beneath"]
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 
 
-class NotBeneath(ValueError):
-    """The file is a link, under a link, outside the root, or not a regular file; the message says which."""
+class NotBeneath(CatalogError):
+    """The file is a link, under a link, outside the root, or not a regular file; the message (an engine catalog
+    id and its parameters, ``autograder.grading.catalog``) says which."""
 
 
 def read_beneath(path: str | Path, root: str | Path | None, limit: int) -> bytes:
@@ -38,9 +41,9 @@ def read_beneath(path: str | Path, root: str | Path | None, limit: int) -> bytes
     try:
         parts = path.relative_to(root).parts
     except ValueError:
-        raise NotBeneath(f"{path.name} is not inside the folder {str(root)!r} given to the grader") from None
+        raise NotBeneath("input.outside_root", name=path.name, root=repr(str(root))) from None
     if not parts or ".." in parts:
-        raise NotBeneath(f"{str(path)!r} is not a file inside the folder {str(root)!r} given to the grader")
+        raise NotBeneath("input.not_a_file_in_root", name=repr(str(path)), root=repr(str(root)))
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)  # the root itself is the instructor's choice
     try:
         for depth, part in enumerate(parts[:-1], start=1):
@@ -59,7 +62,7 @@ def _step(dir_fd: int, name: str, shown: tuple[str, ...]) -> int:
         return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise NotBeneath(f"{'/'.join(shown)} is not a plain folder: {_FIX}") from None
+            raise NotBeneath("input.not_a_plain_folder", name="/".join(shown)) from None
         raise
 
 
@@ -67,18 +70,17 @@ def _read_file(dir_fd: int, parts: tuple[str, ...], limit: int) -> bytes:
     name, shown = parts[-1], "/".join(parts)
     before = _refuse_link(dir_fd, name, parts, "file")
     if not stat.S_ISREG(before.st_mode):
-        kind = "folder" if stat.S_ISDIR(before.st_mode) else "special file (a FIFO, device or socket)"
-        raise NotBeneath(f"{shown} is a {kind}, not a regular file: {_FIX}")
+        raise NotBeneath("input.folder" if stat.S_ISDIR(before.st_mode) else "input.special_file", name=shown)
     try:
         fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise NotBeneath(f"{shown} is a symbolic link: {_FIX}") from None
+            raise NotBeneath("input.link", name=shown) from None
         raise
     try:
         after = os.fstat(fd)
         if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino) or not stat.S_ISREG(after.st_mode):
-            raise NotBeneath(f"{shown} changed while the grader opened it: {_FIX}")
+            raise NotBeneath("input.changed", name=shown)
         chunks, size = [], 0
         while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
             chunks.append(chunk)
@@ -91,11 +93,5 @@ def _read_file(dir_fd: int, parts: tuple[str, ...], limit: int) -> bytes:
 def _refuse_link(dir_fd: int, name: str, parts: tuple[str, ...], what: str) -> os.stat_result:
     st = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
     if stat.S_ISLNK(st.st_mode):
-        raise NotBeneath(f"{'/'.join(parts)} is a symbolic link, not a {what}: {_FIX}")
+        raise NotBeneath(f"input.link_not_{what}", name="/".join(parts))
     return st
-
-
-_FIX = (
-    "the grader reads only real files inside the submission folder; hand in the notebook file itself "
-    "(a copy, not a link or a shortcut)"
-)

@@ -23,6 +23,7 @@ import re
 import tokenize
 from pathlib import Path
 
+from autograder.grading.catalog import CatalogError
 from autograder.grading.safe_files import NotBeneath, read_beneath
 
 __all__ = [
@@ -47,12 +48,11 @@ _BOMS += ((codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))  # a
 # A JSON string, or an unterminated one up to the end: a match never fails once started, so the scan is
 # linear; possessive quantifiers keep no backtracking state (64 MiB of escapes: 2 s and no memory, not 2.6 GB).
 _JSON_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
-_CLEAR = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
-_RESAVE = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
 
 
-class SubmissionRefused(ValueError):
-    """The file is not run: it is graded as an empty submission, with this message saying why and the fix."""
+class SubmissionRefused(CatalogError):
+    """The file is not run: it is graded as an empty submission, with this message saying why and the fix (an
+    engine catalog id and its parameters, rendered in the student's language where it is shown)."""
 
 
 class SubmissionTooLarge(SubmissionRefused):
@@ -76,22 +76,16 @@ def read_submission(path: Path, *, root: str | Path | None = None) -> tuple[str,
     try:
         data = read_beneath(path, root, MAX_SUBMISSION_BYTES)
     except NotBeneath as exc:
-        raise SubmissionRefused(text_of_name(str(exc))) from None
+        raise SubmissionRefused(exc.key, **{k: text_of_name(str(v)) for k, v in exc.params.items()}) from None
     except FileNotFoundError:
-        raise SubmissionMissing(f"no submission file at {text_of_name(str(path))!r}") from None
+        raise SubmissionMissing("input.missing", path=repr(text_of_name(str(path)))) from None
     except OSError as exc:
-        raise SubmissionRefused(
-            f"{text_of_name(path.name)} could not be read ({exc.strerror}): hand it in again"
-        ) from None
+        raise SubmissionRefused("input.unreadable", name=text_of_name(path.name), why=str(exc.strerror)) from None
     name = text_of_name(path.name)
     if path.suffix not in _SUFFIXES:
-        raise SubmissionRefused(
-            f"{text_of_name(str(path))!r} is neither a .py nor an .ipynb file: pass the student's notebook or script"
-        )
+        raise SubmissionRefused("input.not_py_or_ipynb", name=repr(text_of_name(str(path))))
     if len(data) > MAX_SUBMISSION_BYTES:
-        raise SubmissionTooLarge(
-            f"{name} is over the {MAX_SUBMISSION_BYTES >> 20} MiB limit: {_CLEAR.replace('clear', 'Clear', 1)}"
-        )
+        raise SubmissionTooLarge("input.too_large", name=name, limit=MAX_SUBMISSION_BYTES >> 20)
     if path.suffix == ".py":
         return "py", _python_text(data)
     return "ipynb", _without_outputs(_notebook(name, _bom_text(data)))
@@ -118,19 +112,19 @@ def _notebook(name: str, text: str) -> dict:
     # Commas and brackets bound the number of values json.loads would build; strings may hold some, so
     # only a file over the bound pays for the exact count (strings removed first).
     if _values(text) > MAX_JSON_VALUES and _values(_JSON_STRING.sub("", text)) > MAX_JSON_VALUES:
-        raise SubmissionRefused(f"{name} holds over {MAX_JSON_VALUES} JSON values: {_CLEAR}")
+        raise SubmissionRefused("input.too_many_values", name=name, n=MAX_JSON_VALUES)
     try:
         nb = json.loads(text)  # C parser: a file nested ~1000 deep stops it with RecursionError, cheaply
     except RecursionError:
-        raise SubmissionRefused(f"{name} is nested too deeply to be a notebook Jupyter saved: {_RESAVE}") from None
+        raise SubmissionRefused("input.nested_too_deeply", name=name) from None
     except ValueError as exc:
-        raise SubmissionRefused(f"{name} is not a notebook (not valid JSON: {str(exc)[:120]}): {_RESAVE}") from None
+        raise SubmissionRefused("input.not_json", name=name, why=str(exc)[:120]) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        raise SubmissionRefused(f"{name} is not a notebook (no list of cells): {_RESAVE}")
+        raise SubmissionRefused("input.no_cells", name=name)
     keep = ("cell_type", "source", "metadata")
     nb["cells"] = [{k: c[k] for k in keep if k in c} if isinstance(c, dict) else c for c in nb["cells"]]
     if _depth(nb["cells"]) > MAX_JSON_DEPTH:
-        raise SubmissionRefused(f"{name}'s cells are nested over {MAX_JSON_DEPTH} levels deep: {_RESAVE}")
+        raise SubmissionRefused("input.cells_nested", name=name, n=MAX_JSON_DEPTH)
     return nb
 
 

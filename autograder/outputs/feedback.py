@@ -88,19 +88,19 @@ def _card(reason: str, members: list[tuple[str, TestOutcome]], w: dict[str, str]
     }
 
 
-def _translated(translate: Callable[[str], str] | None) -> Callable[[str], str]:
-    """`translate` made safe: a failure leaves the English words (feedback is never lost to a translation)."""
+def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
+    """`names` made safe: a failure leaves the English name (feedback is never lost to a catalog)."""
 
-    def words(text: str) -> str:
-        if translate is None:
+    def name(text: str) -> str:
+        if names is None:
             return text
         try:
-            out = translate(text)
+            out = names(text)
         except Exception:
             return text
         return out if isinstance(out, str) else text
 
-    return words
+    return name
 
 
 def _count(n: int, w: dict[str, str]) -> str:
@@ -116,11 +116,11 @@ def feedback_context(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    translate: Callable[[str], str] | None = None,
+    names: Callable[[str], str] | None = None,
 ) -> dict:
     """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
 
-    `translate`: the grader's rendering of its English words in the page's language (area and test names)."""
+    `names`: the grader's catalog naming its areas and tests in the page's language (``editions.names``)."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     title = (
@@ -132,7 +132,7 @@ def feedback_context(
     if result is None:
         return context
     meta = [w["graded"].format(when=graded_at) if graded_at else "", w["status"].format(status=result.status)]
-    area = _translated(translate)
+    area = _named(names)
     failing = result.failing()
     cards = []
     if result.run is not None and result.status == "timeout":  # one card for what the time limit cost
@@ -151,7 +151,7 @@ def feedback_context(
             item["area"], item["name"] = area(item["area"]), area(item["name"])
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts)
-    else:  # the run in the student's language: the summary the grader translated (autograder.grading.editions)
+    else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
         if result.status == "timeout" and w["stopped_line"]:
             where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
@@ -187,7 +187,7 @@ def feedback_html(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    translate: Callable[[str], str] | None = None,
+    names: Callable[[str], str] | None = None,
 ) -> str:
     """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
     if result is not None and not isinstance(result, Result):
@@ -200,7 +200,7 @@ def feedback_html(
         starts=starts,
         graded_at=graded_at,
         language=language,
-        translate=translate,
+        names=names,
     )
     return render("feedback.html.j2", **context)
 
@@ -215,7 +215,7 @@ def write_feedback(
     starts: dict[int, str] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    translate: Callable[[str], str] | None = None,
+    names: Callable[[str], str] | None = None,
 ) -> Path:
     """Write the page to `path` atomically (folders created); returns it."""
     path = Path(path)
@@ -227,6 +227,6 @@ def write_feedback(
         starts=starts,
         graded_at=graded_at,
         language=language,
-        translate=translate,
+        names=names,
     )
     return write_text(path, html)

@@ -134,7 +134,7 @@ def write_pages(
     written, failed = [], {}
     assignment = view.manifest.assignment
     first_lines = _starts_cache(starts)
-    words = _translators(assignment)
+    words = _names(assignment)
     for row in view.rows:
         path = Path(out) / row.feedback_href
         if row.uid in ("", ".", "..") or "/" in row.uid or "\0" in row.uid:  # a tampered manifest: stay inside
@@ -150,7 +150,7 @@ def write_pages(
                 kind=row.suffix,
                 starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
-                translate=words(row.result.language) if graded else None,
+                names=words(row.result.language) if graded else None,
             )
             written.append(page_path)
         except Exception as exc:  # one page must never cost the others theirs
@@ -201,10 +201,11 @@ def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
     return write_text(out / "report.html", report_html(view, keywords, failed=failed))
 
 
-def _translators(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
-    """language -> the assignment's grader's translation (None: English, or a grader not installed)."""
+def _names(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
+    """language -> the assignment's grader's catalog naming its areas and tests (None: English, or a grader
+    not installed)."""
     from autograder.graders import ASSIGNMENTS, get_assignment
-    from autograder.grading.editions import translator
+    from autograder.grading.editions import names
 
     spec = get_assignment(assignment) if assignment in ASSIGNMENTS else None
     found: dict[str, Callable[[str], str] | None] = {}
@@ -213,7 +214,7 @@ def _translators(assignment: str) -> Callable[[str], Callable[[str], str] | None
         if spec is None:
             return None
         if language not in found:
-            found[language] = translator(spec, language)
+            found[language] = names(spec, language)
         return found[language]
 
     return get

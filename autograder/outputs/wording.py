@@ -15,8 +15,9 @@ import json
 import re
 from pathlib import Path
 
+from autograder.grading.catalog import render
 from autograder.grading.messages import clean_message
-from autograder.grading.result import STATUS_WORDS, Result, RunFacts
+from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
 
 __all__ = [
     "readable_test",
@@ -157,14 +158,10 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
         return ["The grader could not grade this submission (its own failure, not yours): it will be graded again."]
     if run is None:
         return [clean_message(result.output)] if result.output else []
-    values = {"limit": run.limit, "memory": run.memory, "exit_code": run.exit_code, "signal": run.signal}
-    try:
-        words = STATUS_WORDS.get(run.status, "The run ended with status {status}.").format(status=run.status, **values)
-    except (KeyError, ValueError, IndexError):
-        words = f"The run ended with status {run.status}."
+    words = status_words(run) if run.status in STATUS_MESSAGES else f"The run ended with status {run.status}."
     if run.status == "timeout":
         words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts)}."
-    lines = [f"Your submission was not run: {clean_message(run.rejected)}."] if run.rejected else []
+    lines = [render("run.not_run", why=clean_message(run.rejected))] if run.rejected else []
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
     if errors and run.status == "ok":
         what = "parts" if kind == "py" else "cells"
@@ -191,8 +188,9 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
     return lines
 
 
-# The feedback page's own words (headings, labels), in each edition's language; messages are translated by
-# the grader (autograder.grading.editions), these by the page. A language not listed reads English.
+# The feedback page's own words (headings, labels), in each edition's language; messages are rendered from
+# the grader's and the engine's catalogs (autograder.grading.editions), these by the page. A language not
+# listed reads English.
 _PAGE_WORDS = {
     "en": {
         "feedback_for": "Feedback for {student}",

@@ -1,13 +1,17 @@
-"""autograder.grading.editions: a submission's language comes from its file, and localize() renders its feedback."""
+"""autograder.grading.editions: a submission's language comes from its file; localize() puts its feedback in it
+after marking, from the catalogs (nothing is translated)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
 from autograder.graders import editions_of, get_assignment
-from autograder.grading.editions import localize, submission_language, text_language
+from autograder.graders.weight_tying.messages import render
+from autograder.grading.editions import localize, names, submission_language, text_language
+from autograder.grading.pipeline import mark
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 
@@ -57,31 +61,48 @@ def test_a_py_file_is_english_unless_a_first_line_says_otherwise(tmp_path):
     assert submission_language(late) == "en"
 
 
-def test_localize_translates_every_message_and_keeps_scores_and_areas():
-    result = _result()
-    zh = localize(result, SPEC, "zh")
-    assert zh.language == "zh" and result.language == "en"
-    assert "梯度翻倍" in zh.tests[0].output and "gradient doubled" in zh.tests[0].output  # the keyword is kept
-    assert zh.output == "你的代码完整运行结束。"
-    assert [(t.name, t.points, t.area, t.passed) for t in zh.tests] == [
-        (t.name, t.points, t.area, t.passed) for t in result.tests
+def _zh(result: Result) -> Result:
+    """`result` as a Chinese-edition judge answers: each failure also rendered in Chinese (`localized`)."""
+    result.tests[0].localized = "TiedEmbeddingLM：梯度翻倍（gradient doubled）：共享表的梯度是两条路径之和的两倍"
+    return result
+
+
+def test_localize_puts_the_judges_chinese_in_place_after_marking_and_keeps_the_marks():
+    result = _zh(_result())
+    marked = mark(result, SPEC)  # the marking scheme reads the English
+    zh = localize(marked, SPEC, "zh")
+    assert zh.language == "zh" and marked.language == "en"
+    assert zh.tests[0].output == result.tests[0].localized and zh.tests[0].localized == ""
+    assert marked.tests[0].output.startswith("TiedEmbeddingLM: gradient doubled")  # the marked result is unchanged
+    assert zh.tests[1].output == ""  # a passed test has nothing to say
+    assert zh.output == "你的代码完整运行结束。"  # the run summary, from the engine's catalog
+    assert [(t.name, t.points, t.area, t.passed, t.charged) for t in zh.tests] == [
+        (t.name, t.points, t.area, t.passed, t.charged) for t in marked.tests
     ]
-    assert zh.score == result.score and zh.areas == result.areas
+    assert zh.score == marked.score and zh.areas == marked.areas
     assert Result.from_wire(zh.to_wire()).language == "zh" and zh.to_gradescope()["extra_data"]["language"] == "zh"
     assert Result.from_wire(result.to_wire()).language == "en"
 
 
-def test_localize_leaves_english_and_unknown_languages_alone(monkeypatch):
-    result = _result()
+def test_a_message_the_judge_did_not_render_stays_english_never_half_translated():
+    zh = localize(mark(_result(), SPEC), SPEC, "zh")  # no `localized`: a judge that did not know the language
+    assert zh.tests[0].output == _result().tests[0].output and zh.language == "zh"
+
+
+def test_localize_leaves_english_and_unknown_languages_alone():
+    result = _zh(_result())
     assert localize(result, SPEC, "en") is result
     assert localize(result, SPEC, "fr") is result
-    from autograder.graders.weight_tying import translate_zh
 
-    def broken(text):
-        raise KeyError("a broken rule table")
 
-    monkeypatch.setattr(translate_zh, "translate", broken)
-    assert localize(result, SPEC, "zh") is result  # English feedback beats no feedback
+def test_the_grader_names_its_areas_and_tests_through_its_catalog():
+    name = names(SPEC, "zh")
+    assert name("gradient accumulation") == "两条路径的梯度相加"
+    assert name("wrapper float64 [2]") == render("title.wrapper_float64", "zh") + " [2]"
+    assert name("something else") == "something else"
+    assert names(SPEC, "en") is None
+    broken = dataclasses.replace(SPEC, catalog="autograder.graders.weight_tying.no_such_catalog")
+    assert names(broken, "zh") is None  # the pages name things in English: never lost
 
 
 def test_the_chinese_edition_is_graded_by_the_same_grader():

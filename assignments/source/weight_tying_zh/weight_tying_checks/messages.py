@@ -8,15 +8,15 @@ misconception (``marking.toml``), so the scheme and the catalog name the same th
 keeps the English keyword in brackets so that feedback in either language stays searchable and countable.
 
 Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is
-built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_notes.py, messages_run.py,
-messages_inputs.py), with the same parameters in both (test_messages.py fails on a missing or mismatched
-one) and, in the Chinese, every misconception keyword of the English kept in English in brackets. Where the
-language is known (diagnosis.py's ``language=``, the self-check's ``tell``), build it with ``render("its.id",
-language, param=...)``. The hidden suite writes English (the marking scheme reads it; the judge does not
-know the student's language): write the English exactly as the template says (or ``render("its.id",
-param=...)``); translate_zh.py turns it into the Chinese template for a Chinese edition. Then run ``python
-scripts/build_notebook.py`` to refresh the release copies. Imports the standard library and its sibling
-catalog parts (messages_*.py) only.
+built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_notes.py; the engine's own
+words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the same parameters
+in both (test_messages.py fails on a missing or mismatched one) and, in the Chinese, every misconception
+keyword of the English kept in English in brackets. Where the language is known (diagnosis.py's ``language=``,
+the self-check's ``tell``), build it with ``render("its.id", language, param=...)``. The hidden suite writes
+English (the marking scheme reads it; the judge does not know the student's language): write the English
+exactly as the template says (or ``render("its.id", param=...)``); translate_zh.py turns it into the Chinese
+template for a Chinese edition. Then run ``python scripts/build_notebook.py`` to refresh the release copies.
+Imports the standard library and its sibling catalog parts (messages_*.py) only.
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ from . import (
     messages_checks,
     messages_checks_failures,
     messages_diagnosis,
-    messages_inputs,
     messages_notes,
-    messages_run,
     messages_suite,
     messages_suite_values,
 )
@@ -42,10 +40,8 @@ _PARTS = (
     messages_checks_failures,
     messages_diagnosis,
     messages_notes,
-    messages_inputs,
     messages_suite,
     messages_suite_values,
-    messages_run,
 )
 
 __all__ = [

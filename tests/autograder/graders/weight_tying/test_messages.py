@@ -11,7 +11,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.messages import CATALOG, Message, render
-from autograder.grading.editions import translator
+from autograder.grading.editions import names
 from autograder.grading.marking import scheme_for
 from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.feedback import feedback_html
@@ -83,11 +83,11 @@ def test_every_suite_test_has_a_title_and_no_title_is_stale():
     assert suite and titled == suite, {"missing": suite - titled, "stale": titled - suite}
 
 
-def test_the_chinese_translator_renders_titles_and_areas_from_the_catalog():
-    translate = translator(SPEC, "zh")
-    assert translate("tied lm shapes and values") == render("title.tied_lm_shapes_and_values", "zh")
-    assert translate("wrapper float64 [2]") == render("title.wrapper_float64", "zh") + " [2]"
-    assert translate("gradient accumulation") == "两条路径的梯度相加"
+def test_the_spec_names_areas_and_titles_from_the_catalog():
+    name = names(SPEC, "zh")
+    assert name("tied lm shapes and values") == render("title.tied_lm_shapes_and_values", "zh")
+    assert name("wrapper float64 [2]") == render("title.wrapper_float64", "zh") + " [2]"
+    assert name("gradient accumulation") == "两条路径的梯度相加"
 
 
 def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
@@ -96,7 +96,7 @@ def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
         TestOutcome("test_counts.py::test_tied_lm_counts_one_table", 4, "parameter counts", True, ""),
     ]
     result = Result(tests=tests, run=None, output="评分完成", language="zh")
-    page = feedback_html(result, student="chen", language="zh", translate=translator(SPEC, "zh"))
+    page = feedback_html(result, student="chen", language="zh", names=names(SPEC, "zh"))
     assert render("title.tied_lm_shapes_and_values", "zh") in page
     assert render("title.tied_lm_counts_one_table", "zh") in page
     assert "tied lm shapes and values" not in page and "tied lm counts one table" not in page

@@ -1,0 +1,193 @@
+"""Trusted: the engine's own words to students, English and Chinese side by side, and errors that carry them.
+
+Every grader's submissions are run, refused and judged by the engine, so these messages are the engine's, not
+one grader's: how a run ended and what loading it left (the run summary, ``result.RunFacts.summary``), why a
+hand-in was not run (``submissions``, ``safe_files``: a ``CatalogError`` carrying its message id and
+parameters, rendered where it is shown), and what the judge's limits cost (``pipeline.judged``). A grader's
+own messages (its misconceptions, areas and test titles) live in its catalog (``AssignmentSpec.catalog``).
+
+Adding or rewording a message: ``"its.id": ("English {param}", "中文 {param}")`` below, the same parameters in
+both (``problems()`` names a missing or mismatched one; ``tests/autograder/test_catalog.py`` fails on it); build
+it with ``render("its.id", language, param=...)`` where the language is known, or raise ``CatalogError("its.id",
+param=...)`` where it is not. The English text is what the engine wrote before the catalog, byte for byte.
+"""
+
+from __future__ import annotations
+
+import string
+
+__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "CatalogError"]
+
+LANGUAGES = ("en", "zh")
+_CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
+_CLEAR_ZH = "请清除 notebook 的输出（Edit > Clear Outputs of All Cells），保存后重新提交"
+_RESAVE_EN = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
+_RESAVE_ZH = "请在 Jupyter 中打开它并保存（File > Save），然后提交保存得到的 .ipynb 文件"
+_FIX_EN = (
+    "the grader reads only real files inside the submission folder; hand in the notebook file itself "
+    "(a copy, not a link or a shortcut)"
+)
+_FIX_ZH = "评分程序只读取提交文件夹里真实存在的文件；请提交 notebook 文件本身（一份副本，而不是链接或快捷方式）"
+
+MESSAGES: dict[str, tuple[str, str]] = {
+    # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
+    "run.ok": ("Your code ran to the end.", "你的代码完整运行结束。"),
+    "run.timeout": (
+        "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet"
+        " score 0. Look for an endless loop or a very slow computation.",
+        "你的代码运行 {limit} 秒后被终止（时间限制）：需要它尚未产出结果的测试记 0 分。"
+        "请检查有没有死循环或非常慢的计算。",
+    ),
+    "run.memory": (
+        "Your code ran out of memory (limit {memory}): tests that needed results it had not produced score 0."
+        " Look for a huge tensor or a list that grows without end.",
+        "你的代码耗尽了内存（上限 {memory}）：需要它尚未产出结果的测试记 0 分。"
+        "请检查有没有超大的张量或无限增长的列表。",
+    ),
+    "run.exited": (
+        "Your code ended the grading process early (exit code {exit_code}): remove sys.exit(), os._exit() or"
+        " quit() from the submission; tests that needed later results score 0.",
+        "你的代码提前结束了评分进程（退出码 {exit_code}）：请从提交中删除 sys.exit()、os._exit() 或 quit()；"
+        "需要之后结果的测试记 0 分。",
+    ),
+    "run.crashed": (
+        "The Python process running your code crashed (signal {signal}): tests that needed later results score 0.",
+        "运行你代码的 Python 进程崩溃了（信号 {signal}）：需要之后结果的测试记 0 分。",
+    ),
+    "run.judge_limit": (
+        "Judging what your code produced went past the judge's own time or memory limit: the tests judged"
+        " before that keep their points, the others score 0. Tell your instructor if your code is correct.",
+        "评判你的代码的输出时，超出了评分程序自身的时间或内存上限：在此之前评判过的测试保留得分，其余记 0 分。"
+        "如果你确信代码是正确的，请告诉老师。",
+    ),
+    "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
+    "run.ran_but_cells_raised": (
+        "Your code ran to the end, but {n} of its cells (or parts) raised an error:",
+        "你的代码运行到了最后，但其中有 {n} 个单元格（或部分）抛出了错误：",
+    ),
+    "run.cells_counted": (
+        "Cells (or parts of a .py file) are counted from 1 at the top, text cells included.",
+        "单元格（或 .py 文件的各部分）从顶部起按 1 开始编号，文本单元格也计算在内。",
+    ),
+    "run.cell_raised": (
+        "While loading your submission, cell/part {cell} raised {error}",
+        "加载你的提交时，第 {cell} 个单元格（或部分）抛出了「{error}」",
+    ),
+    "run.not_defined": (
+        "Not defined by your submission: {names} (check the exact class names).",
+        "你的提交没有定义：{names}（请核对类名的拼写）。",
+    ),
+    "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
+    "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
+    # ------------------------------------------------------- the judge's limits (pipeline.judged)
+    "judge.stopped.time": ("its time limit ({seconds} s)", "达到了自身的时间上限（{seconds} 秒）"),
+    "judge.stopped.memory": ("its memory limit ({memory})", "达到了自身的内存上限（{memory}）"),
+    "judge.stopped.died": ("an unexpected end", "意外终止了"),
+    "judge.not_judged": (
+        "not judged: the judge stopped at {where} on this submission's evidence",
+        "未评判：评判这份提交的结果时，评分程序{where}",
+    ),
+    "judge.note": (
+        "the judge stopped at {where}; {judged} of {total} tests were judged",
+        "评分程序{where}；{total} 个测试中评判了 {judged} 个",
+    ),
+    # ----------------------------------------------- why a hand-in was not run (submissions, safe_files)
+    "input.too_large": (
+        "{name} is over the {limit} MiB limit: C" + _CLEAR_EN[1:],
+        "{name} 超过了 {limit} MiB 的上限：" + _CLEAR_ZH,
+    ),
+    "input.too_many_values": (
+        "{name} holds over {n} JSON values: " + _CLEAR_EN,
+        "{name} 含有超过 {n} 个 JSON 值：" + _CLEAR_ZH,
+    ),
+    "input.nested_too_deeply": (
+        "{name} is nested too deeply to be a notebook Jupyter saved: " + _RESAVE_EN,
+        "{name} 嵌套层数太多，不像是 Jupyter 保存的 notebook：" + _RESAVE_ZH,
+    ),
+    "input.not_json": (
+        "{name} is not a notebook (not valid JSON: {why}): " + _RESAVE_EN,
+        "{name} 不是 notebook（不是合法的 JSON：「{why}」）：" + _RESAVE_ZH,
+    ),
+    "input.no_cells": (
+        "{name} is not a notebook (no list of cells): " + _RESAVE_EN,
+        "{name} 不是 notebook（没有单元格列表）：" + _RESAVE_ZH,
+    ),
+    "input.cells_nested": (
+        "{name}'s cells are nested over {n} levels deep: " + _RESAVE_EN,
+        "{name} 的单元格嵌套超过了 {n} 层：" + _RESAVE_ZH,
+    ),
+    "input.unreadable": (
+        "{name} could not be read ({why}): hand it in again",
+        "无法读取 {name}（「{why}」）：请重新提交",
+    ),
+    "input.missing": ("no submission file at {path}", "找不到提交文件 {path}"),
+    "input.not_py_or_ipynb": (
+        "{name} is neither a .py nor an .ipynb file: pass the student's notebook or script",
+        "{name} 既不是 .py 文件，也不是 .ipynb 文件：请提交学生的 notebook 或 .py 脚本",
+    ),
+    "input.outside_root": (
+        "{name} is not inside the folder {root} given to the grader",
+        "{name} 不在交给评分程序的文件夹 {root} 里",
+    ),
+    "input.not_a_file_in_root": (
+        "{name} is not a file inside the folder {root} given to the grader",
+        "{name} 不是交给评分程序的文件夹 {root} 里的文件",
+    ),
+    "input.not_a_plain_folder": ("{name} is not a plain folder: " + _FIX_EN, "{name} 不是普通文件夹：" + _FIX_ZH),
+    "input.link_not_folder": (
+        "{name} is a symbolic link, not a folder: " + _FIX_EN,
+        "{name} 是符号链接，不是文件夹：" + _FIX_ZH,
+    ),
+    "input.link_not_file": (
+        "{name} is a symbolic link, not a file: " + _FIX_EN,
+        "{name} 是符号链接，不是文件：" + _FIX_ZH,
+    ),
+    "input.link": ("{name} is a symbolic link: " + _FIX_EN, "{name} 是符号链接：" + _FIX_ZH),
+    "input.special_file": (
+        "{name} is a special file (a FIFO, device or socket), not a regular file: " + _FIX_EN,
+        "{name} 是特殊文件（管道、设备或套接字），不是普通文件：" + _FIX_ZH,
+    ),
+    "input.folder": ("{name} is a folder, not a regular file: " + _FIX_EN, "{name} 是文件夹，不是普通文件：" + _FIX_ZH),
+    "input.changed": (
+        "{name} changed while the grader opened it: " + _FIX_EN,
+        "评分程序打开 {name} 时它被改动了：" + _FIX_ZH,
+    ),
+}
+
+
+def _parameters(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def render(key: str, language: str = "en", /, **params: object) -> str:
+    """The engine's message `key` in `language` (English for a language the engine does not speak), its
+    parameters filled in; KeyError naming an unknown id."""
+    try:
+        en, zh = MESSAGES[key]
+    except KeyError:
+        raise KeyError(f"no message {key!r} in the engine's catalog: add it to autograder/grading/catalog.py") from None
+    return (zh if language == "zh" else en).format(**params)
+
+
+def problems() -> list[str]:
+    """Why the catalog is incomplete: a message without a rendering in some language, or whose languages fill
+    in different parameters. Empty when every message renders in every language."""
+    out = []
+    for key, (en, zh) in MESSAGES.items():
+        if not en.strip() or not zh.strip():
+            out.append(f"{key}: no {'en' if not en.strip() else 'zh'} template")
+        elif _parameters(en) != _parameters(zh):
+            out.append(f"{key}: zh fills {sorted(_parameters(zh))}, English {sorted(_parameters(en))}")
+    return out
+
+
+class CatalogError(ValueError):
+    """An error whose message is one of the engine's: it carries the id and the parameters, so that it is
+    rendered in the student's language where it is shown (``render_in``); ``str()`` is its English."""
+
+    def __init__(self, key: str, /, **params: str | int) -> None:
+        self.key, self.params = key, dict(params)
+        super().__init__(render(key, "en", **params))
+
+    def render_in(self, language: str) -> str:
+        return render(self.key, language, **self.params)
