@@ -3,6 +3,10 @@
 They find the file to check and load it the way the grader does (a fresh namespace, cells top to bottom, test
 cells skipped), and say plainly which names are missing. What a wrong answer means is the assignment's own
 business: each release ships its diagnosis next to its tests.
+
+The library speaks no language of its own to a self-check: each error ``find_submission`` and
+``load_submission`` raise carries ``reason`` (a short, language-free name) and ``params`` (its values), so that
+an assignment's self-check can word it in the student's language; ``str(error)`` stays a plain English sentence.
 """
 
 from __future__ import annotations
@@ -26,10 +30,20 @@ def find_submission(folder: str | os.PathLike, *, default_name: str, env_var: st
     path = Path(override).expanduser() if override else Path(folder) / default_name
     if not path.is_file():
         where = f"${env_var}={override!r}" if override else f"the default {str(path)!r}"
-        raise FileNotFoundError(f"no submission at {where}: set {env_var}=path/to/your.ipynb (or .py)")
+        error = FileNotFoundError(f"no submission at {where}: set {env_var}=path/to/your.ipynb (or .py)")
+        if override:
+            raise _reason(error, "no_submission_env", var=env_var, value=repr(override), setting=env_var)
+        raise _reason(error, "no_submission_default", var=env_var, path=repr(str(path)))
     if path.suffix not in (".ipynb", ".py"):
-        raise ValueError(f"{str(path)!r} is neither a .ipynb nor a .py file: point {env_var} at your notebook")
+        error = ValueError(f"{str(path)!r} is neither a .ipynb nor a .py file: point {env_var} at your notebook")
+        raise _reason(error, "not_notebook_or_py", var=env_var, path=repr(str(path)))
     return path
+
+
+def _reason(exc: Exception, reason: str, **params: str) -> Exception:
+    """`exc` with its language-free reason and values (see the module's docstring)."""
+    exc.reason, exc.params = reason, params
+    return exc
 
 
 def load_submission(path: str | os.PathLike, *, quiet: bool = True) -> NotebookNamespace:
@@ -39,7 +53,8 @@ def load_submission(path: str | os.PathLike, *, quiet: bool = True) -> NotebookN
     """
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):
-        raise ValueError(f"cannot load {str(path)!r}: expected a .ipynb or .py file")
+        error = ValueError(f"cannot load {str(path)!r}: expected a .ipynb or .py file")
+        raise _reason(error, "unreadable", error=str(error))
     # A notebook's plt.show() must not open a window (and block) on a desktop: draw off-screen.
     os.environ.setdefault("MPLBACKEND", "Agg")
     sink = io.StringIO()
@@ -47,9 +62,12 @@ def load_submission(path: str | os.PathLike, *, quiet: bool = True) -> NotebookN
         contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext(),
         contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext(),
     ):
-        if path.suffix == ".py":
-            return exec_source(path.read_text(encoding="utf-8"), str(path))
-        return load_notebook(path)
+        try:
+            if path.suffix == ".py":
+                return exec_source(path.read_text(encoding="utf-8"), str(path))
+            return load_notebook(path)
+        except (OSError, ValueError) as error:  # not a notebook, unreadable, gone: said as it is
+            raise _reason(error, "unreadable", error=str(error)) from error.__cause__
 
 
 def missing_names_message(result: NotebookNamespace, names: Iterable[str], source: str) -> str | None:

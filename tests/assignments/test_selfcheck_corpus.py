@@ -2,7 +2,8 @@
 
 Every correct file (any style) passes every check; every wrong file fails at least one check whose message
 names the file's misconception keyword (the `# expect: wrong <keyword>` header, as MISCONCEPTIONS.md words
-it), in English and, with WEIGHT_TYING_LANG=zh, in Chinese with no English sentence left.
+it), in English and, with WEIGHT_TYING_LANG=zh, in Chinese with no English sentence left (rendered from the
+message catalog where each message is built: nothing is translated).
 
 A wrong file whose header says ``# self-check: grader only: <why>`` is a deliberate evasion of the grader's
 watch (delegating on a thread the watch was not told about, switching the watch off), not a misconception
@@ -12,6 +13,7 @@ an honest student meets: the hidden suite names it (``test_corpus``), and the se
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 
@@ -83,6 +85,8 @@ def test_every_wrong_file_is_named_by_a_failing_check(english):
 
 def _chinese_problems(checks, monkeypatch, keys) -> list[str]:
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    # Every word from the catalog, rendered where it is built: no translation of English is there to call.
+    monkeypatch.setitem(sys.modules, f"{checks.__name__}.translate_zh", None)
     problems = []
     for key in keys:
         path, _, keyword = CORPUS[key]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from weight_tying_checks import CHECKS, Session, language, say, tell, title
+from weight_tying_checks import CHECKS, Session, language, tell, title, unloadable
 
 from dnnlpy.selfcheck import find_submission, load_submission
 
@@ -34,11 +34,11 @@ def pytest_configure(config):
         path = find_submission(HERE, default_name=DEFAULT_NAME, env_var=ENV_VAR)
         result = load_submission(path)
     except (FileNotFoundError, ValueError) as error:
-        problem = str(error)
+        problem = unloadable(error)
     else:
         problem = None
     if problem is not None:  # raised outside the except block: no chained traceback
-        raise pytest.UsageError(say(problem))
+        raise pytest.UsageError(problem)
     missing = {}
     for name in CLASSES:
         if name not in result.namespace:

@@ -12,6 +12,7 @@ from dnnlpy.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
 from .framework import Failed, call, check
+from .language import language, tell
 from .wrapper import CLS, SMALL, build, inner_of
 
 __all__ = ["LIBRARY_DECODERS", "decode"]
@@ -50,29 +51,24 @@ def _variant(name: str, inner: gpt.MiniGPT, prompt: torch.Tensor, steps: int) ->
     """The tokens of a decoder with the mistake `name`, or None where it cannot show. Each is simulated
     without writing a decoding loop out: the library's decoder takes the steps that are right."""
     block, t = inner.block_size, prompt.shape[1]
-    if name == "missing append (every step sees the prompt only)":
+    if name == "missing_append":  # every step sees the prompt only
         return _repeat(prompt, decode(inner, prompt, 1)[:, -1:], steps)
-    if name == "wrong position (logits of the first position)" and t + steps <= block:
+    if name == "first_position" and t + steps <= block:  # the logits of the first position
         return _repeat(prompt, decode(inner, prompt[:, :1], 1)[:, -1:], steps)  # position 0 sees token 0 only
-    if name == "wrong crop (first block_size tokens)" and t <= block < t + steps:
+    if name == "first_block" and t <= block < t + steps:  # a crop to the first block_size tokens
         head = decode(inner, prompt, block - t + 1)  # right until the context holds block_size + 1 tokens
         return _repeat(head, head[:, -1:], t + steps - head.shape[1])  # then the same first block_size for ever
-    if name == "wrong crop (block_size - 1 tokens)" and block > 1:
+    if name == "short_block" and block > 1:  # a crop to block_size - 1 tokens
         return decode(_shorter(inner), prompt, steps)
     return None
 
 
-VARIANTS = (
-    "wrong crop (first block_size tokens)",
-    "wrong crop (block_size - 1 tokens)",
-    "wrong position (logits of the first position)",
-    "missing append (every step sees the prompt only)",
-)
+VARIANTS = ("first_block", "short_block", "first_position", "missing_append")  # checkfail.variant.<name>
 
 
 def _generate(model, prompt, steps):
     return call(
-        f"{CLS}.generate(input_ids of shape {tuple(prompt.shape)}, max_new_tokens={steps})",
+        tell("checkfail.call.generate", cls=CLS, shape=tuple(prompt.shape), steps=steps),
         model.generate,
         prompt,
         steps,
@@ -90,13 +86,17 @@ def _sharpened(cls, **cfg):
 
 
 def _named(out, expected, inner, prompt, steps) -> str | None:
-    problem = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)
-    if problem is None or "differ from greedy decoding" not in problem:
+    english = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)  # what the logic reads
+    if english is None:
+        return None
+    lang = language()
+    problem = generated_ids_problem(out, prompt, steps, language=lang) or greedy_problem(out, expected, language=lang)
+    if "differ from greedy decoding" not in english:
         return problem
     for name in VARIANTS:
         other = _variant(name, inner, prompt, steps)
         if other is not None and torch.equal(out, other):
-            return f"{problem}\nThe tokens are those of a decoder with this mistake: {name}"
+            return tell("checkfail.variant", problem=problem, name=tell(f"checkfail.variant.{name}"))
     return problem
 
 
@@ -115,14 +115,11 @@ def test_generate_writes_its_own_loop(cls):
         try:
             _generate(model, prompt, 3)
         except Failed as failure:
-            if "not implemented yet" in str(failure):
+            if failure.key == "checkfail.not_implemented":
                 raise
             # Other errors are named by the next checks; this one only asks who decoded.
     if called:
-        raise Failed(
-            f"generate called {', '.join(called)}: delegated generate (the library decodes, not your code). "
-            "Write the loop yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs"
-        )
+        raise Failed(tell("checkfail.delegated_generate", names=", ".join(called)))
 
 
 @check(
@@ -143,21 +140,18 @@ def test_generate_is_greedy_and_keeps_the_prompt(cls):
             call("generate", model.generate, prompt[:1], 4)
         except Failed:
             raise failure from None
-        raise Failed(
-            f"{failure}\ngenerate works for one row but not for a batch of 3: batch rows not independent "
-            "(a .item() or row 0 used for the whole batch?)"
-        ) from None
+        raise Failed(tell("checkfail.batch_fails", failure=failure, n=3)) from None
     # An untrained model's next-token distribution is nearly flat: sampling would show as two different calls.
-    problem = generated_ids_problem(out, prompt, 4) or greedy_problem(out, out, again=_generate(model, prompt, 4))
+    lang = language()
+    problem = generated_ids_problem(out, prompt, 4, language=lang) or greedy_problem(
+        out, out, again=_generate(model, prompt, 4), language=lang
+    )
     if problem is None:
         try:  # a batch of one must work too (a squeeze() would drop its batch dimension)
             single = _generate(model, prompt[:1], 4)
         except Failed as failure:
-            raise Failed(
-                f"{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() "
-                "that also drops the batch dimension when B = 1?)"
-            ) from None
-        problem = generated_ids_problem(single, prompt[:1], 4)
+            raise Failed(tell("checkfail.batch_of_one", failure=failure)) from None
+        problem = generated_ids_problem(single, prompt[:1], 4, language=lang)
     if problem is None:  # sharper weights: each row's greedy path depends on its own tokens
         model = _sharpened(cls)
         inner = inner_of(model)
@@ -165,9 +159,7 @@ def test_generate_is_greedy_and_keeps_the_prompt(cls):
         problem = _named(out, expected, inner, prompt, 4)
         rows_alike = all(torch.equal(out[0, 3:], row) for row in out[1:, 3:])
         if problem and rows_alike and not all(torch.equal(expected[0, 3:], row) for row in expected[1:, 3:]):
-            problem = (
-                "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"
-            )
+            problem = tell("checkfail.rows_alike")
     if problem:
         raise Failed(problem)
 
@@ -188,12 +180,7 @@ def test_generate_turns_dropout_off(cls):
     model.train()  # as a training loop leaves it
     out = _generate(model, prompt, 4)
     if not torch.equal(out, expected):
-        raise Failed(
-            f"on a model with dropout=1.0 in train mode, generate returned new tokens {out[:, 3:].tolist()} where "
-            f"the greedy ones are {expected[:, 3:].tolist()}: dropout on while decoding (in train mode dropout "
-            "zeroes random activations, so the argmax is no longer the model's choice; a decoder switches the model "
-            "to evaluation mode while it decodes)"
-        )
+        raise Failed(tell("checkfail.dropout_on", got=out[:, 3:].tolist(), want=expected[:, 3:].tolist()))
 
 
 @check(
@@ -211,10 +198,7 @@ def test_generate_crops_past_block_size(cls):
     try:
         out = _generate(model, prompt, 6)  # 12 tokens > block_size 8
     except Failed as failure:
-        raise Failed(
-            f"{failure}\nno crop: past block_size the position table has no row for the new positions; feed the "
-            "model only the last block_size tokens at each step"
-        ) from None
+        raise Failed(tell("checkfail.no_crop", failure=failure)) from None
     problem = _named(out, decode(inner, prompt, 6), inner, prompt, 6)
     if problem:
         raise Failed(problem)

@@ -1,9 +1,9 @@
 """Which language the checks speak: the edition's (edition.py, written by the build), or $WEIGHT_TYING_LANG.
 
-The self-check's own words and the diagnosis come from the grader's message catalog (messages.py, a copy of
-autograder/graders/weight_tying/messages.py), rendered in the student's language where they are built
-(``tell``); so the self-check, the notebook's practice cells and the grader's feedback use the same words.
-The checks' remaining English sentences still go through the grader's translation rules (``say``).
+Every word the self-check says comes from the grader's message catalog (messages.py, a copy of
+autograder/graders/weight_tying/messages.py), rendered in the student's language where it is built (``tell``;
+``unloadable`` for why the submission could not be found or loaded); so the self-check, the notebook's
+practice cells and the grader's feedback use the same words. Nothing is translated.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import os
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
-from .messages import render
+from .messages import CATALOG, render
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "say", "tell"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "unloadable"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -29,15 +29,18 @@ def language() -> str:
     return chosen
 
 
-def say(text: str) -> str:
-    """`text` (English) in the student's language (the Chinese rules are compiled only when a run needs them)."""
-    if language() != "zh":
-        return text
-    from .translate_zh import translate
-
-    return translate(text)
-
-
 def tell(key: str, **params: object) -> str:
     """The catalog's message `key` in the student's language."""
     return render(key, language(), **params)
+
+
+def unloadable(error: Exception) -> str:
+    """Why the submission could not be found or loaded, in the student's language: dnnlpy.selfcheck gives each
+    error a language-free ``reason`` and its ``params``; anything else is quoted as it is."""
+    reason, params = getattr(error, "reason", ""), getattr(error, "params", None)
+    if isinstance(reason, str) and isinstance(params, dict) and f"checkfail.load.{reason}" in CATALOG:
+        try:
+            return tell(f"checkfail.load.{reason}", **params)
+        except (KeyError, IndexError):  # an older dnnlpy with other values: its own words
+            pass
+    return tell("checkfail.load.unreadable", error=str(error))

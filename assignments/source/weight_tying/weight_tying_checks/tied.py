@@ -9,6 +9,7 @@ from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
 from .framework import Failed, attribute, call, check
+from .language import language, tell
 
 __all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
 
@@ -29,26 +30,21 @@ def _table(model, owner: str = CLS):
 def table_of(embed, owner: str):
     weight = attribute(embed, "weight", f"{owner}.token_embed")
     if not isinstance(weight, torch.Tensor):
-        raise Failed(f"{owner}.token_embed.weight is a {type(weight).__name__}, expected an nn.Parameter")
+        raise Failed(tell("checkfail.table_not_parameter", owner=owner, kind=type(weight).__name__))
     return weight
 
 
-# nn.Embedding options that change what a lookup does, with their defaults and what each one breaks.
-EMBEDDING_OPTIONS = {
-    "padding_idx": (None, "its row gets no gradient from the lookup"),
-    "max_norm": (None, "each lookup renormalises, and rewrites, the rows it reads"),
-    "scale_grad_by_freq": (False, "an id looked up k times gets 1/k of its lookup gradient"),
-}
+# nn.Embedding options that change what a lookup does, with their defaults (what each one breaks: the
+# catalog's checkfail.embedding.<option>).
+EMBEDDING_OPTIONS = {"padding_idx": None, "max_norm": None, "scale_grad_by_freq": False}
 
 
 def embedding_options_problem(embed) -> str | None:
     """The embedding option that makes it more than a lookup, named, or None."""
-    for name, (default, effect) in EMBEDDING_OPTIONS.items():
+    for name, default in EMBEDDING_OPTIONS.items():
         value = getattr(embed, name, default)
         if value != default:
-            return (
-                f"token_embed was built with {name}={value}: {effect} ({name}); a plain nn.Embedding(V, D) is the table"
-            )
+            return tell(f"checkfail.embedding.{name}", value=value)
     return None
 
 
@@ -57,7 +53,7 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
     table = table_of(embed, owner)
     weight = getattr(head, "weight", None)
     if not isinstance(weight, torch.Tensor):
-        return f"{owner}.lm_head.weight is a {type(weight).__name__}: the head must hold the one shared nn.Parameter"
+        return tell("checkfail.head_not_parameter", owner=owner, kind=type(weight).__name__)
     same_shape = weight.shape == table.shape
     equal_values = same_shape and torch.equal(weight.detach(), table.detach())
     same_object, same_storage = weight is table, weight.data_ptr() == table.data_ptr()
@@ -83,6 +79,7 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
         equal_values=equal_values,
         pos_shape=pos_shape,
         flag_off=flag_off,
+        language=language(),
     )
 
 
@@ -113,7 +110,7 @@ def _built_watching_minigpt(cls):
 def test_tied_table_has_shape_v_by_d(cls):
     shape = tuple(_table(_model(cls)).shape)
     if shape != (V, D):
-        raise Failed(f"token_embed.weight has shape {shape}, expected (V, D) = {(V, D)}")
+        raise Failed(tell("checkfail.table_shape", got=shape, want=(V, D)))
 
 
 @check(
@@ -129,11 +126,7 @@ def test_tied_head_is_the_embedding_parameter(cls):
     head = attribute(model, "lm_head", CLS)
     mine = (getattr(model.token_embed, "weight", None), getattr(head, "weight", None))
     if any(table is weight for table in borrowed for weight in mine):
-        raise Failed(
-            "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
-            "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
-            "head and ties them itself"
-        )
+        raise Failed(tell("checkfail.delegated_tie"))
     ids = torch.randint(0, V, (2, 3))
     problem = tie_facts_problem(model.token_embed, head, lambda: model(ids))
     if problem:
@@ -152,16 +145,13 @@ def test_tied_holds_one_table_and_no_bias(cls):
     model = _model(cls)
     bias = getattr(attribute(model, "lm_head", CLS), "bias", None)
     if isinstance(bias, torch.Tensor):
-        raise Failed(
-            f"lm_head has a bias of shape {tuple(bias.shape)}: bias on the head (the tied head is the table alone, "
-            "so logits = E[ids] @ E.T with nothing added)"
-        )
+        raise Failed(tell("checkfail.head_bias", shape=tuple(bias.shape)))
     unique = {id(p): p for p in model.parameters()}
     count = sum(p.numel() for p in unique.values())
     if count != V * D:
         names = [name for name, _ in model.named_parameters()]
-        hint = "a second (V, D) table: copied table or untied head" if count == 2 * V * D else "extra parameters"
-        raise Failed(f"{CLS}(V={V}, D={D}) holds {count} parameters {names}, expected V * D = {V * D}: {hint}")
+        key = "checkfail.count_two_tables" if count == 2 * V * D else "checkfail.count_extra"
+        raise Failed(tell(key, model=f"{CLS}(V={V}, D={D})", n=count, names=names, want=V * D))
 
 
 @check(
@@ -179,20 +169,21 @@ def test_tied_forward_returns_logits(cls):
     before = table.detach().clone()  # the table as it is before forward runs (a lookup must not change it)
     logits = call(f"{CLS}.forward", model, ids)
     expected = before[ids] @ before.T  # (B, T, D) @ (D, V) -> (B, T, V)
-    problem = logits_problem(logits, expected)
+    problem = logits_problem(logits, expected, language=language())
     if problem and embedding_options_problem(model.token_embed):
-        raise Failed(f"{problem}: {embedding_options_problem(model.token_embed)}")
-    if problem and "wrong values" in problem:
+        raise Failed(
+            tell(
+                "checkfail.with_embedding_option", problem=problem, option=embedding_options_problem(model.token_embed)
+            )
+        )
+    if problem and "wrong values" in logits_problem(logits, expected):  # the English names the case
         # Scaling the table by 2 scales E[ids] @ E.T by 4; logits that only double come from a head that
         # does not multiply by token_embed.weight.
         with torch.no_grad():
             table.mul_(2)
             doubled = call(f"{CLS}.forward", model, ids)
         if close(doubled.detach(), 2 * logits.detach()) and not close(doubled.detach(), 4 * logits.detach()):
-            problem = (
-                "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head "
-                "scores with another table (copied table, or a head whose .weight is not what it multiplies by)"
-            )
+            problem = tell("checkfail.logits_grow_like_table")
     if problem:
         raise Failed(problem)
 
@@ -216,8 +207,11 @@ def test_tied_gradients_from_both_ends_add_up(cls):
     e_out = table.detach().clone().requires_grad_()
     F.cross_entropy((F.embedding(ids, e_in) @ e_out.T).reshape(-1, 10), targets.reshape(-1)).backward()
     head = model.lm_head.weight
-    problem = gradient_problem(table.grad, e_in.grad, e_out.grad, same_object=head.grad is table.grad)
+    same = head.grad is table.grad
+    problem = gradient_problem(table.grad, e_in.grad, e_out.grad, same_object=same, language=language())
     if problem and embedding_options_problem(model.token_embed):
-        problem = f"{problem}: {embedding_options_problem(model.token_embed)}"
+        problem = tell(
+            "checkfail.with_embedding_option", problem=problem, option=embedding_options_problem(model.token_embed)
+        )
     if problem:
         raise Failed(problem)

@@ -16,9 +16,21 @@ from __future__ import annotations
 
 from . import generation, tied, wrapper  # noqa: F401 - importing them declares their checks, in order
 from .framework import CHECKS, Check, Outcome, Session, title
-from .language import ENV_VAR, language, say, tell
+from .language import ENV_VAR, language, tell, unloadable
 
-__all__ = ["CHECKS", "GROUPS", "Check", "Outcome", "Session", "ENV_VAR", "language", "say", "tell", "title", "practice"]
+__all__ = [
+    "CHECKS",
+    "GROUPS",
+    "Check",
+    "Outcome",
+    "Session",
+    "ENV_VAR",
+    "language",
+    "tell",
+    "unloadable",
+    "title",
+    "practice",
+]
 
 GROUPS = tuple(dict.fromkeys(c.group for c in CHECKS.values()))  # the notebook's practice cells, in order
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .language import language, say, tell
-from .messages import area_name
+from .language import language, tell
+from .messages import area_name, render
 
 __all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title"]
 
@@ -27,7 +27,17 @@ PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
 
 
 class Failed(AssertionError):
-    """A check's verdict on the submission: the message names the misconception (in English; see say())."""
+    """A check's verdict on the submission: the message names the misconception, in the student's language
+    (rendered from the catalog with ``tell``); `key` and `params` are its catalog id and values, for a check that
+    tells failures apart whatever the language (``english``)."""
+
+    def __init__(self, message: str, key: str = "", params: dict | None = None) -> None:
+        super().__init__(message)
+        self.key, self.params = key, dict(params or {})
+
+    def english(self) -> str:
+        """The message in English (what a check's logic reads), whatever language it is shown in."""
+        return render(self.key, "en", **self.params) if self.key else str(self)
 
 
 @dataclass(frozen=True)
@@ -120,9 +130,13 @@ class Session:
             finally:
                 torch.set_num_threads(threads)
         # The diagnosis may already say which section to reread; then only the area is added.
-        rereads = "(reread section" in message
+        rereads = _REREAD[language()] in message
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
-        return Outcome(FAILED, f"{say(message)}\n{hint}")
+        return Outcome(FAILED, f"{message}\n{hint}")
+
+
+# How the diagnosis opens "(reread section 7, ...)" in each language.
+_REREAD = {lang: render("diag.reread", lang, sections="").rstrip(")）") for lang in ("en", "zh")}
 
 
 def _hint(chk: Check) -> str:
@@ -145,8 +159,9 @@ def _without_the_answer(message: str) -> str:
 # ------------------------------------------------------------------------------ calling student code
 
 
-def _where(error: BaseException) -> str:
-    """' (at cell 17, line 4)' for the deepest frame of the student's own code, or ''."""
+def _where(error: BaseException) -> dict:
+    """{"cell": 17, "line": 4} (or {"file": ..., "line": ...}) for the deepest frame of the student's own code,
+    or {}."""
     library = (os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)))
     frames = [
         f
@@ -154,12 +169,12 @@ def _where(error: BaseException) -> str:
         if not f.filename.startswith(library) and "/dnnlpy/" not in f.filename.replace(os.sep, "/")
     ]
     if not frames:
-        return ""
+        return {}
     last = frames[-1]
-    cell = (
-        last.filename.rpartition(" [")[2].rstrip("]") if " [cell " in last.filename else os.path.basename(last.filename)
-    )
-    return f" (at {cell}, line {last.lineno})"
+    cell = last.filename.rpartition(" [")[2].rstrip("]") if " [cell " in last.filename else ""
+    if cell.startswith("cell ") and cell[5:].isdigit():
+        return {"cell": int(cell[5:]), "line": last.lineno}
+    return {"file": cell or os.path.basename(last.filename), "line": last.lineno}
 
 
 def call(what: str, fn: Callable, *args, **kwargs):
@@ -168,15 +183,23 @@ def call(what: str, fn: Callable, *args, **kwargs):
         return fn(*args, **kwargs)
     except NotImplementedError:
         stub = what.split("(")[0]  # "TiedEmbeddingLM(vocab_size=20, ...)" is the class's __init__
-        problem = f"{stub} is not implemented yet: replace `raise NotImplementedError()` in its cell"
+        key, params = "checkfail.not_implemented", {"what": stub}
     except Exception as error:  # the student's bug: name it in one line
         first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
-        problem = f"{what} raised {type(error).__name__}{_where(error)}: “{first}”"
-    raise Failed(problem)  # outside the except block: no "During handling of the above exception" chain
+        where = _where(error)
+        key = (
+            "checkfail.raised_in_cell"
+            if "cell" in where
+            else "checkfail.raised_in_file"
+            if where
+            else "checkfail.raised"
+        )
+        params = {"what": what, "error": type(error).__name__, "message": first, **where}
+    raise Failed(tell(key, **params), key, params)  # outside the except block: no "During handling of ..." chain
 
 
 def attribute(obj: object, name: str, owner: str):
     """obj.<name>, or a Failed message naming the contract."""
     if not hasattr(obj, name):
-        raise Failed(f"{owner} has no attribute {name!r}: the contract requires self.{name}")
+        raise Failed(tell("checkfail.no_attribute", owner=owner, name=repr(name), attr=name))
     return getattr(obj, name)

@@ -11,6 +11,8 @@ from dnnlpy.models import gpt
 
 from .diagnosis import close, logits_problem, shape_mismatch
 from .framework import Failed, attribute, call, check
+from .language import language, tell
+from .messages import keyword_gloss, render
 from .tied import tie_facts_problem
 
 __all__ = ["CLS", "SMALL", "build", "inner_of"]
@@ -34,7 +36,7 @@ def build(cls, **cfg):
 def inner_of(model) -> gpt.MiniGPT:
     inner = attribute(model, "minigpt", CLS)
     if not isinstance(inner, gpt.MiniGPT):
-        raise Failed(f"self.minigpt is a {type(inner).__name__}: it must be a dnnlpy.models.gpt.MiniGPT")
+        raise Failed(tell("checkfail.not_minigpt", kind=type(inner).__name__))
     return inner
 
 
@@ -57,9 +59,15 @@ def settings_problem(inner, reference) -> str | None:
             if other is not None and hasattr(module, setting) and hasattr(other, setting):
                 want, got = getattr(module, setting), getattr(other, setting)
                 if got != want:
-                    return (
-                        f"self.minigpt.{name} has {setting}={got} where MiniGPT's own layer has {setting}={want}: "
-                        f"{keyword} (a replaced or rebuilt layer must compute exactly what MiniGPT's does)"
+                    keyword = keyword_gloss(keyword, language())  # in Chinese: the gloss, the keyword in brackets
+                    return tell(
+                        "checkfail.layer_setting",
+                        layer=name,
+                        setting=setting,
+                        same_setting=setting,
+                        got=got,
+                        want=want,
+                        keyword=keyword,
                     )
     return None
 
@@ -94,11 +102,8 @@ def test_wrapper_minigpt_is_tied(cls):
     token, pos = attribute(inner, "token_embed", "self.minigpt"), attribute(inner, "pos_embed", "self.minigpt")
     table, positions = token.weight, pos.weight
     if positions is table or positions.data_ptr() == table.data_ptr() or positions.shape == table.shape:
-        raise Failed(
-            f"minigpt.pos_embed.weight is the token table, of shape {tuple(positions.shape)}, where a "
-            f"(block_size, D) = {(SMALL['block_size'], tuple(table.shape)[-1])} table of positions belongs: positional "
-            "embedding tied to the token table (only the head shares the token table)"
-        )
+        want = (SMALL["block_size"], tuple(table.shape)[-1])
+        raise Failed(tell("checkfail.positions_are_the_token_table", shape=tuple(positions.shape), want=want))
     before = positions.detach().clone()
     ids = torch.randint(0, SMALL["vocab_size"], (1, 4))
     problem = tie_facts_problem(
@@ -110,9 +115,9 @@ def test_wrapper_minigpt_is_tied(cls):
         flag_off=inner.config.weight_tying is False,
     )
     if problem:
-        raise Failed(f"the MiniGPT is untied or wrongly tied: {problem}")
+        raise Failed(tell("checkfail.wrongly_tied", problem=problem))
     if not torch.equal(pos.weight.detach(), before):
-        raise Failed("changing token_embed.weight also changed pos_embed.weight: positional embedding tied")
+        raise Failed(tell("checkfail.positions_follow_the_table"))
 
 
 @check(
@@ -136,10 +141,11 @@ def test_wrapper_passes_every_hyperparameter(cls):
                     continue
                 if other == got:
                     raise Failed(
-                        f"self.minigpt was built with {name}={value}, not the {name}={SMALL[name]} given: "
-                        f"hyper-parameter ignored ({name})"
+                        tell(
+                            "checkfail.size_ignored", name=name, same_name=name, which=name, got=value, want=SMALL[name]
+                        )
                     )
-        raise Failed(f"self.minigpt's weights have other shapes than a MiniGPT({_args(SMALL)}): pass every size on")
+        raise Failed(tell("checkfail.other_shapes", args=_args(SMALL)))
     problem = settings_problem(inner, _reference())
     if problem:
         raise Failed(problem)
@@ -152,20 +158,14 @@ def test_wrapper_passes_every_hyperparameter(cls):
             reference.load_state_dict(inner.state_dict())
             if close(logits, reference.eval()(ids)):
                 if heads != SMALL["num_heads"]:
-                    raise Failed(
-                        f"self.minigpt computes with num_heads={heads}, not the num_heads={SMALL['num_heads']} "
-                        "given: hyper-parameter ignored (num_heads)"
-                    )
+                    raise Failed(tell("checkfail.num_heads_ignored", got=heads, want=SMALL["num_heads"]))
                 break
         else:
-            raise Failed("self.minigpt's logits are not those of a MiniGPT with these weights and hyper-parameters")
+            raise Failed(tell("checkfail.logits_not_minigpts"))
     dropped = _randomized(inner_of(build(cls, dropout=0.5))).train()
     with torch.no_grad():
         if torch.equal(dropped(ids), dropped(ids)):
-            raise Failed(
-                "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored "
-                "(dropout)"
-            )
+            raise Failed(tell("checkfail.dropout_ignored"))
 
 
 @check(
@@ -183,30 +183,17 @@ def test_wrapper_forward_returns_minigpt_logits(cls):
     logits = call(f"{CLS}.forward", model, ids)
     with torch.no_grad():
         expected = inner(ids)
-        problem = logits_problem(logits, expected, block_size=SMALL["block_size"])
-    if problem and "wrong values" in problem:
-        problem = (
-            f"forward's logits differ from self.minigpt(input_ids) (largest difference "
-            f"{float((logits.detach() - expected).abs().max()):.3g}): forward skips part of MiniGPT or computes a part "
-            "differently (positional embedding, blocks, final norm, head: all of them, in order)"
-        )
+        problem = logits_problem(logits, expected, block_size=SMALL["block_size"], language=language())
+        english = logits_problem(logits, expected, block_size=SMALL["block_size"]) if problem else None
+    if english and "wrong values" in english:  # the English names the case
+        problem = tell("checkfail.forward_skips", d=f"{float((logits.detach() - expected).abs().max()):.3g}")
     if problem:
         raise Failed(problem)
 
 
 # ------------------------------------------------------------------------------------------- the loss
 
-FORMS = {
-    "none": ("loss(ids)", "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]"),
-    "short": (
-        "loss(ids, targets of shape (B, T-1))",
-        "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
-    ),
-    "full": (
-        "loss(ids, targets of shape (B, T))",
-        "targets of shape (B, T) (nanoGPT's form) are already shifted: they go with the logits of all of input_ids",
-    ),
-}
+FORMS = ("none", "short", "full")  # each a call and a rule in the catalog: checkfail.call.<form>, checkfail.rule.<form>
 
 
 def _mean_ce(inner, inputs, targets):
@@ -219,70 +206,57 @@ def _check_loss(cls, form: str) -> None:
     inner = inner_of(model)
     ids = torch.randint(0, SMALL["vocab_size"], (2, 6))  # (B, T)
     targets = {"none": None, "short": ids[:, 1:].flip(0), "full": torch.randint(0, SMALL["vocab_size"], (2, 6))}[form]
-    what, rule = FORMS[form]
+    what, rule = tell(f"checkfail.call.{form}"), tell(f"checkfail.rule.{form}")
     try:
         loss = call(f"{CLS}.{what}", model.loss, ids, *([] if targets is None else [targets]))
     except Failed as failure:
-        text = str(failure)
-        if "not implemented yet" in text or not shape_mismatch(text):
-            if "not implemented yet" in text:
-                raise
-            raise Failed(
-                f"{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token "
-                "cross-entropy, so the model has no training objective"
-            ) from None
-        raise Failed(f"{failure}\n{rule}: loss target shift wrong?") from None
+        if failure.key == "checkfail.not_implemented":
+            raise
+        # Read in English, whatever the language shown: the call's words count too, as they always have.
+        if not shape_mismatch(f"{CLS}.{render(f'checkfail.call.{form}', 'en')} {failure.english()}"):
+            raise Failed(tell("checkfail.loss_raises", failure=failure)) from None
+        raise Failed(tell("checkfail.shapes_do_not_pair", failure=failure, rule=rule)) from None
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         shape = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
-        raise Failed(f"{what} returned {shape}, expected a scalar tensor: the mean cross-entropy over positions")
+        raise Failed(tell("checkfail.loss_not_scalar", what=what, got=shape))
     trains = loss.requires_grad  # a loss backward() cannot reach trains nothing, whatever its value
     with torch.no_grad():
         loss = loss.detach().reshape(())
         if targets is None:
             want = _mean_ce(inner, ids[:, :-1], ids[:, 1:])
             logits = inner(ids)  # (B, T, V)
-            wrong = {
-                "no shift (logits of ids vs ids)": _mean_ce(inner, ids, ids),
-                "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1])": _mean_ce(inner, ids[:, 1:], ids[:, :-1]),
-                "shifted the wrong way (logits at positions 1.. vs tokens 0..)": F.cross_entropy(
+            wrong = {  # checkfail.shift.<name>
+                "none": _mean_ce(inner, ids, ids),
+                "wrong_way": _mean_ce(inner, ids[:, 1:], ids[:, :-1]),
+                "wrong_way_positions": F.cross_entropy(
                     logits[:, 1:].reshape(-1, logits.size(-1)), ids[:, :-1].reshape(-1)
                 ),
             }
         elif form == "short":
             want = _mean_ce(inner, ids[:, :-1], targets)
-            wrong = {"targets ignored (ids shifted instead)": _mean_ce(inner, ids[:, :-1], ids[:, 1:])}
+            wrong = {"targets_ignored": _mean_ce(inner, ids[:, :-1], ids[:, 1:])}
         else:
             want = _mean_ce(inner, ids, targets)
             wrong = {
-                "targets ignored (ids shifted instead)": _mean_ce(inner, ids[:, :-1], ids[:, 1:]),
-                "shifted again (ids[:, :-1] vs targets[:, 1:])": _mean_ce(inner, ids[:, :-1], targets[:, 1:]),
+                "targets_ignored": _mean_ce(inner, ids[:, :-1], ids[:, 1:]),
+                "shifted_again": _mean_ce(inner, ids[:, :-1], targets[:, 1:]),
             }
     if close(loss, want):
         if trains:
             return
-        raise Failed(
-            f"{what} has the right value but backward() never reaches the model's weights: loss detached (a "
-            "detach(), .item() or .data on the way cuts the graph, so training would not learn)"
-        )
+        raise Failed(tell("checkfail.loss_detached", what=what))
+    got, expected = f"{float(loss):.4f}", f"{float(want):.4f}"
     for name, value in wrong.items():
         if close(loss, value):
-            raise Failed(
-                f"{what} = {float(loss):.4f}, expected {float(want):.4f}: loss target shift wrong, {name}. {rule}"
-            )
+            raise Failed(tell(f"checkfail.shift.{name}", what=what, got=got, want=expected, rule=rule))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
-        raise Failed(
-            f"{what} = {float(loss):.4f} = {count} x {float(want):.4f}: loss not mean (summed over the {count} "
-            "positions; use the mean cross-entropy)"
-        )
+        raise Failed(tell("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected))
     ratio = float(loss) / float(want)
     if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
         word = "doubled" if ratio > 1 else "halved"
-        raise Failed(
-            f"{what} = {float(loss):.4f}, {ratio:g} x the mean cross-entropy {float(want):.4f}: loss {word}, so the "
-            f"shared table's gradient is {word} too (gradient {word}): autograd already adds both paths"
-        )
-    raise Failed(f"{what} = {float(loss):.4f}, expected the mean next-token cross-entropy {float(want):.4f}. {rule}")
+        raise Failed(tell(f"checkfail.loss_scaled.{word}", what=what, got=got, k=f"{ratio:g}", want=expected))
+    raise Failed(tell("checkfail.loss_wrong", what=what, got=got, want=expected, rule=rule))
 
 
 # The loss is judged against the student's own MiniGPT, tied or not: an untied head is the tie check's finding alone.
