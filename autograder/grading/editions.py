@@ -108,7 +108,7 @@ def localize(result: Result, spec: AssignmentSpec, language: str) -> Result:
     """
     if language == DEFAULT_LANGUAGE or language not in LANGUAGES:
         return result
-    stop = result.run.judge_stop if result.run is not None else {}
+    stop = result.run.judge_stop if result.run is not None and isinstance(result.run.judge_stop, dict) else {}
     tests = [
         replace(t, output=t.localized or _not_judged(t, stop, language) or t.output, localized="") for t in result.tests
     ]

@@ -196,10 +196,10 @@ class RunFacts:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
         required names not defined."""
         if self.rejected:  # nothing ran: how a run ends does not apply
-            why = self.rejected
-            if self.refusal.get("id"):  # the refusal's own message, in the student's language
+            why, refusal = self.rejected, self.refusal if isinstance(self.refusal, dict) else {}
+            if refusal.get("id"):  # the refusal's own message, in the student's language
                 with contextlib.suppress(KeyError, IndexError, ValueError, TypeError, AttributeError):
-                    why = render(self.refusal["id"], language, **self.refusal.get("params", {}))
+                    why = render(refusal["id"], language, **refusal.get("params", {}))
             return render("run.not_run", language, why=why)
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]

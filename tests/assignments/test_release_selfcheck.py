@@ -7,6 +7,7 @@ handed to a fresh Session of the checks. test_selfcheck_corpus.py walks the cali
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 import torch
@@ -338,3 +339,37 @@ def test_a_loss_that_raises_is_not_called_a_shift_misread(checks, solution_sourc
     session = _session(checks, source)
     message = session.outcome("test_wrapper_loss_without_targets").message
     assert "loss raises" in message and "shift" not in message, message
+
+
+def test_why_the_submission_cannot_be_checked_is_said_from_the_catalog(checks, tmp_path, monkeypatch):
+    """dnnlpy.selfcheck gives its errors a language-free reason; the self-check words each in the student's
+    language (English as dnnlpy says it), with no translation of English anywhere."""
+    from autograder.graders.weight_tying.translate_zh import untranslated  # judgelang's zh_text.py after the merge
+    from dnnlpy.selfcheck import find_submission, load_submission
+
+    monkeypatch.setitem(sys.modules, f"{checks.__name__}.translate_zh", None)
+    monkeypatch.setenv("WEIGHT_TYING_SUBMISSION", str(tmp_path / "gone.ipynb"))
+    errors = []
+    for call in (
+        lambda: find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="WEIGHT_TYING_SUBMISSION"),
+        lambda: find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="NO_SUCH_SETTING"),
+    ):
+        with pytest.raises(FileNotFoundError) as error:
+            call()
+        errors.append(error.value)
+    (tmp_path / "notes.txt").write_text("x")
+    monkeypatch.setenv("WEIGHT_TYING_SUBMISSION", str(tmp_path / "notes.txt"))
+    with pytest.raises(ValueError) as error:
+        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="WEIGHT_TYING_SUBMISSION")
+    errors.append(error.value)
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    with pytest.raises(ValueError) as error:
+        load_submission(tmp_path / "broken.ipynb")
+    errors.append(error.value)
+    monkeypatch.delenv("WEIGHT_TYING_LANG", raising=False)
+    assert [checks.unloadable(e) for e in errors] == [str(e) for e in errors]  # English: dnnlpy's own words
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    chinese = [checks.unloadable(e) for e in errors]
+    assert [untranslated(text) for text in chinese] == [[]] * len(errors), chinese
+    assert chinese[0].startswith("在 $WEIGHT_TYING_SUBMISSION=") and "找不到提交" in chinese[1], chinese
+    assert "既不是 .ipynb 也不是 .py 文件" in chinese[2] and chinese[3].startswith("无法读取你的提交：「"), chinese

@@ -90,3 +90,19 @@ def test_calls_into_ignores_other_calls_and_restores_the_profiler():
     with pytest.raises(TypeError, match="watches Python functions"):
         with calls_into([len]):
             pass
+
+
+def test_each_error_carries_a_language_free_reason_for_the_self_check_to_word(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV, str(tmp_path / "missing.ipynb"))
+    with pytest.raises(FileNotFoundError) as error:
+        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
+    assert error.value.reason == "no_submission_env"
+    assert error.value.params == {"var": ENV, "value": repr(str(tmp_path / "missing.ipynb")), "setting": ENV}
+    monkeypatch.delenv(ENV)
+    with pytest.raises(FileNotFoundError) as error:
+        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
+    assert (error.value.reason, error.value.params["var"]) == ("no_submission_default", ENV)
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    with pytest.raises(ValueError) as error:
+        load_submission(tmp_path / "broken.ipynb")
+    assert error.value.reason == "unreadable" and error.value.params == {"error": str(error.value)}
