@@ -193,3 +193,24 @@ def test_what_the_judge_did_not_judge_is_said_in_the_students_language_after_mar
     chinese = localize(result, SPEC, "zh")
     assert chinese.tests[1].output.startswith("未评判：") and untranslated(chinese.tests[1].output) == []
     assert chinese.output.startswith("评判你的代码的输出时") and chinese.score == result.score == 2
+
+
+@pytest.mark.parametrize("status", ["ok", "timeout", "memory"])
+def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(status):
+    from autograder.grading.editions import names
+    from autograder.grading.result import Result
+    from autograder.outputs.feedback import feedback_context
+
+    run = RunFacts(
+        status=status,
+        limit=60.0,
+        memory="2 GiB",
+        load_errors=[[3, "NameError: name 'x' is not defined"]],
+        required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"],
+        defined=["TiedEmbeddingLM"],
+        running={"cell": 7},
+    )
+    result = localize(Result(tests=[], run=run, seed=1), SPEC, "zh")
+    lines = feedback_context(result, student="chen", names=names(SPEC, "zh"))["run_lines"]
+    assert lines and all(HAN.search(line) and untranslated(line) == [] for line in lines), lines
+    assert any("「NameError: name 'x' is not defined」" in line for line in lines), lines
