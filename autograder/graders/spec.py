@@ -39,6 +39,9 @@ class AssignmentSpec:
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
     # language -> "module:function" rendering the grader's English feedback in it (see autograder.grading.editions)
     translations: dict[str, str] = field(default_factory=dict, compare=False)  # not part of the hash
+    # The languages its judge renders failure messages in (the first, English, is the one the marking scheme
+    # reads): a submission written in one of them is judged in it too (``judge.server``'s "language").
+    languages: tuple[str, ...] = ("en",)
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
     # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.

@@ -101,6 +101,9 @@ class TestOutcome:
     area: str  # the graded area it belongs to
     passed: bool
     output: str  # what the student reads when it failed
+    # The message in the submission's language, rendered by the judge from the catalog ("" when that is
+    # English, or before the judge knew the language); `output` stays English until the run is marked.
+    localized: str = ""
     # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
     # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
     # any test of the area it is charged in.

@@ -29,6 +29,7 @@ from . import (
     messages_checks_failures,
     messages_diagnosis,
     messages_inputs,
+    messages_judge,
     messages_notes,
     messages_run,
     messages_suite,
@@ -44,6 +45,7 @@ _PARTS = (
     messages_inputs,
     messages_suite,
     messages_suite_values,
+    messages_judge,
     messages_run,
 )
 

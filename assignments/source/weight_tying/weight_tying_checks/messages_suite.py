@@ -167,11 +167,11 @@ MESSAGES = {
         "lm_head.weight 的形状是位置表的形状：绑定了位置嵌入（⟦positional embedding tied⟧）",
     ),
     "suite.hyper_parameter_ignored_is_expected": (
-        "hyper-parameter ignored ({name}): {key} is {got}, expected {want*}",
+        "hyper-parameter ignored ({name}): {key} is {got}, expected {want}",
         "忽略了超参数（⟦hyper-parameter ignored ({name})⟧）：{key} 是 {got}，应为 {want}",
     ),
     "suite.hyper_parameter_ignored_blocks_expected": (
-        "hyper-parameter ignored ({name}): {got} blocks, expected {want*}",
+        "hyper-parameter ignored ({name}): {got} blocks, expected {want}",
         "忽略了超参数（⟦hyper-parameter ignored ({name})⟧）：有 {got} 个解码块，应为 {want} 个",
     ),
     "suite.logits_differ_from_a_minigpt_with": (
@@ -260,7 +260,7 @@ MESSAGES = {
         "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：⟦.data sharing⟧？",
     ),
     "suite.loss_target_shift_wrong": (
-        "\n-> loss target shift wrong? {hint*}",
+        "\n-> loss target shift wrong? {hint}",
         "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？{hint}",
     ),
     "suite.targets_of_shape_b_t_1": (
@@ -268,16 +268,16 @@ MESSAGES = {
         "形状为 (B, T-1) 的目标对应 input_ids[:, :-1] 的 logits",
     ),
     "suite.targets_of_shape_b_t_are": (
-        "targets of shape (B, T) are already shifted: use the logits of all of input_ids",
-        "形状为 (B, T) 的目标已经错开了一位：应使用全部 input_ids 的 logits",
+        "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
+        "形状为 (B, T) 的目标已经错开了一位：它们对应全部 input_ids 的 logits",
     ),
     "suite.with_no_targets_predict_input_ids": (
-        "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
+        "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss_shift.none": (
-        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint*}"),
+        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),
         (
             "{call}是 {got}，应为 {want}："
             "目标没有错开一位，拿 ids 的 logits 去预测 ids 本身（⟦loss target shift wrong⟧）；{hint}"
@@ -286,7 +286,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint*}"
+            "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -296,7 +296,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_positions": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint*}"
+            "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -304,7 +304,7 @@ MESSAGES = {
         ),
     ),
     "suite.loss_shift.targets_ignored": (
-        ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint*}"),
+        ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint}"),
         (
             "{call}是 {got}，应为 {want}："
             "没有用传入的目标（targets ignored），而是把 ids 错开一位当作目标（⟦loss target shift wrong⟧）；{hint}"
@@ -313,7 +313,7 @@ MESSAGES = {
     "suite.loss_shift.shifted_again": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint*}"
+            "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -323,7 +323,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_targets": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint*}"
+            "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -333,7 +333,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_full": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (ids[:, 1:] vs targets): {hint*}"
+            "shifted the wrong way (ids[:, 1:] vs targets): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："

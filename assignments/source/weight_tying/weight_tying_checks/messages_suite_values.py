@@ -74,12 +74,12 @@ MESSAGES = {
         "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（⟦loss halved⟧）",
     ),
     "suite.expected_the_mean_next_token_cross": (
-        "{call} = {got}, expected the mean next-token cross-entropy {want*}",
-        "{call} = {got}，应为下一个 token 的平均交叉熵 {want}",
+        "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
+        "{call} = {got}，应为模型 logits 的下一个词元平均交叉熵 {want}",
     ),
     "suite.returned_shape_expected_a_scalar_the": (
-        "{call} returned shape {got}, expected a scalar (the mean)",
-        "{call} 返回的形状是 {got}，应为标量（平均值）",
+        "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
+        "{call} 返回的形状是 {got}，应为 0 维标量（所有位置的平均值）",
     ),
     "suite.token_ids_outside_0_v": (
         "token ids outside [0, V)",
@@ -146,8 +146,8 @@ MESSAGES = {
         "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：logits = ⟦x @ W.T⟧，其中 W 的形状为 (V, D)",
     ),
     "suite.the_grader_hit_an_internal_error": (
-        "the grader hit an internal error ({what*}); tell your instructor",
-        "评分程序内部出错（{what}）；请告诉你的老师",
+        "the grader hit an internal error ({what}); tell your instructor",
+        "评分程序内部出错（「{what}」）；请告诉你的老师",
     ),
     "suite.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
@@ -156,17 +156,40 @@ MESSAGES = {
         "慢的循环？其他检查照常运行",
     ),
     "suite.failed_your_code_raised": (
-        "{what} failed: your code raised ",
-        "{what} 运行失败：你的代码抛出了异常 ",
+        "{what} failed: your code raised {text}",
+        "{what} 运行失败：你的代码抛出了异常「{text}」",
     ),
     "suite.failed": (
         "{what} failed: ",
         "{what} 运行失败：你的代码抛出了异常 ",
     ),
     "suite.no_evidence_for": (
-        "no evidence for {what}: {why*}",
-        "没有 {what} 的结果：{why}",
+        "no evidence for {what}: {why}",
+        "没有{what}的结果：{why}",
     ),
+    "suite.run_ended_with_status": (
+        "the run ended with status {status} before it ran",
+        "运行在到达这里之前就以状态 {status} 结束了",
+    ),
+    "suite.grader_refused_record": (
+        "the grader refused what the run sent for it ({note})",
+        "评分程序拒收了运行为它发来的记录（「{note}」）",
+    ),
+    "suite.experiment_named": ("experiment {name}", "实验 {name}"),
+    "suite.is_none": ("{label} is None", "{label} 是 None"),
+    "suite.malformed_state_dict_entry": (
+        "malformed state_dict for {label}: entry {name} is not a named plain tensor",
+        "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
+    ),
+    "suite.state_dict_entry_not_finite": (
+        "state_dict entry {name} of {label} is not a finite floating-point tensor",
+        "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
+    ),
+    "suite.malformed_state_dict_shapes": (
+        "malformed state_dict shapes for {label}",
+        "{label} 的 state_dict 形状记录格式不对",
+    ),
+    "suite.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
     "suite.the_experiment_did_not_report_see": (
         "the experiment did not report (see the run output)",
         "这项实验没有返回结果（见运行输出）",
@@ -192,11 +215,11 @@ MESSAGES = {
         "提交在运行到这里之前就提前退出了（⟦sys.exit⟧ / ⟦os._exit⟧）",
     ),
     "suite.has_shape_expected": (
-        "{label} has shape {got}, expected {want*}",
+        "{label} has shape {got}, expected {want}",
         "{label} 的形状是 {got}，应为 {want}",
     ),
     "suite.has_dtype_expected": (
-        "{label} has dtype {got}, expected {want*}",
+        "{label} has dtype {got}, expected {want}",
         "{label} 的 dtype 是 {got}，应为 {want}",
     ),
     "suite.contains_nan_or_inf": (
@@ -208,16 +231,16 @@ MESSAGES = {
         "{label} 是 {kind}，应为普通的 torch.Tensor",
     ),
     "suite.no_value_recorded_for": (
-        "no value recorded for {label*}",
+        "no value recorded for {label}",
         "没有记录到 {label} 的值",
     ),
     "suite.no_state_dict_recorded_for": (
-        "no state_dict recorded for {label*}",
+        "no state_dict recorded for {label}",
         "没有记录到 {label} 的 state_dict",
     ),
     "suite.malformed_evidence_for": (
-        "malformed evidence for {what*}",
-        "{what} 的记录格式不对",
+        "malformed evidence for {what} (got {kind}, expected a dict)",
+        "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
     ),
     "suite.malformed_evidence": (
         "malformed evidence: {what*}",
