@@ -1,10 +1,10 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's notes on what it could not check, layer settings, embedding options and the generation
-contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite writes
-them in English (the marking scheme reads them). The English is matched where the Chinese is wanted ({name} a
-value, {name*} the rest of the line; see translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as it is.
-Imports nothing.
+contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders
+them where it builds them (judge/words.py ``say``): in English for the marking scheme, which reads them (a "not
+checked because" note is free), and in the submission's language for what the student reads. ⟦...⟧ in the
+Chinese marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations

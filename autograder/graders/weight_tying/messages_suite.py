@@ -1,9 +1,9 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
-Holds the hidden suite's messages and the run summary. Part of the message catalog (messages.py assembles it):
-id -> (English, Chinese). The suite and the engine write them in English (the marking scheme reads them). The
-English is matched where the Chinese is wanted ({name} a value, {name*} the rest of the line; see
-translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as it is. Imports nothing.
+Holds the hidden suite's messages. Part of the message catalog (messages.py assembles it): id -> (English,
+Chinese). The suite renders them where it builds them (judge/words.py ``say``): in English for the marking
+scheme, which reads them, and in the submission's language for what the student reads. ⟦...⟧ in the Chinese
+marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's messages on counts, gradients, generation and values (the second half of
-messages_suite.py). Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite
-writes them in English (the marking scheme reads them). The English is matched where the Chinese is wanted
-({name} a value, {name*} the rest of the line; see translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as
-it is. Imports nothing.
+messages_suite.py), and the judge's generic ones (``suite_api``: missing records, shapes, dtypes). Part of the
+message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders them where it builds them
+(judge/words.py ``say``): in English for the marking scheme, which reads them, and in the submission's language
+for what the student reads. ⟦...⟧ in the Chinese marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations
@@ -166,29 +166,29 @@ MESSAGES = {
         "no evidence for {what}: {why}",
         "没有{what}的结果：{why}",
     ),
-    "suite.run_ended_with_status": (
+    "judge.run_ended_with_status": (
         "the run ended with status {status} before it ran",
         "运行在到达这里之前就以状态 {status} 结束了",
     ),
-    "suite.grader_refused_record": (
+    "judge.grader_refused_record": (
         "the grader refused what the run sent for it ({note})",
         "评分程序拒收了运行为它发来的记录（「{note}」）",
     ),
-    "suite.experiment_named": ("experiment {name}", "实验 {name}"),
-    "suite.is_none": ("{label} is None", "{label} 是 None"),
-    "suite.malformed_state_dict_entry": (
+    "judge.experiment_named": ("experiment {name}", "实验 {name}"),
+    "judge.is_none": ("{label} is None", "{label} 是 None"),
+    "judge.malformed_state_dict_entry": (
         "malformed state_dict for {label}: entry {name} is not a named plain tensor",
         "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
     ),
-    "suite.state_dict_entry_not_finite": (
+    "judge.state_dict_entry_not_finite": (
         "state_dict entry {name} of {label} is not a finite floating-point tensor",
         "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
     ),
-    "suite.malformed_state_dict_shapes": (
+    "judge.malformed_state_dict_shapes": (
         "malformed state_dict shapes for {label}",
         "{label} 的 state_dict 形状记录格式不对",
     ),
-    "suite.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
+    "judge.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
     "suite.the_experiment_did_not_report_see": (
         "the experiment did not report (see the run output)",
         "这项实验没有返回结果（见运行输出）",

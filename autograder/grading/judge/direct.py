@@ -281,7 +281,7 @@ class _Session:
             kwargs = {name: self._get(name, test.module) for name in test.params}
             test.func(**kwargs)
         except _SKIPS:
-            return False, say("suite.not_run_skipped")
+            return False, say("judge.not_run_skipped")
         except (AssertionError, pytest.fail.Exception, Exception) as exc:
             return False, message_for(exc)
         return True, ""

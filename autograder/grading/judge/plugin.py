@@ -88,7 +88,7 @@ class JudgePlugin:
         report = outcome.get_result()
         state = self.outcomes.setdefault(item.nodeid, _Outcome())
         if report.skipped and call.when != "teardown":  # a skipped test earns nothing
-            state.passed, state.output = False, state.output or say("suite.not_run_skipped")
+            state.passed, state.output = False, state.output or say("judge.not_run_skipped")
         elif report.failed and state.passed:
             state.passed, state.output = False, _message(call.excinfo)
 

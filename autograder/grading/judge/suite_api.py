@@ -48,9 +48,9 @@ ENGLISH = {
     "suite.the_submission_ran_out_of_memory": "the submission ran out of memory before it ran",
     "suite.the_submission_crashed_before_it_ran": "the submission crashed before it ran",
     "suite.the_submission_exited_early_sys_exit": "the submission exited early (sys.exit / os._exit) before it ran",
-    "suite.run_ended_with_status": "the run ended with status {status} before it ran",
-    "suite.grader_refused_record": "the grader refused what the run sent for it ({note})",
-    "suite.experiment_named": "experiment {name}",
+    "judge.run_ended_with_status": "the run ended with status {status} before it ran",
+    "judge.grader_refused_record": "the grader refused what the run sent for it ({note})",
+    "judge.experiment_named": "experiment {name}",
     "suite.malformed_evidence_for": "malformed evidence for {what} (got {kind}, expected a dict)",
     "suite.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
@@ -58,17 +58,17 @@ ENGLISH = {
     ),
     "suite.failed_your_code_raised": "{what} failed: your code raised {text}",
     "suite.no_value_recorded_for": "no value recorded for {label}",
-    "suite.is_none": "{label} is None",
+    "judge.is_none": "{label} is None",
     "suite.is_a_expected_a_plain_torch": "{label} is a {kind}, expected a plain torch.Tensor",
     "suite.has_shape_expected": "{label} has shape {got}, expected {want}",
     "suite.has_dtype_expected": "{label} has dtype {got}, expected {want}",
     "suite.contains_nan_or_inf": "{label} contains NaN or inf",
     "suite.no_state_dict_recorded_for": "no state_dict recorded for {label}",
-    "suite.malformed_state_dict_entry": ("malformed state_dict for {label}: entry {name} is not a named plain tensor"),
-    "suite.state_dict_entry_not_finite": "state_dict entry {name} of {label} is not a finite floating-point tensor",
-    "suite.malformed_state_dict_shapes": "malformed state_dict shapes for {label}",
+    "judge.malformed_state_dict_entry": ("malformed state_dict for {label}: entry {name} is not a named plain tensor"),
+    "judge.state_dict_entry_not_finite": "state_dict entry {name} of {label} is not a finite floating-point tensor",
+    "judge.malformed_state_dict_shapes": "malformed state_dict shapes for {label}",
     "suite.the_grader_hit_an_internal_error": "the grader hit an internal error ({what}); tell your instructor",
-    "suite.not_run_skipped": "not run (skipped)",
+    "judge.not_run_skipped": "not run (skipped)",
 }
 
 _STATE: dict[str, Any] = {"language": "en", "render": None}
@@ -121,7 +121,7 @@ def describe_run(run: Mapping[str, Any] | None) -> str:
         "crashed": "suite.the_submission_crashed_before_it_ran",
         "exited": "suite.the_submission_exited_early_sys_exit",
     }.get(status)
-    return say(key) if key else say("suite.run_ended_with_status", status=repr(status))
+    return say(key) if key else say("judge.run_ended_with_status", status=repr(status))
 
 
 def need(
@@ -130,7 +130,7 @@ def need(
     """The record of an experiment (its name, or its Record class); fails clearly if missing, malformed or
     an error report."""
     name = record if isinstance(record, str) else record.NAME
-    what = what or say("suite.experiment_named", name=repr(name))
+    what = what or say("judge.experiment_named", name=repr(name))
     if name not in evidence:
         raise EvidenceError(say("suite.no_evidence_for", what=what, why=_refusal(name, run) or describe_run(run)))
     return entry(evidence[name], what)
@@ -141,7 +141,7 @@ def _refusal(name: str, run: Mapping[str, Any] | None) -> str:
     notes = run.get("notes") if isinstance(run, Mapping) else None
     for note in notes if isinstance(notes, list) else []:
         if isinstance(note, str) and f"{name[:60]!r}" in note and ("refused" in note or "more than once" in note):
-            return say("suite.grader_refused_record", note=note[:300])
+            return say("judge.grader_refused_record", note=note[:300])
     return ""
 
 
@@ -184,7 +184,7 @@ def plain_tensor(
         raise EvidenceError(say("suite.no_value_recorded_for", label=label))
     t = record[key]
     if t is None:
-        raise EvidenceError(say("suite.is_none", label=label))
+        raise EvidenceError(say("judge.is_none", label=label))
     if type(t) is not torch.Tensor:
         raise EvidenceError(say("suite.is_a_expected_a_plain_torch", label=label, kind=type(t).__name__))
     if shape is not None and tuple(t.shape) != tuple(shape):
@@ -204,9 +204,9 @@ def tensor_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[
         raise EvidenceError(say("suite.no_state_dict_recorded_for", label=label))
     for name, t in value.items():
         if not isinstance(name, str) or type(t) is not torch.Tensor:
-            raise EvidenceError(say("suite.malformed_state_dict_entry", label=label, name=repr(str(name)[:80])))
+            raise EvidenceError(say("judge.malformed_state_dict_entry", label=label, name=repr(str(name)[:80])))
         if not t.is_floating_point() or not bool(torch.isfinite(t).all()):
-            raise EvidenceError(say("suite.state_dict_entry_not_finite", name=repr(name[:80]), label=label))
+            raise EvidenceError(say("judge.state_dict_entry_not_finite", name=repr(name[:80]), label=label))
     return value
 
 
@@ -218,5 +218,5 @@ def shape_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[s
         isinstance(k, str) and isinstance(v, (list, tuple)) and all(type(n) is int for n in v) for k, v in value.items()
     )
     if not ok:
-        raise EvidenceError(say("suite.malformed_state_dict_shapes", label=label))
+        raise EvidenceError(say("judge.malformed_state_dict_shapes", label=label))
     return {k: list(v) for k, v in value.items()}

@@ -8,13 +8,15 @@ misconception (``marking.toml``), so the scheme and the catalog name the same th
 keeps the English keyword in brackets so that feedback in either language stays searchable and countable.
 
 Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is
-built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_notes.py, messages_run.py,
-messages_inputs.py), with the same parameters in both (test_messages.py fails on a missing or mismatched
-one) and, in the Chinese, every misconception keyword of the English kept in English in brackets. Where the
+built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py,
+messages_run.py, messages_inputs.py), with the same parameters in both (test_messages.py fails on a missing or
+mismatched one) and, in the Chinese, every misconception keyword of the English kept in English in brackets. Where the
 language is known (diagnosis.py's ``language=``, the self-check's ``tell``), build it with ``render("its.id",
-language, param=...)``. The hidden suite writes English (the marking scheme reads it; the judge does not
-know the student's language): write the English exactly as the template says (or ``render("its.id",
-param=...)``); translate_zh.py turns it into the Chinese template for a Chinese edition. Then run ``python
+language, param=...)``. The hidden suite renders with ``say("its.id", param=...)`` (judge/words.py), in the
+language of the judgement in progress: every test runs in English (the marking scheme reads it), then each
+failed one again in the submission's language, which the judge request carries. A message the suite composes
+is composed in the catalog too ("{what}: {problem}", messages_judge.py), so that Chinese has its own
+punctuation; what the student's code raised is a parameter, kept verbatim (「」 in Chinese). Then run ``python
 scripts/build_notebook.py`` to refresh the release copies. Imports the standard library and its sibling
 catalog parts (messages_*.py) only.
 """

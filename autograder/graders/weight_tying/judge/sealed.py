@@ -38,5 +38,5 @@ def need(
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
         key, params = why
-        raise base.EvidenceError(say("suite.evidence_refused", what=what or name, why=say(key, **params)))
+        raise base.EvidenceError(say("judge.evidence_refused", what=what or name, why=say(key, **params)))
     return rec

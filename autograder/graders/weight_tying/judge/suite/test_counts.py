@@ -65,17 +65,17 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     v, d = p["vocab_size"], p["embed_dim"]
     rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM" + say("suite.parameter_count"))
     count = rec.get(LmIdentity.unique_numel)
-    assert isinstance(count, int) and not isinstance(count, bool), say("suite.counts.count_missing")
+    assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.count_missing")
     hints = {
         2 * v * d: "suite.has_unique_parameters_expected_v_d",
         v * d + v: "suite.has_unique_parameters_expected_v_d_2",
-        2 * v * d + v: "suite.counts.unique_copied_bias",
+        2 * v * d + v: "judge.counts.unique_copied_bias",
     }
     model = f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d})"
-    assert count == v * d, say(hints.get(count, "suite.counts.unique"), model=model, n=count, want=v * d) + reread(8)
+    assert count == v * d, say(hints.get(count, "judge.counts.unique"), model=model, n=count, want=v * d) + reread(8)
     # The count is the runner's word; award it only if the behaviour agrees (one table the head follows).
     head = plain_tensor(rec, LmIdentity.head_after_inplace, shape=(v, d), dtype=torch.float32, what="lm_head.weight")
-    assert close(head, p["W1"], rtol=0, atol=0), say("suite.counts.head_not_follow") + reread(6, 8)
+    assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6, 8)
     # Reported head values can be echoed from the plan; the logits for the judge's ids cannot without a model.
     # A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
     logits = plain_tensor(
@@ -83,14 +83,14 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
         LmIdentity.logits,
         shape=(*p["ids"].shape, v),
         dtype=torch.float32,
-        what=say("suite.label.what_logits", what="TiedEmbeddingLM"),
+        what=say("judge.label.what_logits", what="TiedEmbeddingLM"),
     )
     expected = tied_lm_logits(p["W1"], p["ids"])
     if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"]):
         raise AssertionError(say("note.the_count_was_not_checked_because") + reread(2))
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
-        key = "suite.counts.one_table_but_bias" if biased else "suite.counts.one_table_but_other_table"
+        key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
         raise AssertionError(say(key) + reread(8))
 
 
@@ -98,7 +98,7 @@ def _count_cases(plan, evidence, run, what):
     rec = need(evidence, GptCounts, run, what=what)
     cases = rec.get(GptCounts.cases)
     assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["counts"]), say(
-        "suite.malformed_record", name="gpt_counts"
+        "judge.malformed_record", name="gpt_counts"
     )
     for c, got in zip(plan["gpt"]["counts"], cases, strict=True):
         yield (
@@ -118,8 +118,8 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
         ref = _reference(cfg)
         tied, untied = ref["tied"], ref["untied"]
         count = got.get(CountCase.unique_numel)
-        assert isinstance(count, int) and not isinstance(count, bool), say("suite.counts.malformed_count", what=what)
-        key = "suite.counts.wrapper_unique"
+        assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.malformed_count", what=what)
+        key = "judge.counts.wrapper_unique"
         if count == untied:
             key = "suite.has_unique_parameters_expected_untied_minigpt"
         elif count != tied:
@@ -132,10 +132,10 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
             CountCase.logits_after_write,
             shape=(*c["ids"].shape, v),
             dtype=torch.float32,
-            what=say("suite.label.logits_after_write", what=what),
+            what=say("judge.label.logits_after_write", what=what),
         )
         assert span_residual(logits, table) <= SPAN_TOL, say(
-            "suite.what_problem", what=what, problem=say("suite.counts.not_one_table_after_write")
+            "judge.what_problem", what=what, problem=say("judge.counts.not_one_table_after_write")
         ) + reread(6, 8)
 
 
@@ -163,10 +163,10 @@ def _shape_problem(cfg, got_shapes: dict, want: dict) -> str:
     if head is not None and list(head) != list(want["lm_head.weight"]):
         if list(head) == list(want["pos_embed.weight"]):
             return say("suite.lm_head_weight_has_the_positional")
-        return say("suite.counts.head_shape", got=tuple(head), want=tuple(want["lm_head.weight"]))
+        return say("judge.counts.head_shape", got=tuple(head), want=tuple(want["lm_head.weight"]))
     missing = sorted(set(want) - set(got_shapes))[:3]
     extra = sorted(set(got_shapes) - set(want))[:3]
-    return say("suite.counts.keys_differ", missing=missing, extra=extra)
+    return say("judge.counts.keys_differ", missing=missing, extra=extra)
 
 
 def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
@@ -187,15 +187,15 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
     minigpt computes as one: the judge's weights for those shapes give the judge's logits."""
     for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying (state_dict)"):
         cfg = c["cfg"]
-        label = say("suite.what_problem", what=what, problem="model.minigpt.state_dict()")
+        label = say("judge.what_problem", what=what, problem="model.minigpt.state_dict()")
         norm = shape_dict(got, CountCase.state_shapes, what=label)
         want = _reference(cfg)["shapes"]
-        assert norm == want, say("suite.what_problem", what=what, problem=_shape_problem(cfg, norm, want)) + reread(9)
+        assert norm == want, say("judge.what_problem", what=what, problem=_shape_problem(cfg, norm, want)) + reread(9)
         shape = (*c["ids"].shape, cfg["vocab_size"])
-        label = say("suite.label.logits", what=what)
+        label = say("judge.label.logits", what=what)
         logits = plain_tensor(got, CountCase.logits, shape=shape, dtype=torch.float32, what=label)
         assert _any_head_count(cfg, want, c["values"], c["ids"], logits), say(
-            "suite.what_problem", what=what, problem=say("suite.counts.computes_otherwise")
+            "judge.what_problem", what=what, problem=say("judge.counts.computes_otherwise")
         ) + reread(9)
 
 
@@ -205,18 +205,18 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
     rec = need(evidence, GptHeads, run, what=say("suite.minigptwithweighttying_num_heads"))
     cases = rec.get(GptHeads.cases)
     assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["heads"]), say(
-        "suite.malformed_record", name="gpt_heads"
+        "judge.malformed_record", name="gpt_heads"
     )
     for c, got in zip(plan["gpt"]["heads"], cases, strict=True):
         cfg, ids = c["cfg"], c["ids"]
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         if isinstance(got, dict) and "error" in got and sizes_ignored(plan, evidence):
             raise AssertionError(
-                say("suite.what_problem", what=what, problem=say("note.num_heads_not_checked")) + reread(9)
+                say("judge.what_problem", what=what, problem=say("note.num_heads_not_checked")) + reread(9)
             )
         got = entry(got, what)
-        shapes = shape_dict(got, HeadsCase.state_shapes, what=say("suite.label.state_shapes", what=what))
-        label = say("suite.label.logits", what=what)
+        shapes = shape_dict(got, HeadsCase.state_shapes, what=say("judge.label.state_shapes", what=what))
+        label = say("judge.label.logits", what=what)
         logits = plain_tensor(
             got, HeadsCase.logits, shape=(*ids.shape, cfg["vocab_size"]), dtype=torch.float32, what=label
         )
@@ -230,7 +230,7 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
                 if close(logits, other):
                     problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
                     break
-        raise AssertionError(say("suite.what_problem", what=what, problem=problem) + reread(9))
+        raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
 def _train(cfg, shapes, p):
@@ -254,20 +254,20 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         got = entry(rec.get(key), what)
         shape = (*ids.shape, cfg["vocab_size"])
-        train_label = say("suite.what_problem", what=what, problem=say("suite.train_logits"))
-        eval_label = say("suite.what_problem", what=what, problem=say("suite.eval_mode_logits"))
+        train_label = say("judge.what_problem", what=what, problem=say("suite.train_logits"))
+        eval_label = say("judge.what_problem", what=what, problem=say("suite.eval_mode_logits"))
         first = plain_tensor(got, DropoutRun.train_1, shape=shape, dtype=torch.float32, what=train_label)
         second = plain_tensor(got, DropoutRun.train_2, shape=shape, dtype=torch.float32, what=train_label)
         ev = plain_tensor(got, DropoutRun.eval, shape=shape, dtype=torch.float32, what=eval_label)
-        shapes = shape_dict(got, DropoutRun.state_shapes, what=say("suite.label.state_shapes", what=what))
+        shapes = shape_dict(got, DropoutRun.state_shapes, what=say("judge.label.state_shapes", what=what))
         expected = judge_logits(cfg, shapes, p["values"], ids)
         train = for_model(cfg, shapes, ("dropout train", p["values"], tensor_key(ids)), partial(_train, cfg, shapes, p))
         assert close(ev, expected), say(
-            "suite.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")
+            "judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")
         )
         if not (close(first, train) and close(second, train)):
-            key = "suite.counts.dropout_train_eval" if close(first, expected) else "suite.counts.dropout_train_neither"
-            raise AssertionError(say("suite.what_problem", what=what, problem=say(key, p=cfg["dropout"])) + reread(9))
+            key = "judge.counts.dropout_train_eval" if close(first, expected) else "judge.counts.dropout_train_neither"
+            raise AssertionError(say("judge.what_problem", what=what, problem=say(key, p=cfg["dropout"])) + reread(9))
         # Judged on the model as built (an ignored size is the state_dict test's business, not this one's).
         want = for_model(cfg, shapes, ("dropout settings",), partial(_dropout_settings, cfg, shapes))
         reported = got.get(DropoutRun.dropout_settings)
@@ -275,11 +275,11 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
             isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)
             for x in reported
         )
-        assert valid, say("suite.counts.malformed_dropout", what=what)
+        assert valid, say("judge.counts.malformed_dropout", what=what)
         norm = sorted(tuple(x) for x in reported)
         problem = say(
             "suite.dropout_probabilities_inside_minigpt_are_expected",
             got=sorted({x[1] for x in norm}),
             want=cfg["dropout"],
         )
-        assert norm == want, say("suite.what_problem", what=what, problem=problem) + reread(9)
+        assert norm == want, say("judge.what_problem", what=what, problem=problem) + reread(9)

@@ -39,7 +39,7 @@ _VARIANT_WORDS = {
     "wrong crop (block_size - 1 tokens)": "suite.wrong_crop_block_size_1_tokens_2",
     "wrong position (logits of the first position)": "suite.wrong_position_logits_of_the_first",
     "wrong position (logits of the second-to-last position)": "suite.wrong_position_logits_of_the_second",
-    "missing append": "suite.gen.missing_append",
+    "missing append": "judge.gen.missing_append",
     "batch rows not independent (row 0's token for every row)": "suite.batch_rows_not_independent_row_0",
 }
 
@@ -82,7 +82,7 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
     rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
     cases = rec.get(GptGenerate.cases)
     if not isinstance(cases, dict) or name not in cases:
-        raise EvidenceError(say("suite.malformed_record", name=what))
+        raise EvidenceError(say("judge.malformed_record", name=what))
     try:
         got = entry(cases[name], what)
     except EvidenceError as exc:
@@ -91,7 +91,7 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
             # The runner could not load the plan's weights into a model of the sizes the wrapper built: the
             # loop was never run, and the sizes are the parameter counts tests' business.
             raise EvidenceError(
-                say("suite.what_problem", what=what, problem=say("note.generation_not_checked_sizes"))
+                say("judge.what_problem", what=what, problem=say("note.generation_not_checked_sizes"))
             ) from None
         within = cases.get("within_block")
         runs_in_block = isinstance(within, dict) and "error" not in within
@@ -103,14 +103,14 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
             raise EvidenceError(f"{exc}" + say("suite.no_crop_wrong_crop_feed_only") + reread(9)) from None
         others = [c for c in plan["gpt"]["generate"] if c["name"] != name and c["ids"].shape[0] > 1]
         if b == 1 and any(isinstance(cases.get(c["name"]), dict) and "error" not in cases[c["name"]] for c in others):
-            raise EvidenceError(f"{exc}" + say("suite.gen.batch_of_one") + reread(9)) from None
+            raise EvidenceError(f"{exc}" + say("judge.gen.batch_of_one") + reread(9)) from None
         raise
     _check_not_delegated(got, what)
-    seq = plain_tensor(got, key, what=say("suite.label.returned_ids", what=what))
+    seq = plain_tensor(got, key, what=say("judge.label.returned_ids", what=what))
     # the tests judge the prompt
     problem = generated_ids_problem(seq, case["ids"], n, check_prompt=False, language=language())
     if problem is not None:
-        raise EvidenceError(say("suite.what_problem", what=what, problem=problem))
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem))
     return case, seq, what
 
 
@@ -118,26 +118,26 @@ def _check_not_delegated(got, what) -> None:
     """Zero for the area when the loop was handed to the library (the runner's word: it only costs points)."""
     seen = got.get(GenerateCase.delegated)
     if not isinstance(seen, list) or not all(isinstance(name, str) for name in seen):
-        raise EvidenceError(say("suite.gen.malformed_decoders", what=what))
+        raise EvidenceError(say("judge.gen.malformed_decoders", what=what))
     switched = [name[len(SWITCHED_OFF) :] for name in seen if name.startswith(SWITCHED_OFF)]
     called = [name for name in seen if not name.startswith(SWITCHED_OFF)]
     if called:
         names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)
-        problem = say("suite.gen.delegated", names=names)
-        raise EvidenceError(say("suite.what_problem", what=what, problem=problem) + reread(9))
+        problem = say("judge.gen.delegated", names=names)
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem) + reread(9))
     if switched:
-        problem = say("suite.gen.delegated_suspected", seen="; ".join(switched)[:600])
-        raise EvidenceError(say("suite.what_problem", what=what, problem=problem) + reread(9))
+        problem = say("judge.gen.delegated_suspected", seen="; ".join(switched)[:600])
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
 def _diagnose(seq, variants) -> str:
     labels = [
-        say(_VARIANT_WORDS[name]) if "crop" not in name else say("suite.gen.no_crop_or", name=say(_VARIANT_WORDS[name]))
+        say(_VARIANT_WORDS[name]) if "crop" not in name else say("judge.gen.no_crop_or", name=say(_VARIANT_WORDS[name]))
         for name, out in variants.items()
         if name != "correct" and torch.equal(seq, out)
     ]
     if labels:
-        return say("suite.it_matches_a_decoder_with_this", labels=say("suite.gen.or").join(labels)) + reread(9)
+        return say("suite.it_matches_a_decoder_with_this", labels=say("judge.gen.or").join(labels)) + reread(9)
     want = variants["correct"]
     rows_alike = all(torch.equal(seq[i, -3:], seq[0, -3:]) for i in range(1, seq.shape[0]))
     want_alike = all(torch.equal(want[i, -3:], want[0, -3:]) for i in range(1, seq.shape[0]))
@@ -151,14 +151,14 @@ def _check_greedy(plan, evidence, run, name):
     want = _decoded(case)["correct"]
     t = case["ids"].shape[1]
     assert torch.equal(seq[:, :t], case["ids"]), say(
-        "suite.what_problem", what=what, problem=say("suite.gen.prompt_not_preserved")
+        "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
     ) + reread(9)
     if not torch.equal(seq, want):
         variants = _variants(case)
         step = int((seq != want).any(0).nonzero()[0]) - t + 1
         why = _diagnose(seq, variants)
         raise AssertionError(
-            say("suite.gen.not_greedy", what=what, got=seq[:, t:].tolist(), want=want[:, t:].tolist(), n=step, why=why)
+            say("judge.gen.not_greedy", what=what, got=seq[:, t:].tolist(), want=want[:, t:].tolist(), n=step, why=why)
         )
     return seq
 
@@ -170,10 +170,10 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
         _, seq, what = _sequence(plan, evidence, run, case["name"])
         t = case["ids"].shape[1]
         assert torch.equal(seq[:, :t], case["ids"]), say(
-            "suite.what_problem", what=what, problem=say("suite.gen.prompt_not_preserved")
+            "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
         ) + reread(9)
         assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), say(
-            "suite.what_problem", what=what, problem=say("suite.token_ids_outside_0_v")
+            "judge.what_problem", what=what, problem=say("suite.token_ids_outside_0_v")
         ) + reread(9)
 
 
@@ -198,7 +198,7 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
         _, first, what = _sequence(plan, evidence, run, case["name"], GenerateCase.first)
         _, second, _ = _sequence(plan, evidence, run, case["name"], GenerateCase.second)
         problem = greedy_problem(first, first, again=second, language=language())
-        assert problem is None, say("suite.what_problem", what=what, problem=problem)
+        assert problem is None, say("judge.what_problem", what=what, problem=problem)
     # Equal calls prove nothing on their own (a constant answer repeats too): they must be the argmax path.
     try:
         _check_greedy(plan, evidence, run, "within_block")

@@ -30,7 +30,7 @@ AREA = "gradient accumulation"
 
 def _not_checked(what: str, why: str) -> AssertionError:
     """`why`: the catalog id of the note saying why the gradient was not checked."""
-    return AssertionError(say("suite.what_problem", what=what, problem=say(why)))
+    return AssertionError(say("judge.what_problem", what=what, problem=say(why)))
 
 
 def _lm_paths(plan, rec, what):
@@ -39,7 +39,7 @@ def _lm_paths(plan, rec, what):
     ids, table = p["ids"], p["W1"]
     shape = (*ids.shape, table.shape[0])
     logits = plain_tensor(
-        rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=say("suite.label.logits", what=what)
+        rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=say("judge.label.logits", what=what)
     )
     post = after_head(logits, tied_lm_logits(table, ids))
     if post is None:
@@ -50,10 +50,10 @@ def _lm_paths(plan, rec, what):
 def _wrapper_paths(plan, rec, what):
     """Both paths' gradients of the judge's MiniGPT (the student's sizes, the judge's weights), untied."""
     p = plan["gpt"]
-    shapes = shape_dict(rec, GptGrad.state_shapes, what=say("suite.label.state_shapes", what=what))
+    shapes = shape_dict(rec, GptGrad.state_shapes, what=say("judge.label.state_shapes", what=what))
     model = judge_model(p["cfg"], shapes, p["values"]["grad"])
     shape = (*p["ids"].shape, p["cfg"]["vocab_size"])
-    label = say("suite.label.logits", what=what)
+    label = say("judge.label.logits", what=what)
     logits = plain_tensor(rec, GptGrad.logits, shape=shape, dtype=torch.float32, what=label)
     post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
     if post is None:
@@ -69,17 +69,17 @@ def _check_shared_grad(rec, g_in, g_out, what):
         LmGrad.embed_grad,
         shape=(v, d),
         dtype=torch.float32,
-        what=say("suite.what_problem", what=what, problem="token_embed.weight.grad"),
+        what=say("judge.what_problem", what=what, problem="token_embed.weight.grad"),
     )
     same = rec.get(LmGrad.grad_same_object) is True
     problem = gradient_problem(grad, g_in, g_out, same_object=same, language=language())
-    assert problem is None, say("suite.what_problem", what=what, problem=problem)
+    assert problem is None, say("judge.what_problem", what=what, problem=problem)
     head = rec.get(LmGrad.head_grad)
     # One Parameter has one .grad: same dtype, same values (a float64 copy of the right values is not it).
     assert type(head) is torch.Tensor and head.dtype == grad.dtype and close(head, grad, rtol=0, atol=0), say(
-        "suite.what_problem", what=what, problem=say("suite.lm_head_weight_grad_differs_from")
+        "judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_differs_from")
     ) + reread(7)
-    assert same, say("suite.what_problem", what=what, problem=say("suite.lm_head_weight_grad_is_not")) + reread(7)
+    assert same, say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_is_not")) + reread(7)
 
 
 def _check_step(rec, before, g_in, g_out, lr, what):
@@ -88,7 +88,7 @@ def _check_step(rec, before, g_in, g_out, lr, what):
         LmGrad.table_after,
         shape=before.shape,
         dtype=torch.float32,
-        what=say("suite.label.table_after_step", what=what),
+        what=say("judge.label.table_after_step", what=what),
     )
     want = before - lr * (g_in + g_out)
     tol = grad_tol(lr * (g_in + g_out))  # float noise scales with the step, not with the table
@@ -104,7 +104,7 @@ def _check_step(rec, before, g_in, g_out, lr, what):
         hint = "suite.the_table_did_not_move_token"
     else:
         hint = "suite.the_table_did_not_move_by"
-    raise AssertionError(say("suite.grad.after_step", what=what, hint=say(hint)) + reread(7))
+    raise AssertionError(say("judge.grad.after_step", what=what, hint=say(hint)) + reread(7))
 
 
 @graded

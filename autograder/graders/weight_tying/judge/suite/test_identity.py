@@ -39,11 +39,11 @@ SPAN_TOL = 1e-4
 
 def _wrapper_table(plan, rec, experiment: str, what: str, dtype=torch.float32) -> torch.Tensor:
     """The judge's table the runner wrote into minigpt.token_embed, for the shape the student's state has."""
-    shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("suite.label.state_shapes", what=what))
+    shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("judge.label.state_shapes", what=what))
     shape = shapes.get("token_embed.weight")
     cfg = plan["gpt"]["cfg"]
     if shape is None or len(shape) != 2 or shape[0] != cfg["vocab_size"] or not 0 < shape[1] <= 256:
-        raise AssertionError(say("suite.identity.table_shape", what=what, shape=shape, v=cfg["vocab_size"]) + reread(9))
+        raise AssertionError(say("judge.identity.table_shape", what=what, shape=shape, v=cfg["vocab_size"]) + reread(9))
     return judge_table(plan["gpt"]["tables"][experiment], shape).to(dtype)
 
 
@@ -52,41 +52,41 @@ def _check_head_uses_table(plan, rec, experiment, table, *, what):
     before the head did, which shape flow judges): the head multiplies by the table just written."""
     ids = plan["gpt"]["ids"]
     v, d = table.shape
-    label = say("suite.label.logits", what=what)
+    label = say("judge.label.logits", what=what)
     logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=label)
     if d + 2 > v:  # the table's columns span every score vector: judge the whole forward instead
-        shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("suite.label.state_shapes", what=what))
+        shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("judge.label.state_shapes", what=what))
         p = plan["gpt"]
         model = judge_model(p["cfg"], shapes, p["values"][experiment], table=p["tables"][experiment], dtype=table.dtype)
         with torch.no_grad():
             expected = model(ids)
         assert after_head(logits, expected) is not None, say(
-            "suite.what_problem", what=what, problem=say("suite.identity.not_judge_minigpt")
+            "judge.what_problem", what=what, problem=say("judge.identity.not_judge_minigpt")
         ) + reread(6, 9)
         return
     centred = logits - logits.mean(dim=(0, 1), keepdim=True)  # a head bias (judged by shape flow) drops out
     assert span_residual(centred, table) <= SPAN_TOL, say(
-        "suite.what_problem", what=what, problem=say("suite.identity.logits_not_from_table")
+        "judge.what_problem", what=what, problem=say("judge.identity.logits_not_from_table")
     ) + reread(6)
 
 
 def _check_logits_follow(rec, table, ids, *, what):
     """TiedEmbeddingLM's logits are E[ids] @ E.T up to what shape flow judges (bias, softmax, scale)."""
     v = table.shape[0]
-    label = say("suite.label.logits", what=what)
+    label = say("judge.label.logits", what=what)
     logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=label)
     if logits_follow_table(logits, tied_lm_logits(table, ids)):
         return
     assert not rewritten_by_forward(rec, table), say(
-        "suite.what_problem", what=what, problem=say("note.the_tie_was_not_checked_because")
+        "judge.what_problem", what=what, problem=say("note.the_tie_was_not_checked_because")
     ) + reread(2)
     raise AssertionError(
-        say("suite.what_problem", what=what, problem=say("suite.lm_head_weight_follows_the_embedding")) + reread(6)
+        say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_follows_the_embedding")) + reread(6)
     )
 
 
 def _check_follow(rec, target, *, what, pos=None):
-    label = say("suite.what_problem", what=what, problem="lm_head.weight")
+    label = say("judge.what_problem", what=what, problem="lm_head.weight")
     head = plain_tensor(rec, TableFollow.head_after_inplace, dtype=target.dtype, what=label)
     after = rec.get(TableFollow.head_after_forward)
 
@@ -104,7 +104,7 @@ def _check_follow(rec, target, *, what, pos=None):
         flag_off=rec.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
         language=language(),
     )
-    assert problem is None, say("suite.what_problem", what=what, problem=problem)
+    assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
 @graded
@@ -115,7 +115,7 @@ def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     _check_follow(rec, plan["lm"]["W1"], what="TiedEmbeddingLM")
     _check_logits_follow(rec, plan["lm"]["W1"], plan["lm"]["ids"], what="TiedEmbeddingLM")
     assert rec.get(LmIdentity.embed_in_parameters) is True, say(
-        "suite.what_problem", what="TiedEmbeddingLM", problem=say("suite.token_embed_weight_is_not_among")
+        "judge.what_problem", what="TiedEmbeddingLM", problem=say("suite.token_embed_weight_is_not_among")
     ) + reread(6)
 
 
@@ -148,7 +148,7 @@ def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     _check_follow(rec, table, what=what, pos=pos)
     _check_head_uses_table(plan, rec, "identity", table, what=what)
     assert rec.get(GptIdentity.embed_in_parameters) is True, say(
-        "suite.what_problem", what=what, problem=say("suite.minigpt_token_embed_weight_is_not")
+        "judge.what_problem", what=what, problem=say("suite.minigpt_token_embed_weight_is_not")
     ) + reread(9)
 
 
@@ -169,7 +169,7 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     ) + reread(4)
     # The judge loaded its own positional table: the reported one must be exactly it, before and after.
     judged = judge_values(plan["gpt"]["values"]["identity"], "pos_embed.weight", before.shape)
-    assert close(before, judged, rtol=0, atol=0), say("suite.identity.pos_not_judge_table") + reread(4)
+    assert close(before, judged, rtol=0, atol=0), say("judge.identity.pos_not_judge_table") + reread(4)
     after = plain_tensor(rec, GptIdentity.pos_after, shape=before.shape, dtype=torch.float32, what="pos_embed.weight")
     assert rec.get(GptIdentity.head_is_pos) is False, say("suite.positional_embedding_tied_minigpt_lm_head") + reread(4)
     assert close(before, after, rtol=0, atol=0), say("suite.changing_minigpt_token_embed_weight_also") + reread(4)

@@ -62,14 +62,14 @@ def _check_loss(plan, evidence, run, form: str):
     what = "MiniGPTWithWeightTying.loss"
     call, hint = say(_CALLS[form]), say(_HINTS[form])
     rec = need(evidence, GptLoss, run, what=what + say("suite.three_target_forms"))
-    shapes = shape_dict(rec, GptLoss.state_shapes, what=say("suite.label.state_shapes", what=what))
+    shapes = shape_dict(rec, GptLoss.state_shapes, what=say("judge.label.state_shapes", what=what))
     targets = {"none": None, "short": p["targets_short"], "full": p["targets_full"]}[form]
     try:
-        got = entry(rec.get(form), say("suite.what_problem", what=what, problem=call))
+        got = entry(rec.get(form), say("judge.what_problem", what=what, problem=call))
     except AssertionError as exc:
         error = rec.get(form).get("error") if isinstance(rec.get(form), dict) else None
         if isinstance(error, str) and error.startswith("NotImplementedError"):  # a loss never written
-            raise AssertionError(f"{exc}" + say("suite.loss.not_written") + reread(9)) from None
+            raise AssertionError(f"{exc}" + say("judge.loss.not_written") + reread(9)) from None
         if isinstance(error, str) and shape_mismatch(error):  # shapes that do not pair up
             raise AssertionError(f"{exc}" + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
         raise AssertionError(f"{exc}" + say("suite.loss_raises") + reread(9)) from None
@@ -97,11 +97,11 @@ def _check_loss(plan, evidence, run, form: str):
     count = p["ids"].shape[0] * (p["ids"].shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise AssertionError(
-            say("suite.loss.summed", call=call, got=value, n=count, want=expected, m=count) + reread(9)
+            say("judge.loss.summed", call=call, got=value, n=count, want=expected, m=count) + reread(9)
         )
     ratio = float(loss) / float(want) if float(want) else 0.0
     if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
-        key = "suite.loss.doubled" if ratio > 1 else "suite.loss.halved"
+        key = "judge.loss.doubled" if ratio > 1 else "judge.loss.halved"
         raise AssertionError(say(key, call=call, got=value, k=f"{ratio:g}", want=expected) + reread(7, 9))
     raise AssertionError(
         say("suite.expected_the_mean_next_token_cross", call=call, got=value, want=expected) + reread(9)
@@ -127,7 +127,7 @@ def _check_differentiable(got, model, want_grad, call) -> None:
         LossCase.pos_grad,
         shape=tuple(model.pos_embed.weight.shape),
         dtype=torch.float32,
-        what=say("suite.what_problem", what=call, problem="minigpt.pos_embed.weight.grad"),
+        what=say("judge.what_problem", what=call, problem="minigpt.pos_embed.weight.grad"),
     )
     want = want_grad()
     assert close(grad, want, **grad_tol(want)), say(

@@ -44,15 +44,15 @@ def _entry_with_matmul_hint(record, what):
     except EvidenceError as exc:
         text = str(exc)
         if "cannot be multiplied" in text or "size mismatch" in text or "must match the size" in text:
-            text += say("suite.shapes.matmul_hint") + reread(6)
+            text += say("judge.shapes.matmul_hint") + reread(6)
         raise EvidenceError(text) from None
 
 
 def _logits(rec, b, t, v, dtype, what):
     """Logits as a plain tensor; a wrong last dimension is reported through logits_problem."""
-    got = plain_tensor(rec, ForwardCase.logits, dtype=dtype, what=say("suite.label.logits", what=what))
+    got = plain_tensor(rec, ForwardCase.logits, dtype=dtype, what=say("judge.label.logits", what=what))
     assert got.dim() == 3 and tuple(got.shape[:2]) == (b, t), say(
-        "suite.shapes.logits_shape", what=what, got=tuple(got.shape), want=(b, t, v)
+        "judge.shapes.logits_shape", what=what, got=tuple(got.shape), want=(b, t, v)
     )
     return got
 
@@ -60,37 +60,37 @@ def _logits(rec, b, t, v, dtype, what):
 @graded
 def test_tied_lm_shapes_and_values(plan, evidence, run):
     """E[ids] (B, T, D) and E[ids] @ E.T (B, T, V) for random B, T, V, D (B = 1 and T = 1 included)."""
-    rec = need(evidence, LmShapes, run, what="TiedEmbeddingLM" + say("suite.shape_flow"))
+    rec = need(evidence, LmShapes, run, what="TiedEmbeddingLM" + say("judge.shape_flow"))
     cases = rec.get(LmShapes.cases)
     assert isinstance(cases, list) and len(cases) == len(plan["lm"]["shapes"]), say(
-        "suite.malformed_record", name="lm_shapes"
+        "judge.malformed_record", name="lm_shapes"
     )
     problems = []
     for c, got in zip(plan["lm"]["shapes"], cases, strict=True):
         v, d = c["vocab_size"], c["embed_dim"]
         b, t = c["ids"].shape
-        what = say("suite.shapes.lm_case", v=v, d=d, shape=(b, t))
+        what = say("judge.shapes.lm_case", v=v, d=d, shape=(b, t))
         got = _entry_with_matmul_hint(got, what)
-        label = say("suite.what_problem", what=what, problem="token_embed.weight")
+        label = say("judge.what_problem", what=what, problem="token_embed.weight")
         table = plain_tensor(got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=label)
         assert close(table, c["W"], rtol=0, atol=0), say(
-            "suite.what_problem", what=what, problem=say("suite.writing_into_token_embed_weight_in")
+            "judge.what_problem", what=what, problem=say("suite.writing_into_token_embed_weight_in")
         )
-        label = say("suite.what_problem", what=what, problem="lm_head.weight")
+        label = say("judge.what_problem", what=what, problem="lm_head.weight")
         head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=label)
-        key = "suite.shapes.head_transposed" if tuple(head.shape) == (d, v) else "suite.shapes.head_shape"
+        key = "judge.shapes.head_transposed" if tuple(head.shape) == (d, v) else "judge.shapes.head_shape"
         assert tuple(head.shape) == (v, d), say(key, what=what, got=tuple(head.shape), want=(v, d)) + reread(6)
-        label = say("suite.what_problem", what=what, problem="token_embed(input_ids)")
+        label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
         hidden = plain_tensor(got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=label)
         problem = lookup_problem(hidden, c["W"], c["ids"], language=language())
-        assert problem is None, say("suite.what_problem", what=what, problem=problem)
+        assert problem is None, say("judge.what_problem", what=what, problem=problem)
         logits = _logits(got, b, t, v, torch.float32, what)
         expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
         # Values follow the student's own head (identity is judged elsewhere), or the table itself.
         with_head = c["W"][c["ids"]] @ head.T
         if not (close(logits, expected, **TOL) or close(logits, with_head, **TOL)):
             english, problem = _logits_problem(logits, expected)
-            problems.append((english, say("suite.what_problem", what=what, problem=problem)))
+            problems.append((english, say("judge.what_problem", what=what, problem=problem)))
     _report(problems)
 
 
@@ -118,15 +118,15 @@ def test_tied_lm_float64(plan, evidence, run):
     if english is not None and "wrong values" in english and type(head) is torch.Tensor:
         follows = head.shape == table.shape and close(head, table, rtol=0, atol=0)
         # A head that does not follow the table is the tie's mistake (parameter identity charges it), not the dtype's.
-        assert follows, say("suite.what_problem", what=what, problem=say("note.float64_not_checked"))
-    assert problem is None, say("suite.what_problem", what=what, problem=problem)
+        assert follows, say("judge.what_problem", what=what, problem=say("note.float64_not_checked"))
+    assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
 def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.float32, tables=()):
     """The logits must be the judge's MiniGPT's (the sizes the student's state shows, the judge's weights);
     `tables`: judge_table seeds written into token_embed (a tied head follows; an untied one may not)."""
     b, t = ids.shape
-    shapes = shape_dict(got, ForwardCase.state_shapes, what=say("suite.label.state_shapes", what=what))
+    shapes = shape_dict(got, ForwardCase.state_shapes, what=say("judge.label.state_shapes", what=what))
     logits = _logits(got, b, t, cfg["vocab_size"], dtype, what)
     tol = TOL if dtype == torch.float32 else TOL64
     settings = [dict(gain=gain, dtype=dtype)]
@@ -144,30 +144,30 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
             problem = say("note.the_logits_are_those_of_a", parts=say(_PARTS[part])) + reread(9)
         elif eps is not None:
             problem = say("note.the_logits_are_those_of_a_2", got=f"{eps:g}", want="1e-05") + reread(9)
-    raise AssertionError(say("suite.what_problem", what=what, problem=problem))
+    raise AssertionError(say("judge.what_problem", what=what, problem=problem))
 
 
 @graded
 def test_wrapper_shapes_and_values(plan, evidence, run):
     """Logits equal the judge's MiniGPT with the same hyper-parameters and the judge's weights."""
-    rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying" + say("suite.shape_flow"))
+    rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying" + say("judge.shape_flow"))
     cases = rec.get(GptShapes.cases)
     assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"]), say(
-        "suite.malformed_record", name="gpt_shapes"
+        "judge.malformed_record", name="gpt_shapes"
     )
     for c, got in zip(plan["gpt"]["shapes"], cases, strict=True):
         cfg, ids = c["cfg"], c["ids"]
         args = ", ".join(f"{k}={v}" for k, v in cfg.items())
-        key = "suite.shapes.gpt_case" if c["gain"] == 1.0 else "suite.shapes.gpt_case_tiny"
+        key = "judge.shapes.gpt_case" if c["gain"] == 1.0 else "judge.shapes.gpt_case_tiny"
         what = say(key, args=args, shape=tuple(ids.shape))
         got = entry(got, what)
         shapes = _judge_wrapper_case(cfg, got, ids, c["values"], what, gain=c["gain"])
         d = shapes["token_embed.weight"][1]
-        label = say("suite.what_problem", what=what, problem="token_embed(input_ids)")
+        label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
         hidden = plain_tensor(got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=label)
         table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
         problem = lookup_problem(hidden, table, ids, language=language())
-        assert problem is None, say("suite.what_problem", what=what, problem=problem)
+        assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
 @graded
