@@ -35,7 +35,7 @@ WRONG = {
     for key, (path, expectation) in calibration_files(SPEC.calibration_dir).items()
     if expectation.kind == "wrong"
 }
-SAMPLE = {key: WRONG[key] for key in sorted(WRONG)[::3]}  # every third by name; the sweep takes them all
+SAMPLE = {key: WRONG[key] for key in sorted(WRONG)[::6]}  # every sixth by name; the sweep takes them all
 
 
 def _grade(corpus: dict) -> dict:
@@ -82,7 +82,7 @@ def _problems(graded: dict) -> list[str]:
 
 
 def test_a_chinese_grading_of_the_corpus_marks_as_english_and_reads_in_chinese(graded):
-    assert sum(not t.passed for english, *_ in graded.values() for t in english) > 50
+    assert sum(not t.passed for english, *_ in graded.values() for t in english) > 25
     assert any("your code raised " in t.output for english, *_ in graded.values() for t in english)
     problems = _problems(graded)
     assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:12])
