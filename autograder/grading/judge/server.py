@@ -229,7 +229,7 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
             elif op == "judge":
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
-                language = header.get("language", "en")
+                language = header.get("language")  # required: the client always says it (English too)
                 judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg), language)
                 _give_back()
                 send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})

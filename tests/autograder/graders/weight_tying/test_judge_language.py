@@ -133,3 +133,27 @@ def test_both_suite_runners_render_each_failed_test_again_in_the_language_asked(
     assert [t.output for t in lean] == [t.output for t in english] and not any(t.localized for t in english)
     assert all(not t.passed and HAN.search(t.localized) and not untranslated(t.localized) for t in lean)
     assert "提交在运行到这里之前就因超时被终止" in lean[0].localized
+
+
+def test_a_refused_seal_reads_in_the_judgements_language_though_its_verdict_is_kept(monkeypatch):
+    """sealed.py keeps one verdict per record for the judgement (its catalog id, no words): the English run and
+    the Chinese rerun of a test both render it, each in its own language."""
+    from autograder.graders.weight_tying.judge import sealed
+    from autograder.grading.judge.memo import end_judgement
+    from autograder.grading.judge.suite_api import speaking
+
+    record = {"seal": "tampered: emit replaced"}
+    english = chinese = ""
+    end_judgement()
+    try:
+        for lang in ("en", "zh"):
+            with speaking(lang), pytest.raises(AssertionError) as error:
+                sealed.need({"lm_identity": record}, "lm_identity", what="TiedEmbeddingLM")
+            english, chinese = (str(error.value), chinese) if lang == "en" else (english, str(error.value))
+    finally:
+        end_judgement()
+    assert english == (
+        "TiedEmbeddingLM: evidence refused: the grader's runner was changed while your code ran (emit replaced); a "
+        "record the runner did not send as measured earns nothing"
+    )
+    assert "「emit replaced」" in chinese and HAN.search(chinese) and not untranslated(chinese)
