@@ -47,6 +47,7 @@ MESSAGES = {
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
     # parameter counts
+    "judge.state_dict": (" (state_dict)", "（state_dict）"),
     "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数个数"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",

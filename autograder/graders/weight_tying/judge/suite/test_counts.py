@@ -185,7 +185,7 @@ def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
     """minigpt.state_dict() has exactly the keys and shapes of a MiniGPT built with the given arguments, and
     minigpt computes as one: the judge's weights for those shapes give the judge's logits."""
-    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying (state_dict)"):
+    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying" + say("judge.state_dict")):
         cfg = c["cfg"]
         label = say("judge.what_problem", what=what, problem="model.minigpt.state_dict()")
         norm = shape_dict(got, CountCase.state_shapes, what=label)
