@@ -17,7 +17,7 @@ MESSAGES = {
             " (a detach(), .item() or .data on the way cuts the graph, so training would not learn)"
         ),
         (
-            "{call} 的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
+            "{call}的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
             " 或 .data 切断了计算图，训练因此学不到东西）"
         ),
     ),
@@ -27,13 +27,13 @@ MESSAGES = {
             " value: loss detached in part (a detach() on one path?)"
         ),
         (
-            "{call} 的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分"
+            "{call}的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分"
             "断开（是不是某条路径上有 detach()？）"
         ),
     ),
     "suite.batch_rows_not_independent_row_0": (
         "batch rows not independent (row 0's token for every row)",
-        "批内各行没有各自独立（⟦batch rows not independent⟧：每一行都接上了第 0 行的 token）",
+        "批内各行没有各自独立（⟦batch rows not independent⟧：每一行都接上了第 0 行的词元）",
     ),
     "suite.lm_head_weight_follows_the_embedding": (
         (
@@ -71,8 +71,8 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：位置嵌入 绑到了词元"
-            "嵌入上（⟦positional embedding tied⟧；只有语言模型头与 token 表共享）"
+            "minigpt.pos_embed.weight 的形状是 词元表的形状 {got}，应为 {want}：位置嵌入绑到了词元"
+            "嵌入上（⟦positional embedding tied⟧；只有语言模型头与词元表共享）"
         ),
     ),
     "suite.positional_embedding_tied_minigpt_lm_head": (
@@ -91,7 +91,7 @@ MESSAGES = {
     ),
     "suite.minigpt_lm_head_weight_equals_the": (
         ("minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"),
-        ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入 而不是 token_embed（⟦positional embedding tied⟧）"),
+        ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入而不是 token_embed（⟦positional embedding tied⟧）"),
     ),
     "suite.model_minigpt_state_dict_pos_embed": (
         (
@@ -99,7 +99,7 @@ MESSAGES = {
             " embedding tied or replaced"
         ),
         (
-            "model.minigpt.state_dict()['pos_embed.weight'] 不是报告的那张位置表：位置嵌入 被绑定或被"
+            "model.minigpt.state_dict()['pos_embed.weight'] 不是报告的那张位置表：位置嵌入被绑定或被"
             "替换了（⟦positional embedding tied⟧）"
         ),
     ),
@@ -141,8 +141,8 @@ MESSAGES = {
             " that is the untied count (copied table / untied head, or tied only after forward)"
         ),
         (
-            "{model} 有 {n} 个不重复的参数，应为 {want}（不共享（⟦untied⟧）的 MiniGPT 有 {untied} 个"
-            "，减去 V*D = {vd}）：这正是不共享时的参数个数（⟦copied table⟧ / ⟦untied head⟧，或 ⟦tied only"
+            "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定（⟦untied⟧）的 MiniGPT 有 {untied} 个"
+            "，减去 V*D = {vd}）：这正是不绑定时的参数个数（⟦copied table⟧ / ⟦untied head⟧，或 ⟦tied only"
             " after forward⟧）"
         ),
     ),
@@ -152,14 +152,14 @@ MESSAGES = {
             " a hyper-parameter ignored? (see the state_dict test)"
         ),
         (
-            "{model} 有 {n} 个不重复的参数，应为 {want}（不共享（⟦untied⟧）的 MiniGPT 有 {untied} 个"
+            "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定（⟦untied⟧）的 MiniGPT 有 {untied} 个"
             "，减去 V*D = {vd}）：是不是忽略了某个超参数（⟦hyper-parameter ignored⟧）？（见 state_dict"
             " 那项测试）"
         ),
     ),
     "suite.pos_embed_weight_has_the_token": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是 token 表的形状：位置嵌入 绑到了词元嵌入上（⟦positional embedding tied⟧）"),
+        ("pos_embed.weight 的形状是词元表的形状：位置嵌入绑到了词元嵌入上（⟦positional embedding tied⟧）"),
     ),
     "suite.lm_head_weight_has_the_positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied",

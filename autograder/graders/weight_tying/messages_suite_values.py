@@ -82,7 +82,7 @@ MESSAGES = {
     ),
     "suite.token_ids_outside_0_v": (
         "token ids outside [0, V)",
-        "token id 超出了 [0, V)",
+        "词元 id 超出了 [0, V)",
     ),
     "suite.new_tokens_expected_the_greedy_argmax": (
         (": new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "),
@@ -94,19 +94,19 @@ MESSAGES = {
     ),
     "suite.wrong_crop_first_block_size_tokens": (
         " / wrong crop (first block_size tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens": (
         " / wrong crop (block_size - 1 tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens_2": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_position_logits_of_the_first": (
         "wrong position (logits of the first position)",

@@ -72,7 +72,7 @@ MESSAGES = {
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",
-        "位置嵌入 和解码块",
+        "位置嵌入和解码块",
     ),
     "note.the_positional_embedding": (
         "the positional embedding",
@@ -164,7 +164,7 @@ MESSAGES = {
             "the model reads at most block_size tokens, so each step feeds it only the last block_size"
             " tokens of the context"
         ),
-        ("模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去"),
+        ("模型一次最多读 block_size 个词元，所以每一步只把上下文的最后 block_size 个词元送进去"),
     ),
     "note.the_float64_logits_were_not_checked": (
         (
