@@ -317,7 +317,7 @@ class _Session:
             name, gen = self.teardowns[scope].pop()
             try:
                 next(gen)
-                problem = problem or f"fixture {name} yielded twice"
+                problem = problem or say("judge.fixture_yielded_twice", name=name)
             except StopIteration:
                 pass
             except (AssertionError, pytest.fail.Exception, Exception) as exc:

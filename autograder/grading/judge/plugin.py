@@ -38,9 +38,9 @@ def _message(excinfo: pytest.ExceptionInfo | None) -> str:
 def message_for(exc: BaseException) -> str:
     """What the student reads for a failed test: the message only (shared with ``judge.direct``)."""
     if isinstance(exc, pytest.fail.Exception):
-        return str(exc.msg or "").strip() or "failed"
+        return str(exc.msg or "").strip() or say("judge.failed")
     if isinstance(exc, AssertionError):
-        return str(exc).strip() or "failed"
+        return str(exc).strip() or say("judge.failed")
     # An error inside the judge's own code is the grader's problem, not the student's: say so plainly.
     return say("suite.the_grader_hit_an_internal_error", what=f"{type(exc).__name__}: {exc}")
 
@@ -145,7 +145,7 @@ def _run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tup
         raise RuntimeError(f"the hidden suite {str(suite_dir)!r} has no tests")
     results = []
     for nodeid, (points, area) in plugin.meta.items():
-        state = plugin.outcomes.get(nodeid, _Outcome(False, "not run"))
+        state = plugin.outcomes.get(nodeid, _Outcome(False, say("judge.not_run")))
         results.append(TestOutcome(name=nodeid, points=points, area=area, passed=state.passed, output=state.output))
     return results, seconds
 

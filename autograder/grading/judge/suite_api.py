@@ -69,6 +69,9 @@ ENGLISH = {
     "judge.malformed_state_dict_shapes": "malformed state_dict shapes for {label}",
     "suite.the_grader_hit_an_internal_error": "the grader hit an internal error ({what}); tell your instructor",
     "judge.not_run_skipped": "not run (skipped)",
+    "judge.not_run": "not run",
+    "judge.failed": "failed",
+    "judge.fixture_yielded_twice": "fixture {name} yielded twice",
 }
 
 _STATE: dict[str, Any] = {"language": "en", "render": None}

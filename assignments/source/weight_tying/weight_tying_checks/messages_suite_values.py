@@ -190,6 +190,9 @@ MESSAGES = {
         "{label} 的 state_dict 形状记录格式不对",
     ),
     "judge.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
+    "judge.not_run": ("not run", "没有运行"),
+    "judge.failed": ("failed", "未通过"),
+    "judge.fixture_yielded_twice": ("fixture {name} yielded twice", "fixture {name} yield 了两次"),
     "suite.the_experiment_did_not_report_see": (
         "the experiment did not report (see the run output)",
         "这项实验没有返回结果（见运行输出）",
