@@ -41,6 +41,9 @@ class AssignmentSpec:
     # ``area_name(area, language)`` name its tests and areas in a language (autograder.grading.editions.names);
     # None: English names only. Its messages are rendered by the grader where they are built.
     catalog: str | None = None
+    # The languages its judge renders failure messages in (the first, English, is the one the marking scheme
+    # reads): a submission written in one of them is judged in it too (``judge.server``'s "language").
+    languages: tuple[str, ...] = ("en",)
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
     # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.

@@ -63,7 +63,8 @@ def grade_submission(
     try:
         judge.ready(seed)  # its start-up and the plan before the sandbox starts: on nobody's clock, no contention
         box = _run(spec, path, seed, limits, hide, submission)
-        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
+        language = pipeline.judge_language(spec, submission)
+        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence, language=language)
         tests, run = pipeline.judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
     except JudgeLimitError as exc:
         return Result.grader_failure(str(exc))

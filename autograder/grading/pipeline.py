@@ -10,7 +10,8 @@ same on a dask cluster; ``gradescope/run``: the pool for one file; ``qa/inproces
     box        = <run>(blob)                           the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
     evidence   = decode(box)                           the judge process: plain data only (``protocol.decode``)
     run        = facts(box, evidence, spec, limits)    the judge process: how the run ended (``RunFacts``)
-    tests      = <suite>(plan, evidence, run)          the judge process: ``judge.direct`` or ``judge.plugin``
+    language   = judge_language(spec, submission)      this process: the file's language, if the grader speaks it
+    tests      = <suite>(plan, evidence, run, language) the judge process: ``judge.direct`` or ``judge.plugin``
     tests, run = judged(judgement, ...)                this process: the judge's answer, or its limit's
     result     = finish(tests, run, ...)               this process: marks (``marking``), the edition's language
 """
@@ -42,6 +43,7 @@ __all__ = [
     "Submission",
     "read",
     "job",
+    "judge_language",
     "decode",
     "facts",
     "facts_and_evidence",
@@ -102,6 +104,13 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
         blob,
     )
     return blob.getvalue()
+
+
+def judge_language(spec: AssignmentSpec, submission: Submission) -> str:
+    """The language the judge renders this submission's failure messages in: the one its file declares
+    (``editions.text_language``), when the grader speaks it (``spec.languages``); else English."""
+    language = text_language(submission.kind, submission.source)
+    return language if language in spec.languages else spec.languages[0]
 
 
 def decode(box: SandboxResult) -> tuple[dict, list[str]]:

@@ -181,22 +181,48 @@ class InProcessGrader:
         self, plan: dict, evidence: dict, run: dict | None = None, *, only: Iterable[str] | None = None
     ) -> dict[str, tuple[bool, str]]:
         """{test name: (passed, message)}; `only`: the names of the tests to call."""
+        return {t.name: (t.passed, t.output) for t in self.outcomes(plan, evidence, run, only=only)}
+
+    def outcomes(
+        self,
+        plan: dict,
+        evidence: dict,
+        run: dict | None = None,
+        *,
+        only: Iterable[str] | None = None,
+        language: str = "en",
+    ) -> list:
+        """Each test's ``TestOutcome``, as the judge process gives it: every test in English, and in another
+        `language` each failed one called again with it set (``suite_api.speaking``) for its ``localized``."""
+        from autograder.grading.judge.suite_api import speaking
+        from autograder.grading.result import TestOutcome
+
         wanted = None if only is None else set(only)
-        results = {}
+        out = []
         threads = torch.get_num_threads()
         torch.set_num_threads(1)  # as the suite's conftest does: tiny judge models
         try:
             for test in self.tests:
                 if wanted is not None and test.name not in wanted:
                     continue
-                try:
-                    test.fn(plan=plan, evidence=evidence, run=run or {"status": "ok"})
-                    results[test.name] = (True, "")
-                except AssertionError as exc:
-                    results[test.name] = (False, str(exc))
+                passed, message = self._call(test, plan, evidence, run)
+                localized = ""
+                if not passed and language != "en":
+                    with speaking(language):
+                        again, localized = self._call(test, plan, evidence, run)
+                    localized = "" if again else localized
+                out.append(TestOutcome(test.name, test.points, test.area, passed, message, localized))
         finally:
             torch.set_num_threads(threads)
-        return results
+        return out
+
+    @staticmethod
+    def _call(test: SuiteTest, plan: dict, evidence: dict, run: dict | None) -> tuple[bool, str]:
+        try:
+            test.fn(plan=plan, evidence=evidence, run=run or {"status": "ok"})
+        except AssertionError as exc:
+            return False, str(exc)
+        return True, ""
 
     def score(self, results: dict[str, tuple[bool, str]]) -> float:
         """The mark of these outcomes, by the pipeline's own marking step (``pipeline.mark``: the assignment's

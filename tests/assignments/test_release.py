@@ -143,7 +143,7 @@ def test_a_release_holds_no_solution(releases, source_nb, language):
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_release_gives_no_answer_line_away(releases, language):
     """The release nbgrader made: no tie, crop or last-position argmax line in any file (checks, diagnosis,
-    translations, notebook)."""
+    message catalog, notebook)."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("_answers", Path(__file__).with_name("test_no_answer_lines.py"))

@@ -13,12 +13,11 @@ an honest student meets: the hidden suite names it (``test_corpus``), and the se
 from __future__ import annotations
 
 import re
-import sys
 
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.graders.weight_tying.translate_zh import untranslated
+from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.qa.calibrate import calibration_files
 from dnnlpy.notebook import exec_source, load_notebook
 
@@ -86,7 +85,6 @@ def test_every_wrong_file_is_named_by_a_failing_check(english):
 def _chinese_problems(checks, monkeypatch, keys) -> list[str]:
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
     # Every word from the catalog, rendered where it is built: no translation of English is there to call.
-    monkeypatch.setitem(sys.modules, f"{checks.__name__}.translate_zh", None)
     problems = []
     for key in keys:
         path, _, keyword = CORPUS[key]
@@ -107,7 +105,7 @@ def test_only_evasions_of_the_watch_are_left_to_the_grader():
 
 
 def test_in_chinese_every_message_is_chinese_and_still_names_the_keyword(checks, monkeypatch):
-    """Every third wrong file by name; the sweep run takes them all (as test_translate_zh does)."""
+    """Every third wrong file by name; the sweep run takes them all (as test_judge_language does)."""
     problems = _chinese_problems(checks, monkeypatch, WRONG[::3])
     assert problems == [], "\n".join(problems[:10])
 

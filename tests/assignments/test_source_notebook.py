@@ -219,7 +219,7 @@ def test_build_script_check_mode_reports_a_stale_build(build_script, tmp_path, c
     assert build_script.main(["--check", "--root", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "weight_tying_zh/weight_tying.ipynb is out of date" in err and "left_over.py is out of date" in err
-    assert (tmp_path / "weight_tying_zh" / "weight_tying_checks" / "translate_zh.py").is_file()
+    assert (tmp_path / "weight_tying_zh" / "weight_tying_checks" / "messages.py").is_file()
 
 
 def test_build_script_says_which_files_it_changed(build_script, tmp_path, capsys):

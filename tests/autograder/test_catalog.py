@@ -14,7 +14,7 @@ import re
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.graders.weight_tying.translate_zh import untranslated  # judgelang's zh_text.py after the merge
+from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.grading import catalog, pipeline
 from autograder.grading.catalog import MESSAGES, CatalogError, render
 from autograder.grading.editions import localize

@@ -93,7 +93,7 @@ WHOLE_FOLDERS = ("judge/suite/", "judge/calibration/")
 
 def test_the_architecture_map_names_every_module_of_each_grader_and_only_ones_that_exist():
     """The grader's table names its files relative to the grader's folder (``runner/values.py``) or by a
-    pattern (``translate_zh*.py``); every module of every grader must match one, and every name must match
+    pattern (``messages_*.py``); every module of every grader must match one, and every name must match
     a file of some grader."""
     text = (KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
     table = text[text.index("A **grader** is one folder") :]

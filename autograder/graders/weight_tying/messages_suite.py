@@ -1,9 +1,9 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
-Holds the hidden suite's messages and the run summary. Part of the message catalog (messages.py assembles it):
-id -> (English, Chinese). The suite and the engine write them in English (the marking scheme reads them). The
-English is matched where the Chinese is wanted ({name} a value, {name*} the rest of the line; see
-translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as it is. Imports nothing.
+Holds the hidden suite's messages. Part of the message catalog (messages.py assembles it): id -> (English,
+Chinese). The suite renders them where it builds them (judge/words.py ``say``): in English for the marking
+scheme, which reads them, and in the submission's language for what the student reads. ⟦...⟧ in the Chinese
+marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ MESSAGES = {
             " (a detach(), .item() or .data on the way cuts the graph, so training would not learn)"
         ),
         (
-            "{call} 的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
+            "{call}的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
             " 或 .data 切断了计算图，训练因此学不到东西）"
         ),
     ),
@@ -27,13 +27,13 @@ MESSAGES = {
             " value: loss detached in part (a detach() on one path?)"
         ),
         (
-            "{call} 的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分"
+            "{call}的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分"
             "断开（是不是某条路径上有 detach()？）"
         ),
     ),
     "suite.batch_rows_not_independent_row_0": (
         "batch rows not independent (row 0's token for every row)",
-        "批内各行没有各自独立（⟦batch rows not independent⟧：每一行都接上了第 0 行的 token）",
+        "批内各行没有各自独立（⟦batch rows not independent⟧：每一行都接上了第 0 行的词元）",
     ),
     "suite.lm_head_weight_follows_the_embedding": (
         (
@@ -71,8 +71,8 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：位置嵌入 绑到了词元"
-            "嵌入上（⟦positional embedding tied⟧；只有语言模型头与 token 表共享）"
+            "minigpt.pos_embed.weight 的形状是 词元表的形状 {got}，应为 {want}：位置嵌入绑到了词元"
+            "嵌入上（⟦positional embedding tied⟧；只有语言模型头与词元表共享）"
         ),
     ),
     "suite.positional_embedding_tied_minigpt_lm_head": (
@@ -91,7 +91,7 @@ MESSAGES = {
     ),
     "suite.minigpt_lm_head_weight_equals_the": (
         ("minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"),
-        ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入 而不是 token_embed（⟦positional embedding tied⟧）"),
+        ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入而不是 token_embed（⟦positional embedding tied⟧）"),
     ),
     "suite.model_minigpt_state_dict_pos_embed": (
         (
@@ -99,7 +99,7 @@ MESSAGES = {
             " embedding tied or replaced"
         ),
         (
-            "model.minigpt.state_dict()['pos_embed.weight'] 不是报告的那张位置表：位置嵌入 被绑定或被"
+            "model.minigpt.state_dict()['pos_embed.weight'] 不是报告的那张位置表：位置嵌入被绑定或被"
             "替换了（⟦positional embedding tied⟧）"
         ),
     ),
@@ -141,8 +141,8 @@ MESSAGES = {
             " that is the untied count (copied table / untied head, or tied only after forward)"
         ),
         (
-            "{model} 有 {n} 个不重复的参数，应为 {want}（不共享（⟦untied⟧）的 MiniGPT 有 {untied} 个"
-            "，减去 V*D = {vd}）：这正是不共享时的参数个数（⟦copied table⟧ / ⟦untied head⟧，或 ⟦tied only"
+            "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定（⟦untied⟧）的 MiniGPT 有 {untied} 个"
+            "，减去 V*D = {vd}）：这正是不绑定时的参数个数（⟦copied table⟧ / ⟦untied head⟧，或 ⟦tied only"
             " after forward⟧）"
         ),
     ),
@@ -152,25 +152,25 @@ MESSAGES = {
             " a hyper-parameter ignored? (see the state_dict test)"
         ),
         (
-            "{model} 有 {n} 个不重复的参数，应为 {want}（不共享（⟦untied⟧）的 MiniGPT 有 {untied} 个"
+            "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定（⟦untied⟧）的 MiniGPT 有 {untied} 个"
             "，减去 V*D = {vd}）：是不是忽略了某个超参数（⟦hyper-parameter ignored⟧）？（见 state_dict"
             " 那项测试）"
         ),
     ),
     "suite.pos_embed_weight_has_the_token": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是 token 表的形状：位置嵌入 绑到了词元嵌入上（⟦positional embedding tied⟧）"),
+        ("pos_embed.weight 的形状是词元表的形状：位置嵌入绑到了词元嵌入上（⟦positional embedding tied⟧）"),
     ),
     "suite.lm_head_weight_has_the_positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied",
         "lm_head.weight 的形状是位置表的形状：绑定了位置嵌入（⟦positional embedding tied⟧）",
     ),
     "suite.hyper_parameter_ignored_is_expected": (
-        "hyper-parameter ignored ({name}): {key} is {got}, expected {want*}",
+        "hyper-parameter ignored ({name}): {key} is {got}, expected {want}",
         "忽略了超参数（⟦hyper-parameter ignored ({name})⟧）：{key} 是 {got}，应为 {want}",
     ),
     "suite.hyper_parameter_ignored_blocks_expected": (
-        "hyper-parameter ignored ({name}): {got} blocks, expected {want*}",
+        "hyper-parameter ignored ({name}): {got} blocks, expected {want}",
         "忽略了超参数（⟦hyper-parameter ignored ({name})⟧）：有 {got} 个解码块，应为 {want} 个",
     ),
     "suite.logits_differ_from_a_minigpt_with": (
@@ -259,7 +259,7 @@ MESSAGES = {
         "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：⟦.data sharing⟧？",
     ),
     "suite.loss_target_shift_wrong": (
-        "\n-> loss target shift wrong? {hint*}",
+        "\n-> loss target shift wrong? {hint}",
         "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？{hint}",
     ),
     "suite.targets_of_shape_b_t_1": (
@@ -267,16 +267,16 @@ MESSAGES = {
         "形状为 (B, T-1) 的目标对应 input_ids[:, :-1] 的 logits",
     ),
     "suite.targets_of_shape_b_t_are": (
-        "targets of shape (B, T) are already shifted: use the logits of all of input_ids",
-        "形状为 (B, T) 的目标已经错开了一位：应使用全部 input_ids 的 logits",
+        "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
+        "形状为 (B, T) 的目标已经错开了一位：它们对应全部 input_ids 的 logits",
     ),
     "suite.with_no_targets_predict_input_ids": (
-        "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
+        "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss_shift.none": (
-        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint*}"),
+        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),
         (
             "{call}是 {got}，应为 {want}："
             "目标没有错开一位，拿 ids 的 logits 去预测 ids 本身（⟦loss target shift wrong⟧）；{hint}"
@@ -285,7 +285,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint*}"
+            "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -295,7 +295,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_positions": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint*}"
+            "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -303,7 +303,7 @@ MESSAGES = {
         ),
     ),
     "suite.loss_shift.targets_ignored": (
-        ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint*}"),
+        ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint}"),
         (
             "{call}是 {got}，应为 {want}："
             "没有用传入的目标（targets ignored），而是把 ids 错开一位当作目标（⟦loss target shift wrong⟧）；{hint}"
@@ -312,7 +312,7 @@ MESSAGES = {
     "suite.loss_shift.shifted_again": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint*}"
+            "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -322,7 +322,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_targets": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint*}"
+            "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："
@@ -332,7 +332,7 @@ MESSAGES = {
     "suite.loss_shift.wrong_way_full": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
-            "shifted the wrong way (ids[:, 1:] vs targets): {hint*}"
+            "shifted the wrong way (ids[:, 1:] vs targets): {hint}"
         ),
         (
             "{call}是 {got}，应为 {want}："

@@ -27,6 +27,7 @@ SPEC = AssignmentSpec(
     judge_dir=_HERE / "judge",
     solution_path=SOLUTIONS_DIR / "weight_tying.py",
     catalog="autograder.graders.weight_tying.messages",
+    languages=("en", "zh"),  # messages.LANGUAGES: the catalog's
     # The notebook's imports (matplotlib.pyplot alone is ~0.8 s of a run) and the library it builds on.
     warm_imports=("matplotlib", "matplotlib.pyplot", "dnnlpy.nn", "dnnlpy.models.gpt", "dnnlpy.tokenizers", "numpy"),
 )

@@ -175,14 +175,18 @@ class JudgeProcess:
             raise JudgeLimitError(f"the judge could not list its tests: {reply}")
         return reply["tests"]
 
-    def judge(self, *, seed: int, box, evidence: bytes) -> Judgement:
+    def judge(self, *, seed: int, box, evidence: bytes, language: str = "en") -> Judgement:
         """Judge one run's evidence; past the judge's limits, what it had decided (``Judgement.limit``).
+        `language`: the submission's (``pipeline.judge_language``), for each failed test's ``localized``
+        message; the judge refuses one its grader does not render.
 
         The judge's time limit counts from a ready judge (a restarted one starts first, on nobody's time).
         Afterwards a judge that has grown is replaced, before the next submission.
         """
         self.ready(seed)
-        send(self.conn, {"op": "judge", "seed": seed, "box": box.to_wire(), "limits": asdict(self.limits)}, (evidence,))
+        request = {"op": "judge", "seed": seed, "box": box.to_wire(), "limits": asdict(self.limits)}
+        request["language"] = language
+        send(self.conn, request, (evidence,))
         out = Judgement()
         start = time.monotonic()
         deadline = start + self.limits.judge_seconds

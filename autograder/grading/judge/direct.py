@@ -34,6 +34,7 @@ import pytest
 
 from autograder.grading.judge.memo import end_judgement
 from autograder.grading.judge.plugin import message_for
+from autograder.grading.judge.suite_api import say, speaking
 from autograder.grading.result import TestOutcome
 
 __all__ = ["DirectSuite", "Unsupported", "PROVIDED", "TESTED_PYTEST", "pytest_supported"]
@@ -212,8 +213,10 @@ class DirectSuite:
     def collect(self) -> list[tuple[str, float, str]]:
         return [(t.nodeid, t.points, t.area) for t in self.tests]
 
-    def run(self, *, plan: dict, evidence: dict, run: dict) -> Iterator[TestOutcome]:
-        """Judge one submission: yields each test's outcome as it is decided, in collection order."""
+    def run(self, *, plan: dict, evidence: dict, run: dict, language: str = "en") -> Iterator[TestOutcome]:
+        """Judge one submission: yields each test's outcome as it is decided, in collection order. Every test
+        runs in English (the marking scheme reads it); in another `language`, a failed test runs once more with
+        that language set (``suite_api.speaking``) for its ``localized`` message."""
         session = _Session(self, {"plan": plan, "evidence": evidence, "run": run})
         sink = io.StringIO()
         try:
@@ -221,6 +224,11 @@ class DirectSuite:
                 last_in_module = index + 1 == len(self.tests) or self.tests[index + 1].module != test.module
                 with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                     passed, output = session.call(test)
+                    localized = ""
+                    if not passed and language != "en":
+                        with speaking(language):
+                            again, localized = session.call(test)
+                        localized = "" if again else localized
                     # Teardown errors fail the test that ran last before them, as pytest reports them.
                     problem = session.finish("function")
                     if last_in_module:
@@ -229,7 +237,7 @@ class DirectSuite:
                         problem = problem or session.finish("session")
                 if problem and passed:
                     passed, output = False, problem
-                yield TestOutcome(name=test.nodeid, points=test.points, area=test.area, passed=passed, output=output)
+                yield TestOutcome(test.nodeid, test.points, test.area, passed, output, localized)
                 sink.seek(0)
                 sink.truncate()
         finally:
@@ -273,7 +281,7 @@ class _Session:
             kwargs = {name: self._get(name, test.module) for name in test.params}
             test.func(**kwargs)
         except _SKIPS:
-            return False, "not run (skipped)"
+            return False, say("judge.not_run_skipped")
         except (AssertionError, pytest.fail.Exception, Exception) as exc:
             return False, message_for(exc)
         return True, ""
@@ -309,7 +317,7 @@ class _Session:
             name, gen = self.teardowns[scope].pop()
             try:
                 next(gen)
-                problem = problem or f"fixture {name} yielded twice"
+                problem = problem or say("judge.fixture_yielded_twice", name=name)
             except StopIteration:
                 pass
             except (AssertionError, pytest.fail.Exception, Exception) as exc:

@@ -13,12 +13,13 @@ import io
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
 from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.suite_api import say, speaking
 from autograder.grading.result import TestOutcome
 
 __all__ = ["JudgePlugin", "run_suite", "message_for"]
@@ -37,11 +38,11 @@ def _message(excinfo: pytest.ExceptionInfo | None) -> str:
 def message_for(exc: BaseException) -> str:
     """What the student reads for a failed test: the message only (shared with ``judge.direct``)."""
     if isinstance(exc, pytest.fail.Exception):
-        return str(exc.msg or "").strip() or "failed"
+        return str(exc.msg or "").strip() or say("judge.failed")
     if isinstance(exc, AssertionError):
-        return str(exc).strip() or "failed"
+        return str(exc).strip() or say("judge.failed")
     # An error inside the judge's own code is the grader's problem, not the student's: say so plainly.
-    return f"the grader hit an internal error ({type(exc).__name__}: {exc}); tell your instructor"
+    return say("suite.the_grader_hit_an_internal_error", what=f"{type(exc).__name__}: {exc}")
 
 
 class JudgePlugin:
@@ -87,7 +88,7 @@ class JudgePlugin:
         report = outcome.get_result()
         state = self.outcomes.setdefault(item.nodeid, _Outcome())
         if report.skipped and call.when != "teardown":  # a skipped test earns nothing
-            state.passed, state.output = False, state.output or "not run (skipped)"
+            state.passed, state.output = False, state.output or say("judge.not_run_skipped")
         elif report.failed and state.passed:
             state.passed, state.output = False, _message(call.excinfo)
 
@@ -101,8 +102,22 @@ def _purge_modules(suite_dir: Path) -> None:
             del sys.modules[name]
 
 
-def run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tuple[list[TestOutcome], float]:
-    """Run every test under suite_dir; returns (results in collection order, seconds)."""
+def run_suite(
+    *, suite_dir: Path, plan: dict, evidence: dict, run: dict, language: str = "en"
+) -> tuple[list[TestOutcome], float]:
+    """Run every test under suite_dir; returns (results in collection order, seconds). Every test runs in
+    English (the marking scheme reads it); in another `language`, when a test failed, the suite runs once more
+    with that language set (``suite_api.speaking``) for each failed test's ``localized`` message."""
+    results, seconds = _run_suite(suite_dir=suite_dir, plan=plan, evidence=evidence, run=run)
+    if language == "en" or all(t.passed for t in results):
+        return results, seconds
+    with speaking(language):
+        again, more = _run_suite(suite_dir=suite_dir, plan=plan, evidence=evidence, run=run)
+    said = {t.name: t.output for t in again if not t.passed}
+    return [replace(t, localized=said.get(t.name, "")) if not t.passed else t for t in results], seconds + more
+
+
+def _run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tuple[list[TestOutcome], float]:
     suite_dir = Path(suite_dir)
     if not suite_dir.is_dir():
         raise FileNotFoundError(f"hidden suite {str(suite_dir)!r} does not exist: check the assignment's suite_dir")
@@ -130,7 +145,7 @@ def run_suite(*, suite_dir: Path, plan: dict, evidence: dict, run: dict) -> tupl
         raise RuntimeError(f"the hidden suite {str(suite_dir)!r} has no tests")
     results = []
     for nodeid, (points, area) in plugin.meta.items():
-        state = plugin.outcomes.get(nodeid, _Outcome(False, "not run"))
+        state = plugin.outcomes.get(nodeid, _Outcome(False, say("judge.not_run")))
         results.append(TestOutcome(name=nodeid, points=points, area=area, passed=state.passed, output=state.output))
     return results, seconds
 

@@ -10,7 +10,7 @@ judge takes over. Once its imports are done it says so (``{"ready": true}``), th
 
     {"op": "warm", "seed"}                                 -> {"warm": seed}: the plan drawn, the suite loaded
     {"op": "job", "seed", "kind", "source", "filename"}   -> {} + the runner's job blob
-    {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
+    {"op": "judge", "seed", "box": {...}, "limits": {...}, "language"} + evidence blob
         -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
     {"op": "collect", "seed"}                              -> {"tests": [...]}
     a memory error while judging                          -> {"limit": "memory"}, then this process exits
@@ -19,6 +19,11 @@ Reference work is shared across submissions that share a plan: the plan (per see
 (whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.direct``). What a
 suite memoised from one submission's evidence is dropped when its judgement ends (``judge.memo``). The
 plan's tensors are fingerprinted after each judgement: if a test changed them, the plan is made afresh.
+
+A judgement's "language" is the submission's (``pipeline.judge_language``: read from the file, one of the
+grader's ``AssignmentSpec.languages``); a language the grader does not render is refused by name. Every test
+runs in English for the marks, and each failed one again in that language for what the student reads
+(``TestOutcome.localized``).
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from autograder.grading.judge.wire import receive, send
 from autograder.grading.result import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
-__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES", "SUITES"]
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "checked_language", "MAX_FRAMES", "SUITES"]
 
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
@@ -93,6 +98,16 @@ def _is_memory_error(exc: BaseException) -> bool:
     )
 
 
+def checked_language(spec, language: object) -> str:
+    """`language` when the grader renders its messages in it; else a ValueError naming it and the choices."""
+    if not isinstance(language, str) or language not in spec.languages:
+        raise ValueError(
+            f"language={language!r}: the {spec.name} grader renders its messages in "
+            f"{', '.join(spec.languages)} only; send one of these (pipeline.judge_language picks it)"
+        )
+    return language
+
+
 class WarmJudge:
     def __init__(self, spec, *, suite: str = "direct") -> None:
         if suite not in SUITES:
@@ -134,10 +149,11 @@ class WarmJudge:
             self._suite_seed = seed
         return self._suite
 
-    def judge(self, seed: int, box, limits, emit) -> None:
+    def judge(self, seed: int, box, limits, emit, language: str = "en") -> None:
         from autograder.grading.judge.plugin import run_suite
         from autograder.grading.pipeline import facts_and_evidence
 
+        language = checked_language(self.spec, language)
         plan = self.plan(seed)
         box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
         if dropped:
@@ -148,14 +164,16 @@ class WarmJudge:
         try:
             if suite is not None:
                 emit({"tests": suite.collect()})
-                for outcome in suite.run(plan=plan, evidence=evidence, run=run.to_dict()):
+                for outcome in suite.run(plan=plan, evidence=evidence, run=run.to_dict(), language=language):
                     if outcome.output.startswith("the grader hit an internal error") and any(
                         marker in outcome.output for marker in (*MEMORY_MARKERS, "MemoryError")
                     ):
                         raise _JudgeMemory(outcome.output)
                     emit({"outcome": outcome.to_wire()})
             else:
-                tests, _ = run_suite(suite_dir=self.spec.suite_dir, plan=plan, evidence=evidence, run=run.to_dict())
+                tests, _ = run_suite(
+                    suite_dir=self.spec.suite_dir, plan=plan, evidence=evidence, run=run.to_dict(), language=language
+                )
                 emit({"tests": [[t.name, t.points, t.area] for t in tests]})
                 for outcome in tests:
                     emit({"outcome": outcome.to_wire()})
@@ -211,7 +229,8 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
             elif op == "judge":
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
-                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
+                language = header.get("language")  # required: the client always says it (English too)
+                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg), language)
                 _give_back()
                 send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})
             elif op == "collect":

@@ -5,11 +5,18 @@ the evidence a test needs is missing, reports the student's exception, or has th
 dtype. Only exact `torch.Tensor` objects are accepted: evidence arrives through
 `autograder.protocol.decode` (plain, bounded, contiguous CPU values), so anything else means the runner was
 tampered with.
+
+A judgement has a language (``language()``: "en" unless the runner of the suite set another with
+``speaking``): the engine runs every test in English (the marking scheme reads English), then runs each failed
+test again in the submission's language for the message the student reads. The helpers' own messages come
+from the grader's message catalog in that language (``use_catalog``: the grader's ``render(id, language,
+**params)``); in English, or without a catalog, they are the English templates below.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
@@ -17,7 +24,87 @@ import torch
 from autograder.protocol.run_records import error_text
 from autograder.protocol.schema import Record
 
-__all__ = ["EvidenceError", "need", "entry", "plain_tensor", "tensor_dict", "shape_dict", "describe_run"]
+__all__ = [
+    "EvidenceError",
+    "need",
+    "entry",
+    "plain_tensor",
+    "tensor_dict",
+    "shape_dict",
+    "describe_run",
+    "language",
+    "speaking",
+    "use_catalog",
+    "say",
+    "ENGLISH",
+]
+
+# The helpers' messages, id -> English template; a grader's catalog holds the same ids in every language.
+ENGLISH = {
+    "suite.no_evidence_for": "no evidence for {what}: {why}",
+    "suite.the_submission_stopped_before_it_ran": "the submission stopped before it ran",
+    "suite.the_experiment_did_not_report_see": "the experiment did not report (see the run output)",
+    "suite.the_submission_was_stopped_at_the": "the submission was stopped at the time limit before it ran",
+    "suite.the_submission_ran_out_of_memory": "the submission ran out of memory before it ran",
+    "suite.the_submission_crashed_before_it_ran": "the submission crashed before it ran",
+    "suite.the_submission_exited_early_sys_exit": "the submission exited early (sys.exit / os._exit) before it ran",
+    "judge.run_ended_with_status": "the run ended with status {status} before it ran",
+    "judge.grader_refused_record": "the grader refused what the run sent for it ({note})",
+    "judge.experiment_named": "experiment {name}",
+    "suite.malformed_evidence_for": "malformed evidence for {what} (got {kind}, expected a dict)",
+    "suite.did_not_finish_within": (
+        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
+        "very slow one? The other checks still ran"
+    ),
+    "suite.failed_your_code_raised": "{what} failed: your code raised {text}",
+    "suite.no_value_recorded_for": "no value recorded for {label}",
+    "judge.is_none": "{label} is None",
+    "suite.is_a_expected_a_plain_torch": "{label} is a {kind}, expected a plain torch.Tensor",
+    "suite.has_shape_expected": "{label} has shape {got}, expected {want}",
+    "suite.has_dtype_expected": "{label} has dtype {got}, expected {want}",
+    "suite.contains_nan_or_inf": "{label} contains NaN or inf",
+    "suite.no_state_dict_recorded_for": "no state_dict recorded for {label}",
+    "judge.malformed_state_dict_entry": ("malformed state_dict for {label}: entry {name} is not a named plain tensor"),
+    "judge.state_dict_entry_not_finite": "state_dict entry {name} of {label} is not a finite floating-point tensor",
+    "judge.malformed_state_dict_shapes": "malformed state_dict shapes for {label}",
+    "suite.the_grader_hit_an_internal_error": "the grader hit an internal error ({what}); tell your instructor",
+    "judge.not_run_skipped": "not run (skipped)",
+    "judge.not_run": "not run",
+    "judge.failed": "failed",
+    "judge.fixture_yielded_twice": "fixture {name} yielded twice",
+}
+
+_STATE: dict[str, Any] = {"language": "en", "render": None}
+
+
+def language() -> str:
+    """The language of the judgement in progress: "en" unless the suite's runner set another (``speaking``)."""
+    return _STATE["language"]
+
+
+@contextlib.contextmanager
+def speaking(lang: str) -> Iterator[None]:
+    """Within the block, the judgement's messages are rendered in `lang` (the suite's runner sets it)."""
+    previous = _STATE["language"]
+    _STATE["language"] = lang
+    try:
+        yield
+    finally:
+        _STATE["language"] = previous
+
+
+def use_catalog(render: Callable[..., str]) -> None:
+    """The grader's ``render(id, language, **params)``, for these helpers' messages in another language than
+    English (a grader's judge module calls it when it is imported)."""
+    _STATE["render"] = render
+
+
+def say(key: str, /, **params: object) -> str:
+    """The helpers' message `key` in the judgement's language (English: the template above)."""
+    render = _STATE["render"]
+    if language() == "en" or render is None:
+        return ENGLISH[key].format(**params)
+    return render(key, language(), **params)
 
 
 class EvidenceError(AssertionError):
@@ -27,16 +114,17 @@ class EvidenceError(AssertionError):
 def describe_run(run: Mapping[str, Any] | None) -> str:
     """A short phrase about how the submission's run ended, for 'missing evidence' messages."""
     if not run:
-        return "the submission stopped before it ran"
+        return say("suite.the_submission_stopped_before_it_ran")
     status = run.get("status", "ok")
     if status == "ok":
-        return "the experiment did not report (see the run output)"
-    return {
-        "timeout": "the submission was stopped at the time limit before it ran",
-        "memory": "the submission ran out of memory before it ran",
-        "crashed": "the submission crashed before it ran",
-        "exited": "the submission exited early (sys.exit / os._exit) before it ran",
-    }.get(status, f"the run ended with status {status!r} before it ran")
+        return say("suite.the_experiment_did_not_report_see")
+    key = {
+        "timeout": "suite.the_submission_was_stopped_at_the",
+        "memory": "suite.the_submission_ran_out_of_memory",
+        "crashed": "suite.the_submission_crashed_before_it_ran",
+        "exited": "suite.the_submission_exited_early_sys_exit",
+    }.get(status)
+    return say(key) if key else say("judge.run_ended_with_status", status=repr(status))
 
 
 def need(
@@ -45,9 +133,9 @@ def need(
     """The record of an experiment (its name, or its Record class); fails clearly if missing, malformed or
     an error report."""
     name = record if isinstance(record, str) else record.NAME
-    what = what or f"experiment {name!r}"
+    what = what or say("judge.experiment_named", name=repr(name))
     if name not in evidence:
-        raise EvidenceError(f"no evidence for {what}: {_refusal(name, run) or describe_run(run)}")
+        raise EvidenceError(say("suite.no_evidence_for", what=what, why=_refusal(name, run) or describe_run(run)))
     return entry(evidence[name], what)
 
 
@@ -56,25 +144,22 @@ def _refusal(name: str, run: Mapping[str, Any] | None) -> str:
     notes = run.get("notes") if isinstance(run, Mapping) else None
     for note in notes if isinstance(notes, list) else []:
         if isinstance(note, str) and f"{name[:60]!r}" in note and ("refused" in note or "more than once" in note):
-            return "the grader refused what the run sent for it (" + note[:300] + ")"
+            return say("judge.grader_refused_record", note=note[:300])
     return ""
 
 
 def entry(record: Any, what: str) -> dict:
     """A nested record (one case of an experiment); fails on an error report or a non-dict."""
     if not isinstance(record, dict):
-        raise EvidenceError(f"malformed evidence for {what} (got {type(record).__name__}, expected a dict)")
+        raise EvidenceError(say("suite.malformed_evidence_for", what=what, kind=type(record).__name__))
     if "error" in record:
         stopped = _stopped_seconds(record)
         if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
-            raise EvidenceError(
-                f"{what} did not finish within {stopped:g} s, its share of the time limit, and was stopped: an "
-                "endless loop, or a very slow one? The other checks still ran"
-            )
+            raise EvidenceError(say("suite.did_not_finish_within", what=what, n=f"{stopped:g}"))
         # The student's text never holds the judge's hint marker ("\n-> "): autograder.grading.marking reads only the
         # judge's words after "your code raised".
         text = error_text(record["error"], 1200).replace("\n->", "\n=>")
-        raise EvidenceError(f"{what} failed: your code raised {text}")
+        raise EvidenceError(say("suite.failed_your_code_raised", what=what, text=text))
     return record
 
 
@@ -99,18 +184,18 @@ def plain_tensor(
     """record[key] as a plain torch.Tensor of the expected shape/dtype, or a clear failure."""
     label = what or key
     if not isinstance(record, Mapping) or key not in record:
-        raise EvidenceError(f"no value recorded for {label}")
+        raise EvidenceError(say("suite.no_value_recorded_for", label=label))
     t = record[key]
     if t is None:
-        raise EvidenceError(f"{label} is None")
+        raise EvidenceError(say("judge.is_none", label=label))
     if type(t) is not torch.Tensor:
-        raise EvidenceError(f"{label} is a {type(t).__name__}, expected a plain torch.Tensor")
+        raise EvidenceError(say("suite.is_a_expected_a_plain_torch", label=label, kind=type(t).__name__))
     if shape is not None and tuple(t.shape) != tuple(shape):
-        raise EvidenceError(f"{label} has shape {tuple(t.shape)}, expected {tuple(shape)}")
+        raise EvidenceError(say("suite.has_shape_expected", label=label, got=tuple(t.shape), want=tuple(shape)))
     if dtype is not None and t.dtype != dtype:
-        raise EvidenceError(f"{label} has dtype {t.dtype}, expected {dtype}")
+        raise EvidenceError(say("suite.has_dtype_expected", label=label, got=t.dtype, want=dtype))
     if finite and t.is_floating_point() and not bool(torch.isfinite(t).all()):
-        raise EvidenceError(f"{label} contains NaN or inf")
+        raise EvidenceError(say("suite.contains_nan_or_inf", label=label))
     return t
 
 
@@ -119,14 +204,12 @@ def tensor_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[
     label = what or key
     value = record.get(key) if isinstance(record, Mapping) else None
     if not isinstance(value, dict) or not value:
-        raise EvidenceError(f"no state_dict recorded for {label}")
+        raise EvidenceError(say("suite.no_state_dict_recorded_for", label=label))
     for name, t in value.items():
         if not isinstance(name, str) or type(t) is not torch.Tensor:
-            raise EvidenceError(
-                f"malformed state_dict for {label}: entry {str(name)[:80]!r} is not a named plain tensor"
-            )
+            raise EvidenceError(say("judge.malformed_state_dict_entry", label=label, name=repr(str(name)[:80])))
         if not t.is_floating_point() or not bool(torch.isfinite(t).all()):
-            raise EvidenceError(f"state_dict entry {name[:80]!r} of {label} is not a finite floating-point tensor")
+            raise EvidenceError(say("judge.state_dict_entry_not_finite", name=repr(name[:80]), label=label))
     return value
 
 
@@ -138,5 +221,5 @@ def shape_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[s
         isinstance(k, str) and isinstance(v, (list, tuple)) and all(type(n) is int for n in v) for k, v in value.items()
     )
     if not ok:
-        raise EvidenceError(f"malformed state_dict shapes for {label}")
+        raise EvidenceError(say("judge.malformed_state_dict_shapes", label=label))
     return {k: list(v) for k, v in value.items()}

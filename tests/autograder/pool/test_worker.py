@@ -30,16 +30,18 @@ WARMED = (
 # The seconds a time budget had (autograder/runner/budget.py): an experiment's share of the time left
 # depends on how long the run took before it, which differs between the paths on a loaded machine.
 _BUDGET_SECONDS = re.compile(r"(did not finish within|was stopped after) [\d.]+ s")
+_BUDGET_SECONDS_ZH = re.compile(r"在 [\d.]+ 秒内")
 
 
 def _graded(result) -> tuple:
-    """What must not differ between the two paths: status, score, every test's verdict and message."""
-    same = lambda text: _BUDGET_SECONDS.sub(r"\1 N s", text)  # noqa: E731
+    """What must not differ between the two paths: status, score, every test's verdict and message (and its
+    message in the submission's language)."""
+    same = lambda text: _BUDGET_SECONDS_ZH.sub("在 N 秒内", _BUDGET_SECONDS.sub(r"\1 N s", text))  # noqa: E731
     return (
         result.status,
         result.score,
         result.max_score,
-        [(t.name, t.points, t.area, t.passed, same(t.output)) for t in result.tests],
+        [(t.name, t.points, t.area, t.passed, same(t.output), same(t.localized)) for t in result.tests],
         same(result.output),
     )
 
@@ -48,8 +50,9 @@ def _files(spec, names):
     return [p for name in names for p in sorted(spec.calibration_dir.glob(name))]
 
 
-def _same_on_both_paths(files) -> None:
-    workers = {}
+def _same_on_both_paths(files) -> list:
+    """The warm path's results, each checked equal to the fresh path's."""
+    workers, out = {}, []
     try:
         for spec, path in files:
             worker = workers.setdefault(spec.name, Worker(spec.name, LIMITS))
@@ -57,9 +60,11 @@ def _same_on_both_paths(files) -> None:
             fresh = grade_submission(spec=spec, path=path, seed=SEED, limits=LIMITS)
             assert _graded(warm) == _graded(fresh), path.name
             assert warm.seed == fresh.seed == SEED
+            out.append(warm)
     finally:
         for worker in workers.values():
             worker.close()
+    return out
 
 
 def test_pool_and_fresh_paths_give_identical_scores_and_messages():
@@ -68,6 +73,16 @@ def test_pool_and_fresh_paths_give_identical_scores_and_messages():
     files = [(SELFTEST, p) for p in _files(SELFTEST, ["correct/plus.py", "wrong/*.py", "attacks/fake_json_exit.py"])]
     files += [(WEIGHT_TYING, p) for p in _files(WEIGHT_TYING, ["correct/c08_*", "wrong/w33_*", "wrong/w62_*"])]
     _same_on_both_paths(files)
+
+
+def test_both_paths_judge_a_chinese_hand_in_in_chinese_alike(tmp_path):
+    """The submission's language reaches the judge on both paths: each failed test's message in Chinese too."""
+    (wrong,) = _files(WEIGHT_TYING, ["wrong/w33_*"])
+    chinese = tmp_path / wrong.name
+    chinese.write_text("# language: zh\n" + wrong.read_text(encoding="utf-8"), encoding="utf-8")
+    (warm,) = _same_on_both_paths([(WEIGHT_TYING, chinese)])
+    failed = [t for t in warm.tests if not t.passed]
+    assert failed and all(re.search(r"[\u4e00-\u9fff]", t.localized) for t in failed)
 
 
 @pytest.mark.sweep

@@ -8,15 +8,18 @@ misconception (``marking.toml``), so the scheme and the catalog name the same th
 keeps the English keyword in brackets so that feedback in either language stays searchable and countable.
 
 Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is
-built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_notes.py; the engine's own
-words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the same parameters
-in both (test_messages.py fails on a missing or mismatched one) and, in the Chinese, every misconception
-keyword of the English kept in English in brackets. Where the language is known (diagnosis.py's ``language=``,
-the self-check's ``tell``), build it with ``render("its.id", language, param=...)``. The hidden suite writes
-English (the marking scheme reads it; the judge does not know the student's language): write the English
-exactly as the template says (or ``render("its.id", param=...)``); translate_zh.py turns it into the Chinese
-template for a Chinese edition. Then run ``python scripts/build_notebook.py`` to refresh the release copies.
-Imports the standard library and its sibling catalog parts (messages_*.py) only.
+built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py;
+the engine's own words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the
+same parameters in both (test_messages.py fails on a missing or mismatched one) and, in the Chinese, every
+misconception keyword of the English kept in English in brackets. Where the language is known (diagnosis.py's
+``language=``, the self-check's ``tell``), build it with ``render("its.id", language, param=...)``. The hidden
+suite renders with ``say("its.id", param=...)`` (judge/words.py), in the language of the judgement in
+progress: every test runs in English (the marking scheme reads it), then each failed one again in the
+submission's language, which the judge request carries. A message the suite composes is composed in the
+catalog too ("{what}: {problem}", messages_judge.py), so that Chinese has its own punctuation; what the
+student's code raised is a parameter, kept verbatim (「」 in Chinese). Then run ``python
+scripts/build_notebook.py`` to refresh the release copies. Imports the standard library and its sibling
+catalog parts (messages_*.py) only.
 """
 
 from __future__ import annotations
@@ -29,12 +32,13 @@ from . import (
     messages_checks,
     messages_checks_failures,
     messages_diagnosis,
+    messages_judge,
     messages_notes,
     messages_suite,
     messages_suite_values,
 )
 
-# The catalog's parts, in the order their messages are matched (translate_zh.py): more specific ones first.
+# The catalog's parts (an id is unique across them: test_messages.py).
 _PARTS = (
     messages_checks,
     messages_checks_failures,
@@ -42,6 +46,7 @@ _PARTS = (
     messages_notes,
     messages_suite,
     messages_suite_values,
+    messages_judge,
 )
 
 __all__ = [

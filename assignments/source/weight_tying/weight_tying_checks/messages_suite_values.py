@@ -2,10 +2,10 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's messages on counts, gradients, generation and values (the second half of
-messages_suite.py). Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite
-writes them in English (the marking scheme reads them). The English is matched where the Chinese is wanted
-({name} a value, {name*} the rest of the line; see translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as
-it is. Imports nothing.
+messages_suite.py), and the judge's generic ones (``suite_api``: missing records, shapes, dtypes). Part of the
+message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders them where it builds them
+(judge/words.py ``say``): in English for the marking scheme, which reads them, and in the submission's language
+for what the student reads. ⟦...⟧ in the Chinese marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations
@@ -74,16 +74,16 @@ MESSAGES = {
         "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（⟦loss halved⟧）",
     ),
     "suite.expected_the_mean_next_token_cross": (
-        "{call} = {got}, expected the mean next-token cross-entropy {want*}",
-        "{call} = {got}，应为下一个 token 的平均交叉熵 {want}",
+        "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
+        "{call} = {got}，应为模型 logits 的下一个词元平均交叉熵 {want}",
     ),
     "suite.returned_shape_expected_a_scalar_the": (
-        "{call} returned shape {got}, expected a scalar (the mean)",
-        "{call} 返回的形状是 {got}，应为标量（平均值）",
+        "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
+        "{call} 返回的形状是 {got}，应为 0 维标量（所有位置的平均值）",
     ),
     "suite.token_ids_outside_0_v": (
         "token ids outside [0, V)",
-        "token id 超出了 [0, V)",
+        "词元 id 超出了 [0, V)",
     ),
     "suite.new_tokens_expected_the_greedy_argmax": (
         (": new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "),
@@ -95,19 +95,19 @@ MESSAGES = {
     ),
     "suite.wrong_crop_first_block_size_tokens": (
         " / wrong crop (first block_size tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens": (
         " / wrong crop (block_size - 1 tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个 token）",
+        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens_2": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个 token）",
+        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_position_logits_of_the_first": (
         "wrong position (logits of the first position)",
@@ -146,8 +146,8 @@ MESSAGES = {
         "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：logits = ⟦x @ W.T⟧，其中 W 的形状为 (V, D)",
     ),
     "suite.the_grader_hit_an_internal_error": (
-        "the grader hit an internal error ({what*}); tell your instructor",
-        "评分程序内部出错（{what}）；请告诉你的老师",
+        "the grader hit an internal error ({what}); tell your instructor",
+        "评分程序内部出错（「{what}」）；请告诉你的老师",
     ),
     "suite.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
@@ -156,17 +156,43 @@ MESSAGES = {
         "慢的循环？其他检查照常运行",
     ),
     "suite.failed_your_code_raised": (
-        "{what} failed: your code raised ",
-        "{what} 运行失败：你的代码抛出了异常 ",
+        "{what} failed: your code raised {text}",
+        "{what} 运行失败：你的代码抛出了异常「{text}」",
     ),
     "suite.failed": (
         "{what} failed: ",
         "{what} 运行失败：你的代码抛出了异常 ",
     ),
     "suite.no_evidence_for": (
-        "no evidence for {what}: {why*}",
-        "没有 {what} 的结果：{why}",
+        "no evidence for {what}: {why}",
+        "没有{what}的结果：{why}",
     ),
+    "judge.run_ended_with_status": (
+        "the run ended with status {status} before it ran",
+        "运行在到达这里之前就以状态 {status} 结束了",
+    ),
+    "judge.grader_refused_record": (
+        "the grader refused what the run sent for it ({note})",
+        "评分程序拒收了运行为它发来的记录（「{note}」）",
+    ),
+    "judge.experiment_named": ("experiment {name}", "实验 {name}"),
+    "judge.is_none": ("{label} is None", "{label} 是 None"),
+    "judge.malformed_state_dict_entry": (
+        "malformed state_dict for {label}: entry {name} is not a named plain tensor",
+        "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
+    ),
+    "judge.state_dict_entry_not_finite": (
+        "state_dict entry {name} of {label} is not a finite floating-point tensor",
+        "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
+    ),
+    "judge.malformed_state_dict_shapes": (
+        "malformed state_dict shapes for {label}",
+        "{label} 的 state_dict 形状记录格式不对",
+    ),
+    "judge.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
+    "judge.not_run": ("not run", "没有运行"),
+    "judge.failed": ("failed", "未通过"),
+    "judge.fixture_yielded_twice": ("fixture {name} yielded twice", "fixture {name} yield 了两次"),
     "suite.the_experiment_did_not_report_see": (
         "the experiment did not report (see the run output)",
         "这项实验没有返回结果（见运行输出）",
@@ -192,11 +218,11 @@ MESSAGES = {
         "提交在运行到这里之前就提前退出了（⟦sys.exit⟧ / ⟦os._exit⟧）",
     ),
     "suite.has_shape_expected": (
-        "{label} has shape {got}, expected {want*}",
+        "{label} has shape {got}, expected {want}",
         "{label} 的形状是 {got}，应为 {want}",
     ),
     "suite.has_dtype_expected": (
-        "{label} has dtype {got}, expected {want*}",
+        "{label} has dtype {got}, expected {want}",
         "{label} 的 dtype 是 {got}，应为 {want}",
     ),
     "suite.contains_nan_or_inf": (
@@ -208,16 +234,16 @@ MESSAGES = {
         "{label} 是 {kind}，应为普通的 torch.Tensor",
     ),
     "suite.no_value_recorded_for": (
-        "no value recorded for {label*}",
+        "no value recorded for {label}",
         "没有记录到 {label} 的值",
     ),
     "suite.no_state_dict_recorded_for": (
-        "no state_dict recorded for {label*}",
+        "no state_dict recorded for {label}",
         "没有记录到 {label} 的 state_dict",
     ),
     "suite.malformed_evidence_for": (
-        "malformed evidence for {what*}",
-        "{what} 的记录格式不对",
+        "malformed evidence for {what} (got {kind}, expected a dict)",
+        "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
     ),
     "suite.malformed_evidence": (
         "malformed evidence: {what*}",

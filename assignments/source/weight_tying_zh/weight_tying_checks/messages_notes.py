@@ -2,10 +2,10 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's notes on what it could not check, layer settings, embedding options and the generation
-contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite writes
-them in English (the marking scheme reads them). The English is matched where the Chinese is wanted ({name} a
-value, {name*} the rest of the line; see translate_zh.py), and ⟦...⟧ in the Chinese marks text kept as it is.
-Imports nothing.
+contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders
+them where it builds them (judge/words.py ``say``): in English for the marking scheme, which reads them (a "not
+checked because" note is free), and in the submission's language for what the student reads. ⟦...⟧ in the
+Chinese marks a keyword or code (dropped when rendered). Imports nothing.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ MESSAGES = {
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",
-        "位置嵌入 和解码块",
+        "位置嵌入和解码块",
     ),
     "note.the_positional_embedding": (
         "the positional embedding",
@@ -164,7 +164,7 @@ MESSAGES = {
             "the model reads at most block_size tokens, so each step feeds it only the last block_size"
             " tokens of the context"
         ),
-        ("模型一次最多读 block_size 个 token，所以每一步只把上下文的最后 block_size 个 token 送进去"),
+        ("模型一次最多读 block_size 个词元，所以每一步只把上下文的最后 block_size 个词元送进去"),
     ),
     "note.the_float64_logits_were_not_checked": (
         (

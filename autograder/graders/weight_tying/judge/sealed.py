@@ -6,7 +6,8 @@ no longer matches its seal fails the test with that reason, before any of its va
 
 A judgement checks each record's seal once: the suite asks for a record in several tests, and the digest is
 most of what asking costs. The verdict is kept for the judgement only (``judge.memo``), keyed on the record
-object itself (held by the entry, so its id cannot be reused while the entry lives).
+object itself (held by the entry, so its id cannot be reused while the entry lives). It holds the reason's
+catalog id, never words: the message is rendered for each test, in the judgement's language (``words.say``).
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from autograder.graders.weight_tying.judge.words import say
 from autograder.graders.weight_tying.runner import evidence as ev
-from autograder.graders.weight_tying.runner.seal import problem
+from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.grading.judge import suite_api as base
 from autograder.grading.judge.memo import Memo
 from autograder.protocol.schema import Record
@@ -33,9 +35,8 @@ def need(
     """The record (see ``autograder.grading.judge.suite_api.need``), only if its seal holds."""
     rec = base.need(evidence, record, run, what=what)
     name = record if isinstance(record, str) else record.NAME
-    _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, problem(name, rec, _RECORDS[name])))
+    _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
-        raise base.EvidenceError(
-            f"{what or name}: evidence refused: {why}; a record the runner did not send as measured earns nothing"
-        )
+        key, params = why
+        raise base.EvidenceError(say("judge.evidence_refused", what=what or name, why=say(key, **params)))
     return rec

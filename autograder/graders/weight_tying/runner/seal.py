@@ -26,7 +26,7 @@ from typing import Any
 
 import torch
 
-__all__ = ["SEAL", "TAMPERED", "Integrity", "digest", "resealed", "problem"]
+__all__ = ["SEAL", "TAMPERED", "PROBLEMS", "Integrity", "digest", "resealed", "problem", "verdict"]
 
 SEAL = "seal"
 TAMPERED = "tampered: "
@@ -78,18 +78,33 @@ def resealed(name: str, record: dict, record_class: Any) -> dict:
     return {**record, SEAL: digest(name, record, record_class)}
 
 
-def problem(name: str, record: Any, record_class: Any) -> str | None:
-    """Why a record's seal does not hold, or None (judge side; error records carry none and need none)."""
+# Why a seal does not hold, by the message catalog's id (the judge renders it in the student's language).
+PROBLEMS = {
+    "seal.none": "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
+    "seal.tampered": "the grader's runner was changed while your code ran ({detail})",
+    "seal.changed": "the record no longer matches its seal: it was changed after the experiment measured it",
+}
+
+
+def verdict(name: str, record: Any, record_class: Any) -> tuple[str, dict] | None:
+    """Why a record's seal does not hold, as (id in PROBLEMS, its parameters), or None (judge side; error
+    records carry none and need none)."""
     if not isinstance(record, dict) or "error" in record:
         return None
     seal = record.get(SEAL)
     if not isinstance(seal, str):
-        return "the record carries no seal: it was not sent by the grader's runner as the experiment measured it"
+        return "seal.none", {}
     if seal.startswith(TAMPERED):
-        return f"the grader's runner was changed while your code ran ({seal[len(TAMPERED) :][:300]})"
+        return "seal.tampered", {"detail": seal[len(TAMPERED) :][:300]}
     if seal != digest(name, record, record_class):
-        return "the record no longer matches its seal: it was changed after the experiment measured it"
+        return "seal.changed", {}
     return None
+
+
+def problem(name: str, record: Any, record_class: Any) -> str | None:
+    """Why a record's seal does not hold, in English, or None."""
+    found = verdict(name, record, record_class)
+    return None if found is None else PROBLEMS[found[0]].format(**found[1])
 
 
 class Integrity:

@@ -41,8 +41,8 @@ def test_the_second_student_of_a_plan_runs_no_judge_model(spec, plan, honest, mo
 
 def test_a_records_seal_is_checked_once_per_judgement(plan, honest, judge, monkeypatch):
     checked = []
-    problem = sealed.problem
-    monkeypatch.setattr(sealed, "problem", lambda name, *a: checked.append(name) or problem(name, *a))
+    verdict = sealed.verdict
+    monkeypatch.setattr(sealed, "verdict", lambda name, *a: checked.append(name) or verdict(name, *a))
     end_judgement()
     judge(plan, honest)
     assert checked and sorted(checked) == sorted(set(checked)), "a record's seal was checked more than once"

@@ -7,7 +7,7 @@ from functools import partial
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import close, reread
+from autograder.graders.weight_tying.diagnosis import close
 from autograder.graders.weight_tying.judge.models import for_model, judge_logits, memoised, tensor_key
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
@@ -21,6 +21,7 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_logits,
 )
 from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.words import reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     CountCase,
     DropoutRun,
@@ -62,56 +63,43 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     """TiedEmbeddingLM has exactly V*D unique parameters (the shared table, counted once)."""
     p = plan["lm"]
     v, d = p["vocab_size"], p["embed_dim"]
-    rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM (parameter count)")
+    rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM" + say("suite.parameter_count"))
     count = rec.get(LmIdentity.unique_numel)
-    assert isinstance(count, int) and not isinstance(count, bool), "malformed evidence: parameter count missing"
+    assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.count_missing")
     hints = {
-        2 * v * d: "two V*D tables: copied table, untied head, .data sharing (two Parameters over one "
-        "storage) or tied only after forward (counted right after construction)",
-        v * d + v: "bias on the head (+V parameters)",
-        2 * v * d + v: "copied table with a bias on the head",
+        2 * v * d: "suite.has_unique_parameters_expected_v_d",
+        v * d + v: "suite.has_unique_parameters_expected_v_d_2",
+        2 * v * d + v: "judge.counts.unique_copied_bias",
     }
-    assert count == v * d, (
-        f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) has {count} unique parameters, expected V*D = {v * d}"
-        + (f": {hints[count]}" if count in hints else "")
-        + reread(8)
-    )
+    model = f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d})"
+    assert count == v * d, say(hints.get(count, "judge.counts.unique"), model=model, n=count, want=v * d) + reread(8)
     # The count is the runner's word; award it only if the behaviour agrees (one table the head follows).
     head = plain_tensor(rec, LmIdentity.head_after_inplace, shape=(v, d), dtype=torch.float32, what="lm_head.weight")
-    assert close(head, p["W1"], rtol=0, atol=0), (
-        "the reported count says one table, but lm_head.weight did not follow an in-place change of "
-        "token_embed.weight: copied table" + reread(6, 8)
-    )
+    assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6, 8)
     # Reported head values can be echoed from the plan; the logits for the judge's ids cannot without a model.
     # A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
     logits = plain_tensor(
-        rec, LmIdentity.logits, shape=(*p["ids"].shape, v), dtype=torch.float32, what="TiedEmbeddingLM logits"
+        rec,
+        LmIdentity.logits,
+        shape=(*p["ids"].shape, v),
+        dtype=torch.float32,
+        what=say("judge.label.what_logits", what="TiedEmbeddingLM"),
     )
     expected = tied_lm_logits(p["W1"], p["ids"])
     if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"]):
-        raise AssertionError(
-            "the count was not checked because the forward pass rewrote the shared table itself (rows renormalised: "
-            "max_norm on the embedding?), so the logits cannot show which table the head uses (see the shape flow "
-            "tests)" + reread(2)
-        )
+        raise AssertionError(say("note.the_count_was_not_checked_because") + reread(2))
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
-        raise AssertionError(
-            "the reported count says one table of V*D parameters, but "
-            + (
-                "the logits carry a per-token offset: bias on the head, whose V parameters the count leaves out"
-                if biased
-                else "the logits for the judge's ids do not come from the table just written into "
-                "token_embed.weight: forward uses another table (copied table)"
-            )
-            + reread(8)
-        )
+        key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
+        raise AssertionError(say(key) + reread(8))
 
 
 def _count_cases(plan, evidence, run, what):
     rec = need(evidence, GptCounts, run, what=what)
     cases = rec.get(GptCounts.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["counts"]), "malformed evidence for gpt_counts"
+    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["counts"]), say(
+        "judge.malformed_record", name="gpt_counts"
+    )
     for c, got in zip(plan["gpt"]["counts"], cases, strict=True):
         yield (
             c,
@@ -125,21 +113,18 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
     """Unique parameters = the untied MiniGPT's count minus V*D, for several hyper-parameter sets, and the
     model behaves as one table: after a new table is written into minigpt.token_embed, minigpt's logits come
     from it (a head hidden from named_parameters() or a hidden bias shows here)."""
-    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying (parameter count)"):
+    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying" + say("suite.parameter_count")):
         cfg = c["cfg"]
         ref = _reference(cfg)
         tied, untied = ref["tied"], ref["untied"]
         count = got.get(CountCase.unique_numel)
-        assert isinstance(count, int) and not isinstance(count, bool), f"{what}: malformed parameter count"
-        hint = ""
+        assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.malformed_count", what=what)
+        key = "judge.counts.wrapper_unique"
         if count == untied:
-            hint = ": that is the untied count (copied table / untied head, or tied only after forward)"
+            key = "suite.has_unique_parameters_expected_untied_minigpt"
         elif count != tied:
-            hint = ": a hyper-parameter ignored? (see the state_dict test)"
-        assert count == tied, (
-            f"{what} has {count} unique parameters, expected {tied} (untied MiniGPT {untied} minus V*D = "
-            f"{untied - tied}){hint}" + reread(8)
-        )
+            key = "suite.has_unique_parameters_expected_untied_minigpt_2"
+        assert count == tied, say(key, model=what, n=count, want=tied, untied=untied, vd=untied - tied) + reread(8)
         v, d = cfg["vocab_size"], cfg["embed_dim"]
         table = judge_table(c["table"], (v, d))
         logits = plain_tensor(
@@ -147,41 +132,41 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
             CountCase.logits_after_write,
             shape=(*c["ids"].shape, v),
             dtype=torch.float32,
-            what=f"{what}: logits after the write",
+            what=say("judge.label.logits_after_write", what=what),
         )
-        assert span_residual(logits, table) <= SPAN_TOL, (
-            f"{what}: the reported count says one table at both ends, but after a new table was written into "
-            f"minigpt.token_embed.weight, minigpt's logits do not come from it alone: untied head (a second "
-            f"table hidden from the count?) or a bias on the head" + reread(6, 8)
-        )
+        assert span_residual(logits, table) <= SPAN_TOL, say(
+            "judge.what_problem", what=what, problem=say("judge.counts.not_one_table_after_write")
+        ) + reread(6, 8)
 
 
 def _shape_problem(cfg, got_shapes: dict, want: dict) -> str:
     """Name the ignored hyper-parameter from the state_dict shapes."""
     blocks = lambda keys: {k.split(".")[1] for k in keys if k.startswith("blocks.")}  # noqa: E731
+    ignored = "suite.hyper_parameter_ignored_is_expected"
     if len(blocks(got_shapes)) != len(blocks(want)):
-        return f"hyper-parameter ignored (num_layers): {len(blocks(got_shapes))} blocks, expected {cfg['num_layers']}"
+        got = len(blocks(got_shapes))
+        return say("suite.hyper_parameter_ignored_blocks_expected", name="num_layers", got=got, want=cfg["num_layers"])
     tok = got_shapes.get("token_embed.weight")
     if tok is not None and list(tok) != list(want["token_embed.weight"]):
         want_tok = tuple(want["token_embed.weight"])
-        return f"hyper-parameter ignored (embed_dim): token_embed.weight is {tuple(tok)}, expected {want_tok}"
+        return say(ignored, name="embed_dim", key="token_embed.weight", got=tuple(tok), want=want_tok)
     pos = got_shapes.get("pos_embed.weight")
     if pos is not None and list(pos) == list(want["token_embed.weight"]) != list(want["pos_embed.weight"]):
-        return "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding"
+        return say("suite.pos_embed_weight_has_the_token")
     if pos is not None and list(pos) != list(want["pos_embed.weight"]):
         want_pos = tuple(want["pos_embed.weight"])
-        return f"hyper-parameter ignored (block_size): pos_embed.weight is {tuple(pos)}, expected {want_pos}"
+        return say(ignored, name="block_size", key="pos_embed.weight", got=tuple(pos), want=want_pos)
     for k, shape in want.items():
         if k in got_shapes and list(got_shapes[k]) != list(shape) and ".mlp." in k:
-            return f"hyper-parameter ignored (hidden_dim): {k} is {tuple(got_shapes[k])}, expected {tuple(shape)}"
+            return say(ignored, name="hidden_dim", key=k, got=tuple(got_shapes[k]), want=tuple(shape))
     head = got_shapes.get("lm_head.weight")
     if head is not None and list(head) != list(want["lm_head.weight"]):
         if list(head) == list(want["pos_embed.weight"]):
-            return "lm_head.weight has the positional table's shape: positional embedding tied"
-        return f"lm_head.weight is {tuple(head)}, expected {tuple(want['lm_head.weight'])} (V, D): transposed?"
+            return say("suite.lm_head_weight_has_the_positional")
+        return say("judge.counts.head_shape", got=tuple(head), want=tuple(want["lm_head.weight"]))
     missing = sorted(set(want) - set(got_shapes))[:3]
     extra = sorted(set(got_shapes) - set(want))[:3]
-    return f"state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})"
+    return say("judge.counts.keys_differ", missing=missing, extra=extra)
 
 
 def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
@@ -200,53 +185,52 @@ def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
     """minigpt.state_dict() has exactly the keys and shapes of a MiniGPT built with the given arguments, and
     minigpt computes as one: the judge's weights for those shapes give the judge's logits."""
-    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying (state_dict)"):
+    for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying" + say("judge.state_dict")):
         cfg = c["cfg"]
-        norm = shape_dict(got, CountCase.state_shapes, what=f"{what}: model.minigpt.state_dict()")
+        label = say("judge.what_problem", what=what, problem="model.minigpt.state_dict()")
+        norm = shape_dict(got, CountCase.state_shapes, what=label)
         want = _reference(cfg)["shapes"]
-        assert norm == want, f"{what}: {_shape_problem(cfg, norm, want)}" + reread(9)
+        assert norm == want, say("judge.what_problem", what=what, problem=_shape_problem(cfg, norm, want)) + reread(9)
         shape = (*c["ids"].shape, cfg["vocab_size"])
-        logits = plain_tensor(got, CountCase.logits, shape=shape, dtype=torch.float32, what=f"{what}: logits")
-        assert _any_head_count(cfg, want, c["values"], c["ids"], logits), (
-            f"{what}: the reported state_dict has the right keys and shapes, but with the judge's weights loaded "
-            f"model.minigpt does not compute as a MiniGPT of these sizes: hyper-parameter ignored, or a part "
-            f"replaced" + reread(9)
-        )
+        label = say("judge.label.logits", what=what)
+        logits = plain_tensor(got, CountCase.logits, shape=shape, dtype=torch.float32, what=label)
+        assert _any_head_count(cfg, want, c["values"], c["ids"], logits), say(
+            "judge.what_problem", what=what, problem=say("judge.counts.computes_otherwise")
+        ) + reread(9)
 
 
 @graded
 def test_wrapper_num_heads_honoured(plan, evidence, run):
     """Same shapes, different head counts: minigpt's logits must match a MiniGPT with that many heads."""
-    rec = need(evidence, GptHeads, run, what="MiniGPTWithWeightTying (num_heads)")
+    rec = need(evidence, GptHeads, run, what=say("suite.minigptwithweighttying_num_heads"))
     cases = rec.get(GptHeads.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["heads"]), "malformed evidence for gpt_heads"
+    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["heads"]), say(
+        "judge.malformed_record", name="gpt_heads"
+    )
     for c, got in zip(plan["gpt"]["heads"], cases, strict=True):
         cfg, ids = c["cfg"], c["ids"]
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         if isinstance(got, dict) and "error" in got and sizes_ignored(plan, evidence):
             raise AssertionError(
-                f"{what}: num_heads was not checked because the model could not be built with these sizes: a "
-                f"hyper-parameter ignored (see test_wrapper_state_dict_matches_hyperparameters)" + reread(9)
+                say("judge.what_problem", what=what, problem=say("note.num_heads_not_checked")) + reread(9)
             )
         got = entry(got, what)
-        shapes = shape_dict(got, HeadsCase.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+        shapes = shape_dict(got, HeadsCase.state_shapes, what=say("judge.label.state_shapes", what=what))
+        label = say("judge.label.logits", what=what)
         logits = plain_tensor(
-            got, HeadsCase.logits, shape=(*ids.shape, cfg["vocab_size"]), dtype=torch.float32, what=f"{what}: logits"
+            got, HeadsCase.logits, shape=(*ids.shape, cfg["vocab_size"]), dtype=torch.float32, what=label
         )
         expected = judge_logits(cfg, shapes, c["values"], ids)
         if close(logits, expected):
             continue
-        hint = ""
+        problem = say("suite.logits_differ_from_a_minigpt_with_2", want=cfg["num_heads"])
         for h in (1, 2, 3, 4, 6, 8):
             if h != cfg["num_heads"] and cfg["embed_dim"] % h == 0:
                 other = judge_logits({**cfg, "num_heads": h}, shapes, c["values"], ids)
                 if close(logits, other):
-                    hint = f" (they match a MiniGPT with num_heads={h})"
+                    problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
                     break
-        raise AssertionError(
-            f"{what}: logits differ from a MiniGPT with num_heads={cfg['num_heads']}{hint}: "
-            f"hyper-parameter ignored (num_heads)" + reread(9)
-        )
+        raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
 def _train(cfg, shapes, p):
@@ -263,29 +247,27 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
     """In train mode, dropout = 1 zeroes every dropout's output and dropout = 0 none (both fully determined,
     so judged exactly); every dropout module inside minigpt has the given p."""
     p = plan["gpt"]["dropout"]
-    rec = need(evidence, GptDropout, run, what="MiniGPTWithWeightTying (dropout)")
+    rec = need(evidence, GptDropout, run, what=say("suite.minigptwithweighttying_dropout"))
     ids = p["ids"]
     for key in (GptDropout.cfg, GptDropout.cfg0):
         cfg = p[key]
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         got = entry(rec.get(key), what)
         shape = (*ids.shape, cfg["vocab_size"])
-        first = plain_tensor(got, DropoutRun.train_1, shape=shape, dtype=torch.float32, what=f"{what}: train logits")
-        second = plain_tensor(got, DropoutRun.train_2, shape=shape, dtype=torch.float32, what=f"{what}: train logits")
-        ev = plain_tensor(got, DropoutRun.eval, shape=shape, dtype=torch.float32, what=f"{what}: eval-mode logits")
-        shapes = shape_dict(got, DropoutRun.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+        train_label = say("judge.what_problem", what=what, problem=say("suite.train_logits"))
+        eval_label = say("judge.what_problem", what=what, problem=say("suite.eval_mode_logits"))
+        first = plain_tensor(got, DropoutRun.train_1, shape=shape, dtype=torch.float32, what=train_label)
+        second = plain_tensor(got, DropoutRun.train_2, shape=shape, dtype=torch.float32, what=train_label)
+        ev = plain_tensor(got, DropoutRun.eval, shape=shape, dtype=torch.float32, what=eval_label)
+        shapes = shape_dict(got, DropoutRun.state_shapes, what=say("judge.label.state_shapes", what=what))
         expected = judge_logits(cfg, shapes, p["values"], ids)
         train = for_model(cfg, shapes, ("dropout train", p["values"], tensor_key(ids)), partial(_train, cfg, shapes, p))
-        assert close(ev, expected), (
-            f"{what}: dropout was not checked because the eval-mode logits differ from a MiniGPT with these "
-            f"hyper-parameters and the judge's weights (see the shape flow tests)"
+        assert close(ev, expected), say(
+            "judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")
         )
         if not (close(first, train) and close(second, train)):
-            seen = "the eval-mode ones" if close(first, expected) else "neither"
-            raise AssertionError(
-                f"{what}: the train-mode logits are not a MiniGPT's with dropout={cfg['dropout']} (they match "
-                f"{seen}): hyper-parameter ignored (dropout)" + reread(9)
-            )
+            key = "judge.counts.dropout_train_eval" if close(first, expected) else "judge.counts.dropout_train_neither"
+            raise AssertionError(say("judge.what_problem", what=what, problem=say(key, p=cfg["dropout"])) + reread(9))
         # Judged on the model as built (an ignored size is the state_dict test's business, not this one's).
         want = for_model(cfg, shapes, ("dropout settings",), partial(_dropout_settings, cfg, shapes))
         reported = got.get(DropoutRun.dropout_settings)
@@ -293,9 +275,11 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
             isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)
             for x in reported
         )
-        assert valid, f"{what}: malformed dropout evidence"
+        assert valid, say("judge.counts.malformed_dropout", what=what)
         norm = sorted(tuple(x) for x in reported)
-        assert norm == want, (
-            f"{what}: dropout probabilities inside minigpt are {sorted({x[1] for x in norm})}, expected "
-            f"{cfg['dropout']} everywhere: hyper-parameter ignored (dropout)" + reread(9)
+        problem = say(
+            "suite.dropout_probabilities_inside_minigpt_are_expected",
+            got=sorted({x[1] for x in norm}),
+            want=cfg["dropout"],
         )
+        assert norm == want, say("judge.what_problem", what=what, problem=problem) + reread(9)

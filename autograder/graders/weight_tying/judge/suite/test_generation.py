@@ -12,7 +12,7 @@ import copy
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem, reread
+from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem
 from autograder.graders.weight_tying.judge.reference import (
     DECODE_VARIANTS,
     IdentityMemo,
@@ -21,6 +21,7 @@ from autograder.graders.weight_tying.judge.reference import (
     sizes_ignored,
 )
 from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.words import language, reread, say
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
 from autograder.grading.judge.suite_api import EvidenceError, entry, plain_tensor
@@ -32,6 +33,15 @@ AREA = "argmax generation"
 PAST_BLOCK = ("past_block", "at_block", "long_prompt")
 # One judge model and greedy decode per plan case, shared by the tests that need it.
 _DECODES = IdentityMemo()
+# The simulated misconceptions (reference.DECODE_VARIANTS), by their catalog ids.
+_VARIANT_WORDS = {
+    "wrong crop (first block_size tokens)": "suite.wrong_crop_first_block_size_tokens_2",
+    "wrong crop (block_size - 1 tokens)": "suite.wrong_crop_block_size_1_tokens_2",
+    "wrong position (logits of the first position)": "suite.wrong_position_logits_of_the_first",
+    "wrong position (logits of the second-to-last position)": "suite.wrong_position_logits_of_the_second",
+    "missing append": "judge.gen.missing_append",
+    "batch rows not independent (row 0's token for every row)": "suite.batch_rows_not_independent_row_0",
+}
 
 
 def _decoded(case) -> dict:
@@ -68,11 +78,11 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
     case = _case(plan, name)
     b, t = case["ids"].shape
     n = case["max_new_tokens"]
-    what = f"generate(input_ids of shape {(b, t)}, max_new_tokens={n}) with block_size={case['cfg']['block_size']}"
+    what = say("suite.generate_input_ids_of_shape_max", shape=(b, t), n=n, block=case["cfg"]["block_size"])
     rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
     cases = rec.get(GptGenerate.cases)
     if not isinstance(cases, dict) or name not in cases:
-        raise EvidenceError(f"malformed evidence for {what}")
+        raise EvidenceError(say("judge.malformed_record", name=what))
     try:
         got = entry(cases[name], what)
     except EvidenceError as exc:
@@ -81,8 +91,7 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
             # The runner could not load the plan's weights into a model of the sizes the wrapper built: the
             # loop was never run, and the sizes are the parameter counts tests' business.
             raise EvidenceError(
-                f"{what}: generation was not checked because the judge's weights for these sizes cannot be loaded "
-                f"into model.minigpt: a hyper-parameter ignored (see the parameter counts tests)"
+                say("judge.what_problem", what=what, problem=say("note.generation_not_checked_sizes"))
             ) from None
         within = cases.get("within_block")
         runs_in_block = isinstance(within, dict) and "error" not in within
@@ -91,22 +100,17 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
             and "judge's weights" not in error
             and runs_in_block
         ):
-            raise EvidenceError(
-                f"{exc}\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds "
-                f"it only the last block_size tokens of the context" + reread(9)
-            ) from None
+            raise EvidenceError(f"{exc}" + say("suite.no_crop_wrong_crop_feed_only") + reread(9)) from None
         others = [c for c in plan["gpt"]["generate"] if c["name"] != name and c["ids"].shape[0] > 1]
         if b == 1 and any(isinstance(cases.get(c["name"]), dict) and "error" not in cases[c["name"]] for c in others):
-            raise EvidenceError(
-                f"{exc}\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): "
-                f"a squeeze() or .item() that drops the batch dimension?" + reread(9)
-            ) from None
+            raise EvidenceError(f"{exc}" + say("judge.gen.batch_of_one") + reread(9)) from None
         raise
     _check_not_delegated(got, what)
-    seq = plain_tensor(got, key, what=f"{what}: the returned ids")
-    problem = generated_ids_problem(seq, case["ids"], n, check_prompt=False)  # the tests judge the prompt
+    seq = plain_tensor(got, key, what=say("judge.label.returned_ids", what=what))
+    # the tests judge the prompt
+    problem = generated_ids_problem(seq, case["ids"], n, check_prompt=False, language=language())
     if problem is not None:
-        raise EvidenceError(f"{what}: {problem}")
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem))
     return case, seq, what
 
 
@@ -114,57 +118,47 @@ def _check_not_delegated(got, what) -> None:
     """Zero for the area when the loop was handed to the library (the runner's word: it only costs points)."""
     seen = got.get(GenerateCase.delegated)
     if not isinstance(seen, list) or not all(isinstance(name, str) for name in seen):
-        raise EvidenceError(f"malformed evidence for {what}: the list of library decoders it called")
+        raise EvidenceError(say("judge.gen.malformed_decoders", what=what))
     switched = [name[len(SWITCHED_OFF) :] for name in seen if name.startswith(SWITCHED_OFF)]
     called = [name for name in seen if not name.startswith(SWITCHED_OFF)]
     if called:
         names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)
-        raise EvidenceError(
-            f"{what}: delegated generate: while your generate ran it called {names}; the generation loop is "
-            f"yours to write (crop, run the model, take the argmax of the last position, append), so this "
-            f"area scores zero" + reread(9)
-        )
+        problem = say("judge.gen.delegated", names=names)
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem) + reread(9))
     if switched:
-        raise EvidenceError(
-            f"{what}: delegated generate suspected: while your generate ran, {'; '.join(switched)[:600]}. The "
-            f"grader watches generate for library decoders (MiniGPT.generate, dnnlpy's sampling helpers); a "
-            f"generate that switches the watch off is treated as one that delegates, so this area scores zero"
-            + reread(9)
-        )
+        problem = say("judge.gen.delegated_suspected", seen="; ".join(switched)[:600])
+        raise EvidenceError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
 def _diagnose(seq, variants) -> str:
     labels = [
-        name if "crop" not in name else f"no crop / {name}"
+        say(_VARIANT_WORDS[name]) if "crop" not in name else say("judge.gen.no_crop_or", name=say(_VARIANT_WORDS[name]))
         for name, out in variants.items()
         if name != "correct" and torch.equal(seq, out)
     ]
     if labels:
-        return "it matches a decoder with this mistake: " + " or ".join(labels) + reread(9)
+        return say("suite.it_matches_a_decoder_with_this", labels=say("judge.gen.or").join(labels)) + reread(9)
     want = variants["correct"]
     rows_alike = all(torch.equal(seq[i, -3:], seq[0, -3:]) for i in range(1, seq.shape[0]))
     want_alike = all(torch.equal(want[i, -3:], want[0, -3:]) for i in range(1, seq.shape[0]))
     if seq.shape[0] > 1 and rows_alike and not want_alike:
-        return (
-            "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"
-            + reread(9)
-        )
-    return "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append" + reread(9)
+        return say("suite.every_row_continues_like_row_0") + reread(9)
+    return say("suite.it_matches_no_greedy_decoder_sampling") + reread(9)
 
 
 def _check_greedy(plan, evidence, run, name):
     case, seq, what = _sequence(plan, evidence, run, name)
     want = _decoded(case)["correct"]
     t = case["ids"].shape[1]
-    assert torch.equal(seq[:, :t], case["ids"]), (
-        f"{what}: the first T columns are not the prompt: prompt not preserved" + reread(9)
-    )
+    assert torch.equal(seq[:, :t], case["ids"]), say(
+        "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
+    ) + reread(9)
     if not torch.equal(seq, want):
         variants = _variants(case)
         step = int((seq != want).any(0).nonzero()[0]) - t + 1
+        why = _diagnose(seq, variants)
         raise AssertionError(
-            f"{what}: new tokens {seq[:, t:].tolist()}, expected the greedy (argmax) tokens {want[:, t:].tolist()}; "
-            f"first difference at new token {step}: {_diagnose(seq, variants)}"
+            say("judge.gen.not_greedy", what=what, got=seq[:, t:].tolist(), want=want[:, t:].tolist(), n=step, why=why)
         )
     return seq
 
@@ -175,12 +169,12 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
     for case in plan["gpt"]["generate"]:
         _, seq, what = _sequence(plan, evidence, run, case["name"])
         t = case["ids"].shape[1]
-        assert torch.equal(seq[:, :t], case["ids"]), (
-            f"{what}: the first T columns are not the prompt: prompt not preserved" + reread(9)
-        )
-        assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), (
-            f"{what}: token ids outside [0, V)" + reread(9)
-        )
+        assert torch.equal(seq[:, :t], case["ids"]), say(
+            "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
+        ) + reread(9)
+        assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), say(
+            "judge.what_problem", what=what, problem=say("suite.token_ids_outside_0_v")
+        ) + reread(9)
 
 
 @graded
@@ -203,16 +197,13 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
     for case in plan["gpt"]["generate"]:
         _, first, what = _sequence(plan, evidence, run, case["name"], GenerateCase.first)
         _, second, _ = _sequence(plan, evidence, run, case["name"], GenerateCase.second)
-        problem = greedy_problem(first, first, again=second)
-        assert problem is None, f"{what}: {problem}"
+        problem = greedy_problem(first, first, again=second, language=language())
+        assert problem is None, say("judge.what_problem", what=what, problem=problem)
     # Equal calls prove nothing on their own (a constant answer repeats too): they must be the argmax path.
     try:
         _check_greedy(plan, evidence, run, "within_block")
     except AssertionError as exc:
-        raise AssertionError(
-            f"the two calls agree, but determinism was not credited because the tokens are not the greedy ones "
-            f"(see test_generate_greedy_within_block_size): {exc}"
-        ) from None
+        raise AssertionError(say("note.determinism_not_credited", problem=exc)) from None
 
 
 def _dropout_on(case) -> torch.Tensor:
@@ -235,26 +226,17 @@ def test_generate_turns_dropout_off(plan, evidence, run):
             break
     else:
         return
-    what = f"{what}, dropout={case['cfg']['dropout']}, the model in train mode"
+    what = say("suite.generate_train_mode_what", what=what, p=case["cfg"]["dropout"])
     # Dropout is judged only where eval-mode decoding is right: a wrong decoder's tokens can match the
     # dropout-on ones by chance (dropout 1 zeroes every activation), and its own test already charges it.
     try:
         _check_greedy(plan, evidence, run, "within_block")
     except AssertionError:
-        raise AssertionError(
-            f"{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
-            f"(see test_generate_greedy_within_block_size)"
-        ) from None
+        raise AssertionError(say("suite.dropout_not_checked_eval_wrong", what=what)) from None
+    t = case["ids"].shape[1]
     if torch.equal(seq, _dropout_on(case)):
-        raise AssertionError(
-            f"{what}: the new tokens {seq[:, case['ids'].shape[1] :].tolist()} are those of the model with its "
-            f"dropout still on: dropout on while decoding (in train mode dropout zeroes random activations, so the "
-            f"greedy choice is no longer the model's; a decoder switches the model to evaluation mode first)"
-            + reread(9)
-        )
+        raise AssertionError(say("suite.dropout_on_while_decoding", what=what, got=seq[:, t:].tolist()) + reread(9))
     want = _decoded(case)["correct"]
     raise AssertionError(
-        f"{what}: new tokens {seq[:, case['ids'].shape[1] :].tolist()}, expected the greedy tokens "
-        f"{want[:, case['ids'].shape[1] :].tolist()}, which the same call gives in eval mode: generate depends on "
-        f"the mode the model is in" + reread(9)
+        say("suite.generate_depends_on_mode", what=what, got=seq[:, t:].tolist(), want=want[:, t:].tolist()) + reread(9)
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem, reread
+from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem
 from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
@@ -20,6 +20,7 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_path_grads,
 )
 from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.words import language, reread, say
 from autograder.graders.weight_tying.runner.evidence import GptGrad, LmGrad
 from autograder.grading.judge.suite_api import plain_tensor, shape_dict
 from autograder.grading.marking import graded
@@ -28,7 +29,8 @@ AREA = "gradient accumulation"
 
 
 def _not_checked(what: str, why: str) -> AssertionError:
-    return AssertionError(f"{what}: the gradient was not checked because {why} (see the shape flow tests)")
+    """`why`: the catalog id of the note saying why the gradient was not checked."""
+    return AssertionError(say("judge.what_problem", what=what, problem=say(why)))
 
 
 def _lm_paths(plan, rec, what):
@@ -36,23 +38,26 @@ def _lm_paths(plan, rec, what):
     p = plan["lm"]
     ids, table = p["ids"], p["W1"]
     shape = (*ids.shape, table.shape[0])
-    logits = plain_tensor(rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=f"{what}: logits")
+    logits = plain_tensor(
+        rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=say("judge.label.logits", what=what)
+    )
     post = after_head(logits, tied_lm_logits(table, ids))
     if post is None:
-        raise _not_checked(what, "forward does not compute E[ids] @ E.T (nor a softmax or a scale of it)")
+        raise _not_checked(what, "note.the_gradient_was_not_checked_because_2")
     return tied_lm_path_grads(table, ids, p["G"], post[1])
 
 
 def _wrapper_paths(plan, rec, what):
     """Both paths' gradients of the judge's MiniGPT (the student's sizes, the judge's weights), untied."""
     p = plan["gpt"]
-    shapes = shape_dict(rec, GptGrad.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+    shapes = shape_dict(rec, GptGrad.state_shapes, what=say("judge.label.state_shapes", what=what))
     model = judge_model(p["cfg"], shapes, p["values"]["grad"])
     shape = (*p["ids"].shape, p["cfg"]["vocab_size"])
-    logits = plain_tensor(rec, GptGrad.logits, shape=shape, dtype=torch.float32, what=f"{what}: logits")
+    label = say("judge.label.logits", what=what)
+    logits = plain_tensor(rec, GptGrad.logits, shape=shape, dtype=torch.float32, what=label)
     post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
     if post is None:
-        raise _not_checked(what, "forward's logits are not those of a MiniGPT holding the judge's weights")
+        raise _not_checked(what, "note.the_gradient_was_not_checked_because")
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out
 
@@ -60,48 +65,53 @@ def _wrapper_paths(plan, rec, what):
 def _check_shared_grad(rec, g_in, g_out, what):
     v, d = g_in.shape
     grad = plain_tensor(
-        rec, LmGrad.embed_grad, shape=(v, d), dtype=torch.float32, what=f"{what}: token_embed.weight.grad"
+        rec,
+        LmGrad.embed_grad,
+        shape=(v, d),
+        dtype=torch.float32,
+        what=say("judge.what_problem", what=what, problem="token_embed.weight.grad"),
     )
     same = rec.get(LmGrad.grad_same_object) is True
-    problem = gradient_problem(grad, g_in, g_out, same_object=same)
-    assert problem is None, f"{what}: {problem}"
+    problem = gradient_problem(grad, g_in, g_out, same_object=same, language=language())
+    assert problem is None, say("judge.what_problem", what=what, problem=problem)
     head = rec.get(LmGrad.head_grad)
     # One Parameter has one .grad: same dtype, same values (a float64 copy of the right values is not it).
-    assert type(head) is torch.Tensor and head.dtype == grad.dtype and close(head, grad, rtol=0, atol=0), (
-        f"{what}: lm_head.weight.grad differs from token_embed.weight.grad: .data sharing or copied table "
-        f"(a tied head has one Parameter, so one .grad)" + reread(7)
-    )
-    assert same, f"{what}: lm_head.weight.grad is not the same tensor as token_embed.weight.grad: .data sharing?" + (
-        reread(7)
-    )
+    assert type(head) is torch.Tensor and head.dtype == grad.dtype and close(head, grad, rtol=0, atol=0), say(
+        "judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_differs_from")
+    ) + reread(7)
+    assert same, say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_is_not")) + reread(7)
 
 
 def _check_step(rec, before, g_in, g_out, lr, what):
     after = plain_tensor(
-        rec, LmGrad.table_after, shape=before.shape, dtype=torch.float32, what=f"{what}: table after step"
+        rec,
+        LmGrad.table_after,
+        shape=before.shape,
+        dtype=torch.float32,
+        what=say("judge.label.table_after_step", what=what),
     )
     want = before - lr * (g_in + g_out)
     tol = grad_tol(lr * (g_in + g_out))  # float noise scales with the step, not with the table
     if close(after, want, **tol):
         return
     if close(after, before - 2 * lr * (g_in + g_out), **tol):
-        hint = "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)"
+        hint = "suite.the_table_moved_twice_gradient_doubled"
     elif close(after, before - 0.5 * lr * (g_in + g_out), **tol):
-        hint = "the table moved by half the step (gradient halved)"
+        hint = "suite.the_table_moved_by_half_the"
     elif close(after, before - lr * g_in, **tol) or close(after, before - lr * g_out, **tol):
-        hint = "the table moved by one path's gradient only (only one path: copied table / .data sharing?)"
+        hint = "suite.the_table_moved_by_one_path"
     elif close(after, before, rtol=0, atol=0):
-        hint = "the table did not move: token_embed.weight is not among model.parameters()?"
+        hint = "suite.the_table_did_not_move_token"
     else:
-        hint = "the table did not move by lr * (sum of both paths' gradients)"
-    raise AssertionError(f"{what}: after one SGD step (optimizer built over model.parameters()) {hint}" + reread(7))
+        hint = "suite.the_table_did_not_move_by"
+    raise AssertionError(say("judge.grad.after_step", what=what, hint=say(hint)) + reread(7))
 
 
 @graded
 def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """One backward of sum(logits * G): the shared .grad = lookup-path grad + head-path grad."""
     what = "TiedEmbeddingLM"
-    rec = need(evidence, LmGrad, run, what=f"{what} (backward)")
+    rec = need(evidence, LmGrad, run, what=what + say("suite.backward"))
     g_in, g_out = _lm_paths(plan, rec, what)
     _check_shared_grad(rec, g_in, g_out, what)
 
@@ -110,7 +120,7 @@ def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
 def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
     p = plan["lm"]
     what = "TiedEmbeddingLM"
-    rec = need(evidence, LmGrad, run, what=f"{what} (SGD step)")
+    rec = need(evidence, LmGrad, run, what=what + say("suite.sgd_step"))
     g_in, g_out = _lm_paths(plan, rec, what)
     _check_step(rec, p["W1"], g_in, g_out, p["lr"], what)
 
@@ -119,7 +129,7 @@ def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
 def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """sum(model(ids) * G).backward(): minigpt's shared .grad = embedding path + head path (judge unties a copy)."""
     what = "MiniGPTWithWeightTying"
-    rec = need(evidence, GptGrad, run, what=f"{what} (backward)")
+    rec = need(evidence, GptGrad, run, what=what + say("suite.backward"))
     _, g_in, g_out = _wrapper_paths(plan, rec, what)
     _check_shared_grad(rec, g_in, g_out, what)
 
@@ -127,6 +137,6 @@ def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
 @graded
 def test_wrapper_sgd_step_updates_table_once(plan, evidence, run):
     what = "MiniGPTWithWeightTying"
-    rec = need(evidence, GptGrad, run, what=f"{what} (SGD step)")
+    rec = need(evidence, GptGrad, run, what=what + say("suite.sgd_step"))
     table, g_in, g_out = _wrapper_paths(plan, rec, what)
     _check_step(rec, table, g_in, g_out, plan["gpt"]["lr"], what)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, reread, tie_problem
+from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, tie_problem
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
@@ -18,6 +18,7 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_logits,
 )
 from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.words import language, reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     GptFloat64,
     GptIdentity,
@@ -38,14 +39,11 @@ SPAN_TOL = 1e-4
 
 def _wrapper_table(plan, rec, experiment: str, what: str, dtype=torch.float32) -> torch.Tensor:
     """The judge's table the runner wrote into minigpt.token_embed, for the shape the student's state has."""
-    shapes = shape_dict(rec, GptIdentity.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+    shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("judge.label.state_shapes", what=what))
     shape = shapes.get("token_embed.weight")
     cfg = plan["gpt"]["cfg"]
     if shape is None or len(shape) != 2 or shape[0] != cfg["vocab_size"] or not 0 < shape[1] <= 256:
-        raise AssertionError(
-            f"{what}: model.minigpt.token_embed.weight has shape {shape}, expected (V, D) with V = "
-            f"{cfg['vocab_size']}" + reread(9)
-        )
+        raise AssertionError(say("judge.identity.table_shape", what=what, shape=shape, v=cfg["vocab_size"]) + reread(9))
     return judge_table(plan["gpt"]["tables"][experiment], shape).to(dtype)
 
 
@@ -54,46 +52,42 @@ def _check_head_uses_table(plan, rec, experiment, table, *, what):
     before the head did, which shape flow judges): the head multiplies by the table just written."""
     ids = plan["gpt"]["ids"]
     v, d = table.shape
-    logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=f"{what}: logits")
+    label = say("judge.label.logits", what=what)
+    logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=label)
     if d + 2 > v:  # the table's columns span every score vector: judge the whole forward instead
-        shapes = shape_dict(rec, GptIdentity.state_shapes, what=f"{what}: model.minigpt.state_dict() shapes")
+        shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("judge.label.state_shapes", what=what))
         p = plan["gpt"]
         model = judge_model(p["cfg"], shapes, p["values"][experiment], table=p["tables"][experiment], dtype=table.dtype)
         with torch.no_grad():
             expected = model(ids)
-        assert after_head(logits, expected) is not None, (
-            f"{what}: the logits for the judge's ids are not those of a MiniGPT holding the judge's weights with the "
-            f"table just written into token_embed.weight: forward uses another table (copied table), or the model "
-            f"is not the one its sizes describe (hyper-parameter ignored, see parameter counts)" + reread(6, 9)
-        )
+        assert after_head(logits, expected) is not None, say(
+            "judge.what_problem", what=what, problem=say("judge.identity.not_judge_minigpt")
+        ) + reread(6, 9)
         return
     centred = logits - logits.mean(dim=(0, 1), keepdim=True)  # a head bias (judged by shape flow) drops out
-    assert span_residual(centred, table) <= SPAN_TOL, (
-        f"{what}: the logits for the judge's ids do not come from the table just written into token_embed.weight: "
-        f"forward multiplies by another table (copied table, or a head whose .weight is not what it multiplies by)"
-        + reread(6)
-    )
+    assert span_residual(centred, table) <= SPAN_TOL, say(
+        "judge.what_problem", what=what, problem=say("judge.identity.logits_not_from_table")
+    ) + reread(6)
 
 
 def _check_logits_follow(rec, table, ids, *, what):
     """TiedEmbeddingLM's logits are E[ids] @ E.T up to what shape flow judges (bias, softmax, scale)."""
     v = table.shape[0]
-    logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=f"{what}: logits")
+    label = say("judge.label.logits", what=what)
+    logits = plain_tensor(rec, TableFollow.logits, shape=(*ids.shape, v), dtype=table.dtype, what=label)
     if logits_follow_table(logits, tied_lm_logits(table, ids)):
         return
-    assert not rewritten_by_forward(rec, table), (
-        f"{what}: the tie was not checked because the forward pass rewrote the shared table itself (rows "
-        f"renormalised: max_norm on the embedding?), so the logits cannot come from the table written before it "
-        f"(see the shape flow tests)" + reread(2)
-    )
+    assert not rewritten_by_forward(rec, table), say(
+        "judge.what_problem", what=what, problem=say("note.the_tie_was_not_checked_because")
+    ) + reread(2)
     raise AssertionError(
-        f"{what}: lm_head.weight follows the embedding, but the logits do not come from that table: forward uses "
-        f"another table (copied table, or a head whose .weight is not what it multiplies by)" + reread(6)
+        say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_follows_the_embedding")) + reread(6)
     )
 
 
 def _check_follow(rec, target, *, what, pos=None):
-    head = plain_tensor(rec, TableFollow.head_after_inplace, dtype=target.dtype, what=f"{what}: lm_head.weight")
+    label = say("judge.what_problem", what=what, problem="lm_head.weight")
+    head = plain_tensor(rec, TableFollow.head_after_inplace, dtype=target.dtype, what=label)
     after = rec.get(TableFollow.head_after_forward)
 
     def shows_table(t) -> bool:
@@ -108,32 +102,28 @@ def _check_follow(rec, target, *, what, pos=None):
         follows_after_forward=shows_table(after),
         pos_shape=None if pos is None else tuple(pos.shape),
         flag_off=rec.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
+        language=language(),
     )
-    assert problem is None, f"{what}: {problem}"
+    assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
 @graded
 def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     """TiedEmbeddingLM: an in-place change of token_embed.weight reaches lm_head.weight before any forward."""
-    rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM (identity check)")
-    assert rec.get(LmIdentity.library_tie) is not True, (
-        "TiedEmbeddingLM: its token table is the table of a dnnlpy MiniGPT built with weight_tying=True inside "
-        "__init__: delegated tie (the library tied that pair, not your code); exercise 1 builds its own "
-        "embedding and head and ties them itself" + reread(6)
-    )
+    rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM" + say("suite.identity_check"))
+    assert rec.get(LmIdentity.library_tie) is not True, say("suite.delegated_tie") + reread(6)
     _check_follow(rec, plan["lm"]["W1"], what="TiedEmbeddingLM")
     _check_logits_follow(rec, plan["lm"]["W1"], plan["lm"]["ids"], what="TiedEmbeddingLM")
-    assert rec.get(LmIdentity.embed_in_parameters) is True, (
-        "TiedEmbeddingLM: token_embed.weight is not among model.parameters(), so an optimizer would never train it"
-        + reread(6)
-    )
+    assert rec.get(LmIdentity.embed_in_parameters) is True, say(
+        "judge.what_problem", what="TiedEmbeddingLM", problem=say("suite.token_embed_weight_is_not_among")
+    ) + reread(6)
 
 
 @graded
 def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
     """state_dict -> torch.save -> load_state_dict into a fresh model keeps the tie."""
-    rec = need(evidence, LmReload, run, what="TiedEmbeddingLM (state_dict save/load)")
-    what = "TiedEmbeddingLM after load_state_dict into a fresh model"
+    rec = need(evidence, LmReload, run, what="TiedEmbeddingLM" + say("suite.state_dict_save_load"))
+    what = "TiedEmbeddingLM" + say("suite.after_load_state_dict_into_a")
     _check_follow(rec, plan["lm"]["W2"], what=what)
     _check_logits_follow(rec, plan["lm"]["W2"], plan["lm"]["ids"], what=what)
 
@@ -141,8 +131,8 @@ def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
 @graded
 def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
     """model.to(torch.float64) keeps one shared table."""
-    rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM (.to(torch.float64))")
-    what = "TiedEmbeddingLM after .to(torch.float64)"
+    rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM" + say("suite.to_torch_float64"))
+    what = "TiedEmbeddingLM" + say("suite.after_to_torch_float64")
     _check_follow(rec, plan["lm"]["W3"], what=what)
     _check_logits_follow(rec, plan["lm"]["W3"], plan["lm"]["ids"], what=what)
 
@@ -151,16 +141,15 @@ def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
 def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     """MiniGPTWithWeightTying: minigpt.lm_head.weight is minigpt.token_embed.weight right after construction."""
     what = "MiniGPTWithWeightTying"
-    rec = need(evidence, GptIdentity, run, what=f"{what} (identity check)")
+    rec = need(evidence, GptIdentity, run, what=what + say("suite.identity_check"))
     table = _wrapper_table(plan, rec, "identity", what)
     pos = rec.get(GptIdentity.pos_before)
     pos = pos if type(pos) is torch.Tensor else None
     _check_follow(rec, table, what=what, pos=pos)
     _check_head_uses_table(plan, rec, "identity", table, what=what)
-    assert rec.get(GptIdentity.embed_in_parameters) is True, (
-        "MiniGPTWithWeightTying: minigpt.token_embed.weight is not among model.parameters(), so an optimizer "
-        "would never train it" + reread(9)
-    )
+    assert rec.get(GptIdentity.embed_in_parameters) is True, say(
+        "judge.what_problem", what=what, problem=say("suite.minigpt_token_embed_weight_is_not")
+    ) + reread(9)
 
 
 @graded
@@ -168,42 +157,31 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     """The positional table stays its own Parameter: changing token_embed leaves pos_embed alone."""
     cfg = plan["gpt"]["cfg"]
     what = "MiniGPTWithWeightTying"
-    rec = need(evidence, GptIdentity, run, what=f"{what} (identity check)")
+    rec = need(evidence, GptIdentity, run, what=what + say("suite.identity_check"))
     table = _wrapper_table(plan, rec, "identity", what)
     before = plain_tensor(rec, GptIdentity.pos_before, dtype=torch.float32, what="minigpt.pos_embed.weight")
     shape = (cfg["block_size"], table.shape[1])
-    assert tuple(before.shape) != tuple(table.shape), (
-        f"minigpt.pos_embed.weight has the token table's shape {tuple(before.shape)}, expected {shape}: "
-        f"positional embedding tied to the token embedding (only the head shares the token table)" + reread(4)
-    )
-    assert before.dim() == 2 and before.shape[1] == table.shape[1], (
-        f"minigpt.pos_embed.weight has shape {tuple(before.shape)}, expected {shape}" + reread(4)
-    )
+    assert tuple(before.shape) != tuple(table.shape), say(
+        "suite.minigpt_pos_embed_weight_has_the", got=tuple(before.shape), want=shape
+    ) + reread(4)
+    assert before.dim() == 2 and before.shape[1] == table.shape[1], say(
+        "suite.has_shape_expected", label="minigpt.pos_embed.weight", got=tuple(before.shape), want=shape
+    ) + reread(4)
     # The judge loaded its own positional table: the reported one must be exactly it, before and after.
     judged = judge_values(plan["gpt"]["values"]["identity"], "pos_embed.weight", before.shape)
-    assert close(before, judged, rtol=0, atol=0), (
-        "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
-        "positional embedding tied or replaced" + reread(4)
-    )
+    assert close(before, judged, rtol=0, atol=0), say("judge.identity.pos_not_judge_table") + reread(4)
     after = plain_tensor(rec, GptIdentity.pos_after, shape=before.shape, dtype=torch.float32, what="pos_embed.weight")
-    assert rec.get(GptIdentity.head_is_pos) is False, (
-        "positional embedding tied: minigpt.lm_head.weight is pos_embed.weight" + reread(4)
-    )
-    assert close(before, after, rtol=0, atol=0), (
-        "changing minigpt.token_embed.weight also changed minigpt.pos_embed.weight: positional embedding tied "
-        "(only the token embedding shares its table with the head)" + reread(4)
-    )
+    assert rec.get(GptIdentity.head_is_pos) is False, say("suite.positional_embedding_tied_minigpt_lm_head") + reread(4)
+    assert close(before, after, rtol=0, atol=0), say("suite.changing_minigpt_token_embed_weight_also") + reread(4)
     head = rec.get(GptIdentity.head_after_inplace)
-    assert not (type(head) is torch.Tensor and head.shape == before.shape and close(head, before, rtol=0, atol=0)), (
-        "minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"
-        + reread(4)
-    )
+    equal = type(head) is torch.Tensor and head.shape == before.shape and close(head, before, rtol=0, atol=0)
+    assert not equal, say("suite.minigpt_lm_head_weight_equals_the") + reread(4)
 
 
 @graded
 def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
-    rec = need(evidence, GptReload, run, what="MiniGPTWithWeightTying (state_dict save/load)")
-    what = "MiniGPTWithWeightTying after load_state_dict into a fresh model"
+    rec = need(evidence, GptReload, run, what="MiniGPTWithWeightTying" + say("suite.state_dict_save_load"))
+    what = "MiniGPTWithWeightTying" + say("suite.after_load_state_dict_into_a")
     table = _wrapper_table(plan, rec, "reload", what)
     _check_follow(rec, table, what=what)
     _check_head_uses_table(plan, rec, "reload", table, what=what)
@@ -211,8 +189,8 @@ def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
 
 @graded
 def test_wrapper_tie_survives_to_float64(plan, evidence, run):
-    rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying (.to(torch.float64))")
-    what = "MiniGPTWithWeightTying after .to(torch.float64)"
+    rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying" + say("suite.to_torch_float64"))
+    what = "MiniGPTWithWeightTying" + say("suite.after_to_torch_float64")
     table = _wrapper_table(plan, rec, "float64", what, dtype=torch.float64)
     _check_follow(rec, table, what=what)
     _check_head_uses_table(plan, rec, "float64", table, what=what)

@@ -1,0 +1,264 @@
+"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+
+Holds the hidden suite's composition glue ("{what}: {problem}", labels such as "{what}: logits") and the suite's
+messages that had no id before the suite rendered every message from the catalog (judge/words.py: ``say``).
+Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The English is the suite's
+exactly (the marking scheme reads it); the Chinese has its own punctuation. Imports nothing.
+"""
+
+from __future__ import annotations
+
+__all__ = ["MESSAGES"]
+
+MESSAGES = {
+    # composition: a subject, then what is wrong with it
+    "judge.what_problem": ("{what}: {problem}", "{what}：{problem}"),
+    "judge.label.logits": ("{what}: logits", "{what}：logits"),
+    "judge.label.state_shapes": (
+        "{what}: model.minigpt.state_dict() shapes",
+        "{what}：model.minigpt.state_dict() 的各项形状",
+    ),
+    # parameter identity
+    "judge.identity.table_shape": (
+        "{what}: model.minigpt.token_embed.weight has shape {shape}, expected (V, D) with V = {v}",
+        "{what}：model.minigpt.token_embed.weight 的形状是 {shape}，应为 (V, D)，其中 V = {v}",
+    ),
+    "judge.identity.not_judge_minigpt": (
+        "the logits for the judge's ids are not those of a MiniGPT holding the judge's weights with the table just "
+        "written into token_embed.weight: forward uses another table (copied table), or the model is not the one "
+        "its sizes describe (hyper-parameter ignored, see parameter counts)",
+        "对评分程序给出的 id，logits 与持有评分程序权重、且 token_embed.weight 为刚写入的表的 MiniGPT 不一致："
+        "前向传播用的是另一张表（复制了一份表，copied table），或者模型并不是它的尺寸所描述的那个"
+        "（忽略了超参数，hyper-parameter ignored；见参数计数）",
+    ),
+    "judge.identity.logits_not_from_table": (
+        "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
+        "multiplies by another table (copied table, or a head whose .weight is not what it multiplies by)",
+        "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的：前向传播乘的是另一张表"
+        "（复制了一份表，copied table；或者语言模型头的 .weight 并不是它真正拿来相乘的那个）",
+    ),
+    "judge.identity.pos_not_judge_table": (
+        "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
+        "positional embedding tied or replaced",
+        "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：位置嵌入被绑定"
+        "或被替换了（positional embedding tied）",
+    ),
+    "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
+    "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
+    "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
+    # parameter counts
+    "judge.state_dict": (" (state_dict)", "（state_dict）"),
+    "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数个数"),
+    "judge.counts.unique": (
+        "{model} has {n} unique parameters, expected V*D = {want}",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}",
+    ),
+    "judge.counts.unique_copied_bias": (
+        "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表（copied table），语言模型头上还带了偏置"
+        "（bias on the head）",
+    ),
+    "judge.counts.head_not_follow": (
+        "the reported count says one table, but lm_head.weight did not follow an in-place change of "
+        "token_embed.weight: copied table",
+        "报告的参数个数说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表"
+        "（copied table）",
+    ),
+    "judge.counts.one_table_but_bias": (
+        "the reported count says one table of V*D parameters, but the logits carry a per-token offset: bias on the "
+        "head, whose V parameters the count leaves out",
+        "报告的参数个数说只有一张 V*D 的表，但 logits 带着每个词元各自的偏移：语言模型头带了偏置（bias on the head），"
+        "这 V 个参数没有算进参数个数",
+    ),
+    "judge.counts.one_table_but_other_table": (
+        "the reported count says one table of V*D parameters, but the logits for the judge's ids do not come from "
+        "the table just written into token_embed.weight: forward uses another table (copied table)",
+        "报告的参数个数说只有一张 V*D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表"
+        "算出来的：前向传播用的是另一张表（复制了一份表，copied table）",
+    ),
+    "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数个数的记录格式不对"),
+    "judge.counts.wrapper_unique": (
+        "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
+        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V*D = {vd}）",
+    ),
+    "judge.counts.not_one_table_after_write": (
+        "the reported count says one table at both ends, but after a new table was written into "
+        "minigpt.token_embed.weight, minigpt's logits do not come from it alone: untied head (a second table "
+        "hidden from the count?) or a bias on the head",
+        "报告的参数个数说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits 并不只"
+        "来自这张表：语言模型头没有绑定（untied head；参数个数里藏了第二张表？），"
+        "或者语言模型头带了偏置（bias on the head）",
+    ),
+    "judge.counts.head_shape": (
+        "lm_head.weight is {got}, expected {want} (V, D): transposed?",
+        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：是不是转置了（transposed）？",
+    ),
+    "judge.counts.keys_differ": (
+        "state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})",
+        "state_dict 的键或形状与 MiniGPT 的不同（缺少 {missing}，多出 {extra}）",
+    ),
+    "judge.counts.computes_otherwise": (
+        "the reported state_dict has the right keys and shapes, but with the judge's weights loaded model.minigpt "
+        "does not compute as a MiniGPT of these sizes: hyper-parameter ignored, or a part replaced",
+        "报告的 state_dict 键和形状都对，但加载评分程序的权重之后，model.minigpt 的计算结果与这些尺寸的 MiniGPT 不同："
+        "忽略了超参数（hyper-parameter ignored），或者替换了某个部件",
+    ),
+    "note.num_heads_not_checked": (
+        "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
+        "ignored (see test_wrapper_state_dict_matches_hyperparameters)",
+        "num_heads 未检查：用这些尺寸构建不出模型，是不是忽略了某个超参数（hyper-parameter ignored）？"
+        "（见“包装模型的 state_dict 与超参数一致”那一项）",
+    ),
+    "judge.counts.dropout_train_eval": (
+        "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
+        "hyper-parameter ignored (dropout)",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数"
+        "（hyper-parameter ignored (dropout)）",
+    ),
+    "judge.counts.dropout_train_neither": (
+        "the train-mode logits are not a MiniGPT's with dropout={p} (they match neither): hyper-parameter "
+        "ignored (dropout)",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数"
+        "（hyper-parameter ignored (dropout)）",
+    ),
+    "judge.counts.malformed_dropout": ("{what}: malformed dropout evidence", "{what}：dropout 的记录格式不对"),
+    # gradient accumulation
+    "judge.label.table_after_step": ("{what}: table after step", "{what}：更新一步之后的表"),
+    "judge.grad.after_step": (
+        "{what}: after one SGD step (optimizer built over model.parameters()) {hint}",
+        "{what}：在一步 SGD 之后（优化器基于 model.parameters() 构建），{hint}",
+    ),
+    # the loss
+    "judge.loss.not_written": (
+        "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has no training "
+        "objective",
+        "\n→ 损失函数还没有实现（loss not implemented yet）：loss() 仍然抛出 NotImplementedError，模型因此没有训练目标",
+    ),
+    "note.loss_not_checked_pos": (
+        "{call}: the loss was not checked because minigpt.pos_embed.weight has shape {shape}, not (block_size, D): "
+        "the model is not the MiniGPT asked for (see the parameter identity tests)",
+        "{call}：损失未检查：minigpt.pos_embed.weight 的形状是 {shape}，而不是 (block_size, D)，模型不是题目要求的"
+        " MiniGPT（见参数同一性那几项测试）",
+    ),
+    "judge.loss.summed": (
+        "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
+        "{call} = {got} = {n} × {want}：损失不是平均值（loss not mean）：对 {m} 个位置求了和，而没有取平均",
+    ),
+    "judge.loss.doubled": (
+        "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
+        "add up in its gradient; the loss itself is the plain mean)",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍（loss doubled）；绑定的表的两处用法在它的梯度里"
+        "本来就会相加，损失本身就是普通的平均值",
+    ),
+    "judge.loss.halved": (
+        "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
+        "add up in its gradient; the loss itself is the plain mean)",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半（loss halved）；绑定的表的两处用法在它的梯度里"
+        "本来就会相加，损失本身就是普通的平均值",
+    ),
+    # shape flow
+    "judge.shape_flow": (" (shape flow)", "（张量形状）"),
+    "judge.shapes.lm_case": (
+        "TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) on input_ids of shape {shape}",
+        "TiedEmbeddingLM(vocab_size={v}, embed_dim={d})（input_ids 形状为 {shape}）",
+    ),
+    "judge.shapes.gpt_case": (
+        "MiniGPTWithWeightTying({args}) on input_ids of shape {shape}",
+        "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}）",
+    ),
+    "judge.shapes.gpt_case_tiny": (
+        "MiniGPTWithWeightTying({args}) on input_ids of shape {shape} with tiny weights",
+        "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}，权重极小）",
+    ),
+    "judge.shapes.matmul_hint": (
+        "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
+        "\n→ 转置了或矩阵乘法写错了（transposed）：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数",
+    ),
+    "judge.shapes.head_shape": (
+        "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}",
+        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}",
+    ),
+    "judge.shapes.head_transposed": (
+        "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}: transposed (a Linear(V, D) head, or W.T "
+        "stored)",
+        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（transposed；语言模型头是 Linear(V, D)，"
+        "或者存的是 W.T）",
+    ),
+    "judge.shapes.logits_shape": (
+        "{what}: logits have shape {got}, expected (B, T, V) = {want}",
+        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}",
+    ),
+    "note.float64_not_checked": (
+        "the float64 logits were not checked because lm_head.weight does not follow the table written into "
+        "token_embed.weight (see the parameter identity tests)",
+        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见参数同一性那几项测试）",
+    ),
+    "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
+    # argmax generation
+    "note.generation_not_checked_sizes": (
+        "generation was not checked because the judge's weights for these sizes cannot be loaded into "
+        "model.minigpt: a hyper-parameter ignored (see the parameter counts tests)",
+        "生成未检查：评分程序为这些尺寸准备的权重加载不进 model.minigpt，是不是忽略了某个超参数"
+        "（hyper-parameter ignored）？（见参数计数那几项测试）",
+    ),
+    "judge.gen.batch_of_one": (
+        "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
+        "that drops the batch dimension?",
+        "\n→ 一批有多个提示词时能运行，批大小为 1（B = 1）时却失败了（batch of one）：是不是 squeeze() 或 .item() "
+        "把批这一维去掉了？",
+    ),
+    "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
+    "judge.gen.malformed_decoders": (
+        "malformed evidence for {what}: the list of library decoders it called",
+        "{what} 的记录格式不对：它调用过的库解码函数列表",
+    ),
+    "judge.gen.delegated": (
+        "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "
+        "(crop, run the model, take the argmax of the last position, append), so this area scores zero",
+        "把生成交给了库（delegated generate）：你的 generate 运行时调用了 {names}；生成循环要你自己写"
+        "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
+    ),
+    "judge.gen.delegated_suspected": (
+        "delegated generate suspected: while your generate ran, {seen}. The grader watches generate for library "
+        "decoders (MiniGPT.generate, dnnlpy's sampling helpers); a generate that switches the watch off is treated "
+        "as one that delegates, so this area scores zero",
+        "疑似把生成交给了库（delegated generate）：你的 generate 运行时，「{seen}」。评分程序会监视 generate 是否"
+        "调用了库的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这种监视的 generate 按交给库处理，"
+        "所以这个评分项得零分",
+    ),
+    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取（no crop）/ {name}"),
+    "judge.gen.or": (" or ", " 或 "),
+    "judge.gen.missing_append": ("missing append", "漏了把新词元接到末尾（missing append）"),
+    "judge.gen.prompt_not_preserved": (
+        "the first T columns are not the prompt: prompt not preserved",
+        "前 T 列不是提示词：没有保留提示词（prompt not preserved）",
+    ),
+    "judge.gen.not_greedy": (
+        "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
+        "{why}",
+        "{what}：新生成的词元是 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新词元：{why}",
+    ),
+    "note.determinism_not_credited": (
+        "the two calls agree, but determinism was not credited because the tokens are not the greedy ones (see "
+        "test_generate_greedy_within_block_size): {problem}",
+        "两次调用结果一致，但词元不是贪心解码的结果，所以确定性这一项不给分（见“上下文不超过 block_size 时逐步取"
+        " argmax”那一项）：{problem}",
+    ),
+    # a record whose seal does not hold (judge/sealed.py; English: runner/seal.py's PROBLEMS)
+    "judge.evidence_refused": (
+        "{what}: evidence refused: {why}; a record the runner did not send as measured earns nothing",
+        "{what}：记录被拒收：{why}；不是运行程序按测量结果发来的记录不得分",
+    ),
+    "seal.none": (
+        "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
+        "这条记录没有封印：它不是评分程序的运行程序按实验测得的结果发来的",
+    ),
+    "seal.tampered": (
+        "the grader's runner was changed while your code ran ({detail})",
+        "你的代码运行期间，评分程序的运行程序被改动了（「{detail}」）",
+    ),
+    "seal.changed": (
+        "the record no longer matches its seal: it was changed after the experiment measured it",
+        "这条记录与它的封印不再相符：实验测量之后它被改动过",
+    ),
+}
