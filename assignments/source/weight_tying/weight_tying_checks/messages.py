@@ -24,7 +24,6 @@ catalog parts (messages_*.py) only.
 
 from __future__ import annotations
 
-import re
 import string
 from dataclasses import dataclass
 
@@ -77,8 +76,8 @@ class Message:
 
 
 def parameters(template: str) -> set[str]:
-    """The names a template fills in ({name*}, the rest of a line, is the parameter `name`)."""
-    return {name.rstrip("*") for _, name, _, _ in string.Formatter().parse(template) if name}
+    """The names a template fills in."""
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
 # ---------------------------------------------------------------------------------------- graded areas
@@ -198,8 +197,7 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
         message = CATALOG[key]
     except KeyError:
         raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py") from None
-    template = re.sub(r"\{(\w+)\*\}", r"{\1}", message.template(language)).replace("⟦", "").replace("⟧", "")
-    return template.format(**params)
+    return message.template(language).format(**params)
 
 
 def area_name(area: str, language: str = "en") -> str:

@@ -4,8 +4,7 @@
 Holds the hidden suite's notes on what it could not check, layer settings, embedding options and the generation
 contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders
 them where it builds them (judge/words.py ``say``): in English for the marking scheme, which reads them (a "not
-checked because" note is free), and in the submission's language for what the student reads. ⟦...⟧ in the
-Chinese marks a keyword or code (dropped when rendered). Imports nothing.
+checked because" note is free), and in the submission's language for what the student reads. Imports nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ MESSAGES = {
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：前向传播算的不是 ⟦E[ids] @ E.T⟧（也不是它的 softmax 或某个倍数）（见张量形状那几项测试）"),
+        ("梯度未检查：前向传播算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数）（见张量形状那几项测试）"),
     ),
     "note.the_tie_was_not_checked_because": (
         (
@@ -44,7 +43,7 @@ MESSAGES = {
             " it (see the shape flow tests)"
         ),
         (
-            "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 ⟦max_norm⟧？"
+            "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 max_norm？"
             "），所以 logits 不可能来自之前写入的那张表（见张量形状那几项测试）"
         ),
     ),
@@ -55,8 +54,8 @@ MESSAGES = {
             " uses (see the shape flow tests)"
         ),
         (
-            "参数计数未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 ⟦max_norm"
-            "⟧？），所以从 logits 看不出语言模型头用的是哪张表（见张量形状那几项测试）"
+            "参数计数未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 max_norm"
+            "？），所以从 logits 看不出语言模型头用的是哪张表（见张量形状那几项测试）"
         ),
     ),
     "note.the_two_calls_agree_but_determinism": (
@@ -68,7 +67,7 @@ MESSAGES = {
     ),
     "note.the_logits_are_those_of_a": (
         "the logits are those of a MiniGPT forward that skips {parts}: skips part of MiniGPT",
-        ("logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分（⟦skips part of MiniGPT⟧）"),
+        ("logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分（skips part of MiniGPT）"),
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",
@@ -88,8 +87,8 @@ MESSAGES = {
             " LayerNorm eps (it decides the output when activations are small)"
         ),
         (
-            "logits 与一个 LayerNorm 用 eps={got}（而不是 MiniGPT 的 {want}）的 MiniGPT 一致：⟦LayerNorm"
-            " eps⟧ 不对（激活值很小时，eps 决定输出）"
+            "logits 与一个 LayerNorm 用 eps={got}（而不是 MiniGPT 的 {want}）的 MiniGPT 一致：LayerNorm"
+            " eps 不对（激活值很小时，eps 决定输出）"
         ),
     ),
     "note.token_embed_input_ids_returns_the": (
@@ -98,7 +97,7 @@ MESSAGES = {
             " on the embedding renormalises (and rewrites) every looked-up row"
         ),
         (
-            "token_embed(input_ids) 返回的行是对的，但范数被截到了 {cap}：词元嵌入上的 ⟦max_norm⟧ 会"
+            "token_embed(input_ids) 返回的行是对的，但范数被截到了 {cap}：词元嵌入上的 max_norm 会"
             "把每个查到的行重新归一化（并写回表里）"
         ),
     ),
@@ -109,7 +108,7 @@ MESSAGES = {
         ),
         (
             "共享梯度的第 {rows} 行只有语言模型头路径的部分，其余各行两部分都有：查表从不把梯度传给这"
-            "些 id（词元嵌入上设了 ⟦padding_idx⟧）"
+            "些 id（词元嵌入上设了 padding_idx）"
         ),
     ),
     "note.rows_get_their_lookup_path_gradient": (
@@ -118,8 +117,8 @@ MESSAGES = {
             " scale_grad_by_freq on the embedding (the shared gradient is the plain sum of both paths)"
         ),
         (
-            "第 {rows} 行的查表路径梯度被除以了该 id 在批中出现的次数：词元嵌入上设了 ⟦scale_grad_by_freq"
-            "⟧（共享梯度应当就是两条路径梯度的普通之和）"
+            "第 {rows} 行的查表路径梯度被除以了该 id 在批中出现的次数：词元嵌入上设了 scale_grad_by_freq"
+            "（共享梯度应当就是两条路径梯度的普通之和）"
         ),
     ),
     "note.the_reported_count_says_one_table": (
@@ -131,7 +130,7 @@ MESSAGES = {
     ),
     "note.a_second_table_hidden_from_the": (
         " (a second table hidden from the count?) or a bias on the head",
-        "（有第二张表躲过了计数？），或者语言模型头上带了 bias（⟦bias on the head⟧）",
+        "（有第二张表躲过了计数？），或者语言模型头上带了 bias（bias on the head）",
     ),
     "note.a_second_table_hidden_from_the_2": (
         " (a second table hidden from the count?)",
@@ -144,7 +143,7 @@ MESSAGES = {
         ),
         (
             "train 模式下的 logits 不像是 dropout={p} 的 MiniGPT 给出的（它们与 eval 模式下的相同）："
-            "忽略了超参数（⟦hyper-parameter ignored (dropout)⟧）"
+            "忽略了超参数（hyper-parameter ignored (dropout)）"
         ),
     ),
     "note.logits_after_the_write": (
@@ -189,7 +188,7 @@ MESSAGES = {
             "r ignored (see test_wrapper_state_dict_matches_hyperparameters)"
         ),
         (
-            "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（⟦hyper-parameter ignored⟧，见 test_wrappe"
+            "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（hyper-parameter ignored，见 test_wrappe"
             "r_state_dict_matches_hyperparameters）"
         ),
     ),
@@ -199,8 +198,8 @@ MESSAGES = {
             " model.minigpt: a hyper-parameter ignored (see the parameter counts tests)"
         ),
         (
-            "生成未检查：评分程序的权重无法载入按这些尺寸构建的 model.minigpt，忽略了超参数（⟦hyper-parameter"
-            " ignored⟧，见参数计数那几项测试）"
+            "生成未检查：评分程序的权重无法载入按这些尺寸构建的 model.minigpt，忽略了超参数（hyper-parameter"
+            " ignored，见参数计数那几项测试）"
         ),
     ),
     "note.loss_not_implemented_yet_loss_still": (
@@ -208,14 +207,11 @@ MESSAGES = {
             "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has"
             " no training objective"
         ),
-        ("\n→ loss 还没有实现（⟦not implemented yet⟧）：loss() 仍然抛出 NotImplementedError，模型没有训练目标"),
+        ("\n→ loss 还没有实现（not implemented yet）：loss() 仍然抛出 NotImplementedError，模型没有训练目标"),
     ),
     "note.loss_target_shift_wrong_with_no": (
         "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        (
-            "\n→ loss 的目标错位不对（⟦loss target shift wrong⟧）？不给目标时，由 input_ids[:, :-1]"
-            " 预测 input_ids[:, 1:]"
-        ),
+        ("\n→ loss 的目标错位不对（loss target shift wrong）？不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]"),
     ),
     "note.with_no_targets_input_ids_1": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
@@ -231,7 +227,7 @@ MESSAGES = {
     ),
     "note.loss_not_mean_summed_over_the": (
         "loss not mean (summed over the {n} positions instead of averaged)",
-        "loss 不是平均值（⟦loss not mean⟧；对 {n} 个位置求了和，而不是取平均）",
+        "loss 不是平均值（loss not mean；对 {n} 个位置求了和，而不是取平均）",
     ),
     "note.of_the_model_s_logits": (
         " of the model's logits",
@@ -239,7 +235,7 @@ MESSAGES = {
     ),
     "note.transposed_wrong_matmul_the_head_maps": (
         "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
-        ("\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数"),
+        ("\n→ 转置了或矩阵乘法写错了（transposed）：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数"),
     ),
     "note.it_runs_for_batches_of_several": (
         (
@@ -247,7 +243,7 @@ MESSAGES = {
             " or .item() that drops the batch dimension?"
         ),
         (
-            "\n→ 对多条 prompt 的批能运行，批大小为 1（B = 1）时却失败（⟦batch of one⟧）：是不是 squeeze()"
+            "\n→ 对多条 prompt 的批能运行，批大小为 1（B = 1）时却失败（batch of one）：是不是 squeeze()"
             " 或 .item() 把批这一维去掉了？"
         ),
     ),
@@ -258,25 +254,25 @@ MESSAGES = {
             " scores zero"
         ),
         (
-            "把生成交给了库（⟦delegated generate⟧）：你的生成方法运行时调用了 {names}；生成循环应当"
+            "把生成交给了库（delegated generate）：你的生成方法运行时调用了 {names}；生成循环应当"
             "由你自己写（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这一领域记 0 "
             "分"
         ),
     ),
     "note.delegated_generate_suspected_while_your_generate": (
         (
-            "delegated generate suspected: while your generate ran, {what*}. The grader watches generate"
+            "delegated generate suspected: while your generate ran, {what}. The grader watches generate"
             " for library decoders (MiniGPT.generate, dnnlpy's sampling helpers); a generate that switches"
             " the watch off is treated as one that delegates, so this area scores zero"
         ),
         (
-            "疑似把生成交给了库（⟦delegated generate⟧）：你的生成方法运行时，{what}。评分器会监视生成方法"
+            "疑似把生成交给了库（delegated generate）：你的生成方法运行时，{what}。评分器会监视生成方法"
             " 是否调用库里的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的生成方法 "
             "按交给了库处理，所以这一领域记 0 分"
         ),
     ),
     "note.evidence_refused_a_record_the_runner": (
-        "evidence refused: {why*}; a record the runner did not send as measured earns nothing",
+        "evidence refused: {why}; a record the runner did not send as measured earns nothing",
         "记录被拒收：{why}；不是评分器的 runner 按测量结果发出的记录不得分",
     ),
     "note.the_record_carries_no_seal_it": (
@@ -284,7 +280,7 @@ MESSAGES = {
         "记录没有封签：它不是评分器的 runner 按实验测得的结果发出的",
     ),
     "note.the_grader_s_runner_was_changed": (
-        "the grader's runner was changed while your code ran ({what*}",
+        "the grader's runner was changed while your code ran ({what}",
         "你的代码运行时改动了评分器的 runner（{what}",
     ),
     "note.the_record_no_longer_matches_its": (

@@ -5,7 +5,7 @@ Holds the hidden suite's messages on counts, gradients, generation and values (t
 messages_suite.py), and the judge's generic ones (``suite_api``: missing records, shapes, dtypes). Part of the
 message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders them where it builds them
 (judge/words.py ``say``): in English for the marking scheme, which reads them, and in the submission's language
-for what the student reads. ⟦...⟧ in the Chinese marks a keyword or code (dropped when rendered). Imports nothing.
+for what the student reads. Imports nothing.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ MESSAGES = {
             "model's; a decoder switches the model to evaluation mode first)"
         ),
         (
-            "{what}：新生成的词元 {got} 是 dropout 仍然开着时模型给出的：解码时没有关闭 dropout（⟦dropout on while "
-            "decoding⟧；训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本身的选择；解码器应当先把模型切换到"
+            "{what}：新生成的词元 {got} 是 dropout 仍然开着时模型给出的：解码时没有关闭 dropout（dropout on while "
+            "decoding；训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本身的选择；解码器应当先把模型切换到"
             "评估模式）"
         ),
     ),
@@ -58,7 +58,7 @@ MESSAGES = {
         ),
         (
             "TiedEmbeddingLM 的词元表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库"
-            "（⟦delegated tie⟧；这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
+            "（delegated tie；这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
             "并亲手把它们绑定"
         ),
     ),
@@ -67,11 +67,11 @@ MESSAGES = {
             "\n-> loss raises: loss() stops with an error instead of returning the mean next-token cross-entropy, "
             "so the model has no training objective"
         ),
-        "\n→ 损失函数抛出了异常（⟦loss raises⟧）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
+        "\n→ 损失函数抛出了异常（loss raises）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
     ),
     "suite.x_the_mean_cross_entropy_loss": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（⟦loss halved⟧）",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（loss halved）",
     ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
@@ -90,44 +90,44 @@ MESSAGES = {
         "：新 token 为 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新 token：",
     ),
     "suite.it_matches_a_decoder_with_this": (
-        "it matches a decoder with this mistake: {labels*}",
+        "it matches a decoder with this mistake: {labels}",
         "它与犯了这种错误的解码器结果一致：{labels}",
     ),
     "suite.wrong_crop_first_block_size_tokens": (
         " / wrong crop (first block_size tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
+        " / 截取方式不对（wrong crop；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens": (
         " / wrong crop (block_size - 1 tokens)",
-        " / 截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
+        " / 截取方式不对（wrong crop；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（⟦wrong crop⟧；截取了前 block_size 个词元）",
+        "截取方式不对（wrong crop；截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens_2": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（⟦wrong crop⟧；只截取了 block_size - 1 个词元）",
+        "截取方式不对（wrong crop；只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_position_logits_of_the_first": (
         "wrong position (logits of the first position)",
-        "取错了位置（⟦wrong position⟧；用了第一个位置的 logits）",
+        "取错了位置（wrong position；用了第一个位置的 logits）",
     ),
     "suite.wrong_position_logits_of_the_second": (
         "wrong position (logits of the second-to-last position)",
-        "取错了位置（⟦wrong position⟧；用了倒数第二个位置的 logits）",
+        "取错了位置（wrong position；用了倒数第二个位置的 logits）",
     ),
     "suite.every_row_continues_like_row_0": (
         ("every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"),
         (
-            "每一行都和第 0 行续写得一样：批内各行没有各自独立（⟦batch rows not independent⟧；是不是"
+            "每一行都和第 0 行续写得一样：批内各行没有各自独立（batch rows not independent；是不是"
             "用了 .item()，或者拿第 0 行代替了整个批？）"
         ),
     ),
     "suite.it_matches_no_greedy_decoder_sampling": (
         "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
         (
-            "它与任何一种贪心解码器都对不上：用了采样而不是 argmax（⟦sampling instead of argmax⟧），"
+            "它与任何一种贪心解码器都对不上：用了采样而不是 argmax（sampling instead of argmax），"
             "或者位置（wrong position）、截取、接续有误"
         ),
     ),
@@ -137,13 +137,13 @@ MESSAGES = {
             "last block_size tokens of the context"
         ),
         (
-            "\n→ 没有截取或截取方式不对（⟦no crop⟧ / ⟦wrong crop⟧）：模型一次最多读 block_size 个词元，所以每一步只把"
+            "\n→ 没有截取或截取方式不对（no crop / wrong crop）：模型一次最多读 block_size 个词元，所以每一步只把"
             "上下文中最后 block_size 个词元送进模型"
         ),
     ),
     "suite.transposed_wrong_matmul_logits_x_w": (
         "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)",
-        "\n→ 转置了或矩阵乘法写错了（⟦transposed⟧）：logits = ⟦x @ W.T⟧，其中 W 的形状为 (V, D)",
+        "\n→ 转置了或矩阵乘法写错了（transposed）：logits = x @ W.T，其中 W 的形状为 (V, D)",
     ),
     "suite.the_grader_hit_an_internal_error": (
         "the grader hit an internal error ({what}); tell your instructor",
@@ -152,7 +152,7 @@ MESSAGES = {
     "suite.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
         "very slow one? The other checks still ran",
-        "{what} 没有在 {n} 秒内结束（⟦did not finish⟧），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "{what} 没有在 {n} 秒内结束（did not finish），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
         "慢的循环？其他检查照常运行",
     ),
     "suite.failed_your_code_raised": (
@@ -215,7 +215,7 @@ MESSAGES = {
     ),
     "suite.the_submission_exited_early_sys_exit": (
         "the submission exited early (sys.exit / os._exit) before it ran",
-        "提交在运行到这里之前就提前退出了（⟦sys.exit⟧ / ⟦os._exit⟧）",
+        "提交在运行到这里之前就提前退出了（sys.exit / os._exit）",
     ),
     "suite.has_shape_expected": (
         "{label} has shape {got}, expected {want}",
@@ -246,7 +246,7 @@ MESSAGES = {
         "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
     ),
     "suite.malformed_evidence": (
-        "malformed evidence: {what*}",
+        "malformed evidence: {what}",
         "记录格式不对：{what}",
     ),
     "suite.after_load_state_dict_into_a": (
