@@ -152,6 +152,103 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{name} changed while the grader opened it: " + _FIX_EN,
         "评分程序打开 {name} 时它被改动了：" + _FIX_ZH,
     ),
+    # -------------- what the judge's evidence helpers and its suite runners say (grading/judge/suite_api.py)
+    "judge.the_grader_hit_an_internal_error": (
+        "the grader hit an internal error ({what}); tell your instructor",
+        "评分程序内部出错（「{what}」）；请告诉你的老师",
+    ),
+    "judge.did_not_finish_within": (
+        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
+        "very slow one? The other checks still ran",
+        "{what} 没有在 {n} 秒内结束（did not finish），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "慢的循环？其他检查照常运行",
+    ),
+    "judge.failed_your_code_raised": (
+        "{what} failed: your code raised {text}",
+        "{what} 运行失败：你的代码抛出了异常「{text}」",
+    ),
+    "judge.no_evidence_for": (
+        "no evidence for {what}: {why}",
+        "没有{what}的结果：{why}",
+    ),
+    "judge.run_ended_with_status": (
+        "the run ended with status {status} before it ran",
+        "运行在到达这里之前就以状态 {status} 结束了",
+    ),
+    "judge.grader_refused_record": (
+        "the grader refused what the run sent for it ({note})",
+        "评分程序拒收了运行为它发来的记录（「{note}」）",
+    ),
+    "judge.experiment_named": ("experiment {name}", "实验 {name}"),
+    "judge.is_none": ("{label} is None", "{label} 是 None"),
+    "judge.malformed_state_dict_entry": (
+        "malformed state_dict for {label}: entry {name} is not a named plain tensor",
+        "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
+    ),
+    "judge.state_dict_entry_not_finite": (
+        "state_dict entry {name} of {label} is not a finite floating-point tensor",
+        "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
+    ),
+    "judge.malformed_state_dict_shapes": (
+        "malformed state_dict shapes for {label}",
+        "{label} 的 state_dict 形状记录格式不对",
+    ),
+    "judge.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
+    "judge.not_run": ("not run", "没有运行"),
+    "judge.failed": ("failed", "未通过"),
+    "judge.fixture_yielded_twice": ("fixture {name} yielded twice", "fixture {name} yield 了两次"),
+    "judge.the_experiment_did_not_report_see": (
+        "the experiment did not report (see the run output)",
+        "这项实验没有返回结果（见运行输出）",
+    ),
+    "judge.the_submission_stopped_before_it_ran": (
+        "the submission stopped before it ran",
+        "提交在运行到这里之前就停止了",
+    ),
+    "judge.the_submission_was_stopped_at_the": (
+        "the submission was stopped at the time limit before it ran",
+        "提交在运行到这里之前就因超时被终止",
+    ),
+    "judge.the_submission_ran_out_of_memory": (
+        "the submission ran out of memory before it ran",
+        "提交在运行到这里之前就耗尽了内存",
+    ),
+    "judge.the_submission_crashed_before_it_ran": (
+        "the submission crashed before it ran",
+        "提交在运行到这里之前就崩溃了",
+    ),
+    "judge.the_submission_exited_early_sys_exit": (
+        "the submission exited early (sys.exit / os._exit) before it ran",
+        "提交在运行到这里之前就提前退出了（sys.exit / os._exit）",
+    ),
+    "judge.has_shape_expected": (
+        "{label} has shape {got}, expected {want}",
+        "{label} 的形状是 {got}，应为 {want}",
+    ),
+    "judge.has_dtype_expected": (
+        "{label} has dtype {got}, expected {want}",
+        "{label} 的 dtype 是 {got}，应为 {want}",
+    ),
+    "judge.contains_nan_or_inf": (
+        "{label} contains NaN or inf",
+        "{label} 含有 NaN 或 inf",
+    ),
+    "judge.is_a_expected_a_plain_torch": (
+        "{label} is a {kind}, expected a plain torch.Tensor",
+        "{label} 是 {kind}，应为普通的 torch.Tensor",
+    ),
+    "judge.no_value_recorded_for": (
+        "no value recorded for {label}",
+        "没有记录到 {label} 的值",
+    ),
+    "judge.no_state_dict_recorded_for": (
+        "no state_dict recorded for {label}",
+        "没有记录到 {label} 的 state_dict",
+    ),
+    "judge.malformed_evidence_for": (
+        "malformed evidence for {what} (got {kind}, expected a dict)",
+        "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
+    ),
 }
 
 

@@ -42,7 +42,7 @@ def message_for(exc: BaseException) -> str:
     if isinstance(exc, AssertionError):
         return str(exc).strip() or say("judge.failed")
     # An error inside the judge's own code is the grader's problem, not the student's: say so plainly.
-    return say("suite.the_grader_hit_an_internal_error", what=f"{type(exc).__name__}: {exc}")
+    return say("judge.the_grader_hit_an_internal_error", what=f"{type(exc).__name__}: {exc}")
 
 
 class JudgePlugin:

@@ -8,19 +8,20 @@ tampered with.
 
 A judgement has a language (``language()``: "en" unless the runner of the suite set another with
 ``speaking``): the engine runs every test in English (the marking scheme reads English), then runs each failed
-test again in the submission's language for the message the student reads. The helpers' own messages come
-from the grader's message catalog in that language (``use_catalog``: the grader's ``render(id, language,
-**params)``); in English, or without a catalog, they are the English templates below.
+test again in the submission's language for the message the student reads. The helpers' own messages, and the
+suite runners' last words ("not run", "failed"), are the engine's: rendered from its catalog
+(``autograder/grading/catalog.py``) in that language, whatever the grader.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import torch
 
+from autograder.grading import catalog
 from autograder.protocol.run_records import error_text
 from autograder.protocol.schema import Record
 
@@ -34,47 +35,11 @@ __all__ = [
     "describe_run",
     "language",
     "speaking",
-    "use_catalog",
     "say",
-    "ENGLISH",
 ]
 
-# The helpers' messages, id -> English template; a grader's catalog holds the same ids in every language.
-ENGLISH = {
-    "suite.no_evidence_for": "no evidence for {what}: {why}",
-    "suite.the_submission_stopped_before_it_ran": "the submission stopped before it ran",
-    "suite.the_experiment_did_not_report_see": "the experiment did not report (see the run output)",
-    "suite.the_submission_was_stopped_at_the": "the submission was stopped at the time limit before it ran",
-    "suite.the_submission_ran_out_of_memory": "the submission ran out of memory before it ran",
-    "suite.the_submission_crashed_before_it_ran": "the submission crashed before it ran",
-    "suite.the_submission_exited_early_sys_exit": "the submission exited early (sys.exit / os._exit) before it ran",
-    "judge.run_ended_with_status": "the run ended with status {status} before it ran",
-    "judge.grader_refused_record": "the grader refused what the run sent for it ({note})",
-    "judge.experiment_named": "experiment {name}",
-    "suite.malformed_evidence_for": "malformed evidence for {what} (got {kind}, expected a dict)",
-    "suite.did_not_finish_within": (
-        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
-        "very slow one? The other checks still ran"
-    ),
-    "suite.failed_your_code_raised": "{what} failed: your code raised {text}",
-    "suite.no_value_recorded_for": "no value recorded for {label}",
-    "judge.is_none": "{label} is None",
-    "suite.is_a_expected_a_plain_torch": "{label} is a {kind}, expected a plain torch.Tensor",
-    "suite.has_shape_expected": "{label} has shape {got}, expected {want}",
-    "suite.has_dtype_expected": "{label} has dtype {got}, expected {want}",
-    "suite.contains_nan_or_inf": "{label} contains NaN or inf",
-    "suite.no_state_dict_recorded_for": "no state_dict recorded for {label}",
-    "judge.malformed_state_dict_entry": ("malformed state_dict for {label}: entry {name} is not a named plain tensor"),
-    "judge.state_dict_entry_not_finite": "state_dict entry {name} of {label} is not a finite floating-point tensor",
-    "judge.malformed_state_dict_shapes": "malformed state_dict shapes for {label}",
-    "suite.the_grader_hit_an_internal_error": "the grader hit an internal error ({what}); tell your instructor",
-    "judge.not_run_skipped": "not run (skipped)",
-    "judge.not_run": "not run",
-    "judge.failed": "failed",
-    "judge.fixture_yielded_twice": "fixture {name} yielded twice",
-}
 
-_STATE: dict[str, Any] = {"language": "en", "render": None}
+_STATE: dict[str, Any] = {"language": "en"}
 
 
 def language() -> str:
@@ -93,18 +58,9 @@ def speaking(lang: str) -> Iterator[None]:
         _STATE["language"] = previous
 
 
-def use_catalog(render: Callable[..., str]) -> None:
-    """The grader's ``render(id, language, **params)``, for these helpers' messages in another language than
-    English (a grader's judge module calls it when it is imported)."""
-    _STATE["render"] = render
-
-
 def say(key: str, /, **params: object) -> str:
-    """The helpers' message `key` in the judgement's language (English: the template above)."""
-    render = _STATE["render"]
-    if language() == "en" or render is None:
-        return ENGLISH[key].format(**params)
-    return render(key, language(), **params)
+    """The engine's message `key` (``autograder/grading/catalog.py``) in the judgement's language."""
+    return catalog.render(key, language(), **params)
 
 
 class EvidenceError(AssertionError):
@@ -114,15 +70,15 @@ class EvidenceError(AssertionError):
 def describe_run(run: Mapping[str, Any] | None) -> str:
     """A short phrase about how the submission's run ended, for 'missing evidence' messages."""
     if not run:
-        return say("suite.the_submission_stopped_before_it_ran")
+        return say("judge.the_submission_stopped_before_it_ran")
     status = run.get("status", "ok")
     if status == "ok":
-        return say("suite.the_experiment_did_not_report_see")
+        return say("judge.the_experiment_did_not_report_see")
     key = {
-        "timeout": "suite.the_submission_was_stopped_at_the",
-        "memory": "suite.the_submission_ran_out_of_memory",
-        "crashed": "suite.the_submission_crashed_before_it_ran",
-        "exited": "suite.the_submission_exited_early_sys_exit",
+        "timeout": "judge.the_submission_was_stopped_at_the",
+        "memory": "judge.the_submission_ran_out_of_memory",
+        "crashed": "judge.the_submission_crashed_before_it_ran",
+        "exited": "judge.the_submission_exited_early_sys_exit",
     }.get(status)
     return say(key) if key else say("judge.run_ended_with_status", status=repr(status))
 
@@ -135,7 +91,7 @@ def need(
     name = record if isinstance(record, str) else record.NAME
     what = what or say("judge.experiment_named", name=repr(name))
     if name not in evidence:
-        raise EvidenceError(say("suite.no_evidence_for", what=what, why=_refusal(name, run) or describe_run(run)))
+        raise EvidenceError(say("judge.no_evidence_for", what=what, why=_refusal(name, run) or describe_run(run)))
     return entry(evidence[name], what)
 
 
@@ -151,15 +107,15 @@ def _refusal(name: str, run: Mapping[str, Any] | None) -> str:
 def entry(record: Any, what: str) -> dict:
     """A nested record (one case of an experiment); fails on an error report or a non-dict."""
     if not isinstance(record, dict):
-        raise EvidenceError(say("suite.malformed_evidence_for", what=what, kind=type(record).__name__))
+        raise EvidenceError(say("judge.malformed_evidence_for", what=what, kind=type(record).__name__))
     if "error" in record:
         stopped = _stopped_seconds(record)
         if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
-            raise EvidenceError(say("suite.did_not_finish_within", what=what, n=f"{stopped:g}"))
+            raise EvidenceError(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
         # The student's text never holds the judge's hint marker ("\n-> "): autograder.grading.marking reads only the
         # judge's words after "your code raised".
         text = error_text(record["error"], 1200).replace("\n->", "\n=>")
-        raise EvidenceError(say("suite.failed_your_code_raised", what=what, text=text))
+        raise EvidenceError(say("judge.failed_your_code_raised", what=what, text=text))
     return record
 
 
@@ -184,18 +140,18 @@ def plain_tensor(
     """record[key] as a plain torch.Tensor of the expected shape/dtype, or a clear failure."""
     label = what or key
     if not isinstance(record, Mapping) or key not in record:
-        raise EvidenceError(say("suite.no_value_recorded_for", label=label))
+        raise EvidenceError(say("judge.no_value_recorded_for", label=label))
     t = record[key]
     if t is None:
         raise EvidenceError(say("judge.is_none", label=label))
     if type(t) is not torch.Tensor:
-        raise EvidenceError(say("suite.is_a_expected_a_plain_torch", label=label, kind=type(t).__name__))
+        raise EvidenceError(say("judge.is_a_expected_a_plain_torch", label=label, kind=type(t).__name__))
     if shape is not None and tuple(t.shape) != tuple(shape):
-        raise EvidenceError(say("suite.has_shape_expected", label=label, got=tuple(t.shape), want=tuple(shape)))
+        raise EvidenceError(say("judge.has_shape_expected", label=label, got=tuple(t.shape), want=tuple(shape)))
     if dtype is not None and t.dtype != dtype:
-        raise EvidenceError(say("suite.has_dtype_expected", label=label, got=t.dtype, want=dtype))
+        raise EvidenceError(say("judge.has_dtype_expected", label=label, got=t.dtype, want=dtype))
     if finite and t.is_floating_point() and not bool(torch.isfinite(t).all()):
-        raise EvidenceError(say("suite.contains_nan_or_inf", label=label))
+        raise EvidenceError(say("judge.contains_nan_or_inf", label=label))
     return t
 
 
@@ -204,7 +160,7 @@ def tensor_dict(record: Mapping[str, Any], key: str, *, what: str = "") -> dict[
     label = what or key
     value = record.get(key) if isinstance(record, Mapping) else None
     if not isinstance(value, dict) or not value:
-        raise EvidenceError(say("suite.no_state_dict_recorded_for", label=label))
+        raise EvidenceError(say("judge.no_state_dict_recorded_for", label=label))
     for name, t in value.items():
         if not isinstance(name, str) or type(t) is not torch.Tensor:
             raise EvidenceError(say("judge.malformed_state_dict_entry", label=label, name=repr(str(name)[:80])))

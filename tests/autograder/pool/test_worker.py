@@ -76,13 +76,15 @@ def test_pool_and_fresh_paths_give_identical_scores_and_messages():
 
 
 def test_both_paths_judge_a_chinese_hand_in_in_chinese_alike(tmp_path):
-    """The submission's language reaches the judge on both paths: each failed test's message in Chinese too."""
+    """The submission's language reaches the judge on both paths: each failed test's message, as the student
+    reads it once the run is marked, is the judge's Chinese rendering (English if the language got lost)."""
     (wrong,) = _files(WEIGHT_TYING, ["wrong/w33_*"])
     chinese = tmp_path / wrong.name
     chinese.write_text("# language: zh\n" + wrong.read_text(encoding="utf-8"), encoding="utf-8")
     (warm,) = _same_on_both_paths([(WEIGHT_TYING, chinese)])
     failed = [t for t in warm.tests if not t.passed]
-    assert failed and all(re.search(r"[\u4e00-\u9fff]", t.localized) for t in failed)
+    assert warm.language == "zh"
+    assert failed and all(re.search(r"[\u4e00-\u9fff]", t.output) for t in failed), [t.output for t in failed]
 
 
 @pytest.mark.sweep

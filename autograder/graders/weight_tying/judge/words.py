@@ -4,7 +4,7 @@ The suite's runner sets the language of a judgement (``autograder.grading.judge.
 English while the marking scheme's judgement runs, then the submission's for a failed test's message).
 ``say(id, **params)`` renders one catalog message (``messages.py``) in it; ``reread`` and ``language`` pass it
 on to the diagnosis. What is not ours (what the student's code or torch raised) is a parameter, kept verbatim.
-Importing this module gives the engine's helpers (``suite_api``: missing records, shapes, dtypes) the catalog.
+The engine's helpers (``suite_api``: missing records, shapes, dtypes) speak from the engine's catalog.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from autograder.graders.weight_tying import diagnosis, messages
 from autograder.grading.judge import suite_api
 
 __all__ = ["say", "reread", "language"]
-
-suite_api.use_catalog(messages.render)
 
 
 def language() -> str:

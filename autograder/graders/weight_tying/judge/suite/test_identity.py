@@ -165,7 +165,7 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
         "suite.minigpt_pos_embed_weight_has_the", got=tuple(before.shape), want=shape
     ) + reread(4)
     assert before.dim() == 2 and before.shape[1] == table.shape[1], say(
-        "suite.has_shape_expected", label="minigpt.pos_embed.weight", got=tuple(before.shape), want=shape
+        "judge.has_shape_expected", label="minigpt.pos_embed.weight", got=tuple(before.shape), want=shape
     ) + reread(4)
     # The judge loaded its own positional table: the reported one must be exactly it, before and after.
     judged = judge_values(plan["gpt"]["values"]["identity"], "pos_embed.weight", before.shape)
