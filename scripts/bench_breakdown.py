@@ -1,7 +1,7 @@
 """Benchmark (prints figures, asserts nothing): where a mixed class's CPU goes, per kind of notebook, stage by stage.
 
     .venv/bin/python scripts/bench_breakdown.py --n 48 --seed 7          # the class of `bench_grading.py scale`
-    .venv/bin/python scripts/bench_breakdown.py --n 16 --top 8 --extra w61_try_it_cell_endless_generate.ipynb
+    .venv/bin/python scripts/bench_breakdown.py --n 16 --extra w61_try_it_cell_endless_generate.ipynb  # + hangs
 
 One warm worker (the pool's path, one submission at a time, so that each process's CPU belongs to one
 submission) grades a mixed class (``bench_class.mixed_class``, the same mix as ``bench_grading.py scale``)
@@ -21,7 +21,8 @@ class but the first). Each submission's CPU is split by process and by stage:
     judge restart  a judge replaced after a judgement (grown past its share of memory) and warm again
     other          the whole command's cpuacct group minus all of the above (kernel work for cgroups, ...)
 
-An empty submission is graded too: its set-up + cells row is the sandbox's fixed cost per run. CPU is read
+An empty submission is graded too: its set-up + cells row is the sandbox's fixed cost per run. Files named
+with --extra (hangs such as w61 or w62, slow attacks) get a row of their own, outside the mixed class's. CPU is read
 from cgroup v1 cpuacct and ``/proc/PID/task/*/schedstat`` (ns), so this needs root and cgroup v1 cpuacct.
 """
 
@@ -237,7 +238,7 @@ def _kind(path: Path, kind: str) -> str:
 
 
 def table(title: str, rows: list[tuple[str, list[dict]]]) -> None:
-    print(f"\n{title}  (CPU-s per submission, mean; share of the row's total in brackets)")
+    print(f"\n{title}  (CPU-s per submission, mean)")
     head = ["", "n", "total"] + [s for s in STAGES]
     widths = [max(len(r[0]) for r in rows) + 1, 4, 7] + [max(8, len(s) + 1) for s in STAGES]
     print("".join(h.rjust(w) if i else h.ljust(w) for i, (h, w) in enumerate(zip(head, widths, strict=True))))
@@ -278,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             found = sorted(CALIBRATION.glob(f"*/{name}"))
             if not found:
                 parser.error(f"--extra {name!r}: no calibration file of that name under {CALIBRATION}")
-            students.append((found[0], found[0].parent.name))
+            students.append((found[0], "extra"))  # its own row: the class's rows stay the mix
         empty = work / "empty.py"
         empty.write_text("# nothing handed in yet\n", encoding="utf-8")
         students.append((empty, "empty"))
@@ -310,16 +311,14 @@ def main(argv: list[str] | None = None) -> int:
         f"submission at a time; {os.cpu_count()} cores, load {load_before:.1f} before, {os.getloadavg()[0]:.1f} "
         f"at the end; {len(every)} submissions in {wall:.0f} s wall)"
     )
-    kinds = [k for k in ("solution", "correct", "wrong", "attacks", "empty") if k in by_kind]
-    kinds += [k for k in by_kind if k not in kinds]
-    graded = [m for kind, _, m in every if kind != "empty"]
-    rows = [(k, by_kind[k]) for k in kinds] + [("class (all but empty)", graded), ("first of a plan", [warm])]
+    kinds = [k for k in ("solution", "correct", "wrong", "attacks", "extra", "empty") if k in by_kind]
+    graded = [m for kind, _, m in every if kind not in ("empty", "extra")]
+    rows = [(k, by_kind[k]) for k in kinds] + [("the mixed class", graded), ("first of a plan", [warm])]
     table("By kind of notebook", rows)
     class_cpu = sum(m["total"] for m in graded)
-    print(
-        "\nShare of the class's CPU by kind: "
-        + ", ".join(f"{k} {sum(m['total'] for m in by_kind[k]) / class_cpu:.0%}" for k in kinds if k != "empty")
-    )
+    mix = [k for k in kinds if k not in ("empty", "extra")]
+    shares = [f"{k} {sum(m['total'] for m in by_kind[k]) / class_cpu:.0%}" for k in mix]
+    print("\nShare of the mixed class's CPU by kind: " + ", ".join(shares))
     per_experiment: dict[str, list[float]] = defaultdict(list)
     for _kind_name, _, m in every:
         for name, cpu in m["experiments"].items():
