@@ -172,7 +172,11 @@ def _warm_for_one(assignment: str, submissions: dict[str, Path], roots: tuple[st
     from autograder.grading.pool.worker import named_warm_imports
 
     (path,) = submissions.values()
-    return named_warm_imports(get_assignment(assignment).warm_imports, [pipeline.read(path, roots).source])
+    try:
+        source = pipeline.read(path, roots).source
+    except Exception:  # noqa: BLE001 - the worker reads it again and reports why; here it only costs speed
+        return None
+    return named_warm_imports(get_assignment(assignment).warm_imports, [source])
 
 
 def grade_file(
