@@ -327,10 +327,11 @@ def _stages(seed: int) -> list[tuple[str, str]]:
         check=True,
     )
     wall = time.perf_counter() - start
-    from autograder.grading.pool.worker import Worker
+    from autograder.grading.pool.worker import Worker, named_warm_imports
 
     start = time.perf_counter()
     worker = Worker("weight_tying")
+    worker.warm_imports = named_warm_imports(worker.spec.warm_imports, [SOLUTION.read_text()])  # as grade FILE
     try:
         worker.start()
         worker.zygote.wait_ready()
@@ -339,7 +340,7 @@ def _stages(seed: int) -> list[tuple[str, str]]:
         t = worker.timings
         return [
             ("stage: interpreter + CLI import", f"{wall:.3f} s"),
-            ("stage: zygote warm (torch, dnnlpy, runner; judge starts alongside)", f"{zygote:.3f} s"),
+            ("stage: zygote warm (torch, dnnlpy, runner, what the file names; judge alongside)", f"{zygote:.3f} s"),
             ("stage: judge job (plan; waits for the judge's own start)", f"{t.get('job', 0):.3f} s"),
             ("stage: sandboxed run (fork, namespaces, root, runner)", f"{t['run']:.3f} s"),
             ("stage: judging (decode, run facts, suite)", f"{t['judge']:.3f} s"),

@@ -95,7 +95,10 @@ def grade_batch(
             from autograder.grading.pool.local import LocalPool
 
             with LocalPool(
-                assignment=assignment, limits=limits, workers=min(workers, max(1, len(submissions)))
+                assignment=assignment,
+                limits=limits,
+                workers=min(workers, max(1, len(submissions))),
+                warm_imports=_warm_for_one(assignment, submissions, trusted),
             ) as pool:
                 results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived)
         elif executor == "dask":
@@ -157,6 +160,23 @@ class _Progress:
 
     def close(self) -> None:
         self.progress.stop()
+
+
+def _warm_for_one(assignment: str, submissions: dict[str, Path], roots: tuple[str, ...]) -> tuple[str, ...] | None:
+    """A class of one warms only the optional imports its file names (``worker.named_warm_imports``); a class
+    warms them all (None: its notebooks plot)."""
+    if len(submissions) != 1:
+        return None
+    from autograder.graders import get_assignment
+    from autograder.grading import pipeline
+    from autograder.grading.pool.worker import named_warm_imports
+
+    (path,) = submissions.values()
+    try:
+        source = pipeline.read(path, roots).source
+    except Exception:  # noqa: BLE001 - the worker reads it again and reports why; here it only costs speed
+        return None
+    return named_warm_imports(get_assignment(assignment).warm_imports, [source])
 
 
 def grade_file(

@@ -29,6 +29,7 @@ import os
 import signal
 import socket
 import sys
+import weakref
 
 __all__ = ["main"]
 
@@ -55,9 +56,18 @@ def _warm(modules: list[str], optional: list[str]) -> bytes:
     layer = torch.nn.Linear(4, 2)
     layer(torch.ones(3, 4)).sum().backward()
     torch.set_rng_state(state)
+    _no_exit_finalizers()
     gc.collect()
     gc.freeze()  # children never walk these objects in a collection: fewer copied pages per child
     return state.numpy().tobytes()
+
+
+def _no_exit_finalizers() -> None:
+    """The finalizers imports made here run at no child's exit: torch registers one per operator library
+    (~40 ms of CPU in every child, which exits with ``atexit``'s handlers as a fresh interpreter does), and what
+    they clean up goes with the child's process anyway. Finalizers a child makes (student code) still run."""
+    for finalizer in list(getattr(weakref.finalize, "_registry", {})):
+        finalizer.atexit = False
 
 
 def _reap() -> None:

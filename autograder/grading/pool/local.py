@@ -24,11 +24,17 @@ class LocalPool:
     """`workers` warm workers for `assignment`; use as a context manager (``close`` stops every process)."""
 
     def __init__(
-        self, *, assignment: str, limits: Limits = Limits(), workers: int = 1, mode: str | None = None
+        self,
+        *,
+        assignment: str,
+        limits: Limits = Limits(),
+        workers: int = 1,
+        mode: str | None = None,
+        warm_imports: tuple[str, ...] | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.workers = [Worker(assignment, limits, mode=mode) for _ in range(workers)]
+        self.workers = [Worker(assignment, limits, mode=mode, warm_imports=warm_imports) for _ in range(workers)]
         for worker in self.workers:  # all warm up at once
             worker.start()
         self._retired: list[dict] = []

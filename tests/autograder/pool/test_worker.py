@@ -11,8 +11,9 @@ import textwrap
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.grading.executors import grade_file
 from autograder.grading.fresh import grade_submission
-from autograder.grading.pool.worker import Worker
+from autograder.grading.pool.worker import Worker, named_warm_imports
 from autograder.grading.result import JUDGE_LIMIT
 from autograder.sandbox import Limits
 
@@ -165,6 +166,43 @@ def test_a_dead_zygote_is_replaced_and_the_submission_graded(tmp_path):
     assert again.score == 3 and again.status == "ok"
     assert "warm: []" in again.run.stdout_tail  # the selftest grader warms nothing its add() does not need
     assert stats["zygotes_started"] == 2 and stats["runs"] == 2
+
+
+def test_warm_imports_are_those_whose_package_a_source_names_as_a_word():
+    optional = ("matplotlib", "matplotlib.pyplot", "dnnlpy.tokenizers", "numpy")
+    sources = ["import dnnlpy.nn as dnn\n# plots come later: matplotlib\n", "x = mynumpyish = 1\n"]
+    assert named_warm_imports(optional, sources) == ("matplotlib", "matplotlib.pyplot", "dnnlpy.tokenizers")
+    assert named_warm_imports(optional, []) == ()
+
+
+def test_a_class_warms_every_import_and_a_file_that_cannot_be_read_here_changes_nothing(tmp_path, monkeypatch):
+    from autograder.grading import executors, pipeline
+
+    path = tmp_path / "solution.py"
+    path.write_text("import torch\n")
+    assert executors._warm_for_one("weight_tying", {"a": path}, ()) == ()  # it names none of them
+    assert executors._warm_for_one("weight_tying", {"a": path, "b": path}, ()) is None
+
+    def unreadable(*args, **kwargs):
+        raise OSError("the disk went away")
+
+    monkeypatch.setattr(pipeline, "read", unreadable)  # the worker reads it again and says why
+    assert executors._warm_for_one("weight_tying", {"a": path}, ()) is None
+
+
+def test_a_class_of_one_warms_only_the_imports_its_file_names(tmp_path):
+    """A file that never names matplotlib is graded without waiting for it (and graded the same); one that
+    names it finds it imported already."""
+    probe = "\nimport sys as _sys\nprint('plots warm:', ('matplot' + 'lib.pyplot') in _sys.modules)\n"
+    outputs = {}
+    for name, extra in (("quiet", ""), ("plots", "\n# the notebook plots its losses with matplotlib\n")):
+        path = tmp_path / name / "solution.py"
+        path.parent.mkdir()
+        path.write_text(WEIGHT_TYING.solution_path.read_text() + extra + probe)
+        result = grade_file(assignment="weight_tying", path=path, seed=SEED, limits=Limits(wall_seconds=60))
+        assert result.score == result.max_score == 100, result.output
+        outputs[name] = result.run.stdout_tail
+    assert "plots warm: False" in outputs["quiet"] and "plots warm: True" in outputs["plots"], outputs
 
 
 def _resident(pid: int) -> int:
