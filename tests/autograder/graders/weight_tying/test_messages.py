@@ -132,3 +132,41 @@ def test_a_chinese_message_keeps_every_misconception_keyword_its_english_names()
         if keyword in message.en.lower() and keyword not in message.zh.lower()
     ]
     assert lost == []
+
+
+def _literal_ids(path: Path) -> list[tuple[str, str, int]]:
+    """(renderer, id, line) for each say/render/tell call whose first argument is a string literal: the grader's
+    say/render/tell read its catalog, ``suite_api.say`` the engine's."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "say":
+            owner = func.value.id if isinstance(func.value, ast.Name) else ""
+            out.append(("engine" if owner == "suite_api" else "grader", node.args[0].value, node.lineno))
+        elif (
+            isinstance(func, ast.Name) and func.id in ("say", "render", "tell") and isinstance(node.args[0].value, str)
+        ):
+            out.append(("grader", node.args[0].value, node.lineno))
+    return out
+
+
+def test_every_id_the_judge_renders_is_in_the_catalog_its_renderer_reads():
+    """A message id the suite names must exist where its `say` looks (a wrong one raises only on the rare path
+    that renders it: the sweep's leaf mutations found one); the engine's helpers read the engine's catalog."""
+    from autograder.grading import catalog as engine
+
+    grader = Path(messages.__file__).parent
+    files = [p for p in grader.rglob("*.py") if "calibration" not in p.parts and not p.name.startswith("messages")]
+    files += list((Path(engine.__file__).parent / "judge").glob("*.py"))
+    missing = []
+    for path in files:
+        local = path.is_relative_to(grader)
+        for renderer, key, line in _literal_ids(path):
+            if not re.fullmatch(r"[a-z_]+\.[\w.]+", key):
+                continue
+            known = key in engine.MESSAGES if renderer == "engine" or not local else key in CATALOG
+            if not known:
+                missing.append(f"{path.name}:{line} {key} ({renderer if local else 'engine'})")
+    assert missing == [], missing

@@ -29,6 +29,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     TableFollow,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
+from autograder.grading.judge import suite_api
 from autograder.grading.judge.suite_api import plain_tensor, shape_dict
 from autograder.grading.marking import graded
 
@@ -164,7 +165,7 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     assert tuple(before.shape) != tuple(table.shape), say(
         "suite.minigpt_pos_embed_weight_has_the", got=tuple(before.shape), want=shape
     ) + reread(4)
-    assert before.dim() == 2 and before.shape[1] == table.shape[1], say(
+    assert before.dim() == 2 and before.shape[1] == table.shape[1], suite_api.say(
         "judge.has_shape_expected", label="minigpt.pos_embed.weight", got=tuple(before.shape), want=shape
     ) + reread(4)
     # The judge loaded its own positional table: the reported one must be exactly it, before and after.
