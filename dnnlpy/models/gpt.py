@@ -161,7 +161,7 @@ class MiniGPT(nn.Module):
             )
         if input_ids.numel() == 0:
             return  # an empty batch (B = 0) has no ids to check; forward returns (0, T, V) as torch modules do
-        lo, hi = int(input_ids.min()), int(input_ids.max())
+        lo, hi = (int(m) for m in torch.aminmax(input_ids))  # one pass for both ends
         if lo < 0 or hi >= self.vocab_size:
             bad = lo if lo < 0 else hi
             raise ValueError(

@@ -1,7 +1,14 @@
-"""Activation functions as modules."""
+"""Activation functions as modules.
+
+For speed ``GELU`` runs torch's fused kernel (``torch.nn.functional.gelu``); the maths written out is
+``dF.gelu``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the two equal (values and gradients, float32 and
+float64, -inf included).
+"""
 
 from __future__ import annotations
 
+import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from . import functional as dF
@@ -19,7 +26,11 @@ class GELU(nn.Module):
         self.approximate = approximate
 
     def forward(self, x: Tensor) -> Tensor:
-        return dF.gelu(x, self.approximate)
+        if isinstance(x, Tensor) and x.is_floating_point():
+            # At -inf torch's kernel may give nan (it depends on the tensor's length): pin GELU's limit 0 there,
+            # as dF does (the gradient there stays dF's too).
+            return F.gelu(x, approximate=self.approximate).masked_fill(torch.isneginf(x), 0.0)
+        return dF.gelu(x, self.approximate)  # raises dF's clear error
 
     def extra_repr(self) -> str:
         return f"approximate={self.approximate!r}"

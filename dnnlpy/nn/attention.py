@@ -1,8 +1,20 @@
-"""Multi-head attention: several scaled dot-product attentions side by side."""
+"""Multi-head attention: several scaled dot-product attentions side by side.
+
+For speed the module runs torch's fused kernels: ``torch.nn.functional.scaled_dot_product_attention`` when
+nobody needs the probabilities (no ``attn_mask``, ``need_weights=False``, attention dropout off: MiniGPT's
+case), else ``torch.softmax`` on the scores with a causal mask built once per size and device. The maths
+written out is ``dF.attention_weights``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the module equal to
+it (values and gradients, float32 and float64, a query with no key left, -inf and float masks,
+``need_weights``). A train-mode forward draws the attention dropout's random numbers as before.
+"""
 
 from __future__ import annotations
 
+import math
+from functools import lru_cache
+
 import torch
+import torch.nn.functional as F
 from torch import Tensor, nn
 
 from .._checks import floating_tensor, positive_int, probability
@@ -11,6 +23,13 @@ from .dropout import Dropout
 from .linear import Linear
 
 __all__ = ["MultiheadAttention"]
+
+
+@lru_cache(maxsize=16)
+def _not_causal(t: int, s: int, device: torch.device) -> Tensor:
+    """(t, s) bool, True where query i may not look at key j (j > i): ``~dF.causal_mask``, built once per size
+    and device (never written to: every use reads it)."""
+    return ~dF.causal_mask(t, s, device=device)
 
 
 class MultiheadAttention(nn.Module):
@@ -75,15 +94,36 @@ class MultiheadAttention(nn.Module):
         v = self._split_heads(self.v_proj(value))  # (B, H, S, d)
 
         allowed = None if attn_mask is None else self._allowed(attn_mask, query.dtype, b, t, s)
-        probs = dF.attention_weights(q, k, allowed, is_causal)  # (B, H, T, S)
-        probs = self.attn_dropout(probs)
-        heads = probs @ v  # (B, H, T, S) @ (B, H, S, d) -> (B, H, T, d)
+        drop = self.attn_dropout
+        if allowed is None and not need_weights and type(drop) is Dropout and (not drop.training or drop.p == 0.0):
+            # Nothing needs the probabilities: softmax(Q K^T / sqrt(d), causal) V in one fused op. With the
+            # causal mask alone every query keeps at least its own key, so no row is left empty.
+            heads = F.scaled_dot_product_attention(q, k, v, is_causal=bool(is_causal))  # (B, H, T, d)
+            probs = None
+        else:
+            probs = self._weights(q, k, allowed, is_causal)  # (B, H, T, S)
+            probs = drop(probs)  # draws torch.rand_like(probs) in training, as before
+            heads = probs @ v  # (B, H, T, S) @ (B, H, S, d) -> (B, H, T, d)
         merged = heads.transpose(1, 2).reshape(b, t, self.embed_dim)  # (B, H, T, d) -> (B, T, E)
         out = self.out_proj(merged)
 
         if not need_weights:
             return out, None
         return out, probs.mean(dim=1) if average_attn_weights else probs
+
+    def _weights(self, q: Tensor, k: Tensor, allowed: Tensor | None, is_causal: bool) -> Tensor:
+        """``dF.attention_weights(q, k, allowed, is_causal)`` with torch's softmax and a cached causal mask."""
+        scores = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(q.shape[-1]))  # (B, H, T, S)
+        if is_causal:
+            scores = scores.masked_fill(_not_causal(*scores.shape[-2:], scores.device), float("-inf"))
+        if allowed is not None:
+            if allowed.dtype == torch.bool:
+                scores = scores.masked_fill(~allowed, float("-inf"))
+            else:
+                scores = scores + allowed  # additive mask: 0 keeps, -inf removes
+        # A query with no key left reads nothing and passes no gradient back (see dF.attention_weights).
+        no_key = (scores == float("-inf")).all(dim=-1, keepdim=True)  # (B, H, T, 1)
+        return torch.softmax(scores.masked_fill(no_key, 0.0), dim=-1).masked_fill(no_key, 0.0)
 
     def _check_inputs(self, query: Tensor, key: Tensor, value: Tensor) -> None:
         for name, x in (("query", query), ("key", key), ("value", value)):

@@ -23,6 +23,20 @@ class Embedding(nn.Embedding):
         super().__init__(num_embeddings, embedding_dim, device=device, dtype=dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        # Gather rows with index_select rather than weight[input]: same values, but its backward sums the
+        # gradients of repeated ids in a fixed order, so training runs are reproducible on CPU. It refuses a
+        # non-integer or out-of-range id itself, so the checks (a min and a max: two more ops) run only then.
+        try:
+            rows = self.weight.index_select(0, input.reshape(-1))  # (N,) -> (N, D)
+        except (AttributeError, TypeError, IndexError, RuntimeError):
+            rows = None  # checked below, out of this block, so that the clear error has no chained traceback
+        if rows is None:
+            self._check_ids(input)
+            rows = self.weight.index_select(0, input.reshape(-1))  # the checks passed: torch's own error stands
+        return rows.view(*input.shape, self.embedding_dim)  # (...) -> (..., D)
+
+    def _check_ids(self, input: object) -> None:
+        """Raise the clear error for ids the lookup refused."""
         if not isinstance(input, Tensor):
             raise TypeError(f"Embedding expects a tensor of token ids, got {type(input).__name__}")
         if input.dtype not in (torch.int64, torch.int32):
@@ -37,7 +51,3 @@ class Embedding(nn.Embedding):
                     f"token id {bad} is outside [0, {self.num_embeddings}): the table has "
                     f"{self.num_embeddings} rows; check that the tokenizer's vocab_size matches the model"
                 )
-        # Gather rows with index_select rather than weight[input]: same values, but its backward sums the
-        # gradients of repeated ids in a fixed order, so training runs are reproducible on CPU.
-        rows = self.weight.index_select(0, input.reshape(-1))  # (N,) -> (N, D)
-        return rows.view(*input.shape, self.embedding_dim)  # (...) -> (..., D)
