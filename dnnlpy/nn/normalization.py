@@ -2,8 +2,8 @@
 
 For speed the layer runs torch's fused kernel (``torch.nn.functional.layer_norm``); the maths written out is
 ``dF.layer_norm``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the two equal (values and gradients, float32
-and float64). An input the fused kernel refuses goes through ``dF.layer_norm``, which raises its clear error
-(or, for a mix of dtypes it promotes, computes the result as before).
+and float64). An input whose dtype differs from the parameters', or that the fused kernel refuses, goes through
+``dF.layer_norm``: it promotes a mix of dtypes as before, or raises its clear error.
 """
 
 from __future__ import annotations
@@ -53,11 +53,14 @@ class LayerNorm(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         # eps is read on every call: it is a plain attribute that may be changed after construction.
-        try:
-            return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
-        except (TypeError, RuntimeError):
-            pass  # dF raises the clear error (out of this block: no chained traceback)
-        return dF.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+        weight, bias = self.weight, self.bias
+        # torch's kernel keeps a float16 input float16 under float32 parameters; dF promotes, as before
+        if (weight is None or weight.dtype == x.dtype) and (bias is None or bias.dtype == x.dtype):
+            try:
+                return F.layer_norm(x, self.normalized_shape, weight, bias, self.eps)
+            except (TypeError, RuntimeError):
+                pass  # dF raises the clear error (out of this block: no chained traceback)
+        return dF.layer_norm(x, self.normalized_shape, weight, bias, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

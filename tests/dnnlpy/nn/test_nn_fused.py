@@ -95,11 +95,13 @@ def test_layer_norm_equals_dF(dtype, norm, shape, affine, bias):
     _same(layer, written_out, torch.randn(shape, dtype=dtype) * 3 + 1)
 
 
-def test_layer_norm_of_a_float64_input_in_a_float32_layer_is_still_promoted():
-    layer = dnn.LayerNorm(4)
-    x = torch.randn(2, 4, dtype=torch.float64)
-    assert_close(layer(x), dF.layer_norm(x, (4,), layer.weight, layer.bias))
-    assert layer(x).dtype == torch.float64
+@pytest.mark.parametrize("layer_dtype,x_dtype", [(torch.float32, torch.float64), (torch.float32, torch.float16)])
+def test_layer_norm_of_an_input_of_another_dtype_is_still_promoted(layer_dtype, x_dtype):
+    layer = dnn.LayerNorm(4).to(layer_dtype)
+    x = torch.randn(2, 4, dtype=x_dtype)
+    want = dF.layer_norm(x, (4,), layer.weight, layer.bias)
+    assert layer(x).dtype == want.dtype == torch.promote_types(layer_dtype, x_dtype)
+    assert_close(layer(x), want)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
