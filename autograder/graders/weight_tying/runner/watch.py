@@ -168,12 +168,17 @@ class _Watch:
             if name is not None:
                 self.record(name)
 
-    def profiled(self) -> None:
-        """Record the decoders whose code (or a copy of it) ran on the calling thread, in DELEGATES order."""
-        names = {self._decoder(entry.code) for entry in self.profiler.getstats()}
+    def profiled(self) -> list[str]:
+        """Record the decoders whose code (or a copy of it) ran on the calling thread, in DELEGATES order;
+        return what went wrong with the profiler (its entries cleared while the call ran)."""
+        codes = [entry.code for entry in self.profiler.getstats()]
+        names = {self._decoder(code) for code in codes}
         for name in DELEGATES:
             if name in names:
                 self.record(name)
+        if not any(code is _started.__code__ for code in codes):
+            return ["the profiler on the calling thread was cleared"]
+        return []
 
     def install(self) -> None:
         for name, code in self.relays.items():
@@ -205,14 +210,18 @@ class _Watch:
 
 
 def watch_calls(fn: Callable[[], Any]) -> tuple[Any, list[str]]:
-    """(fn(), the DELEGATES it called, in first-call order, then any SWITCHED_OFF entries). Exceptions of fn
-    propagate."""
+    """(fn(), the DELEGATES it called, then any SWITCHED_OFF entries). Exceptions of fn propagate.
+
+    The DELEGATES come in first-call order as the relays and the threads' hook saw them, then those only the
+    calling thread's profiler saw (a copy of a decoder's code), in DELEGATES order, then those a forked child
+    called."""
     watch = _Watch()
     previous, previous_threads = sys.getprofile(), getattr(threading, "_profile_hook", None)
     threads = _thread._count()
     watch.install()
     threading.setprofile(watch.hook)
     watch.profiler.enable(subcalls=False, builtins=False)
+    _started()
     problems: list[str] = []
     try:
         result = fn()
@@ -222,13 +231,18 @@ def watch_calls(fn: Callable[[], Any]) -> tuple[Any, list[str]]:
         _set_profile(previous)
         threading.setprofile(previous_threads)
         watch.restore()
-    watch.profiled()
+    problems += watch.profiled()
     if _thread._count() > threads:
         problems.append("a thread that generate started was still running when it returned")
     for i, name in enumerate(watch.names):
         if watch.shared[i]:  # a forked child called it
             watch.record(name)
     return result, watch.seen + [SWITCHED_OFF + p for p in problems]
+
+
+def _started() -> None:
+    """Called on the watched thread as soon as its profiler starts: an entry the profiler must still hold when
+    the call returns (a profiler cleared by the student's code holds none)."""
 
 
 def _set_profile(previous: Any) -> None:

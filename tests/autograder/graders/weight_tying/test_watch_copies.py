@@ -106,3 +106,13 @@ def test_a_profiler_running_before_the_watch_runs_after_it(logits):
     finally:
         outer.disable()
     assert any(getattr(e.code, "co_name", None) == "after" for e in outer.getstats())
+
+
+def test_clearing_the_profiler_is_seen(logits):
+    def delegate():
+        out = _compiled_again()["greedy"](logits)
+        sys.getprofile().clear()  # the profiler's entries, the copy's among them, wiped
+        return out
+
+    _, seen = watch_calls(delegate)
+    assert any(s.startswith(SWITCHED_OFF) and "cleared" in s for s in seen), seen
