@@ -116,3 +116,21 @@ def test_clearing_the_profiler_is_seen(logits):
 
     _, seen = watch_calls(delegate)
     assert any(s.startswith(SWITCHED_OFF) and "cleared" in s for s in seen), seen
+
+
+def _slow_scan() -> list:
+    return [m for n, m in list(sys.modules.items()) if n == "dnnlpy" or n.startswith("dnnlpy.")]
+
+
+def test_the_dnnlpy_modules_are_found_as_a_loop_over_every_name_finds_them():
+    from autograder.graders.weight_tying.runner.watch import _dnnlpy_modules
+
+    odd = {"dnnlpy.odd\nname": types.ModuleType("odd"), "x\ndnnlpy.fake": types.ModuleType("fake")}
+    assert _dnnlpy_modules() == _slow_scan() and len(_slow_scan()) > 3
+    sys.modules.update(odd)  # names holding a newline: the loop decides
+    try:
+        assert _dnnlpy_modules() == _slow_scan()
+        assert odd["dnnlpy.odd\nname"] in _dnnlpy_modules() and odd["x\ndnnlpy.fake"] not in _dnnlpy_modules()
+    finally:
+        for name in odd:
+            del sys.modules[name]
