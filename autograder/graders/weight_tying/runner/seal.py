@@ -32,44 +32,52 @@ SEAL = "seal"
 TAMPERED = "tampered: "
 
 
-def _update(h, value: Any, fields: dict | None) -> None:
-    """Feed one value into the hash, tagged by type; a dict with `fields` (a record's FIELDS) contributes only
-    its declared keys (and "error"), so an undeclared key is neither trusted nor able to break the seal."""
-    if value is None or isinstance(value, bool):
-        h.update(b"N" if value is None else (b"B1" if value else b"B0"))
-    elif type(value) is int:
-        text = str(value).encode() if abs(value) < 1 << 64 else b"big"
-        h.update(b"I" + struct.pack(">I", len(text)) + text)
-    elif type(value) is float:
-        h.update(b"F" + value.hex().encode() + b";")
-    elif type(value) is str:
+_LEN_I = struct.Struct(">I").pack
+_LEN_Q = struct.Struct(">Q").pack
+
+
+def _update(out: list, value: Any, fields: dict | None) -> None:
+    """Append one value's bytes, tagged by type, to `out` (hashed in one go by ``digest``: the same bytes as
+    one hash update each, at a fraction of the calls); a dict with `fields` (a record's FIELDS) contributes
+    only its declared keys (and "error"), so an undeclared key is neither trusted nor able to break the seal."""
+    kind = type(value)
+    if kind is str:
         data = value.encode("utf-8", "surrogatepass")
-        h.update(b"S" + struct.pack(">Q", len(data)) + data)
-    elif type(value) in (list, tuple):
-        h.update(b"L" + struct.pack(">Q", len(value)))
+        out.append(b"S" + _LEN_Q(len(data)) + data)
+    elif kind is int:
+        text = str(value).encode() if abs(value) < 1 << 64 else b"big"
+        out.append(b"I" + _LEN_I(len(text)) + text)
+    elif kind is list or kind is tuple:
+        out.append(b"L" + _LEN_Q(len(value)))
         for item in value:
-            _update(h, item, fields)
-    elif type(value) is dict:
+            _update(out, item, fields)
+    elif value is None or kind is bool:
+        out.append(b"N" if value is None else (b"B1" if value else b"B0"))
+    elif kind is float:
+        out.append(b"F" + value.hex().encode() + b";")
+    elif kind is dict:
         keys = sorted((k for k in value if fields is None or k in fields or k == "error"), key=str)
-        h.update(b"D" + struct.pack(">Q", len(keys)))
+        out.append(b"D" + _LEN_Q(len(keys)))
         for key in keys:
-            _update(h, key, None)
+            _update(out, key, None)
             field = None if fields is None else fields.get(key)
-            _update(h, value[key], getattr(getattr(field, "of", None), "FIELDS", None))
-    elif type(value) is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu":
+            _update(out, value[key], getattr(getattr(field, "of", None), "FIELDS", None))
+    elif kind is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu":
         flat = value.detach().contiguous().reshape(-1)
-        h.update(b"T" + str(value.dtype).encode() + struct.pack(">B", value.dim()))
-        h.update(struct.pack(f">{value.dim()}Q", *value.shape))
-        h.update(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
+        out.append(b"T" + str(value.dtype).encode() + struct.pack(">B", value.dim()))
+        out.append(struct.pack(f">{value.dim()}Q", *value.shape))
+        out.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
     else:  # nothing plain evidence holds: the seal cannot match
-        h.update(b"?" + type(value).__qualname__.encode())
+        out.append(b"?" + kind.__qualname__.encode())
 
 
 def digest(name: str, record: dict, record_class: Any) -> str:
     """The hex SHA-256 of an experiment record's declared fields (the seal itself left out)."""
     h = hashlib.sha256(b"weight_tying evidence seal v1\0" + str(name).encode() + b"\0")
     fields = {k: f for k, f in record_class.FIELDS.items() if k != SEAL}
-    _update(h, {k: v for k, v in record.items() if k != SEAL}, fields)
+    out: list = []
+    _update(out, {k: v for k, v in record.items() if k != SEAL}, fields)
+    h.update(b"".join(out))
     return h.hexdigest()
 
 

@@ -70,14 +70,15 @@ def _values(seed: int, key: str, shape: tuple[int, ...], gain: float) -> torch.T
     return 1.0 + 0.3 * x
 
 
-def state_shapes(module) -> dict[str, list[int]]:
-    """{key: shape} of module.state_dict()."""
-    return {k: list(v.shape) for k, v in module.state_dict().items()}
+def state_shapes(module, state: Mapping | None = None) -> dict[str, list[int]]:
+    """{key: shape} of module.state_dict() (or of `state`, a state_dict of it already taken)."""
+    return {k: list(v.shape) for k, v in (module.state_dict() if state is None else state).items()}
 
 
 def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list[int]]:
     """Write judge_values into every floating-point entry of module.state_dict(), in place (a tie stays a
-    tie); return the state's shapes, which is all the judge needs to rebuild the same model."""
+    tie); return the state's shapes, which is all the judge needs to rebuild the same model (read from the
+    same state_dict: writing in place changes no shape, and a second state_dict() cost as much again)."""
     state = module.state_dict()
     written = set()
     with torch.no_grad():
@@ -89,7 +90,7 @@ def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list
                 continue
             written.add(place)
             value.copy_(judge_values(seed, key, value.shape, gain=gain))
-    return state_shapes(module)
+    return state_shapes(module, state)
 
 
 def values_for(seed: int, shapes: Mapping[str, Sequence[int]], *, gain: float = 1.0) -> dict[str, torch.Tensor]:

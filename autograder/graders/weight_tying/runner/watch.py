@@ -8,9 +8,12 @@ and not recorded. For the length of one `generate` call the watch:
   method, a re-export, a name imported at module level, a reference saved earlier) for a relay that records
   the call and runs the original code; a thread, a `_thread.start_new_thread` or a forked child that calls
   it is recorded too (forked children record into memory shared with this process);
-- installs a profile hook on the calling thread and on every thread `threading` starts, which records any
-  code object from dnnlpy's decoder files under a decoder's name (a reloaded or re-compiled copy);
-- checks afterwards that all of this is still in place: a profile hook removed or replaced, a decoder whose
+- profiles the calling thread with the interpreter's C profiler (`_lsprof`, cProfile's engine: it keeps one
+  entry per code object that ran, and costs a fraction of a Python hook, which the interpreter calls with a
+  frame turned into a locals dict on every call and every C call) and installs a Python profile hook on every
+  thread `threading` starts; afterwards (the threads' hook: as it runs) any code object from dnnlpy's decoder
+  files under a decoder's name is recorded (a reloaded or re-compiled copy);
+- checks afterwards that all of this is still in place: a profiler or profile hook removed or replaced, a decoder whose
   code or module attribute was put back (or reloaded), or a thread the call started that is still running
   when it returns counts as delegation suspected, reported as an entry starting with ``SWITCHED_OFF``.
 
@@ -26,9 +29,11 @@ not a way of writing a generation loop, and the watch can only take points away,
 
 from __future__ import annotations
 
+import _lsprof
 import _thread
 import inspect
 import mmap
+import re
 import sys
 import threading
 import types
@@ -47,7 +52,8 @@ DELEGATES = (
 )
 # The prefix of a `delegated` entry that says the watch itself was switched off or worked around.
 SWITCHED_OFF = "watch switched off: "
-_RELAY = "__weight_tying_watch_relay__"  # the name the relays look up in the decoder modules' globals
+_RELAY = "__weight_tying_watch_relay__"  # the name the relays look up in the decoder modules' globals (as written
+# in _relay_template)
 _ORIGINAL_CODES: dict[str, types.CodeType] = {}  # name -> the decoder's code before any watch swapped it
 
 
@@ -73,11 +79,39 @@ def delegate_codes() -> dict[Any, str]:
     return {fn.__code__: name for name, fn in delegate_functions().items()}
 
 
+# The relays' code, -1 standing for the decoder's index: a module function, so the seal watches its code.
+def _relay_template(*args, **kwargs):
+    return __weight_tying_watch_relay__(-1, args, kwargs)  # noqa: F821 (looked up in the decoder's globals)
+
+
 def _relay_code(index: int, code: types.CodeType) -> types.CodeType:
-    """A code object with no free variables that hands (index, args, kwargs) to the relay in its globals."""
-    scope: dict[str, Any] = {}
-    exec(f"def relay(*args, **kwargs):\n    return {_RELAY}({index}, args, kwargs)\n", scope)  # noqa: S102
-    return scope["relay"].__code__.replace(co_name=code.co_name, co_qualname=code.co_qualname)
+    """A code object with no free variables that hands (index, args, kwargs) to the relay in its globals: the
+    template's with the index in place of -1 (no compile per watched call), shown in a traceback as
+    `<string>:2 in <the decoder's name>`, as the relays compiled from a string were."""
+    template = _relay_template.__code__
+    consts = tuple(index if type(c) is int and c == -1 else c for c in template.co_consts)
+    return template.replace(
+        co_consts=consts, co_name=code.co_name, co_qualname=code.co_qualname, co_filename="<string>", co_firstlineno=1
+    )
+
+
+_DNNLPY_NAMES = re.compile(r"\n(dnnlpy(?:\.[^\n]*)?)(?=\n|\Z)")  # a literal start: the regex engine skips ahead
+
+
+def _dnnlpy_modules() -> list[Any]:
+    """The modules of sys.modules named dnnlpy or dnnlpy.*, in its order: the names are found by one regex over
+    all of them joined by newlines (~1/4 of a Python loop over ~1,300 names, once per watched call), or by that
+    loop when a name is no str or holds a newline (the join would then not split back into the names)."""
+    names = list(sys.modules)
+    try:
+        joined = "\n" + "\n".join(names)
+    except TypeError:  # a name that is no str
+        joined = None
+    if joined is not None and joined.count("\n") == len(names):
+        found = _DNNLPY_NAMES.findall(joined)
+    else:
+        found = [n for n in names if n == "dnnlpy" or n.startswith("dnnlpy.")]
+    return [sys.modules[n] for n in found if n in sys.modules]
 
 
 def _module_bindings(functions: dict[str, Any]) -> list[tuple[dict, str, Any]]:
@@ -89,11 +123,10 @@ def _module_bindings(functions: dict[str, Any]) -> list[tuple[dict, str, Any]]:
     if cls is not None:
         held |= {id(cls), id(cls.__dict__.get("generate"))}
     out = []
-    for name, module in list(sys.modules.items()):
-        if name == "dnnlpy" or name.startswith("dnnlpy."):
-            for attr, value in list(vars(module).items()):
-                if id(value) in held:
-                    out.append((vars(module), attr, value))
+    for module in _dnnlpy_modules():
+        for attr, value in list(vars(module).items()):
+            if id(value) in held:
+                out.append((vars(module), attr, value))
     if cls is not None:
         out.append((cls.__dict__, "generate", cls.__dict__.get("generate")))
     return out
@@ -124,6 +157,8 @@ class _Watch:
         # One bound-method object each: the checks compare identities, and every attribute access of a
         # method makes a new one.
         self.hook, self.relay = self._hook, self._relay
+        # The calling thread's profiler: one entry per code object that ran (C calls not even looked at).
+        self.profiler = _lsprof.Profiler(subcalls=False, builtins=False)
         # One byte per delegate, shared with any child forked while this call runs (MAP_SHARED survives fork),
         # and with nothing else: made per call, never at import, where every process forked from this one
         # (each sandboxed run from a warm worker, each sweep worker) would share one map.
@@ -138,14 +173,31 @@ class _Watch:
         self.record(self.names[index])
         return self.copies[index](*args, **kwargs)
 
+    def _decoder(self, code: Any) -> str | None:
+        """The decoder's name if `code` is a decoder's code or a copy of it (same file and name), else None."""
+        name = self.by_code.get(code)
+        if name is None and (getattr(code, "co_filename", None), getattr(code, "co_name", None)) in self.by_place:
+            name = next(n for c, n in self.by_code.items() if c.co_name == code.co_name)
+        return name
+
     def _hook(self, frame, event, arg) -> None:
+        """The profile hook of the threads `threading` starts while the call runs."""
         if event == "call":
-            code = frame.f_code
-            name = self.by_code.get(code)
-            if name is None and (code.co_filename, code.co_name) in self.by_place:
-                name = next(n for c, n in self.by_code.items() if c.co_name == code.co_name)
+            name = self._decoder(frame.f_code)
             if name is not None:
                 self.record(name)
+
+    def profiled(self) -> list[str]:
+        """Record the decoders whose code (or a copy of it) ran on the calling thread, in DELEGATES order;
+        return what went wrong with the profiler (its entries cleared while the call ran)."""
+        codes = [entry.code for entry in self.profiler.getstats()]
+        names = {self._decoder(code) for code in codes}
+        for name in DELEGATES:
+            if name in names:
+                self.record(name)
+        if not any(code is _started.__code__ for code in codes):
+            return ["the profiler on the calling thread was cleared"]
+        return []
 
     def install(self) -> None:
         for name, code in self.relays.items():
@@ -161,7 +213,7 @@ class _Watch:
     def problems(self) -> list[str]:
         """What was switched off or put back while the call ran (checked before anything is restored)."""
         out = []
-        if sys.getprofile() is not self.hook:
+        if sys.getprofile() is not self.profiler:
             out.append("the profile hook on the calling thread was removed or replaced (sys.setprofile)")
         if getattr(threading, "_profile_hook", self.hook) is not self.hook:
             out.append("the profile hook for new threads was removed or replaced (threading.setprofile)")
@@ -177,28 +229,48 @@ class _Watch:
 
 
 def watch_calls(fn: Callable[[], Any]) -> tuple[Any, list[str]]:
-    """(fn(), the DELEGATES it called, in first-call order, then any SWITCHED_OFF entries). Exceptions of fn
-    propagate."""
+    """(fn(), the DELEGATES it called, then any SWITCHED_OFF entries). Exceptions of fn propagate.
+
+    The DELEGATES come in first-call order as the relays and the threads' hook saw them, then those only the
+    calling thread's profiler saw (a copy of a decoder's code), in DELEGATES order, then those a forked child
+    called."""
     watch = _Watch()
     previous, previous_threads = sys.getprofile(), getattr(threading, "_profile_hook", None)
     threads = _thread._count()
     watch.install()
     threading.setprofile(watch.hook)
-    sys.setprofile(watch.hook)
+    watch.profiler.enable(subcalls=False, builtins=False)
+    _started()
     problems: list[str] = []
     try:
         result = fn()
     finally:
         problems = watch.problems()
-        sys.setprofile(previous)
+        watch.profiler.disable()
+        _set_profile(previous)
         threading.setprofile(previous_threads)
         watch.restore()
+    problems += watch.profiled()
     if _thread._count() > threads:
         problems.append("a thread that generate started was still running when it returned")
     for i, name in enumerate(watch.names):
         if watch.shared[i]:  # a forked child called it
             watch.record(name)
     return result, watch.seen + [SWITCHED_OFF + p for p in problems]
+
+
+def _started() -> None:
+    """Called on the watched thread as soon as its profiler starts: an entry the profiler must still hold when
+    the call returns (a profiler cleared by the student's code holds none)."""
+
+
+def _set_profile(previous: Any) -> None:
+    """Put back the calling thread's profiler found before the call: a C profiler (cProfile, or the watch of
+    the process this one was forked from) is enabled again, since sys.setprofile takes a Python hook only."""
+    if isinstance(previous, _lsprof.Profiler):
+        previous.enable()
+    else:
+        sys.setprofile(previous)
 
 
 def tied_by_library(build: Callable[[], Any]) -> tuple[Any, list[Any]]:

@@ -1,0 +1,70 @@
+"""The seal's digest is a fixed function of a record: the runner seals and the judge checks with the same code,
+and a faster digest must hash the very same bytes. The expected digests below were computed by the first
+implementation (one hash update per value); any change of encoding fails here."""
+
+from __future__ import annotations
+
+import enum
+from types import SimpleNamespace
+
+import torch
+
+from autograder.graders.weight_tying.runner.seal import SEAL, digest
+
+_CASE = SimpleNamespace(FIELDS={"x": SimpleNamespace(), "t": SimpleNamespace()})
+_RECORD_CLASS = SimpleNamespace(
+    FIELDS={
+        SEAL: SimpleNamespace(),
+        "flag": SimpleNamespace(),
+        "count": SimpleNamespace(),
+        "name": SimpleNamespace(),
+        "nested": SimpleNamespace(),
+        "cases": SimpleNamespace(of=_CASE),
+        "tensors": SimpleNamespace(),
+        "odd": SimpleNamespace(),
+    }
+)
+
+
+class _Small(enum.IntEnum):
+    ONE = 1
+
+
+def _record() -> dict:
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4) / 7
+    return {
+        SEAL: "left out",
+        "flag": [True, False, None],
+        "count": [0, -5, 2**63, 2**64, -(2**70), 1.5, -0.0, float("inf")],
+        "name": ["", "tied", "\udc80 surrogate", "日本語"],
+        "nested": {"b": [[1, [2, 3]], (4, 5)], "a": {"z": None, 3: "int key"}},
+        "cases": [{"x": 1, "t": base[0], "undeclared": 9}, {"error": "ValueError: no"}],
+        "tensors": [
+            base,
+            base.t(),  # not contiguous
+            torch.tensor(3, dtype=torch.int64),
+            torch.zeros(0, 2),
+            torch.tensor([True, False]),
+            base.double()[:, :2],
+        ],
+        "odd": [_Small.ONE, b"bytes", torch.nn.Parameter(base), SimpleNamespace()],
+        "undeclared": "not hashed",
+    }
+
+
+def test_the_digest_of_a_record_is_unchanged():
+    assert digest("rec", _record(), _RECORD_CLASS) == GOLDEN
+
+
+def test_each_part_of_the_record_moves_the_digest():
+    for key in ("flag", "count", "name", "nested", "cases", "tensors", "odd"):
+        rec = _record()
+        rec[key] = rec[key][:-1] if isinstance(rec[key], list) else {}
+        assert digest("rec", rec, _RECORD_CLASS) != GOLDEN, key
+    rec = _record()
+    rec["undeclared"] = "changed"
+    rec["cases"][0]["undeclared"] = 10
+    assert digest("rec", rec, _RECORD_CLASS) == GOLDEN  # what the record does not declare is not hashed
+
+
+GOLDEN = "e8e62c55ea9b599d387415406256ebdcbc34a4b71b24805efe03e87b1f0d53bd"
