@@ -198,3 +198,17 @@ def test_calibration_files_in_the_notebook_get_the_whole_runs_verdicts(checks, t
 @pytest.mark.sweep
 def test_every_calibration_file_in_the_notebook_gets_the_whole_runs_verdicts(checks, tmp_path):
     assert _same_as_whole(checks, tmp_path, _corpus()) == {}
+
+
+def test_the_self_check_freezes_what_its_imports_made_out_of_the_collectors_passes():
+    """torch's objects live to the end of the run: the collector's full passes over them were ~0.7 CPU-s of a
+    self-check. The conftest pauses the collector while it imports, then freezes what the imports made."""
+    code = (
+        "import gc, importlib.util, sys\n"
+        f"sys.path.insert(0, {str(SOURCE)!r})\n"
+        f"spec = importlib.util.spec_from_file_location('selfcheck_conftest', {str(SOURCE / 'conftest.py')!r})\n"
+        "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        "print(gc.isenabled(), gc.get_freeze_count() > 100_000)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False)
+    assert proc.stdout.strip() == "True True", proc.stdout + proc.stderr[-2000:]
