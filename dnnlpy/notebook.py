@@ -17,6 +17,8 @@ submission. Differences from a real kernel, on purpose:
   cell it stops raises there, so it is recorded like any cell that raised and the next cells still run.
 - nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
   submission, they are not part of it.
+  ``skip_cell(index, source, metadata)``, when given, skips every other cell it returns True for (the
+  self-check leaves out demonstration cells it does not need); skipped cells are listed in ``skipped``.
 - The working directory is not changed, and nothing is displayed.
 
 Example::
@@ -223,12 +225,15 @@ def load_notebook(
     skip_grade_cells: bool = True,
     on_cell: Callable[[int], None] | None = None,
     run_cell: RunCell | None = None,
+    skip_cell: Callable[[int, str, Mapping[str, Any]], bool] | None = None,
 ) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
     to_run, skipped = [], []
     for index, source, metadata in code_cells(nb):
-        if skip_grade_cells and _is_test_cell(metadata):
+        if (skip_grade_cells and _is_test_cell(metadata)) or (
+            skip_cell is not None and skip_cell(index, source, metadata)
+        ):
             skipped.append(index)
         else:
             to_run.append((index, source))

@@ -16,7 +16,7 @@ import inspect
 import io
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from dnnlpy.notebook import NotebookNamespace, exec_source, load_notebook
@@ -46,10 +46,14 @@ def _reason(exc: Exception, reason: str, **params: str) -> Exception:
     return exc
 
 
-def load_submission(path: str | os.PathLike, *, quiet: bool = True) -> NotebookNamespace:
+def load_submission(
+    path: str | os.PathLike, *, quiet: bool = True, skip_cell: Callable[[int, str, Mapping], bool] | None = None
+) -> NotebookNamespace:
     """Run a .ipynb or .py submission and return what it defined (plus the errors of failing cells).
 
     With ``quiet``, what the cells print is discarded: the self-check's report is about the checks.
+    ``skip_cell(index, source, metadata)`` leaves out the notebook cells it returns True for (a .py file runs
+    whole); see ``dnnlpy.notebook.load_notebook``.
     """
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):
@@ -65,7 +69,7 @@ def load_submission(path: str | os.PathLike, *, quiet: bool = True) -> NotebookN
         try:
             if path.suffix == ".py":
                 return exec_source(path.read_text(encoding="utf-8"), str(path))
-            return load_notebook(path)
+            return load_notebook(path, skip_cell=skip_cell)
         except (OSError, ValueError) as error:  # not a notebook, unreadable, gone: said as it is
             raise _reason(error, "unreadable", error=str(error)) from error.__cause__
 

@@ -10,7 +10,9 @@ writes, and from where:
 - each edition's weight_tying.ipynb: the cells of scripts/weight_tying_notebook/ (code, solution and test
   cells shared; markdown from that edition's text module), the solution cells copied verbatim from
   solutions/weight_tying.py, the points from the hidden suite's markers, and notebook metadata naming the
-  edition (``course_kit.language``: how the grader knows which language to give feedback in);
+  edition (``course_kit.language``: how the grader knows which language to give feedback in); each demo cell
+  (plots, try-it, worked examples: nothing the exercises use) tagged ``demo`` with its source's digest
+  (``course_kit.demo_sha256``), so that the self-check can leave it out while it is as released;
 - weight_tying_checks/diagnosis.py and messages*.py: the grader's own diagnosis and message catalog (English
   and Chinese side by side), copied with a "Generated" first line, so the self-check and the grader
   name mistakes with the same words;
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import importlib.util
 import re
 import sys
@@ -47,6 +50,7 @@ __all__ = [
     "points_table",
     "task_cells",
     "task_metadata",
+    "demo_metadata",
     "join_wrapped_lines",
     "outputs",
     "main",
@@ -72,6 +76,7 @@ _SHARED_HEADER = (
 )
 _NOT_SOURCE = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.ipynb_checkpoints)(/|$)|\.pyc$")
 CELLS_PACKAGE = Path(__file__).resolve().with_name("weight_tying_notebook")
+DEMO_TAG = "demo"  # a code cell that only shows: nothing the exercises use is defined there
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 
 
@@ -119,6 +124,12 @@ def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, point
     if grade:
         meta["points"] = points
     return meta
+
+
+def demo_metadata(source: str) -> dict:
+    """A demo cell's metadata: the tag, and its source's digest as released (the self-check leaves the cell out
+    while the two agree: weight_tying_checks/demos.py)."""
+    return {"tags": [DEMO_TAG], "course_kit": {"demo_sha256": hashlib.sha256(source.encode("utf-8")).hexdigest()}}
 
 
 def _n(points: float) -> str:
@@ -246,6 +257,9 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
             new = nbformat.v4.new_markdown_cell(_markdown(cell.source, content, edition, values))
         elif cell.kind == "code":
             new = nbformat.v4.new_code_cell(cell.source)
+        elif cell.kind == "demo":
+            new = nbformat.v4.new_code_cell(cell.source)
+            new.metadata.update(demo_metadata(cell.source))
         elif cell.kind == "solution":
             new = nbformat.v4.new_code_cell(solution_class_source(cell.source))
             new.metadata["nbgrader"] = _nbgrader(cell.grade_id, grade=False, solution=True, locked=False)

@@ -1,10 +1,12 @@
 """Cell constructors for the weight-tying notebook, shared by both editions.
 
 `md("key")` is a markdown cell whose text each edition supplies (text_en.py, text_zh.py); `code(...)` a plain
-code cell; `solution("Name")` a solution cell holding class `Name` of solutions/weight_tying.py; `test(...)`
-an nbgrader test cell (read-only for students, restored at autograde time); `practice(...)` the test cell
-that runs one group of the public checks, worth 0 points; `task("area")` the markdown task cell that holds
-one graded area's score in nbgrader's gradebook (its id and points come from the hidden suite at build time).
+code cell the exercises need (the imports); `demo(...)` a code cell that shows something and defines nothing
+the exercises use (the self-check leaves it out while it is as released); `solution("Name")` a solution cell
+holding class `Name` of solutions/weight_tying.py; `test(...)` an nbgrader test cell (read-only for students,
+restored at autograde time); `practice(...)` the test cell that runs one group of the public checks, worth 0
+points; `task("area")` the markdown task cell that holds one graded area's score in nbgrader's gradebook (its
+id and points come from the hidden suite at build time).
 Only markdown differs between the editions.
 """
 
@@ -12,13 +14,13 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-__all__ = ["Cell", "md", "code", "solution", "test", "practice", "task", "TASK_TEXT"]
+__all__ = ["Cell", "md", "code", "demo", "solution", "test", "practice", "task", "TASK_TEXT"]
 
 TASK_TEXT = "graded_area"  # the key of every edition's text for a task cell (placeholders: area, points, ...)
 
 
 class Cell(NamedTuple):
-    kind: str  # "markdown", "code", "solution", "test" or "task"
+    kind: str  # "markdown", "code", "demo", "solution", "test" or "task"
     source: str  # code; for "markdown", the key of the text; for "solution", the class name; for "task", the area
     grade_id: str = ""  # nbgrader's unique id (solution and test cells)
     points: int = 0  # test cells only: what nbgrader's own autograde counts
@@ -30,6 +32,11 @@ def md(key: str) -> Cell:
 
 def code(text: str) -> Cell:
     return Cell("code", text.strip("\n"))
+
+
+def demo(text: str) -> Cell:
+    """A demonstration: run by the notebook and the grader, left out by the self-check while unchanged."""
+    return Cell("demo", text.strip("\n"))
 
 
 def solution(class_name: str) -> Cell:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .cells import code, md, practice, solution, task
+from .cells import code, demo, md, practice, solution, task
 
 __all__ = [
     "INTRO",
@@ -25,7 +25,6 @@ IMPORTS = code(r"""
 import math
 import warnings
 
-import matplotlib.pyplot as plt
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -34,7 +33,6 @@ from torch import Tensor
 import dnnlpy.nn as dnn
 import dnnlpy.nn.functional as dF
 from dnnlpy.models import gpt
-from dnnlpy.tokenizers import Tokenizer, load_corpus
 
 warnings.filterwarnings("ignore")  # keep the output readable; warnings are not errors here
 torch.manual_seed(0)
@@ -43,7 +41,7 @@ print("PyTorch", torch.__version__)
 
 SHAPES = [
     md("shapes"),
-    code(r"""
+    demo(r"""
 V, D = 10, 4
 input_ids = torch.tensor([[1, 3, 5, 7, 9], [2, 4, 6, 8, 0]])  # (B, T) = (2, 5)
 
@@ -60,7 +58,7 @@ for name, tensor in [("input_ids", input_ids), ("embedded", x), ("logits", logit
 
 LOOKUP = [
     md("lookup"),
-    code(r"""
+    demo(r"""
 ids = torch.tensor([2, 0, 2])
 one_hot = F.one_hot(ids, num_classes=V).float()  # (3,) -> (3, V)
 via_matmul = one_hot @ embedding.weight  # (3, V) @ (V, D) -> (3, D)
@@ -72,7 +70,9 @@ print("row 2 of the table:", embedding.weight[2].detach())
 
 TOKENIZER = [
     md("tokenizer"),
-    code(r"""
+    demo(r"""
+from dnnlpy.tokenizers import Tokenizer, load_corpus
+
 corpus = load_corpus()
 tokenizer = Tokenizer.train_from_iterator(corpus.splitlines(), vocab_size=300)
 encoding = tokenizer.encode("Weight tying shares one table.")
@@ -86,7 +86,7 @@ print("round trip:", tokenizer.decode(encoding.ids))
 
 POSITIONS = [
     md("positions"),
-    code(r"""
+    demo(r"""
 block_size, width = 8, 16
 token_table = nn.Embedding(tokenizer.vocab_size, width)  # (V, D)
 position_table = nn.Embedding(block_size, width)  # (block_size, D)
@@ -102,7 +102,7 @@ print("ids", tuple(ids.shape), "-> x", tuple(x.shape))
 
 LOGITS = [
     md("logits"),
-    code(r"""
+    demo(r"""
 B, T, V = 2, 4, 100
 logits = 6 * torch.randn(B, T, V)  # (B, T, V): a confident model's scores
 targets = logits.argmax(dim=-1)  # (B, T): ... and it is right at every position
@@ -124,7 +124,7 @@ EXERCISE_1 = [
 
 GRADIENTS = [
     md("gradients"),
-    code(r"""
+    demo(r"""
 torch.manual_seed(0)
 model = TiedEmbeddingLM(vocab_size=10, embed_dim=4)
 ids, targets = torch.tensor([[1, 2, 3]]), torch.tensor([[2, 3, 4]])
@@ -145,7 +145,7 @@ print("one .grad object for both names:", model.lm_head.weight.grad is model.tok
 
 SAVINGS = [
     md("savings"),
-    code(r"""
+    demo(r"""
 V, D = 50_257, 768  # GPT-2
 untied, tied = 2 * V * D, V * D
 saved_bytes = (untied - tied) * 4  # float32: 4 bytes per parameter
@@ -161,7 +161,9 @@ n_tied = gpt.count_parameters(gpt.MiniGPT(**small, weight_tying=True))
 print(f"MiniGPT untied {n_untied:,} vs tied {n_tied:,}: difference {n_untied - n_tied:,} = V * D")
 """),
     md("savings_after"),
-    code(r"""
+    demo(r"""
+import matplotlib.pyplot as plt
+
 vocab_sizes = torch.linspace(1_000, 100_000, 100)
 D = 768
 fig, ax = plt.subplots(figsize=(6.5, 3.5))
@@ -186,7 +188,7 @@ EXERCISE_2 = [
 
 TRY_IT = [
     md("try_it"),
-    code(r"""
+    demo(r"""
 torch.manual_seed(0)
 model = MiniGPTWithWeightTying(vocab_size=tokenizer.vocab_size, block_size=16,
                                embed_dim=32, num_layers=2, num_heads=2, hidden_dim=64)

@@ -44,7 +44,10 @@ Two things help you before that, and they are worth **0 points**:
   checks on your classes and print one line per check;
 - the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
   does (a fresh process, cells top to bottom, practice cells skipped) and, when a check fails, names the
-  misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S).
+  misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). To
+  be quick it also skips the demonstration cells (the examples, the plot, *Try it*) while you leave them as
+  they are: they define nothing the exercises use. When a cell raises or your code raises in a check, it
+  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,

@@ -77,6 +77,21 @@ def test_grade_cells_are_skipped_unless_asked():
     assert load_notebook(nb, skip_grade_cells=False)["x"] == "overwritten by a test cell"
 
 
+def test_skip_cell_leaves_out_the_cells_it_chooses_and_lists_them():
+    shown = nbformat.v4.new_code_cell("import no_such_plotting_library\nplotted = True")
+    shown.metadata["tags"] = ["demo"]
+    seen = []
+
+    def skip(index, source, metadata):
+        seen.append((index, source.splitlines()[0]))
+        return "demo" in metadata.get("tags", [])
+
+    result = load_notebook(_nb("a = 1", shown, _test_cell("assert a == 1"), "b = a + 1"), skip_cell=skip)
+    assert result.errors == [] and result.namespace["b"] == 2 and "plotted" not in result.namespace
+    assert result.skipped == [1, 2]  # the test cell is skipped before skip_cell is asked
+    assert seen == [(0, "a = 1"), (1, "import no_such_plotting_library"), (3, "b = a + 1")]
+
+
 def test_solution_cells_with_grade_metadata_still_run():
     cell = nbformat.v4.new_code_cell("answer = 42")
     cell.metadata["nbgrader"] = {

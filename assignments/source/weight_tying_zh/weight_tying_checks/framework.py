@@ -21,7 +21,7 @@ import torch
 from .language import language, tell
 from .messages import area_name, render
 
-__all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title"]
+__all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title", "student_raised"]
 
 PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
 
@@ -56,6 +56,7 @@ class Check:
 class Outcome:
     status: str  # PASSED, FAILED or NOT_CHECKED
     message: str = ""  # already in the student's language
+    raised: bool = False  # the student's code raised while the check ran (a stub's NotImplementedError aside)
 
     @property
     def passed(self) -> bool:
@@ -117,6 +118,7 @@ class Session:
                 return Outcome(NOT_CHECKED, tell("check.undefined_not_checked", cls=chk.cls))
             missing = self.missing.get(chk.cls) or tell("check.undefined", cls=chk.cls)
             return Outcome(FAILED, f"{missing}\n{_hint(chk)}")
+        raised_before = _RAISED[0]
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
@@ -124,15 +126,16 @@ class Session:
             torch.set_num_threads(1)  # tiny models: threads only cost time on a busy laptop
             try:
                 chk.run(cls)
-                return Outcome(PASSED)
+                return Outcome(PASSED, raised=_RAISED[0] != raised_before)
             except Failed as failure:
                 message = _without_the_answer(str(failure))
             finally:
                 torch.set_num_threads(threads)
+        raised = _RAISED[0] != raised_before
         # The diagnosis may already say which section to reread; then only the area is added.
         rereads = _REREAD[language()] in message
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
-        return Outcome(FAILED, f"{message}\n{hint}")
+        return Outcome(FAILED, f"{message}\n{hint}", raised)
 
 
 # How the diagnosis opens "(reread section 7, ...)" in each language.
@@ -177,6 +180,14 @@ def _where(error: BaseException) -> dict:
     return {"file": cell or os.path.basename(last.filename), "line": last.lineno}
 
 
+_RAISED = [0]  # how many times the student's code has raised while checked (a stub aside): Outcome.raised
+
+
+def student_raised() -> None:
+    """Note that the student's code raised (a check that catches such an error itself calls this)."""
+    _RAISED[0] += 1
+
+
 def call(what: str, fn: Callable, *args, **kwargs):
     """Run the student's code; a stub or an exception becomes one short Failed message, never a traceback."""
     try:
@@ -185,6 +196,7 @@ def call(what: str, fn: Callable, *args, **kwargs):
         stub = what.split("(")[0]  # "TiedEmbeddingLM(vocab_size=20, ...)" is the class's __init__
         key, params = "checkfail.not_implemented", {"what": stub}
     except Exception as error:  # the student's bug: name it in one line
+        student_raised()
         first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
         where = _where(error)
         key = (

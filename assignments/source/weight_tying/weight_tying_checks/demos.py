@@ -1,0 +1,147 @@
+"""Which cells of your notebook the self-check runs: every cell but the course's demonstrations as released.
+
+A demonstration cell (tagged ``demo``: the worked examples, the plot, the try-it cell) shows something and
+defines nothing the exercises use. While its text is the one released (the digest in its metadata,
+``course_kit.demo_sha256``), the self-check leaves it out: no plotting or tokenizer library to import, no
+demo to run. A demo cell you changed runs, as does every cell you added.
+
+The run without them is trusted only when it is clean. When a cell raised, a class is missing, one of your
+names is also one a left-out cell defines, or your code raised while a check ran, your code may rely on what
+a left-out cell does: the self-check then runs the whole notebook, as the grader does, and reports that run.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dnnlpy.selfcheck import load_submission
+
+from .framework import CHECKS, Session
+from .language import tell
+
+__all__ = ["TAG", "CLASSES", "Loaded", "is_demo", "defined_names", "load", "settle"]
+
+TAG = "demo"
+CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
+
+
+@dataclass
+class Loaded:
+    """A submission as the checks see it: its classes' session, the cells that raised, and whether every cell
+    ran (``whole``) or the demonstrations were left out."""
+
+    path: Path
+    session: Session
+    errors: list[tuple[int, str]]
+    whole: bool
+
+
+def is_demo(source: str, metadata: Mapping) -> bool:
+    """A demonstration cell left as released: tagged ``demo``, its text's digest the one in its metadata."""
+    tags, kit = metadata.get("tags"), metadata.get("course_kit")
+    if not isinstance(tags, list) or TAG not in tags or not isinstance(kit, Mapping):
+        return False
+    return kit.get("demo_sha256") == hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def defined_names(source: str) -> set[str] | None:
+    """The names a (course-written) cell binds at the top level, or None when it cannot be read."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    names: set[str] = set()
+    scopes = (
+        ast.FunctionDef,
+        ast.AsyncFunctionDef,
+        ast.ClassDef,
+        ast.Lambda,
+        ast.ListComp,
+        ast.SetComp,
+        ast.DictComp,
+        ast.GeneratorExp,
+    )
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        if not isinstance(node, scopes):
+            todo.extend(ast.iter_child_nodes(node))
+    return names
+
+
+class _LeftOut:
+    """`skip_cell` for dnnlpy's loader: leaves out the demonstrations and remembers their text."""
+
+    def __init__(self) -> None:
+        self.sources: list[str] = []
+
+    def __call__(self, index: int, source: str, metadata: Mapping) -> bool:
+        if is_demo(source, metadata):
+            self.sources.append(source)
+            return True
+        return False
+
+    def names(self) -> set[str] | None:
+        found: set[str] = set()
+        for source in self.sources:
+            names = defined_names(source)
+            if names is None:
+                return None
+            found |= names
+        return found
+
+
+def _loaded(path: Path, result, whole: bool) -> Loaded:
+    missing = {}
+    for name in CLASSES:
+        if name not in result.namespace:
+            raised = "".join("\n" + tell("check.cell", number=i + 1, message=m) for i, m in result.errors)
+            missing[name] = tell("check.not_defined", file=path.name, cls=name) + (
+                tell("check.cells_raised") + raised if raised else tell("check.no_cell_raised")
+            )
+    classes = {name: result.namespace.get(name) for name in CLASSES}
+    return Loaded(path, Session(classes, missing), result.errors, whole)
+
+
+def load(path: Path) -> Loaded:
+    """Run the submission without its demonstrations, or whole when that run is not clean (see above).
+
+    Raises what ``dnnlpy.selfcheck.load_submission`` raises for a file it cannot read.
+    """
+    left_out = _LeftOut()
+    result = load_submission(path, skip_cell=left_out)
+    if not left_out.sources:
+        return _loaded(path, result, whole=True)
+    names = left_out.names()
+    if (
+        result.errors
+        or any(c not in result.namespace for c in CLASSES)
+        or names is None
+        or names & set(result.namespace)
+    ):
+        return _loaded(path, load_submission(path), whole=True)
+    return _loaded(path, result, whole=False)
+
+
+def settle(loaded: Loaded) -> Loaded:
+    """Run every check on a run without demonstrations; when the student's code raised in any, run the whole
+    notebook instead (its checks then run as pytest asks for them)."""
+    if loaded.whole:
+        return loaded
+    try:
+        raised = any(loaded.session.outcome(name).raised for name in CHECKS)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - whatever escaped a check: the whole run will show it as before
+        raised = True
+    return _loaded(loaded.path, load_submission(loaded.path), whole=True) if raised else loaded
