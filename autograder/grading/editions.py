@@ -97,7 +97,7 @@ def _not_judged(test: TestOutcome, stop: dict, language: str) -> str:
     return render("judge.not_judged", language, where=stopped_words(stop, language))
 
 
-def localize(result: Result, spec: AssignmentSpec, language: str) -> Result:
+def localize(result: Result, language: str) -> Result:
     """`result` with its student-facing text in `language`, after marking (which reads the English): each
     test's ``localized`` message (when the judge rendered one) in place of its ``output``, and the engine's
     words (the run summary, the judge's limits) rendered from its catalog. English, or a language the engine

@@ -211,7 +211,7 @@ def finish(
     """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
     run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
-    return localize(result, spec, text_language(submission.kind, submission.source))  # read from the file
+    return localize(result, text_language(submission.kind, submission.source))  # read from the file
 
 
 def mark(result: Result, spec: AssignmentSpec) -> Result:

@@ -190,7 +190,7 @@ def test_what_the_judge_did_not_judge_is_said_in_the_students_language_after_mar
         assert english == "not judged: the judge stopped at its time limit (30 s) on this submission's evidence"
     result = pipeline.finish(tests, run, seed=1, seconds=1, submission=pipeline.Submission("py", "", "a.py"), spec=SPEC)
     assert result.tests[1].output == english and result.language == "en"  # an English file stays English
-    chinese = localize(result, SPEC, "zh")
+    chinese = localize(result, "zh")
     assert chinese.tests[1].output.startswith("未评判：") and untranslated(chinese.tests[1].output) == []
     assert chinese.output.startswith("评判你的代码的输出时") and chinese.score == result.score == 2
 
@@ -210,7 +210,7 @@ def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(stat
         defined=["TiedEmbeddingLM"],
         running={"cell": 7},
     )
-    result = localize(Result(tests=[], run=run, seed=1), SPEC, "zh")
+    result = localize(Result(tests=[], run=run, seed=1), "zh")
     lines = feedback_context(result, student="chen", names=names(SPEC, "zh"))["run_lines"]
     assert lines and all(HAN.search(line) and untranslated(line) == [] for line in lines), lines
     assert any("「NameError: name 'x' is not defined」" in line for line in lines), lines

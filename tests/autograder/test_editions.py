@@ -70,7 +70,7 @@ def _zh(result: Result) -> Result:
 def test_localize_puts_the_judges_chinese_in_place_after_marking_and_keeps_the_marks():
     result = _zh(_result())
     marked = mark(result, SPEC)  # the marking scheme reads the English
-    zh = localize(marked, SPEC, "zh")
+    zh = localize(marked, "zh")
     assert zh.language == "zh" and marked.language == "en"
     assert zh.tests[0].output == result.tests[0].localized and zh.tests[0].localized == ""
     assert marked.tests[0].output.startswith("TiedEmbeddingLM: gradient doubled")  # the marked result is unchanged
@@ -85,14 +85,14 @@ def test_localize_puts_the_judges_chinese_in_place_after_marking_and_keeps_the_m
 
 
 def test_a_message_the_judge_did_not_render_stays_english_never_half_translated():
-    zh = localize(mark(_result(), SPEC), SPEC, "zh")  # no `localized`: a judge that did not know the language
+    zh = localize(mark(_result(), SPEC), "zh")  # no `localized`: a judge that did not know the language
     assert zh.tests[0].output == _result().tests[0].output and zh.language == "zh"
 
 
 def test_localize_leaves_english_and_unknown_languages_alone():
     result = _zh(_result())
-    assert localize(result, SPEC, "en") is result
-    assert localize(result, SPEC, "fr") is result
+    assert localize(result, "en") is result
+    assert localize(result, "fr") is result
 
 
 def test_the_grader_names_its_areas_and_tests_through_its_catalog():

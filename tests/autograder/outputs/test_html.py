@@ -40,8 +40,7 @@ PAGE_FACTS = """(() => ({
 
 def _hung(language: str) -> Result:
     """A correct exercise 1 and a `generate` that never stops, called by the notebook's own try-it cell;
-    a Chinese-edition result is translated by the grader, as the engine does."""
-    from autograder.graders import get_assignment
+    a Chinese-edition result is rendered in Chinese after marking, as the engine does."""
     from autograder.grading.editions import localize
 
     message = "no evidence for experiment 'gpt_generate': the submission was stopped at the time limit before it ran"
@@ -53,7 +52,7 @@ def _hung(language: str) -> Result:
     ]
     run = RunFacts(status="timeout", limit=60, running={"cell": 14}, required_names=["TiedEmbeddingLM"])
     result = Result(tests=tests, run=run, seed=5, execution_time=60)
-    return localize(result, get_assignment("weight_tying"), language)
+    return localize(result, language)
 
 
 @pytest.fixture
