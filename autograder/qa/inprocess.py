@@ -194,7 +194,7 @@ class InProcessGrader:
     ) -> list:
         """Each test's ``TestOutcome``, as the judge process gives it: every test in English, and in another
         `language` each failed one called again with it set (``suite_api.speaking``) for its ``localized``."""
-        from autograder.grading.judge.suite_api import speaking
+        from autograder.grading.judge.suite_api import said_again_in
         from autograder.grading.result import TestOutcome
 
         wanted = None if only is None else set(only)
@@ -206,11 +206,7 @@ class InProcessGrader:
                 if wanted is not None and test.name not in wanted:
                     continue
                 passed, message = self._call(test, plan, evidence, run)
-                localized = ""
-                if not passed and language != "en":
-                    with speaking(language):
-                        again, localized = self._call(test, plan, evidence, run)
-                    localized = "" if again else localized
+                localized = said_again_in(language, passed, lambda test=test: self._call(test, plan, evidence, run))
                 out.append(TestOutcome(test.name, test.points, test.area, passed, message, localized))
         finally:
             torch.set_num_threads(threads)

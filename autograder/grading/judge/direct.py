@@ -34,7 +34,7 @@ import pytest
 
 from autograder.grading.judge.memo import end_judgement
 from autograder.grading.judge.plugin import message_for
-from autograder.grading.judge.suite_api import say, speaking
+from autograder.grading.judge.suite_api import said_again_in, say
 from autograder.grading.result import TestOutcome
 
 __all__ = ["DirectSuite", "Unsupported", "PROVIDED", "TESTED_PYTEST", "pytest_supported"]
@@ -224,11 +224,7 @@ class DirectSuite:
                 last_in_module = index + 1 == len(self.tests) or self.tests[index + 1].module != test.module
                 with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
                     passed, output = session.call(test)
-                    localized = ""
-                    if not passed and language != "en":
-                        with speaking(language):
-                            again, localized = session.call(test)
-                        localized = "" if again else localized
+                    localized = said_again_in(language, passed, lambda test=test: session.call(test))
                     # Teardown errors fail the test that ran last before them, as pytest reports them.
                     problem = session.finish("function")
                     if last_in_module:

@@ -16,7 +16,7 @@ suite runners' last words ("not run", "failed"), are the engine's: rendered from
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import torch
@@ -35,6 +35,7 @@ __all__ = [
     "describe_run",
     "language",
     "speaking",
+    "said_again_in",
     "say",
 ]
 
@@ -56,6 +57,16 @@ def speaking(lang: str) -> Iterator[None]:
         yield
     finally:
         _STATE["language"] = previous
+
+
+def said_again_in(lang: str, passed: bool, call: Callable[[], tuple[bool, str]]) -> str:
+    """A failed test's message in `lang`: ``call()`` runs the test once more with `lang` set and gives (passed,
+    message). "" for English, a passed test, or a test that passes the second time (its English stands)."""
+    if passed or lang == "en":
+        return ""
+    with speaking(lang):
+        again, message = call()
+    return "" if again else message
 
 
 def say(key: str, /, **params: object) -> str:
