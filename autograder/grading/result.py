@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.grading.catalog import render
+from autograder.grading.findings import Finding
 from autograder.grading.messages import clean_message
 from autograder.protocol.typed import fields_from_wire, wire_fields
 
@@ -114,14 +115,15 @@ class TestOutcome:
     points: float  # what the test is worth
     area: str  # the graded area it belongs to
     passed: bool
-    output: str  # what the student reads when it failed
-    # The message in the submission's language, rendered by the judge from the catalog ("" when that is
-    # English, or before the judge knew the language); `output` stays English until the run is marked.
-    localized: str = ""
+    # Why it failed, as values (autograder.grading.findings): None when it passed. Marking and every page read
+    # this; its message is rendered in the reader's language where it is shown (``message``).
+    finding: Finding | None = None
     # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
-    # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
-    # any test of the area it is charged in.
+    # one, i.e. all its points when it failed. Never more than its points, and 0 when it passed.
     charged: float | None = None
+    # What the charge is for: "misconception:<id>" (one charge per root cause and exercise), "test" (its own
+    # points: a crash, a wrong value nobody named, missing evidence), or "" (nothing charged here).
+    charged_to: str = ""
 
     @property
     def score(self) -> float:
@@ -129,22 +131,33 @@ class TestOutcome:
             return self.points if self.passed else 0.0
         return round(max(0.0, self.points - self.charged), 6)
 
+    def message(self, language: str = "en") -> str:
+        """What the student reads about this test in `language` ("" when it passed)."""
+        return self.finding.render(language) if self.finding is not None else ""
+
     def to_wire(self) -> dict:
         """Its form between the judge, the workers and this process (``from_wire`` reads it back)."""
-        return wire_fields(self)
+        out = wire_fields(self, skip=("finding",))
+        out["finding"] = self.finding.to_wire() if self.finding is not None else None
+        return out
 
     @classmethod
     def from_wire(cls, data: Any) -> TestOutcome:
         """A TestOutcome from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
-        return cls(**fields_from_wire(cls, data, "a test outcome"))
+        fields = fields_from_wire(cls, data, "a test outcome", skip=("finding",))
+        finding = data.get("finding")
+        outcome = cls(**fields, finding=None if finding is None else Finding.from_wire(finding))
+        if outcome.passed == (outcome.finding is not None):
+            raise ValueError(f"a test outcome {outcome.name!r:.80}: a failed test has a finding, a passed one none")
+        return outcome
 
-    def to_gradescope(self) -> dict:
+    def to_gradescope(self, language: str = "en") -> dict:
         return {
             "name": self.name,
             "score": self.score,
             "max_score": self.points,
             "status": "passed" if self.passed else "failed",
-            "output": self.output,
+            "output": self.message(language),
             "tags": [self.area],
         }
 
@@ -301,6 +314,9 @@ class Result:
             "max_score": self.max_score,
             "execution_time": round(self.execution_time, 3),
             "output": self.output,
-            "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
+            "tests": [
+                {**t.to_gradescope(self.language), "output": clean_message(t.message(self.language))}
+                for t in self.tests
+            ],
             "extra_data": extra,
         }

@@ -4,7 +4,8 @@ Each file under ``<calibration_dir>/{correct,wrong,attacks}/`` says what it expe
 notebook, its first code cell)::
 
     # expect: correct                      must get full marks
-    # expect: wrong <misconception>        must not get full marks, and a failing test names it
+    # expect: wrong <misconception>        must not get full marks; a failing test shows that misconception
+                                           (its id in the grader's marking scheme), on every plan
     # why: <one line>                      what the file does
     # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
     # marks: 60-80                         (wrong files) the band of marks (out of 100) a teacher would give
@@ -55,7 +56,7 @@ _REFERENCE = "(reference solution)"  # its key in the batch: no calibration file
 @dataclass(frozen=True)
 class Expectation:
     kind: str  # "correct" | "wrong" | "attack"
-    keyword: str  # the misconception a failing test must name ("" if none)
+    names: str  # the marking scheme's misconception a failing test must show ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
     band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
 
@@ -163,14 +164,15 @@ def sandbox_writes(folder: Path, since: float, *, skip: tuple[str, ...] = (), ab
     return hits
 
 
-def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_score: float) -> tuple[bool, str]:
-    """(ok, note) for a correct or wrong file, from its failing tests (function name -> message).
+def judge_verdict(exp: Expectation, failing: dict, score: float, max_score: float) -> tuple[bool, str]:
+    """(ok, note) for a correct or wrong file, from its failing tests (function name -> marked TestOutcome).
 
     Shared by ``calibrate`` and the kit's in-process tests of the suite.
     """
     if exp.kind == "correct":
         ok = max_score > 0 and score == max_score
-        return ok, "" if ok else "lost points: " + "; ".join(f"{n}: {m[:160]}" for n, m in failing.items())
+        lost = "; ".join(f"{n}: {o.message('en')[:160]}" for n, o in failing.items())
+        return ok, "" if ok else "lost points: " + lost
     if score >= max_score:
         return False, "got full marks"
     if exp.band is not None:
@@ -181,10 +183,18 @@ def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_s
     passed = [name for name in exp.fails if name not in failing]
     if passed:
         return False, f"expected to fail but passed: {', '.join(passed)}"
-    named = bool(exp.keyword) and any(exp.keyword.lower() in m.lower() for m in failing.values())
-    if exp.keyword and not named:
-        return True, f"'{exp.keyword}' not named in feedback"
-    return True, f"named '{exp.keyword}'" if exp.keyword else ""
+    if exp.names and not any(_shows(o, exp.names) for o in failing.values()):
+        shown = sorted({o.finding.names for o in failing.values() if o.finding is not None and o.finding.names})
+        return False, f"no failing test shows {exp.names!r} (shown: {', '.join(shown) or 'none'})"
+    return True, f"shows {exp.names!r}" if exp.names else ""
+
+
+def _shows(outcome, misconception: str) -> bool:
+    """The failing test names the misconception, or carries its charge (it names one that one covers)."""
+    finding = outcome.finding
+    return finding is not None and (
+        finding.names == misconception or outcome.charged_to == f"misconception:{misconception}"
+    )
 
 
 def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
@@ -192,14 +202,14 @@ def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
     if result.status == GRADER_ERROR:
         ok, note = False, result.output
     elif exp.kind in ("correct", "wrong"):
-        failing = {t.name.rpartition("::")[2]: t.output for t in result.failing()}
+        failing = {t.name.rpartition("::")[2]: t for t in result.failing()}
         ok, note = judge_verdict(exp, failing, result.score, result.max_score)
     else:
         survived = run is not None and any("survived" in n for n in run.notes)
         ok = result.score == 0 and not survived and run is not None
         parts = [f"earned {result.score:g}" if result.score else "", "processes survived" if survived else ""]
         note = "; ".join(filter(None, [*parts, f"status {result.status}"]))
-    expected = f"{exp.kind} {exp.keyword}".strip()
+    expected = f"{exp.kind} {exp.names}".strip()
     return Verdict(name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time)
 
 

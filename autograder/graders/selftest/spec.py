@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.graders.selftest import messages
 from autograder.graders.spec import AssignmentSpec
 
 __all__ = ["SPEC", "make_plan"]
@@ -30,4 +31,6 @@ SPEC = AssignmentSpec(
     experiments="autograder.graders.selftest.runner.experiments:run",
     judge_dir=_HERE / "judge",
     solution_path=_HERE / "judge" / "solution.py",
+    catalog=messages,
+    scheme_path=_HERE / "marking.toml",
 )

@@ -239,10 +239,33 @@ MESSAGES = {
         "{what}：新生成的词元是 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新词元：{why}",
     ),
     "note.determinism_not_credited": (
-        "the two calls agree, but determinism was not credited because the tokens are not the greedy ones (see "
-        "test_generate_greedy_within_block_size): {problem}",
-        "两次调用结果一致，但词元不是贪心解码的结果，所以确定性这一项不给分（见“上下文不超过 block_size 时逐步取"
-        " argmax”那一项）：{problem}",
+        "the two calls agree, but that is not credited: their tokens are not the greedy ones (see “{test}”)",
+        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心解码的结果（见“{test}”）",
+    ),
+    "note.shape_not_credited": (
+        "the tokens have the right shape and type, but that is not credited: they are not the greedy ones (see "
+        "“{test}”)",
+        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心解码的结果（见“{test}”）",
+    ),
+    # a forward call that raised, judged where forward is judged (shape flow)
+    "judge.identity.forward_raised": (
+        "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
+        "were not checked (see “{test}”)",
+        "{what}：在任何前向计算之前，LM head 已随这张表变化；但前向计算抛出了异常「{error}」，所以没有检查 logits"
+        "（见“{test}”）",
+    ),
+    "judge.counts.forward_raised": (
+        "the count was not checked: forward raised {error} (see “{test}”)",
+        "没有检查参数量：前向计算抛出了异常「{error}」（见“{test}”）",
+    ),
+    "judge.shapes.forward_raised": (
+        "{what}: forward raised {error}",
+        "{what}：前向计算抛出了异常「{error}」",
+    ),
+    "judge.shapes.transposed_values": (
+        "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
+        "here; every other size raises)",
+        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T：转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
     ),
     # a record whose seal does not hold (judge/sealed.py; English: runner/seal.py's PROBLEMS)
     "judge.evidence_refused": (

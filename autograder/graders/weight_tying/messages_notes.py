@@ -11,6 +11,29 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
+    "note.backward_not_checked_no_loss": (
+        "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
+        "没有检查反向传播：loss() 对哪一种目标形式都没有返回标量（见 loss 的测试）",
+    ),
+    "note.library_tie_not_credited": (
+        "{what}: not credited: the pair of tables is a library MiniGPT's, tied by the library, not by your code "
+        "(see “{test}”)",
+        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库完成了绑定，而不是你的代码（见“{test}”）",
+    ),
+    "note.loss_not_checked_forward": (
+        "{call}: the loss was not checked: the model's logits for the plan's ids are not (B, T, V), or forward "
+        "raised (see the shape flow tests)",
+        "{call}：没有检查 loss：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者前向计算抛出了异常（见“形状与"
+        "输出数值”的测试）",
+    ),
+    "note.logits_shape_not_checked": (
+        "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",
+        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
+    ),
+    "note.gradient_not_checked_forward_raised": (
+        "the gradient was not checked: forward raised {error} (see the shape flow tests)",
+        "没有检查梯度：前向计算抛出了异常「{error}」（见“形状与输出数值”的测试）",
+    ),
     "note.dropout_was_not_checked_because_the": (
         (
             "dropout was not checked because the eval-mode logits differ from a MiniGPT with these hyper-param"

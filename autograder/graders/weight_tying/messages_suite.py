@@ -271,6 +271,12 @@ MESSAGES = {
         "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
+    "suite.loss.ignore_index": (
+        "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0): token 0 is a "
+        "token of the vocabulary like any other, so every position counts: {hint}",
+        "{call}是 {got}，应为 {want}：loss 跳过了等于 0 的目标（ignore_index=0）；0 号 token 和词表里的其他 token "
+        "一样，每个位置都要计入：{hint}",
+    ),
     "suite.loss_shift.none": (
         ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),
         (

@@ -30,14 +30,9 @@ MESSAGES = {
         ),
     ),
     "suite.dropout_not_checked_eval_wrong": (
-        (
-            "{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
-            "(see test_generate_greedy_within_block_size)"
-        ),
-        (
-            "{what}：没有检查 dropout，因为同一个提示词在评估模式下给出的也不是贪心解码的词元"
-            "（见上下文不超过 block_size 的那一项）"
-        ),
+        "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
+        "tokens (see “{test}”)",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心解码的结果（见“{test}”）",
     ),
     "suite.generate_depends_on_mode": (
         (

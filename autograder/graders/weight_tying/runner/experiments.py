@@ -24,6 +24,7 @@ from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
     dropout_settings,
+    error_text,
     flag_off,
     guard,
     load_state_in_place,
@@ -60,10 +61,19 @@ def _follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Ca
     rec = {ev.TableFollow.head_after_inplace: plain(owner.lm_head.weight), **also()}
     if eval_mode:
         model.eval()
-    rec[ev.TableFollow.logits] = plain(model(ids))
+    rec.update(_forward(model, ids, ev.TableFollow))
     # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
     rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)
     return rec
+
+
+def _forward(model, ids, record) -> dict:
+    """{logits, forward_error} of one forward call: a forward that raises leaves the facts recorded before it
+    (the tie) to be judged on their own."""
+    try:
+        return {record.logits: plain(model(ids)), record.forward_error: ""}
+    except Exception as exc:
+        return {record.logits: None, record.forward_error: error_text(exc)}
 
 
 # ---------------------------------------------------------------- TiedEmbeddingLM
@@ -118,11 +128,17 @@ def lm_grad(ns, plan):
     copy_into(model.token_embed.weight, p["W1"])
     opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
     opt.zero_grad()
-    logits = model(p["ids"])
+    try:
+        logits = model(p["ids"])
+    except Exception as exc:  # nothing of the gradient can be measured: the shape flow tests judge forward
+        return ev.LmGrad.make(**_no_gradient(ev.LmGrad, exc))
+    if not _fits(logits, p["G"]):  # the judge's objective needs (B, T, V) logits: shape flow judges the rest
+        return ev.LmGrad.make(**{**_no_gradient(ev.LmGrad, None), ev.LmGrad.logits: plain(logits)})
     (logits * p["G"]).sum().backward()
     embed, head = model.token_embed.weight, model.lm_head.weight
     rec = {
         ev.LmGrad.logits: plain(logits),
+        ev.LmGrad.forward_error: "",
         ev.LmGrad.grad_same_object: embed.grad is not None and head.grad is embed.grad,
         ev.LmGrad.embed_grad: None if embed.grad is None else plain(embed.grad),
         ev.LmGrad.head_grad: None if head.grad is None else plain(head.grad),
@@ -131,6 +147,21 @@ def lm_grad(ns, plan):
     rec[ev.LmGrad.table_after] = plain(model.token_embed.weight)
     rec[ev.LmGrad.head_after] = plain(model.lm_head.weight)
     return ev.LmGrad.make(**rec)
+
+
+def _no_gradient(record, exc: Exception | None) -> dict:
+    """A gradient record with no measurement: forward raised `exc`, or (None) returned what the judge's
+    objective cannot multiply."""
+    out = {
+        name: None
+        for name in ("logits", "embed_grad", "head_grad", "table_after", "head_after")
+        if name in record.FIELDS
+    }
+    return {**out, record.forward_error: "" if exc is None else error_text(exc), record.grad_same_object: False}
+
+
+def _fits(logits, objective: torch.Tensor) -> bool:
+    return isinstance(logits, torch.Tensor) and tuple(logits.shape) == tuple(objective.shape)
 
 
 # ---------------------------------------------------------------- MiniGPTWithWeightTying
@@ -225,7 +256,11 @@ def gpt_counts(ns, plan):
         logits = plain(g(c["ids"]))  # the inner MiniGPT: the wrapper's forward is judged by shape flow
         copy_into(g.token_embed.weight, _table(c["table"], g))
         return ev.CountCase.make(
-            unique_numel=count, state_shapes=shapes, logits=logits, logits_after_write=plain(g(c["ids"]))
+            unique_numel=count,
+            state_shapes=shapes,
+            logits=logits,
+            logits_after_write=plain(g(c["ids"])),
+            dropout_settings=dropout_settings(g),
         )
 
     return ev.GptCounts.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["counts"]])
@@ -263,8 +298,14 @@ def gpt_grad(ns, plan):
     model.eval()  # the objective is the judge's; dropout is judged by its own test
     opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
     opt.zero_grad()
-    logits = model(p["ids"])
+    try:
+        logits = model(p["ids"])
+    except Exception as exc:  # nothing of the gradient can be measured: the shape flow tests judge forward
+        return ev.GptGrad.make(**rec, **_no_gradient(ev.GptGrad, exc))
+    if not _fits(logits, p["G"]):  # the judge's objective needs (B, T, V) logits: shape flow judges the rest
+        return ev.GptGrad.make(**rec, **{**_no_gradient(ev.GptGrad, None), ev.GptGrad.logits: plain(logits)})
     rec[ev.GptGrad.logits] = plain(logits)
+    rec[ev.GptGrad.forward_error] = ""
     (logits * p["G"]).sum().backward()  # a judge objective: a wrong loss() costs only the loss tests
     embed, head = g.token_embed.weight, g.lm_head.weight
     rec[ev.GptGrad.grad_same_object] = embed.grad is not None and head.grad is embed.grad
@@ -281,6 +322,8 @@ def gpt_loss(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["loss"], gain=p["loss_gain"])
     model.eval()
     rec: dict[str, Any] = {ev.GptLoss.state_shapes: shapes}
+    with torch.no_grad():
+        rec.update(_forward(model, p["ids"], ev.GptLoss))
     pos = model.minigpt.pos_embed.weight
 
     def one(targets):

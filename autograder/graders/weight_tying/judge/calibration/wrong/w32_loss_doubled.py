@@ -1,4 +1,4 @@
-# expect: wrong loss doubled
+# expect: wrong loss_scaled
 # why: loss counts the shared table twice ('two paths') by returning 2 * cross-entropy.
 # fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
 # marks: 92-97
