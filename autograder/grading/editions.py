@@ -24,7 +24,17 @@ from autograder.grading.catalog import LANGUAGES
 from autograder.grading.result import Result
 from autograder.protocol.said import Said, Text, verbatim
 
-__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize", "names", "stopped_said"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "submission_language",
+    "text_language",
+    "localize",
+    "names",
+    "readable_test",
+    "test_title",
+    "charge_title",
+    "stopped_said",
+]
 
 DEFAULT_LANGUAGE = "en"
 _PY_MARK = re.compile(r"^#\s*language:\s*([A-Za-z-]+)\s*$")
@@ -69,6 +79,29 @@ def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
         return catalog.area_name(text, language) if found is None else found
 
     return name
+
+
+def readable_test(test_id: str) -> str:
+    """'test_generation.py::test_generate_respects_block_size[2]' -> 'generate respects block size [2]'."""
+    func = str(test_id).rpartition("::")[2] or str(test_id)
+    base, bracket, params = func.partition("[")
+    base = base[5:] if base.startswith("test_") else base
+    return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
+
+
+def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """A suite test as students read it: its catalog title in `language` (its readable name without one)."""
+    readable = readable_test(test_id)
+    if spec is None or spec.catalog is None:
+        return readable
+    return spec.catalog.title(readable, language) or readable
+
+
+def charge_title(spec: AssignmentSpec | None, charge, language: str = DEFAULT_LANGUAGE) -> str:
+    """What a charge (``marking.Charge``) is for, in `language`: its misconception's title, or the test's."""
+    if charge.misconception and spec is not None and spec.catalog is not None:
+        return spec.catalog.misconception_title(charge.cause, language)
+    return charge.cause if charge.misconception else test_title(spec, charge.cause, language)
 
 
 def stopped_said(stop: dict) -> Text:

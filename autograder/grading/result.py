@@ -2,12 +2,8 @@
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
 per-area totals. Between the kit's processes, and in a class folder's ``results/<id>.json``, it travels as
-``to_wire`` / ``from_wire``. Gradescope's results format (``to_gradescope``) is an output only, for Gradescope
-(``run_autograder``'s results.json) and ``grade --json``; the kit never parses it back::
-
-    {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
-     "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
-     "extra_data": {"run": {...}, "seed": 123, "areas": {area: [score, max]}}}
+``to_wire`` / ``from_wire``. Gradescope's results format is an output only, made from it by
+``grading.gradescope.results`` (the kit never parses it back).
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ from typing import Any
 
 from autograder.grading.catalog import render
 from autograder.grading.findings import Finding
-from autograder.grading.messages import clean_message
 from autograder.protocol.typed import fields_from_wire, wire_fields
 
 __all__ = [
@@ -150,16 +145,6 @@ class TestOutcome:
         if outcome.passed == (outcome.finding is not None):
             raise ValueError(f"a test outcome {outcome.name!r:.80}: a failed test has a finding, a passed one none")
         return outcome
-
-    def to_gradescope(self, language: str = "en") -> dict:
-        return {
-            "name": self.name,
-            "score": self.score,
-            "max_score": self.points,
-            "status": "passed" if self.passed else "failed",
-            "output": self.message(language),
-            "tags": [self.area],
-        }
 
 
 @dataclass
@@ -296,27 +281,3 @@ class Result:
             tests=[TestOutcome.from_wire(t) for t in fields["tests"]],
             run=RunFacts.from_dict(data.get("run")),
         )
-
-    def to_gradescope(self) -> dict:
-        # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what
-        # Gradescope shows students.
-        if self.grader_error is not None:
-            extra: dict[str, Any] = {"grader_error": self.grader_error}
-        else:
-            extra = {
-                "seed": self.seed,
-                "areas": {a: [s, m] for a, (s, m) in self.areas.items()},
-                "run": self.run.to_dict() if self.run is not None else {},
-                "language": self.language,
-            }
-        return {
-            "score": self.score,
-            "max_score": self.max_score,
-            "execution_time": round(self.execution_time, 3),
-            "output": self.output,
-            "tests": [
-                {**t.to_gradescope(self.language), "output": clean_message(t.message(self.language))}
-                for t in self.tests
-            ],
-            "extra_data": extra,
-        }

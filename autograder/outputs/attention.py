@@ -8,6 +8,9 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     time budget    a cell or a check ran past its own time budget and was stopped; the rest was graded
     syntax error   a cell Python could not compile: its line; nothing it defines exists afterwards
     unreadable     the file was refused: why
+    evidence       a record the runner owed was missing, refused, sent twice or malformed while the run ended
+                   well (a submission that wrote on the grader's channel, or a broken runner): its tests cost
+                   their points; the judge's own error on a test is listed here too
     grader error   the grader failed, not the student: regrade
     missing        no result yet: run the command again
     run ended      out of memory, crashed, exited early
@@ -20,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.outputs.classview import FLAGS, ClassView, Row
-from autograder.outputs.wording import budget_stops, stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, readable_test, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
@@ -30,6 +33,8 @@ _WHAT_TO_DO = {
     "needed what was stopped scored 0",
     "syntax error": "the cell did not run at all, so what it defines is missing: the student fixes the line",
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
+    "evidence": "the grader did not receive what the runner owes for these tests (tampered with, or the judge's "
+    "own failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
     "grader error": "the grader failed, not the student: regrade with --student NAME",
     "missing": "no result yet (the run was stopped): run the same command again",
     "blank": "nothing written beyond the starter code",
@@ -41,6 +46,7 @@ _ORDER = [
     "time budget",
     "syntax error",
     "unreadable",
+    "evidence",
     "grader error",
     "missing",
     *_RUN_ENDED.values(),
@@ -75,6 +81,11 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
         out.append(("syntax error", detail))
     if result.status in _RUN_ENDED:
         out.append((_RUN_ENDED[result.status], ""))
+    if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end
+        owed = [t for t in result.failing() if t.finding is not None and t.finding.kind in ("owed", "internal")]
+        if owed:
+            names = ", ".join(readable_test(t.name) for t in owed[:4]) + (f" (+{len(owed) - 4} more)" if len(owed) > 4 else "")
+            out.append(("evidence", names))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))
     return out

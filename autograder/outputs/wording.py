@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 
 from autograder.grading.catalog import render
+from autograder.grading.editions import readable_test
 from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
 
@@ -29,7 +30,6 @@ __all__ = [
     "CELL_NOTE",
     "NO_RESULT",
     "PART_NOTE",
-    "starter_code",
     "page_words",
     "stopped_at",
     "syntax_errors",
@@ -46,14 +46,6 @@ _SUBJECT = re.compile(
 )
 
 
-def readable_test(test_id: str) -> str:
-    """'test_generation.py::test_generate_respects_block_size[2]' -> 'generate respects block size [2]'."""
-    func = str(test_id).rpartition("::")[2] or str(test_id)
-    base, bracket, params = func.partition("[")
-    base = base[5:] if base.startswith("test_") else base
-    return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
-
-
 def split_raised(message: str) -> tuple[str, str] | None:
     """('MiniGPTWithWeightTying (SGD step)', 'NotImplementedError (at cell 26, line 16, in __init__)') for a
     cleaned 'X failed: your code raised E' message; None for any other message."""
@@ -66,11 +58,6 @@ def split_subject(message: str) -> tuple[str, str]:
     opens with what it checked; ('', message) otherwise."""
     match = _SUBJECT.match(message)
     return (match.group("subject"), match.group("rest").strip()) if match else ("", message)
-
-
-def starter_code(message: str) -> bool:
-    """Whether a message reports the starter code's NotImplementedError (a part not written yet)."""
-    return "NotImplementedError" in message
 
 
 def cell_starts(path: str | Path | None) -> dict[int, str]:
@@ -119,10 +106,10 @@ def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] 
     ]
 
 
-# How the runner records a cell it stopped at its time budget, and how the judge words a check it stopped
-# (autograder/runner/budget.py, autograder/judge/evidence.py): the runner's word, for the TA's eyes only.
+# How the runner records a cell it stopped at its time budget (autograder/runner/budget.py: the runner's word,
+# for the TA's eyes only), and the engine's message for a check it stopped (grading/judge/suite_api.py).
 _CELL_STOPPED = "TimeBudgetExceeded:"
-_CHECK_STOPPED = "did not finish"  # kept in English on a Chinese page (a keyword)
+_CHECK_STOPPED = "judge.did_not_finish_within"
 
 
 def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
@@ -133,7 +120,11 @@ def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, str] 
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
-    tests = [readable_test(t.name) for t in result.tests if not t.passed and _CHECK_STOPPED in t.output]
+    tests = [
+        readable_test(t.name)
+        for t in result.tests
+        if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
+    ]
     return cells + tests
 
 
@@ -175,12 +166,7 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
                 f"(a later NameError follows from it): {message}"
             )
             continue
-        why = (
-            ": it uses a part that still holds the starter code (raise NotImplementedError)"
-            if starter_code(message)
-            else ""
-        )
-        lines.append(f"{place} raised {message}{why}")
+        lines.append(f"{place} raised {message}")
     missing = [n for n in run.required_names if n not in run.defined]
     if missing and run.status in ("ok", "memory"):
         hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
@@ -198,11 +184,20 @@ _PAGE_WORDS = {
         "graded": "Graded {when}",
         "status": "status: {status}",
         "score": "Score:",
+        "cost_column": "cost",
+        "charge_column": "what it is for, and the tests it covers",
         "starter_bold": "Most of this submission is still the starter code",
         "starter_before": "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
         "starter_after": " in the assignment folder), and hand in again.",
         "what_to_fix": "What to fix ({failed} of {total} failed)",
-        "costs": "Costs {points}{over}:",
+        "costs": "Costs {points}{once}{over}:",
+        "once_in_exercise": ", once in exercise {n}",
+        "lost_of": "−{lost} of its {points}",
+        "not_charged_again": "not charged again (its {points} counted in this charge)",
+        "lost_total": "Points lost: {points}, the sum of the charges below.",
+        "rule": "How the marks are given: each mistake costs once per exercise, at most the points of the tests it "
+        "fails; a test that failed only because of it costs nothing more. Any other failing test costs its own "
+        "points.",
         "point": "point",
         "points": "points",
         "over_tests": " over {n} tests",
@@ -235,11 +230,19 @@ _PAGE_WORDS = {
         "graded": "评分时间 {when}",
         "status": "运行状态：{status}",
         "score": "得分：",
+        "cost_column": "扣分",
+        "charge_column": "扣分原因，以及涉及的测试",
         "starter_bold": "这份作业大部分仍是初始代码",
         "starter_before": "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
         "starter_after": "），然后重新提交。",
         "what_to_fix": "需要修改的地方（{total}中有 {failed} 个未通过）",
-        "costs": "扣 {points}{over}：",
+        "costs": "扣 {points}{once}{over}：",
+        "once_in_exercise": "，在练习 {n} 中只扣一次",
+        "lost_of": "扣 {lost} 分（共 {points} 分）",
+        "not_charged_again": "不再重复扣分（它的 {points} 分已计入这一项）",
+        "lost_total": "共扣 {points}，即下面各项之和。",
+        "rule": "评分规则：每个错误在每道练习中只扣一次分，最多扣掉它导致失败的那些测试的分数；仅仅因为它而失败的测试不再另外"
+        "扣分。其余未通过的测试扣除各自的分数。",
         "point": "分",
         "points": "分",
         "over_tests": "，涉及 {n} 个测试",

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.grading.gradescope.results import VISIBILITIES
+
 __all__ = ["find_submission", "main"]
 
 
@@ -43,6 +45,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("/autograder"), help="Gradescope's folder (/autograder)")
     parser.add_argument("--timeout", type=float, default=60.0, help="wall seconds for the submission (60)")
     parser.add_argument("--executor", choices=("pool", "fresh"), default="pool")
+    parser.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        default="visible",
+        help="when students see the charges, which quote expected values (Gradescope's visibility; after_published "
+        "holds them back until grades are published)",
+    )
     args = parser.parse_args(argv)
     results = args.root / "results"
     results.mkdir(parents=True, exist_ok=True)
@@ -53,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         try:
+            from autograder.graders import get_assignment
             from autograder.grading.executors import grade_file
+            from autograder.grading.gradescope.results import gradescope_results
             from autograder.sandbox.limits import Limits
 
             result = grade_file(
@@ -63,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
                 hide=(args.root / "source" / "tests",),
                 executor=args.executor,
             )
-            data = result.to_gradescope()
+            data = gradescope_results(result, get_assignment(args.assignment), visibility=args.visibility)
         except Exception as exc:  # the grader's own failure: the student sees that, not a crash
             data = _failure(f"The grader could not grade this submission ({type(exc).__name__}: {exc}).")
     (results / "results.json").write_text(json.dumps(data), encoding="utf-8")
