@@ -1,6 +1,6 @@
 # expect: wrong loss_detached
 # why: loss returns the right value, detached: backward() never reaches the weights (found by the mutation run, which the old suite let through with full marks).
-# fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
+# fails: test_wrapper_loss_values
 # marks: 90-96
 import torch
 import torch.nn as nn
