@@ -2,8 +2,9 @@
 
 Fast: each file's header (`# expect:`, `# why:`, `# fails:`), counts, the README and the misconception list;
 then every correct and wrong file runs through the experiments and the suite in this process: correct
-files get full marks, wrong files fail the tests their `# fails:` header names, with the misconception
-named. test_calibration.py grades the same corpus, attacks included, in the real sandbox.
+files get full marks, wrong files fail the tests their `# fails:` header names, and a failing test shows the
+misconception their header names (the marking scheme's id). test_calibration.py grades the same corpus,
+attacks included, in the real sandbox.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def _first_code(path: Path) -> str:
 
 
 def _corpus() -> list[tuple[str, str, str, Path]]:
-    """(folder, kind, keyword, path) of every calibration submission."""
+    """(folder, kind, misconception id, path) of every calibration submission."""
     out = []
     for folder in FOLDERS:
         for path in sorted((CAL / folder).iterdir()):
@@ -55,7 +56,6 @@ def test_every_file_has_a_header_matching_its_folder(suite):
         lines = _first_code(path).splitlines()
         assert lines[1].startswith("# why: ") and len(lines[1]) > 20, f"{path.name}: second line must be '# why: ...'"
         if kind == "wrong":
-            assert keyword.strip(), f"{path.name}: '# expect: wrong <misconception keyword>' needs the keyword"
             fails = calibration_files(CAL)[f"{folder}/{path.name}"][1].fails
             assert lines[2].startswith("# fails: ") and fails, f"{path.name}: third line must be '# fails: test_...'"
             assert set(fails) <= names, f"{path.name}: no such suite tests {sorted(set(fails) - names)}"
@@ -79,27 +79,13 @@ def test_readme_lists_every_file():
     assert listed - files == set(), f"README.md lists missing files: {sorted(listed - files)}"
 
 
-def _listed_keywords(text: str) -> set[str]:
-    """Keywords of MISCONCEPTIONS.md's table: `a` / `b`, with `(x)` short for the previous keyword's stem + (x)."""
-    out: set[str] = set()
-    for line in text.splitlines():
-        if not line.startswith("| `"):
-            continue
-        stem = ""
-        for word in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
-            if word.startswith("(") and stem:
-                word = stem + word
-            stem = word.split("(")[0].rstrip() + " " if "(" in word else stem
-            out.add(word.lower())
-    return out
-
-
-def test_wrong_keywords_come_from_the_misconception_list():
-    listing = SPEC.judge_dir.parent / "MISCONCEPTIONS.md"
-    listed = _listed_keywords(listing.read_text())
-    assert "copied table" in listed and "hyper-parameter ignored (dropout)" in listed, sorted(listed)
-    unknown = {keyword.lower() for _, kind, keyword, _ in _corpus() if kind == "wrong"} - listed
-    assert not unknown, f"keywords not in {listing.name}: {sorted(unknown)}"
+def test_wrong_files_name_the_schemes_misconceptions():
+    """Each wrong file's header names a misconception of the marking scheme by its id (or none, for a file
+    whose mistake is a crash or a hang, such as w61 and w62)."""
+    scheme = SPEC.scheme
+    named = {keyword for _, kind, keyword, _ in _corpus() if kind == "wrong" and keyword}
+    assert named - set(scheme.misconceptions) == set(), f"not in marking.toml: {sorted(named - set(scheme.misconceptions))}"
+    assert len(named) >= 20, f"only {len(named)} misconceptions are exercised by the corpus"
 
 
 # ------------------------------------------------------------------------------------------ in-process walk
@@ -118,27 +104,28 @@ def _sweep_plan(name: str) -> dict:
     return _PLANS[seed]
 
 
-def _judged_on(name, one_plan, collect_evidence, judge, score) -> float:
+def _judged_on(name, one_plan, collect_evidence, judge, mark) -> float:
     path, exp = calibration_files(CAL)[name]
-    results = judge(one_plan, collect_evidence(path, one_plan))
-    failing = {test: message for test, (ok, message) in results.items() if not ok}
-    ok, note = judge_verdict(exp, failing, score(results), 100)
+    marked = mark(judge(one_plan, collect_evidence(path, one_plan)))
+    failing = {test: o for test, o in marked.items() if not o.passed}
+    score = round(sum(o.score for o in marked.values()), 6)
+    ok, note = judge_verdict(exp, failing, score, 100)
     assert ok, f"{name} (seed {one_plan['seed']}): {note}"
-    assert "not named" not in note, f"{name} (seed {one_plan['seed']}): {note}"
-    return score(results)
+    return score
 
 
 @pytest.mark.parametrize("name", _JUDGED)
-def test_corpus_file_in_process(name, plan, collect_evidence, judge, score):
-    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named."""
-    _judged_on(name, plan, collect_evidence, judge, score)
+def test_corpus_file_in_process(name, plan, collect_evidence, judge, mark):
+    """Correct files get full marks; wrong ones fail their `# fails:` tests, a failing one showing the
+    misconception named, with a mark inside their band."""
+    _judged_on(name, plan, collect_evidence, judge, mark)
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("name", _JUDGED)
-def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_evidence, judge, score):
+def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_evidence, judge, mark):
     """The same on one of the sweep's seeds, and the same mark as on the first plan."""
-    marks = [_judged_on(name, one_plan, collect_evidence, judge, score) for one_plan in (plan, _sweep_plan(name))]
+    marks = [_judged_on(name, one_plan, collect_evidence, judge, mark) for one_plan in (plan, _sweep_plan(name))]
     assert marks[0] == marks[1], f"{name}: the mark depends on the seed: {marks}"
 
 
