@@ -250,14 +250,15 @@ said.register(OWNER, MESSAGES)
 
 
 def render(key: str, language: str = "en", /, **params: object) -> str:
-    """The registered message `key` in `language`, its parameters filled in; KeyError naming an unknown id."""
-    return said.render(Said(key, **params), language)
+    """The registered message `key` in `language` (English for a language the kit does not speak), its
+    parameters filled in; KeyError naming an unknown id."""
+    return said.render(Said(key, **params), language if language in LANGUAGES else "en")
 
 
 def problems() -> list[str]:
     """Why the engine's catalog is incomplete: a message without a rendering in some language, or whose
     languages fill in different parameters. Empty when every message renders in every language."""
-    return said.problems(OWNER)
+    return said.problems(MESSAGES)
 
 
 class CatalogError(ValueError):

@@ -237,11 +237,14 @@ def parameters(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-def problems(owner: str | None = None) -> list[str]:
+def problems(owner: str | Mapping[str, Message | tuple[str, str]] | None = None) -> list[str]:
     """Why a catalog is incomplete: an id without a template in some language, or whose languages fill in
-    different parameters. Empty when every message renders in every language."""
+    different parameters. Empty when every message renders in every language. `owner`: one owner's registered
+    messages, or a catalog's own table (id -> Message or (English, Chinese)); every registered one by default."""
+    table = owner if isinstance(owner, Mapping) else registered(owner)
     out = []
-    for key, entry in registered(owner).items():
+    for key, entry in table.items():
+        entry = entry if isinstance(entry, Message) else Message(*entry)
         wanted = parameters(entry.en)
         for language in LANGUAGES:
             template = entry.template(language)

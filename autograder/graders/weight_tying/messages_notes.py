@@ -90,7 +90,7 @@ MESSAGES = {
     ),
     "note.the_logits_are_those_of_a": (
         "the logits are those of a MiniGPT forward that skips {parts}: skips part of MiniGPT",
-        ("logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分（skips part of MiniGPT）"),
+        ("logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分"),
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",
@@ -153,7 +153,7 @@ MESSAGES = {
     ),
     "note.a_second_table_hidden_from_the": (
         " (a second table hidden from the count?) or a bias on the head",
-        "（有第二张表躲过了计数？），或者语言模型头上带了 bias（bias on the head）",
+        "（有第二张表躲过了计数？），或者语言模型头上带了 bias",
     ),
     "note.a_second_table_hidden_from_the_2": (
         " (a second table hidden from the count?)",
@@ -164,10 +164,7 @@ MESSAGES = {
             "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones):"
             " hyper-parameter ignored (dropout)"
         ),
-        (
-            "train 模式下的 logits 不像是 dropout={p} 的 MiniGPT 给出的（它们与 eval 模式下的相同）："
-            "忽略了超参数（hyper-parameter ignored (dropout)）"
-        ),
+        ("train 模式下的 logits 不像是 dropout={p} 的 MiniGPT 给出的（它们与 eval 模式下的相同）：忽略了超参数"),
     ),
     "note.logits_after_the_write": (
         "logits after the write",
@@ -211,7 +208,7 @@ MESSAGES = {
             "r ignored (see test_wrapper_state_dict_matches_hyperparameters)"
         ),
         (
-            "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（hyper-parameter ignored，见 test_wrappe"
+            "num_heads 未检查：按这些尺寸无法构建模型，忽略了超参数（见 test_wrappe"
             "r_state_dict_matches_hyperparameters）"
         ),
     ),
@@ -230,11 +227,11 @@ MESSAGES = {
             "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has"
             " no training objective"
         ),
-        ("\n→ loss 还没有实现（not implemented yet）：loss() 仍然抛出 NotImplementedError，模型没有训练目标"),
+        ("\n→ loss 还没有实现：loss() 仍然抛出 NotImplementedError，模型没有训练目标"),
     ),
     "note.loss_target_shift_wrong_with_no": (
         "\n-> loss target shift wrong? with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        ("\n→ loss 的目标错位不对（loss target shift wrong）？不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]"),
+        ("\n→ loss 的目标错位不对？不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]"),
     ),
     "note.with_no_targets_input_ids_1": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
@@ -250,7 +247,7 @@ MESSAGES = {
     ),
     "note.loss_not_mean_summed_over_the": (
         "loss not mean (summed over the {n} positions instead of averaged)",
-        "loss 不是平均值（loss not mean；对 {n} 个位置求了和，而不是取平均）",
+        "loss 不是平均值（对 {n} 个位置求了和，而不是取平均）",
     ),
     "note.of_the_model_s_logits": (
         " of the model's logits",
@@ -258,17 +255,14 @@ MESSAGES = {
     ),
     "note.transposed_wrong_matmul_the_head_maps": (
         "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
-        ("\n→ 转置了或矩阵乘法写错了（transposed）：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数"),
+        ("\n→ 转置了或矩阵乘法写错了：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数"),
     ),
     "note.it_runs_for_batches_of_several": (
         (
             "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze()"
             " or .item() that drops the batch dimension?"
         ),
-        (
-            "\n→ 对多条 prompt 的批能运行，批大小为 1（B = 1）时却失败（batch of one）：是不是 squeeze()"
-            " 或 .item() 把批这一维去掉了？"
-        ),
+        ("\n→ 对多条 prompt 的批能运行，批大小为 1（B = 1）时却失败：是不是 squeeze() 或 .item() 把批这一维去掉了？"),
     ),
     "note.delegated_generate_while_your_generate_ran": (
         (
@@ -277,7 +271,7 @@ MESSAGES = {
             " scores zero"
         ),
         (
-            "把生成交给了库（delegated generate）：你的生成方法运行时调用了 {names}；生成循环应当"
+            "把生成交给了库：你的生成方法运行时调用了 {names}；生成循环应当"
             "由你自己写（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这一领域记 0 "
             "分"
         ),
@@ -289,7 +283,7 @@ MESSAGES = {
             " the watch off is treated as one that delegates, so this area scores zero"
         ),
         (
-            "疑似把生成交给了库（delegated generate）：你的生成方法运行时，{what}。评分器会监视生成方法"
+            "疑似把生成交给了库：你的生成方法运行时，{what}。评分器会监视生成方法"
             " 是否调用库里的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的生成方法 "
             "按交给了库处理，所以这一领域记 0 分"
         ),

@@ -84,7 +84,11 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
         if failed.finding.owed:
             raise
         # What raised is never read: which cases run tells a batch-of-one bug or a missing crop apart.
-        alike = [c["name"] for c in plan["gpt"]["generate"] if c["name"] != name and (c["name"] in PAST_BLOCK) == (name in PAST_BLOCK)]
+        alike = [
+            c["name"]
+            for c in plan["gpt"]["generate"]
+            if c["name"] != name and (c["name"] in PAST_BLOCK) == (name in PAST_BLOCK)
+        ]
         if b == 1 and any(_runs(cases, other) and _case(plan, other)["ids"].shape[0] > 1 for other in alike):
             raise Failed(failed.finding.said + say("judge.gen.batch_of_one") + reread(9)) from None
         if name in PAST_BLOCK and _runs(cases, "within_block") and not any(_runs(cases, other) for other in PAST_BLOCK):

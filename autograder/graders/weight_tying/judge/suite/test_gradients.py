@@ -102,7 +102,11 @@ def _wrapper_paths(plan, evidence, rec, what):
     post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
     if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
         written = _written_table(plan, evidence)
-        waits = _WRAPPER_SHAPES if written is None or _head_followed(evidence, GptIdentity, written) is not False else _WRAPPER_HEAD
+        waits = (
+            _WRAPPER_SHAPES
+            if written is None or _head_followed(evidence, GptIdentity, written) is not False
+            else _WRAPPER_HEAD
+        )
         raise _not_checked(what, "note.the_gradient_was_not_checked_because", waits)
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out

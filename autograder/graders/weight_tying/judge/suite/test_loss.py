@@ -107,7 +107,9 @@ def _check_loss(plan, evidence, run, form: str):
         # A loss() that scores MiniGPT's own logits (self.minigpt.loss) is right whatever forward does.
         judge_want = for_model(p["cfg"], shapes, (*key, form), partial(_loss, model, ids, targets, grad=False))
         if close(loss, judge_want, **TOL):
-            want_grad = partial(for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets))
+            want_grad = partial(
+                for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets)
+            )
             _check_differentiable(got, model, want_grad, call)
             return
     if close(loss, want, **TOL):
