@@ -135,14 +135,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{name} 不是交给评分程序的文件夹 {root} 里的文件",
     ),
     "input.not_a_plain_folder": ("{name} is not a plain folder: " + _FIX_EN, "{name} 不是普通文件夹：" + _FIX_ZH),
-    "input.link_not_folder": (
-        "{name} is a symbolic link, not a folder: " + _FIX_EN,
-        "{name} 是符号链接，不是文件夹：" + _FIX_ZH,
-    ),
-    "input.link_not_file": (
-        "{name} is a symbolic link, not a file: " + _FIX_EN,
-        "{name} 是符号链接，不是文件：" + _FIX_ZH,
-    ),
     "input.link": ("{name} is a symbolic link: " + _FIX_EN, "{name} 是符号链接：" + _FIX_ZH),
     "input.special_file": (
         "{name} is a special file (a FIFO, device or socket), not a regular file: " + _FIX_EN,
@@ -161,7 +153,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
         "very slow one? The other checks still ran",
-        "{what} 没有在 {n} 秒内结束（did not finish），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "{what} 没有在 {n} 秒内结束，这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
         "慢的循环？其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
@@ -178,14 +170,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "judge.experiment_named": ("experiment {name}", "实验 {name}"),
     "judge.is_none": ("{label} is None", "{label} 是 None"),
-    "judge.malformed_state_dict_entry": (
-        "malformed state_dict for {label}: entry {name} is not a named plain tensor",
-        "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
-    ),
-    "judge.state_dict_entry_not_finite": (
-        "state_dict entry {name} of {label} is not a finite floating-point tensor",
-        "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
-    ),
     "judge.malformed_state_dict_shapes": (
         "malformed state_dict shapes for {label}",
         "{label} 的 state_dict 形状记录格式不对",
@@ -234,10 +218,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.no_value_recorded_for": (
         "no value recorded for {label}",
         "没有记录到 {label} 的值",
-    ),
-    "judge.no_state_dict_recorded_for": (
-        "no state_dict recorded for {label}",
-        "没有记录到 {label} 的 state_dict",
     ),
     "judge.malformed_evidence_for": (
         "malformed evidence for {what} (got {kind}, expected a dict)",

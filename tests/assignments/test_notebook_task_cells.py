@@ -8,7 +8,6 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
-from autograder.grading.marking import scheme_for
 from autograder.outputs.gradebook import kit_cells
 
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
@@ -25,7 +24,7 @@ EXPECTED = {
 def _suite_areas() -> dict[str, float]:
     """area -> points of the hidden suite, from the marking scheme its markers are made from
     (tests/autograder/test_marking.py checks that the suite's markers are the scheme's)."""
-    scheme = scheme_for(get_assignment("weight_tying"))
+    scheme = get_assignment("weight_tying").scheme
     areas: dict[str, float] = {}
     for test in scheme.tests.values():
         areas[test.area] = areas.get(test.area, 0.0) + test.points

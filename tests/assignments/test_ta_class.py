@@ -30,7 +30,6 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
-from autograder.grading.marking import scheme_for
 from autograder.outputs.classview import load_class, read_keywords
 from autograder.outputs.misconceptions import root_causes
 
@@ -111,7 +110,7 @@ def test_the_scores_are_those_of_each_students_mistake(graded):
     scores = {name: float(row["score"]) for name, row in grades.items()}
     assert scores["ann"] == 100 and scores["chen"] == 100
     assert scores["sam"] < 100 and scores["cora"] < 100
-    generation = scheme_for(get_assignment("weight_tying")).areas["argmax generation"]
+    generation = get_assignment("weight_tying").scheme.areas["argmax generation"]
     assert scores["hugo"] == 100 - generation  # the hang costs what hung (autograder/runner/budget.py)
     assert grades["hugo"]["kind"] == "graded" and grades["sam"]["kind"] != "blank"
 

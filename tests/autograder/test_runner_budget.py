@@ -13,7 +13,6 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.grading.judge.suite_api import EvidenceError, entry, need
-from autograder.grading.marking import scheme_for
 from autograder.runner import budget
 from autograder.runner.budget import STOPPED, Budgets, within
 from dnnlpy.notebook import exec_source, load_notebook
@@ -153,7 +152,7 @@ def test_a_malformed_stopped_claim_is_an_ordinary_error(claim):
 def test_a_stopped_experiment_costs_its_tests_points_and_a_claimed_one_no_less():
     """The hang is no misconception and no knock-on: every test that needed the record loses its points,
     whether the runner stopped the experiment or student code forged the record."""
-    scheme = scheme_for(get_assignment("weight_tying"))
+    scheme = get_assignment("weight_tying").scheme
     generation = [t for t in scheme.tests.values() if t.area == "argmax generation"]
     with pytest.raises(EvidenceError) as caught:
         need({"gpt_generate": {"error": "forged", STOPPED: 0.1}}, "gpt_generate", what="generate")

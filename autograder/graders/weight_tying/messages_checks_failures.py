@@ -120,7 +120,7 @@ MESSAGES = {
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
-        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}：忽略了超参数",
+        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}：忽略了超参数 {which}",
     ),
     "checkfail.other_shapes": (
         "self.minigpt's weights have other shapes than a MiniGPT({args}): pass every size on",

@@ -130,12 +130,6 @@ MESSAGES = {
         "objective",
         "\n→ loss 还没有实现：loss() 仍然抛出 NotImplementedError，模型因此没有训练目标",
     ),
-    "note.loss_not_checked_pos": (
-        "{call}: the loss was not checked because minigpt.pos_embed.weight has shape {shape}, not (block_size, D): "
-        "the model is not the MiniGPT asked for (see the parameter identity tests)",
-        "{call}：损失未检查：minigpt.pos_embed.weight 的形状是 {shape}，而不是 (block_size, D)，模型不是题目要求的"
-        " MiniGPT（见参数同一性那几项测试）",
-    ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
         "{call} = {got} = {n} × {want}：损失不是平均值：对 {m} 个位置求了和，而没有取平均",
@@ -166,10 +160,6 @@ MESSAGES = {
         "MiniGPTWithWeightTying({args}) on input_ids of shape {shape} with tiny weights",
         "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}，权重极小）",
     ),
-    "judge.shapes.matmul_hint": (
-        "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
-        "\n→ 转置了或矩阵乘法写错了：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数",
-    ),
     "judge.shapes.head_shape": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}",
         "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}",
@@ -191,12 +181,6 @@ MESSAGES = {
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
     # argmax generation
-    "note.generation_not_checked_sizes": (
-        "generation was not checked because the judge's weights for these sizes cannot be loaded into "
-        "model.minigpt: a hyper-parameter ignored (see the parameter counts tests)",
-        "生成未检查：评分程序为这些尺寸准备的权重加载不进 model.minigpt，是不是忽略了某个超参数"
-        "？（见参数计数那几项测试）",
-    ),
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",

@@ -44,18 +44,6 @@ MESSAGES = {
             "（或者语言模型头的 .weight 并不是它真正拿来相乘的那个）"
         ),
     ),
-    "suite.the_logits_for_the_judge_s": (
-        (
-            "the logits for the judge's ids are not those of a MiniGPT holding the recorded weights with"
-            " the table just written into token_embed.weight: forward uses another table (copied table,"
-            " or a head whose .weight is not what it multiplies by)"
-        ),
-        (
-            "对评分程序给出的 id，logits 与一个持有所记录权重、且 token_embed.weight 为刚写入的表的 MiniGPT"
-            " 不一致：前向传播用的是另一张表（或者语言模型头的 .weight 并不是它真正拿"
-            "来相乘的那个）"
-        ),
-    ),
     "suite.token_embed_weight_is_not_among": (
         "token_embed.weight is not among model.parameters(), so an optimizer would never train it",
         "token_embed.weight 不在 model.parameters() 里，优化器永远不会训练它",
@@ -88,24 +76,9 @@ MESSAGES = {
         ("minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"),
         ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入而不是 token_embed"),
     ),
-    "suite.model_minigpt_state_dict_pos_embed": (
-        (
-            "model.minigpt.state_dict()['pos_embed.weight'] is not the reported positional table: positional"
-            " embedding tied or replaced"
-        ),
-        ("model.minigpt.state_dict()['pos_embed.weight'] 不是报告的那张位置表：位置嵌入被绑定或被替换了"),
-    ),
     "suite.writing_into_token_embed_weight_in": (
         "writing into token_embed.weight in place did not take",
         "原地写入 token_embed.weight 没有生效",
-    ),
-    "suite.token_embed_input_ids_is_not": (
-        "token_embed(input_ids) is not the rows E[input_ids]",
-        "token_embed(input_ids) 不是 E[input_ids] 这些行",
-    ),
-    "suite.token_embed_input_ids_is_not_2": (
-        "token_embed(input_ids) is not E[input_ids]",
-        "token_embed(input_ids) 不等于 E[input_ids]",
     ),
     "suite.has_unique_parameters_expected_v_d": (
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
@@ -145,11 +118,11 @@ MESSAGES = {
     ),
     "suite.hyper_parameter_ignored_is_expected": (
         "hyper-parameter ignored ({name}): {key} is {got}, expected {want}",
-        "忽略了超参数：{key} 是 {got}，应为 {want}",
+        "忽略了超参数 {name}：{key} 是 {got}，应为 {want}",
     ),
     "suite.hyper_parameter_ignored_blocks_expected": (
         "hyper-parameter ignored ({name}): {got} blocks, expected {want}",
-        "忽略了超参数：有 {got} 个解码块，应为 {want} 个",
+        "忽略了超参数 {name}：有 {got} 个解码块，应为 {want} 个",
     ),
     "suite.logits_differ_from_a_minigpt_with": (
         (
@@ -162,30 +135,12 @@ MESSAGES = {
         "logits differ from a MiniGPT with num_heads={want}: hyper-parameter ignored (num_heads)",
         ("logits 与 num_heads={want} 的 MiniGPT 不同：忽略了超参数"),
     ),
-    "suite.two_train_mode_forward_passes_gave": (
-        (
-            "two train-mode forward passes gave the same logits, so no dropout is applied: hyper-parameter"
-            " ignored (dropout)"
-        ),
-        (
-            "train 模式下两次前向计算得到的 logits 完全相同，说明根本没有用 dropout：忽略了超参数（hyper-para"
-            "meter ignored (dropout)）"
-        ),
-    ),
-    "suite.with_dropout_0_0_two_train": (
-        "with dropout=0.0 two train-mode forward passes differ: hyper-parameter ignored (dropout)",
-        ("dropout=0.0 时 train 模式下两次前向计算结果不同：忽略了超参数"),
-    ),
     "suite.dropout_probabilities_inside_minigpt_are_expected": (
         (
             "dropout probabilities inside minigpt are {got}, expected {want} everywhere: hyper-parameter"
             " ignored (dropout)"
         ),
         ("minigpt 内部的 dropout 概率是 {got}，应当处处为 {want}：忽略了超参数"),
-    ),
-    "suite.eval_mode_logits_differ_from_a": (
-        "eval-mode logits differ from a MiniGPT with these hyper-parameters",
-        "eval 模式下的 logits 与用这些超参数构建的 MiniGPT 不一致",
     ),
     "suite.train_logits": (
         "train logits",
@@ -194,10 +149,6 @@ MESSAGES = {
     "suite.eval_mode_logits": (
         "eval-mode logits",
         "eval 模式的 logits",
-    ),
-    "suite.after_one_sgd_step_optimizer_built": (
-        "after one SGD step (optimizer built over model.parameters()) ",
-        "在一步 SGD 之后（优化器基于 model.parameters() 构建），",
     ),
     "suite.the_table_moved_twice_gradient_doubled": (
         "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)",
@@ -298,45 +249,5 @@ MESSAGES = {
             "shifted the wrong way (ids[:, 1:] vs targets): {hint}"
         ),
         ("{call}是 {got}，应为 {want}：错开的方向反了，拿 ids[:, 1:] 去预测 targets；{hint}"),
-    ),
-    "suite.expected_loss_target_shift_wrong": (
-        "{call} = {got}, expected {want}: loss target shift wrong, {name}",
-        "{call} = {got}，应为 {want}：loss 的目标错位不对，{name}",
-    ),
-    "suite.no_shift_logits_of_ids_vs": (
-        "no shift (logits of ids vs ids)",
-        "没有错位（拿 ids 的 logits 对 ids 本身）",
-    ),
-    "suite.shifted_the_wrong_way_logits_of": (
-        "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1])",
-        "错位方向反了（拿 ids[:, 1:] 的 logits 对 ids[:, :-1]）",
-    ),
-    "suite.shifted_the_wrong_way_logits_at": (
-        "shifted the wrong way (logits at positions 1.. vs tokens 0..)",
-        "错位方向反了（拿位置 1.. 的 logits 对 token 0..）",
-    ),
-    "suite.targets_ignored_ids_shifted_instead": (
-        "targets ignored (ids shifted instead)",
-        "忽略了 targets（改为错位 ids）",
-    ),
-    "suite.shifted_again_ids_1_vs_targets": (
-        "shifted again (ids[:, :-1] vs targets[:, 1:])",
-        "又错位了一次（拿 ids[:, :-1] 对 targets[:, 1:]）",
-    ),
-    "suite.shifted_the_wrong_way_ids_1": (
-        "shifted the wrong way (ids[:, 1:] vs targets[:, :-1])",
-        "错位方向反了（拿 ids[:, 1:] 对 targets[:, :-1]）",
-    ),
-    "suite.shifted_the_wrong_way_ids_1_2": (
-        "shifted the wrong way (ids[:, 1:] vs targets)",
-        "错位方向反了（拿 ids[:, 1:] 对 targets）",
-    ),
-    "suite.x_loss_not_mean_summed_over": (
-        ("{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions; use the mean cross-entropy)"),
-        ("{call} = {got} = {n} × {want}：loss 不是平均值（对 {m} 个位置求了和，应取交叉熵的平均）"),
-    ),
-    "suite.x_the_mean_cross_entropy_loss_2": (
-        "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 翻倍",
     ),
 }

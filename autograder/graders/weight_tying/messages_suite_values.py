@@ -51,17 +51,6 @@ MESSAGES = {
             "并亲手把它们绑定"
         ),
     ),
-    "suite.loss_raises": (
-        (
-            "\n-> loss raises: loss() stops with an error instead of returning the mean next-token cross-entropy, "
-            "so the model has no training objective"
-        ),
-        "\n→ 损失函数抛出了异常：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
-    ),
-    "suite.x_the_mean_cross_entropy_loss": (
-        "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半",
-    ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
         "{call} = {got}，应为模型 logits 的下一个词元平均交叉熵 {want}",
@@ -74,21 +63,9 @@ MESSAGES = {
         "token ids outside [0, V)",
         "词元 id 超出了 [0, V)",
     ),
-    "suite.new_tokens_expected_the_greedy_argmax": (
-        (": new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "),
-        "：新 token 为 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新 token：",
-    ),
     "suite.it_matches_a_decoder_with_this": (
         "it matches a decoder with this mistake: {labels}",
         "它与犯了这种错误的解码器结果一致：{labels}",
-    ),
-    "suite.wrong_crop_first_block_size_tokens": (
-        " / wrong crop (first block_size tokens)",
-        " / 截取方式不对（截取了前 block_size 个词元）",
-    ),
-    "suite.wrong_crop_block_size_1_tokens": (
-        " / wrong crop (block_size - 1 tokens)",
-        " / 截取方式不对（只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
@@ -124,18 +101,6 @@ MESSAGES = {
             "上下文中最后 block_size 个词元送进模型"
         ),
     ),
-    "suite.transposed_wrong_matmul_logits_x_w": (
-        "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)",
-        "\n→ 转置了或矩阵乘法写错了：logits = x @ W.T，其中 W 的形状为 (V, D)",
-    ),
-    "suite.failed": (
-        "{what} failed: ",
-        "{what} 运行失败：你的代码抛出了异常 ",
-    ),
-    "suite.malformed_evidence": (
-        "malformed evidence: {what}",
-        "记录格式不对：{what}",
-    ),
     "suite.after_load_state_dict_into_a": (
         " after load_state_dict into a fresh model",
         "（把 state_dict 加载进一个新模型之后）",
@@ -155,10 +120,6 @@ MESSAGES = {
     "suite.backward": (
         " (backward)",
         "（反向传播）",
-    ),
-    "suite.loss_backward": (
-        " (loss backward)",
-        "（对 loss 反向传播）",
     ),
     "suite.sgd_step": (
         " (SGD step)",
@@ -191,10 +152,6 @@ MESSAGES = {
     "suite.generate_input_ids_of_shape_max": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
-    ),
-    "suite.generate_input_ids_of_shape_max_2": (
-        "generate(input_ids of shape {shape}, max_new_tokens={n})",
-        "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}）",
     ),
     # the loss's three calls, named in words (after the sentences that quote them)
     "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的损失"),

@@ -276,8 +276,9 @@ class GptLoss(Sealed, name="gpt_loss"):
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
     logits = Field(
         "tensor?",
-        "model(ids) before any loss call (None: it raised): the loss is judged on the model's own logits, so a "
-        "wrong forward is not charged to the loss",
+        "model(ids) before any loss call (None: it raised): only chooses how a loss that is not the judge's own "
+        "model's is judged (on these logits), so a wrong forward is not charged to the loss",
+        checked=False,
     )
     forward_error = Field("str", "what that forward call raised ('' when it returned)", checked=False)
     none = Field("record", "model.loss(ids)", of=LossCase)

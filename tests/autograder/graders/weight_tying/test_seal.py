@@ -46,9 +46,10 @@ def a36_records(spec, plan) -> dict:
 
 def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a36_records):
     results = judge(plan, a36_records)
-    assert score(results) == 0, {t: m[:200] for t, (ok, m) in results.items() if ok}
+    assert score(results) == 0, [t for t, o in results.items() if o.passed]
     for test in LM_TESTS:
-        assert "evidence refused" in results[test][1] and "no seal" in results[test][1], results[test][1]
+        message = results[test].message()
+        assert "evidence refused" in message and "no seal" in message and results[test].finding.owed, message
 
 
 def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a36_records):
@@ -58,8 +59,8 @@ def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, coll
     for name, forged in a36_records.items():
         evidence[name] = {**forged, SEAL: honest[name][SEAL]}
     results = judge(plan, evidence, only=LM_TESTS)
-    assert not any(ok for ok, _ in results.values())
-    assert all("no longer matches its seal" in msg for _, msg in results.values()), results
+    assert not any(o.passed for o in results.values())
+    assert all("no longer matches its seal" in o.message() and o.finding.owed for o in results.values()), results
 
 
 def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, solution_evidence, collect_evidence, judge):
@@ -71,10 +72,10 @@ def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, soluti
         FrameWriter.__call__ = original
     seal = evidence["lm_identity"][SEAL]
     assert seal.startswith(TAMPERED) and "FrameWriter.__call__" in seal
-    ok, msg = judge(plan, evidence, only=["test_tied_lm_head_is_the_embedding_parameter"])[
+    outcome = judge(plan, evidence, only=["test_tied_lm_head_is_the_embedding_parameter"])[
         "test_tied_lm_head_is_the_embedding_parameter"
     ]
-    assert not ok and "runner was changed while your code ran" in msg
+    assert not outcome.passed and "runner was changed while your code ran" in outcome.message()
     # Put back as it was, the runner seals honestly again.
     assert collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)["lm_identity"][SEAL] == digest(
         "lm_identity", evidence["lm_identity"], LmIdentity
