@@ -135,6 +135,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{name} 不是交给评分程序的文件夹 {root} 里的文件",
     ),
     "input.not_a_plain_folder": ("{name} is not a plain folder: " + _FIX_EN, "{name} 不是普通文件夹：" + _FIX_ZH),
+    "input.link_not_folder": (
+        "{name} is a symbolic link, not a folder: " + _FIX_EN,
+        "{name} 是符号链接，不是文件夹：" + _FIX_ZH,
+    ),
+    "input.link_not_file": (
+        "{name} is a symbolic link, not a file: " + _FIX_EN,
+        "{name} 是符号链接，不是文件：" + _FIX_ZH,
+    ),
     "input.link": ("{name} is a symbolic link: " + _FIX_EN, "{name} 是符号链接：" + _FIX_ZH),
     "input.special_file": (
         "{name} is a special file (a FIFO, device or socket), not a regular file: " + _FIX_EN,

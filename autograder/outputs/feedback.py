@@ -107,6 +107,11 @@ def feedback_context(
     area = _named(names)
     failing = result.failing()
     shown_cards = [_card(card, w, area) for card in cards(result, spec, lang)]
+    if result.run is not None and result.status == "timeout":  # what the time limit cost: said where it stopped
+        where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+        for shown, card in zip(shown_cards, cards(result, spec, lang), strict=True):
+            if card.kind == "owed":
+                shown["reason"] = w["timeout_card"].format(where=where)
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts)
     else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)

@@ -23,8 +23,6 @@ from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_
 __all__ = [
     "readable_test",
     "clean_message",
-    "split_raised",
-    "split_subject",
     "run_lines",
     "cell_starts",
     "CELL_NOTE",
@@ -40,24 +38,6 @@ __all__ = [
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
 PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
 
-_RAISED = re.compile(r"^(?P<context>.*?)\s*failed: your code raised (?P<error>.+)$", re.DOTALL)
-_SUBJECT = re.compile(
-    r"^(?P<subject>[A-Za-z_][\w.]*(?:\([^()\n]{0,120}\))?(?: after [^:\n]{1,80})?): (?P<rest>.+)$", re.DOTALL
-)
-
-
-def split_raised(message: str) -> tuple[str, str] | None:
-    """('MiniGPTWithWeightTying (SGD step)', 'NotImplementedError (at cell 26, line 16, in __init__)') for a
-    cleaned 'X failed: your code raised E' message; None for any other message."""
-    match = _RAISED.match(message)
-    return (match.group("context").strip(), match.group("error").strip()) if match else None
-
-
-def split_subject(message: str) -> tuple[str, str]:
-    """('TiedEmbeddingLM after .to(torch.float64)', 'lm_head.weight did not change ...') for a message that
-    opens with what it checked; ('', message) otherwise."""
-    match = _SUBJECT.match(message)
-    return (match.group("subject"), match.group("rest").strip()) if match else ("", message)
 
 
 def cell_starts(path: str | Path | None) -> dict[int, str]:

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
+from autograder.grading.result import TestOutcome
+from autograder.protocol.said import Said
 from autograder.qa.calibrate import (
     Expectation,
     calibration_files,
@@ -17,9 +20,6 @@ from autograder.qa.calibrate import (
     read_expectation,
     sandbox_writes,
 )
-from autograder.grading.findings import Finding
-from autograder.grading.result import TestOutcome
-from autograder.protocol.said import Said
 from autograder.sandbox.slots import BASE_UID
 
 

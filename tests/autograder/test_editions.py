@@ -15,8 +15,8 @@ from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.pipeline import mark
 from autograder.grading.result import Result, RunFacts, TestOutcome
-from autograder.protocol.said import Said
 from autograder.grading.submissions import find_submissions
+from autograder.protocol.said import Said
 
 SPEC = get_assignment("weight_tying")
 

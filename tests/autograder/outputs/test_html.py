@@ -48,7 +48,7 @@ def _hung(language: str) -> Result:
         TestOutcome(f"test_generation.py::test_generate_{i}", 2, "argmax generation", False, message) for i in range(12)
     ]
     tests += [
-        TestOutcome("test_identity.py::test_tied_lm_head_is_the_embedding_parameter", 6, "parameter identity", True, "")
+        TestOutcome("test_identity.py::test_tied_lm_head_is_the_embedding_parameter", 6, "parameter identity", True)
     ]
     run = RunFacts(status="timeout", limit=60, running={"cell": 14}, required_names=["TiedEmbeddingLM"])
     result = Result(tests=tests, run=run, seed=5, execution_time=60)

@@ -35,7 +35,7 @@ def _course(tmp_path: Path, area_result) -> tuple[Path, Path]:
         data = {"format": RESULT_FORMAT, "batch": {}, "result": result.to_wire()}
         (out / "results" / f"{student}.json").write_text(json.dumps(data))
     (out / "manifest.json").write_text(manifest.to_json())
-    write_report(out, keywords=[])
+    write_report(out)
     return course, out
 
 

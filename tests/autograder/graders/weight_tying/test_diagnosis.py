@@ -7,7 +7,6 @@ import json
 import torch
 
 from autograder.graders.kit import KIT_ROOT
-from autograder.grading.findings import named_in
 from autograder.graders.weight_tying.diagnosis import (
     SECTIONS,
     generated_ids_problem,
@@ -19,6 +18,7 @@ from autograder.graders.weight_tying.diagnosis import (
     reread,
     tie_problem,
 )
+from autograder.grading.findings import named_in
 
 V, D = 7, 3
 

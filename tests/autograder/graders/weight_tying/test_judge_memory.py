@@ -13,8 +13,8 @@ import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
-from autograder.grading.judge.suite import Suite
 from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.suite import Suite
 
 ATTACK = "attacks/a38_judge_growth.py"
 

@@ -12,8 +12,8 @@ import pytest
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge import sealed
-from autograder.grading.judge.suite import Suite
 from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.suite import Suite
 from dnnlpy.models.gpt import MiniGPT
 
 
