@@ -70,7 +70,7 @@ def text_language(kind: str, text: str) -> str:
 def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
     """A function naming a graded area, or a test by its readable name, in `language` from the grader's
     catalog (a name the catalog lacks stays as it is); None for English or a grader without a catalog."""
-    if language == DEFAULT_LANGUAGE or spec.catalog is None:
+    if language == DEFAULT_LANGUAGE or spec.catalog is None or language not in spec.languages:
         return None
     catalog = spec.catalog
 
@@ -92,7 +92,7 @@ def readable_test(test_id: str) -> str:
 def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAULT_LANGUAGE) -> str:
     """A suite test as students read it: its catalog title in `language` (its readable name without one)."""
     readable = readable_test(test_id)
-    if spec is None or spec.catalog is None:
+    if spec is None or spec.catalog is None or language not in spec.languages:
         return readable
     return spec.catalog.title(readable, language) or readable
 
@@ -100,7 +100,7 @@ def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAUL
 def charge_title(spec: AssignmentSpec | None, charge, language: str = DEFAULT_LANGUAGE) -> str:
     """What a charge (``marking.Charge``) is for, in `language`: its misconception's title, or the test's."""
     if charge.misconception and spec is not None and spec.catalog is not None:
-        return spec.catalog.misconception_title(charge.cause, language)
+        return spec.catalog.misconception_title(charge.cause, language if language in spec.languages else "en")
     return charge.cause if charge.misconception else test_title(spec, charge.cause, language)
 
 

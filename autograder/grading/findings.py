@@ -52,7 +52,9 @@ class Finding:
         return "internal" if self.internal else "plain"
 
     def render(self, language: str = "en") -> str:
-        return catalog.render(self.said, language)
+        """The message in `language` (English for a language the kit does not speak: a result read back from
+        a folder may say anything)."""
+        return catalog.render(self.said, language if language in catalog.LANGUAGES else "en")
 
     def to_wire(self) -> dict:
         out: dict[str, Any] = {"said": self.said.to_wire()}
