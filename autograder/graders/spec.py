@@ -11,7 +11,7 @@ is one folder with two halves::
         runner/        experiments + evidence schema: the sandbox shows this folder whole
         judge/         plan, reference, suite/, calibration/: never shown to a sandbox
         diagnosis.py   names each misconception (public: the self-check and the release share it)
-        marking.toml   areas, points and misconception costs (``grading.marking``, ``scheme_path``)
+        marking.toml   areas, points and misconception costs (``grading.marking``: the spec's ``scheme``)
         messages.py    its catalog (``catalog``): every word its suite, checks and pages say, in each language
 """
 
@@ -44,10 +44,9 @@ class AssignmentSpec:
     # and names its tests, areas and misconceptions in a language (``title(readable, language)``,
     # ``area_name(area, language)``, ``misconception_title(id, language)``); None: English names only.
     catalog: ModuleType | None = None
-    # The grader's marking scheme (autograder.grading.marking): every suite test's points, area and exercise,
-    # and what each misconception costs. None: the suite's tests are the scheme's, each failing test costs
-    # its points.
-    scheme_path: Path | None = None
+    # The grader's marking scheme (autograder.grading.marking.Scheme, loaded from its marking.toml): every suite
+    # test's points, area and exercise, and what each misconception costs.
+    scheme: Any = None
     # The languages its feedback is written in: a submission written in one of them reads it in that language.
     languages: tuple[str, ...] = ("en",)
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
@@ -56,6 +55,8 @@ class AssignmentSpec:
     warm_imports: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.scheme is None:
+            raise ValueError(f"the {self.name} grader has no marking scheme: give its spec scheme=load_scheme(...)")
         module, _, func = self.experiments.partition(":")
         if "." not in module or not func:
             raise ValueError(
@@ -67,17 +68,6 @@ class AssignmentSpec:
     def runner_package(self) -> str:
         """The package holding the experiments: the sandbox exposes its folder whole, and nothing else of the grader."""
         return self.experiments.partition(":")[0].rpartition(".")[0]
-
-    @property
-    def scheme(self):
-        """The marking scheme (``scheme_path``), loaded once; a ValueError names a malformed file."""
-        from autograder.grading.marking import load_scheme
-
-        if self.scheme_path is None:
-            raise ValueError(
-                f"the {self.name} grader has no marking scheme: give its spec a scheme_path (marking.toml)"
-            )
-        return load_scheme(self.scheme_path)
 
     @property
     def suite_dir(self) -> Path:

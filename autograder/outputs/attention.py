@@ -84,7 +84,9 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
     if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end
         owed = [t for t in result.failing() if t.finding is not None and t.finding.kind in ("owed", "internal")]
         if owed:
-            names = ", ".join(readable_test(t.name) for t in owed[:4]) + (f" (+{len(owed) - 4} more)" if len(owed) > 4 else "")
+            names = ", ".join(readable_test(t.name) for t in owed[:4]) + (
+                f" (+{len(owed) - 4} more)" if len(owed) > 4 else ""
+            )
             out.append(("evidence", names))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))

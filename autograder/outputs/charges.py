@@ -53,7 +53,7 @@ def reason_key(finding: Finding | None) -> tuple:
 def cards(result: Result, spec: AssignmentSpec | None, language: str | None = None) -> list[Card]:
     """The charges of `result` as cards, most points first (ties: the suite's order)."""
     language = language or result.language
-    scheme = spec.scheme if spec is not None and spec.scheme_path is not None else None
+    scheme = spec.scheme if spec is not None else None
     by_name = {t.name: t for t in result.tests}
     out: list[Card] = []
     grouped: dict[tuple, Card] = {}

@@ -39,7 +39,6 @@ CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells in
 PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
 
 
-
 def cell_starts(path: str | Path | None) -> dict[int, str]:
     """cell index -> the cell's first line of code, from the submission on disk ({} when not a notebook)."""
     if path is None or Path(path).suffix != ".ipynb":

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.gradescope.results import gradescope_results
 from autograder.graders import get_assignment
 from autograder.grading.fresh import grade_submission
+from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.pipeline import facts
 from autograder.grading.result import JUDGE_LIMIT, Result
 from autograder.grading.submissions import MAX_SUBMISSION_BYTES

@@ -99,7 +99,9 @@ def test_a_knock_on_is_free_only_behind_a_charged_misconception_of_its_exercise(
 
 
 def test_evidence_the_runner_owed_and_the_judges_own_failure_cost_their_points():
-    owed = Finding(Said("judge.no_evidence_for", what="x", why=Said("judge.the_experiment_did_not_report_see")), owed=True)
+    owed = Finding(
+        Said("judge.no_evidence_for", what="x", why=Said("judge.the_experiment_did_not_report_see")), owed=True
+    )
     internal = Finding(Said("judge.the_grader_hit_an_internal_error", what="E"), internal=True)
     one = "test_wrapper_dropout_honoured"
     assert _mark({one: owed}) == _mark({one: internal}) == _mark({one: PLAIN}) == 100 - _points(one)

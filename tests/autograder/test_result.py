@@ -13,7 +13,9 @@ from autograder.grading.result import CELLS_COUNTED, Result, RunFacts, TestOutco
 from autograder.protocol.said import Said
 
 RAISED = Finding(
-    Said("judge.failed_your_code_raised", what="X", text="NotImplementedError:   (at <notebook> [cell 1]:3 in __init__)")
+    Said(
+        "judge.failed_your_code_raised", what="X", text="NotImplementedError:   (at <notebook> [cell 1]:3 in __init__)"
+    )
 )
 
 

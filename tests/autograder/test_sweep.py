@@ -6,9 +6,9 @@ import time
 
 import pytest
 
-from autograder.protocol.said import Said
-from autograder.grading.result import TestOutcome
 from autograder.grading.findings import Finding
+from autograder.grading.result import TestOutcome
+from autograder.protocol.said import Said
 from autograder.qa.calibrate import Expectation
 from autograder.qa.sweep import _row, render, seeds_from, sweep, sweep_json
 
@@ -28,7 +28,10 @@ def test_a_wrong_file_must_lose_the_same_points_on_every_seed():
     exp = Expectation("wrong", "two_tables", ("test_a",))
     same = {1: (90.0, {"test_a": _shows("two_tables")}), 2: (90.0, {"test_a": _shows("two_tables")})}
     assert _row("w", exp, same, 100.0).ok
-    varying = {1: (90.0, {"test_a": _shows("two_tables")}), 2: (80.0, {"test_a": _shows("two_tables"), "test_b": _shows()})}
+    varying = {
+        1: (90.0, {"test_a": _shows("two_tables")}),
+        2: (80.0, {"test_a": _shows("two_tables"), "test_b": _shows()}),
+    }
     row = _row("w", exp, varying, 100.0)
     assert not row.ok and "depends on the seed" in row.note and row.failing_everywhere == ["test_a"]
     escaped = {1: (90.0, {"test_a": _shows("two_tables")}), 2: (100.0, {})}

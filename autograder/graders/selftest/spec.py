@@ -6,6 +6,7 @@ from pathlib import Path
 
 from autograder.graders.selftest import messages
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.marking import load_scheme
 
 __all__ = ["SPEC", "make_plan"]
 
@@ -32,5 +33,5 @@ SPEC = AssignmentSpec(
     judge_dir=_HERE / "judge",
     solution_path=_HERE / "judge" / "solution.py",
     catalog=messages,
-    scheme_path=_HERE / "marking.toml",
+    scheme=load_scheme(_HERE / "marking.toml"),
 )

@@ -15,6 +15,8 @@ from torch import Tensor
 
 from autograder.protocol.said import Said, render
 
+from . import messages  # noqa: F401 - registers the catalog every message below comes from
+
 __all__ = [
     "SECTIONS",
     "reread",

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.marking import load_scheme
 from autograder.graders.weight_tying import messages
 
 __all__ = ["SPEC"]
@@ -28,7 +29,7 @@ SPEC = AssignmentSpec(
     judge_dir=_HERE / "judge",
     solution_path=SOLUTIONS_DIR / "weight_tying.py",
     catalog=messages,
-    scheme_path=_HERE / "marking.toml",
+    scheme=load_scheme(_HERE / "marking.toml"),
     languages=messages.LANGUAGES,
     # The notebook's imports (matplotlib.pyplot alone is ~0.8 s of a run) and the library it builds on.
     warm_imports=("matplotlib", "matplotlib.pyplot", "dnnlpy.nn", "dnnlpy.models.gpt", "dnnlpy.tokenizers", "numpy"),

@@ -55,7 +55,7 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         if t.passed
     ]
     by_name = {t.name: t for t in result.tests}
-    for charge in breakdown(result.tests, spec.scheme if spec is not None and spec.scheme_path else None):
+    for charge in breakdown(result.tests, spec.scheme if spec is not None else None):
         covered = [by_name[name] for name, _ in charge.tests]
         lines = [clean_message(covered[0].message(language))]
         lines += [

@@ -16,13 +16,13 @@ from autograder.protocol.said import Said  # noqa: E402
 
 def _no_result(name: str) -> Finding:
     why = Said("judge.the_submission_was_stopped_at_the")
-    return Finding(Said("judge.no_evidence_for", what=Said("judge.experiment_named", name=repr(name)), why=why), owed=True)
+    return Finding(
+        Said("judge.no_evidence_for", what=Said("judge.experiment_named", name=repr(name)), why=why), owed=True
+    )
 
 
 def _hung(language: str = "en") -> Result:
-    tests = [
-        TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, _no_result(f"e{i}")) for i in range(12)
-    ]
+    tests = [TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, _no_result(f"e{i}")) for i in range(12)]
     run = RunFacts(status="timeout", limit=60, running={"cell": 2}, required_names=["A"])
     return Result(tests=tests, run=run, language=language)
 

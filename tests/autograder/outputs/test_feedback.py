@@ -26,8 +26,7 @@ def _raised(what: str) -> Finding:
 def _marked(tests: list[TestOutcome], run: RunFacts | None = None, language: str = "en") -> Result:
     every = {t.name.rpartition("::")[2]: t for t in tests}
     full = [
-        every.get(t.name) or TestOutcome(f"x.py::{t.name}", t.points, t.area, True)
-        for t in SPEC.scheme.tests.values()
+        every.get(t.name) or TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in SPEC.scheme.tests.values()
     ]
     result = apply_marking(Result(tests=full, run=run or RunFacts(status="ok"), language=language), SPEC.scheme)
     return result
@@ -51,7 +50,9 @@ def _stub(language: str = "en") -> Result:
 
 def _copied(language: str = "en") -> Result:
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
-    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter")
+    knock = Finding(
+        Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+    )
     tests = [
         TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
         TestOutcome("x.py::test_tied_lm_tie_survives_to_float64", 2, "parameter identity", False, copied),

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.findings import Finding
+from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, FolderBusy, Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
@@ -20,7 +20,8 @@ KEY = os.fsdecode(b"caf\xe9")
 
 def _result(passed: bool = True) -> Result:
     return Result(
-        tests=[TestOutcome("t.py::test_a", 2.0, "values", passed, None if passed else Finding(verbatim("wrong")))], run=RunFacts("ok")
+        tests=[TestOutcome("t.py::test_a", 2.0, "values", passed, None if passed else Finding(verbatim("wrong")))],
+        run=RunFacts("ok"),
     )
 
 

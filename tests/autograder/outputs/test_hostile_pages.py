@@ -17,11 +17,11 @@ import pytest
 
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.findings import Finding
-from autograder.protocol.said import Said, verbatim
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
+from autograder.protocol.said import Said, verbatim
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
@@ -70,7 +70,9 @@ def _assert_inert(page: str, where: str) -> None:
 
 def _result(language: str, *, status: str = "ok", running: dict | None = None) -> Result:
     tests = [
-        TestOutcome(f"test_x.py::test_{HOSTILE}[{HOSTILE}]", 5, HOSTILE, False, Finding(verbatim(f"{HOSTILE}: {HOSTILE}"))),
+        TestOutcome(
+            f"test_x.py::test_{HOSTILE}[{HOSTILE}]", 5, HOSTILE, False, Finding(verbatim(f"{HOSTILE}: {HOSTILE}"))
+        ),
         TestOutcome(
             f"test_x.py::test_raised_{HOSTILE}",
             3,

@@ -40,7 +40,11 @@ def test_the_students_words_and_crashes_are_no_misconception(batch_folder, area_
 
 
 def test_each_misconception_has_its_title_and_a_sample_in_english_when_one_is_there(batch_folder, area_result):
-    view = load_class(batch_folder({"zh": area_result({"parameter identity": COPIED}), "en": area_result({"parameter identity": COPIED})}))
+    view = load_class(
+        batch_folder(
+            {"zh": area_result({"parameter identity": COPIED}), "en": area_result({"parameter identity": COPIED})}
+        )
+    )
     found = misconceptions(view, SPEC)
     assert [m.name for m in found] == ["a second table (copied table or untied head)"]
     assert found[0].sample_language == "en" and found[0].sample.startswith("copied table: lm_head.weight holds")

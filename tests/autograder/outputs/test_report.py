@@ -27,7 +27,9 @@ def graded(batch_folder, area_result) -> Path:
     error, a student not graded yet, and a message with markup and a lone surrogate."""
     head = Finding(Said("diag.tie.copied"), names="two_tables")
     scaled = Finding(Said("diag.logits.scaled", scale="2"), names="logits_scaled")
-    owed = Finding(Said("judge.no_evidence_for", what="x", why=Said("judge.the_submission_was_stopped_at_the")), owed=True)
+    owed = Finding(
+        Said("judge.no_evidence_for", what="x", why=Said("judge.the_submission_was_stopped_at_the")), owed=True
+    )
     return batch_folder(
         {
             "alice": area_result(seconds=2.0),

@@ -51,7 +51,7 @@ def _corpus() -> list[tuple[str, str, str, Path]]:
 
 def test_every_file_has_a_header_matching_its_folder(suite):
     names = {name for name, *_ in suite}
-    for folder, kind, keyword, path in _corpus():
+    for folder, kind, _names, path in _corpus():
         assert kind == FOLDERS[folder], f"{path.name}: first line must be '# expect: {FOLDERS[folder]}...'"
         lines = _first_code(path).splitlines()
         assert lines[1].startswith("# why: ") and len(lines[1]) > 20, f"{path.name}: second line must be '# why: ...'"
@@ -84,7 +84,9 @@ def test_wrong_files_name_the_schemes_misconceptions():
     whose mistake is a crash or a hang, such as w61 and w62)."""
     scheme = SPEC.scheme
     named = {keyword for _, kind, keyword, _ in _corpus() if kind == "wrong" and keyword}
-    assert named - set(scheme.misconceptions) == set(), f"not in marking.toml: {sorted(named - set(scheme.misconceptions))}"
+    assert named - set(scheme.misconceptions) == set(), (
+        f"not in marking.toml: {sorted(named - set(scheme.misconceptions))}"
+    )
     assert len(named) >= 20, f"only {len(named)} misconceptions are exercised by the corpus"
 
 

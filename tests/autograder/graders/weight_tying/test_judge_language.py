@@ -31,7 +31,9 @@ SPEC = get_assignment("weight_tying")
 SEED = 7
 HAN = re.compile(r"[\u4e00-\u9fff]")
 WRONG = {
-    key: path for key, (path, expectation) in calibration_files(SPEC.calibration_dir).items() if expectation.kind == "wrong"
+    key: path
+    for key, (path, expectation) in calibration_files(SPEC.calibration_dir).items()
+    if expectation.kind == "wrong"
 }
 SAMPLE = {key: WRONG[key] for key in sorted(WRONG)[::6]}  # every sixth by name; the sweep takes them all
 
