@@ -58,13 +58,15 @@ def run_sandboxed(
     packages: tuple[str, ...] = (),
     hidden_paths: tuple[str, ...] = (),
     mode: str | None = None,
+    library: str | None = None,
 ) -> SandboxResult:
     """Run ``python -m module <evidence_fd>`` sandboxed; see the module docstring.
 
     With namespaces, the runner sees of the kit only ``RUNNER_PACKAGES``, the other `packages` it imports
     (each one's folder whole, and its parents' ``__init__.py``), ``dnnlpy`` and the venv (see
     ``autograder.sandbox.view``); the `hidden_paths` are covered even there. The weaker modes cannot hide
-    files at all (see ``not_enforced``).
+    files at all (see ``not_enforced``). `library`: the folder of the grader's copy of dnnlpy
+    (``library.library_copy``), which the runner imports, and the view shows, instead of the real one.
 
     `stdin` may be a function: it is then called (in a thread) once the process has started, so that
     preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
@@ -74,7 +76,8 @@ def run_sandboxed(
     isolation = probe_isolation() if mode is None else isolation_for(mode)
     slot = Slot()
     try:
-        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, (*RUNNER_PACKAGES, *packages))
+        packages = (*RUNNER_PACKAGES, *packages)
+        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, packages, library)
     finally:
         slot.release()
 
@@ -87,6 +90,7 @@ def _run(
     isolation: Isolation,
     uid: int,
     packages: tuple[str, ...],
+    library: str | None,
 ) -> SandboxResult:
     mode = isolation.mode
     if mode != "rlimits":
@@ -99,7 +103,7 @@ def _run(
         os.chown(workdir, uid, uid)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
     group, isolation = run_cgroup(limits, isolation)
-    view = build_view(packages, hides) if mode == "namespaces" else None
+    view = build_view(packages, hides, library) if mode == "namespaces" else None
     cfg = jail_config(
         mode=mode,
         limits=limits,
@@ -110,6 +114,7 @@ def _run(
         evidence_fd=ev_w,
         status_fd=st_w,
         cgroup_procs=group.procs_files if group else None,
+        library=library,
     )
     argv = _command(mode, cfg_r)
     try:
