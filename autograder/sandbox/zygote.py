@@ -107,9 +107,11 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
                 os.close(fd)
             sock.send(json.dumps({"error": str(exc)}).encode())
             continue
+        cfg = message.pop("cfg")
+        del data  # the request as it came: from here on the child's configuration is `cfg` alone, which it empties
         pid = os.fork()
         if pid == 0:
-            start_child(message["cfg"], fds, sock.fileno(), rng_state)  # never returns
+            start_child(cfg, fds, sock.fileno(), rng_state)  # never returns
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
