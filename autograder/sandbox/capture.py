@@ -12,7 +12,9 @@ costs the submission only, within its own limits.
 from __future__ import annotations
 
 import os
+import sys
 import threading
+from collections.abc import Callable
 
 __all__ = ["Capture", "READ_PAST_CAP"]
 
@@ -21,12 +23,17 @@ READ_PAST_CAP = 8 << 20  # what of stdout or stderr is read beyond the kept head
 
 class Capture(threading.Thread):
     """Drain a pipe to EOF, or to `most` bytes; keep head and tail up to `cap` bytes (`keep_all`: the head only,
-    and `most` one byte past it unless given)."""
+    and `most` one byte past it unless given). `on_data`, when given, is called with every chunk as it is read,
+    and the pipe is read to its end (a process of the grader's own that streams what it has to say)."""
 
-    def __init__(self, fd: int, cap: int, keep_all: bool = False, most: int | None = None) -> None:
+    def __init__(
+        self, fd: int, cap: int, keep_all: bool = False, most: int | None = None, on_data: Callable | None = None
+    ) -> None:
         super().__init__(daemon=True)
-        self.fd, self.cap, self.keep_all = fd, cap, keep_all
-        if most is None:
+        self.fd, self.cap, self.keep_all, self.on_data = fd, cap, keep_all, on_data
+        if on_data is not None:
+            most = sys.maxsize
+        elif most is None:
             most = cap + 1 if keep_all else cap + READ_PAST_CAP
         self.most = max(cap, most)
         self.head, self.tail, self.total = bytearray(), bytearray(), 0
@@ -37,6 +44,8 @@ class Capture(threading.Thread):
         try:
             while chunk := os.read(self.fd, min(1 << 16, self.most - self.total)):
                 self.total += len(chunk)
+                if self.on_data is not None:
+                    self.on_data(chunk)
                 if len(self.head) < (self.cap if self.keep_all else half):
                     room = (self.cap if self.keep_all else half) - len(self.head)
                     self.head += chunk[:room]

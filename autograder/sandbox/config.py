@@ -70,9 +70,12 @@ def jail_config(
     status_fd: int = 4,
     cgroup_procs: list[str] | None = None,
     library: str | None = None,
+    network: bool = False,
 ) -> dict:
     """Everything the run's first process needs; `view` is ``build_view``'s (namespaces mode only); `library`
-    the folder of the grader's copy of dnnlpy (``library.library_copy``), which the runner imports first."""
+    the folder of the grader's copy of dnnlpy (``library.library_copy``), which the runner imports first;
+    `network`: the host's network and sockets of any family (the grader's own dask client, never a
+    submission's run)."""
     home = "/tmp" if mode == "namespaces" else workdir
     env = {**runner_env(home), RUN_SECONDS_ENV: f"{limits.wall_seconds:g}"}
     if library:
@@ -89,6 +92,7 @@ def jail_config(
         "env": env,
         "cwd": home,
         "cgroup_procs": list(cgroup_procs or []),
+        "network": network,
     }
     if mode == "namespaces":
         if view is None:
