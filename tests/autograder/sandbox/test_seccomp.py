@@ -6,7 +6,6 @@ The kernel keyring in particular is not namespaced: a sandboxed run may not use 
 from __future__ import annotations
 
 import errno
-import io
 import json
 import os
 import textwrap
@@ -117,8 +116,8 @@ def test_a_fresh_sandbox_refuses_each_listed_call_and_still_does_ordinary_work()
     assert any(item.startswith("seccomp profile (libseccomp") for item in box.isolation.enforced)
 
 
-@needs_libseccomp
-def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
+def _warm_run(source: str):
+    """A `selftest` submission's run in a child of a warm zygote (the pool's path); its SandboxResult."""
     from autograder.grading.pipeline import Submission
     from autograder.grading.pipeline import job as make_job
     from autograder.sandbox.config import jail_config
@@ -128,14 +127,10 @@ def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
 
     spec = get_assignment("selftest")
     isolation, limits = probe_isolation(), Limits(wall_seconds=60)
-    source = _probe_code("print('SECCOMP', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n")
-    job = io.BytesIO(make_job(spec, spec.make_plan(3), Submission("py", source, "sub.py"))).getvalue()
-    zygote = Zygote(("autograder.runner.__main__", "autograder.graders.selftest.runner.experiments"))
-    slot = Slot()
+    job = make_job(spec, spec.make_plan(3), Submission("py", source, "sub.py"))
+    zygote, slot = Zygote(("autograder.runner.__main__", "autograder.graders.selftest.runner.experiments")), Slot()
     try:
-        zygote.wait_ready()
-        namespaces = isolation.mode == "namespaces"
-        view = build_view((*RUNNER_PACKAGES, spec.runner_package), []) if namespaces else None
+        view = build_view((*RUNNER_PACKAGES, spec.runner_package), []) if isolation.mode == "namespaces" else None
         group, isolation = run_cgroup(limits, isolation)
         cfg = jail_config(
             mode=isolation.mode,
@@ -146,13 +141,18 @@ def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
             cgroup_procs=group.procs_files if group else None,
         )
         try:
-            box = run_forked(zygote, cfg=cfg, stdin=job, limits=limits, isolation=isolation, group=group)
+            return run_forked(zygote, cfg=cfg, stdin=job, limits=limits, isolation=isolation, group=group)
         finally:
             if group is not None:
                 group.remove()
     finally:
         zygote.close()
         slot.release()
+
+
+@needs_libseccomp
+def test_a_warm_sandbox_refuses_each_listed_call_and_still_does_ordinary_work():
+    box = _warm_run(_probe_code("print('SECCOMP', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n"))
     line = next((ln for ln in box.stdout.splitlines() if ln.startswith("SECCOMP ")), None)
     assert line is not None, (box.stdout[-2000:], box.stderr[-2000:])
     _check(json.loads(line[len("SECCOMP ") :]))
@@ -255,42 +255,11 @@ def _check_surface(result: dict) -> None:
 
 @needs_libseccomp
 def test_numa_policy_secret_memory_and_sockets_other_than_unix_are_refused_on_both_paths():
-    from autograder.grading.pipeline import Submission
-    from autograder.grading.pipeline import job as make_job
-    from autograder.sandbox.config import jail_config
-    from autograder.sandbox.slots import Slot
-    from autograder.sandbox.view import build_view
-    from autograder.sandbox.warm import Zygote, run_forked
-
     code = _surface_probe("os.write(FD, json.dumps(RESULT).encode())\n").encode()
     box = run_sandboxed(module="autograder.runner.probe", stdin=code, limits=Limits(wall_seconds=60))
     assert box.exit_code == 0, box.stderr[-2000:]
     _check_surface(json.loads(box.evidence[2:]))
-
-    spec = get_assignment("selftest")
-    isolation, limits = probe_isolation(), Limits(wall_seconds=60)
-    source = _surface_probe("print('SURFACE', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n")
-    job = make_job(spec, spec.make_plan(3), Submission("py", source, "sub.py"))
-    zygote, slot = Zygote(("autograder.runner.__main__", "autograder.graders.selftest.runner.experiments")), Slot()
-    try:
-        view = build_view((*RUNNER_PACKAGES, spec.runner_package), []) if isolation.mode == "namespaces" else None
-        group, isolation = run_cgroup(limits, isolation)
-        cfg = jail_config(
-            mode=isolation.mode,
-            limits=limits,
-            uid=slot.uid,
-            workdir="/tmp",
-            view=view,
-            cgroup_procs=group.procs_files if group else None,
-        )
-        try:
-            box = run_forked(zygote, cfg=cfg, stdin=job, limits=limits, isolation=isolation, group=group)
-        finally:
-            if group is not None:
-                group.remove()
-    finally:
-        zygote.close()
-        slot.release()
+    box = _warm_run(_surface_probe("print('SURFACE', json.dumps(RESULT))\ndef add(a, b):\n    return a + b\n"))
     line = next((ln for ln in box.stdout.splitlines() if ln.startswith("SURFACE ")), None)
     assert line is not None, (box.stdout[-2000:], box.stderr[-2000:])
     _check_surface(json.loads(line[len("SURFACE ") :]))
