@@ -1,7 +1,8 @@
 """Trusted: grade the kit's own trusted code (calibration files, mutants of the reference) in this process.
 
 The engine's path minus the sandbox, for sweeps over many seeds and many submissions: the experiments run
-on the classes a source defines, every record goes through the channel's round trip (the runner's writer,
+on the classes a source defines, with the dnnlpy a graded run imports (the grader's copy, without what it
+withholds: ``autograder.sandbox.library``), every record goes through the channel's round trip (the runner's writer,
 then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite's test
 functions are called directly (plain functions with the fixtures ``plan``, ``evidence`` and ``run``). Never
 use it for student code: it runs the code in this very process, with no isolation at all.
@@ -30,6 +31,7 @@ import torch
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.runner.budget import Budgets, running, within
+from autograder.sandbox.library import imported, library_copy
 
 __all__ = ["SuiteTest", "InProcessGrader", "namespace_of", "worker_grader", "map_seeds", "RUN_SECONDS"]
 
@@ -149,15 +151,17 @@ class InProcessGrader:
             records.update(_round_trip(name, record) if round_trip else {name: record})
 
         sink = io.StringIO()
-        with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
-            with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
-                budgets = Budgets(RUN_SECONDS)
-                namespace = submission if isinstance(submission, dict) else namespace_of(submission, budgets)
-                with running(budgets):
-                    if only is None and calls is None:
-                        self._experiments(namespace, plan, emit)
-                    else:
-                        self._run_each(namespace, plan, emit, only, calls)
+        # the dnnlpy a graded run imports: the grader's copy, without what it withholds
+        with imported(library_copy(self.spec.withheld)):
+            with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
+                with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
+                    budgets = Budgets(RUN_SECONDS)
+                    namespace = submission if isinstance(submission, dict) else namespace_of(submission, budgets)
+                    with running(budgets):
+                        if only is None and calls is None:
+                            self._experiments(namespace, plan, emit)
+                        else:
+                            self._run_each(namespace, plan, emit, only, calls)
         return records
 
     def _run_each(self, namespace, plan, emit, only, calls) -> None:

@@ -258,18 +258,6 @@ MESSAGES = {
             "分"
         ),
     ),
-    "note.delegated_generate_suspected_while_your_generate": (
-        (
-            "delegated generate suspected: while your generate ran, {what}. The grader watches generate"
-            " for library decoders (MiniGPT.generate, dnnlpy's sampling helpers); a generate that switches"
-            " the watch off is treated as one that delegates, so this area scores zero"
-        ),
-        (
-            "疑似把生成交给了库（delegated generate）：你的生成方法运行时，{what}。评分器会监视生成方法"
-            " 是否调用库里的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这个监视的生成方法 "
-            "按交给了库处理，所以这一领域记 0 分"
-        ),
-    ),
     "note.evidence_refused_a_record_the_runner": (
         "evidence refused: {why}; a record the runner did not send as measured earns nothing",
         "记录被拒收：{why}；不是评分器的 runner 按测量结果发出的记录不得分",
