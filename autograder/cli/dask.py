@@ -72,7 +72,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """0 when written; 2 (bad arguments) when the folder already holds certificates or --days is wrong."""
+    """0 when written; 2 (bad arguments) when the folder already holds certificates, someone else may write it
+    (or the folder it is in), or --days is wrong."""
     from autograder.cli.common import fail
     from autograder.grading.pool.dask_tls import make_certificates
 

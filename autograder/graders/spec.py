@@ -53,6 +53,11 @@ class AssignmentSpec:
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
     # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.
     warm_imports: tuple[str, ...] = ()
+    # What of the teaching library the runs it grades cannot call, because writing it is the exercise: each
+    # "dnnlpy.module:Class.method", "dnnlpy.module:function" or "dnnlpy.module" (every function in it). Graded
+    # runs import a copy of dnnlpy in which these are stubs that raise (``autograder.sandbox.library``), so
+    # there is nothing to delegate to; the grader's experiments see which stubs the student's code reached.
+    withheld: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.scheme is None:

@@ -19,6 +19,7 @@ from autograder.grading import pipeline
 from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
 from autograder.grading.result import Result
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
+from autograder.sandbox.library import library_copy
 from autograder.sandbox.view import hidden_paths
 
 __all__ = ["grade_submission", "shared_judge"]
@@ -85,4 +86,5 @@ def _run(spec: AssignmentSpec, path, seed: int, limits: Limits, hide: tuple, sub
         limits=limits,
         packages=(spec.runner_package,),
         hidden_paths=hidden_paths({spec, *all_specs()}, (file.parent, file, *hide)),
+        library=library_copy(spec.withheld),
     )

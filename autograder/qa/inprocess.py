@@ -1,9 +1,10 @@
 """Trusted: grade the kit's own trusted code (calibration files, mutants of the reference) in this process.
 
 The engine's path minus the sandbox, for sweeps over many seeds and many submissions: the experiments run
-on the classes a source defines, every record goes through the channel's round trip (the runner's writer,
-then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite is judged by
-the engine's own suite runner (``grading.judge.suite``) and marked by its own marking step. Never use it for
+on the classes a source defines, with the dnnlpy a graded run imports (the grader's copy, without what it
+withholds: ``autograder.sandbox.library``), every record goes through the channel's round trip (the runner's
+writer, then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite is judged
+by the engine's own suite runner (``grading.judge.suite``) and marked by its own marking step. Never use it for
 student code: it runs the code in this very process, with no isolation at all.
 
 Cells and experiments run under the runner's time budgets (``autograder.runner.budget``) inside a limit of
@@ -31,6 +32,7 @@ import torch
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.result import TestOutcome
 from autograder.runner.budget import Budgets, running, within
+from autograder.sandbox.library import imported, library_copy
 
 __all__ = ["InProcessGrader", "namespace_of", "worker_grader", "map_seeds", "RUN_SECONDS"]
 
@@ -128,15 +130,17 @@ class InProcessGrader:
             records.update(_round_trip(name, record) if round_trip else {name: record})
 
         sink = io.StringIO()
-        with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
-            with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
-                budgets = Budgets(RUN_SECONDS)
-                namespace = submission if isinstance(submission, dict) else namespace_of(submission, budgets)
-                with running(budgets):
-                    if only is None and calls is None:
-                        self._experiments(namespace, plan, emit)
-                    else:
-                        self._run_each(namespace, plan, emit, only, calls)
+        # the dnnlpy a graded run imports: the grader's copy, without what it withholds
+        with imported(library_copy(self.spec.withheld)):
+            with contextlib.redirect_stdout(sink) if quiet else contextlib.nullcontext():
+                with contextlib.redirect_stderr(sink) if quiet else contextlib.nullcontext():
+                    budgets = Budgets(RUN_SECONDS)
+                    namespace = submission if isinstance(submission, dict) else namespace_of(submission, budgets)
+                    with running(budgets):
+                        if only is None and calls is None:
+                            self._experiments(namespace, plan, emit)
+                        else:
+                            self._run_each(namespace, plan, emit, only, calls)
         return records
 
     def _run_each(self, namespace, plan, emit, only, calls) -> None:

@@ -6,6 +6,8 @@ Both paths:
 - ``config``: the jail's configuration (sent on a pipe, never argv) and the runner's environment;
 - ``rootfs``: the steps both paths take (cgroup, unshare, private root, limits, uid drop);
 - ``view``: what the runner may see of the file system (allow-list and deny-list in one place);
+- ``library``: the grader's copy of dnnlpy that runs import, without what the grader withholds (its stubs:
+  ``library_stub``);
 - ``seccomp``: the system calls refused to the runner;
 - ``cgroups``: limits per process tree (cgroup v1 and v2);
 - ``capture``: capped draining of the runner's pipes;

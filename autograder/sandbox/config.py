@@ -12,6 +12,7 @@ import os
 import sys
 
 from autograder.runner.budget import RUN_SECONDS_ENV
+from autograder.runner.library import LIBRARY_ENV
 from autograder.sandbox.limits import Limits, MiB
 
 __all__ = ["jail_config", "runner_env", "rlimits", "TMP_BYTES"]
@@ -68,9 +69,17 @@ def jail_config(
     evidence_fd: int = 3,
     status_fd: int = 4,
     cgroup_procs: list[str] | None = None,
+    library: str | None = None,
+    network: bool = False,
 ) -> dict:
-    """Everything the run's first process needs; `view` is ``build_view``'s (namespaces mode only)."""
+    """Everything the run's first process needs; `view` is ``build_view``'s (namespaces mode only); `library`
+    the folder of the grader's copy of dnnlpy (``library.library_copy``), which the runner imports first;
+    `network`: the host's network and sockets of any family (the grader's own dask client, never a
+    submission's run)."""
     home = "/tmp" if mode == "namespaces" else workdir
+    env = {**runner_env(home), RUN_SECONDS_ENV: f"{limits.wall_seconds:g}"}
+    if library:
+        env[LIBRARY_ENV] = library
     cfg = {
         "mode": mode,
         "uid": uid,
@@ -80,9 +89,10 @@ def jail_config(
         "evidence_fd": evidence_fd,
         "status_fd": status_fd,
         # the run's limit, so that the runner can give its cells and experiments budgets inside it
-        "env": {**runner_env(home), RUN_SECONDS_ENV: f"{limits.wall_seconds:g}"},
+        "env": env,
         "cwd": home,
         "cgroup_procs": list(cgroup_procs or []),
+        "network": network,
     }
     if mode == "namespaces":
         if view is None:

@@ -12,7 +12,9 @@ Three processes, like the fresh path's ``unshare`` + ``jail`` + runner, without 
                                      ``SystemExit``, threads and ``atexit`` handled as at interpreter exit
 
 A forked child has one thread, so unshare(2) works; the zygote's socket is closed first thing, so nothing
-that runs later can ask the zygote for anything.
+that runs later can ask the zygote for anything. The run's configuration (its uid, the view's mounts, its
+cgroup) is one dict that every frame below the runner holds; the runner empties it before the submission
+runs, so student code that walks its frames, ``gc.get_objects()`` or any module's globals finds none of it.
 """
 
 from __future__ import annotations
@@ -67,40 +69,43 @@ def _pid_one(cfg: dict, runner_fds: tuple[int, ...], status_fd: int, rng_state: 
         namespaces = cfg["mode"] == "namespaces"
         if not namespaces:  # orphans come back to us rather than to the host's init
             _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        root = rootfs.build_root(cfg) if namespaces else ""
+        if namespaces:
+            rootfs.build_root(cfg)
         pid = os.fork()
         if pid == 0:
-            _runner(cfg, root, runner_fds, rng_state)
+            _runner(cfg, runner_fds, rng_state)
         rootfs.close_fds_except({status_fd})
-        if namespaces:
-            rootfs.enter_root(root)  # /proc/1/{root,mountinfo} then show the runner's view, not the host's
+        if namespaces:  # /proc/1/{root,mountinfo} then show the runner's view, not the host's
+            rootfs.enter_root(cfg["root_mount"])
         reap_until(pid, status_fd)
     except BaseException as exc:  # noqa: BLE001
         os.write(2, f"sandbox PID 1: {type(exc).__name__}: {exc}\n".encode())
     os._exit(120)
 
 
-def _runner(cfg: dict, root: str, fds: tuple[int, ...], rng_state: bytes) -> None:
-    code = 121
+def _runner(cfg: dict, fds: tuple[int, ...], rng_state: bytes) -> None:
     try:
         moved = [os.dup(fd) for fd in fds]  # then onto 0, 1, 2, 3 without clobbering one another
         for target, fd in enumerate(moved):
             os.dup2(fd, target)
         rootfs.close_fds_except({0, 1, 2, EVIDENCE_FD})
         os.setsid()
-        if root:
-            rootfs.enter_root(root)
+        namespaces = cfg["mode"] == "namespaces"
+        if namespaces:
+            rootfs.enter_root(cfg["root_mount"])
         os.chdir(cfg["cwd"])
         rootfs.set_limits(cfg["rlimits"])
         if cfg["mode"] != "rlimits":
             rootfs.drop_privileges(cfg["uid"], cfg["gid"])
-        if not root:
+        if not namespaces:
             _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # set after the uid change, which clears it
         rootfs.restrict_syscalls()
+        env = cfg["env"]
+        cfg.clear()  # the one dict every frame below holds: the submission finds nothing of the run's set-up
     except BaseException as exc:  # noqa: BLE001
         os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
-        os._exit(code)
-    os._exit(become_runner(cfg, rng_state))
+        os._exit(121)
+    os._exit(become_runner(env, rng_state))
 
 
 def _fresh_stdio() -> None:
@@ -124,14 +129,15 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def become_runner(cfg: dict, rng_state: bytes) -> int:
-    """Run ``autograder.runner`` in this process as a fresh ``python -I -m autograder.runner 3`` would."""
+def become_runner(env: dict, rng_state: bytes) -> int:
+    """Run ``autograder.runner`` in this process, with the environment `env`, as a fresh
+    ``python -I -m autograder.runner 3`` would."""
     import torch
 
     import autograder.runner.__main__ as runner
 
     os.environ.clear()
-    os.environ.update(cfg["env"])
+    os.environ.update(env)
     sys.argv = [runner.__file__, str(EVIDENCE_FD)]
     _fresh_stdio()
     torch.set_rng_state(torch.frombuffer(bytearray(rng_state), dtype=torch.uint8))

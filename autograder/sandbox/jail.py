@@ -74,7 +74,7 @@ def _namespaces(cfg: dict, status_fd: int) -> None:
             rootfs.enter_root(root)
             rootfs.set_limits(cfg["rlimits"])
             rootfs.drop_privileges(cfg["uid"], cfg["gid"])
-            rootfs.restrict_syscalls()
+            rootfs.restrict_syscalls(cfg.get("network", False))
             _exec_runner(cfg)
         except BaseException as exc:  # report why the jail could not start, then die
             os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> None:
     rootfs.set_limits(cfg["rlimits"])
     if cfg["mode"] == "uid":
         rootfs.drop_privileges(cfg["uid"], cfg["gid"])
-    rootfs.restrict_syscalls()
+    rootfs.restrict_syscalls(cfg.get("network", False))
     # Die with the grader (set after the uid change, which clears it; kept across exec).
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, 9, 0, 0, 0)
     _exec_runner(cfg)

@@ -38,7 +38,7 @@ from autograder.sandbox.view import build_view
 __all__ = ["run_sandboxed"]
 
 
-def _command(mode: str, cfg_fd: int) -> list[str]:
+def _command(mode: str, cfg_fd: int, network: bool) -> list[str]:
     jail = [sys.executable, "-I", "-B", "-m", "autograder.sandbox.jail", str(cfg_fd)]
     if mode != "namespaces":
         return jail
@@ -46,8 +46,8 @@ def _command(mode: str, cfg_fd: int) -> list[str]:
     # If the grader dies (Ctrl-C in a batch, OOM), unshare gets SIGKILL and takes the namespace with it.
     setpriv = shutil.which("setpriv")
     orphan_guard = [setpriv, "--pdeathsig", "KILL"] if setpriv else []
-    namespaces = ["--net", "--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--propagation", "private"]
-    return [*orphan_guard, unshare, *namespaces, *jail]
+    namespaces = ["--pid", "--fork", "--kill-child", "--mount", "--ipc", "--uts", "--propagation", "private"]
+    return [*orphan_guard, unshare, *([] if network else ["--net"]), *namespaces, *jail]
 
 
 def run_sandboxed(
@@ -58,13 +58,21 @@ def run_sandboxed(
     packages: tuple[str, ...] = (),
     hidden_paths: tuple[str, ...] = (),
     mode: str | None = None,
+    library: str | None = None,
+    network: bool = False,
+    on_evidence: Callable[[bytes], None] | None = None,
 ) -> SandboxResult:
     """Run ``python -m module <evidence_fd>`` sandboxed; see the module docstring.
 
     With namespaces, the runner sees of the kit only ``RUNNER_PACKAGES``, the other `packages` it imports
     (each one's folder whole, and its parents' ``__init__.py``), ``dnnlpy`` and the venv (see
     ``autograder.sandbox.view``); the `hidden_paths` are covered even there. The weaker modes cannot hide
-    files at all (see ``not_enforced``).
+    files at all (see ``not_enforced``). `library`: the folder of the grader's copy of dnnlpy
+    (``library.library_copy``), which the runner imports, and the view shows, instead of the real one.
+
+    For the grader's own processes that are given the network (`network`: the host's network namespace, and
+    sockets of any family; the dask client, ``pool.dask_relay``): `on_evidence` is called with each chunk of
+    the evidence pipe as it arrives (in a thread), and that pipe is read to its end, however long.
 
     `stdin` may be a function: it is then called (in a thread) once the process has started, so that
     preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
@@ -74,7 +82,9 @@ def run_sandboxed(
     isolation = probe_isolation() if mode is None else isolation_for(mode)
     slot = Slot()
     try:
-        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, (*RUNNER_PACKAGES, *packages))
+        packages = (*RUNNER_PACKAGES, *packages)
+        extra = (library, network, on_evidence)
+        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, packages, extra)
     finally:
         slot.release()
 
@@ -87,7 +97,9 @@ def _run(
     isolation: Isolation,
     uid: int,
     packages: tuple[str, ...],
+    extra: tuple,
 ) -> SandboxResult:
+    library, network, on_evidence = extra
     mode = isolation.mode
     if mode != "rlimits":
         kill_uid(uid)  # leftovers of a grader that died mid-run
@@ -99,7 +111,7 @@ def _run(
         os.chown(workdir, uid, uid)
     hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
     group, isolation = run_cgroup(limits, isolation)
-    view = build_view(packages, hides) if mode == "namespaces" else None
+    view = build_view(packages, hides, library) if mode == "namespaces" else None
     cfg = jail_config(
         mode=mode,
         limits=limits,
@@ -110,16 +122,19 @@ def _run(
         evidence_fd=ev_w,
         status_fd=st_w,
         cgroup_procs=group.procs_files if group else None,
+        library=library,
+        network=network,
     )
-    argv = _command(mode, cfg_r)
+    argv = _command(mode, cfg_r, network)
+    fds = (ev_r, ev_w, st_r, st_w, cfg_r, cfg_w)
     try:
-        return _watch(argv, cfg, (ev_r, ev_w, st_r, st_w, cfg_r, cfg_w), stdin, limits, isolation, uid, workdir, group)
+        return _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evidence)
     finally:
         if group is not None:
             group.remove()
 
 
-def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> SandboxResult:
+def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evidence) -> SandboxResult:
     ev_r, ev_w, st_r, st_w, cfg_r, cfg_w = fds
     mode = isolation.mode
     start = time.monotonic()
@@ -140,7 +155,7 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group) -> San
     readers = [
         Capture(os.dup(proc.stdout.fileno()), limits.capture_bytes),
         Capture(os.dup(proc.stderr.fileno()), limits.capture_bytes),
-        Capture(ev_r, limits.evidence_bytes, keep_all=True),
+        Capture(ev_r, limits.evidence_bytes, keep_all=True, on_data=on_evidence),
         Capture(st_r, 64, keep_all=True),
     ]
     proc.stdout.close()

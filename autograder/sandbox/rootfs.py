@@ -145,15 +145,16 @@ def drop_privileges(uid: int, gid: int) -> None:
     _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
 
-def restrict_syscalls() -> None:
-    """The seccomp profile for this process tree (see ``seccomp``), where libseccomp is installed.
+def restrict_syscalls(network: bool = False) -> None:
+    """The seccomp profile for this process tree (see ``seccomp``; `network`: sockets of any family), where
+    libseccomp is installed.
 
     Without libseccomp nothing is installed, and the isolation report says so (``seccomp.status``); with it,
     a filter the kernel refuses stops the run (OSError), as any other step that fails.
     """
     _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if seccomp.status()[0]:
-        seccomp.install_filter()
+        seccomp.install_filter(network)
 
 
 def close_fds_except(keep: set[int]) -> None:

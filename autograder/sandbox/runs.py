@@ -94,6 +94,8 @@ def collect_result(
     for name, cap in (("stdout", out), ("stderr", err)):
         if cap.dropped > 0:
             notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
+        if cap.refused:
+            notes.append(f"{name} past {cap.most} bytes was not read: the run's later writes to it failed")
     return SandboxResult(
         exit_code=exit_code,
         signal=sig,

@@ -9,9 +9,12 @@ an unprivileged container, plus what this runner never needs and what has a reco
 (io_uring, userfaultfd, bpf, perf_event_open). Each refused call gets ``EPERM`` at the door, before the
 kernel looks at its arguments; ``clone3`` gets ``ENOSYS`` instead, so that glibc falls back to ``clone``,
 whose flags a filter can read: ``clone`` with a namespace flag is refused. ``personality`` may only query
-(``0xffffffff``) or set the default (``PER_LINUX``, 0). Calls made through another ABI than the native one
-(32-bit ``int 0x80`` on x86_64, x32) get ``ENOSYS`` whole: nothing in the runner uses them, and they would
-bypass the number checks.
+(``0xffffffff``) or set the default (``PER_LINUX``, 0). Sockets are the one allow-list: ``socket`` and
+``socketpair`` create only the families in ``SOCKET_FAMILIES`` (``AF_UNIX``), any other gets
+``EAFNOSUPPORT``, as on a kernel without that family: a run has no network in its namespace, and a family a
+namespace does not isolate (``AF_VSOCK`` reaches the host of a virtual machine) must not be one it can open.
+Calls made through another ABI than the native one (32-bit ``int 0x80`` on x86_64, x32) get ``ENOSYS``
+whole: nothing in the runner uses them, and they would bypass the number checks.
 
 libseccomp (``libseccomp.so.2``, Debian/Ubuntu package ``libseccomp2``, 2.5 or newer) writes the BPF
 program and knows each architecture's numbers; the thin ctypes binding below is the whole interface. The
@@ -27,7 +30,16 @@ import ctypes
 import errno
 import os
 
-__all__ = ["REFUSED", "ENOSYS_CALLS", "CLONE_NAMESPACE_FLAGS", "install_filter", "status", "export_pfc", "number"]
+__all__ = [
+    "REFUSED",
+    "ENOSYS_CALLS",
+    "CLONE_NAMESPACE_FLAGS",
+    "SOCKET_FAMILIES",
+    "install_filter",
+    "status",
+    "export_pfc",
+    "number",
+]
 
 # What an unprivileged container does not get from Docker's default profile, plus what this runner never needs.
 REFUSED = (
@@ -48,6 +60,12 @@ REFUSED = (
     "kcmp",
     "move_pages",
     "migrate_pages",
+    # NUMA memory policy (the kernel's page placement) and memory hidden from the kernel itself
+    "mbind",
+    "set_mempolicy",
+    "get_mempolicy",
+    "set_mempolicy_home_node",
+    "memfd_secret",
     # file systems and mounts
     "mount",
     "umount2",
@@ -111,12 +129,19 @@ ENOSYS_CALLS = ("clone3",)  # glibc then falls back to clone, whose flags the fi
 # CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET (CLONE_NEWTIME, 0x80, is clone's exit signal
 # field and reaches the kernel only through clone3 and unshare, both refused)
 CLONE_NAMESPACE_FLAGS = (0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+# The socket families a run may create: AF_UNIX (multiprocessing's pipes, asyncio's self-pipe). Nothing in the
+# runner, torch, numpy, matplotlib or the tokenizers needs another; AF_INET and AF_INET6 would reach only the
+# run's own loopback (its network namespace has nothing else), which no test and no correct submission uses.
+SOCKET_FAMILIES = (1,)  # AF_UNIX
+# Calls newer than some libseccomp 2.5 releases: the number every architecture gives them (from 424 on, a new
+# call has one number everywhere), used when the library does not know the name.
+_UNIFIED = {"memfd_secret": 447, "set_mempolicy_home_node": 450}
 _MIN_VERSION = (2, 5, 0)  # io_uring, the new mount API and clone3 are in its tables from 2.5 on
 
 _ACT_ALLOW = 0x7FFF0000
 _ACT_ERRNO = 0x00050000
 _ATTR_ACT_BADARCH = 2
-_CMP_MASKED_EQ = 7
+_CMP_NE, _CMP_MASKED_EQ = 1, 7
 
 
 class _ArgCmp(ctypes.Structure):  # struct scmp_arg_cmp
@@ -167,7 +192,8 @@ def status() -> tuple[bool, str]:
     count = sum(number(name) >= 0 for name in (*REFUSED, *ENOSYS_CALLS))  # those this architecture has
     return True, (
         f"seccomp profile (libseccomp {_VERSION}): {count} kernel calls refused "
-        "(io_uring, bpf, perf_event_open, userfaultfd, ptrace, mounts, namespaces, keyring, modules, clock, ...)"
+        "(io_uring, bpf, perf_event_open, userfaultfd, ptrace, mounts, namespaces, keyring, modules, clock, NUMA "
+        "memory policy, memfd_secret, ...), sockets of AF_UNIX only"
     )
 
 
@@ -176,23 +202,28 @@ def number(name: str) -> int:
     if _LIB is None:
         raise OSError(errno.ENOSYS, f"no seccomp filter: {_VERSION}")
     nr = _LIB.seccomp_syscall_resolve_name(name.encode())
+    if nr == -1 and name in _UNIFIED:
+        return _UNIFIED[name]
     if nr == -1:  # __NR_SCMP_ERROR: libseccomp has never heard of it
         raise ValueError(f"libseccomp {_VERSION} does not know the syscall {name!r}")
     return nr
 
 
-def _rule(ctx: int, action: int, name: str, *masks: tuple[int, int]) -> None:
+def _rule(ctx: int, action: int, name: str, *tests: tuple[int, int, int]) -> None:
+    """Refuse `name` with `action` when every one of `tests` holds: (comparison, a, b) on its first argument
+    (masked equal: arg & a == b; not equal: arg != a)."""
     nr = number(name)
     if nr < 0:  # not a call of this architecture (iopl on aarch64): nothing to refuse
         return
-    cmps = (_ArgCmp * max(len(masks), 1))(*(_ArgCmp(0, _CMP_MASKED_EQ, m, v) for m, v in masks))
-    rc = _LIB.seccomp_rule_add_array(ctx, action, nr, len(masks), cmps if masks else None)
+    cmps = (_ArgCmp * max(len(tests), 1))(*(_ArgCmp(0, op, a, b) for op, a, b in tests))
+    rc = _LIB.seccomp_rule_add_array(ctx, action, nr, len(tests), cmps if tests else None)
     if rc < 0:
         raise OSError(-rc, f"libseccomp refused the rule for {name}: {os.strerror(-rc)}")
 
 
-def _build() -> int:
-    """A libseccomp filter context holding the profile (release it with seccomp_release)."""
+def _build(network: bool = False) -> int:
+    """A libseccomp filter context holding the profile (release it with seccomp_release); `network`: sockets of
+    any family (a process of the grader's own that reaches the network, never one that runs student code)."""
     if _LIB is None:
         raise OSError(errno.ENOSYS, f"no seccomp filter: {_VERSION}")
     ctx = _LIB.seccomp_init(_ACT_ALLOW)
@@ -208,23 +239,28 @@ def _build() -> int:
         for name in ENOSYS_CALLS:
             _rule(ctx, enosys, name)
         for flag in CLONE_NAMESPACE_FLAGS:  # clone's flags are its first argument on x86_64 and aarch64
-            _rule(ctx, eperm, "clone", (flag, flag))
+            _rule(ctx, eperm, "clone", (_CMP_MASKED_EQ, flag, flag))
         # personality: the kernel reads the low 32 bits; refuse every value but 0 and the query 0xffffffff, as
         # the union of "bit 31 clear and bit i set" and "bit 31 set and bit i clear" over i < 31 (one masked
         # comparison each: libseccomp takes one comparison per argument and rule)
         top = 1 << 31
         for i in range(31):
-            _rule(ctx, eperm, "personality", ((1 << i) | top, 1 << i))
-            _rule(ctx, eperm, "personality", ((1 << i) | top, top))
+            _rule(ctx, eperm, "personality", (_CMP_MASKED_EQ, (1 << i) | top, 1 << i))
+            _rule(ctx, eperm, "personality", (_CMP_MASKED_EQ, (1 << i) | top, top))
+        # the family is the first argument; compared whole (a family with high bits set is refused too)
+        (family,) = SOCKET_FAMILIES  # one rule per call: libseccomp takes one comparison per argument and rule
+        for name in () if network else ("socket", "socketpair"):
+            _rule(ctx, _ACT_ERRNO | errno.EAFNOSUPPORT, name, (_CMP_NE, family, 0))
     except BaseException:
         _LIB.seccomp_release(ctx)
         raise
     return ctx
 
 
-def install_filter() -> None:
-    """Install the profile on this process and its future descendants; OSError when it cannot be."""
-    ctx = _build()
+def install_filter(network: bool = False) -> None:
+    """Install the profile on this process and its future descendants (`network`: see ``_build``); OSError when it
+    cannot be."""
+    ctx = _build(network)
     try:
         rc = _LIB.seccomp_load(ctx)
     finally:

@@ -13,8 +13,10 @@ In the ``namespaces`` mode the jail builds the runner's root from four lists thi
 - ``kit_binds``: what is let back in on top of the mask: the interpreter's folders that live in the kit
   (``<kit>/.venv``) and the packages the runner imports, each one's folder whole (``dnnlpy/``,
   ``autograder/runner/``, a grader's ``runner/``) plus its parent packages' ``__init__.py``. So what a grader
-  puts in its ``runner/`` folder is what its experiments may import; its ``judge/`` folder is never shown. The
-  kit root stays a real
+  puts in its ``runner/`` folder is what its experiments may import; its ``judge/`` folder is never shown. When
+  the grader withholds part of dnnlpy, the folder of its copy (``library``) is bound instead, read-only, and
+  the real ``dnnlpy/`` is not shown anywhere (inside an installed kit's prefix it is covered). The kit root
+  stays a real
   (empty) folder, so the editable install's finder, which points at ``<kit>/autograder`` and
   ``<kit>/dnnlpy``, still resolves both packages;
 - ``hides``: the deny-list (``hidden_paths``: every grader's judge folder and solution, the kit's course
@@ -156,22 +158,27 @@ def _gradebooks(folders: list[str]) -> list[str]:
     return found
 
 
-def build_view(packages: tuple[str, ...], hides: list[str]) -> dict:
+def build_view(packages: tuple[str, ...], hides: list[str], library: str | None = None) -> dict:
     """The jail's ``binds``, ``kit_mask``, ``kit_binds`` and ``hides`` for a runner importing `packages`
-    (each exposed whole, like ``KIT_PACKAGES``)."""
+    (each exposed whole, like ``KIT_PACKAGES``). `library`: the folder of the grader's copy of dnnlpy
+    (``library.library_copy``), shown in place of the real dnnlpy, which is then not shown at all."""
     kit = kit_root()
     prefixes = _prefixes()
     # A kit inside a prefix (installed into site-packages) cannot be masked without hiding the prefix.
     masked = not any(_inside(kit, p) for p in prefixes)
     wanted = runner_paths() | {p for p in _SYSTEM if os.path.isdir(p)}
     wanted |= {p for p in _LIBS if os.path.isdir(p) and not os.path.islink(p)}
+    real_library = module_files("dnnlpy", whole=True) if library else []
+    if library:
+        wanted.add(os.path.realpath(library))
+        hides = [*hides, *real_library]  # kept only where a bound folder holds it (an installed kit)
     if not masked:
         binds = _minimal(wanted)
         return {"binds": binds, "kit_mask": None, "kit_binds": [], "hides": _inside_any(hides, binds)}
     outside = {p for p in wanted if not _inside(p, kit)}
     inside = {p for p in wanted if _inside(p, kit) and p != kit}
     exposed: set[str] = set()
-    for name in (*KIT_PACKAGES, *packages):
+    for name in (*(() if library else KIT_PACKAGES), *packages):
         exposed.update(module_files(name, whole=True))
     inside |= {p for p in exposed if _inside(p, kit) and p != kit}
     kit_binds = _minimal(inside)

@@ -55,9 +55,10 @@ def _matplotlib_dir() -> str:
 
 
 class Zygote:
-    """One warm fork server; `modules` are imported in it before it forks anything."""
+    """One warm fork server; `modules` are imported in it before it forks anything (dnnlpy from the grader's copy
+    in `library`, when given: see ``autograder.sandbox.library``)."""
 
-    def __init__(self, modules: tuple[str, ...], optional: tuple[str, ...] = ()) -> None:
+    def __init__(self, modules: tuple[str, ...], optional: tuple[str, ...] = (), library: str | None = None) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         env = {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
@@ -75,7 +76,8 @@ class Zygote:
         self._errors = Capture(os.dup(self.proc.stderr.fileno()), 8192)
         self.proc.stderr.close()
         self._errors.start()
-        self._sock.send(json.dumps({"op": "warm", "modules": list(modules), "optional": list(optional)}).encode())
+        warm = {"op": "warm", "modules": list(modules), "optional": list(optional), "library": library}
+        self._sock.send(json.dumps(warm).encode())
         self._ready = False
 
     def wait_ready(self, timeout: float = 300.0) -> None:

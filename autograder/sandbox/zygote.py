@@ -7,7 +7,9 @@ the child through a pipe the child alone reads. Messages on the socket (SOCK_SEQ
 each)::
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
-                        "optional": [...]}                       imports cleanly), then reply {"ready": pid}
+                        "optional": [...], "library": path}      imports cleanly; dnnlpy from the grader's
+                                                                 copy in "library", if given), then reply
+                                                                 {"ready": pid}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
                        fds: job (read), stdout, stderr, evidence, status (write), hold (read)
     socket closed      exit
@@ -38,9 +40,13 @@ _MAX_FDS = 6
 _REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
-def _warm(modules: list[str], optional: list[str]) -> bytes:
-    """Import torch (one thread), `modules`, and what of `optional` imports cleanly; returns torch's initial
-    RNG state for the children."""
+def _warm(modules: list[str], optional: list[str], library: str | None) -> bytes:
+    """Import torch (one thread), `modules`, and what of `optional` imports cleanly, dnnlpy from the copy in
+    `library` (``autograder.sandbox.library``) when given; returns torch's initial RNG state for the children."""
+    if library:  # before anything imports dnnlpy: every child then has the copy's modules
+        from autograder.runner.library import put_first
+
+        put_first(library)
     import torch
 
     torch.set_num_threads(1)  # before any op: see the module docstring
@@ -101,9 +107,11 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
                 os.close(fd)
             sock.send(json.dumps({"error": str(exc)}).encode())
             continue
+        cfg = message.pop("cfg")
+        del data  # the request as it came: from here on the child's configuration is `cfg` alone, which it empties
         pid = os.fork()
         if pid == 0:
-            start_child(message["cfg"], fds, sock.fileno(), rng_state)  # never returns
+            start_child(cfg, fds, sock.fileno(), rng_state)  # never returns
         for fd in fds:
             os.close(fd)
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
@@ -123,7 +131,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
-        rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])))
+        rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])), message.get("library"))
     except Exception as exc:  # tell the grader why, then stop
         sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         return

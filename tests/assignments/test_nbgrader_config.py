@@ -24,6 +24,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.outputs.gradebook import kit_cells
+from autograder.outputs.nbautograde import OVERRIDE
 
 pytestmark = pytest.mark.e2e
 
@@ -89,7 +90,7 @@ def graded_course(tmp_path_factory, env):
     generated = _run(["nbgrader", "generate_assignment", "selftest"], course, env)
     _submit(course, course / "release" / "selftest", "ann", "return a + b")
     _submit(course, course / "release" / "selftest", "ben", "return a - b")
-    _run(["nbgrader", "autograde", "selftest"], course, env)
+    _run(["nbgrader", "autograde", "selftest", OVERRIDE], course, env)  # what these tests check: both together
     kit = [sys.executable, "-m", "autograder", "grade", "--assignment", "selftest", "--nbgrader-course", str(course)]
     graded = _run([*kit, "--out", str(course.parent / "graded"), "--timeout", "30", "--json"], KIT_ROOT, env)
     return course, generated, graded
@@ -115,7 +116,7 @@ def test_a_rerelease_after_grading_works_and_a_later_autograde_keeps_the_kits_sc
     course, _, _ = graded_course
     proc = _run(["nbgrader", "generate_assignment", "selftest", "--force"], course, env)
     assert "Cannot modify" not in proc.stderr and (course / "release" / "selftest" / "selftest.ipynb").is_file()
-    _run(["nbgrader", "autograde", "selftest", "--force"], course, env)
+    _run(["nbgrader", "autograde", "selftest", "--force", OVERRIDE], course, env)
     rows = _export(course, env)
     assert sorted((r["student_id"], float(r["score"])) for r in rows) == [("ann", 3.0), ("ben", 0.0)]
 
@@ -128,3 +129,24 @@ def test_feedback_shows_neither_the_hidden_test_nor_its_failing_line(graded_cour
     assert SECRET not in text and "add(2, 2)" not in text and "AssertionError" not in text
     assert "This cell runs hidden tests" in text and "assert add(1, 2) == 3" in text  # the visible check stays
     assert "values (2 points)" in text and "Score: 2.0 / 2.0" in text  # the kit's area, as nbgrader shows it
+
+
+def test_the_courses_nbgrader_refuses_its_own_autograde_before_any_hand_in_runs(tmp_path, env):
+    """Issue 31: nbgrader's autograde runs each hand-in unsandboxed, as the grader's user; one read the solution
+    and the hidden suite and printed them into its feedback. The course's config stops it on the kit's
+    assignments, before any notebook runs, and names the kit's command; the documented override still runs it."""
+    course = tmp_path / "course"
+    (course / "source" / "selftest").mkdir(parents=True)
+    shutil.copy(COURSE_DIR / "nbgrader_config.py", course / "nbgrader_config.py")
+    nbformat.write(_source_notebook(), course / "source" / "selftest" / "selftest.ipynb")
+    _run(["nbgrader", "generate_assignment", "selftest"], course, env)
+    ran = tmp_path / "hand-in ran"
+    _submit(course, course / "release" / "selftest", "eve", f"open({str(ran)!r}, 'w').close()\n    return a + b")
+    graded = course / "autograded" / "eve" / "selftest" / "selftest.ipynb"
+    proc = subprocess.run(["nbgrader", "autograde", "selftest"], cwd=course, env=env, capture_output=True, text=True)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and not ran.exists() and not graded.exists(), said[-3000:]
+    assert "outside any sandbox" in said and OVERRIDE in said
+    assert "python -m autograder grade --assignment selftest submitted --out graded --nbgrader-course ." in said
+    _run(["nbgrader", "autograde", "selftest", OVERRIDE], course, env)
+    assert ran.exists() and graded.exists()  # asked for by name: nbgrader's own path, unsandboxed, as before

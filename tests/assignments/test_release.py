@@ -20,6 +20,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from autograder.outputs.nbautograde import OVERRIDE
+
 pytestmark = pytest.mark.e2e
 
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
@@ -266,7 +268,7 @@ def test_nbgrader_autograde_runs_the_practice_checks_for_zero_points(course, rel
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / "weight_tying.ipynb")
     for assignment in ("weight_tying", "weight_tying_zh"):
-        proc = _run(["nbgrader", "autograde", assignment, "--force"], course, env)
+        proc = _run(["nbgrader", "autograde", assignment, "--force", OVERRIDE], course, env)
         assert proc.returncode == 0, proc.stdout + proc.stderr
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         alice = gb.find_submission_notebook("weight_tying", "weight_tying", "alice")

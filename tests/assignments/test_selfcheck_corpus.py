@@ -5,9 +5,10 @@ names the file's misconception keyword (the `# expect: wrong <keyword>` header, 
 it), in English and, with WEIGHT_TYING_LANG=zh, in Chinese with no English sentence left (rendered from the
 message catalog where each message is built: nothing is translated).
 
-A wrong file whose header says ``# self-check: grader only: <why>`` is a deliberate evasion of the grader's
-watch (delegating on a thread the watch was not told about, switching the watch off), not a misconception
-an honest student meets: the hidden suite names it (``test_corpus``), and the self-check need not.
+A wrong file whose header says ``# self-check: grader only: <why>`` is a deliberate evasion of the self-check's
+watch (delegating on a thread its profile hook does not see, switching the hook off), not a misconception an
+honest student meets: in graded runs the library has no decoder to delegate to, the hidden suite names it
+(``test_corpus``), and the self-check need not.
 """
 
 from __future__ import annotations
@@ -132,7 +133,7 @@ WRONG = sorted(SELF_CHECKED)
 
 
 def test_only_evasions_of_the_watch_are_left_to_the_grader():
-    """Few files, each with its reason, and each a delegated generate (the one rule a watch enforces)."""
+    """Few files, each with its reason, and each a delegated generate (the one rule the self-check watches)."""
     left = {key: CORPUS[key][2] for key, (_, kind, _) in CORPUS.items() if kind == "wrong" and key not in SELF_CHECKED}
     assert 0 < len(left) <= 3 and set(left.values()) == {"delegated_generate"}, left
 

@@ -197,15 +197,7 @@ MESSAGES = {
         "把生成交给了库：你的 generate 运行时调用了 {names}；生成循环要你自己写"
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
     ),
-    "judge.gen.delegated_suspected": (
-        "delegated generate suspected: while your generate ran, {seen}. The grader watches generate for library "
-        "decoders (MiniGPT.generate, dnnlpy's sampling helpers); a generate that switches the watch off is treated "
-        "as one that delegates, so this area scores zero",
-        "疑似把生成交给了库：你的 generate 运行时，「{seen}」。评分程序会监视 generate 是否"
-        "调用了库的解码函数（MiniGPT.generate、dnnlpy 的采样函数）；关掉这种监视的 generate 按交给库处理，"
-        "所以这个评分项得零分",
-    ),
-    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取/ {name}"),
+    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取上下文 / {name}"),
     "judge.gen.or": (" or ", " 或 "),
     "judge.gen.missing_append": ("missing append", "漏了把新词元接到末尾"),
     "judge.gen.prompt_not_preserved": (

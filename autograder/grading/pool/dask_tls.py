@@ -21,7 +21,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["ROLES", "DaskScheduler", "dask_scheduler", "make_certificates", "security_for"]
+__all__ = ["ROLES", "DaskScheduler", "dask_scheduler", "make_certificates"]
 
 ROLES = ("scheduler", "worker", "client")  # one certificate and key each, signed by the course CA
 CA_CERT, CA_KEY = "ca.pem", "offline/ca.key"
@@ -143,17 +143,6 @@ def dask_scheduler(
     return DaskScheduler(address, ca=ca, cert=cert, key=key)
 
 
-def security_for(scheduler: DaskScheduler):
-    """The ``distributed.Security`` of the client; None for plain TCP asked for by name (or inproc)."""
-    from distributed import Security
-
-    if scheduler.ca is None:  # tcp:// asked for by name, or inproc://
-        return None
-    return Security(
-        tls_ca_file=scheduler.ca, tls_client_cert=scheduler.cert, tls_client_key=scheduler.key, require_encryption=True
-    )
-
-
 def _write(path: Path, data: bytes, mode: int) -> None:
     """A new file (never through a link, never over an old one) with `mode` whatever the umask."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
@@ -164,10 +153,38 @@ def _write(path: Path, data: bytes, mode: int) -> None:
         os.close(fd)
 
 
+def _refuse_unless_private(out: Path) -> None:
+    """ValueError unless `out` (if it exists) is a real folder of the caller's that nobody else may write, in a
+    folder (its nearest existing one) that only the caller or root may write (or a sticky one, like /tmp): a
+    user who can write either could swap ca.pem, and every machine would then trust that user's CA."""
+    me = os.geteuid()
+    fix = "give --out a new folder inside one you own (e.g. ~/dask-certs), or mkdir -m 700 it yourself"
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ValueError(f"--out {str(out)!r} is not a folder (a link?): {fix}")
+    if out.exists():
+        info = out.stat()
+        if info.st_uid != me or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+            raise ValueError(
+                f"--out {str(out)!r} belongs to uid {info.st_uid} with mode {stat.S_IMODE(info.st_mode):04o}: whoever "
+                f"else can write it could swap ca.pem for their own CA: {fix}"
+            )
+    parent = out.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    info = parent.stat()
+    sticky = info.st_mode & stat.S_ISVTX
+    if info.st_uid not in (me, 0) or (info.st_mode & (stat.S_IWGRP | stat.S_IWOTH) and not sticky):
+        raise ValueError(
+            f"--out {str(out)!r} is inside {str(parent)!r}, which uid {info.st_uid} owns with mode "
+            f"{stat.S_IMODE(info.st_mode):04o}: whoever else can write it could replace the certificates' folder: {fix}"
+        )
+
+
 def make_certificates(out: str | Path, *, days: int = 365) -> dict[str, Path]:
     """Write a course CA and a certificate + key per role into `out` (created mode 0700); {name: path}.
 
-    Refuses a folder that already holds them: a new CA locks out every machine holding the old files.
+    Refuses a folder that already holds them (a new CA locks out every machine holding the old files), and one
+    that anyone but the caller (or root, above it) may write.
     """
     try:
         from cryptography import x509
@@ -179,6 +196,7 @@ def make_certificates(out: str | Path, *, days: int = 365) -> dict[str, Path]:
     if days < 1:
         raise ValueError(f"days={days}: certificates must be valid for at least 1 day")
     out = Path(out)
+    _refuse_unless_private(out)
     names = [CA_CERT, CA_KEY, "README.txt"] + [f"{role}.{ext}" for role in ROLES for ext in ("pem", "key")]
     present = [name for name in names if (out / name).exists() or (out / name).is_symlink()]
     if present:
@@ -189,6 +207,7 @@ def make_certificates(out: str | Path, *, days: int = 365) -> dict[str, Path]:
     (out / "offline").mkdir(mode=0o700, parents=True, exist_ok=True)
     for folder in (out, out / "offline"):
         folder.chmod(0o700)
+    _refuse_unless_private(out)  # as made: a folder someone slipped in meanwhile is refused too
     course = secrets.token_hex(4)  # tells one course's CA from another's in error messages
     now = datetime.datetime.now(datetime.UTC)
     start, end = now - datetime.timedelta(hours=1), now + datetime.timedelta(days=days)

@@ -2,9 +2,11 @@
 
 Each dask worker process keeps warm workers (``worker.Worker``: a fork server and a judge, one per task
 thread) for as long as it lives. Submissions travel as text (kind, source, file name), never as paths, so
-the machines need the kit but not the class folder; results come back as plain dicts (``Result.to_wire``) and
-this process, the client, writes every output. Start the cluster as root on each machine, so the sandbox
-gets its namespaces and cgroups, with the course's certificates (``dask-certs``; see the README)::
+the machines need the kit but not the class folder; results come back as bytes, ``Result.to_wire()`` as JSON,
+and this process, which never talks to the cluster itself, writes every output: the dask client runs in the
+sandbox, with the network (``dask_relay``), and hands over each result as JSON, the only thing this process
+reads of it; what runs on the workers is ``dask_task``. Start the cluster as root on each machine, so the
+sandbox gets its namespaces and cgroups, with the course's certificates (``dask-certs``; see the README)::
 
     # on one machine (prints tls://HOST:8786):
     dask scheduler --tls-ca-file ca.pem --tls-cert scheduler.pem --tls-key scheduler.key
@@ -20,41 +22,27 @@ kit's ``dask`` extra (``pip install -e ".[dask]"``).
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import threading
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from autograder.grading.pipeline import Submission, read
-from autograder.grading.pool.dask_tls import DaskScheduler, dask_scheduler, security_for
+from autograder.graders import all_specs
+from autograder.grading.pipeline import read
+from autograder.grading.pool.dask_tls import DaskScheduler, dask_scheduler
 from autograder.grading.result import Result
-from autograder.sandbox.limits import Limits
+from autograder.sandbox import run_sandboxed
+from autograder.sandbox.limits import GiB, Limits
+from autograder.sandbox.view import hidden_paths
 
-__all__ = ["grade_on_dask", "grade_text"]
+__all__ = ["grade_on_dask"]
 
-_free: dict[tuple, list] = {}  # (assignment, limits) -> idle warm workers of this dask worker process
-_lock = threading.Lock()
-
-
-def grade_text(assignment: str, submission: dict, seed: int, limits: dict) -> dict:
-    """Runs on a dask worker: grade one submission (``Submission.to_wire()``) with a warm worker of this
-    process; the Result as ``Result.to_wire()``."""
-    from autograder.grading.pool.worker import Worker
-
-    key = (assignment, tuple(sorted(limits.items())))
-    with _lock:
-        idle = _free.setdefault(key, [])
-        worker = idle.pop() if idle else None
-    if worker is None:
-        worker = Worker(assignment, Limits(**limits))
-    try:
-        result = worker.grade(Submission.from_wire(submission), seed=seed)
-    except Exception as exc:  # this submission only; the worker starts afresh
-        worker.restart()
-        result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-    with _lock:
-        _free[key].append(worker)
-    return result.to_wire()
+# The relay's own limits: the whole batch's time (a stalled cluster ends it sooner, see _stall_seconds), and
+# room for distributed's threads and one result at a time.
+_RELAY_LIMITS = Limits(wall_seconds=7 * 24 * 3600, memory_bytes=4 * GiB, max_processes=256)
+_MAX_LINE = 64 << 20  # bytes of one relay message (a result's JSON is a few KiB, even in two languages)
 
 
 def _stall_seconds(limits: Limits) -> float:
@@ -68,8 +56,15 @@ def _address(scheduler) -> str:
     return str(getattr(scheduler, "scheduler_address", scheduler))
 
 
-def _connection(scheduler) -> tuple[object, object]:
-    """(what ``Client`` connects to, its ``Security`` or None); ValueError for a scheduler reached insecurely.
+def _pem(value: str) -> str:
+    """A certificate or key as PEM text: given as text already, or the file it names, read here (the relay's
+    sandbox shows no file of the caller's)."""
+    return value if "\n" in value else Path(value).read_text(encoding="ascii")
+
+
+def _connection(scheduler) -> tuple[str, dict | None]:
+    """(the scheduler's address, the client's TLS material as PEM text, or None for plain TCP asked for by
+    name); ValueError for a scheduler reached insecurely, or one that only this process could reach.
 
     An address alone is checked as ``dask_scheduler`` checks it (``tls://`` only; TLS files from dask's
     configuration); a cluster object brings its own security, and must listen on ``tls://`` too.
@@ -77,11 +72,44 @@ def _connection(scheduler) -> tuple[object, object]:
     if isinstance(scheduler, str):
         scheduler = dask_scheduler(scheduler)
     if isinstance(scheduler, DaskScheduler):
-        return scheduler.address, security_for(scheduler)
-    address = _address(scheduler)
-    if not address.startswith(("tls://", "inproc://")):
-        dask_scheduler(address)  # raises: says why plain TCP is refused and what to do
-    return scheduler, getattr(scheduler, "security", None)
+        address, files = scheduler.address, (scheduler.ca, scheduler.cert, scheduler.key)
+    else:
+        address = _address(scheduler)
+        if not address.startswith("tls://"):
+            dask_scheduler(address)  # raises: says why plain TCP is refused and what to do
+        security = getattr(scheduler, "security", None)
+        files = tuple(getattr(security, f"tls_{name}", None) for name in ("ca_file", "client_cert", "client_key"))
+    if address.startswith("inproc://"):
+        raise ValueError(
+            f"the dask scheduler {address!r} lives in this process, and the dask client runs in a sandbox of its "
+            "own: start the cluster with TLS and give its tls:// address"
+        )
+    if files[0] is None:  # tcp:// asked for by name
+        return address, None
+    return address, {key: _pem(str(value)) for key, value in zip(("ca", "cert", "key"), files, strict=True)}
+
+
+class _Messages:
+    """The relay's evidence pipe, read as it arrives: each line one JSON object, handed to `handle` (a line that
+    is not one, or that runs past _MAX_LINE, is dropped: the students it would have named are graded as missing)."""
+
+    def __init__(self, handle: Callable[[dict], None]) -> None:
+        self.handle, self.buffer, self.lock = handle, bytearray(), threading.Lock()
+
+    def __call__(self, chunk: bytes) -> None:
+        with self.lock:
+            self.buffer += chunk
+            while (end := self.buffer.find(b"\n")) >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[: end + 1]
+                try:
+                    message = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(message, dict):
+                    self.handle(message)
+            if len(self.buffer) > _MAX_LINE:
+                self.buffer.clear()
 
 
 def grade_on_dask(
@@ -100,54 +128,63 @@ def grade_on_dask(
     ``DaskScheduler`` made with ``insecure_plain_tcp=True``.
 
     The workers never see the client's paths: submissions arrive as text, read here beneath their folder in
-    `roots`, never through a link (``pipeline.read``).
+    `roots`, never through a link (``pipeline.read``). The dask client runs in the sandbox (``dask_relay``) and
+    each result comes back from it as JSON; nothing else of the cluster's is read here.
     """
-    try:
-        from distributed import Client, wait
-    except ImportError:
-        raise RuntimeError(
-            "--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)"
-        ) from None
-    target, security = _connection(scheduler)
+    if importlib.util.find_spec("distributed") is None:
+        raise RuntimeError("--executor dask needs dask.distributed: pip install -e '.[dask]' (the kit's dask extra)")
+    address, tls = _connection(scheduler)
+    stall = _stall_seconds(limits)
+    wire = {student: read(path, roots).to_wire() for student, path in submissions.items()}
+    job = {"address": address, "tls": tls, "assignment": assignment, "seed": seed, "limits": asdict(limits)}
+    job.update(stall=stall, submissions=wire)
     results: dict[str, Result] = {}
-    try:
-        client = Client(target, security=security)
-    except (OSError, TimeoutError) as exc:  # refused, or a TLS handshake that failed (a foreign certificate)
+    failed: list[str] = []
+
+    def deliver(student: str, result: Result) -> None:
+        results[student] = result
+        if on_result is not None:
+            on_result(student, result)
+
+    def handle(message: dict) -> None:
+        if "failed" in message:
+            failed.append(str(message["failed"])[:500])
+            return
+        student = message.get("student")
+        if isinstance(student, str) and student in submissions and student not in results:
+            deliver(student, _result(message))
+
+    box = run_sandboxed(
+        module="autograder.grading.pool.dask_relay",
+        stdin=json.dumps(job).encode(),
+        limits=_RELAY_LIMITS,
+        packages=("autograder.grading.pool.dask_relay", "autograder.grading.pool.dask_task"),
+        hidden_paths=hidden_paths(all_specs(), roots),
+        network=True,
+        on_evidence=_Messages(handle),
+    )
+    if failed:
         raise RuntimeError(
-            f"could not connect to the dask scheduler at {_address(scheduler)} ({type(exc).__name__}: {exc}): is it "
-            "running, and were its certificates and the client's (--tls-dir) made by the same dask-certs run?"
-        ) from None
-    with client:
-        futures = {}
-        for student, path in submissions.items():
-            submission = read(path, roots).to_wire()
-            future = client.submit(grade_text, assignment, submission, seed, asdict(limits), pure=False)
-            futures[future] = student
-        pending = set(futures)
-        stall = _stall_seconds(limits)
-
-        def deliver(student: str, result: Result) -> None:
-            results[student] = result
-            if on_result is not None:
-                on_result(student, result)
-
-        while pending:
-            try:
-                done, pending = wait(pending, timeout=stall, return_when="FIRST_COMPLETED")
-            except TimeoutError:
-                done = set()
-            if not done:  # a cluster whose workers died (or never came) must not hang the batch
-                why = (
-                    f"no result came back from the dask cluster at {_address(scheduler)} for {stall:.0f} s: are "
-                    "its workers alive (dask worker ...)? Run the same command again to grade what is missing."
-                )
-                for future in pending:
-                    deliver(futures[future], Result.grader_failure(why))
-                break
-            for future in done:
-                try:
-                    result = Result.from_wire(future.result())
-                except Exception as exc:  # a lost worker, a task that could not run: this student only
-                    result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-                deliver(futures[future], result)
+            f"could not connect to the dask scheduler at {address} ({failed[0]}): is it running, and were its "
+            "certificates and the client's (--tls-dir) made by the same dask-certs run?"
+        )
+    why = (
+        f"no result came back from the dask cluster at {address} for {stall:.0f} s: are its workers alive (dask "
+        "worker ...)? Run the same command again to grade what is missing."
+    )
+    if box.exit_code != 0 and not box.timed_out:
+        why = f"the dask client stopped ({(box.stderr.strip().splitlines() or ['no message'])[-1][:300]}): {why}"
+    for student in submissions:
+        if student not in results:
+            deliver(student, Result.grader_failure(why))
     return results
+
+
+def _result(message: dict) -> Result:
+    """A student's Result from the relay's message: the worker's JSON, read as JSON only."""
+    if "result" not in message:
+        return Result.grader_failure(str(message.get("error", "the dask client sent no result"))[:2000])
+    try:
+        return Result.from_wire(json.loads(message["result"]))
+    except (TypeError, ValueError) as exc:
+        return Result.grader_failure(f"the result that came back is not a grader's result: {exc}"[:2000])

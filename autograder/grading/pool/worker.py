@@ -32,6 +32,7 @@ from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
 from autograder.grading.pipeline import Submission
 from autograder.grading.result import Result
 from autograder.sandbox.config import jail_config
+from autograder.sandbox.library import library_copy
 from autograder.sandbox.limits import Limits, isolation_for
 from autograder.sandbox.runs import RUNNER_PACKAGES, probe_isolation, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
@@ -73,7 +74,8 @@ class Worker:
         packages = (*RUNNER_PACKAGES, self.spec.runner_package)
         self.preload = ("autograder.runner.__main__", "dnnlpy.notebook", self.spec.experiments.partition(":")[0])
         base = hidden_paths({self.spec, *all_specs()})
-        self.view = build_view(packages, list(base)) if self.mode == "namespaces" else None
+        self.library = library_copy(self.spec.withheld)  # the dnnlpy its runs import: without what it withholds
+        self.view = build_view(packages, list(base), self.library) if self.mode == "namespaces" else None
         self.zygote: Zygote | None = None
         self.judge = JudgeProcess(assignment, limits)
         self.runs = 0
@@ -88,7 +90,7 @@ class Worker:
             if self.zygote is not None:
                 self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
                 self.zygote.close()
-            self.zygote = Zygote(self.preload, self.warm_imports)
+            self.zygote = Zygote(self.preload, self.warm_imports, self.library)
             self.zygotes_started += 1
         self.judge.start()
 
@@ -173,6 +175,7 @@ class Worker:
                 workdir=workdir,
                 view=view,
                 cgroup_procs=group.procs_files if group else None,
+                library=self.library,
             )
 
             def job() -> bytes:  # while the child builds its root

@@ -15,7 +15,8 @@ import pytest
 from autograder.cli.main import main
 from autograder.grading.executors import grade_batch
 from autograder.grading.pool import on_dask
-from autograder.grading.pool.dask_tls import dask_scheduler, make_certificates, security_for
+from autograder.grading.pool.dask_tls import dask_scheduler, make_certificates
+from autograder.sandbox import Limits
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")
 pytest.importorskip("cryptography", reason="the kit's dask extra makes certificates with it")
@@ -91,8 +92,6 @@ def test_a_tls_scheduler_takes_the_client_files_from_dasks_configuration_too(cer
     with dask.config.set(files):
         scheduler = dask_scheduler("tls://127.0.0.1:8786")
     assert (scheduler.ca, scheduler.cert, scheduler.key) == tuple(files.values())
-    security = security_for(scheduler)
-    assert security.require_encryption and security.tls_client_key == files["distributed.comm.tls.client.key"]
 
 
 def _grade_on(cluster_address: str, extra: list[str], plus, capsys) -> dict:
@@ -171,3 +170,88 @@ def test_only_holders_of_the_course_certificates_reach_the_cluster(certs, tls_cl
             asyncio.run(_join_as_worker(address, _security(certs / "ca.pem", forged, role="worker")))
         with distributed.Client(address, security=_security(certs / "ca.pem", certs), timeout=30) as client:
             assert client.scheduler_info()["workers"] == {}  # no forged worker joined
+
+
+def _take_over(marker: str, port: int) -> bool:
+    """Run on each worker: what a machine holding a worker's key can do. Its task returns an object whose
+    unpickling runs code: it creates `marker` and calls 127.0.0.1:`port` (wherever it runs, even a sandbox)."""
+    import importlib
+
+    code = (
+        f"open({marker!r}, 'w').close()\n"
+        "import socket\n"
+        f"socket.create_connection(('127.0.0.1', {port}), timeout=2).close()\n"
+    )
+
+    class RunsCode:
+        def __reduce__(self):
+            return (exec, (code,))
+
+    for name in ("autograder.grading.pool.dask_task", "autograder.grading.pool.on_dask"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(module, "grade_text"):
+            module.grade_text = lambda *args, **kwargs: RunsCode()
+    return True
+
+
+def test_a_worker_that_returns_an_object_that_runs_code_runs_nothing_on_the_instructors_machine(
+    certs, tls_cluster, plus, tmp_path
+):
+    """Issue 31: anyone holding a worker's key returned an object that ran code as root in `grade` (the client
+    unpickled every result). Results now come back as JSON bytes only: the object is refused unread, and that
+    student is a grader error."""
+    marker = tmp_path / "ran"
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.5)
+    port = listener.getsockname()[1]
+    with tls_cluster(certs, n_workers=1, threads_per_worker=1, processes=True) as cluster:
+        address = cluster.scheduler_address
+        # the grading machine's own certificate is enough to reach every worker (dask has no roles)
+        taken = distributed.Security(
+            tls_ca_file=str(certs / "ca.pem"),
+            tls_client_cert=str(certs / "worker.pem"),
+            tls_client_key=str(certs / "worker.key"),
+            require_encryption=True,
+        )
+        with distributed.Client(address, security=taken) as machine:
+            assert all(machine.run(_take_over, str(marker), port).values())
+        results = on_dask.grade_on_dask(
+            assignment="selftest",
+            submissions={"plus": plus},
+            seed=7,
+            limits=Limits(wall_seconds=30),
+            scheduler=dask_scheduler(address, tls_dir=certs),
+        )
+    try:
+        called = listener.accept()[0]
+        called.close()
+    except TimeoutError:
+        called = None
+    finally:
+        listener.close()
+    assert not marker.exists() and called is None  # neither here nor in the dask client's own process
+    assert results["plus"].status == "grader error", results["plus"].output
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give a folder to another user")
+def test_dask_certs_refuses_a_folder_another_user_owns_or_may_write(tmp_path, capsys):
+    """Issue 31: `dask-certs --out` into a folder another user owned was accepted, and that user swapped ca.pem."""
+    theirs = tmp_path / "theirs"
+    theirs.mkdir()
+    os.chown(theirs, 65534, 65534)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    for out in (theirs, theirs / "certs", shared, shared / "certs"):
+        assert main(["dask-certs", "--out", str(out)]) == 2, out
+        err = capsys.readouterr().err
+        assert "could swap ca.pem" in err or "could replace the certificates' folder" in err, err
+        assert "--out" in err and "mkdir -m 700" in err
+        assert not (out / "ca.pem").exists()
+    sticky = tmp_path / "sticky"  # like /tmp: others may write it, but not replace what is ours in it
+    sticky.mkdir()
+    sticky.chmod(0o1777)
+    assert main(["dask-certs", "--out", str(sticky / "certs")]) == 0

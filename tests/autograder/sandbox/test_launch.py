@@ -131,9 +131,36 @@ def test_output_flood_is_capped_and_does_not_block():
     code = "import sys\nfor _ in range(2000):\n    sys.stdout.write('x' * 65536)\nsys.stdout.flush()\n"
     start = time.monotonic()
     result = probe(code, capture_bytes=16 * KiB)
-    assert result.exit_code == 0 and time.monotonic() - start < 8
+    assert time.monotonic() - start < 8 and "BrokenPipeError" in result.stderr  # told, never blocked
     assert len(result.stdout) < 17 * KiB + 200 and "bytes of output dropped" in result.stdout
     assert any("stdout dropped" in note for note in result.notes)
+
+
+def test_a_flood_past_the_caps_is_not_read_by_the_grader():
+    """What a submission writes past its caps costs the submission, not the grader's process (issue 31: a 15 s
+    flood of stdout, stderr and the evidence pipe cost the grader ~10 CPU-s, read and thrown away): the grader
+    reads a bounded amount of each pipe, then the writer's writes fail."""
+    code = """
+    import os
+    def offer(fd):
+        count, block = 0, b"x" * (1 << 20)
+        for _ in range(256):  # 256 MiB
+            try:
+                count += os.write(fd, block)
+            except OSError:
+                break
+        return count
+    os.write(FD, ("|%d,%d|" % (offer(1), offer(2))).encode())
+    raise SystemExit(7 if offer(FD) < 256 << 20 else 0)
+    """
+    result = probe(code, capture_bytes=64 * KiB, evidence_bytes=1 << 20)
+    accepted = [int(n) for n in reported(result).split("|")[1].split(",")]
+    assert all(n < 10 << 20 for n in accepted), accepted  # 64 KiB kept, 8 MiB read past it, a pipe's buffer
+    assert result.exit_code == 7 and result.evidence_overflow  # the evidence pipe too: read to its cap, then shut
+    assert [n for n in result.notes if "was not read" in n] == [
+        f"{name} past {64 * KiB + (8 << 20)} bytes was not read: the run's later writes to it failed"
+        for name in ("stdout", "stderr")
+    ]
 
 
 @NAMESPACES

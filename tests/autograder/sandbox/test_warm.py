@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -181,6 +182,68 @@ def test_runner_is_unprivileged_and_its_pid_1_shows_no_configuration(warm):
     assert int(lines["uid"].split()[0]) >= 60000 and lines["uid"].split()[-1] == "2"
     assert "autograder.sandbox.zygote" in lines["cmdline"] and "{" not in lines["cmdline"]
     assert os.path.realpath(SPEC.judge_dir) not in box.stdout
+
+
+# Student code looking for the run's configuration in its own process (issue 31): every frame's locals, every
+# object the collector tracks, every module's globals. The configuration's own keys, the run's cgroup file
+# and raw JSON are what it looks for.
+CONFIG_HUNT = """
+import gc, json, sys
+KEYS = set("cgroup_procs kit_binds kit_mask root_mount tmp_bytes".split())
+MARKS = {marks!r}  # written backwards, so that they are not themselves what is found
+found = []
+def look(value, where, depth=0):
+    if isinstance(value, dict):
+        if KEYS & {{k for k in value if isinstance(k, str)}}:
+            found.append(where)
+        if depth < 4:
+            for key, item in list(value.items())[:2000]:
+                look(item, f"{{where}}.{{str(key)[:30]}}", depth + 1)
+    elif isinstance(value, (list, tuple)) and depth < 4:
+        for i, item in enumerate(value[:2000]):
+            look(item, f"{{where}}[{{i}}]", depth + 1)
+    elif isinstance(value, (str, bytes)):
+        text = value.decode("latin-1") if isinstance(value, bytes) else value
+        if any(mark[::-1] in text for mark in MARKS):
+            found.append(where)
+frame = sys._getframe()
+while frame is not None:
+    look(dict(frame.f_locals), f"frame {{frame.f_code.co_name}}")
+    frame = frame.f_back
+for obj in gc.get_objects():
+    if isinstance(obj, (dict, list, tuple)):
+        look(obj, f"gc {{type(obj).__name__}}", 3)
+for name, module in list(sys.modules.items()):
+    look(dict(getattr(module, "__dict__", {{}})), f"module {{name}}", 3)
+print("CONFIG " + json.dumps(sorted(set(found))[:20]))
+def add(a, b):
+    return a + b
+"""
+
+
+def test_student_code_finds_none_of_the_runs_configuration_in_its_process(warm):
+    """The zygote's child is configured in Python (uid, binds, cgroup paths): none of it is left in the process
+    once student code runs."""
+    limits = LIMITS
+    group, isolation = run_cgroup(limits, ISOLATION)
+    cfg = _cfg(warm, limits, group.procs_files if group else None)
+    marks = [mark[::-1] for mark in (*cfg["cgroup_procs"], '"cgroup_procs"', '"root_mount"')]
+    try:
+        box = run_forked(
+            warm[0],
+            cfg=cfg,
+            stdin=_job(CONFIG_HUNT.format(marks=marks)),
+            limits=limits,
+            isolation=isolation,
+            group=group,
+        )
+    finally:
+        if group is not None:
+            group.remove()
+    line = next((ln for ln in box.stdout.splitlines() if ln.startswith("CONFIG ")), None)
+    assert line is not None, (box.stdout[-2000:], box.stderr[-2000:])
+    found = json.loads(line[len("CONFIG ") :])
+    assert found == [], found
 
 
 def test_a_zygote_that_cannot_warm_up_says_why():

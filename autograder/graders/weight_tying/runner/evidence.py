@@ -287,15 +287,18 @@ class GptLoss(Sealed, name="gpt_loss"):
 
 
 class GenerateCase(Record):
-    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2), each
-    call watched for library decoders."""
+    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2), in a run
+    whose dnnlpy withholds the decoder (each withheld function a stub that raises)."""
 
-    first = Field("tensor", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64")
-    second = Field("tensor", "the second call's output: greedy decoding repeats the first")
+    first = Field(
+        "tensor?", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64; None when it reached a stub"
+    )
+    second = Field("tensor?", "the second call's output: greedy decoding repeats the first")
     delegated = Field(
         "strs",
-        "library decoders that ran inside generate (MiniGPT.generate, dnnlpy's sampling helpers): any one "
-        "zeroes the generation area; the runner's word, so it can cost points, never earn one",
+        "the withheld library decoders generate called (MiniGPT.generate, dnnlpy.models.sampling's functions), as "
+        "their stubs recorded them: any one zeroes the generation area; the runner's word, so it can cost "
+        "points, never earn one",
         checked=False,
     )
     rebuilt = Field(

@@ -10,16 +10,16 @@ not hide the others.
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Callable
 from typing import Any
 
 import torch
 
 from autograder.graders.weight_tying.runner import evidence as ev
+from autograder.graders.weight_tying.runner import library_use
 from autograder.graders.weight_tying.runner import seal as sealing
 from autograder.graders.weight_tying.runner import tools as tools_module
-from autograder.graders.weight_tying.runner import watch as watch_module
+from autograder.graders.weight_tying.runner.library_use import tied_by_library, withheld_reached
 from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
@@ -36,7 +36,6 @@ from autograder.graders.weight_tying.runner.tools import (
     unique_parameters,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, load_judge_values, state_shapes
-from autograder.graders.weight_tying.runner.watch import tied_by_library, watch_calls
 from autograder.runner.budget import within
 
 __all__ = ["run", "EXPERIMENTS"]
@@ -361,11 +360,13 @@ def gpt_generate(ns, plan):
         model, rebuilt = _generation_model(ns, c)
         model.train(train)  # train mode: a decoder switches its dropout off itself
         seed_cpu(1)
-        first, seen = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        first, reached = withheld_reached(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         seed_cpu(2)
-        second, seen_again = watch_calls(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
-        delegated = seen + [name for name in seen_again if name not in seen]
-        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=delegated, rebuilt=rebuilt)
+        second, again = withheld_reached(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
+        delegated = list(dict.fromkeys(reached + again))
+        if delegated:  # it handed the loop to the library: there is no sequence of its own to send
+            return ev.GenerateCase.make(first=None, second=None, delegated=delegated, rebuilt=rebuilt)
+        return ev.GenerateCase.make(first=plain(first), second=plain(second), delegated=[], rebuilt=rebuilt)
 
     cases = [(c, False) for c in plan["gpt"]["generate"]] + [(plan["gpt"]["generate_train"], True)]
     return ev.GptGenerate.make(cases={c["name"]: guard(lambda c=c, t=t: one(c, t)) for c, t in cases})
@@ -427,16 +428,12 @@ def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
 
 
 def _snapshot() -> sealing.Integrity:
-    """The runner as imported, before any student code: the frame writer, the experiments, their tools, the
-    record schema, the watch and the two library calls every frame goes through."""
-    from autograder.protocol import frames, schema
-
-    modules = sealing.module_dicts(
-        __name__, tools_module.__name__, ev.__name__, sealing.__name__, frames.__name__, schema.__name__
-    )
-    extra = {"os.write": (vars(os), "write"), "torch.save": (vars(torch), "save")}
+    """The runner as imported, before any student code: the experiments, their tools and record schema, and
+    everything a frame goes through on its way out (``seal.frame_writers``)."""
+    modules, extra = sealing.frame_writers()
+    modules += sealing.module_dicts(__name__, tools_module.__name__, library_use.__name__, ev.__name__)
     extra.update({f"EXPERIMENTS[{name!r}]": (EXPERIMENTS, name) for name in EXPERIMENTS})
-    return sealing.Integrity([*modules, watch_module], extra)
+    return sealing.Integrity(modules, extra)
 
 
 _INTEGRITY = _snapshot()

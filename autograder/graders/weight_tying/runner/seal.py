@@ -12,7 +12,8 @@ Student code shares the runner's process and can read this file, so one that rec
 records it made itself, without touching anything watched here, is not: no in-process runner can tell
 where in the process a correct number was computed. The README's "Residual risks" says so.
 
-Imports only hashlib, the standard library and torch (the sandbox shows ``runner/`` and the protocol).
+Imports only hashlib, the standard library and torch; ``frame_writers``, the runner's, also safetensors and
+the protocol (the sandbox shows ``runner/`` and the protocol).
 """
 
 from __future__ import annotations
@@ -26,7 +27,18 @@ from typing import Any
 
 import torch
 
-__all__ = ["SEAL", "TAMPERED", "PROBLEMS", "Integrity", "digest", "resealed", "problem", "verdict"]
+__all__ = [
+    "SEAL",
+    "TAMPERED",
+    "PROBLEMS",
+    "Integrity",
+    "digest",
+    "resealed",
+    "problem",
+    "verdict",
+    "frame_writers",
+    "module_dicts",
+]
 
 SEAL = "seal"
 TAMPERED = "tampered: "
@@ -61,7 +73,11 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
         for key in keys:
             _update(out, key, None)
             field = None if fields is None else fields.get(key)
-            _update(out, value[key], getattr(getattr(field, "of", None), "FIELDS", None))
+            of = getattr(getattr(field, "of", None), "FIELDS", None)
+            if getattr(field, "kind", None) == "named cases" and type(value[key]) is dict:
+                _named(out, value[key], of)
+            else:
+                _update(out, value[key], of)
     elif kind is torch.Tensor and value.layout == torch.strided and value.device.type == "cpu":
         flat = value.detach().contiguous().reshape(-1)
         out.append(b"T" + str(value.dtype).encode() + struct.pack(">B", value.dim()))
@@ -69,6 +85,15 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
         out.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
     else:  # nothing plain evidence holds: the seal cannot match
         out.append(b"?" + kind.__qualname__.encode())
+
+
+def _named(out: list, cases: dict, fields: dict | None) -> None:
+    """A "named cases" field: every case's name, and each case by its record's FIELDS (the names are not
+    fields of that record, so hashing the mapping as a record would leave every case out)."""
+    out.append(b"M" + _LEN_Q(len(cases)))
+    for name in sorted(cases, key=str):
+        _update(out, name, None)
+        _update(out, cases[name], fields)
 
 
 def digest(name: str, record: dict, record_class: Any) -> str:
@@ -146,6 +171,25 @@ class Integrity:
             if now is not value or (code is not None and target.__code__ is not code):
                 out.append(label)
         return out
+
+
+def frame_writers() -> tuple[list[types.ModuleType], dict[str, Any]]:
+    """(modules, extra places) for ``Integrity``: what every frame goes through on its way out, the seal itself,
+    the frame writer and the record schema, json and safetensors, which write it, and os.write, which sends it
+    (a json.dumps rewritten to change a record as it leaves changes what was sealed)."""
+    import os
+    from json import encoder
+
+    import safetensors.torch
+
+    from autograder.protocol import frames, schema
+
+    names = (__name__, frames.__name__, schema.__name__, "json", encoder.__name__, safetensors.torch.__name__)
+    extra = {"os.write": (vars(os), "write"), "torch.save": (vars(torch), "save")}
+    # the built-in functions json and safetensors call (no module's Python functions: not found by Integrity)
+    extra["json.encoder.encode_basestring_ascii"] = (vars(encoder), "encode_basestring_ascii")
+    extra["safetensors.torch.serialize"] = (vars(safetensors.torch), "serialize")
+    return module_dicts(*names), extra
 
 
 def module_dicts(*names: str) -> list[types.ModuleType]:

@@ -13,7 +13,7 @@ import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.runner import experiments
-from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
+from autograder.graders.weight_tying.runner.evidence import RECORDS, GptGenerate, LmIdentity
 from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, problem, resealed
 from autograder.protocol.frames import FrameWriter
 
@@ -80,6 +80,41 @@ def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, soluti
     assert collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)["lm_identity"][SEAL] == digest(
         "lm_identity", evidence["lm_identity"], LmIdentity
     )
+
+
+def test_a_record_sealed_while_json_or_safetensors_was_patched_says_so(plan, collect_evidence):
+    """json and safetensors write every frame: a submission that rewrites what they write (issue 31: json.dumps
+    patched to empty a record's list of library decoders called) leaves every record it touched tampered."""
+    import json
+
+    import safetensors.torch
+
+    for space, name in ((json, "dumps"), (safetensors.torch, "serialize")):
+        original = getattr(space, name)
+        setattr(space, name, lambda *args, original=original, **kwargs: original(*args, **kwargs))
+        try:
+            evidence = collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
+        finally:
+            setattr(space, name, original)
+        seal = evidence["gpt_generate"][SEAL]
+        assert seal.startswith(TAMPERED) and f"{space.__name__}.{name}" in seal, seal
+
+
+def test_the_seal_covers_each_named_case(solution_evidence):
+    """gpt_generate's cases are named ({name: case}): each name and each case's declared values are sealed
+    (issue 31: the seal hashed none of them, so a rewritten case kept it)."""
+    rec = solution_evidence["gpt_generate"]
+    assert problem("gpt_generate", rec, GptGenerate) is None
+    cases = rec["cases"]
+    name = sorted(cases)[0]
+    changed = {
+        "a case's tokens": {**cases, name: {**cases[name], "first": cases[name]["first"] + 1}},
+        "a case's decoders called": {**cases, name: {**cases[name], "delegated": ["dnnlpy.models.sampling.greedy"]}},
+        "a case left out": {k: v for k, v in cases.items() if k != name},
+        "a case renamed": {**{k: v for k, v in cases.items() if k != name}, "renamed": cases[name]},
+    }
+    for what, forged in changed.items():
+        assert "no longer matches" in (problem("gpt_generate", dict(rec, cases=forged), GptGenerate) or ""), what
 
 
 def test_an_experiment_swapped_for_the_students_own_is_caught(plan, collect_evidence):

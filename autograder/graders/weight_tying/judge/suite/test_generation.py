@@ -1,9 +1,9 @@
 """Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size,
 and with dropout off on a model handed over in train mode.
 
-The generation loop is the student's: a `generate` that hands the work to `MiniGPT.generate` or to
-dnnlpy's sampling helpers (seen by the runner while it ran) fails every test of this area, whatever it
-returned. Calling the model itself and torch's argmax is the loop.
+The generation loop is the student's: the graded run's dnnlpy withholds `MiniGPT.generate` and dnnlpy's sampling
+helpers (stubs that raise), and a `generate` that reached one (the case's `delegated`) fails every test of this
+area. Calling the model itself and torch's argmax is the loop.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ from autograder.graders.weight_tying.judge.reference import (
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
-from autograder.graders.weight_tying.runner.watch import SWITCHED_OFF
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor
 from autograder.protocol.said import Said
 
@@ -109,18 +108,14 @@ def _runs(cases: dict, name: str) -> bool:
 
 
 def _check_not_delegated(got, what) -> None:
-    """Zero for the area when the loop was handed to the library (the runner's word: it only costs points)."""
-    seen = got.get(GenerateCase.delegated)
-    if not isinstance(seen, list) or not all(isinstance(name, str) for name in seen):
+    """Zero for the area when generate reached the library's withheld decoder (the runner's word: it only costs
+    points)."""
+    called = got.get(GenerateCase.delegated)
+    if not isinstance(called, list) or not all(isinstance(name, str) for name in called):
         raise Failed(say("judge.gen.malformed_decoders", what=what), owed=True)
-    switched = [name[len(SWITCHED_OFF) :] for name in seen if name.startswith(SWITCHED_OFF)]
-    called = [name for name in seen if not name.startswith(SWITCHED_OFF)]
     if called:
-        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)
+        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)[:300]
         problem = say("judge.gen.delegated", names=names)
-        raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
-    if switched:
-        problem = say("judge.gen.delegated_suspected", seen="; ".join(switched)[:600])
         raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
