@@ -6,8 +6,8 @@ from pathlib import Path
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.marking import load_scheme
 from autograder.graders.weight_tying import messages
+from autograder.grading.marking import load_scheme
 
 __all__ = ["SPEC"]
 

@@ -12,7 +12,7 @@ from dnnlpy.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
 from .framework import Failed, call, check
-from .language import language, shown, tell
+from .language import shown, tell
 from .wrapper import CLS, SMALL, build, inner_of
 
 __all__ = ["LIBRARY_DECODERS", "decode"]
@@ -141,7 +141,9 @@ def test_generate_is_greedy_and_keeps_the_prompt(cls):
             raise failure from None
         raise Failed(tell("checkfail.batch_fails", failure=failure, n=3)) from None
     # An untrained model's next-token distribution is nearly flat: sampling would show as two different calls.
-    problem = shown(generated_ids_problem(out, prompt, 4) or greedy_problem(out, out, again=_generate(model, prompt, 4)))
+    problem = shown(
+        generated_ids_problem(out, prompt, 4) or greedy_problem(out, out, again=_generate(model, prompt, 4))
+    )
     if problem is None:
         try:  # a batch of one must work too (a squeeze() would drop its batch dimension)
             single = _generate(model, prompt[:1], 4)

@@ -9,7 +9,7 @@ from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
 from .framework import Failed, attribute, call, check, student_raised
-from .language import language, shown, tell
+from .language import shown, tell
 
 __all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
 
@@ -69,17 +69,19 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
             after_forward = isinstance(later, torch.Tensor) and later is table
         except Exception:  # forward is judged by its own check
             student_raised()
-    return shown(tie_problem(
-        head_shape=tuple(weight.shape),
-        table_shape=tuple(table.shape),
-        follows=follows,
-        same_object=same_object,
-        same_storage=same_storage,
-        follows_after_forward=after_forward,
-        equal_values=equal_values,
-        pos_shape=pos_shape,
-        flag_off=flag_off,
-    ))
+    return shown(
+        tie_problem(
+            head_shape=tuple(weight.shape),
+            table_shape=tuple(table.shape),
+            follows=follows,
+            same_object=same_object,
+            same_storage=same_storage,
+            follows_after_forward=after_forward,
+            equal_values=equal_values,
+            pos_shape=pos_shape,
+            flag_off=flag_off,
+        )
+    )
 
 
 def _built_watching_minigpt(cls):

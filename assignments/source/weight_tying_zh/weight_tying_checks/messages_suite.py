@@ -70,7 +70,8 @@ MESSAGES = {
     "suite.changing_minigpt_token_embed_weight_also": (
         "changing minigpt.token_embed.weight also changed minigpt.pos_embed.weight: positional embedding "
         "tied (only the token embedding shares its table with the head)",
-        "修改 minigpt.token_embed.weight 时 minigpt.pos_embed.weight 也变了：positional embedding 也参与了绑定（只有 toke"
+        "修改 minigpt.token_embed.weight 时 minigpt.pos_embed.wei"
+        "ght 也变了：positional embedding 也参与了绑定（只有 toke"
         "n embedding 与 LM head 共享同一张表）",
     ),
     "suite.minigpt_lm_head_weight_equals_the": (
@@ -85,7 +86,8 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：可能是复制了一份表、LM head 没有绑定、只共享了 .data（即同一块内存上的两个 "
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：可"
+        "能是复制了一份表、LM head 没有绑定、只共享了 .data（即同一块内存上的两个 "
         "Parameter），或者直到前向计算之后才绑定（参数是在刚构造完时统计的）",
     ),
     "suite.has_unique_parameters_expected_v_d_2": (
@@ -95,7 +97,8 @@ MESSAGES = {
     "suite.has_unique_parameters_expected_untied_minigpt": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd}): t"
         "hat is the untied count (copied table / untied head, or tied only after forward)",
-        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V*D = {vd}）：这正是不绑定时的参数个数（复制了一份表、LM "
+        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied}"
+        " 个，减去 V*D = {vd}）：这正是不绑定时的参数个数（复制了一份表、LM "
         "head 没有绑定，或者前向计算之后才绑定）",
     ),
     "suite.has_unique_parameters_expected_untied_minigpt_2": (

@@ -22,7 +22,8 @@ MESSAGES = {
         "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
         "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the"
         " model's; a decoder switches the model to evaluation mode first)",
-        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关闭 dropout（训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本"
+        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关"
+        "闭 dropout（训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本"
         "身的选择；generate 应当先把模型切换到 eval 模式）",
     ),
     "suite.dropout_not_checked_eval_wrong": (
