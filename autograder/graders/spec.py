@@ -18,7 +18,7 @@ is one folder with two halves::
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -46,7 +46,7 @@ class AssignmentSpec:
     catalog: ModuleType | None = None
     # The grader's marking scheme (autograder.grading.marking.Scheme, loaded from its marking.toml): every suite
     # test's points, area and exercise, and what each misconception costs.
-    scheme: Any = None
+    scheme: Any = field(default=None, compare=False)  # a spec is hashed by its name and files, not its scheme
     # The languages its feedback is written in: a submission written in one of them reads it in that language.
     languages: tuple[str, ...] = ("en",)
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so

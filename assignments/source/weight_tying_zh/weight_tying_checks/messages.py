@@ -231,7 +231,6 @@ NAMES = {
     "judge.counts.unique_copied_bias": "two_tables",
     "judge.gen.batch_of_one": "batch_rows",
     "judge.gen.delegated": "delegated_generate",
-    "judge.gen.delegated_suspected": "delegated_generate",
     "judge.gen.missing_append": "position_or_append",
     "judge.gen.no_crop_or": "crop",
     "judge.gen.prompt_not_preserved": "prompt_not_preserved",
