@@ -116,7 +116,7 @@ def feedback_context(
         lines = run_lines(result, kind=kind, starts=starts)
     else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
-        if result.status == "timeout" and w["stopped_line"]:
+        if result.status == "timeout":
             where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
             lines.append(w["stopped_line"].format(where=where))
     shown = "\n".join([*lines, *(c["reason"] for c in shown_cards)])

@@ -12,13 +12,14 @@ counted from 0 with text cells included) become ``cell 26, line 16``, counted th
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from autograder.grading.catalog import render
 from autograder.grading.editions import readable_test
 from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
+from autograder.outputs.messages_pages import PAGES
+from autograder.protocol.said import LANGUAGES
 
 __all__ = [
     "readable_test",
@@ -26,7 +27,6 @@ __all__ = [
     "run_lines",
     "cell_starts",
     "CELL_NOTE",
-    "NO_RESULT",
     "PART_NOTE",
     "page_words",
     "stopped_at",
@@ -67,7 +67,6 @@ def _place(index: int, kind: str, starts: dict[int, str], language: str = "en") 
     return w["cell"].format(n=index + 1) + (w["starts_with"].format(start=start) if start else "")
 
 
-NO_RESULT = re.compile(r"^(?:no (?:evidence|result) for |没有 )")  # a test the run never got to (en, zh)
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
@@ -153,104 +152,8 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
     return lines
 
 
-# The feedback page's own words (headings, labels), in each edition's language; messages are rendered from
-# the grader's and the engine's catalogs (autograder.grading.editions), these by the page. A language not
-# listed reads English.
-_PAGE_WORDS = {
-    "en": {
-        "feedback_for": "Feedback for {student}",
-        "assignment_feedback_for": "{assignment}: feedback for {student}",
-        "graded": "Graded {when}",
-        "status": "status: {status}",
-        "score": "Score:",
-        "cost_column": "cost",
-        "charge_column": "what it is for, and the tests it covers",
-        "starter_bold": "Most of this submission is still the starter code",
-        "starter_before": "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
-        "starter_after": " in the assignment folder), and hand in again.",
-        "what_to_fix": "What to fix ({failed} of {total} failed)",
-        "costs": "Costs {points}{once}{over}:",
-        "once_in_exercise": ", once in exercise {n}",
-        "lost_of": "−{lost} of its {points}",
-        "not_charged_again": "not charged again (its {points} counted in this charge)",
-        "lost_total": "Points lost: {points}, the sum of the charges below.",
-        "rule": "How the marks are given: each mistake costs once per exercise, at most the points of the tests it "
-        "fails; a test that failed only because of it costs nothing more. Any other failing test costs its own "
-        "points.",
-        "point": "point",
-        "points": "points",
-        "over_tests": " over {n} tests",
-        "checking": "— checking {what}",
-        "more_tests": "and {n} more tests",
-        "how_it_ran": "How your code ran",
-        "by_area": "Points by area",
-        "area": "area",
-        "points_header": "points",
-        "stopped_line": "",
-        "passed": "Passed ({n})",
-        "show_passed": "Show what passed",
-        "no_tests": "No tests were run for this submission.",
-        "not_graded_yet": "This submission has not been graded yet. Your instructor will grade it again; "
-        "nothing is lost.",
-        "tests": "{n} tests",
-        "test": "1 test",
-        "cell": "cell {n}",
-        "part": "part {n}",
-        "starts_with": " (starts with “{start}”)",
-        "in_cell": "while running {place}",
-        "in_check": "while the grader was calling your code for the check '{check}'",
-        "unknown_place": "(the grader could not tell which cell or check was running)",
-        "timeout_card": "Your code was stopped at the time limit {where}. Nothing after that ran, so these tests "
-        "have no result and score 0: fix that first, then the rest will be graded.",
-    },
-    "zh": {
-        "feedback_for": "{student} 的反馈",
-        "assignment_feedback_for": "{assignment}：{student} 的反馈",
-        "graded": "评分时间 {when}",
-        "status": "运行状态：{status}",
-        "score": "得分：",
-        "cost_column": "扣分",
-        "charge_column": "扣分原因，以及涉及的测试",
-        "starter_bold": "这份作业大部分仍是初始代码",
-        "starter_before": "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
-        "starter_after": "），然后重新提交。",
-        "what_to_fix": "需要修改的地方（{total}中有 {failed} 个未通过）",
-        "costs": "扣 {points}{once}{over}：",
-        "once_in_exercise": "，在练习 {n} 中只扣一次",
-        "lost_of": "扣 {lost} 分（共 {points} 分）",
-        "not_charged_again": "不再重复扣分（它的 {points} 分已计入这一项）",
-        "lost_total": "共扣 {points}，即下面各项之和。",
-        "rule": "评分规则：每个错误在每道练习中只扣一次分，最多扣掉"
-        "它导致失败的那些测试的分数；仅仅因为它而失败的测试不再另外"
-        "扣分。其余未通过的测试扣除各自的分数。",
-        "point": "分",
-        "points": "分",
-        "over_tests": "，涉及 {n} 个测试",
-        "checking": "— 检查的是 {what}",
-        "more_tests": "另外 {n} 个测试",
-        "how_it_ran": "代码的运行情况",
-        "by_area": "各部分得分",
-        "area": "部分",
-        "points_header": "得分",
-        "stopped_line": "代码被终止的位置{where}。",
-        "passed": "已通过（{n}）",
-        "show_passed": "显示已通过的测试",
-        "no_tests": "这份作业没有运行任何测试。",
-        "not_graded_yet": "这份作业还没有评分。老师会重新评分，什么都不会丢失。",
-        "tests": "{n} 个测试",
-        "test": "1 个测试",
-        "cell": "第 {n} 个单元格",
-        "part": "第 {n} 部分",
-        "starts_with": "（以“{start}”开头）",
-        "in_cell": "：当时正在运行{place}",
-        "in_check": "：当时评分程序正在为检查 '{check}' 调用你的代码",
-        "unknown_place": "（评分程序无法确定当时正在运行哪个单元格或检查）",
-        "timeout_card": "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这些测试没有结果，记 0 分："
-        "先解决这个问题，其余部分才能被评分。",
-    },
-}
-
-
 def page_words(language: str) -> dict[str, str]:
-    """The feedback page's headings and labels in `language` (English for a language not listed)."""
-    return _PAGE_WORDS.get(language, _PAGE_WORDS["en"])
+    """The pages' headings and labels (``outputs/messages_pages.py``) in `language`, by name (English for a
+    language not listed)."""
+    language = language if language in LANGUAGES else "en"
+    return {key.removeprefix("page."): entry.template(language) for key, entry in PAGES.items()}

@@ -91,6 +91,10 @@ def _used_literals() -> tuple[set[str], set[str]]:
                 literals.add(node.value)
             if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
                 prefixes.add(node.values[0].value)
+    # The pages' words are read by name (w["rule"] in code, w.rule in a template): page.<name> is used.
+    for template in (root / "autograder" / "outputs" / "templates").glob("*.j2"):
+        literals |= set(re.findall(r"\bw\.(\w+)", template.read_text(encoding="utf-8")))
+    literals |= {"page." + literal for literal in literals}
     return literals, prefixes | {"area.", "misconception.", "title.", "section."}  # messages.py builds these
 
 
