@@ -10,8 +10,11 @@ notebook, its first code cell)::
     # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
     # marks: 60-80                         (wrong files) the band of marks (out of 100) a teacher would give
     # expect: attack                       must get 0, leave no process behind, write nothing into the kit
+    # expect: trick                        must score no more than its twin: the same file without the trick
 
-Without a header the folder decides (correct/, wrong/, attacks/). The reference solution is graded too,
+A trick file marks its trick line by line: a line ending in ``# trick`` is left out of the twin, and a line
+``# plain: <code>`` is the twin's (``twin_source``); calibrate grades both. Without a header the folder
+decides (correct/, wrong/, attacks/, tricks/). The reference solution is graded too,
 and timed (target: under 5 s end to end). The same headers drive the kit's fast in-process tests of the
 suite, so one corpus serves both.
 """
@@ -23,6 +26,7 @@ import os
 import re
 import sys
 import sysconfig
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -44,18 +48,21 @@ __all__ = [
     "interpreter_writes",
     "sandbox_writes",
     "judge_verdict",
+    "twin_source",
 ]
 
-_HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
+_HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack|trick)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
 _MARKS = re.compile(r"#\s*marks:\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
-FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack", "tricks": "trick"}
+_TRICK_LINE = re.compile(r"#\s*trick\s*$")
+_PLAIN_LINE = re.compile(r"^(\s*)#\s*plain:\s?(.*)$")
 _REFERENCE = "(reference solution)"  # its key in the batch: no calibration file is named like this
 
 
 @dataclass(frozen=True)
 class Expectation:
-    kind: str  # "correct" | "wrong" | "attack"
+    kind: str  # "correct" | "wrong" | "attack" | "trick"
     names: str  # the marking scheme's misconception a failing test must show ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
     band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
@@ -71,6 +78,7 @@ class Verdict:
     ok: bool
     note: str
     seconds: float
+    twin_score: float | None = None  # a trick file's twin (the same file without the trick)
 
 
 def _first_lines(path: Path) -> list[str]:
@@ -116,6 +124,18 @@ def calibration_files(calibration_dir: Path) -> dict[str, tuple[Path, Expectatio
                 continue
             found[f"{folder}/{path.name}"] = (path, read_expectation(path) or Expectation(kind, ""))
     return found
+
+
+def twin_source(text: str) -> str:
+    """A trick file's twin: its ``# trick`` lines left out, its ``# plain: <code>`` lines made code."""
+    out = []
+    for line in text.splitlines():
+        plain = _PLAIN_LINE.match(line)
+        if plain:
+            out.append(plain.group(1) + plain.group(2))
+        elif not _TRICK_LINE.search(line):
+            out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def kit_writes(kit: Path, since: float) -> list[str]:
@@ -197,10 +217,16 @@ def _shows(outcome, misconception: str) -> bool:
     )
 
 
-def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
+def _verdict(name: str, exp: Expectation, result: Result, twin: Result | None = None) -> Verdict:
     run = result.run
     if result.status == GRADER_ERROR:
         ok, note = False, result.output
+    elif exp.kind == "trick":
+        if twin is None or twin.status == GRADER_ERROR:
+            ok, note = False, "its twin was not graded" + (f": {twin.output}" if twin is not None else "")
+        else:
+            ok = result.score <= twin.score
+            note = f"{result.score:g} with the trick, {twin.score:g} without" + ("" if ok else ": the trick paid")
     elif exp.kind in ("correct", "wrong"):
         failing = {t.name.rpartition("::")[2]: t for t in result.failing()}
         ok, note = judge_verdict(exp, failing, result.score, result.max_score)
@@ -210,7 +236,10 @@ def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
         parts = [f"earned {result.score:g}" if result.score else "", "processes survived" if survived else ""]
         note = "; ".join(filter(None, [*parts, f"status {result.status}"]))
     expected = f"{exp.kind} {exp.names}".strip()
-    return Verdict(name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time)
+    twin_score = twin.score if twin is not None else None
+    return Verdict(
+        name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time, twin_score
+    )
 
 
 def calibrate(
@@ -238,33 +267,44 @@ def calibrate(
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
     since = time.time()
     submissions = {n: p for n, (p, _) in files.items()}
+    twins = tempfile.TemporaryDirectory(prefix="wtcal-twins-")
+    for name, (path, exp) in files.items():
+        if exp.kind == "trick":
+            twin = Path(twins.name) / path.name
+            twin.write_text(twin_source(path.read_text(encoding="utf-8")), encoding="utf-8")
+            submissions[_twin(name)] = twin
     if executor == "fresh":  # the reference alone first: its time is the fresh path's cost per submission
         start = time.monotonic()
         reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
         reference_seconds = time.monotonic() - start
     else:  # warm workers: the reference is one more submission of the batch
         submissions = {_REFERENCE: spec.solution_path, **submissions}
-    results = grade_batch(
-        assignment=assignment,
-        submissions=submissions,
-        seed=seed,
-        limits=limits,
-        workers=workers,
-        progress=progress,
-        hide=(folder,),
-        executor=executor,
-        scheduler=scheduler,
-    )
+    with twins:
+        results = grade_batch(
+            assignment=assignment,
+            submissions=submissions,
+            seed=seed,
+            limits=limits,
+            workers=workers,
+            progress=progress,
+            hide=(folder, Path(twins.name)),
+            executor=executor,
+            scheduler=scheduler,
+        )
     if executor != "fresh":
         reference = results.pop(_REFERENCE)
         reference_seconds = reference.execution_time
     verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
-    verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
+    verdicts += [_verdict(name, files[name][1], results[name], results.get(_twin(name))) for name in files]
     for label, writes in (("(kit files)", kit_writes(KIT_ROOT, since)), ("(venv, stdlib)", interpreter_writes(since))):
         if writes:
             note = "written by a sandbox: " + ", ".join(writes[:10])
             verdicts.append(Verdict(label, "attack", 0, 0, "-", False, note, 0.0))
     return verdicts, reference_seconds
+
+
+def _twin(name: str) -> str:
+    return f"{name} (twin)"
 
 
 def verdicts_json(verdicts: list[Verdict], reference_seconds: float) -> dict:

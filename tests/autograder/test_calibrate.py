@@ -19,6 +19,7 @@ from autograder.qa.calibrate import (
     judge_verdict,
     read_expectation,
     sandbox_writes,
+    twin_source,
 )
 from autograder.sandbox.slots import BASE_UID
 
@@ -57,6 +58,24 @@ def test_calibration_files_fall_back_on_the_folder(tmp_path):
     found = calibration_files(tmp_path)
     assert sorted(found) == ["attacks/c.ipynb", "correct/a.py", "wrong/b.py"]
     assert [found[k][1].kind for k in sorted(found)] == ["attack", "correct", "wrong"]
+
+
+def test_a_trick_files_twin_leaves_the_trick_out_and_puts_the_plain_code_in(tmp_path):
+    text = (
+        "# expect: trick\n"
+        "def loss(self):\n"
+        "    raise RuntimeError('shape mismatch')  # trick\n"
+        "    # plain: raise NotImplementedError\n"
+        "    # a comment stays\n"
+        "x = 'not # trick here'\n"
+    )
+    assert twin_source(text) == (
+        "# expect: trick\ndef loss(self):\n    raise NotImplementedError\n"
+        "    # a comment stays\nx = 'not # trick here'\n"
+    )
+    (tmp_path / "tricks").mkdir()
+    (tmp_path / "tricks" / "t.py").write_text(text)
+    assert calibration_files(tmp_path)["tricks/t.py"][1].kind == "trick"
 
 
 def test_judge_verdict_demands_the_named_tests_and_the_misconception_shown():
