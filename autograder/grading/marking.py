@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +30,7 @@ __all__ = [
     "load_scheme",
     "apply_marking",
     "breakdown",
+    "scheme_markdown",
     "SCHEME_FILE",
     "OWN",
     "MISCONCEPTION",
@@ -233,3 +234,37 @@ def breakdown(tests: Sequence, scheme: Scheme | None) -> list[Charge]:
         Charge(exercise, cause, is_misconception, round(sum(p for _, p in carried), 6), tuple(carried))
         for (exercise, is_misconception, cause), carried in lines.items()
     ]
+
+
+def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:
+    """The scheme's misconceptions as a Markdown table (a grader's MISCONCEPTIONS.md): `title(id, language)`
+    names each in English and Chinese (the grader's catalog)."""
+    lines = [
+        "| id | misconception | 中文 | costs (per exercise it shows in) | covers | why this cost |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in scheme.misconceptions.values():
+        costs = ", ".join(f"{area} {cost:g}" for area, cost in m.costs.items())
+        covers = ", ".join(f"`{c}`" for c in m.covers)
+        note = m.note.replace("|", "\\|")
+        lines.append(f"| `{m.name}` | {title(m.name, 'en')} | {title(m.name, 'zh')} | {costs} | {covers} | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m autograder.grading.marking GRADER: its misconceptions' table, for its MISCONCEPTIONS.md."""
+    import sys
+
+    from autograder.graders import get_assignment
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m autograder.grading.marking GRADER   (e.g. weight_tying)", file=sys.stderr)
+        return 2
+    spec = get_assignment(args[0])
+    sys.stdout.write(scheme_markdown(spec.scheme, spec.catalog.misconception_title))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

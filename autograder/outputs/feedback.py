@@ -51,6 +51,7 @@ def _card(card: Card, w: dict[str, str], area: Callable[[str], str]) -> dict:
     return {
         "title": card.title if card.misconception else "",
         "reason": card.message,
+        "points": number(card.points),  # data-points: what the card costs, for a machine to add up
         "costs": w["costs"].format(points=_points(card.points, w), over=over, once=once),
         "shown": shown,
         "folded": folded,

@@ -4,8 +4,8 @@ Each file under ``<calibration_dir>/{correct,wrong,attacks}/`` says what it expe
 notebook, its first code cell)::
 
     # expect: correct                      must get full marks
-    # expect: wrong <misconception>        must not get full marks; a failing test shows that misconception
-                                           (its id in the grader's marking scheme), on every plan
+    # expect: wrong <misconception> ...    must not get full marks; a failing test shows each misconception
+                                           named (its id in the grader's marking scheme), on every plan
     # why: <one line>                      what the file does
     # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
     # marks: 60-80                         (wrong files) the band of marks (out of 100) a teacher would give
@@ -63,7 +63,7 @@ _REFERENCE = "(reference solution)"  # its key in the batch: no calibration file
 @dataclass(frozen=True)
 class Expectation:
     kind: str  # "correct" | "wrong" | "attack" | "trick"
-    names: str  # the marking scheme's misconception a failing test must show ("" if none)
+    names: str  # the marking scheme's misconceptions failing tests must show, space-separated ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
     band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
 
@@ -203,10 +203,11 @@ def judge_verdict(exp: Expectation, failing: dict, score: float, max_score: floa
     passed = [name for name in exp.fails if name not in failing]
     if passed:
         return False, f"expected to fail but passed: {', '.join(passed)}"
-    if exp.names and not any(_shows(o, exp.names) for o in failing.values()):
+    unshown = [name for name in exp.names.split() if not any(_shows(o, name) for o in failing.values())]
+    if unshown:
         shown = sorted({o.finding.names for o in failing.values() if o.finding is not None and o.finding.names})
-        return False, f"no failing test shows {exp.names!r} (shown: {', '.join(shown) or 'none'})"
-    return True, f"shows {exp.names!r}" if exp.names else ""
+        return False, f"no failing test shows {' or '.join(map(repr, unshown))} (shown: {', '.join(shown) or 'none'})"
+    return True, "shows " + ", ".join(map(repr, exp.names.split())) if exp.names else ""
 
 
 def _shows(outcome, misconception: str) -> bool:

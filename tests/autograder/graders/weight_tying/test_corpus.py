@@ -9,21 +9,31 @@ attacks included, in the real sandbox.
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from autograder.graders import get_assignment
+from autograder.grading.editions import names
+from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.result import Result, RunFacts
+from autograder.outputs.charges import cards
+from autograder.outputs.classview import Row
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.grades import grades_csv
+from autograder.outputs.table import render as render_table
 from autograder.qa.calibrate import calibration_files, judge_verdict
 from autograder.qa.sweep import seeds_from
 
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
-FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
-MINIMUM = {"correct": 8, "wrong": 25, "attack": 10}
-HEADER = re.compile(r"^# expect: (correct|wrong|attack)(?: (.+))?$")
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack", "tricks": "trick"}
+MINIMUM = {"correct": 8, "wrong": 25, "attack": 10, "trick": 8}
+HEADER = re.compile(r"^# expect: (correct|wrong|attack|trick)(?: (.+))?$")
 
 
 def _first_code(path: Path) -> str:
@@ -83,7 +93,7 @@ def test_wrong_files_name_the_schemes_misconceptions():
     """Each wrong file's header names a misconception of the marking scheme by its id (or none, for a file
     whose mistake is a crash or a hang, such as w61 and w62)."""
     scheme = SPEC.scheme
-    named = {keyword for _, kind, keyword, _ in _corpus() if kind == "wrong" and keyword}
+    named = {name for _, kind, ids, _ in _corpus() if kind == "wrong" for name in ids.split()}
     assert named - set(scheme.misconceptions) == set(), (
         f"not in marking.toml: {sorted(named - set(scheme.misconceptions))}"
     )
@@ -106,21 +116,52 @@ def _sweep_plan(name: str) -> dict:
     return _PLANS[seed]
 
 
-def _judged_on(name, one_plan, collect_evidence, judge, mark) -> float:
+def _judged_on(name, one_plan, collect_evidence, judge, mark, *, outputs: bool = False) -> float:
     path, exp = calibration_files(CAL)[name]
     marked = mark(judge(one_plan, collect_evidence(path, one_plan)))
     failing = {test: o for test, o in marked.items() if not o.passed}
     score = round(sum(o.score for o in marked.values()), 6)
     ok, note = judge_verdict(exp, failing, score, 100)
     assert ok, f"{name} (seed {one_plan['seed']}): {note}"
+    if outputs:
+        for language in SPEC.languages:
+            _every_output_adds_up(
+                name, Result(tests=list(marked.values()), run=RunFacts(status="ok"), language=language)
+            )
     return score
+
+
+def _every_output_adds_up(name: str, result: Result) -> None:
+    """The charges every output shows sum to the points lost; a passing test shows none, a failing one is
+    never shown as passed (issue 30)."""
+    lost = round(result.max_score - result.score, 6)
+    where = f"{name} ({result.language})"
+    shown = cards(result, SPEC, result.language)
+    assert round(sum(c.points for c in shown), 6) == lost, (where, [(c.title, c.points) for c in shown])
+    covered = [item["test"] for card in shown for item in card.tests]
+    assert sorted(covered) == sorted(t.name for t in result.failing()), where  # each failing test once
+    for area, (got, top) in result.areas.items():  # grades.csv and the gradebook's cells read these
+        in_area = sum(item["lost"] for card in shown for item in card.tests if item["area"] == area)
+        assert round(top - got - in_area, 6) == 0, (where, area, got, top, in_area)
+    row = grades_csv([Row(uid="s", name="s", result=result, kind="graded")]).splitlines()
+    header, values = next(csv.reader(row[:1])), next(csv.reader(row[1:2]))
+    assert round(sum(float(values[header.index(a)]) for a in result.areas), 6) == result.score, (where, values)
+    page = feedback_html(result, student="s", language=result.language, names=names(SPEC, result.language), spec=SPEC)
+    assert round(sum(float(p) for p in re.findall(r'data-points="([0-9.]+)"', page)), 6) == lost, where
+    console = Console(record=True, width=200, color_system=None)
+    render_table(result, console=console, spec=SPEC)
+    costs = re.findall(r"^│\s*-([0-9.]+)\s*│", console.export_text(), flags=re.M)
+    assert round(sum(float(c) for c in costs), 6) == lost, (where, costs)
+    entries = gradescope_results(result, SPEC)["tests"]
+    assert round(sum(e["score"] for e in entries), 6) == result.score, where
+    assert all((e["status"] == "passed") == (e["score"] == e["max_score"]) for e in entries), (where, entries)
 
 
 @pytest.mark.parametrize("name", _JUDGED)
 def test_corpus_file_in_process(name, plan, collect_evidence, judge, mark):
     """Correct files get full marks; wrong ones fail their `# fails:` tests, a failing one showing the
-    misconception named, with a mark inside their band."""
-    _judged_on(name, plan, collect_evidence, judge, mark)
+    misconception named, with a mark inside their band; every output's charges add up to the points lost."""
+    _judged_on(name, plan, collect_evidence, judge, mark, outputs=True)
 
 
 @pytest.mark.sweep
