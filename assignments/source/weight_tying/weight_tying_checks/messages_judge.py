@@ -239,7 +239,7 @@ MESSAGES = {
         "here; every other size raises)",
         "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T：转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
     ),
-    # a record whose seal does not hold (judge/sealed.py; English: runner/seal.py's PROBLEMS)
+    # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
     "judge.evidence_refused": (
         "{what}: evidence refused: {why}; a record the runner did not send as measured earns nothing",
         "{what}：记录被拒收：{why}；不是运行程序按测量结果发来的记录不得分",
