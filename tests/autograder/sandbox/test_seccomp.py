@@ -118,12 +118,17 @@ def _check(result: dict) -> None:
     assert result["ordinary work"] == [True, True, True, True]
 
 
-@needs_libseccomp
-def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
+def _exported_profile(tmp_path) -> str:
+    """The profile as libseccomp writes it, its readable pseudo-code."""
     path = tmp_path / "profile.pfc"
     with open(path, "w") as fh:
         seccomp.export_pfc(fh.fileno())
-    text = path.read_text()
+    return path.read_text()
+
+
+@needs_libseccomp
+def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
+    text = _exported_profile(tmp_path)
     for name in (*seccomp.REFUSED, *seccomp.ENOSYS_CALLS, "clone", "personality"):
         if seccomp.number(name) >= 0:
             assert f'filter for syscall "{name}" ({seccomp.number(name)})' in text, name
@@ -132,10 +137,7 @@ def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
 
 @needs_libseccomp
 def test_the_filter_refuses_every_call_docker_refuses_and_the_kits_own(tmp_path):
-    path = tmp_path / "profile.pfc"
-    with open(path, "w") as fh:
-        seccomp.export_pfc(fh.fileno())
-    text = path.read_text()
+    text = _exported_profile(tmp_path)
     here = [name for name in MUST_REFUSE if seccomp.number(name) >= 0]  # stime, vm86, ... are not x86_64's
     assert len(here) > 50
     missing = [name for name in here if f'filter for syscall "{name}" ({seccomp.number(name)})' not in text]

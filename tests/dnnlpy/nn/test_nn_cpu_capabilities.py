@@ -32,7 +32,8 @@ def offered() -> list[str]:
 
 
 @pytest.mark.parametrize("capability", offered())
-def test_the_property_tests_pass_under_each_cpu_kernel(capability):
+def test_the_property_tests_pass_under_each_cpu_kernel(capability, request):
+    seed = request.config.getoption("hypothesis_seed", None)  # DNNLPY_HYPOTHESIS=random with a seed: the same one
     env = {
         **os.environ,
         "ATEN_CPU_CAPABILITY": capability,
@@ -40,7 +41,8 @@ def test_the_property_tests_pass_under_each_cpu_kernel(capability):
         "OMP_NUM_THREADS": "1",
     }
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", *PROPERTY_FILES, "-p", "no:cacheprovider", "-p", "no:xdist"],
+        [sys.executable, "-m", "pytest", *PROPERTY_FILES, "-p", "no:cacheprovider", "-p", "no:xdist"]
+        + ([f"--hypothesis-seed={seed}"] if seed is not None else []),
         cwd=HERE,
         env=env,
         capture_output=True,

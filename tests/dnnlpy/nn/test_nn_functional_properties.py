@@ -261,3 +261,13 @@ def test_gelu(matches_torch, torch_agrees_with_itself, x, dtype, approximate):
     agreed = torch_agrees_with_itself(lambda t: F.gelu(t, approximate=approximate), flat).reshape(x.shape)
     where = agreed & (x.abs() <= 1e4)
     matches_torch(lambda t: dF.gelu(t, approximate), lambda t: F.gelu(t, approximate=approximate), x, where=where)
+
+
+def test_torch_agrees_with_itself_sees_an_answer_that_depends_on_the_calls_length(torch_agrees_with_itself):
+    def by_length(t):  # as torch's GELU at 3e38: one answer alone, another in a long call
+        return torch.where(t.abs() > 1e30, t * (1.0 if len(t) == 1 else INF), t)
+
+    x = torch.tensor([1.0, 3e38, -2.0, math.nan])
+    assert torch_agrees_with_itself(by_length, x).tolist() == [True, False, True, True]
+    rows = torch.tensor([[1.0, 2.0], [3e38, 0.0]])  # samples of two entries: the call's length is in rows
+    assert torch_agrees_with_itself(by_length, rows).tolist() == [[True, True], [False, True]]
