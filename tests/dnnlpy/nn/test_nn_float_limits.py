@@ -94,20 +94,21 @@ def test_softmax_and_log_softmax_at_the_float_limits(data, dtype, n, rows):
 # ---- layer_norm --------------------------------------------------------------------------------------
 
 
-def _scaled(row: list[float]) -> tuple[list[float], float]:
-    """(row * k, k) with k a power of two that brings its largest entry near 1: exact, and free of overflow."""
-    k = 2.0 ** -math.frexp(max(abs(v) for v in row) or 1.0)[1]
-    return [v * k for v in row], k
-
-
 def _normalised(row: list[float], eps: float) -> tuple[list[float], float]:
-    """The exact layer norm of `row` (every sum exact, math.fsum; LN(x) = LN(x * k) with eps * k**2), and the
-    row's size over its spread, max |x| / sqrt(var + eps), by which a kernel's rounding grows."""
-    scaled, k = _scaled(row)
+    """The exact layer norm of `row` (every sum exact, math.fsum), and the row's size over its spread,
+    max |x| / sqrt(var + eps) (at most 1e100), by which a kernel's rounding grows.
+
+    LN(x) = LN(x * 2**-e) with eps * 2**-2e: with e the largest entry's exponent, nothing overflows here."""
+    e = math.frexp(max(abs(v) for v in row) or 1.0)[1]
+    scaled = [math.ldexp(v, -e) for v in row]  # exact
+    try:
+        eps_scaled = math.ldexp(eps, -2 * e)
+    except OverflowError:  # a row of subnormal numbers: eps is all there is
+        eps_scaled = math.inf
     mean = math.fsum(scaled) / len(row)
     deviations = [v - mean for v in scaled]
-    spread = math.sqrt(math.fsum(d * d for d in deviations) / len(row) + eps * k * k)
-    size = max(abs(v) for v in scaled) / spread if spread else 0.0
+    spread = math.sqrt(math.fsum(d * d for d in deviations) / len(row) + eps_scaled)
+    size = min(max(abs(v) for v in scaled) / spread, 1e100) if spread else 0.0
     return [d / spread if spread else 0.0 for d in deviations], size  # spread 0: every deviation is 0 too
 
 
