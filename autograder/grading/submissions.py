@@ -16,6 +16,7 @@ UTF-16/32 with a BOM); undecodable bytes become U+FFFD.
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import json
 import os
@@ -80,6 +81,10 @@ def read_submission(path: Path, *, root: str | Path | None = None) -> tuple[str,
     except FileNotFoundError:
         raise SubmissionMissing("input.missing", path=repr(text_of_name(str(path)))) from None
     except OSError as exc:
+        if exc.errno == errno.EFBIG:  # over the bound: refused unread
+            raise SubmissionTooLarge(
+                "input.too_large", name=text_of_name(path.name), limit=MAX_SUBMISSION_BYTES >> 20
+            ) from None
         raise SubmissionRefused("input.unreadable", name=text_of_name(path.name), why=str(exc.strerror)) from None
     name = text_of_name(path.name)
     if path.suffix not in _SUFFIXES:

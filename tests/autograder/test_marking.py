@@ -104,3 +104,21 @@ def test_a_charge_survives_the_wire_round_trip_and_reaches_gradescope_json():
     back = Result.from_wire(json.loads(json.dumps(result.to_wire())))
     assert [t["score"] for t in result.to_gradescope()["tests"]] == [6.0, 3.0, 0.0]
     assert (back.score, back.areas) == (result.score, result.areas) == (9.0, {"shape flow": (9.0, 12.0)})
+
+
+def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():
+    """Rule 5: costs beyond an area's points stop at 0 for the area; the other areas keep theirs."""
+    area = "argmax generation"
+    points = SCHEME.areas[area]
+    tests = [t.name for t in SCHEME.tests.values() if t.area == area]
+    costs = [m.costs[area] for m in (SCHEME.misconceptions[n] for n in ("delegated_generate", "sampling"))]
+    assert sum(costs) > points  # the two costs together are more than the area is worth
+    failing = {tests[0]: "delegated generate", tests[1]: "sampling instead of argmax"}
+    failing |= {name: "wrong tokens" for name in tests[2:]}  # and the area's other tests fail unexplained
+    outcomes = _outcomes(failing)
+    charged = SCHEME.charges(outcomes)
+    assert all(0 <= charged[name] <= pts for name, pts, *_ in outcomes), charged
+    assert sum(charged[name] for name in tests) == points  # the area's mark: 0, not below
+    assert _mark(failing) == 100 - points  # every other area keeps all its points
+    one = {tests[0]: "sampling instead of argmax"}  # a cost below the area's points is charged whole
+    assert _mark(one) == 100 - SCHEME.misconceptions["sampling"].costs[area]
