@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import string
 
-__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "CatalogError"]
+from dnnlpy.notebook import CellPlace, name_cell
+
+__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError"]
 
 LANGUAGES = ("en", "zh")
 _CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
@@ -70,9 +72,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "单元格（或 .py 文件的各部分）从顶部起按 1 开始编号，文本单元格也计算在内。",
     ),
     "run.cell_raised": (
-        "While loading your submission, cell/part {cell} raised {error}",
-        "加载你的提交时，第 {cell} 个单元格（或部分）抛出了「{error}」",
+        "While loading your submission, {cell} raised {error}",
+        "加载你的提交时，{cell}抛出了「{error}」",
     ),
+    # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
+    "cell.place.full": (
+        "cell {number} (in “{heading}”, starting “{first}”)",
+        "第 {number} 个单元格（「{heading}」一节，以「{first}」开头）",
+    ),
+    "cell.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
+    "cell.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
+    "cell.place.bare": ("cell {number}", "第 {number} 个单元格"),
+    "cell.place.unknown": ("cell/part {number}", "第 {number} 个单元格（或部分）"),
     "run.not_defined": (
         "Not defined by your submission: {names} (check the exact class names).",
         "你的提交没有定义：{names}（请核对类名的拼写）。",
@@ -264,6 +275,13 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
     except KeyError:
         raise KeyError(f"no message {key!r} in the engine's catalog: add it to autograder/grading/catalog.py") from None
     return (zh if language == "zh" else en).format(**params)
+
+
+def cell_name(place: CellPlace, language: str = "en") -> str:
+    """A notebook cell's name in `language`: its number, its section's heading and its first line
+    (``dnnlpy.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
+    en_zh = {form: MESSAGES[f"cell.place.{form}"] for form in ("full", "no_heading", "no_first", "bare")}
+    return name_cell(place, {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()})
 
 
 def problems() -> list[str]:

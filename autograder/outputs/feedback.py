@@ -29,6 +29,7 @@ from autograder.outputs.wording import (
     starter_code,
     stopped_at,
 )
+from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context", "failure_groups"]
 
@@ -113,7 +114,7 @@ def feedback_context(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
@@ -184,7 +185,7 @@ def feedback_html(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
@@ -212,7 +213,7 @@ def write_feedback(
     student: str = "",
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,

@@ -26,6 +26,7 @@ from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions, root_causes
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.wording import cell_starts, readable_test, stopped_at, syntax_errors
+from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
@@ -64,7 +65,7 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
     return rows
 
 
-def _fix_first(row: Row, keywords: list[str], starts: dict[int, str]) -> str:
+def _fix_first(row: Row, keywords: list[str], starts: dict[int, CellPlace]) -> str:
     """The one thing this student should fix first, in English (the report's language)."""
     r = row.result
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
@@ -91,7 +92,7 @@ def _status(row: Row) -> str:
     return row.kind if status == row.kind else f"{row.kind}: {status}"
 
 
-def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict[int, str]]) -> dict:
+def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict[int, CellPlace]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
         if row.result is not None:
@@ -116,10 +117,10 @@ def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict
     return {"areas": areas, "rows": rows}
 
 
-def _starts_cache(starts: Callable[[Row], dict[int, str]] | None) -> Callable[[Row], dict[int, str]]:
-    found: dict[str, dict[int, str]] = {}
+def _starts_cache(starts: Callable[[Row], dict[int, CellPlace]] | None) -> Callable[[Row], dict[int, CellPlace]]:
+    found: dict[str, dict[int, CellPlace]] = {}
 
-    def get(row: Row) -> dict[int, str]:
+    def get(row: Row) -> dict[int, CellPlace]:
         if row.uid not in found:
             found[row.uid] = starts(row) if starts else cell_starts(row.submission)
         return found[row.uid]
@@ -128,7 +129,7 @@ def _starts_cache(starts: Callable[[Row], dict[int, str]] | None) -> Callable[[R
 
 
 def write_pages(
-    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, str]] | None = None
+    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, CellPlace]] | None = None
 ) -> tuple[list[Path], dict[str, str]]:
     """Every student's feedback page; (pages written, uid -> why a page was not written)."""
     written, failed = [], {}
@@ -163,7 +164,7 @@ def report_html(
     keywords: list[str],
     *,
     failed: dict[str, str] | None = None,
-    starts: Callable[[Row], dict[int, str]] | None = None,
+    starts: Callable[[Row], dict[int, CellPlace]] | None = None,
 ) -> str:
     """The report's HTML for a class (see `write_report`)."""
     first_lines = _starts_cache(starts)

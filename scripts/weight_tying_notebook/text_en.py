@@ -47,7 +47,9 @@ Two things help you before that, and they are worth **0 points**:
   misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). To
   be quick it also skips the demonstration cells (the examples, the plot, *Try it*) while you leave them as
   they are: they define nothing the exercises use. When a cell raises or your code raises in a check, it
-  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives.
+  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives. It never
+  hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and
+  the whole run is given {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,

@@ -20,6 +20,7 @@ from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
+from dnnlpy.notebook import CellPlace
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
@@ -146,7 +147,7 @@ def test_each_edition_of_a_feedback_page_keeps_hostile_text_inert(language):
             _result(language, status=status, running=running),
             student=HOSTILE,
             assignment=HOSTILE,
-            starts={1: HOSTILE},
+            starts={1: CellPlace(2, HOSTILE, HOSTILE)},
             graded_at=HOSTILE,
         )
         _assert_inert(page, f"{language} {status}")
