@@ -36,6 +36,7 @@ __all__ = [
     "page_words",
     "stopped_at",
     "syntax_errors",
+    "raised_cells",
     "is_syntax_error",
     "budget_stops",
 ]
@@ -112,6 +113,16 @@ def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellP
         f"{_place(i, kind, starts or {})}: {clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and is_syntax_error(m)
+    ]
+
+
+def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+    """'cell 18 (in “7. Gradients”, starting “loss = ...”): NameError: name 'x' is not defined' per cell that
+    raised while loading (a syntax error or a cell stopped at its time budget is told apart)."""
+    return [
+        f"{_place(i, kind, starts or {})}: {clean_message(m)}"
+        for i, m in run.load_errors
+        if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith(_CELL_STOPPED)
     ]
 
 

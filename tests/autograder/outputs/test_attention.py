@@ -3,6 +3,7 @@ a timeout is kind "timeout" (never "blank") and its feedback page is one card, n
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -97,3 +98,24 @@ def test_what_was_stopped_at_its_time_budget_needs_a_look_with_the_cell_and_the_
         and "hugo: cell 3 (in “Title”, starting “print(model.generate(ids, 5))”); generate greedy" in look
     )
     assert [row.kind for row in load_class(out).rows] == ["graded"]
+
+
+def test_a_submission_whose_cells_raised_while_loading_needs_a_look_with_each_cell(batch_folder, area_result, tmp_path):
+    raised = area_result({"shape flow": "X failed: wrong values"})
+    raised.run.load_errors = [
+        [1, "NameError: name 'tokenizer' is not defined"],
+        [2, "TimeBudgetExceeded: this cell was stopped after 12 s"],  # its own group: time budget
+    ]
+    areas = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
+    stub = area_result(dict.fromkeys(areas, "X failed: your code raised NotImplementedError"))
+    stub.run.load_errors = [[1, "NotImplementedError: "]]
+    stub.run.defined = []
+    out = batch_folder({"ana": raised, "stu": stub, "al": area_result()})
+    _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "ids = tokenizer.encode('hi')"])
+    report = write_report(out).read_text(encoding="utf-8")
+    look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
+    look = html.unescape(look)
+    assert "cells raised" in look
+    assert "ana: cell 2 (in “Title”, starting “class A: pass”): NameError: name 'tokenizer' is not defined" in look
+    assert "stu: cell" not in look.split("cells raised")[1].split("blank")[0]  # a stub is "blank", not this
+    assert "time budget" in look and "ana: cell 3" in look
