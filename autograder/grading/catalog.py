@@ -75,6 +75,24 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "While loading your submission, {cell} raised {error}",
         "加载你的提交时，{cell}抛出了「{error}」",
     ),
+    # ------------------------------------------------------------- a Gradescope upload (gradescope/run.py)
+    "upload.none": (
+        "No notebook found: upload {assignment}.ipynb (or a single .ipynb or .py file) and submit again.",
+        "没有找到 notebook：请上传 {assignment}.ipynb（或者只上传一个 .ipynb 或 .py 文件），然后重新提交。",
+    ),
+    "upload.several": (
+        "Your upload holds {count} files that could be the notebook ({files}) and none is named as the "
+        "assignment's: upload only the one you want graded and submit again.",
+        "你上传的文件里有 {count} 个都可能是作业 notebook（{files}），但没有一个用的是作业的文件名："
+        "请只上传你要评分的那一个，然后重新提交。",
+    ),
+    "upload.editions": (
+        "Your upload holds {count} notebooks, one per edition of the assignment ({files}). Handed in together, "
+        "none was submitted later than the other, so by the course's rule the English edition is graded: "
+        "{graded}. To be graded on another, upload only that one.",
+        "你上传了 {count} 个 notebook，作业的每个版本各一个（{files}）。它们是同时提交的，没有哪一个更晚，"
+        "所以按课程的规则评分的是英文版：{graded}。想按另一个版本评分，请只上传那一个。",
+    ),
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",

@@ -91,6 +91,10 @@ def _note(row: Row) -> str:
     return row.note
 
 
+def _editions(row: Row) -> str:
+    return row.edition_note
+
+
 def _alike(row: Row) -> str:
     return "drawn like " + ", ".join(row.confusable_with)
 
@@ -103,7 +107,7 @@ def attention(view: ClassView, starts) -> list[Problem]:
             what = _WHAT_TO_DO.get(kind, "look at its feedback page: the run explains the lost points")
             groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
     for flag, rows in view.flagged().items():
-        details = {"look-alike name": _alike, "other files in the folder": _note}
+        details = {"look-alike name": _alike, "other files in the folder": _note, "several editions": _editions}
         for row in rows:
             groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row)))
     return [groups[k] for k in _ORDER if k in groups]

@@ -37,6 +37,8 @@ FLAGS = {
     "different students before sending grades",
     "other files in the folder": "graded the assignment's own notebook only, as nbgrader does; the note lists "
     "what else the student handed in",
+    "several editions": "handed in more than one edition: graded the later submission by nbgrader's timestamp "
+    "(the assignment's own edition when the times cannot tell); the other is not graded",
 }
 
 
@@ -51,6 +53,7 @@ class Row:
     submission: str = ""
     graded_at: str = ""
     note: str = ""  # what else was in the student's nbgrader folder, not graded
+    edition_note: str = ""  # several editions handed in: which was graded and why
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
 
     @property
@@ -79,6 +82,7 @@ class ClassView:
         found = {
             "look-alike name": [r for r in self.rows if r.confusable_with],
             "other files in the folder": [r for r in self.rows if r.note],
+            "several editions": [r for r in self.rows if r.edition_note],
         }
         return {flag: rows for flag, rows in found.items() if rows}
 
@@ -127,6 +131,7 @@ def load_class(out: str | Path) -> ClassView:
                 submission=str(entry.get("submission", "")),
                 graded_at=str(batch.get("graded_at", "")),
                 note=str(entry.get("note") or ""),
+                edition_note=str(entry.get("edition_note") or ""),
             )
         )
     alike = lookalikes([r.name for r in view.rows])

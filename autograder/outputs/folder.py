@@ -146,6 +146,7 @@ class OutputFolder:
             "unreadable": unreadable,
             "edition": student.edition,
             "note": student.note,  # what else was in the student's folder, not graded
+            "edition_note": student.edition_note,  # several editions handed in: which was graded and why
         }
 
     # ------------------------------------------------------------------ results

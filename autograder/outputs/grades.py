@@ -3,7 +3,8 @@
 Columns: ``student, score, max_score, status, kind, <one per area>, id, submission, confusable_with, note``.
 A student without a score (grader error, no result yet) has empty score cells, never a 0 that could be
 uploaded as a grade. ``confusable_with`` names the students whose names look the same ("аlice" in Cyrillic
-beside "alice"); ``note`` says what else was in the student's nbgrader folder and was not graded.
+beside "alice"); ``note`` says which edition was graded and why when a student handed in several, and what
+else was in the student's nbgrader folder and was not graded.
 Text cells follow OWASP's rule against formula injection: a cell starting with ``= + - @``, a tab, a
 carriage return or a NUL (or their full-width forms) gets a leading ``'``, and every text cell is quoted.
 """
@@ -46,7 +47,7 @@ def grades_csv(rows: list[Row]) -> str:
         per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
         status = r.status if r is not None else "no result"
         cells = [row.name, *score, status, row.kind, *per_area, row.uid, display_name(row.submission)]
-        cells += ["; ".join(row.confusable_with), row.note]
+        cells += ["; ".join(row.confusable_with), "; ".join(n for n in (row.edition_note, row.note) if n)]
         writer.writerow([neutralise(c) for c in cells])
     return buf.getvalue()
 

@@ -33,6 +33,7 @@ TAGS = {
     "tbody", "tr", "th", "td", "ul", "li", "span", "details", "summary", "small", "a", "img",
 }  # fmt: skip
 ATTRIBUTES = {"lang", "charset", "name", "content", "class", "style", "href", "title", "alt", "src", "aria-hidden"}
+ATTRIBUTES |= {"data-label"}  # the Students table's labels on a phone (report.html.j2)
 
 
 class _Markup(HTMLParser):
