@@ -227,15 +227,32 @@ def _render_one(args, result, file: Path) -> None:
 
 
 def _place_feedback(course: Path, out: Path) -> None:
-    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback."""
+    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to hand
+    out, in a course without the exchange); one line for each kind of outcome, not one per student."""
     from autograder.outputs.classview import load_class
     from autograder.outputs.nbrelease import place_feedback
 
-    placed, skipped = place_feedback(load_class(out), out, course)
-    for why in skipped:
-        print(f"warning: feedback page not placed for release_feedback: {why}", file=sys.stderr)
-    if placed:
-        print(f"feedback: {len(placed)} pages in {course / 'feedback'} (nbgrader release_feedback)", file=sys.stderr)
+    done = place_feedback(load_class(out), out, course)
+    where = course / "feedback"
+    if done.released:
+        print(
+            f"feedback: {len(done.released)} pages in {where} (send them: nbgrader release_feedback)", file=sys.stderr
+        )
+    if done.by_hand:
+        print(
+            f"feedback: {len(done.by_hand)} pages in {where}/<student>/<assignment>/ (no submission came through "
+            "nbgrader's exchange, so release_feedback cannot send them: hand them out yourself, e.g. in your LMS)",
+            file=sys.stderr,
+        )
+    if done.outside:
+        names = ", ".join(done.outside[:5]) + (f" and {len(done.outside) - 5} more" if len(done.outside) > 5 else "")
+        print(
+            f"warning: {len(done.outside)} students handed in outside nbgrader's exchange (no submission_secret.txt: "
+            f"{names}): their pages stay in {out / 'feedback'} for you to hand out",
+            file=sys.stderr,
+        )
+    for why in done.refused:
+        print(f"warning: feedback page not placed: {why}", file=sys.stderr)
 
 
 def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:

@@ -54,6 +54,8 @@ class Row:
     graded_at: str = ""
     note: str = ""  # what else was in the student's nbgrader folder, not graded
     edition_note: str = ""  # several editions handed in: which was graded and why
+    nbgrader_id: str | None = None  # the student's folder in nbgrader's layout (None: not that layout)
+    edition: str | None = None  # the edition folder (nbgrader assignment) the graded file sits in
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
 
     @property
@@ -132,12 +134,18 @@ def load_class(out: str | Path) -> ClassView:
                 graded_at=str(batch.get("graded_at", "")),
                 note=str(entry.get("note") or ""),
                 edition_note=str(entry.get("edition_note") or ""),
+                nbgrader_id=_text(entry.get("nbgrader_id")),
+                edition=_text(entry.get("edition")),
             )
         )
     alike = lookalikes([r.name for r in view.rows])
     for row in view.rows:
         row.confusable_with = alike.get(row.name, [])
     return view
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def read_keywords(markdown: str | Path | None) -> list[str]:
