@@ -62,6 +62,20 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="regrade student S (name, id or nbgrader id, as grades.csv lists them) even if already graded; repeatable",
     )
     grade.add_argument(
+        "--due",
+        default=None,
+        metavar="WHEN",
+        help="the due date, e.g. '2026-05-04 23:59 Europe/Berlin' (no zone: UTC); default: the folder's, else each "
+        "edition's duedate in nbgrader's gradebook (with each student's extension). Lateness is shown per student",
+    )
+    grade.add_argument(
+        "--late-penalty",
+        default=None,
+        metavar="POLICY",
+        help="none, zero or P/hour (P points per hour late or part of one), apart from the grader's score; default: "
+        "the folder's, else the course's nbgrader_config.py (nbgrader's LateSubmissionPlugin), else none",
+    )
+    grade.add_argument(
         "--gradebook-assignment",
         default=None,
         metavar="NAME",
@@ -128,6 +142,11 @@ def _grade(args, limits) -> int:
         return fail(targets)
     paths, gradebook, hide = targets
     single = len(paths) == 1 and paths[0].is_file()
+    due, why = _late_options(args, gradebook)
+    if why:
+        return fail(why)
+    if single and args.out is None and (args.due or args.late_penalty):
+        return fail("--due and --late-penalty apply to a class run: give --out FOLDER (a class of one works too)")
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -156,6 +175,9 @@ def _grade(args, limits) -> int:
         only=tuple(args.student),
         executor=args.executor,
         scheduler=args.scheduler,
+        due=due,
+        late_penalty=args.late_penalty,
+        gradebook=gradebook,
     )
     try:
         outcome = grade_class(job, submissions=submissions)
@@ -165,7 +187,7 @@ def _grade(args, limits) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if args.nbgrader_course is not None and outcome.report is not None:
         _place_feedback(args.nbgrader_course, job.out)
-    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results)
+    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late)
     if outcome.batch_error:
         print(
             f"grader error: the batch stopped ({outcome.batch_error}); {len(outcome.results)} of "
@@ -255,14 +277,41 @@ def _place_feedback(course: Path, out: Path) -> None:
         print(f"warning: feedback page not placed: {why}", file=sys.stderr)
 
 
-def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:
+def _late_options(args, gradebook: Path | None) -> tuple[str | None, str]:
+    """(--due as an ISO time or None, ""), after checking it, --late-penalty and the course's late policy; or
+    (None, why one of them is not usable), before anything is graded."""
+    from autograder.grading.handins import parse_stamp
+    from autograder.outputs.lateness import policy_from_course, policy_from_option
+
+    try:
+        due = parse_stamp(args.due).isoformat() if args.due else None
+    except ValueError:
+        return (
+            None,
+            f"--due {args.due!r} is not a time: give e.g. --due '2026-05-04 23:59 Europe/Berlin' (no zone: UTC)",
+        )
+    try:
+        if args.late_penalty:
+            policy_from_option(args.late_penalty)
+        elif gradebook is not None:
+            policy_from_course(gradebook.parent)
+    except ValueError as exc:
+        return None, str(exc)
+    return due, ""
+
+
+def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict, late: dict | None = None) -> int:
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
     from autograder.graders import editions_of
+    from autograder.grading.handins import parse_stamp
     from autograder.outputs.gradebook_editions import record_by_edition
 
     course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
     editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
-    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
+    due = parse_stamp(args.due) if args.due else None
+    return record_by_edition(
+        roster, results, gradebook, assignment=name, course=course, editions=editions, late=late, due=due
+    )

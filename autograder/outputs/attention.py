@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.outputs.classview import FLAGS, ClassView, Row
-from autograder.outputs.wording import budget_stops, raised_cells, stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, duration, raised_cells, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
@@ -91,6 +91,16 @@ def _note(row: Row) -> str:
     return row.note
 
 
+def _unreadable_time(row: Row) -> str:
+    return row.late.problem
+
+
+def _late(row: Row) -> str:
+    late = row.late
+    taken = f", late penalty {late.penalty:g} points" if late.penalty else ""
+    return f"{duration(late.seconds)} after the due date ({late.due}){taken}"
+
+
 def _editions(row: Row) -> str:
     return row.edition_note
 
@@ -107,7 +117,13 @@ def attention(view: ClassView, starts) -> list[Problem]:
             what = _WHAT_TO_DO.get(kind, "look at its feedback page: the run explains the lost points")
             groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
     for flag, rows in view.flagged().items():
-        details = {"look-alike name": _alike, "other files in the folder": _note, "several editions": _editions}
+        details = {
+            "look-alike name": _alike,
+            "other files in the folder": _note,
+            "several editions": _editions,
+            "submission time unreadable": _unreadable_time,
+            "late": _late,
+        }
         for row in rows:
             groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row)))
     return [groups[k] for k in _ORDER if k in groups]

@@ -25,7 +25,7 @@ from autograder.outputs.feedback import failure_groups, write_feedback
 from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions, root_causes
 from autograder.outputs.passrates import area_rates, slowest, test_rates
-from autograder.outputs.wording import cell_starts, readable_test, stopped_at, syntax_errors
+from autograder.outputs.wording import cell_starts, duration, readable_test, stopped_at, syntax_errors
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
@@ -54,6 +54,14 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
             ("mean score", f"{number(statistics.fmean(scores))} / {number(top)}"),
             ("median score", f"{number(statistics.median(scores))} / {number(top)}"),
             ("full marks", sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
+        ]
+    late = [r.late for r in view.rows if r.late is not None]
+    if any(one.due for one in late):
+        dues = sorted({one.due for one in late if one.due})
+        rows += [
+            ("due date", dues[0] if len(dues) == 1 else f"{dues[0]} to {dues[-1]} (extensions, editions)"),
+            ("handed in late", sum(1 for one in late if one.seconds > 0)),
+            ("late policy", view.manifest.late_policy or "none"),
         ]
     rows += [
         ("timeouts", statuses.count("timeout")),
@@ -112,9 +120,22 @@ def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict
                 "status": _status(row),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
                 "fix_first": _fix_first(row, keywords, starts(row)),
+                "late": _late(row),
             }
         )
-    return {"areas": areas, "rows": rows}
+    return {"areas": areas, "rows": rows, "late": any(row.late is not None and row.late.due for row in view.rows)}
+
+
+def _late(row: Row) -> str:
+    """'2 h 5 min (−5)', 'on time', 'unknown' or '': the Students table's lateness column."""
+    late = row.late
+    if late is None or not late.due:
+        return ""
+    if late.problem or not late.submitted:
+        return "unknown"
+    if late.seconds <= 0:
+        return "on time"
+    return duration(late.seconds) + (f" (−{late.penalty:g})" if late.penalty else "")
 
 
 def _starts_cache(starts: Callable[[Row], dict[int, CellPlace]] | None) -> Callable[[Row], dict[int, CellPlace]]:
@@ -152,6 +173,7 @@ def write_pages(
                 starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
                 names=words(row.result.language) if graded else None,
+                late=row.late,
             )
             written.append(page_path)
         except Exception as exc:  # one page must never cost the others theirs

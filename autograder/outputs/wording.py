@@ -14,6 +14,7 @@ its first line (``catalog.cell_name``). ::
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -39,6 +40,8 @@ __all__ = [
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "duration",
+    "late_line",
 ]
 
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
@@ -234,6 +237,15 @@ _PAGE_WORDS = {
         "unknown_place": "(the grader could not tell which cell or check was running)",
         "timeout_card": "Your code was stopped at the time limit {where}. Nothing after that ran, so these tests "
         "have no result and score 0: fix that first, then the rest will be graded.",
+        "handed_in": "Handed in {when}",
+        "on_time": ", before the due date ({due}).",
+        "late_by": ", {late} after the due date ({due})",
+        "penalty": ": the late penalty takes {points} points off, {after} / {top} after it.",
+        "late_unknown": "When this was handed in could not be read (its timestamp.txt): your instructor will check.",
+        "days_hours": "{days} d {hours} h",
+        "hours_minutes": "{hours} h {minutes} min",
+        "minutes_seconds": "{minutes} min {seconds} s",
+        "seconds": "{seconds} s",
     },
     "zh": {
         "feedback_for": "{student} 的反馈",
@@ -268,8 +280,51 @@ _PAGE_WORDS = {
         "unknown_place": "（评分程序无法确定当时正在运行哪个单元格或检查）",
         "timeout_card": "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这些测试没有结果，记 0 分："
         "先解决这个问题，其余部分才能被评分。",
+        "handed_in": "提交于 {when}",
+        "on_time": "，在截止时间（{due}）之前。",
+        "late_by": "，比截止时间（{due}）晚了 {late}",
+        "penalty": "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
+        "late_unknown": "无法读出这份作业的提交时间（它的 timestamp.txt）：老师会核实。",
+        "days_hours": "{days} 天 {hours} 小时",
+        "hours_minutes": "{hours} 小时 {minutes} 分钟",
+        "minutes_seconds": "{minutes} 分 {seconds} 秒",
+        "seconds": "{seconds} 秒",
     },
 }
+
+
+def duration(seconds: float, language: str = "en") -> str:
+    """'2 h 5 min', '3 days 4 h', '40 s' (in `language`'s page words): how late, for people."""
+    w = page_words(language)
+    total = int(math.ceil(seconds))
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return w["days_hours"].format(days=days, hours=hours)
+    if hours:
+        return w["hours_minutes"].format(hours=hours, minutes=minutes)
+    return w["minutes_seconds"].format(minutes=minutes, seconds=secs) if minutes else w["seconds"].format(seconds=secs)
+
+
+def late_line(late, score: float, max_score: float, language: str = "en") -> str:
+    """The page's line on when the submission came in (``outputs.lateness.Late``): "" when nothing is known."""
+    w = page_words(language)
+    if late is None:
+        return ""
+    if late.problem:
+        return w["late_unknown"]
+    if not late.submitted:
+        return ""
+    line = w["handed_in"].format(when=late.submitted)
+    if late.due and late.seconds <= 0:
+        return line + w["on_time"].format(due=late.due)
+    if late.due:
+        line += w["late_by"].format(late=duration(late.seconds, language), due=late.due)
+        if late.penalty > 0:
+            after = max(0.0, score - late.penalty)
+            line += w["penalty"].format(points=f"{late.penalty:g}", after=f"{after:g}", top=f"{max_score:g}")
+    return line
 
 
 def page_words(language: str) -> dict[str, str]:
