@@ -62,6 +62,12 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="regrade student S (name, id or nbgrader id, as grades.csv lists them) even if already graded; repeatable",
     )
     grade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade in memory what would be regraded (a changed marking scheme or grader, --force, --student) and "
+        "list whose marks would move and by how much; nothing is written",
+    )
+    grade.add_argument(
         "--due",
         default=None,
         metavar="WHEN",
@@ -145,6 +151,8 @@ def _grade(args, limits) -> int:
     due, why = _late_options(args, gradebook)
     if why:
         return fail(why)
+    if single and args.out is None and args.dry_run:
+        return fail("--dry-run compares with a class folder's marks: give --out FOLDER")
     if single and args.out is None and (args.due or args.late_penalty):
         return fail("--due and --late-penalty apply to a class run: give --out FOLDER (a class of one works too)")
     if single:
@@ -179,6 +187,8 @@ def _grade(args, limits) -> int:
         late_penalty=args.late_penalty,
         gradebook=gradebook,
     )
+    if args.dry_run:
+        return _dry_run(args, job, submissions)
     try:
         outcome = grade_class(job, submissions=submissions)
     except (ClassRunError, FolderBusy) as exc:
@@ -206,6 +216,23 @@ def _grade(args, limits) -> int:
     else:
         print_batch(outcome)
     return status
+
+
+def _dry_run(args, job, submissions: dict) -> int:
+    """Whose marks a regrade would move (``outputs.preview``); nothing is written."""
+    from autograder.outputs.classrun import ClassRunError
+    from autograder.outputs.preview import preview_class
+
+    try:
+        preview = preview_class(job, submissions=submissions)
+    except ClassRunError as exc:
+        return fail(str(exc))
+    if args.json:
+        sys.stdout.write(json.dumps(preview.to_json()) + "\n")
+    else:
+        for line in preview.lines():
+            print(line)
+    return 0
 
 
 def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:

@@ -25,7 +25,7 @@ from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, Out
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
-__all__ = ["ClassJob", "ClassOutcome", "ClassRunError", "grade_class", "unreadable_reason"]
+__all__ = ["ClassJob", "ClassOutcome", "ClassRunError", "grade_class", "run_batch", "unreadable_reason", "selected"]
 
 
 class ClassRunError(ValueError):
@@ -99,7 +99,7 @@ def _seed(job: ClassJob, previous: Manifest | None, warnings: list[str]) -> int:
     return previous.seed if previous is not None else secrets.randbelow(2**31)
 
 
-def _selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
+def selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
     chosen: set[str] = set()
     for text in only:
         found = [s.uid for s in roster if s.matches(text)]
@@ -132,7 +132,7 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             editions=editions_of(job.assignment)[1:],
             notebook=spec.name,
         )
-        forced = {s.uid for s in roster} if job.force else _selected(roster, job.only)
+        forced = {s.uid for s in roster} if job.force else selected(roster, job.only)
         keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}
         results: dict[str, Result] = {}
@@ -173,9 +173,26 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
     return outcome
 
 
-def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
+def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> None:
+    """Grade `todo` (uid -> Student) as the job says, each result handed to `on_result(uid, result)`."""
     from autograder.grading.executors import grade_batch
 
+    grade_batch(
+        assignment=job.assignment,
+        submissions={uid: s.path for uid, s in todo.items()},  # uids: safe in progress bars and file names
+        seed=seed,
+        limits=job.limits,
+        workers=job.workers,
+        progress=job.progress,
+        hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
+        on_result=on_result,
+        roots=tuple(p for p in job.paths if p.is_dir()),
+        executor=job.executor,
+        scheduler=job.scheduler,
+    )
+
+
+def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
     def on_result(uid: str, result: Result) -> None:  # written the moment it arrives: kill -9 loses nothing
         outcome.results[uid] = result
         outcome.graded.append(uid)
@@ -184,19 +201,7 @@ def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadab
         )
 
     try:
-        grade_batch(
-            assignment=job.assignment,
-            submissions={uid: s.path for uid, s in todo.items()},  # uids: safe in progress bars and file names
-            seed=outcome.seed,
-            limits=job.limits,
-            workers=job.workers,
-            progress=job.progress,
-            hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
-            on_result=on_result,
-            roots=tuple(p for p in job.paths if p.is_dir()),
-            executor=job.executor,
-            scheduler=job.scheduler,
-        )
+        run_batch(job, todo, outcome.seed, on_result)
     except Exception as exc:  # the batch broke: what arrived is on disk; the rest is "missing"
         outcome.batch_error = f"{type(exc).__name__}: {exc}"
 
