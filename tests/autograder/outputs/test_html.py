@@ -152,3 +152,56 @@ def test_the_students_table_fits_a_laptop_and_a_phone_with_nothing_cut_off(class
         assert not facts["scrolls"], f"the Students table needs sideways scrolling at {width} px"
         assert not facts["clipped"], f"cut off at {width} px: {facts['clipped']}"
         assert not facts["broken"], f"a word of 'fix first' is broken at {width} px: {facts['broken']}"
+
+
+NB_FEEDBACK_FACTS = """(() => {
+  const table = document.querySelector('.text_cell_render table');
+  const heads = [...table.querySelectorAll('th')].map(th => {
+    const r = document.createRange(); r.selectNodeContents(th); return r.getBoundingClientRect(); });
+  return {
+    toc: [...document.querySelectorAll('#toc li a')].map(a => a.textContent.trim()),
+    // the space between one header's text and the next one's
+    gaps: heads.slice(1).map((r, i) => r.left - heads[i].right),
+    math: document.body.innerText.match(/\\$[^$\\n]{1,60}\\$|\\\\(cdot|text|exp|sum|top)\\b/g) || [],
+  };
+})()"""
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_nbgraders_feedback_names_each_area_spaces_its_tables_and_shows_no_raw_latex(chromium, tmp_path, language):
+    """nbgrader's generate_feedback page, with the course's template: its summary named the five areas "Task",
+    the points table's header ran together ("exercise 1exercise 2total"), and formulas stayed raw LaTeX offline."""
+    from pathlib import Path
+
+    import nbformat
+    import nbgrader
+    from nbconvert.exporters import HTMLExporter
+    from traitlets.config import Config
+
+    from autograder.graders.kit import COURSE_DIR
+    from autograder.outputs.nbfeedback import TEMPLATE, TEMPLATE_DIRS
+
+    folder = COURSE_DIR / "source" / ("weight_tying" if language == "en" else "weight_tying_zh")
+    nb = nbformat.read(folder / "weight_tying.ipynb", as_version=4)
+    for cell in nb.cells:
+        if "nbgrader" in cell.metadata:
+            cell.metadata.nbgrader["score"] = cell.metadata.nbgrader.get("points", 0)
+    config = Config()
+    config.HTMLExporter.template_name = TEMPLATE
+    config.HTMLExporter.template_file = TEMPLATE + ".html.j2"
+    config.HTMLExporter.extra_template_basedirs = TEMPLATE_DIRS
+    static = Path(nbgrader.__file__).parent / "server_extensions/formgrader/static/node_modules/bootstrap/dist/css"
+    config.HTMLExporter.extra_template_paths = [str(static)]  # as generate_feedback sets it
+    resources = {"nbgrader": {"notebook": "weight_tying", "score": 100, "max_score": 100, "late_penalty": 0}}
+    page, _ = HTMLExporter(config=config).from_notebook_node(nb, resources=resources)
+    path = tmp_path / "feedback.html"
+    path.write_text(page, encoding="utf-8")
+    chromium.open(path.as_uri(), width=1280)
+    facts = chromium.evaluate(NB_FEEDBACK_FACTS)
+    chromium.screenshot(SHOTS / f"nbgrader-feedback-{language}.png")
+    areas = [label for label in facts["toc"] if not label.startswith("Practice check")]
+    prefix = {"en": "Graded area: ", "zh": "评分项："}[language]
+    assert len(set(areas)) == 5 and all(a.startswith(prefix) and len(a) > len(prefix) for a in areas), facts["toc"]
+    assert "Graded area: parameter identity" in areas or language == "zh"
+    assert min(facts["gaps"]) >= 8, f"the points table's header runs together: gaps {facts['gaps']} px"
+    assert not facts["math"], f"raw LaTeX on the page: {facts['math']}"
