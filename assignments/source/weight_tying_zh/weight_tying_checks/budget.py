@@ -82,28 +82,23 @@ class Clock:
             return None, call()
         seconds = self.step_seconds()
         token = type("Stopped", (_Stopped,), {})
-        timers = [threading.Timer(seconds + GRACE_SECONDS, self._hard_stop, (token, what, seconds))]
         alarm = hasattr(signal, "setitimer")
-        if not alarm:  # Windows: the watchdog raises the interrupt in the main thread
-            main = threading.main_thread().ident
-            timers += [threading.Timer(seconds + n * REPEAT_SECONDS, self._raise_in, (token, main)) for n in range(9)]
-        for timer in timers:
-            timer.daemon = True
+        done = threading.Event()
+        watchdog = threading.Thread(target=self._watch, args=(token, what, seconds, not alarm, done), daemon=True)
+        previous = signal.signal(signal.SIGALRM, self._on_alarm) if alarm else None
         try:
             try:
                 self._armed = token
                 if alarm:
-                    signal.signal(signal.SIGALRM, self._on_alarm)  # again each step: the student's code may replace it
                     signal.setitimer(signal.ITIMER_REAL, seconds, REPEAT_SECONDS)
-                for timer in timers:
-                    timer.start()
+                watchdog.start()
                 return None, call()
             finally:
                 self._armed = None  # first: an interrupt already on its way is ignored from here on
+                done.set()
                 if alarm:
                     signal.setitimer(signal.ITIMER_REAL, 0)
-                for timer in timers:
-                    timer.cancel()
+                    signal.signal(signal.SIGALRM, previous)
         except _Stopped as stopped:
             if not isinstance(stopped, token):
                 raise
@@ -126,17 +121,24 @@ class Clock:
         if token is not None:
             raise token()
 
-    def _raise_in(self, token: type[_Stopped], thread: int) -> None:
-        if self._armed is token:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(token))
-
-    def _hard_stop(self, token: type[_Stopped], what: str, seconds: float) -> None:
-        if self._armed is not token:
+    def _watch(self, token: type[_Stopped], what: str, seconds: float, interrupt: bool, done: threading.Event) -> None:
+        """The step's watchdog: once its budget is spent, raise the interrupt in the main thread where no timer
+        signal can (Windows), again every REPEAT_SECONDS; GRACE_SECONDS later, stop the self-check."""
+        if done.wait(seconds):
             return
-        sys.stdout.flush()
-        sys.__stderr__.write("\n" + tell("check.budget.hard_stop", what=what, seconds=seconds_words(seconds)) + "\n")
-        sys.__stderr__.flush()
-        os._exit(1)
+        give_up = time.monotonic() + GRACE_SECONDS
+        main = threading.main_thread().ident
+        while time.monotonic() < give_up:
+            if interrupt and self._armed is token:
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(main), ctypes.py_object(token))
+            if done.wait(REPEAT_SECONDS):
+                return
+        if self._armed is token:
+            sys.stdout.flush()
+            said = tell("check.budget.hard_stop", what=what, seconds=seconds_words(seconds))
+            sys.__stderr__.write(f"\n{said}\n")
+            sys.__stderr__.flush()
+            os._exit(1)
 
 
 def clock_from_environment() -> Clock:
