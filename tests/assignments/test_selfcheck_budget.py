@@ -120,3 +120,22 @@ def test_the_notebook_states_the_budgets_the_self_check_keeps(build_script, chec
         "zh": (f"{budget.STEP_SECONDS} 秒", f"{minutes} 分钟"),
     }[language]
     assert all(words in text for words in expected), expected
+
+
+def test_without_a_timer_signal_the_watchdog_interrupts_the_step(checks, monkeypatch):
+    """Windows has no SIGALRM: the watchdog thread raises the interrupt in the main thread instead."""
+    import signal
+
+    from weight_tying_checks.budget import Clock
+
+    monkeypatch.delattr(signal, "setitimer")
+    clock = Clock(run_seconds=4.0)  # each step 1 s
+
+    def endless():
+        while True:
+            pass
+
+    started = time.monotonic()
+    stopped, value = clock.run("an endless loop", endless)
+    assert stopped == 1.0 and value is None and time.monotonic() - started < 5
+    assert clock.run("a quick step", lambda: 42) == (None, 42)
