@@ -142,8 +142,17 @@ STUDENTS_TABLE = """(() => {
 
 def test_the_students_table_fits_a_laptop_and_a_phone_with_nothing_cut_off(class_folder, chromium):
     """The Students table was wider than 1280 px: its last column ("fix first") was cut mid-word at the window's
-    edge. At 1280 px it fits whole; at 390 px each student reads as a block; no cell is cut at either."""
+    edge. At 1280 px it fits whole; at 390 px each student reads as a block; no cell is cut at either. With the
+    due date known, the table has a late column too."""
+    import json
+
+    manifest = json.loads((class_folder / "manifest.json").read_text())
+    for n, entry in enumerate(manifest["students"]):  # handed in 2 h 30 min late, or on time, or unreadable
+        entry["late"] = {"submitted": "2026-05-04 14:30 UTC", "due": "2026-05-04 12:00 UTC", "seconds": 9000 * (n % 2),
+                         "penalty": 15.0 * (n % 2), "problem": "timestamp.txt says 'x'" if n == 4 else ""}  # fmt: skip
+    (class_folder / "manifest.json").write_text(json.dumps(manifest))
     report = write_report(class_folder)
+    assert "2 h 30 min (−15)" in report.read_text(encoding="utf-8")
     for width in WIDTHS:
         chromium.open(report.as_uri(), width=width)
         facts = chromium.evaluate(STUDENTS_TABLE)
