@@ -16,11 +16,13 @@ from pathlib import Path
 from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.atomic import write_text
 from autograder.outputs.html import number, render
+from autograder.outputs.lateness import Late
 from autograder.outputs.wording import (
     CELL_NOTE,
     NO_RESULT,
     PART_NOTE,
     clean_message,
+    late_line,
     page_words,
     readable_test,
     run_lines,
@@ -29,6 +31,7 @@ from autograder.outputs.wording import (
     starter_code,
     stopped_at,
 )
+from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context", "failure_groups"]
 
@@ -113,14 +116,16 @@ def feedback_context(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
+    late: Late | None = None,
 ) -> dict:
     """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
 
-    `names`: the grader's catalog naming its areas and tests in the page's language (``editions.names``)."""
+    `names`: the grader's catalog naming its areas and tests in the page's language (``editions.names``);
+    `late`: when it was handed in against the due date (``lateness.Late``), said under the score."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     title = (
@@ -162,6 +167,7 @@ def feedback_context(
         meta=" · ".join(m for m in meta if m),
         score=result.score,
         max_score=result.max_score,
+        late_line=late_line(late, result.score, result.max_score, lang),
         starter=bool(failing) and all(starter_code(clean_message(t.output)) for t in failing),
         area_line=" · ".join(f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
         what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
@@ -184,10 +190,11 @@ def feedback_html(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
+    late: Late | None = None,
 ) -> str:
     """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
     if result is not None and not isinstance(result, Result):
@@ -201,6 +208,7 @@ def feedback_html(
         graded_at=graded_at,
         language=language,
         names=names,
+        late=late,
     )
     return render("feedback.html.j2", **context)
 
@@ -212,10 +220,11 @@ def write_feedback(
     student: str = "",
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
+    late: Late | None = None,
 ) -> Path:
     """Write the page to `path` atomically (folders created); returns it."""
     path = Path(path)
@@ -228,5 +237,6 @@ def write_feedback(
         graded_at=graded_at,
         language=language,
         names=names,
+        late=late,
     )
     return write_text(path, html)

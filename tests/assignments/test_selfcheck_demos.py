@@ -56,7 +56,7 @@ def _whole(checks, path) -> tuple[dict, list]:
     from weight_tying_checks import demos
 
     result = load_submission(path)
-    loaded = demos._loaded(path, result, whole=True)
+    loaded = demos._loaded(path, result, True, demos.cell_names(path), None)
     return {
         n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS
     }, result.errors

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 
+from dnnlpy.notebook import CellPlace, name_cell
+
 from .edition import LANGUAGE as EDITION_LANGUAGE
 from .messages import CATALOG, render
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "unloadable"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "unloadable", "cell_name"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -34,6 +36,13 @@ def language() -> str:
 def tell(key: str, **params: object) -> str:
     """The catalog's message `key` in the student's language."""
     return render(key, language(), **params)
+
+
+def cell_name(place: CellPlace) -> str:
+    """A cell's name in the student's language: its number, its section's heading and its first line, as the
+    grader's pages name it (both word it with ``dnnlpy.notebook.name_cell``)."""
+    forms = ("full", "no_heading", "no_first", "bare")
+    return name_cell(place, {form: CATALOG[f"check.place.{form}"].template(language()) for form in forms})
 
 
 def unloadable(error: Exception) -> str:
