@@ -28,6 +28,13 @@ c.GenerateFeedback.preprocessors = [
     "nbgrader.preprocessors.ClearHiddenTests",
     "nbconvert.preprocessors.CSSHTMLHeaderPreprocessor",
 ]
+# Its summary names each graded cell by its own first words ("Graded area: shape flow"), not "Task", and its
+# tables keep their spacing: nbgrader's feedback template, with that changed (autograder/outputs/nbfeedback.py).
+from autograder.outputs.nbfeedback import TEMPLATE, TEMPLATE_DIRS  # noqa: E402 - after get_config, as nbgrader reads
+
+c.HTMLExporter.template_name = TEMPLATE
+c.HTMLExporter.template_file = TEMPLATE + ".html.j2"
+c.HTMLExporter.extra_template_basedirs = TEMPLATE_DIRS
 
 # `nbgrader export`: one row per student, in the edition they took (weight_tying or weight_tying_zh), CSV-safe
 # (nbgrader's own exporter adds a 0 row under the edition a student did not take, and quotes nothing).

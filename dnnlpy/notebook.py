@@ -21,6 +21,12 @@ submission. Differences from a real kernel, on purpose:
   self-check leaves out demonstration cells it does not need); skipped cells are listed in ``skipped``.
 - The working directory is not changed, and nothing is displayed.
 
+A cell is named to people by ``cell_places`` and ``name_cell``: JupyterLab shows no cell numbers, so a cell is
+its number counted from 1 (text cells included), the heading of the section it sits in and its first line,
+worded from templates the caller gives in the reader's language (the self-check and the grader use the same
+two functions, so they name a cell alike). ``cell_at(filename)`` gives the place of a traceback's frame in a
+cell this module ran.
+
 Example::
 
     result = load_notebook("weight_tying.ipynb")
@@ -41,7 +47,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython", "syntax_message"]
+__all__ = [
+    "NotebookNamespace",
+    "load_notebook",
+    "exec_source",
+    "code_cells",
+    "strip_ipython",
+    "syntax_message",
+    "CellPlace",
+    "cell_places",
+    "name_cell",
+    "cell_at",
+]
 
 # `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
 _MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
@@ -69,6 +86,71 @@ class NotebookNamespace:
 
     def __getitem__(self, name: str) -> Any:
         return self.namespace[name]
+
+
+@dataclass(frozen=True)
+class CellPlace:
+    """Where a code cell is, as a reader finds it: its number (from 1 at the top, text cells included), the
+    heading of the section it sits in ("" above the first heading) and its first line ("" for an empty cell)."""
+
+    number: int
+    heading: str = ""
+    first_line: str = ""
+
+
+_HEADING = re.compile(r"^ {0,3}#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
+_MARKUP = re.compile(r"[*`]+")
+_SHOWN = 60  # characters of a heading or a first line in a cell's name
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1].rstrip() + "…"
+
+
+def _source(cell: Mapping[str, Any]) -> str:
+    source = cell.get("source", "")
+    if isinstance(source, list):
+        source = "".join(line for line in source if isinstance(line, str))
+    return source if isinstance(source, str) else ""
+
+
+def cell_places(nb: Mapping[str, Any]) -> dict[int, CellPlace]:
+    """cell index (in nb['cells']) -> the place of each code cell; a malformed cell is passed over."""
+    cells = nb.get("cells") if isinstance(nb, Mapping) else None
+    places: dict[int, CellPlace] = {}
+    heading = ""
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):
+        if not isinstance(cell, Mapping):
+            continue
+        source = _source(cell)
+        if cell.get("cell_type") == "markdown":
+            found = [m.group("text") for m in map(_HEADING.match, source.splitlines()) if m]
+            heading = _short(_MARKUP.sub("", found[-1])) if found else heading
+        elif cell.get("cell_type") == "code":
+            first = next((line for line in source.splitlines() if line.strip()), "")
+            places[index] = CellPlace(index + 1, heading, _short(first))
+    return places
+
+
+def name_cell(place: CellPlace, words: Mapping[str, str]) -> str:
+    """The cell's name in the reader's language. `words` holds four templates over ``{number}``, ``{heading}``
+    and ``{first}``: "full", "no_heading", "no_first" and "bare" (neither), e.g. English::
+
+        {"full": "cell {number} (in “{heading}”, starting “{first}”)", "no_heading": "cell {number} (starting
+        “{first}”)", "no_first": "cell {number} (in “{heading}”)", "bare": "cell {number}"}
+    """
+    key = ("full", "no_heading", "no_first", "bare")[(not place.heading) + 2 * (not place.first_line)]
+    return words[key].format(number=place.number, heading=place.heading, first=place.first_line)
+
+
+_PLACES: dict[str, CellPlace] = {}  # the filename a cell's code was compiled under -> its place
+
+
+def cell_at(filename: str) -> CellPlace | None:
+    """The place of the notebook cell whose code was compiled under `filename` (a traceback frame's), or None
+    when it is no cell this module ran."""
+    return _PLACES.get(filename)
 
 
 def strip_ipython(source: str) -> str | None:
@@ -140,6 +222,7 @@ def _run_cells(
     filename: str,
     on_cell: Callable[[int], None] | None = None,
     run_cell: RunCell | None = None,
+    places: dict[int, CellPlace] | None = None,
 ) -> NotebookNamespace:
     result = NotebookNamespace(namespace=_fresh_namespace(filename))
     for index, source in cells:
@@ -152,6 +235,8 @@ def _run_cells(
         cell_name = f"{filename} [cell {index}]"
         # Registered like IPython does, so that tracebacks can show the cell's lines.
         linecache.cache[cell_name] = (len(code_text), None, code_text.splitlines(keepends=True), cell_name)
+        if places and index in places:
+            _PLACES[cell_name] = places[index]
         try:
             code = compile(code_text, cell_name, "exec")
         except SyntaxError as exc:  # nothing of the cell runs: say where Python stopped reading
@@ -237,7 +322,7 @@ def load_notebook(
             skipped.append(index)
         else:
             to_run.append((index, source))
-    result = _run_cells(to_run, filename, on_cell, run_cell)
+    result = _run_cells(to_run, filename, on_cell, run_cell, cell_places(nb))
     result.skipped = sorted(skipped + result.skipped)
     return result
 

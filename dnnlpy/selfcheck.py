@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from dnnlpy.notebook import NotebookNamespace, exec_source, load_notebook
+from dnnlpy.notebook import NotebookNamespace, RunCell, exec_source, load_notebook
 
 __all__ = ["find_submission", "load_submission", "missing_names_message", "calls_into"]
 
@@ -47,13 +47,18 @@ def _reason(exc: Exception, reason: str, **params: str) -> Exception:
 
 
 def load_submission(
-    path: str | os.PathLike, *, quiet: bool = True, skip_cell: Callable[[int, str, Mapping], bool] | None = None
+    path: str | os.PathLike,
+    *,
+    quiet: bool = True,
+    skip_cell: Callable[[int, str, Mapping], bool] | None = None,
+    run_cell: RunCell | None = None,
 ) -> NotebookNamespace:
     """Run a .ipynb or .py submission and return what it defined (plus the errors of failing cells).
 
     With ``quiet``, what the cells print is discarded: the self-check's report is about the checks.
     ``skip_cell(index, source, metadata)`` leaves out the notebook cells it returns True for (a .py file runs
-    whole); see ``dnnlpy.notebook.load_notebook``.
+    whole); ``run_cell(index, run)`` runs each cell's code (a time budget per cell); see
+    ``dnnlpy.notebook.load_notebook``.
     """
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):
@@ -68,8 +73,8 @@ def load_submission(
     ):
         try:
             if path.suffix == ".py":
-                return exec_source(path.read_text(encoding="utf-8"), str(path))
-            return load_notebook(path, skip_cell=skip_cell)
+                return exec_source(path.read_text(encoding="utf-8"), str(path), run_cell=run_cell)
+            return load_notebook(path, skip_cell=skip_cell, run_cell=run_cell)
         except (OSError, ValueError) as error:  # not a notebook, unreadable, gone: said as it is
             raise _reason(error, "unreadable", error=str(error)) from error.__cause__
 

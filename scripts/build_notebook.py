@@ -212,6 +212,16 @@ def join_wrapped_lines(text: str) -> str:
     return "\n".join(out)
 
 
+def _budget(name: str) -> float:
+    """A time budget of the self-check (weight_tying_checks/budget.py's constant `name`), which the notebook
+    states: read from the file, so that the notebook says what the self-check keeps."""
+    path = FOLDERS["en"] / CHECKS / "budget.py"
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
+            return float(ast.literal_eval(node.value))
+    raise ValueError(f"{path} sets no {name} = <number>: the notebook states it, so keep it a plain constant there")
+
+
 def _markdown(key: str, content, edition, values: dict[str, str]) -> str:
     if key not in edition.TEXT:
         raise ValueError(
@@ -242,6 +252,8 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
         "ex1": _n(totals[1]),
         "ex2": _n(totals[2]),
         "points_table": points_table(content, edition),
+        "step_seconds": _n(_budget("STEP_SECONDS")),
+        "run_minutes": _n(_budget("RUN_SECONDS") / 60),
     }
     tasks = task_cells(content)
     nb = nbformat.v4.new_notebook()

@@ -62,6 +62,26 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="regrade student S (name, id or nbgrader id, as grades.csv lists them) even if already graded; repeatable",
     )
     grade.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="grade in memory what would be regraded (a changed marking scheme or grader, --force, --student) and "
+        "list whose marks would move and by how much; nothing is written",
+    )
+    grade.add_argument(
+        "--due",
+        default=None,
+        metavar="WHEN",
+        help="the due date, e.g. '2026-05-04 23:59 Europe/Berlin' (no zone: UTC); default: the folder's, else each "
+        "edition's duedate in nbgrader's gradebook (with each student's extension). Lateness is shown per student",
+    )
+    grade.add_argument(
+        "--late-penalty",
+        default=None,
+        metavar="POLICY",
+        help="none, zero or P/hour (P points per hour late or part of one), apart from the grader's score; default: "
+        "the folder's, else the course's nbgrader_config.py (nbgrader's LateSubmissionPlugin), else none",
+    )
+    grade.add_argument(
         "--gradebook-assignment",
         default=None,
         metavar="NAME",
@@ -128,6 +148,13 @@ def _grade(args, limits) -> int:
         return fail(targets)
     paths, gradebook, hide = targets
     single = len(paths) == 1 and paths[0].is_file()
+    due, why = _late_options(args, gradebook)
+    if why:
+        return fail(why)
+    if single and args.out is None and args.dry_run:
+        return fail("--dry-run compares with a class folder's marks: give --out FOLDER")
+    if single and args.out is None and (args.due or args.late_penalty):
+        return fail("--due and --late-penalty apply to a class run: give --out FOLDER (a class of one works too)")
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -156,7 +183,12 @@ def _grade(args, limits) -> int:
         only=tuple(args.student),
         executor=args.executor,
         scheduler=args.scheduler,
+        due=due,
+        late_penalty=args.late_penalty,
+        gradebook=gradebook,
     )
+    if args.dry_run:
+        return _dry_run(args, job, submissions)
     try:
         outcome = grade_class(job, submissions=submissions)
     except (ClassRunError, FolderBusy) as exc:
@@ -165,7 +197,7 @@ def _grade(args, limits) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     if args.nbgrader_course is not None and outcome.report is not None:
         _place_feedback(args.nbgrader_course, job.out)
-    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results)
+    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late)
     if outcome.batch_error:
         print(
             f"grader error: the batch stopped ({outcome.batch_error}); {len(outcome.results)} of "
@@ -184,6 +216,23 @@ def _grade(args, limits) -> int:
     else:
         print_batch(outcome)
     return status
+
+
+def _dry_run(args, job, submissions: dict) -> int:
+    """Whose marks a regrade would move (``outputs.preview``); nothing is written."""
+    from autograder.outputs.classrun import ClassRunError
+    from autograder.outputs.preview import preview_class
+
+    try:
+        preview = preview_class(job, submissions=submissions)
+    except ClassRunError as exc:
+        return fail(str(exc))
+    if args.json:
+        sys.stdout.write(json.dumps(preview.to_json()) + "\n")
+    else:
+        for line in preview.lines():
+            print(line)
+    return 0
 
 
 def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradebook, hide) -> int:
@@ -237,25 +286,69 @@ def _render_one(args, result, file: Path) -> None:
 
 
 def _place_feedback(course: Path, out: Path) -> None:
-    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback."""
+    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to hand
+    out, in a course without the exchange); one line for each kind of outcome, not one per student."""
     from autograder.outputs.classview import load_class
     from autograder.outputs.nbrelease import place_feedback
 
-    placed, skipped = place_feedback(load_class(out), out, course)
-    for why in skipped:
-        print(f"warning: feedback page not placed for release_feedback: {why}", file=sys.stderr)
-    if placed:
-        print(f"feedback: {len(placed)} pages in {course / 'feedback'} (nbgrader release_feedback)", file=sys.stderr)
+    done = place_feedback(load_class(out), out, course)
+    where = course / "feedback"
+    if done.released:
+        print(
+            f"feedback: {len(done.released)} pages in {where} (send them: nbgrader release_feedback)", file=sys.stderr
+        )
+    if done.by_hand:
+        print(
+            f"feedback: {len(done.by_hand)} pages in {where}/<student>/<assignment>/ (no submission came through "
+            "nbgrader's exchange, so release_feedback cannot send them: hand them out yourself, e.g. in your LMS)",
+            file=sys.stderr,
+        )
+    if done.outside:
+        names = ", ".join(done.outside[:5]) + (f" and {len(done.outside) - 5} more" if len(done.outside) > 5 else "")
+        print(
+            f"warning: {len(done.outside)} students handed in outside nbgrader's exchange (no submission_secret.txt: "
+            f"{names}): their pages stay in {out / 'feedback'} for you to hand out",
+            file=sys.stderr,
+        )
+    for why in done.refused:
+        print(f"warning: feedback page not placed: {why}", file=sys.stderr)
 
 
-def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict) -> int:
+def _late_options(args, gradebook: Path | None) -> tuple[str | None, str]:
+    """(--due as an ISO time or None, ""), after checking it, --late-penalty and the course's late policy; or
+    (None, why one of them is not usable), before anything is graded."""
+    from autograder.grading.handins import parse_stamp
+    from autograder.outputs.lateness import policy_from_course, policy_from_option
+
+    try:
+        due = parse_stamp(args.due).isoformat() if args.due else None
+    except ValueError:
+        return (
+            None,
+            f"--due {args.due!r} is not a time: give e.g. --due '2026-05-04 23:59 Europe/Berlin' (no zone: UTC)",
+        )
+    try:
+        if args.late_penalty:
+            policy_from_option(args.late_penalty)
+        elif gradebook is not None:
+            policy_from_course(gradebook.parent)
+    except ValueError as exc:
+        return None, str(exc)
+    return due, ""
+
+
+def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict, late: dict | None = None) -> int:
     """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
     from autograder.graders import editions_of
+    from autograder.grading.handins import parse_stamp
     from autograder.outputs.gradebook_editions import record_by_edition
 
     course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
     editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
-    return record_by_edition(roster, results, gradebook, assignment=name, course=course, editions=editions)
+    due = parse_stamp(args.due) if args.due else None
+    return record_by_edition(
+        roster, results, gradebook, assignment=name, course=course, editions=editions, late=late, due=due
+    )

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
+from dnnlpy.notebook import CellPlace, name_cell
 
-__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "CatalogError", "OWNER"]
+__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
 
 OWNER = "engine"
 _CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
@@ -71,9 +72,36 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "单元格（或 .py 文件的各部分）从顶部起按 1 开始编号，文本单元格也计算在内。",
     ),
     "run.cell_raised": (
-        "While loading your submission, cell/part {cell} raised {error}",
-        "加载你的提交时，第 {cell} 个单元格（或部分）抛出了「{error}」",
+        "While loading your submission, {cell} raised {error}",
+        "加载你的提交时，{cell}抛出了「{error}」",
     ),
+    # ------------------------------------------------------------- a Gradescope upload (gradescope/run.py)
+    "upload.none": (
+        "No notebook found: upload {assignment}.ipynb (or a single .ipynb or .py file) and submit again.",
+        "没有找到 notebook：请上传 {assignment}.ipynb（或者只上传一个 .ipynb 或 .py 文件），然后重新提交。",
+    ),
+    "upload.several": (
+        "Your upload holds {count} files that could be the notebook ({files}) and none is named as the "
+        "assignment's: upload only the one you want graded and submit again.",
+        "你上传的文件里有 {count} 个都可能是作业 notebook（{files}），但没有一个用的是作业的文件名："
+        "请只上传你要评分的那一个，然后重新提交。",
+    ),
+    "upload.editions": (
+        "Your upload holds {count} notebooks, one per edition of the assignment ({files}). Handed in together, "
+        "none was submitted later than the other, so by the course's rule the English edition is graded: "
+        "{graded}. To be graded on another, upload only that one.",
+        "你上传了 {count} 个 notebook，作业的每个版本各一个（{files}）。它们是同时提交的，没有哪一个更晚，"
+        "所以按课程的规则评分的是英文版：{graded}。想按另一个版本评分，请只上传那一个。",
+    ),
+    # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
+    "cell.place.full": (
+        "cell {number} (in “{heading}”, starting “{first}”)",
+        "第 {number} 个单元格（「{heading}」一节，以「{first}」开头）",
+    ),
+    "cell.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
+    "cell.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
+    "cell.place.bare": ("cell {number}", "第 {number} 个单元格"),
+    "cell.place.unknown": ("cell/part {number}", "第 {number} 个单元格（或部分）"),
     "run.not_defined": (
         "Not defined by your submission: {names} (check the exact class names).",
         "你的提交没有定义：{names}（请核对类名的拼写）。",
@@ -241,6 +269,13 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
     """The registered message `key` in `language` (English for a language the kit does not speak), its
     parameters filled in; KeyError naming an unknown id."""
     return said.render(Said(key, **params), language if language in LANGUAGES else "en")
+
+
+def cell_name(place: CellPlace, language: str = "en") -> str:
+    """A notebook cell's name in `language`: its number, its section's heading and its first line
+    (``dnnlpy.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
+    en_zh = {form: MESSAGES[f"cell.place.{form}"] for form in ("full", "no_heading", "no_first", "bare")}
+    return name_cell(place, {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()})
 
 
 def problems() -> list[str]:

@@ -63,7 +63,9 @@ def grade_submission(
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     judge = shared_judge(spec.name, limits) if judge is None else judge
     try:
+        asked = time.monotonic()
         judge.ready(seed)  # its start-up and the plan before the sandbox starts: on nobody's clock, no contention
+        start += time.monotonic() - asked
         box = _run(spec, path, seed, limits, hide, submission)
         judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
         tests, run = pipeline.judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))

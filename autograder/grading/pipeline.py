@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +41,7 @@ from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
+from dnnlpy.notebook import cell_places
 
 __all__ = [
     "Submission",
@@ -51,6 +53,7 @@ __all__ = [
     "judge_stop",
     "judged",
     "finish",
+    "named_cells",
     "mark",
 ]
 
@@ -204,9 +207,24 @@ def finish(
 ) -> Result:
     """Step 7: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
     run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
+    run.cells = named_cells(submission, run)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
     return localize(result, language if language in spec.languages else spec.languages[0])
+
+
+def named_cells(submission: Submission, run: RunFacts) -> dict:
+    """``RunFacts.cells``: the section heading and first line of each notebook cell the run names (that raised
+    while loading, or was running when the time ran out), read from the submission itself."""
+    running = run.running.get("cell") if isinstance(run.running, dict) else None
+    wanted = {cell for cell, _ in run.load_errors if type(cell) is int} | ({running} if type(running) is int else set())
+    if submission.kind != "ipynb" or not wanted:
+        return {}
+    try:
+        places = cell_places(json.loads(submission.source))
+    except (ValueError, RecursionError):  # not a notebook: its cells are numbered only
+        return {}
+    return {str(i): [places[i].heading, places[i].first_line] for i in sorted(wanted) if i in places}
 
 
 def mark(result: Result, spec: AssignmentSpec) -> Result:

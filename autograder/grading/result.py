@@ -14,9 +14,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from autograder.grading.catalog import render
+from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
 from autograder.protocol.typed import fields_from_wire, wire_fields
+from dnnlpy.notebook import CellPlace
 
 __all__ = [
     "TestOutcome",
@@ -170,12 +171,15 @@ class RunFacts:
     # Where the judge stopped, past its limits ({"id": "judge.stopped.time", "params": {...}}, the engine's catalog;
     # empty when it did not): the not-judged tests' message is rendered from it in the student's language.
     judge_stop: dict = field(default_factory=dict)
+    # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
+    # index as text -> [its section's heading, its first line] (``dnnlpy.notebook.cell_places``); empty for a .py.
+    cells: dict = field(default_factory=dict)
 
     def to_dict(self) -> dict:
         out = asdict(self)
         if out["rejected"] is None:
             del out["rejected"]
-        for name in ("refusal", "judge_stop"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -189,6 +193,13 @@ class RunFacts:
             return cls(**known)
         except TypeError:
             return cls(status=data["status"])
+
+    def cell_name(self, index: int, language: str = "en") -> str:
+        """Cell `index`'s name in `language`: with its section and first line when this run knows them."""
+        named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
+        if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
+            return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
+        return render("cell.place.unknown", language, number=index + 1)
 
     def summary(self, language: str = "en") -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
@@ -207,7 +218,7 @@ class RunFacts:
             lines.append(render("run.cells_counted", language))
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
-            lines.append(render("run.cell_raised", language, cell=cell + 1, error=message))
+            lines.append(render("run.cell_raised", language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
             lines.append(render("run.not_defined", language, names=", ".join(missing)))

@@ -8,7 +8,8 @@ student's work. Git repositories and archives keep symlinks, so this is a hand-i
 component at a time with ``openat``: every folder on the way is opened with ``O_NOFOLLOW | O_DIRECTORY`` and
 the file itself with ``O_NOFOLLOW``, then checked with ``fstat`` to be the regular file ``lstat`` saw, so a
 link swapped in between the listing and the read is refused too (no time-of-check/time-of-use gap). FIFOs,
-devices and sockets are refused before they are opened; at most ``limit`` bytes are read. Hard links are
+devices and sockets are refused before they are opened; a file over ``limit`` bytes is refused unread
+(``OSError`` EFBIG), and one that grows while it is read is read to ``limit`` + 1 bytes at most. Hard links are
 not refused: an archive only links inside itself, and the kernel's protected_hardlinks (on by default)
 refuses a link to a file its maker cannot read and write.
 """
@@ -35,7 +36,8 @@ class NotBeneath(CatalogError):
 
 def read_beneath(path: str | Path, root: str | Path | None, limit: int) -> bytes:
     """The bytes of `path`, a regular file reached from `root` without following any link (at most
-    `limit` + 1 bytes: more means too large). `root` None: the file's own folder. FileNotFoundError if absent."""
+    `limit` + 1 bytes: more means too large; OSError EFBIG, unread, when it is over `limit` bytes already).
+    `root` None: the file's own folder. FileNotFoundError if absent."""
     path = Path(os.path.abspath(path))  # abspath, not resolve: a link must be seen, not followed
     root = Path(os.path.abspath(root)) if root is not None else path.parent
     try:
@@ -81,6 +83,8 @@ def _read_file(dir_fd: int, parts: tuple[str, ...], limit: int) -> bytes:
         after = os.fstat(fd)
         if (after.st_dev, after.st_ino) != (before.st_dev, before.st_ino) or not stat.S_ISREG(after.st_mode):
             raise NotBeneath("input.changed", name=shown)
+        if after.st_size > limit:  # a sparse terabyte costs this fstat, not `limit` bytes of reading
+            raise OSError(errno.EFBIG, f"{shown} is over {limit} bytes")
         chunks, size = [], 0
         while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
             chunks.append(chunk)

@@ -16,6 +16,7 @@ UTF-16/32 with a BOM); undecodable bytes become U+FFFD.
 from __future__ import annotations
 
 import codecs
+import errno
 import io
 import json
 import os
@@ -24,6 +25,7 @@ import tokenize
 from pathlib import Path
 
 from autograder.grading.catalog import CatalogError
+from autograder.grading.handins import choose_edition
 from autograder.grading.safe_files import NotBeneath, read_beneath
 
 __all__ = [
@@ -80,6 +82,10 @@ def read_submission(path: Path, *, root: str | Path | None = None) -> tuple[str,
     except FileNotFoundError:
         raise SubmissionMissing("input.missing", path=repr(text_of_name(str(path)))) from None
     except OSError as exc:
+        if exc.errno == errno.EFBIG:  # over the bound: refused unread
+            raise SubmissionTooLarge(
+                "input.too_large", name=text_of_name(path.name), limit=MAX_SUBMISSION_BYTES >> 20
+            ) from None
         raise SubmissionRefused("input.unreadable", name=text_of_name(path.name), why=str(exc.strerror)) from None
     name = text_of_name(path.name)
     if path.suffix not in _SUFFIXES:
@@ -173,7 +179,8 @@ def find_submissions(
 
     `also`: other nbgrader assignments graded by the same grader (the assignment's editions in other
     languages): their folders count too, so one batch grades the whole class; a student who handed in
-    several editions is graded on `assignment`'s. In nbgrader's layout a student has **one** submission,
+    several editions is graded on one, by ``handins.choose_edition``'s rule (the later submission by nbgrader's
+    timestamp, else `assignment`'s). In nbgrader's layout a student has **one** submission,
     as in nbgrader: the assignment's own notebook ``<notebook>.ipynb`` (default: `assignment`; a ``.py`` of
     that name next), else the one ``_own_file`` prefers (a notebook first); other files in the folder are never
     graded (``outputs.roster`` lists them for the TA). Outside that layout, each of a student's notebooks is
@@ -210,14 +217,19 @@ def find_submissions(
 
 def _own_file(group: list[Path], root: Path, folders: tuple[str, ...], stem: str) -> Path | None:
     """The one file nbgrader would grade among a student's files in <student>/<edition>/ (None: not that
-    layout). The first edition in `folders` the student handed in counts; in it, ``<stem>.ipynb``, then
-    ``<stem>.py``, then a file of that name deeper down, then any notebook (the release ships .py files too:
-    its self-check), shallowest first, then by name."""
-    for edition in folders:
-        inside = [p for p in group if len(p.relative_to(root).parts) >= 3 and p.relative_to(root).parts[1] == edition]
-        if inside:
-            return min(inside, key=lambda p: _preference(p.relative_to(root).parts[2:], stem))
-    return None
+    layout). Of the editions in `folders` the student handed in, the one ``handins.choose_edition`` chooses
+    counts; in it, ``<stem>.ipynb``, then ``<stem>.py``, then a file of that name deeper down, then any
+    notebook (the release ships .py files too: its self-check), shallowest first, then by name."""
+    by_edition: dict[str, list[Path]] = {}
+    for path in group:
+        parts = path.relative_to(root).parts
+        if len(parts) >= 3 and parts[1] in folders:
+            by_edition.setdefault(parts[1], []).append(path)
+    if not by_edition:
+        return None
+    student = root / group[0].relative_to(root).parts[0]
+    edition = choose_edition(student, [e for e in folders if e in by_edition]).graded
+    return min(by_edition[edition], key=lambda p: _preference(p.relative_to(root).parts[2:], stem))
 
 
 def _preference(rest: tuple[str, ...], stem: str) -> tuple:

@@ -7,6 +7,8 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     timeout        the run hit the time limit: the cell (code cell, first line) or the check that was running
     time budget    a cell or a check ran past its own time budget and was stopped; the rest was graded
     syntax error   a cell Python could not compile: its line; nothing it defines exists afterwards
+    cells raised   a cell raised while the notebook loaded (not blank, not a call to what the grader withholds):
+                   each such cell and what it raised
     unreadable     the file was refused: why
     evidence       a record the runner owed was missing, refused, sent twice or malformed while the run ended
                    well (a submission that wrote on the grader's channel, or a broken runner): its tests cost
@@ -23,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.outputs.classview import FLAGS, ClassView, Row
-from autograder.outputs.wording import budget_stops, readable_test, stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, duration, raised_cells, readable_test, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
@@ -32,6 +34,8 @@ _WHAT_TO_DO = {
     "time budget": "stopped at its own time budget (an endless loop?): what finished was graded, the tests that "
     "needed what was stopped scored 0",
     "syntax error": "the cell did not run at all, so what it defines is missing: the student fixes the line",
+    "cells raised": "the rest of the notebook ran, but what the cell would have made is missing; its feedback "
+    "page tells the student the cell and the error",
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
     "evidence": "the grader did not receive what the runner owes for these tests (tampered with, or the judge's "
     "own failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
@@ -45,6 +49,7 @@ _ORDER = [
     "timeout",
     "time budget",
     "syntax error",
+    "cells raised",
     "unreadable",
     "evidence",
     "grader error",
@@ -79,6 +84,9 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
         out.append(("time budget", "; ".join(stops[:4]) + (f" (+{len(stops) - 4} more)" if len(stops) > 4 else "")))
     for detail in syntax_errors(result.run, kind=row.suffix, starts=places):
         out.append(("syntax error", detail))
+    raised = raised_cells(result.run, kind=row.suffix, starts=places) if row.kind != "blank" else []
+    if raised:
+        out.append(("cells raised", "; ".join(raised[:3]) + (f" (+{len(raised) - 3} more)" if len(raised) > 3 else "")))
     if result.status in _RUN_ENDED:
         out.append((_RUN_ENDED[result.status], ""))
     if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end
@@ -97,6 +105,20 @@ def _note(row: Row) -> str:
     return row.note
 
 
+def _unreadable_time(row: Row) -> str:
+    return row.late.problem
+
+
+def _late(row: Row) -> str:
+    late = row.late
+    taken = f", late penalty {late.penalty:g} points" if late.penalty else ""
+    return f"{duration(late.seconds)} after the due date ({late.due}){taken}"
+
+
+def _editions(row: Row) -> str:
+    return row.edition_note
+
+
 def _alike(row: Row) -> str:
     return "drawn like " + ", ".join(row.confusable_with)
 
@@ -109,7 +131,13 @@ def attention(view: ClassView, starts) -> list[Problem]:
             what = _WHAT_TO_DO.get(kind, "look at its feedback page: the run explains the lost points")
             groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
     for flag, rows in view.flagged().items():
-        details = {"look-alike name": _alike, "other files in the folder": _note}
+        details = {
+            "look-alike name": _alike,
+            "other files in the folder": _note,
+            "several editions": _editions,
+            "submission time unreadable": _unreadable_time,
+            "late": _late,
+        }
         for row in rows:
             groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row)))
     return [groups[k] for k in _ORDER if k in groups]

@@ -2,7 +2,8 @@
 
     roster (a safe, unique id per student) -> seed (the folder's own, or a new one) -> grading keys
     -> reuse every result whose key is unchanged -> grade the rest, each result written as it arrives
-    -> grades.csv -> feedback pages and report -> manifest marked finished -> (nbgrader gradebook)
+    -> lateness (``lateness``: against the due date, the late policy's penalty, apart from the mark)
+    -> manifest marked finished -> grades.csv -> feedback pages and report -> (nbgrader gradebook)
 
 Ordering rules: the manifest, with the seed, is on disk before the first submission is graded, so a run
 killed at any point resumes on the same plan and grades only what is missing; ``grades.csv`` is written
@@ -24,7 +25,7 @@ from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, Out
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
-__all__ = ["ClassJob", "ClassOutcome", "ClassRunError", "grade_class", "unreadable_reason"]
+__all__ = ["ClassJob", "ClassOutcome", "ClassRunError", "grade_class", "run_batch", "unreadable_reason", "selected"]
 
 
 class ClassRunError(ValueError):
@@ -45,6 +46,9 @@ class ClassJob:
     only: tuple[str, ...] = ()  # regrade these students (names, ids or nbgrader ids)
     executor: str = "pool"  # how submissions run: "pool", "fresh" or "dask" (see autograder.grading.executors)
     scheduler: str | None = None  # the dask scheduler's address, for executor="dask"
+    due: str | None = None  # --due for everyone (None: the folder's, else each edition's in the gradebook)
+    late_penalty: str | None = None  # --late-penalty (None: the folder's, else the course's nbgrader_config.py)
+    gradebook: Path | None = None  # nbgrader's gradebook: due dates, extensions, and its folder's config
 
 
 @dataclass
@@ -59,6 +63,7 @@ class ClassOutcome:
     report: Path | None = None
     warnings: list[str] = field(default_factory=list)
     batch_error: str = ""  # the batch itself failed (some students have no result)
+    late: dict = field(default_factory=dict)  # uid -> lateness.Late (students in nbgrader's layout)
 
 
 def unreadable_reason(path: Path) -> str:
@@ -94,7 +99,7 @@ def _seed(job: ClassJob, previous: Manifest | None, warnings: list[str]) -> int:
     return previous.seed if previous is not None else secrets.randbelow(2**31)
 
 
-def _selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
+def selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
     chosen: set[str] = set()
     for text in only:
         found = [s.uid for s in roster if s.matches(text)]
@@ -127,7 +132,7 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             editions=editions_of(job.assignment)[1:],
             notebook=spec.name,
         )
-        forced = {s.uid for s in roster} if job.force else _selected(roster, job.only)
+        forced = {s.uid for s in roster} if job.force else selected(roster, job.only)
         keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}
         results: dict[str, Result] = {}
@@ -161,15 +166,33 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
         states = {uid: ("grader error" if r.status == GRADER_ERROR else "graded") for uid, r in results.items()}
         for entry in manifest.students:
             entry["state"] = "up to date" if entry["uid"] in reused else states.get(entry["uid"], "pending")
+        _lateness(job, previous, manifest, outcome)
         manifest.finished = now()
         folder.write_manifest(manifest)
         _write_outputs(job, outcome)
     return outcome
 
 
-def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
+def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> None:
+    """Grade `todo` (uid -> Student) as the job says, each result handed to `on_result(uid, result)`."""
     from autograder.grading.executors import grade_batch
 
+    grade_batch(
+        assignment=job.assignment,
+        submissions={uid: s.path for uid, s in todo.items()},  # uids: safe in progress bars and file names
+        seed=seed,
+        limits=job.limits,
+        workers=job.workers,
+        progress=job.progress,
+        hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
+        on_result=on_result,
+        roots=tuple(p for p in job.paths if p.is_dir()),
+        executor=job.executor,
+        scheduler=job.scheduler,
+    )
+
+
+def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
     def on_result(uid: str, result: Result) -> None:  # written the moment it arrives: kill -9 loses nothing
         outcome.results[uid] = result
         outcome.graded.append(uid)
@@ -178,19 +201,7 @@ def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadab
         )
 
     try:
-        grade_batch(
-            assignment=job.assignment,
-            submissions={uid: s.path for uid, s in todo.items()},  # uids: safe in progress bars and file names
-            seed=outcome.seed,
-            limits=job.limits,
-            workers=job.workers,
-            progress=job.progress,
-            hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
-            on_result=on_result,
-            roots=tuple(p for p in job.paths if p.is_dir()),
-            executor=job.executor,
-            scheduler=job.scheduler,
-        )
+        run_batch(job, todo, outcome.seed, on_result)
     except Exception as exc:  # the batch broke: what arrived is on disk; the rest is "missing"
         outcome.batch_error = f"{type(exc).__name__}: {exc}"
 
@@ -207,6 +218,34 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
     except Exception as exc:  # the grades are on disk; the report is for reading them
         outcome.warnings.append(
             f"the HTML report was not written ({type(exc).__name__}: {exc}); grades are in {outcome.csv_path}"
+        )
+
+
+def _lateness(job: ClassJob, previous: Manifest | None, manifest: Manifest, outcome: ClassOutcome) -> None:
+    """Each student's lateness into the manifest (and ``outcome.late``), with the due date and policy asked for
+    now, else those this folder recorded (see ``lateness``)."""
+    from autograder.graders import editions_of
+    from autograder.outputs import lateness
+
+    manifest.due = job.due or (previous.due if previous else None)
+    manifest.late_penalty = job.late_penalty or (previous.late_penalty if previous else None)
+    if manifest.late_penalty:
+        policy = lateness.policy_from_option(manifest.late_penalty)
+    else:
+        course = job.gradebook.parent if job.gradebook is not None else None
+        policy = (lateness.policy_from_course(course) if course else None) or lateness.NO_PENALTY
+    dues = lateness.due_dates(manifest.due, job.gradebook, editions_of(job.assignment))
+    scores = {uid: r.score for uid, r in outcome.results.items() if r.status != GRADER_ERROR}
+    outcome.late = lateness.assess(outcome.roster, scores, dues, policy)
+    for entry in manifest.students:
+        if entry["uid"] in outcome.late:
+            entry["late"] = outcome.late[entry["uid"]].to_dict()
+    known = any(late.due for late in outcome.late.values())
+    manifest.late_policy = policy.name if known else ""
+    if manifest.due and not any(late.submitted or late.problem for late in outcome.late.values()):
+        outcome.warnings.append(
+            f"--due {manifest.due} was given but no submission has nbgrader's timestamp.txt (<student>/<assignment>/"
+            "timestamp.txt): when each was handed in is not known, so nothing is counted late"
         )
 
 

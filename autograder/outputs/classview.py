@@ -25,6 +25,7 @@ from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.folder import Manifest, OutputFolder
+from autograder.outputs.lateness import Late
 from autograder.outputs.lookalikes import lookalikes
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
@@ -36,6 +37,12 @@ FLAGS = {
     "different students before sending grades",
     "other files in the folder": "graded the assignment's own notebook only, as nbgrader does; the note lists "
     "what else the student handed in",
+    "several editions": "handed in more than one edition: graded the later submission by nbgrader's timestamp "
+    "(the assignment's own edition when the times cannot tell); the other is not graded",
+    "submission time unreadable": "nbgrader's timestamp.txt says no time it can read (nbgrader's own autograde "
+    "refuses it): nothing is counted late; check when it was handed in",
+    "late": "handed in after the due date: the late policy's penalty is apart from the grader's score "
+    "(grades.csv: late_penalty, final_score)",
 }
 
 
@@ -50,6 +57,10 @@ class Row:
     submission: str = ""
     graded_at: str = ""
     note: str = ""  # what else was in the student's nbgrader folder, not graded
+    edition_note: str = ""  # several editions handed in: which was graded and why
+    nbgrader_id: str | None = None  # the student's folder in nbgrader's layout (None: not that layout)
+    edition: str | None = None  # the edition folder (nbgrader assignment) the graded file sits in
+    late: Late | None = None  # when it was handed in against the due date (nbgrader's layout only)
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
 
     @property
@@ -78,6 +89,9 @@ class ClassView:
         found = {
             "look-alike name": [r for r in self.rows if r.confusable_with],
             "other files in the folder": [r for r in self.rows if r.note],
+            "several editions": [r for r in self.rows if r.edition_note],
+            "submission time unreadable": [r for r in self.rows if r.late is not None and r.late.problem],
+            "late": [r for r in self.rows if r.late is not None and r.late.seconds > 0],
         }
         return {flag: rows for flag, rows in found.items() if rows}
 
@@ -127,9 +141,17 @@ def load_class(out: str | Path) -> ClassView:
                 submission=str(entry.get("submission", "")),
                 graded_at=str(batch.get("graded_at", "")),
                 note=str(entry.get("note") or ""),
+                edition_note=str(entry.get("edition_note") or ""),
+                nbgrader_id=_text(entry.get("nbgrader_id")),
+                edition=_text(entry.get("edition")),
+                late=Late.from_dict(entry.get("late")),
             )
         )
     alike = lookalikes([r.name for r in view.rows])
     for row in view.rows:
         row.confusable_with = alike.get(row.name, [])
     return view
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None

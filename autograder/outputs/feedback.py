@@ -21,7 +21,9 @@ from autograder.grading.result import Result
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
-from autograder.outputs.wording import CELL_NOTE, PART_NOTE, clean_message, page_words, run_lines, stopped_at
+from autograder.outputs.lateness import Late
+from autograder.outputs.wording import CELL_NOTE, PART_NOTE, clean_message, late_line, page_words, run_lines, stopped_at
+from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
@@ -84,16 +86,18 @@ def feedback_context(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
+    late: Late | None = None,
 ) -> dict:
     """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
 
     `names`: the grader's catalog naming its areas in the page's language (``editions.names``); `spec`: the
-    grader (its scheme and catalog: the charges and their titles)."""
+    grader (its scheme and catalog: the charges and their titles); `late`: when it was handed in against the
+    due date (``lateness.Late``), said under the score."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     title = (
@@ -126,6 +130,7 @@ def feedback_context(
         meta=" · ".join(m for m in meta if m),
         score=result.score,
         max_score=result.max_score,
+        late_line=late_line(late, result.score, result.max_score, lang),
         starter=result.score == 0 and bool(failing) and all(t.finding.kind == "plain" for t in failing),
         area_line=" · ".join(f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
         what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
@@ -150,11 +155,12 @@ def feedback_html(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
+    late: Late | None = None,
 ) -> str:
     """The page's HTML (see `write_feedback`); `result` None is the page of a submission not graded yet."""
     if result is not None and not isinstance(result, Result):
@@ -169,6 +175,7 @@ def feedback_html(
         language=language,
         names=names,
         spec=spec,
+        late=late,
     )
     return render("feedback.html.j2", **context)
 
@@ -180,11 +187,12 @@ def write_feedback(
     student: str = "",
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, str] | None = None,
+    starts: dict[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
+    late: Late | None = None,
 ) -> Path:
     """Write the page to `path` atomically (folders created); returns it."""
     path = Path(path)
@@ -198,5 +206,6 @@ def write_feedback(
         language=language,
         names=names,
         spec=spec,
+        late=late,
     )
     return write_text(path, html)

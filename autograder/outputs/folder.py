@@ -1,7 +1,8 @@
 """Trusted: a batch's output folder: its manifest, its lock, and each student's result written as it arrives.
 
-    <out>/manifest.json          this run's students (uid, name, key, submission, grading key, state), the
-                                 assignment, the seed (reused on resume), the kit version, start and end
+    <out>/manifest.json          this run's students (uid, name, key, submission, grading key, state, when
+                                 they handed in against the due date), the assignment, the seed and the due
+                                 date and late policy asked for (reused on resume), the kit version, start and end
     <out>/results/<uid>.json     one result per student in the kit's own wire form: {"format": RESULT_FORMAT,
                                  "batch": who and under which grading key, "result": Result.to_wire()}
     <out>/grades.csv, report.html, feedback/<uid>.html
@@ -52,6 +53,9 @@ class Manifest:
     started: str = field(default_factory=now)
     finished: str | None = None
     students: list[dict] = field(default_factory=list)  # in roster order; see OutputFolder.entry
+    due: str | None = None  # --due, kept for the next run as the seed is (outputs.lateness)
+    late_penalty: str | None = None  # --late-penalty, kept likewise
+    late_policy: str = ""  # the policy this run applied, in words (the report says it)
 
     def to_json(self) -> str:
         data = {"format": _FORMAT, **self.__dict__}
@@ -72,6 +76,9 @@ class Manifest:
             started=str(data.get("started", "")),
             finished=data.get("finished") if isinstance(data.get("finished"), str) else None,
             students=[s for s in students if isinstance(s, dict) and isinstance(s.get("uid"), str)],
+            due=data.get("due") if isinstance(data.get("due"), str) else None,
+            late_penalty=data.get("late_penalty") if isinstance(data.get("late_penalty"), str) else None,
+            late_policy=str(data.get("late_policy") or ""),
         )
 
     def known_uids(self) -> dict[str, str]:
@@ -146,6 +153,7 @@ class OutputFolder:
             "unreadable": unreadable,
             "edition": student.edition,
             "note": student.note,  # what else was in the student's folder, not graded
+            "edition_note": student.edition_note,  # several editions handed in: which was graded and why
         }
 
     # ------------------------------------------------------------------ results

@@ -29,6 +29,7 @@ import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
@@ -45,6 +46,7 @@ __all__ = [
     "CELL_PREFIX",
     "NOTEBOOK",
     "safe_student_id",
+    "alembic_on_path",
 ]
 
 CELL_PREFIX = "autograder_"
@@ -92,6 +94,7 @@ class GradebookEntry:
     result: Result
     label: str  # the student's printable name, for messages
     timestamp_file: Path | None = None  # <root>/<student>/<assignment>/timestamp.txt
+    late_penalty: float = 0.0  # the late policy's points off (outputs.lateness), nbgrader's late_submission_penalty
 
 
 @dataclass
@@ -178,7 +181,7 @@ def _course_id(db: Path) -> str | None:
 
 
 @contextlib.contextmanager
-def _alembic_on_path():
+def alembic_on_path():
     """nbgrader runs the `alembic` executable when it creates a gradebook: find the one next to this Python."""
     bindir = str(Path(sys.executable).parent)
     old = os.environ.get("PATH", "")
@@ -191,13 +194,21 @@ def _alembic_on_path():
 
 
 def write_gradebook(
-    entries: list[GradebookEntry], db: str | Path, *, assignment: str, source_dir: Path | None = None
+    entries: list[GradebookEntry],
+    db: str | Path,
+    *,
+    assignment: str,
+    source_dir: Path | None = None,
+    due: datetime | None = None,
 ) -> GradebookSummary:
     """Write each student's per-area points into the gradebook at `db` (created if absent).
 
     `source_dir`: the course's source/ folder; an assignment that has one must be in the gradebook already
     (``nbgrader generate_assignment``), so that the kit never invents a notebook nbgrader would later refuse.
     Grader errors are not written. Writing again overwrites the kit's auto scores, never a TA's manual ones.
+    Each student's late penalty is nbgrader's ``late_submission_penalty`` of the notebook, apart from the scores
+    (``nbgrader export``'s ``late_submission_penalty`` column); `due` (``--due``) becomes the assignment's
+    ``duedate``.
     Raises GradebookMismatch (nothing written) when the assignment has no cells for the kit's areas.
     """
     db = Path(db)
@@ -227,10 +238,12 @@ def write_gradebook(
     from autograder.outputs.gradebook_cells import find_or_make_cells, other_points, write_student
 
     course = {"course_id": _course_id(db)} if _course_id(db) else {}
-    with warnings.catch_warnings(), _alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", **course) as gb:
+    with warnings.catch_warnings(), alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", **course) as gb:
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own add_submission trips these; harmless
         try:
             summary.notebook = find_or_make_cells(gb, assignment, summary.cells, source_dir=source_dir, db=db)
+            if due is not None:
+                gb.find_assignment(assignment).duedate = due.astimezone(UTC).replace(tzinfo=None)  # nbgrader's UTC
             extra = other_points(gb, assignment, summary.cells)
             overridden = 0
             for student, entry in chosen.items():
@@ -242,6 +255,7 @@ def write_gradebook(
                     entry.result,
                     summary.cells,
                     _timestamp(entry.timestamp_file),
+                    entry.late_penalty,
                 )
             gb.db.commit()
         except Exception:
@@ -261,17 +275,34 @@ def write_gradebook(
     return summary
 
 
-def record_in_gradebook(roster: list, results: dict, gradebook: Path, *, assignment: str, course: Path | None) -> int:
+def record_in_gradebook(
+    roster: list,
+    results: dict,
+    gradebook: Path,
+    *,
+    assignment: str,
+    course: Path | None,
+    late: dict | None = None,
+    due: datetime | None = None,
+) -> int:
     """Write each graded student's points into `gradebook` and say on stderr what was written, skipped or
-    refused: 0 when written (a skipped student is a warning), 1 when nothing was (the grades are on disk already)."""
+    refused: 0 when written (a skipped student is a warning), 1 when nothing was (the grades are on disk already).
+    `late`: uid -> ``lateness.Late`` (its penalty is written apart from the points); `due`: ``--due``."""
+    late = late or {}
     entries = [
-        GradebookEntry(student=s.nbgrader_id, result=results[s.uid], label=s.name, timestamp_file=s.timestamp_file)
+        GradebookEntry(
+            student=s.nbgrader_id,
+            result=results[s.uid],
+            label=s.name,
+            timestamp_file=s.timestamp_file,
+            late_penalty=late[s.uid].penalty if s.uid in late else 0.0,
+        )
         for s in roster
         if s.uid in results
     ]
     source = course / "source" if course is not None else None
     try:
-        summary = write_gradebook(entries, gradebook, assignment=assignment, source_dir=source)
+        summary = write_gradebook(entries, gradebook, assignment=assignment, source_dir=source, due=due)
     except GradebookMismatch as exc:
         print(f"error: nothing was written to the gradebook {str(gradebook)!r}: {exc}", file=sys.stderr)
         return 1

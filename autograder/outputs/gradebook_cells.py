@@ -111,9 +111,17 @@ def other_points(gb, assignment: str, cells: list[KitCell]) -> float:
 
 
 def write_student(
-    gb, assignment: str, notebook: str, student: str, result: Result, cells: list[KitCell], timestamp: str | None
+    gb,
+    assignment: str,
+    notebook: str,
+    student: str,
+    result: Result,
+    cells: list[KitCell],
+    timestamp: str | None,
+    late_penalty: float = 0.0,
 ) -> int:
-    """Write one student's area points (auto scores); returns how many of their cells keep a TA's manual score."""
+    """Write one student's area points (auto scores) and late penalty (nbgrader's, on the notebook, apart from the
+    points); returns how many of their cells keep a TA's manual score."""
     from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
     from nbgrader.utils import parse_utc
 
@@ -133,6 +141,7 @@ def write_student(
         sub_nb = SubmittedNotebook(notebook=gb.find_notebook(notebook, assignment), assignment=submission)
         gb.db.add(sub_nb)
         gb.db.flush()
+    sub_nb.late_submission_penalty = late_penalty or None  # what nbgrader's AssignLatePenalties leaves for none
     manual = 0
     areas = result.areas
     for cell in cells:

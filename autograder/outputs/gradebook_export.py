@@ -12,7 +12,8 @@ writes nbgrader's columns, with these differences:
 - the editions of one assignment (nbgrader assignments graded by one grader, ``autograder.graders``) are one
   assignment: each student gets one row, in the edition they handed in (with nbgrader's timestamp); one
   who handed in none gets one row, in the first edition, with 0 and no timestamp, as nbgrader does;
-- a student with submissions in several editions gets the first edition's, the one the kit grades;
+- a student with submissions in several editions gets the one the kit grades by its rule
+  (``grading.handins``): the later by nbgrader's timestamp, else the first edition's;
 - cells are CSV-quoted where needed, and text that a spreadsheet would run as a formula gets a leading ``'``.
 
 Other assignments are exported as nbgrader does. ``--assignment`` and ``--student`` filter as in nbgrader (a
@@ -84,6 +85,15 @@ def _row(assignment, student, submission) -> dict:
     return {key: "" if value is None else value for key, value in row.items()}
 
 
+def _graded(handed_in: list[tuple[str, object]]) -> tuple[str, object] | None:
+    """Of a student's (edition, submission) pairs in the group's order, the one the kit grades: the later
+    timestamp when every one has a distinct one, else the first (``grading.handins.choose_edition``'s rule)."""
+    times = [submission.timestamp for _, submission in handed_in]
+    if len(handed_in) > 1 and None not in times and times.count(max(times)) == 1:
+        return handed_in[times.index(max(times))]
+    return handed_in[0] if handed_in else None
+
+
 def export_rows(gradebook: Gradebook, *, assignments: list[str] = (), students: list[str] = ()) -> list[dict]:
     """One dict per row (COLUMNS as keys), filtered by assignment and student names as nbgrader filters."""
     by_name = {a.name: a for a in gradebook.assignments}
@@ -95,13 +105,13 @@ def export_rows(gradebook: Gradebook, *, assignments: list[str] = (), students: 
         for student in gradebook.students:
             if students and student.id not in students:
                 continue
-            taken = None
+            handed_in = []
             for name in group:
                 try:
-                    taken = (name, gradebook.find_submission(name, student.id))
-                    break
+                    handed_in.append((name, gradebook.find_submission(name, student.id)))
                 except MissingEntry:
                     continue
+            taken = _graded(handed_in)
             if taken is not None and taken[0] not in wanted:
                 continue  # took an edition left out by --assignment: not a 0 in this one
             name, submission = taken or (wanted[0], None)

@@ -1,9 +1,12 @@
 """Trusted: a batch's ``grades.csv``: one row per student of the manifest, safe to open in a spreadsheet.
 
-Columns: ``student, score, max_score, status, kind, <one per area>, id, submission, confusable_with, note``.
+Columns: ``student, score, max_score, status, kind, <one per area>, submitted, late_by, late_penalty,
+final_score, id, submission, confusable_with, note``. ``score`` is the grader's mark; ``final_score`` is it after
+the late policy's ``late_penalty`` (``outputs.lateness``); ``submitted`` is nbgrader's timestamp.
 A student without a score (grader error, no result yet) has empty score cells, never a 0 that could be
 uploaded as a grade. ``confusable_with`` names the students whose names look the same ("аlice" in Cyrillic
-beside "alice"); ``note`` says what else was in the student's nbgrader folder and was not graded.
+beside "alice"); ``note`` says which edition was graded and why when a student handed in several, and what
+else was in the student's nbgrader folder and was not graded.
 Text cells follow OWASP's rule against formula injection: a cell starting with ``= + - @``, a tab, a
 carriage return or a NUL (or their full-width forms) gets a leading ``'``, and every text cell is quoted.
 """
@@ -17,6 +20,7 @@ from pathlib import Path
 from autograder.outputs.atomic import write_text
 from autograder.outputs.classview import Row
 from autograder.outputs.roster import display_name
+from autograder.outputs.wording import duration
 
 __all__ = ["neutralise", "grades_csv", "write_grades"]
 
@@ -30,6 +34,25 @@ def neutralise(cell: object) -> object:
     return cell
 
 
+_LATE = ("submitted", "late_by", "late_penalty", "final_score")
+
+
+def _late(row: Row, result) -> list:
+    """submitted, late_by, late_penalty, final_score: when it came in against the due date, and the grader's
+    score after the late policy's penalty (the score itself stays the grader's)."""
+    late = row.late
+    if late is not None and late.problem:
+        late_by = "unknown: timestamp.txt unreadable" if late.due else ""
+        submitted = "unreadable timestamp.txt"
+    else:
+        submitted = late.submitted if late is not None else ""
+        late_by = (duration(late.seconds) if late.seconds > 0 else "on time") if late and late.due and submitted else ""
+    penalty = late.penalty if late is not None else 0.0
+    if result is None:
+        return [submitted, late_by, "", ""]
+    return [submitted, late_by, penalty, round(max(0.0, result.score - penalty), 6)]
+
+
 def grades_csv(rows: list[Row]) -> str:
     areas: list[str] = []
     for row in rows:
@@ -37,7 +60,8 @@ def grades_csv(rows: list[Row]) -> str:
             areas += [a for a in row.result.areas if a not in areas]
     buf = io.StringIO()
     writer = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
-    header = ["student", "score", "max_score", "status", "kind", *areas, "id", "submission", "confusable_with", "note"]
+    header = ["student", "score", "max_score", "status", "kind", *areas, *_LATE, "id", "submission"]
+    header += ["confusable_with", "note"]
     writer.writerow([neutralise(h) for h in header])
     for row in rows:
         r = row.result
@@ -45,8 +69,9 @@ def grades_csv(rows: list[Row]) -> str:
         score = [r.score, r.max_score] if scored else ["", ""]
         per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
         status = r.status if r is not None else "no result"
-        cells = [row.name, *score, status, row.kind, *per_area, row.uid, display_name(row.submission)]
-        cells += ["; ".join(row.confusable_with), row.note]
+        cells = [row.name, *score, status, row.kind, *per_area, *_late(row, r if scored else None)]
+        cells += [row.uid, display_name(row.submission)]
+        cells += ["; ".join(row.confusable_with), "; ".join(n for n in (row.edition_note, row.note) if n)]
         writer.writerow([neutralise(c) for c in cells])
     return buf.getvalue()
 

@@ -146,17 +146,9 @@ PAGES = {
         "1 test",
         "1 个测试",
     ),
-    "page.cell": Message(
-        "cell {n}",
-        "第 {n} 个单元格",
-    ),
     "page.part": Message(
         "part {n}",
         "第 {n} 部分",
-    ),
-    "page.starts_with": Message(
-        " (starts with “{start}”)",
-        "（以“{start}”开头）",
     ),
     "page.in_cell": Message(
         "while running {place}",
@@ -175,6 +167,42 @@ PAGES = {
         "e tests have no result and score 0: fix that first, then the rest will be graded.",
         "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这"
         "些测试没有结果，记 0 分：先解决这个问题，其余部分才能被评分。",
+    ),
+    "page.handed_in": Message(
+        "Handed in {when}",
+        "提交于 {when}",
+    ),
+    "page.on_time": Message(
+        ", before the due date ({due}).",
+        "，在截止时间（{due}）之前。",
+    ),
+    "page.late_by": Message(
+        ", {late} after the due date ({due})",
+        "，比截止时间（{due}）晚了 {late}",
+    ),
+    "page.penalty": Message(
+        ": the late penalty takes {points} points off, {after} / {top} after it.",
+        "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
+    ),
+    "page.late_unknown": Message(
+        "When this was handed in could not be read (its timestamp.txt): your instructor will check.",
+        "无法读出这份作业的提交时间（它的 timestamp.txt）：老师会核实。",
+    ),
+    "page.days_hours": Message(
+        "{days} d {hours} h",
+        "{days} 天 {hours} 小时",
+    ),
+    "page.hours_minutes": Message(
+        "{hours} h {minutes} min",
+        "{hours} 小时 {minutes} 分钟",
+    ),
+    "page.minutes_seconds": Message(
+        "{minutes} min {seconds} s",
+        "{minutes} 分 {seconds} 秒",
+    ),
+    "page.seconds": Message(
+        "{seconds} s",
+        "{seconds} 秒",
     ),
 }
 

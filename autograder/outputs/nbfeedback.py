@@ -1,4 +1,4 @@
-"""Trusted: an nbgrader preprocessor for ``nbgrader generate_feedback``: hidden tests leave no trace in feedback.
+"""Trusted: ``nbgrader generate_feedback``'s page: hidden tests leave no trace in it, and graded cells are named.
 
 nbgrader's ``ClearHiddenTests`` removes the hidden lines from a cell's source, but the cell's outputs still
 hold the traceback, which quotes those lines and the values they compared (nbgrader #917). This
@@ -16,11 +16,26 @@ passed), so neither the source nor the failing lines reach the student. It must 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import nbgrader
 from nbformat.v4 import new_output
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Unicode
 
-__all__ = ["HideHiddenTestOutputs"]
+__all__ = ["HideHiddenTestOutputs", "TEMPLATE", "TEMPLATE_DIRS"]
+
+# The page generate_feedback writes: nbgrader's own feedback template, its summary naming each graded cell by its
+# own first words instead of "Task" (nbgrader_feedback/kit_feedback/kit_feedback.html.j2, which extends the next
+# index.html.j2 on the search path: nbgrader's). The course's config selects it:
+#     c.HTMLExporter.template_name = TEMPLATE
+#     c.HTMLExporter.template_file = TEMPLATE + ".html.j2"
+#     c.HTMLExporter.extra_template_basedirs = TEMPLATE_DIRS
+TEMPLATE = "kit_feedback"
+TEMPLATE_DIRS = [
+    str(Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"),  # what it extends
+    str(Path(__file__).parent / "nbgrader_feedback"),
+]
 
 
 class HideHiddenTestOutputs(NbGraderPreprocessor):

@@ -27,7 +27,8 @@ from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
-from autograder.outputs.wording import cell_starts, stopped_at, syntax_errors
+from autograder.outputs.wording import cell_starts, duration, stopped_at, syntax_errors
+from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
@@ -56,6 +57,14 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
             ("median score", f"{number(statistics.median(scores))} / {number(top)}"),
             ("full marks", sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
         ]
+    late = [r.late for r in view.rows if r.late is not None]
+    if any(one.due for one in late):
+        dues = sorted({one.due for one in late if one.due})
+        rows += [
+            ("due date", dues[0] if len(dues) == 1 else f"{dues[0]} to {dues[-1]} (extensions, editions)"),
+            ("handed in late", sum(1 for one in late if one.seconds > 0)),
+            ("late policy", view.manifest.late_policy or "none"),
+        ]
     rows += [
         ("timeouts", statuses.count("timeout")),
         ("out of memory", statuses.count("memory")),
@@ -66,7 +75,7 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
     return rows
 
 
-def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, str]) -> str:
+def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, CellPlace]) -> str:
     """The one thing this student should fix first, in English (the report's language): the charge that costs
     the most (a misconception by its title), or what stopped the run."""
     r = row.result
@@ -90,7 +99,7 @@ def _status(row: Row) -> str:
     return row.kind if status == row.kind else f"{row.kind}: {status}"
 
 
-def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], dict[int, str]]) -> dict:
+def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], dict[int, CellPlace]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
         if row.result is not None:
@@ -110,15 +119,28 @@ def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Ro
                 "status": _status(row),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
                 "fix_first": _fix_first(row, spec, starts(row)),
+                "late": _late(row),
             }
         )
-    return {"areas": areas, "rows": rows}
+    return {"areas": areas, "rows": rows, "late": any(row.late is not None and row.late.due for row in view.rows)}
 
 
-def _starts_cache(starts: Callable[[Row], dict[int, str]] | None) -> Callable[[Row], dict[int, str]]:
-    found: dict[str, dict[int, str]] = {}
+def _late(row: Row) -> str:
+    """'2 h 5 min (−5)', 'on time', 'unknown' or '': the Students table's lateness column."""
+    late = row.late
+    if late is None or not late.due:
+        return ""
+    if late.problem or not late.submitted:
+        return "unknown"
+    if late.seconds <= 0:
+        return "on time"
+    return duration(late.seconds) + (f" (−{late.penalty:g})" if late.penalty else "")
 
-    def get(row: Row) -> dict[int, str]:
+
+def _starts_cache(starts: Callable[[Row], dict[int, CellPlace]] | None) -> Callable[[Row], dict[int, CellPlace]]:
+    found: dict[str, dict[int, CellPlace]] = {}
+
+    def get(row: Row) -> dict[int, CellPlace]:
         if row.uid not in found:
             found[row.uid] = starts(row) if starts else cell_starts(row.submission)
         return found[row.uid]
@@ -127,7 +149,7 @@ def _starts_cache(starts: Callable[[Row], dict[int, str]] | None) -> Callable[[R
 
 
 def write_pages(
-    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, str]] | None = None
+    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, CellPlace]] | None = None
 ) -> tuple[list[Path], dict[str, str]]:
     """Every student's feedback page; (pages written, uid -> why a page was not written)."""
     written, failed = [], {}
@@ -152,6 +174,7 @@ def write_pages(
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
                 names=words(row.result.language) if graded else None,
                 spec=spec,
+                late=row.late,
             )
             written.append(page_path)
         except Exception as exc:  # one page must never cost the others theirs
@@ -163,7 +186,7 @@ def report_html(
     view: ClassView,
     *,
     failed: dict[str, str] | None = None,
-    starts: Callable[[Row], dict[int, str]] | None = None,
+    starts: Callable[[Row], dict[int, CellPlace]] | None = None,
 ) -> str:
     """The report's HTML for a class (see `write_report`)."""
     first_lines = _starts_cache(starts)

@@ -14,7 +14,9 @@ facts come from the layout ``<root>/<student>/<edition>/...`` (an edition: the a
 other-language editions): the student id is the folder name, the edition is the folder below it, and the
 submission time is that folder's ``timestamp.txt`` (never one in a subfolder the student made). What else
 the student left in that folder (another notebook, a renamed copy) is not graded; the roster says so in
-``Student.note`` for the TA.
+``Student.note`` for the TA. A student who handed in several editions is graded on the one
+``grading.handins.choose_edition`` chooses (the later submission, else the assignment's own);
+``Student.edition_note`` says which and why.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+
+from autograder.grading.handins import choose_edition, holds_work
 
 __all__ = ["Student", "build_roster", "display_name", "file_id"]
 
@@ -45,6 +49,7 @@ class Student:
     timestamp_file: Path | None  # <root>/<student>/<edition>/timestamp.txt in nbgrader's layout
     edition: str | None = None  # the nbgrader assignment folder the file sits in (nbgrader's layout only)
     note: str = ""  # what else was in that folder, not graded ("" when nothing)
+    edition_note: str = ""  # several editions handed in: which was graded and why ("" when one)
 
     def matches(self, text: str) -> bool:
         """Whether `text` (from --student) names this student: its key, name, uid or nbgrader id."""
@@ -165,10 +170,12 @@ def build_roster(
     for key in sorted(submissions, key=_bytes):
         path, uid = Path(submissions[key]), uids[key]
         layout = _nbgrader_parts(path, folders, (assignment, *editions))
-        edition, note = None, ""
+        edition, note, edition_note = None, "", ""
         if layout is not None:
             nb_student, stamp, edition = layout[0], layout[1] / "timestamp.txt", layout[1].name
             note = _folder_note(path, layout[1], notebook or assignment)
+            handed = [e for e in (assignment, *editions) if e == edition or holds_work(layout[1].parent / e)]
+            edition_note = choose_edition(layout[1].parent, handed).note
         else:  # a flat file ("alice"), or one of a student's notebooks ("alice/part2"); a full path is no id
             nb_student, stamp = ("" if key.startswith(("/", os.sep)) else key.split("/", 1)[0]), None
         students.append(
@@ -181,6 +188,7 @@ def build_roster(
                 timestamp_file=stamp,
                 edition=edition,
                 note=note,
+                edition_note=edition_note,
             )
         )
     return students

@@ -22,6 +22,7 @@ def batch_json(outcome, gradebook: Path | None) -> dict:
             "score": r.score if r is not None else None,
             "max_score": r.max_score if r is not None else None,
             "status": r.status if r is not None else "no result",
+            "late_penalty": outcome.late[s.uid].penalty if s.uid in outcome.late else 0.0,
         }
     return {
         "out": str(outcome.out),
@@ -51,6 +52,13 @@ def print_batch(outcome, console=None) -> None:
         table.add_row(Text(student.name), score, result.status if result is not None else "no result")
     console.print(table)
     lines = [f"graded now: {len(outcome.graded)}, already up to date: {len(outcome.reused)} (seed {outcome.seed})"]
+    late = [one for one in outcome.late.values() if one.seconds > 0]
+    unreadable = [one for one in outcome.late.values() if one.problem]
+    if late or unreadable:
+        lines.append(
+            f"late: {len(late)} handed in after the due date, {len(unreadable)} with an unreadable timestamp.txt "
+            "(grades.csv: late_by, late_penalty, final_score; the report's Needs a look)"
+        )
     if outcome.csv_path:
         lines.append(f"grades: {outcome.csv_path}   results: {outcome.out / 'results'}")
     if outcome.report:

@@ -3,7 +3,9 @@
 Messages come from the hidden suite and quote the student's exceptions, so they are cleaned for reading, not
 rewritten: repeated phrases and stray spaces go, and the runner's cell references (``<notebook> [cell 25]:16``,
 counted from 0 with text cells included) become ``cell 26, line 16``, counted the way a student counts, with
-``CELL_NOTE`` saying so once on each page. ::
+``CELL_NOTE`` saying so once on each page. A cell the page names itself (one that raised while loading, or
+was running when the time ran out) is named as the self-check names it: its number, its section's heading and
+its first line (``catalog.cell_name``). ::
 
     readable_test("test_identity.py::test_wrapper_head_is_the_embedding_parameter[2]")
         -> "wrapper head is the embedding parameter [2]"
@@ -12,14 +14,16 @@ counted from 0 with text cells included) become ``cell 26, line 16``, counted th
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
-from autograder.grading.catalog import render
+from autograder.grading.catalog import cell_name, render
 from autograder.grading.editions import readable_test
 from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
+from dnnlpy.notebook import CellPlace, cell_places
 
 __all__ = [
     "readable_test",
@@ -31,40 +35,36 @@ __all__ = [
     "page_words",
     "stopped_at",
     "syntax_errors",
+    "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "duration",
+    "late_line",
 ]
 
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
 PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
 
 
-def cell_starts(path: str | Path | None) -> dict[int, str]:
-    """cell index -> the cell's first line of code, from the submission on disk ({} when not a notebook)."""
+def cell_starts(path: str | Path | None) -> dict[int, CellPlace]:
+    """cell index -> where the cell is (its section's heading and first line: ``dnnlpy.notebook.cell_places``),
+    from the submission on disk ({} when not a notebook)."""
     if path is None or Path(path).suffix != ".ipynb":
         return {}
     try:
         from autograder.grading.submissions import read_submission
 
-        cells = json.loads(read_submission(Path(path))[1]).get("cells", [])
+        return cell_places(json.loads(read_submission(Path(path))[1]))
     except Exception:  # without it the page says "cell 20" only
         return {}
-    out: dict[int, str] = {}
-    for index, cell in enumerate(cells if isinstance(cells, list) else []):
-        source = cell.get("source", "") if isinstance(cell, dict) else ""
-        source = "".join(source) if isinstance(source, list) else str(source)
-        first = next((line.strip() for line in source.splitlines() if line.strip()), "")
-        if first:
-            out[index] = first if len(first) <= 60 else first[:57] + "..."
-    return out
 
 
-def _place(index: int, kind: str, starts: dict[int, str], language: str = "en") -> str:
-    w = page_words(language)
+def _place(index: int, kind: str, starts: dict[int, CellPlace] | None, language: str = "en") -> str:
+    """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
+    or a .py file's 'part 3'."""
     if kind == "py":
-        return w["part"].format(n=index + 1)
-    start = starts.get(index)
-    return w["cell"].format(n=index + 1) + (w["starts_with"].format(start=start) if start else "")
+        return page_words(language)["part"].format(n=index + 1)
+    return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
 
 
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")
@@ -74,9 +74,9 @@ def is_syntax_error(message: str) -> bool:
     return str(message).startswith(_SYNTAX)
 
 
-def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
-    """'cell 15 (starts with “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell that did not
-    compile."""
+def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+    """'cell 15 (in “6. Exercise 1”, starting “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell
+    that did not compile."""
     return [
         f"{_place(i, kind, starts or {})}: {clean_message(m)}"
         for i, m in run.load_errors
@@ -84,14 +84,29 @@ def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] 
     ]
 
 
+def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+    """'cell 18 (in “7. Gradients”, starting “loss = ...”): NameError: name 'x' is not defined' per cell that
+    raised while loading (a syntax error or a cell stopped at its time budget is told apart). A cell that only
+    called what the grader withholds (the chapter's demo of the library's generate) is left out: the grader
+    made it raise, there is nothing for the student to fix, and the student's page says why."""
+    return [
+        f"{_place(i, kind, starts or {})}: {clean_message(m)}"
+        for i, m in run.load_errors
+        if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
+    ]
+
+
 # How the runner records a cell it stopped at its time budget (autograder/runner/budget.py: the runner's word,
 # for the TA's eyes only), and the engine's message for a check it stopped (grading/judge/suite_api.py).
 _CELL_STOPPED = "TimeBudgetExceeded:"
+# How a cell's error reads when it called a function the graded run's dnnlpy withholds (sandbox/library_stub.py)
+_WITHHELD = "NotAvailableWhileGrading:"
 _CHECK_STOPPED = "judge.did_not_finish_within"
 
 
-def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
-    """'cell 7 (starts with “# try it”)' per cell, then 'test_x' per test, stopped at a time budget."""
+def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+    """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then 'test_x' per test, stopped at
+    a time budget."""
     run = result.run
     cells = [
         _place(i, kind, starts or {})
@@ -107,7 +122,7 @@ def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, str] 
 
 
 def stopped_at(
-    run: RunFacts, *, kind: str = "ipynb", starts: dict[int, str] | None = None, language: str = "en"
+    run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None, language: str = "en"
 ) -> str:
     """Where the time ran out, from the runner's last word about what it was running (see runner/__main__)."""
     w = page_words(language)
@@ -120,7 +135,7 @@ def stopped_at(
     return w["unknown_place"]
 
 
-def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | None = None) -> list[str]:
+def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
     """How the run went, for the student: a sentence, then one line per part that raised while loading."""
     run = result.run
     if result.grader_error is not None:
@@ -150,6 +165,40 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, str] | N
         hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
         lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
     return lines
+
+
+def duration(seconds: float, language: str = "en") -> str:
+    """'2 h 5 min', '3 days 4 h', '40 s' (in `language`'s page words): how late, for people."""
+    w = page_words(language)
+    total = int(math.ceil(seconds))
+    days, rest = divmod(total, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    if days:
+        return w["days_hours"].format(days=days, hours=hours)
+    if hours:
+        return w["hours_minutes"].format(hours=hours, minutes=minutes)
+    return w["minutes_seconds"].format(minutes=minutes, seconds=secs) if minutes else w["seconds"].format(seconds=secs)
+
+
+def late_line(late, score: float, max_score: float, language: str = "en") -> str:
+    """The page's line on when the submission came in (``outputs.lateness.Late``): "" when nothing is known."""
+    w = page_words(language)
+    if late is None:
+        return ""
+    if late.problem:
+        return w["late_unknown"]
+    if not late.submitted:
+        return ""
+    line = w["handed_in"].format(when=late.submitted)
+    if late.due and late.seconds <= 0:
+        return line + w["on_time"].format(due=late.due)
+    if late.due:
+        line += w["late_by"].format(late=duration(late.seconds, language), due=late.due)
+        if late.penalty > 0:
+            after = max(0.0, score - late.penalty)
+            line += w["penalty"].format(points=f"{late.penalty:g}", after=f"{after:g}", top=f"{max_score:g}")
+    return line
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -2,7 +2,8 @@
 
 For speed ``GELU`` runs torch's fused kernel (``torch.nn.functional.gelu``); the maths written out is
 ``dF.gelu``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the two equal (values and gradients, float32 and
-float64, -inf included).
+float64, +-inf and the float maximum included). At the float limits it returns what ``dnnlpy.nn``'s docstring
+states, whatever torch's kernel does there.
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ class GELU(nn.Module):
 
     def forward(self, x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and x.is_floating_point():
-            # At -inf torch's kernel may give nan (it depends on the tensor's length): pin GELU's limit 0 there,
-            # as dF does (the gradient there stays dF's too).
-            return F.gelu(x, approximate=self.approximate).masked_fill(torch.isneginf(x), 0.0)
+            # torch's kernel gives nan at +-inf and inf near the float maximum, by the tensor's length and the
+            # CPU: it runs where GELU is not yet x or 0 (as dF's formula does), x itself is taken above.
+            limit = dF.GELU_SATURATES
+            return torch.where(x > limit, x, F.gelu(x.clamp(-limit, limit), approximate=self.approximate))
         return dF.gelu(x, self.approximate)  # raises dF's clear error
 
     def extra_repr(self) -> str:

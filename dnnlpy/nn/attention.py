@@ -5,7 +5,8 @@ nobody needs the probabilities (no ``attn_mask``, ``need_weights=False``, attent
 case), else ``torch.softmax`` on the scores with a causal mask built once per size and device. The maths
 written out is ``dF.attention_weights``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the module equal to
 it (values and gradients, float32 and float64, a query with no key left, -inf and float masks,
-``need_weights``). A train-mode forward draws the attention dropout's random numbers as before.
+``need_weights``). A train-mode forward draws the attention dropout's random numbers as before. At the float
+limits it returns what ``dnnlpy.nn``'s docstring states.
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 Each function mirrors a torch operator (``torch.nn.functional``) and is tested against it for values and
 gradients, edges included: a -inf logit, a query that may attend to no key, a batch whose every target is
 ignored. The chapter imports this module as ``dF``.
+
+At +-inf, nan and near the float maximum each function returns what the package's docstring states
+(``help(dnnlpy.nn)``, "At the float limits"), the same on every machine.
 """
 
 from __future__ import annotations
@@ -78,19 +81,24 @@ def log_softmax(x: Tensor, dim: int = -1) -> Tensor:
     return shifted - torch.log(torch.exp(shifted).sum(dim=dim, keepdim=True))
 
 
+GELU_SATURATES = 10.0  # GELU(x) = x from here up, to every float dtype's rounding (1 - Phi(10) ~ 7.6e-24)
+
+
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """GELU: ``x * Phi(x)`` with the exact normal CDF, or its tanh approximation (``approximate='tanh'``)."""
     floating_tensor("x", x)
-    if approximate == "none":
-        out = 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
-    elif approximate == "tanh":
-        inner = math.sqrt(2.0 / math.pi) * (x + 0.044715 * x.pow(3))
-        out = 0.5 * x * (1.0 + torch.tanh(inner))
-    else:
+    if approximate not in ("none", "tanh"):
         raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
-    # At -inf both forms read -inf * 0 (nan); GELU's limit there is 0. torch's own answer at +-inf depends
-    # on which kernel runs (a tensor's length, the CPU's vector width), so the edge is pinned here instead.
-    return torch.where(torch.isneginf(x), torch.zeros((), dtype=x.dtype), out)
+    # Past +-GELU_SATURATES GELU is x, or 0 within 1e-22. The formula runs on x clipped to that range, so that
+    # nothing overflows (0.5 * x * 2 near the float maximum) or reads inf * 0 (at +-inf, in the value or in its
+    # gradient), and x itself is taken above it.
+    z = x.clamp(-GELU_SATURATES, GELU_SATURATES)
+    if approximate == "none":
+        out = 0.5 * z * (1.0 + torch.erf(z / math.sqrt(2.0)))
+    else:
+        inner = math.sqrt(2.0 / math.pi) * (z + 0.044715 * z.pow(3))
+        out = 0.5 * z * (1.0 + torch.tanh(inner))
+    return torch.where(x > GELU_SATURATES, x, out)
 
 
 def layer_norm(

@@ -3,7 +3,8 @@
 For speed the layer runs torch's fused kernel (``torch.nn.functional.linear``) and checks nothing on the way
 in; the maths written out is ``dF.linear``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the two equal
 (values and gradients, float32 and float64). An input the fused kernel refuses goes through ``dF.linear``,
-so a mistake gets the same clear error as before, naming the value and the fix.
+so a mistake gets the same clear error as before, naming the value and the fix. At the float limits it
+returns what ``dnnlpy.nn``'s docstring states.
 """
 
 from __future__ import annotations

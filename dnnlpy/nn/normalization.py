@@ -3,7 +3,8 @@
 For speed the layer runs torch's fused kernel (``torch.nn.functional.layer_norm``); the maths written out is
 ``dF.layer_norm``, and ``tests/dnnlpy/nn/test_nn_fused.py`` holds the two equal (values and gradients, float32
 and float64). An input whose dtype differs from the parameters', or that the fused kernel refuses, goes through
-``dF.layer_norm``: it promotes a mix of dtypes as before, or raises its clear error.
+``dF.layer_norm``: it promotes a mix of dtypes as before, or raises its clear error. At the float limits it
+returns what ``dnnlpy.nn``'s docstring states.
 """
 
 from __future__ import annotations

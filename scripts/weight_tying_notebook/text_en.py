@@ -49,16 +49,19 @@ Two things help you before that, and they are worth **0 points**:
   misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). To
   be quick it also skips the demonstration cells (the examples, the plot, *Try it*) while you leave them as
   they are: they define nothing the exercises use. When a cell raises or your code raises in a check, it
-  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives.
+  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives. It never
+  hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and
+  the whole run is given {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,
     "shapes": r"""
 ## 1. Two ends, one vocabulary
 
-At the input, an embedding table $E$ of shape `(V, D)` holds one row per token: token $i$ becomes the vector
-$E_i$. At the output, the LM head is a linear layer whose weight $W_{out}$ also has shape `(V, D)`: the score
-(logit) of token $j$ at position $t$ is the dot product $h_t \cdot W_{out,j}$.
+At the input, an embedding table *E* of shape `(V, D)` holds one row per token: token *i* becomes the vector
+*E*<sub>*i*</sub>. At the output, the LM head is a linear layer whose weight *W*<sub>out</sub> also has shape
+`(V, D)`: the score (logit) of token *j* at position *t* is the dot product *h*<sub>*t*</sub> ·
+*W*<sub>out,*j*</sub>.
 
 Same shape, opposite directions: id → vector at the input, vector → one score per id at the output. Along the
 way the shapes go `(B, T) → (B, T, D) → (B, T, V)`.
@@ -67,16 +70,16 @@ way the shapes go `(B, T) → (B, T, D) → (B, T, V)`.
 ## 2. An embedding is a lookup, not arithmetic on ids
 
 Token ids are names, not quantities: id 503 is not "more" than id 12, and the distance between two ids means
-nothing. So the model never computes with the id itself. Formally, embedding token $i$ multiplies its one-hot
-row vector $e_i$ (length $V$, a single 1) with $E$, which selects row $i$. Building a length-$V$ one-hot vector
-for every token would waste memory and time, so `nn.Embedding` indexes the row directly. Both give the same
-vectors:
+nothing. So the model never computes with the id itself. Formally, embedding token *i* multiplies its one-hot
+row vector *e*<sub>*i*</sub> (length *V*, a single 1) with *E*, which selects row *i*. Building a length-*V*
+one-hot vector for every token would waste memory and time, so `nn.Embedding` indexes the row directly. Both
+give the same vectors:
 """,
     "tokenizer": r"""
 ## 3. Where `V` comes from: the tokenizer
 
 `V` is not the model's free choice: it is the size of the tokenizer's vocabulary, and every id the tokenizer
-can produce must index a row of $E$ (and a column of the logits). Train a small byte-level BPE tokenizer on
+can produce must index a row of *E* (and a column of the logits). Train a small byte-level BPE tokenizer on
 the corpus shipped with `dnnlpy` (300 entries keeps it fast: 256 bytes, one special token, and the merges):
 """,
     "tokenizer_after": r"""
@@ -94,26 +97,26 @@ counterpart at the output; the positional table stays separate.
     "logits": r"""
 ## 5. Logits, not probabilities
 
-The head gives $V$ real numbers per position: **logits**, unnormalised scores. Softmax turns them into a
+The head gives *V* real numbers per position: **logits**, unnormalised scores. Softmax turns them into a
 probability distribution over the next token,
-$p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$.
+*p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>).
 
 Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
 themselves, so they expect logits. Given probabilities instead, softmax runs twice: the code still runs, but
-the loss is squashed towards $\ln V$ and barely moves when the model improves. Compare on a confident model
+the loss is squashed towards ln *V* and barely moves when the model improves. Compare on a confident model
 that is right everywhere:
 """,
     "exercise_1": r"""
 ## 6. Exercise 1: `TiedEmbeddingLM` ({{ex1}} points)
 
 Both ends hold a `(V, D)` table for the same vocabulary, so let them hold **the same** table: then the score
-of token $j$ at position $t$ is $h_t \cdot E_j$, and a token's input vector is also the vector it is scored
-with at the output. Implement:
+of token *j* at position *t* is *h*<sub>*t*</sub> · *E*<sub>*j*</sub>, and a token's input vector is also the
+vector it is scored with at the output. Implement:
 
 - `self.token_embed`: `nn.Embedding(vocab_size, embed_dim)`, weight `(V, D)`;
 - `self.lm_head`: a linear layer `D → V` **without bias** (`dnn.Linear`) whose `.weight` is the **very same
   `nn.Parameter` object** as `self.token_embed.weight`: one table, not two tables with equal values;
-- `forward(input_ids)`: `(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$ (no positional
+- `forward(input_ids)`: `(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup> (no positional
   embedding, no softmax).
 
 Ways to get it almost right, each of which the grader names:
@@ -137,7 +140,7 @@ independent copy of the table and compare the gradients (this cell uses your `Ti
     "savings": r"""
 ## 8. What tying saves
 
-Untied, the two ends hold $2VD$ parameters; tied, $VD$. At GPT-2's scale ($V = 50{,}257$, $D = 768$) and
+Untied, the two ends hold 2*VD* parameters; tied, *VD*. At GPT-2's scale (*V* = 50,257, *D* = 768) and
 4 bytes per float32 parameter:
 """,
     "savings_after": r"""

@@ -55,16 +55,17 @@ GPT 一类的模型会在两个地方用到词表：入口处，**词元嵌入�
   跳过练习检查单元格），检查不通过时会指出是哪种误解、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
   所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、图、第 10 节“动手试试”），它也会跳过
   它们：练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的代码在检查中抛出异常，它就改为运行全部
-  单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。
+  单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。它不会卡住：运行超过 {{step_seconds}} 秒的单元格
+  或检查（是死循环吗？）会被终止，并指出是哪一个；整个自检最多运行 {{run_minutes}} 分钟。
 
 记号：`B` 批大小，`T` 序列长度，`D` 向量维度，`V` 词表大小。
 """,
     "shapes": r"""
 ## 1. 一张词表，两个方向
 
-在入口，形状为 `(V, D)` 的词元嵌入表 $E$ 为每个词元存一行：词元 $i$ 对应向量 $E_i$。在出口，语言模型头
-是一个线性层，它的权重 $W_{out}$ 形状同样是 `(V, D)`：位置 $t$ 上 token $j$ 的分数（logit）等于点积
-$h_t \cdot W_{out,j}$。
+在入口，形状为 `(V, D)` 的词元嵌入表 *E* 为每个词元存一行：词元 *i* 对应向量 *E*<sub>*i*</sub>。在出口，语言模型头
+是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：位置 *t* 上 token *j* 的分数（logit）等于点积
+*h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
 形状相同，方向相反：入口处由 id 得到向量，出口处由向量得到每个 id 的分数。一路上形状依次是
 `(B, T) → (B, T, D) → (B, T, V)`。
@@ -73,14 +74,14 @@ $h_t \cdot W_{out,j}$。
 ## 2. 嵌入是查表，而不是拿 id 做算术
 
 token id 只是编号，不是数量：id 503 并不比 id 12 "大"，两个 id 之间的差值也毫无意义，所以模型从不直接拿
-id 做运算。从数学上看，嵌入 token $i$ 等于用它的 one-hot 行向量 $e_i$（长度为 $V$，只有一个 1）去乘 $E$，
-结果正好选出第 $i$ 行。如果真给每个 token 都构造一个长度为 $V$ 的 one-hot 向量，既费内存又费时间，所以
+id 做运算。从数学上看，嵌入 token *i* 等于用它的 one-hot 行向量 *e*<sub>*i*</sub>（长度为 *V*，只有一个 1）去乘 *E*，
+结果正好选出第 *i* 行。如果真给每个 token 都构造一个长度为 *V* 的 one-hot 向量，既费内存又费时间，所以
 `nn.Embedding` 直接按下标取行。两种做法得到的向量完全相同：
 """,
     "tokenizer": r"""
 ## 3. `V` 从哪里来：分词器
 
-`V` 不是模型可以随意选的：它就是分词器（tokenizer）词表的大小，分词器能产生的每个 id 都必须对应 $E$ 的一行
+`V` 不是模型可以随意选的：它就是分词器（tokenizer）词表的大小，分词器能产生的每个 id 都必须对应 *E* 的一行
 （以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE 分词器（词表取 300 个条目，
 训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
 """,
@@ -99,23 +100,23 @@ GPT 还有一个**位置嵌入（positional embedding）**：第二张查找表�
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
 
-语言模型头在每个位置给出 $V$ 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
-$p_j = \exp(\text{logit}_j) / \sum_k \exp(\text{logit}_k)$。
+语言模型头在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
+*p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
 交叉熵损失（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
-它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但损失会被压向 $\ln V$，
+它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但损失会被压向 ln *V*，
 模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
 """,
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
 
-两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们用**同一张**表：这样位置 $t$ 上 token $j$ 的分数是
-$h_t \cdot E_j$，一个 token 在入口处的向量，也就是它在出口处被打分时所用的向量。请实现：
+两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们用**同一张**表：这样位置 *t* 上 token *j* 的分数是
+*h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在入口处的向量，也就是它在出口处被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
 - `self.lm_head`：一个 `D → V`、**不带偏置（bias）** 的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
-- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` $= E[\text{input\_ids}]\,E^\top$（不加位置
+- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>（不加位置
   嵌入，也不做 softmax）。
 
 下面几种写法看上去差不多对，评分程序会一一点名：
@@ -137,7 +138,7 @@ $h_t \cdot E_j$，一个 token 在入口处的向量，也就是它在出口处�
     "savings": r"""
 ## 8. 绑定省下了多少
 
-不绑定时两端共有 $2VD$ 个参数，绑定后只有 $VD$ 个。按 GPT-2 的规模（$V = 50{,}257$，$D = 768$），每个
+不绑定时两端共有 2*VD* 个参数，绑定后只有 *VD* 个。按 GPT-2 的规模（*V* = 50,257，*D* = 768），每个
 float32 参数占 4 字节：
 """,
     "savings_after": r"""

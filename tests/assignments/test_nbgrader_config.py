@@ -129,6 +129,9 @@ def test_feedback_shows_neither_the_hidden_test_nor_its_failing_line(graded_cour
     assert SECRET not in text and "add(2, 2)" not in text and "AssertionError" not in text
     assert "This cell runs hidden tests" in text and "assert add(1, 2) == 3" in text  # the visible check stays
     assert "values (2 points)" in text and "Score: 2.0 / 2.0" in text  # the kit's area, as nbgrader shows it
+    summary = html.unescape(re.sub(r"<[^>]+>", "", page[page.index('<div id="toc">') : page.index("</ol>")]))
+    assert "values (Score: 2.0 / 2.0)" in summary and "Task" not in summary  # each area by its name
+    assert "Practice check (0 points: the course's hidden tests grade this assignment)" in summary
 
 
 def test_the_courses_nbgrader_refuses_its_own_autograde_before_any_hand_in_runs(tmp_path, env):

@@ -200,7 +200,7 @@ def test_a_filled_notebook_runs_without_any_error_and_passes_its_practice_checks
 def test_self_check_on_the_stub_gives_one_block_per_class(release, env):
     proc, _ = _self_check(release, env)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "2 failed, 14 skipped" in proc.stdout
+    assert "2 failed, 1 passed, 14 skipped" in proc.stdout  # every cell ran in time: 1 passed
     assert proc.stdout.count("is not implemented yet: replace `raise NotImplementedError()`") == 2
     assert "waiting for test_tied_table_has_shape_v_by_d: test_tied_head_is_the_embedding_parameter" in proc.stdout
     assert "Traceback" not in proc.stdout and "During handling" not in proc.stdout
@@ -221,7 +221,7 @@ def test_a_syntax_error_in_exercise_1_leaves_exercise_2_checked(release, filled,
     submission = tmp_path / "broken.ipynb"
     nbformat.write(nb, submission)
     proc, _ = _self_check(release, env, submission)
-    assert "1 failed, 11 passed, 4 skipped" in proc.stdout, proc.stdout
+    assert "1 failed, 12 passed, 4 skipped" in proc.stdout, proc.stdout
     assert proc.stdout.count("does not define TiedEmbeddingLM") == 1 or "SyntaxError" in proc.stdout
     assert proc.stdout.count("SyntaxError: expected ':'") == 1
 
@@ -232,7 +232,7 @@ def test_self_check_passes_a_filled_notebook_quickly(releases, filled, env, tmp_
     nbformat.write(filled[language], submission)
     proc, seconds = _self_check(releases[language], env, submission)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "16 passed" in proc.stdout and str(submission) in proc.stdout
+    assert "17 passed" in proc.stdout and str(submission) in proc.stdout
     assert seconds < 10, f"the self-check used {seconds:.1f} s of CPU (budget: 10 s)"
 
 

@@ -284,7 +284,7 @@ def test_practice_prints_one_line_per_check_and_raises_on_a_failure(checks, solu
     out = capsys.readouterr().out
     assert out.count("✓") == 4 and "worth no points" in out
     bad = exec_source(_edited(solution_source, WRONG["probabilities"][0]), "bad.py").namespace
-    with pytest.raises(AssertionError, match="1 of the exercise 1 checks did not pass"):
+    with pytest.raises(AssertionError, match="1 of the exercise 1 checks failed: see the lines marked ✗ above"):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
     out = capsys.readouterr().out
     assert "✗ forward returns the logits" in out and "probabilities instead of logits" in out
@@ -292,6 +292,27 @@ def test_practice_prints_one_line_per_check_and_raises_on_a_failure(checks, solu
         checks.practice("exercise 3", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
     with pytest.raises(ValueError, match="needs MiniGPTWithWeightTying=MiniGPTWithWeightTying"):
         checks.practice("loss", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
+
+
+def test_practice_counts_checks_that_wait_apart_from_those_that_failed(checks, solution_source, capsys, monkeypatch):
+    """A check that waits for a failed one did not fail: a wrong table shape is one failure, three waiting."""
+    wrong = _edited(
+        solution_source, [("nn.Embedding(vocab_size, embed_dim)", "nn.Embedding(vocab_size + 1, embed_dim)")]
+    )
+    bad = exec_source(wrong, "bad.py").namespace
+    with pytest.raises(AssertionError) as raised:
+        checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
+    out = capsys.readouterr().out
+    assert out.count("✗") == 1 and out.count("–") == 3
+    assert (
+        str(raised.value)
+        == "1 of the exercise 1 checks failed and 3 wait for them (marked –): fix the lines marked ✗ first"
+    )
+    with pytest.raises(AssertionError, match="the gradients checks wait for checks of an earlier practice cell"):
+        checks.practice("gradients", TiedEmbeddingLM=bad["TiedEmbeddingLM"])  # all of its checks wait
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    with pytest.raises(AssertionError, match="有 1 项没有通过，另有 3 项在等它们"):
+        checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
 
 
 def test_practice_leaves_the_notebooks_random_state_alone(checks, solution_source, capsys):

@@ -56,7 +56,7 @@ def _whole(checks, path) -> tuple[dict, list]:
     from weight_tying_checks import demos
 
     result = load_submission(path)
-    loaded = demos._loaded(path, result, whole=True)
+    loaded = demos._loaded(path, result, True, demos.cell_names(path), None)
     return {
         n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS
     }, result.errors
@@ -146,6 +146,22 @@ def test_a_class_that_reads_what_a_demo_defines_gets_the_whole_runs_verdict(chec
     path = _notebook(tmp_path, edit)
     loaded, outcomes = _checked(checks, path)
     assert loaded.whole is True
+    assert outcomes == _whole(checks, path)[0] and set(s for s, _ in outcomes.values()) == {"passed"}
+
+
+def test_a_class_defined_only_when_a_demo_ran_makes_the_whole_notebook_run(checks, tmp_path):
+    """No cell raises and no name is shared with a demo, yet without the demos a class is missing: the whole
+    run, where the class exists, is the one reported."""
+
+    def edit(nb):
+        cell = next(c for c in _cells(nb) if _grade_id(c) == IDS[0])
+        cell["source"] = _source(cell).replace("class TiedEmbeddingLM(", "class _Tied(", 1) + (
+            "\nif 'tokenizer' in globals():  # a demo above defines it\n    TiedEmbeddingLM = _Tied\n"
+        )
+
+    path = _notebook(tmp_path, edit)
+    loaded, outcomes = _checked(checks, path)
+    assert loaded.whole is True and loaded.errors == []
     assert outcomes == _whole(checks, path)[0] and set(s for s, _ in outcomes.values()) == {"passed"}
 
 

@@ -94,6 +94,15 @@ def test_the_editions_ship_the_same_self_check():
     assert 'LANGUAGE = "zh"' in zh["weight_tying_checks/edition.py"]
 
 
+def test_formulas_read_without_mathjax(notebooks, edition):
+    """nbgrader's feedback page loads MathJax from a CDN: offline, $h_t \\cdot W_{out,j}$ stayed raw. The prose
+    writes formulas in Markdown and HTML (<sub>, ·, Σ) that read the same in JupyterLab and in any page."""
+    for cell in notebooks[edition].cells:
+        if cell.cell_type == "markdown":
+            prose = re.sub(r"`[^`]*`", "", cell.source)  # code may hold a $
+            assert not re.search(r"\$[^$\n]+\$|\\(?:cdot|text|exp|sum|top|ln)\b", prose), (cell.id, prose[:200])
+
+
 def test_chinese_paragraphs_have_no_hard_breaks(notebooks):
     # Markdown shows a break inside a paragraph as a space: none may fall between two Chinese characters.
     for cell in notebooks["zh"].cells:

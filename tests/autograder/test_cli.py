@@ -42,6 +42,8 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
         "--gradebook",
         "--nbgrader-course",
         "--gradebook-assignment",
+        "--due",
+        "--late-penalty",
     ):
         assert option in text
     assert "NOT enforced" in text
@@ -62,6 +64,9 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
         (["grade", "--assignment", "selftest", "--nbgrader-course", ".", "--gradebook", "g.db"], "not both"),
         (["grade", "--assignment", "selftest", "--nbgrader-course", "autograder"], "collect the submissions first"),
         (["grade", "--assignment", "selftest", "x.py", "--gradebook", "no/such/gradebook.db"], "existing folder"),
+        (["grade", "--assignment", "selftest", "tests", "--due", "soon"], "--due 'soon' is not a time: give e.g."),
+        (["grade", "--assignment", "selftest", "tests", "--late-penalty", "half"], "'half' is not a late policy"),
+        (["grade", "--assignment", "selftest", "README.md", "--due", "2026-05-04"], "neither .py nor .ipynb"),
     ],
 )
 def test_bad_arguments_exit_2_with_a_clear_message(args, needle, capsys, monkeypatch):

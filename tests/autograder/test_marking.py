@@ -152,3 +152,23 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     data = gradescope_results(result, SPEC)
     assert round(sum(t["score"] for t in data["tests"]), 6) == data["score"] == result.score
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
+
+
+def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():
+    """Rule 2 and 5: costs beyond an area's points stop at 0 for the area; the other areas keep theirs."""
+    area = "argmax generation"
+    points = SCHEME.areas[area]
+    tests = [t.name for t in SCHEME.tests.values() if t.area == area]
+    costs = [SCHEME.misconceptions[n].costs[area] for n in ("delegated_generate", "sampling")]
+    assert sum(costs) > points  # the two costs together are more than the area is worth
+    failing = {
+        tests[0]: Finding(Said("judge.gen.delegated", names="x"), names="delegated_generate"),
+        tests[1]: Finding(Said("diag.generate.sampling"), names="sampling"),
+    }
+    failing |= dict.fromkeys(tests[2:], PLAIN)  # and the area's other tests fail unexplained
+    marked = _marked(failing)
+    assert all(0 <= t.charged <= t.points for t in marked), [(t.name, t.charged) for t in marked]
+    assert sum(t.charged for t in marked if t.area == area) == points  # the area's mark: 0, not below
+    assert _mark(failing) == 100 - points  # every other area keeps all its points
+    one = {tests[0]: failing[tests[1]]}  # a cost below the test's points is charged whole
+    assert _mark(one) == 100 - min(SCHEME.misconceptions["sampling"].costs[area], SCHEME.tests[tests[0]].points)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 
 import pytest
@@ -22,7 +23,23 @@ def test_a_regular_file_beneath_the_root_is_read(tree):
     _, root = tree
     assert read_beneath(root / "alice" / "hw" / "hw.py", root, 1000) == b"mine = 1\n"
     assert read_beneath(root / "alice" / "hw" / "hw.py", None, 1000) == b"mine = 1\n"
-    assert len(read_beneath(root / "alice" / "hw" / "hw.py", root, 3)) == 4  # limit + 1: "too large"
+    assert len(read_beneath(root / "alice" / "hw" / "hw.py", root, 9)) == 9  # "mine = 1\n": at the limit
+    with pytest.raises(OSError) as over:  # one byte past it: refused before a byte is read
+        read_beneath(root / "alice" / "hw" / "hw.py", root, 8)
+    assert over.value.errno == errno.EFBIG
+
+
+def test_a_file_that_grows_while_it_is_read_is_read_one_byte_past_the_limit_at_most(tree, monkeypatch):
+    _, root = tree
+    (root / "alice" / "hw" / "hw.py").write_bytes(b"x" * 5000)
+    real_fstat = os.fstat
+
+    def as_it_was(fd):  # the size when opened: at the limit, then it grew
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], min(info.st_size, 100), *info[7:]))
+
+    monkeypatch.setattr(os, "fstat", as_it_was)
+    assert len(read_beneath(root / "alice" / "hw" / "hw.py", root, 100)) == 101  # limit + 1: "too large"
 
 
 def test_a_link_as_the_file_or_on_the_way_is_refused(tree):

@@ -175,7 +175,18 @@ def test_public_names():
     import dnnlpy.selfcheck
 
     assert sorted(dnnlpy.notebook.__all__) == sorted(
-        ["NotebookNamespace", "load_notebook", "exec_source", "code_cells", "strip_ipython", "syntax_message"]
+        [
+            "NotebookNamespace",
+            "load_notebook",
+            "exec_source",
+            "code_cells",
+            "strip_ipython",
+            "syntax_message",
+            "CellPlace",
+            "cell_places",
+            "name_cell",
+            "cell_at",
+        ]
     )
     assert sorted(dnnlpy.selfcheck.__all__) == sorted(
         ["find_submission", "load_submission", "missing_names_message", "calls_into"]
@@ -214,3 +225,57 @@ def test_a_cell_that_does_not_compile_is_its_syntax_error_with_the_line_and_each
     assert result["y"] == 2
     py = exec_source("a = 1\n# %%\nb = (\n", "x.py", on_cell=started.append)
     assert py.errors[0][0] == 1 and py.errors[0][1].startswith("SyntaxError: ") and "(line 3" in py.errors[0][1]
+
+
+WORDS = {
+    "full": "cell {number} (in “{heading}”, starting “{first}”)",
+    "no_heading": "cell {number} (starting “{first}”)",
+    "no_first": "cell {number} (in “{heading}”)",
+    "bare": "cell {number}",
+}
+
+
+def test_a_cell_is_named_by_its_number_its_section_and_its_first_line():
+    from dnnlpy.notebook import CellPlace, cell_places, name_cell
+
+    nb = _nb(
+        "import torch",
+        nbformat.v4.new_markdown_cell("Intro text\n\n## 3. Exercise 1: *TiedEmbeddingLM* ##\n\nmore"),
+        "\n\n   torch.manual_seed(0)\nx = 1",
+        nbformat.v4.new_markdown_cell("no heading here"),
+        "",
+        nbformat.v4.new_markdown_cell("# 4. `generate`\n### 4.1 Try it"),
+        "torch.manual_seed(0)  # " + "y" * 80,
+    )
+    places = cell_places(nb)
+    assert places == {
+        0: CellPlace(1, "", "import torch"),
+        2: CellPlace(3, "3. Exercise 1: TiedEmbeddingLM", "torch.manual_seed(0)"),
+        4: CellPlace(5, "3. Exercise 1: TiedEmbeddingLM", ""),  # a text cell without a heading keeps the section
+        6: CellPlace(7, "4.1 Try it", "torch.manual_seed(0) # " + "y" * 36 + "…"),
+    }
+    named = [name_cell(place, WORDS) for place in places.values()]
+    assert named == [
+        "cell 1 (starting “import torch”)",
+        "cell 3 (in “3. Exercise 1: TiedEmbeddingLM”, starting “torch.manual_seed(0)”)",
+        "cell 5 (in “3. Exercise 1: TiedEmbeddingLM”)",
+        "cell 7 (in “4.1 Try it”, starting “torch.manual_seed(0) # " + "y" * 36 + "…”)",
+    ]
+    assert len(set(named)) == 4  # two cells starting alike are told apart by their section
+    assert cell_places({"cells": "not a list"}) == {} and cell_places({"cells": [None, 3]}) == {}
+
+
+def test_a_traceback_frame_in_a_cell_gives_that_cells_place():
+    import traceback
+
+    from dnnlpy.notebook import CellPlace, cell_at
+
+    nb = _nb(nbformat.v4.new_markdown_cell("# Setup"), "def f():\n    return 1 / 0", "f()")
+    result = load_notebook(nb)
+    assert result.errors == [(2, "ZeroDivisionError: division by zero")]
+    try:
+        result["f"]()
+    except ZeroDivisionError as exc:
+        frame = traceback.extract_tb(exc.__traceback__)[-1]
+    assert cell_at(frame.filename) == CellPlace(2, "Setup", "def f():") and frame.lineno == 2
+    assert cell_at("some_module.py") is None

@@ -6,6 +6,8 @@ checks, and sums up the run.
 By default it checks weight_tying.ipynb next to this file. To check another file (a copy of the notebook, or
 a .py with the two classes):  WEIGHT_TYING_SUBMISSION=path/to/file.ipynb pytest
 Messages follow this edition's language; WEIGHT_TYING_LANG=en or WEIGHT_TYING_LANG=zh chooses one.
+Each cell and each check runs within a time budget, and so does the whole run (weight_tying_checks/budget.py);
+on a slow machine WEIGHT_TYING_SECONDS=240 pytest gives the run more (each cell and check a quarter of it).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 gc.disable()
 try:
     from weight_tying_checks import CHECKS, language, tell, title, unloadable
+    from weight_tying_checks.budget import clock_from_environment, stopped_cells
     from weight_tying_checks.demos import load, settle
 
     from dnnlpy.selfcheck import find_submission
@@ -42,11 +45,12 @@ def pytest_configure(config):
     clean; otherwise every cell runs, as the grader runs them (weight_tying_checks/demos.py says when)."""
     try:
         language()  # a bad WEIGHT_TYING_LANG is named before anything runs (in English: no language yet)
+        clock = clock_from_environment()
     except ValueError as error:
         raise pytest.UsageError(str(error)) from None
     try:
         path = find_submission(HERE, default_name=DEFAULT_NAME, env_var=ENV_VAR)
-        loaded = load(path)
+        loaded = load(path, clock)
     except (FileNotFoundError, ValueError) as error:
         problem = unloadable(error)
     else:
@@ -74,6 +78,18 @@ def checks():
     return _loaded().session
 
 
+@pytest.fixture(scope="session")
+def stopped():
+    """Why the notebook did not run in time: the cells stopped at their time budget, named ("" when none was)."""
+    loaded = _loaded()
+    cells = stopped_cells(loaded.errors)
+    if not cells:
+        return ""
+    seconds = f"{loaded.clock.step_limit:.0f}" if loaded.clock is not None else "?"
+    lines = [tell("check.budget.cells_stopped", count=len(cells), seconds=seconds)]
+    return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     write = terminalreporter.write_line
     if "loaded" not in _STATE:
@@ -93,7 +109,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if errors:
         terminalreporter.section(tell("check.raised.section"))
         for index, message in errors[:8]:
-            write(tell("check.cell", number=index + 1, message=message.rstrip(": ")[:160]))
+            write(tell("check.cell", place=loaded.cell(index), message=message.rstrip(": ")[:160]))
         if len(errors) > 8:
             write(tell("check.raised.more", count=len(errors) - 8))
         write(tell("check.raised.note"))

@@ -24,8 +24,16 @@ MESSAGES = {
     "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义"),
     "check.undefined": ("{cls} is not defined", "{cls} 没有定义"),
     "check.group_failed": (
-        "{count} of the {group} checks did not pass: see the lines marked above",
-        "「{group}」这组检查中有 {count} 项没有通过：见上面标出的行",
+        "{count} of the {group} checks failed: see the lines marked ✗ above",
+        "「{group}」这组检查中有 {count} 项没有通过：见上面标 ✗ 的行",
+    ),
+    "check.group_failed_waiting": (
+        "{count} of the {group} checks failed and {waiting} wait for them (marked –): fix the lines marked ✗ first",
+        "「{group}」这组检查中有 {count} 项没有通过，另有 {waiting} 项在等它们（标 – 的行）：先修正标 ✗ 的行",
+    ),
+    "check.group_waiting": (
+        "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
+        "「{group}」这组检查要等前面练习检查单元格里没有通过的检查（标 – 的行）：先修正那些",
     ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",
@@ -48,7 +56,38 @@ MESSAGES = {
         " No cell raised: check the class name's spelling.",
         "没有单元格抛出异常：请检查类名的拼写。",
     ),
-    "check.cell": ("  cell {number}: “{message}”", "  第 {number} 个单元格：「{message}」"),
+    "check.cell": ("  {place}: “{message}”", "  {place}：「{message}」"),
+    # a cell's name (dnnlpy.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
+    "check.place.full": (
+        "cell {number} (in “{heading}”, starting “{first}”)",
+        "第 {number} 个单元格（「{heading}」一节，以「{first}」开头）",
+    ),
+    "check.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
+    "check.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
+    "check.place.bare": ("cell {number}", "第 {number} 个单元格"),
+    # budget.py: the self-check's time budget
+    "check.budget.cell": (
+        "stopped after {seconds} s, the self-check's limit for one cell (an endless loop, or a very long "
+        "computation?); the cells after it still ran",
+        "运行 {seconds} 秒后被终止，这是自检给每个单元格的时限（是死循环，还是计算量太大？）；它后面的单元格照常运行了",
+    ),
+    "check.budget.check": (
+        "stopped after {seconds} s, the self-check's limit for one check: your code did not return (an endless "
+        "loop, in generate perhaps?)",
+        "运行 {seconds} 秒后被终止，这是自检给每项检查的时限：你的代码一直没有返回（是不是 generate 里有死循环？）",
+    ),
+    "check.budget.hard_stop": (
+        "The self-check stopped: {what} ran past its {seconds} s limit and could not be interrupted (a very long "
+        "computation, or a loop that catches every exception). Fix it, save, and run pytest again.",
+        "自检已终止：{what}超过了 {seconds} 秒的时限，而且无法中断（计算量太大，或者某个循环捕获了所有异常）。"
+        "请修正它，保存后重新运行 pytest。",
+    ),
+    "check.budget.cells_stopped": (
+        "{count} cell(s) did not finish within the self-check's {seconds} s limit per cell and were stopped (an "
+        "endless loop?). The grader stops such a cell too, and whatever it was to compute is lost:",
+        "有 {count} 个单元格没有在自检给每个单元格的 {seconds} 秒内运行完，被终止了（是死循环吗？）。"
+        "评分程序同样会终止这样的单元格，它本该算出的结果也就没有了：",
+    ),
     "check.waiting.section": (
         "not checked yet: they run once the failure they wait for is fixed",
         "尚未检查：它们等待的那项检查修正之后才会运行",

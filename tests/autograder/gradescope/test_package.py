@@ -13,8 +13,9 @@ import zipfile
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.graders.kit import COURSE_DIR
 from autograder.grading.gradescope.package import build_package, package_files
-from autograder.grading.gradescope.run import find_submission
+from autograder.grading.gradescope.run import Upload, find_submission
 
 SPEC = get_assignment("weight_tying")
 
@@ -44,11 +45,29 @@ def test_package_refuses_unknown_assignments_and_non_zip_names(tmp_path):
 
 def test_find_submission_prefers_the_assignments_notebook(tmp_path):
     (tmp_path / "notes.py").write_text("")
-    assert find_submission(tmp_path, "weight_tying") == tmp_path / "notes.py"
+    assert find_submission(tmp_path, "weight_tying").path == tmp_path / "notes.py"
     (tmp_path / "scratch.ipynb").write_text("{}")
     (tmp_path / "weight_tying.ipynb").write_text("{}")
-    assert find_submission(tmp_path, "weight_tying") == tmp_path / "weight_tying.ipynb"
-    assert find_submission(tmp_path / "missing", "weight_tying") is None
+    assert find_submission(tmp_path, "weight_tying") == Upload(tmp_path / "weight_tying.ipynb")
+    missing = find_submission(tmp_path / "missing", "weight_tying")
+    assert missing.path is None and missing.words("en").startswith("No notebook found: upload weight_tying.ipynb")
+
+
+def _edition(path, language: str) -> None:
+    path.write_text(json.dumps({"cells": [], "metadata": {"course_kit": {"language": language}}}))
+
+
+def test_an_upload_of_both_editions_grades_the_english_and_says_so(tmp_path):
+    """Two notebooks of two editions, uploaded together (no later one): the assignment's own edition, said."""
+    _edition(tmp_path / "weight_tying_zh.ipynb", "zh")
+    _edition(tmp_path / "weight_tying_en.ipynb", "en")
+    upload = find_submission(tmp_path, "weight_tying")
+    assert upload.path == tmp_path / "weight_tying_en.ipynb"
+    assert "graded: weight_tying_en.ipynb" in upload.words("en") and "2 notebooks" in upload.words("en")
+    assert "评分的是英文版：weight_tying_en.ipynb" in upload.words("zh")
+    _edition(tmp_path / "copy.ipynb", "en")  # two of one edition: which one is the student's call
+    several = find_submission(tmp_path, "weight_tying")
+    assert several.path is None and "3 files that could be the notebook" in several.words("en")
 
 
 def _python_for(source) -> str:
@@ -85,3 +104,17 @@ def test_run_autograder_grades_a_correct_and_a_wrong_submission(tmp_path):
         assert results["extra_data"]["run"]["status"] == "ok"
         if not full:
             assert any("bias on the head" in t["output"] for t in results["tests"] if t["status"] == "failed")
+    # Both editions uploaded together: the English one is graded, and the output says so first.
+    folder = root / "submission"
+    shutil.rmtree(folder)
+    folder.mkdir()
+    for language, edition in (("en", "weight_tying"), ("zh", "weight_tying_zh")):
+        shutil.copy(COURSE_DIR / "source" / edition / "weight_tying.ipynb", folder / f"weight_tying_{language}.ipynb")
+    proc = subprocess.run(
+        ["bash", str(source / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = json.loads((root / "results" / "results.json").read_text())
+    assert results["score"] == 100 and results["extra_data"]["language"] == "en", results["output"]
+    assert results["output"].startswith("Your upload holds 2 notebooks, one per edition"), results["output"]
+    assert "graded: weight_tying_en.ipynb" in results["output"]

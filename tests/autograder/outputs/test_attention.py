@@ -3,6 +3,7 @@ a timeout is kind "timeout" (never "blank") and its feedback page is one card, n
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
@@ -11,7 +12,8 @@ from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
-from autograder.protocol.said import Said  # noqa: E402
+from autograder.protocol.said import Said
+from dnnlpy.notebook import CellPlace
 
 
 def _no_result(name: str) -> Finding:
@@ -41,7 +43,8 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
     _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "print(model.generate(ids, 5))"])
     report = write_report(out).read_text(encoding="utf-8")
     look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
-    assert "timeout" in look and "hana: while running cell 3 (starts with “print(model.generate(ids, 5))”)" in look
+    hang = "hana: while running cell 3 (in “Title”, starting “print(model.generate(ids, 5))”)"
+    assert "timeout" in look and hang in look
     assert "syntax error" in look and "sam: cell 2: SyntaxError: invalid syntax (line 3: def forward(self,,)" in look
     assert "blank" not in look
     assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
@@ -53,23 +56,25 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
 
 
 def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_speaks_chinese():
-    page = feedback_html(_hung(), student="hana", starts={2: "print(model.generate(ids, 5))"})
+    page = feedback_html(_hung(), student="hana", starts={2: CellPlace(3, "Try it", "print(model.generate(ids, 5))")})
     assert page.count('class="card"') == 1
-    assert "stopped at the time limit while running cell 3 (starts with “print(model.generate(ids, 5))”)" in page
+    where = "while running cell 3 (in “Try it”, starting “print(model.generate(ids, 5))”)"
+    assert f"stopped at the time limit {where}" in page
     assert "Costs 24 points over 12 tests" in page
-    zh = feedback_html(_hung("zh"), student="zhou", starts={2: "spin()"})
+    zh = feedback_html(_hung("zh"), student="zhou", starts={2: CellPlace(3, "动手试试", "spin()")})
     assert '<html lang="zh">' in zh and zh.count('class="card"') == 1
     for english in ("What to fix", "Costs", "How your code ran", "Points by area", "Score"):
         assert english not in zh, f"{english!r} left in English on the Chinese page"
-    assert "需要修改的地方" in zh and "第 3 个单元格" in zh and "“spin()”" in zh
+    assert "需要修改的地方" in zh and "第 3 个单元格（「动手试试」一节，以「spin()」开头）" in zh
 
 
 def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
     run = RunFacts(
         status="ok", load_errors=[[3, "SyntaxError: invalid syntax (line 9: def f(:)"]], required_names=["A"]
     )
-    page = re.sub(r"<[^>]+>", "", feedback_html(Result(tests=[], run=run), student="sam", starts={3: "class A:"}))
-    assert "cell 4 (starts with “class A:”) has a syntax error, so Python ran none of it" in page
+    page = feedback_html(Result(tests=[], run=run), student="sam", starts={3: CellPlace(4, "", "class A:")})
+    page = re.sub(r"<[^>]+>", "", page)
+    assert "cell 4 (starting “class A:”) has a syntax error, so Python ran none of it" in page
     assert "Not defined by your submission: A (a cell with a syntax error)." in page
     assert "check the exact" not in page and "• •" not in page and "•" not in page
 
@@ -94,6 +99,31 @@ def test_what_was_stopped_at_its_time_budget_needs_a_look_with_the_cell_and_the_
     report = write_report(out).read_text(encoding="utf-8")
     look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
     assert (
-        "time budget" in look and "hugo: cell 3 (starts with “print(model.generate(ids, 5))”); generate greedy" in look
+        "time budget" in look
+        and "hugo: cell 3 (in “Title”, starting “print(model.generate(ids, 5))”); generate greedy" in look
     )
     assert [row.kind for row in load_class(out).rows] == ["graded"]
+
+
+def test_a_submission_whose_cells_raised_while_loading_needs_a_look_with_each_cell(batch_folder, area_result, tmp_path):
+    raised = area_result({"shape flow": "X failed: wrong values"})
+    raised.run.load_errors = [
+        [1, "NameError: name 'tokenizer' is not defined"],
+        [2, "TimeBudgetExceeded: this cell was stopped after 12 s"],  # its own group: time budget
+    ]
+    areas = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
+    stub = area_result(dict.fromkeys(areas, "X failed: your code raised NotImplementedError"))
+    stub.run.load_errors = [[1, "NotImplementedError: "]]
+    stub.run.defined = []
+    demo = area_result()  # the chapter's demo of the library's generate, which a graded run withholds
+    demo.run.load_errors = [[4, "NotAvailableWhileGrading: dnnlpy.models.gpt.MiniGPT.generate is not available"]]
+    out = batch_folder({"ana": raised, "stu": stub, "al": area_result(), "dee": demo})
+    _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "ids = tokenizer.encode('hi')"])
+    report = write_report(out).read_text(encoding="utf-8")
+    look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
+    look = html.unescape(look)
+    assert "cells raised" in look
+    assert "ana: cell 2 (in “Title”, starting “class A: pass”): NameError: name 'tokenizer' is not defined" in look
+    assert "stu: cell" not in look.split("cells raised")[1].split("blank")[0]  # a stub is "blank", not this
+    assert "time budget" in look and "ana: cell 3" in look
+    assert "dee" not in look  # the grader made that cell raise: nothing for the student to fix

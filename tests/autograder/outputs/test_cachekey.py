@@ -91,3 +91,27 @@ def test_a_file_over_the_readers_bound_is_keyed_by_the_reason_unread(tmp_path):
     assert submission_digest(small, limit=1000) == submission_digest(huge)
     assert _bytes_read() - before <= 1001 + 4096  # the bound, plus one page of slack for the open itself
     assert submission_digest(small) != submission_digest(huge)  # under the bound: its own bytes
+
+
+def test_a_file_that_grows_past_the_bound_while_read_is_read_no_further_and_keyed_by_the_reason(tmp_path, monkeypatch):
+    """A file under the bound when looked at (fstat) that has grown past it when read: the read stops one byte
+    past the bound, and the key is the reason, as for a file over the bound from the start."""
+    import autograder.outputs.cachekey as cachekey
+
+    grown, over = tmp_path / "grown.py", tmp_path / "over.py"
+    grown.write_bytes(b"x" * (3 << 20))  # 3 MiB when read, longer than one 1 MiB chunk
+    over.write_bytes(b"x" * 2000)
+    limit = 1000
+    real_fstat = os.fstat
+
+    def as_it_was(fd):  # the size the file had when it was opened: under the bound
+        info = real_fstat(fd)
+        return os.stat_result((*info[:6], min(info.st_size, limit), *info[7:]))
+
+    monkeypatch.setattr(cachekey.os, "fstat", as_it_was)
+    before = _bytes_read()
+    key = submission_digest(grown, limit=limit)
+    read = _bytes_read() - before
+    monkeypatch.undo()
+    assert key == submission_digest(over, limit=limit) != submission_digest(grown, limit=4 << 20)
+    assert read <= limit + 1 + 4096, read  # the bound and one byte, plus a page for the open: not 1 MiB

@@ -63,3 +63,12 @@ def test_the_plugin_writes_nbgraders_columns_quoted_and_formula_safe(gradebook, 
     assert tuple(rows[0]) == COLUMNS and len(rows) == 8
     odd = [r for r in rows if r["student_id"].endswith("cmd,x")]
     assert {r["student_id"] for r in odd} == {"'=cmd,x"} and all(r["max_score"] == "0.0" for r in odd)
+
+
+def test_a_student_in_both_editions_is_exported_in_the_later_one_as_the_kit_grades_it(gradebook):
+    with Gradebook(f"sqlite:///{gradebook}") as gb:
+        gb.add_submission("weight_tying_zh", "ann", timestamp=datetime(2026, 11, 20, 11))  # an hour later
+        gb.add_submission("weight_tying", "dan", timestamp=datetime(2026, 11, 20, 12))
+        gb.add_submission("weight_tying_zh", "dan")  # no time to compare: the first edition
+        rows = [(r["student_id"], r["assignment"]) for r in export_rows(gb) if r["assignment"] != "homework0"]
+    assert ("ann", "weight_tying_zh") in rows and ("dan", "weight_tying") in rows and len(rows) == 4

@@ -1,7 +1,8 @@
 """Every page the grader writes, with hostile text in every field a student controls: nothing of it is markup.
 
 The batch folder is written by hand (as a tampered or hostile one could be), so the names, ids, file names,
-messages, test and area names, notes, cell first lines, running checks, grader errors and edition reach the
+messages, test and area names, notes, cell first lines, running checks, grader errors, edition, run status,
+the language of a misconception's sample, why a page could not be written and that page's id reach the
 templates raw, not first cleaned by the roster.
 """
 
@@ -22,6 +23,7 @@ from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
 from autograder.protocol.said import Said, verbatim
+from dnnlpy.notebook import CellPlace
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
@@ -34,6 +36,7 @@ TAGS = {
     "tbody", "tr", "th", "td", "ul", "li", "span", "details", "summary", "small", "a", "img",
 }  # fmt: skip
 ATTRIBUTES = {"lang", "charset", "name", "content", "class", "style", "href", "title", "alt", "src", "aria-hidden"}
+ATTRIBUTES |= {"data-label"}  # the Students table's labels on a phone (report.html.j2)
 
 
 class _Markup(HTMLParser):
@@ -68,8 +71,24 @@ def _assert_inert(page: str, where: str) -> None:
     assert SCRIPT in text and ATTR in text, f"{where}: hostile text is missing, not escaped"
 
 
-def _result(language: str, *, status: str = "ok", running: dict | None = None) -> Result:
+def _result(language: str, *, status: str = "ok", running: dict | None = None, alone: str = "") -> Result:
+    """A result with hostile text everywhere; `alone`: a misconception (its scheme id) only this result shows."""
     tests = [
+        *(
+            [
+                TestOutcome(
+                    "test_x.py::test_alone",
+                    1,
+                    "shape flow",
+                    False,
+                    Finding(Said("diag.tie.copied"), names=alone),
+                    1.0,
+                    f"misconception:{alone}",
+                )
+            ]
+            if alone
+            else []
+        ),
         TestOutcome(
             f"test_x.py::test_{HOSTILE}[{HOSTILE}]", 5, HOSTILE, False, Finding(verbatim(f"{HOSTILE}: {HOSTILE}"))
         ),
@@ -117,9 +136,13 @@ def hostile_class(tmp_path) -> Path:
         "{{7*7}}": _result("zh", status="timeout", running={"cell": 1}),
         "javascript:alert(1)": _result("en", status="timeout", running={"check": HOSTILE}),
         f"{RTL}-zh": _result(ATTR, status="memory"),
+        # a run status no kit writes, and the only student showing a misconception: its sample's language
+        "status": _result(ATTR, status=HOSTILE, alone="two_tables"),
         "grader": Result.grader_failure(HOSTILE),
         "missing": None,
         "../../outside": None,  # a tampered manifest's id: no page is written outside the folder
+        SCRIPT: None,  # an id that is no file name (it holds a "/"): shown in the report, no page written
+        ATTR * 12: None,  # a file name too long to write: why (the OSError, naming the path) is hostile too
     }
     manifest = Manifest(assignment=HOSTILE, seed=3, kit_version=HOSTILE, started=HOSTILE, finished=HOSTILE)
     for i, (uid, result) in enumerate(students.items()):
@@ -146,21 +169,23 @@ def test_the_report_and_every_feedback_page_keep_hostile_text_inert(hostile_clas
     report = write_report(hostile_class)
     _assert_inert(report.read_text(encoding="utf-8"), "report.html")
     pages = sorted((hostile_class / "feedback").glob("*.html"))
-    assert len(pages) == 6, [p.name for p in pages]
+    assert len(pages) == 7, [p.name for p in pages]
     assert not (hostile_class.parent / "outside.html").exists()
-    assert "not a file name: page not written" in report.read_text(encoding="utf-8")
+    text = report.read_text(encoding="utf-8")
+    assert "not a file name: page not written" in text and "File name too long" in text
+    assert "(only &#34;&gt;&lt;img" in text  # the sample's language shown, escaped (an attribute-safe quote too)
     for page in pages:
         _assert_inert(page.read_text(encoding="utf-8"), page.name)
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_each_edition_of_a_feedback_page_keeps_hostile_text_inert(language):
-    for status, running in (("ok", {}), ("timeout", {"cell": 1}), ("timeout", {"check": HOSTILE})):
+    for status, running in (("ok", {}), ("timeout", {"cell": 1}), ("timeout", {"check": HOSTILE}), (HOSTILE, {})):
         page = feedback_html(
             _result(language, status=status, running=running),
             student=HOSTILE,
             assignment=HOSTILE,
-            starts={1: HOSTILE},
+            starts={1: CellPlace(2, HOSTILE, HOSTILE)},
             graded_at=HOSTILE,
         )
         _assert_inert(page, f"{language} {status}")

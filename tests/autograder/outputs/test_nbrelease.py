@@ -30,7 +30,8 @@ def _course(tmp_path: Path, area_result) -> tuple[Path, Path]:
         if secret:
             (folder / "submission_secret.txt").write_text(SECRET)
         submission = str(folder / "weight_tying.ipynb")
-        manifest.students.append({"uid": student, "name": student, "key": student, "submission": submission})
+        entry = {"uid": student, "name": student, "key": student, "submission": submission}
+        manifest.students.append({**entry, "nbgrader_id": student, "edition": "weight_tying"})
         result = area_result({"shape flow": "logits scaled by 2"})
         data = {"format": RESULT_FORMAT, "batch": {}, "result": result.to_wire()}
         (out / "results" / f"{student}.json").write_text(json.dumps(data))
@@ -41,13 +42,72 @@ def _course(tmp_path: Path, area_result) -> tuple[Path, Path]:
 
 def test_each_collected_submission_gets_its_page_beside_the_files_release_feedback_reads(tmp_path, area_result):
     course, out = _course(tmp_path, area_result)
-    placed, skipped = place_feedback(load_class(out), out, course)
+    done = place_feedback(load_class(out), out, course)
     dest = course / "feedback" / "ann" / "weight_tying"
-    assert placed == [dest / "weight_tying.html"]
+    assert done.released == [dest / "weight_tying.html"] and not done.by_hand and not done.refused
     assert (dest / "weight_tying.html").read_bytes() == (out / "feedback" / "ann.html").read_bytes()
     assert (dest / "submission_secret.txt").read_text() == SECRET and (dest / "timestamp.txt").is_file()
-    assert len(skipped) == 1 and skipped[0].startswith("bo: no submission_secret.txt")
+    assert done.outside == ["bo"]  # handed in outside the exchange, in a class that uses it
     assert not (course / "feedback" / "bo").exists()  # release_feedback would stop at its missing secret
+
+
+def test_a_course_without_the_exchange_gets_every_page_where_nbgrader_keeps_feedback(tmp_path, area_result):
+    """nbgrader zip_collect or hand-made folders: no secrets at all, so the pages are placed for handing out."""
+    course, out = _course(tmp_path, area_result)
+    (course / "submitted" / "ann" / "weight_tying" / "submission_secret.txt").unlink()
+    done = place_feedback(load_class(out), out, course)
+    assert not done.released and not done.outside and not done.refused
+    assert done.by_hand == [course / "feedback" / s / "weight_tying" / "weight_tying.html" for s in ("ann", "bo")]
+    assert (course / "feedback" / "bo" / "weight_tying" / "weight_tying.html").read_bytes() == (
+        out / "feedback" / "bo.html"
+    ).read_bytes()
+
+
+def test_a_linked_hand_in_never_overwrites_a_classmates_feedback(tmp_path, monkeypatch):
+    """mallory's hand-in is a link to bob's notebook: her page (the link refused) is hers; bob's stays his."""
+    import autograder.grading.executors
+    from autograder.grading.result import Result, RunFacts, TestOutcome
+    from autograder.grading.submissions import find_submissions
+    from autograder.outputs.classrun import ClassJob, grade_class
+
+    course = tmp_path / "course"
+    for student in ("bob", "mallory"):
+        folder = course / "submitted" / student / "weight_tying"
+        folder.mkdir(parents=True)
+        (folder / "timestamp.txt").write_text("2026-05-04 09:00:00.000000 UTC")
+        (folder / "submission_secret.txt").write_text(student * 20)
+    bob = course / "submitted" / "bob" / "weight_tying" / "weight_tying.ipynb"
+    bob.write_text("{}")
+    (course / "submitted" / "mallory" / "weight_tying" / "weight_tying.ipynb").symlink_to(bob)
+
+    def batch(*, submissions, on_result, seed, **_):
+        for uid, path in sorted(submissions.items()):
+            ok = not Path(path).is_symlink()
+            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", ok, "" if ok else "refused")]
+            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed))
+
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
+    root = course / "submitted"
+    out = tmp_path / "graded"
+    job = ClassJob(assignment="weight_tying", paths=(root,), out=out, progress=False)
+    grade_class(job, submissions=find_submissions([root], assignment="weight_tying"))
+    done = place_feedback(load_class(out), out, course)
+    pages = {s: course / "feedback" / s / "weight_tying" / "weight_tying.html" for s in ("bob", "mallory")}
+    assert sorted(done.released) == sorted(pages.values())
+    for student, page in pages.items():
+        assert page.read_bytes() == (out / "feedback" / f"{student}.html").read_bytes()
+        assert (page.parent / "submission_secret.txt").read_text() == student * 20
+    assert "100" in pages["bob"].read_text() and ">mallory<" not in pages["bob"].read_text()
+
+
+def test_a_student_folder_that_is_a_link_gets_no_page(tmp_path, area_result):
+    course, out = _course(tmp_path, area_result)
+    bo = course / "submitted" / "bo"
+    bo.rename(course / "bo-elsewhere")
+    bo.symlink_to(course / "submitted" / "ann")  # bo's folder points at ann's (her secret, her timestamp)
+    done = place_feedback(load_class(out), out, course)
+    assert done.refused == ["bo: bo/weight_tying is a link or not a folder in submitted/: no page placed"]
+    assert not (course / "feedback" / "bo").exists()
 
 
 @pytest.mark.e2e

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from rich.console import Console
 
 from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.outputs.lateness import Late
 from autograder.outputs.roster import build_roster
 from autograder.outputs.summary import batch_json, print_batch, print_calibration
 from autograder.qa.calibrate import Verdict
@@ -26,6 +27,7 @@ def _outcome(names: list[str]):
         out=Path("graded"),
         csv_path=Path("graded/grades.csv"),
         report=None,
+        late={roster[0].uid: Late("2026-05-04 14:30 UTC", "", "2026-05-04 12:00 UTC", 9000.0, 15.0)},
     )
 
 
@@ -35,12 +37,19 @@ def test_a_batch_prints_bracketed_names_as_they_are():
     text = console.export_text()
     assert "x[/a]" in text and "[bold]bob" in text and "no result" in text
     assert "graded now: 1, already up to date: 1 (seed 7)" in text
+    assert "late: 1 handed in after the due date, 0 with an unreadable timestamp.txt" in text
 
 
 def test_the_json_summary_names_who_was_graded_now():
     summary = batch_json(_outcome(["ann", "bob", "cat"]), None)
     assert summary["graded"] == ["ann"] and summary["up_to_date"] == ["bob"] and summary["seed"] == 7
-    assert summary["students"]["cat"] == {"id": "cat", "score": None, "max_score": None, "status": "no result"}
+    assert summary["students"]["cat"] == {
+        "id": "cat",
+        "score": None,
+        "max_score": None,
+        "status": "no result",
+        "late_penalty": 0.0,
+    }
 
 
 def test_the_calibration_table_fits_80_columns_with_each_file_name_on_one_line():

@@ -47,7 +47,9 @@ def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
     run = RunFacts(status="ok", load_errors=[[1, "NotImplementedError: "]], required_names=["A", "B"], defined=["A"])
     lines = run_lines(Result(tests=[], run=run), starts=cell_starts(notebook))
     assert lines[0] == "Your code ran to the end, but 1 of its cells raised an error:"
-    assert lines[1] == "cell 2 (starts with “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError"
+    assert lines[1].startswith(
+        "cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
+    )
     assert "  " not in lines[1] and "cell/part" not in " ".join(lines)
     assert lines[2] == "Not defined by your submission: B (check the exact names)."
     py = run_lines(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), kind="py")

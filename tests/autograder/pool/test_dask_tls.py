@@ -103,6 +103,18 @@ def _grade_on(cluster_address: str, extra: list[str], plus, capsys) -> dict:
     return json.loads(captured.out.strip().splitlines()[-1])
 
 
+@pytest.mark.parametrize("address", ["ws://127.0.0.1:8786", "wss://127.0.0.1:8786", "udp://127.0.0.1:8786"])
+def test_insecure_plain_tcp_allows_tcp_and_no_other_protocol(address, plus, capsys):
+    """The flag says plain TCP: a websocket scheduler (ws://, or wss:// without the course's certificates) is
+    no more authenticated for it, and stays refused."""
+    assert dask_scheduler("tcp://127.0.0.1:8786", insecure_plain_tcp=True).insecure_plain_tcp
+    with pytest.raises(ValueError, match="is not a tls:// address"):
+        dask_scheduler(address, insecure_plain_tcp=True)
+    args = ["grade", "--assignment", "selftest", str(plus), "--executor", "dask", "--scheduler", address]
+    assert main([*args, "--insecure-plain-tcp"]) == 2
+    assert "is not a tls:// address" in capsys.readouterr().err
+
+
 def test_plain_tcp_is_accepted_when_asked_for_by_name(plus, capsys, monkeypatch):
     monkeypatch.setattr(on_dask, "_stall_seconds", lambda limits: 2.0)
     with distributed.LocalCluster(n_workers=0, protocol="tcp://", host="127.0.0.1", dashboard_address=None) as cluster:

@@ -287,3 +287,55 @@ def test_a_judge_that_has_grown_is_replaced_between_students_not_during(tmp_path
         worker.close()
     assert [(r.status, r.score) for r in results] == [("ok", 3), ("ok", 3)]  # each judged whole, then replaced
     assert (stats["judges_started"], stats["judges_replaced"]) == (3, 2)
+
+
+def test_the_workers_warm_up_is_not_the_first_submissions_grading_time(monkeypatch):
+    """Two correct runs of ~1 s were reported as 12.7 s beside a 13.3 s hang: the zygote's warm-up (torch's
+    import) and the judge's start-up are the worker's, not the first student's. Both are made slower here."""
+    import time
+
+    from autograder.grading.judge.client import JudgeProcess
+    from autograder.sandbox.warm import Zygote
+
+    slow = 3.0
+    waited, readied = Zygote.wait_ready, JudgeProcess.ready
+
+    def wait_ready(self, *args, **kwargs):
+        if not self._ready:
+            time.sleep(slow)
+        return waited(self, *args, **kwargs)
+
+    def ready(self, *args, **kwargs):
+        time.sleep(slow)
+        return readied(self, *args, **kwargs)
+
+    monkeypatch.setattr(Zygote, "wait_ready", wait_ready)
+    monkeypatch.setattr(JudgeProcess, "ready", ready)
+    worker = Worker("selftest", LIMITS)
+    try:
+        started = time.monotonic()
+        result = worker.grade_path(_files(SELFTEST, ["correct/plus.py"])[0], seed=SEED)
+        wall = time.monotonic() - started
+    finally:
+        worker.close()
+    assert result.score == result.max_score > 0
+    assert 0 < result.execution_time < wall - 2 * slow, (result.execution_time, wall)
+
+
+def test_the_fresh_paths_judge_start_up_is_not_the_submissions_grading_time(monkeypatch):
+    import time
+
+    from autograder.grading.judge.client import JudgeProcess
+
+    readied = JudgeProcess.ready
+
+    def ready(self, *args, **kwargs):
+        time.sleep(3.0)
+        return readied(self, *args, **kwargs)
+
+    monkeypatch.setattr(JudgeProcess, "ready", ready)
+    started = time.monotonic()
+    result = grade_submission(spec=SELFTEST, path=_files(SELFTEST, ["correct/plus.py"])[0], seed=SEED, limits=LIMITS)
+    wall = time.monotonic() - started
+    assert result.score == result.max_score > 0
+    assert 0 < result.execution_time < wall - 3.0, (result.execution_time, wall)

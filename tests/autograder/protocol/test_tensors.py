@@ -116,3 +116,33 @@ def test_tables_hold_exactly_what_the_writer_writes(no_loading):
     refused(safetensors_file(b"[1, 2]"), "not a JSON object")
     refused(safetensors_file(b'{"a": ' + b"[" * 50 + b"]" * 50 + b"}"), "levels deep")
     refused(safetensors_file(b'{"a": {"dtype": "F32"}, "a": {"dtype": "F32"}}'), "key twice")
+
+
+def _table_of(size: int) -> bytes:
+    """A valid table of exactly `size` bytes: one 4-byte tensor, padded with spaces (as safetensors pads)."""
+    table = b'{"t": {"dtype": "F32", "shape": [1], "data_offsets": [0, 4]}}'
+    assert len(table) <= size
+    return table + b" " * (size - len(table))
+
+
+def test_each_bound_is_met_at_the_bound_and_refused_one_past_it():
+    """Every bound of the table: a file exactly at it is read, one unit past it is refused."""
+    at = _table_of(96)
+    assert set(read(struct.pack("<Q", 96) + at + bytes(4), EvidenceBounds(header_bytes=96))) == {"t"}
+    refused(struct.pack("<Q", 97) + _table_of(97) + bytes(4), "over the bound of 96", EvidenceBounds(header_bytes=96))
+    # the table may fill the file exactly (no tensor bytes), and not one byte more
+    assert read(safetensors_file({})) == {}
+    refused(struct.pack("<Q", 3) + b"{}", "table of 3 bytes in 10 bytes")
+
+    four = {f"t{k}": entry("U8", [1], k, k + 1) for k in range(4)}
+    assert len(read(safetensors_file(four, bytes(4)), EvidenceBounds(tensors=4))) == 4
+    five = {f"t{k}": entry("U8", [1], k, k + 1) for k in range(5)}
+    refused(safetensors_file(five, bytes(5)), "5 tensors in the frame, over the bound of 4", EvidenceBounds(tensors=4))
+
+    dims = 8  # the default bound on a tensor's dimensions
+    assert read(safetensors_file({"a": entry("F32", [1] * dims, 0, 4)}, bytes(4)))["a"].dim() == dims
+    refused(safetensors_file({"a": entry("F32", [1] * (dims + 1), 0, 4)}, bytes(4)), f"{dims + 1} dimensions")
+
+    assert read(safetensors_file({"a": entry("U8", [1024], 0, 1024)}, bytes(1024)), EvidenceBounds(tensor_bytes=1024))
+    over = {"a": entry("U8", [1024], 0, 1024), "b": entry("U8", [1], 1024, 1025)}
+    refused(safetensors_file(over, bytes(1025)), "over 1024 bytes", EvidenceBounds(tensor_bytes=1024))

@@ -18,6 +18,28 @@ from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
 
 needs_libseccomp = pytest.mark.skipif(not seccomp.status()[0], reason=seccomp.status()[1])
 
+# What the profile must refuse, written out here rather than read from seccomp.REFUSED (a call dropped from
+# the profile must fail a test). Docker's default profile refuses these to a container without extra
+# capabilities (its table of significant blocked calls; clone and personality are refused by argument, below):
+DOCKER_REFUSES = (
+    "acct", "add_key", "bpf", "clock_adjtime", "clock_settime", "create_module", "delete_module",
+    "finit_module", "get_kernel_syms", "init_module", "ioperm", "iopl", "kcmp", "kexec_file_load", "kexec_load",
+    "keyctl", "lookup_dcookie", "mount", "move_pages", "name_to_handle_at", "nfsservctl", "open_by_handle_at",
+    "perf_event_open", "pivot_root", "process_vm_readv", "process_vm_writev", "ptrace", "query_module",
+    "quotactl", "reboot", "request_key", "setns", "settimeofday", "stime", "swapon", "swapoff", "sysfs",
+    "_sysctl", "umount", "umount2", "unshare", "uselib", "userfaultfd", "ustat", "vm86", "vm86old",
+)  # fmt: skip
+# ... and the kit refuses these besides: io_uring, the new mount API, other processes' memory, the host's names,
+# the kernel log, the clock's other setters, and (issue 31, as containerd and moby) NUMA memory policy and
+# secret memory.
+KIT_ALSO_REFUSES = (
+    "io_uring_setup", "io_uring_enter", "io_uring_register", "process_madvise", "pidfd_getfd", "migrate_pages",
+    "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    "quotactl_fd", "fanotify_init", "sethostname", "setdomainname", "syslog", "vhangup", "adjtimex",
+    "mbind", "set_mempolicy", "get_mempolicy", "set_mempolicy_home_node", "memfd_secret",
+)  # fmt: skip
+MUST_REFUSE = DOCKER_REFUSES + KIT_ALSO_REFUSES
+
 # Calls every refused syscall with harmless arguments (an unfiltered kernel would answer EFAULT, EINVAL, EIO
 # or do nothing), then does ordinary work; RESULT maps each call to the errno it got, or its return value.
 PROBE = """
@@ -68,7 +90,8 @@ RESULT["ordinary work"] = work
 
 
 def _probe_code(tail: str) -> str:
-    refused = {name: seccomp.number(name) for name in seccomp.REFUSED if seccomp.number(name) >= 0}
+    names = sorted({*MUST_REFUSE, *seccomp.REFUSED})
+    refused = {name: seccomp.number(name) for name in names if seccomp.number(name) >= 0}
     code = PROBE.format(
         refused=refused,
         io_uring_setup=seccomp.number("io_uring_setup"),
@@ -82,8 +105,9 @@ def _probe_code(tail: str) -> str:
 
 def _check(result: dict) -> None:
     eperm, enosys = os.strerror(errno.EPERM), os.strerror(errno.ENOSYS)
-    wrong = {k: v for k, v in result.items() if k in seccomp.REFUSED and v != eperm}
+    wrong = {k: v for k, v in result.items() if k in {*MUST_REFUSE, *seccomp.REFUSED} and v != eperm}
     assert not wrong, f"not refused with EPERM: {wrong}"
+    assert {n for n in MUST_REFUSE if seccomp.number(n) >= 0} <= set(result)  # every one this machine has
     assert set(seccomp.REFUSED) - {"stime", "vm86", "vm86old", "create_module", "get_kernel_syms"} <= set(result)
     assert result["io_uring_setup(1, params)"] == eperm
     assert result["clone3"] == enosys
@@ -95,16 +119,30 @@ def _check(result: dict) -> None:
     assert result["ordinary work"] == [True, True, True, True]
 
 
-@needs_libseccomp
-def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
+def _exported_profile(tmp_path) -> str:
+    """The profile as libseccomp writes it, its readable pseudo-code."""
     path = tmp_path / "profile.pfc"
     with open(path, "w") as fh:
         seccomp.export_pfc(fh.fileno())
-    text = path.read_text()
+    return path.read_text()
+
+
+@needs_libseccomp
+def test_every_refused_call_is_in_the_filter_libseccomp_writes(tmp_path):
+    text = _exported_profile(tmp_path)
     for name in (*seccomp.REFUSED, *seccomp.ENOSYS_CALLS, "clone", "personality"):
         if seccomp.number(name) >= 0:
             assert f'filter for syscall "{name}" ({seccomp.number(name)})' in text, name
     assert "action ERRNO(38)" in text and "action ALLOW" in text  # clone3 and foreign ABIs; the default
+
+
+@needs_libseccomp
+def test_the_filter_refuses_every_call_docker_refuses_and_the_kits_own(tmp_path):
+    text = _exported_profile(tmp_path)
+    here = [name for name in MUST_REFUSE if seccomp.number(name) >= 0]  # stime, vm86, ... are not x86_64's
+    assert len(here) > 50
+    missing = [name for name in here if f'filter for syscall "{name}" ({seccomp.number(name)})' not in text]
+    assert missing == [], f"the profile does not refuse {missing}"
 
 
 @needs_libseccomp

@@ -107,11 +107,14 @@ def test_layer_norm_of_an_input_of_another_dtype_is_still_promoted(layer_dtype, 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("approximate", ["none", "tanh"])
 def test_gelu_equals_dF_at_the_edges(dtype, approximate):
-    # many elements, so that torch's vectorised kernel runs (it gave nan at -inf); every edge in each lane
-    edges = torch.tensor([NEG_INF, float("inf"), float("nan"), -1e30, -50.0, -3.0, 0.0, 2.5, 1e30], dtype=dtype)
+    # many elements, so that torch's vectorised kernel runs (it gave nan at +-inf, inf at 3e38); every edge in
+    # each lane; 3e38 is near float32's maximum
+    edges = [NEG_INF, float("inf"), float("nan"), -3e38, -1e30, -50.0, -10.0, -3.0, 0.0, 2.5, 10.0, 1e30, 3e38]
+    edges = torch.tensor(edges, dtype=dtype)
     x = torch.cat([edges, torch.randn(64, dtype=dtype) * 4, edges.flip(0)])
     _same(dnn.GELU(approximate), lambda m, x: dF.gelu(x, m.approximate), x)
-    assert dnn.GELU(approximate)(x)[0] == 0.0  # GELU's limit at -inf, not nan
+    out = dnn.GELU(approximate)(x)
+    assert out[0] == 0.0 and out[1] == float("inf") and out[12] == x[12]  # GELU's limits, and x near the max
 
 
 def _old_attention(m, query, key, value, attn_mask=None, is_causal=False, need_weights=False, average=True):

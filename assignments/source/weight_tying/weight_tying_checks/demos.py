@@ -8,22 +8,26 @@ demo to run. A demo cell you changed runs, as does every cell you added.
 The run without them is trusted only when it is clean. When a cell raised, a class is missing, one of your
 names is also one a left-out cell defines, or your code raised while a check ran, your code may rely on what
 a left-out cell does: the self-check then runs the whole notebook, as the grader does, and reports that run.
+A cell the first run stopped at its time budget (``budget``) is not run again: it is reported as stopped.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from dnnlpy.notebook import CellPlace, cell_places
 from dnnlpy.selfcheck import load_submission
 
+from .budget import Clock, stopped_cells
 from .framework import CHECKS, Session
-from .language import tell
+from .language import cell_name, tell
 
-__all__ = ["TAG", "CLASSES", "Loaded", "is_demo", "defined_names", "load", "settle"]
+__all__ = ["TAG", "CLASSES", "Loaded", "is_demo", "defined_names", "cell_names", "load", "settle"]
 
 TAG = "demo"
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
@@ -32,12 +36,18 @@ CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 @dataclass
 class Loaded:
     """A submission as the checks see it: its classes' session, the cells that raised, and whether every cell
-    ran (``whole``) or the demonstrations were left out."""
+    ran (``whole``) or the demonstrations were left out; `names`: cell index -> the cell's name."""
 
     path: Path
     session: Session
     errors: list[tuple[int, str]]
     whole: bool
+    names: dict[int, str] = field(default_factory=dict)
+    clock: Clock | None = None
+
+    def cell(self, index: int) -> str:
+        """Cell `index`'s name in the student's language (a .py file's part: its number)."""
+        return self.names.get(index) or cell_name(CellPlace(index + 1))
 
 
 def is_demo(source: str, metadata: Mapping) -> bool:
@@ -101,36 +111,61 @@ class _LeftOut:
         return found
 
 
-def _loaded(path: Path, result, whole: bool) -> Loaded:
+def cell_names(path: Path) -> dict[int, str]:
+    """cell index -> its name (number, section, first line) for a notebook; {} for a .py file or a file that
+    is no notebook (the loader then says what is wrong with it)."""
+    if path.suffix != ".ipynb":
+        return {}
+    try:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {index: cell_name(place) for index, place in cell_places(nb).items()}
+
+
+def _loaded(path: Path, result, whole: bool, names: dict[int, str], clock: Clock | None) -> Loaded:
+    loaded = Loaded(path, Session({}), result.errors, whole, names, clock)
     missing = {}
     for name in CLASSES:
         if name not in result.namespace:
-            raised = "".join("\n" + tell("check.cell", number=i + 1, message=m) for i, m in result.errors)
+            raised = "".join("\n" + tell("check.cell", place=loaded.cell(i), message=m) for i, m in result.errors)
             missing[name] = tell("check.not_defined", file=path.name, cls=name) + (
                 tell("check.cells_raised") + raised if raised else tell("check.no_cell_raised")
             )
     classes = {name: result.namespace.get(name) for name in CLASSES}
-    return Loaded(path, Session(classes, missing), result.errors, whole)
+    loaded.session = Session(classes, missing, clock)
+    return loaded
 
 
-def load(path: Path) -> Loaded:
-    """Run the submission without its demonstrations, or whole when that run is not clean (see above).
+def _whole(path: Path, first, names: dict[int, str], clock: Clock | None) -> Loaded:
+    """Every cell run, but those `first` (an earlier run) stopped at their time budget: they stay stopped."""
+    stopped = {index: message for index, message in first.errors if index in stopped_cells(first.errors)}
+    run_cell = clock.cells(names) if clock is not None else None
+    result = load_submission(path, skip_cell=lambda index, *_: index in stopped, run_cell=run_cell)
+    result.errors = sorted([*result.errors, *stopped.items()])
+    return _loaded(path, result, True, names, clock)
+
+
+def load(path: Path, clock: Clock | None = None) -> Loaded:
+    """Run the submission without its demonstrations, or whole when that run is not clean (see above); each
+    cell within its time budget when there is a `clock`.
 
     Raises what ``dnnlpy.selfcheck.load_submission`` raises for a file it cannot read.
     """
+    names = cell_names(path)
     left_out = _LeftOut()
-    result = load_submission(path, skip_cell=left_out)
+    result = load_submission(path, skip_cell=left_out, run_cell=clock.cells(names) if clock is not None else None)
     if not left_out.sources:
-        return _loaded(path, result, whole=True)
-    names = left_out.names()
+        return _loaded(path, result, True, names, clock)
+    defined = left_out.names()
     if (
         result.errors
         or any(c not in result.namespace for c in CLASSES)
-        or names is None
-        or names & set(result.namespace)
+        or defined is None
+        or defined & set(result.namespace)
     ):
-        return _loaded(path, load_submission(path), whole=True)
-    return _loaded(path, result, whole=False)
+        return _whole(path, result, names, clock)
+    return _loaded(path, result, False, names, clock)
 
 
 def settle(loaded: Loaded) -> Loaded:
@@ -144,4 +179,4 @@ def settle(loaded: Loaded) -> Loaded:
         raise
     except BaseException:  # noqa: BLE001 - whatever escaped a check: the whole run will show it as before
         raised = True
-    return _loaded(loaded.path, load_submission(loaded.path), whole=True) if raised else loaded
+    return _whole(loaded.path, loaded, loaded.names, loaded.clock) if raised else loaded

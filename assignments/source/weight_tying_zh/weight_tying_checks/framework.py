@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 
 import torch
 
-from .language import language, tell
+from dnnlpy.notebook import cell_at
+
+from .budget import Clock, seconds_words
+from .language import cell_name, language, tell
 from .messages import area_name, render
 
 __all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title", "student_raised"]
@@ -90,6 +93,7 @@ class Session:
 
     classes: Mapping[str, object]
     missing: Mapping[str, str] = field(default_factory=dict)  # class name -> why it is not defined
+    clock: Clock | None = None  # each check's time budget (the pytest self-check's; none in a practice cell)
     _done: dict[str, Outcome] = field(default_factory=dict)
 
     def outcome(self, name: str) -> Outcome:
@@ -125,8 +129,10 @@ class Session:
             threads = torch.get_num_threads()
             torch.set_num_threads(1)  # tiny models: threads only cost time on a busy laptop
             try:
-                chk.run(cls)
-                return Outcome(PASSED, raised=_RAISED[0] != raised_before)
+                stopped = self._within(chk, cls)
+                if stopped is None:
+                    return Outcome(PASSED, raised=_RAISED[0] != raised_before)
+                message = tell("check.budget.check", seconds=seconds_words(stopped))
             except Failed as failure:
                 message = _without_the_answer(str(failure))
             finally:
@@ -136,6 +142,13 @@ class Session:
         rereads = _REREAD[language()] in message
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
         return Outcome(FAILED, f"{message}\n{hint}", raised)
+
+    def _within(self, chk: Check, cls: type) -> float | None:
+        """Run the check, within its time budget when there is a clock: None, or the budget it was stopped at."""
+        if self.clock is None:
+            chk.run(cls)
+            return None
+        return self.clock.run(title(chk), lambda: chk.run(cls))[0]
 
 
 # How the diagnosis opens "(reread section 7, ...)" in each language.
@@ -163,8 +176,8 @@ def _without_the_answer(message: str) -> str:
 
 
 def _where(error: BaseException) -> dict:
-    """{"cell": 17, "line": 4} (or {"file": ..., "line": ...}) for the deepest frame of the student's own code,
-    or {}."""
+    """{"place": "cell 17 (in “...”, starting “...”)", "line": 4} (or {"file": ..., "line": ...}) for the deepest
+    frame of the student's own code, or {}."""
     library = (os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)))
     frames = [
         f
@@ -174,10 +187,10 @@ def _where(error: BaseException) -> dict:
     if not frames:
         return {}
     last = frames[-1]
-    cell = last.filename.rpartition(" [")[2].rstrip("]") if " [cell " in last.filename else ""
-    if cell.startswith("cell ") and cell[5:].isdigit():
-        return {"cell": int(cell[5:]), "line": last.lineno}
-    return {"file": cell or os.path.basename(last.filename), "line": last.lineno}
+    place = cell_at(last.filename)
+    if place is not None:
+        return {"place": cell_name(place), "line": last.lineno}
+    return {"file": os.path.basename(last.filename), "line": last.lineno}
 
 
 _RAISED = [0]  # how many times the student's code has raised while checked (a stub aside): Outcome.raised
@@ -201,7 +214,7 @@ def call(what: str, fn: Callable, *args, **kwargs):
         where = _where(error)
         key = (
             "checkfail.raised_in_cell"
-            if "cell" in where
+            if "place" in where
             else "checkfail.raised_in_file"
             if where
             else "checkfail.raised"

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import os
 
+from dnnlpy.notebook import CellPlace, name_cell
+
 from .edition import LANGUAGE as EDITION_LANGUAGE
 from .messages import CATALOG, render, render_said
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "shown", "unloadable"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "shown", "unloadable", "cell_name"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -39,6 +41,13 @@ def tell(key: str, **params: object) -> str:
 def shown(problem) -> str | None:
     """What the diagnosis found (a message as a value, or None), in the student's language."""
     return None if problem is None else render_said(problem, language())
+
+
+def cell_name(place: CellPlace) -> str:
+    """A cell's name in the student's language: its number, its section's heading and its first line, as the
+    grader's pages name it (both word it with ``dnnlpy.notebook.name_cell``)."""
+    forms = ("full", "no_heading", "no_first", "bare")
+    return name_cell(place, {form: CATALOG[f"check.place.{form}"].template(language()) for form in forms})
 
 
 def unloadable(error: Exception) -> str:

@@ -26,8 +26,8 @@ MESSAGES = {
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
     "checkfail.raised_in_cell": (
-        "{what} raised {error} (at cell {cell}, line {line}): “{message}”",
-        "{what} 抛出了 {error}（位于第 {cell} 个单元格第 {line} 行）：「{message}」",
+        "{what} raised {error} (line {line} of {place}): “{message}”",
+        "{what} 抛出了 {error}（{place}，第 {line} 行）：「{message}」",
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",

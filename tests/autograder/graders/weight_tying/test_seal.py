@@ -1,7 +1,7 @@
 """Sealed evidence: records the runner did not send as measured earn nothing.
 
-a36 (stub classes that raise, emit patched to send records computed from the plan) scored 37 before records
-were sealed; the forged records below are a36's own, so these tests fail without the seal check.
+a37 (stub classes that raise, emit patched to send records computed from the plan) scored 37 before records
+were sealed; the forged records below are a37's own, so these tests fail without the seal check.
 """
 
 from __future__ import annotations
@@ -36,27 +36,27 @@ def solution_evidence(plan, collect_evidence):
 
 
 @pytest.fixture(scope="module")
-def a36_records(spec, plan) -> dict:
-    """The records a36 forges from the plan (its functions, run here without its emit patch)."""
+def a37_records(spec, plan) -> dict:
+    """The records a37 forges from the plan (its functions, run here without its emit patch)."""
     ns = runpy.run_path(str(spec.calibration_dir / "attacks" / "a37_forge_records_from_plan.py"))
     forged = ns["_lm_records"](plan["lm"])
     forged["gpt_identity"] = ns["_gpt_identity"](plan["gpt"])
     return forged
 
 
-def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a36_records):
-    results = judge(plan, a36_records)
+def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a37_records):
+    results = judge(plan, a37_records)
     assert score(results) == 0, [t for t, o in results.items() if o.passed]
     for test in LM_TESTS:
         message = results[test].message()
         assert "evidence refused" in message and "no seal" in message and results[test].finding.owed, message
 
 
-def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a36_records):
+def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a37_records):
     """A forger that keeps the seal the runner computed for its own (failing) record gains nothing."""
     honest = collect_evidence(spec.calibration_dir / "wrong" / "w02_clone_new_parameter.py", plan)
     evidence = dict(honest)
-    for name, forged in a36_records.items():
+    for name, forged in a37_records.items():
         evidence[name] = {**forged, SEAL: honest[name][SEAL]}
     results = judge(plan, evidence, only=LM_TESTS)
     assert not any(o.passed for o in results.values())
@@ -65,7 +65,7 @@ def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, coll
 
 def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, solution_evidence, collect_evidence, judge):
     original = FrameWriter.__call__
-    FrameWriter.__call__ = lambda self, name, record: original(self, name, record)  # as a19/a23/a36 do
+    FrameWriter.__call__ = lambda self, name, record: original(self, name, record)  # as a19/a23/a37 do
     try:
         evidence = collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
     finally:
@@ -126,6 +126,23 @@ def test_an_experiment_swapped_for_the_students_own_is_caught(plan, collect_evid
     finally:
         experiments.lm_identity = original
     assert rec[SEAL].startswith(TAMPERED) and "lm_identity" in rec[SEAL]
+
+
+def test_a_runner_function_whose_code_was_rewritten_is_caught(plan):
+    """Rewriting a function's __code__ keeps the function object (and the name bound to it): the seal compares
+    the code too. Here a copy of the very same code: nothing it does changes, and it is still caught."""
+    from autograder.graders.weight_tying.runner import tools
+
+    target = tools.plain  # every experiment's helper: turns what the student returned into a plain tensor
+    original = target.__code__
+    target.__code__ = original.replace()  # an equal copy: a new code object
+    try:
+        rec = experiments.EXPERIMENTS["lm_identity"]({"TiedEmbeddingLM": _solution_class("TiedEmbeddingLM")}, plan)
+    finally:
+        target.__code__ = original
+    assert rec[SEAL].startswith(TAMPERED) and "tools.plain" in rec[SEAL], rec[SEAL]
+    rec = experiments.EXPERIMENTS["lm_identity"]({"TiedEmbeddingLM": _solution_class("TiedEmbeddingLM")}, plan)
+    assert not rec[SEAL].startswith(TAMPERED)  # put back, the runner seals honestly again
 
 
 def _solution_class(name):

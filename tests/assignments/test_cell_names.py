@@ -1,0 +1,106 @@
+"""A cell is named alike by the self-check and the grader: numbered from 1 (text cells included), with its
+section's heading and its first line (JupyterLab shows no numbers), in the student's language; both word it
+with ``dnnlpy.notebook.name_cell`` over the same templates."""
+
+from __future__ import annotations
+
+import html
+import json
+
+import pytest
+import torch
+
+from autograder.graders.weight_tying.messages import CATALOG
+from autograder.graders.weight_tying.runner.tools import error_text
+from autograder.grading import pipeline
+from autograder.grading.catalog import MESSAGES
+from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.messages import clean_message
+from autograder.grading.result import Result, RunFacts
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.wording import cell_starts
+from dnnlpy.notebook import load_notebook
+
+EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
+
+TRY_IT = "torch.manual_seed(0)\nmodel = MiniGPTWithWeightTying"
+TRY_IT_NAME = {
+    "en": "cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)",
+    "zh": "第 30 个单元格（「10. 动手试试」一节，以「torch.manual_seed(0)」开头）",
+}
+EXERCISE_1 = {
+    "en": "cell 15 (in “6. Exercise 1: TiedEmbeddingLM (31 points)”, starting “class TiedEmbeddingLM(nn.Module):”)",
+    "zh": "第 15 个单元格（「6. 练习 1：TiedEmbeddingLM（31 分）」一节，以「class TiedEmbeddingLM(nn.Module):」开头）",
+}
+
+
+def _notebook(tmp_path, language: str, edit) -> object:
+    from autograder.graders.kit import COURSE_DIR
+
+    nb = json.loads((COURSE_DIR / "source" / EDITIONS[language] / "weight_tying.ipynb").read_text(encoding="utf-8"))
+    edit([c for c in nb["cells"] if c["cell_type"] == "code"])
+    path = tmp_path / "weight_tying.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+def _starting(cells, start: str) -> dict:
+    return next(c for c in cells if "".join(c["source"]).startswith(start))
+
+
+def test_the_grader_and_the_self_check_word_a_cell_with_the_same_templates():
+    for form in ("full", "no_heading", "no_first", "bare"):
+        assert MESSAGES[f"cell.place.{form}"] == (CATALOG[f"check.place.{form}"].en, CATALOG[f"check.place.{form}"].zh)
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_a_cell_that_raised_while_loading_is_named_alike_by_the_self_check_the_page_and_gradescope(
+    checks, tmp_path, monkeypatch, language
+):
+    from weight_tying_checks import demos
+
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+
+    def edit(cells):
+        _starting(cells, TRY_IT)["source"] = "raise ValueError('boom')\n"
+
+    path = _notebook(tmp_path, language, edit)
+    loaded = demos.load(path)
+    assert loaded.errors == [(29, "ValueError: boom")]
+    self_check = checks.tell("check.cell", place=loaded.cell(29), message="ValueError: boom")
+    name = TRY_IT_NAME[language].replace("torch.manual_seed(0)", "raise ValueError('boom')")
+    assert name in self_check
+
+    submission = pipeline.read(path)
+    run = RunFacts(status="ok", load_errors=[[29, "ValueError: boom"]], required_names=["A"], defined=["A"])
+    run.cells = pipeline.named_cells(submission, run)
+    result = Result(tests=[], run=run, language=language)
+    assert name in gradescope_results(result, None)["output"]  # what Gradescope shows
+    assert name in html.unescape(feedback_html(result, student="s", starts=cell_starts(path)))  # the page
+    again = Result.from_wire(json.loads(json.dumps(result.to_wire())))  # as results/<id>.json keeps it
+    assert name in again.run.summary(language)
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_a_raise_inside_a_check_is_at_the_cell_the_grader_numbers(checks, tmp_path, monkeypatch, language):
+    """The self-check names the cell (number from 1, section, first line); the grader's message for the same
+    traceback (the runner's error_text, cleaned) gives the same number: "cell 24" against "cell 25" no more."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+
+    def edit(cells):
+        cell = _starting(cells, "class TiedEmbeddingLM")
+        source = "".join(cell["source"])
+        raising = "    def forward(self, input_ids=None, *_):\n        raise ValueError('oops')\n\n"
+        cell["source"] = source.replace("    def forward(self, input_ids", raising + "    def _old(self, input_ids", 1)
+
+    path = _notebook(tmp_path, language, edit)
+    from weight_tying_checks import demos
+
+    outcome = demos.load(path).session.outcome("test_tied_forward_returns_logits")
+    assert EXERCISE_1[language] in outcome.message, outcome.message
+    line = next(n for n in (int(w) for w in outcome.message.replace("，", " ").split() if w.isdigit()) if n < 15)
+
+    namespace = load_notebook(path).namespace  # as the runner loads it
+    with pytest.raises(ValueError) as raised:
+        namespace["TiedEmbeddingLM"](5, 3)(torch.zeros(1, 2, dtype=torch.long))
+    assert f"cell 15, line {line}, in forward" in clean_message(error_text(raised.value))
