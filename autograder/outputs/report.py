@@ -32,7 +32,6 @@ from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
-_FIX_FIRST = 160  # characters of the one thing to fix first
 
 
 def _meta(view: ClassView) -> str:
@@ -89,8 +88,11 @@ def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, CellPlac
     first = next(iter(cards(r, spec, "en")), None)
     if first is None:
         return ""
-    reason = first.title
-    return reason if len(reason) <= _FIX_FIRST else reason[: _FIX_FIRST - 1] + "…"
+    if first.misconception:
+        return first.title
+    # Not a misconception: the test that fails (its message, with the student's code in it, is on their page).
+    more = f" (+{len(first.tests) - 1} more)" if len(first.tests) > 1 else ""
+    return f"“{first.tests[0]['name']}” fails{more}"
 
 
 def _status(row: Row) -> str:

@@ -159,7 +159,13 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlac
                 f"(a later NameError follows from it): {message}"
             )
             continue
-        lines.append(f"{place} raised {message}")
+        # The starter code's own exception: what it means, so the student looks for the part not written yet.
+        why = (
+            ": it uses a part that still holds the starter code (raise NotImplementedError)"
+            if message.startswith("NotImplementedError")
+            else ""
+        )
+        lines.append(f"{place} raised {message}{why}")
     missing = [n for n in run.required_names if n not in run.defined]
     if missing and run.status in ("ok", "memory"):
         hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"

@@ -96,6 +96,11 @@ def test_a_knock_on_is_free_only_behind_a_charged_misconception_of_its_exercise(
     other = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=shapes)
     wrapper = "test_wrapper_shared_gradient_is_sum_of_paths"
     assert _mark({shapes: max_norm, wrapper: other}) == 100 - cost - _points(wrapper)
+    # even when the misconception costs less in that test's area than the test is worth
+    skips = Finding(Said("misconception.skips_minigpt"), names="skips_minigpt")
+    assert SCHEME.misconceptions["skips_minigpt"].costs["gradient accumulation"] < _points(wrapper)
+    skips_cost = min(SCHEME.misconceptions["skips_minigpt"].costs["shape flow"], _points(shapes))
+    assert _mark({shapes: skips, wrapper: other}) == 100 - skips_cost - _points(wrapper)
 
 
 def test_evidence_the_runner_owed_and_the_judges_own_failure_cost_their_points():

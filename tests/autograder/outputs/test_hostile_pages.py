@@ -32,11 +32,12 @@ JS = "javascript:alert(1)"
 RTL = "cat\u202egnp.exe"
 HOSTILE = f"{SCRIPT} {ATTR} {TEMPLATE} {JS} {RTL} '\""
 TAGS = {
-    "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "code", "div", "table", "thead",
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "b", "code", "div", "table", "thead",
     "tbody", "tr", "th", "td", "ul", "li", "span", "details", "summary", "small", "a", "img",
 }  # fmt: skip
 ATTRIBUTES = {"lang", "charset", "name", "content", "class", "style", "href", "title", "alt", "src", "aria-hidden"}
 ATTRIBUTES |= {"data-label"}  # the Students table's labels on a phone (report.html.j2)
+ATTRIBUTES |= {"data-points"}  # what a charge's card costs, as a number (feedback.html.j2)
 
 
 class _Markup(HTMLParser):

@@ -169,6 +169,7 @@ NAMES = {
     "checkfail.embedding.padding_idx": "embedding_gradient_option",
     "checkfail.embedding.scale_grad_by_freq": "embedding_gradient_option",
     "checkfail.forward_skips": "skips_minigpt",
+    "checkfail.loss_ignore_index": "loss_ignore_index",
     "checkfail.head_bias": "head_bias",
     "checkfail.logits_grow_like_table": "two_tables",
     "checkfail.loss_detached": "loss_detached",

@@ -220,6 +220,12 @@ MESSAGES = {
         " halved too (gradient halved): " + _AUTOGRAD_EN,
         "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半，共享表的梯度也随之减半：" + _AUTOGRAD_ZH,
     ),
+    "checkfail.loss_ignore_index": (
+        "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
+        "token of the vocabulary like any other, so every position counts",
+        "{what} = {got}，应为 {want}：loss 跳过了等于 0 的目标（ignore_index=0）；0 号 token 和词表里的其他 "
+        "token 一样，每个位置都要计入",
+    ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
         "{what} = {got}，应为下一个词元交叉熵的平均值 {want}。{rule}",

@@ -18,8 +18,8 @@ import re
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.graders.weight_tying.messages import CATALOG
-from autograder.graders.weight_tying.runner.seal import PROBLEMS
+from autograder.graders.weight_tying.messages import render
+from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.grading.findings import Failed
 from autograder.grading.judge.memo import end_judgement
@@ -98,11 +98,17 @@ def test_rewording_every_english_message_and_title_moves_no_mark(graded, monkeyp
     assert some.message("en").startswith("reworded ")  # the English really was replaced
 
 
-def test_the_seal_speaks_the_catalogs_english():
-    """seal.py's own English templates are the catalog's, so English stays byte for byte (suite_api speaks from
-    the engine's catalog: test_catalog.py)."""
-    for key, english in PROBLEMS.items():
-        assert key in CATALOG and CATALOG[key].en == english, key
+def test_every_seal_verdict_is_a_message_of_the_catalog():
+    """seal.py's verdicts are catalog ids with their parameters, rendered where shown in either language."""
+    from autograder.graders.weight_tying.runner.evidence import LmIdentity
+
+    verdicts = [
+        verdict("lm_identity", record, LmIdentity)
+        for record in ({}, {"seal": "tampered: emit replaced"}, {"seal": "0" * 64})
+    ]
+    assert [key for key, _ in verdicts] == ["seal.none", "seal.tampered", "seal.changed"]
+    for key, params in verdicts:
+        assert render(key, "en", **params) and render(key, "zh", **params), key
 
 
 def test_a_refused_seal_is_owed_evidence_read_in_either_language():

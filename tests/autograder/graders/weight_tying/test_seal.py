@@ -12,9 +12,10 @@ import pytest
 import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
+from autograder.graders.weight_tying.messages import render
 from autograder.graders.weight_tying.runner import experiments
 from autograder.graders.weight_tying.runner.evidence import RECORDS, GptGenerate, LmIdentity
-from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, problem, resealed
+from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, resealed, verdict
 from autograder.protocol.frames import FrameWriter
 
 LM_TESTS = (
@@ -42,6 +43,12 @@ def a37_records(spec, plan) -> dict:
     forged = ns["_lm_records"](plan["lm"])
     forged["gpt_identity"] = ns["_gpt_identity"](plan["gpt"])
     return forged
+
+
+def _problem(name: str, record, record_class) -> str | None:
+    """Why the record's seal does not hold, in English (the catalog's words), or None."""
+    found = verdict(name, record, record_class)
+    return None if found is None else render(found[0], "en", **found[1])
 
 
 def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a37_records):
@@ -104,7 +111,7 @@ def test_the_seal_covers_each_named_case(solution_evidence):
     """gpt_generate's cases are named ({name: case}): each name and each case's declared values are sealed
     (issue 31: the seal hashed none of them, so a rewritten case kept it)."""
     rec = solution_evidence["gpt_generate"]
-    assert problem("gpt_generate", rec, GptGenerate) is None
+    assert _problem("gpt_generate", rec, GptGenerate) is None
     cases = rec["cases"]
     name = sorted(cases)[0]
     changed = {
@@ -114,7 +121,7 @@ def test_the_seal_covers_each_named_case(solution_evidence):
         "a case renamed": {**{k: v for k, v in cases.items() if k != name}, "renamed": cases[name]},
     }
     for what, forged in changed.items():
-        assert "no longer matches" in (problem("gpt_generate", dict(rec, cases=forged), GptGenerate) or ""), what
+        assert "no longer matches" in (_problem("gpt_generate", dict(rec, cases=forged), GptGenerate) or ""), what
 
 
 def test_an_experiment_swapped_for_the_students_own_is_caught(plan, collect_evidence):
@@ -151,18 +158,18 @@ def _solution_class(name):
 
 def test_the_seal_covers_every_declared_value_and_nothing_else(solution_evidence):
     rec = solution_evidence["lm_identity"]
-    assert problem("lm_identity", rec, LmIdentity) is None
+    assert _problem("lm_identity", rec, LmIdentity) is None
     moved = dict(rec, logits=rec["logits"] + 1e-6)
-    assert "no longer matches" in problem("lm_identity", moved, LmIdentity)
+    assert "no longer matches" in _problem("lm_identity", moved, LmIdentity)
     flipped = dict(rec, head_is_embed=not rec["head_is_embed"])  # the runner's word is sealed too
-    assert "no longer matches" in problem("lm_identity", flipped, LmIdentity)
+    assert "no longer matches" in _problem("lm_identity", flipped, LmIdentity)
     # An undeclared key is neither judged nor sealed: the decoder's own refusals are tested by a30-a35.
-    assert problem("lm_identity", dict(rec, zz_extra=torch.ones(2)), LmIdentity) is None
-    assert problem("lm_identity", {"error": "ValueError: x"}, LmIdentity) is None  # errors earn nothing anyway
+    assert _problem("lm_identity", dict(rec, zz_extra=torch.ones(2)), LmIdentity) is None
+    assert _problem("lm_identity", {"error": "ValueError: x"}, LmIdentity) is None  # errors earn nothing anyway
 
 
 def test_every_experiment_record_is_sealed(solution_evidence):
     for record in RECORDS:
         rec = solution_evidence[record.NAME]
-        assert problem(record.NAME, rec, record) is None, record.NAME
+        assert _problem(record.NAME, rec, record) is None, record.NAME
         assert resealed(record.NAME, rec, record)[SEAL] == rec[SEAL]
