@@ -33,7 +33,6 @@ from dnnlpy.notebook import CellPlace
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
 
-
 def _meta(view: ClassView) -> str:
     m = view.manifest
     counts = view.counts()

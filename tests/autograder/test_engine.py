@@ -136,7 +136,8 @@ def test_a_symlinked_submission_is_refused_and_its_target_never_read(tmp_path):
 def test_the_fresh_path_holds_the_judge_to_its_time_limit(tmp_path):
     path = tmp_path / "sub.py"
     path.write_text(CORRECT)
-    result = grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(wall_seconds=60, judge_seconds=0.01))
+    # A microsecond: no judgement is done by then, however fast the judge (10 ms raced a fast one under load).
+    result = grade_submission(spec=SPEC, path=path, seed=0, limits=Limits(wall_seconds=60, judge_seconds=1e-6))
     assert result.status == JUDGE_LIMIT and result.grader_error is None
     assert result.max_score == 3 and all(
         "not judged: the judge stopped at its time limit" in t.message() for t in result.tests
@@ -153,7 +154,7 @@ def test_a_fresh_batchs_workers_judge_within_the_judges_limits(tmp_path):
         assignment="selftest",
         submissions={name: tmp_path / f"{name}.py" for name in ("a", "b")},
         seed=0,
-        limits=Limits(wall_seconds=60, judge_seconds=0.01),
+        limits=Limits(wall_seconds=60, judge_seconds=1e-6),
         workers=1,
         progress=False,
         executor="fresh",

@@ -140,7 +140,7 @@ def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
 def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(tmp_path):
     path = tmp_path / "solution.py"
     path.write_text(WEIGHT_TYING.solution_path.read_text() + WARMED)
-    worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=0.01))
+    worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=1e-6))
     try:
         result = worker.grade_path(path, seed=SEED)
         stats = worker.stats()
