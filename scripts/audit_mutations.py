@@ -66,14 +66,19 @@ MUTATIONS = (
         "marking-cap-at-the-area",
         "an area's mark is never below 0: no test is charged beyond its points",
         "autograder/grading/marking.py",
-        (("take = min(left, pts - out[name])", "take = left"),),
+        (("take = min(left, points)", "take = left"),),
         ("tests/autograder/test_marking.py",),
     ),
     Mutation(
-        "marking-cap-counts-what-is-charged",
-        "a test already charged is charged no further than what it has left",
+        "marking-knock-on-stays-in-its-exercise",
+        "a knock-on is free only behind a charged misconception of its own exercise",
         "autograder/grading/marking.py",
-        (("take = min(left, pts - out[name])", "take = min(left, pts)"),),
+        (
+            (
+                "if waited is not None and self.exercise(waited) == self.exercise(name):",
+                "if waited is not None:",
+            ),
+        ),
         ("tests/autograder/test_marking.py",),
     ),
     Mutation(

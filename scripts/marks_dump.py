@@ -42,11 +42,18 @@ def dump(out: Path, seeds: list[int], assignment: str) -> int:
             except Exception as exc:  # written down as it is: a grader error is a difference too
                 marks[f"{seed}:{key}"] = f"grader error: {exc!r}"
                 continue
-            marks[f"{seed}:{key}"] = {"score": score, "tests": {name: list(v) for name, v in tests.items()}}
+            marks[f"{seed}:{key}"] = {"score": score, "tests": {name: _outcome(o) for name, o in tests.items()}}
     out.write_text(json.dumps(marks, indent=1, ensure_ascii=False, sort_keys=True), encoding="utf-8")
     n_tests = sum(len(m["tests"]) for m in marks.values() if isinstance(m, dict))
     print(f"{len(marks)} files, {n_tests} tests, seeds {seeds}: {out}")
     return 0
+
+
+def _outcome(outcome) -> list:
+    """A marked test as it is written down: verdict, English message, charge and what it is for, finding."""
+    finding = outcome.finding
+    kind = [finding.kind, finding.names, finding.waits_on] if finding is not None else []
+    return [outcome.passed, outcome.message("en"), outcome.charged, outcome.charged_to, *kind]
 
 
 def diff(before: Path, after: Path) -> int:

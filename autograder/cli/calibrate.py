@@ -21,7 +21,7 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         type=Path,
         default=None,
         metavar="DIR",
-        help="grade DIR/{correct,wrong,attacks}/ instead of the assignment's own calibration files",
+        help="grade DIR/{correct,wrong,attacks,tricks}/ instead of the assignment's own calibration files",
     )
     cal.add_argument(
         "--seeds",

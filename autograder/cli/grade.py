@@ -207,7 +207,7 @@ def _grade(args, limits) -> int:
         status = 1
     one = outcome.results.get(outcome.roster[0].uid) if single else None
     if args.json and one is not None:  # one file: Gradescope's results JSON, as without --out
-        sys.stdout.write(json.dumps(one.to_gradescope()) + "\n")
+        sys.stdout.write(json.dumps(_gradescope(args, one)) + "\n")
     elif args.json and not single:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
@@ -260,7 +260,7 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     editions = editions_of(args.assignment)
     roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
     if args.json:
-        sys.stdout.write(json.dumps(result.to_gradescope()) + "\n")
+        sys.stdout.write(json.dumps(_gradescope(args, result)) + "\n")
     else:
         _render_one(args, result, file)
     if result.grader_error is not None:
@@ -268,11 +268,21 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
 
 
+def _gradescope(args, result) -> dict:
+    """Gradescope's results JSON for one result (``--json``)."""
+    from autograder.graders import get_assignment
+    from autograder.grading.gradescope.results import gradescope_results
+
+    return gradescope_results(result, get_assignment(args.assignment))
+
+
 def _render_one(args, result, file: Path) -> None:
+    from autograder.graders import get_assignment
     from autograder.outputs.roster import display_name
     from autograder.outputs.table import render
 
-    render(result, title=display_name(str(file)), kind="py" if file.suffix == ".py" else "ipynb")
+    kind = "py" if file.suffix == ".py" else "ipynb"
+    render(result, title=display_name(str(file)), kind=kind, spec=get_assignment(args.assignment))
 
 
 def _place_feedback(course: Path, out: Path) -> None:

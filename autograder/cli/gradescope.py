@@ -24,6 +24,13 @@ def add_parser(sub) -> None:
         help="wheel index the zip's setup.sh installs torch from (default PyTorch's CPU index: a CPU build)",
     )
     pack.add_argument("--timeout", type=positive(float), default=60.0, help="wall seconds per submission (60)")
+    pack.add_argument(
+        "--visibility",
+        choices=("visible", "hidden", "after_due_date", "after_published"),
+        default="visible",
+        help="when students see what each charge says, expected values included (Gradescope's visibility: "
+        "after_published holds it back until you publish grades; default visible)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -31,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
 
     index = {} if args.torch_index_url is None else {"torch_index_url": args.torch_index_url}
     try:
-        path = build_package(assignment=args.assignment, out=args.out, timeout=args.timeout, **index)
+        path = build_package(
+            assignment=args.assignment, out=args.out, timeout=args.timeout, visibility=args.visibility, **index
+        )
     except ValueError as exc:
         return fail(str(exc))
     print(f"Gradescope autograder: {path} (upload it as the assignment's autograder zip)")

@@ -2,7 +2,8 @@
 
 The pipeline (``autograder.grading``) is assignment-agnostic: a grader brings a plan maker (trusted, runs in
 the grader), an experiments function (untrusted side: runs inside the sandbox, next to student code) and a
-pytest suite that judges the evidence those experiments emitted (trusted, never imports student code). On disk a grader
+hidden suite (plain test functions, ``grading.judge.suite``) that judges the evidence those experiments emitted
+(trusted, never imports student code). On disk a grader
 is one folder with two halves::
 
     autograder/graders/<name>/
@@ -10,14 +11,16 @@ is one folder with two halves::
         runner/        experiments + evidence schema: the sandbox shows this folder whole
         judge/         plan, reference, suite/, calibration/: never shown to a sandbox
         diagnosis.py   names each misconception (public: the self-check and the release share it)
-        marking.toml   areas, points and misconception costs (``grading.marking``)
+        marking.toml   areas, points and misconception costs (``grading.marking``: the spec's ``scheme``)
+        messages.py    its catalog (``catalog``): every word its suite, checks and pages say, in each language
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 __all__ = ["AssignmentSpec", "Plan", "Record", "Emit"]
@@ -37,12 +40,14 @@ class AssignmentSpec:
     experiments: str  # "package.module:function" in the grader's runner package, called as fn(namespace, plan, emit)
     judge_dir: Path  # what only the judge reads: suite/, calibration/, plan and reference code
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
-    # The grader's message catalog, a module ("package.messages") whose ``title(readable, language)`` and
-    # ``area_name(area, language)`` name its tests and areas in a language (autograder.grading.editions.names);
-    # None: English names only. Its messages are rendered by the grader where they are built.
-    catalog: str | None = None
-    # The languages its judge renders failure messages in (the first, English, is the one the marking scheme
-    # reads): a submission written in one of them is judged in it too (``judge.server``'s "language").
+    # The grader's message catalog: a module that registers its messages on import (autograder.protocol.said)
+    # and names its tests, areas and misconceptions in a language (``title(readable, language)``,
+    # ``area_name(area, language)``, ``misconception_title(id, language)``); None: English names only.
+    catalog: ModuleType | None = None
+    # The grader's marking scheme (autograder.grading.marking.Scheme, loaded from its marking.toml): every suite
+    # test's points, area and exercise, and what each misconception costs.
+    scheme: Any = field(default=None, compare=False)  # a spec is hashed by its name and files, not its scheme
+    # The languages its feedback is written in: a submission written in one of them reads it in that language.
     languages: tuple[str, ...] = ("en",)
     # What this assignment's submissions commonly import: each warm worker's fork server imports them once, so
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
@@ -55,6 +60,8 @@ class AssignmentSpec:
     withheld: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
+        if self.scheme is None:
+            raise ValueError(f"the {self.name} grader has no marking scheme: give its spec scheme=load_scheme(...)")
         module, _, func = self.experiments.partition(":")
         if "." not in module or not func:
             raise ValueError(

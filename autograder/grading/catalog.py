@@ -14,13 +14,13 @@ param=...)`` where it is not. The English text is what the engine wrote before t
 
 from __future__ import annotations
 
-import string
-
+from autograder.protocol import said
+from autograder.protocol.said import LANGUAGES, Said
 from dnnlpy.notebook import CellPlace, name_cell
 
-__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError"]
+__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
 
-LANGUAGES = ("en", "zh")
+OWNER = "engine"
 _CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
 _CLEAR_ZH = "请清除 notebook 的输出（Edit > Clear Outputs of All Cells），保存后重新提交"
 _RESAVE_EN = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
@@ -189,7 +189,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
         "very slow one? The other checks still ran",
-        "{what} 没有在 {n} 秒内结束（did not finish），这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
+        "{what} 没有在 {n} 秒内结束，这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
         "慢的循环？其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
@@ -204,31 +204,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the run ended with status {status} before it ran",
         "运行在到达这里之前就以状态 {status} 结束了",
     ),
-    "judge.grader_refused_record": (
-        "the grader refused what the run sent for it ({note})",
-        "评分程序拒收了运行为它发来的记录（「{note}」）",
-    ),
     "judge.experiment_named": ("experiment {name}", "实验 {name}"),
     "judge.is_none": ("{label} is None", "{label} 是 None"),
-    "judge.malformed_state_dict_entry": (
-        "malformed state_dict for {label}: entry {name} is not a named plain tensor",
-        "{label} 的 state_dict 格式不对：条目 {name} 不是带名字的普通张量",
-    ),
-    "judge.state_dict_entry_not_finite": (
-        "state_dict entry {name} of {label} is not a finite floating-point tensor",
-        "{label} 的 state_dict 条目 {name} 不是有限的浮点张量",
-    ),
     "judge.malformed_state_dict_shapes": (
         "malformed state_dict shapes for {label}",
         "{label} 的 state_dict 形状记录格式不对",
     ),
-    "judge.not_run_skipped": ("not run (skipped)", "没有运行（已跳过）"),
-    "judge.not_run": ("not run", "没有运行"),
-    "judge.failed": ("failed", "未通过"),
-    "judge.fixture_yielded_twice": ("fixture {name} yielded twice", "fixture {name} yield 了两次"),
     "judge.the_experiment_did_not_report_see": (
-        "the experiment did not report (see the run output)",
-        "这项实验没有返回结果（见运行输出）",
+        "the record the runner owed is missing: it was refused, sent twice or never sent (your instructor will "
+        "look at this hand-in)",
+        "运行程序应当交回的记录不见了：它被拒收、重复发送，或者根本没有发来（老师会查看这份提交）",
     ),
     "judge.the_submission_stopped_before_it_ran": (
         "the submission stopped before it ran",
@@ -270,10 +255,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "no value recorded for {label}",
         "没有记录到 {label} 的值",
     ),
-    "judge.no_state_dict_recorded_for": (
-        "no state_dict recorded for {label}",
-        "没有记录到 {label} 的 state_dict",
-    ),
     "judge.malformed_evidence_for": (
         "malformed evidence for {what} (got {kind}, expected a dict)",
         "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
@@ -281,18 +262,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def _parameters(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+said.register(OWNER, MESSAGES)
 
 
 def render(key: str, language: str = "en", /, **params: object) -> str:
-    """The engine's message `key` in `language` (English for a language the engine does not speak), its
+    """The registered message `key` in `language` (English for a language the kit does not speak), its
     parameters filled in; KeyError naming an unknown id."""
-    try:
-        en, zh = MESSAGES[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in the engine's catalog: add it to autograder/grading/catalog.py") from None
-    return (zh if language == "zh" else en).format(**params)
+    return said.render(Said(key, **params), language if language in LANGUAGES else "en")
 
 
 def cell_name(place: CellPlace, language: str = "en") -> str:
@@ -303,15 +279,9 @@ def cell_name(place: CellPlace, language: str = "en") -> str:
 
 
 def problems() -> list[str]:
-    """Why the catalog is incomplete: a message without a rendering in some language, or whose languages fill
-    in different parameters. Empty when every message renders in every language."""
-    out = []
-    for key, (en, zh) in MESSAGES.items():
-        if not en.strip() or not zh.strip():
-            out.append(f"{key}: no {'en' if not en.strip() else 'zh'} template")
-        elif _parameters(en) != _parameters(zh):
-            out.append(f"{key}: zh fills {sorted(_parameters(zh))}, English {sorted(_parameters(en))}")
-    return out
+    """Why the engine's catalog is incomplete: a message without a rendering in some language, or whose
+    languages fill in different parameters. Empty when every message renders in every language."""
+    return said.problems(MESSAGES)
 
 
 class CatalogError(ValueError):

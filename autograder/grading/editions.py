@@ -4,17 +4,15 @@ The edition is read from the file itself, never from anything the runner reports
 scripts/build_notebook.py says ``metadata.course_kit.language``; a .py file may say ``# language: zh`` on one
 of its first lines. Anything else (an unreadable or refused file too) is English.
 
-Nothing here translates: every student-facing message is rendered from a catalog in the student's language
-where it is built. The judge renders each test's message (``TestOutcome.localized``) while the marking scheme
-reads the English (``output``); ``localize``, after marking, puts the rendered text in place and renders the
-engine's own words (the run summary, a refusal, the judge's limits: ``autograder.grading.catalog``) in the
-same language. A grader names its areas and tests through its catalog (``AssignmentSpec.catalog``), which
-``names`` reaches for the feedback pages and the report.
+Nothing here translates: every student-facing message is a catalog id with its parameters, rendered in the
+reader's language where it is shown. ``localize`` records the result's language and renders the engine's own
+words (the run summary, a refusal, the judge's limits: ``autograder.grading.catalog``) in it; each test's
+message is its finding, rendered by whoever shows it. A grader names its areas, tests and misconceptions
+through its catalog (``AssignmentSpec.catalog``), which ``names`` reaches for the feedback pages and the report.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable
@@ -22,10 +20,21 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.catalog import LANGUAGES, render
-from autograder.grading.result import Result, TestOutcome
+from autograder.grading.catalog import LANGUAGES
+from autograder.grading.result import Result
+from autograder.protocol.said import Said, Text, verbatim
 
-__all__ = ["DEFAULT_LANGUAGE", "submission_language", "text_language", "localize", "names", "stopped_words"]
+__all__ = [
+    "DEFAULT_LANGUAGE",
+    "submission_language",
+    "text_language",
+    "localize",
+    "names",
+    "readable_test",
+    "test_title",
+    "charge_title",
+    "stopped_said",
+]
 
 DEFAULT_LANGUAGE = "en"
 _PY_MARK = re.compile(r"^#\s*language:\s*([A-Za-z-]+)\s*$")
@@ -60,57 +69,55 @@ def text_language(kind: str, text: str) -> str:
 
 def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
     """A function naming a graded area, or a test by its readable name, in `language` from the grader's
-    catalog (a name the catalog lacks stays as it is); None for English, a grader without a catalog, or a
-    catalog that cannot be loaded (the pages then name things in English: feedback is never lost)."""
-    if language == DEFAULT_LANGUAGE or not spec.catalog:
+    catalog (a name the catalog lacks stays as it is); None for English or a grader without a catalog."""
+    if language == DEFAULT_LANGUAGE or spec.catalog is None or language not in spec.languages:
         return None
-    try:
-        catalog = importlib.import_module(spec.catalog)
-        title, area_name = catalog.title, catalog.area_name
-    except Exception:  # a broken catalog is the grader's bug: English names are still names
-        return None
+    catalog = spec.catalog
 
     def name(text: str) -> str:
-        try:
-            found = title(text, language)
-            found = area_name(text, language) if found is None else found
-        except Exception:
-            return text
-        return found if isinstance(found, str) else text
+        found = catalog.title(text, language)
+        return catalog.area_name(text, language) if found is None else found
 
     return name
 
 
-def stopped_words(stop: dict, language: str) -> str:
-    """Where the judge stopped ({"id", "params"} or {"words"}, ``pipeline.judge_stop``), in `language`."""
+def readable_test(test_id: str) -> str:
+    """'test_generation.py::test_generate_respects_block_size[2]' -> 'generate respects block size [2]'."""
+    func = str(test_id).rpartition("::")[2] or str(test_id)
+    base, bracket, params = func.partition("[")
+    base = base[5:] if base.startswith("test_") else base
+    return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
+
+
+def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """A suite test as students read it: its catalog title in `language` (its readable name without one)."""
+    readable = readable_test(test_id)
+    if spec is None or spec.catalog is None or language not in spec.languages:
+        return readable
+    return spec.catalog.title(readable, language) or readable
+
+
+def charge_title(spec: AssignmentSpec | None, charge, language: str = DEFAULT_LANGUAGE) -> str:
+    """What a charge (``marking.Charge``) is for, in `language`: its misconception's title, or the test's."""
+    if charge.misconception and spec is not None and spec.catalog is not None:
+        return spec.catalog.misconception_title(charge.cause, language if language in spec.languages else "en")
+    return charge.cause if charge.misconception else test_title(spec, charge.cause, language)
+
+
+def stopped_said(stop: dict) -> Text:
+    """Where the judge stopped ({"id", "params"} or {"words"}, ``pipeline.judge_stop``), as a message."""
     if stop.get("id"):
-        return render(stop["id"], language, **stop.get("params", {}))
-    return str(stop.get("words", ""))
-
-
-def _not_judged(test: TestOutcome, stop: dict, language: str) -> str:
-    """The not-judged message in `language` for a test the judge's limit cut off, else ""."""
-    if not stop.get("id") or test.passed:
-        return ""
-    if test.output != render("judge.not_judged", DEFAULT_LANGUAGE, where=stopped_words(stop, DEFAULT_LANGUAGE)):
-        return ""
-    return render("judge.not_judged", language, where=stopped_words(stop, language))
+        return Said(stop["id"], **stop.get("params", {}))
+    return verbatim(str(stop.get("words", "")))
 
 
 def localize(result: Result, language: str) -> Result:
-    """`result` with its student-facing text in `language`, after marking (which reads the English): each
-    test's ``localized`` message (when the judge rendered one) in place of its ``output``, and the engine's
-    words (the run summary, the judge's limits) rendered from its catalog. English, or a language the engine
-    does not speak, leaves `result` as it is.
+    """`result` read in `language`: its run summary (the engine's catalog) rendered in it, and the language
+    recorded for whoever renders its tests' findings. A language the engine does not speak is English.
 
-    The tests keep their names, points, areas and charges (a class report may mix languages); only what the
-    student reads changes. Nothing is translated: every text is rendered from a catalog.
+    The tests keep their names, points, areas, findings and charges (a class report may mix languages).
     """
-    if language == DEFAULT_LANGUAGE or language not in LANGUAGES:
-        return result
-    stop = result.run.judge_stop if result.run is not None and isinstance(result.run.judge_stop, dict) else {}
-    tests = [
-        replace(t, output=t.localized or _not_judged(t, stop, language) or t.output, localized="") for t in result.tests
-    ]
+    if language not in LANGUAGES:
+        language = DEFAULT_LANGUAGE
     output = result.run.summary(language) if result.run is not None and result.grader_error is None else result.output
-    return replace(result, tests=tests, output=output, language=language)
+    return replace(result, output=output, language=language)

@@ -1,7 +1,8 @@
 """Trusted: the fresh executor (``--executor fresh``): this process reads the file and keeps a judge process;
 each submission runs in a new sandboxed interpreter (``sandbox.launch``). The steps are ``grading.pipeline``'s.
 
-The judge process (``judge.client``, running the suite with ``pytest.main``) works under its own time and
+The judge process (``judge.client``, running the suite with ``judge.suite``, as every executor does) works
+under its own time and
 memory limits, as on every executor. The warm pool (``autograder.grading.pool``) runs the same steps in
 longer-lived processes and must give the same scores and messages at a fixed seed: this path is the reference.
 """
@@ -27,7 +28,7 @@ _SHARED: dict[str, JudgeProcess] = {}  # "judge": this process's judge for the f
 
 
 def shared_judge(assignment: str, limits: Limits) -> JudgeProcess:
-    """This process's judge for the fresh path (``suite="pytest"``), kept between submissions so that its
+    """This process's judge for the fresh path, kept between submissions so that its
     start-up is paid once; replaced for another assignment or other judge limits, stopped when the process
     ends. It holds nothing a submission's evidence decided past that submission (``judge.memo``)."""
     from multiprocessing import util
@@ -38,7 +39,7 @@ def shared_judge(assignment: str, limits: Limits) -> JudgeProcess:
         judge.stop()
         judge = None
     if judge is None:
-        judge = _SHARED["judge"] = JudgeProcess(assignment, limits, suite="pytest")
+        judge = _SHARED["judge"] = JudgeProcess(assignment, limits)
         util.Finalize(judge, judge.stop, exitpriority=10)  # at this process's exit (a batch's worker's too)
     judge.limits = limits  # the run facts it derives name this submission's limits
     return judge
@@ -66,8 +67,7 @@ def grade_submission(
         judge.ready(seed)  # its start-up and the plan before the sandbox starts: on nobody's clock, no contention
         start += time.monotonic() - asked
         box = _run(spec, path, seed, limits, hide, submission)
-        language = pipeline.judge_language(spec, submission)
-        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence, language=language)
+        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
         tests, run = pipeline.judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
     except JudgeLimitError as exc:
         return Result.grader_failure(str(exc))

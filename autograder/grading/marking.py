@@ -1,34 +1,44 @@
 """Trusted: a grader's marking scheme (``marking.toml`` next to its ``spec.py``) and the rule that turns the
-hidden suite's outcomes into marks.
+hidden suite's findings into marks.
 
 The scheme is data an instructor reads and edits: the graded areas and their points, every suite test with
-its area, points and exercise, and every named misconception with what it costs in which area. The suite's
-``points``/``area`` markers come from it (``Scheme.graded``), so the notebooks' points table, ``grades.csv``'s
-area columns and the gradebook's task cells all follow the one file. The rule itself is written at the top of
-each scheme file; ``Scheme.charges`` is its only implementation, shared by the engine, the warm workers and
-the in-process grader.
+its area, points and exercise, and every misconception with what it costs in which area (and which other
+misconceptions it explains: ``covers``). The suite's runner reads the tests' points from it, so the notebooks'
+points table, ``grades.csv``'s area columns and the gradebook's task cells all follow the one file.
+
+The rule is written at the top of each scheme file; ``Scheme.charges`` is its only implementation. It reads
+each failed test's ``Finding`` (``autograder.grading.findings``): ids the judge's code chose, never a message's
+words. ``breakdown`` lists the charges a result carries, each once with what it is for: every page, the
+terminal, the Gradescope JSON and the gradebook show that list, and it sums to the points lost.
 """
 
 from __future__ import annotations
 
 import functools
 import tomllib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from autograder.grading.findings import Finding
 
 __all__ = [
     "GradedTest",
     "Misconception",
     "Scheme",
+    "Charge",
     "load_scheme",
-    "scheme_for",
     "apply_marking",
-    "graded",
+    "breakdown",
+    "scheme_markdown",
     "SCHEME_FILE",
+    "OWN",
+    "MISCONCEPTION",
 ]
 
 SCHEME_FILE = "marking.toml"
+OWN = "test"  # charged_to of a test that costs its own points
+MISCONCEPTION = "misconception:"  # charged_to of a test that carries (part of) a misconception's charge
 
 
 @dataclass(frozen=True)
@@ -41,11 +51,21 @@ class GradedTest:
 
 @dataclass(frozen=True)
 class Misconception:
-    name: str  # its id in the scheme
-    keywords: tuple[str, ...]  # any of them in a failing test's message names it (MISCONCEPTIONS.md)
-    costs: dict[str, float]  # area -> points it costs there
+    name: str  # its id in the scheme (the catalog's ``misconception.<id>`` titles it)
+    costs: dict[str, float]  # area -> at most what it costs there, once per exercise it shows in
     covers: tuple[str, ...] = ()  # misconceptions it explains when named in the same exercise (not charged)
     note: str = ""
+
+
+@dataclass(frozen=True)
+class Charge:
+    """One line of a mark's breakdown: what was charged, where, and the tests that carry it."""
+
+    exercise: int
+    cause: str  # a misconception's id, or a test's name for a test that costs its own points
+    misconception: bool  # True: `cause` is a misconception's id
+    points: float  # what it costs, in all
+    tests: tuple[tuple[str, float], ...]  # (test name, points it carries), in the suite's order
 
 
 @dataclass(frozen=True)
@@ -53,9 +73,6 @@ class Scheme:
     areas: dict[str, float]  # area -> points, in the order the pages list them
     tests: dict[str, GradedTest]
     misconceptions: dict[str, Misconception]
-    knock_on: tuple[str, ...]  # phrases of a failure that only reports another test's failure
-    student_text: tuple[str, ...] = ()  # a message's text after any of these is the student's own, never read
-    judge_hint: str = ""  # ...except the judge's hint after it, on a line that starts with this
     path: Path | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
@@ -81,93 +98,80 @@ class Scheme:
             ]
             if unknown:
                 raise ValueError(f"{self.path}: misconception {m.name!r} names unknown areas/misconceptions {unknown}")
+            if not m.costs or any(cost <= 0 for cost in m.costs.values()):
+                raise ValueError(
+                    f"{self.path}: misconception {m.name!r} must cost a positive number of points somewhere"
+                )
 
     @property
     def max_score(self) -> float:
         return sum(self.areas.values())
 
-    def graded(self, fn):
-        """Decorator for a suite test: its ``points`` and ``area`` markers, from the scheme."""
-        import pytest
+    def exercise(self, name: str) -> int:
+        """The exercise of a test (its function name or node id); 0 for a test the scheme does not list."""
+        test = self.tests.get(name.rpartition("::")[2])
+        return test.exercise if test is not None else 0
 
-        test = self.tests.get(fn.__name__)
-        if test is None:
-            raise ValueError(f"{fn.__name__} is not in {self.path}: add it under [tests] with its area and points")
-        return pytest.mark.area(test.area)(pytest.mark.points(test.points)(fn))
-
-    def judged_text(self, message: str) -> str:
-        """The judge's own words of a message: from a marker of the student's text on, only the judge's hint
-        that follows it (after the last `judge_hint`; autograder.grading.judge.suite_api.entry keeps that marker out of
-        the student's text), so an exception's message never names a misconception."""
-        lowered = message.lower()
-        cut = min((at for marker in self.student_text if (at := lowered.find(marker.lower())) >= 0), default=-1)
-        if cut < 0:
-            return message
-        tail = message[cut:]
-        hint = tail.rfind(self.judge_hint) if self.judge_hint else -1
-        return message[:cut] + (tail[hint:] if hint >= 0 else "")
-
-    def named(self, message: str) -> Misconception | None:
-        """The misconception a failure message names: the keyword found first in the judge's words (the
-        longest one at that place)."""
-        text = self.judged_text(message).lower()
-        best: tuple[int, int, Misconception] | None = None
-        for m in self.misconceptions.values():
-            for keyword in m.keywords:
-                at = text.find(keyword.lower())
-                if at >= 0 and (best is None or (at, -len(keyword)) < (best[0], -best[1])):
-                    best = (at, len(keyword), m)
-        return best[2] if best else None
-
-    def is_knock_on(self, message: str) -> bool:
-        text = self.judged_text(message).lower()
-        return any(phrase.lower() in text for phrase in self.knock_on)
-
-    def charges(self, outcomes: Iterable[tuple[str, float, str, bool, str]]) -> dict[str, float]:
-        """{test name: points it loses} for outcomes (name, points, area, passed, message), by the rule at the
-        top of the scheme file. A name may be a node id ("test_x.py::test_y"); a test the scheme does not
-        list is charged its points when it fails."""
+    def charges(self, outcomes: Iterable[tuple[str, float, str, bool, Finding | None]]) -> dict[str, tuple[float, str]]:
+        """{test name: (points it loses, what for)} for outcomes (name, points, area, passed, finding), by the
+        rule at the top of the scheme file. A name may be a node id ("test_x.py::test_y")."""
         outcomes = list(outcomes)
+        out = {name: (0.0, "") for name, *_ in outcomes}
+        failing = [(name, points, area, finding) for name, points, area, passed, finding in outcomes if not passed]
         if not any(passed for _, _, _, passed, _ in outcomes):  # nothing works: nothing to mark in proportion
-            return {name: points for name, points, *_ in outcomes}
-        named: dict[tuple[int, str], Misconception] = {}
-        naming: dict[tuple[int, str], set[str]] = {}  # the tests whose message named it
-        plain: list[tuple[str, float]] = []  # (test, points) charged as such
-        knock_ons: list[tuple[str, float]] = []
-        for name, points, _area, passed, message in outcomes:
-            if passed:
-                continue
-            test = self.tests.get(name.rpartition("::")[2])
-            misconception = self.named(message) if test is not None else None
-            if test is not None and self.is_knock_on(message):
-                knock_ons.append((name, points))
-            elif misconception is not None:
-                key = (test.exercise, misconception.name)
-                named.setdefault(key, misconception)
-                naming.setdefault(key, set()).add(name)
-            else:
-                plain.append((name, points))
-        if not named:  # nothing diagnosed: a knock-on's root cause is an unexplained failure, charged as such
-            plain += knock_ons
-        covered = {(ex, c) for (ex, _), m in named.items() for c in m.covers}  # `covers` is one-way (checked)
-        out = {name: 0.0 for name, *_ in outcomes}
-        for name, points in plain:
-            out[name] = points
-        area_of = {name: area for name, _, area, _, _ in outcomes}
-        exercise_of = {name: getattr(self.tests.get(name.rpartition("::")[2]), "exercise", 0) for name in out}
-        for key, m in named.items():
-            if key in covered:
-                continue
-            for area, cost in m.costs.items():  # capped at the area; shown first on the tests that named it
-                members = [(name, pts, passed) for name, pts, a, passed, _ in outcomes if a == area]
-                members.sort(key=lambda t: (t[0] not in naming[key], t[2], exercise_of[t[0]] != key[0]))
-                left = cost
-                for name, pts, _passed in members:
-                    take = min(left, pts - out[name])
-                    if take > 0:
-                        out[name] += take
-                        left -= take
-        return {name: round(value, 6) for name, value in out.items() if area_of.get(name) is not None}
+            return {name: (points, OWN) for name, points, *_ in outcomes}
+        by_function = {name.rpartition("::")[2]: name for name, *_ in failing}
+        findings = {name: finding for name, _, _, finding in failing}
+
+        def named(name: str, seen: frozenset = frozenset()) -> str | None:
+            """The misconception a failing test shows, itself or through the test it waits on."""
+            finding = findings.get(name)
+            if finding is None or name in seen:
+                return None
+            if finding.names in self.misconceptions and self.exercise(name):
+                return finding.names
+            waited = by_function.get(finding.waits_on or "")
+            if waited is not None and self.exercise(waited) == self.exercise(name):
+                return named(waited, seen | {name})
+            return None
+
+        cause = {name: named(name) for name, *_ in failing}
+        for exercise in sorted({self.exercise(name) for name, *_ in failing}):
+            shown = {cause[n] for n, *_ in failing if cause[n] and self.exercise(n) == exercise}
+            root = {m: self._root(m, shown) for m in shown}
+            carried: dict[str, float] = {}
+            for m in sorted(set(root.values())):
+                members = [
+                    (name, points, area, findings[name])
+                    for name, points, area, _ in failing
+                    if self.exercise(name) == exercise and cause[name] and root[cause[name]] == m
+                ]
+                # The tests that name it first, then those naming what it covers, then the knock-ons.
+                members.sort(key=lambda t: 0 if t[3].names == m else 1 if t[3].names else 2)
+                for area, cost in self.misconceptions[m].costs.items():
+                    left = cost
+                    for name, points, test_area, _ in members:
+                        if test_area == area and left > 0:
+                            take = min(left, points)
+                            carried[name] = take
+                            left -= take
+                total = sum(carried.get(name, 0.0) for name, *_ in members)
+                for name, points, *_ in members:  # a charge of nothing frees nothing: each test pays its own
+                    out[name] = (carried.get(name, 0.0), MISCONCEPTION + m) if total > 0 else (points, OWN)
+        for name, points, _, _ in failing:
+            if not cause[name]:
+                out[name] = (points, OWN)
+        return {name: (round(value, 6), what) for name, (value, what) in out.items()}
+
+    def _root(self, name: str, shown: set[str]) -> str:
+        """The misconception that explains `name` among those `shown` in the same exercise (itself if none)."""
+        seen = {name}
+        while True:
+            coverer = next((m for m in sorted(shown) if name in self.misconceptions[m].covers and m not in seen), None)
+            if coverer is None:
+                return name
+            seen.add(coverer)
+            name = coverer
 
 
 def _scheme_from(data: dict, path: Path | None) -> Scheme:
@@ -179,23 +183,13 @@ def _scheme_from(data: dict, path: Path | None) -> Scheme:
     misconceptions = {
         str(n): Misconception(
             str(n),
-            tuple(m.get("keywords", [n])),
             {str(a): float(c) for a, c in m.get("costs", {}).items()},
             tuple(m.get("covers", [])),
             str(m.get("note", "")),
         )
         for n, m in data.get("misconceptions", {}).items()
     }
-    rule = data.get("rule", {})
-    return Scheme(
-        areas,
-        tests,
-        misconceptions,
-        tuple(rule.get("knock_on", [])),
-        tuple(rule.get("student_text", [])),
-        str(rule.get("judge_hint", "")),
-        path,
-    )
+    return Scheme(areas, tests, misconceptions, path)
 
 
 @functools.lru_cache(maxsize=16)
@@ -212,25 +206,65 @@ def load_scheme(path: str | Path) -> Scheme:
         raise ValueError(f"{path}: malformed marking scheme ({exc!r}): see the rule at the file's top") from exc
 
 
-def scheme_for(spec) -> Scheme | None:
-    """The assignment's marking scheme (``<grader>/marking.toml``, beside ``judge/``), or None: then each
-    failing test simply costs its points."""
-    path = Path(spec.judge_dir).parent / SCHEME_FILE
-    return load_scheme(path) if path.is_file() else None
-
-
-def apply_marking(result, spec):
-    """`result` with every test's charge set by the assignment's scheme (unchanged without one)."""
-    scheme = scheme_for(spec)
+def apply_marking(result, scheme: Scheme | None):
+    """`result` with every test's charge set by `scheme` (each failed test its points without one)."""
     if scheme is None or not result.tests:
         return result
-    charged = scheme.charges((t.name, t.points, t.area, t.passed, t.output) for t in result.tests)
-    result.tests = [replace(t, charged=charged.get(t.name)) for t in result.tests]
+    charged = scheme.charges((t.name, t.points, t.area, t.passed, t.finding) for t in result.tests)
+    result.tests = [replace(t, charged=charged[t.name][0], charged_to=charged[t.name][1]) for t in result.tests]
     return result
 
 
-def graded(fn):
-    """Decorator for a hidden-suite test: its ``points`` and ``area`` markers, from the marking scheme of the
-    grader the suite belongs to (``<grader>/judge/suite/test_x.py`` -> ``<grader>/marking.toml``)."""
-    path = Path(fn.__code__.co_filename).resolve().parents[2] / SCHEME_FILE
-    return load_scheme(path).graded(fn)
+def breakdown(tests: Sequence, scheme: Scheme | None) -> list[Charge]:
+    """The charges `tests` (marked outcomes) carry, one per misconception and exercise and one per test that
+    costs its own points, in the suite's order of their first test; their points sum to the points lost."""
+    lines: dict[tuple[int, bool, str], list[tuple[str, float]]] = {}
+    for test in tests:
+        if test.passed:
+            continue
+        charged = test.points if test.charged is None else test.charged
+        to = test.charged_to or OWN
+        exercise = scheme.exercise(test.name) if scheme is not None else 0
+        if to.startswith(MISCONCEPTION):
+            key = (exercise, True, to[len(MISCONCEPTION) :])
+        else:
+            key = (exercise, False, test.name)
+        lines.setdefault(key, []).append((test.name, charged))
+    return [
+        Charge(exercise, cause, is_misconception, round(sum(p for _, p in carried), 6), tuple(carried))
+        for (exercise, is_misconception, cause), carried in lines.items()
+    ]
+
+
+def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:
+    """The scheme's misconceptions as a Markdown table (a grader's MISCONCEPTIONS.md): `title(id, language)`
+    names each in English and Chinese (the grader's catalog)."""
+    lines = [
+        "| id | misconception | 中文 | costs (per exercise it shows in) | covers | why this cost |",
+        "|---|---|---|---|---|---|",
+    ]
+    for m in scheme.misconceptions.values():
+        costs = ", ".join(f"{area} {cost:g}" for area, cost in m.costs.items())
+        covers = ", ".join(f"`{c}`" for c in m.covers)
+        note = m.note.replace("|", "\\|")
+        lines.append(f"| `{m.name}` | {title(m.name, 'en')} | {title(m.name, 'zh')} | {costs} | {covers} | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m autograder.grading.marking GRADER: its misconceptions' table, for its MISCONCEPTIONS.md."""
+    import sys
+
+    from autograder.graders import get_assignment
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m autograder.grading.marking GRADER   (e.g. weight_tying)", file=sys.stderr)
+        return 2
+    spec = get_assignment(args[0])
+    sys.stdout.write(scheme_markdown(spec.scheme, spec.catalog.misconception_title))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

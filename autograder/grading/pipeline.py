@@ -10,8 +10,7 @@ same on a dask cluster; ``gradescope/run``: the pool for one file; ``qa/inproces
     box        = <run>(blob)                           the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
     evidence   = decode(box)                           the judge process: plain data only (``protocol.decode``)
     run        = facts(box, evidence, spec, limits)    the judge process: how the run ended (``RunFacts``)
-    language   = judge_language(spec, submission)      this process: the file's language, if the grader speaks it
-    tests      = <suite>(plan, evidence, run, language) the judge process: ``judge.direct`` or ``judge.plugin``
+    tests      = <suite>(plan, evidence, run)          the judge process: ``judge.suite``: each test's finding
     tests, run = judged(judgement, ...)                this process: the judge's answer, or its limit's
     result     = finish(tests, run, ...)               this process: marks (``marking``), the edition's language
 """
@@ -28,7 +27,8 @@ from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
-from autograder.grading.editions import localize, stopped_words, text_language
+from autograder.grading.editions import localize, stopped_said, text_language
+from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement
 from autograder.grading.marking import apply_marking
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
@@ -36,6 +36,8 @@ from autograder.grading.submissions import SubmissionRefused, read_submission, s
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
+from autograder.protocol.said import Said
+from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
@@ -45,7 +47,6 @@ __all__ = [
     "Submission",
     "read",
     "job",
-    "judge_language",
     "decode",
     "facts",
     "facts_and_evidence",
@@ -107,13 +108,6 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
         blob,
     )
     return blob.getvalue()
-
-
-def judge_language(spec: AssignmentSpec, submission: Submission) -> str:
-    """The language the judge renders this submission's failure messages in: the one its file declares
-    (``editions.text_language``), when the grader speaks it (``spec.languages``); else English."""
-    language = text_language(submission.kind, submission.source)
-    return language if language in spec.languages else spec.languages[0]
 
 
 def decode(box: SandboxResult) -> tuple[dict, list[str]]:
@@ -194,16 +188,16 @@ def judged(
             tests = listing()
     decided = {o.get("name"): TestOutcome.from_wire(o) for o in judgement.outcomes}
     stop = judge_stop(judgement.limit, limits)
-    words = stopped_words(stop, "en")
-    not_judged = render("judge.not_judged", "en", where=words)
+    not_judged = Finding(Said("judge.not_judged", where=stopped_said(stop)))
     outcomes = [
         decided.get(name)
-        or TestOutcome(name=name, points=float(points), area=str(area), passed=False, output=not_judged)
+        or TestOutcome(name=name, points=float(points), area=str(area), passed=False, finding=not_judged)
         for name, points, area in (tests or [])
     ]
     run = RunFacts.from_dict(judgement.run) or facts(box, {}, [], spec, limits)
     run.status = JUDGE_LIMIT
-    run.judge_stop = stop  # the words again in the student's language, once it is known (editions.localize)
+    run.judge_stop = stop
+    words = render_said(stopped_said(stop), "en")
     run.notes = [*run.notes, render("judge.note", "en", where=words, judged=len(decided), total=len(outcomes))]
     return outcomes, run
 
@@ -211,11 +205,12 @@ def judged(
 def finish(
     tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
 ) -> Result:
-    """Step 7: the ``Result``: the marking scheme's charges, then the feedback in the submission's language."""
+    """Step 7: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
     run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
     run.cells = named_cells(submission, run)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
-    return localize(result, text_language(submission.kind, submission.source))  # read from the file
+    language = text_language(submission.kind, submission.source)  # read from the file
+    return localize(result, language if language in spec.languages else spec.languages[0])
 
 
 def named_cells(submission: Submission, run: RunFacts) -> dict:
@@ -234,5 +229,5 @@ def named_cells(submission: Submission, run: RunFacts) -> dict:
 
 def mark(result: Result, spec: AssignmentSpec) -> Result:
     """Step 7's first half, alone for the in-process grader of sweeps (``autograder/qa/inprocess.py``): every
-    test's charge by the marking scheme. Before ``localize``: the scheme reads the English messages."""
-    return apply_marking(result, spec)
+    test's charge by the marking scheme, read from the findings."""
+    return apply_marking(result, spec.scheme)

@@ -2,12 +2,8 @@
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
 per-area totals. Between the kit's processes, and in a class folder's ``results/<id>.json``, it travels as
-``to_wire`` / ``from_wire``. Gradescope's results format (``to_gradescope``) is an output only, for Gradescope
-(``run_autograder``'s results.json) and ``grade --json``; the kit never parses it back::
-
-    {"score": 7.0, "max_score": 10.0, "execution_time": 2.9, "output": "<run status in plain words>",
-     "tests": [{"name", "score", "max_score", "status": "passed"|"failed", "output", "tags": [area]}],
-     "extra_data": {"run": {...}, "seed": 123, "areas": {area: [score, max]}}}
+``to_wire`` / ``from_wire``. Gradescope's results format is an output only, made from it by
+``grading.gradescope.results`` (the kit never parses it back).
 """
 
 from __future__ import annotations
@@ -19,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.grading.catalog import cell_name, render
-from autograder.grading.messages import clean_message
+from autograder.grading.findings import Finding
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from dnnlpy.notebook import CellPlace
 
@@ -115,14 +111,15 @@ class TestOutcome:
     points: float  # what the test is worth
     area: str  # the graded area it belongs to
     passed: bool
-    output: str  # what the student reads when it failed
-    # The message in the submission's language, rendered by the judge from the catalog ("" when that is
-    # English, or before the judge knew the language); `output` stays English until the run is marked.
-    localized: str = ""
+    # Why it failed, as values (autograder.grading.findings): None when it passed. Marking and every page read
+    # this; its message is rendered in the reader's language where it is shown (``message``).
+    finding: Finding | None = None
     # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
-    # one, i.e. all its points when it failed. A knock-on failure loses 0; a misconception's cost may fall on
-    # any test of the area it is charged in.
+    # one, i.e. all its points when it failed. Never more than its points, and 0 when it passed.
     charged: float | None = None
+    # What the charge is for: "misconception:<id>" (one charge per root cause and exercise), "test" (its own
+    # points: a crash, a wrong value nobody named, missing evidence), or "" (nothing charged here).
+    charged_to: str = ""
 
     @property
     def score(self) -> float:
@@ -130,24 +127,25 @@ class TestOutcome:
             return self.points if self.passed else 0.0
         return round(max(0.0, self.points - self.charged), 6)
 
+    def message(self, language: str = "en") -> str:
+        """What the student reads about this test in `language` ("" when it passed)."""
+        return self.finding.render(language) if self.finding is not None else ""
+
     def to_wire(self) -> dict:
         """Its form between the judge, the workers and this process (``from_wire`` reads it back)."""
-        return wire_fields(self)
+        out = wire_fields(self, skip=("finding",))
+        out["finding"] = self.finding.to_wire() if self.finding is not None else None
+        return out
 
     @classmethod
     def from_wire(cls, data: Any) -> TestOutcome:
         """A TestOutcome from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
-        return cls(**fields_from_wire(cls, data, "a test outcome"))
-
-    def to_gradescope(self) -> dict:
-        return {
-            "name": self.name,
-            "score": self.score,
-            "max_score": self.points,
-            "status": "passed" if self.passed else "failed",
-            "output": self.output,
-            "tags": [self.area],
-        }
+        fields = fields_from_wire(cls, data, "a test outcome", skip=("finding",))
+        finding = data.get("finding")
+        outcome = cls(**fields, finding=None if finding is None else Finding.from_wire(finding))
+        if outcome.passed == (outcome.finding is not None):
+            raise ValueError(f"a test outcome {outcome.name!r:.80}: a failed test has a finding, a passed one none")
+        return outcome
 
 
 @dataclass
@@ -294,24 +292,3 @@ class Result:
             tests=[TestOutcome.from_wire(t) for t in fields["tests"]],
             run=RunFacts.from_dict(data.get("run")),
         )
-
-    def to_gradescope(self) -> dict:
-        # Messages as the pages show them (cells counted from 1, no "raised: (at" debris): the JSON is what
-        # Gradescope shows students.
-        if self.grader_error is not None:
-            extra: dict[str, Any] = {"grader_error": self.grader_error}
-        else:
-            extra = {
-                "seed": self.seed,
-                "areas": {a: [s, m] for a, (s, m) in self.areas.items()},
-                "run": self.run.to_dict() if self.run is not None else {},
-                "language": self.language,
-            }
-        return {
-            "score": self.score,
-            "max_score": self.max_score,
-            "execution_time": round(self.execution_time, 3),
-            "output": self.output,
-            "tests": [{**t.to_gradescope(), "output": clean_message(t.output)} for t in self.tests],
-            "extra_data": extra,
-        }

@@ -10,6 +10,9 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     cells raised   a cell raised while the notebook loaded (not blank, not a call to what the grader withholds):
                    each such cell and what it raised
     unreadable     the file was refused: why
+    evidence       a record the runner owed was missing, refused, sent twice or malformed while the run ended
+                   well (a submission that wrote on the grader's channel, or a broken runner): its tests cost
+                   their points; the judge's own error on a test is listed here too
     grader error   the grader failed, not the student: regrade
     missing        no result yet: run the command again
     run ended      out of memory, crashed, exited early
@@ -22,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.outputs.classview import FLAGS, ClassView, Row
-from autograder.outputs.wording import budget_stops, duration, raised_cells, stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, duration, raised_cells, readable_test, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
@@ -34,6 +37,8 @@ _WHAT_TO_DO = {
     "cells raised": "the rest of the notebook ran, but what the cell would have made is missing; its feedback "
     "page tells the student the cell and the error",
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
+    "evidence": "the grader did not receive what the runner owes for these tests (tampered with, or the judge's "
+    "own failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
     "grader error": "the grader failed, not the student: regrade with --student NAME",
     "missing": "no result yet (the run was stopped): run the same command again",
     "blank": "nothing written beyond the starter code",
@@ -46,6 +51,7 @@ _ORDER = [
     "syntax error",
     "cells raised",
     "unreadable",
+    "evidence",
     "grader error",
     "missing",
     *_RUN_ENDED.values(),
@@ -83,6 +89,13 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
         out.append(("cells raised", "; ".join(raised[:3]) + (f" (+{len(raised) - 3} more)" if len(raised) > 3 else "")))
     if result.status in _RUN_ENDED:
         out.append((_RUN_ENDED[result.status], ""))
+    if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end
+        owed = [t for t in result.failing() if t.finding is not None and t.finding.kind in ("owed", "internal")]
+        if owed:
+            names = ", ".join(readable_test(t.name) for t in owed[:4]) + (
+                f" (+{len(owed) - 4} more)" if len(owed) > 4 else ""
+            )
+            out.append(("evidence", names))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))
     return out

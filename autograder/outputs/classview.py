@@ -1,8 +1,9 @@
 """Trusted: a graded class as the report sees it: one row per student of the manifest, sorted into kinds.
 
     graded        the submission ran and was judged (whatever its score)
-    blank         judged, 0 points, and nothing written: every failure is the starter code's
-                  NotImplementedError, or none of the required names is defined
+    blank         judged, 0 points, and nothing written: no test passed and no failure names a mistake
+                  (every one a crash, as the starter code's NotImplementedError gives), or none of the
+                  required names is defined
     timeout       the run was stopped at the time limit (whatever it scored before): never "blank"
     unreadable    the file could not be read as a submission (not a notebook, too large, not a file)
     grader error  the grader itself failed: regrade with --student
@@ -18,7 +19,6 @@ in the student's nbgrader folder and was not graded (a second notebook, a rename
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,9 +27,8 @@ from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.lateness import Late
 from autograder.outputs.lookalikes import lookalikes
-from autograder.outputs.wording import clean_message, split_raised, starter_code
 
-__all__ = ["Row", "ClassView", "load_class", "triage", "read_keywords", "KINDS", "FLAGS"]
+__all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
 
 KINDS = ("graded", "blank", "timeout", "unreadable", "grader error", "missing")
 # Flags beside a row's kind: what each means, and what to do (the report's Needs a look).
@@ -107,9 +106,10 @@ def triage(result: Result | None, unreadable: str = "") -> str:
         return "unreadable"
     if result.status == "timeout":
         return "timeout"
-    failing = [clean_message(t.output) for t in result.failing()]
+    failing = result.failing()
     nothing_defined = result.run is not None and result.run.required_names and not result.run.defined
-    if result.score == 0 and (nothing_defined or (failing and all(starter_code(m) for m in failing))):
+    crashes = bool(failing) and all(t.finding is not None and t.finding.kind == "plain" for t in failing)
+    if result.score == 0 and (nothing_defined or crashes):
         return "blank"
     return "graded"
 
@@ -155,39 +155,3 @@ def load_class(out: str | Path) -> ClassView:
 
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) and value else None
-
-
-def read_keywords(markdown: str | Path | None) -> list[str]:
-    """The misconception keywords of a grader's MISCONCEPTIONS.md: the backticked words in the first column
-    of its table (`(hidden_dim)` after `hyper-parameter ignored (num_layers)` reads as that phrase's
-    variant). [] when there is no such file."""
-    try:
-        text = Path(markdown).read_text(encoding="utf-8") if markdown else ""
-    except OSError:
-        return []
-    keywords: list[str] = []
-    for line in text.splitlines():
-        if not line.startswith("| `"):
-            continue
-        base = ""
-        for span in re.findall(r"`([^`]+)`", line.split("|")[1]):
-            if span.startswith("(") and base:
-                span = re.sub(r"\s*\([^)]*\)$", "", base) + " " + span
-            base = span
-            if span.lower() not in (k.lower() for k in keywords):
-                keywords.append(span)
-    return keywords
-
-
-def misconception_of(message: str, keywords: list[str]) -> list[str]:
-    """The keywords a cleaned message names (longest first, so 'gradient doubled' beats 'doubled')."""
-    low = message.lower()
-    return [k for k in sorted(keywords, key=len, reverse=True) if k.lower() in low]
-
-
-def raised_type(message: str) -> str | None:
-    """'ValueError' for a 'X failed: your code raised ValueError: ...' message."""
-    raised = split_raised(message)
-    if not raised:
-        return None
-    return re.split(r"[\s:(]", raised[1], maxsplit=1)[0] or None

@@ -1,30 +1,23 @@
-"""Trusted: the class report's misconceptions: one root cause per student, counted once, ranked by students.
+"""Trusted: the class report's misconceptions: the charges the marking scheme made, counted per student.
 
-A failing test's message names the misconception behind it with a keyword of the grader's MISCONCEPTIONS.md
-(``classview.read_keywords``). One mistake fails several tests, and a message that cannot tell two causes
-apart names both ("copied table or untied head", "no crop / wrong crop"), so counting keywords per message
-counts mistakes that did not happen. Per student:
-
-1. a keyword that some message names alone is a cause the grader established (``definite``); those are the
-   student's root causes, and a message naming several keywords, one of them definite, is explained by it;
-2. with no definite keyword, the keyword named by the most failing tests is the root cause; when several are
-   named equally often, the one that two or more messages all name first (the grader lists the likeliest
-   cause first), else one entry for them together ("no crop or wrong crop"), never one entry per keyword;
-3. a student with no keyword at all is filed under the exception their code raised, else under the test.
-
-Each student counts once per entry. The sample message is an English student's when there is one (the report
-is in the instructor's language); a message shown in another language is marked with it.
+A misconception appears here when the marks charged it (``TestOutcome.charged_to``: the scheme's
+misconception id, once per exercise), never because a message mentions it: crashes and values nobody could
+name cost their own points and are not misconceptions. Each student counts once per misconception (in either
+exercise); the sample message is an English student's when there is one (the report is in the instructor's
+language), and one shown in another language is marked with it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 
-from autograder.outputs.classview import ClassView, Row, misconception_of, raised_type
-from autograder.outputs.wording import NO_RESULT, clean_message, readable_test
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.editions import test_title
+from autograder.grading.marking import MISCONCEPTION
+from autograder.outputs.classview import ClassView, Row
+from autograder.outputs.wording import clean_message
 
-__all__ = ["root_causes", "misconceptions", "Misconception"]
+__all__ = ["misconceptions", "charged_misconceptions", "Misconception"]
 
 _EXAMPLES = 3  # students named per misconception
 _SAMPLE = 400  # characters of the sample message
@@ -32,11 +25,13 @@ _SAMPLE = 400  # characters of the sample message
 
 @dataclass
 class Misconception:
-    name: str
+    name: str  # its title, in English
+    key: str = ""  # the marking scheme's id
     students: list[Row] = field(default_factory=list)
     sample: str = ""
     sample_language: str = "en"
     tests: set[str] = field(default_factory=set)
+    points: float = 0.0  # what it cost the class, in all
 
     @property
     def examples(self) -> list[Row]:
@@ -55,61 +50,27 @@ class Misconception:
         return ", ".join(sorted(self.tests)[:6])
 
 
-def _named(message: str, keywords: list[str]) -> list[str]:
-    """The keywords a message names, without one that is only part of another it names."""
-    names = misconception_of(message, keywords)
-    return [n for n in names if not any(n != m and n.lower() in m.lower() for m in names)]
+def charged_misconceptions(row: Row) -> dict[str, list]:
+    """scheme id -> the student's failing tests that carry its charge (none for an unmarked result)."""
+    out: dict[str, list] = {}
+    for test in row.result.failing() if row.result is not None else []:
+        if test.charged_to.startswith(MISCONCEPTION):
+            out.setdefault(test.charged_to[len(MISCONCEPTION) :], []).append(test)
+    return out
 
 
-def _first(message: str, names: list[str]) -> str:
-    """The one of `names` the message mentions first."""
-    low = message.lower()
-    return min((n for n in names if n.lower() in low), key=lambda n: low.index(n.lower()), default="")
-
-
-def root_causes(row: Row, keywords: list[str]) -> dict[str, tuple[str, set[str]]]:
-    """name -> (a message showing it, the tests that showed it): one student's root causes (see the module)."""
-    named: list[tuple[list[str], str, str]] = []  # (keywords, message, readable test)
-    unnamed: dict[str, tuple[str, set[str]]] = {}
-    for test in row.result.failing():
-        message = clean_message(test.output)
-        if NO_RESULT.match(message):  # the run never got there (time limit, crash): no mistake shown
-            continue
-        names = _named(message, keywords)
-        if names:
-            named.append((names, message, readable_test(test.name)))
-            continue
-        raised = raised_type(message)
-        label = f"your code raised {raised}" if raised else f"fails “{readable_test(test.name)}” (unnamed)"
-        unnamed.setdefault(label, (message, set()))[1].add(readable_test(test.name))
-    if not named:
-        return unnamed
-    definite = {names[0] for names, _, _ in named if len(names) == 1}
-    if definite:
-        samples = {names[0]: message for names, message, _ in reversed(named) if len(names) == 1}
-        return {name: (samples[name], {test for names, _, test in named if name in names}) for name in sorted(definite)}
-    votes = Counter(name for names, _, _ in named for name in names)
-    top = max(votes.values())
-    leaders = [name for name in votes if votes[name] == top]
-    firsts = {_first(message, leaders) for names, message, _ in named if set(leaders) & set(names)}
-    if len(leaders) > 1 and len(firsts) == 1 and sum(bool(set(leaders) & set(n)) for n, _, _ in named) > 1:
-        leaders = [firsts.pop()]  # every message lists the same cause first: the grader's likeliest one
-    tests = {test for names, _, test in named if set(leaders) & set(names)}
-    sample = next(message for names, message, _ in named if set(leaders) & set(names))
-    low = sample.lower()
-    label = " or ".join(sorted(leaders, key=lambda n: low.find(n.lower()) % (len(low) + 1)))  # as the message says
-    return {label: (sample, tests)}
-
-
-def misconceptions(view: ClassView, keywords: list[str]) -> list[Misconception]:
-    """Root causes ranked by how many judged students show them (each student once per cause)."""
+def misconceptions(view: ClassView, spec: AssignmentSpec | None) -> list[Misconception]:
+    """The misconceptions charged, ranked by how many judged students show them (each student once)."""
     found: dict[str, Misconception] = {}
     for row in view.judged:
-        for name, (message, tests) in root_causes(row, keywords).items():
-            entry = found.setdefault(name, Misconception(name))
+        for key, tests in charged_misconceptions(row).items():
+            title = spec.catalog.misconception_title(key, "en") if spec is not None and spec.catalog else key
+            entry = found.setdefault(key, Misconception(title, key))
             entry.students.append(row)
-            entry.tests |= tests
+            entry.points += sum(t.charged or 0.0 for t in tests)
+            entry.tests |= {test_title(spec, t.name) for t in tests}
             language = row.result.language or "en"
-            if message and (not entry.sample or (entry.sample_language != "en" and language == "en")):
-                entry.sample, entry.sample_language = message, language
+            lead = next((t for t in tests if t.finding is not None and t.finding.names == key), tests[0])
+            if not entry.sample or (entry.sample_language != "en" and language == "en"):
+                entry.sample, entry.sample_language = clean_message(lead.message(language)), language
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))

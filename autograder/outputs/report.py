@@ -17,20 +17,20 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.atomic import write_text
 from autograder.outputs.attention import attention
+from autograder.outputs.charges import cards
 from autograder.outputs.charts import charts
-from autograder.outputs.classview import ClassView, Row, load_class, read_keywords
-from autograder.outputs.feedback import failure_groups, write_feedback
+from autograder.outputs.classview import ClassView, Row, load_class
+from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import number, render
-from autograder.outputs.misconceptions import misconceptions, root_causes
+from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
-from autograder.outputs.wording import cell_starts, duration, readable_test, stopped_at, syntax_errors
+from autograder.outputs.wording import cell_starts, duration, stopped_at, syntax_errors
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
-
-_FIX_FIRST = 160  # characters of the one thing to fix first
 
 
 def _meta(view: ClassView) -> str:
@@ -73,8 +73,9 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
     return rows
 
 
-def _fix_first(row: Row, keywords: list[str], starts: dict[int, CellPlace]) -> str:
-    """The one thing this student should fix first, in English (the report's language)."""
+def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, CellPlace]) -> str:
+    """The one thing this student should fix first, in English (the report's language): the charge that costs
+    the most (a misconception by its title), or what stopped the run."""
     r = row.result
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem
@@ -83,15 +84,14 @@ def _fix_first(row: Row, keywords: list[str], starts: dict[int, CellPlace]) -> s
     syntax = syntax_errors(r.run, kind=row.suffix, starts=starts) if r.run is not None else []
     if syntax:
         return "syntax error in " + syntax[0]
-    if not r.failing():
+    first = next(iter(cards(r, spec, "en")), None)
+    if first is None:
         return ""
-    named = [c for c in root_causes(row, keywords) if c in keywords or " or " in c]
-    if named:  # the misconception's keyword: English in every edition
-        return ", ".join(named)
-    reason, members = failure_groups(r.failing())[0]
-    if r.language != "en":  # the report is in English; the student's page has the message in their language
-        return f"“{readable_test(members[0][1].name)}” fails (the {r.language} message is on their page)"
-    return reason if len(reason) <= _FIX_FIRST else reason[: _FIX_FIRST - 1] + "…"
+    if first.misconception:
+        return first.title
+    # Not a misconception: the test that fails (its message, with the student's code in it, is on their page).
+    more = f" (+{len(first.tests) - 1} more)" if len(first.tests) > 1 else ""
+    return f"“{first.tests[0]['name']}” fails{more}"
 
 
 def _status(row: Row) -> str:
@@ -100,7 +100,7 @@ def _status(row: Row) -> str:
     return row.kind if status == row.kind else f"{row.kind}: {status}"
 
 
-def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict[int, CellPlace]]) -> dict:
+def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], dict[int, CellPlace]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
         if row.result is not None:
@@ -119,7 +119,7 @@ def _students(view: ClassView, keywords: list[str], starts: Callable[[Row], dict
                 "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
                 "status": _status(row),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
-                "fix_first": _fix_first(row, keywords, starts(row)),
+                "fix_first": _fix_first(row, spec, starts(row)),
                 "late": _late(row),
             }
         )
@@ -156,7 +156,8 @@ def write_pages(
     written, failed = [], {}
     assignment = view.manifest.assignment
     first_lines = _starts_cache(starts)
-    words = _names(assignment)
+    spec = _spec(assignment)
+    words = _names(spec)
     for row in view.rows:
         path = Path(out) / row.feedback_href
         if row.uid in ("", ".", "..") or "/" in row.uid or "\0" in row.uid:  # a tampered manifest: stay inside
@@ -173,6 +174,7 @@ def write_pages(
                 starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
                 names=words(row.result.language) if graded else None,
+                spec=spec,
                 late=row.late,
             )
             written.append(page_path)
@@ -183,13 +185,13 @@ def write_pages(
 
 def report_html(
     view: ClassView,
-    keywords: list[str],
     *,
     failed: dict[str, str] | None = None,
     starts: Callable[[Row], dict[int, CellPlace]] | None = None,
 ) -> str:
     """The report's HTML for a class (see `write_report`)."""
     first_lines = _starts_cache(starts)
+    spec = _spec(view.manifest.assignment)
     median, slow = slowest(view)
     return render(
         "report.html.j2",
@@ -202,35 +204,34 @@ def report_html(
         charts=charts(view),
         judged=len(view.judged),
         area_rates=area_rates(view),
-        misconceptions=misconceptions(view, keywords),
+        misconceptions=misconceptions(view, spec),
         test_rates=test_rates(view),
         median_seconds=median,
         slowest=slow,
-        students=_students(view, keywords, first_lines),
+        students=_students(view, spec, first_lines),
         failed=failed or {},
     )
 
 
-def write_report(out: str | Path, *, keywords: list[str] | None = None) -> Path:
-    """Write ``<out>/report.html`` and every student's feedback page; returns the report's path.
-
-    `keywords`: the grader's misconception keywords (default: read from the assignment's MISCONCEPTIONS.md).
-    """
+def write_report(out: str | Path) -> Path:
+    """Write ``<out>/report.html`` and every student's feedback page; returns the report's path."""
     out = Path(out)
     view = load_class(out)
-    if keywords is None:
-        keywords = _grader_keywords(view.manifest.assignment)
     _, failed = write_pages(view, out)
-    return write_text(out / "report.html", report_html(view, keywords, failed=failed))
+    return write_text(out / "report.html", report_html(view, failed=failed))
 
 
-def _names(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
-    """language -> the assignment's grader's catalog naming its areas and tests (None: English, or a grader
-    not installed)."""
+def _spec(assignment: str) -> AssignmentSpec | None:
+    """The assignment's grader (None: a grader not installed here: the pages then name things in English)."""
     from autograder.graders import ASSIGNMENTS, get_assignment
+
+    return get_assignment(assignment) if assignment in ASSIGNMENTS else None
+
+
+def _names(spec: AssignmentSpec | None) -> Callable[[str], Callable[[str], str] | None]:
+    """language -> the grader's catalog naming its areas (None: English, or a grader not installed)."""
     from autograder.grading.editions import names
 
-    spec = get_assignment(assignment) if assignment in ASSIGNMENTS else None
     found: dict[str, Callable[[str], str] | None] = {}
 
     def get(language: str) -> Callable[[str], str] | None:
@@ -241,14 +242,6 @@ def _names(assignment: str) -> Callable[[str], Callable[[str], str] | None]:
         return found[language]
 
     return get
-
-
-def _grader_keywords(assignment: str) -> list[str]:
-    from autograder.graders import ASSIGNMENTS, get_assignment
-
-    if assignment not in ASSIGNMENTS:
-        return []
-    return read_keywords(Path(get_assignment(assignment).judge_dir).parent / "MISCONCEPTIONS.md")
 
 
 def main(argv: list[str] | None = None) -> int:

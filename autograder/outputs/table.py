@@ -1,43 +1,72 @@
-"""Trusted: the readable per-area table of one result in a terminal (rich), failures' messages under their rows.
+"""Trusted: one result in a terminal (rich): the score, the charges that make up the points lost, the areas.
 
-Student text (the title, which is a file name, test messages) goes in as ``rich.text.Text``: brackets in a
-name like ``x[/a].py`` are shown, never read as markup.
+The charges are the page's (``outputs.charges``): each once, with what it costs and the tests it covers, so
+the costs shown sum to the points lost; the words are the student's language (``wording.page_words``).
+Student text (the title, which is a file name, messages) goes in as ``rich.text.Text``: brackets in a name
+like ``x[/a].py`` are shown, never read as markup.
 """
 
 from __future__ import annotations
 
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.editions import names as area_names
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
-from autograder.outputs.wording import clean_message, readable_test, run_lines
+from autograder.outputs.charges import cards
+from autograder.outputs.html import number
+from autograder.outputs.wording import clean_message, page_words, readable_test, run_lines
 
 __all__ = ["readable_name", "render"]
 
 readable_name = readable_test  # the name this module has always exported
 
 
-def render(result: Result, *, title: str = "", console=None, kind: str = "ipynb") -> None:
-    """A readable per-area table; a failing test's message sits under its name, wrapped (rich)."""
+def render(
+    result: Result, *, title: str = "", console=None, kind: str = "ipynb", spec: AssignmentSpec | None = None
+) -> None:
+    """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas."""
     from rich.table import Table
     from rich.text import Text
 
     from autograder.outputs.console import make_console
 
     console = console or make_console()
-    table = Table(title=Text(printable(title, newlines=False)) if title else None, show_lines=True)
-    table.add_column("area", overflow="fold", max_width=24)
-    table.add_column("test", overflow="fold", ratio=1)
-    table.add_column("points", justify="right", no_wrap=True)
-    table.add_column("", justify="center", no_wrap=True)
-    for test in sorted(result.tests, key=lambda t: (t.passed, t.area)):  # failures first, suite order inside
-        cell = Text(printable(readable_test(test.name)), style="bold" if not test.passed else "")
-        if not test.passed and test.output:
-            cell.append("\n" + printable(clean_message(test.output)), style="red")
-        verdict = Text("pass", style="green") if test.passed else Text("FAIL", style="bold red")
-        table.add_row(Text(printable(test.area, newlines=False)), cell, f"{test.score:g}/{test.points:g}", verdict)
-    console.print(table)
+    language = result.language
+    w = page_words(language)
+    name = area_names(spec, language) if spec is not None else None
+    area = name or (lambda text: text)
+    if title:
+        console.print(Text(printable(title, newlines=False), style="bold"))
+    console.print(Text(f"{w['score']} {number(result.score)} / {number(result.max_score)}", style="bold"))
+    shown = cards(result, spec, language)
+    if shown:
+        lost = round(result.max_score - result.score, 6)
+        console.print(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")), markup=False)
+        table = Table(show_lines=True)
+        table.add_column(w["cost_column"], justify="right", no_wrap=True)
+        table.add_column(w["charge_column"], overflow="fold", ratio=1)
+        for card in shown:
+            cell = Text(printable(card.title), style="bold")
+            if card.misconception:
+                cell.append("\n" + printable(card.message), style="red")
+            for item in card.tests:
+                carried = (
+                    f"-{number(item['lost'])}/{number(item['points'])}"
+                    if item["lost"]
+                    else w["not_charged_again"].format(points=number(item["points"]))
+                )
+                cell.append(f"\n  · {printable(item['name'])} ({printable(area(item['area']))}) {carried}", style="")
+            table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
+        console.print(table)
+        console.print(printable(w["rule"]), markup=False, highlight=False)
     if result.areas:
-        areas = "  ".join(f"{printable(a, newlines=False)}: {s:g}/{m:g}" for a, (s, m) in result.areas.items())
+        areas = "  ".join(f"{printable(area(a), newlines=False)}: {s:g}/{m:g}" for a, (s, m) in result.areas.items())
         console.print(areas, markup=False, highlight=False)
-    for line in run_lines(result, kind=kind):
-        console.print(printable(line), markup=False, highlight=False)
-    console.print(Text(f"Score: {result.score:g} / {result.max_score:g}", style="bold"))
+    lines = (
+        run_lines(result, kind=kind)
+        if language == "en" or result.run is None
+        else clean_message(result.output).splitlines()
+    )
+    for line in lines:
+        if line.strip():
+            console.print(printable(line), markup=False, highlight=False)

@@ -15,25 +15,23 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from pathlib import Path
 
 from autograder.grading.catalog import cell_name, render
+from autograder.grading.editions import readable_test
 from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
+from autograder.outputs.messages_pages import PAGES
+from autograder.protocol.said import LANGUAGES
 from dnnlpy.notebook import CellPlace, cell_places
 
 __all__ = [
     "readable_test",
     "clean_message",
-    "split_raised",
-    "split_subject",
     "run_lines",
     "cell_starts",
     "CELL_NOTE",
-    "NO_RESULT",
     "PART_NOTE",
-    "starter_code",
     "page_words",
     "stopped_at",
     "syntax_errors",
@@ -46,38 +44,6 @@ __all__ = [
 
 CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
 PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
-
-_RAISED = re.compile(r"^(?P<context>.*?)\s*failed: your code raised (?P<error>.+)$", re.DOTALL)
-_SUBJECT = re.compile(
-    r"^(?P<subject>[A-Za-z_][\w.]*(?:\([^()\n]{0,120}\))?(?: after [^:\n]{1,80})?): (?P<rest>.+)$", re.DOTALL
-)
-
-
-def readable_test(test_id: str) -> str:
-    """'test_generation.py::test_generate_respects_block_size[2]' -> 'generate respects block size [2]'."""
-    func = str(test_id).rpartition("::")[2] or str(test_id)
-    base, bracket, params = func.partition("[")
-    base = base[5:] if base.startswith("test_") else base
-    return base.replace("_", " ").strip() + (f" [{params}" if bracket else "")
-
-
-def split_raised(message: str) -> tuple[str, str] | None:
-    """('MiniGPTWithWeightTying (SGD step)', 'NotImplementedError (at cell 26, line 16, in __init__)') for a
-    cleaned 'X failed: your code raised E' message; None for any other message."""
-    match = _RAISED.match(message)
-    return (match.group("context").strip(), match.group("error").strip()) if match else None
-
-
-def split_subject(message: str) -> tuple[str, str]:
-    """('TiedEmbeddingLM after .to(torch.float64)', 'lm_head.weight did not change ...') for a message that
-    opens with what it checked; ('', message) otherwise."""
-    match = _SUBJECT.match(message)
-    return (match.group("subject"), match.group("rest").strip()) if match else ("", message)
-
-
-def starter_code(message: str) -> bool:
-    """Whether a message reports the starter code's NotImplementedError (a part not written yet)."""
-    return "NotImplementedError" in message
 
 
 def cell_starts(path: str | Path | None) -> dict[int, CellPlace]:
@@ -101,7 +67,6 @@ def _place(index: int, kind: str, starts: dict[int, CellPlace] | None, language:
     return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
 
 
-NO_RESULT = re.compile(r"^(?:no (?:evidence|result) for |没有 )")  # a test the run never got to (en, zh)
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
@@ -131,12 +96,12 @@ def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPl
     ]
 
 
-# How the runner records a cell it stopped at its time budget, and how the judge words a check it stopped
-# (autograder/runner/budget.py, autograder/judge/evidence.py): the runner's word, for the TA's eyes only.
+# How the runner records a cell it stopped at its time budget (autograder/runner/budget.py: the runner's word,
+# for the TA's eyes only), and the engine's message for a check it stopped (grading/judge/suite_api.py).
 _CELL_STOPPED = "TimeBudgetExceeded:"
 # How a cell's error reads when it called a function the graded run's dnnlpy withholds (sandbox/library_stub.py)
 _WITHHELD = "NotAvailableWhileGrading:"
-_CHECK_STOPPED = "did not finish"  # kept in English on a Chinese page (a keyword)
+_CHECK_STOPPED = "judge.did_not_finish_within"
 
 
 def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
@@ -148,7 +113,11 @@ def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, CellP
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
-    tests = [readable_test(t.name) for t in result.tests if not t.passed and _CHECK_STOPPED in t.output]
+    tests = [
+        readable_test(t.name)
+        for t in result.tests
+        if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
+    ]
     return cells + tests
 
 
@@ -190,9 +159,10 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlac
                 f"(a later NameError follows from it): {message}"
             )
             continue
+        # The starter code's own exception: what it means, so the student looks for the part not written yet.
         why = (
             ": it uses a part that still holds the starter code (raise NotImplementedError)"
-            if starter_code(message)
+            if message.startswith("NotImplementedError")
             else ""
         )
         lines.append(f"{place} raised {message}{why}")
@@ -201,100 +171,6 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlac
         hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
         lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
     return lines
-
-
-# The feedback page's own words (headings, labels), in each edition's language; messages are rendered from
-# the grader's and the engine's catalogs (autograder.grading.editions), these by the page. A language not
-# listed reads English.
-_PAGE_WORDS = {
-    "en": {
-        "feedback_for": "Feedback for {student}",
-        "assignment_feedback_for": "{assignment}: feedback for {student}",
-        "graded": "Graded {when}",
-        "status": "status: {status}",
-        "score": "Score:",
-        "starter_bold": "Most of this submission is still the starter code",
-        "starter_before": "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
-        "starter_after": " in the assignment folder), and hand in again.",
-        "what_to_fix": "What to fix ({failed} of {total} failed)",
-        "costs": "Costs {points}{over}:",
-        "point": "point",
-        "points": "points",
-        "over_tests": " over {n} tests",
-        "checking": "— checking {what}",
-        "more_tests": "and {n} more tests",
-        "how_it_ran": "How your code ran",
-        "by_area": "Points by area",
-        "area": "area",
-        "points_header": "points",
-        "stopped_line": "",
-        "passed": "Passed ({n})",
-        "show_passed": "Show what passed",
-        "no_tests": "No tests were run for this submission.",
-        "not_graded_yet": "This submission has not been graded yet. Your instructor will grade it again; "
-        "nothing is lost.",
-        "tests": "{n} tests",
-        "test": "1 test",
-        "part": "part {n}",
-        "in_cell": "while running {place}",
-        "in_check": "while the grader was calling your code for the check '{check}'",
-        "unknown_place": "(the grader could not tell which cell or check was running)",
-        "timeout_card": "Your code was stopped at the time limit {where}. Nothing after that ran, so these tests "
-        "have no result and score 0: fix that first, then the rest will be graded.",
-        "handed_in": "Handed in {when}",
-        "on_time": ", before the due date ({due}).",
-        "late_by": ", {late} after the due date ({due})",
-        "penalty": ": the late penalty takes {points} points off, {after} / {top} after it.",
-        "late_unknown": "When this was handed in could not be read (its timestamp.txt): your instructor will check.",
-        "days_hours": "{days} d {hours} h",
-        "hours_minutes": "{hours} h {minutes} min",
-        "minutes_seconds": "{minutes} min {seconds} s",
-        "seconds": "{seconds} s",
-    },
-    "zh": {
-        "feedback_for": "{student} 的反馈",
-        "assignment_feedback_for": "{assignment}：{student} 的反馈",
-        "graded": "评分时间 {when}",
-        "status": "运行状态：{status}",
-        "score": "得分：",
-        "starter_bold": "这份作业大部分仍是初始代码",
-        "starter_before": "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
-        "starter_after": "），然后重新提交。",
-        "what_to_fix": "需要修改的地方（{total}中有 {failed} 个未通过）",
-        "costs": "扣 {points}{over}：",
-        "point": "分",
-        "points": "分",
-        "over_tests": "，涉及 {n} 个测试",
-        "checking": "— 检查的是 {what}",
-        "more_tests": "另外 {n} 个测试",
-        "how_it_ran": "代码的运行情况",
-        "by_area": "各部分得分",
-        "area": "部分",
-        "points_header": "得分",
-        "stopped_line": "代码被终止的位置{where}。",
-        "passed": "已通过（{n}）",
-        "show_passed": "显示已通过的测试",
-        "no_tests": "这份作业没有运行任何测试。",
-        "not_graded_yet": "这份作业还没有评分。老师会重新评分，什么都不会丢失。",
-        "tests": "{n} 个测试",
-        "test": "1 个测试",
-        "part": "第 {n} 部分",
-        "in_cell": "：当时正在运行{place}",
-        "in_check": "：当时评分程序正在为检查 '{check}' 调用你的代码",
-        "unknown_place": "（评分程序无法确定当时正在运行哪个单元格或检查）",
-        "timeout_card": "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这些测试没有结果，记 0 分："
-        "先解决这个问题，其余部分才能被评分。",
-        "handed_in": "提交于 {when}",
-        "on_time": "，在截止时间（{due}）之前。",
-        "late_by": "，比截止时间（{due}）晚了 {late}",
-        "penalty": "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
-        "late_unknown": "无法读出这份作业的提交时间（它的 timestamp.txt）：老师会核实。",
-        "days_hours": "{days} 天 {hours} 小时",
-        "hours_minutes": "{hours} 小时 {minutes} 分钟",
-        "minutes_seconds": "{minutes} 分 {seconds} 秒",
-        "seconds": "{seconds} 秒",
-    },
-}
 
 
 def duration(seconds: float, language: str = "en") -> str:
@@ -332,5 +208,7 @@ def late_line(late, score: float, max_score: float, language: str = "en") -> str
 
 
 def page_words(language: str) -> dict[str, str]:
-    """The feedback page's headings and labels in `language` (English for a language not listed)."""
-    return _PAGE_WORDS.get(language, _PAGE_WORDS["en"])
+    """The pages' headings and labels (``outputs/messages_pages.py``) in `language`, by name (English for a
+    language not listed)."""
+    language = language if language in LANGUAGES else "en"
+    return {key.removeprefix("page."): entry.template(language) for key, entry in PAGES.items()}

@@ -4,13 +4,17 @@ Each file under ``<calibration_dir>/{correct,wrong,attacks}/`` says what it expe
 notebook, its first code cell)::
 
     # expect: correct                      must get full marks
-    # expect: wrong <misconception>        must not get full marks, and a failing test names it
+    # expect: wrong <misconception> ...    must not get full marks; a failing test shows each misconception
+                                           named (its id in the grader's marking scheme), on every plan
     # why: <one line>                      what the file does
     # fails: test_a, test_b                (wrong files) suite tests that must fail, on every plan
     # marks: 60-80                         (wrong files) the band of marks (out of 100) a teacher would give
     # expect: attack                       must get 0, leave no process behind, write nothing into the kit
+    # expect: trick                        must score no more than its twin: the same file without the trick
 
-Without a header the folder decides (correct/, wrong/, attacks/). The reference solution is graded too,
+A trick file marks its trick line by line: a line ending in ``# trick`` is left out of the twin, and a line
+``# plain: <code>`` is the twin's (``twin_source``); calibrate grades both. Without a header the folder
+decides (correct/, wrong/, attacks/, tricks/). The reference solution is graded too,
 and timed (target: under 5 s end to end). The same headers drive the kit's fast in-process tests of the
 suite, so one corpus serves both.
 """
@@ -22,6 +26,7 @@ import os
 import re
 import sys
 import sysconfig
+import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -43,19 +48,22 @@ __all__ = [
     "interpreter_writes",
     "sandbox_writes",
     "judge_verdict",
+    "twin_source",
 ]
 
-_HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack)\b[ \t]*(.*)", re.IGNORECASE)
+_HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack|trick)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
 _MARKS = re.compile(r"#\s*marks:\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
-FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack", "tricks": "trick"}
+_TRICK_LINE = re.compile(r"#\s*trick\s*$")
+_PLAIN_LINE = re.compile(r"^(\s*)#\s*plain:\s?(.*)$")
 _REFERENCE = "(reference solution)"  # its key in the batch: no calibration file is named like this
 
 
 @dataclass(frozen=True)
 class Expectation:
-    kind: str  # "correct" | "wrong" | "attack"
-    keyword: str  # the misconception a failing test must name ("" if none)
+    kind: str  # "correct" | "wrong" | "attack" | "trick"
+    names: str  # the marking scheme's misconceptions failing tests must show, space-separated ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
     band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
 
@@ -70,6 +78,7 @@ class Verdict:
     ok: bool
     note: str
     seconds: float
+    twin_score: float | None = None  # a trick file's twin (the same file without the trick)
 
 
 def _first_lines(path: Path) -> list[str]:
@@ -115,6 +124,18 @@ def calibration_files(calibration_dir: Path) -> dict[str, tuple[Path, Expectatio
                 continue
             found[f"{folder}/{path.name}"] = (path, read_expectation(path) or Expectation(kind, ""))
     return found
+
+
+def twin_source(text: str) -> str:
+    """A trick file's twin: its ``# trick`` lines left out, its ``# plain: <code>`` lines made code."""
+    out = []
+    for line in text.splitlines():
+        plain = _PLAIN_LINE.match(line)
+        if plain:
+            out.append(plain.group(1) + plain.group(2))
+        elif not _TRICK_LINE.search(line):
+            out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def kit_writes(kit: Path, since: float) -> list[str]:
@@ -163,14 +184,15 @@ def sandbox_writes(folder: Path, since: float, *, skip: tuple[str, ...] = (), ab
     return hits
 
 
-def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_score: float) -> tuple[bool, str]:
-    """(ok, note) for a correct or wrong file, from its failing tests (function name -> message).
+def judge_verdict(exp: Expectation, failing: dict, score: float, max_score: float) -> tuple[bool, str]:
+    """(ok, note) for a correct or wrong file, from its failing tests (function name -> marked TestOutcome).
 
     Shared by ``calibrate`` and the kit's in-process tests of the suite.
     """
     if exp.kind == "correct":
         ok = max_score > 0 and score == max_score
-        return ok, "" if ok else "lost points: " + "; ".join(f"{n}: {m[:160]}" for n, m in failing.items())
+        lost = "; ".join(f"{n}: {o.message('en')[:160]}" for n, o in failing.items())
+        return ok, "" if ok else "lost points: " + lost
     if score >= max_score:
         return False, "got full marks"
     if exp.band is not None:
@@ -181,26 +203,44 @@ def judge_verdict(exp: Expectation, failing: dict[str, str], score: float, max_s
     passed = [name for name in exp.fails if name not in failing]
     if passed:
         return False, f"expected to fail but passed: {', '.join(passed)}"
-    named = bool(exp.keyword) and any(exp.keyword.lower() in m.lower() for m in failing.values())
-    if exp.keyword and not named:
-        return True, f"'{exp.keyword}' not named in feedback"
-    return True, f"named '{exp.keyword}'" if exp.keyword else ""
+    unshown = [name for name in exp.names.split() if not any(_shows(o, name) for o in failing.values())]
+    if unshown:
+        shown = sorted({o.finding.names for o in failing.values() if o.finding is not None and o.finding.names})
+        return False, f"no failing test shows {' or '.join(map(repr, unshown))} (shown: {', '.join(shown) or 'none'})"
+    return True, "shows " + ", ".join(map(repr, exp.names.split())) if exp.names else ""
 
 
-def _verdict(name: str, exp: Expectation, result: Result) -> Verdict:
+def _shows(outcome, misconception: str) -> bool:
+    """The failing test names the misconception, or carries its charge (it names one that one covers)."""
+    finding = outcome.finding
+    return finding is not None and (
+        finding.names == misconception or outcome.charged_to == f"misconception:{misconception}"
+    )
+
+
+def _verdict(name: str, exp: Expectation, result: Result, twin: Result | None = None) -> Verdict:
     run = result.run
     if result.status == GRADER_ERROR:
         ok, note = False, result.output
+    elif exp.kind == "trick":
+        if twin is None or twin.status == GRADER_ERROR:
+            ok, note = False, "its twin was not graded" + (f": {twin.output}" if twin is not None else "")
+        else:
+            ok = result.score <= twin.score
+            note = f"{result.score:g} with the trick, {twin.score:g} without" + ("" if ok else ": the trick paid")
     elif exp.kind in ("correct", "wrong"):
-        failing = {t.name.rpartition("::")[2]: t.output for t in result.failing()}
+        failing = {t.name.rpartition("::")[2]: t for t in result.failing()}
         ok, note = judge_verdict(exp, failing, result.score, result.max_score)
     else:
         survived = run is not None and any("survived" in n for n in run.notes)
         ok = result.score == 0 and not survived and run is not None
         parts = [f"earned {result.score:g}" if result.score else "", "processes survived" if survived else ""]
         note = "; ".join(filter(None, [*parts, f"status {result.status}"]))
-    expected = f"{exp.kind} {exp.keyword}".strip()
-    return Verdict(name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time)
+    expected = f"{exp.kind} {exp.names}".strip()
+    twin_score = twin.score if twin is not None else None
+    return Verdict(
+        name, expected, result.score, result.max_score, result.status, ok, note, result.execution_time, twin_score
+    )
 
 
 def calibrate(
@@ -228,33 +268,44 @@ def calibrate(
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
     since = time.time()
     submissions = {n: p for n, (p, _) in files.items()}
+    twins = tempfile.TemporaryDirectory(prefix="wtcal-twins-")
+    for name, (path, exp) in files.items():
+        if exp.kind == "trick":
+            twin = Path(twins.name) / path.name
+            twin.write_text(twin_source(path.read_text(encoding="utf-8")), encoding="utf-8")
+            submissions[_twin(name)] = twin
     if executor == "fresh":  # the reference alone first: its time is the fresh path's cost per submission
         start = time.monotonic()
         reference = grade_submission(spec=spec, path=spec.solution_path, seed=seed, limits=limits)
         reference_seconds = time.monotonic() - start
     else:  # warm workers: the reference is one more submission of the batch
         submissions = {_REFERENCE: spec.solution_path, **submissions}
-    results = grade_batch(
-        assignment=assignment,
-        submissions=submissions,
-        seed=seed,
-        limits=limits,
-        workers=workers,
-        progress=progress,
-        hide=(folder,),
-        executor=executor,
-        scheduler=scheduler,
-    )
+    with twins:
+        results = grade_batch(
+            assignment=assignment,
+            submissions=submissions,
+            seed=seed,
+            limits=limits,
+            workers=workers,
+            progress=progress,
+            hide=(folder, Path(twins.name)),
+            executor=executor,
+            scheduler=scheduler,
+        )
     if executor != "fresh":
         reference = results.pop(_REFERENCE)
         reference_seconds = reference.execution_time
     verdicts = [_verdict("reference solution", Expectation("correct", ""), reference)]
-    verdicts += [_verdict(name, files[name][1], results[name]) for name in files]
+    verdicts += [_verdict(name, files[name][1], results[name], results.get(_twin(name))) for name in files]
     for label, writes in (("(kit files)", kit_writes(KIT_ROOT, since)), ("(venv, stdlib)", interpreter_writes(since))):
         if writes:
             note = "written by a sandbox: " + ", ".join(writes[:10])
             verdicts.append(Verdict(label, "attack", 0, 0, "-", False, note, 0.0))
     return verdicts, reference_seconds
+
+
+def _twin(name: str) -> str:
+    return f"{name} (twin)"
 
 
 def verdicts_json(verdicts: list[Verdict], reference_seconds: float) -> dict:

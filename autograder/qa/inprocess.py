@@ -2,10 +2,10 @@
 
 The engine's path minus the sandbox, for sweeps over many seeds and many submissions: the experiments run
 on the classes a source defines, with the dnnlpy a graded run imports (the grader's copy, without what it
-withholds: ``autograder.sandbox.library``), every record goes through the channel's round trip (the runner's writer,
-then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite's test
-functions are called directly (plain functions with the fixtures ``plan``, ``evidence`` and ``run``). Never
-use it for student code: it runs the code in this very process, with no isolation at all.
+withholds: ``autograder.sandbox.library``), every record goes through the channel's round trip (the runner's
+writer, then the judge's decoder: a refused record is missing, as in the engine), and the hidden suite is judged
+by the engine's own suite runner (``grading.judge.suite``) and marked by its own marking step. Never use it for
+student code: it runs the code in this very process, with no isolation at all.
 
 Cells and experiments run under the runner's time budgets (``autograder.runner.budget``) inside a limit of
 ``RUN_SECONDS``, so a calibration file that hangs costs what hangs here too, and the walk goes on.
@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
@@ -30,22 +30,15 @@ from typing import Any
 import torch
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.result import TestOutcome
 from autograder.runner.budget import Budgets, running, within
 from autograder.sandbox.library import imported, library_copy
 
-__all__ = ["SuiteTest", "InProcessGrader", "namespace_of", "worker_grader", "map_seeds", "RUN_SECONDS"]
+__all__ = ["InProcessGrader", "namespace_of", "worker_grader", "map_seeds", "RUN_SECONDS"]
 
 # The limit the budgets are carved from here: half the sandbox's default, as a hang costs its budget in
 # every sweep of every seed; ~15x what the slowest experiment of a correct file takes on a loaded machine.
 RUN_SECONDS = 30.0
-
-
-@dataclass(frozen=True)
-class SuiteTest:
-    name: str
-    fn: Callable[..., None]
-    points: float
-    area: str
 
 
 def namespace_of(source_or_path: str | Path, budgets: Budgets | None = None) -> dict:
@@ -60,22 +53,6 @@ def namespace_of(source_or_path: str | Path, budgets: Budgets | None = None) -> 
         text = source_or_path.read_text(encoding="utf-8")
         return exec_source(text, source_or_path.name, run_cell=run_cell).namespace
     return exec_source(source_or_path, "submission.py", run_cell=run_cell).namespace
-
-
-def _suite_tests(suite_dir: Path) -> list[SuiteTest]:
-    tests = []
-    for path in sorted(Path(suite_dir).glob("test_*.py")):
-        module_spec = importlib.util.spec_from_file_location(f"_suite_{suite_dir.parent.parent.name}_{path.stem}", path)
-        module = importlib.util.module_from_spec(module_spec)
-        module_spec.loader.exec_module(module)
-        for name, fn in inspect.getmembers(module, inspect.isfunction):
-            if name.startswith("test_") and fn.__module__ == module.__name__:
-                marks = {m.name: m.args for m in getattr(fn, "pytestmark", [])}
-                if "points" not in marks:
-                    raise ValueError(f"{path.name}::{name} has no @pytest.mark.points(n): every graded test needs one")
-                area = marks["area"][0] if "area" in marks else "other"
-                tests.append(SuiteTest(name, fn, float(marks["points"][0]), area))
-    return tests
 
 
 @contextlib.contextmanager
@@ -113,14 +90,16 @@ def _round_trip(name: str, record: Any) -> dict:
 
 @dataclass
 class InProcessGrader:
-    """One assignment's experiments and hidden suite, loaded once, callable many times."""
+    """One assignment's experiments and hidden suite, loaded once, callable many times. Results are keyed by
+    each test's function name."""
 
     spec: AssignmentSpec
-    tests: list[SuiteTest] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if not self.tests:
-            self.tests = _suite_tests(self.spec.suite_dir)
+        from autograder.grading.judge.suite import Suite
+
+        self.suite = Suite.load(self.spec.suite_dir, self.spec.scheme)
+        self.tests = self.suite.tests
         module, _, func = self.spec.experiments.partition(":")
         self._experiments = getattr(importlib.import_module(module), func)
 
@@ -183,61 +162,30 @@ class InProcessGrader:
 
     def judge(
         self, plan: dict, evidence: dict, run: dict | None = None, *, only: Iterable[str] | None = None
-    ) -> dict[str, tuple[bool, str]]:
-        """{test name: (passed, message)}; `only`: the names of the tests to call."""
-        return {t.name: (t.passed, t.output) for t in self.outcomes(plan, evidence, run, only=only)}
-
-    def outcomes(
-        self,
-        plan: dict,
-        evidence: dict,
-        run: dict | None = None,
-        *,
-        only: Iterable[str] | None = None,
-        language: str = "en",
-    ) -> list:
-        """Each test's ``TestOutcome``, as the judge process gives it: every test in English, and in another
-        `language` each failed one called again with it set (``suite_api.speaking``) for its ``localized``."""
-        from autograder.grading.judge.suite_api import said_again_in
-        from autograder.grading.result import TestOutcome
-
+    ) -> dict[str, TestOutcome]:
+        """{test function: its outcome, not yet marked}; `only`: the function names of the tests to call."""
         wanted = None if only is None else set(only)
-        out = []
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # as the suite's conftest does: tiny judge models
-        try:
-            for test in self.tests:
-                if wanted is not None and test.name not in wanted:
-                    continue
-                passed, message = self._call(test, plan, evidence, run)
-                localized = said_again_in(language, passed, lambda test=test: self._call(test, plan, evidence, run))
-                out.append(TestOutcome(test.name, test.points, test.area, passed, message, localized))
-        finally:
-            torch.set_num_threads(threads)
-        return out
+        outcomes = self.suite.run(plan=plan, evidence=evidence, run=run or {"status": "ok"})
+        return {
+            o.name.rpartition("::")[2]: o for o in outcomes if wanted is None or o.name.rpartition("::")[2] in wanted
+        }
 
-    @staticmethod
-    def _call(test: SuiteTest, plan: dict, evidence: dict, run: dict | None) -> tuple[bool, str]:
-        try:
-            test.fn(plan=plan, evidence=evidence, run=run or {"status": "ok"})
-        except AssertionError as exc:
-            return False, str(exc)
-        return True, ""
-
-    def score(self, results: dict[str, tuple[bool, str]]) -> float:
-        """The mark of these outcomes, by the pipeline's own marking step (``pipeline.mark``: the assignment's
-        scheme, or the points of the passing tests without one), so a sweep scores as the engine does."""
+    def mark(self, outcomes: dict[str, TestOutcome]) -> dict[str, TestOutcome]:
+        """The outcomes with their charges, by the pipeline's own marking step (``pipeline.mark``)."""
         from autograder.grading.pipeline import mark
-        from autograder.grading.result import Result, TestOutcome
+        from autograder.grading.result import Result
 
-        known = {t.name: t for t in self.tests}
-        tests = [TestOutcome(n, known[n].points, known[n].area, ok, msg) for n, (ok, msg) in results.items()]
-        return mark(Result(tests=tests, run=None), self.spec).score
+        marked = mark(Result(tests=list(outcomes.values()), run=None), self.spec).tests
+        return {o.name.rpartition("::")[2]: o for o in marked}
 
-    def grade(self, submission: str | Path | dict, plan: dict, **kwargs: Any) -> tuple[float, dict]:
-        """(score, {test: (passed, message)}) of one submission on one plan."""
-        results = self.judge(plan, self.evidence(submission, plan, **kwargs))
-        return self.score(results), results
+    def score(self, outcomes: dict[str, TestOutcome]) -> float:
+        """The mark of these outcomes (``mark``), so a sweep scores as the engine does."""
+        return round(sum(o.score for o in self.mark(outcomes).values()), 6)
+
+    def grade(self, submission: str | Path | dict, plan: dict, **kwargs: Any) -> tuple[float, dict[str, TestOutcome]]:
+        """(score, {test function: its marked outcome}) of one submission on one plan."""
+        marked = self.mark(self.judge(plan, self.evidence(submission, plan, **kwargs)))
+        return round(sum(o.score for o in marked.values()), 6), marked
 
 
 _WORKER_GRADERS: dict[str, InProcessGrader] = {}

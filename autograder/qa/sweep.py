@@ -37,8 +37,8 @@ def seeds_from(count: int, first: int = 1) -> list[int]:
     return list(range(first, first + count))
 
 
-def _grade_seed_in_process(args: tuple[str, int, list[tuple[str, str]]]) -> dict[str, tuple[float, dict[str, str]]]:
-    """{file: (score, {failing test: message})} for one seed, graded in this (worker) process."""
+def _grade_seed_in_process(args: tuple[str, int, list[tuple[str, str]]]) -> dict[str, tuple[float, dict]]:
+    """{file: (score, {failing test: its marked outcome})} for one seed, graded in this (worker) process."""
     from autograder.qa.inprocess import worker_grader
 
     assignment, seed, files = args
@@ -47,7 +47,7 @@ def _grade_seed_in_process(args: tuple[str, int, list[tuple[str, str]]]) -> dict
     out = {}
     for name, path in files:
         score, results = grader.grade(Path(path), plan)
-        out[name] = (score, {test: message for test, (ok, message) in results.items() if not ok})
+        out[name] = (score, {test: outcome for test, outcome in results.items() if not outcome.passed})
     return out
 
 
@@ -65,21 +65,21 @@ def _grade_seed_sandboxed(assignment, seed, files, limits, workers, progress, hi
         executor=executor,
         scheduler=scheduler,
     )
-    return {name: (r.score, {t.name.rpartition("::")[2]: t.output for t in r.failing()}) for name, r in results.items()}
+    return {name: (r.score, {t.name.rpartition("::")[2]: t for t in r.failing()}) for name, r in results.items()}
 
 
-def _row(name: str, exp: Expectation, graded: dict[int, tuple[float, dict[str, str]]], max_score: float) -> SweepRow:
+def _row(name: str, exp: Expectation, graded: dict[int, tuple[float, dict]], max_score: float) -> SweepRow:
     scores = {seed: score for seed, (score, _) in graded.items()}
     notes = []
     for seed, (score, failing) in sorted(graded.items()):
         ok, note = judge_verdict(exp, failing, score, max_score)
-        if not ok or "not named" in note:
+        if not ok:
             notes.append(f"seed {seed}: {note[:300]}")
     if exp.kind == "wrong" and len(set(scores.values())) > 1:
         notes.append(f"the mark depends on the seed: {sorted(set(scores.values()))}")
     failing_sets = [set(failing) for _, failing in graded.values()]
     everywhere = sorted(set.intersection(*failing_sets)) if failing_sets else []
-    expected = f"{exp.kind} {exp.keyword}".strip()
+    expected = f"{exp.kind} {exp.names}".strip()
     return SweepRow(name, expected, scores, max_score, not notes, "; ".join(notes), everywhere)
 
 
@@ -107,7 +107,7 @@ def sweep(
     corpus = {n: (p, e) for n, (p, e) in calibration_files(folder).items() if e.kind in ("correct", "wrong")}
     corpus = {"reference solution": (spec.solution_path, Expectation("correct", "")), **corpus}
     files = [(name, str(path)) for name, (path, _) in corpus.items()]
-    graded: dict[str, dict[int, tuple[float, dict[str, str]]]] = {name: {} for name in corpus}
+    graded: dict[str, dict[int, tuple[float, dict]]] = {name: {} for name in corpus}
     start = time.monotonic()
     if in_process:
         from autograder.qa.inprocess import map_seeds

@@ -33,8 +33,10 @@ loop you write yourself.
 
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
-whatever style it is written; each misconception costs the points of the tests it fails, and the feedback names
-it. The points per graded area and exercise:
+whatever style it is written. Each mistake costs once per exercise, at most the points of the tests it fails: a
+test that failed only because of it costs nothing more, and any other failing test costs its own points. The
+feedback names each mistake and lists what it cost, and the costs add up to the points you lost. The points
+per graded area and exercise:
 
 {{points_table}}
 

@@ -8,24 +8,23 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
-from autograder.grading.marking import scheme_for
 from autograder.outputs.gradebook import kit_cells
 
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
 # What the outputs engineer's gradebook expects today (the brief's list); the suite markers must agree.
 EXPECTED = {
     "autograder_parameter_identity": 24,
-    "autograder_shape_flow": 24,
-    "autograder_parameter_counts": 18,
+    "autograder_shape_flow": 26,
+    "autograder_parameter_counts": 16,
     "autograder_gradient_accumulation": 16,
     "autograder_argmax_generation": 18,
 }
 
 
 def _suite_areas() -> dict[str, float]:
-    """area -> points of the hidden suite, from the marking scheme its markers are made from
-    (tests/autograder/test_marking.py checks that the suite's markers are the scheme's)."""
-    scheme = scheme_for(get_assignment("weight_tying"))
+    """area -> points of the hidden suite, from the marking scheme the suite's runner reads them from
+    (tests/autograder/test_marking.py checks that the suite is the scheme)."""
+    scheme = get_assignment("weight_tying").scheme
     areas: dict[str, float] = {}
     for test in scheme.tests.values():
         areas[test.area] = areas.get(test.area, 0.0) + test.points
@@ -43,7 +42,7 @@ def _task_cells(language: str) -> dict[str, dict]:
     return cells
 
 
-def test_the_suite_markers_give_the_areas_the_gradebook_expects():
+def test_the_scheme_gives_the_areas_the_gradebook_expects():
     areas = _suite_areas()
     assert {c.grade_id: c.points for c in kit_cells(areas)} == EXPECTED
     assert sum(areas.values()) == 100

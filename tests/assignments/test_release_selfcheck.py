@@ -330,7 +330,7 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
     outcome = checks.Session({"TiedEmbeddingLM": bad["TiedEmbeddingLM"]}).outcome(
         "test_tied_head_is_the_embedding_parameter"
     )
-    assert "复制了一份表（copied table）" in outcome.message and "第 6 节" in outcome.message
+    assert "复制了一份表：" in outcome.message and "第 6 节" in outcome.message
     with pytest.raises(AssertionError):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
     assert "从构造起，语言模型头的权重就是词元嵌入的权重" in capsys.readouterr().out

@@ -180,7 +180,7 @@ def _corpus() -> list:
         path
         for path, expectation in files.values()
         if expectation.kind in ("correct", "wrong")
-        and expectation.keyword != "did not finish"
+        and (expectation.kind == "correct" or expectation.names)  # a wrong file naming nothing hangs
         and path.suffix == ".py"
         and "\n# %%" not in path.read_text(encoding="utf-8")
     )

@@ -38,9 +38,8 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
-from autograder.grading.marking import scheme_for
-from autograder.outputs.classview import load_class, read_keywords
-from autograder.outputs.misconceptions import root_causes
+from autograder.outputs.classview import load_class
+from autograder.outputs.misconceptions import charged_misconceptions
 
 pytestmark = pytest.mark.e2e
 
@@ -145,7 +144,7 @@ def test_the_scores_are_those_of_each_students_mistake(graded):
     scores = {name: float(row["score"]) for name, row in grades.items()}
     assert scores["ann"] == 100 and scores["chen"] == 100
     assert scores["sam"] < 100 and scores["cora"] < 100
-    generation = scheme_for(get_assignment("weight_tying")).areas["argmax generation"]
+    generation = get_assignment("weight_tying").scheme.areas["argmax generation"]
     assert scores["hugo"] == 100 - generation  # the hang costs what hung (autograder/runner/budget.py)
     assert grades["hugo"]["kind"] == "graded" and grades["sam"]["kind"] != "blank"
 
@@ -165,9 +164,8 @@ def test_the_hang_and_the_syntax_error_are_in_needs_a_look_with_their_cell_and_l
 def test_each_student_counts_once_per_root_cause(graded):
     _, out, _ = graded
     view = load_class(out)
-    keywords = read_keywords(Path(get_assignment("weight_tying").judge_dir).parent / "MISCONCEPTIONS.md")
-    causes = {row.name: list(root_causes(row, keywords)) for row in view.judged}
-    assert causes["cora"] == ["copied table"], causes["cora"]
+    causes = {row.name: list(charged_misconceptions(row)) for row in view.judged}
+    assert causes["cora"] == ["two_tables"], causes["cora"]
     assert causes["ann"] == [] and causes["chen"] == []
 
 

@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
+from autograder.grading.result import TestOutcome
+from autograder.protocol.said import Said
 from autograder.qa.calibrate import (
     Expectation,
     calibration_files,
@@ -16,15 +19,21 @@ from autograder.qa.calibrate import (
     judge_verdict,
     read_expectation,
     sandbox_writes,
+    twin_source,
 )
 from autograder.sandbox.slots import BASE_UID
 
 
+def _failing(names: str | None = None, charged_to: str = "", text: str = "boom") -> TestOutcome:
+    finding = Finding(Said("judge.failed_your_code_raised", what="x", text=text), names=names)
+    return TestOutcome("t.py::test_a", 4, "a", False, finding, charged=4, charged_to=charged_to)
+
+
 def test_read_expectation_with_the_tests_a_wrong_file_must_fail(tmp_path):
     path = tmp_path / "w.py"
-    path.write_text("# expect: wrong copied table\n# why: a clone\n# fails: test_a, test_b\nx = 1\n")
+    path.write_text("# expect: wrong two_tables\n# why: a clone\n# fails: test_a, test_b\nx = 1\n")
     exp = read_expectation(path)
-    assert (exp.kind, exp.keyword, exp.fails) == ("wrong", "copied table", ("test_a", "test_b"))
+    assert (exp.kind, exp.names, exp.fails) == ("wrong", "two_tables", ("test_a", "test_b"))
     (tmp_path / "n.py").write_text("x = 1\n")
     assert read_expectation(tmp_path / "n.py") is None
 
@@ -34,8 +43,8 @@ def test_a_wrong_file_is_held_to_its_band_of_marks(tmp_path):
     path.write_text("# expect: wrong max_norm\n# why: a slip\n# fails: test_a\n# marks: 88-96\nx = 1\n")
     exp = read_expectation(path)
     assert exp.band == (88.0, 96.0)
-    assert judge_verdict(exp, {"test_a": "max_norm"}, 92, 100)[0] is True
-    ok, note = judge_verdict(exp, {"test_a": "max_norm"}, 67, 100)
+    assert judge_verdict(exp, {"test_a": _failing("max_norm")}, 92, 100)[0] is True
+    ok, note = judge_verdict(exp, {"test_a": _failing("max_norm")}, 67, 100)
     assert not ok and "outside its band 88-96" in note
     path.write_text("# expect: wrong max_norm\n# marks: 96-88\n")
     with pytest.raises(ValueError, match="not a band"):
@@ -51,16 +60,37 @@ def test_calibration_files_fall_back_on_the_folder(tmp_path):
     assert [found[k][1].kind for k in sorted(found)] == ["attack", "correct", "wrong"]
 
 
-def test_judge_verdict_demands_the_named_tests_and_the_keyword():
-    wrong = Expectation("wrong", "copied table", ("test_a",))
-    assert judge_verdict(wrong, {"test_a": "a copied table"}, 90, 100) == (True, "named 'copied table'")
-    assert judge_verdict(wrong, {"test_b": "a copied table"}, 90, 100)[0] is False  # test_a passed
+def test_a_trick_files_twin_leaves_the_trick_out_and_puts_the_plain_code_in(tmp_path):
+    text = (
+        "# expect: trick\n"
+        "def loss(self):\n"
+        "    raise RuntimeError('shape mismatch')  # trick\n"
+        "    # plain: raise NotImplementedError\n"
+        "    # a comment stays\n"
+        "x = 'not # trick here'\n"
+    )
+    assert twin_source(text) == (
+        "# expect: trick\ndef loss(self):\n    raise NotImplementedError\n"
+        "    # a comment stays\nx = 'not # trick here'\n"
+    )
+    (tmp_path / "tricks").mkdir()
+    (tmp_path / "tricks" / "t.py").write_text(text)
+    assert calibration_files(tmp_path)["tricks/t.py"][1].kind == "trick"
+
+
+def test_judge_verdict_demands_the_named_tests_and_the_misconception_shown():
+    wrong = Expectation("wrong", "two_tables", ("test_a",))
+    assert judge_verdict(wrong, {"test_a": _failing("two_tables")}, 90, 100) == (True, "shows 'two_tables'")
+    covered = _failing("only_one_path", charged_to="misconception:two_tables")  # carried by the root cause
+    assert judge_verdict(wrong, {"test_a": covered}, 90, 100)[0] is True
+    assert judge_verdict(wrong, {"test_b": _failing("two_tables")}, 90, 100)[0] is False  # test_a passed
     assert judge_verdict(wrong, {}, 100, 100) == (False, "got full marks")
-    ok, note = judge_verdict(wrong, {"test_a": "something else"}, 90, 100)
-    assert ok and "not named" in note
+    ok, note = judge_verdict(wrong, {"test_a": _failing(text="copied table: two_tables")}, 90, 100)
+    assert not ok and "no failing test shows 'two_tables'" in note  # words in the student's text name nothing
     correct = Expectation("correct", "")
     assert judge_verdict(correct, {}, 100, 100) == (True, "")
-    assert judge_verdict(correct, {"test_a": "boom"}, 90, 100) == (False, "lost points: test_a: boom")
+    ok, note = judge_verdict(correct, {"test_a": _failing()}, 90, 100)
+    assert not ok and note.startswith("lost points: test_a: x failed: your code raised boom")
 
 
 def test_a_planted_file_is_found_whatever_its_name(tmp_path):

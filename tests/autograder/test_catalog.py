@@ -175,23 +175,23 @@ def _judge_stopped(limit: str) -> tuple[list, RunFacts]:
     judgement = Judgement(
         run=RunFacts(status="ok").to_dict(),
         tests=[["test_a.py::test_x", 2, "shape flow"], ["test_a.py::test_y", 3, "shape flow"]],
-        outcomes=[{"name": "test_a.py::test_x", "points": 2, "area": "shape flow", "passed": True, "output": ""}],
+        outcomes=[{"name": "test_a.py::test_x", "points": 2, "area": "shape flow", "passed": True, "finding": None}],
         limit=limit,
     )
     return pipeline.judged(judgement, None, SPEC, Limits(judge_seconds=30), lambda: None)
 
 
 @pytest.mark.parametrize("limit", ["time", "memory", "died"])
-def test_what_the_judge_did_not_judge_is_said_in_the_students_language_after_marking(limit):
+def test_what_the_judge_did_not_judge_is_said_in_each_language_from_one_finding(limit):
     tests, run = _judge_stopped(limit)
-    english = tests[1].output
+    english = tests[1].message("en")
     assert english.startswith("not judged: the judge stopped at ") and "judged" in run.notes[-1]
     if limit == "time":
         assert english == "not judged: the judge stopped at its time limit (30 s) on this submission's evidence"
     result = pipeline.finish(tests, run, seed=1, seconds=1, submission=pipeline.Submission("py", "", "a.py"), spec=SPEC)
-    assert result.tests[1].output == english and result.language == "en"  # an English file stays English
+    assert result.tests[1].message(result.language) == english and result.language == "en"  # English stays English
     chinese = localize(result, "zh")
-    assert chinese.tests[1].output.startswith("未评判：") and untranslated(chinese.tests[1].output) == []
+    assert chinese.tests[1].message("zh").startswith("未评判：") and untranslated(chinese.tests[1].message("zh")) == []
     assert chinese.output.startswith("评判你的代码的输出时") and chinese.score == result.score == 2
 
 

@@ -11,9 +11,12 @@ from pathlib import Path
 import pytest
 
 import autograder.grading.executors
+from autograder.grading.findings import Finding
+from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import SubmissionRefused, find_submissions, read_submission
 from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
+from autograder.protocol.said import Said
 
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
 
@@ -36,8 +39,24 @@ class FakeBatch:
                 ok, rejected = "a + b" in read_submission(Path(path))[1], None
             except SubmissionRefused as exc:
                 ok, rejected = False, str(exc)
-            tests = [TestOutcome("test_add.py::test_same_shape", 2.0, "values", ok, "" if ok else "add returned a - b")]
-            tests.append(TestOutcome("test_add.py::test_broadcast", 1.0, "broadcasting", ok, "" if ok else "wrong"))
+            tests = [
+                TestOutcome(
+                    "test_add.py::test_same_shape",
+                    2.0,
+                    "values",
+                    ok,
+                    None if ok else Finding(Said("selftest.subtraction")),
+                )
+            ]
+            tests.append(
+                TestOutcome(
+                    "test_add.py::test_broadcast",
+                    1.0,
+                    "broadcasting",
+                    ok,
+                    None if ok else Finding(Said("selftest.not_sum")),
+                )
+            )
             run = RunFacts(status="ok", rejected=rejected)
             on_result(uid, Result(tests=tests, run=run, seed=seed, execution_time=1.0))
         return {}
@@ -102,7 +121,9 @@ def test_a_result_file_an_older_kit_wrote_is_graded_again_with_a_note_never_misr
     run(klass, out)
     path = out / "results" / "alice.json"
     stored = json.loads(path.read_text())
-    old = Result.from_wire(stored["result"]).to_gradescope()  # Gradescope's shape, as kits before format 2 wrote
+    old = gradescope_results(
+        Result.from_wire(stored["result"]), None
+    )  # Gradescope's shape, as kits before format 2 wrote
     old["score"], old["extra_data"]["batch"] = 99.0, stored["batch"]  # same grading key: only the format differs
     path.write_text(json.dumps(old))
     again = run(klass, out)

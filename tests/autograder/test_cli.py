@@ -158,7 +158,7 @@ def test_calibrate_passes_and_reports_timing(tmp_path):
     summary = json.loads(proc.stdout.strip().splitlines()[-1])
     assert summary["ok"] and summary["reference_seconds"] > 0
     assert [v["expected"] for v in summary["verdicts"]] == ["correct", "correct", "wrong subtraction", "attack"]
-    assert "named 'subtraction'" in summary["verdicts"][2]["note"]
+    assert "shows 'subtraction'" in summary["verdicts"][2]["note"]
 
 
 def test_a_grader_failure_exits_1_with_its_reason(tmp_path, monkeypatch, capsys):

@@ -1,5 +1,5 @@
-"""autograder.grading.editions: a submission's language comes from its file; localize() puts its feedback in it
-after marking, from the catalogs (nothing is translated)."""
+"""autograder.grading.editions: a submission's language comes from its file; its feedback is the same findings
+rendered in that language (nothing is translated, nothing is judged twice)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,12 @@ import pytest
 from autograder.graders import editions_of, get_assignment
 from autograder.graders.weight_tying.messages import render
 from autograder.grading.editions import localize, names, submission_language, text_language
+from autograder.grading.findings import Finding
+from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.pipeline import mark
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
+from autograder.protocol.said import Said
 
 SPEC = get_assignment("weight_tying")
 
@@ -31,9 +34,9 @@ def _result() -> Result:
             6,
             "parameter identity",
             False,
-            "TiedEmbeddingLM: gradient doubled: the shared gradient is twice the sum of both paths",
+            Finding("TiedEmbeddingLM: " + Said("diag.grad.doubled"), names="gradient_scaled"),
         ),
-        TestOutcome("test_a.py::test_ok", 4, "parameter counts", True, ""),
+        TestOutcome("test_a.py::test_ok", 4, "parameter counts", True),
     ]
     return Result(tests=tests, run=RunFacts(status="ok", required_names=["A"], defined=["A"]), seed=3)
 
@@ -61,38 +64,24 @@ def test_a_py_file_is_english_unless_a_first_line_says_otherwise(tmp_path):
     assert submission_language(late) == "en"
 
 
-def _zh(result: Result) -> Result:
-    """`result` as a Chinese-edition judge answers: each failure also rendered in Chinese (`localized`)."""
-    result.tests[0].localized = "TiedEmbeddingLM：梯度翻倍（gradient doubled）：共享表的梯度是两条路径之和的两倍"
-    return result
-
-
-def test_localize_puts_the_judges_chinese_in_place_after_marking_and_keeps_the_marks():
-    result = _zh(_result())
-    marked = mark(result, SPEC)  # the marking scheme reads the English
+def test_one_finding_reads_in_either_language_and_localize_keeps_the_marks():
+    marked = mark(_result(), SPEC)
     zh = localize(marked, "zh")
     assert zh.language == "zh" and marked.language == "en"
-    assert zh.tests[0].output == result.tests[0].localized and zh.tests[0].localized == ""
-    assert marked.tests[0].output.startswith("TiedEmbeddingLM: gradient doubled")  # the marked result is unchanged
-    assert zh.tests[1].output == ""  # a passed test has nothing to say
+    assert zh.tests[0].message("zh").startswith("TiedEmbeddingLM: 梯度翻倍")
+    assert zh.tests[0].message("en").startswith("TiedEmbeddingLM: gradient doubled")
+    assert zh.tests[1].message("zh") == ""  # a passed test has nothing to say
     assert zh.output == "你的代码完整运行结束。"  # the run summary, from the engine's catalog
-    assert [(t.name, t.points, t.area, t.passed, t.charged) for t in zh.tests] == [
-        (t.name, t.points, t.area, t.passed, t.charged) for t in marked.tests
+    assert [(t.name, t.points, t.area, t.passed, t.charged, t.finding) for t in zh.tests] == [
+        (t.name, t.points, t.area, t.passed, t.charged, t.finding) for t in marked.tests
     ]
     assert zh.score == marked.score and zh.areas == marked.areas
-    assert Result.from_wire(zh.to_wire()).language == "zh" and zh.to_gradescope()["extra_data"]["language"] == "zh"
-    assert Result.from_wire(result.to_wire()).language == "en"
+    assert Result.from_wire(zh.to_wire()).language == "zh"
+    assert gradescope_results(zh, SPEC)["extra_data"]["language"] == "zh"
 
 
-def test_a_message_the_judge_did_not_render_stays_english_never_half_translated():
-    zh = localize(mark(_result(), SPEC), "zh")  # no `localized`: a judge that did not know the language
-    assert zh.tests[0].output == _result().tests[0].output and zh.language == "zh"
-
-
-def test_localize_leaves_english_and_unknown_languages_alone():
-    result = _zh(_result())
-    assert localize(result, "en") is result
-    assert localize(result, "fr") is result
+def test_localize_reads_a_language_the_kit_does_not_speak_as_english():
+    assert localize(_result(), "fr").language == "en"
 
 
 def test_the_grader_names_its_areas_and_tests_through_its_catalog():
@@ -101,8 +90,7 @@ def test_the_grader_names_its_areas_and_tests_through_its_catalog():
     assert name("wrapper float64 [2]") == render("title.wrapper_float64", "zh") + " [2]"
     assert name("something else") == "something else"
     assert names(SPEC, "en") is None
-    broken = dataclasses.replace(SPEC, catalog="autograder.graders.weight_tying.no_such_catalog")
-    assert names(broken, "zh") is None  # the pages name things in English: never lost
+    assert names(dataclasses.replace(SPEC, catalog=None), "zh") is None  # no catalog: English names
 
 
 def test_the_chinese_edition_is_graded_by_the_same_grader():

@@ -87,7 +87,7 @@ def test_the_class_outputs_say_which_edition_was_graded_and_why(tmp_path, monkey
 
     def batch(*, submissions, on_result, seed, **_):
         for uid in sorted(submissions):
-            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True, "")]
+            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
             on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
 
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)

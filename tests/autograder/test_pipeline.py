@@ -9,8 +9,10 @@ import re
 
 import pytest
 
+from autograder.grading.findings import Finding
 from autograder.grading.pipeline import Submission, read
 from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.protocol.said import Said
 from autograder.sandbox.limits import isolation_for
 from autograder.sandbox.runs import SandboxResult
 
@@ -43,8 +45,10 @@ def test_a_sandbox_result_crosses_the_wire_with_its_isolation():
 
 def test_a_result_crosses_the_wire_unchanged_and_a_bad_test_is_refused_by_name():
     tests = [
-        TestOutcome("t.py::a", 2.0, "loss", True, ""),
-        TestOutcome("t.py::b", 3.0, "loss", False, "wrong sign", charged=1.0),
+        TestOutcome("t.py::a", 2.0, "loss", True),
+        TestOutcome(
+            "t.py::b", 3.0, "loss", False, Finding(Said("diag.grad.doubled"), names="x"), 1.0, "misconception:x"
+        ),
     ]
     result = Result(tests=tests, run=RunFacts(status="ok", notes=["n"]), seed=7, execution_time=1.5, language="zh")
     assert Result.from_wire(_over_json(result.to_wire())) == result
@@ -64,9 +68,9 @@ def _box_wire() -> dict:
     [
         (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "source", b"x = 1"),
         (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "rejected", 3),
-        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "passed", 1),
-        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "points", True),
-        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True, "").to_wire(), "charged", "1"),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "passed", 1),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "points", True),
+        (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "charged", "1"),
         (Result.from_wire, Result(tests=[], run=None).to_wire(), "seed", "7"),
         (Result.from_wire, Result(tests=[], run=None).to_wire(), "tests", {}),
         (Result.from_wire, Result(tests=[], run=None).to_wire(), "language", None),

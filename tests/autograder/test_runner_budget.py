@@ -12,8 +12,7 @@ import time
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.grading.judge.suite_api import EvidenceError, entry, need
-from autograder.grading.marking import scheme_for
+from autograder.grading.judge.suite_api import Failed, entry, need
 from autograder.runner import budget
 from autograder.runner.budget import STOPPED, Budgets, within
 from dnnlpy.notebook import exec_source, load_notebook
@@ -138,7 +137,7 @@ def test_the_runner_reads_its_limit_from_the_sandboxs_config(monkeypatch):
 
 
 def test_the_judge_names_the_hang_and_the_budget():
-    with pytest.raises(EvidenceError) as caught:
+    with pytest.raises(Failed) as caught:
         entry({"error": "TimeBudgetExceeded: ...", STOPPED: 20.0}, "MiniGPTWithWeightTying.generate")
     assert str(caught.value).startswith("MiniGPTWithWeightTying.generate did not finish within 20 s")
     assert "your code raised" not in str(caught.value)
@@ -146,18 +145,22 @@ def test_the_judge_names_the_hang_and_the_budget():
 
 @pytest.mark.parametrize("claim", [float("nan"), -3, 10**9, "20", True, None])
 def test_a_malformed_stopped_claim_is_an_ordinary_error(claim):
-    with pytest.raises(EvidenceError, match="failed: your code raised"):
+    with pytest.raises(Failed, match="failed: your code raised"):
         entry({"error": "boom", STOPPED: claim}, "x")
 
 
 def test_a_stopped_experiment_costs_its_tests_points_and_a_claimed_one_no_less():
     """The hang is no misconception and no knock-on: every test that needed the record loses its points,
     whether the runner stopped the experiment or student code forged the record."""
-    scheme = scheme_for(get_assignment("weight_tying"))
+    scheme = get_assignment("weight_tying").scheme
     generation = [t for t in scheme.tests.values() if t.area == "argmax generation"]
-    with pytest.raises(EvidenceError) as caught:
+    with pytest.raises(Failed) as caught:
         need({"gpt_generate": {"error": "forged", STOPPED: 0.1}}, "gpt_generate", what="generate")
-    failed = str(caught.value)
-    outcomes = [(t.name, t.points, t.area, t.area != "argmax generation", failed) for t in scheme.tests.values()]
+    failed = caught.value.finding
+    assert failed.kind == "plain"
+    outcomes = [
+        (t.name, t.points, t.area, t.area != "argmax generation", None if t.area != "argmax generation" else failed)
+        for t in scheme.tests.values()
+    ]
     charged = scheme.charges(outcomes)
-    assert sum(charged.values()) == sum(t.points for t in generation) == 18
+    assert sum(p for p, _ in charged.values()) == sum(t.points for t in generation) == 18

@@ -6,6 +6,9 @@ import time
 
 import pytest
 
+from autograder.grading.findings import Finding
+from autograder.grading.result import TestOutcome
+from autograder.protocol.said import Said
 from autograder.qa.calibrate import Expectation
 from autograder.qa.sweep import _row, render, seeds_from, sweep, sweep_json
 
@@ -16,21 +19,29 @@ def test_seeds_are_a_fixed_list():
         seeds_from(0)
 
 
+def _shows(names: str | None = None) -> TestOutcome:
+    finding = Finding(Said("diag.grad.not_sum"), names=names)
+    return TestOutcome("t.py::test_a", 5, "a", False, finding, 5.0, f"misconception:{names}" if names else "test")
+
+
 def test_a_wrong_file_must_lose_the_same_points_on_every_seed():
-    exp = Expectation("wrong", "copied table", ("test_a",))
-    same = {1: (90.0, {"test_a": "copied table"}), 2: (90.0, {"test_a": "copied table"})}
+    exp = Expectation("wrong", "two_tables", ("test_a",))
+    same = {1: (90.0, {"test_a": _shows("two_tables")}), 2: (90.0, {"test_a": _shows("two_tables")})}
     assert _row("w", exp, same, 100.0).ok
-    varying = {1: (90.0, {"test_a": "copied table"}), 2: (80.0, {"test_a": "copied table", "test_b": "x"})}
+    varying = {
+        1: (90.0, {"test_a": _shows("two_tables")}),
+        2: (80.0, {"test_a": _shows("two_tables"), "test_b": _shows()}),
+    }
     row = _row("w", exp, varying, 100.0)
     assert not row.ok and "depends on the seed" in row.note and row.failing_everywhere == ["test_a"]
-    escaped = {1: (90.0, {"test_a": "copied table"}), 2: (100.0, {})}
+    escaped = {1: (90.0, {"test_a": _shows("two_tables")}), 2: (100.0, {})}
     assert "seed 2: got full marks" in _row("w", exp, escaped, 100.0).note
 
 
 def test_a_correct_file_must_get_full_marks_on_every_seed():
     exp = Expectation("correct", "")
     assert _row("c", exp, {1: (100.0, {}), 2: (100.0, {})}, 100.0).ok
-    row = _row("c", exp, {1: (100.0, {}), 2: (95.0, {"test_g": "not the sum"})}, 100.0)
+    row = _row("c", exp, {1: (100.0, {}), 2: (95.0, {"test_g": _shows()})}, 100.0)
     assert not row.ok and row.note.startswith("seed 2: lost points")
     text = render([row], [1, 2], 3.0, in_process=True)
     assert "FAIL" in text and "1 files FAIL" in text

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.graders.selftest import messages
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.marking import load_scheme
 
 __all__ = ["SPEC", "make_plan"]
 
@@ -30,4 +32,6 @@ SPEC = AssignmentSpec(
     experiments="autograder.graders.selftest.runner.experiments:run",
     judge_dir=_HERE / "judge",
     solution_path=_HERE / "judge" / "solution.py",
+    catalog=messages,
+    scheme=load_scheme(_HERE / "marking.toml"),
 )

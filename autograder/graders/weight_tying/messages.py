@@ -1,30 +1,29 @@
 """Both sides (public, copied into each release): the weight_tying message catalog.
 
-Each student-facing message has an id, its parameters and its English and Chinese templates side by side
-(``Message``); ``render(id, language, **params)`` fills one in where the message is built. A misconception's
-keyword is a message too: its id is ``keyword.<keyword>`` and it carries the marking scheme's id of the
-misconception (``marking.toml``), so the scheme and the catalog name the same things; the Chinese rendering
-keeps the English keyword in brackets so that feedback in either language stays searchable and countable.
+Each student-facing message has an id, its parameters and its English and Chinese templates side by side;
+``autograder.protocol.said`` holds the mechanism, and importing this module registers the catalog there (as
+"weight_tying"). The hidden suite builds each message as a value (``judge/words.say``: a ``Said``), and the
+pages render it in the reader's language; where the language is known (the self-check's ``tell``, diagnosis
+rendered for a student), ``render("its.id", language, param=...)`` fills one in at once.
+
+A message that names one of the marking scheme's misconceptions (``marking.toml``) says so in ``NAMES`` below:
+a finding reads that id, never the wording, so a message can be reworded in either language without moving a
+mark. Each misconception has a title, ``misconception.<id>``, the heading the pages and the class report show.
 
 Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is
 built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py;
 the engine's own words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the
-same parameters in both (test_messages.py fails on a missing or mismatched one) and, in the Chinese, every
-misconception keyword of the English kept in English in brackets. Where the language is known (diagnosis.py's
-``language=``, the self-check's ``tell``), build it with ``render("its.id", language, param=...)``. The hidden
-suite renders with ``say("its.id", param=...)`` (judge/words.py), in the language of the judgement in
-progress: every test runs in English (the marking scheme reads it), then each failed one again in the
-submission's language, which the judge request carries. A message the suite composes is composed in the
-catalog too ("{what}: {problem}", messages_judge.py), so that Chinese has its own punctuation; what the
-student's code raised is a parameter, kept verbatim (「」 in Chinese). Then run ``python
-scripts/build_notebook.py`` to refresh the release copies. Imports the standard library and its sibling
-catalog parts (messages_*.py) only.
+same parameters in both (test_messages.py fails on a missing or mismatched one), and in ``NAMES`` if it names
+a misconception. What the student's code raised is a parameter, kept verbatim (「」 in Chinese). Then run
+``python scripts/build_notebook.py`` to refresh the release copies. Imports the standard library, its sibling
+catalog parts (messages_*.py) and the catalog mechanism (``autograder.protocol.said``, copied beside it
+into the release) only.
 """
 
 from __future__ import annotations
 
-import string
-from dataclasses import dataclass
+from autograder.protocol.said import LANGUAGES, Message, Said, register
+from autograder.protocol.said import render as render_said
 
 from . import (
     messages_checks,
@@ -48,36 +47,18 @@ _PARTS = (
 )
 
 __all__ = [
+    "OWNER",
     "LANGUAGES",
     "Message",
     "CATALOG",
+    "NAMES",
     "render",
-    "parameters",
-    "problems",
     "area_name",
-    "keyword_gloss",
+    "misconception_title",
     "title",
 ]
 
-LANGUAGES = ("en", "zh")
-
-
-@dataclass(frozen=True)
-class Message:
-    en: str  # str.format template; {name} is a parameter
-    zh: str  # the same parameters
-    misconception: str | None = None  # the marking scheme's id, for a keyword
-
-    def template(self, language: str) -> str:
-        if language not in LANGUAGES:
-            raise ValueError(f"no {language!r} rendering: choose one of {', '.join(LANGUAGES)}")
-        return getattr(self, language)
-
-
-def parameters(template: str) -> set[str]:
-    """The names a template fills in."""
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
-
+OWNER = "weight_tying"
 
 # ---------------------------------------------------------------------------------------- graded areas
 # The marking scheme's area names (marking.toml [areas]) are the English renderings.
@@ -89,51 +70,42 @@ _AREAS = {
     "argmax generation": "贪心生成",
 }
 
-# ------------------------------------------------------------------------------ misconception keywords
-# keyword (MISCONCEPTIONS.md) -> (the marking scheme's misconception id, Chinese gloss)
-_KEYWORDS = {
-    "copied table": ("two_tables", "复制了一份表"),
-    "untied head": ("two_tables", "语言模型头没有绑定"),
-    ".data sharing": ("data_sharing", "只共享了 .data"),
-    "tied only after forward": ("tied_after_forward", "前向传播之后才绑定"),
-    "positional embedding tied": ("positional_tied", "绑定了位置嵌入"),
-    "bias on the head": ("head_bias", "语言模型头带了偏置"),
-    "probabilities instead of logits": ("probabilities", "输出了概率而不是 logits"),
-    "transposed": ("transposed", "转置了"),
-    "logits scaled": ("logits_scaled", "logits 被缩放"),
-    "max_norm": ("max_norm", "嵌入设置了 max_norm"),
-    "LayerNorm eps": ("layernorm_eps", "LayerNorm 的 eps 不对"),
-    "skips part of MiniGPT": ("skips_minigpt", "跳过了 MiniGPT 的一部分"),
-    "not implemented yet": ("loss_not_written", "还没有实现"),
-    "loss target shift wrong": ("loss_shift", "损失的目标错位不对"),
-    "targets ignored": ("loss_shift", "忽略了目标"),
-    "loss not mean": ("loss_not_mean", "损失不是平均值"),
-    "loss doubled": ("loss_scaled", "损失翻倍"),
-    "loss halved": ("loss_scaled", "损失减半"),
-    "loss detached": ("loss_detached", "损失与计算图断开"),
-    "hyper-parameter ignored": ("hyperparameter_ignored", "忽略了超参数"),
-    "only one path": ("only_one_path", "只有一条路径的梯度"),
-    "gradient doubled": ("gradient_scaled", "梯度翻倍"),
-    "gradient halved": ("gradient_scaled", "梯度减半"),
-    "padding_idx": ("embedding_gradient_option", "嵌入设置了 padding_idx"),
-    "scale_grad_by_freq": ("embedding_gradient_option", "嵌入设置了 scale_grad_by_freq"),
-    "delegated generate": ("delegated_generate", "把生成交给了库"),
-    "sampling instead of argmax": ("sampling", "用了采样而不是 argmax"),
-    "no crop": ("crop", "没有截取上下文"),
-    "wrong crop": ("crop", "截取方式不对"),
-    "wrong position": ("position_or_append", "取错了位置"),
-    "missing append": ("position_or_append", "漏了接到末尾"),
-    "prompt not preserved": ("prompt_not_preserved", "没有保留提示词"),
-    "wrong length": ("prompt_not_preserved", "长度不对"),
-    "not int64": ("ids_dtype", "不是 int64"),
-    "batch rows not independent": ("batch_rows", "批内各行没有各自独立"),
-    "batch of one": ("batch_rows", "批大小为 1 时出错"),
-    # named in messages, charged through the keywords above
-    "untied": (None, "没有绑定"),
-    "delegated tie": ("delegated_tie", "绑定交给了库"),
-    "loss raises": ("loss_not_written", "损失函数抛出了异常"),
-    "dropout on while decoding": ("dropout_in_generate", "解码时没有关闭 dropout"),
-    "did not finish": (None, "没有在时限内结束"),
+# ----------------------------------------------------------------------------------- misconceptions
+# The marking scheme's misconception id -> its title (English, Chinese): the heading of its charge on every page.
+MISCONCEPTIONS = {
+    "two_tables": ("a second table (copied table or untied head)", "第二张表（复制了一份表，或 LM head 没有绑定）"),
+    "delegated_tie": ("delegated tie (a library MiniGPT tied the pair)", "绑定交给了库（由库里的 MiniGPT 完成绑定）"),
+    "data_sharing": (".data sharing (one storage, two Parameters)", "只共享了 .data（一块存储，两个 Parameter）"),
+    "tied_after_forward": ("tied only after forward", "前向计算之后才绑定"),
+    "positional_tied": ("positional embedding tied", "positional embedding 也参与了绑定"),
+    "head_bias": ("bias on the head", "LM head 带了偏置"),
+    "probabilities": ("probabilities instead of logits", "输出了概率而不是 logits"),
+    "transposed": ("transposed (x @ W, or a (D, V) head)", "转置了（x @ W，或 (D, V) 形状的 LM head）"),
+    "logits_scaled": ("logits scaled", "logits 被缩放"),
+    "max_norm": ("max_norm on the embedding", "token embedding 设置了 max_norm"),
+    "layernorm_eps": ("LayerNorm eps", "LayerNorm 的 eps 不对"),
+    "skips_minigpt": ("skips part of MiniGPT", "跳过了 MiniGPT 的一部分"),
+    "loss_not_written": ("loss not written (it raises)", "loss 还没有写好（调用时抛出异常）"),
+    "loss_shift": ("loss target shift wrong", "loss 的目标没有正确错开一位"),
+    "loss_ignore_index": ("ignore_index in the loss", "loss 设置了 ignore_index"),
+    "loss_not_mean": ("loss not mean (summed)", "loss 不是平均值（用了求和）"),
+    "loss_scaled": ("loss scaled (doubled or halved)", "loss 被缩放（翻倍或减半）"),
+    "loss_detached": ("loss detached", "loss 与计算图断开"),
+    "hyperparameter_ignored": ("hyper-parameter ignored", "忽略了超参数"),
+    "only_one_path": ("only one path's gradient", "只有一条路径的梯度"),
+    "gradient_scaled": ("gradient doubled or halved", "梯度翻倍或减半"),
+    "embedding_gradient_option": (
+        "padding_idx or scale_grad_by_freq on the embedding",
+        "token embedding 设置了 padding_idx 或 scale_grad_by_freq",
+    ),
+    "delegated_generate": ("delegated generate", "生成交给了库"),
+    "sampling": ("sampling instead of argmax", "用了采样而不是 argmax"),
+    "crop": ("no crop or wrong crop", "没有截取上下文，或截取方式不对"),
+    "position_or_append": ("wrong position or missing append", "取错了位置，或没有把新 token 接到末尾"),
+    "prompt_not_preserved": ("prompt not preserved (wrong length)", "没有保留前缀（长度不对）"),
+    "dropout_in_generate": ("dropout on while decoding", "生成时没有关闭 dropout"),
+    "ids_dtype": ("token ids not int64", "token id 不是 int64"),
+    "batch_rows": ("batch rows not independent", "批内各行没有各自独立"),
 }
 
 # ------------------------------------------------------------------------------------ hidden suite titles
@@ -160,9 +132,8 @@ _TITLES = {
     "wrapper_positional_embedding_not_tied": "包装模型的位置嵌入不参与绑定",
     "wrapper_tie_survives_state_dict_reload": "包装模型重新加载 state_dict 后仍然绑定",
     "wrapper_tie_survives_to_float64": "包装模型转为 float64 后仍然绑定",
-    "wrapper_loss_without_targets": "不给目标时包装模型的损失（目标由输入右移一位得到）",
-    "wrapper_loss_with_shorter_targets": "目标比输入短一位时包装模型的损失",
-    "wrapper_loss_with_full_length_targets": "目标与输入等长时包装模型的损失",
+    "wrapper_loss_values": "包装模型的 loss 在三种目标形式下都是下一个 token 交叉熵的平均值",
+    "wrapper_loss_reaches_the_model": "包装模型的 loss 反向传播能到达模型的参数",
     "tied_lm_shapes_and_values": "TiedEmbeddingLM 的输出形状与数值",
     "tied_lm_float64": "TiedEmbeddingLM 在 float64 下的输出",
     "wrapper_shapes_and_values": "包装模型的输出形状与数值",
@@ -181,36 +152,170 @@ SECTION_HEADINGS = {
     9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：`MiniGPTWithWeightTying`"),
 }
 
-CATALOG: dict[str, Message] = {
-    **{f"area.{en}": Message(en, zh) for en, zh in _AREAS.items()},
-    **{f"keyword.{en}": Message(en, zh, misconception) for en, (misconception, zh) in _KEYWORDS.items()},
-    **{f"title.{name}": Message(name.replace("_", " "), zh) for name, zh in _TITLES.items()},
-    **{f"section.{n}": Message(en, zh) for n, (en, zh) in SECTION_HEADINGS.items()},
-    **{key: Message(en, zh) for part in _PARTS for key, (en, zh) in part.MESSAGES.items()},
+# ----------------------------------------------------------------------------- what each message names
+# message id -> the marking scheme's misconception it names (the wording never decides: this table does). A
+# message that cannot tell two causes apart names none; a knock-on ("not checked because ...") names none
+# either: the test that raises it says which test it waits on.
+NAMES = {
+    "checkfail.batch_fails": "batch_rows",
+    "checkfail.batch_of_one": "batch_rows",
+    "checkfail.count_two_tables": "two_tables",
+    "checkfail.delegated_generate": "delegated_generate",
+    "checkfail.delegated_tie": "delegated_tie",
+    "checkfail.dropout_ignored": "hyperparameter_ignored",
+    "checkfail.dropout_on": "dropout_in_generate",
+    "checkfail.embedding.max_norm": "max_norm",
+    "checkfail.embedding.padding_idx": "embedding_gradient_option",
+    "checkfail.embedding.scale_grad_by_freq": "embedding_gradient_option",
+    "checkfail.forward_skips": "skips_minigpt",
+    "checkfail.loss_ignore_index": "loss_ignore_index",
+    "checkfail.head_bias": "head_bias",
+    "checkfail.logits_grow_like_table": "two_tables",
+    "checkfail.loss_detached": "loss_detached",
+    "checkfail.loss_not_mean": "loss_not_mean",
+    "checkfail.loss_raises": "loss_not_written",
+    "checkfail.loss_scaled.doubled": "loss_scaled",
+    "checkfail.loss_scaled.halved": "loss_scaled",
+    "checkfail.no_crop": "crop",
+    "checkfail.not_implemented": "loss_not_written",
+    "checkfail.num_heads_ignored": "hyperparameter_ignored",
+    "checkfail.positions_are_the_token_table": "positional_tied",
+    "checkfail.positions_follow_the_table": "positional_tied",
+    "checkfail.rows_alike": "batch_rows",
+    "checkfail.shapes_do_not_pair": "loss_shift",
+    "checkfail.shift.none": "loss_shift",
+    "checkfail.shift.shifted_again": "loss_shift",
+    "checkfail.shift.targets_ignored": "loss_shift",
+    "checkfail.shift.wrong_way": "loss_shift",
+    "checkfail.shift.wrong_way_positions": "loss_shift",
+    "checkfail.size_ignored": "hyperparameter_ignored",
+    "checkfail.variant.first_block": "crop",
+    "checkfail.variant.first_position": "position_or_append",
+    "checkfail.variant.missing_append": "position_or_append",
+    "checkfail.variant.short_block": "crop",
+    "diag.generate.count": "prompt_not_preserved",
+    "diag.generate.dtype": "ids_dtype",
+    "diag.generate.only_new": "prompt_not_preserved",
+    "diag.generate.prompt": "prompt_not_preserved",
+    "diag.generate.sampling": "sampling",
+    "diag.grad.doubled": "gradient_scaled",
+    "diag.grad.halved": "gradient_scaled",
+    "diag.grad.one_path.embedding": "only_one_path",
+    "diag.grad.one_path.head": "only_one_path",
+    "diag.grad.padding_idx": "embedding_gradient_option",
+    "diag.grad.scale_grad_by_freq": "embedding_gradient_option",
+    "diag.grad.two_parameters.embedding": "only_one_path",
+    "diag.grad.two_parameters.head": "only_one_path",
+    "diag.logits.bias": "head_bias",
+    "diag.logits.log_probabilities": "probabilities",
+    "diag.logits.probabilities": "probabilities",
+    "diag.logits.scaled": "logits_scaled",
+    "diag.logits.scores_positions": "positional_tied",
+    "diag.logits.shape": "transposed",
+    "diag.lookup.max_norm": "max_norm",
+    "diag.tie.after_forward": "tied_after_forward",
+    "diag.tie.copied": "two_tables",
+    "diag.tie.data_sharing": "data_sharing",
+    "diag.tie.flag_off": "two_tables",
+    "diag.tie.positional": "positional_tied",
+    "diag.tie.shape": "transposed",
+    "diag.tie.untied": "two_tables",
+    "judge.counts.computes_otherwise": "hyperparameter_ignored",
+    "judge.counts.dropout_train_eval": "hyperparameter_ignored",
+    "judge.counts.dropout_train_neither": "hyperparameter_ignored",
+    "judge.counts.head_not_follow": "two_tables",
+    "judge.counts.head_shape": "transposed",
+    "judge.counts.not_one_table_after_write": "two_tables",
+    "judge.counts.one_table_but_bias": "head_bias",
+    "judge.counts.one_table_but_other_table": "two_tables",
+    "judge.counts.unique_copied_bias": "two_tables",
+    "judge.gen.batch_of_one": "batch_rows",
+    "judge.gen.delegated": "delegated_generate",
+    "judge.gen.missing_append": "position_or_append",
+    "judge.gen.no_crop_or": "crop",
+    "judge.gen.prompt_not_preserved": "prompt_not_preserved",
+    "judge.identity.logits_not_from_table": "two_tables",
+    "judge.identity.not_judge_minigpt": "two_tables",
+    "judge.identity.pos_not_judge_table": "positional_tied",
+    "judge.loss.doubled": "loss_scaled",
+    "judge.loss.halved": "loss_scaled",
+    "judge.loss.not_written": "loss_not_written",
+    "judge.loss.summed": "loss_not_mean",
+    "judge.shapes.head_transposed": "transposed",
+    "judge.shapes.transposed_values": "transposed",
+    "note.the_logits_are_those_of_a": "skips_minigpt",
+    "note.the_logits_are_those_of_a_2": "layernorm_eps",
+    "suite.batch_rows_not_independent_row_0": "batch_rows",
+    "suite.changing_minigpt_token_embed_weight_also": "positional_tied",
+    "suite.delegated_tie": "delegated_tie",
+    "suite.dropout_on_while_decoding": "dropout_in_generate",
+    "suite.dropout_probabilities_inside_minigpt_are_expected": "hyperparameter_ignored",
+    "suite.every_row_continues_like_row_0": "batch_rows",
+    "suite.has_the_right_value_but_backward": "loss_detached",
+    "suite.has_the_right_value_but_its": "loss_detached",
+    "suite.has_unique_parameters_expected_untied_minigpt": "two_tables",
+    "suite.has_unique_parameters_expected_untied_minigpt_2": "hyperparameter_ignored",
+    "suite.has_unique_parameters_expected_v_d": "two_tables",
+    "suite.has_unique_parameters_expected_v_d_2": "head_bias",
+    "suite.hyper_parameter_ignored_blocks_expected": "hyperparameter_ignored",
+    "suite.hyper_parameter_ignored_is_expected": "hyperparameter_ignored",
+    "suite.lm_head_weight_follows_the_embedding": "two_tables",
+    "suite.lm_head_weight_grad_differs_from": "only_one_path",
+    "suite.lm_head_weight_grad_is_not": "only_one_path",
+    "suite.lm_head_weight_has_the_positional": "positional_tied",
+    "suite.logits_differ_from_a_minigpt_with": "hyperparameter_ignored",
+    "suite.logits_differ_from_a_minigpt_with_2": "hyperparameter_ignored",
+    "suite.loss.ignore_index": "loss_ignore_index",
+    "suite.loss_shift.none": "loss_shift",
+    "suite.loss_shift.shifted_again": "loss_shift",
+    "suite.loss_shift.targets_ignored": "loss_shift",
+    "suite.loss_shift.wrong_way": "loss_shift",
+    "suite.loss_shift.wrong_way_full": "loss_shift",
+    "suite.loss_shift.wrong_way_positions": "loss_shift",
+    "suite.loss_shift.wrong_way_targets": "loss_shift",
+    "suite.loss_target_shift_wrong": "loss_shift",
+    "suite.minigpt_lm_head_weight_equals_the": "positional_tied",
+    "suite.minigpt_pos_embed_weight_has_the": "positional_tied",
+    "suite.no_crop_wrong_crop_feed_only": "crop",
+    "suite.pos_embed_weight_has_the_token": "positional_tied",
+    "suite.positional_embedding_tied_minigpt_lm_head": "positional_tied",
+    "suite.the_table_moved_by_half_the": "gradient_scaled",
+    "suite.the_table_moved_by_one_path": "only_one_path",
+    "suite.the_table_moved_twice_gradient_doubled": "gradient_scaled",
+    "suite.wrong_crop_block_size_1_tokens_2": "crop",
+    "suite.wrong_crop_first_block_size_tokens_2": "crop",
+    "suite.wrong_position_logits_of_the_first": "position_or_append",
+    "suite.wrong_position_logits_of_the_second": "position_or_append",
 }
+
+_ENTRIES = {
+    **{f"area.{en}": (en, zh) for en, zh in _AREAS.items()},
+    **{f"misconception.{name}": pair for name, pair in MISCONCEPTIONS.items()},
+    **{f"title.{name}": (name.replace("_", " "), zh) for name, zh in _TITLES.items()},
+    **{f"section.{n}": pair for n, pair in SECTION_HEADINGS.items()},
+    **{key: pair for part in _PARTS for key, pair in part.MESSAGES.items()},
+}
+CATALOG: dict[str, Message] = {key: Message(en, zh, NAMES.get(key)) for key, (en, zh) in _ENTRIES.items()}
+register(OWNER, CATALOG)
 
 
 def render(key: str, language: str = "en", /, **params: object) -> str:
     """The message `key` in `language`, its parameters filled in; KeyError naming the id when unknown."""
-    try:
-        message = CATALOG[key]
-    except KeyError:
-        raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py") from None
-    return message.template(language).format(**params)
+    if key not in CATALOG:
+        raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py")
+    return render_said(Said(key, **params), language)
 
 
 def area_name(area: str, language: str = "en") -> str:
-    """A graded area's name (as marking.toml spells it) in `language`: in Chinese, both names."""
+    """A graded area's name (as marking.toml spells it) in `language`."""
     if language == "en" or f"area.{area}" not in CATALOG:
         return area
     return render(f"area.{area}", language)
 
 
-def keyword_gloss(keyword: str, language: str = "en") -> str:
-    """A misconception's keyword in `language`: in Chinese, the gloss with the keyword in brackets."""
-    if language == "en" or f"keyword.{keyword}" not in CATALOG:
-        return keyword
-    return f"{render(f'keyword.{keyword}', language)}（{keyword}）"
+def misconception_title(name: str, language: str = "en") -> str:
+    """A misconception's title (its marking-scheme id) in `language`; KeyError naming an unknown id."""
+    return render(f"misconception.{name}", language)
 
 
 def title(readable: str, language: str = "en") -> str | None:
@@ -221,18 +326,3 @@ def title(readable: str, language: str = "en") -> str | None:
     if key not in CATALOG:
         return None
     return render(key, language) + (f" [{rest}" if bracket else "")
-
-
-def problems() -> list[str]:
-    """Why the catalog is incomplete: an id without a rendering in some language, or with parameters that
-    differ between languages. Empty when every message can be rendered in every language."""
-    out = []
-    for key, message in CATALOG.items():
-        wanted = parameters(message.en)
-        for language in LANGUAGES:
-            template = message.template(language)
-            if not template.strip():
-                out.append(f"{key}: no {language} template")
-            elif parameters(template) != wanted:
-                out.append(f"{key}: {language} fills {sorted(parameters(template))}, English {sorted(wanted)}")
-    return out

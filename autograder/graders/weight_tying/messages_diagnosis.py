@@ -23,7 +23,7 @@ MESSAGES = {
         "(e.g. nn.Parameter(token_embed.weight.data)), so their gradients never add up in one .grad, an "
         "optimizer counts the table twice, and the tie breaks on .to(...) or load_state_dict; " + _ITSELF_EN + ", "
         "not its storage",
-        "只共享了 .data（.data sharing）：语言模型头和词元嵌入共用一块内存，却是两个 Parameter 对象，所以两端的梯度"
+        "只共享了 .data：语言模型头和词元嵌入共用一块内存，却是两个 Parameter 对象，所以两端的梯度"
         "永远汇不进同一个 .grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict 绑定就断了；"
         + _ITSELF_ZH
         + "，而不只是它的存储",
@@ -34,30 +34,29 @@ MESSAGES = {
     ),
     "diag.tie.positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied instead of token_embed",
-        "语言模型头的权重与位置表形状相同：绑定的是位置嵌入而不是词元嵌入（positional embedding tied）",
+        "语言模型头的权重与位置表形状相同：绑定的是位置嵌入而不是词元嵌入",
     ),
     "diag.tie.shape": (
         "lm_head.weight has shape {got}, expected the embedding's {want} (V, D): transposed (a Linear(D, V) "
         "already stores its weight as (V, D)), or not the embedding's table",
-        "语言模型头的权重形状是 {got}，应当与词元嵌入的 {want}（即 (V, D)）相同：可能是转置了（transposed；"
+        "语言模型头的权重形状是 {got}，应当与词元嵌入的 {want}（即 (V, D)）相同：可能是转置了（"
         "D 到 V 的线性层本来就把权重存成 (V, D)），也可能用的根本不是词元嵌入的表",
     ),
     "diag.tie.flag_off": (
         "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
         "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
-        "语言模型头没有绑定（untied head）：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
+        "语言模型头没有绑定：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
         "（MiniGPT 只在明确要求时才绑定），所以它的语言模型头保留了一张自己的 (V, D) 表",
     ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
-        "刚构造完时语言模型头还没有绑定，要等前向传播运行之后才绑定上（tied only after forward）：应当在构建模型时"
-        "绑定一次",
+        "刚构造完时语言模型头还没有绑定，要等前向传播运行之后才绑定上：应当在构建模型时绑定一次",
     ),
     "diag.tie.copied": (
         "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
         ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step: " + _ITSELF_EN,
-        "复制了一份表（copied table）：语言模型头存的是词元嵌入表的副本（数值相同、内存各自独立，例如用了 .clone()、"
+        "复制了一份表：语言模型头存的是词元嵌入表的副本（数值相同、内存各自独立，例如用了 .clone()、"
         "copy_() 或 copy.deepcopy），第一次优化器更新之后两者就不再一致；" + _ITSELF_ZH,
     ),
     "diag.tie.untied": (
@@ -76,7 +75,7 @@ MESSAGES = {
     ),
     "diag.logits.scores_positions": (
         "logits have shape {got}, expected {want}: the head scores positions, not tokens (positional embedding tied)",
-        "logits 的形状是 {got}，应为 {want}：语言模型头给位置打分，而不是给词元打分（positional embedding tied）",
+        "logits 的形状是 {got}，应为 {want}：语言模型头给位置打分，而不是给词元打分",
     ),
     "diag.logits.ids": (
         "forward returns token ids (an argmax?) of shape {got}: it must return logits (B, T, V) = {want}",
@@ -89,7 +88,7 @@ MESSAGES = {
     "diag.logits.shape": (
         "logits have shape {got}, expected {want} = (B, T, V): transposed / wrong matmul (the head maps each "
         "D-vector to V scores with the (V, D) table), or vectors that never went through the head",
-        "logits 的形状是 {got}，应为 {want} = (B, T, V)：转置了或矩阵乘法写错了（transposed；语言模型头用 (V, D) 的表"
+        "logits 的形状是 {got}，应为 {want} = (B, T, V)：转置了或矩阵乘法写错了（语言模型头用 (V, D) 的表"
         "把每个 D 维向量映射成 V 个分数），或者向量根本没有经过语言模型头",
     ),
     "diag.logits.dtype": (
@@ -99,22 +98,21 @@ MESSAGES = {
     "diag.logits.probabilities": (
         "every row sums to 1: probabilities instead of logits (return the raw scores; softmax belongs in "
         "the loss / sampling)",
-        "每一行之和都是 1：输出了概率而不是 logits（probabilities instead of logits）；应返回原始分数，softmax 属于"
-        "损失或采样那一步",
+        "每一行之和都是 1：输出了概率而不是 logits；应返回原始分数，softmax 属于损失或采样那一步",
     ),
     "diag.logits.log_probabilities": (
         "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
         "i.e. probabilities instead of logits (return the raw scores)",
         "每一行都是对数分布（logsumexp = 0）：输出了对数概率（log_softmax）而不是 logits，也就是输出了概率而不是 "
-        "logits（probabilities instead of logits）；应返回原始分数",
+        "logits；应返回原始分数",
     ),
     "diag.logits.scaled": (
         "logits are {scale} times the expected ones: logits scaled (no extra factor such as sqrt(D))",
-        "logits 是应有值的 {scale} 倍：logits 被缩放了（logits scaled）；不要乘 sqrt(D) 之类的额外系数",
+        "logits 是应有值的 {scale} 倍：logits 被缩放了；不要乘 sqrt(D) 之类的额外系数",
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
-        "每个位置的 logits 都偏差同一个向量：语言模型头带了偏置（bias on the head）；绑定的语言模型头没有偏置",
+        "每个位置的 logits 都偏差同一个向量：语言模型头带了偏置；绑定的语言模型头没有偏置",
     ),
     "diag.logits.values": (
         "logits have the right shape but wrong values (largest difference {diff})",
@@ -139,35 +137,35 @@ MESSAGES = {
     ),
     "diag.grad.doubled": (
         "gradient doubled: the shared gradient is twice the sum of both paths",
-        "梯度翻倍（gradient doubled）：共享梯度是两条路径梯度之和的两倍",
+        "梯度翻倍：共享梯度是两条路径梯度之和的两倍",
     ),
     "diag.grad.halved": (
         "gradient halved: the shared gradient is half the sum of both paths",
-        "梯度减半（gradient halved）：共享梯度只有两条路径梯度之和的一半",
+        "梯度减半：共享梯度只有两条路径梯度之和的一半",
     ),
     "diag.grad.two_parameters.embedding": (
         "token_embed.weight.grad holds only the embedding-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "词元嵌入表的 .grad 里只有词元嵌入路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "（.data sharing），或者表没有绑定（untied）、被复制（copied table），都会得到两个 Parameter，"
-        "两处用途的梯度永远加不到同一个 .grad 里（only one path）",
+        "，或者表没有绑定、被复制，都会得到两个 Parameter，"
+        "两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "词元嵌入表的 .grad 里只有语言模型头路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "（.data sharing），或者表没有绑定（untied）、被复制（copied table），都会得到两个 Parameter，"
-        "两处用途的梯度永远加不到同一个 .grad 里（only one path）",
+        "，或者表没有绑定、被复制，都会得到两个 Parameter，"
+        "两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享梯度里只有词元嵌入路径的梯度（only one path）：是不是有一处用途被 detach 了？",
+        "共享梯度里只有词元嵌入路径的梯度：是不是有一处用途被 detach 了？",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享梯度里只有语言模型头路径的梯度（only one path）：是不是有一处用途被 detach 了？",
+        "共享梯度里只有语言模型头路径的梯度：是不是有一处用途被 detach 了？",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",
@@ -196,36 +194,35 @@ MESSAGES = {
     "diag.generate.dtype": (
         "generate returned dtype {dtype}: not int64 (token ids are integers: a dtype slip; the result is "
         "the prompt's own int64 ids followed by the new ones)",
-        "生成结果的 dtype 是 {dtype}，不是 int64（not int64）：词元 id 是整数，这是 dtype 上的疏忽；结果应当是提示词"
+        "生成结果的 dtype 是 {dtype}，不是 int64：词元 id 是整数，这是 dtype 上的疏忽；结果应当是提示词"
         "自己的 int64 id，后面接上新生成的 id",
     ),
     "diag.generate.only_new": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, only the new "
         "tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对（wrong length），只返回了新词元，"
-        "没有保留提示词（prompt not preserved）",
+        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新词元，没有保留提示词",
     ),
     "diag.generate.count": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, a wrong number "
         "of new tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对（wrong length），新词元的个数不是 "
-        "max_new_tokens，或者没有保留提示词（prompt not preserved）",
+        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新词元的个数不是 "
+        "max_new_tokens，或者没有保留提示词",
     ),
     "diag.generate.prompt": (
         "the first T columns are not the prompt: prompt not preserved",
-        "前 T 列不是提示词：没有保留提示词（prompt not preserved）",
+        "前 T 列不是提示词：没有保留提示词",
     ),
     "diag.generate.sampling": (
         "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most "
         "likely token every step)",
-        "两次调用返回的词元不同：用了采样而不是 argmax（sampling instead of argmax）；贪心解码每一步都取最可能的词元",
+        "两次调用返回的词元不同：用了采样而不是 argmax；贪心解码每一步都取最可能的词元",
     ),
     "diag.generate.greedy": (
-        "the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on the "
-        "last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wrong position, "
-        "missing append, or sampling instead of argmax)",
-        "从第 {row} 行、位置 {col} 起，词元与贪心解码的结果不同：每一步应当在最后 block_size 个词元上运行模型，再把"
-        "最后一个位置 logits 的 argmax 接到末尾（可能是 wrong crop、wrong position、missing append 或 sampling "
-        "instead of argmax）",
+        "the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on"
+        " the last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wr"
+        "ong position, missing append, or sampling instead of argmax)",
+        "从第 {row} 行、位置 {col} 起，token 与贪心解码的结果不同：每一步应当在"
+        "最后 block_size 个 token 上运行模型，再把最后一个位置 logits 的 argma"
+        "x 接到末尾（可能是截取上下文的方式不对、取错了位置、没有把新 token 接到末尾，或者用了采样而不是 argmax）",
     ),
 }

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.spec import AssignmentSpec
+from autograder.graders.weight_tying import messages
+from autograder.grading.marking import load_scheme
 
 __all__ = ["SPEC"]
 
@@ -26,8 +28,9 @@ SPEC = AssignmentSpec(
     experiments="autograder.graders.weight_tying.runner.experiments:run",
     judge_dir=_HERE / "judge",
     solution_path=SOLUTIONS_DIR / "weight_tying.py",
-    catalog="autograder.graders.weight_tying.messages",
-    languages=("en", "zh"),  # messages.LANGUAGES: the catalog's
+    catalog=messages,
+    scheme=load_scheme(_HERE / "marking.toml"),
+    languages=messages.LANGUAGES,
     # The notebook's imports (matplotlib.pyplot alone is ~0.8 s of a run) and the library it builds on.
     warm_imports=("matplotlib", "matplotlib.pyplot", "dnnlpy.nn", "dnnlpy.models.gpt", "dnnlpy.tokenizers", "numpy"),
     # generate is exercise 2's loop: the library's decoder is not there to hand it to

@@ -1,27 +1,22 @@
 """Trusted: what of a Chinese message is still English, measured against the message catalog (a test's check).
 
 `untranslated(text)` lists the runs of three or more English words left in `text` once everything that stays
-English in the Chinese edition is set aside: the misconception keywords and graded areas (the catalog's
-``keyword.*`` and ``area.*`` ids: the class report counts keywords in either language), code (spans in
-backquotes, calls, dotted or snake_case names, tuples of sizes), and what the student's code or torch raised
-(verbatim, between 「」). A message rendered from a Chinese template leaves nothing; an English sentence
-left in it is listed.
+English in the Chinese edition is set aside: the book's own English terms (token, LM head, token embedding,
+positional embedding, weight tying: ``BOOK_TERMS``), code (spans in backquotes, calls, dotted or snake_case
+names, tuples of sizes), and what the student's code or torch raised (verbatim, between 「」). A message
+rendered from a Chinese template leaves nothing; an English sentence left in it is listed.
 """
 
 from __future__ import annotations
 
 import re
 
-from autograder.graders.weight_tying.messages import CATALOG
+__all__ = ["untranslated", "KEPT", "BOOK_TERMS"]
 
-__all__ = ["untranslated", "KEPT"]
-
-# English a Chinese message keeps: keywords and areas from the catalog, then the shapes of code and values.
-_WORDS = sorted(
-    {m.en for key, m in CATALOG.items() if key.startswith(("keyword.", "area."))} | {"log_softmax"},
-    key=len,
-    reverse=True,
-)
+# The terms the chapter itself keeps in English in its Chinese text.
+BOOK_TERMS = ("LM head", "token embedding", "positional embedding", "weight tying", "token", "logits", "loss")
+# English a Chinese message keeps: the book's terms, then the shapes of code and values.
+_WORDS = sorted({*BOOK_TERMS, "log_softmax"}, key=len, reverse=True)
 KEPT = re.compile(
     "|".join(re.escape(word) for word in _WORDS)
     + r"|`[^`]*`"  # code spans

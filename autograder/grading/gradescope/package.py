@@ -49,7 +49,8 @@ set -uo pipefail
 root="${{AUTOGRADER_ROOT:-/autograder}}"
 python="${{AUTOGRADER_PYTHON:-$root/source/.venv/bin/python}}"
 cd "$root/source"
-exec "$python" -m autograder.grading.gradescope.run --assignment {assignment} --root "$root" --timeout {timeout:g}
+exec "$python" -m autograder.grading.gradescope.run --assignment {assignment} --root "$root" --timeout {timeout:g} \
+    --visibility {visibility}
 """
 
 _TOP = ("pyproject.toml", "README.md")
@@ -81,10 +82,14 @@ def build_package(
     out: Path | None = None,
     timeout: float = 60.0,
     torch_index_url: str = CPU_TORCH_INDEX,
+    visibility: str = "visible",
     kit: Path = KIT_ROOT,
 ) -> Path:
-    """Write the zip for `assignment` to `out` (a .zip path; default ``default_out``); returns it."""
+    """Write the zip for `assignment` to `out` (a .zip path; default ``default_out``); returns it. `visibility`:
+    when students see what each charge says (Gradescope's: ``after_published`` holds it back until grades are
+    published)."""
     from autograder.graders import unknown_assignment
+    from autograder.grading.gradescope.results import VISIBILITIES
 
     if error := unknown_assignment(assignment):
         raise ValueError(error)
@@ -93,6 +98,8 @@ def build_package(
             f"--torch-index-url {torch_index_url!r} is not an http(s) URL: give a wheel index such as "
             f"{CPU_TORCH_INDEX} (CPU) or https://pypi.org/simple (PyPI's default, CUDA on Linux)"
         )
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"--visibility {visibility!r}: choose one of {', '.join(VISIBILITIES)}")
     out = default_out(assignment) if out is None else Path(out)
     if out.suffix != ".zip":
         raise ValueError(f"{str(out)!r}: the package is a .zip file, e.g. {assignment}-gradescope.zip")
@@ -101,7 +108,7 @@ def build_package(
     out.parent.mkdir(parents=True, exist_ok=True)
     scripts = {
         "setup.sh": SETUP_SH.format(torch_index_url=torch_index_url),
-        "run_autograder": RUN_AUTOGRADER.format(assignment=assignment, timeout=timeout),
+        "run_autograder": RUN_AUTOGRADER.format(assignment=assignment, timeout=timeout, visibility=visibility),
     }
     executable = (stat.S_IFREG | 0o755) << 16
     with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as zf:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from autograder.grading.catalog import LANGUAGES, render
 from autograder.grading.editions import DEFAULT_LANGUAGE, submission_language
+from autograder.grading.gradescope.results import VISIBILITIES
 
 __all__ = ["Upload", "find_submission", "main"]
 
@@ -70,6 +71,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=Path("/autograder"), help="Gradescope's folder (/autograder)")
     parser.add_argument("--timeout", type=float, default=60.0, help="wall seconds for the submission (60)")
     parser.add_argument("--executor", choices=("pool", "fresh"), default="pool")
+    parser.add_argument(
+        "--visibility",
+        choices=VISIBILITIES,
+        default="visible",
+        help="when students see the charges, which quote expected values (Gradescope's visibility; after_published "
+        "holds them back until grades are published)",
+    )
     args = parser.parse_args(argv)
     results = args.root / "results"
     results.mkdir(parents=True, exist_ok=True)
@@ -79,7 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         data = _failure("\n".join(upload.words(language) for language in LANGUAGES))
     else:
         try:
+            from autograder.graders import get_assignment
             from autograder.grading.executors import grade_file
+            from autograder.grading.gradescope.results import gradescope_results
             from autograder.sandbox.limits import Limits
 
             result = grade_file(
@@ -89,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
                 hide=(args.root / "source" / "tests",),
                 executor=args.executor,
             )
-            data = result.to_gradescope()
+            data = gradescope_results(result, get_assignment(args.assignment), visibility=args.visibility)
             if upload.said:  # which file of the upload was graded, and why, before the run's summary
                 data["output"] = upload.words(result.language) + "\n\n" + data["output"]
         except Exception as exc:  # the grader's own failure: the student sees that, not a crash

@@ -1,6 +1,8 @@
-"""Trusted: the judge, which runs a grader's hidden pytest suite on plain evidence in the grader's process.
+"""Trusted: the judge, which runs a grader's hidden suite on plain evidence, never beside student code.
 
-- ``plugin``: ``run_suite`` and the pytest plugin behind it (fixtures ``plan``, ``evidence``, ``run``;
-  markers ``points(n)`` and ``area(name)``; messages only, never tracebacks);
-- ``evidence``: what suites call to fetch records and check values (``need``, ``plain_tensor``, ...).
+- ``suite``: the one suite runner (plain test functions of ``plan``, ``evidence``, ``run``; points from the
+  marking scheme; each failure a ``Finding``);
+- ``suite_api``: what suites call to fetch records, check values and fail (``need``, ``plain_tensor``, ``Failed``);
+- ``server`` / ``client`` / ``wire``: the judge process, the grader's side of it, its messages;
+- ``memo``: what the judge keeps between submissions of one plan, bounded.
 """

@@ -50,8 +50,8 @@ class Judgement:
 
 
 class JudgeProcess:
-    def __init__(self, assignment: str, limits: Limits, *, suite: str = "direct") -> None:
-        self.assignment, self.limits, self.suite = assignment, limits, suite
+    def __init__(self, assignment: str, limits: Limits) -> None:
+        self.assignment, self.limits = assignment, limits
         self.proc: subprocess.Popen | None = None
         self.conn: Connection | None = None
         self.group: RunCgroup | None = None
@@ -64,9 +64,15 @@ class JudgeProcess:
     def command(self, fd: int) -> list[str]:
         """The judge's command line (the socket's fd is its first argument)."""
         memory = self.limits.judge_memory_bytes
-        return [sys.executable, "-I", "-B", "-m", "autograder.grading.judge.server", str(fd), self.assignment] + [
+        return [
+            sys.executable,
+            "-I",
+            "-B",
+            "-m",
+            "autograder.grading.judge.server",
+            str(fd),
+            self.assignment,
             str(memory),
-            self.suite,
         ]
 
     def start(self) -> None:
@@ -175,17 +181,14 @@ class JudgeProcess:
             raise JudgeLimitError(f"the judge could not list its tests: {reply}")
         return reply["tests"]
 
-    def judge(self, *, seed: int, box, evidence: bytes, language: str = "en") -> Judgement:
+    def judge(self, *, seed: int, box, evidence: bytes) -> Judgement:
         """Judge one run's evidence; past the judge's limits, what it had decided (``Judgement.limit``).
-        `language`: the submission's (``pipeline.judge_language``), for each failed test's ``localized``
-        message; the judge refuses one its grader does not render.
 
         The judge's time limit counts from a ready judge (a restarted one starts first, on nobody's time).
         Afterwards a judge that has grown is replaced, before the next submission.
         """
         self.ready(seed)
         request = {"op": "judge", "seed": seed, "box": box.to_wire(), "limits": asdict(self.limits)}
-        request["language"] = language
         send(self.conn, request, (evidence,))
         out = Judgement()
         start = time.monotonic()

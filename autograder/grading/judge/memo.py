@@ -8,8 +8,7 @@ kinds of memo, both least recently used first out past their byte budget:
 - ``Memo("plan", ...)``: work that depends on the plan alone (the same for every student of a batch);
   kept across submissions.
 - ``Memo("judgement", ...)``: work keyed on anything a submission reported (a shape, a record); emptied by
-  ``end_judgement()``, which every judge calls when a submission's judgement ends (``judge.server``,
-  ``judge.plugin.run_suite``, ``judge.direct``).
+  ``end_judgement()``, which the suite runner calls when a submission's judgement ends (``judge.suite``).
 """
 
 from __future__ import annotations

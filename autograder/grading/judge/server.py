@@ -1,8 +1,7 @@
 """Trusted: the warm judge, one process per pool worker: plans, then judges evidence, within its own limits.
 
-Started by ``autograder.grading.judge.client`` as ``python -I -B -m autograder.grading.judge.server FD ASSIGNMENT MEMORY
-[SUITE]`` (SUITE ``direct``, the default, or ``pytest``: every judgement through ``pytest.main``, as the
-fresh path judges). It never runs student code; it reads evidence a submission wrote, so it runs under a
+Started by ``autograder.grading.judge.client`` as ``python -I -B -m autograder.grading.judge.server FD ASSIGNMENT
+MEMORY``. It never runs student code; it reads evidence a submission wrote, so it runs under a
 memory cap (RLIMIT_AS here, and a cgroup when the grader is root) and the grader kills it at its time limit:
 a submission whose evidence makes judging too slow or too big gets the status "judge limit", and a fresh
 judge takes over. Once its imports are done it says so (``{"ready": true}``), then serves requests
@@ -10,20 +9,18 @@ judge takes over. Once its imports are done it says so (``{"ready": true}``), th
 
     {"op": "warm", "seed"}                                 -> {"warm": seed}: the plan drawn, the suite loaded
     {"op": "job", "seed", "kind", "source", "filename"}   -> {} + the runner's job blob
-    {"op": "judge", "seed", "box": {...}, "limits": {...}, "language"} + evidence blob
+    {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
         -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
     {"op": "collect", "seed"}                              -> {"tests": [...]}
     a memory error while judging                          -> {"limit": "memory"}, then this process exits
 
 Reference work is shared across submissions that share a plan: the plan (per seed) and the suite's modules
-(whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.direct``). What a
+(whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.suite``). What a
 suite memoised from one submission's evidence is dropped when its judgement ends (``judge.memo``). The
 plan's tensors are fingerprinted after each judgement: if a test changed them, the plan is made afresh.
 
-A judgement's "language" is the submission's (``pipeline.judge_language``: read from the file, one of the
-grader's ``AssignmentSpec.languages``); a language the grader does not render is refused by name. Every test
-runs in English for the marks, and each failed one again in that language for what the student reads
-(``TestOutcome.localized``).
+A judgement is language-free: each outcome carries its finding (a message id and its parameters), rendered in
+the reader's language where it is shown.
 """
 
 from __future__ import annotations
@@ -40,15 +37,10 @@ from autograder.grading.judge.wire import receive, send
 from autograder.grading.result import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
-__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "checked_language", "MAX_FRAMES", "SUITES"]
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES"]
 
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
-SUITES = ("direct", "pytest")  # how a judge runs the hidden suite (see the module docstring)
-
-
-class _JudgeMemory(Exception):
-    """The judge ran out of memory on this submission's evidence."""
 
 
 def fingerprint(value) -> str:
@@ -98,25 +90,12 @@ def _is_memory_error(exc: BaseException) -> bool:
     )
 
 
-def checked_language(spec, language: object) -> str:
-    """`language` when the grader renders its messages in it; else a ValueError naming it and the choices."""
-    if not isinstance(language, str) or language not in spec.languages:
-        raise ValueError(
-            f"language={language!r}: the {spec.name} grader renders its messages in "
-            f"{', '.join(spec.languages)} only; send one of these (pipeline.judge_language picks it)"
-        )
-    return language
-
-
 class WarmJudge:
-    def __init__(self, spec, *, suite: str = "direct") -> None:
-        if suite not in SUITES:
-            raise ValueError(f"suite={suite!r}: choose one of {', '.join(SUITES)}")
+    def __init__(self, spec) -> None:
         self.spec = spec
         self._plans: dict[int, tuple[dict, str]] = {}  # seed -> (plan, fingerprint); the last two seeds
-        self._suite = None  # judge.direct.DirectSuite for self._suite_seed, or None
+        self._suite = None  # judge.suite.Suite for self._suite_seed, or None
         self._suite_seed: int | None = None
-        self.direct = suite == "direct"  # False with pytest, or once the suite turned out to need pytest.main
 
     def plan(self, seed: int) -> dict:
         if seed not in self._plans:
@@ -133,27 +112,19 @@ class WarmJudge:
 
     def prepare(self, seed: int):
         """The suite, imported for this seed's plan (the previous seed's modules are dropped)."""
-        from autograder.grading.judge.direct import DirectSuite, Unsupported
+        from autograder.grading.judge.suite import Suite
 
-        if not self.direct:
-            return None
         if self._suite is None or self._suite_seed != seed:
             if self._suite is not None:
                 self._suite.close()
                 self._suite = None
-            try:
-                self._suite = DirectSuite.load(self.spec.suite_dir)
-            except Unsupported:
-                self.direct = False
-                return None
+            self._suite = Suite.load(self.spec.suite_dir, self.spec.scheme)
             self._suite_seed = seed
         return self._suite
 
-    def judge(self, seed: int, box, limits, emit, language: str = "en") -> None:
-        from autograder.grading.judge.plugin import run_suite
+    def judge(self, seed: int, box, limits, emit) -> None:
         from autograder.grading.pipeline import facts_and_evidence
 
-        language = checked_language(self.spec, language)
         plan = self.plan(seed)
         box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
         if dropped:
@@ -162,21 +133,9 @@ class WarmJudge:
         emit({"run": run.to_dict()})
         suite = self.prepare(seed)
         try:
-            if suite is not None:
-                emit({"tests": suite.collect()})
-                for outcome in suite.run(plan=plan, evidence=evidence, run=run.to_dict(), language=language):
-                    if outcome.output.startswith("the grader hit an internal error") and any(
-                        marker in outcome.output for marker in (*MEMORY_MARKERS, "MemoryError")
-                    ):
-                        raise _JudgeMemory(outcome.output)
-                    emit({"outcome": outcome.to_wire()})
-            else:
-                tests, _ = run_suite(
-                    suite_dir=self.spec.suite_dir, plan=plan, evidence=evidence, run=run.to_dict(), language=language
-                )
-                emit({"tests": [[t.name, t.points, t.area] for t in tests]})
-                for outcome in tests:
-                    emit({"outcome": outcome.to_wire()})
+            emit({"tests": suite.collect()})
+            for outcome in suite.run(plan=plan, evidence=evidence, run=run.to_dict()):
+                emit({"outcome": outcome.to_wire()})
         finally:
             end_judgement()  # nothing this submission's evidence decided is kept for the next one
             if fingerprint(plan) != self._plans[seed][1]:  # a test changed the plan: never reuse it
@@ -186,13 +145,7 @@ class WarmJudge:
                     self._suite = None
 
     def collect(self, seed: int) -> list:
-        suite = self.prepare(seed)
-        if suite is not None:
-            return suite.collect()
-        from autograder.grading.judge.plugin import run_suite
-
-        tests, _ = run_suite(suite_dir=self.spec.suite_dir, plan=self.plan(seed), evidence={}, run={"status": "ok"})
-        return [[t.name, t.points, t.area] for t in tests]
+        return self.prepare(seed).collect()
 
 
 def _give_back() -> None:
@@ -229,15 +182,14 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
             elif op == "judge":
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
-                language = header.get("language")  # required: the client always says it (English too)
-                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg), language)
+                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
                 _give_back()
                 send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})
             elif op == "collect":
                 send(conn, {"tests": judge.collect(int(header["seed"]))})
             else:
                 send(conn, {"error": f"unknown request {op!r}"})
-        except (_JudgeMemory, MemoryError) as exc:
+        except MemoryError as exc:
             send(conn, {"limit": "memory", "detail": str(exc)[:500]})
             return  # a fresh judge takes over: this one's heap may be in pieces
         except Exception as exc:  # the grader's own failure: reported, and this judge carries on
@@ -259,7 +211,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from autograder.graders import get_assignment
 
-    serve(conn, WarmJudge(get_assignment(args[1]), suite=args[3] if len(args) > 3 else "direct"))
+    serve(conn, WarmJudge(get_assignment(args[1])))
 
 
 if __name__ == "__main__":

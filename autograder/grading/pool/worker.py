@@ -146,8 +146,7 @@ class Worker:
         self.runs += 1
         ran = time.monotonic()
         try:
-            language = pipeline.judge_language(self.spec, submission)
-            judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence, language=language)
+            judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
             tests, run = pipeline.judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
         except JudgeLimitError as exc:  # a judge that died before the judgement could not be restarted
             return Result.grader_failure(str(exc))

@@ -16,9 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
+from autograder.protocol.said import Said
 
 AREAS = {
     "parameter identity": 24,
@@ -29,14 +31,38 @@ AREAS = {
 }
 
 
+def finding(text: str | Finding) -> Finding:
+    """A failure as the suite reports it: `text` is what the student's code raised (a plain failure), or a
+    Finding already."""
+    if isinstance(text, Finding):
+        return text
+    return Finding(Said("judge.failed_your_code_raised", what="X", text=text))
+
+
+def charged(outcome: TestOutcome) -> TestOutcome:
+    """The outcome as marking leaves it (a misconception's charge, or the test's own points)."""
+    if outcome.passed:
+        return TestOutcome(outcome.name, outcome.points, outcome.area, True, None, 0.0, "")
+    names = outcome.finding.names
+    to = f"misconception:{names}" if names else "test"
+    return TestOutcome(outcome.name, outcome.points, outcome.area, False, outcome.finding, outcome.points, to)
+
+
 def _area_result(
-    failing: dict[str, str] | None = None, *, status: str = "ok", seconds: float = 3.0, defined: bool = True
+    failing: dict[str, str | Finding] | None = None, *, status: str = "ok", seconds: float = 3.0, defined: bool = True
 ) -> Result:
-    """One test per area worth the area's points; `failing` maps area -> the failing test's message."""
+    """One test per area worth the area's points, marked; `failing` maps area -> the failing test's finding (or
+    what the student's code raised, a plain failure)."""
     failing = failing or {}
     tests = [
-        TestOutcome(
-            f"test_{a.split()[0]}.py::test_{a.replace(' ', '_')}", float(p), a, a not in failing, failing.get(a, "")
+        charged(
+            TestOutcome(
+                f"test_{a.split()[0]}.py::test_{a.replace(' ', '_')}",
+                float(p),
+                a,
+                a not in failing,
+                finding(failing[a]) if a in failing else None,
+            )
         )
         for a, p in AREAS.items()
     ]
@@ -46,7 +72,7 @@ def _area_result(
 
 @pytest.fixture
 def area_result() -> Callable[..., Result]:
-    """make(failing={area: message}, status=, seconds=, defined=) -> a Result with one test per area."""
+    """make(failing={area: finding or raised text}, status=, seconds=, defined=) -> a Result, one test per area."""
     return _area_result
 
 

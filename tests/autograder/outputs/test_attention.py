@@ -7,19 +7,24 @@ import html
 import json
 import re
 
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
+from autograder.protocol.said import Said
 from dnnlpy.notebook import CellPlace
 
-NO_RESULT = "no evidence for experiment '{}': the submission was stopped at the time limit before it ran"
+
+def _no_result(name: str) -> Finding:
+    why = Said("judge.the_submission_was_stopped_at_the")
+    return Finding(
+        Said("judge.no_evidence_for", what=Said("judge.experiment_named", name=repr(name)), why=why), owed=True
+    )
 
 
 def _hung(language: str = "en") -> Result:
-    tests = [
-        TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, NO_RESULT.format(f"e{i}")) for i in range(12)
-    ]
+    tests = [TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, _no_result(f"e{i}")) for i in range(12)]
     run = RunFacts(status="timeout", limit=60, running={"cell": 2}, required_names=["A"])
     return Result(tests=tests, run=run, language=language)
 
@@ -32,7 +37,7 @@ def _notebook(path, first_lines):
 
 
 def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folder, area_result, tmp_path):
-    syntax = area_result({"shape flow": "X failed: your code raised NameError: name 'A' is not defined"})
+    syntax = area_result({"shape flow": "NameError: name 'A' is not defined"})
     syntax.run.load_errors = [[1, "SyntaxError: invalid syntax (line 3: def forward(self,,)"]]
     out = batch_folder({"hana": _hung(), "sam": syntax, "zhou": _hung("zh"), "al": area_result()})
     _notebook(tmp_path / "submitted" / "0.ipynb", ["class A: pass", "print(model.generate(ids, 5))"])
@@ -77,10 +82,10 @@ def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
 def test_what_was_stopped_at_its_time_budget_needs_a_look_with_the_cell_and_the_tests(batch_folder, tmp_path):
     """A run that went on after a cell and a check were stopped (autograder/runner/budget.py): graded, and the
     TA still sees where the endless loop is."""
-    stopped = "MiniGPTWithWeightTying.generate did not finish within 20 s, its share of the time limit, and was stopped"
+    stopped = Finding(Said("judge.did_not_finish_within", what="MiniGPTWithWeightTying.generate", n="20"))
     tests = [
         TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
-        TestOutcome("test_identity.py::test_tie", 6, "parameter identity", True, ""),
+        TestOutcome("test_identity.py::test_tie", 6, "parameter identity", True),
     ]
     run = RunFacts(
         status="ok",

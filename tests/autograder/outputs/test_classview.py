@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.graders import get_assignment
 from autograder.grading.result import Result
-from autograder.outputs.classview import load_class, misconception_of, read_keywords, triage
+from autograder.outputs.classview import load_class, triage
 
 STUB = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
 
@@ -61,13 +60,3 @@ def test_the_class_is_the_manifest_not_the_folder(batch_folder, area_result):
 def test_a_folder_without_manifest_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="--out folder"):
         load_class(tmp_path)
-
-
-def test_keywords_come_from_the_graders_misconceptions_table():
-    keywords = read_keywords(get_assignment("weight_tying").judge_dir.parent / "MISCONCEPTIONS.md")
-    assert {"copied table", "bias on the head", "no crop", "hyper-parameter ignored (hidden_dim)"} <= set(keywords)
-    assert "(hidden_dim)" not in keywords and read_keywords(None) == []
-    assert misconception_of("shared gradient is twice the sum: gradient doubled", ["doubled", "gradient doubled"]) == [
-        "gradient doubled",
-        "doubled",
-    ]

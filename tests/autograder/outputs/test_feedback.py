@@ -1,4 +1,5 @@
-"""A student's feedback page: failures first, one card per reason, readable names, nothing of the grader."""
+"""A student's feedback page: the mark's charges first, one card each, summing to the points lost; readable
+names; the same cards in either language; nothing of the grader."""
 
 from __future__ import annotations
 
@@ -6,67 +7,60 @@ import re
 
 import pytest
 
+from autograder.graders import get_assignment
+from autograder.grading.editions import names
+from autograder.grading.findings import Finding
+from autograder.grading.marking import apply_marking
 from autograder.grading.result import Result, RunFacts, TestOutcome
-from autograder.outputs.feedback import failure_groups, feedback_html, write_feedback
+from autograder.outputs.feedback import feedback_html, write_feedback
+from autograder.protocol.said import Said, verbatim
 
-RAISED = "{} failed: your code raised NotImplementedError:   (at <notebook> [cell 25]:16 in __init__)"
-COPIED = "lm_head.weight did not change after an in-place change of token_embed.weight: copied table"
+SPEC = get_assignment("weight_tying")
+RAISED = "NotImplementedError:   (at <notebook> [cell 25]:16 in __init__)"
 
 
-def _stub() -> Result:
+def _raised(what: str) -> Finding:
+    return Finding(Said("judge.failed_your_code_raised", what=what, text=RAISED))
+
+
+def _marked(tests: list[TestOutcome], run: RunFacts | None = None, language: str = "en") -> Result:
+    every = {t.name.rpartition("::")[2]: t for t in tests}
+    full = [
+        every.get(t.name) or TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in SPEC.scheme.tests.values()
+    ]
+    result = apply_marking(Result(tests=full, run=run or RunFacts(status="ok"), language=language), SPEC.scheme)
+    return result
+
+
+_FAILING = {
+    "test_wrapper_head_is_the_embedding_parameter": "MiniGPTWithWeightTying (identity check)",
+    "test_wrapper_counts_untied_minus_vd": "MiniGPTWithWeightTying(vocab_size=17)",
+    "test_wrapper_float64": "MiniGPTWithWeightTying (.to(torch.float64))",
+}
+
+
+def _stub(language: str = "en") -> Result:
     tests = [
-        TestOutcome(
-            "test_identity.py::test_wrapper_head_is_the_embedding_parameter",
-            6,
-            "parameter identity",
-            False,
-            RAISED.format("MiniGPTWithWeightTying (identity check)"),
-        ),
-        TestOutcome(
-            "test_counts.py::test_wrapper_counts_untied_minus_vd",
-            4,
-            "parameter counts",
-            False,
-            RAISED.format("MiniGPTWithWeightTying(vocab_size=17)"),
-        ),
-        TestOutcome(
-            "test_shapes.py::test_wrapper_float64",
-            2,
-            "shape flow",
-            False,
-            RAISED.format("MiniGPTWithWeightTying (.to(torch.float64))"),
-        ),
+        TestOutcome(f"x.py::{name}", SPEC.scheme.tests[name].points, SPEC.scheme.tests[name].area, False, _raised(what))
+        for name, what in _FAILING.items()
     ]
     run = RunFacts(status="ok", load_errors=[[19, "NotImplementedError: "]], stderr_tail="Traceback: /kit/runner.py")
-    return Result(tests=tests, run=run)
+    return _marked(tests, run, language)
 
 
-def _copied() -> Result:
+def _copied(language: str = "en") -> Result:
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    knock = Finding(
+        Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+    )
     tests = [
-        TestOutcome(
-            "test_identity.py::test_tied_lm_head_is_the_embedding_parameter",
-            6,
-            "parameter identity",
-            False,
-            f"TiedEmbeddingLM: {COPIED}",
-        ),
-        TestOutcome(
-            "test_identity.py::test_tied_lm_tie_survives_to_float64",
-            2,
-            "parameter identity",
-            False,
-            f"TiedEmbeddingLM after .to(torch.float64): {COPIED}",
-        ),
-        TestOutcome("test_shapes.py::test_tied_lm_shapes_and_values", 8, "shape flow", True, ""),
-        TestOutcome(
-            "test_counts.py::test_tied_lm_counts_one_table",
-            4,
-            "parameter counts",
-            False,
-            "TiedEmbeddingLM(vocab_size=5, embed_dim=9) has 90 unique parameters, expected 45",
-        ),
+        TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
+        TestOutcome("x.py::test_tied_lm_tie_survives_to_float64", 2, "parameter identity", False, copied),
+        TestOutcome("x.py::test_tied_lm_shared_gradient_is_sum_of_paths", 6, "gradient accumulation", False, knock),
+        TestOutcome("x.py::test_tied_lm_sgd_step_updates_table_once", 3, "gradient accumulation", False, knock),
+        TestOutcome("x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying")),
     ]
-    return Result(tests=tests, run=RunFacts(status="ok"))
+    return _marked(tests, language=language)
 
 
 def _text(html: str) -> str:
@@ -74,62 +68,42 @@ def _text(html: str) -> str:
 
 
 def test_one_exception_behind_many_tests_is_said_once_with_the_tests_under_it():
-    html = feedback_html(_stub(), student="stub", assignment="weight_tying")
-    assert html.count("Your code raised NotImplementedError (at cell 26, line 16, in __init__)") == 1
-    assert html.count('class="card"') == 1 and "Costs 12 points over 3 tests" in html
+    html = feedback_html(_stub(), student="stub", assignment="weight_tying", spec=SPEC)
+    assert html.count("your code raised NotImplementedError (at cell 26, line 16, in __init__)") == 1
+    lost = sum(SPEC.scheme.tests[n].points for n in _FAILING)
+    assert html.count('class="card"') == 1 and f"Costs {lost:g} points over 3 tests" in html
     assert "wrapper head is the embedding parameter" in html and "test_identity.py" not in html
-    assert "still the starter code" in html
-    assert "cell 20 raised NotImplementedError: it uses a part" in _text(html)
     assert "Cells are numbered from 1" in html
     assert "/kit/runner.py" not in html and "Traceback" not in html  # grader internals stay out
 
 
-def test_a_card_says_what_the_marking_scheme_charged_not_the_tests_points():
-    knock = "TiedEmbeddingLM: the gradient was not checked because forward does not compute E[ids] @ E.T"
-    tests = [
-        TestOutcome(
-            "test_identity.py::test_tied_lm_head_is_the_embedding_parameter",
-            6,
-            "parameter identity",
-            False,
-            COPIED,
-            charged=6.0,
-        ),
-        TestOutcome(
-            "test_identity.py::test_wrapper_head_is_the_embedding_parameter",
-            6,
-            "parameter identity",
-            True,
-            "",
-            charged=6.0,
-        ),
-        TestOutcome(
-            "test_gradients.py::test_tied_lm_shared_gradient_is_sum_of_paths",
-            6,
-            "gradient accumulation",
-            False,
-            knock,
-            charged=0.0,
-        ),
-    ]
-    html = feedback_html(Result(tests=tests, run=None), student="s", assignment="weight_tying")
-    assert "Costs 0 points" in html  # a knock-on: its root cause is charged where it is named
-    assert "Costs 6 points" in html and "Score: 6 / 18" in html
+def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_points_lost():
+    result = _copied()
+    html = _text(feedback_html(result, student="ann", assignment="weight_tying", spec=SPEC))
+    assert "a second table (copied table or untied head)" in html  # the misconception's title
+    costs = SPEC.scheme.misconceptions["two_tables"].costs  # at most the points of the tests it fails
+    cost = min(costs["parameter identity"], 8 + 2) + min(costs["gradient accumulation"], 6 + 3)
+    assert f"Costs {cost:g} points, once in exercise 1 over 4 tests" in html
+    assert "not charged again" in html  # the knock-on, covered by the charge
+    lost = 100 - result.score
+    costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
+    assert sum(costs) == lost and f"Points lost: {lost:g} points, the sum of the charges below." in html
+    assert "How the marks are given: each mistake costs once per exercise" in html
+    assert html.index("What to fix") < html.index("Passed (")
 
 
-def test_a_message_repeated_for_several_subjects_is_collapsed_and_failures_come_before_passes():
-    html = feedback_html(_copied(), student="ann", assignment="weight_tying")
-    assert html.count(COPIED) == 1  # once, not once per test
-    assert "checking TiedEmbeddingLM after .to(torch.float64)" in _text(html)
-    assert html.index("What to fix") < html.index("Passed (1 test)")
-    assert "<title>weight_tying: feedback for ann</title>" in html
-    groups = failure_groups(_copied().failing())
-    assert [sum(t.points for _, t in members) for _, members in groups] == [8, 4]  # most points lost first
+def test_the_chinese_page_groups_and_charges_exactly_as_the_english_one():
+    for make in (_stub, _copied):
+        english = feedback_html(make(), student="s", spec=SPEC)
+        chinese = feedback_html(make("zh"), student="s", spec=SPEC, names=names(SPEC, "zh"))
+        assert english.count('class="card"') == chinese.count('class="card"')
+        assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<!共)扣 (\d+) 分[，：]", chinese)
 
 
 def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_path):
     evil = "<script>alert('x')</script> \udcff"
-    result = Result(tests=[TestOutcome("t.py::test_a", 1, "a", False, evil)], run=RunFacts(status="ok"))
+    finding = Finding(Said("judge.failed_your_code_raised", what="x", text=evil))
+    result = Result(tests=[TestOutcome("t.py::test_a", 1, "a", False, finding)], run=RunFacts(status="ok"))
     path = write_feedback(result, tmp_path / "fb" / "eve.html", student="<b>eve</b>", assignment="selftest")
     page = path.read_text(encoding="utf-8")
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;b&gt;eve" in page
@@ -137,7 +111,7 @@ def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_
 
 
 def test_a_result_with_missing_fields_still_gets_a_page(tmp_path):
-    weird = Result(tests=[TestOutcome("?", 0.0, "other", False, "")], run=None)  # no run facts, no message
+    weird = Result(tests=[TestOutcome("?", 0.0, "other", False, Finding(verbatim("")))], run=None)  # no run facts
     page = write_feedback(weird, tmp_path / "w.html").read_text()
     assert "Score: 0 / 0" in page and "status: unknown" in page and 'class="card"' in page
     with pytest.raises(TypeError, match="Result"):

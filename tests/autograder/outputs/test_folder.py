@@ -8,16 +8,20 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
+from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, FolderBusy, Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
+from autograder.protocol.said import verbatim
 
 KEY = os.fsdecode(b"caf\xe9")
 
 
 def _result(passed: bool = True) -> Result:
     return Result(
-        tests=[TestOutcome("t.py::test_a", 2.0, "values", passed, "" if passed else "wrong")], run=RunFacts("ok")
+        tests=[TestOutcome("t.py::test_a", 2.0, "values", passed, None if passed else Finding(verbatim("wrong")))],
+        run=RunFacts("ok"),
     )
 
 
@@ -71,7 +75,7 @@ def test_a_result_file_of_another_format_is_never_misread_nor_reused(tmp_path, f
     folder.save_result(ann, _result(), grading_key="key-1", assignment="selftest")
     data = json.loads(folder.result_path("ann").read_text())
     if fmt is None:  # what an older kit wrote: Gradescope's shape, with the same grading key
-        old = _result().to_gradescope()
+        old = gradescope_results(_result(), None)
         old["extra_data"]["batch"] = data["batch"]
         data = old
     else:

@@ -28,8 +28,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # n
 
 def result(identity: int, forward: int) -> Result:
     """1-point tests: `identity` of 2 passed in one area, `forward` of 3 in another."""
-    tests = [TestOutcome(f"t.py::test_id{i}", 1.0, "parameter identity", i < identity, "") for i in range(2)]
-    tests += [TestOutcome(f"t.py::test_fw{i}", 1.0, "forward (logits)", i < forward, "") for i in range(3)]
+    tests = [TestOutcome(f"t.py::test_id{i}", 1.0, "parameter identity", i < identity) for i in range(2)]
+    tests += [TestOutcome(f"t.py::test_fw{i}", 1.0, "forward (logits)", i < forward) for i in range(3)]
     return Result(tests=tests, run=RunFacts(status="ok"))
 
 

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # n
 
 
 def _result(passed: int) -> Result:
-    tests = [TestOutcome(f"t.py::test_{i}", 1.0, "parameter identity", i < passed, "") for i in range(2)]
+    tests = [TestOutcome(f"t.py::test_{i}", 1.0, "parameter identity", i < passed) for i in range(2)]
     return Result(tests=tests, run=RunFacts(status="ok"))
 
 

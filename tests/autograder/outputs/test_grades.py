@@ -11,7 +11,7 @@ from autograder.outputs.grades import grades_csv, neutralise
 
 
 def _graded(points: float) -> Result:
-    return Result(tests=[TestOutcome("t.py::test_a", 2.0, "values", points > 0, "")], run=RunFacts("ok"))
+    return Result(tests=[TestOutcome("t.py::test_a", 2.0, "values", points > 0)], run=RunFacts("ok"))
 
 
 def test_formula_starters_get_a_quote_and_numbers_pass_through():

@@ -17,10 +17,12 @@ from pathlib import Path
 import pytest
 
 from autograder.graders.kit import KIT_ROOT
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
+from autograder.protocol.said import Said, verbatim
 from dnnlpy.notebook import CellPlace
 
 SCRIPT = "<script>alert(1)</script>"
@@ -30,11 +32,12 @@ JS = "javascript:alert(1)"
 RTL = "cat\u202egnp.exe"
 HOSTILE = f"{SCRIPT} {ATTR} {TEMPLATE} {JS} {RTL} '\""
 TAGS = {
-    "html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "code", "div", "table", "thead",
+    "html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "b", "code", "div", "table", "thead",
     "tbody", "tr", "th", "td", "ul", "li", "span", "details", "summary", "small", "a", "img",
 }  # fmt: skip
 ATTRIBUTES = {"lang", "charset", "name", "content", "class", "style", "href", "title", "alt", "src", "aria-hidden"}
 ATTRIBUTES |= {"data-label"}  # the Students table's labels on a phone (report.html.j2)
+ATTRIBUTES |= {"data-points"}  # what a charge's card costs, as a number (feedback.html.j2)
 
 
 class _Markup(HTMLParser):
@@ -70,15 +73,41 @@ def _assert_inert(page: str, where: str) -> None:
 
 
 def _result(language: str, *, status: str = "ok", running: dict | None = None, alone: str = "") -> Result:
-    """A result with hostile text everywhere; `alone`: a misconception's keyword that only this result shows."""
+    """A result with hostile text everywhere; `alone`: a misconception (its scheme id) only this result shows."""
     tests = [
-        TestOutcome(f"test_x.py::test_{HOSTILE}[{HOSTILE}]", 5, HOSTILE, False, f"{HOSTILE}: {HOSTILE}"),
-        *([TestOutcome("test_x.py::test_alone", 1, "shape flow", False, f"lm_head: {alone}")] if alone else []),
-        TestOutcome(
-            f"test_x.py::test_raised_{HOSTILE}", 3, HOSTILE, False, f"{HOSTILE} failed: your code raised {HOSTILE}"
+        *(
+            [
+                TestOutcome(
+                    "test_x.py::test_alone",
+                    1,
+                    "shape flow",
+                    False,
+                    Finding(Said("diag.tie.copied"), names=alone),
+                    1.0,
+                    f"misconception:{alone}",
+                )
+            ]
+            if alone
+            else []
         ),
-        TestOutcome("test_x.py::test_missing", 2, "shape flow", False, f"no evidence for experiment '{HOSTILE[:60]}'"),
-        TestOutcome(f"test_x.py::test_ok_{HOSTILE}", 4, HOSTILE, True, ""),
+        TestOutcome(
+            f"test_x.py::test_{HOSTILE}[{HOSTILE}]", 5, HOSTILE, False, Finding(verbatim(f"{HOSTILE}: {HOSTILE}"))
+        ),
+        TestOutcome(
+            f"test_x.py::test_raised_{HOSTILE}",
+            3,
+            HOSTILE,
+            False,
+            Finding(Said("judge.failed_your_code_raised", what=HOSTILE, text=HOSTILE)),
+        ),
+        TestOutcome(
+            "test_x.py::test_missing",
+            2,
+            "shape flow",
+            False,
+            Finding(Said("judge.no_evidence_for", what=repr(HOSTILE[:60]), why=HOSTILE), owed=True),
+        ),
+        TestOutcome(f"test_x.py::test_ok_{HOSTILE}", 4, HOSTILE, True),
     ]
     run = RunFacts(
         status=status,
@@ -109,7 +138,7 @@ def hostile_class(tmp_path) -> Path:
         "javascript:alert(1)": _result("en", status="timeout", running={"check": HOSTILE}),
         f"{RTL}-zh": _result(ATTR, status="memory"),
         # a run status no kit writes, and the only student showing a misconception: its sample's language
-        "status": _result(ATTR, status=HOSTILE, alone="copied table"),
+        "status": _result(ATTR, status=HOSTILE, alone="two_tables"),
         "grader": Result.grader_failure(HOSTILE),
         "missing": None,
         "../../outside": None,  # a tampered manifest's id: no page is written outside the folder
@@ -138,7 +167,7 @@ def hostile_class(tmp_path) -> Path:
 
 
 def test_the_report_and_every_feedback_page_keep_hostile_text_inert(hostile_class):
-    report = write_report(hostile_class, keywords=[HOSTILE[:20], "copied table"])
+    report = write_report(hostile_class)
     _assert_inert(report.read_text(encoding="utf-8"), "report.html")
     pages = sorted((hostile_class / "feedback").glob("*.html"))
     assert len(pages) == 7, [p.name for p in pages]

@@ -8,9 +8,11 @@ from __future__ import annotations
 import pytest
 
 from autograder.graders.kit import KIT_ROOT
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.report import write_report
+from autograder.protocol.said import Said
 
 pytestmark = pytest.mark.e2e  # a browser start-up; CI runs it (and fails it if Chromium is missing)
 
@@ -43,12 +45,20 @@ def _hung(language: str) -> Result:
     a Chinese-edition result is rendered in Chinese after marking, as the engine does."""
     from autograder.grading.editions import localize
 
-    message = "no evidence for experiment 'gpt_generate': the submission was stopped at the time limit before it ran"
+    message = Finding(
+        Said(
+            "judge.no_evidence_for",
+            what=Said("judge.experiment_named", name="'gpt_generate'"),
+            why=Said("judge.the_submission_was_stopped_at_the"),
+        ),
+        owed=True,
+    )
     tests = [
-        TestOutcome(f"test_generation.py::test_generate_{i}", 2, "argmax generation", False, message) for i in range(12)
+        TestOutcome(f"test_generation.py::test_generate_{i}", 2, "argmax generation", False, message, 2.0, "test")
+        for i in range(12)
     ]
     tests += [
-        TestOutcome("test_identity.py::test_tied_lm_head_is_the_embedding_parameter", 6, "parameter identity", True, "")
+        TestOutcome("test_identity.py::test_tied_lm_head_is_the_embedding_parameter", 6, "parameter identity", True)
     ]
     run = RunFacts(status="timeout", limit=60, running={"cell": 14}, required_names=["TiedEmbeddingLM"])
     result = Result(tests=tests, run=run, seed=5, execution_time=60)

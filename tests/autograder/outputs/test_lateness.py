@@ -16,12 +16,14 @@ import pytest
 from nbgrader.api import Gradebook
 
 import autograder.grading.executors
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.outputs.classrun import ClassJob, grade_class
 from autograder.outputs.gradebook import GradebookEntry, kit_cells, write_gradebook
 from autograder.outputs.lateness import DueDates, assess, due_dates, policy_from_course, policy_from_option
 from autograder.outputs.roster import build_roster
+from autograder.protocol.said import Said
 
 pytestmark = pytest.mark.filterwarnings("ignore::sqlalchemy.exc.SAWarning")  # nbgrader's own add_submission
 VENV_BIN = str(Path(sys.executable).parent)
@@ -106,8 +108,9 @@ def test_due_dates_and_extensions_come_from_nbgraders_gradebook(tmp_path, monkey
 def _graded(monkeypatch, tmp_path, **options):
     def batch(*, submissions, on_result, seed, **_):
         for uid in sorted(submissions):
-            tests = [TestOutcome("test_a.py::test_tie", 80.0, "parameter identity", True, "")]
-            tests.append(TestOutcome("test_a.py::test_gen", 20.0, "argmax generation", False, "generate: wrong"))
+            tests = [TestOutcome("test_a.py::test_tie", 80.0, "parameter identity", True)]
+            wrong = Finding(Said("judge.failed_your_code_raised", what="generate", text="ValueError: wrong"))
+            tests.append(TestOutcome("test_a.py::test_gen", 20.0, "argmax generation", False, wrong))
             on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
 
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
@@ -146,7 +149,7 @@ def test_a_chinese_page_says_when_it_was_handed_in_in_chinese(tmp_path):
     from autograder.outputs.feedback import feedback_html
     from autograder.outputs.lateness import Late
 
-    result = Result(tests=[TestOutcome("t.py::test_a", 100.0, "a", True, "")], run=RunFacts("ok"), language="zh")
+    result = Result(tests=[TestOutcome("t.py::test_a", 100.0, "a", True)], run=RunFacts("ok"), language="zh")
     late = Late("2026-05-04 14:30 UTC", "", "2026-05-04 12:00 UTC", 9000.0, 15.0)
     page = feedback_html(result, student="zhou", late=late)
     assert "提交于 2026-05-04 14:30 UTC，比截止时间（2026-05-04 12:00 UTC）晚了 2 小时 30 分钟：迟交扣 15 分" in page
@@ -162,7 +165,7 @@ def test_the_penalty_and_the_due_date_go_to_nbgraders_gradebook_apart_from_the_p
         gb.add_notebook("nb", "wt")
         for cell in kit_cells({"values": 3}):
             gb.add_task_cell(cell.grade_id, "nb", "wt", max_score=cell.points, cell_type="markdown")
-    tests = [TestOutcome(f"t.py::test_{i}", 1.0, "values", True, "") for i in range(3)]
+    tests = [TestOutcome(f"t.py::test_{i}", 1.0, "values", True) for i in range(3)]
     entries = [GradebookEntry("ann", Result(tests=tests, run=RunFacts("ok")), "ann", late_penalty=1.0)]
     entries.append(GradebookEntry("ben", Result(tests=tests, run=RunFacts("ok")), "ben"))
     write_gradebook(entries, db, assignment="wt", due=datetime(2026, 5, 4, 12, tzinfo=UTC))

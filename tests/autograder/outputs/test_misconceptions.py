@@ -1,51 +1,50 @@
-"""Misconceptions are counted once per student, under the root cause only."""
+"""The report's misconceptions are the charges marking made: each student once per misconception, read from
+the charge's id, never from a message's words; a crash or a timeout is not a misconception."""
 
 from __future__ import annotations
 
+from autograder.graders import get_assignment
+from autograder.grading.findings import Finding
 from autograder.outputs.classview import load_class
 from autograder.outputs.misconceptions import misconceptions
+from autograder.protocol.said import Said
 
-KEYWORDS = [
-    "copied table",
-    "untied",
-    ".data sharing",
-    "no crop",
-    "wrong crop",
-    "wrong position",
-    "sampling instead of argmax",
-]
-BOTH = "lm_head.weight did not change: copied table or untied head (copy.deepcopy / .clone())"
-COPIED = "lm_head.weight holds a copy of token_embed.weight: copied table"
-COUNT = "has 320 unique parameters, expected 160: copied table, untied head or .data sharing"
-CROPS = "-> no crop / wrong crop: the model reads at most block_size tokens"
-GREEDY = "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append"
-DETERMINISTIC = "two calls returned different tokens: sampling instead of argmax"
+SPEC = get_assignment("weight_tying")
+COPIED = Finding(Said("diag.tie.copied"), names="two_tables")
+CROP = Finding(Said("judge.gen.no_crop_or", name=Said("suite.wrong_crop_block_size_1_tokens_2")), names="crop")
+# A student's exception that quotes a misconception's words names nothing.
+FORGED = "ValueError: copied table, sampling instead of argmax, positional embedding tied"
 
 
 def _counts(batch_folder, area_result, failing_by_student):
     view = load_class(batch_folder({s: area_result(f) for s, f in failing_by_student.items()}))
-    return {m.name: len(m.students) for m in misconceptions(view, KEYWORDS)}
+    return {m.key: len(m.students) for m in misconceptions(view, SPEC)}
 
 
-def test_a_cause_one_message_names_alone_explains_the_messages_that_list_it_among_others(batch_folder, area_result):
+def test_each_student_counts_once_per_misconception_charged(batch_folder, area_result):
     counts = _counts(
         batch_folder,
         area_result,
         {
-            "ann": {"parameter identity": COPIED, "parameter counts": COUNT, "shape flow": BOTH},
-            "bo": {"argmax generation": DETERMINISTIC, "shape flow": GREEDY},
+            "ann": {"parameter identity": COPIED, "parameter counts": COPIED, "gradient accumulation": COPIED},
+            "bo": {"parameter identity": COPIED, "argmax generation": CROP},
+            "cy": {"argmax generation": CROP},
         },
     )
-    assert counts == {"copied table": 1, "sampling instead of argmax": 1}
+    assert counts == {"two_tables": 2, "crop": 2}
 
 
-def test_without_a_definite_cause_a_student_counts_once_not_once_per_keyword(batch_folder, area_result):
-    counts = _counts(
-        batch_folder,
-        area_result,
-        {
-            "cy": {"parameter identity": BOTH, "parameter counts": COUNT},  # both list "copied table" first
-            "di": {"argmax generation": CROPS},  # one message, two causes: one entry
-        },
+def test_the_students_words_and_crashes_are_no_misconception(batch_folder, area_result):
+    counts = _counts(batch_folder, area_result, {"eve": {"shape flow": FORGED, "argmax generation": FORGED}})
+    assert counts == {}
+
+
+def test_each_misconception_has_its_title_and_a_sample_in_english_when_one_is_there(batch_folder, area_result):
+    view = load_class(
+        batch_folder(
+            {"zh": area_result({"parameter identity": COPIED}), "en": area_result({"parameter identity": COPIED})}
+        )
     )
-    assert counts == {"copied table": 1, "no crop or wrong crop": 1}
+    found = misconceptions(view, SPEC)
+    assert [m.name for m in found] == ["a second table (copied table or untied head)"]
+    assert found[0].sample_language == "en" and found[0].sample.startswith("copied table: lm_head.weight holds")

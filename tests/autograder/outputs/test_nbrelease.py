@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
 from autograder.outputs.classview import load_class
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.nbrelease import place_feedback
 from autograder.outputs.report import write_report
+from autograder.protocol.said import Said
 
 SECRET = "a" * 128
 
@@ -36,7 +38,7 @@ def _course(tmp_path: Path, area_result) -> tuple[Path, Path]:
         data = {"format": RESULT_FORMAT, "batch": {}, "result": result.to_wire()}
         (out / "results" / f"{student}.json").write_text(json.dumps(data))
     (out / "manifest.json").write_text(manifest.to_json())
-    write_report(out, keywords=[])
+    write_report(out)
     return course, out
 
 
@@ -83,7 +85,8 @@ def test_a_linked_hand_in_never_overwrites_a_classmates_feedback(tmp_path, monke
     def batch(*, submissions, on_result, seed, **_):
         for uid, path in sorted(submissions.items()):
             ok = not Path(path).is_symlink()
-            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", ok, "" if ok else "refused")]
+            wrong = None if ok else Finding(Said("judge.failed_your_code_raised", what="x", text="ValueError: refused"))
+            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", ok, wrong)]
             on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed))
 
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)

@@ -8,11 +8,14 @@ import pytest
 
 import autograder.grading.executors
 import autograder.outputs.cachekey
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
 from autograder.outputs.preview import preview_class
+from autograder.protocol.said import Said
 
+WRONG = Finding(Said("judge.failed_your_code_raised", what="x", text="ValueError: wrong"))
 NOTEBOOK = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
 
 
@@ -23,8 +26,10 @@ def _scheme(points: dict[str, tuple[float, float]]):
         for uid in sorted(submissions):
             identity, generation = points[uid]
             tests = [
-                TestOutcome("t.py::test_tie", 60.0, "identity", identity == 60, "" if identity == 60 else "x"),
-                TestOutcome("t.py::test_gen", 40.0, "generation", generation == 40, "" if generation == 40 else "y"),
+                TestOutcome("t.py::test_tie", 60.0, "identity", identity == 60, None if identity == 60 else WRONG),
+                TestOutcome(
+                    "t.py::test_gen", 40.0, "generation", generation == 40, None if generation == 40 else WRONG
+                ),
             ]
             on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
 

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result
 from autograder.outputs.report import main, write_report
+from autograder.protocol.said import Said
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 EVIL = "<script>alert('pwned')</script>"
-STUB = "X failed: your code raised NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"
+STUB = "NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"  # what the starter code raises
 ALL = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
 
 
@@ -23,13 +25,17 @@ ALL = ("parameter identity", "shape flow", "parameter counts", "gradient accumul
 def graded(batch_folder, area_result) -> Path:
     """Full marks, two with the same misconception, a timeout, a blank stub, an unreadable file, a grader
     error, a student not graded yet, and a message with markup and a lone surrogate."""
-    head = "TiedEmbeddingLM: lm_head.weight did not change: copied table (copy.deepcopy)"
+    head = Finding(Said("diag.tie.copied"), names="two_tables")
+    scaled = Finding(Said("diag.logits.scaled", scale="2"), names="logits_scaled")
+    owed = Finding(
+        Said("judge.no_evidence_for", what="x", why=Said("judge.the_submission_was_stopped_at_the")), owed=True
+    )
     return batch_folder(
         {
             "alice": area_result(seconds=2.0),
             "bob": area_result({"parameter identity": head}, seconds=4.0),
-            "cy": area_result({"parameter identity": head, "shape flow": "logits scaled by 2"}, seconds=3.0),
-            "abe": area_result({"argmax generation": "no evidence"}, status="timeout", seconds=61.0),
+            "cy": area_result({"parameter identity": head, "shape flow": scaled}, seconds=3.0),
+            "abe": area_result({"argmax generation": owed}, status="timeout", seconds=61.0),
             "stu": area_result(dict.fromkeys(ALL, STUB), seconds=1.0),
             "nan": area_result(dict.fromkeys(ALL, "not a notebook")),
             "zed": Result.grader_failure("RuntimeError: worker died"),
@@ -74,9 +80,10 @@ def test_blank_and_unreadable_are_counted_apart_and_kept_out_of_the_statistics(g
 def test_misconceptions_are_ranked_with_counts_and_linked_examples(graded):
     page = write_report(graded).read_text()
     rows = re.findall(r'<tr><td><b>([^<]*)</b></td><td class="num">(\d+)</td><td>(.*?)</td>', page)
-    assert rows[0][:2] == ("copied table", "2")
+    assert rows[0][:2] == ("a second table (copied table or untied head)", "2")  # the misconception's title
     assert 'href="feedback/bob.html"' in rows[0][2] and 'href="feedback/cy.html"' in rows[0][2]
     assert ("logits scaled", "1") in [r[:2] for r in rows]
+    assert len(rows) == 2  # what was charged as a misconception, nothing else: no crash, no timeout
 
 
 def test_pass_rates_per_area_and_per_test_and_the_slowest_first(graded):

@@ -16,7 +16,7 @@ from autograder.qa.calibrate import Verdict
 
 def _outcome(names: list[str]):
     roster = build_roster({n: Path(f"{i}.py") for i, n in enumerate(names)}, roots=[], assignment="selftest")
-    result = Result(tests=[TestOutcome("t.py::test_a", 3.0, "values", True, "")], run=RunFacts("ok"))
+    result = Result(tests=[TestOutcome("t.py::test_a", 3.0, "values", True)], run=RunFacts("ok"))
     results = {s.uid: result for s in roster[:-1]}  # the last one has no result yet
     return SimpleNamespace(
         roster=roster,

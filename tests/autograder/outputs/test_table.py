@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from autograder.grading.findings import Finding
 from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.table import readable_name, render
+from autograder.protocol.said import Said
 
 MESSAGE = (
     "generate() kept 12 tokens of context but block_size is 8: crop to the last block_size "
@@ -16,13 +18,13 @@ MESSAGE = (
 def _result(output: str = "Your code ran to the end.", message: str = MESSAGE) -> Result:
     return Result(
         tests=[
-            TestOutcome("test_identity.py::test_same_parameter", 2.0, "parameter identity", True, ""),
+            TestOutcome("test_identity.py::test_same_parameter", 2.0, "parameter identity", True),
             TestOutcome(
                 "test_generation.py::test_generate_respects_block_size_when_the_prompt_is_long[3]",
                 5.0,
                 "generation",
                 False,
-                message,
+                Finding(Said("judge.failed_your_code_raised", what="generate", text=message)),
             ),
         ],
         run=None,
@@ -36,7 +38,7 @@ def test_readable_name_drops_file_and_test_prefix():
     assert readable_name("check_me") == "check_me".replace("_", " ")
 
 
-def test_table_shows_whole_names_and_wrapped_messages_under_failures():
+def test_table_shows_each_charge_with_its_message_and_the_tests_it_covers_whole():
     console = Console(width=80, record=True, color_system=None)
     render(_result(), title="alice.ipynb", console=console)
     text = console.export_text()
@@ -44,12 +46,12 @@ def test_table_shows_whole_names_and_wrapped_messages_under_failures():
     assert max(len(line) for line in lines) <= 80
     assert "…" not in text and "test_generation.py" not in text
     flat = " ".join(" ".join(line.strip("│ ").split()) for line in lines)
-    assert "generate respects block size when the" in flat and "same parameter" in flat
-    # the message is wrapped inside the table, after its test's name, and rich markup in it is shown as is
+    assert "generate respects block size when the" in flat
+    # the charge's message, wrapped inside the table, then the test it covers; rich markup in it shown as is
     name_row = next(i for i, line in enumerate(lines) if "generate respects" in line)
     message_row = next(i for i, line in enumerate(lines) if "generate() kept 12" in line)
-    assert message_row > name_row and "[red]not" in text
-    assert "Score: 2 / 7" in text
+    assert message_row < name_row and "[red]not" in text
+    assert "Score: 2 / 7" in text and "-5" in text and "Points lost: 5 points" in text
 
 
 def test_student_text_never_reaches_the_terminal_as_escapes():

@@ -44,7 +44,9 @@ def test_dask_local_cluster_scores_equal_the_local_pool(tmp_path, certs, tls_clu
     for student in files:
         a, b = local[student], remote[student]
         assert (a.score, a.max_score, a.status, a.seed) == (b.score, b.max_score, b.status, b.seed), student
-        assert [(t.name, t.passed, t.output) for t in a.tests] == [(t.name, t.passed, t.output) for t in b.tests]
+        assert [(t.name, t.passed, t.finding, t.charged) for t in a.tests] == [
+            (t.name, t.passed, t.finding, t.charged) for t in b.tests
+        ]
     assert remote["plus"].score == 3 and remote["huge"].score == 0 and "not run" in remote["huge"].output
 
 

@@ -35,14 +35,17 @@ _BUDGET_SECONDS_ZH = re.compile(r"在 [\d.]+ 秒内")
 
 
 def _graded(result) -> tuple:
-    """What must not differ between the two paths: status, score, every test's verdict and message (and its
-    message in the submission's language)."""
+    """What must not differ between the two paths: status, score, every test's verdict, charge and finding
+    (its message in English and in the submission's language)."""
     same = lambda text: _BUDGET_SECONDS_ZH.sub("在 N 秒内", _BUDGET_SECONDS.sub(r"\1 N s", text))  # noqa: E731
     return (
         result.status,
         result.score,
         result.max_score,
-        [(t.name, t.points, t.area, t.passed, same(t.output), same(t.localized)) for t in result.tests],
+        [
+            (t.name, t.points, t.area, t.passed, t.charged, t.charged_to, same(t.message("en")), same(t.message("zh")))
+            for t in result.tests
+        ],
         same(result.output),
     )
 
@@ -85,7 +88,8 @@ def test_both_paths_judge_a_chinese_hand_in_in_chinese_alike(tmp_path):
     (warm,) = _same_on_both_paths([(WEIGHT_TYING, chinese)])
     failed = [t for t in warm.tests if not t.passed]
     assert warm.language == "zh"
-    assert failed and all(re.search(r"[\u4e00-\u9fff]", t.output) for t in failed), [t.output for t in failed]
+    shown = [t.message(warm.language) for t in failed]
+    assert failed and all(re.search(r"[\u4e00-\u9fff]", text) for text in shown), shown
 
 
 @pytest.mark.sweep
@@ -136,7 +140,7 @@ def test_a_polluting_submission_does_not_change_the_next_ones_grade(tmp_path):
 def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(tmp_path):
     path = tmp_path / "solution.py"
     path.write_text(WEIGHT_TYING.solution_path.read_text() + WARMED)
-    worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=0.01))
+    worker = Worker("weight_tying", Limits(wall_seconds=60, judge_seconds=1e-6))
     try:
         result = worker.grade_path(path, seed=SEED)
         stats = worker.stats()
@@ -144,7 +148,7 @@ def test_judge_past_its_time_limit_gives_a_judge_limit_result_and_a_fresh_judge(
         worker.close()
     assert result.status == JUDGE_LIMIT and result.grader_error is None
     assert result.max_score == 100  # every test is listed; those not judged score 0
-    assert any("not judged: the judge stopped at its time limit" in t.output for t in result.tests)
+    assert any("not judged: the judge stopped at its time limit" in t.message() for t in result.tests)
     assert "judge's own time or memory limit" in result.output
     assert stats["judges_started"] >= 1
     # The grader's warm imports were there before the run: the zygote imported them once.

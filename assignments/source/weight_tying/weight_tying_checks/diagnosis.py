@@ -2,12 +2,11 @@
 """Trusted and public: name the misconception behind a wrong weight_tying value, in one place.
 
 Used by the hidden suite (on evidence), by the students' self-check and by the notebook's visible test cells
-(on live objects); ``scripts/build_notebook.py`` copies this file into the release as
-``weight_tying_diagnosis.py``. Every function returns None when the value is right, else a sentence that
-contains the misconception's keyword (MISCONCEPTIONS.md lists them) and the notebook section to reread; no
-message prints the line of code that fixes it. Each message comes from the message catalog (messages.py, a
-copy of which sits beside this one in the release), in the `language` asked for: the hidden suite asks for
-English (the marking scheme reads it), the self-check for the student's. Imports torch only.
+(on live objects); ``scripts/build_notebook.py`` copies this file into the release. Every function returns None
+when the value is right, else a message as a value (``Said``: a catalog id of messages.py and its
+parameters) that names the misconception (the catalog's ``NAMES``) and the notebook section to reread; no
+message prints the line of code that fixes it. The hidden suite keeps it as a value (the pages render it in
+the reader's language); the self-check renders it at once (``render``). Imports torch only.
 """
 
 from __future__ import annotations
@@ -15,7 +14,9 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .messages import render
+from .said import Said, render
+
+from . import messages  # noqa: F401 - registers the catalog every message below comes from
 
 __all__ = [
     "SECTIONS",
@@ -46,15 +47,17 @@ _RATIO_TOL = {"rtol": 1e-3, "atol": 1e-6}  # recognising "twice" / "half" / "one
 
 # The notebook's sections (assignments/source/weight_tying/weight_tying.ipynb, "## N. title"), by number.
 # A test keeps them in step with the notebook's headings.
-SECTIONS = {n: render(f"section.{n}") for n in (2, 4, 5, 6, 7, 8, 9)}
+SECTIONS = {n: render(Said(f"section.{n}")) for n in (2, 4, 5, 6, 7, 8, 9)}
 
 
-def reread(*numbers: int, language: str = "en") -> str:
+def reread(*numbers: int) -> Said:
     """' (reread section 7, "Gradients from both ends add up")': where the notebook explains the point."""
-    parts = [
-        render("diag.reread.section", language, number=n, heading=render(f"section.{n}", language)) for n in numbers
-    ]
-    return render("diag.reread", language, sections=render("diag.reread.and", language).join(parts))
+    sections = Said("diag.reread.section", number=numbers[0], heading=Said(f"section.{numbers[0]}"))
+    for n in numbers[1:]:
+        sections = (
+            sections + Said("diag.reread.and") + Said("diag.reread.section", number=n, heading=Said(f"section.{n}"))
+        )
+    return Said("diag.reread", sections=sections)
 
 
 def grad_tol(expected: Tensor) -> dict:
@@ -80,9 +83,8 @@ def tie_problem(
     follows_after_forward: bool = False,
     equal_values: bool = False,
     pos_shape: tuple[int, ...] | None = None,
-    language: str = "en",
     flag_off: bool = False,
-) -> str | None:
+) -> Said | None:
     """None when the head behaves as tied; otherwise the misconception behind it.
 
     `follows`: an in-place change of token_embed.weight shows in lm_head.weight (before any forward call);
@@ -92,8 +94,8 @@ def tie_problem(
     belongs to a dnnlpy MiniGPT built with weight_tying=False (or without the flag, which is the same).
     """
 
-    def say(key: str, section: int, **params) -> str:
-        return render(f"diag.tie.{key}", language, **params) + reread(section, language=language)
+    def say(key: str, section: int, **params) -> Said:
+        return Said(f"diag.tie.{key}", **params) + reread(section)
 
     if follows and same_object:
         return None
@@ -115,13 +117,13 @@ def tie_problem(
 
 
 def logits_problem(
-    logits: object, expected: Tensor, *, block_size: int | None = None, tol: dict | None = None, language: str = "en"
-) -> str | None:
+    logits: object, expected: Tensor, *, block_size: int | None = None, tol: dict | None = None
+) -> Said | None:
     """None when `logits` equals `expected` (B, T, V) within `tol`; else the mistake it looks like."""
 
-    def say(key: str, section: int | None, **params) -> str:
-        text = render(f"diag.logits.{key}", language, **params)
-        return text + reread(section, language=language) if section else text
+    def say(key: str, section: int | None, **params) -> Said:
+        text = Said(f"diag.logits.{key}", **params)
+        return text + reread(section) if section else text
 
     tol = tol or TOL
     if not isinstance(logits, Tensor):
@@ -183,13 +185,13 @@ def logits_follow_table(logits: Tensor, expected: Tensor) -> bool:
     return scale > 0 and float((xc - scale * yc).norm()) <= 1e-3 * norm * max(scale, 1e-12)
 
 
-def _say(key: str, language: str, *sections: int, **params) -> str:
+def _say(key: str, *sections: int, **params) -> Said:
     """Catalog message `key`, then where to reread (when `sections` are given)."""
-    text = render(key, language, **params)
-    return text + reread(*sections, language=language) if sections else text
+    text = Said(key, **params)
+    return text + reread(*sections) if sections else text
 
 
-def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor, language: str = "en") -> str | None:
+def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor) -> Said | None:
     """The mistake behind a gradient right on some rows (ids) only, if it is one of the embedding options."""
     total = g_in + g_out
     tol = grad_tol(total)
@@ -198,90 +200,89 @@ def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor, language: str = "en"
         return None
     looked_up = [r for r in wrong if float(g_in[r].abs().max()) > 0]
     if looked_up and all(close(grad[r], g_out[r], **_RATIO_TOL) for r in looked_up):
-        return _say("diag.grad.padding_idx", language, 7, 2, rows=looked_up[:5])
+        return _say("diag.grad.padding_idx", 7, 2, rows=looked_up[:5])
     shares = [
         float((grad[r] - g_out[r]).double() @ g_in[r].double() / (g_in[r].double() @ g_in[r].double()))
         for r in looked_up
     ]
     if looked_up and all(s > 0 and abs(1 / s - round(1 / s)) < 1e-3 and round(1 / s) >= 2 for s in shares):
-        return _say("diag.grad.scale_grad_by_freq", language, 7, 2, rows=looked_up[:5])
+        return _say("diag.grad.scale_grad_by_freq", 7, 2, rows=looked_up[:5])
     return None
 
 
-def gradient_problem(
-    grad: Tensor | None, g_in: Tensor, g_out: Tensor, *, same_object: bool, language: str = "en"
-) -> str | None:
+def gradient_problem(grad: Tensor | None, g_in: Tensor, g_out: Tensor, *, same_object: bool) -> Said | None:
     """None when the shared .grad is g_in + g_out (lookup path + head path); else why not."""
     if grad is None:
-        return _say("diag.grad.none", language, 7)
+        return _say("diag.grad.none", 7)
     if grad.is_sparse:
         grad = grad.to_dense()
     total = g_in + g_out
     if close(grad, total, **grad_tol(total)):
         return None
     if close(grad, 2 * total, **_RATIO_TOL):
-        return _say("diag.grad.doubled", language, 7)
+        return _say("diag.grad.doubled", 7)
     if close(grad, 0.5 * total, **_RATIO_TOL):
-        return _say("diag.grad.halved", language, 7)
+        return _say("diag.grad.halved", 7)
     if close(grad, g_in, **_RATIO_TOL) or close(grad, g_out, **_RATIO_TOL):
         path = "embedding" if close(grad, g_in, **_RATIO_TOL) else "head"
         if not same_object:
-            return _say(f"diag.grad.two_parameters.{path}", language, 7)
-        return _say(f"diag.grad.one_path.{path}", language, 7)
-    rows = _row_problem(grad, g_in, g_out, language)
+            return _say(f"diag.grad.two_parameters.{path}", 7)
+        return _say(f"diag.grad.one_path.{path}", 7)
+    rows = _row_problem(grad, g_in, g_out)
     if rows is not None:
         return rows
-    return _say("diag.grad.not_sum", language, 7)
+    return _say("diag.grad.not_sum", 7)
 
 
-def lookup_problem(hidden: Tensor, table: Tensor, ids: Tensor, *, language: str = "en") -> str | None:
+def lookup_problem(hidden: Tensor, table: Tensor, ids: Tensor) -> Said | None:
     """None when `hidden` (B, T, D) is the rows table[ids]; else what the lookup did instead."""
     want = table[ids]
     if tuple(hidden.shape) != tuple(want.shape):
-        return _say("diag.lookup.shape", language, 2, got=tuple(hidden.shape), want=tuple(want.shape))
+        return _say("diag.lookup.shape", 2, got=tuple(hidden.shape), want=tuple(want.shape))
     if close(hidden, want):
         return None
     h, w = hidden.double().reshape(-1, want.shape[-1]), want.double().reshape(-1, want.shape[-1])
     cos = (h * w).sum(-1) / (h.norm(dim=-1) * w.norm(dim=-1)).clamp_min(1e-12)
     cap = float(h.norm(dim=-1).max())
     if bool((cos > 1 - 1e-5).all()) and close(h.norm(dim=-1), w.norm(dim=-1).clamp(max=cap), rtol=1e-4, atol=1e-6):
-        return _say("diag.lookup.max_norm", language, 2, cap=f"{cap:.3g}")
-    return _say("diag.lookup.rows", language, 2)
+        return _say("diag.lookup.max_norm", 2, cap=f"{cap:.3g}")
+    return _say("diag.lookup.rows", 2)
 
 
 def generated_ids_problem(
-    seq: object, prompt: Tensor, max_new_tokens: int, *, check_prompt: bool = True, language: str = "en"
-) -> str | None:
+    seq: object, prompt: Tensor, max_new_tokens: int, *, check_prompt: bool = True
+) -> Said | None:
     """None when `seq` is int64 of shape (B, T + max_new_tokens) starting with the prompt (unless not
     `check_prompt`); else what is off."""
     b, t = prompt.shape
     want = (b, t + max_new_tokens)
     if not isinstance(seq, Tensor):
-        return _say("diag.generate.not_tensor", language, kind=type(seq).__name__)
+        return _say("diag.generate.not_tensor", kind=type(seq).__name__)
     if seq.dtype != torch.int64:
-        return _say("diag.generate.dtype", language, 9, dtype=seq.dtype)
+        return _say("diag.generate.dtype", 9, dtype=seq.dtype)
     if tuple(seq.shape) != want:
         key = "only_new" if tuple(seq.shape) == (b, max_new_tokens) else "count"
-        return _say(f"diag.generate.{key}", language, 9, got=tuple(seq.shape), want=want)
+        return _say(f"diag.generate.{key}", 9, got=tuple(seq.shape), want=want)
     if check_prompt and not torch.equal(seq[:, :t], prompt):
-        return _say("diag.generate.prompt", language, 9)
+        return _say("diag.generate.prompt", 9)
     return None
 
 
-def greedy_problem(seq: Tensor, expected: Tensor, *, again: Tensor | None = None, language: str = "en") -> str | None:
+def greedy_problem(seq: Tensor, expected: Tensor, *, again: Tensor | None = None) -> Said | None:
     """None when `seq` is the greedy decoding `expected` (and a second call `again` repeats it); else why not.
 
     Both are (B, T + n) int64 with the prompt in front (see generated_ids_problem).
     """
     if again is not None and (again.shape != seq.shape or not torch.equal(again, seq)):
-        return _say("diag.generate.sampling", language, 9)
+        return _say("diag.generate.sampling", 9)
     if torch.equal(seq, expected):
         return None
     row, col = (seq != expected).nonzero()[0].tolist()
-    return _say("diag.generate.greedy", language, 9, row=row, col=col)
+    return _say("diag.generate.greedy", 9, row=row, col=col)
 
 
 def shape_mismatch(error: str) -> bool:
     """`error` is what logits and targets whose shapes do not pair up raise (cross_entropy, view, reshape): a
-    loss target shift misread, not a loss that does not run at all. The suite and the self-check share it."""
+    loss target shift misread, not a loss that does not run at all. For the self-check, on the student's own
+    machine: the hidden suite never reads what a student's code raised."""
     return any(word in error for word in ("shape", "size", "match"))

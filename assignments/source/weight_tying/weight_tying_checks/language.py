@@ -13,9 +13,9 @@ import os
 from dnnlpy.notebook import CellPlace, name_cell
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
-from .messages import CATALOG, render
+from .messages import CATALOG, render, render_said
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "unloadable", "cell_name"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "shown", "unloadable", "cell_name"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -34,6 +34,11 @@ def language() -> str:
 def tell(key: str, **params: object) -> str:
     """The catalog's message `key` in the student's language."""
     return render(key, language(), **params)
+
+
+def shown(problem) -> str | None:
+    """What the diagnosis found (a message as a value, or None), in the student's language."""
+    return None if problem is None else render_said(problem, language())
 
 
 def cell_name(place: CellPlace) -> str:

@@ -42,7 +42,7 @@ MESSAGES = {
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
         "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：位置嵌入被绑定"
-        "或被替换了（positional embedding tied）",
+        "或被替换了",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
@@ -56,19 +56,17 @@ MESSAGES = {
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表（copied table），语言模型头上还带了偏置"
-        "（bias on the head）",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表，语言模型头上还带了偏置",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
         "token_embed.weight: copied table",
-        "报告的参数个数说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表"
-        "（copied table）",
+        "报告的参数个数说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表",
     ),
     "judge.counts.one_table_but_bias": (
         "the reported count says one table of V*D parameters, but the logits carry a per-token offset: bias on the "
         "head, whose V parameters the count leaves out",
-        "报告的参数个数说只有一张 V*D 的表，但 logits 带着每个词元各自的偏移：语言模型头带了偏置（bias on the head），"
+        "报告的参数个数说只有一张 V*D 的表，但 logits 带着每个词元各自的偏移：语言模型头带了偏置，"
         "这 V 个参数没有算进参数个数",
     ),
     "judge.counts.one_table_but_other_table": (
@@ -87,12 +85,12 @@ MESSAGES = {
         "minigpt.token_embed.weight, minigpt's logits do not come from it alone: untied head (a second table "
         "hidden from the count?) or a bias on the head",
         "报告的参数个数说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits 并不只"
-        "来自这张表：语言模型头没有绑定（untied head；参数个数里藏了第二张表？），"
-        "或者语言模型头带了偏置（bias on the head）",
+        "来自这张表：语言模型头没有绑定（参数个数里藏了第二张表？），"
+        "或者语言模型头带了偏置",
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
-        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：是不是转置了（transposed）？",
+        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：是不是转置了？",
     ),
     "judge.counts.keys_differ": (
         "state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})",
@@ -102,25 +100,23 @@ MESSAGES = {
         "the reported state_dict has the right keys and shapes, but with the judge's weights loaded model.minigpt "
         "does not compute as a MiniGPT of these sizes: hyper-parameter ignored, or a part replaced",
         "报告的 state_dict 键和形状都对，但加载评分程序的权重之后，model.minigpt 的计算结果与这些尺寸的 MiniGPT 不同："
-        "忽略了超参数（hyper-parameter ignored），或者替换了某个部件",
+        "忽略了超参数，或者替换了某个部件",
     ),
     "note.num_heads_not_checked": (
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
         "ignored (see test_wrapper_state_dict_matches_hyperparameters)",
-        "num_heads 未检查：用这些尺寸构建不出模型，是不是忽略了某个超参数（hyper-parameter ignored）？"
+        "num_heads 未检查：用这些尺寸构建不出模型，是不是忽略了某个超参数？"
         "（见“包装模型的 state_dict 与超参数一致”那一项）",
     ),
     "judge.counts.dropout_train_eval": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
         "hyper-parameter ignored (dropout)",
-        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数"
-        "（hyper-parameter ignored (dropout)）",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数",
     ),
     "judge.counts.dropout_train_neither": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match neither): hyper-parameter "
         "ignored (dropout)",
-        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数"
-        "（hyper-parameter ignored (dropout)）",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数",
     ),
     "judge.counts.malformed_dropout": ("{what}: malformed dropout evidence", "{what}：dropout 的记录格式不对"),
     # gradient accumulation
@@ -133,28 +129,22 @@ MESSAGES = {
     "judge.loss.not_written": (
         "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has no training "
         "objective",
-        "\n→ 损失函数还没有实现（loss not implemented yet）：loss() 仍然抛出 NotImplementedError，模型因此没有训练目标",
-    ),
-    "note.loss_not_checked_pos": (
-        "{call}: the loss was not checked because minigpt.pos_embed.weight has shape {shape}, not (block_size, D): "
-        "the model is not the MiniGPT asked for (see the parameter identity tests)",
-        "{call}：损失未检查：minigpt.pos_embed.weight 的形状是 {shape}，而不是 (block_size, D)，模型不是题目要求的"
-        " MiniGPT（见参数同一性那几项测试）",
+        "\n→ loss 还没有实现：loss() 仍然抛出 NotImplementedError，模型因此没有训练目标",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
-        "{call} = {got} = {n} × {want}：损失不是平均值（loss not mean）：对 {m} 个位置求了和，而没有取平均",
+        "{call} = {got} = {n} × {want}：损失不是平均值：对 {m} 个位置求了和，而没有取平均",
     ),
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍（loss doubled）；绑定的表的两处用法在它的梯度里"
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍；绑定的表的两处用法在它的梯度里"
         "本来就会相加，损失本身就是普通的平均值",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半（loss halved）；绑定的表的两处用法在它的梯度里"
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半；绑定的表的两处用法在它的梯度里"
         "本来就会相加，损失本身就是普通的平均值",
     ),
     # shape flow
@@ -171,10 +161,6 @@ MESSAGES = {
         "MiniGPTWithWeightTying({args}) on input_ids of shape {shape} with tiny weights",
         "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}，权重极小）",
     ),
-    "judge.shapes.matmul_hint": (
-        "\n-> transposed / wrong matmul: the head maps D-vectors to V scores with the (V, D) table",
-        "\n→ 转置了或矩阵乘法写错了（transposed）：语言模型头用 (V, D) 的表把 D 维向量映射成 V 个分数",
-    ),
     "judge.shapes.head_shape": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}",
         "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}",
@@ -182,7 +168,7 @@ MESSAGES = {
     "judge.shapes.head_transposed": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}: transposed (a Linear(V, D) head, or W.T "
         "stored)",
-        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（transposed；语言模型头是 Linear(V, D)，"
+        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（语言模型头是 Linear(V, D)，"
         "或者存的是 W.T）",
     ),
     "judge.shapes.logits_shape": (
@@ -196,17 +182,10 @@ MESSAGES = {
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
     # argmax generation
-    "note.generation_not_checked_sizes": (
-        "generation was not checked because the judge's weights for these sizes cannot be loaded into "
-        "model.minigpt: a hyper-parameter ignored (see the parameter counts tests)",
-        "生成未检查：评分程序为这些尺寸准备的权重加载不进 model.minigpt，是不是忽略了某个超参数"
-        "（hyper-parameter ignored）？（见参数计数那几项测试）",
-    ),
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ 一批有多个提示词时能运行，批大小为 1（B = 1）时却失败了（batch of one）：是不是 squeeze() 或 .item() "
-        "把批这一维去掉了？",
+        "\n→ 一批有多个提示词时能运行，批大小为 1（B = 1）时却失败了：是不是 squeeze() 或 .item() 把批这一维去掉了？",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (
@@ -216,15 +195,15 @@ MESSAGES = {
     "judge.gen.delegated": (
         "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "
         "(crop, run the model, take the argmax of the last position, append), so this area scores zero",
-        "把生成交给了库（delegated generate）：你的 generate 运行时调用了 {names}；生成循环要你自己写"
+        "把生成交给了库：你的 generate 运行时调用了 {names}；生成循环要你自己写"
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
     ),
-    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取（no crop）/ {name}"),
+    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取上下文 / {name}"),
     "judge.gen.or": (" or ", " 或 "),
-    "judge.gen.missing_append": ("missing append", "漏了把新词元接到末尾（missing append）"),
+    "judge.gen.missing_append": ("missing append", "漏了把新词元接到末尾"),
     "judge.gen.prompt_not_preserved": (
         "the first T columns are not the prompt: prompt not preserved",
-        "前 T 列不是提示词：没有保留提示词（prompt not preserved）",
+        "前 T 列不是提示词：没有保留提示词",
     ),
     "judge.gen.not_greedy": (
         "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
@@ -232,12 +211,35 @@ MESSAGES = {
         "{what}：新生成的词元是 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新词元：{why}",
     ),
     "note.determinism_not_credited": (
-        "the two calls agree, but determinism was not credited because the tokens are not the greedy ones (see "
-        "test_generate_greedy_within_block_size): {problem}",
-        "两次调用结果一致，但词元不是贪心解码的结果，所以确定性这一项不给分（见“上下文不超过 block_size 时逐步取"
-        " argmax”那一项）：{problem}",
+        "the two calls agree, but that is not credited: their tokens are not the greedy ones (see “{test}”)",
+        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心解码的结果（见“{test}”）",
     ),
-    # a record whose seal does not hold (judge/sealed.py; English: runner/seal.py's PROBLEMS)
+    "note.shape_not_credited": (
+        "the tokens have the right shape and type, but that is not credited: they are not the greedy ones (see "
+        "“{test}”)",
+        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心解码的结果（见“{test}”）",
+    ),
+    # a forward call that raised, judged where forward is judged (shape flow)
+    "judge.identity.forward_raised": (
+        "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
+        "were not checked (see “{test}”)",
+        "{what}：在任何前向计算之前，LM head 已随这张表变化；但前向计算抛出了异常「{error}」，所以没有检查 logits"
+        "（见“{test}”）",
+    ),
+    "judge.counts.forward_raised": (
+        "the count was not checked: forward raised {error} (see “{test}”)",
+        "没有检查参数量：前向计算抛出了异常「{error}」（见“{test}”）",
+    ),
+    "judge.shapes.forward_raised": (
+        "{what}: forward raised {error}",
+        "{what}：前向计算抛出了异常「{error}」",
+    ),
+    "judge.shapes.transposed_values": (
+        "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
+        "here; every other size raises)",
+        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T：转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
+    ),
+    # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
     "judge.evidence_refused": (
         "{what}: evidence refused: {why}; a record the runner did not send as measured earns nothing",
         "{what}：记录被拒收：{why}；不是运行程序按测量结果发来的记录不得分",

@@ -9,8 +9,8 @@ from dnnlpy.models import gpt
 
 from .diagnosis import close, logits_problem, shape_mismatch
 from .framework import Failed, attribute, call, check
-from .language import language, tell
-from .messages import keyword_gloss, render
+from .language import language, shown, tell
+from .messages import misconception_title, render
 from .tied import tie_facts_problem
 
 __all__ = ["CLS", "SMALL", "build", "inner_of"]
@@ -38,13 +38,13 @@ def inner_of(model) -> gpt.MiniGPT:
     return inner
 
 
-# Layer settings a MiniGPT fixes, each with the misconception keyword of changing it.
+# Layer settings a MiniGPT fixes, each with the misconception (the marking scheme's id) of changing it.
 SETTINGS = {
-    "eps": "LayerNorm eps",
-    "padding_idx": "padding_idx",
+    "eps": "layernorm_eps",
+    "padding_idx": "embedding_gradient_option",
     "max_norm": "max_norm",
-    "scale_grad_by_freq": "scale_grad_by_freq",
-    "p": "hyper-parameter ignored (dropout)",
+    "scale_grad_by_freq": "embedding_gradient_option",
+    "p": "hyperparameter_ignored",
 }
 
 
@@ -53,11 +53,11 @@ def settings_problem(inner, reference) -> str | None:
     mine = dict(inner.named_modules())
     for name, module in reference.named_modules():
         other = mine.get(name)
-        for setting, keyword in SETTINGS.items():
+        for setting, misconception in SETTINGS.items():
             if other is not None and hasattr(module, setting) and hasattr(other, setting):
                 want, got = getattr(module, setting), getattr(other, setting)
                 if got != want:
-                    keyword = keyword_gloss(keyword, language())  # in Chinese: the gloss, the keyword in brackets
+                    keyword = misconception_title(misconception, language())
                     return tell(
                         "checkfail.layer_setting",
                         layer=name,
@@ -181,9 +181,9 @@ def test_wrapper_forward_returns_minigpt_logits(cls):
     logits = call(f"{CLS}.forward", model, ids)
     with torch.no_grad():
         expected = inner(ids)
-        problem = logits_problem(logits, expected, block_size=SMALL["block_size"], language=language())
-        english = logits_problem(logits, expected, block_size=SMALL["block_size"]) if problem else None
-    if english and "wrong values" in english:  # the English names the case
+        found = logits_problem(logits, expected, block_size=SMALL["block_size"])
+        problem = shown(found)
+    if found is not None and found.first().key == "diag.logits.values":  # values the diagnosis cannot name
         problem = tell("checkfail.forward_skips", d=f"{float((logits.detach() - expected).abs().max()):.3g}")
     if problem:
         raise Failed(problem)
@@ -194,16 +194,19 @@ def test_wrapper_forward_returns_minigpt_logits(cls):
 FORMS = ("none", "short", "full")  # each a call and a rule in the catalog: checkfail.call.<form>, checkfail.rule.<form>
 
 
-def _mean_ce(inner, inputs, targets):
+def _mean_ce(inner, inputs, targets, ignore_index: int = -100):
     logits = inner(inputs)  # (B, T', V)
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index)
 
 
 def _check_loss(cls, form: str) -> None:
     model = build(cls)
     inner = inner_of(model)
     ids = torch.randint(0, SMALL["vocab_size"], (2, 6))  # (B, T)
-    targets = {"none": None, "short": ids[:, 1:].flip(0), "full": torch.randint(0, SMALL["vocab_size"], (2, 6))}[form]
+    ids[:, 2] = 0  # token 0 among the targets of every form: a loss that skips it (ignore_index=0) shows
+    full = torch.randint(0, SMALL["vocab_size"], (2, 6))
+    full[:, 1] = 0
+    targets = {"none": None, "short": ids[:, 1:].flip(0), "full": full}[form]
     what, rule = tell(f"checkfail.call.{form}"), tell(f"checkfail.rule.{form}")
     try:
         loss = call(f"{CLS}.{what}", model.loss, ids, *([] if targets is None else [targets]))
@@ -222,6 +225,7 @@ def _check_loss(cls, form: str) -> None:
         loss = loss.detach().reshape(())
         if targets is None:
             want = _mean_ce(inner, ids[:, :-1], ids[:, 1:])
+            skipped = _mean_ce(inner, ids[:, :-1], ids[:, 1:], ignore_index=0)
             logits = inner(ids)  # (B, T, V)
             wrong = {  # checkfail.shift.<name>
                 "none": _mean_ce(inner, ids, ids),
@@ -232,9 +236,11 @@ def _check_loss(cls, form: str) -> None:
             }
         elif form == "short":
             want = _mean_ce(inner, ids[:, :-1], targets)
+            skipped = _mean_ce(inner, ids[:, :-1], targets, ignore_index=0)
             wrong = {"targets_ignored": _mean_ce(inner, ids[:, :-1], ids[:, 1:])}
         else:
             want = _mean_ce(inner, ids, targets)
+            skipped = _mean_ce(inner, ids, targets, ignore_index=0)
             wrong = {
                 "targets_ignored": _mean_ce(inner, ids[:, :-1], ids[:, 1:]),
                 "shifted_again": _mean_ce(inner, ids[:, :-1], targets[:, 1:]),
@@ -247,6 +253,8 @@ def _check_loss(cls, form: str) -> None:
     for name, value in wrong.items():
         if close(loss, value):
             raise Failed(tell(f"checkfail.shift.{name}", what=what, got=got, want=expected, rule=rule))
+    if close(loss, skipped):
+        raise Failed(tell("checkfail.loss_ignore_index", what=what, got=got, want=expected))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise Failed(tell("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected))

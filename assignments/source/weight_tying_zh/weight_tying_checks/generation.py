@@ -14,7 +14,7 @@ from dnnlpy.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
 from .framework import Failed, call, check
-from .language import language, tell
+from .language import shown, tell
 from .wrapper import CLS, SMALL, build, inner_of
 
 __all__ = ["LIBRARY_DECODERS", "decode"]
@@ -88,12 +88,11 @@ def _sharpened(cls, **cfg):
 
 
 def _named(out, expected, inner, prompt, steps) -> str | None:
-    english = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)  # what the logic reads
-    if english is None:
+    found = generated_ids_problem(out, prompt, steps) or greedy_problem(out, expected)
+    if found is None:
         return None
-    lang = language()
-    problem = generated_ids_problem(out, prompt, steps, language=lang) or greedy_problem(out, expected, language=lang)
-    if "differ from greedy decoding" not in english:
+    problem = shown(found)
+    if found.first().key != "diag.generate.greedy":  # anything but "differs from greedy decoding"
         return problem
     for name in VARIANTS:
         other = _variant(name, inner, prompt, steps)
@@ -144,16 +143,15 @@ def test_generate_is_greedy_and_keeps_the_prompt(cls):
             raise failure from None
         raise Failed(tell("checkfail.batch_fails", failure=failure, n=3)) from None
     # An untrained model's next-token distribution is nearly flat: sampling would show as two different calls.
-    lang = language()
-    problem = generated_ids_problem(out, prompt, 4, language=lang) or greedy_problem(
-        out, out, again=_generate(model, prompt, 4), language=lang
+    problem = shown(
+        generated_ids_problem(out, prompt, 4) or greedy_problem(out, out, again=_generate(model, prompt, 4))
     )
     if problem is None:
         try:  # a batch of one must work too (a squeeze() would drop its batch dimension)
             single = _generate(model, prompt[:1], 4)
         except Failed as failure:
             raise Failed(tell("checkfail.batch_of_one", failure=failure)) from None
-        problem = generated_ids_problem(single, prompt[:1], 4, language=lang)
+        problem = shown(generated_ids_problem(single, prompt[:1], 4))
     if problem is None:  # sharper weights: each row's greedy path depends on its own tokens
         model = _sharpened(cls)
         inner = inner_of(model)

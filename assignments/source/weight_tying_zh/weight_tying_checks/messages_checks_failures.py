@@ -22,7 +22,7 @@ MESSAGES = {
     # framework.py: calling the student's code
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现（not implemented yet）：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",
+        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
     "checkfail.raised_in_cell": (
@@ -50,18 +50,17 @@ MESSAGES = {
     "checkfail.embedding.padding_idx": (
         "token_embed was built with padding_idx={value}: its row gets no gradient from the lookup (padding_idx)"
         + _PLAIN_EN,
-        "词元嵌入构建时用了 padding_idx={value}：这一行得不到查表路径的梯度（padding_idx）" + _PLAIN_ZH,
+        "词元嵌入构建时用了 padding_idx={value}：这一行得不到查表路径的梯度" + _PLAIN_ZH,
     ),
     "checkfail.embedding.max_norm": (
         "token_embed was built with max_norm={value}: each lookup renormalises, and rewrites, the rows it reads"
         " (max_norm)" + _PLAIN_EN,
-        "词元嵌入构建时用了 max_norm={value}：每次查表都会把读到的行重新归一化，并写回表里（max_norm）" + _PLAIN_ZH,
+        "词元嵌入构建时用了 max_norm={value}：每次查表都会把读到的行重新归一化，并写回表里" + _PLAIN_ZH,
     ),
     "checkfail.embedding.scale_grad_by_freq": (
         "token_embed was built with scale_grad_by_freq={value}: an id looked up k times gets 1/k of its lookup"
         " gradient (scale_grad_by_freq)" + _PLAIN_EN,
-        "词元嵌入构建时用了 scale_grad_by_freq={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k"
-        "（scale_grad_by_freq）" + _PLAIN_ZH,
+        "词元嵌入构建时用了 scale_grad_by_freq={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k" + _PLAIN_ZH,
     ),
     "checkfail.table_shape": (
         "token_embed.weight has shape {got}, expected (V, D) = {want}",
@@ -71,20 +70,18 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "词元嵌入的表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库（delegated tie；"
+        "词元嵌入的表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库（"
         "这对词元嵌入和语言模型头是库绑定的，不是你的代码）；这道练习要自己创建词元嵌入和语言模型头，并亲手把它们绑定",
     ),
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
-        "语言模型头带有形状为 {shape} 的偏置（bias on the head）：绑定的语言模型头只有这张表，"
-        "logits = E[ids] @ E.T，不再加任何东西",
+        "语言模型头带有形状为 {shape} 的偏置：绑定的语言模型头只有这张表，logits = E[ids] @ E.T，不再加任何东西",
     ),
     "checkfail.count_two_tables": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，"
-        "复制了一份表（copied table）或语言模型头没有绑定（untied head）",
+        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，复制了一份表或语言模型头没有绑定",
     ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
@@ -112,7 +109,7 @@ MESSAGES = {
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
         "位置嵌入的表就是词元表，形状为 {shape}，而这里应当是一张 (block_size, D) = {want} 的位置表："
-        "位置嵌入绑定到了词元表上（positional embedding tied）；只有语言模型头与词元表共享",
+        "位置嵌入绑定到了词元表上；只有语言模型头与词元表共享",
     ),
     "checkfail.wrongly_tied": (
         "the MiniGPT is untied or wrongly tied: {problem}",
@@ -120,12 +117,11 @@ MESSAGES = {
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
-        "修改词元嵌入的表时，位置嵌入的表也变了：绑定了位置嵌入（positional embedding tied）",
+        "修改词元嵌入的表时，位置嵌入的表也变了：绑定了位置嵌入",
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
-        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}："
-        "忽略了超参数（hyper-parameter ignored ({which})）",
+        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}：忽略了超参数 {which}",
     ),
     "checkfail.other_shapes": (
         "self.minigpt's weights have other shapes than a MiniGPT({args}): pass every size on",
@@ -134,8 +130,7 @@ MESSAGES = {
     "checkfail.num_heads_ignored": (
         "self.minigpt computes with num_heads={got}, not the num_heads={want} given: hyper-parameter ignored"
         " (num_heads)",
-        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数"
-        "（hyper-parameter ignored (num_heads)）",
+        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数",
     ),
     "checkfail.logits_not_minigpts": (
         "self.minigpt's logits are not those of a MiniGPT with these weights and hyper-parameters",
@@ -143,15 +138,14 @@ MESSAGES = {
     ),
     "checkfail.dropout_ignored": (
         "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored (dropout)",
-        "dropout=0.5 时，训练模式下两次前向传播得到的 logits 完全相同："
-        "忽略了超参数（hyper-parameter ignored (dropout)）",
+        "dropout=0.5 时，训练模式下两次前向传播得到的 logits 完全相同：忽略了超参数",
     ),
     "checkfail.forward_skips": (
         "forward's logits differ from self.minigpt(input_ids) (largest difference {d}): forward skips part of"
         " MiniGPT or computes a part differently (positional embedding, blocks, final norm, head: all of them,"
         " in order)",
         "前向传播的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：前向传播跳过了 MiniGPT 的一部分"
-        "（skips part of MiniGPT），或者某一部分算法不同（位置嵌入、解码块、最后的归一化、语言模型头，"
+        "，或者某一部分算法不同（位置嵌入、解码块、最后的归一化、语言模型头，"
         "一个都不能少，顺序也不能变）",
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
@@ -173,11 +167,11 @@ MESSAGES = {
     "checkfail.loss_raises": (
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
         " so the model has no training objective",
-        "{failure}\n损失函数抛出了异常（loss raises）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
+        "{failure}\n损失函数抛出了异常：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
     ),
     "checkfail.shapes_do_not_pair": (
         "{failure}\n{rule}: loss target shift wrong?",
-        "{failure}\n{rule}；这里 logits 与目标的形状对不上，损失的目标错位可能不对（loss target shift wrong）",
+        "{failure}\n{rule}；这里 logits 与目标的形状对不上，损失的目标错位可能不对",
     ),
     "checkfail.loss_not_scalar": (
         "{what} returned {got}, expected a scalar tensor: the mean cross-entropy over positions",
@@ -186,52 +180,51 @@ MESSAGES = {
     "checkfail.loss_detached": (
         "{what} has the right value but backward() never reaches the model's weights: loss detached (a detach(),"
         " .item() or .data on the way cuts the graph, so training would not learn)",
-        "{what} 的值是对的，但反向传播传不到模型的权重（loss detached）：途中的 detach()、.item() 或 .data"
+        "{what} 的值是对的，但反向传播传不到模型的权重：途中的 detach()、.item() 或 .data"
         " 切断了计算图，训练因此学不到东西",
     ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
-        "{what} 是 {got}，应为 {want}：目标没有错开一位，拿 ids 的 logits 去预测 ids 本身"
-        "（loss target shift wrong）。{rule}",
+        "{what} 是 {got}，应为 {want}：目标没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
-        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]"
-        "（loss target shift wrong）。{rule}",
+        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的词元"
-        "（loss target shift wrong）。{rule}",
+        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的词元。{rule}",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
-        "{what} 是 {got}，应为 {want}：没有用传入的目标（targets ignored），而是把 ids 错开一位当作目标"
-        "（loss target shift wrong）。{rule}",
+        "{what} 是 {got}，应为 {want}：没有用传入的目标，而是把 ids 错开一位当作目标。{rule}",
     ),
     "checkfail.shift.shifted_again": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted again (ids[:, :-1] vs targets[:, 1:])."
         " {rule}",
-        "{what} 是 {got}，应为 {want}：已经错开过的目标又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]"
-        "（loss target shift wrong）。{rule}",
+        "{what} 是 {got}，应为 {want}：已经错开过的目标又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。{rule}",
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
-        "{what} = {got} = {n} × {want}：损失不是平均值（loss not mean）：对 {count} 个位置求了和，应取交叉熵的平均",
+        "{what} = {got} = {n} × {want}：损失不是平均值：对 {count} 个位置求了和，应取交叉熵的平均",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍（loss doubled），共享表的梯度也随之翻倍"
-        "（gradient doubled）：" + _AUTOGRAD_ZH,
+        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍，共享表的梯度也随之翻倍：" + _AUTOGRAD_ZH,
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半（loss halved），共享表的梯度也随之减半"
-        "（gradient halved）：" + _AUTOGRAD_ZH,
+        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半，共享表的梯度也随之减半：" + _AUTOGRAD_ZH,
+    ),
+    "checkfail.loss_ignore_index": (
+        "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
+        "token of the vocabulary like any other, so every position counts",
+        "{what} = {got}，应为 {want}：loss 跳过了等于 0 的目标（ignore_index=0）；0 号 token 和词表里的其他 "
+        "token 一样，每个位置都要计入",
     ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
@@ -245,25 +238,23 @@ MESSAGES = {
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
         " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
-        "生成时调用了 {names}：把生成交给了库（delegated generate；是库在解码，而不是你的代码）。"
+        "生成时调用了 {names}：把生成交给了库（是库在解码，而不是你的代码）。"
         "请自己写这个循环：只需要前向传播 self.minigpt(...) 和 torch.argmax",
     ),
     "checkfail.batch_fails": (
         "{failure}\ngenerate works for one row but not for a batch of {n}: batch rows not independent (a .item()"
         " or row 0 used for the whole batch?)",
-        "{failure}\n生成对一行输入能运行，对 {n} 行的批却不行：批内各行没有各自独立（batch rows not independent；"
+        "{failure}\n生成对一行输入能运行，对 {n} 行的批却不行：批内各行没有各自独立（"
         "是不是用了 .item()，或者拿第 0 行代替了整个批？）",
     ),
     "checkfail.batch_of_one": (
         "{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() that"
         " also drops the batch dimension when B = 1?)",
-        "{failure}\n生成对 3 行的批能运行，批大小为 1 时却不行（batch of one；是不是 squeeze() 在 B = 1"
-        " 时把批这一维也去掉了？）",
+        "{failure}\n生成对 3 行的批能运行，批大小为 1 时却不行（是不是 squeeze() 在 B = 1 时把批这一维也去掉了？）",
     ),
     "checkfail.rows_alike": (
         "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)",
-        "每一行都像第 0 行那样续写：批内各行没有各自独立（batch rows not independent；是不是用了 .item()，"
-        "或者拿第 0 行代替了整个批？）",
+        "每一行都像第 0 行那样续写：批内各行没有各自独立（是不是用了 .item()，或者拿第 0 行代替了整个批？）",
     ),
     "checkfail.variant": (
         "{problem}\nThe tokens are those of a decoder with this mistake: {name}",
@@ -271,32 +262,32 @@ MESSAGES = {
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（wrong crop）：保留了最前面的 block_size 个词元",
+        "截取方式不对：保留了最前面的 block_size 个词元",
     ),
     "checkfail.variant.short_block": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（wrong crop）：只保留了 block_size - 1 个词元",
+        "截取方式不对：只保留了 block_size - 1 个词元",
     ),
     "checkfail.variant.first_position": (
         "wrong position (logits of the first position)",
-        "取错了位置（wrong position）：用的是第一个位置的 logits",
+        "取错了位置：用的是第一个位置的 logits",
     ),
     "checkfail.variant.missing_append": (
         "missing append (every step sees the prompt only)",
-        "漏了接到末尾（missing append）：每一步看到的都只是提示词",
+        "漏了接到末尾：每一步看到的都只是提示词",
     ),
     "checkfail.dropout_on": (
         "on a model with dropout=1.0 in train mode, generate returned new tokens {got} where the greedy ones are"
         " {want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax is no"
         " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
         "模型的 dropout=1.0 且处于训练模式时，生成得到的新词元是 {got}，而贪心解码应得 {want}：解码时没有关闭"
-        " dropout（dropout on while decoding）；训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，"
+        " dropout；训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，"
         "所以解码器在解码时要把模型切换到评估模式",
     ),
     "checkfail.no_crop": (
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
         " only the last block_size tokens at each step",
-        "{failure}\n没有截取上下文（no crop）：超过 block_size 之后，位置表里没有新位置对应的行；"
+        "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
         "每一步只把最后 block_size 个词元送进模型",
     ),
     # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)

@@ -19,26 +19,17 @@ MESSAGES = {
         "{what}，dropout={p}，模型处于训练模式",
     ),
     "suite.dropout_on_while_decoding": (
-        (
-            "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
-            "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the "
-            "model's; a decoder switches the model to evaluation mode first)"
-        ),
-        (
-            "{what}：新生成的词元 {got} 是 dropout 仍然开着时模型给出的：解码时没有关闭 dropout（dropout on while "
-            "decoding；训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本身的选择；解码器应当先把模型切换到"
-            "评估模式）"
-        ),
+        "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
+        "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the"
+        " model's; a decoder switches the model to evaluation mode first)",
+        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关"
+        "闭 dropout（训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本"
+        "身的选择；generate 应当先把模型切换到 eval 模式）",
     ),
     "suite.dropout_not_checked_eval_wrong": (
-        (
-            "{what}: dropout was not checked because the same prompt in eval mode does not give the greedy tokens "
-            "(see test_generate_greedy_within_block_size)"
-        ),
-        (
-            "{what}：没有检查 dropout，因为同一个提示词在评估模式下给出的也不是贪心解码的词元"
-            "（见上下文不超过 block_size 的那一项）"
-        ),
+        "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
+        "tokens (see “{test}”)",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心解码的结果（见“{test}”）",
     ),
     "suite.generate_depends_on_mode": (
         (
@@ -58,20 +49,9 @@ MESSAGES = {
         ),
         (
             "TiedEmbeddingLM 的词元表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库"
-            "（delegated tie；这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
+            "（这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
             "并亲手把它们绑定"
         ),
-    ),
-    "suite.loss_raises": (
-        (
-            "\n-> loss raises: loss() stops with an error instead of returning the mean next-token cross-entropy, "
-            "so the model has no training objective"
-        ),
-        "\n→ 损失函数抛出了异常（loss raises）：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
-    ),
-    "suite.x_the_mean_cross_entropy_loss": (
-        "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半（loss halved）",
     ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
@@ -85,51 +65,33 @@ MESSAGES = {
         "token ids outside [0, V)",
         "词元 id 超出了 [0, V)",
     ),
-    "suite.new_tokens_expected_the_greedy_argmax": (
-        (": new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "),
-        "：新 token 为 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新 token：",
-    ),
     "suite.it_matches_a_decoder_with_this": (
         "it matches a decoder with this mistake: {labels}",
         "它与犯了这种错误的解码器结果一致：{labels}",
     ),
-    "suite.wrong_crop_first_block_size_tokens": (
-        " / wrong crop (first block_size tokens)",
-        " / 截取方式不对（wrong crop；截取了前 block_size 个词元）",
-    ),
-    "suite.wrong_crop_block_size_1_tokens": (
-        " / wrong crop (block_size - 1 tokens)",
-        " / 截取方式不对（wrong crop；只截取了 block_size - 1 个词元）",
-    ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（wrong crop；截取了前 block_size 个词元）",
+        "截取方式不对（截取了前 block_size 个词元）",
     ),
     "suite.wrong_crop_block_size_1_tokens_2": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（wrong crop；只截取了 block_size - 1 个词元）",
+        "截取方式不对（只截取了 block_size - 1 个词元）",
     ),
     "suite.wrong_position_logits_of_the_first": (
         "wrong position (logits of the first position)",
-        "取错了位置（wrong position；用了第一个位置的 logits）",
+        "取错了位置（用了第一个位置的 logits）",
     ),
     "suite.wrong_position_logits_of_the_second": (
         "wrong position (logits of the second-to-last position)",
-        "取错了位置（wrong position；用了倒数第二个位置的 logits）",
+        "取错了位置（用了倒数第二个位置的 logits）",
     ),
     "suite.every_row_continues_like_row_0": (
         ("every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"),
-        (
-            "每一行都和第 0 行续写得一样：批内各行没有各自独立（batch rows not independent；是不是"
-            "用了 .item()，或者拿第 0 行代替了整个批？）"
-        ),
+        ("每一行都和第 0 行续写得一样：批内各行没有各自独立（是不是用了 .item()，或者拿第 0 行代替了整个批？）"),
     ),
     "suite.it_matches_no_greedy_decoder_sampling": (
         "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
-        (
-            "它与任何一种贪心解码器都对不上：用了采样而不是 argmax（sampling instead of argmax），"
-            "或者位置（wrong position）、截取、接续有误"
-        ),
+        ("它与任何一种贪心解码器都对不上：用了采样而不是 argmax，或者位置、截取、接续有误"),
     ),
     "suite.no_crop_wrong_crop_feed_only": (
         (
@@ -140,18 +102,6 @@ MESSAGES = {
             "\n→ 没有截取或截取方式不对（no crop / wrong crop）：模型一次最多读 block_size 个词元，所以每一步只把"
             "上下文中最后 block_size 个词元送进模型"
         ),
-    ),
-    "suite.transposed_wrong_matmul_logits_x_w": (
-        "\n-> transposed / wrong matmul: logits = x @ W.T with W of shape (V, D)",
-        "\n→ 转置了或矩阵乘法写错了（transposed）：logits = x @ W.T，其中 W 的形状为 (V, D)",
-    ),
-    "suite.failed": (
-        "{what} failed: ",
-        "{what} 运行失败：你的代码抛出了异常 ",
-    ),
-    "suite.malformed_evidence": (
-        "malformed evidence: {what}",
-        "记录格式不对：{what}",
     ),
     "suite.after_load_state_dict_into_a": (
         " after load_state_dict into a fresh model",
@@ -172,10 +122,6 @@ MESSAGES = {
     "suite.backward": (
         " (backward)",
         "（反向传播）",
-    ),
-    "suite.loss_backward": (
-        " (loss backward)",
-        "（对 loss 反向传播）",
     ),
     "suite.sgd_step": (
         " (SGD step)",
@@ -208,10 +154,6 @@ MESSAGES = {
     "suite.generate_input_ids_of_shape_max": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
-    ),
-    "suite.generate_input_ids_of_shape_max_2": (
-        "generate(input_ids of shape {shape}, max_new_tokens={n})",
-        "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}）",
     ),
     # the loss's three calls, named in words (after the sentences that quote them)
     "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的损失"),

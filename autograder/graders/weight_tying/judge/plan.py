@@ -32,9 +32,14 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
 7. V, D and block_size are pairwise distinct, and the wrapper's tables have V >= D + 2. A transposed head
    raises; a tied positional table shows in its shape; "the logits come from this table" is a real test
    (the table's columns span a proper subspace of the V scores). -> identity, counts, shape flow.
-8. Count configurations move one hyper-parameter at a time away from its default; head counts 1 / 4 / 6
-   at equal shapes; dropout 1 (train-mode logits fully determined) and 0. Exposes an ignored
-   hyper-parameter. -> parameter counts.
+8. Count configurations move one hyper-parameter at a time away from its default (num_heads and dropout
+   included); head counts 1 / 4 / 6 at equal shapes; dropout 1 (train-mode logits fully determined) and 0.
+   Exposes an ignored hyper-parameter, in the state_dict test and in the hyper-parameter's own test.
+   -> parameter counts.
+
+9. One TiedEmbeddingLM shape case has V = D (the others V != D): a transposed product x @ W runs only there and
+   gives E[ids] @ E, so a head that raises on every other case is named transposed, not a crash.
+   -> `test_tied_lm_shapes_and_values` (and, as its knock-ons, the tests that need forward).
 
 Values the experiments load into the student's modules come from ``runner/values.py`` (judge_values of a
 plan seed, for whatever shapes the student's state_dict has); generation loads the states drawn here.
@@ -51,7 +56,7 @@ from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, bui
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
-VERSION = 3
+VERSION = 4
 # Greedy steps must win by at least this logit margin, so that float noise of a differently written
 # (but correct) model cannot flip an argmax.
 MIN_MARGIN = 0.02
@@ -66,6 +71,23 @@ def _pick_vd(g: torch.Generator) -> tuple[int, int]:
         v, d = randint(g, 5, 40), randint(g, 2, 24)
         if v != d:
             return v, d
+
+
+def _square_case(g: torch.Generator) -> dict:
+    """A TiedEmbeddingLM shape case with V = D: a transposed product (x @ W) runs there, where every other case
+    raises, and shows as E[ids] @ E (guarantee 9)."""
+    v = randint(g, 6, 16)
+    return {"vocab_size": v, "embed_dim": v, "seed": seed_of(g), "ids": covering_ids(g, v, 2, 3), "W": table(g, v, v)}
+
+
+def _behaviour_count_cases(g: torch.Generator, base: dict) -> list[dict]:
+    """Count cases that move num_heads, then dropout, away from their defaults (guarantee 8): the state_dict
+    test then sees every hyper-parameter the wrapper is given, as the dedicated tests do."""
+    c = base["cfg"]
+    return [
+        {"cfg": {**c, "num_heads": 2}, "values": seed_of(g), "table": seed_of(g), "ids": base["ids"]},
+        {"cfg": {**c, "dropout": 0.25}, "values": seed_of(g), "table": seed_of(g), "ids": base["ids"]},
+    ]
 
 
 def _lm_plan(g: torch.Generator) -> dict:
@@ -240,6 +262,10 @@ def make_plan(seed: int) -> dict:
     # Tiny models: one thread is ~50x faster than several threads competing on a busy machine.
     torch.set_num_threads(1)
     try:
-        return {"version": VERSION, "seed": int(seed), "lm": _lm_plan(g), "gpt": _gpt_plan(g)}
+        plan = {"version": VERSION, "seed": int(seed), "lm": _lm_plan(g), "gpt": _gpt_plan(g)}
+        # Drawn last, so that every earlier choice of a seed stays as it was.
+        plan["lm"]["shapes"].append(_square_case(g))
+        plan["gpt"]["counts"] += _behaviour_count_cases(g, plan["gpt"]["counts"][0])
+        return plan
     finally:
         torch.set_num_threads(threads)

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from autograder.graders.weight_tying.diagnosis import TOL, close
+from autograder.graders.weight_tying.diagnosis import TOL, close, logits_follow_table
 from autograder.graders.weight_tying.judge.models import (
     CFG_KEYS,
     build_minigpt,
@@ -34,6 +34,7 @@ __all__ = [
     "IdentityMemo",
     "build_minigpt",
     "sizes_ignored",
+    "library_tied",
     "judge_model",
     "minigpt_from_state",
     "shape_cfg",
@@ -115,11 +116,17 @@ def after_head(
     return None
 
 
-def rewritten_by_forward(record: Mapping[str, Any], table: Tensor) -> bool:
-    """The head, as the runner saw it after the forward call, is no longer the table written before it: the
-    forward pass rewrote the shared table itself (max_norm). The runner's word: it only chooses a message."""
+def rewritten_by_forward(record: Mapping[str, Any], table: Tensor, logits: Tensor | None, ids: Tensor) -> bool:
+    """The forward pass rewrote the shared table itself (max_norm), as far as the judge can check it: the head
+    after the forward call (the runner's word) is no longer the table written before it, and the logits for the
+    judge's ids are those of that rewritten table, E'[ids] @ E'.T (up to what shape flow judges). A rewrite the
+    logits do not show is only claimed, and explains nothing."""
     after = record.get("head_after_forward")
-    return type(after) is torch.Tensor and after.shape == table.shape and not close(after, table, rtol=0, atol=0)
+    if not (type(after) is torch.Tensor and after.shape == table.shape and after.dtype == table.dtype):
+        return False
+    if close(after, table, rtol=0, atol=0) or logits is None:
+        return False
+    return logits_follow_table(logits, tied_lm_logits(after, ids))
 
 
 def span_residual(output: Tensor, table: Tensor) -> float:
@@ -148,8 +155,9 @@ def tied_lm_path_grads(
     return e_in.grad, e_out.grad
 
 
-def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None) -> Tensor:
-    """The contract's three target forms, with pristine F.cross_entropy (mean over positions)."""
+def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None, *, ignore_index: int = -100) -> Tensor:
+    """The contract's three target forms, with pristine F.cross_entropy (mean over positions; `ignore_index`
+    only to recognise a loss that skips a token id)."""
     b, t = ids.shape
     if targets is None:
         inputs, targets = ids[:, :-1], ids[:, 1:]
@@ -160,7 +168,7 @@ def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None) -> Tensor:
     else:
         raise ValueError(f"targets shape {tuple(targets.shape)} does not fit ids {tuple(ids.shape)}")
     logits = logits_of(inputs)  # (B, T', V)
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index)
 
 
 def minigpt_path_grads(
@@ -290,6 +298,15 @@ def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "cor
         if how["append"]:
             context = out
     return out, torch.stack(margins), torch.stack(top1)
+
+
+def library_tied(evidence) -> bool:
+    """The runner reports that TiedEmbeddingLM's pair is a dnnlpy MiniGPT's, tied by the library while it was
+    built (``LmIdentity.library_tie``). The runner's word: it only costs (its tests are not credited)."""
+    from autograder.graders.weight_tying.runner.evidence import LmIdentity
+
+    rec = evidence.get(LmIdentity.NAME)
+    return isinstance(rec, dict) and rec.get(LmIdentity.library_tie) is True
 
 
 def sizes_ignored(plan, evidence) -> bool:

@@ -2,12 +2,13 @@
 
 `need` is `autograder.grading.judge.suite_api.need` plus the seal check of ``runner/seal.py``: a record that comes
 without its seal, with a seal saying the runner was changed while the student's code ran, or whose content
-no longer matches its seal fails the test with that reason, before any of its values is read.
+no longer matches its seal fails the test with that reason, before any of its values is read: evidence the
+runner owed and did not send as measured (it costs the test's points, and puts the hand-in in *Needs a look*).
 
 A judgement checks each record's seal once: the suite asks for a record in several tests, and the digest is
 most of what asking costs. The verdict is kept for the judgement only (``judge.memo``), keyed on the record
 object itself (held by the entry, so its id cannot be reused while the entry lives). It holds the reason's
-catalog id, never words: the message is rendered for each test, in the judgement's language (``words.say``).
+catalog id, never words (``words.say``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ _VERDICTS = Memo("judgement", 128 << 20)
 
 
 def need(
-    evidence: Mapping[str, Any], record: str | type[Record], run: Mapping[str, Any] | None = None, *, what: str = ""
+    evidence: Mapping[str, Any], record: str | type[Record], run: Mapping[str, Any] | None = None, *, what=""
 ) -> dict:
     """The record (see ``autograder.grading.judge.suite_api.need``), only if its seal holds."""
     rec = base.need(evidence, record, run, what=what)
@@ -38,5 +39,5 @@ def need(
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
         key, params = why
-        raise base.EvidenceError(say("judge.evidence_refused", what=what or name, why=say(key, **params)))
+        raise base.Failed(say("judge.evidence_refused", what=what or name, why=say(key, **params)), owed=True)
     return rec

@@ -1,30 +1,27 @@
-"""Trusted: the hidden suite's words: every message rendered from the catalog in the judgement's language.
+"""Trusted: the hidden suite's words: every message a catalog id with its parameters (a ``Said``), never text.
 
-The suite's runner sets the language of a judgement (``autograder.grading.judge.suite_api.language``:
-English while the marking scheme's judgement runs, then the submission's for a failed test's message).
-``say(id, **params)`` renders one catalog message (``messages.py``) in it; ``reread`` and ``language`` pass it
-on to the diagnosis. What is not ours (what the student's code or torch raised) is a parameter, kept verbatim.
-The engine's helpers (``suite_api``: missing records, shapes, dtypes) speak from the engine's catalog.
+``say(id, **params)`` builds one message of the grader's catalog (``messages.py``, registered on import);
+``reread`` says where the notebook explains the point. A test fails with them (``suite_api.Failed`` or a plain
+``assert ..., said``); the pages render each in the reader's language. What is not ours (what the student's
+code or torch raised, a name the runner reported) is a verbatim parameter, never a message id.
 """
 
 from __future__ import annotations
 
-from autograder.graders.weight_tying import diagnosis, messages
-from autograder.grading.judge import suite_api
+from autograder.graders.weight_tying import messages
+from autograder.graders.weight_tying.diagnosis import reread
+from autograder.protocol.said import Said
 
-__all__ = ["say", "reread", "language"]
-
-
-def language() -> str:
-    """The language of the judgement in progress ("en" or "zh")."""
-    return suite_api.language()
+__all__ = ["say", "reread", "title_of"]
 
 
-def say(key: str, /, **params: object) -> str:
-    """The catalog message `key` in the judgement's language, its parameters filled in."""
-    return messages.render(key, suite_api.language(), **params)
+def say(key: str, /, **params: object) -> Said:
+    """The catalog message `key` with its parameters; KeyError naming an id the catalog lacks."""
+    if key not in messages.CATALOG:
+        raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py")
+    return Said(key, **params)
 
 
-def reread(*numbers: int) -> str:
-    """Where to reread in the notebook, in the judgement's language (``diagnosis.reread``)."""
-    return diagnosis.reread(*numbers, language=suite_api.language())
+def title_of(test: str) -> Said:
+    """A suite test's title (its function name, ``test_...``), as the pages name it."""
+    return say(f"title.{test.removeprefix('test_')}")

@@ -61,7 +61,12 @@ class TableFollow(TieFacts):
     """The judge's table written into token_embed.weight in place, before any forward call."""
 
     head_after_inplace = Field("tensor", "lm_head.weight right after the write: a tied head shows the judge's table")
-    logits = Field("tensor", "the model's output for the plan's ids, with the judge's table in place")
+    logits = Field(
+        "tensor?", "the model's output for the plan's ids, with the judge's table in place (None: it raised)"
+    )
+    forward_error = Field(
+        "str", "what that forward call raised ('' when it returned): the tie is judged without it", checked=False
+    )
     head_after_forward = Field(
         "tensor", "lm_head.weight after that forward call (tells 'tied only in forward' apart)", checked=False
     )
@@ -119,14 +124,15 @@ class LmGrad(Sealed, name="lm_grad"):
     """W1 written in place, SGD built over model.parameters() before any forward; sum(logits * G).backward();
     one step."""
 
-    logits = Field("tensor", "model(ids): tells the judge what forward computes, so a gradient is judged as such")
+    logits = Field("tensor?", "model(ids): what forward computes, so a gradient is judged as such (None: it raised)")
+    forward_error = Field("str", "what forward raised ('' when it returned): nothing after it ran", checked=False)
     grad_same_object = Field(
         "bool", "lm_head.weight.grad is token_embed.weight.grad (it can cost points, never earn one)", checked=False
     )
     embed_grad = Field("tensor?", "token_embed.weight.grad: must be the lookup path's plus the head path's")
     head_grad = Field("tensor?", "lm_head.weight.grad: must equal embed_grad")
-    table_after = Field("tensor", "token_embed.weight after one SGD step: moved once, by lr * the sum")
-    head_after = Field("tensor", "lm_head.weight after the step", checked=False)
+    table_after = Field("tensor?", "token_embed.weight after one SGD step: moved once, by lr * the sum")
+    head_after = Field("tensor?", "lm_head.weight after the step", checked=False)
 
 
 class GptIdentity(TableFollow, Sealed, name="gpt_identity"):
@@ -212,6 +218,7 @@ class CountCase(Record):
     state_shapes = Field("shapes", "minigpt.state_dict() keys and shapes (judged with the logits below)")
     logits = Field("tensor", "model.minigpt(ids) with the judge's weights: a MiniGPT of exactly these sizes?")
     logits_after_write = Field("tensor", "model.minigpt(ids) after the second table: one table at both ends?")
+    dropout_settings = Field("dropouts", "every dropout probability inside minigpt, as built")
 
 
 class GptCounts(Sealed, name="gpt_counts"):
@@ -243,11 +250,12 @@ class GptGrad(Sealed, name="gpt_grad"):
     objective, so a wrong loss costs only the loss tests); one step."""
 
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
-    logits = Field("tensor", "model(ids): tells the judge what forward computes, so a gradient is judged as such")
+    logits = LmGrad.FIELDS["logits"]
+    forward_error = LmGrad.FIELDS["forward_error"]
     grad_same_object = LmGrad.FIELDS["grad_same_object"]
     embed_grad = Field("tensor?", "minigpt.token_embed.weight.grad: both paths' sum")
     head_grad = Field("tensor?", "minigpt.lm_head.weight.grad: must equal embed_grad")
-    table_after = Field("tensor", "minigpt.token_embed.weight after one SGD step")
+    table_after = Field("tensor?", "minigpt.token_embed.weight after one SGD step")
 
 
 class LossCase(Record):
@@ -266,6 +274,13 @@ class GptLoss(Sealed, name="gpt_loss"):
     shape (B, T)."""
 
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
+    logits = Field(
+        "tensor?",
+        "model(ids) before any loss call (None: it raised): only chooses how a loss that is not the judge's own "
+        "model's is judged (on these logits), so a wrong forward is not charged to the loss",
+        checked=False,
+    )
+    forward_error = Field("str", "what that forward call raised ('' when it returned)", checked=False)
     none = Field("record", "model.loss(ids)", of=LossCase)
     short = Field("record", "model.loss(ids, targets (B, T-1))", of=LossCase)
     full = Field("record", "model.loss(ids, targets (B, T))", of=LossCase)

@@ -24,9 +24,14 @@ from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
     dropout_settings,
+    fits,
     flag_off,
+    follow_table,
+    forward_record,
     guard,
+    identity_facts,
     load_state_in_place,
+    no_gradient,
     plain,
     reloaded,
     seed_cpu,
@@ -40,31 +45,6 @@ from autograder.runner.budget import within
 __all__ = ["run", "EXPERIMENTS"]
 
 
-def _identity_facts(model: torch.nn.Module, embed, head) -> dict:
-    """What the runner sees about the tie (reported, never trusted alone by the judge)."""
-    unique = unique_parameters(model)
-    return {
-        **tie_facts(embed, head),
-        ev.LmIdentity.n_param_objects: len(unique),
-        ev.LmIdentity.unique_numel: int(sum(p.numel() for p in unique)),
-        ev.LmIdentity.param_names: [[n, list(p.shape)] for n, p in model.named_parameters(remove_duplicate=False)],
-        ev.LmIdentity.embed_in_parameters: any(p is embed for p in unique),
-    }
-
-
-def _follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Callable[[], dict] = dict) -> dict:
-    """Write the judge's `table` into owner.token_embed in place, before any forward call; record the head
-    right after (plus `also()`), the logits for `ids`, and the head again after that forward call."""
-    copy_into(owner.token_embed.weight, table)
-    rec = {ev.TableFollow.head_after_inplace: plain(owner.lm_head.weight), **also()}
-    if eval_mode:
-        model.eval()
-    rec[ev.TableFollow.logits] = plain(model(ids))
-    # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
-    rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)
-    return rec
-
-
 # ---------------------------------------------------------------- TiedEmbeddingLM
 def _lm(ns, p, seed_offset=0):
     cls = ns["TiedEmbeddingLM"]
@@ -74,18 +54,18 @@ def _lm(ns, p, seed_offset=0):
 def lm_identity(ns, plan):
     p = plan["lm"]
     model, library_tables = tied_by_library(lambda: _lm(ns, p))
-    facts = _identity_facts(model, model.token_embed.weight, model.lm_head.weight)
+    facts = identity_facts(model, model.token_embed.weight, model.lm_head.weight)
     facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
     mine = (model.token_embed.weight, model.lm_head.weight)
     facts[ev.LmIdentity.library_tie] = any(t is w for t in library_tables for w in mine)
-    return ev.LmIdentity.make(**facts, **_follow_table(model, model, p["W1"], p["ids"]))
+    return ev.LmIdentity.make(**facts, **follow_table(model, model, p["W1"], p["ids"]))
 
 
 def lm_reload(ns, plan):
     p = plan["lm"]
     fresh = reloaded(lambda offset: _lm(ns, p, seed_offset=offset))
     rec = tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
-    return ev.LmReload.make(**rec, **_follow_table(fresh, fresh, p["W2"], p["ids"]))
+    return ev.LmReload.make(**rec, **follow_table(fresh, fresh, p["W2"], p["ids"]))
 
 
 def lm_float64(ns, plan):
@@ -93,7 +73,7 @@ def lm_float64(ns, plan):
     model = _lm(ns, p).to(torch.float64)
     rec = tie_facts(model.token_embed.weight, model.lm_head.weight)
     also = lambda: {ev.LmFloat64.embed_weight: plain(model.token_embed.weight)}  # noqa: E731
-    return ev.LmFloat64.make(**rec, **_follow_table(model, model, p["W3"], p["ids"], also=also))
+    return ev.LmFloat64.make(**rec, **follow_table(model, model, p["W3"], p["ids"], also=also))
 
 
 def lm_shapes(ns, plan):
@@ -117,11 +97,17 @@ def lm_grad(ns, plan):
     copy_into(model.token_embed.weight, p["W1"])
     opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
     opt.zero_grad()
-    logits = model(p["ids"])
+    try:
+        logits = model(p["ids"])
+    except Exception as exc:  # nothing of the gradient can be measured: the shape flow tests judge forward
+        return ev.LmGrad.make(**no_gradient(ev.LmGrad, exc))
+    if not fits(logits, p["G"]):  # the judge's objective needs (B, T, V) logits: shape flow judges the rest
+        return ev.LmGrad.make(**{**no_gradient(ev.LmGrad, None), ev.LmGrad.logits: plain(logits)})
     (logits * p["G"]).sum().backward()
     embed, head = model.token_embed.weight, model.lm_head.weight
     rec = {
         ev.LmGrad.logits: plain(logits),
+        ev.LmGrad.forward_error: "",
         ev.LmGrad.grad_same_object: embed.grad is not None and head.grad is embed.grad,
         ev.LmGrad.embed_grad: None if embed.grad is None else plain(embed.grad),
         ev.LmGrad.head_grad: None if head.grad is None else plain(head.grad),
@@ -150,14 +136,14 @@ def gpt_identity(ns, plan):
     p = plan["gpt"]
     model = _gpt(ns, p["cfg"], p["seed"])
     g = model.minigpt
-    facts = _identity_facts(model, g.token_embed.weight, g.lm_head.weight)
+    facts = identity_facts(model, g.token_embed.weight, g.lm_head.weight)
     facts[ev.GptIdentity.head_is_pos] = g.lm_head.weight is g.pos_embed.weight
     facts[ev.GptIdentity.flag_off] = flag_off(g)
     facts[ev.GptIdentity.state_shapes] = load_judge_values(g, p["values"]["identity"])
     facts[ev.GptIdentity.pos_before] = plain(g.pos_embed.weight)
     also = lambda: {ev.GptIdentity.pos_after: plain(g.pos_embed.weight)}  # noqa: E731
     table = _table(p["tables"]["identity"], g)
-    facts.update(_follow_table(model, g, table, p["ids"], eval_mode=True, also=also))
+    facts.update(follow_table(model, g, table, p["ids"], eval_mode=True, also=also))
     return ev.GptIdentity.make(**facts)
 
 
@@ -173,7 +159,7 @@ def gpt_reload(ns, plan):
     fresh = reloaded(build)
     g = fresh.minigpt
     rec = {**tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptReload.flag_off: flag_off(g)}
-    rec.update(_follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
+    rec.update(follow_table(fresh, g, _table(p["tables"]["reload"], g), p["ids"], eval_mode=True))
     return ev.GptReload.make(**rec, state_shapes=state_shapes(g))
 
 
@@ -185,7 +171,7 @@ def gpt_float64(ns, plan):
     g = model.minigpt
     rec = {**tie_facts(g.token_embed.weight, g.lm_head.weight), ev.GptFloat64.flag_off: flag_off(g)}
     table = _table(p["tables"]["float64"], g, torch.float64)
-    rec.update(_follow_table(model, g, table, p["ids"], eval_mode=True))
+    rec.update(follow_table(model, g, table, p["ids"], eval_mode=True))
     return ev.GptFloat64.make(**rec, state_shapes=shapes)
 
 
@@ -224,7 +210,11 @@ def gpt_counts(ns, plan):
         logits = plain(g(c["ids"]))  # the inner MiniGPT: the wrapper's forward is judged by shape flow
         copy_into(g.token_embed.weight, _table(c["table"], g))
         return ev.CountCase.make(
-            unique_numel=count, state_shapes=shapes, logits=logits, logits_after_write=plain(g(c["ids"]))
+            unique_numel=count,
+            state_shapes=shapes,
+            logits=logits,
+            logits_after_write=plain(g(c["ids"])),
+            dropout_settings=dropout_settings(g),
         )
 
     return ev.GptCounts.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["counts"]])
@@ -262,8 +252,14 @@ def gpt_grad(ns, plan):
     model.eval()  # the objective is the judge's; dropout is judged by its own test
     opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
     opt.zero_grad()
-    logits = model(p["ids"])
+    try:
+        logits = model(p["ids"])
+    except Exception as exc:  # nothing of the gradient can be measured: the shape flow tests judge forward
+        return ev.GptGrad.make(**rec, **no_gradient(ev.GptGrad, exc))
+    if not fits(logits, p["G"]):  # the judge's objective needs (B, T, V) logits: shape flow judges the rest
+        return ev.GptGrad.make(**rec, **{**no_gradient(ev.GptGrad, None), ev.GptGrad.logits: plain(logits)})
     rec[ev.GptGrad.logits] = plain(logits)
+    rec[ev.GptGrad.forward_error] = ""
     (logits * p["G"]).sum().backward()  # a judge objective: a wrong loss() costs only the loss tests
     embed, head = g.token_embed.weight, g.lm_head.weight
     rec[ev.GptGrad.grad_same_object] = embed.grad is not None and head.grad is embed.grad
@@ -280,6 +276,8 @@ def gpt_loss(ns, plan):
     shapes = load_judge_values(model.minigpt, p["values"]["loss"], gain=p["loss_gain"])
     model.eval()
     rec: dict[str, Any] = {ev.GptLoss.state_shapes: shapes}
+    with torch.no_grad():
+        rec.update(forward_record(model, p["ids"], ev.GptLoss))
     pos = model.minigpt.pos_embed.weight
 
     def one(targets):

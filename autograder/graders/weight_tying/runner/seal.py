@@ -3,7 +3,7 @@
 The runner seals each record as the experiment returns it (``seal``): a SHA-256 of the record's declared
 fields, or ``TAMPERED + what`` when the runner's own machinery was changed while the student's code ran (the
 frame writer, the experiments and their tools, the record schema: replaced, or their code rewritten), as it
-was imported before the submission loaded. The judge recomputes the digest from what arrived (``problem``):
+was imported before the submission loaded. The judge recomputes the digest from what arrived (``verdict``):
 a record without a seal, with a ``TAMPERED`` one, or whose content no longer matches its seal earns nothing.
 
 What this proves, and what it cannot: a submission that patches the runner's emit, rewrites a record on its
@@ -30,11 +30,9 @@ import torch
 __all__ = [
     "SEAL",
     "TAMPERED",
-    "PROBLEMS",
     "Integrity",
     "digest",
     "resealed",
-    "problem",
     "verdict",
     "frame_writers",
     "module_dicts",
@@ -111,17 +109,9 @@ def resealed(name: str, record: dict, record_class: Any) -> dict:
     return {**record, SEAL: digest(name, record, record_class)}
 
 
-# Why a seal does not hold, by the message catalog's id (the judge renders it in the student's language).
-PROBLEMS = {
-    "seal.none": "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
-    "seal.tampered": "the grader's runner was changed while your code ran ({detail})",
-    "seal.changed": "the record no longer matches its seal: it was changed after the experiment measured it",
-}
-
-
 def verdict(name: str, record: Any, record_class: Any) -> tuple[str, dict] | None:
-    """Why a record's seal does not hold, as (id in PROBLEMS, its parameters), or None (judge side; error
-    records carry none and need none)."""
+    """Why a record's seal does not hold, as (its id in the grader's catalog: seal.none, seal.tampered or
+    seal.changed; its parameters), or None (judge side; error records carry none and need none)."""
     if not isinstance(record, dict) or "error" in record:
         return None
     seal = record.get(SEAL)
@@ -132,12 +122,6 @@ def verdict(name: str, record: Any, record_class: Any) -> tuple[str, dict] | Non
     if seal != digest(name, record, record_class):
         return "seal.changed", {}
     return None
-
-
-def problem(name: str, record: Any, record_class: Any) -> str | None:
-    """Why a record's seal does not hold, in English, or None."""
-    found = verdict(name, record, record_class)
-    return None if found is None else PROBLEMS[found[0]].format(**found[1])
 
 
 class Integrity:

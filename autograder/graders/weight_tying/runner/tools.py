@@ -174,3 +174,52 @@ def flag_off(inner) -> bool:
 
 def tie_facts(embed, head) -> dict:
     return {ev.TieFacts.head_is_embed: head is embed, ev.TieFacts.same_data_ptr: head.data_ptr() == embed.data_ptr()}
+
+
+def identity_facts(model: torch.nn.Module, embed, head) -> dict:
+    """What the runner sees about the tie (reported, never trusted alone by the judge)."""
+    unique = unique_parameters(model)
+    return {
+        **tie_facts(embed, head),
+        ev.LmIdentity.n_param_objects: len(unique),
+        ev.LmIdentity.unique_numel: int(sum(p.numel() for p in unique)),
+        ev.LmIdentity.param_names: [[n, list(p.shape)] for n, p in model.named_parameters(remove_duplicate=False)],
+        ev.LmIdentity.embed_in_parameters: any(p is embed for p in unique),
+    }
+
+
+def follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Callable[[], dict] = dict) -> dict:
+    """Write the judge's `table` into owner.token_embed in place, before any forward call; record the head
+    right after (plus `also()`), the logits for `ids`, and the head again after that forward call."""
+    copy_into(owner.token_embed.weight, table)
+    rec = {ev.TableFollow.head_after_inplace: plain(owner.lm_head.weight), **also()}
+    if eval_mode:
+        model.eval()
+    rec.update(forward_record(model, ids, ev.TableFollow))
+    # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
+    rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)
+    return rec
+
+
+def forward_record(model, ids, record) -> dict:
+    """{logits, forward_error} of one forward call: a forward that raises leaves the facts recorded before it
+    (the tie) to be judged on their own."""
+    try:
+        return {record.logits: plain(model(ids)), record.forward_error: ""}
+    except Exception as exc:
+        return {record.logits: None, record.forward_error: error_text(exc)}
+
+
+def no_gradient(record, exc: Exception | None) -> dict:
+    """A gradient record with no measurement: forward raised `exc`, or (None) returned what the judge's
+    objective cannot multiply."""
+    out = {
+        name: None
+        for name in ("logits", "embed_grad", "head_grad", "table_after", "head_after")
+        if name in record.FIELDS
+    }
+    return {**out, record.forward_error: "" if exc is None else error_text(exc), record.grad_same_object: False}
+
+
+def fits(logits, objective: torch.Tensor) -> bool:
+    return isinstance(logits, torch.Tensor) and tuple(logits.shape) == tuple(objective.shape)

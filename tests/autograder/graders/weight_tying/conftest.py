@@ -2,7 +2,7 @@
 
 The in-process path is the one the engine takes minus the sandbox: the experiments run on classes defined by
 a submission's text, every record goes through the channel's round trip (the runner's writer, the judge's
-decoder), and the suite's test functions are called as the judge's pytest plugin would call them.
+decoder), and the suite is judged by the engine's own suite runner (``grading.judge.suite``).
 """
 
 from __future__ import annotations
@@ -39,11 +39,9 @@ def plan():
 
 
 @pytest.fixture(scope="session")
-def suite(pytestconfig):
-    """The suite's test functions as (name, function, points, area); its markers are registered first."""
-    pytestconfig.addinivalue_line("markers", "points(n): points this test is worth")
-    pytestconfig.addinivalue_line("markers", "area(name): the graded area this test belongs to")
-    return [(t.name, t.fn, t.points, t.area) for t in GRADER.tests]
+def suite():
+    """The suite's tests as (function name, function, points, area)."""
+    return [(t.function, t.func, t.points, t.area) for t in GRADER.tests]
 
 
 @pytest.fixture(scope="session")
@@ -53,14 +51,20 @@ def collect_evidence() -> Callable[[str | Path, dict], dict]:
 
 
 @pytest.fixture(scope="session")
-def judge(suite) -> Callable[..., dict[str, tuple[bool, str]]]:
-    """results = judge(plan, evidence, run=None, only=None): {test name: (passed, message)}.
+def judge() -> Callable[..., dict]:
+    """outcomes = judge(plan, evidence, run=None, only=None): {test function: its TestOutcome, unmarked}.
 
-    `only`: the names of the tests to call (a faster partial judge).
+    `only`: the function names of the tests to call (a faster partial judge).
     """
     return GRADER.judge
 
 
 @pytest.fixture(scope="session")
-def score(suite) -> Callable[[dict], float]:
+def score() -> Callable[[dict], float]:
     return GRADER.score
+
+
+@pytest.fixture(scope="session")
+def mark() -> Callable[[dict], dict]:
+    """marked = mark(outcomes): the outcomes with their charges (the engine's marking step)."""
+    return GRADER.mark

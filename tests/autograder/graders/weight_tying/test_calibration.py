@@ -32,7 +32,7 @@ pytestmark = pytest.mark.sweep
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
 VENV_BIN = Path(sys.executable).parent
-MINIMUM = {"correct": 8, "wrong": 25, "attack": 10}
+MINIMUM = {"correct": 8, "wrong": 25, "attack": 10, "trick": 8}
 LEAK_MARK = "WTCAL_" + "LEAK_OK"  # what a16 prints next to anything it managed to read
 LISTEN_PORT = 47813  # a15 connects here
 CALIBRATION_SEED = 20261129
@@ -216,7 +216,7 @@ def calibration_run(tmp_path_factory):
 
 def _by_kind(rows: list[dict]) -> dict[str, list[dict]]:
     corpus = {name: exp.kind for name, (_, exp) in calibration_files(CAL).items()}
-    out: dict[str, list[dict]] = {"correct": [], "wrong": [], "attack": []}
+    out: dict[str, list[dict]] = {"correct": [], "wrong": [], "attack": [], "trick": []}
     for row in rows:
         kind = corpus.get(row["file"])
         if kind:
@@ -251,6 +251,16 @@ def test_wrong_submissions_never_get_full_marks(calibration_run):
     rows = _by_kind(_rows(_last_json(calibration_run["proc"].stdout)))["wrong"]
     full = [f"{r['file']} ({r['expected']})" for r in rows if r["score"] >= r["max_score"]]
     assert not full, "wrong submissions got full marks:\n" + "\n".join(full)
+
+
+def test_no_trick_scores_more_than_its_twin(calibration_run):
+    rows = _by_kind(_rows(_last_json(calibration_run["proc"].stdout)))["trick"]
+    paid = [
+        f"{r['file']}: {r['score']} with the trick, {r.get('twin_score')} without"
+        for r in rows
+        if r.get("twin_score") is None or r["score"] > r["twin_score"]
+    ]
+    assert not paid, "tricks that paid (or whose twin was not graded):\n" + "\n".join(paid)
 
 
 def test_attacks_earn_nothing(calibration_run):

@@ -2,27 +2,38 @@
 
 Fast: each file's header (`# expect:`, `# why:`, `# fails:`), counts, the README and the misconception list;
 then every correct and wrong file runs through the experiments and the suite in this process: correct
-files get full marks, wrong files fail the tests their `# fails:` header names, with the misconception
-named. test_calibration.py grades the same corpus, attacks included, in the real sandbox.
+files get full marks, wrong files fail the tests their `# fails:` header names, and a failing test shows the
+misconception their header names (the marking scheme's id). test_calibration.py grades the same corpus,
+attacks included, in the real sandbox.
 """
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from autograder.graders import get_assignment
+from autograder.grading.editions import names
+from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.result import Result, RunFacts
+from autograder.outputs.charges import cards
+from autograder.outputs.classview import Row
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.grades import grades_csv
+from autograder.outputs.table import render as render_table
 from autograder.qa.calibrate import calibration_files, judge_verdict
 from autograder.qa.sweep import seeds_from
 
 SPEC = get_assignment("weight_tying")
 CAL = SPEC.calibration_dir
-FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack"}
-MINIMUM = {"correct": 8, "wrong": 25, "attack": 10}
-HEADER = re.compile(r"^# expect: (correct|wrong|attack)(?: (.+))?$")
+FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack", "tricks": "trick"}
+MINIMUM = {"correct": 8, "wrong": 25, "attack": 10, "trick": 8}
+HEADER = re.compile(r"^# expect: (correct|wrong|attack|trick)(?: (.+))?$")
 
 
 def _first_code(path: Path) -> str:
@@ -34,7 +45,7 @@ def _first_code(path: Path) -> str:
 
 
 def _corpus() -> list[tuple[str, str, str, Path]]:
-    """(folder, kind, keyword, path) of every calibration submission."""
+    """(folder, kind, misconception id, path) of every calibration submission."""
     out = []
     for folder in FOLDERS:
         for path in sorted((CAL / folder).iterdir()):
@@ -50,12 +61,11 @@ def _corpus() -> list[tuple[str, str, str, Path]]:
 
 def test_every_file_has_a_header_matching_its_folder(suite):
     names = {name for name, *_ in suite}
-    for folder, kind, keyword, path in _corpus():
+    for folder, kind, _names, path in _corpus():
         assert kind == FOLDERS[folder], f"{path.name}: first line must be '# expect: {FOLDERS[folder]}...'"
         lines = _first_code(path).splitlines()
         assert lines[1].startswith("# why: ") and len(lines[1]) > 20, f"{path.name}: second line must be '# why: ...'"
         if kind == "wrong":
-            assert keyword.strip(), f"{path.name}: '# expect: wrong <misconception keyword>' needs the keyword"
             fails = calibration_files(CAL)[f"{folder}/{path.name}"][1].fails
             assert lines[2].startswith("# fails: ") and fails, f"{path.name}: third line must be '# fails: test_...'"
             assert set(fails) <= names, f"{path.name}: no such suite tests {sorted(set(fails) - names)}"
@@ -79,27 +89,15 @@ def test_readme_lists_every_file():
     assert listed - files == set(), f"README.md lists missing files: {sorted(listed - files)}"
 
 
-def _listed_keywords(text: str) -> set[str]:
-    """Keywords of MISCONCEPTIONS.md's table: `a` / `b`, with `(x)` short for the previous keyword's stem + (x)."""
-    out: set[str] = set()
-    for line in text.splitlines():
-        if not line.startswith("| `"):
-            continue
-        stem = ""
-        for word in re.findall(r"`([^`]+)`", line.split(" | ")[0]):
-            if word.startswith("(") and stem:
-                word = stem + word
-            stem = word.split("(")[0].rstrip() + " " if "(" in word else stem
-            out.add(word.lower())
-    return out
-
-
-def test_wrong_keywords_come_from_the_misconception_list():
-    listing = SPEC.judge_dir.parent / "MISCONCEPTIONS.md"
-    listed = _listed_keywords(listing.read_text())
-    assert "copied table" in listed and "hyper-parameter ignored (dropout)" in listed, sorted(listed)
-    unknown = {keyword.lower() for _, kind, keyword, _ in _corpus() if kind == "wrong"} - listed
-    assert not unknown, f"keywords not in {listing.name}: {sorted(unknown)}"
+def test_wrong_files_name_the_schemes_misconceptions():
+    """Each wrong file's header names a misconception of the marking scheme by its id (or none, for a file
+    whose mistake is a crash or a hang, such as w61 and w62)."""
+    scheme = SPEC.scheme
+    named = {name for _, kind, ids, _ in _corpus() if kind == "wrong" for name in ids.split()}
+    assert named - set(scheme.misconceptions) == set(), (
+        f"not in marking.toml: {sorted(named - set(scheme.misconceptions))}"
+    )
+    assert len(named) >= 20, f"only {len(named)} misconceptions are exercised by the corpus"
 
 
 # ------------------------------------------------------------------------------------------ in-process walk
@@ -118,27 +116,59 @@ def _sweep_plan(name: str) -> dict:
     return _PLANS[seed]
 
 
-def _judged_on(name, one_plan, collect_evidence, judge, score) -> float:
+def _judged_on(name, one_plan, collect_evidence, judge, mark, *, outputs: bool = False) -> float:
     path, exp = calibration_files(CAL)[name]
-    results = judge(one_plan, collect_evidence(path, one_plan))
-    failing = {test: message for test, (ok, message) in results.items() if not ok}
-    ok, note = judge_verdict(exp, failing, score(results), 100)
+    marked = mark(judge(one_plan, collect_evidence(path, one_plan)))
+    failing = {test: o for test, o in marked.items() if not o.passed}
+    score = round(sum(o.score for o in marked.values()), 6)
+    ok, note = judge_verdict(exp, failing, score, 100)
     assert ok, f"{name} (seed {one_plan['seed']}): {note}"
-    assert "not named" not in note, f"{name} (seed {one_plan['seed']}): {note}"
-    return score(results)
+    if outputs:
+        for language in SPEC.languages:
+            _every_output_adds_up(
+                name, Result(tests=list(marked.values()), run=RunFacts(status="ok"), language=language)
+            )
+    return score
+
+
+def _every_output_adds_up(name: str, result: Result) -> None:
+    """The charges every output shows sum to the points lost; a passing test shows none, a failing one is
+    never shown as passed (issue 30)."""
+    lost = round(result.max_score - result.score, 6)
+    where = f"{name} ({result.language})"
+    shown = cards(result, SPEC, result.language)
+    assert round(sum(c.points for c in shown), 6) == lost, (where, [(c.title, c.points) for c in shown])
+    covered = [item["test"] for card in shown for item in card.tests]
+    assert sorted(covered) == sorted(t.name for t in result.failing()), where  # each failing test once
+    for area, (got, top) in result.areas.items():  # grades.csv and the gradebook's cells read these
+        in_area = sum(item["lost"] for card in shown for item in card.tests if item["area"] == area)
+        assert round(top - got - in_area, 6) == 0, (where, area, got, top, in_area)
+    row = grades_csv([Row(uid="s", name="s", result=result, kind="graded")]).splitlines()
+    header, values = next(csv.reader(row[:1])), next(csv.reader(row[1:2]))
+    assert round(sum(float(values[header.index(a)]) for a in result.areas), 6) == result.score, (where, values)
+    page = feedback_html(result, student="s", language=result.language, names=names(SPEC, result.language), spec=SPEC)
+    assert round(sum(float(p) for p in re.findall(r'data-points="([0-9.]+)"', page)), 6) == lost, where
+    console = Console(record=True, width=200, color_system=None)
+    render_table(result, console=console, spec=SPEC)
+    costs = re.findall(r"^│\s*-([0-9.]+)\s*│", console.export_text(), flags=re.M)
+    assert round(sum(float(c) for c in costs), 6) == lost, (where, costs)
+    entries = gradescope_results(result, SPEC)["tests"]
+    assert round(sum(e["score"] for e in entries), 6) == result.score, where
+    assert all((e["status"] == "passed") == (e["score"] == e["max_score"]) for e in entries), (where, entries)
 
 
 @pytest.mark.parametrize("name", _JUDGED)
-def test_corpus_file_in_process(name, plan, collect_evidence, judge, score):
-    """Correct files get full marks; wrong ones fail their `# fails:` tests with the misconception named."""
-    _judged_on(name, plan, collect_evidence, judge, score)
+def test_corpus_file_in_process(name, plan, collect_evidence, judge, mark):
+    """Correct files get full marks; wrong ones fail their `# fails:` tests, a failing one showing the
+    misconception named, with a mark inside their band; every output's charges add up to the points lost."""
+    _judged_on(name, plan, collect_evidence, judge, mark, outputs=True)
 
 
 @pytest.mark.sweep
 @pytest.mark.parametrize("name", _JUDGED)
-def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_evidence, judge, score):
+def test_corpus_file_loses_the_same_points_on_a_second_plan(name, plan, collect_evidence, judge, mark):
     """The same on one of the sweep's seeds, and the same mark as on the first plan."""
-    marks = [_judged_on(name, one_plan, collect_evidence, judge, score) for one_plan in (plan, _sweep_plan(name))]
+    marks = [_judged_on(name, one_plan, collect_evidence, judge, mark) for one_plan in (plan, _sweep_plan(name))]
     assert marks[0] == marks[1], f"{name}: the mark depends on the seed: {marks}"
 
 

@@ -167,10 +167,10 @@ def test_a_generate_that_hands_its_loop_to_the_library_earns_no_generation_point
     result = worker.grade_path(_write(tmp_path, f"{name}.py", _evasion(EVASIONS[name])), seed=SEED)
     assert result.run.load_errors == [], result.run.load_errors  # the evasion is in place
     generation = _generation(result)
-    assert generation and not any(t.passed for t in generation), [(t.name, t.output[:200]) for t in generation]
+    assert generation and not any(t.passed for t in generation), [(t.name, t.message("en")[:200]) for t in generation]
     assert result.score <= 82, (result.score, result.output)
     if name != "helper_forked_at_import":  # the helper's own process reached the stub, not the run
-        said = " ".join(t.output for t in generation)
+        said = " ".join(t.message("en") for t in generation)
         assert "delegated generate" in said or "runner was changed" in said, said[:600]
 
 

@@ -18,6 +18,7 @@ from autograder.graders.weight_tying.diagnosis import (
     reread,
     tie_problem,
 )
+from autograder.grading.findings import named_in
 
 V, D = 7, 3
 
@@ -29,26 +30,40 @@ def tie(**facts):
 
 def test_tie_problem_names_each_way_of_getting_the_tie_wrong():
     assert tie(follows=True, same_object=True) is None
-    assert ".data sharing" in tie(follows=True, same_storage=True)
-    assert "copied table" in tie(equal_values=True)
-    assert "untied" in tie()
-    assert "tied only after forward" in tie(follows_after_forward=True)
-    assert "transposed" in tie(head_shape=(D, V))
-    assert "positional embedding tied" in tie(head_shape=(5, D), pos_shape=(5, D))
+    assert ".data sharing" in str(tie(follows=True, same_storage=True))
+    assert "copied table" in str(tie(equal_values=True))
+    assert "untied" in str(tie())
+    assert "tied only after forward" in str(tie(follows_after_forward=True))
+    assert "transposed" in str(tie(head_shape=(D, V)))
+    assert "positional embedding tied" in str(tie(head_shape=(5, D), pos_shape=(5, D)))
+
+
+def test_each_problem_names_its_misconception_by_the_schemes_id():
+    """What marking reads: the id a message names (messages.NAMES), never its words."""
+    assert named_in(tie(equal_values=True)) == "two_tables"
+    assert named_in(tie(follows=True, same_storage=True)) == "data_sharing"
+    assert named_in(tie(follows_after_forward=True)) == "tied_after_forward"
+    assert named_in(tie(head_shape=(5, D), pos_shape=(5, D))) == "positional_tied"
+    expected = torch.randn(2, 3, V)
+    assert named_in(logits_problem(expected.softmax(-1), expected)) == "probabilities"
+    assert named_in(logits_problem(3 * expected, expected)) == "logits_scaled"
+    assert named_in(logits_problem(expected + torch.randn(2, 3, V), expected)) is None  # wrong values: unnamed
+    g_in, g_out = torch.randn(5, 3), torch.randn(5, 3)
+    assert named_in(gradient_problem(2 * (g_in + g_out), g_in, g_out, same_object=True)) == "gradient_scaled"
 
 
 def test_logits_problem_names_softmax_bias_scale_and_shapes():
     expected = torch.randn(2, 3, V)
     assert logits_problem(expected.clone(), expected) is None
-    assert "probabilities instead of logits" in logits_problem(expected.softmax(-1), expected)
-    assert "log_softmax" in logits_problem(expected.log_softmax(-1), expected)
-    assert "bias on the head" in logits_problem(expected + torch.randn(V), expected)
-    assert "logits scaled" in logits_problem(3 * expected, expected)
-    assert "transposed" in logits_problem(torch.randn(2, 3, 4), expected)
-    assert "positional embedding tied" in logits_problem(torch.randn(2, 3, 5), expected, block_size=5)
-    assert "token ids" in logits_problem(expected.argmax(-1), expected)
-    assert "flattened" in logits_problem(expected.reshape(6, V), expected)
-    assert "wrong values" in logits_problem(expected + torch.randn(2, 3, V), expected)
+    assert "probabilities instead of logits" in str(logits_problem(expected.softmax(-1), expected))
+    assert "log_softmax" in str(logits_problem(expected.log_softmax(-1), expected))
+    assert "bias on the head" in str(logits_problem(expected + torch.randn(V), expected))
+    assert "logits scaled" in str(logits_problem(3 * expected, expected))
+    assert "transposed" in str(logits_problem(torch.randn(2, 3, 4), expected))
+    assert "positional embedding tied" in str(logits_problem(torch.randn(2, 3, 5), expected, block_size=5))
+    assert "token ids" in str(logits_problem(expected.argmax(-1), expected))
+    assert "flattened" in str(logits_problem(expected.reshape(6, V), expected))
+    assert "wrong values" in str(logits_problem(expected + torch.randn(2, 3, V), expected))
 
 
 def test_logits_follow_table_forgives_what_shape_flow_judges():
@@ -61,34 +76,34 @@ def test_logits_follow_table_forgives_what_shape_flow_judges():
 def test_gradient_problem_names_doubling_halving_and_one_path():
     g_in, g_out = torch.randn(5, 3), torch.randn(5, 3)
     assert gradient_problem(g_in + g_out, g_in, g_out, same_object=True) is None
-    assert "doubled" in gradient_problem(2 * (g_in + g_out), g_in, g_out, same_object=True)
-    assert "halved" in gradient_problem(0.5 * (g_in + g_out), g_in, g_out, same_object=True)
-    assert "only one path" in gradient_problem(g_in, g_in, g_out, same_object=True)
-    assert ".data sharing" in gradient_problem(g_out, g_in, g_out, same_object=False)
-    assert "got no gradient" in gradient_problem(None, g_in, g_out, same_object=True)
+    assert "doubled" in str(gradient_problem(2 * (g_in + g_out), g_in, g_out, same_object=True))
+    assert "halved" in str(gradient_problem(0.5 * (g_in + g_out), g_in, g_out, same_object=True))
+    assert "only one path" in str(gradient_problem(g_in, g_in, g_out, same_object=True))
+    assert ".data sharing" in str(gradient_problem(g_out, g_in, g_out, same_object=False))
+    assert "got no gradient" in str(gradient_problem(None, g_in, g_out, same_object=True))
 
 
 def test_generated_ids_and_greedy_problems():
     prompt = torch.tensor([[1, 2]])
     expected = torch.tensor([[1, 2, 3, 4]])
     assert generated_ids_problem(expected.clone(), prompt, 2) is None
-    assert "not int64" in generated_ids_problem(expected.float(), prompt, 2)
-    assert "prompt not preserved" in generated_ids_problem(torch.tensor([[0, 2, 3, 4]]), prompt, 2)
-    assert "only the new tokens" in generated_ids_problem(torch.tensor([[3, 4]]), prompt, 2)
+    assert "not int64" in str(generated_ids_problem(expected.float(), prompt, 2))
+    assert "prompt not preserved" in str(generated_ids_problem(torch.tensor([[0, 2, 3, 4]]), prompt, 2))
+    assert "only the new tokens" in str(generated_ids_problem(torch.tensor([[3, 4]]), prompt, 2))
     assert generated_ids_problem(torch.tensor([[0, 2, 3, 4]]), prompt, 2, check_prompt=False) is None
     assert greedy_problem(expected, expected, again=expected.clone()) is None
-    assert "sampling instead of argmax" in greedy_problem(expected, expected, again=torch.tensor([[1, 2, 4, 4]]))
-    assert "LAST position" in greedy_problem(torch.tensor([[1, 2, 3, 0]]), expected)
+    assert "sampling instead of argmax" in str(greedy_problem(expected, expected, again=torch.tensor([[1, 2, 4, 4]])))
+    assert "LAST position" in str(greedy_problem(torch.tensor([[1, 2, 3, 0]]), expected))
 
 
 def test_gradient_problem_names_a_row_without_its_lookup_part_and_a_divided_one():
     g_in, g_out = torch.randn(5, 3), torch.randn(5, 3)
     padded = g_in + g_out
     padded[0] = g_out[0]  # padding_idx=0: row 0 gets the head path only
-    assert "padding_idx" in gradient_problem(padded, g_in, g_out, same_object=True)
+    assert "padding_idx" in str(gradient_problem(padded, g_in, g_out, same_object=True))
     divided = g_in + g_out
     divided[2] = g_out[2] + g_in[2] / 3  # an id seen three times, scale_grad_by_freq
-    assert "scale_grad_by_freq" in gradient_problem(divided, g_in, g_out, same_object=True)
+    assert "scale_grad_by_freq" in str(gradient_problem(divided, g_in, g_out, same_object=True))
     noisy = (g_in + g_out) * 40 + 1e-5 * torch.randn(5, 3)  # float noise of large gradients is not a mistake
     assert gradient_problem(noisy, g_in * 40, g_out * 40, same_object=True) is None
 
@@ -98,8 +113,8 @@ def test_lookup_problem_names_max_norm():
     ids = torch.tensor([[0, 1, 2], [3, 4, 5]])
     assert lookup_problem(table[ids], table, ids) is None
     capped = table[ids] * (1.0 / table[ids].norm(dim=-1, keepdim=True)).clamp(max=1.0)
-    assert "max_norm" in lookup_problem(capped, table, ids)
-    assert "not the rows" in lookup_problem(table[ids] + 1, table, ids)
+    assert "max_norm" in str(lookup_problem(capped, table, ids))
+    assert "not the rows" in str(lookup_problem(table[ids] + 1, table, ids))
 
 
 def test_every_message_names_a_notebook_section_that_exists():
@@ -114,5 +129,5 @@ def test_every_message_names_a_notebook_section_that_exists():
     }
     for number, title in SECTIONS.items():
         assert any(h.startswith(f"## {number}. {title}") for h in headings), (number, title, sorted(headings))
-    assert reread(7) == ' (reread section 7, "Gradients from both ends add up")'
-    assert "reread section 6" in tie(equal_values=True)
+    assert str(reread(7)) == ' (reread section 7, "Gradients from both ends add up")'
+    assert "reread section 6" in str(tie(equal_values=True))

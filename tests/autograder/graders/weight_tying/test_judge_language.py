@@ -1,14 +1,14 @@
-"""The judge speaks the submission's language: every failure message rendered from the catalog where it is built.
+"""The judge decides on values; words are rendered last, in whichever language reads them.
 
-The hidden suite runs every test in English (the marking scheme reads English), then each failed test again in
-the submission's language (``TestOutcome.localized``). On the calibration corpus's wrong files, in process, the
-Chinese grading gives the English grading's marks and messages, and every failed test's Chinese message reads
-in Chinese: no English sentence outside keywords, code and what the student's code raised (zh_text.py), the
-file's misconception keyword kept, the raised text verbatim between 「」.
+On the calibration corpus's wrong files, in process: each failure's finding (a message id, its parameters, the
+misconception's id) is rendered in Chinese with no English sentence left outside code and the book's terms
+(zh_text.py), what the student's code raised kept verbatim between 「」; and rewording every English message
+of every catalog (or renaming every misconception's title) regrades the corpus to the same marks and findings:
+no text decides a mark.
 
 When this fails after a suite message changed: the assertion names the test and its Chinese text; build that
-message with ``say("its.id", ...)`` (judge/words.py) from the catalog (messages*.py: English exactly as before,
-Chinese beside it), then run python scripts/build_notebook.py.
+message with ``say("its.id", ...)`` (judge/words.py) from the catalog (messages*.py, English and Chinese side by
+side), then run python scripts/build_notebook.py.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import re
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.graders.weight_tying.messages import CATALOG
-from autograder.graders.weight_tying.runner.seal import PROBLEMS
+from autograder.graders.weight_tying.messages import render
+from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.graders.weight_tying.zh_text import untranslated
-from autograder.grading.judge.server import WarmJudge, checked_language
-from autograder.grading.pipeline import Submission, judge_language
+from autograder.grading.findings import Failed
+from autograder.grading.judge.memo import end_judgement
+from autograder.protocol import said
 from autograder.qa.calibrate import calibration_files
 from autograder.qa.inprocess import InProcessGrader
 
@@ -30,7 +31,7 @@ SPEC = get_assignment("weight_tying")
 SEED = 7
 HAN = re.compile(r"[\u4e00-\u9fff]")
 WRONG = {
-    key: (path, expectation.keyword)
+    key: path
     for key, (path, expectation) in calibration_files(SPEC.calibration_dir).items()
     if expectation.kind == "wrong"
 }
@@ -38,17 +39,10 @@ SAMPLE = {key: WRONG[key] for key in sorted(WRONG)[::6]}  # every sixth by name;
 
 
 def _grade(corpus: dict) -> dict:
-    """wrong file -> (English outcomes, Chinese outcomes, English score, Chinese score), seed 7, in process."""
+    """wrong file -> {test: marked outcome}, seed 7, in process."""
     grader = InProcessGrader(SPEC)
     plan = SPEC.make_plan(SEED)
-    out = {}
-    for key, (path, _) in corpus.items():
-        evidence = grader.evidence(path, plan)
-        english = grader.outcomes(plan, evidence)
-        chinese = grader.outcomes(plan, evidence, language="zh")
-        scores = [grader.score({t.name: (t.passed, t.output) for t in tests}) for tests in (english, chinese)]
-        out[key] = (english, chinese, *scores)
-    return out
+    return {key: grader.grade(path, plan)[1] for key, path in corpus.items()}
 
 
 @pytest.fixture(scope="module")
@@ -58,102 +52,82 @@ def graded() -> dict:
 
 def _problems(graded: dict) -> list[str]:
     problems = []
-    for key, (english, chinese, en_score, zh_score) in graded.items():
-        keyword = WRONG[key][1].lower()
-        if en_score != zh_score or [(t.passed, t.output) for t in english] != [(t.passed, t.output) for t in chinese]:
-            problems.append(f"{key}: the Chinese grading differs from the English one ({en_score} vs {zh_score})")
-        if any(t.localized for t in english):
-            problems.append(f"{key}: an English grading has localized messages")
-        for test in chinese:
+    for key, outcomes in graded.items():
+        for name, test in outcomes.items():
             if test.passed:
-                assert test.localized == "", (key, test.name)
+                assert test.message("zh") == "", (key, name)
                 continue
-            text = test.localized
+            text = test.message("zh")
             if not HAN.search(text) or untranslated(text):
-                problems.append(f"{key} {test.name}: English left {untranslated(text)} in\n  {text}")
-            if keyword in test.output.lower() and keyword not in text.lower():
-                problems.append(f"{key} {test.name}: the keyword {keyword!r} is lost in\n  {text}")
-            if "your code raised " in test.output:
-                raised = test.output.split("your code raised ", 1)[1].split("\n")[0]
-                if f"「{raised}」" not in text:
-                    problems.append(f"{key} {test.name}: the raised text is not kept verbatim in\n  {text}")
+                problems.append(f"{key} {name}: English left {untranslated(text)} in\n  {text}")
+            for part in test.finding.said.walk():
+                raised = part.params.get("text") if part.key == "judge.failed_your_code_raised" else None
+                if isinstance(raised, str) and f"「{raised}」" not in text:
+                    problems.append(f"{key} {name}: the raised text is not kept verbatim in\n  {text}")
     return problems
 
 
-def test_a_chinese_grading_of_the_corpus_marks_as_english_and_reads_in_chinese(graded):
-    assert sum(not t.passed for english, *_ in graded.values() for t in english) > 25
-    assert any("your code raised " in t.output for english, *_ in graded.values() for t in english)
+def test_every_finding_of_the_corpus_reads_in_chinese(graded):
+    assert sum(not t.passed for outcomes in graded.values() for t in outcomes.values()) > 25
     problems = _problems(graded)
     assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:12])
 
 
 @pytest.mark.sweep
-def test_the_whole_corpus_in_chinese_marks_as_english_and_reads_in_chinese():
-    everything = _grade(WRONG)
-    problems = _problems(everything)
+def test_every_finding_of_the_whole_corpus_reads_in_chinese():
+    problems = _problems(_grade(WRONG))
     assert problems == [], f"{len(problems)} problems:\n" + "\n".join(problems[:12])
 
 
-def test_the_suite_helpers_and_the_seal_speak_the_catalogs_english():
-    """seal.py's own English templates are the catalog's, so English stays byte for byte (suite_api speaks from
-    the engine's catalog: test_catalog.py)."""
-    for key, english in PROBLEMS.items():
-        assert key in CATALOG and CATALOG[key].en == english, key
+def _marks(graded: dict) -> dict:
+    return {
+        key: [(n, o.passed, o.charged, o.charged_to, o.finding and o.finding.to_wire()) for n, o in outcomes.items()]
+        for key, outcomes in graded.items()
+    }
 
 
-def test_the_judge_request_refuses_a_language_its_grader_does_not_render():
-    assert checked_language(SPEC, "zh") == "zh"
-    for bad in ("fr", "", None, "EN"):
-        with pytest.raises(ValueError, match=re.escape(f"language={bad!r}")) as error:
-            WarmJudge(SPEC).judge(SEED, None, None, lambda message: None, bad)
-        assert "en, zh" in str(error.value)
+def test_rewording_every_english_message_and_title_moves_no_mark(graded, monkeypatch):
+    """Every English template of every registered catalog (engine, grader, misconception titles) replaced by
+    words that share nothing with it: the corpus grades to the same charges and the same findings."""
+    for key, message in list(said.registered().items()):
+        kept = " ".join("{" + p + "}" for p in sorted(said.parameters(message.en)))
+        monkeypatch.setitem(said._REGISTRY, key, said.Message(f"reworded {len(key)} {kept}", message.zh, message.names))
+    reworded = _grade(SAMPLE)
+    assert _marks(reworded) == _marks(graded)
+    some = next(o for outcomes in reworded.values() for o in outcomes.values() if not o.passed)
+    assert some.message("en").startswith("reworded ")  # the English really was replaced
 
 
-def test_the_judge_language_is_the_files_when_the_grader_speaks_it():
-    assert judge_language(SPEC, Submission("py", "# language: zh\nx = 1\n", "a.py")) == "zh"
-    assert judge_language(SPEC, Submission("py", "# language: fr\nx = 1\n", "a.py")) == "en"
-    assert judge_language(SPEC, Submission("py", "x = 1\n", "a.py")) == "en"
-    assert judge_language(get_assignment("selftest"), Submission("py", "# language: zh\n", "a.py")) == "en"
+def test_every_seal_verdict_is_a_message_of_the_catalog():
+    """seal.py's verdicts are catalog ids with their parameters, rendered where shown in either language."""
+    from autograder.graders.weight_tying.runner.evidence import LmIdentity
+
+    verdicts = [
+        verdict("lm_identity", record, LmIdentity)
+        for record in ({}, {"seal": "tampered: emit replaced"}, {"seal": "0" * 64})
+    ]
+    assert [key for key, _ in verdicts] == ["seal.none", "seal.tampered", "seal.changed"]
+    for key, params in verdicts:
+        assert render(key, "en", **params) and render(key, "zh", **params), key
 
 
-def test_both_suite_runners_render_each_failed_test_again_in_the_language_asked():
-    """The lean runner (pool) and pytest.main (fresh path) give the same English and the same Chinese."""
-    from autograder.grading.judge.direct import DirectSuite
-    from autograder.grading.judge.plugin import run_suite
-
-    plan, run = SPEC.make_plan(SEED), {"status": "timeout"}
-    suite = DirectSuite.load(SPEC.suite_dir)
-    try:
-        lean = list(suite.run(plan=plan, evidence={}, run=run, language="zh"))
-        english = list(suite.run(plan=plan, evidence={}, run=run))
-    finally:
-        suite.close()
-    full, _ = run_suite(suite_dir=SPEC.suite_dir, plan=plan, evidence={}, run=run, language="zh")
-    assert [(t.name, t.output, t.localized) for t in lean] == [(t.name, t.output, t.localized) for t in full]
-    assert [t.output for t in lean] == [t.output for t in english] and not any(t.localized for t in english)
-    assert all(not t.passed and HAN.search(t.localized) and not untranslated(t.localized) for t in lean)
-    assert "提交在运行到这里之前就因超时被终止" in lean[0].localized
-
-
-def test_a_refused_seal_reads_in_the_judgements_language_though_its_verdict_is_kept(monkeypatch):
-    """sealed.py keeps one verdict per record for the judgement (its catalog id, no words): the English run and
-    the Chinese rerun of a test both render it, each in its own language."""
+def test_a_refused_seal_is_owed_evidence_read_in_either_language():
+    """sealed.py keeps one verdict per record for the judgement (its catalog id, no words): the finding is owed
+    evidence, and renders in each language."""
     from autograder.graders.weight_tying.judge import sealed
-    from autograder.grading.judge.memo import end_judgement
-    from autograder.grading.judge.suite_api import speaking
 
     record = {"seal": "tampered: emit replaced"}
-    english = chinese = ""
     end_judgement()
     try:
-        for lang in ("en", "zh"):
-            with speaking(lang), pytest.raises(AssertionError) as error:
-                sealed.need({"lm_identity": record}, "lm_identity", what="TiedEmbeddingLM")
-            english, chinese = (str(error.value), chinese) if lang == "en" else (english, str(error.value))
+        with pytest.raises(Failed) as error:
+            sealed.need({"lm_identity": record}, "lm_identity", what="TiedEmbeddingLM")
     finally:
         end_judgement()
-    assert english == (
+    finding = error.value.finding
+    assert finding.owed and finding.names is None
+    assert finding.render("en") == (
         "TiedEmbeddingLM: evidence refused: the grader's runner was changed while your code ran (emit replaced); a "
         "record the runner did not send as measured earns nothing"
     )
+    chinese = finding.render("zh")
     assert "「emit replaced」" in chinese and HAN.search(chinese) and not untranslated(chinese)

@@ -13,8 +13,8 @@ import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
-from autograder.grading.judge.direct import DirectSuite
 from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.suite import Suite
 
 ATTACK = "attacks/a38_judge_growth.py"
 
@@ -35,7 +35,7 @@ def _live_tensor_bytes() -> int:
 def test_models_built_from_reported_sizes_do_not_outlive_the_judgement(spec, plan, collect_evidence):
     honest = collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)
     crafted = collect_evidence(spec.calibration_dir / ATTACK, plan)
-    suite = DirectSuite.load(spec.suite_dir)  # the warm judge's way: modules kept for the plan
+    suite = Suite.load(spec.suite_dir, spec.scheme)  # the warm judge's way: modules kept for the plan
     try:
         assert sum(o.points for o in suite.run(plan=plan, evidence=honest, run={"status": "ok"}) if o.passed) == 100
         before = _live_tensor_bytes()

@@ -12,8 +12,8 @@ import pytest
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge import sealed
-from autograder.grading.judge.direct import DirectSuite
 from autograder.grading.judge.memo import end_judgement
+from autograder.grading.judge.suite import Suite
 from dnnlpy.models.gpt import MiniGPT
 
 
@@ -27,7 +27,7 @@ def _score(suite, plan, evidence) -> float:
 
 
 def test_the_second_student_of_a_plan_runs_no_judge_model(spec, plan, honest, monkeypatch):
-    suite = DirectSuite.load(spec.suite_dir)
+    suite = Suite.load(spec.suite_dir, spec.scheme)
     try:
         assert _score(suite, plan, honest) == 100
         calls = []

@@ -1,5 +1,6 @@
-"""The weight_tying message catalog: every message in both languages, with the same parameters; the marking
-scheme and the catalog name the same misconceptions; every hidden-suite test has a title in both languages."""
+"""The one catalog mechanism (autograder.protocol.said) and the weight_tying catalog: every message in both
+languages with the same parameters; every id used somewhere; the marking scheme and the catalog name the same
+misconceptions; every hidden-suite test has a title in both languages."""
 
 import ast
 import json
@@ -10,14 +11,17 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying import messages
-from autograder.graders.weight_tying.messages import CATALOG, Message, render
+from autograder.graders.weight_tying.messages import CATALOG, NAMES, Message, render
 from autograder.grading.editions import names
-from autograder.grading.marking import scheme_for
+from autograder.grading.findings import Finding
+from autograder.grading.marking import scheme_markdown
 from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.feedback import feedback_html
+from autograder.protocol import said
+from autograder.protocol.said import Said
 
 SPEC = get_assignment("weight_tying")
-SCHEME = scheme_for(SPEC)
+SCHEME = SPEC.scheme
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -33,10 +37,10 @@ def _suite_tests() -> set[str]:
     return names
 
 
-def test_every_message_has_both_languages_with_the_same_parameters():
-    assert messages.problems() == []
-    for key, message in CATALOG.items():  # a code word, or a name in brackets, may stay as it is
-        assert HAN.search(message.zh) or message.zh != message.en or key.startswith("keyword."), key
+def test_every_message_of_every_catalog_has_both_languages_with_the_same_parameters():
+    assert said.problems() == []  # the engine's, every grader's, the pages'
+    for key, message in CATALOG.items():  # a code word may stay as it is
+        assert HAN.search(message.zh) or message.zh != message.en or key == "said.verbatim", key
 
 
 @pytest.mark.parametrize(
@@ -48,7 +52,7 @@ def test_every_message_has_both_languages_with_the_same_parameters():
 )
 def test_a_missing_or_mismatched_translation_is_reported(monkeypatch, broken, why):
     monkeypatch.setitem(CATALOG, "test.broken", broken)
-    assert messages.problems() == [f"test.broken: {why}"]
+    assert said.problems(CATALOG) == [f"test.broken: {why}"]
 
 
 def test_render_fills_parameters_and_names_an_unknown_id():
@@ -61,14 +65,49 @@ def test_render_fills_parameters_and_names_an_unknown_id():
 
 
 def test_the_marking_scheme_and_the_catalog_name_the_same_misconceptions():
-    in_catalog = {
-        (m.misconception, m.en) for key, m in CATALOG.items() if key.startswith("keyword.") and m.misconception
+    titled = {key.removeprefix("misconception.") for key in CATALOG if key.startswith("misconception.")}
+    assert titled == set(SCHEME.misconceptions), {
+        "no title": set(SCHEME.misconceptions) - titled,
+        "stale title": titled - set(SCHEME.misconceptions),
     }
-    in_scheme = {(m.name, k) for m in SCHEME.misconceptions.values() for k in m.keywords}
-    assert in_catalog == in_scheme, {
-        "only in catalog": in_catalog - in_scheme,
-        "only in scheme": in_scheme - in_catalog,
-    }
+    assert set(NAMES.values()) <= set(SCHEME.misconceptions), set(NAMES.values()) - set(SCHEME.misconceptions)
+    assert set(NAMES) <= set(CATALOG), set(NAMES) - set(CATALOG)
+    assert all(CATALOG[key].names == name for key, name in NAMES.items())
+
+
+def _used_literals() -> tuple[set[str], set[str]]:
+    """Every string literal of the kit's code (the catalogs' own tables aside), and the opening words of its
+    f-strings (an id built as f"diag.tie.{key}")."""
+    root = Path(SPEC.judge_dir).parents[3]
+    files = [
+        p
+        for folder in ("autograder", "scripts", "assignments/source/weight_tying", "dnnlpy")
+        for p in (root / folder).rglob("*.py")
+        if "calibration" not in p.parts and not (p.name.startswith("messages") or p.name == "catalog.py")
+    ]
+    literals, prefixes = set(), set()
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                literals.add(node.value)
+            if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+                prefixes.add(node.values[0].value)
+    # The pages' words are read by name (w["rule"] in code, w.rule in a template): page.<name> is used.
+    for template in (root / "autograder" / "outputs" / "templates").glob("*.j2"):
+        literals |= set(re.findall(r"\bw\.(\w+)", template.read_text(encoding="utf-8")))
+    literals |= {"page." + literal for literal in literals}
+    # messages.py builds the first four, the engine's catalog.cell_name the last
+    return literals, prefixes | {"area.", "misconception.", "title.", "section.", "cell.place."}
+
+
+def test_every_id_of_every_catalog_is_used_somewhere():
+    literals, prefixes = _used_literals()
+    unused = sorted(
+        key
+        for key in said.registered()
+        if key not in literals and not any(key.startswith(p) for p in prefixes if "." in p and " " not in p)
+    )
+    assert unused == [], f"{len(unused)} ids nothing uses (delete them from their catalog): {unused}"
 
 
 def test_every_area_of_the_scheme_has_a_chinese_name_without_english():
@@ -92,11 +131,13 @@ def test_the_spec_names_areas_and_titles_from_the_catalog():
 
 def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
     tests = [
-        TestOutcome("test_shapes.py::test_tied_lm_shapes_and_values", 6, "shape flow", False, "头是表的副本"),
-        TestOutcome("test_counts.py::test_tied_lm_counts_one_table", 4, "parameter counts", True, ""),
+        TestOutcome(
+            "test_shapes.py::test_tied_lm_shapes_and_values", 6, "shape flow", False, Finding(Said("diag.tie.copied"))
+        ),
+        TestOutcome("test_counts.py::test_tied_lm_counts_one_table", 4, "parameter counts", True),
     ]
     result = Result(tests=tests, run=None, output="评分完成", language="zh")
-    page = feedback_html(result, student="chen", language="zh", names=names(SPEC, "zh"))
+    page = feedback_html(result, student="chen", language="zh", names=names(SPEC, "zh"), spec=SPEC)
     assert render("title.tied_lm_shapes_and_values", "zh") in page
     assert render("title.tied_lm_counts_one_table", "zh") in page
     assert "tied lm shapes and values" not in page and "tied lm counts one table" not in page
@@ -119,19 +160,6 @@ def test_the_chinese_notebook_headings_are_the_catalogs():
     terms = r"`[^`]*`|\blogits\b|\bid\b"  # code, and the two terms Chinese texts on the topic keep
     english = [h for h in headings if re.search(r"[A-Za-z]", re.sub(terms, "", h))]
     assert english == [], "headings of the Chinese notebook with English outside code"
-
-
-def test_a_chinese_message_keeps_every_misconception_keyword_its_english_names():
-    """The class report counts misconceptions by their keywords in the feedback, whatever its language."""
-    keywords = {k.lower() for m in SCHEME.misconceptions.values() for k in m.keywords}
-    lost = [
-        (key, keyword)
-        for key, message in CATALOG.items()
-        if not key.startswith(("keyword.", "title.", "area."))
-        for keyword in keywords
-        if keyword in message.en.lower() and keyword not in message.zh.lower()
-    ]
-    assert lost == []
 
 
 def _literal_ids(path: Path) -> list[tuple[str, str, int]]:
@@ -170,3 +198,13 @@ def test_every_id_the_judge_renders_is_in_the_catalog_its_renderer_reads():
             if not known:
                 missing.append(f"{path.name}:{line} {key} ({renderer if local else 'engine'})")
     assert missing == [], missing
+
+
+def test_misconceptions_doc_is_generated_from_the_scheme_and_the_catalog():
+    doc = (Path(SPEC.judge_dir).parent / "MISCONCEPTIONS.md").read_text(encoding="utf-8")
+    marker = "<!-- generated from marking.toml and the catalog: python -m autograder.grading.marking weight_tying -->"
+    assert marker in doc, "MISCONCEPTIONS.md lost its generated section"
+    table = scheme_markdown(SCHEME, messages.misconception_title)
+    assert doc.split(marker, 1)[1].lstrip("\n").startswith(table), (
+        "MISCONCEPTIONS.md is out of date: python -m autograder.grading.marking weight_tying"
+    )

@@ -12,9 +12,10 @@ import pytest
 import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
+from autograder.graders.weight_tying.messages import render
 from autograder.graders.weight_tying.runner import experiments
 from autograder.graders.weight_tying.runner.evidence import RECORDS, GptGenerate, LmIdentity
-from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, problem, resealed
+from autograder.graders.weight_tying.runner.seal import SEAL, TAMPERED, digest, resealed, verdict
 from autograder.protocol.frames import FrameWriter
 
 LM_TESTS = (
@@ -44,11 +45,18 @@ def a37_records(spec, plan) -> dict:
     return forged
 
 
+def _problem(name: str, record, record_class) -> str | None:
+    """Why the record's seal does not hold, in English (the catalog's words), or None."""
+    found = verdict(name, record, record_class)
+    return None if found is None else render(found[0], "en", **found[1])
+
+
 def test_records_forged_from_the_plan_earn_nothing(plan, judge, score, a37_records):
     results = judge(plan, a37_records)
-    assert score(results) == 0, {t: m[:200] for t, (ok, m) in results.items() if ok}
+    assert score(results) == 0, [t for t, o in results.items() if o.passed]
     for test in LM_TESTS:
-        assert "evidence refused" in results[test][1] and "no seal" in results[test][1], results[test][1]
+        message = results[test].message()
+        assert "evidence refused" in message and "no seal" in message and results[test].finding.owed, message
 
 
 def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, collect_evidence, a37_records):
@@ -58,8 +66,8 @@ def test_a_forged_record_under_an_honest_seal_is_refused(spec, plan, judge, coll
     for name, forged in a37_records.items():
         evidence[name] = {**forged, SEAL: honest[name][SEAL]}
     results = judge(plan, evidence, only=LM_TESTS)
-    assert not any(ok for ok, _ in results.values())
-    assert all("no longer matches its seal" in msg for _, msg in results.values()), results
+    assert not any(o.passed for o in results.values())
+    assert all("no longer matches its seal" in o.message() and o.finding.owed for o in results.values()), results
 
 
 def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, solution_evidence, collect_evidence, judge):
@@ -71,10 +79,10 @@ def test_a_record_sealed_while_the_frame_writer_was_patched_says_so(plan, soluti
         FrameWriter.__call__ = original
     seal = evidence["lm_identity"][SEAL]
     assert seal.startswith(TAMPERED) and "FrameWriter.__call__" in seal
-    ok, msg = judge(plan, evidence, only=["test_tied_lm_head_is_the_embedding_parameter"])[
+    outcome = judge(plan, evidence, only=["test_tied_lm_head_is_the_embedding_parameter"])[
         "test_tied_lm_head_is_the_embedding_parameter"
     ]
-    assert not ok and "runner was changed while your code ran" in msg
+    assert not outcome.passed and "runner was changed while your code ran" in outcome.message()
     # Put back as it was, the runner seals honestly again.
     assert collect_evidence(SOLUTIONS_DIR / "weight_tying.py", plan)["lm_identity"][SEAL] == digest(
         "lm_identity", evidence["lm_identity"], LmIdentity
@@ -103,7 +111,7 @@ def test_the_seal_covers_each_named_case(solution_evidence):
     """gpt_generate's cases are named ({name: case}): each name and each case's declared values are sealed
     (issue 31: the seal hashed none of them, so a rewritten case kept it)."""
     rec = solution_evidence["gpt_generate"]
-    assert problem("gpt_generate", rec, GptGenerate) is None
+    assert _problem("gpt_generate", rec, GptGenerate) is None
     cases = rec["cases"]
     name = sorted(cases)[0]
     changed = {
@@ -113,7 +121,7 @@ def test_the_seal_covers_each_named_case(solution_evidence):
         "a case renamed": {**{k: v for k, v in cases.items() if k != name}, "renamed": cases[name]},
     }
     for what, forged in changed.items():
-        assert "no longer matches" in (problem("gpt_generate", dict(rec, cases=forged), GptGenerate) or ""), what
+        assert "no longer matches" in (_problem("gpt_generate", dict(rec, cases=forged), GptGenerate) or ""), what
 
 
 def test_an_experiment_swapped_for_the_students_own_is_caught(plan, collect_evidence):
@@ -150,18 +158,18 @@ def _solution_class(name):
 
 def test_the_seal_covers_every_declared_value_and_nothing_else(solution_evidence):
     rec = solution_evidence["lm_identity"]
-    assert problem("lm_identity", rec, LmIdentity) is None
+    assert _problem("lm_identity", rec, LmIdentity) is None
     moved = dict(rec, logits=rec["logits"] + 1e-6)
-    assert "no longer matches" in problem("lm_identity", moved, LmIdentity)
+    assert "no longer matches" in _problem("lm_identity", moved, LmIdentity)
     flipped = dict(rec, head_is_embed=not rec["head_is_embed"])  # the runner's word is sealed too
-    assert "no longer matches" in problem("lm_identity", flipped, LmIdentity)
+    assert "no longer matches" in _problem("lm_identity", flipped, LmIdentity)
     # An undeclared key is neither judged nor sealed: the decoder's own refusals are tested by a30-a35.
-    assert problem("lm_identity", dict(rec, zz_extra=torch.ones(2)), LmIdentity) is None
-    assert problem("lm_identity", {"error": "ValueError: x"}, LmIdentity) is None  # errors earn nothing anyway
+    assert _problem("lm_identity", dict(rec, zz_extra=torch.ones(2)), LmIdentity) is None
+    assert _problem("lm_identity", {"error": "ValueError: x"}, LmIdentity) is None  # errors earn nothing anyway
 
 
 def test_every_experiment_record_is_sealed(solution_evidence):
     for record in RECORDS:
         rec = solution_evidence[record.NAME]
-        assert problem(record.NAME, rec, record) is None, record.NAME
+        assert _problem(record.NAME, rec, record) is None, record.NAME
         assert resealed(record.NAME, rec, record)[SEAL] == rec[SEAL]

@@ -15,7 +15,7 @@ from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
 from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
 from autograder.graders.weight_tying.runner.seal import resealed
-from autograder.grading.judge.plugin import run_suite
+from autograder.grading.judge.suite import Suite
 
 SOLUTION = SOLUTIONS_DIR / "weight_tying.py"
 
@@ -34,20 +34,46 @@ def test_suite_has_five_areas_and_100_points(suite):
 
 def test_the_solution_gets_full_marks_in_process(plan, solution_evidence, judge, score):
     results = judge(plan, solution_evidence)
-    assert {n: m for n, (ok, m) in results.items() if not ok} == {}
+    assert {n: o.message() for n, o in results.items() if not o.passed} == {}
     assert score(results) == 100
 
 
-def test_full_marks_through_the_engines_pytest_plugin(plan, spec, solution_evidence):
-    results, _ = run_suite(suite_dir=spec.suite_dir, plan=plan, evidence=solution_evidence, run={"status": "ok"})
-    assert [r.output for r in results if not r.passed] == []
+def test_full_marks_through_the_engines_suite_runner_with_its_node_ids(plan, spec, solution_evidence):
+    suite = Suite.load(spec.suite_dir, spec.scheme)
+    try:
+        results = list(suite.run(plan=plan, evidence=solution_evidence, run={"status": "ok"}))
+    finally:
+        suite.close()
+    assert [r.message() for r in results if not r.passed] == []
     assert sum(r.points for r in results) == 100 == sum(r.points for r in results if r.passed)
+    assert all(r.name.startswith("test_") and ".py::test_" in r.name for r in results)
+
+
+def test_a_suite_that_disagrees_with_its_scheme_is_refused(tmp_path):
+    from autograder.grading.marking import load_scheme
+
+    (tmp_path / "marking.toml").write_text(
+        '[areas]\n"a" = 3\n[tests]\ntest_x = { area = "a", points = 1, exercise = 1 }\n'
+        'test_gone = { area = "a", points = 2, exercise = 1 }\n'
+    )
+    scheme = load_scheme(tmp_path / "marking.toml")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "test_a.py").write_text("def test_x(plan, evidence):\n    pass\n")
+    with pytest.raises(ValueError, match="test_gone.*are not tests of"):
+        Suite.load(suite, scheme)
+    (suite / "test_a.py").write_text("def test_x(plan, request):\n    pass\n")
+    with pytest.raises(ValueError, match="takes 'request'"):
+        Suite.load(suite, scheme)
+    (suite / "test_a.py").write_text("def test_x(plan):\n    pass\n\n\ndef test_y(plan):\n    pass\n")
+    with pytest.raises(ValueError, match="test_y is not in"):
+        Suite.load(suite, scheme)
 
 
 def test_missing_evidence_scores_zero_with_the_run_status(plan, judge, score):
     results = judge(plan, {}, {"status": "timeout"})
     assert score(results) == 0
-    assert all("time limit" in msg for _, msg in results.values())
+    assert all("time limit" in o.message() and o.finding.owed for o in results.values())
 
 
 def test_error_records_show_the_students_exception(plan, collect_evidence, judge):
@@ -56,8 +82,8 @@ def test_error_records_show_the_students_exception(plan, collect_evidence, judge
     )
     assert "boom in forward" in source
     results = judge(plan, collect_evidence(source, plan))
-    ok, msg = results["test_tied_lm_shapes_and_values"]
-    assert not ok and "boom in forward" in msg
+    outcome = results["test_tied_lm_shapes_and_values"]
+    assert not outcome.passed and "boom in forward" in outcome.message() and outcome.finding.kind == "plain"
 
 
 def test_forged_evidence_earns_nothing(plan, solution_evidence, judge):
@@ -87,7 +113,7 @@ def test_forged_evidence_earns_nothing(plan, solution_evidence, judge):
         "test_generate_greedy_within_block_size",
         "test_generate_greedy_past_block_size",
     ):
-        assert not results[test][0], test
+        assert not results[test].passed, test
 
 
 def test_runner_booleans_alone_earn_nothing(plan, spec, collect_evidence, judge):
@@ -97,8 +123,8 @@ def test_runner_booleans_alone_earn_nothing(plan, spec, collect_evidence, judge)
     forged = dict(evidence["lm_identity"], head_is_embed=True, unique_numel=lm["vocab_size"] * lm["embed_dim"])
     evidence["lm_identity"] = resealed("lm_identity", forged, LmIdentity)
     results = judge(plan, evidence)
-    assert not results["test_tied_lm_head_is_the_embedding_parameter"][0]
-    assert not results["test_tied_lm_counts_one_table"][0]
+    assert not results["test_tied_lm_head_is_the_embedding_parameter"].passed
+    assert not results["test_tied_lm_counts_one_table"].passed
 
 
 # ---------------------------------------------------------------- tricks earn nothing
@@ -140,7 +166,7 @@ def test_zeroing_final_norm_earns_nothing_for_a_forward_that_skips_layers(plan, 
         ),
     )
     assert score(trick) <= score(plain) < 100
-    assert "skips part of MiniGPT" in trick["test_wrapper_shapes_and_values"][1]
+    assert trick["test_wrapper_shapes_and_values"].finding.names == "skips_minigpt"
 
 
 @pytest.mark.parametrize("name", ["w44_delegated_generate.py", "w45_generate_calls_greedy_helper.py"])
@@ -149,10 +175,10 @@ def test_a_delegating_generate_scores_zero_for_generation(name, plan, spec, suit
     generation = {t for t, _, _, area in suite if area == "argmax generation"}
     assert len(generation) == 5  # prompt + int64, within and past block_size, deterministic, dropout off
     for test in generation:
-        ok, message = results[test]
-        assert not ok and "delegated generate" in message, message
-        assert "MiniGPT.generate" in message or "sampling.greedy" in message, message
-    assert all(ok for t, (ok, _) in results.items() if t not in generation)
+        outcome = results[test]
+        assert not outcome.passed and outcome.finding.names == "delegated_generate", outcome.message()
+        assert "MiniGPT.generate" in outcome.message() or "sampling.greedy" in outcome.message(), outcome.message()
+    assert all(o.passed for t, o in results.items() if t not in generation)
 
 
 def test_identity_memo_computes_once_per_object_and_stays_bounded():

@@ -14,6 +14,7 @@ from autograder.graders.weight_tying.judge.reference import (
     build_minigpt,
     dropout_settings,
     judge_model,
+    library_tied,
     rewritten_by_forward,
     shape_cfg,
     sizes_ignored,
@@ -21,7 +22,7 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_logits,
 )
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import reread, say
+from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import (
     CountCase,
     DropoutRun,
@@ -32,12 +33,24 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmIdentity,
 )
 from autograder.graders.weight_tying.runner.values import judge_table
-from autograder.grading.judge.suite_api import entry, plain_tensor, shape_dict
-from autograder.grading.marking import graded
+from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
+from autograder.protocol.said import Said
 from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"
 SPAN_TOL = 1e-4  # see test_identity.py
+# The shape flow tests that judge each class's forward, and the test that names an ignored size.
+_LM_SHAPES = "test_tied_lm_shapes_and_values"
+_WRAPPER_SHAPES = "test_wrapper_shapes_and_values"
+_SIZES = "test_wrapper_state_dict_matches_hyperparameters"
+_LM_HEAD = "test_tied_lm_head_is_the_embedding_parameter"  # names a borrowed (library) tie
+
+
+def _not_borrowed(evidence, what) -> None:
+    """TiedEmbeddingLM's tie must be the student's: a pair borrowed from a library MiniGPT tied by the library
+    earns nothing the tie earns (a knock-on of the test that names it)."""
+    if library_tied(evidence):
+        raise Failed(say("note.library_tie_not_credited", what=what, test=title_of(_LM_HEAD)), waits_on=_LM_HEAD)
 
 
 def _reference(cfg) -> dict:
@@ -54,18 +67,31 @@ def _reference(cfg) -> dict:
     return memoised(("counts", tuple(sorted(cfg.items()))), compute, plan_only=True)  # cfg: the plan's own
 
 
+def _logits(got, key: str, shape: tuple, what, label):
+    """Logits the runner recorded for a check of counts; logits of another shape are the shape flow tests'
+    business (a head of the wrong table, a transposed product): this check waits on them."""
+    value = got.get(key) if isinstance(got, dict) else None
+    if type(value) is torch.Tensor and tuple(value.shape) != tuple(shape):
+        raise Failed(
+            say("note.logits_shape_not_checked", what=what, got=tuple(value.shape), want=tuple(shape)),
+            waits_on=_WRAPPER_SHAPES,
+        )
+    return plain_tensor(got, key, shape=shape, dtype=torch.float32, what=label)
+
+
 def _cfg_text(cfg) -> str:
     return ", ".join(f"{k}={v}" for k, v in cfg.items())
 
 
-@graded
 def test_tied_lm_counts_one_table(plan, evidence, run):
     """TiedEmbeddingLM has exactly V*D unique parameters (the shared table, counted once)."""
     p = plan["lm"]
     v, d = p["vocab_size"], p["embed_dim"]
     rec = need(evidence, LmIdentity, run, what="TiedEmbeddingLM" + say("suite.parameter_count"))
+    _not_borrowed(evidence, "TiedEmbeddingLM" + say("suite.parameter_count"))
     count = rec.get(LmIdentity.unique_numel)
-    assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.count_missing")
+    if not (isinstance(count, int) and not isinstance(count, bool)):
+        raise Failed(say("judge.counts.count_missing"), owed=True)
     hints = {
         2 * v * d: "suite.has_unique_parameters_expected_v_d",
         v * d + v: "suite.has_unique_parameters_expected_v_d_2",
@@ -78,6 +104,13 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6, 8)
     # Reported head values can be echoed from the plan; the logits for the judge's ids cannot without a model.
     # A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
+    if rec.get(LmIdentity.logits) is None and rec.get(LmIdentity.forward_error):
+        raise Failed(
+            say(
+                "judge.counts.forward_raised", error=str(rec[LmIdentity.forward_error])[:600], test=title_of(_LM_SHAPES)
+            ),
+            waits_on=_LM_SHAPES,
+        )
     logits = plain_tensor(
         rec,
         LmIdentity.logits,
@@ -86,8 +119,8 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
         what=say("judge.label.what_logits", what="TiedEmbeddingLM"),
     )
     expected = tied_lm_logits(p["W1"], p["ids"])
-    if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"]):
-        raise AssertionError(say("note.the_count_was_not_checked_because") + reread(2))
+    if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"], logits, p["ids"]):
+        raise Failed(say("note.the_count_was_not_checked_because") + reread(2), waits_on=_LM_SHAPES)
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
         key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
@@ -97,9 +130,8 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
 def _count_cases(plan, evidence, run, what):
     rec = need(evidence, GptCounts, run, what=what)
     cases = rec.get(GptCounts.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["counts"]), say(
-        "judge.malformed_record", name="gpt_counts"
-    )
+    if not (isinstance(cases, list) and len(cases) == len(plan["gpt"]["counts"])):
+        raise Failed(say("judge.malformed_record", name="gpt_counts"), owed=True)
     for c, got in zip(plan["gpt"]["counts"], cases, strict=True):
         yield (
             c,
@@ -108,7 +140,6 @@ def _count_cases(plan, evidence, run, what):
         )
 
 
-@graded
 def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
     """Unique parameters = the untied MiniGPT's count minus V*D, for several hyper-parameter sets, and the
     model behaves as one table: after a new table is written into minigpt.token_embed, minigpt's logits come
@@ -118,7 +149,8 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
         ref = _reference(cfg)
         tied, untied = ref["tied"], ref["untied"]
         count = got.get(CountCase.unique_numel)
-        assert isinstance(count, int) and not isinstance(count, bool), say("judge.counts.malformed_count", what=what)
+        if not (isinstance(count, int) and not isinstance(count, bool)):
+            raise Failed(say("judge.counts.malformed_count", what=what), owed=True)
         key = "judge.counts.wrapper_unique"
         if count == untied:
             key = "suite.has_unique_parameters_expected_untied_minigpt"
@@ -127,19 +159,14 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
         assert count == tied, say(key, model=what, n=count, want=tied, untied=untied, vd=untied - tied) + reread(8)
         v, d = cfg["vocab_size"], cfg["embed_dim"]
         table = judge_table(c["table"], (v, d))
-        logits = plain_tensor(
-            got,
-            CountCase.logits_after_write,
-            shape=(*c["ids"].shape, v),
-            dtype=torch.float32,
-            what=say("judge.label.logits_after_write", what=what),
-        )
+        label = say("judge.label.logits_after_write", what=what)
+        logits = _logits(got, CountCase.logits_after_write, (*c["ids"].shape, v), what, label)
         assert span_residual(logits, table) <= SPAN_TOL, say(
             "judge.what_problem", what=what, problem=say("judge.counts.not_one_table_after_write")
         ) + reread(6, 8)
 
 
-def _shape_problem(cfg, got_shapes: dict, want: dict) -> str:
+def _shape_problem(cfg, got_shapes: dict, want: dict) -> Said:
     """Name the ignored hyper-parameter from the state_dict shapes."""
     blocks = lambda keys: {k.split(".")[1] for k in keys if k.startswith("blocks.")}  # noqa: E731
     ignored = "suite.hyper_parameter_ignored_is_expected"
@@ -169,22 +196,40 @@ def _shape_problem(cfg, got_shapes: dict, want: dict) -> str:
     return say("judge.counts.keys_differ", missing=missing, extra=extra)
 
 
-def _any_head_count(cfg, shapes, values, ids, logits) -> bool:
-    """The logits are a MiniGPT's of these sizes with the judge's weights, for some head count (num_heads
-    has its own test), up to a softmax or a scale (shape flow's business); a bias is a size difference."""
+def _heads_problem(cfg, shapes, values, ids, logits):
+    """None when the logits are a MiniGPT's of these sizes with the judge's weights and the num_heads given
+    (up to a softmax or a scale: shape flow's business; a bias is a size difference); else why not."""
+    if after_head(logits, judge_logits(cfg, shapes, values, ids), bias=False) is not None:
+        return None
     d = cfg["embed_dim"]
-    for h in dict.fromkeys((cfg["num_heads"], 1, 2, 3, 4, 6, 8, 12)):
-        if d % h == 0:
-            want = judge_logits({**cfg, "num_heads": h}, shapes, values, ids)
-            if after_head(logits, want, bias=False) is not None:
-                return True
-    return False
+    for h in (1, 2, 3, 4, 6, 8, 12):
+        if h != cfg["num_heads"] and d % h == 0:
+            if after_head(logits, judge_logits({**cfg, "num_heads": h}, shapes, values, ids), bias=False) is not None:
+                return say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
+    return say("judge.counts.computes_otherwise")
 
 
-@graded
+def _dropout_problem(cfg, shapes, reported):
+    """None when the dropout probabilities inside minigpt are a MiniGPT's built with this cfg; else why not
+    (owed when the runner did not report them as it always does)."""
+    valid = isinstance(reported, list) and all(
+        isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)
+        for x in reported
+    )
+    if not valid:
+        raise Failed(say("judge.counts.malformed_dropout", what=_cfg_text(cfg)), owed=True)
+    want = for_model(cfg, shapes, ("dropout settings",), partial(_dropout_settings, cfg, shapes))
+    norm = sorted(tuple(x) for x in reported)
+    if norm == want:
+        return None
+    got = sorted({x[1] for x in norm})
+    return say("suite.dropout_probabilities_inside_minigpt_are_expected", got=got, want=cfg["dropout"])
+
+
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
-    """minigpt.state_dict() has exactly the keys and shapes of a MiniGPT built with the given arguments, and
-    minigpt computes as one: the judge's weights for those shapes give the judge's logits."""
+    """minigpt is a MiniGPT built with every argument given: its state_dict has exactly the keys and shapes of
+    one, it computes as one with that num_heads (the judge's weights give the judge's logits), and its dropout
+    modules have that p."""
     for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying" + say("judge.state_dict")):
         cfg = c["cfg"]
         label = say("judge.what_problem", what=what, problem="model.minigpt.state_dict()")
@@ -192,34 +237,31 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
         want = _reference(cfg)["shapes"]
         assert norm == want, say("judge.what_problem", what=what, problem=_shape_problem(cfg, norm, want)) + reread(9)
         shape = (*c["ids"].shape, cfg["vocab_size"])
-        label = say("judge.label.logits", what=what)
-        logits = plain_tensor(got, CountCase.logits, shape=shape, dtype=torch.float32, what=label)
-        assert _any_head_count(cfg, want, c["values"], c["ids"], logits), say(
-            "judge.what_problem", what=what, problem=say("judge.counts.computes_otherwise")
-        ) + reread(9)
+        logits = _logits(got, CountCase.logits, shape, what, say("judge.label.logits", what=what))
+        problem = _heads_problem(cfg, want, c["values"], c["ids"], logits) or _dropout_problem(
+            cfg, want, got.get(CountCase.dropout_settings)
+        )
+        assert problem is None, say("judge.what_problem", what=what, problem=problem) + reread(9)
 
 
-@graded
 def test_wrapper_num_heads_honoured(plan, evidence, run):
     """Same shapes, different head counts: minigpt's logits must match a MiniGPT with that many heads."""
     rec = need(evidence, GptHeads, run, what=say("suite.minigptwithweighttying_num_heads"))
     cases = rec.get(GptHeads.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["heads"]), say(
-        "judge.malformed_record", name="gpt_heads"
-    )
+    if not (isinstance(cases, list) and len(cases) == len(plan["gpt"]["heads"])):
+        raise Failed(say("judge.malformed_record", name="gpt_heads"), owed=True)
     for c, got in zip(plan["gpt"]["heads"], cases, strict=True):
         cfg, ids = c["cfg"], c["ids"]
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         if isinstance(got, dict) and "error" in got and sizes_ignored(plan, evidence):
-            raise AssertionError(
-                say("judge.what_problem", what=what, problem=say("note.num_heads_not_checked")) + reread(9)
+            raise Failed(
+                say("judge.what_problem", what=what, problem=say("note.num_heads_not_checked")) + reread(9),
+                waits_on=_SIZES,
             )
         got = entry(got, what)
         shapes = shape_dict(got, HeadsCase.state_shapes, what=say("judge.label.state_shapes", what=what))
         label = say("judge.label.logits", what=what)
-        logits = plain_tensor(
-            got, HeadsCase.logits, shape=(*ids.shape, cfg["vocab_size"]), dtype=torch.float32, what=label
-        )
+        logits = _logits(got, HeadsCase.logits, (*ids.shape, cfg["vocab_size"]), what, label)
         expected = judge_logits(cfg, shapes, c["values"], ids)
         if close(logits, expected):
             continue
@@ -242,7 +284,6 @@ def _dropout_settings(cfg, shapes):
     return sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
 
 
-@graded
 def test_wrapper_dropout_honoured(plan, evidence, run):
     """In train mode, dropout = 1 zeroes every dropout's output and dropout = 0 none (both fully determined,
     so judged exactly); every dropout module inside minigpt has the given p."""
@@ -256,30 +297,20 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         shape = (*ids.shape, cfg["vocab_size"])
         train_label = say("judge.what_problem", what=what, problem=say("suite.train_logits"))
         eval_label = say("judge.what_problem", what=what, problem=say("suite.eval_mode_logits"))
-        first = plain_tensor(got, DropoutRun.train_1, shape=shape, dtype=torch.float32, what=train_label)
-        second = plain_tensor(got, DropoutRun.train_2, shape=shape, dtype=torch.float32, what=train_label)
-        ev = plain_tensor(got, DropoutRun.eval, shape=shape, dtype=torch.float32, what=eval_label)
+        first = _logits(got, DropoutRun.train_1, shape, what, train_label)
+        second = _logits(got, DropoutRun.train_2, shape, what, train_label)
+        ev = _logits(got, DropoutRun.eval, shape, what, eval_label)
         shapes = shape_dict(got, DropoutRun.state_shapes, what=say("judge.label.state_shapes", what=what))
         expected = judge_logits(cfg, shapes, p["values"], ids)
         train = for_model(cfg, shapes, ("dropout train", p["values"], tensor_key(ids)), partial(_train, cfg, shapes, p))
-        assert close(ev, expected), say(
-            "judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")
-        )
+        if not close(ev, expected):
+            raise Failed(
+                say("judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")),
+                waits_on=_WRAPPER_SHAPES,
+            )
         if not (close(first, train) and close(second, train)):
             key = "judge.counts.dropout_train_eval" if close(first, expected) else "judge.counts.dropout_train_neither"
             raise AssertionError(say("judge.what_problem", what=what, problem=say(key, p=cfg["dropout"])) + reread(9))
         # Judged on the model as built (an ignored size is the state_dict test's business, not this one's).
-        want = for_model(cfg, shapes, ("dropout settings",), partial(_dropout_settings, cfg, shapes))
-        reported = got.get(DropoutRun.dropout_settings)
-        valid = isinstance(reported, list) and all(
-            isinstance(x, (list, tuple)) and len(x) == 2 and isinstance(x[0], str) and isinstance(x[1], float)
-            for x in reported
-        )
-        assert valid, say("judge.counts.malformed_dropout", what=what)
-        norm = sorted(tuple(x) for x in reported)
-        problem = say(
-            "suite.dropout_probabilities_inside_minigpt_are_expected",
-            got=sorted({x[1] for x in norm}),
-            want=cfg["dropout"],
-        )
-        assert norm == want, say("judge.what_problem", what=what, problem=problem) + reread(9)
+        problem = _dropout_problem(cfg, shapes, got.get(DropoutRun.dropout_settings))
+        assert problem is None, say("judge.what_problem", what=what, problem=problem) + reread(9)

@@ -15,49 +15,99 @@ from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
+    library_tied,
     minigpt_path_grads,
     tied_lm_logits,
     tied_lm_path_grads,
 )
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import language, reread, say
-from autograder.graders.weight_tying.runner.evidence import GptGrad, LmGrad
-from autograder.grading.judge.suite_api import plain_tensor, shape_dict
-from autograder.grading.marking import graded
+from autograder.graders.weight_tying.judge.words import reread, say, title_of
+from autograder.graders.weight_tying.runner.evidence import GptGrad, GptIdentity, LmGrad, LmIdentity
+from autograder.graders.weight_tying.runner.values import judge_table
+from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
 
 AREA = "gradient accumulation"
+# The shape flow tests that judge each class's forward: a gradient of a forward they fail is not judged here.
+_LM_SHAPES = "test_tied_lm_shapes_and_values"
+_WRAPPER_SHAPES = "test_wrapper_shapes_and_values"
+_LM_HEAD = "test_tied_lm_head_is_the_embedding_parameter"  # names a borrowed (library) tie, or no tie
+_WRAPPER_HEAD = "test_wrapper_head_is_the_embedding_parameter"
 
 
-def _not_checked(what: str, why: str) -> AssertionError:
-    """`why`: the catalog id of the note saying why the gradient was not checked."""
-    return AssertionError(say("judge.what_problem", what=what, problem=say(why)))
+def _not_borrowed(evidence, what) -> None:
+    """TiedEmbeddingLM's tie must be the student's: a pair borrowed from a library MiniGPT tied by the library
+    earns nothing the tie earns (a knock-on of the test that names it)."""
+    if library_tied(evidence):
+        raise Failed(say("note.library_tie_not_credited", what=what, test=title_of(_LM_HEAD)), waits_on=_LM_HEAD)
 
 
-def _lm_paths(plan, rec, what):
+def _not_checked(what, why: str, shapes_test: str, **params) -> Failed:
+    """A knock-on of `shapes_test`: `why` is the catalog id of the note saying why the gradient was not checked."""
+    return Failed(say("judge.what_problem", what=what, problem=say(why, **params)), waits_on=shapes_test)
+
+
+def _head_followed(evidence, record, table) -> bool | None:
+    """Whether the identity experiment saw the head show a table written into the embedding (None: unknown)."""
+    rec = evidence.get(record.NAME)
+    head = rec.get(record.head_after_inplace) if isinstance(rec, dict) else None
+    if type(head) is not torch.Tensor or table is None:
+        return None
+    return head.shape == table.shape and close(head, table, rtol=0, atol=0)
+
+
+def _written_table(plan, evidence):
+    """The table the wrapper's identity experiment wrote into minigpt.token_embed, for the shape it reported."""
+    rec = evidence.get(GptIdentity.NAME)
+    shapes = rec.get(GptIdentity.state_shapes) if isinstance(rec, dict) else None
+    shape = shapes.get("token_embed.weight") if isinstance(shapes, dict) else None
+    if not (isinstance(shape, list) and len(shape) == 2 and all(type(n) is int and 0 < n <= 4096 for n in shape)):
+        return None
+    return judge_table(plan["gpt"]["tables"]["identity"], shape)
+
+
+def _logits(rec, shape, what, shapes_test: str):
+    """The logits of the gradient experiment's forward call; a forward that raised is a knock-on."""
+    error = rec.get(LmGrad.forward_error)
+    if rec.get(LmGrad.logits) is None and isinstance(error, str) and error:
+        raise _not_checked(what, "note.gradient_not_checked_forward_raised", shapes_test, error=error[:600])
+    logits = rec.get(LmGrad.logits)
+    if type(logits) is torch.Tensor and tuple(logits.shape) != tuple(shape):
+        raise Failed(
+            say("note.logits_shape_not_checked", what=what, got=tuple(logits.shape), want=tuple(shape)),
+            waits_on=shapes_test,
+        )
+    label = say("judge.label.logits", what=what)
+    return plain_tensor(rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=label)
+
+
+def _lm_paths(plan, evidence, rec, what):
     """The lookup-path and head-path gradients of the function TiedEmbeddingLM's forward computes."""
+    _not_borrowed(evidence, what)
     p = plan["lm"]
     ids, table = p["ids"], p["W1"]
-    shape = (*ids.shape, table.shape[0])
-    logits = plain_tensor(
-        rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=say("judge.label.logits", what=what)
-    )
+    logits = _logits(rec, (*ids.shape, table.shape[0]), what, _LM_SHAPES)
     post = after_head(logits, tied_lm_logits(table, ids))
-    if post is None:
-        raise _not_checked(what, "note.the_gradient_was_not_checked_because_2")
+    if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
+        waits = _LM_SHAPES if _head_followed(evidence, LmIdentity, table) is not False else _LM_HEAD
+        raise _not_checked(what, "note.the_gradient_was_not_checked_because_2", waits)
     return tied_lm_path_grads(table, ids, p["G"], post[1])
 
 
-def _wrapper_paths(plan, rec, what):
+def _wrapper_paths(plan, evidence, rec, what):
     """Both paths' gradients of the judge's MiniGPT (the student's sizes, the judge's weights), untied."""
     p = plan["gpt"]
     shapes = shape_dict(rec, GptGrad.state_shapes, what=say("judge.label.state_shapes", what=what))
     model = judge_model(p["cfg"], shapes, p["values"]["grad"])
-    shape = (*p["ids"].shape, p["cfg"]["vocab_size"])
-    label = say("judge.label.logits", what=what)
-    logits = plain_tensor(rec, GptGrad.logits, shape=shape, dtype=torch.float32, what=label)
+    logits = _logits(rec, (*p["ids"].shape, p["cfg"]["vocab_size"]), what, _WRAPPER_SHAPES)
     post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
-    if post is None:
-        raise _not_checked(what, "note.the_gradient_was_not_checked_because")
+    if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
+        written = _written_table(plan, evidence)
+        waits = (
+            _WRAPPER_SHAPES
+            if written is None or _head_followed(evidence, GptIdentity, written) is not False
+            else _WRAPPER_HEAD
+        )
+        raise _not_checked(what, "note.the_gradient_was_not_checked_because", waits)
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out
 
@@ -72,7 +122,7 @@ def _check_shared_grad(rec, g_in, g_out, what):
         what=say("judge.what_problem", what=what, problem="token_embed.weight.grad"),
     )
     same = rec.get(LmGrad.grad_same_object) is True
-    problem = gradient_problem(grad, g_in, g_out, same_object=same, language=language())
+    problem = gradient_problem(grad, g_in, g_out, same_object=same)
     assert problem is None, say("judge.what_problem", what=what, problem=problem)
     head = rec.get(LmGrad.head_grad)
     # One Parameter has one .grad: same dtype, same values (a float64 copy of the right values is not it).
@@ -107,36 +157,32 @@ def _check_step(rec, before, g_in, g_out, lr, what):
     raise AssertionError(say("judge.grad.after_step", what=what, hint=say(hint)) + reread(7))
 
 
-@graded
 def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """One backward of sum(logits * G): the shared .grad = lookup-path grad + head-path grad."""
     what = "TiedEmbeddingLM"
     rec = need(evidence, LmGrad, run, what=what + say("suite.backward"))
-    g_in, g_out = _lm_paths(plan, rec, what)
+    g_in, g_out = _lm_paths(plan, evidence, rec, what)
     _check_shared_grad(rec, g_in, g_out, what)
 
 
-@graded
 def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
     p = plan["lm"]
     what = "TiedEmbeddingLM"
     rec = need(evidence, LmGrad, run, what=what + say("suite.sgd_step"))
-    g_in, g_out = _lm_paths(plan, rec, what)
+    g_in, g_out = _lm_paths(plan, evidence, rec, what)
     _check_step(rec, p["W1"], g_in, g_out, p["lr"], what)
 
 
-@graded
 def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """sum(model(ids) * G).backward(): minigpt's shared .grad = embedding path + head path (judge unties a copy)."""
     what = "MiniGPTWithWeightTying"
     rec = need(evidence, GptGrad, run, what=what + say("suite.backward"))
-    _, g_in, g_out = _wrapper_paths(plan, rec, what)
+    _, g_in, g_out = _wrapper_paths(plan, evidence, rec, what)
     _check_shared_grad(rec, g_in, g_out, what)
 
 
-@graded
 def test_wrapper_sgd_step_updates_table_once(plan, evidence, run):
     what = "MiniGPTWithWeightTying"
     rec = need(evidence, GptGrad, run, what=what + say("suite.sgd_step"))
-    table, g_in, g_out = _wrapper_paths(plan, rec, what)
+    table, g_in, g_out = _wrapper_paths(plan, evidence, rec, what)
     _check_step(rec, table, g_in, g_out, plan["gpt"]["lr"], what)

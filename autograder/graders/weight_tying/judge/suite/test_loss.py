@@ -15,18 +15,20 @@ from functools import partial
 import torch
 import torch.nn.functional as F
 
-from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol, shape_mismatch
+from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol
 from autograder.graders.weight_tying.judge.models import for_model, tensor_key
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
-from autograder.grading.judge.suite_api import entry, plain_tensor, shape_dict
-from autograder.grading.marking import graded
+from autograder.grading.findings import finding_of
+from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
 
 AREA = "shape flow"
 
-# Each target form's call and hint, as catalog ids (rendered in the judgement's language).
+# The shape flow test that judges the wrapper's forward: a loss of logits it cannot score waits on it.
+_SHAPES = "test_wrapper_shapes_and_values"
+# Each target form's call and hint, as catalog ids.
 _CALLS = {"none": "suite.call.loss_none", "short": "suite.call.loss_short", "full": "suite.call.loss_full"}
 _HINTS = {
     "short": "suite.targets_of_shape_b_t_1",
@@ -41,6 +43,7 @@ def _alternatives(model, ids, targets):
     t = ids.shape[1]
     with torch.no_grad():
         if targets is None:
+            out["suite.loss.ignore_index"] = next_token_loss(model, ids, None, ignore_index=0)
             out["suite.loss_shift.none"] = next_token_loss(model, ids, ids)
             out["suite.loss_shift.wrong_way"] = next_token_loss(model, ids[:, 1:], ids[:, :-1])
             logits = model(ids)  # (B, T, V)
@@ -49,6 +52,7 @@ def _alternatives(model, ids, targets):
             )
         else:
             out["suite.loss_shift.targets_ignored"] = next_token_loss(model, ids, None)
+            out["suite.loss.ignore_index"] = next_token_loss(model, ids, targets, ignore_index=0)
             if targets.shape[1] == t:
                 out["suite.loss_shift.shifted_again"] = next_token_loss(model, ids, targets[:, 1:])
                 out["suite.loss_shift.wrong_way_targets"] = next_token_loss(model, ids[:, 1:], targets[:, :-1])
@@ -64,48 +68,120 @@ def _check_loss(plan, evidence, run, form: str):
     rec = need(evidence, GptLoss, run, what=what + say("suite.three_target_forms"))
     shapes = shape_dict(rec, GptLoss.state_shapes, what=say("judge.label.state_shapes", what=what))
     targets = {"none": None, "short": p["targets_short"], "full": p["targets_full"]}[form]
+    ids, v = p["ids"], p["cfg"]["vocab_size"]
+    model = judge_model(p["cfg"], shapes, p["values"]["loss"], gain=p["loss_gain"])
+    # The loss is judged on the model's own logits: a forward that is not the judge's (shape flow judges it)
+    # does not make a right loss() wrong. Logits of another shape cannot be scored at all: a knock-on.
+    own = rec.get(GptLoss.logits)
+    own = own if type(own) is torch.Tensor and tuple(own.shape) == (*ids.shape, v) else None
+    key = ("loss", p["values"]["loss"], p["loss_gain"], tensor_key(ids))
+    forward_right = own is not None and close(
+        own, for_model(p["cfg"], shapes, key, partial(_forward, model, ids)), **TOL
+    )
     try:
         got = entry(rec.get(form), say("judge.what_problem", what=what, problem=call))
-    except AssertionError as exc:
-        error = rec.get(form).get("error") if isinstance(rec.get(form), dict) else None
-        if isinstance(error, str) and error.startswith("NotImplementedError"):  # a loss never written
-            raise AssertionError(f"{exc}" + say("judge.loss.not_written") + reread(9)) from None
-        if isinstance(error, str) and shape_mismatch(error):  # shapes that do not pair up
-            raise AssertionError(f"{exc}" + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
-        raise AssertionError(f"{exc}" + say("suite.loss_raises") + reread(9)) from None
+    except Failed as failed:
+        if failed.finding.owed:
+            raise
+        if own is None:
+            raise _forward_wrong(call) from None
+        # What raised is the student's text, never read: which target forms return a value tells a loss that
+        # is not written (or raises whatever it is given) from one that misreads this form's targets.
+        answered = [f for f in _CALLS if isinstance(rec.get(f), dict) and "error" not in rec[f]]
+        if answered:
+            raise Failed(failed.finding.said + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
+        raise Failed(failed.finding.said + say("judge.loss.not_written") + reread(9)) from None
     loss = plain_tensor(got, LossCase.loss, dtype=torch.float32, what=call)
     assert loss.dim() == 0, say(
         "suite.returned_shape_expected_a_scalar_the", call=call, got=tuple(loss.shape)
     ) + reread(9)
-    model = judge_model(p["cfg"], shapes, p["values"]["loss"], gain=p["loss_gain"])
-    # The judge's loss and gradient depend on the plan alone when the shapes are the plan's: kept for the plan.
-    key = ("loss", p["values"]["loss"], p["loss_gain"], form, tensor_key(p["ids"]))
-    want = for_model(p["cfg"], shapes, key, partial(_loss, model, p["ids"], targets, grad=False))
+    if own is None:
+        raise _forward_wrong(call)
+    if forward_right:  # the judge's own model: every usual mistake can be recognised, the gradient checked
+        logits_of, alternatives = model, _alternatives
+        want = for_model(p["cfg"], shapes, (*key, form), partial(_loss, model, ids, targets, grad=False))
+    else:
+        logits_of, alternatives = _prefix_logits(own, ids), _prefix_alternatives
+        with torch.no_grad():
+            want = next_token_loss(logits_of, ids, targets)
+        # A loss() that scores MiniGPT's own logits (self.minigpt.loss) is right whatever forward does.
+        judge_want = for_model(p["cfg"], shapes, (*key, form), partial(_loss, model, ids, targets, grad=False))
+        if close(loss, judge_want, **TOL):
+            want_grad = partial(
+                for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets)
+            )
+            _check_differentiable(got, model, want_grad, call)
+            return
     if close(loss, want, **TOL):
-        want_grad = partial(for_model, p["cfg"], shapes, (*key, "pos grad"), partial(_loss, model, p["ids"], targets))
-        _check_differentiable(got, model, want_grad, call)
+        if forward_right:
+            want_grad = partial(
+                for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets)
+            )
+            _check_differentiable(got, model, want_grad, call)
+        else:
+            _check_reaches_model(got, call)
         return
-    pos = shapes.get("pos_embed.weight")
-    if pos is not None and len(pos) == 2 and pos[0] != p["cfg"]["block_size"]:
-        # A positional table of another shape (e.g. the token table in its place): the model is not the one
-        # asked for, so which loss mistake its value resembles is chance (it would change with the plan).
-        raise AssertionError(say("note.loss_not_checked_pos", call=call, shape=tuple(pos)))
     value, expected = f"{float(loss):.5f}", f"{float(want):.5f}"
-    for key, alt in _alternatives(model, p["ids"], targets).items():
+    for message, alt in alternatives(logits_of, ids, targets).items():
         if close(loss, alt, **TOL):
-            raise AssertionError(say(key, call=call, got=value, want=expected, hint=hint) + reread(9))
-    count = p["ids"].shape[0] * (p["ids"].shape[1] - (0 if form == "full" else 1))
+            raise AssertionError(say(message, call=call, got=value, want=expected, hint=hint) + reread(9))
+    count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise AssertionError(
             say("judge.loss.summed", call=call, got=value, n=count, want=expected, m=count) + reread(9)
         )
     ratio = float(loss) / float(want) if float(want) else 0.0
     if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
-        key = "judge.loss.doubled" if ratio > 1 else "judge.loss.halved"
-        raise AssertionError(say(key, call=call, got=value, k=f"{ratio:g}", want=expected) + reread(7, 9))
+        message = "judge.loss.doubled" if ratio > 1 else "judge.loss.halved"
+        raise AssertionError(say(message, call=call, got=value, k=f"{ratio:g}", want=expected) + reread(7, 9))
     raise AssertionError(
         say("suite.expected_the_mean_next_token_cross", call=call, got=value, want=expected) + reread(9)
     )
+
+
+def _forward_wrong(call) -> Failed:
+    """The loss cannot be judged: the model's logits are not (B, T, V) (or forward raised)."""
+    return Failed(say("note.loss_not_checked_forward", call=call), waits_on=_SHAPES)
+
+
+def _forward(model, ids):
+    with torch.no_grad():
+        return model(ids)
+
+
+def _prefix_logits(logits: torch.Tensor, ids: torch.Tensor):
+    """The model's logits for a prefix of `ids`, read off its logits for all of them (a causal model's logits at
+    a position do not depend on later tokens): what a target form's loss needs."""
+
+    def logits_of(inputs: torch.Tensor) -> torch.Tensor:
+        t = inputs.shape[1]
+        if not torch.equal(inputs, ids[:, :t]):
+            raise ValueError("only prefixes of the plan's ids are read off the recorded logits")
+        return logits[:, :t]
+
+    return logits_of
+
+
+def _prefix_alternatives(logits_of, ids, targets):
+    """The usual mistakes that need only the logits of prefixes of `ids` (the model's own, recorded)."""
+    out = {}
+    with torch.no_grad():
+        if targets is None:
+            out["suite.loss.ignore_index"] = next_token_loss(logits_of, ids, None, ignore_index=0)
+            out["suite.loss_shift.none"] = next_token_loss(logits_of, ids, ids)
+        else:
+            out["suite.loss_shift.targets_ignored"] = next_token_loss(logits_of, ids, None)
+            out["suite.loss.ignore_index"] = next_token_loss(logits_of, ids, targets, ignore_index=0)
+            if targets.shape[1] == ids.shape[1]:
+                out["suite.loss_shift.shifted_again"] = next_token_loss(logits_of, ids, targets[:, 1:])
+    return out
+
+
+def _check_reaches_model(got, call) -> None:
+    """loss.backward() reaches the model (the model's forward is not the judge's: only that is checked)."""
+    grad = got.get(LossCase.pos_grad)
+    reached = type(grad) is torch.Tensor and bool(torch.isfinite(grad).all()) and bool((grad != 0).any())
+    assert reached, say("suite.has_the_right_value_but_backward", call=call) + reread(7, 9)
 
 
 def _loss(model, ids, targets, *, grad: bool = True):
@@ -135,16 +211,35 @@ def _check_differentiable(got, model, want_grad, call) -> None:
     ) + reread(7, 9)
 
 
-@graded
-def test_wrapper_loss_without_targets(plan, evidence, run):
-    _check_loss(plan, evidence, run, "none")
+def test_wrapper_loss_values(plan, evidence, run):
+    """loss() gives the mean next-token cross-entropy for each of the three target forms (one loss function:
+    a form it misreads fails this test once, whichever form it is)."""
+    findings = []
+    for form in _CALLS:
+        try:
+            _check_loss(plan, evidence, run, form)
+        except AssertionError as exc:
+            finding = finding_of(exc)
+            if finding.owed or finding.internal:
+                raise
+            findings.append(finding)
+    if findings:  # a named mistake first, then a loss that could not be scored, then the rest
+        finding = min(findings, key=lambda f: {"misconception": 0, "knock-on": 1}.get(f.kind, 2))
+        said = finding.said + say("suite.and_more_forms", n=len(findings) - 1) if len(findings) > 1 else finding.said
+        raise Failed(said, names=finding.names, waits_on=finding.waits_on)
 
 
-@graded
-def test_wrapper_loss_with_shorter_targets(plan, evidence, run):
-    _check_loss(plan, evidence, run, "short")
-
-
-@graded
-def test_wrapper_loss_with_full_length_targets(plan, evidence, run):
-    _check_loss(plan, evidence, run, "full")
+def test_wrapper_loss_reaches_the_model(plan, evidence, run):
+    """loss.backward() reaches the model's weights for every target form whose loss() returns a scalar, whatever
+    its value (the value tests judge that): a detached loss shows here beside any other slip of the loss."""
+    rec = need(evidence, GptLoss, run, what="MiniGPTWithWeightTying.loss" + say("suite.three_target_forms"))
+    answered = 0
+    for form, call in _CALLS.items():
+        got = rec.get(form)
+        loss = got.get(LossCase.loss) if isinstance(got, dict) and "error" not in got else None
+        if type(loss) is not torch.Tensor or loss.dim() != 0:
+            continue
+        answered += 1
+        _check_reaches_model(got, say(call))
+    if not answered:  # nothing to back-propagate: the loss tests name why
+        raise Failed(say("note.backward_not_checked_no_loss"), waits_on="test_wrapper_loss_values")

@@ -8,7 +8,7 @@ from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_
 from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import judge_model, layer_norm_eps, skipped_part, tied_lm_logits
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import language, reread, say
+from autograder.graders.weight_tying.judge.words import reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
     GptFloat64,
@@ -17,8 +17,8 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapeCase,
     LmShapes,
 )
-from autograder.grading.judge.suite_api import EvidenceError, entry, plain_tensor, shape_dict
-from autograder.grading.marking import graded
+from autograder.grading.findings import named_in
+from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
 
 AREA = "shape flow"
 # The parts a forward may skip (reference.skipped_part), by their catalog ids.
@@ -28,24 +28,15 @@ _PARTS = {
     "the final LayerNorm": "note.the_final_layernorm",
     "the positional embedding and the decoder blocks": "note.the_positional_embedding_and_the_decoder",
 }
+# The float32 shape tests: a float64 forward that raises waits on them (the same forward, other sizes).
+_LM_SHAPES = "test_tied_lm_shapes_and_values"
+_WRAPPER_SHAPES = "test_wrapper_shapes_and_values"
+# diagnosis.logits_problem's message when the values are wrong in a way it cannot name.
+_WRONG_VALUES = "diag.logits.values"
 
 
-def _logits_problem(logits, expected, **kwargs) -> tuple[str | None, str | None]:
-    """diagnosis.logits_problem in English (what the suite decides on) and in the judgement's language."""
-    english = logits_problem(logits, expected, **kwargs)
-    if english is None or language() == "en":
-        return english, english
-    return english, logits_problem(logits, expected, **kwargs, language=language())
-
-
-def _entry_with_matmul_hint(record, what):
-    try:
-        return entry(record, what)
-    except EvidenceError as exc:
-        text = str(exc)
-        if "cannot be multiplied" in text or "size mismatch" in text or "must match the size" in text:
-            text += say("judge.shapes.matmul_hint") + reread(6)
-        raise EvidenceError(text) from None
+def _wrong_values(problem) -> bool:
+    return problem is not None and problem.first().key == _WRONG_VALUES
 
 
 def _logits(rec, b, t, v, dtype, what):
@@ -57,68 +48,92 @@ def _logits(rec, b, t, v, dtype, what):
     return got
 
 
-@graded
 def test_tied_lm_shapes_and_values(plan, evidence, run):
-    """E[ids] (B, T, D) and E[ids] @ E.T (B, T, V) for random B, T, V, D (B = 1 and T = 1 included)."""
+    """E[ids] (B, T, D) and E[ids] @ E.T (B, T, V) for random B, T, V, D (B = 1, T = 1 and V = D included)."""
     rec = need(evidence, LmShapes, run, what="TiedEmbeddingLM" + say("judge.shape_flow"))
     cases = rec.get(LmShapes.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["lm"]["shapes"]), say(
-        "judge.malformed_record", name="lm_shapes"
-    )
+    if not (isinstance(cases, list) and len(cases) == len(plan["lm"]["shapes"])):
+        raise Failed(say("judge.malformed_record", name="lm_shapes"), owed=True)
     problems = []
     for c, got in zip(plan["lm"]["shapes"], cases, strict=True):
         v, d = c["vocab_size"], c["embed_dim"]
         b, t = c["ids"].shape
         what = say("judge.shapes.lm_case", v=v, d=d, shape=(b, t))
-        got = _entry_with_matmul_hint(got, what)
-        label = say("judge.what_problem", what=what, problem="token_embed.weight")
-        table = plain_tensor(got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=label)
-        assert close(table, c["W"], rtol=0, atol=0), say(
-            "judge.what_problem", what=what, problem=say("suite.writing_into_token_embed_weight_in")
-        )
-        label = say("judge.what_problem", what=what, problem="lm_head.weight")
-        head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=label)
-        key = "judge.shapes.head_transposed" if tuple(head.shape) == (d, v) else "judge.shapes.head_shape"
-        assert tuple(head.shape) == (v, d), say(key, what=what, got=tuple(head.shape), want=(v, d)) + reread(6)
-        label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
-        hidden = plain_tensor(got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=label)
-        problem = lookup_problem(hidden, c["W"], c["ids"], language=language())
-        assert problem is None, say("judge.what_problem", what=what, problem=problem)
-        logits = _logits(got, b, t, v, torch.float32, what)
-        expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
-        # Values follow the student's own head (identity is judged elsewhere), or the table itself.
-        with_head = c["W"][c["ids"]] @ head.T
-        if not (close(logits, expected, **TOL) or close(logits, with_head, **TOL)):
-            english, problem = _logits_problem(logits, expected)
-            problems.append((english, say("judge.what_problem", what=what, problem=problem)))
+        try:
+            problem = _lm_case_problem(c, entry(got, what), what)
+        except Failed as failed:  # what the student's code did in this case; the other cases may say why
+            if failed.finding.owed:
+                raise
+            problem = failed.finding.said
+        except AssertionError as failed:
+            problem = failed.args[0]
+        if problem is not None:
+            problems.append(problem)
     _report(problems)
 
 
-def _report(problems: list[tuple[str, str]]) -> None:
-    """Fail with the most telling problem: a recognised misconception beats 'wrong values' (each problem as
-    (its English, its message in the judgement's language))."""
+def _lm_case_problem(c, got, what):
+    """What is wrong in one TiedEmbeddingLM shape case, or None."""
+    v, d = c["vocab_size"], c["embed_dim"]
+    b, t = c["ids"].shape
+    label = say("judge.what_problem", what=what, problem="token_embed.weight")
+    table = plain_tensor(got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=label)
+    if not close(table, c["W"], rtol=0, atol=0):
+        return say("judge.what_problem", what=what, problem=say("suite.writing_into_token_embed_weight_in"))
+    label = say("judge.what_problem", what=what, problem="lm_head.weight")
+    head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=label)
+    if tuple(head.shape) != (v, d):
+        key = "judge.shapes.head_transposed" if tuple(head.shape) == (d, v) else "judge.shapes.head_shape"
+        return say(key, what=what, got=tuple(head.shape), want=(v, d)) + reread(6)
+    label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
+    hidden = plain_tensor(got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=label)
+    problem = lookup_problem(hidden, c["W"], c["ids"])
+    if problem is not None:
+        return say("judge.what_problem", what=what, problem=problem)
+    logits = _logits(got, b, t, v, torch.float32, what)
+    expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
+    # Values follow the student's own head (identity is judged elsewhere), or the table itself.
+    with_head = c["W"][c["ids"]] @ head.T
+    if close(logits, expected, **TOL) or close(logits, with_head, **TOL):
+        return None
+    if v == d and close(logits, c["W"][c["ids"]] @ c["W"], **TOL):  # x @ W: it runs only where V = D
+        return say("judge.shapes.transposed_values", what=what) + reread(6)
+    return say("judge.what_problem", what=what, problem=logits_problem(logits, expected))
+
+
+def _report(problems: list) -> None:
+    """Fail with the most telling problem: a named misconception beats wrong values and crashes (a transposed
+    product is named by the square case where the other cases raise)."""
     if problems:
-        named = [said for english, said in problems if "wrong values" not in english]
-        more = say("suite.and_more_case_s", n=len(problems) - 1) if len(problems) > 1 else ""
-        raise AssertionError((named or [said for _, said in problems])[0] + more)
+        named = [p for p in problems if named_in(p) is not None]
+        first = (named or problems)[0]
+        if len(problems) > 1:
+            first = first + say("suite.and_more_case_s", n=len(problems) - 1)
+        raise AssertionError(first)
 
 
-@graded
 def test_tied_lm_float64(plan, evidence, run):
     """After .to(torch.float64) the logits are float64 and still E[ids] @ E.T."""
     p = plan["lm"]
     rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM" + say("suite.to_torch_float64"))
     b, t = p["ids"].shape
     what = "TiedEmbeddingLM" + say("suite.after_to_torch_float64")
+    if rec.get(LmFloat64.logits) is None and rec.get(LmFloat64.forward_error):  # judged on the other sizes
+        error = str(rec[LmFloat64.forward_error])[:600]
+        raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_LM_SHAPES)
     logits = _logits(rec, b, t, p["vocab_size"], torch.float64, what)
     table = p["W3"]
     expected = tied_lm_logits(table, p["ids"])
-    english, problem = _logits_problem(logits, expected, tol=TOL64)
+    problem = logits_problem(logits, expected, tol=TOL64)
     head = rec.get(LmFloat64.head_after_inplace)
-    if english is not None and "wrong values" in english and type(head) is torch.Tensor:
+    if _wrong_values(problem) and type(head) is torch.Tensor:
         follows = head.shape == table.shape and close(head, table, rtol=0, atol=0)
         # A head that does not follow the table is the tie's mistake (parameter identity charges it), not the dtype's.
-        assert follows, say("judge.what_problem", what=what, problem=say("note.float64_not_checked"))
+        if not follows:
+            raise Failed(
+                say("judge.what_problem", what=what, problem=say("note.float64_not_checked")),
+                waits_on="test_tied_lm_tie_survives_to_float64",
+            )
     assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
@@ -127,6 +142,9 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     `tables`: judge_table seeds written into token_embed (a tied head follows; an untied one may not)."""
     b, t = ids.shape
     shapes = shape_dict(got, ForwardCase.state_shapes, what=say("judge.label.state_shapes", what=what))
+    if got.get(ForwardCase.logits) is None and got.get("forward_error"):  # float64: judged on the float32 cases
+        error = str(got["forward_error"])[:600]
+        raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_WRAPPER_SHAPES)
     logits = _logits(got, b, t, cfg["vocab_size"], dtype, what)
     tol = TOL if dtype == torch.float32 else TOL64
     settings = [dict(gain=gain, dtype=dtype)]
@@ -135,8 +153,11 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     expected = [judge_logits(cfg, shapes, values, ids, **s) for s in settings]  # kept for the plan
     if any(logits_problem(logits, want, tol=tol) is None for want in expected):
         return shapes
-    english, problem = _logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
-    if english is not None and "wrong values" in english:
+    problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
+    pos, token = shapes.get("pos_embed.weight"), shapes.get("token_embed.weight")
+    if _wrong_values(problem) and pos is not None and pos == token and pos[0] != cfg["block_size"]:
+        problem = say("suite.pos_embed_weight_has_the_token") + reread(4)  # positions read off the token table
+    elif _wrong_values(problem):
         model = judge_model(cfg, shapes, values, **settings[0])
         part = skipped_part(model, ids, logits, tol=tol)
         eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
@@ -147,14 +168,12 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     raise AssertionError(say("judge.what_problem", what=what, problem=problem))
 
 
-@graded
 def test_wrapper_shapes_and_values(plan, evidence, run):
     """Logits equal the judge's MiniGPT with the same hyper-parameters and the judge's weights."""
     rec = need(evidence, GptShapes, run, what="MiniGPTWithWeightTying" + say("judge.shape_flow"))
     cases = rec.get(GptShapes.cases)
-    assert isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"]), say(
-        "judge.malformed_record", name="gpt_shapes"
-    )
+    if not (isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"])):
+        raise Failed(say("judge.malformed_record", name="gpt_shapes"), owed=True)
     for c, got in zip(plan["gpt"]["shapes"], cases, strict=True):
         cfg, ids = c["cfg"], c["ids"]
         args = ", ".join(f"{k}={v}" for k, v in cfg.items())
@@ -166,11 +185,10 @@ def test_wrapper_shapes_and_values(plan, evidence, run):
         label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
         hidden = plain_tensor(got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=label)
         table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
-        problem = lookup_problem(hidden, table, ids, language=language())
+        problem = lookup_problem(hidden, table, ids)
         assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
-@graded
 def test_wrapper_float64(plan, evidence, run):
     """After .to(torch.float64) the logits are float64 and still the judge's MiniGPT's."""
     p = plan["gpt"]

@@ -1,4 +1,4 @@
-# expect: wrong .data sharing
+# expect: wrong data_sharing
 # why: `lm_head.weight.data = token_embed.weight.data`: the storage is shared but the head keeps its own Parameter.
 # fails: test_tied_lm_counts_one_table, test_tied_lm_float64, test_tied_lm_head_is_the_embedding_parameter, test_tied_lm_shared_gradient_is_sum_of_paths, test_tied_lm_tie_survives_state_dict_reload, test_tied_lm_tie_survives_to_float64
 # marks: 70-82

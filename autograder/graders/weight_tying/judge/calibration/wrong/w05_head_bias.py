@@ -1,4 +1,4 @@
-# expect: wrong bias on the head
+# expect: wrong head_bias
 # why: tied correctly but the head is nn.Linear(D, V) with its default bias kept (logits + b, V extra parameters).
 # fails: test_tied_lm_counts_one_table, test_tied_lm_float64, test_tied_lm_shapes_and_values
 # marks: 85-94

@@ -1,4 +1,4 @@
-# expect: wrong probabilities instead of logits
+# expect: wrong probabilities
 # why: forward returns log_softmax (normalised log-probabilities) instead of the raw logits.
 # fails: test_tied_lm_float64, test_tied_lm_shapes_and_values
 # marks: 85-94

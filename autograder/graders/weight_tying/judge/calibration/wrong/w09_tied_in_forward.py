@@ -1,4 +1,4 @@
-# expect: wrong tied only after forward
+# expect: wrong tied_after_forward
 # why: the tie is made inside forward(), so a freshly built model has two independent tables.
 # fails: test_tied_lm_counts_one_table, test_tied_lm_head_is_the_embedding_parameter, test_tied_lm_tie_survives_state_dict_reload, test_tied_lm_tie_survives_to_float64
 # marks: 82-92

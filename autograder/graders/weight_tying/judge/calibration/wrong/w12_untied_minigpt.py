@@ -1,4 +1,4 @@
-# expect: wrong untied
+# expect: wrong two_tables
 # why: wrapper passes weight_tying=False, so MiniGPT keeps two independent (V, D) tables.
 # fails: test_wrapper_counts_untied_minus_vd, test_wrapper_head_is_the_embedding_parameter, test_wrapper_sgd_step_updates_table_once, test_wrapper_shared_gradient_is_sum_of_paths, test_wrapper_tie_survives_state_dict_reload, test_wrapper_tie_survives_to_float64
 # marks: 70-82

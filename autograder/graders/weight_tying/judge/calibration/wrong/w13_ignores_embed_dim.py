@@ -1,4 +1,4 @@
-# expect: wrong hyper-parameter ignored (embed_dim)
+# expect: wrong hyperparameter_ignored
 # why: wrapper hard-codes embed_dim=128 instead of passing its argument to MiniGPT.
 # fails: test_wrapper_counts_untied_minus_vd, test_wrapper_num_heads_honoured, test_wrapper_state_dict_matches_hyperparameters
 # marks: 86-94

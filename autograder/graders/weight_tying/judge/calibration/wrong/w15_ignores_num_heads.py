@@ -1,4 +1,4 @@
-# expect: wrong hyper-parameter ignored (num_heads)
+# expect: wrong hyperparameter_ignored
 # why: wrapper hard-codes num_heads=4 instead of passing its argument to MiniGPT.
 # fails: test_wrapper_num_heads_honoured
 # marks: 86-94

@@ -1,4 +1,4 @@
-# expect: wrong hyper-parameter ignored (dropout)
+# expect: wrong hyperparameter_ignored
 # why: wrapper hard-codes dropout=0.0 instead of passing its argument to MiniGPT.
 # fails: test_wrapper_dropout_honoured
 # marks: 86-94

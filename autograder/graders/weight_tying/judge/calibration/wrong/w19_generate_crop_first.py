@@ -1,4 +1,4 @@
-# expect: wrong wrong crop
+# expect: wrong crop
 # why: generate crops to the FIRST block_size tokens (ids[:, :block_size]) instead of the last ones.
 # fails: test_generate_greedy_past_block_size
 # marks: 90-97

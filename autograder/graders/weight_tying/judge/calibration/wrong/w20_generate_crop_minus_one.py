@@ -1,4 +1,4 @@
-# expect: wrong wrong crop
+# expect: wrong crop
 # why: generate keeps only the last block_size - 1 tokens (off by one).
 # fails: test_generate_greedy_past_block_size
 # marks: 90-97

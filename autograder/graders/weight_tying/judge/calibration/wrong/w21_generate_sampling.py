@@ -1,4 +1,4 @@
-# expect: wrong sampling instead of argmax
+# expect: wrong sampling
 # why: generate samples the next token with torch.multinomial instead of taking the argmax.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax
 # marks: 86-94

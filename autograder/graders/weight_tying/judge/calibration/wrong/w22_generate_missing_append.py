@@ -1,4 +1,4 @@
-# expect: wrong missing append
+# expect: wrong position_or_append
 # why: generate always feeds the original prompt, so every step predicts from the same context.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax
 # marks: 86-94

@@ -1,6 +1,6 @@
-# expect: wrong loss target shift wrong
+# expect: wrong loss_shift
 # why: with targets=None the loss compares the logits of input_ids with input_ids themselves (no shift).
-# fails: test_wrapper_loss_without_targets
+# fails: test_wrapper_loss_values
 # marks: 90-96
 import copy
 import math

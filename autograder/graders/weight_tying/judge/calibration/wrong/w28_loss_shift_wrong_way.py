@@ -1,6 +1,6 @@
-# expect: wrong loss target shift wrong
+# expect: wrong loss_shift
 # why: with targets=None the loss pairs logits of positions 1.. with tokens 0.. (shifted the wrong way).
-# fails: test_wrapper_loss_without_targets
+# fails: test_wrapper_loss_values
 # marks: 90-96
 import copy
 import math

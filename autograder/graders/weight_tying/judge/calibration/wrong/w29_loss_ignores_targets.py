@@ -1,6 +1,6 @@
-# expect: wrong loss target shift wrong
+# expect: wrong loss_shift
 # why: loss always shifts input_ids and ignores the targets it is given.
-# fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets
+# fails: test_wrapper_loss_values
 # marks: 90-96
 import copy
 import math

@@ -1,6 +1,6 @@
-# expect: wrong loss target shift wrong
+# expect: wrong loss_shift
 # why: given targets, the loss always uses logits of all of input_ids, so the chapter's (B, T-1) form fails.
-# fails: test_wrapper_loss_with_shorter_targets
+# fails: test_wrapper_loss_values
 # marks: 90-96
 import copy
 import math

@@ -1,6 +1,6 @@
-# expect: wrong loss doubled
+# expect: wrong loss_scaled
 # why: loss counts the shared table twice ('two paths') by returning 2 * cross-entropy.
-# fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
+# fails: test_wrapper_loss_values
 # marks: 92-97
 import copy
 import math

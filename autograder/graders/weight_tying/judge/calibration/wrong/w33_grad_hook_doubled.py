@@ -1,4 +1,4 @@
-# expect: wrong gradient doubled
+# expect: wrong gradient_scaled
 # why: a hook doubles the shared table's gradient, believing tying needs the gradient counted twice.
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 86-94

@@ -1,4 +1,4 @@
-# expect: wrong gradient halved
+# expect: wrong gradient_scaled
 # why: a hook halves the shared table's gradient to 'average' the two paths instead of summing them.
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 86-94

@@ -1,4 +1,4 @@
-# expect: wrong only one path
+# expect: wrong only_one_path
 # why: forward uses weight.detach() in the head, so only the embedding path reaches the gradient.
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 86-94

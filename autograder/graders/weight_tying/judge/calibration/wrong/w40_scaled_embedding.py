@@ -1,4 +1,4 @@
-# expect: wrong logits scaled
+# expect: wrong logits_scaled
 # why: forward multiplies the embedded vectors by sqrt(D) (a Transformer habit), so logits = sqrt(D) * E[ids] @ E.T.
 # fails: test_tied_lm_float64, test_tied_lm_shapes_and_values
 # marks: 90-96

@@ -1,4 +1,4 @@
-# expect: wrong delegated generate
+# expect: wrong delegated_generate
 # why: everything right except generate, which hands the loop to MiniGPT.generate(do_sample=False) instead of writing it (the old c03).
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens
 # marks: 78-85

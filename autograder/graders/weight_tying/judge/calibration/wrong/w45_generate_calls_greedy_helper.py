@@ -1,4 +1,4 @@
-# expect: wrong delegated generate
+# expect: wrong delegated_generate
 # why: generate writes the loop but picks each token with dnnlpy's sampling helper gpt.greedy instead of its own argmax.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens
 # marks: 78-85

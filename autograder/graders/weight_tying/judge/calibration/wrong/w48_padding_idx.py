@@ -1,4 +1,4 @@
-# expect: wrong padding_idx
+# expect: wrong embedding_gradient_option
 # why: TiedEmbeddingLM builds nn.Embedding(V, D, padding_idx=0) 'for padding': row 0 never gets a lookup-path gradient (seen only when id 0 is looked up, which every plan guarantees).
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 90-96

@@ -1,4 +1,4 @@
-# expect: wrong scale_grad_by_freq
+# expect: wrong embedding_gradient_option
 # why: TiedEmbeddingLM builds nn.Embedding(V, D, scale_grad_by_freq=True): an id looked up k times gets 1/k of its lookup-path gradient (seen only when ids repeat, which every plan guarantees).
 # fails: test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 90-96

@@ -1,4 +1,4 @@
-# expect: wrong LayerNorm eps
+# expect: wrong layernorm_eps
 # why: the wrapper swaps MiniGPT's final LayerNorm for nn.LayerNorm(D, eps=1e-6) 'as in other models': right for ordinary activations, wrong when they are tiny (one plan case always has tiny weights).
 # fails: test_wrapper_float64, test_wrapper_shapes_and_values
 # marks: 92-98

@@ -1,7 +1,7 @@
-# expect: wrong loss detached
+# expect: wrong loss_detached
 # why: loss returns the right value, detached: backward() never reaches the weights (found by the mutation run, which the old suite let through with full marks).
-# fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
-# marks: 90-96
+# fails: test_wrapper_loss_values
+# marks: 89-93
 import torch
 import torch.nn as nn
 import torch.nn.functional as F

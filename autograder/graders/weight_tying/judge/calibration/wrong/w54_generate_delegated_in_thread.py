@@ -1,4 +1,4 @@
-# expect: wrong delegated generate
+# expect: wrong delegated_generate
 # why: everything right except generate, which hands the loop to MiniGPT.generate(do_sample=False) on another thread (threading.Thread for a batch of several prompts, _thread.start_new_thread for one), hoping the grader watches only the calling thread.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens
 # marks: 78-85

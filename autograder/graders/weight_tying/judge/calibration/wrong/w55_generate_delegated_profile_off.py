@@ -1,4 +1,4 @@
-# expect: wrong delegated generate
+# expect: wrong delegated_generate
 # why: everything right except generate, which switches off every profile hook (sys.setprofile(None), threading.setprofile(None)) and then hands the loop to MiniGPT.generate(do_sample=False), hoping the grader's watch is a profile hook.
 # fails: test_generate_greedy_past_block_size, test_generate_greedy_within_block_size, test_generate_is_deterministic_argmax, test_generate_returns_prompt_plus_int64_tokens
 # marks: 78-85

@@ -1,7 +1,7 @@
-# expect: wrong not implemented yet
+# expect: wrong loss_not_written
 # why: everything right except loss(), left as the template's raise NotImplementedError: the model has no training objective.
-# fails: test_wrapper_loss_with_full_length_targets, test_wrapper_loss_with_shorter_targets, test_wrapper_loss_without_targets
-# marks: 80-89
+# fails: test_wrapper_loss_values
+# marks: 84-88
 import torch
 import torch.nn as nn
 from torch import Tensor

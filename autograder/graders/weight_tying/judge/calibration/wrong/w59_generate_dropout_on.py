@@ -1,4 +1,4 @@
-# expect: wrong dropout on while decoding
+# expect: wrong dropout_in_generate
 # why: everything right, but generate never switches the model to eval mode: on a model with dropout, handed over in train mode, each step decodes with dropout on.
 # fails: test_generate_turns_dropout_off
 # marks: 91-96

@@ -1,4 +1,4 @@
-# expect: wrong delegated tie
+# expect: wrong delegated_tie
 # why: exercise 1 builds a library MiniGPT(weight_tying=True) and keeps its token embedding and LM head: the pair is tied by the library, not by the student's code.
 # fails: test_tied_lm_head_is_the_embedding_parameter
 # marks: 70-82

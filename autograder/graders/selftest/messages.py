@@ -1,0 +1,50 @@
+"""Both sides: the toy selftest grader's message catalog, English and Chinese side by side (registered on import)."""
+
+from __future__ import annotations
+
+from autograder.protocol.said import LANGUAGES, Message, Said, register, render
+
+__all__ = ["OWNER", "LANGUAGES", "CATALOG", "NAMES", "area_name", "misconception_title", "title"]
+
+OWNER = "selftest"
+
+_ENTRIES = {
+    "selftest.no_evidence": (
+        "no evidence for experiment {name}: the submission stopped before it ran (see run status)",
+        "没有实验 {name} 的结果：提交在运行到这里之前就停止了（见运行状态）",
+    ),
+    "selftest.raised": ("add raised {error}", "add 抛出了异常「{error}」"),
+    "selftest.not_tensor": (
+        "add must return a plain torch.Tensor, got {kind}",
+        "add 必须返回普通的 torch.Tensor，实际返回的是 {kind}",
+    ),
+    "selftest.subtraction": (
+        "add returned a - b: subtraction instead of addition",
+        "add 返回的是 a - b：做成了减法而不是加法",
+    ),
+    "selftest.not_sum": ("add(a, b) does not equal a + b", "add(a, b) 不等于 a + b"),
+    "selftest.broadcast_shape": (
+        "add of shapes (3, 1) and (1, 5) gave {got}, expected (3, 5)",
+        "形状为 (3, 1) 与 (1, 5) 的 add 得到 {got}，应为 (3, 5)",
+    ),
+    "selftest.broadcast_values": ("add(col, row) does not equal col + row", "add(col, row) 不等于 col + row"),
+    "misconception.subtraction": ("subtraction instead of addition", "做成了减法而不是加法"),
+}
+# message id -> the misconception (marking.toml) it names
+NAMES = {"selftest.subtraction": "subtraction"}
+CATALOG: dict[str, Message] = {key: Message(en, zh, NAMES.get(key)) for key, (en, zh) in _ENTRIES.items()}
+register(OWNER, CATALOG)
+
+
+def area_name(area: str, language: str = "en") -> str:
+    """The toy grader's areas have English names only."""
+    return area
+
+
+def misconception_title(name: str, language: str = "en") -> str:
+    return render(Said(f"misconception.{name}"), language)
+
+
+def title(readable: str, language: str = "en") -> str | None:
+    """No titles: its tests are named by their readable names."""
+    return None

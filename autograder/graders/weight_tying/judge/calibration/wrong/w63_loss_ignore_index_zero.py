@@ -1,0 +1,56 @@
+# expect: wrong loss_ignore_index
+# why: loss passes ignore_index=0 to cross_entropy, as if id 0 were padding: every target 0 is left out of the mean.
+# fails: test_wrapper_loss_values
+# marks: 93-97
+import copy
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dnnlpy.nn as dnn
+import dnnlpy.models.gpt as gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids):
+        x = self.token_embed(input_ids)  # (B, T, D)
+        return self.lm_head(x)  # (B, T, V)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
+                                   weight_tying=True)
+
+    def forward(self, input_ids):
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids, targets=None):
+        if targets is None:
+            input_ids, targets = input_ids[:, :-1], input_ids[:, 1:]
+        elif targets.shape[1] == input_ids.shape[1] - 1:
+            input_ids = input_ids[:, :-1]
+        logits = self.minigpt(input_ids)
+        return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=0)  # "0 is padding"
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        self.eval()  # dropout off while decoding
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            context = ids[:, -self.minigpt.block_size:]
+            logits = self.minigpt(context)  # (B, t, V)
+            next_id = logits[:, -1, :].argmax(dim=-1, keepdim=True)  # (B, 1)
+            ids = torch.cat([ids, next_id], dim=1)
+        return ids

@@ -1,0 +1,48 @@
+# expect: wrong prompt_not_preserved dropout_in_generate
+# why: two slips in one generate: it returns only the new tokens, and never switches the model to eval mode (dropout stays on while decoding); both are charged.
+# fails: test_generate_returns_prompt_plus_int64_tokens, test_generate_turns_dropout_off
+# marks: 84-90
+import copy
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dnnlpy.nn as dnn
+import dnnlpy.models.gpt as gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids):
+        x = self.token_embed(input_ids)  # (B, T, D)
+        return self.lm_head(x)  # (B, T, V)
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, embed_dim=128, num_layers=4, num_heads=4,
+                 hidden_dim=512, dropout=0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
+                                   weight_tying=True)
+
+    def forward(self, input_ids):
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids, targets=None):
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids, max_new_tokens):
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            logits = self.minigpt(ids[:, -self.minigpt.block_size:])
+            ids = torch.cat([ids, logits[:, -1, :].argmax(dim=-1, keepdim=True)], dim=1)
+        return ids[:, input_ids.shape[1]:]

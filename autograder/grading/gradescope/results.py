@@ -1,0 +1,89 @@
+"""Trusted: a ``Result`` as Gradescope's results.json (``run_autograder``, ``grade --json``): the only place it is made.
+
+Gradescope shows each entry of ``tests`` with its score and status, and sums nothing itself when the top-level
+``score`` is given. The entries are the mark's breakdown, so that they add up and never contradict:
+
+- one entry per passing test (full points, "passed");
+- one entry per charge (``marking.breakdown``): a misconception, once per exercise, or a test that costs its
+  own points; it holds the tests it covers (their points are its ``max_score``) and keeps what the scheme did
+  not charge (``score``), "failed", its message and the tests listed in ``output``.
+
+So the entries' scores sum to the mark, a passing test never shows lost points, and a failing one is never
+"passed". Names are the catalog's titles in the submission's language. ``visibility`` is Gradescope's: the
+charges (which quote expected values) can be held back until grades are published (``after_published``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.editions import charge_title, test_title
+from autograder.grading.marking import breakdown
+from autograder.grading.messages import clean_message
+from autograder.grading.result import Result
+
+__all__ = ["gradescope_results", "VISIBILITIES"]
+
+VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's
+
+
+def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibility: str = "visible") -> dict:
+    """The results.json dict of `result` (see the module)."""
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility={visibility!r}: Gradescope knows {', '.join(VISIBILITIES)}")
+    language = result.language
+    if result.grader_error is not None:
+        extra: dict[str, Any] = {"grader_error": result.grader_error}
+    else:
+        extra = {
+            "seed": result.seed,
+            "areas": {a: [s, m] for a, (s, m) in result.areas.items()},
+            "run": result.run.to_dict() if result.run is not None else {},
+            "language": language,
+        }
+    tests = [
+        {
+            "name": test_title(spec, t.name, language),
+            "score": t.points,
+            "max_score": t.points,
+            "status": "passed",
+            "tags": [t.area],
+            "visibility": "visible",
+        }
+        for t in result.tests
+        if t.passed
+    ]
+    by_name = {t.name: t for t in result.tests}
+    for charge in breakdown(result.tests, spec.scheme if spec is not None else None):
+        covered = [by_name[name] for name, _ in charge.tests]
+        lines = [clean_message(covered[0].message(language))]
+        lines += [
+            f"- {test_title(spec, t.name, language)}: -{_num(p)} / {_num(t.points)}"
+            for t, (_, p) in zip(covered, charge.tests, strict=True)
+        ]
+        top = sum(t.points for t in covered)
+        tests.append(
+            {
+                "name": charge_title(spec, charge, language),
+                "score": round(top - charge.points, 6),
+                "max_score": top,
+                "status": "failed",
+                "output": "\n".join(lines),
+                "tags": sorted({t.area for t in covered}),
+                "visibility": visibility,
+            }
+        )
+    return {
+        "score": result.score,
+        "max_score": result.max_score,
+        "execution_time": round(result.execution_time, 3),
+        "output": result.output,
+        "visibility": "visible",
+        "tests": tests,
+        "extra_data": extra,
+    }
+
+
+def _num(value: float) -> str:
+    return f"{value:g}"

@@ -1,0 +1,209 @@
+"""Trusted: the pages' own words (headings, labels, the rule line), English and Chinese side by side.
+
+Registered in the one catalog (``autograder.protocol.said``) as ``page.<name>``; ``outputs.wording.page_words``
+gives them to the pages and the terminal by name. Each is a ``str.format`` template; the messages a page shows
+come from the grader's and the engine's catalogs.
+"""
+
+from __future__ import annotations
+
+from autograder.protocol.said import Message, register
+
+__all__ = ["PAGES"]
+
+PAGES = {
+    "page.feedback_for": Message(
+        "Feedback for {student}",
+        "{student} 的反馈",
+    ),
+    "page.assignment_feedback_for": Message(
+        "{assignment}: feedback for {student}",
+        "{assignment}：{student} 的反馈",
+    ),
+    "page.graded": Message(
+        "Graded {when}",
+        "评分时间 {when}",
+    ),
+    "page.status": Message(
+        "status: {status}",
+        "运行状态：{status}",
+    ),
+    "page.score": Message(
+        "Score:",
+        "得分：",
+    ),
+    "page.cost_column": Message(
+        "cost",
+        "扣分",
+    ),
+    "page.charge_column": Message(
+        "what it is for, and the tests it covers",
+        "扣分原因，以及涉及的测试",
+    ),
+    "page.starter_bold": Message(
+        "Most of this submission is still the starter code",
+        "这份作业大部分仍是初始代码",
+    ),
+    "page.starter_before": Message(
+        "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
+        "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
+    ),
+    "page.starter_after": Message(
+        " in the assignment folder), and hand in again.",
+        "），然后重新提交。",
+    ),
+    "page.what_to_fix": Message(
+        "What to fix ({failed} of {total} failed)",
+        "需要修改的地方（{total}中有 {failed} 个未通过）",
+    ),
+    "page.costs": Message(
+        "Costs {points}{once}{over}:",
+        "扣 {points}{once}{over}：",
+    ),
+    "page.once_in_exercise": Message(
+        ", once in exercise {n}",
+        "，在练习 {n} 中只扣一次",
+    ),
+    "page.lost_of": Message(
+        "−{lost} of its {points}",
+        "扣 {lost} 分（共 {points} 分）",
+    ),
+    "page.not_charged_again": Message(
+        "not charged again (its {points} counted in this charge)",
+        "不再重复扣分（它的 {points} 分已计入这一项）",
+    ),
+    "page.lost_total": Message(
+        "Points lost: {points}, the sum of the charges below.",
+        "共扣 {points}，即下面各项之和。",
+    ),
+    "page.rule": Message(
+        "How the marks are given: each mistake costs once per exercise, at most the points of the tests it fails"
+        "; a test that failed only because of it costs nothing more. Any other failing test costs its own points.",
+        "评分规则：每个错误在每道练习中只扣一次分，最多扣掉它导致失败的那些测试的分"
+        "数；仅仅因为它而失败的测试不再另外扣分。其余未通过的测试扣除各自的分数。",
+    ),
+    "page.point": Message(
+        "point",
+        "分",
+    ),
+    "page.points": Message(
+        "points",
+        "分",
+    ),
+    "page.over_tests": Message(
+        " over {n} tests",
+        "，涉及 {n} 个测试",
+    ),
+    "page.checking": Message(
+        "— checking {what}",
+        "— 检查的是 {what}",
+    ),
+    "page.more_tests": Message(
+        "and {n} more tests",
+        "另外 {n} 个测试",
+    ),
+    "page.how_it_ran": Message(
+        "How your code ran",
+        "代码的运行情况",
+    ),
+    "page.by_area": Message(
+        "Points by area",
+        "各部分得分",
+    ),
+    "page.area": Message(
+        "area",
+        "部分",
+    ),
+    "page.points_header": Message(
+        "points",
+        "得分",
+    ),
+    "page.stopped_line": Message(
+        "It was stopped {where}.",
+        "代码被终止的位置{where}。",
+    ),
+    "page.passed": Message(
+        "Passed ({n})",
+        "已通过（{n}）",
+    ),
+    "page.show_passed": Message(
+        "Show what passed",
+        "显示已通过的测试",
+    ),
+    "page.no_tests": Message(
+        "No tests were run for this submission.",
+        "这份作业没有运行任何测试。",
+    ),
+    "page.not_graded_yet": Message(
+        "This submission has not been graded yet. Your instructor will grade it again; nothing is lost.",
+        "这份作业还没有评分。老师会重新评分，什么都不会丢失。",
+    ),
+    "page.tests": Message(
+        "{n} tests",
+        "{n} 个测试",
+    ),
+    "page.test": Message(
+        "1 test",
+        "1 个测试",
+    ),
+    "page.part": Message(
+        "part {n}",
+        "第 {n} 部分",
+    ),
+    "page.in_cell": Message(
+        "while running {place}",
+        "：当时正在运行{place}",
+    ),
+    "page.in_check": Message(
+        "while the grader was calling your code for the check '{check}'",
+        "：当时评分程序正在为检查 '{check}' 调用你的代码",
+    ),
+    "page.unknown_place": Message(
+        "(the grader could not tell which cell or check was running)",
+        "（评分程序无法确定当时正在运行哪个单元格或检查）",
+    ),
+    "page.timeout_card": Message(
+        "Your code was stopped at the time limit {where}. Nothing after that ran, so thes"
+        "e tests have no result and score 0: fix that first, then the rest will be graded.",
+        "你的代码因超时被终止{where}。之后的代码都没有运行，所以下面这"
+        "些测试没有结果，记 0 分：先解决这个问题，其余部分才能被评分。",
+    ),
+    "page.handed_in": Message(
+        "Handed in {when}",
+        "提交于 {when}",
+    ),
+    "page.on_time": Message(
+        ", before the due date ({due}).",
+        "，在截止时间（{due}）之前。",
+    ),
+    "page.late_by": Message(
+        ", {late} after the due date ({due})",
+        "，比截止时间（{due}）晚了 {late}",
+    ),
+    "page.penalty": Message(
+        ": the late penalty takes {points} points off, {after} / {top} after it.",
+        "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
+    ),
+    "page.late_unknown": Message(
+        "When this was handed in could not be read (its timestamp.txt): your instructor will check.",
+        "无法读出这份作业的提交时间（它的 timestamp.txt）：老师会核实。",
+    ),
+    "page.days_hours": Message(
+        "{days} d {hours} h",
+        "{days} 天 {hours} 小时",
+    ),
+    "page.hours_minutes": Message(
+        "{hours} h {minutes} min",
+        "{hours} 小时 {minutes} 分钟",
+    ),
+    "page.minutes_seconds": Message(
+        "{minutes} min {seconds} s",
+        "{minutes} 分 {seconds} 秒",
+    ),
+    "page.seconds": Message(
+        "{seconds} s",
+        "{seconds} 秒",
+    ),
+}
+
+register("pages", PAGES)
