@@ -114,7 +114,9 @@ def mutations(field: Field, value) -> list[tuple[str, object]]:
             ("not a dict", []),
         ]
     if field.kind == "dropouts" and value:
-        return [("a p changed", [[value[0][0], 0.25], *value[1:]]), ("empty", []), ("not a list", "x")]
+        # Half a unit away, wrapped into [0, 1): never the p it replaces, whatever the plan's dropout is.
+        changed = [value[0][0], (value[0][1] + 0.5) % 1.0]
+        return [("a p changed", [changed, *value[1:]]), ("empty", []), ("not a list", "x")]
     if field.kind in ("strs", "names"):
         return [("not a list", "x")]
     return [("None", None)]
