@@ -118,7 +118,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.cell_starter": (
         "While loading your submission, {cell} raised {error}: it uses a part that still holds the starter code"
         " (raise NotImplementedError)",
-        "加载你的提交时，{cell}抛出了「{error}」：它用到的部分仍是初始代码（raise NotImplementedError）",
+        "加载你的提交时，{cell}抛出了「{error}」：它用到的部分仍是初始代码（`raise NotImplementedError`）",
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts raised an error:",

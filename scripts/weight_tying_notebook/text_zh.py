@@ -116,15 +116,15 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
-- `self.lm_head`：一个 `D → V`、**不带偏置（bias）** 的线性层（`dnn.Linear`），它的 `.weight` 与
+- `self.lm_head`：一个 `D → V`、**不带偏置** 的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
-- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>（不加位置
-  嵌入，也不做 softmax）。
+- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>
+  （不加 positional embedding，也不做 softmax）。
 
 下面几种写法看上去差不多对，评分程序会一一点名：
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
-- 只共享 `.data`：内存相同，却是两个 Parameter，两端的梯度永远汇不到一起，而且 `.to(...)` 或
+- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
   `load_state_dict` 之后绑定就断了；
 - 在 `forward` 里才绑定，而不是在 `__init__` 里绑定一次；
 - 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
@@ -134,7 +134,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 
 绑定后的这张表在一次前向计算里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。反向传播
 沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
-不是"两份拷贝各自更新"，也不是"梯度乘以 2"。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
+不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
 （本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
     "savings": r"""
@@ -209,7 +209,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
     "grade_cells": r"""
 ## 成绩：按评分项记录
 
-下面这几个单元格不是练习，请保持原样。课程的成绩簿（gradebook）在这里记录评分程序给每个评分项打的分，
+下面这几个单元格不是练习，请保持原样。课程的成绩簿在这里记录评分程序给每个评分项打的分，
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""

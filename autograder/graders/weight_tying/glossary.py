@@ -102,6 +102,8 @@ ENGLISH_ALLOWED = {
     "logsumexp": "the function torch.logsumexp",
     "eps": "LayerNorm's argument",
     "lr": "the optimizer's argument (learning rate)",
+    "ln": "the natural logarithm in a formula (ln V)",
+    "log": "the logarithm in (log-)softmax, a formula",
     "targets": "the loss's argument, as the student names it (loss(ids, targets))",
     "self": "self.minigpt, self.token_embed: attributes the student writes",
 }

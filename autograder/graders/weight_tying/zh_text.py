@@ -31,6 +31,8 @@ KEPT = re.compile(
     + r"|\b[A-Za-z]*(?:Error|Exception)\b"
     + r"|[A-Za-z_]\w*=[\w.\-]+"  # arguments: weight_tying=True, dropout=0.5
     + r"|[\w.$]*/[\w./]+"  # paths: path/to/your.ipynb
+    + r"|\b[a-z]+-[A-Z]\w*|\bCtrl\+\w+"  # pre-LayerNorm, Ctrl+S
+    + r"|<(sub|sup)>.*?</\1>|</?\w+>"  # markdown's HTML: subscripts (W_out) and tags
 )
 _RUN = re.compile(r"[A-Za-z][A-Za-z'-]*(?:[ ,]+[A-Za-z][A-Za-z'-]*){2,}")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[A-Za-z]|[A-Za-z]")
