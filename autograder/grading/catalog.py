@@ -129,10 +129,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         ".py 文件的各部分从 1 开始编号；以 # %% 开头的一行开始新的一部分。",
     ),
     "cell.place.part": ("part {number}", "第 {number} 部分"),
-    "judge.not_defined": (
-        "{what} could not run: the submission does not define {name}",
-        "{what} 无法运行：你的提交没有定义 {name}",
-    ),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # a Gradescope result's lines under a charge (gradescope/results.py)

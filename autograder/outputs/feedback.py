@@ -79,6 +79,23 @@ def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
     return name
 
 
+# how a run ended (result.RunFacts.status) -> its words in the pages' catalog
+_STATUS = {
+    "ok": "page.status.ok",
+    "timeout": "page.status.timeout",
+    "memory": "page.status.memory",
+    "exited": "page.status.exited",
+    "crashed": "page.status.crashed",
+    "judge limit": "page.status.judge limit",
+    "grader error": "page.status.grader error",
+}
+
+
+def _status_words(status: str, w: dict[str, str]) -> str:
+    key = _STATUS.get(status)
+    return w[key.removeprefix("page.")] if key else status
+
+
 def _note(kind: str, language: str, lines: list[str]) -> str:
     """How cells (or a .py file's parts) are counted, once: "" when the run's summary already says it."""
     note = render_catalog("run.parts_counted" if kind == "py" else "run.cells_counted", language)
@@ -119,7 +136,7 @@ def feedback_context(
         return context
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
-        w["status"].format(status=w.get(f"status.{result.status}", result.status)),
+        w["status"].format(status=_status_words(result.status, w)),
     ]
     area = _named(names)
     failing = result.failing()

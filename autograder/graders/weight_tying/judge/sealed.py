@@ -39,7 +39,7 @@ def need(
     if missing is not None and isinstance(evidence.get(name), dict) and "error" in evidence[name]:
         # the runner could not call a class the notebook never defined: said as the run's fact, not as an
         # exception of the student's
-        raise base.Failed(base.say("judge.not_defined", what=what or name, name=missing))
+        raise base.Failed(say("judge.class_not_defined", what=what or name, name=missing))
     rec = base.need(evidence, record, run, what=what)
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
