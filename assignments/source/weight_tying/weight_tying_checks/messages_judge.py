@@ -46,6 +46,10 @@ MESSAGES = {
         "positional embedding 被绑定"
         "或被替换了",
     ),
+    "judge.class_not_defined": (
+        "{what} could not run: the submission does not define {name}",
+        "{what} 无法运行：你的提交没有定义 {name}",
+    ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),

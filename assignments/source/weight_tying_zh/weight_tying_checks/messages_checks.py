@@ -44,8 +44,8 @@ MESSAGES = {
     "check.group.exercise 1": ("exercise 1", "练习 1"),
     "check.group.exercise 2": ("exercise 2", "练习 2"),
     "check.group.gradients": ("gradients", "梯度"),
-    "check.group.loss": ("loss", "loss"),
-    "check.group.generate": ("generate", "generate"),
+    "check.group.loss": ("loss", "计算 loss"),
+    "check.group.generate": ("generate", "用 generate 生成"),
     # conftest.py: the run's header, the classes a notebook did not define, the summary
     "check.header": (
         "weight-tying self-check of {path}  (another file: {var}=path pytest)",
