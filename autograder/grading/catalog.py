@@ -64,12 +64,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
     "run.ran_but_cells_raised": (
-        "Your code ran to the end, but {n} of its cells (or parts) raised an error:",
-        "你的代码运行到了最后，但其中有 {n} 个单元格（或部分）抛出了错误：",
+        "Your code ran to the end, but {n} of its cells raised an error:",
+        "你的代码运行到了最后，但其中有 {n} 个单元格抛出了错误：",
     ),
     "run.cells_counted": (
-        "Cells (or parts of a .py file) are counted from 1 at the top, text cells included.",
-        "单元格（或 .py 文件的各部分）从顶部起按 1 开始编号，文本单元格也计算在内。",
+        "Cells are numbered from 1 at the top of the notebook, text cells included.",
+        "单元格从 notebook 顶部开始、从 1 起编号，文本单元格也计算在内。",
     ),
     "run.cell_raised": (
         "While loading your submission, {cell} raised {error}",
@@ -101,11 +101,38 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cell.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
     "cell.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
     "cell.place.bare": ("cell {number}", "第 {number} 个单元格"),
-    "cell.place.unknown": ("cell/part {number}", "第 {number} 个单元格（或部分）"),
     "run.not_defined": (
         "Not defined by your submission: {names} (check the exact class names).",
         "你的提交没有定义：{names}（请核对类名的拼写）。",
     ),
+    "run.not_defined_syntax": (
+        "Not defined by your submission: {names} (a cell with a syntax error).",
+        "你的提交没有定义：{names}。上面有单元格存在语法错误，它定义的类因此不存在。",
+    ),
+    "run.cell_syntax_error": (
+        "While loading your submission, {cell} has a syntax error, so Python ran none of it and nothing it defines"
+        " exists (a later NameError follows from it): {error}",
+        "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在"
+        "（之后的 NameError 就是由此引起的）：「{error}」",
+    ),
+    "run.cell_starter": (
+        "While loading your submission, {cell} raised {error}: it uses a part that still holds the starter code"
+        " (raise NotImplementedError)",
+        "加载你的提交时，{cell}抛出了「{error}」：它用到的部分仍是初始代码（`raise NotImplementedError`）",
+    ),
+    "run.ran_but_parts_raised": (
+        "Your code ran to the end, but {n} of its parts raised an error:",
+        "你的代码运行到了最后，但其中有 {n} 个部分抛出了错误：",
+    ),
+    "run.parts_counted": (
+        "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
+        ".py 文件的各部分从 1 开始编号；以 # %% 开头的一行开始新的一部分。",
+    ),
+    "cell.place.part": ("part {number}", "第 {number} 部分"),
+    "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
+    "judge.raised_in": (", in {name}", "，在 {name} 中"),
+    # a Gradescope result's lines under a charge (gradescope/results.py)
+    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（共 {points} 分）"),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)

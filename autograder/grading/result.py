@@ -37,6 +37,7 @@ JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit whi
 MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
 CELLS_COUNTED = render("run.cells_counted")
+_SYNTAX = ("SyntaxError", "IndentationError", "TabError")  # a cell Python could not compile
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
@@ -199,7 +200,8 @@ class RunFacts:
         named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
         if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
             return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
-        return render("cell.place.unknown", language, number=index + 1)
+        # a notebook's cells are named (pipeline.named_cells); without names, the parts of a .py file
+        return render("cell.place.bare" if self.cells else "cell.place.part", language, number=index + 1)
 
     def summary(self, language: str = "en") -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
@@ -213,15 +215,25 @@ class RunFacts:
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         if errors:
+            notebook = bool(self.cells)
             if self.status == "ok":
-                lines = [render("run.ran_but_cells_raised", language, n=len(errors))]
-            lines.append(render("run.cells_counted", language))
+                key = "run.ran_but_cells_raised" if notebook else "run.ran_but_parts_raised"
+                lines = [render(key, language, n=len(errors))]
+            lines.append(render("run.cells_counted" if notebook else "run.parts_counted", language))
+        syntax = False
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
-            lines.append(render("run.cell_raised", language, cell=self.cell_name(cell, language), error=message))
+            # what a syntax error and the starter code's own exception mean, so the student looks in the right place
+            key = "run.cell_raised"
+            if message.startswith(_SYNTAX):
+                key, syntax = "run.cell_syntax_error", True
+            elif message.startswith("NotImplementedError"):
+                key = "run.cell_starter"
+            lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            lines.append(render("run.not_defined", language, names=", ".join(missing)))
+            key = "run.not_defined_syntax" if syntax else "run.not_defined"
+            lines.append(render(key, language, names=", ".join(missing)))
         return "\n".join(lines)
 
 

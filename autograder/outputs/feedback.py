@@ -16,18 +16,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.catalog import render as render_catalog
 from autograder.grading.editions import test_title
 from autograder.grading.result import Result
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import CELL_NOTE, PART_NOTE, clean_message, late_line, page_words, run_lines, stopped_at
+from autograder.outputs.wording import clean_message, late_line, page_words, run_lines, stopped_at
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
-_NUMBERED = re.compile(r"\b(?:cell|part) \d")
+_NUMBERED = re.compile(r"\b(?:cell|part) \d|第 \d+ (?:个单元格|部分)")  # a cell or part named by its number
 _SHOWN = 6  # tests listed in a card before the rest fold away
 
 
@@ -37,10 +38,12 @@ def _points(value: float, w: dict[str, str]) -> str:
 
 def _item(item: dict, w: dict[str, str], area: Callable[[str], str]) -> dict:
     lost = w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
+    points = lost if item["lost"] else w["not_charged_again"].format(points=number(item["points"]))
     return {
         "name": item["name"],
         "area": area(item["area"]),
-        "points": lost if item["lost"] else w["not_charged_again"].format(points=number(item["points"])),
+        "points": points,
+        "detail": w["item_detail"].format(area=area(item["area"]), points=points),
         "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
     }
 
@@ -76,6 +79,29 @@ def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
     return name
 
 
+# how a run ended (result.RunFacts.status) -> its words in the pages' catalog
+_STATUS = {
+    "ok": "page.status.ok",
+    "timeout": "page.status.timeout",
+    "memory": "page.status.memory",
+    "exited": "page.status.exited",
+    "crashed": "page.status.crashed",
+    "judge limit": "page.status.judge limit",
+    "grader error": "page.status.grader error",
+}
+
+
+def _status_words(status: str, w: dict[str, str]) -> str:
+    key = _STATUS.get(status)
+    return w[key.removeprefix("page.")] if key else status
+
+
+def _note(kind: str, language: str, lines: list[str]) -> str:
+    """How cells (or a .py file's parts) are counted, once: "" when the run's summary already says it."""
+    note = render_catalog("run.parts_counted" if kind == "py" else "run.cells_counted", language)
+    return "" if note in lines else note
+
+
 def _count(n: int, w: dict[str, str]) -> str:
     return w["test"] if n == 1 else w["tests"].format(n=n)
 
@@ -108,7 +134,10 @@ def feedback_context(
     context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": ""}
     if result is None:
         return context
-    meta = [w["graded"].format(when=graded_at) if graded_at else "", w["status"].format(status=result.status)]
+    meta = [
+        w["graded"].format(when=graded_at) if graded_at else "",
+        w["status"].format(status=_status_words(result.status, w)),
+    ]
     area = _named(names)
     failing = result.failing()
     shown_cards = [_card(card, w, area) for card in cards(result, spec, lang)]
@@ -138,7 +167,7 @@ def feedback_context(
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
         run_lines=lines,
-        note=(PART_NOTE if kind == "py" else CELL_NOTE) if _NUMBERED.search(shown) else "",
+        note=_note(kind, lang, lines) if _NUMBERED.search(shown) else "",
         areas=[
             {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()
         ],

@@ -28,6 +28,19 @@ PAGES = {
         "status: {status}",
         "运行状态：{status}",
     ),
+    # how a run ended, by its status (result.RunFacts.status); the English is the status itself
+    "page.status.ok": Message("ok", "正常结束"),
+    "page.status.timeout": Message("timeout", "超时"),
+    "page.status.memory": Message("memory", "内存不足"),
+    "page.status.exited": Message("exited", "提前退出"),
+    "page.status.crashed": Message("crashed", "崩溃"),
+    "page.status.judge limit": Message("judge limit", "评分程序超出自身上限"),
+    "page.status.grader error": Message("grader error", "评分程序出错"),
+    # punctuation around the page's values, each language's own
+    "page.colon": Message(": ", "："),
+    "page.item_detail": Message(" ({area}, {points})", "（{area}，{points}）"),
+    "page.item_area": Message(" ({area})", "（{area}）"),
+    "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
     "page.score": Message(
         "Score:",
         "得分：",
@@ -156,7 +169,7 @@ PAGES = {
     ),
     "page.in_check": Message(
         "while the grader was calling your code for the check '{check}'",
-        "：当时评分程序正在为检查 '{check}' 调用你的代码",
+        "：当时评分程序正在为检查「{check}」调用你的代码",
     ),
     "page.unknown_place": Message(
         "(the grader could not tell which cell or check was running)",

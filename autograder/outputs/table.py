@@ -55,12 +55,16 @@ def render(
                     if item["lost"]
                     else w["not_charged_again"].format(points=number(item["points"]))
                 )
-                cell.append(f"\n  · {printable(item['name'])} ({printable(area(item['area']))}) {carried}", style="")
+                where = w["item_area"].format(area=area(item["area"]))
+                cell.append(f"\n  · {printable(item['name'])}{printable(where)} {carried}", style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         console.print(printable(w["rule"]), markup=False, highlight=False)
     if result.areas:
-        areas = "  ".join(f"{printable(area(a), newlines=False)}: {s:g}/{m:g}" for a, (s, m) in result.areas.items())
+        areas = "  ".join(
+            w["area_score"].format(area=printable(area(a), newlines=False), got=f"{s:g}", top=f"{m:g}")
+            for a, (s, m) in result.areas.items()
+        )
         console.print(areas, markup=False, highlight=False)
     lines = (
         run_lines(result, kind=kind)

@@ -42,8 +42,8 @@ __all__ = [
     "late_line",
 ]
 
-CELL_NOTE = "Cells are numbered from 1 at the top of the notebook, text cells included."
-PART_NOTE = "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part."
+CELL_NOTE = render("run.cells_counted")  # the English; a page renders it in its own language
+PART_NOTE = render("run.parts_counted")
 
 
 def cell_starts(path: str | Path | None) -> dict[int, CellPlace]:

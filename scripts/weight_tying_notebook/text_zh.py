@@ -25,18 +25,18 @@ TEXT = {
     "intro": r"""
 # 权重绑定：语言模型两端共用一张词表向量表
 
-GPT 一类的模型会在两个地方用到词表：入口处，**词元嵌入（token embedding）** 把词元（token）id 变成向量；
-出口处，**语言模型头（LM head）** 把隐藏状态变成词表中每个词元的一个分数。本 notebook 先分别看这两端，再让
-它们共用同一张表，这就是**权重绑定（weight tying）**。
+GPT 一类的模型在两端都要和词表打交道：在输入端，**token embedding** 把 token id 变成向量；在输出端，
+**LM head** 把 hidden state 变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共用同一张表，
+这就是**权重绑定**（weight tying，即共享权重），下文简称绑定。
 
-你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个只有绑定在一起的词元嵌入和语言模型头的最小模型；第 9 节的
+你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个最小的模型，只有绑定在一起的 token embedding 和 LM head；第 9 节的
 `MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开权重绑定，并亲手写一个贪心的 `generate` 循环。
 
 **怎么做题**
 
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
-- 提交前执行 *Kernel → Restart & Run All*。评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
+- 提交前执行「Kernel → Restart & Run All」。评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
 
 **怎么评分**
 
@@ -52,7 +52,7 @@ GPT 一类的模型会在两个地方用到词表：入口处，**词元嵌入�
 - 每道练习后面以 `# Practice check` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
   输出一行结果；
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
-  跳过练习检查单元格），检查不通过时会指出是哪种误解、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
+  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
   所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、图、第 10 节“动手试试”），它也会跳过
   它们：练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的代码在检查中抛出异常，它就改为运行全部
   单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。它不会卡住：运行超过 {{step_seconds}} 秒的单元格
@@ -63,76 +63,78 @@ GPT 一类的模型会在两个地方用到词表：入口处，**词元嵌入�
     "shapes": r"""
 ## 1. 一张词表，两个方向
 
-在入口，形状为 `(V, D)` 的词元嵌入表 *E* 为每个词元存一行：词元 *i* 对应向量 *E*<sub>*i*</sub>。在出口，语言模型头
+在输入端，形状为 `(V, D)` 的 token embedding 表 *E* 为每个 token 存一行：token *i* 对应向量 *E*<sub>*i*</sub>。
+在输出端，LM head
 是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：位置 *t* 上 token *j* 的分数（logit）等于点积
 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
-形状相同，方向相反：入口处由 id 得到向量，出口处由向量得到每个 id 的分数。一路上形状依次是
+形状相同，方向相反：输入端由 id 得到向量，输出端由向量得到每个 id 的分数。一路上形状依次是
 `(B, T) → (B, T, D) → (B, T, V)`。
 """,
     "lookup": r"""
-## 2. 嵌入是查表，而不是拿 id 做算术
+## 2. embedding 是查表，而不是拿 id 做算术
 
-token id 只是编号，不是数量：id 503 并不比 id 12 "大"，两个 id 之间的差值也毫无意义，所以模型从不直接拿
-id 做运算。从数学上看，嵌入 token *i* 等于用它的 one-hot 行向量 *e*<sub>*i*</sub>（长度为 *V*，只有一个 1）去乘 *E*，
+token id 只是编号，不是数量：id 503 并不比 id 12“大”，两个 id 之间的差值也毫无意义，所以模型从不直接拿
+id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one-hot 行向量 *e*<sub>*i*</sub>（长度为 *V*，
+只有一个 1）去乘 *E*，
 结果正好选出第 *i* 行。如果真给每个 token 都构造一个长度为 *V* 的 one-hot 向量，既费内存又费时间，所以
 `nn.Embedding` 直接按下标取行。两种做法得到的向量完全相同：
 """,
     "tokenizer": r"""
-## 3. `V` 从哪里来：分词器
+## 3. `V` 从哪里来：tokenizer
 
-`V` 不是模型可以随意选的：它就是分词器（tokenizer）词表的大小，分词器能产生的每个 id 都必须对应 *E* 的一行
-（以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE 分词器（词表取 300 个条目，
+`V` 不是模型可以随意选的：它就是 tokenizer 词表的大小，tokenizer 能产生的每个 id 都必须对应 *E* 的一行
+（以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE tokenizer（词表取 300 个条目，
 训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
 """,
     "tokenizer_after": r"""
-换一个分词器，`V` 也跟着变：词元嵌入表和语言模型头都得重新建；一个训练好的模型，它的权重只在配合训练时
-所用分词器的词元 id 时才有意义。
+换一个 tokenizer，`V` 也跟着变：token embedding 的表和 LM head 都得重新建；一个训练好的模型，它的权重只在配合训练时
+所用 tokenizer 的 token id 时才有意义。
 """,
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与绑定
 
-GPT 还有一个**位置嵌入（positional embedding）**：第二张查找表，形状为 `(block_size, D)`，按位置 `0 … T-1`
+GPT 还有一个 **positional embedding**：第二张查表矩阵，形状为 `(block_size, D)`，按位置 `0 … T-1`
 而不是按 token id
-取行。两者相加之后，每个位置既知道自己放的是*哪个* token，也知道自己在*哪里*。语言模型头要预测的是下一个是
-*哪个 token*，从来不是位置，所以只有 token 表在出口处有对应的一端，位置表始终独立。
+取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个是
+**哪个 token**，从来不是位置，所以只有 token 表在输出端有对应的一端，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
 
-语言模型头在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
+LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
-交叉熵损失（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
-它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但损失会被压向 ln *V*，
+交叉熵 loss（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
+它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但 loss 会被压向 ln *V*，
 模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
 """,
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
 
 两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们用**同一张**表：这样位置 *t* 上 token *j* 的分数是
-*h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在入口处的向量，也就是它在出口处被打分时所用的向量。请实现：
+*h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
-- `self.lm_head`：一个 `D → V`、**不带偏置（bias）** 的线性层（`dnn.Linear`），它的 `.weight` 与
+- `self.lm_head`：一个 `D → V`、**不带偏置** 的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
-- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>（不加位置
-  嵌入，也不做 softmax）。
+- `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>
+  （不加 positional embedding，也不做 softmax）。
 
 下面几种写法看上去差不多对，评分程序会一一点名：
 
-- *复制*这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
-- 只共享 `.data`：内存相同，却是两个 Parameter，两端的梯度永远汇不到一起，而且 `.to(...)` 或
+- **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
+- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
   `load_state_dict` 之后绑定就断了；
 - 在 `forward` 里才绑定，而不是在 `__init__` 里绑定一次；
-- 给语言模型头加偏置，或者返回概率（softmax）而不是 logits。
+- 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
 """,
     "gradients": r"""
 ## 7. 两端的梯度相加
 
-绑定后的这张表在一次前向计算里被用了两次：入口处*读取*其中若干行，出口处用整张表给隐藏状态*打分*。反向传播
+绑定后的这张表在一次前向计算里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。反向传播
 沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
-不是"两份拷贝各自更新"，也不是"梯度乘以 2"。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
+不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
 （本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
     "savings": r"""
@@ -143,19 +145,20 @@ float32 参数占 4 字节：
 """,
     "savings_after": r"""
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
-好处：绑定还让入口和出口对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
+好处：绑定还让输入端和输出端对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
 """,
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：词元嵌入和位置嵌入、pre-LayerNorm 的解码块、
-最后一个 LayerNorm 以及语言模型头；它的 `weight_tying` 参数负责把语言模型头和词元嵌入表绑定在一起。和教材里的一样，
-只有明确要求时它才绑定：不传这个参数就是不绑定，语言模型头会保留一张自己的表。请把它包装起来：
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和 positional embedding、pre-LayerNorm 的 GPT block、
+最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数负责把 LM head 和 token embedding 的表绑定在一起。
+和教材里的一样，
+只有明确要求时它才绑定：不传这个参数就是不绑定，LM head 会保留一张自己的表。请把它包装起来：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
   并打开权重绑定。
 - `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
-- `loss(input_ids, targets=None)`：返回一个标量，即所有被预测位置上下一个 token 交叉熵的**平均值**。
+- `loss(input_ids, targets=None)`：返回一个标量，即在每个被预测的位置上，预测下一个 token 的交叉熵的**平均值**。
   `targets` 有三种形式，评分程序三种都会检查：
 
   | 调用 | 模型读入 | 需要预测 |
@@ -166,15 +169,16 @@ float32 参数占 4 字节：
 
   `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
   时应当报错（这一点不计分）。
-- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心解码，一次生成一个 token。每一步先把上下文
+- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步先把上下文
   截成最后 `block_size` 个 token（位置表只有 `block_size` 行），用 `self.minigpt` 计算，取**最后一个**位置的
-  logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回 prompt 加上新生成的 token：
+  logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回前缀加上新生成的 token：
   `(B, T + max_new_tokens)`，int64。
 
-  解码时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
-  argmax 取决于这份随机噪声，而不再是模型本身的选择：解码器应当先把模型切换到评估（eval）模式（评分程序也会在
+  生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
+  argmax 取决于这份随机噪声，而不再是模型本身的选择：
+  `generate` 应当先把模型切换到评估模式（`model.eval()`）（评分程序也会在
   模型带着 dropout、处于训练模式时调用 `generate`）。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
-  穿插采样时 dropout 仍然有效，但这一点不计分。
+  穿插生成时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
@@ -183,29 +187,29 @@ float32 参数占 4 字节：
     "try_it": r"""
 ## 10. 动手试试
 
-用第 3 节的分词器把各部分串起来。模型没有训练过，所以续写出来的是乱码（常常是同一个 token 反复出现），
-但每一步都与训练好的 GPT 完全相同：id → 向量 → 解码块 → 最后一个位置的 logits → argmax → 接到末尾。
+用第 3 节的 tokenizer 把各部分串起来。模型没有训练过，所以续写出来的是乱码（常常是同一个 token 反复出现），
+但每一步都与训练好的 GPT 完全相同：id → 向量 → GPT block → 最后一个位置的 logits → argmax → 接到末尾。
 """,
     "try_it_after": r"""
-如果上面的文本里出现 `�`，并不是哪里出错了。这个分词器是字节级的：一个 token 可能只装着某个字符的一部分
+如果上面的文本里出现 `�`，并不是哪里出错了。这个 tokenizer 是字节级的：一个 token 可能只装着某个字符的一部分
 （UTF-8 用多个字节表示一个汉字），而未训练的模型是随意把 token 拼在一起的，于是有些字节串不是合法的
 UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替换字符）。训练好的模型会把这些片段正确拼回去。
 
 ## 小结
 
-- 词元嵌入通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；语言模型头把 `(B, T, D)` 的隐藏状态
-  映射成 `(B, T, V)` 的 logits；`V` 就是分词器的词表大小。
-- 绑定让语言模型头的权重与词元嵌入表成为*同一个 Parameter*：参数从 `2VD` 个变成 `VD` 个，一个 `.grad` 汇总两端的
-  贡献，每一步只更新一次。
+- token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的 hidden state
+  映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
+- 绑定让 LM head 的权重与 token embedding 的表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
+  一个 `.grad` 汇总两端的贡献，每一步只更新一次。
 - 位置表有自己的形状 `(block_size, D)`，从不参与绑定。
-- 损失函数吃的是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
+- loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
 
 **提交之前：** *Kernel → Restart & Run All*，保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
 ## 成绩：按评分项记录
 
-下面这几个单元格不是练习，请保持原样。课程的成绩簿（gradebook）在这里记录评分程序给每个评分项打的分，
+下面这几个单元格不是练习，请保持原样。课程的成绩簿在这里记录评分程序给每个评分项打的分，
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""

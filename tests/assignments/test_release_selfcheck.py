@@ -219,7 +219,9 @@ def test_a_check_that_needs_another_is_not_checked_rather_than_misleading(checks
     session = _session(checks, _edited(solution_source, WRONG["bias on the head"][0]))
     gradient = session.outcome("test_tied_gradients_from_both_ends_add_up")
     assert gradient.status == "not checked"
-    assert gradient.message.startswith("not checked until test_tied_forward_returns_logits passes")
+    assert gradient.message.startswith(
+        "not checked until “forward returns the logits E[ids] @ E.T, shape (B, T, V)” passes"
+    )
     assert session.outcome("test_tied_head_is_the_embedding_parameter").passed  # the tie itself is right
 
 
@@ -246,7 +248,7 @@ def test_a_class_not_defined_is_said_once(checks):
     )
     assert "cell 3 raised SyntaxError" in session.outcome("test_tied_table_has_shape_v_by_d").message
     assert session.outcome("test_tied_forward_returns_logits").message == (
-        "not checked until test_tied_table_has_shape_v_by_d passes: fix that one first"
+        "not checked until “token_embed.weight is a (V, D) table” passes: fix that one first"
     )
 
 
@@ -331,9 +333,9 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
         "test_tied_head_is_the_embedding_parameter"
     )
     assert "复制了一份表：" in outcome.message and "第 6 节" in outcome.message
-    with pytest.raises(AssertionError):
+    with pytest.raises(AssertionError, match="「练习 1」这组检查中有"):  # the group by its Chinese name
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
-    assert "从构造起，语言模型头的权重就是词元嵌入的权重" in capsys.readouterr().out
+    assert "从构造起，LM head 的权重就是 token embedding 的权重" in capsys.readouterr().out
     monkeypatch.setenv("WEIGHT_TYING_LANG", "fr")
     with pytest.raises(
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"

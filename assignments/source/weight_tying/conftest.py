@@ -100,8 +100,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             waiting.setdefault(session.blocker(name) or "?", []).append(name)
     if waiting:
         terminalreporter.section(tell("check.waiting.section"))
-        for blocker, names in waiting.items():
-            write(tell("check.waiting", need=blocker, names=", ".join(names)))
+        for blocker, names in waiting.items():  # by their titles: a test's function name is not the student's word
+            write(tell("check.waiting", need=title(CHECKS[blocker]) if blocker in CHECKS else blocker))
+            for name in names:
+                write(f"    - {title(CHECKS[name])}")
     missing = set(session.missing)
     errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
     if errors:

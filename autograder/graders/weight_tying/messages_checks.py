@@ -14,12 +14,12 @@ MESSAGES = {
     # framework.py and the practice cells
     "check.hint": (
         "Reread notebook section {section}. Graded area: {area}.",
-        "请重读 notebook 第 {section} 节。对应的评分项：{area}。",
+        "请重读 notebook 第 {section} 节。评分项：{area}。",
     ),
-    "check.area": ("Graded area: {area}.", "对应的评分项：{area}。"),
+    "check.area": ("Graded area: {area}.", "评分项：{area}。"),
     "check.waits": (
-        "not checked until {need} passes: fix that one first",
-        "尚未检查：要等 {need} 通过之后才检查，请先修正那一项",
+        "not checked until “{need}” passes: fix that one first",
+        "尚未检查：要等「{need}」通过之后才检查，请先修正那一项",
     ),
     "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义"),
     "check.undefined": ("{cls} is not defined", "{cls} 没有定义"),
@@ -33,16 +33,22 @@ MESSAGES = {
     ),
     "check.group_waiting": (
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
-        "「{group}」这组检查要等前面练习检查单元格里没有通过的检查（标 – 的行）：先修正那些",
+        "「{group}」这组检查要等前面练习检查单元格里没有通过的那些检查（标 – 的行）：请先修正它们",
     ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",
-        "全部通过。这些检查只是预演，不计分：成绩由隐藏测试给出。",
+        "全部通过。这些检查只是预演，不计分；成绩由隐藏测试给出。",
     ),
+    # the practice cells' groups (practice("exercise 1", ...)), as a student reads them
+    "check.group.exercise 1": ("exercise 1", "练习 1"),
+    "check.group.exercise 2": ("exercise 2", "练习 2"),
+    "check.group.gradients": ("gradients", "梯度"),
+    "check.group.loss": ("loss", "计算 loss"),
+    "check.group.generate": ("generate", "用 generate 生成"),
     # conftest.py: the run's header, the classes a notebook did not define, the summary
     "check.header": (
         "weight-tying self-check of {path}  (another file: {var}=path pytest)",
-        "权重绑定作业自检：{path}（检查其他文件：{var}=path pytest）",
+        "权重绑定作业自检：{path}（要检查其他文件，请运行 `{var}=path pytest`）",
     ),
     "check.not_defined": (
         "{file} does not define {cls} after running all its cells.",
@@ -54,7 +60,7 @@ MESSAGES = {
     ),
     "check.no_cell_raised": (
         " No cell raised: check the class name's spelling.",
-        "没有单元格抛出异常：请检查类名的拼写。",
+        "没有单元格抛出异常：请核对类名的拼写。",
     ),
     "check.cell": ("  {place}: “{message}”", "  {place}：「{message}」"),
     # a cell's name (dnnlpy.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
@@ -92,7 +98,7 @@ MESSAGES = {
         "not checked yet: they run once the failure they wait for is fixed",
         "尚未检查：它们等待的那项检查修正之后才会运行",
     ),
-    "check.waiting": ("  waiting for {need}: {names}", "  等待 {need}：{names}"),
+    "check.waiting": ("  waiting for “{need}”:", "  等待「{need}」通过的检查："),
     "check.raised.section": (
         "cells that raised while your notebook ran top to bottom",
         "notebook 从上到下运行时抛出异常的单元格",
@@ -100,7 +106,7 @@ MESSAGES = {
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
     "check.raised.note": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
-        "（单元格从 1 开始数，markdown 单元格也计入；NotImplementedError 表示还有桩代码没有替换）",
+        "（单元格从 1 开始数，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
     ),
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
     "check.covers.here": (
@@ -114,40 +120,40 @@ MESSAGES = {
     "check.covers.sizes": ("other sizes, seeds and default arguments", "其他尺寸、随机种子和默认参数"),
     "check.covers.tie": (
         "the tie surviving .to(torch.float64), load_state_dict and an optimizer step",
-        "绑定在 .to(torch.float64)、load_state_dict 和一步优化器更新之后是否依然成立",
+        "经过 .to(torch.float64)、load_state_dict 和一步优化器更新之后，绑定是否依然成立",
     ),
     "check.covers.gradient": (
         "the wrapper's shared gradient and its SGD step",
-        "包装模型的共享梯度及其 SGD 更新",
+        "包装模型的共享梯度，以及一步 SGD 更新",
     ),
     "check.covers.generation": (
         "generation on other models and prompts, and other corner cases",
-        "在其他模型和提示词上的生成，以及其他边界情况",
+        "在其他模型和前缀上的生成，以及其他边界情况",
     ),
     "check.covers.points": (
         "These checks are worth no points: the hidden suite grades. Save the notebook before running pytest.",
-        "这些检查不计分：成绩由隐藏测试给出。运行 pytest 之前请先保存 notebook。",
+        "这些检查不计分，成绩由隐藏测试给出。运行 pytest 之前请先保存 notebook。",
     ),
     # each check's title (what a pass means)
     "check.title.test_tied_table_has_shape_v_by_d": (
         "token_embed.weight is a (V, D) table",
-        "词元嵌入的权重是一张 (V, D) 的表",
+        "token embedding 的权重是一张 (V, D) 的表",
     ),
     "check.title.test_tied_head_is_the_embedding_parameter": (
         "lm_head.weight is token_embed.weight, from construction on",
-        "从构造起，语言模型头的权重就是词元嵌入的权重",
+        "从构造起，LM head 的权重就是 token embedding 的权重",
     ),
     "check.title.test_tied_holds_one_table_and_no_bias": (
         "the model holds V * D parameters: one table, no bias",
-        "模型恰有 V * D 个参数：一张表，没有偏置",
+        "模型恰好有 V * D 个参数：一张表，没有偏置",
     ),
     "check.title.test_tied_forward_returns_logits": (
         "forward returns the logits E[ids] @ E.T, shape (B, T, V)",
-        "前向传播返回 logits E[ids] @ E.T，形状为 (B, T, V)",
+        "前向计算返回 logits E[ids] @ E.T，形状为 (B, T, V)",
     ),
     "check.title.test_tied_gradients_from_both_ends_add_up": (
         "the shared .grad is the lookup path's gradient plus the head path's",
-        "绑定的表的 .grad 等于查表路径的梯度加上语言模型头路径的梯度",
+        "绑定的表的 .grad 等于查表路径的梯度加上 LM head 路径的梯度",
     ),
     "check.title.test_wrapper_holds_a_dnnlpy_minigpt": (
         "self.minigpt is a dnnlpy MiniGPT",
@@ -155,7 +161,7 @@ MESSAGES = {
     ),
     "check.title.test_wrapper_minigpt_is_tied": (
         "its head is its token table; the positional table stays separate",
-        "它的语言模型头就是它的词元嵌入表；位置表保持独立",
+        "它的 LM head 就是它的 token embedding 表；位置表保持独立",
     ),
     "check.title.test_wrapper_passes_every_hyperparameter": (
         "every hyper-parameter reaches the MiniGPT (sizes, num_heads, dropout)",
@@ -163,34 +169,34 @@ MESSAGES = {
     ),
     "check.title.test_wrapper_forward_returns_minigpt_logits": (
         "forward returns the MiniGPT's logits (B, T, V)",
-        "前向传播返回 MiniGPT 的 logits (B, T, V)",
+        "前向计算返回 MiniGPT 的 logits (B, T, V)",
     ),
     "check.title.test_wrapper_loss_without_targets": (
         "loss(ids): next-token cross-entropy of ids[:, 1:] given ids[:, :-1]",
-        "不给目标时的损失：由 ids[:, :-1] 预测 ids[:, 1:] 的下一个词元交叉熵",
+        "不给目标时的 loss：由 ids[:, :-1] 预测 ids[:, 1:] 的平均交叉熵",
     ),
     "check.title.test_wrapper_loss_with_shorter_targets": (
         "loss(ids, targets) with targets of shape (B, T-1), the chapter's form",
-        "目标形状为 (B, T-1) 时的损失（教材的写法）",
+        "目标形状为 (B, T-1) 时的 loss（教材的写法）",
     ),
     "check.title.test_wrapper_loss_with_full_length_targets": (
         "loss(ids, targets) with targets of shape (B, T), nanoGPT's form",
-        "目标形状为 (B, T) 时的损失（nanoGPT 的写法）",
+        "目标形状为 (B, T) 时的 loss（nanoGPT 的写法）",
     ),
     "check.title.test_generate_writes_its_own_loop": (
         "generate runs its own loop (no MiniGPT.generate, no dnnlpy sampling helper)",
-        "生成用的是你自己写的循环（不调用库里的生成或采样辅助函数）",
+        "generate 用的是你自己写的循环（不调用库里的生成函数或采样辅助函数）",
     ),
     "check.title.test_generate_is_greedy_and_keeps_the_prompt": (
         "generate keeps the prompt and appends the argmax of the last position, step by step",
-        "生成保留提示词，并逐步把最后一个位置的 argmax 接到末尾",
+        "generate 保留前缀，每一步把最后一个位置的 argmax 接到末尾",
     ),
     "check.title.test_generate_turns_dropout_off": (
         "generate switches dropout off while it decodes, whatever mode the model is in",
-        "无论模型处于哪种模式，生成时都会关闭 dropout",
+        "无论模型处于哪种模式，generate 生成时都关闭 dropout",
     ),
     "check.title.test_generate_crops_past_block_size": (
         "past block_size, each step sees only the last block_size tokens",
-        "超过 block_size 之后，每一步只看最后 block_size 个词元",
+        "超过 block_size 之后，每一步只看最后 block_size 个 token",
     ),
 }

@@ -11,7 +11,7 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 _ITSELF_EN = "the head must hold the embedding's Parameter object itself"
-_ITSELF_ZH = "语言模型头必须持有词元嵌入的那个 Parameter 对象本身"
+_ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
     "diag.reread": (" (reread {sections})", "（请重读{sections}）"),
@@ -23,82 +23,81 @@ MESSAGES = {
         "(e.g. nn.Parameter(token_embed.weight.data)), so their gradients never add up in one .grad, an "
         "optimizer counts the table twice, and the tie breaks on .to(...) or load_state_dict; " + _ITSELF_EN + ", "
         "not its storage",
-        "只共享了 .data：语言模型头和词元嵌入共用一块内存，却是两个 Parameter 对象，所以两端的梯度"
+        "只共享了 .data：LM head 和 token embedding 共用一块内存，却是两个参数对象，所以两端的梯度"
         "永远汇不进同一个 .grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict 绑定就断了；"
         + _ITSELF_ZH
         + "，而不只是它的存储",
     ),
     "diag.tie.not_same_object": (
         "the head's weight follows the embedding but is not reported as the same Parameter object",
-        "语言模型头的权重会跟着词元嵌入变，但它并不是同一个 Parameter 对象",
+        "LM head 的权重会跟着 token embedding 变，但它并不是同一个参数对象",
     ),
     "diag.tie.positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied instead of token_embed",
-        "语言模型头的权重与位置表形状相同：绑定的是位置嵌入而不是词元嵌入",
+        "LM head 的权重与位置表形状相同：绑定的是 positional embedding 而不是 token embedding",
     ),
     "diag.tie.shape": (
         "lm_head.weight has shape {got}, expected the embedding's {want} (V, D): transposed (a Linear(D, V) "
         "already stores its weight as (V, D)), or not the embedding's table",
-        "语言模型头的权重形状是 {got}，应当与词元嵌入的 {want}（即 (V, D)）相同：可能是转置了（"
-        "D 到 V 的线性层本来就把权重存成 (V, D)），也可能用的根本不是词元嵌入的表",
+        "LM head 的权重形状是 {got}，应当与 token embedding 的 {want}（即 (V, D)）相同：可能是转置了（"
+        "D 到 V 的线性层本来就把权重存成 (V, D)），也可能用的根本不是 token embedding 的表",
     ),
     "diag.tie.flag_off": (
         "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
         "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
-        "语言模型头没有绑定：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
-        "（MiniGPT 只在明确要求时才绑定），所以它的语言模型头保留了一张自己的 (V, D) 表",
+        "LM head 没有绑定：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
+        "（MiniGPT 只在明确要求时才绑定），所以它的 LM head 保留了一张自己的 (V, D) 表",
     ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
-        "刚构造完时语言模型头还没有绑定，要等前向传播运行之后才绑定上：应当在构建模型时绑定一次",
+        "刚构造完时 LM head 还没有绑定，要等前向计算运行之后才绑定上：应当在构建模型时绑定一次",
     ),
     "diag.tie.copied": (
         "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
         ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step: " + _ITSELF_EN,
-        "复制了一份表：语言模型头存的是词元嵌入表的副本（数值相同、内存各自独立，例如用了 .clone()、"
+        "复制了一份表：LM head 存的是 token embedding 的表的副本（数值相同、内存各自独立，例如用了 .clone()、"
         "copy_() 或 copy.deepcopy），第一次优化器更新之后两者就不再一致；" + _ITSELF_ZH,
     ),
     "diag.tie.untied": (
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
         "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
         "table; " + _ITSELF_EN + ")",
-        "原地修改词元嵌入表之后（此时还没有做过前向传播），语言模型头的权重没有跟着变：复制了一份表或语言模型头没有"
-        "绑定（copied table / untied head；copy.deepcopy、.clone() 或新建的 nn.Parameter 都会造出第二张表，"
-        + _ITSELF_ZH
-        + "）",
+        "原地修改 token embedding 的表之后（此时还没有做过前向计算），LM head 的权重没有跟着变："
+        "复制了一份表，或者 LM head 没有绑定。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会造出第二张表；"
+        "LM head 必须持有 token embedding 的那个参数对象本身",
     ),
     # logits_problem
     "diag.logits.not_tensor": (
         "forward must return a tensor of logits, got {kind}",
-        "前向传播应当返回 logits 张量，实际返回的是 {kind}",
+        "前向计算应当返回 logits 张量，实际返回的是 {kind}",
     ),
     "diag.logits.scores_positions": (
         "logits have shape {got}, expected {want}: the head scores positions, not tokens (positional embedding tied)",
-        "logits 的形状是 {got}，应为 {want}：语言模型头给位置打分，而不是给词元打分",
+        "logits 的形状是 {got}，应为 {want}：LM head 给位置打分，而不是给 token 打分",
     ),
     "diag.logits.ids": (
         "forward returns token ids (an argmax?) of shape {got}: it must return logits (B, T, V) = {want}",
-        "前向传播返回的是形状为 {got} 的词元 id（做了 argmax？），应当返回 logits (B, T, V) = {want}",
+        "前向计算返回的是形状为 {got} 的 token id（做了 argmax？），应当返回 logits (B, T, V) = {want}",
     ),
     "diag.logits.flat": (
         "forward returns flattened logits {got}: keep the (B, T, V) = {want} shape",
-        "前向传播返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
+        "前向计算返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
     ),
     "diag.logits.shape": (
         "logits have shape {got}, expected {want} = (B, T, V): transposed / wrong matmul (the head maps each "
         "D-vector to V scores with the (V, D) table), or vectors that never went through the head",
-        "logits 的形状是 {got}，应为 {want} = (B, T, V)：转置了或矩阵乘法写错了（语言模型头用 (V, D) 的表"
-        "把每个 D 维向量映射成 V 个分数），或者向量根本没有经过语言模型头",
+        "logits 的形状是 {got}，应为 {want} = (B, T, V)：转置了或矩阵乘法写错了（LM head 用 (V, D) 的表"
+        "把每个 D 维向量映射成 V 个分数），或者向量根本没有经过 LM head",
     ),
     "diag.logits.dtype": (
         "forward must return floating-point logits, got dtype {dtype}",
-        "前向传播应当返回浮点数的 logits，实际 dtype 为 {dtype}",
+        "前向计算应当返回浮点数的 logits，实际 dtype 为 {dtype}",
     ),
     "diag.logits.probabilities": (
         "every row sums to 1: probabilities instead of logits (return the raw scores; softmax belongs in "
         "the loss / sampling)",
-        "每一行之和都是 1：输出了概率而不是 logits；应返回原始分数，softmax 属于损失或采样那一步",
+        "每一行之和都是 1：输出了概率而不是 logits；应返回原始分数，softmax 属于 loss 或采样那一步",
     ),
     "diag.logits.log_probabilities": (
         "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
@@ -112,7 +111,7 @@ MESSAGES = {
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
-        "每个位置的 logits 都偏差同一个向量：语言模型头带了偏置；绑定的语言模型头没有偏置",
+        "每个位置的 logits 都偏差同一个向量：LM head 带了偏置；绑定的 LM head 没有偏置",
     ),
     "diag.logits.values": (
         "logits have the right shape but wrong values (largest difference {diff})",
@@ -122,18 +121,20 @@ MESSAGES = {
     "diag.grad.padding_idx": (
         "rows {rows} of the shared gradient hold only the head-path part, every other row both parts: the lookup "
         "never passes a gradient to those ids (padding_idx on the embedding)",
-        "共享梯度的第 {rows} 行只有语言模型头路径的那一份，其他行两份都有：查表从不把梯度传给这些 id（词元嵌入上设了 "
+        "共享梯度的第 {rows} 行只有 LM head 路径的那一份，其他行两份都有："
+        "查表从不把梯度传给这些 id（token embedding 上设了 "
         "padding_idx）",
     ),
     "diag.grad.scale_grad_by_freq": (
         "rows {rows} get their lookup-path gradient divided by how often the id occurs in the batch: "
         "scale_grad_by_freq on the embedding (the shared gradient is the plain sum of both paths)",
-        "第 {rows} 行查表路径的梯度被除以了该 id 在批中出现的次数：词元嵌入上设了 scale_grad_by_freq；共享梯度应当是"
+        "第 {rows} 行查表路径的梯度被除以了该 id 在批中出现的次数：token embedding 上设了 scale_grad_by_freq；"
+        "共享梯度应当是"
         "两条路径梯度的简单相加",
     ),
     "diag.grad.none": (
         "token_embed.weight.grad is None: the shared table got no gradient (is it detached or frozen?)",
-        "词元嵌入表的 .grad 是 None：绑定的表没有得到梯度（是不是被 detach 了，或者被冻结了？）",
+        "token embedding 的表的 .grad 是 None：绑定的表没有得到梯度（是不是被 detach 了，或者被冻结了？）",
     ),
     "diag.grad.doubled": (
         "gradient doubled: the shared gradient is twice the sum of both paths",
@@ -147,81 +148,81 @@ MESSAGES = {
         "token_embed.weight.grad holds only the embedding-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
-        "词元嵌入表的 .grad 里只有词元嵌入路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "，或者表没有绑定、被复制，都会得到两个 Parameter，"
+        "token embedding 的表的 .grad 里只有 token embedding 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data"
+        "，或者表没有绑定、被复制，都会得到两个参数对象，"
         "两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
-        "词元嵌入表的 .grad 里只有语言模型头路径的梯度，而语言模型头的 .grad 是另一个张量：只共享 .data"
-        "，或者表没有绑定、被复制，都会得到两个 Parameter，"
+        "token embedding 的表的 .grad 里只有 LM head 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data"
+        "，或者表没有绑定、被复制，都会得到两个参数对象，"
         "两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享梯度里只有词元嵌入路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 token embedding 路径的梯度：是不是有一处用途被 detach 了？",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享梯度里只有语言模型头路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 LM head 路径的梯度：是不是有一处用途被 detach 了？",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",
-        "共享梯度不等于词元嵌入路径与语言模型头路径的梯度之和",
+        "共享梯度不等于 token embedding 路径与 LM head 路径的梯度之和",
     ),
     # lookup_problem
     "diag.lookup.shape": (
         "token_embed(input_ids) has shape {got}, expected (B, T, D) = {want}",
-        "词元嵌入查表的结果形状是 {got}，应为 (B, T, D) = {want}",
+        "token embedding 查表的结果形状是 {got}，应为 (B, T, D) = {want}",
     ),
     "diag.lookup.max_norm": (
         "token_embed(input_ids) returns the right rows with their norms capped at {cap}: max_norm on the "
         "embedding renormalises (and rewrites) every looked-up row",
-        "词元嵌入查到的行是对的，但范数被截到了 {cap}：词元嵌入上的 max_norm 会把每个查到的行重新归一化"
+        "token embedding 查到的行是对的，但范数被截到了 {cap}：token embedding 上的 max_norm 会把每个查到的行重新归一化"
         "（并改写表本身）",
     ),
     "diag.lookup.rows": (
         "token_embed(input_ids) is not the rows E[input_ids]",
-        "词元嵌入查表的结果不是 E 中 input_ids 对应的那些行",
+        "token embedding 查表的结果不是 E 中 input_ids 对应的那些行",
     ),
     # generated_ids_problem / greedy_problem
     "diag.generate.not_tensor": (
         "generate must return a tensor of token ids, got {kind}",
-        "生成应当返回词元 id 的张量，实际返回的是 {kind}",
+        "生成应当返回 token id 的张量，实际返回的是 {kind}",
     ),
     "diag.generate.dtype": (
         "generate returned dtype {dtype}: not int64 (token ids are integers: a dtype slip; the result is "
         "the prompt's own int64 ids followed by the new ones)",
-        "生成结果的 dtype 是 {dtype}，不是 int64：词元 id 是整数，这是 dtype 上的疏忽；结果应当是提示词"
+        "生成结果的 dtype 是 {dtype}，不是 int64：token id 是整数，这是 dtype 上的疏忽；结果应当是前缀"
         "自己的 int64 id，后面接上新生成的 id",
     ),
     "diag.generate.only_new": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, only the new "
         "tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新词元，没有保留提示词",
+        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新 token，没有保留前缀",
     ),
     "diag.generate.count": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, a wrong number "
         "of new tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新词元的个数不是 "
-        "max_new_tokens，或者没有保留提示词",
+        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新 token 的个数不是 "
+        "max_new_tokens，或者没有保留前缀",
     ),
     "diag.generate.prompt": (
         "the first T columns are not the prompt: prompt not preserved",
-        "前 T 列不是提示词：没有保留提示词",
+        "前 T 列不是前缀：没有保留前缀",
     ),
     "diag.generate.sampling": (
         "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most "
         "likely token every step)",
-        "两次调用返回的词元不同：用了采样而不是 argmax；贪心解码每一步都取最可能的词元",
+        "两次调用返回的 token 不同：用了采样而不是 argmax；贪心生成每一步都取最可能的 token",
     ),
     "diag.generate.greedy": (
         "the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on"
         " the last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wr"
         "ong position, missing append, or sampling instead of argmax)",
-        "从第 {row} 行、位置 {col} 起，token 与贪心解码的结果不同：每一步应当在"
+        "从第 {row} 行、位置 {col} 起，token 与贪心生成的结果不同：每一步应当在"
         "最后 block_size 个 token 上运行模型，再把最后一个位置 logits 的 argma"
         "x 接到末尾（可能是截取上下文的方式不对、取错了位置、没有把新 token 接到末尾，或者用了采样而不是 argmax）",
     ),

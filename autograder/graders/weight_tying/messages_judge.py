@@ -27,54 +27,60 @@ MESSAGES = {
         "the logits for the judge's ids are not those of a MiniGPT holding the judge's weights with the table just "
         "written into token_embed.weight: forward uses another table (copied table), or the model is not the one "
         "its sizes describe (hyper-parameter ignored, see parameter counts)",
-        "对评分程序给出的 id，logits 与持有评分程序权重、且 token_embed.weight 为刚写入的表的 MiniGPT 不一致："
-        "前向传播用的是另一张表（复制了一份表，copied table），或者模型并不是它的尺寸所描述的那个"
-        "（忽略了超参数，hyper-parameter ignored；见参数计数）",
+        "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。"
+        "对评分程序给出的 id，两者的 logits 不一致：前向计算用的是另一张表（复制了一份表），"
+        "或者模型的结构与它的尺寸不符（忽略了超参数，"
+        "见“参数量”的测试）",
     ),
     "judge.identity.logits_not_from_table": (
         "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
         "multiplies by another table (copied table, or a head whose .weight is not what it multiplies by)",
-        "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的：前向传播乘的是另一张表"
-        "（复制了一份表，copied table；或者语言模型头的 .weight 并不是它真正拿来相乘的那个）",
+        "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的："
+        "前向计算乘的是另一张表（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
     ),
     "judge.identity.pos_not_judge_table": (
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
-        "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：位置嵌入被绑定"
+        "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表："
+        "positional embedding 被绑定"
         "或被替换了",
+    ),
+    "judge.class_not_defined": (
+        "{what} could not run: the submission does not define {name}",
+        "{what} 无法运行：你的提交没有定义 {name}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
     # parameter counts
     "judge.state_dict": (" (state_dict)", "（state_dict）"),
-    "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数个数"),
+    "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数量"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",
         "{model} 有 {n} 个不重复的参数，应为 V*D = {want}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表，语言模型头上还带了偏置",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表，LM head 上还带了偏置",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
         "token_embed.weight: copied table",
-        "报告的参数个数说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表",
+        "报告的参数量说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表",
     ),
     "judge.counts.one_table_but_bias": (
         "the reported count says one table of V*D parameters, but the logits carry a per-token offset: bias on the "
         "head, whose V parameters the count leaves out",
-        "报告的参数个数说只有一张 V*D 的表，但 logits 带着每个词元各自的偏移：语言模型头带了偏置，"
-        "这 V 个参数没有算进参数个数",
+        "报告的参数量说只有一张 V*D 的表，但 logits 带着每个 token 各自的偏移：LM head 带了偏置，"
+        "这 V 个参数没有算进参数量",
     ),
     "judge.counts.one_table_but_other_table": (
         "the reported count says one table of V*D parameters, but the logits for the judge's ids do not come from "
         "the table just written into token_embed.weight: forward uses another table (copied table)",
-        "报告的参数个数说只有一张 V*D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表"
-        "算出来的：前向传播用的是另一张表（复制了一份表，copied table）",
+        "报告的参数量说只有一张 V*D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的："
+        "前向计算用的是另一张表（复制了一份表）",
     ),
-    "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数个数的记录格式不对"),
+    "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数量的记录格式不对"),
     "judge.counts.wrapper_unique": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
         "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V*D = {vd}）",
@@ -83,9 +89,9 @@ MESSAGES = {
         "the reported count says one table at both ends, but after a new table was written into "
         "minigpt.token_embed.weight, minigpt's logits do not come from it alone: untied head (a second table "
         "hidden from the count?) or a bias on the head",
-        "报告的参数个数说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits 并不只"
-        "来自这张表：语言模型头没有绑定（参数个数里藏了第二张表？），"
-        "或者语言模型头带了偏置",
+        "报告的参数量说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits 并不只"
+        "来自这张表：LM head 没有绑定（参数量里藏了第二张表？），"
+        "或者 LM head 带了偏置",
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
@@ -132,22 +138,22 @@ MESSAGES = {
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
-        "{call} = {got} = {n} × {want}：损失不是平均值：对 {m} 个位置求了和，而没有取平均",
+        "{call} = {got} = {n} × {want}：loss 不是平均值：对 {m} 个位置求了和，而没有取平均",
     ),
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍；绑定的表的两处用法在它的梯度里"
-        "本来就会相加，损失本身就是普通的平均值",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 翻倍；绑定的表的两处用法在它的梯度里"
+        "本来就会相加，loss 本身就是普通的平均值",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半；绑定的表的两处用法在它的梯度里"
-        "本来就会相加，损失本身就是普通的平均值",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半；绑定的表的两处用法在它的梯度里"
+        "本来就会相加，loss 本身就是普通的平均值",
     ),
     # shape flow
-    "judge.shape_flow": (" (shape flow)", "（张量形状）"),
+    "judge.shape_flow": (" (shape flow)", "（形状与输出数值）"),
     "judge.shapes.lm_case": (
         "TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) on input_ids of shape {shape}",
         "TiedEmbeddingLM(vocab_size={v}, embed_dim={d})（input_ids 形状为 {shape}）",
@@ -167,7 +173,7 @@ MESSAGES = {
     "judge.shapes.head_transposed": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}: transposed (a Linear(V, D) head, or W.T "
         "stored)",
-        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（语言模型头是 Linear(V, D)，"
+        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（LM head 是 Linear(V, D)，"
         "或者存的是 W.T）",
     ),
     "judge.shapes.logits_shape": (
@@ -177,14 +183,14 @@ MESSAGES = {
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "
         "token_embed.weight (see the parameter identity tests)",
-        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见参数同一性那几项测试）",
+        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
     # argmax generation
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ 一批有多个提示词时能运行，批大小为 1（B = 1）时却失败了：是不是 squeeze() 或 .item() 把批这一维去掉了？",
+        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：是不是 squeeze() 或 .item() 把批这一维去掉了？",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (
@@ -199,24 +205,24 @@ MESSAGES = {
     ),
     "judge.gen.no_crop_or": ("no crop / {name}", "没有截取上下文 / {name}"),
     "judge.gen.or": (" or ", " 或 "),
-    "judge.gen.missing_append": ("missing append", "漏了把新词元接到末尾"),
+    "judge.gen.missing_append": ("missing append", "漏了把新 token 接到末尾"),
     "judge.gen.prompt_not_preserved": (
         "the first T columns are not the prompt: prompt not preserved",
-        "前 T 列不是提示词：没有保留提示词",
+        "前 T 列不是前缀：没有保留前缀",
     ),
     "judge.gen.not_greedy": (
         "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
         "{why}",
-        "{what}：新生成的词元是 {got}，贪心（argmax）解码应得 {want}；第一处差异在第 {n} 个新词元：{why}",
+        "{what}：新生成的 token 是 {got}，贪心（argmax）生成应得 {want}；第一处差异在第 {n} 个新 token：{why}",
     ),
     "note.determinism_not_credited": (
         "the two calls agree, but that is not credited: their tokens are not the greedy ones (see “{test}”)",
-        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心解码的结果（见“{test}”）",
+        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心生成的结果（见“{test}”）",
     ),
     "note.shape_not_credited": (
         "the tokens have the right shape and type, but that is not credited: they are not the greedy ones (see "
         "“{test}”)",
-        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心解码的结果（见“{test}”）",
+        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见“{test}”）",
     ),
     # a forward call that raised, judged where forward is judged (shape flow)
     "judge.identity.forward_raised": (
@@ -245,7 +251,7 @@ MESSAGES = {
     ),
     "seal.none": (
         "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
-        "这条记录没有封印：它不是评分程序的运行程序按实验测得的结果发来的",
+        "这条记录没有校验码：它不是评分程序的运行程序按实验测得的结果发来的",
     ),
     "seal.tampered": (
         "the grader's runner was changed while your code ran ({detail})",
@@ -253,6 +259,6 @@ MESSAGES = {
     ),
     "seal.changed": (
         "the record no longer matches its seal: it was changed after the experiment measured it",
-        "这条记录与它的封印不再相符：实验测量之后它被改动过",
+        "这条记录与它的校验码对不上：实验测量之后它被改动过",
     ),
 }

@@ -23,12 +23,12 @@ MESSAGES = {
         " model's; a decoder switches the model to evaluation mode first)",
         "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关"
         "闭 dropout（训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本"
-        "身的选择；generate 应当先把模型切换到 eval 模式）",
+        "身的选择；generate 应当先把模型切换到评估模式）",
     ),
     "suite.dropout_not_checked_eval_wrong": (
         "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
         "tokens (see “{test}”)",
-        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心解码的结果（见“{test}”）",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见“{test}”）",
     ),
     "suite.generate_depends_on_mode": (
         (
@@ -36,7 +36,7 @@ MESSAGES = {
             "generate depends on the mode the model is in"
         ),
         (
-            "{what}：新生成的词元是 {got}，应当是贪心解码的 {want}（同样的调用在评估模式下就给出它们）："
+            "{what}：新生成的 token 是 {got}，应当是贪心生成的 {want}（同样的调用在评估模式下就给出它们）："
             "生成的结果取决于模型所处的模式"
         ),
     ),
@@ -47,14 +47,14 @@ MESSAGES = {
             "embedding and head and ties them itself"
         ),
         (
-            "TiedEmbeddingLM 的词元表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库"
-            "（这对嵌入和语言模型头是库绑定的，不是你的代码）；练习 1 要自己创建词元嵌入和语言模型头，"
-            "并亲手把它们绑定"
+            "TiedEmbeddingLM 的 token 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）"
+            "：绑定交给了库。这一对 token embedding 和 LM head 是库绑定的，不是你的代码绑定的；"
+            "练习 1 要自己创建 token embedding 和 LM head，再亲手把它们绑定"
         ),
     ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
-        "{call} = {got}，应为模型 logits 的下一个词元平均交叉熵 {want}",
+        "{call} = {got}，应为模型 logits 的下一个 token 平均交叉熵 {want}",
     ),
     "suite.returned_shape_expected_a_scalar_the": (
         "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
@@ -62,19 +62,19 @@ MESSAGES = {
     ),
     "suite.token_ids_outside_0_v": (
         "token ids outside [0, V)",
-        "词元 id 超出了 [0, V)",
+        "token id 超出了 [0, V)",
     ),
     "suite.it_matches_a_decoder_with_this": (
         "it matches a decoder with this mistake: {labels}",
-        "它与犯了这种错误的解码器结果一致：{labels}",
+        "它与犯了这种错误的生成函数结果一致：{labels}",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（截取了前 block_size 个词元）",
+        "截取方式不对（截取了前 block_size 个 token）",
     ),
     "suite.wrong_crop_block_size_1_tokens_2": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（只截取了 block_size - 1 个词元）",
+        "截取方式不对（只截取了 block_size - 1 个 token）",
     ),
     "suite.wrong_position_logits_of_the_first": (
         "wrong position (logits of the first position)",
@@ -90,7 +90,7 @@ MESSAGES = {
     ),
     "suite.it_matches_no_greedy_decoder_sampling": (
         "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
-        ("它与任何一种贪心解码器都对不上：用了采样而不是 argmax，或者位置、截取、接续有误"),
+        ("它与任何一种贪心生成函数都对不上：用了采样而不是 argmax，或者位置、截取、接续有误"),
     ),
     "suite.no_crop_wrong_crop_feed_only": (
         (
@@ -98,8 +98,8 @@ MESSAGES = {
             "last block_size tokens of the context"
         ),
         (
-            "\n→ 没有截取或截取方式不对（no crop / wrong crop）：模型一次最多读 block_size 个词元，所以每一步只把"
-            "上下文中最后 block_size 个词元送进模型"
+            "\n→ 没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步只把"
+            "上下文中最后 block_size 个 token 送进模型"
         ),
     ),
     "suite.after_load_state_dict_into_a": (
@@ -116,7 +116,7 @@ MESSAGES = {
     ),
     "suite.parameter_count": (
         " (parameter count)",
-        "（参数计数）",
+        "（参数量）",
     ),
     "suite.backward": (
         " (backward)",
@@ -155,7 +155,7 @@ MESSAGES = {
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
     ),
     # the loss's three calls, named in words (after the sentences that quote them)
-    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的损失"),
-    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "目标形状为 (B, T) 时的损失"),
-    "suite.call.loss_none": ("loss(ids)", "不给目标时的损失"),
+    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的 loss"),
+    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "目标形状为 (B, T) 时的 loss"),
+    "suite.call.loss_none": ("loss(ids)", "不给目标时的 loss"),
 }

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.catalog import render
 from autograder.grading.editions import charge_title, test_title
 from autograder.grading.marking import breakdown
 from autograder.grading.messages import clean_message
@@ -59,7 +60,13 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         covered = [by_name[name] for name, _ in charge.tests]
         lines = [clean_message(covered[0].message(language))]
         lines += [
-            f"- {test_title(spec, t.name, language)}: -{_num(p)} / {_num(t.points)}"
+            render(
+                "gradescope.charged_test",
+                language,
+                name=test_title(spec, t.name, language),
+                lost=_num(p),
+                points=_num(t.points),
+            )
             for t, (_, p) in zip(covered, charge.tests, strict=True)
         ]
         top = sum(t.points for t in covered)

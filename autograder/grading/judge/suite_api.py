@@ -17,6 +17,7 @@ messages are the engine's (``autograder/grading/catalog.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +26,7 @@ import torch
 from autograder.grading import catalog
 from autograder.grading.findings import Failed
 from autograder.protocol.run_records import error_text
-from autograder.protocol.said import Said, Text
+from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.schema import Record
 
 __all__ = ["Failed", "need", "entry", "plain_tensor", "shape_dict", "describe_run", "say"]
@@ -79,8 +80,31 @@ def entry(record: Any, what: Text | str) -> dict:
         stopped = _stopped_seconds(record)
         if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
-        raise Failed(say("judge.failed_your_code_raised", what=what, text=error_text(record["error"], 1200)))
+        text, where = _located(error_text(record["error"], 1200))
+        raised = say("judge.failed_your_code_raised", what=what, text=text)
+        raise Failed(raised + where if where is not None else raised)
     return record
+
+
+# The runner's error text ends with where the student's code raised ("  (at <notebook> [cell 24]:16 in loss)",
+# runner/tools.error_text): the last frame in a cell is said in the student's language, counted from 1.
+_AT = re.compile(
+    r"^(?P<text>.*?)\s*\(at (?:[^;()]*; )*(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (?P<cell>\d{1,5})\]:(?P<line>\d{1,7})"
+    r"(?: in (?P<function>[\w<>.]{1,80}))?\)$",
+    re.S,
+)
+
+
+def _located(text: str) -> tuple[str, Said | None]:
+    """The exception's own text and, when the runner said so, where in the notebook it raised."""
+    match = _AT.match(text)
+    if match is None:
+        return text, None
+    function = match["function"]
+    named = say("judge.raised_in", name=function) if function and function != "<module>" else verbatim("")
+    place = Said("cell.place.bare", number=int(match["cell"]) + 1)
+    bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", match["text"].strip())  # an exception without a message
+    return bare, say("judge.raised_at", place=place, line=match["line"], function=named)
 
 
 def _stopped_seconds(record: dict) -> float | None:

@@ -112,7 +112,7 @@ class Session:
     def _run(self, chk: Check) -> Outcome:
         for need in chk.needs:
             if not self.outcome(need).passed:
-                reason = tell("check.waits", need=need)
+                reason = tell("check.waits", need=title(CHECKS[need]))
                 return Outcome(NOT_CHECKED, reason)
         cls = self.classes.get(chk.cls)
         if cls is None:

@@ -16,13 +16,13 @@ __all__ = ["MESSAGES"]
 _PLAIN_EN = "; a plain nn.Embedding(V, D) is the table"
 _PLAIN_ZH = "；这张表应当就是普通的 nn.Embedding(V, D)"
 _AUTOGRAD_EN = "autograd already adds both paths"
-_AUTOGRAD_ZH = "autograd 已经把两条路径的梯度加起来了"
+_AUTOGRAD_ZH = "autograd 本来就会把两条路径的梯度加起来，不需要额外的系数"
 
 MESSAGES = {
     # framework.py: calling the student's code
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你的代码",
+        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
     "checkfail.raised_in_cell": (
@@ -35,7 +35,7 @@ MESSAGES = {
     ),
     "checkfail.no_attribute": (
         "{owner} has no attribute {name}: the contract requires self.{attr}",
-        "{owner} 没有属性 {name}：题目要求有 self.{attr}",
+        "{owner} 没有属性 {name}：题目要求定义 self.{attr}",
     ),
     "checkfail.with_embedding_option": ("{problem}: {option}", "{problem}：{option}"),
     # tied.py
@@ -45,22 +45,22 @@ MESSAGES = {
     ),
     "checkfail.head_not_parameter": (
         "{owner}.lm_head.weight is a {kind}: the head must hold the one shared nn.Parameter",
-        "{owner}.lm_head.weight 是 {kind}：语言模型头应当持有那一个共享的 nn.Parameter",
+        "{owner}.lm_head.weight 是 {kind}：LM head 应当持有那一个共享的 nn.Parameter",
     ),
     "checkfail.embedding.padding_idx": (
         "token_embed was built with padding_idx={value}: its row gets no gradient from the lookup (padding_idx)"
         + _PLAIN_EN,
-        "词元嵌入构建时用了 padding_idx={value}：这一行得不到查表路径的梯度" + _PLAIN_ZH,
+        "token embedding 构建时用了 padding_idx={value}：这一行得不到查表路径的梯度" + _PLAIN_ZH,
     ),
     "checkfail.embedding.max_norm": (
         "token_embed was built with max_norm={value}: each lookup renormalises, and rewrites, the rows it reads"
         " (max_norm)" + _PLAIN_EN,
-        "词元嵌入构建时用了 max_norm={value}：每次查表都会把读到的行重新归一化，并写回表里" + _PLAIN_ZH,
+        "token embedding 构建时用了 max_norm={value}：每次查表都会把读到的行重新归一化，并写回表里" + _PLAIN_ZH,
     ),
     "checkfail.embedding.scale_grad_by_freq": (
         "token_embed was built with scale_grad_by_freq={value}: an id looked up k times gets 1/k of its lookup"
         " gradient (scale_grad_by_freq)" + _PLAIN_EN,
-        "词元嵌入构建时用了 scale_grad_by_freq={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k" + _PLAIN_ZH,
+        "token embedding 构建时用了 scale_grad_by_freq={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k" + _PLAIN_ZH,
     ),
     "checkfail.table_shape": (
         "token_embed.weight has shape {got}, expected (V, D) = {want}",
@@ -70,18 +70,20 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "词元嵌入的表是构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）的表：绑定交给了库（"
-        "这对词元嵌入和语言模型头是库绑定的，不是你的代码）；这道练习要自己创建词元嵌入和语言模型头，并亲手把它们绑定",
+        "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：绑定交给了库。"
+        "这一对 token embedding 和 LM head 是库绑定的，不是你的代码绑定的；这道练习要自己创建 token embedding 和 "
+        "LM head，再亲手把它们绑定",
     ),
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
-        "语言模型头带有形状为 {shape} 的偏置：绑定的语言模型头只有这张表，logits = E[ids] @ E.T，不再加任何东西",
+        "LM head 带有形状为 {shape} 的偏置：绑定的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
     ),
     "checkfail.count_two_tables": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，复制了一份表或语言模型头没有绑定",
+        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，"
+        "或者 LM head 没有绑定",
     ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
@@ -90,8 +92,8 @@ MESSAGES = {
     "checkfail.logits_grow_like_table": (
         "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head scores"
         " with another table (copied table, or a head whose .weight is not what it multiplies by)",
-        "把词元嵌入的表放大时，logits 与表成正比增长，而不是随它的平方增长：语言模型头是用另一张表打分的"
-        "（复制了一份表，copied table；或者语言模型头的 .weight 并不是它真正拿来相乘的那个）",
+        "把 token embedding 的表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
+        "（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
     ),
     # wrapper.py: the model
     "checkfail.not_minigpt": (
@@ -108,8 +110,8 @@ MESSAGES = {
         "minigpt.pos_embed.weight is the token table, of shape {shape}, where a (block_size, D) = {want} table"
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
-        "位置嵌入的表就是词元表，形状为 {shape}，而这里应当是一张 (block_size, D) = {want} 的位置表："
-        "位置嵌入绑定到了词元表上；只有语言模型头与词元表共享",
+        "positional embedding 的表就是 token 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
+        "positional embedding 绑定到了 token 表上，而只有 LM head 才与 token 表共享",
     ),
     "checkfail.wrongly_tied": (
         "the MiniGPT is untied or wrongly tied: {problem}",
@@ -117,7 +119,7 @@ MESSAGES = {
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
-        "修改词元嵌入的表时，位置嵌入的表也变了：绑定了位置嵌入",
+        "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了绑定",
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
@@ -130,35 +132,35 @@ MESSAGES = {
     "checkfail.num_heads_ignored": (
         "self.minigpt computes with num_heads={got}, not the num_heads={want} given: hyper-parameter ignored"
         " (num_heads)",
-        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数",
+        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数 num_heads",
     ),
     "checkfail.logits_not_minigpts": (
         "self.minigpt's logits are not those of a MiniGPT with these weights and hyper-parameters",
-        "self.minigpt 的 logits 与持有这些权重、使用这些超参数的 MiniGPT 不一致",
+        "self.minigpt 的 logits 不对：用同样的权重和超参数构建的 MiniGPT 会给出不同的 logits",
     ),
     "checkfail.dropout_ignored": (
         "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored (dropout)",
-        "dropout=0.5 时，训练模式下两次前向传播得到的 logits 完全相同：忽略了超参数",
+        "dropout=0.5 时，训练模式下两次前向计算得到的 logits 完全相同：忽略了超参数 dropout",
     ),
     "checkfail.forward_skips": (
         "forward's logits differ from self.minigpt(input_ids) (largest difference {d}): forward skips part of"
         " MiniGPT or computes a part differently (positional embedding, blocks, final norm, head: all of them,"
         " in order)",
-        "前向传播的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：前向传播跳过了 MiniGPT 的一部分"
-        "，或者某一部分算法不同（位置嵌入、解码块、最后的归一化、语言模型头，"
-        "一个都不能少，顺序也不能变）",
+        "前向计算的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：前向计算跳过了 MiniGPT 的一部分，"
+        "或者某一部分的算法不同。positional embedding、GPT block、最后的归一化和 LM head "
+        "一个都不能少，顺序也不能变",
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
-    "checkfail.call.none": ("loss(ids)", "loss(ids)（不给目标）"),
-    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "loss(ids, 形状为 (B, T-1) 的目标)"),
-    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "loss(ids, 形状为 (B, T) 的目标)"),
+    "checkfail.call.none": ("loss(ids)", "不给目标时的 loss(ids)"),
+    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时的 loss(ids, targets)"),
+    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时的 loss(ids, targets)"),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
         "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     "checkfail.rule.short": (
         "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
-        "形状为 (B, T-1) 的目标（教材的写法）是 input_ids[:, :-1] 各位置的下一个词元",
+        "形状为 (B, T-1) 的目标（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token",
     ),
     "checkfail.rule.full": (
         "targets of shape (B, T) (nanoGPT's form) are already shifted: they go with the logits of all of input_ids",
@@ -167,21 +169,21 @@ MESSAGES = {
     "checkfail.loss_raises": (
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
         " so the model has no training objective",
-        "{failure}\n损失函数抛出了异常：它没有返回下一个词元交叉熵的平均值，模型因此没有训练目标",
+        "{failure}\nloss 抛出了异常，没有返回预测下一个 token 的平均交叉熵，模型因此没有训练目标",
     ),
     "checkfail.shapes_do_not_pair": (
         "{failure}\n{rule}: loss target shift wrong?",
-        "{failure}\n{rule}；这里 logits 与目标的形状对不上，损失的目标错位可能不对",
+        "{failure}\n{rule}。这里 logits 与目标的形状对不上，可能是 loss 的目标没有正确错开一位",
     ),
     "checkfail.loss_not_scalar": (
         "{what} returned {got}, expected a scalar tensor: the mean cross-entropy over positions",
-        "{what} 返回的是 {got}，应为标量张量：各位置交叉熵的平均值",
+        "{what} 返回的是 {got}，应为标量张量，即各位置交叉熵的平均值",
     ),
     "checkfail.loss_detached": (
         "{what} has the right value but backward() never reaches the model's weights: loss detached (a detach(),"
         " .item() or .data on the way cuts the graph, so training would not learn)",
-        "{what} 的值是对的，但反向传播传不到模型的权重：途中的 detach()、.item() 或 .data"
-        " 切断了计算图，训练因此学不到东西",
+        "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、.item() 或 .data "
+        "切断了计算图，训练因此学不到东西",
     ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
@@ -195,7 +197,7 @@ MESSAGES = {
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的词元。{rule}",
+        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
@@ -208,17 +210,17 @@ MESSAGES = {
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
-        "{what} = {got} = {n} × {want}：损失不是平均值：对 {count} 个位置求了和，应取交叉熵的平均",
+        "{what} = {got} = {n} × {want}：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失翻倍，共享表的梯度也随之翻倍：" + _AUTOGRAD_ZH,
+        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：损失减半，共享表的梯度也随之减半：" + _AUTOGRAD_ZH,
+        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
     ),
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
@@ -228,45 +230,46 @@ MESSAGES = {
     ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
-        "{what} = {got}，应为下一个词元交叉熵的平均值 {want}。{rule}",
+        "{what} = {got}，应为预测下一个 token 的平均交叉熵 {want}。{rule}",
     ),
     # generation.py
     "checkfail.call.generate": (
         "{cls}.generate(input_ids of shape {shape}, max_new_tokens={steps})",
-        "{cls}.generate(形状为 {shape} 的 input_ids, max_new_tokens={steps})",
+        "input_ids 形状为 {shape} 时的 {cls}.generate(input_ids, max_new_tokens={steps})",
     ),
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
         " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
-        "生成时调用了 {names}：把生成交给了库（是库在解码，而不是你的代码）。"
-        "请自己写这个循环：只需要前向传播 self.minigpt(...) 和 torch.argmax",
+        "generate 调用了 {names}：生成交给了库，逐个生成 token 的是库，而不是你的代码。"
+        "请自己写这个循环：只需要前向计算 self.minigpt(...) 和 torch.argmax",
     ),
     "checkfail.batch_fails": (
         "{failure}\ngenerate works for one row but not for a batch of {n}: batch rows not independent (a .item()"
         " or row 0 used for the whole batch?)",
-        "{failure}\n生成对一行输入能运行，对 {n} 行的批却不行：批内各行没有各自独立（"
+        "{failure}\ngenerate 对一行输入能运行，对 {n} 行的批却不行：批内各行没有各自独立计算（"
         "是不是用了 .item()，或者拿第 0 行代替了整个批？）",
     ),
     "checkfail.batch_of_one": (
         "{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() that"
         " also drops the batch dimension when B = 1?)",
-        "{failure}\n生成对 3 行的批能运行，批大小为 1 时却不行（是不是 squeeze() 在 B = 1 时把批这一维也去掉了？）",
+        "{failure}\ngenerate 对 3 行的批能运行，"
+        "批大小为 1 时却不行（是不是 squeeze() 在 B = 1 时把批这一维也去掉了？）",
     ),
     "checkfail.rows_alike": (
         "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)",
-        "每一行都像第 0 行那样续写：批内各行没有各自独立（是不是用了 .item()，或者拿第 0 行代替了整个批？）",
+        "每一行都像第 0 行那样续写：批内各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个批？）",
     ),
     "checkfail.variant": (
         "{problem}\nThe tokens are those of a decoder with this mistake: {name}",
-        "{problem}\n这些词元与犯了下面这种错误的解码器结果一致：{name}",
+        "{problem}\n一个犯了下面这种错误的生成函数，恰好会生成这些 token：{name}",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对：保留了最前面的 block_size 个词元",
+        "截取方式不对：保留了最前面的 block_size 个 token",
     ),
     "checkfail.variant.short_block": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对：只保留了 block_size - 1 个词元",
+        "截取方式不对：只保留了 block_size - 1 个 token",
     ),
     "checkfail.variant.first_position": (
         "wrong position (logits of the first position)",
@@ -274,21 +277,21 @@ MESSAGES = {
     ),
     "checkfail.variant.missing_append": (
         "missing append (every step sees the prompt only)",
-        "漏了接到末尾：每一步看到的都只是提示词",
+        "没有把新 token 接到末尾：每一步看到的都只是前缀",
     ),
     "checkfail.dropout_on": (
         "on a model with dropout=1.0 in train mode, generate returned new tokens {got} where the greedy ones are"
         " {want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax is no"
         " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
-        "模型的 dropout=1.0 且处于训练模式时，生成得到的新词元是 {got}，而贪心解码应得 {want}：解码时没有关闭"
-        " dropout；训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，"
-        "所以解码器在解码时要把模型切换到评估模式",
+        "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
+        "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，"
+        "所以 generate 要先把模型切换到评估模式",
     ),
     "checkfail.no_crop": (
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
         " only the last block_size tokens at each step",
         "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
-        "每一步只把最后 block_size 个词元送进模型",
+        "每一步只把最后 block_size 个 token 送进模型",
     ),
     # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
     "checkfail.load.no_submission_env": (

@@ -42,8 +42,8 @@ MESSAGES = {
             "eters and the judge's weights (see the shape flow tests)"
         ),
         (
-            "dropout 未检查：eval 模式下的 logits 与用这些超参数和评分程序的权重构建的 MiniGPT 不一致"
-            "（见张量形状那几项测试）"
+            "dropout 未检查：评估模式下的 logits 不对。"
+            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because": (
@@ -51,14 +51,17 @@ MESSAGES = {
             "the gradient was not checked because forward's logits are not those of a MiniGPT holding"
             " the judge's weights (see the shape flow tests)"
         ),
-        ("梯度未检查：前向传播的 logits 与持有评分程序权重的 MiniGPT 不一致（见张量形状那几项测试）"),
+        (
+            "梯度未检查：前向计算的 logits 不对，"
+            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见“形状与输出数值”的测试）"
+        ),
     ),
     "note.the_gradient_was_not_checked_because_2": (
         (
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：前向传播算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数）（见张量形状那几项测试）"),
+        ("梯度未检查：前向计算算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数）（见“形状与输出数值”的测试）"),
     ),
     "note.the_tie_was_not_checked_because": (
         (
@@ -67,8 +70,8 @@ MESSAGES = {
             " it (see the shape flow tests)"
         ),
         (
-            "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 max_norm？"
-            "），所以 logits 不可能来自之前写入的那张表（见张量形状那几项测试）"
+            "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？"
+            "），所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_count_was_not_checked_because": (
@@ -78,8 +81,8 @@ MESSAGES = {
             " uses (see the shape flow tests)"
         ),
         (
-            "参数计数未检查：前向计算自己改写了共享的表（有些行被重新归一化：词元嵌入上设了 max_norm"
-            "？），所以从 logits 看不出语言模型头用的是哪张表（见张量形状那几项测试）"
+            "参数量未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm"
+            "？），所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_logits_are_those_of_a": (
@@ -88,15 +91,15 @@ MESSAGES = {
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",
-        "位置嵌入和解码块",
+        "positional embedding 和 GPT block",
     ),
     "note.the_positional_embedding": (
         "the positional embedding",
-        "位置嵌入",
+        "positional embedding",
     ),
     "note.the_decoder_blocks": (
         "the decoder blocks",
-        "解码块",
+        "GPT block",
     ),
     "note.the_logits_are_those_of_a_2": (
         (

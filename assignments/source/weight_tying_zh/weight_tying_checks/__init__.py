@@ -51,6 +51,7 @@ def practice(group: str, **classes) -> None:
             print("    " + outcome.message.replace("\n", "\n    "))
         statuses.append(outcome.status)
     failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
+    group = tell(f"check.group.{group}")  # the group's name in the student's language
     if failed and waiting:
         raise AssertionError(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:

@@ -17,8 +17,8 @@ MESSAGES = {
             " (a detach(), .item() or .data on the way cuts the graph, so training would not learn)"
         ),
         (
-            "{call}的值是对的，但反向传播传不到模型的权重：loss detached（途中的 detach()、.item()"
-            " 或 .data 切断了计算图，训练因此学不到东西）"
+            "{call}的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、"
+            ".item() 或 .data 切断了计算图，训练因此学不到东西"
         ),
     ),
     "suite.has_the_right_value_but_its": (
@@ -27,8 +27,8 @@ MESSAGES = {
             " value: loss detached in part (a detach() on one path?)"
         ),
         (
-            "{call}的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度：loss detached，部分"
-            "断开（是不是某条路径上有 detach()？）"
+            "{call}的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度："
+            "loss 有一部分脱离了计算图（是不是某条路径上有 detach()？）"
         ),
     ),
     "suite.batch_rows_not_independent_row_0": (
@@ -41,8 +41,8 @@ MESSAGES = {
             " uses another table (copied table, or a head whose .weight is not what it multiplies by)"
         ),
         (
-            "lm_head.weight 会跟着词元嵌入变，但 logits 不是用这张表算出来的：前向传播用的是另一张表"
-            "（或者语言模型头的 .weight 并不是它真正拿来相乘的那个）"
+            "lm_head.weight 会跟着 token embedding 变，但 logits 不是用这张表算出来的：前向计算用的是另一张表"
+            "（或者 LM head 的 .weight 并不是它真正拿来相乘的那个）"
         ),
     ),
     "suite.token_embed_weight_is_not_among": (
@@ -59,13 +59,13 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 词元表的形状 {got}，应为 {want}：位置嵌入绑到了词元"
-            "嵌入上（只有语言模型头与词元表共享）"
+            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：positional embedding 绑到了 token "
+            "embedding 上（只有 LM head 才与 token 表共享）"
         ),
     ),
     "suite.positional_embedding_tied_minigpt_lm_head": (
         "positional embedding tied: minigpt.lm_head.weight is pos_embed.weight",
-        "绑定了位置嵌入：minigpt.lm_head.weight 就是 pos_embed.weight",
+        "绑定了 positional embedding：minigpt.lm_head.weight 就是 pos_embed.weight",
     ),
     "suite.changing_minigpt_token_embed_weight_also": (
         "changing minigpt.token_embed.weight also changed minigpt.pos_embed.weight: positional embedding "
@@ -76,7 +76,7 @@ MESSAGES = {
     ),
     "suite.minigpt_lm_head_weight_equals_the": (
         ("minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"),
-        ("minigpt.lm_head.weight 等于位置表：绑定的是位置嵌入而不是 token_embed"),
+        ("minigpt.lm_head.weight 等于位置表：绑定的是 positional embedding 而不是 token_embed"),
     ),
     "suite.writing_into_token_embed_weight_in": (
         "writing into token_embed.weight in place did not take",
@@ -86,19 +86,19 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：出现了两张 V*D 的表：可"
-        "能是复制了一份表、LM head 没有绑定、只共享了 .data（即同一块内存上的两个 "
-        "Parameter），或者直到前向计算之后才绑定（参数是在刚构造完时统计的）",
+        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}，这里却有两张 V*D 的表。"
+        "可能是复制了一份表、LM head 没有绑定、只共享了 .data（同一块内存上的两个参数对象），"
+        "或者直到前向计算之后才绑定（参数量是在刚构造完时统计的）",
     ),
     "suite.has_unique_parameters_expected_v_d_2": (
         "{model} has {n} unique parameters, expected V*D = {want}: bias on the head (+V parameters)",
-        ("{model} 有 {n} 个不重复的参数，应为 V*D = {want}：语言模型头上带了 bias（多出 V 个参数）"),
+        ("{model} 有 {n} 个不重复的参数，应为 V*D = {want}：LM head 带了偏置（多出 V 个参数）"),
     ),
     "suite.has_unique_parameters_expected_untied_minigpt": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd}): t"
         "hat is the untied count (copied table / untied head, or tied only after forward)",
         "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied}"
-        " 个，减去 V*D = {vd}）：这正是不绑定时的参数个数（复制了一份表、LM "
+        " 个，减去 V*D = {vd}）：这正是不绑定时的参数量（复制了一份表、LM "
         "head 没有绑定，或者前向计算之后才绑定）",
     ),
     "suite.has_unique_parameters_expected_untied_minigpt_2": (
@@ -114,11 +114,11 @@ MESSAGES = {
     ),
     "suite.pos_embed_weight_has_the_token": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是词元表的形状：位置嵌入绑到了词元嵌入上"),
+        ("pos_embed.weight 的形状是 token 表的形状：positional embedding 绑到了 token embedding 上"),
     ),
     "suite.lm_head_weight_has_the_positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied",
-        "lm_head.weight 的形状是位置表的形状：绑定了位置嵌入",
+        "lm_head.weight 的形状是位置表的形状：绑定了 positional embedding",
     ),
     "suite.hyper_parameter_ignored_is_expected": (
         "hyper-parameter ignored ({name}): {key} is {got}, expected {want}",
@@ -126,7 +126,7 @@ MESSAGES = {
     ),
     "suite.hyper_parameter_ignored_blocks_expected": (
         "hyper-parameter ignored ({name}): {got} blocks, expected {want}",
-        "忽略了超参数 {name}：有 {got} 个解码块，应为 {want} 个",
+        "忽略了超参数 {name}：有 {got} 个 GPT block，应为 {want} 个",
     ),
     "suite.logits_differ_from_a_minigpt_with": (
         (
@@ -148,15 +148,15 @@ MESSAGES = {
     ),
     "suite.train_logits": (
         "train logits",
-        "train 模式的 logits",
+        "训练模式下的 logits",
     ),
     "suite.eval_mode_logits": (
         "eval-mode logits",
-        "eval 模式的 logits",
+        "评估模式下的 logits",
     ),
     "suite.the_table_moved_twice_gradient_doubled": (
         "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)",
-        "表被更新了两次的量（或者共享的 Parameter 被更新了两次）",
+        "表被更新了两次的量（或者共享的参数对象被更新了两次）",
     ),
     "suite.the_table_moved_by_half_the": (
         "the table moved by half the step (gradient halved)",
@@ -180,17 +180,17 @@ MESSAGES = {
             " tied head has one Parameter, so one .grad)"
         ),
         (
-            "lm_head.weight.grad 与 token_embed.weight.grad 不同：.data sharing 或 copied table（"
-            "绑定的语言模型头只有一个 Parameter，因此只有一个 .grad）"
+            "lm_head.weight.grad 与 token_embed.weight.grad 不同：只共享了 .data，"
+            "或者复制了一份表。绑定之后两者是同一个参数对象，只有一个 .grad"
         ),
     ),
     "suite.lm_head_weight_grad_is_not": (
         "lm_head.weight.grad is not the same tensor as token_embed.weight.grad: .data sharing?",
-        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：.data sharing？",
+        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：是不是只共享了 .data？",
     ),
     "suite.loss_target_shift_wrong": (
         "\n-> loss target shift wrong? {hint}",
-        "\n→ loss 的目标错位不对？{hint}",
+        "\n→ loss 的目标是不是没有正确错开一位？{hint}",
     ),
     "suite.targets_of_shape_b_t_1": (
         "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
@@ -227,7 +227,7 @@ MESSAGES = {
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的词元；{hint}"),
+        ("{call}是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token；{hint}"),
     ),
     "suite.loss_shift.targets_ignored": (
         ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint}"),

@@ -34,10 +34,30 @@ def need(
     evidence: Mapping[str, Any], record: str | type[Record], run: Mapping[str, Any] | None = None, *, what=""
 ) -> dict:
     """The record (see ``autograder.grading.judge.suite_api.need``), only if its seal holds."""
-    rec = base.need(evidence, record, run, what=what)
     name = record if isinstance(record, str) else record.NAME
+    missing = _undefined(name, run)
+    if missing is not None and isinstance(evidence.get(name), dict) and "error" in evidence[name]:
+        # the runner could not call a class the notebook never defined: said as the run's fact, not as an
+        # exception of the student's
+        raise base.Failed(say("judge.class_not_defined", what=what or name, name=missing))
+    rec = base.need(evidence, record, run, what=what)
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
         key, params = why
         raise base.Failed(say("judge.evidence_refused", what=what or name, why=say(key, **params)), owed=True)
     return rec
+
+
+# which class each experiment calls (runner/experiments._NEEDS: an experiment's name starts with its key)
+_NEEDS = {"lm": "TiedEmbeddingLM", "gpt": "MiniGPTWithWeightTying"}
+
+
+def _undefined(name: str, run: Mapping[str, Any] | None) -> str | None:
+    """The class experiment `name` calls when the run says the submission did not define it, else None."""
+    cls = _NEEDS.get(name.split("_")[0])
+    if cls is None or not isinstance(run, Mapping):
+        return None
+    defined, required = run.get("defined"), run.get("required_names")
+    if isinstance(defined, list) and isinstance(required, list) and cls in required and cls not in defined:
+        return cls
+    return None

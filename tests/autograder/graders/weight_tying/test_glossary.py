@@ -1,0 +1,106 @@
+"""Every Chinese string the kit can show, held to the edition's glossary, to its typography, and to no English.
+
+The strings: every registered catalog message's Chinese template (the grader's, the engine's, the pages'), and
+the Chinese notebook's markdown (its source, scripts/weight_tying_notebook/text_zh.py). A rejected variant
+(``glossary.TERMS``) fails naming the string's id and the term to use; so does an English word outside code, the
+book's kept terms and the allow-list (``glossary.ENGLISH_ALLOWED``), and punctuation a Chinese reader would
+not write (half-width ( ) : , ; ? ! against a Chinese character, double spaces, ASCII quotes or italics
+around Chinese).
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+import autograder.graders.weight_tying.messages  # noqa: F401 - registers the grader's catalog
+import autograder.grading.catalog  # noqa: F401 - registers the engine's
+import autograder.outputs.messages_pages  # noqa: F401 - registers the pages'
+from autograder.graders.weight_tying import glossary
+from autograder.graders.weight_tying.zh_text import english, rejected
+from autograder.protocol.said import owner_of, registered
+from scripts.weight_tying_notebook import text_zh
+
+HAN = r"\u4e00-\u9fff"
+# Punctuation a Chinese reader would not write (each pattern with what to write instead).
+TYPOGRAPHY = {
+    rf"[{HAN}][(),:;?!]|[(),:;?!][{HAN}]": "full-width （ ），：；？！ next to a Chinese character",
+    r"\S  +\S": "one space",
+    rf"\"[^\"\n]*[{HAN}][^\"\n]*\"|'[^'\n]*[{HAN}][^'\n]*'": "「」 or “” around Chinese, not ASCII quotes",
+    rf"<em>[^<]*[{HAN}]|(?<![*A-Za-z0-9_])\*(?!\*)[^*\n]*[{HAN}][^*\n]*(?<!\*)\*(?!\*)": (
+        "bold or 「」, not italics on Chinese"
+    ),
+}
+
+
+def _strings() -> dict[str, str]:
+    """id -> every Chinese string the kit can show (templates with their parameters left as {name})."""
+    shown = {f"{owner_of(key)}:{key}": m.zh for key, m in registered().items() if owner_of(key) != "selftest"}
+    shown.update({f"notebook:{key}": text for key, text in text_zh.TEXT.items()})
+    shown.update({f"notebook:table_header:{i}": text for i, text in enumerate(text_zh.TABLE_HEADER)})
+    return shown
+
+
+def _prose(text: str) -> str:
+    """`text` without its code spans, math and HTML tags: what typography rules apply to."""
+    text = re.sub(r"`[^`]*`|<sub>.*?</sub>|<sup>.*?</sup>|\$[^$]*\$", "X", text)
+    text = re.sub(r"\n *(?:[-|] *)?", "\n", text)  # a markdown line's indent and list or table marks
+    return re.sub(r"\{\w*\}", "X", text)
+
+
+STRINGS = _strings()
+
+
+def test_every_catalog_owner_and_the_notebook_are_scanned():
+    owners = {key.split(":")[0] for key in STRINGS}
+    assert {"weight_tying", "engine", "pages", "notebook"} <= owners
+    assert len(STRINGS) > 400  # every message, not a sample
+
+
+@pytest.mark.parametrize("key", sorted(STRINGS))
+def test_the_glossarys_terms(key):
+    found = rejected(STRINGS[key])
+    assert not found, f"{key}: " + "; ".join(f"{variant!r} -> write {use!r}" for variant, use in found)
+
+
+@pytest.mark.parametrize("key", sorted(STRINGS))
+def test_no_english_outside_code_and_the_books_terms(key):
+    words = english(STRINGS[key])
+    assert not words, f"{key}: English {words} in {STRINGS[key]!r}"
+
+
+@pytest.mark.parametrize("key", sorted(STRINGS))
+def test_chinese_typography(key):
+    prose = _prose(STRINGS[key])
+    bad = [f"{why}: {m.group(0)!r}" for rule, why in TYPOGRAPHY.items() for m in re.finditer(rule, prose)]
+    assert not bad, f"{key}: " + "; ".join(bad)
+
+
+def test_the_glossary_rejects_what_it_is_meant_to():
+    """The checks are not vacuous: each kind of slip the review found is caught, with the term to use."""
+    assert ("词元", "token") in rejected("新生成的词元")
+    assert ("语言模型头", "LM head") in rejected("语言模型头的权重")
+    assert ("提示词", "前缀") in rejected("保留提示词")
+    assert ("封印", "校验") in rejected("这条记录没有封印")
+    assert english("复制了一份表（copied table）") == ["copied", "table"]
+    assert english("忽略了超参数（hyper-parameter ignored (dropout)）") == ["hyper-parameter", "ignored"]
+    assert english("`nn.Embedding(V, D)` 与 LM head 的 token、loss 和 logits") == []
+    prose = _prose('每个位置既知道*哪个* token (见上) 和 "大"')
+    assert all(re.search(rule, prose) for rule in list(TYPOGRAPHY)[::2] + [list(TYPOGRAPHY)[3]])
+
+
+def test_every_allowed_english_word_has_a_reason():
+    assert all(isinstance(why, str) and len(why) > 10 for why in glossary.ENGLISH_ALLOWED.values())
+    uses = [term.use for term in glossary.TERMS]
+    assert len(uses) == len(set(uses)), "one entry per term"
+    variants = [v for term in glossary.TERMS for v in term.rejected]
+    assert not set(variants) & set(uses), "a term cannot be rejected and used"
+
+
+def test_templates_keep_their_parameters_apart_from_words():
+    """A parameter glued to Latin letters would be read as English by the scan: keep them apart."""
+    for key, text in STRINGS.items():
+        for _, name, _, _ in string.Formatter().parse(text) if not key.startswith("notebook") else []:
+            assert name is None or re.fullmatch(r"\w*", name), (key, name)

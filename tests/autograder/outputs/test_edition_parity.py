@@ -1,0 +1,78 @@
+"""Both editions' pages of the same hand-in say the same things: as many cards, every explanation in both.
+
+A stub (every method still raises NotImplementedError) once showed 13 repeated cards in Chinese where the
+English page grouped them into one: the grouping must read findings, never words. A syntax error's and the
+starter code's explanations once had no Chinese. Graded in process (the engine's path minus the sandbox).
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.graders.weight_tying.zh_text import english
+from autograder.grading.editions import localize, names
+from autograder.grading.result import Result, RunFacts
+from autograder.outputs.charges import cards
+from autograder.outputs.feedback import feedback_html
+from autograder.qa.inprocess import InProcessGrader
+
+SPEC = get_assignment("weight_tying")
+
+STUB = """
+import torch.nn as nn
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size, embed_dim=128):
+        super().__init__()
+        raise NotImplementedError()
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size, block_size, **kwargs):
+        super().__init__()
+        raise NotImplementedError()
+"""
+
+
+@pytest.fixture(scope="module")
+def stub_result() -> Result:
+    grader = InProcessGrader(SPEC)
+    _, outcomes = grader.grade(STUB, SPEC.make_plan(7), round_trip=False)
+    run = RunFacts(status="ok", required_names=list(SPEC.required_names), defined=list(SPEC.required_names))
+    return Result(tests=list(outcomes.values()), run=run, seed=7)
+
+
+def _text(html: str) -> str:
+    html = re.sub(r"<style.*?</style>|<code>.*?</code>", " ", html, flags=re.S)
+    return re.sub(r"<[^>]+>", "\n", html)
+
+
+def test_a_stubs_pages_have_as_many_cards_in_both_editions(stub_result):
+    en, zh = localize(stub_result, "en"), localize(stub_result, "zh")
+    assert len(cards(en, SPEC)) == len(cards(zh, SPEC)) <= 2, [c.title for c in cards(zh, SPEC)]
+    pages = {
+        lang: feedback_html(r, student="s", spec=SPEC, names=names(SPEC, lang)) for lang, r in (("en", en), ("zh", zh))
+    }
+    assert pages["en"].count('class="card"') == pages["zh"].count('class="card"')
+
+
+def test_the_chinese_stub_page_has_no_english_outside_code(stub_result):
+    page = feedback_html(localize(stub_result, "zh"), student="s", spec=SPEC, names=names(SPEC, "zh"))
+    words = [w for line in _text(page).splitlines() for w in english(line)]
+    assert words == [], words
+
+
+@pytest.mark.parametrize(
+    "error, english_words, chinese_words",
+    [
+        ("SyntaxError: invalid syntax (line 2: def f(:)", "syntax error", "语法错误"),
+        ("NotImplementedError", "starter code", "初始代码"),
+    ],
+)
+def test_every_explanation_of_a_cell_that_raised_exists_in_both_languages(error, english_words, chinese_words):
+    run = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]})
+    assert english_words in run.summary("en") and chinese_words in run.summary("zh")
