@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from autograder.graders.weight_tying.messages import area_name
 
-__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
+__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES", "PRINTED", "PRACTICE_CHECK"]
 
 LANGUAGE = "zh"
 # The graded areas' Chinese names: the grader's message catalog, so the notebook and the feedback agree.
@@ -20,6 +20,44 @@ AREA_NAMES = {
 # joins the wrapped lines.
 JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
+# A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
+PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出"
+# What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
+# matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
+PRINTED = {
+    "embedded": "x",
+    "lookup_same": "两种做法得到的向量相同：{same}",
+    "lookup_row": "表的第 2 行：{embedding.weight[2].detach()}",
+    "sample_text": "weight tying 让两端共用一张表。",
+    "tokens": "token：{encoding.tokens}",
+    "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
+    "token_table": "token 表的形状：{tuple(token_table.weight.shape)}",
+    "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
+    "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
+    "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
+    "loss_on_probs": "用概率计算的 loss（错误做法）：{loss_on_probs:.3f}，而 ln V = {math.log(V):.3f}",
+    "rows_touched": "查表路径用到的行：{touched}",
+    "grad_is_the_sum": "共享的 .grad 等于查表路径的梯度加上 LM head 路径的梯度：{summed}",
+    "one_grad": "两个名字指向同一个 .grad 对象：{one_grad}",
+    "untied_ends": "不绑定时，两端共有 {untied:,} 个参数",
+    "tied_ends": "绑定之后，两端共有 {tied:,} 个参数",
+    "saved": "省下 {untied - tied:,} 个参数，即 {saved_bytes / 1e6:.1f} MB（{saved_bytes / 2**20:.1f} MiB）",
+    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm} 个参数 = V * D",
+    "minigpt_counts": (
+        "MiniGPT 不绑定时有 {n_untied:,} 个参数，绑定后有 {n_tied:,} 个，相差 {n_untied - n_tied:,} = V * D"
+    ),
+    "plot_untied": "weight_tying=False: 2VD",
+    "plot_tied": "weight_tying=True: VD",
+    "plot_gpt2": "GPT-2: V = 50 257",
+    "plot_x": "V",
+    "plot_y": "2VD, VD (×10⁶)",
+    "plot_title": "token embedding + LM head, D = {D}",
+    "head_is_the_table": "token 表就是 LM head 的权重：{tied}",
+    "positional_table": "位置表：{tuple(inner.pos_embed.weight.shape)}（单独的一张表，不参与绑定）",
+    "prompt": "权重绑定",
+    "next_id": "下一个 token 的 id：{next_id}",
+    "generated_text": "生成的文本：{tokenizer.decode(out[0])!r}",
+}
 
 TEXT = {
     "intro": r"""
@@ -49,7 +87,7 @@ GPT 一类的模型在两端都要和词表打交道：在输入端，**token em
 
 在此之前，有两样东西可以帮你，它们都**不计分（0 分）**：
 
-- 每道练习后面以 `# Practice check` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
+- 每道练习后面以 `# 练习检查` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
   输出一行结果；
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
   跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
@@ -88,6 +126,10 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
 """,
     "tokenizer_after": r"""
+这个 tokenizer 是在英文语料上训练的：英文部分被合并成较长的 token（`Ġ` 表示前面有一个空格）；汉字在 UTF-8 中
+每个占 3 个字节，语料里没有汉字可供合并，所以每个字节各成一个 token，显示成上面那些看不懂的字符。解码时这些
+字节又拼回原来的汉字。
+
 换一个 tokenizer，`V` 也跟着变：token embedding 的表和 LM head 都得重新建；一个训练好的模型，它的权重只在配合训练时
 所用 tokenizer 的 token id 时才有意义。
 """,
