@@ -142,16 +142,16 @@ def feedback_context(
     failing = result.failing()
     shown_cards = [_card(card, w, area) for card in cards(result, spec, lang)]
     if result.run is not None and result.status == "timeout":  # what the time limit cost: said where it stopped
-        where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+        where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
         for shown, card in zip(shown_cards, cards(result, spec, lang), strict=True):
             if card.kind == "owed":
                 shown["reason"] = w["timeout_card"].format(where=where)
     if lang == "en" or result.run is None:
-        lines = run_lines(result, kind=kind, starts=starts)
+        lines = run_lines(result, kind=kind, starts=starts, spec=spec)
     else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
         if result.status == "timeout":
-            where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+            where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
             lines.append(w["stopped_line"].format(where=where))
     shown = "\n".join([*lines, *(c["reason"] for c in shown_cards)])
     passed = [t for t in result.tests if t.passed]

@@ -67,7 +67,7 @@ def render(
         )
         console.print(areas, markup=False, highlight=False)
     lines = (
-        run_lines(result, kind=kind)
+        run_lines(result, kind=kind, spec=spec)
         if language == "en" or result.run is None
         else clean_message(result.output).splitlines()
     )

@@ -203,7 +203,9 @@ def test_self_check_on_the_stub_gives_one_block_per_class(release, env):
     assert "2 failed, 1 passed, 14 skipped" in proc.stdout  # every cell ran in time: 1 passed
     assert proc.stdout.count("is not implemented yet: replace `raise NotImplementedError()`") == 2
     # a waiting check names what it waits for by its title, as the student reads it
-    assert "waiting for “token_embed.weight is a (V, D) table”:\n    - lm_head.weight is token_embed.weight" in proc.stdout
+    assert (
+        "waiting for “token_embed.weight is a (V, D) table”:\n    - lm_head.weight is token_embed.weight" in proc.stdout
+    )
     assert "Traceback" not in proc.stdout and "During handling" not in proc.stdout
 
 
