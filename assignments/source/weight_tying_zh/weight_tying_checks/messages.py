@@ -57,6 +57,7 @@ __all__ = [
     "area_name",
     "misconception_title",
     "title",
+    "experiment_title",
 ]
 
 OWNER = "weight_tying"
@@ -142,6 +143,33 @@ _TITLES = {
     "tied_lm_float64": "TiedEmbeddingLM 在 float64 下的输出",
     "wrapper_shapes_and_values": "包装模型的输出形状与数值",
     "wrapper_float64": "包装模型在 float64 下的输出",
+}
+
+# ------------------------------------------------------------------------------ the runner's experiments
+# experiment name (runner/experiments.py EXPERIMENTS) -> (English, Chinese): what the grader was doing with the
+# student's classes, named where a run stopped at the time limit in the middle of one
+EXPERIMENTS = {
+    "lm_identity": ("building TiedEmbeddingLM and checking its tie", "构造 TiedEmbeddingLM 并检查绑定"),
+    "lm_reload": ("TiedEmbeddingLM after load_state_dict", "重新加载 state_dict 之后的 TiedEmbeddingLM"),
+    "lm_float64": ("TiedEmbeddingLM after .to(torch.float64)", "转为 float64 之后的 TiedEmbeddingLM"),
+    "lm_shapes": ("TiedEmbeddingLM's forward at several sizes", "TiedEmbeddingLM 在几种尺寸下的前向计算"),
+    "lm_grad": ("TiedEmbeddingLM's gradient and one SGD step", "TiedEmbeddingLM 的梯度与一步 SGD"),
+    "gpt_identity": ("building MiniGPTWithWeightTying and checking its tie", "构造 MiniGPTWithWeightTying 并检查绑定"),
+    "gpt_reload": (
+        "MiniGPTWithWeightTying after load_state_dict",
+        "重新加载 state_dict 之后的 MiniGPTWithWeightTying",
+    ),
+    "gpt_float64": ("MiniGPTWithWeightTying after .to(torch.float64)", "转为 float64 之后的 MiniGPTWithWeightTying"),
+    "gpt_shapes": (
+        "MiniGPTWithWeightTying's forward at several sizes",
+        "MiniGPTWithWeightTying 在几种尺寸下的前向计算",
+    ),
+    "gpt_heads": ("MiniGPTWithWeightTying with other num_heads", "换用其他 num_heads 的 MiniGPTWithWeightTying"),
+    "gpt_counts": ("MiniGPTWithWeightTying's parameter count", "MiniGPTWithWeightTying 的参数量"),
+    "gpt_dropout": ("MiniGPTWithWeightTying with dropout", "带 dropout 的 MiniGPTWithWeightTying"),
+    "gpt_grad": ("MiniGPTWithWeightTying's gradient and one SGD step", "MiniGPTWithWeightTying 的梯度与一步 SGD"),
+    "gpt_loss": ("MiniGPTWithWeightTying.loss", "MiniGPTWithWeightTying.loss 的计算"),
+    "gpt_generate": ("MiniGPTWithWeightTying.generate", "用 MiniGPTWithWeightTying.generate 生成"),
 }
 
 # ---------------------------------------------------------------------- the notebook's sections, reread
@@ -297,6 +325,7 @@ _ENTRIES = {
     **{f"misconception.{name}": pair for name, pair in MISCONCEPTIONS.items()},
     **{f"title.{name}": (name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": pair for n, pair in SECTION_HEADINGS.items()},
+    **{f"experiment.{name}": pair for name, pair in EXPERIMENTS.items()},
     **{key: pair for part in _PARTS for key, pair in part.MESSAGES.items()},
 }
 CATALOG: dict[str, Message] = {key: Message(en, zh, NAMES.get(key)) for key, (en, zh) in _ENTRIES.items()}
@@ -330,3 +359,9 @@ def title(readable: str, language: str = "en") -> str | None:
     if key not in CATALOG:
         return None
     return render(key, language) + (f" [{rest}" if bracket else "")
+
+
+def experiment_title(name: str, language: str = "en") -> str | None:
+    """What the grader was doing in the runner's experiment `name`, in `language`; None for a name it does not run."""
+    key = f"experiment.{name}"
+    return render(key, language) if key in CATALOG else None
