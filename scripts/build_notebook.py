@@ -33,7 +33,6 @@ import ast
 import hashlib
 import importlib.util
 import re
-import string
 import sys
 from pathlib import Path
 
@@ -239,63 +238,6 @@ def _markdown(key: str, content, edition, values: dict[str, str]) -> str:
     return join_wrapped_lines(text) if edition.JOIN_WRAPPED_LINES else text
 
 
-_WORDS = re.compile(r'(f?)"\{\{(\w+)\}\}"')  # a string literal a code cell leaves to the edition: "{{key}}"
-_PRACTICE_LINE = "# {{practice_check}}"
-
-
-def _fields(template: str) -> list[str]:
-    """The {fields} of a printed template (the cell's expressions, their format), in a comparable order."""
-    return sorted(
-        f"{name}!{conversion}:{spec}" for _, name, spec, conversion in string.Formatter().parse(template) if name
-    )
-
-
-def check_printed(content) -> None:
-    """Every edition prints the same things: the same keys, each with the same {fields}; words that fit in a
-    string literal. ValueError naming the edition, the key and the fix."""
-    editions = content.EDITIONS
-    english = editions["en"].PRINTED
-    for edition in editions.values():
-        if set(edition.PRINTED) != set(english):
-            differ = sorted(set(edition.PRINTED) ^ set(english))
-            raise ValueError(f"{edition.__name__}.PRINTED and text_en's differ in keys {differ}: give both the same")
-        for key, words in edition.PRINTED.items():
-            if _fields(words) != _fields(english[key]):
-                raise ValueError(
-                    f"{edition.__name__}.PRINTED[{key!r}] uses {_fields(words)}, the English {_fields(english[key])}: "
-                    "an edition changes the words, never what the cell prints"
-                )
-            if re.search(r'["\\\n]', words):
-                raise ValueError(
-                    f"{edition.__name__}.PRINTED[{key!r}] = {words!r}: no double quote, backslash or newline"
-                )
-
-
-def _code(cell, edition) -> str:
-    """A code cell in the edition's words: each "{{key}}" literal filled from ``PRINTED`` (an f-string where the
-    words use the cell's names), a practice cell's first line from ``PRACTICE_CHECK``."""
-    source = cell.source
-    if cell.group:
-        from autograder.graders.weight_tying.messages import render as say
-
-        group = say(f"check.group.{cell.group}", edition.LANGUAGE)
-        source = source.replace(_PRACTICE_LINE, "# " + edition.PRACTICE_CHECK.format(group=group), 1)
-
-    def words(match: re.Match) -> str:
-        f, key = match.groups()
-        if key not in edition.PRINTED:
-            raise ValueError(f"a code cell prints {{{{{key}}}}}: add {key!r} to every edition's PRINTED")
-        if _fields(edition.PRINTED[key]) and not f:
-            raise ValueError(f'PRINTED[{key!r}] uses the cell\'s names: write it as f"{{{{{key}}}}}" in the cell')
-        return f'{f}"{edition.PRINTED[key]}"'
-
-    source = _WORDS.sub(words, source)
-    left = re.findall(r"\{\{\w+\}\}", source)
-    if left:
-        raise ValueError(f'a code cell leaves {left} unfilled: write each as a whole string literal, "{left[0]}"')
-    return source
-
-
 def build_notebook(language: str = "en") -> nbformat.NotebookNode:
     """The instructor's notebook of one edition: solutions included."""
     content = _content()
@@ -314,12 +256,7 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
         "run_minutes": _n(_budget("RUN_SECONDS") / 60),
     }
     tasks = task_cells(content)
-    check_printed(content)
-    printed = {m.group(2) for c in content.CELLS if c.kind in ("code", "demo") for m in _WORDS.finditer(c.source)}
-    if set(edition.PRINTED) - printed:
-        raise ValueError(
-            f"{edition.__name__}.PRINTED has words no cell prints: {sorted(set(edition.PRINTED) - printed)}"
-        )
+    content.printed.check(content.EDITIONS, content.CELLS)
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
         "course_kit": {
@@ -335,15 +272,15 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(_markdown(cell.source, content, edition, values))
         elif cell.kind == "code":
-            new = nbformat.v4.new_code_cell(_code(cell, edition))
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
         elif cell.kind == "demo":
-            new = nbformat.v4.new_code_cell(_code(cell, edition))
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
             new.metadata.update(demo_metadata(new.source))
         elif cell.kind == "solution":
             new = nbformat.v4.new_code_cell(solution_class_source(cell.source))
             new.metadata["nbgrader"] = _nbgrader(cell.grade_id, grade=False, solution=True, locked=False)
         elif cell.kind == "test":
-            new = nbformat.v4.new_code_cell(_code(cell, edition))
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
             new.metadata["nbgrader"] = _nbgrader(
                 cell.grade_id, grade=True, solution=False, locked=True, points=cell.points
             )

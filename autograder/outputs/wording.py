@@ -39,6 +39,7 @@ __all__ = [
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "areas_in_order",
     "duration",
     "late_line",
 ]
@@ -225,3 +226,10 @@ def page_words(language: str) -> dict[str, str]:
     language not listed)."""
     language = language if language in LANGUAGES else "en"
     return {key.removeprefix("page."): entry.template(language) for key, entry in PAGES.items()}
+
+
+def areas_in_order(result: Result, spec: AssignmentSpec | None) -> list[tuple[str, tuple[float, float]]]:
+    """(area, (points earned, points possible)) in the order the marking scheme lists the areas, the order of
+    the notebook's points table (an area the scheme does not list last)."""
+    order = list(spec.scheme.areas) if spec is not None else []
+    return sorted(result.areas.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))

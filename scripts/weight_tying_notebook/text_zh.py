@@ -138,8 +138,8 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 
 GPT 还有一个 **positional embedding**：第二张查表矩阵，形状为 `(block_size, D)`，按位置 `0 … T-1`
 而不是按 token id
-取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个是
-**哪个 token**，从来不是位置，所以只有 token 表在输出端有对应的一端，位置表始终独立。
+取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
+token **是哪一个**，从来不是位置，所以只有 token 表在输出端有与之对应的 LM head，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -158,7 +158,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
-- `self.lm_head`：一个 `D → V`、**不带偏置** 的线性层（`dnn.Linear`），它的 `.weight` 与
+- `self.lm_head`：一个 `D → V`、**不带偏置**的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
 - `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>
   （不加 positional embedding，也不做 softmax）。
@@ -175,7 +175,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 ## 7. 两端的梯度相加
 
 绑定后的这张表在一次前向计算里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。反向传播
-沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
+沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既
 不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
 （本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
@@ -218,8 +218,8 @@ float32 参数占 4 字节：
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
   argmax 取决于这份随机噪声，而不再是模型本身的选择：
-  `generate` 应当先把模型切换到评估模式（`model.eval()`）（评分程序也会在
-  模型带着 dropout、处于训练模式时调用 `generate`）。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
+  `generate` 应当先调用 `self.eval()` 把模型切换到评估模式；评分程序也会在
+  模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
   穿插生成时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
@@ -246,7 +246,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 - 位置表有自己的形状 `(block_size, D)`，从不参与绑定。
 - loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
 
-**提交之前：** *Kernel → Restart & Run All*，保存，然后在本文件夹运行 `pytest`。
+**提交之前**：执行「Kernel → Restart & Run All」，保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
 ## 成绩：按评分项记录
@@ -255,7 +255,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""
-**评分项：{{area_name}}**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
+**评分项「{{area_name}}」**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
 由隐藏测试评分。
 """,
 }

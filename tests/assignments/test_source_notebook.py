@@ -275,25 +275,26 @@ def test_an_edition_changes_the_words_a_cell_prints_never_what_it_prints(build_s
             }
         )
 
-    build_script.check_printed(editions(same="向量相同：{same}", row="第 2 行：{row:.3f}"))
+    check = build_script._content().printed.check
+    check(editions(same="向量相同：{same}", row="第 2 行：{row:.3f}").EDITIONS, [])
     with pytest.raises(ValueError, match=r"text_zh.PRINTED\['row'\] uses .*never what the cell prints"):
-        build_script.check_printed(editions(row="第 2 行：{row}"))
+        check(editions(row="第 2 行：{row}").EDITIONS, [])
     with pytest.raises(ValueError, match="differ in keys"):
-        build_script.check_printed(editions(extra="多出来的一行"))
+        check(editions(extra="多出来的一行").EDITIONS, [])
     with pytest.raises(ValueError, match="no double quote"):
-        build_script.check_printed(editions(same='向量"相同"：{same}'))
+        check(editions(same='向量"相同"：{same}').EDITIONS, [])
 
 
 def test_a_cell_leaves_its_printed_words_to_the_edition_only_as_a_whole_literal(build_script):
     content = build_script._content()
-    zh = content.EDITIONS["zh"]
-    assert build_script._code(content.Cell("demo", 'print(f"{{lookup_same}}")'), zh).startswith('print(f"两种做法')
+    zh, code = content.EDITIONS["zh"], content.printed.code
+    assert code(content.Cell("demo", 'print(f"{{lookup_same}}")'), zh).startswith('print(f"两种做法')
     with pytest.raises(ValueError, match="write it as f"):
-        build_script._code(content.Cell("demo", 'print("{{lookup_same}}")'), zh)
+        code(content.Cell("demo", 'print("{{lookup_same}}")'), zh)
     with pytest.raises(ValueError, match="unfilled"):
-        build_script._code(content.Cell("demo", 'print("a {{lookup_same}}")'), zh)
+        code(content.Cell("demo", 'print("a {{lookup_same}}")'), zh)
     with pytest.raises(ValueError, match="add 'nowhere' to every edition"):
-        build_script._code(content.Cell("demo", 'print("{{nowhere}}")'), zh)
+        code(content.Cell("demo", 'print("{{nowhere}}")'), zh)
 
 
 def test_every_generated_file_says_so_in_its_first_lines(build_script, tmp_path):
