@@ -178,10 +178,10 @@ SECTION_HEADINGS = {
     2: ("An embedding is a lookup, not arithmetic on ids", "embedding 是查表，而不是拿 id 做算术"),
     4: ("Positions have their own table, and it is never tied", "位置有自己的表，而且从不参与绑定"),
     5: ("Logits, not probabilities", "输出的是 logits，不是概率"),
-    6: ("Exercise 1: `TiedEmbeddingLM`", "练习 1：`TiedEmbeddingLM`"),
+    6: ("Exercise 1: `TiedEmbeddingLM`", "练习 1：TiedEmbeddingLM"),
     7: ("Gradients from both ends add up", "两端的梯度相加"),
     8: ("What tying saves", "绑定省下了多少"),
-    9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：`MiniGPTWithWeightTying`"),
+    9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：MiniGPTWithWeightTying"),
 }
 
 # ----------------------------------------------------------------------------- what each message names
