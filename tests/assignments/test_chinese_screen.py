@@ -74,15 +74,6 @@ def _page_text(page: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "\n", page))
 
 
-def _answers(course: Path) -> dict[str, str]:
-    source = nbformat.read(course / "source" / "weight_tying_zh" / "weight_tying.ipynb", as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in source.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-
-
 def _handed_in(release: Path, answers: dict[str, str], changes: dict[str, list[tuple[str, str]]]):
     nb = nbformat.read(release / "weight_tying.ipynb", as_version=4)
     for cell in nb.cells:
@@ -97,11 +88,10 @@ def _handed_in(release: Path, answers: dict[str, str], changes: dict[str, list[t
 
 
 @pytest.fixture(scope="module")
-def screens(course, env, run_ok, tmp_path_factory) -> dict[str, str]:
+def screens(course, env, run_ok, tmp_path_factory, answers) -> dict[str, str]:
     """screen -> its text, from the commands a Chinese class and its course run."""
     run_ok(["nbgrader", "generate_assignment", "weight_tying_zh", "--force"], course, env)
     release = course / "release" / "weight_tying_zh"
-    answers = _answers(course)
     ex1, ex2 = "solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying"
     copied = "self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())"
     class_ = {
