@@ -256,6 +256,7 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
         "run_minutes": _n(_budget("RUN_SECONDS") / 60),
     }
     tasks = task_cells(content)
+    content.printed.check(content.EDITIONS, content.CELLS)
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
         "course_kit": {
@@ -271,15 +272,15 @@ def build_notebook(language: str = "en") -> nbformat.NotebookNode:
         if cell.kind == "markdown":
             new = nbformat.v4.new_markdown_cell(_markdown(cell.source, content, edition, values))
         elif cell.kind == "code":
-            new = nbformat.v4.new_code_cell(cell.source)
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
         elif cell.kind == "demo":
-            new = nbformat.v4.new_code_cell(cell.source)
-            new.metadata.update(demo_metadata(cell.source))
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
+            new.metadata.update(demo_metadata(new.source))
         elif cell.kind == "solution":
             new = nbformat.v4.new_code_cell(solution_class_source(cell.source))
             new.metadata["nbgrader"] = _nbgrader(cell.grade_id, grade=False, solution=True, locked=False)
         elif cell.kind == "test":
-            new = nbformat.v4.new_code_cell(cell.source)
+            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
             new.metadata["nbgrader"] = _nbgrader(
                 cell.grade_id, grade=True, solution=False, locked=True, points=cell.points
             )

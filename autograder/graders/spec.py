@@ -42,7 +42,8 @@ class AssignmentSpec:
     solution_path: Path  # reference answer, graded by `calibrate` and the timing check
     # The grader's message catalog: a module that registers its messages on import (autograder.protocol.said)
     # and names its tests, areas and misconceptions in a language (``title(readable, language)``,
-    # ``area_name(area, language)``, ``misconception_title(id, language)``); None: English names only.
+    # ``area_name(area, language)``, ``misconception_title(id, language)``; ``experiment_title(name, language)``
+    # if it has one: what its runner was doing); None: English names only.
     catalog: ModuleType | None = None
     # The grader's marking scheme (autograder.grading.marking.Scheme, loaded from its marking.toml): every suite
     # test's points, area and exercise, and what each misconception costs.

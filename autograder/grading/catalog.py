@@ -69,7 +69,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
-        "单元格从 notebook 顶部开始、从 1 起编号，文本单元格也计算在内。",
+        "单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入。",
     ),
     "run.cell_raised": (
         "While loading your submission, {cell} raised {error}",
@@ -115,10 +115,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在"
         "（之后的 NameError 就是由此引起的）：「{error}」",
     ),
+    "run.cell_stopped": (
+        "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
+        " computation?); the cells after it still ran",
+        "加载你的提交时，{cell}在分给它的时间内没有结束，被终止了：是死循环，还是计算量太大？后面的单元格照常运行。",
+    ),
     "run.cell_starter": (
         "While loading your submission, {cell} raised {error}: it uses a part that still holds the starter code"
         " (raise NotImplementedError)",
-        "加载你的提交时，{cell}抛出了「{error}」：它用到的部分仍是初始代码（`raise NotImplementedError`）",
+        "加载你的提交时，{cell}抛出了「{error}」：它调用的类里还有初始代码「raise NotImplementedError()」没有替换",
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts raised an error:",
@@ -216,12 +221,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
         "very slow one? The other checks still ran",
-        "{what} 没有在 {n} 秒内结束，这是它在时间限制中的份额，于是被终止了：是死循环，还是非常"
-        "慢的循环？其他检查照常运行",
+        "{what} 没有在分给它的 {n} 秒内结束，被终止了：是死循环，还是非常慢的循环？其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",
         "{what} 运行失败：你的代码抛出了异常「{text}」",
+    ),
+    "judge.starter_code": (
+        "{what} is not implemented yet: it still raises the starter code's NotImplementedError; replace"
+        " raise NotImplementedError() with your own code",
+        "{what} 还没有实现：仍是初始代码「raise NotImplementedError()」，请换成你自己的代码",
     ),
     "judge.no_evidence_for": (
         "no evidence for {what}: {why}",

@@ -33,6 +33,7 @@ __all__ = [
     "readable_test",
     "test_title",
     "charge_title",
+    "experiment_title",
     "stopped_said",
 ]
 
@@ -95,6 +96,15 @@ def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAUL
     if spec is None or spec.catalog is None or language not in spec.languages:
         return readable
     return spec.catalog.title(readable, language) or readable
+
+
+def experiment_title(spec: AssignmentSpec | None, name: str, language: str = DEFAULT_LANGUAGE) -> str | None:
+    """What the grader's runner was doing in its experiment `name`, in `language` (its catalog's title); None for
+    a name the catalog does not know (the runner's word is the student's to forge: never looked up elsewhere)."""
+    titled = getattr(spec.catalog, "experiment_title", None) if spec is not None else None
+    if titled is None:
+        return None
+    return titled(name, language if language in spec.languages else DEFAULT_LANGUAGE)
 
 
 def charge_title(spec: AssignmentSpec | None, charge, language: str = DEFAULT_LANGUAGE) -> str:

@@ -38,6 +38,7 @@ MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "ba
 
 CELLS_COUNTED = render("run.cells_counted")
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")  # a cell Python could not compile
+_CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
@@ -229,6 +230,8 @@ class RunFacts:
                 key, syntax = "run.cell_syntax_error", True
             elif message.startswith("NotImplementedError"):
                 key = "run.cell_starter"
+            elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
+                key = "run.cell_stopped"
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.classview import FLAGS, ClassView, Row
 from autograder.outputs.wording import budget_stops, duration, raised_cells, readable_test, stopped_at, syntax_errors
 
@@ -67,7 +68,7 @@ class Problem:
     students: list[tuple[Row, str]] = field(default_factory=list)  # (row, the detail for this student)
 
 
-def _problems(row: Row, starts) -> list[tuple[str, str]]:
+def _problems(row: Row, starts, spec: AssignmentSpec | None) -> list[tuple[str, str]]:
     """[(kind, detail), ...] for one student (a timeout with a syntax error is in both groups)."""
     out = []
     result = row.result
@@ -78,7 +79,7 @@ def _problems(row: Row, starts) -> list[tuple[str, str]]:
         return out
     places = starts(row)
     if result.status == "timeout":
-        out.append(("timeout", stopped_at(result.run, kind=row.suffix, starts=places)))
+        out.append(("timeout", stopped_at(result.run, kind=row.suffix, starts=places, spec=spec)))
     stops = budget_stops(result, kind=row.suffix, starts=places)
     if stops:
         out.append(("time budget", "; ".join(stops[:4]) + (f" (+{len(stops) - 4} more)" if len(stops) > 4 else "")))
@@ -123,11 +124,12 @@ def _alike(row: Row) -> str:
     return "drawn like " + ", ".join(row.confusable_with)
 
 
-def attention(view: ClassView, starts) -> list[Problem]:
-    """The *Needs a look* groups, in acting order; `starts(row)` gives the row's cell first lines."""
+def attention(view: ClassView, starts, *, spec: AssignmentSpec | None = None) -> list[Problem]:
+    """The *Needs a look* groups, in acting order; `starts(row)` gives the row's cell first lines; `spec`, the
+    grader, names the check a run was stopped in."""
     groups: dict[str, Problem] = {}
     for row in view.rows:
-        for kind, detail in _problems(row, starts):
+        for kind, detail in _problems(row, starts, spec):
             what = _WHAT_TO_DO.get(kind, "look at its feedback page: the run explains the lost points")
             groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
     for flag, rows in view.flagged().items():

@@ -23,7 +23,14 @@ from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import clean_message, late_line, page_words, run_lines, stopped_at
+from autograder.outputs.wording import (
+    areas_in_order,
+    clean_message,
+    late_line,
+    page_words,
+    run_lines,
+    stopped_at,
+)
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
@@ -142,16 +149,16 @@ def feedback_context(
     failing = result.failing()
     shown_cards = [_card(card, w, area) for card in cards(result, spec, lang)]
     if result.run is not None and result.status == "timeout":  # what the time limit cost: said where it stopped
-        where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+        where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
         for shown, card in zip(shown_cards, cards(result, spec, lang), strict=True):
             if card.kind == "owed":
                 shown["reason"] = w["timeout_card"].format(where=where)
     if lang == "en" or result.run is None:
-        lines = run_lines(result, kind=kind, starts=starts)
+        lines = run_lines(result, kind=kind, starts=starts, spec=spec)
     else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
         if result.status == "timeout":
-            where = stopped_at(result.run, kind=kind, starts=starts, language=lang)
+            where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
             lines.append(w["stopped_line"].format(where=where))
     shown = "\n".join([*lines, *(c["reason"] for c in shown_cards)])
     passed = [t for t in result.tests if t.passed]
@@ -161,7 +168,9 @@ def feedback_context(
         max_score=result.max_score,
         late_line=late_line(late, result.score, result.max_score, lang),
         starter=result.score == 0 and bool(failing) and all(t.finding.kind == "plain" for t in failing),
-        area_line=" · ".join(f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in result.areas.items()),
+        area_line=" · ".join(
+            f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in areas_in_order(result, spec)
+        ),
         what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
         rule=w["rule"] if failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
@@ -169,7 +178,8 @@ def feedback_context(
         run_lines=lines,
         note=_note(kind, lang, lines) if _NUMBERED.search(shown) else "",
         areas=[
-            {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0} for a, (s, m) in result.areas.items()
+            {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0}
+            for a, (s, m) in areas_in_order(result, spec)
         ],
         passed_heading=w["passed"].format(n=_count(len(passed), w)),
         passed=[{"name": test_title(spec, t.name, lang), "area": area(t.area), "points": t.points} for t in passed],

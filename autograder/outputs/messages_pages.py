@@ -29,7 +29,7 @@ PAGES = {
         "运行状态：{status}",
     ),
     # how a run ended, by its status (result.RunFacts.status); the English is the status itself
-    "page.status.ok": Message("ok", "正常结束"),
+    "page.status.ok": Message("ok", "运行完毕"),
     "page.status.timeout": Message("timeout", "超时"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
@@ -39,11 +39,12 @@ PAGES = {
     # punctuation around the page's values, each language's own
     "page.colon": Message(": ", "："),
     "page.item_detail": Message(" ({area}, {points})", "（{area}，{points}）"),
+    "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
     "page.item_area": Message(" ({area})", "（{area}）"),
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
     "page.score": Message(
-        "Score:",
-        "得分：",
+        "Score: {score} / {top}",
+        "得分：{score} / {top}",
     ),
     "page.cost_column": Message(
         "cost",
@@ -79,11 +80,11 @@ PAGES = {
     ),
     "page.lost_of": Message(
         "−{lost} of its {points}",
-        "扣 {lost} 分（共 {points} 分）",
+        "本项 {points} 分，扣 {lost} 分",
     ),
     "page.not_charged_again": Message(
         "not charged again (its {points} counted in this charge)",
-        "不再重复扣分（它的 {points} 分已计入这一项）",
+        "本项 {points} 分，已计入上面的扣分，不再重复扣",
     ),
     "page.lost_total": Message(
         "Points lost: {points}, the sum of the charges below.",
@@ -121,11 +122,11 @@ PAGES = {
     ),
     "page.by_area": Message(
         "Points by area",
-        "各部分得分",
+        "各评分项得分",
     ),
     "page.area": Message(
         "area",
-        "部分",
+        "评分项",
     ),
     "page.points_header": Message(
         "points",
@@ -211,7 +212,7 @@ PAGES = {
     ),
     "page.minutes_seconds": Message(
         "{minutes} min {seconds} s",
-        "{minutes} 分 {seconds} 秒",
+        "{minutes} 分钟 {seconds} 秒",
     ),
     "page.seconds": Message(
         "{seconds} s",

@@ -80,7 +80,7 @@ def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, CellPlac
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem
     if r.run is not None and r.status == "timeout":
-        return "the time limit: stopped " + stopped_at(r.run, kind=row.suffix, starts=starts)
+        return "the time limit: stopped " + stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec)
     syntax = syntax_errors(r.run, kind=row.suffix, starts=starts) if r.run is not None else []
     if syntax:
         return "syntax error in " + syntax[0]
@@ -199,7 +199,7 @@ def report_html(
         wide=True,  # the Students table has a column per area: a wide screen shows it whole
         title=f"{view.manifest.assignment}: grading report",
         meta=_meta(view),
-        attention=attention(view, first_lines),
+        attention=attention(view, first_lines, spec=spec),
         summary=_summary(view),
         charts=charts(view),
         judged=len(view.judged),

@@ -14,7 +14,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import clean_message, page_words, readable_test, run_lines
+from autograder.outputs.wording import areas_in_order, clean_message, page_words, readable_test, run_lines
 
 __all__ = ["readable_name", "render"]
 
@@ -37,7 +37,7 @@ def render(
     area = name or (lambda text: text)
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
-    console.print(Text(f"{w['score']} {number(result.score)} / {number(result.max_score)}", style="bold"))
+    console.print(Text(w["score"].format(score=number(result.score), top=number(result.max_score)), style="bold"))
     shown = cards(result, spec, language)
     if shown:
         lost = round(result.max_score - result.score, 6)
@@ -63,11 +63,11 @@ def render(
     if result.areas:
         areas = "  ".join(
             w["area_score"].format(area=printable(area(a), newlines=False), got=f"{s:g}", top=f"{m:g}")
-            for a, (s, m) in result.areas.items()
+            for a, (s, m) in areas_in_order(result, spec)
         )
         console.print(areas, markup=False, highlight=False)
     lines = (
-        run_lines(result, kind=kind)
+        run_lines(result, kind=kind, spec=spec)
         if language == "en" or result.run is None
         else clean_message(result.output).splitlines()
     )

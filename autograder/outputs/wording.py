@@ -17,8 +17,9 @@ import json
 import math
 from pathlib import Path
 
+from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import cell_name, render
-from autograder.grading.editions import readable_test
+from autograder.grading.editions import experiment_title, readable_test
 from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
 from autograder.outputs.messages_pages import PAGES
@@ -38,6 +39,7 @@ __all__ = [
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "areas_in_order",
     "duration",
     "late_line",
 ]
@@ -122,20 +124,32 @@ def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, CellP
 
 
 def stopped_at(
-    run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None, language: str = "en"
+    run: RunFacts,
+    *,
+    kind: str = "ipynb",
+    starts: dict[int, CellPlace] | None = None,
+    language: str = "en",
+    spec: AssignmentSpec | None = None,
 ) -> str:
-    """Where the time ran out, from the runner's last word about what it was running (see runner/__main__)."""
+    """Where the time ran out, from the runner's last word about what it was running (see runner/__main__): a
+    check by its title in the grader's catalog (`spec`), a name it does not know as it came."""
     w = page_words(language)
     running = run.running if isinstance(run.running, dict) else {}
     cell, check = running.get("cell"), running.get("check")
     if type(cell) is int and cell >= 0:
         return w["in_cell"].format(place=_place(cell, kind, starts or {}, language))
     if isinstance(check, str) and check:
-        return w["in_check"].format(check=check[:80])
+        return w["in_check"].format(check=experiment_title(spec, check, language) or check[:80])
     return w["unknown_place"]
 
 
-def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+def run_lines(
+    result: Result,
+    *,
+    kind: str = "ipynb",
+    starts: dict[int, CellPlace] | None = None,
+    spec: AssignmentSpec | None = None,
+) -> list[str]:
     """How the run went, for the student: a sentence, then one line per part that raised while loading."""
     run = result.run
     if result.grader_error is not None:
@@ -144,7 +158,7 @@ def run_lines(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlac
         return [clean_message(result.output)] if result.output else []
     words = status_words(run) if run.status in STATUS_MESSAGES else f"The run ended with status {run.status}."
     if run.status == "timeout":
-        words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts)}."
+        words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts, spec=spec)}."
     lines = [render("run.not_run", why=clean_message(run.rejected))] if run.rejected else []
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
     if errors and run.status == "ok":
@@ -212,3 +226,10 @@ def page_words(language: str) -> dict[str, str]:
     language not listed)."""
     language = language if language in LANGUAGES else "en"
     return {key.removeprefix("page."): entry.template(language) for key, entry in PAGES.items()}
+
+
+def areas_in_order(result: Result, spec: AssignmentSpec | None) -> list[tuple[str, tuple[float, float]]]:
+    """(area, (points earned, points possible)) in the order the marking scheme lists the areas, the order of
+    the notebook's points table (an area the scheme does not list last)."""
+    order = list(spec.scheme.areas) if spec is not None else []
+    return sorted(result.areas.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))

@@ -7,7 +7,9 @@ holding class `Name` of solutions/weight_tying.py; `test(...)` an nbgrader test 
 restored at autograde time); `practice(...)` the test cell that runs one group of the public checks, worth 0
 points; `task("area")` the markdown task cell that holds one graded area's score in nbgrader's gradebook (its
 id and points come from the hidden suite at build time).
-Only markdown differs between the editions.
+The editions share every code cell; what one prints or draws is each edition's own: a code cell says `{{key}}`
+where the edition's words go (``PRINTED[key]``, inside an f-string: its `{name}`s are the cell's variables), and a
+practice cell's first line is the edition's ``PRACTICE_CHECK``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class Cell(NamedTuple):
     source: str  # code; for "markdown", the key of the text; for "solution", the class name; for "task", the area
     grade_id: str = ""  # nbgrader's unique id (solution and test cells)
     points: int = 0  # test cells only: what nbgrader's own autograde counts
+    group: str = ""  # practice cells only: the group of public checks they run (weight_tying_checks)
 
 
 def md(key: str) -> Cell:
@@ -43,18 +46,18 @@ def solution(class_name: str) -> Cell:
     return Cell("solution", class_name, grade_id=f"solution_{class_name}")
 
 
-def test(grade_id: str, source: str, points: int = 0) -> Cell:
-    return Cell("test", source.strip("\n"), grade_id=grade_id, points=points)
+def test(grade_id: str, source: str, points: int = 0, group: str = "") -> Cell:
+    return Cell("test", source.strip("\n"), grade_id=grade_id, points=points, group=group)
 
 
 def practice(grade_id: str, group: str, *classes: str) -> Cell:
-    """The practice check of one group of weight_tying_checks (the pytest self-check runs the same checks)."""
+    """The practice check of one group of weight_tying_checks (the pytest self-check runs the same checks); its
+    first line, `{{practice_check}}`, says so in the edition's words."""
     given = ", ".join(f"{name}={name}" for name in classes)
     return test(
         grade_id,
-        f"# Practice check ({group}): 0 points, the hidden suite grades\n"
-        "from weight_tying_checks import practice\n\n"
-        f'practice("{group}", {given})',
+        f'# {{{{practice_check}}}}\nfrom weight_tying_checks import practice\n\npractice("{group}", {given})',
+        group=group,
     )
 
 

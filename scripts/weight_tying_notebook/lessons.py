@@ -1,4 +1,7 @@
-"""The weight-tying notebook's cells in order: prose keys, demos, the two exercises and their practice checks."""
+"""The weight-tying notebook's cells in order: prose keys, demos, the two exercises and their practice checks.
+
+What a demo prints or draws is written `{{key}}`: each edition's words (text_en.py, text_zh.py: ``PRINTED``).
+"""
 
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ head = dnn.Linear(D, V, bias=False)
 
 x = embedding(input_ids)  # (B, T) -> (B, T, D)
 logits = head(x)  # (B, T, D) -> (B, T, V)
-for name, tensor in [("input_ids", input_ids), ("embedded", x), ("logits", logits),
+for name, tensor in [("input_ids", input_ids), ("{{embedded}}", x), ("logits", logits),
                      ("embedding.weight", embedding.weight), ("head.weight", head.weight)]:
     print(f"{name:>16}: {tuple(tensor.shape)}")
 """),
@@ -63,8 +66,9 @@ ids = torch.tensor([2, 0, 2])
 one_hot = F.one_hot(ids, num_classes=V).float()  # (3,) -> (3, V)
 via_matmul = one_hot @ embedding.weight  # (3, V) @ (V, D) -> (3, D)
 via_lookup = embedding(ids)  # (3,) -> (3, D), no one-hot built
-print("same vectors:", torch.allclose(via_matmul, via_lookup))
-print("row 2 of the table:", embedding.weight[2].detach())
+same = torch.allclose(via_matmul, via_lookup)
+print(f"{{lookup_same}}")
+print(f"{{lookup_row}}")
 """),
 ]
 
@@ -75,11 +79,11 @@ from dnnlpy.tokenizers import Tokenizer, load_corpus
 
 corpus = load_corpus()
 tokenizer = Tokenizer.train_from_iterator(corpus.splitlines(), vocab_size=300)
-encoding = tokenizer.encode("Weight tying shares one table.")
+encoding = tokenizer.encode("{{sample_text}}")
 print("vocab_size:", tokenizer.vocab_size)
-print("tokens:", encoding.tokens)
+print(f"{{tokens}}")
 print("ids:   ", encoding.ids)
-print("round trip:", tokenizer.decode(encoding.ids))
+print(f"{{round_trip}}")
 """),
     md("tokenizer_after"),
 ]
@@ -94,8 +98,8 @@ position_table = nn.Embedding(block_size, width)  # (block_size, D)
 ids = torch.tensor([tokenizer.encode("the model reads tokens").ids[:block_size]])  # (1, T)
 T = ids.shape[1]
 x = token_table(ids) + position_table(torch.arange(T))  # (1, T, D) + (T, D) -> (1, T, D)
-print("token table:   ", tuple(token_table.weight.shape))
-print("position table:", tuple(position_table.weight.shape))
+print(f"{{token_table}}")
+print(f"{{position_table}}")
 print("ids", tuple(ids.shape), "-> x", tuple(x.shape))
 """),
 ]
@@ -110,9 +114,10 @@ probs = logits.softmax(dim=-1)  # (B, T, V), each row sums to 1
 
 loss_on_logits = dF.cross_entropy_loss(logits.reshape(B * T, V), targets.reshape(B * T))
 loss_on_probs = dF.cross_entropy_loss(probs.reshape(B * T, V), targets.reshape(B * T))
-print("rows of probs sum to 1:", torch.allclose(probs.sum(dim=-1), torch.ones(B, T)))
-print(f"loss on logits: {loss_on_logits:.3f}")
-print(f"loss on probabilities (wrong): {loss_on_probs:.3f}  vs  ln V = {math.log(V):.3f}")
+rows_sum_to_1 = torch.allclose(probs.sum(dim=-1), torch.ones(B, T))
+print(f"{{rows_sum_to_1}}")
+print(f"{{loss_on_logits}}")
+print(f"{{loss_on_probs}}")
 """),
 ]
 
@@ -136,9 +141,12 @@ E_out = model.token_embed.weight.detach().clone().requires_grad_()  # used only 
 logits = F.embedding(ids, E_in) @ E_out.T  # (1, 3) -> (1, 3, D) -> (1, 3, V)
 dF.cross_entropy_loss(logits.reshape(-1, 10), targets.reshape(-1)).backward()
 
-print("rows the lookup path touches:", E_in.grad.abs().sum(dim=1).nonzero().flatten().tolist())
-print("shared grad == lookup grad + head grad:", torch.allclose(shared_grad, E_in.grad + E_out.grad))
-print("one .grad object for both names:", model.lm_head.weight.grad is model.token_embed.weight.grad)
+touched = E_in.grad.abs().sum(dim=1).nonzero().flatten().tolist()
+summed = torch.allclose(shared_grad, E_in.grad + E_out.grad)
+one_grad = model.lm_head.weight.grad is model.token_embed.weight.grad
+print(f"{{rows_touched}}")
+print(f"{{grad_is_the_sum}}")
+print(f"{{one_grad}}")
 """),
     practice("practice_gradients", "gradients", "TiedEmbeddingLM"),
 ]
@@ -149,16 +157,17 @@ SAVINGS = [
 V, D = 50_257, 768  # GPT-2
 untied, tied = 2 * V * D, V * D
 saved_bytes = (untied - tied) * 4  # float32: 4 bytes per parameter
-print(f"untied ends: {untied:,} parameters")
-print(f"tied ends:   {tied:,} parameters")
-print(f"saved:       {untied - tied:,} parameters = {saved_bytes / 1e6:.1f} MB = {saved_bytes / 2**20:.1f} MiB")
+print(f"{{untied_ends}}")
+print(f"{{tied_ends}}")
+print(f"{{saved}}")
 
 # The same count on real models: a shared Parameter is counted once.
-print("TiedEmbeddingLM(1000, 64):", gpt.count_parameters(TiedEmbeddingLM(1000, 64)), "parameters = V * D")
+n_lm = gpt.count_parameters(TiedEmbeddingLM(1000, 64))
+print(f"{{n_lm}}")
 small = dict(vocab_size=1000, block_size=32, embed_dim=64, num_layers=2, num_heads=2, hidden_dim=128)
 n_untied = gpt.count_parameters(gpt.MiniGPT(**small, weight_tying=False))
 n_tied = gpt.count_parameters(gpt.MiniGPT(**small, weight_tying=True))
-print(f"MiniGPT untied {n_untied:,} vs tied {n_tied:,}: difference {n_untied - n_tied:,} = V * D")
+print(f"{{minigpt_counts}}")
 """),
     md("savings_after"),
     demo(r"""
@@ -167,12 +176,12 @@ import matplotlib.pyplot as plt
 vocab_sizes = torch.linspace(1_000, 100_000, 100)
 D = 768
 fig, ax = plt.subplots(figsize=(6.5, 3.5))
-ax.plot(vocab_sizes, 2 * vocab_sizes * D / 1e6, label="untied: 2VD")
-ax.plot(vocab_sizes, vocab_sizes * D / 1e6, label="tied: VD")
-ax.axvline(50_257, color="gray", linestyle=":", label="GPT-2's V")
-ax.set_xlabel("vocabulary size V")
-ax.set_ylabel("parameters at both ends (millions)")
-ax.set_title(f"Embedding + LM head parameters, D = {D}")
+ax.plot(vocab_sizes, 2 * vocab_sizes * D / 1e6, label="{{plot_untied}}")
+ax.plot(vocab_sizes, vocab_sizes * D / 1e6, label="{{plot_tied}}")
+ax.axvline(50_257, color="gray", linestyle=":", label="{{plot_gpt2}}")
+ax.set_xlabel("{{plot_x}}")
+ax.set_ylabel("{{plot_y}}")
+ax.set_title(f"{{plot_title}}")
 ax.legend()
 plt.show()
 """),
@@ -193,15 +202,17 @@ torch.manual_seed(0)
 model = MiniGPTWithWeightTying(vocab_size=tokenizer.vocab_size, block_size=16,
                                embed_dim=32, num_layers=2, num_heads=2, hidden_dim=64)
 inner = model.minigpt
-print("token table is the head:", inner.token_embed.weight is inner.lm_head.weight)
-print("positional table:", tuple(inner.pos_embed.weight.shape), "(separate, not tied)")
+tied = inner.token_embed.weight is inner.lm_head.weight
+print(f"{{head_is_the_table}}")
+print(f"{{positional_table}}")
 
-prompt = torch.tensor([tokenizer.encode("The model").ids])  # (1, T)
+prompt = torch.tensor([tokenizer.encode("{{prompt}}").ids])  # (1, T)
 last_logits = model(prompt)[:, -1, :]  # (1, T, V) -> (1, V)
-print("next token id:", last_logits.argmax(dim=-1).item())
+next_id = last_logits.argmax(dim=-1).item()
+print(f"{{next_id}}")
 out = model.generate(prompt, max_new_tokens=20)  # (1, T + 20)
 print("ids: ", out[0].tolist())
-print("text:", repr(tokenizer.decode(out[0])))
+print(f"{{generated_text}}")
 """),
     md("try_it_after"),
 ]

@@ -2,13 +2,49 @@
 
 from __future__ import annotations
 
-__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
+__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES", "PRINTED", "PRACTICE_CHECK"]
 
 LANGUAGE = "en"
 AREA_NAMES = {}  # graded areas are named as the grader names them
 # Markdown renders a line break inside a paragraph as a space: right for English, so the text keeps its wrapping.
 JOIN_WRAPPED_LINES = False
 TABLE_HEADER = ("graded area", "exercise 1", "exercise 2", "total")
+# A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
+PRACTICE_CHECK = "Practice check ({group}): 0 points, the hidden suite grades"
+# What the demo cells print and draw, by the key a cell writes as `{{key}}`: a whole string literal, inside an
+# f-string where the words hold the cell's own {names} (every edition the same ones).
+PRINTED = {
+    "embedded": "embedded",
+    "lookup_same": "same vectors: {same}",
+    "lookup_row": "row 2 of the table: {embedding.weight[2].detach()}",
+    "sample_text": "Weight tying shares one table.",
+    "tokens": "tokens: {encoding.tokens}",
+    "round_trip": "round trip: {tokenizer.decode(encoding.ids)}",
+    "token_table": "token table:    {tuple(token_table.weight.shape)}",
+    "position_table": "position table: {tuple(position_table.weight.shape)}",
+    "rows_sum_to_1": "rows of probs sum to 1: {rows_sum_to_1}",
+    "loss_on_logits": "loss on logits: {loss_on_logits:.3f}",
+    "loss_on_probs": "loss on probabilities (wrong): {loss_on_probs:.3f}  vs  ln V = {math.log(V):.3f}",
+    "rows_touched": "rows the lookup path touches: {touched}",
+    "grad_is_the_sum": "shared grad == lookup grad + head grad: {summed}",
+    "one_grad": "one .grad object for both names: {one_grad}",
+    "untied_ends": "untied ends: {untied:,} parameters",
+    "tied_ends": "tied ends:   {tied:,} parameters",
+    "saved": "saved:       {untied - tied:,} parameters = {saved_bytes / 1e6:.1f} MB = {saved_bytes / 2**20:.1f} MiB",
+    "n_lm": "TiedEmbeddingLM(1000, 64): {n_lm} parameters = V * D",
+    "minigpt_counts": "MiniGPT untied {n_untied:,} vs tied {n_tied:,}: difference {n_untied - n_tied:,} = V * D",
+    "plot_untied": "untied: 2VD",
+    "plot_tied": "tied: VD",
+    "plot_gpt2": "GPT-2's V",
+    "plot_x": "vocabulary size V",
+    "plot_y": "parameters at both ends (millions)",
+    "plot_title": "Embedding + LM head parameters, D = {D}",
+    "head_is_the_table": "token table is the head: {tied}",
+    "positional_table": "positional table: {tuple(inner.pos_embed.weight.shape)} (separate, not tied)",
+    "prompt": "The model",
+    "next_id": "next token id: {next_id}",
+    "generated_text": "text: {tokenizer.decode(out[0])!r}",
+}
 
 TEXT = {
     "intro": r"""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from autograder.graders.weight_tying.messages import area_name
 
-__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES"]
+__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES", "PRINTED", "PRACTICE_CHECK"]
 
 LANGUAGE = "zh"
 # The graded areas' Chinese names: the grader's message catalog, so the notebook and the feedback agree.
@@ -20,6 +20,44 @@ AREA_NAMES = {
 # joins the wrapped lines.
 JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
+# A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
+PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出"
+# What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
+# matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
+PRINTED = {
+    "embedded": "x",
+    "lookup_same": "两种做法得到的向量相同：{same}",
+    "lookup_row": "表的第 2 行：{embedding.weight[2].detach()}",
+    "sample_text": "weight tying 让两端共用一张表。",
+    "tokens": "token：{encoding.tokens}",
+    "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
+    "token_table": "token 表的形状：{tuple(token_table.weight.shape)}",
+    "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
+    "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
+    "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
+    "loss_on_probs": "用概率计算的 loss（错误做法）：{loss_on_probs:.3f}，而 ln V = {math.log(V):.3f}",
+    "rows_touched": "查表路径用到的行：{touched}",
+    "grad_is_the_sum": "共享的 .grad 等于查表路径的梯度加上 LM head 路径的梯度：{summed}",
+    "one_grad": "两个名字指向同一个 .grad 对象：{one_grad}",
+    "untied_ends": "不绑定时，两端共有 {untied:,} 个参数",
+    "tied_ends": "绑定之后，两端共有 {tied:,} 个参数",
+    "saved": "省下 {untied - tied:,} 个参数，即 {saved_bytes / 1e6:.1f} MB（{saved_bytes / 2**20:.1f} MiB）",
+    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm} 个参数 = V * D",
+    "minigpt_counts": (
+        "MiniGPT 不绑定时有 {n_untied:,} 个参数，绑定后有 {n_tied:,} 个，相差 {n_untied - n_tied:,} = V * D"
+    ),
+    "plot_untied": "weight_tying=False: 2VD",
+    "plot_tied": "weight_tying=True: VD",
+    "plot_gpt2": "GPT-2: V = 50 257",
+    "plot_x": "V",
+    "plot_y": "2VD, VD (×10⁶)",
+    "plot_title": "token embedding + LM head, D = {D}",
+    "head_is_the_table": "token 表就是 LM head 的权重：{tied}",
+    "positional_table": "位置表：{tuple(inner.pos_embed.weight.shape)}（单独的一张表，不参与绑定）",
+    "prompt": "权重绑定",
+    "next_id": "下一个 token 的 id：{next_id}",
+    "generated_text": "生成的文本：{tokenizer.decode(out[0])!r}",
+}
 
 TEXT = {
     "intro": r"""
@@ -49,7 +87,7 @@ GPT 一类的模型在两端都要和词表打交道：在输入端，**token em
 
 在此之前，有两样东西可以帮你，它们都**不计分（0 分）**：
 
-- 每道练习后面以 `# Practice check` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
+- 每道练习后面以 `# 练习检查` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
   输出一行结果；
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
   跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
@@ -88,6 +126,10 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
 """,
     "tokenizer_after": r"""
+这个 tokenizer 是在英文语料上训练的：英文部分被合并成较长的 token（`Ġ` 表示前面有一个空格）；汉字在 UTF-8 中
+每个占 3 个字节，语料里没有汉字可供合并，所以每个字节各成一个 token，显示成上面那些看不懂的字符。解码时这些
+字节又拼回原来的汉字。
+
 换一个 tokenizer，`V` 也跟着变：token embedding 的表和 LM head 都得重新建；一个训练好的模型，它的权重只在配合训练时
 所用 tokenizer 的 token id 时才有意义。
 """,
@@ -96,8 +138,8 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 
 GPT 还有一个 **positional embedding**：第二张查表矩阵，形状为 `(block_size, D)`，按位置 `0 … T-1`
 而不是按 token id
-取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个是
-**哪个 token**，从来不是位置，所以只有 token 表在输出端有对应的一端，位置表始终独立。
+取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
+token **是哪一个**，从来不是位置，所以只有 token 表在输出端有与之对应的 LM head，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -116,7 +158,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
-- `self.lm_head`：一个 `D → V`、**不带偏置** 的线性层（`dnn.Linear`），它的 `.weight` 与
+- `self.lm_head`：一个 `D → V`、**不带偏置**的线性层（`dnn.Linear`），它的 `.weight` 与
   `self.token_embed.weight` 是**同一个 `nn.Parameter` 对象**：一张表，而不是数值相等的两张表；
 - `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>
   （不加 positional embedding，也不做 softmax）。
@@ -133,7 +175,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 ## 7. 两端的梯度相加
 
 绑定后的这张表在一次前向计算里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。反向传播
-沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个和对表更新一次。这既
+沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既
 不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
 （本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
@@ -176,8 +218,8 @@ float32 参数占 4 字节：
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
   argmax 取决于这份随机噪声，而不再是模型本身的选择：
-  `generate` 应当先把模型切换到评估模式（`model.eval()`）（评分程序也会在
-  模型带着 dropout、处于训练模式时调用 `generate`）。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
+  `generate` 应当先调用 `self.eval()` 把模型切换到评估模式；评分程序也会在
+  模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
   穿插生成时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
@@ -204,7 +246,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 - 位置表有自己的形状 `(block_size, D)`，从不参与绑定。
 - loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
 
-**提交之前：** *Kernel → Restart & Run All*，保存，然后在本文件夹运行 `pytest`。
+**提交之前**：执行「Kernel → Restart & Run All」，保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
 ## 成绩：按评分项记录
@@ -213,7 +255,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""
-**评分项：{{area_name}}**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
+**评分项「{{area_name}}」**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
 由隐藏测试评分。
 """,
 }

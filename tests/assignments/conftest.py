@@ -44,6 +44,20 @@ def checks():
 
 
 @pytest.fixture(scope="session")
+def answers() -> dict[str, str]:
+    """grade_id -> the reference answer of each solution cell, as the source notebook holds it: what a test's
+    student types into the release (both editions have the same solution cells)."""
+    import nbformat
+
+    source = nbformat.read(SOURCE / "weight_tying.ipynb", as_version=4)
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in source.cells
+        if c.metadata.get("nbgrader", {}).get("solution")
+    }
+
+
+@pytest.fixture(scope="session")
 def build_script():
     return load_module(ROOT / "scripts" / "build_notebook.py", "build_notebook_under_test")
 

@@ -3,9 +3,12 @@ nbgrader, correct, and stating the points the grader really gives."""
 
 from __future__ import annotations
 
+import io
 import json
 import re
 import sys
+import tokenize
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -48,15 +51,33 @@ def test_committed_files_equal_a_fresh_build(build_script):
     assert build_script.main(["--check"]) == 0
 
 
+def _code_shape(source: str) -> list[tuple[int, str]]:
+    """A code cell's tokens with its string literals and comments blanked: what the editions share."""
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    return [(t.type, t.string if t.type not in (tokenize.STRING, tokenize.COMMENT) else "") for t in tokens]
+
+
+def _shared_metadata(cell) -> dict:
+    """A cell's metadata but a demo's digest (of its own edition's text)."""
+    kit = {k: v for k, v in cell.metadata.get("course_kit", {}).items() if k != "demo_sha256"}
+    return {**cell.metadata, "course_kit": kit}
+
+
 def test_the_editions_differ_in_prose_only(notebooks):
-    """Code, solution and test cells, cell ids and nbgrader metadata are one source: only markdown differs."""
+    """Code, solution and test cells, cell ids and nbgrader metadata are one source: only markdown and what a
+    code cell prints, draws or says in a comment differ."""
     en, zh = notebooks["en"], notebooks["zh"]
     assert [c.id for c in en.cells] == [c.id for c in zh.cells]
     assert [c.cell_type for c in en.cells] == [c.cell_type for c in zh.cells]
+    printing = 0
     for a, b in zip(en.cells, zh.cells, strict=True):
-        assert a.metadata == b.metadata, a.id
         if a.cell_type == "code":
-            assert a.source == b.source, a.id
+            assert _code_shape(a.source) == _code_shape(b.source), a.id
+            printing += a.source != b.source
+            if _nbgrader(a).get("solution"):
+                assert a.source == b.source, a.id
+        assert _shared_metadata(a) == _shared_metadata(b), a.id
+    assert printing >= 10  # the demos and the practice cells print in each edition's words
     generated = "scripts/build_notebook.py (edit scripts/weight_tying_notebook/ and solutions/)"
     assert en.metadata.course_kit == {"assignment": "weight_tying", "language": "en", "generated_by": generated}
     assert zh.metadata.course_kit == {"assignment": "weight_tying", "language": "zh", "generated_by": generated}
@@ -138,11 +159,14 @@ def test_nbgrader_metadata_is_complete_and_unique(notebooks, edition):
     assert notebook.metadata.kernelspec.name == "python3"
 
 
-def test_practice_cells_say_they_are_worth_nothing_and_carry_no_internal_comment(notebooks):
-    for cell in notebooks["en"].cells:
+@pytest.mark.parametrize(
+    "language, opens, worth", [("en", "# Practice check (", "0 points"), ("zh", "# 练习检查（", "0 分")]
+)
+def test_practice_cells_say_they_are_worth_nothing_and_carry_no_internal_comment(notebooks, language, opens, worth):
+    for cell in notebooks[language].cells:
         if _nbgrader(cell).get("grade"):
             first = cell.source.splitlines()[0]
-            assert first.startswith("# Practice check (") and "0 points" in first
+            assert first.startswith(opens) and worth in first
             assert "stderr" not in cell.source and "warnings" not in cell.source
             assert "lm_head.weight = " not in cell.source  # the answer is not printed in a check
 
@@ -239,6 +263,38 @@ def test_build_script_names_a_missing_class_and_a_missing_text(build_script):
         == "第一行第二行\n\n- a b\n| x |\n| y |"
     )
     assert build_script.join_wrapped_lines("用 `x`\n计算，\n`y` 行") == "用 `x` 计算，`y` 行"
+
+
+def test_an_edition_changes_the_words_a_cell_prints_never_what_it_prints(build_script):
+    def editions(**zh):
+        en = {"same": "same vectors: {same}", "row": "row 2: {row:.3f}"}
+        return SimpleNamespace(
+            EDITIONS={
+                "en": SimpleNamespace(__name__="text_en", PRINTED=en),
+                "zh": SimpleNamespace(__name__="text_zh", PRINTED={**en, **zh}),
+            }
+        )
+
+    check = build_script._content().printed.check
+    check(editions(same="向量相同：{same}", row="第 2 行：{row:.3f}").EDITIONS, [])
+    with pytest.raises(ValueError, match=r"text_zh.PRINTED\['row'\] uses .*never what the cell prints"):
+        check(editions(row="第 2 行：{row}").EDITIONS, [])
+    with pytest.raises(ValueError, match="differ in keys"):
+        check(editions(extra="多出来的一行").EDITIONS, [])
+    with pytest.raises(ValueError, match="no double quote"):
+        check(editions(same='向量"相同"：{same}').EDITIONS, [])
+
+
+def test_a_cell_leaves_its_printed_words_to_the_edition_only_as_a_whole_literal(build_script):
+    content = build_script._content()
+    zh, code = content.EDITIONS["zh"], content.printed.code
+    assert code(content.Cell("demo", 'print(f"{{lookup_same}}")'), zh).startswith('print(f"两种做法')
+    with pytest.raises(ValueError, match="write it as f"):
+        code(content.Cell("demo", 'print("{{lookup_same}}")'), zh)
+    with pytest.raises(ValueError, match="unfilled"):
+        code(content.Cell("demo", 'print("a {{lookup_same}}")'), zh)
+    with pytest.raises(ValueError, match="add 'nowhere' to every edition"):
+        code(content.Cell("demo", 'print("{{nowhere}}")'), zh)
 
 
 def test_every_generated_file_says_so_in_its_first_lines(build_script, tmp_path):

@@ -48,15 +48,6 @@ LOOP_LINE = "        for _ in range(max_new_tokens):"
 FORWARD_LINE = "return self.minigpt(input_ids)  # (B, T) -> (B, T, V)"
 
 
-def _answers(course: Path) -> dict[str, str]:
-    source = nbformat.read(course / "source" / "weight_tying" / "weight_tying.ipynb", as_version=4)
-    return {
-        c.metadata["nbgrader"]["grade_id"]: c.source
-        for c in source.cells
-        if c.metadata.get("nbgrader", {}).get("solution")
-    }
-
-
 def _changed(answers: dict[str, str], grade_id: str, old: str, new: str) -> dict[str, str]:
     assert old in answers[grade_id], f"the solution no longer holds {old!r}: update this test's student"
     return {**answers, grade_id: answers[grade_id].replace(old, new, 1)}
@@ -90,8 +81,7 @@ def _hand_in(
 
 
 @pytest.fixture(scope="module")
-def graded(run_ok, course, releases, env, tmp_path_factory):
-    answers = _answers(course)
+def graded(run_ok, course, releases, env, tmp_path_factory, answers):
     ex1, ex2 = "solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying"
     class_ = {
         "ann": ("weight_tying", answers),

@@ -108,7 +108,11 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
     if errors:
         terminalreporter.section(tell("check.raised.section"))
+        stopped = set(stopped_cells(errors))
         for index, message in errors[:8]:
+            if index in stopped:  # the self-check's own words after the exception's name, not the student's
+                write(tell("check.cell_stopped", place=loaded.cell(index), why=message.partition(":")[2].strip()))
+                continue
             write(tell("check.cell", place=loaded.cell(index), message=message.rstrip(": ")[:160]))
         if len(errors) > 8:
             write(tell("check.raised.more", count=len(errors) - 8))

@@ -33,7 +33,7 @@ MESSAGES = {
     ),
     "check.group_waiting": (
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
-        "「{group}」这组检查要等前面练习检查单元格里没有通过的那些检查（标 – 的行）：请先修正它们",
+        "「{group}」这组检查（标 – 的行）要等前面练习检查单元格里标 ✗ 的检查通过：请先修正那些",
     ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",
@@ -48,7 +48,7 @@ MESSAGES = {
     # conftest.py: the run's header, the classes a notebook did not define, the summary
     "check.header": (
         "weight-tying self-check of {path}  (another file: {var}=path pytest)",
-        "权重绑定作业自检：{path}（要检查其他文件，请运行 `{var}=path pytest`）",
+        "权重绑定作业自检：{path}（要检查其他文件，请运行 {var}=文件路径 pytest）",
     ),
     "check.not_defined": (
         "{file} does not define {cls} after running all its cells.",
@@ -56,13 +56,14 @@ MESSAGES = {
     ),
     "check.cells_raised": (
         " Cells that raised (counting from 1 at the top, markdown included):",
-        "抛出异常的单元格（从顶部第 1 个开始数，markdown 单元格也计入）：",
+        "抛出异常的单元格（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入）：",
     ),
     "check.no_cell_raised": (
         " No cell raised: check the class name's spelling.",
         "没有单元格抛出异常：请核对类名的拼写。",
     ),
     "check.cell": ("  {place}: “{message}”", "  {place}：「{message}」"),
+    "check.cell_stopped": ("  {place}: {why}", "  {place}：{why}"),
     # a cell's name (dnnlpy.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
     "check.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",
@@ -96,7 +97,7 @@ MESSAGES = {
     ),
     "check.waiting.section": (
         "not checked yet: they run once the failure they wait for is fixed",
-        "尚未检查：它们等待的那项检查修正之后才会运行",
+        "尚未检查：要等它们所依赖的检查通过之后才会运行",
     ),
     "check.waiting": ("  waiting for “{need}”:", "  等待「{need}」通过的检查："),
     "check.raised.section": (
@@ -106,7 +107,7 @@ MESSAGES = {
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
     "check.raised.note": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
-        "（单元格从 1 开始数，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
+        "（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
     ),
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
     "check.covers.here": (
@@ -141,7 +142,7 @@ MESSAGES = {
     ),
     "check.title.test_tied_head_is_the_embedding_parameter": (
         "lm_head.weight is token_embed.weight, from construction on",
-        "从构造起，LM head 的权重就是 token embedding 的权重",
+        "一构造好，LM head 的权重就与 token embedding 的权重是同一个参数对象",
     ),
     "check.title.test_tied_holds_one_table_and_no_bias": (
         "the model holds V * D parameters: one table, no bias",
@@ -161,7 +162,7 @@ MESSAGES = {
     ),
     "check.title.test_wrapper_minigpt_is_tied": (
         "its head is its token table; the positional table stays separate",
-        "它的 LM head 就是它的 token embedding 表；位置表保持独立",
+        "self.minigpt 的 LM head 与 token embedding 共用同一张表；位置表保持独立",
     ),
     "check.title.test_wrapper_passes_every_hyperparameter": (
         "every hyper-parameter reaches the MiniGPT (sizes, num_heads, dropout)",

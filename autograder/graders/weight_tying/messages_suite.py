@@ -32,7 +32,7 @@ MESSAGES = {
     ),
     "suite.batch_rows_not_independent_row_0": (
         "batch rows not independent (row 0's token for every row)",
-        "批内各行没有各自独立（每一行都接上了第 0 行的 token）",
+        "批内各行没有各自独立计算（每一行都接上了第 0 行的 token）",
     ),
     "suite.lm_head_weight_follows_the_embedding": (
         (
@@ -41,7 +41,7 @@ MESSAGES = {
         ),
         (
             "lm_head.weight 会跟着 token embedding 变，但 logits 不是用这张表算出来的：前向计算用的是另一张表"
-            "（或者 LM head 的 .weight 并不是它真正拿来相乘的那个）"
+            "（或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）"
         ),
     ),
     "suite.token_embed_weight_is_not_among": (

@@ -81,7 +81,10 @@ def entry(record: Any, what: Text | str) -> dict:
         if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
         text, where = _located(error_text(record["error"], 1200))
-        raised = say("judge.failed_your_code_raised", what=what, text=text)
+        if text.split(":", 1)[0].strip() == "NotImplementedError":  # the starter code's own exception
+            raised = say("judge.starter_code", what=what)
+        else:
+            raised = say("judge.failed_your_code_raised", what=what, text=text)
         raise Failed(raised + where if where is not None else raised)
     return record
 

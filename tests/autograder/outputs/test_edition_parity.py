@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from rich.console import Console
 
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import english
@@ -17,6 +18,7 @@ from autograder.grading.editions import localize, names
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.charges import cards
 from autograder.outputs.feedback import feedback_html
+from autograder.outputs.table import render as render_table
 from autograder.qa.inprocess import InProcessGrader
 
 SPEC = get_assignment("weight_tying")
@@ -76,3 +78,22 @@ def test_the_chinese_stub_page_has_no_english_outside_code(stub_result):
 def test_every_explanation_of_a_cell_that_raised_exists_in_both_languages(error, english_words, chinese_words):
     run = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]})
     assert english_words in run.summary("en") and chinese_words in run.summary("zh")
+
+
+def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_notebook_does(stub_result):
+    zh = localize(stub_result, "zh")
+    text = _text(feedback_html(zh, student="s", spec=SPEC, names=names(SPEC, "zh")))
+    assert "还没有实现：仍是初始代码" in text and "你的代码抛出了异常" not in text  # nothing written yet: no error
+    assert "得分：0 / 100" in text  # no space after a full-width colon
+    shown = [name for name in map(names(SPEC, "zh"), SPEC.scheme.areas) if name in text]
+    assert shown == sorted(shown, key=text.index) and len(shown) == len(SPEC.scheme.areas)  # the notebook's order
+    table = Console(record=True, width=200)
+    render_table(zh, console=table, spec=SPEC)
+    assert table.export_text().startswith("得分：0 / 100")
+
+
+def test_a_cell_stopped_at_its_time_budget_is_said_in_the_students_language():
+    stopped = "TimeBudgetExceeded: this cell was stopped after 12 s, its share of the run's 60 s time limit"
+    run = RunFacts(status="ok", load_errors=[[29, stopped]], cells={"29": ["10. 动手试试", "torch.manual_seed(0)"]})
+    assert "被终止了" in run.summary("zh") and "TimeBudgetExceeded" not in run.summary("zh")
+    assert "was stopped at its time budget" in run.summary("en")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
+from autograder.graders import get_assignment
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.wording import (
     cell_starts,
     clean_message,
     readable_test,
     run_lines,
+    stopped_at,
 )
 
 STUB = (
@@ -56,3 +58,20 @@ def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
     assert py[1] == "part 1 raised ValueError: x"
     assert "grader could not grade" in run_lines(Result.grader_failure("boom"))[0]
     assert cell_starts(tmp_path / "missing.ipynb") == {} and cell_starts(None) == {}
+
+
+def test_a_run_stopped_in_a_check_names_it_by_its_title_in_the_students_language():
+    spec = get_assignment("weight_tying")
+    run = RunFacts(status="timeout", limit=60, running={"check": "gpt_generate"}, required_names=["A"])
+    assert stopped_at(run, spec=spec) == (
+        "while the grader was calling your code for the check 'MiniGPTWithWeightTying.generate'"
+    )
+    assert (
+        stopped_at(run, spec=spec, language="zh")
+        == "：当时评分程序正在为检查「用 MiniGPTWithWeightTying.generate 生成」调用你的代码"
+    )
+    assert "gpt_generate" in stopped_at(run)  # no grader to ask: the runner's word as it came
+    forged = RunFacts(status="timeout", limit=60, running={"check": "page.score"}, required_names=["A"])
+    assert "page.score" in stopped_at(forged, spec=spec, language="zh")  # never read as an id
+    result = Result(tests=[], run=run)
+    assert "the check 'MiniGPTWithWeightTying.generate'" in " ".join(run_lines(result, spec=spec))

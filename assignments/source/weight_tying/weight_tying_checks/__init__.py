@@ -28,9 +28,18 @@ __all__ = [
     "unloadable",
     "title",
     "practice",
+    "PracticeFailed",
 ]
 
 GROUPS = tuple(dict.fromkeys(c.group for c in CHECKS.values()))  # the notebook's practice cells, in order
+
+
+class PracticeFailed(AssertionError):
+    """A practice cell's checks did not all pass. Jupyter shows its message alone, in the student's language
+    (IPython's ``_render_traceback_``), not a traceback into this package."""
+
+    def _render_traceback_(self) -> list[str]:
+        return str(self).splitlines()
 
 
 def practice(group: str, **classes) -> None:
@@ -51,9 +60,9 @@ def practice(group: str, **classes) -> None:
     failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
     group = tell(f"check.group.{group}")  # the group's name in the student's language
     if failed and waiting:
-        raise AssertionError(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
+        raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:
-        raise AssertionError(tell("check.group_failed", count=failed, group=group))
+        raise PracticeFailed(tell("check.group_failed", count=failed, group=group))
     if waiting:
-        raise AssertionError(tell("check.group_waiting", group=group))
+        raise PracticeFailed(tell("check.group_waiting", group=group))
     print(tell("check.all_passed"))

@@ -57,6 +57,7 @@ __all__ = [
     "area_name",
     "misconception_title",
     "title",
+    "experiment_title",
 ]
 
 OWNER = "weight_tying"
@@ -144,16 +145,43 @@ _TITLES = {
     "wrapper_float64": "包装模型在 float64 下的输出",
 }
 
+# ------------------------------------------------------------------------------ the runner's experiments
+# experiment name (runner/experiments.py EXPERIMENTS) -> (English, Chinese): what the grader was doing with the
+# student's classes, named where a run stopped at the time limit in the middle of one
+EXPERIMENTS = {
+    "lm_identity": ("building TiedEmbeddingLM and checking its tie", "构造 TiedEmbeddingLM 并检查绑定"),
+    "lm_reload": ("TiedEmbeddingLM after load_state_dict", "重新加载 state_dict 之后的 TiedEmbeddingLM"),
+    "lm_float64": ("TiedEmbeddingLM after .to(torch.float64)", "转为 float64 之后的 TiedEmbeddingLM"),
+    "lm_shapes": ("TiedEmbeddingLM's forward at several sizes", "TiedEmbeddingLM 在几种尺寸下的前向计算"),
+    "lm_grad": ("TiedEmbeddingLM's gradient and one SGD step", "TiedEmbeddingLM 的梯度与一步 SGD"),
+    "gpt_identity": ("building MiniGPTWithWeightTying and checking its tie", "构造 MiniGPTWithWeightTying 并检查绑定"),
+    "gpt_reload": (
+        "MiniGPTWithWeightTying after load_state_dict",
+        "重新加载 state_dict 之后的 MiniGPTWithWeightTying",
+    ),
+    "gpt_float64": ("MiniGPTWithWeightTying after .to(torch.float64)", "转为 float64 之后的 MiniGPTWithWeightTying"),
+    "gpt_shapes": (
+        "MiniGPTWithWeightTying's forward at several sizes",
+        "MiniGPTWithWeightTying 在几种尺寸下的前向计算",
+    ),
+    "gpt_heads": ("MiniGPTWithWeightTying with other num_heads", "换用其他 num_heads 的 MiniGPTWithWeightTying"),
+    "gpt_counts": ("MiniGPTWithWeightTying's parameter count", "MiniGPTWithWeightTying 的参数量"),
+    "gpt_dropout": ("MiniGPTWithWeightTying with dropout", "带 dropout 的 MiniGPTWithWeightTying"),
+    "gpt_grad": ("MiniGPTWithWeightTying's gradient and one SGD step", "MiniGPTWithWeightTying 的梯度与一步 SGD"),
+    "gpt_loss": ("MiniGPTWithWeightTying.loss", "MiniGPTWithWeightTying.loss 的计算"),
+    "gpt_generate": ("MiniGPTWithWeightTying.generate", "用 MiniGPTWithWeightTying.generate 生成"),
+}
+
 # ---------------------------------------------------------------------- the notebook's sections, reread
 # number -> (English heading, Chinese heading): diagnosis.SECTIONS and the notebooks' "## N. ..." headings
 SECTION_HEADINGS = {
     2: ("An embedding is a lookup, not arithmetic on ids", "embedding 是查表，而不是拿 id 做算术"),
     4: ("Positions have their own table, and it is never tied", "位置有自己的表，而且从不参与绑定"),
     5: ("Logits, not probabilities", "输出的是 logits，不是概率"),
-    6: ("Exercise 1: `TiedEmbeddingLM`", "练习 1：`TiedEmbeddingLM`"),
+    6: ("Exercise 1: `TiedEmbeddingLM`", "练习 1：TiedEmbeddingLM"),
     7: ("Gradients from both ends add up", "两端的梯度相加"),
     8: ("What tying saves", "绑定省下了多少"),
-    9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：`MiniGPTWithWeightTying`"),
+    9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：MiniGPTWithWeightTying"),
 }
 
 # ----------------------------------------------------------------------------- what each message names
@@ -297,6 +325,7 @@ _ENTRIES = {
     **{f"misconception.{name}": pair for name, pair in MISCONCEPTIONS.items()},
     **{f"title.{name}": (name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": pair for n, pair in SECTION_HEADINGS.items()},
+    **{f"experiment.{name}": pair for name, pair in EXPERIMENTS.items()},
     **{key: pair for part in _PARTS for key, pair in part.MESSAGES.items()},
 }
 CATALOG: dict[str, Message] = {key: Message(en, zh, NAMES.get(key)) for key, (en, zh) in _ENTRIES.items()}
@@ -330,3 +359,9 @@ def title(readable: str, language: str = "en") -> str | None:
     if key not in CATALOG:
         return None
     return render(key, language) + (f" [{rest}" if bracket else "")
+
+
+def experiment_title(name: str, language: str = "en") -> str | None:
+    """What the grader was doing in the runner's experiment `name`, in `language`; None for a name it does not run."""
+    key = f"experiment.{name}"
+    return render(key, language) if key in CATALOG else None

@@ -103,8 +103,7 @@ MESSAGES = {
     "diag.logits.log_probabilities": (
         "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
         "i.e. probabilities instead of logits (return the raw scores)",
-        "每一行都是对数分布（logsumexp = 0）：输出了对数概率（log_softmax）而不是 logits，也就是输出了概率而不是 "
-        "logits；应返回原始分数",
+        "每一行的 logsumexp 都是 0：输出的是对数概率（log_softmax 的结果），而不是 logits；应返回未归一化的原始分数",
     ),
     "diag.logits.scaled": (
         "logits are {scale} times the expected ones: logits scaled (no extra factor such as sqrt(D))",
@@ -112,7 +111,7 @@ MESSAGES = {
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
-        "每个位置的 logits 都偏差同一个向量：LM head 带了偏置；绑定的 LM head 没有偏置",
+        "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；绑定的 LM head 没有偏置",
     ),
     "diag.logits.values": (
         "logits have the right shape but wrong values (largest difference {diff})",
@@ -196,8 +195,7 @@ MESSAGES = {
     "diag.generate.dtype": (
         "generate returned dtype {dtype}: not int64 (token ids are integers: a dtype slip; the result is "
         "the prompt's own int64 ids followed by the new ones)",
-        "生成结果的 dtype 是 {dtype}，不是 int64：token id 是整数，这是 dtype 上的疏忽；结果应当是前缀"
-        "自己的 int64 id，后面接上新生成的 id",
+        "生成结果的 dtype 是 {dtype}，不是 int64：token id 是整数；结果应当是前缀原有的 int64 id，后面接上新生成的 id",
     ),
     "diag.generate.only_new": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, only the new "

@@ -139,19 +139,19 @@ MESSAGES = {
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
-        "{call} = {got} = {n} × {want}：loss 不是平均值：对 {m} 个位置求了和，而没有取平均",
+        "{call} = {got} = {n} × {want}：loss 不是平均值，而是对 {m} 个位置求的和",
     ),
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 翻倍；绑定的表的两处用法在它的梯度里"
-        "本来就会相加，loss 本身就是普通的平均值",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。两条路径的梯度 autograd 本来就会相加，"
+        "loss 只需取普通的平均值，不需要额外的系数",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半；绑定的表的两处用法在它的梯度里"
-        "本来就会相加，loss 本身就是普通的平均值",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。两条路径的梯度 autograd 本来就会相加，"
+        "loss 只需取普通的平均值，不需要额外的系数",
     ),
     # shape flow
     "judge.shape_flow": (" (shape flow)", "（形状与输出数值）"),
@@ -196,7 +196,7 @@ MESSAGES = {
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (
         "malformed evidence for {what}: the list of library decoders it called",
-        "{what} 的记录格式不对：它调用过的库解码函数列表",
+        "{what} 的记录格式不对：它调用过的库里生成函数的列表",
     ),
     "judge.gen.delegated": (
         "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "

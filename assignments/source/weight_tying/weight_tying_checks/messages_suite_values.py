@@ -55,7 +55,7 @@ MESSAGES = {
     ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
-        "{call} = {got}，应为模型 logits 的下一个 token 平均交叉熵 {want}",
+        "{call} = {got}，应为预测下一个 token 的平均交叉熵 {want}（按模型自己的 logits 计算）",
     ),
     "suite.returned_shape_expected_a_scalar_the": (
         "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
@@ -87,7 +87,7 @@ MESSAGES = {
     ),
     "suite.every_row_continues_like_row_0": (
         ("every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"),
-        ("每一行都和第 0 行续写得一样：批内各行没有各自独立（是不是用了 .item()，或者拿第 0 行代替了整个批？）"),
+        ("每一行都和第 0 行续写得一样：批内各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个批？）"),
     ),
     "suite.it_matches_no_greedy_decoder_sampling": (
         "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
@@ -113,19 +113,19 @@ MESSAGES = {
     ),
     "suite.identity_check": (
         " (identity check)",
-        "（同一性检查）",
+        "（检查是否为同一个参数对象）",
     ),
     "suite.parameter_count": (
         " (parameter count)",
-        "（参数量）",
+        "（统计参数量时）",
     ),
     "suite.backward": (
         " (backward)",
-        "（反向传播）",
+        "（反向传播时）",
     ),
     "suite.sgd_step": (
         " (SGD step)",
-        "（一步 SGD）",
+        "（做一步 SGD 时）",
     ),
     "suite.state_dict_save_load": (
         " (state_dict save/load)",

@@ -27,7 +27,7 @@ MESSAGES = {
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
     "checkfail.raised_in_cell": (
         "{what} raised {error} (line {line} of {place}): “{message}”",
-        "{what} 抛出了 {error}（{place}，第 {line} 行）：「{message}」",
+        "{what} 抛出了 {error}：「{message}」\n  出错的位置：{place}，第 {line} 行",
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",
@@ -151,9 +151,9 @@ MESSAGES = {
         "一个都不能少，顺序也不能变",
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
-    "checkfail.call.none": ("loss(ids)", "不给目标时的 loss(ids)"),
-    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时的 loss(ids, targets)"),
-    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时的 loss(ids, targets)"),
+    "checkfail.call.none": ("loss(ids)", "loss(ids)（不给 targets）"),
+    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "loss(ids, targets)（targets 形状为 (B, T-1)）"),
+    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "loss(ids, targets)（targets 形状为 (B, T)）"),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
         "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
@@ -235,7 +235,7 @@ MESSAGES = {
     # generation.py
     "checkfail.call.generate": (
         "{cls}.generate(input_ids of shape {shape}, max_new_tokens={steps})",
-        "input_ids 形状为 {shape} 时的 {cls}.generate(input_ids, max_new_tokens={steps})",
+        "{cls}.generate(input_ids, max_new_tokens={steps})（input_ids 形状为 {shape}）",
     ),
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
@@ -296,11 +296,11 @@ MESSAGES = {
     # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
     "checkfail.load.no_submission_env": (
         "no submission at ${var}={value}: set {setting}=path/to/your.ipynb (or .py)",
-        "在 ${var}={value} 找不到提交：请设置 {setting}=path/to/your.ipynb（或 .py）",
+        "在 ${var}={value} 找不到提交：请设置 {setting}=你的文件路径.ipynb（或 .py）",
     ),
     "checkfail.load.no_submission_default": (
         "no submission at the default {path}: set {var}=path/to/your.ipynb (or .py)",
-        "在默认位置 {path} 找不到提交：请设置 {var}=path/to/your.ipynb（或 .py）",
+        "在默认位置 {path} 找不到提交：请设置 {var}=你的文件路径.ipynb（或 .py）",
     ),
     "checkfail.load.not_notebook_or_py": (
         "{path} is neither a .ipynb nor a .py file: point {var} at your notebook",

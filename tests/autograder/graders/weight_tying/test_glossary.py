@@ -1,11 +1,11 @@
 """Every Chinese string the kit can show, held to the edition's glossary, to its typography, and to no English.
 
 The strings: every registered catalog message's Chinese template (the grader's, the engine's, the pages'), and
-the Chinese notebook's markdown (its source, scripts/weight_tying_notebook/text_zh.py). A rejected variant
-(``glossary.TERMS``) fails naming the string's id and the term to use; so does an English word outside code, the
-book's kept terms and the allow-list (``glossary.ENGLISH_ALLOWED``), and punctuation a Chinese reader would
-not write (half-width ( ) : , ; ? ! against a Chinese character, double spaces, ASCII quotes or italics
-around Chinese).
+the Chinese notebook's markdown and what its code cells print (their source, scripts/weight_tying_notebook/
+text_zh.py). A rejected variant (``glossary.TERMS``) fails naming the string's id and the term to use; so does an
+English word outside code, the book's kept terms and the allow-list (``glossary.ENGLISH_ALLOWED``), and
+punctuation a Chinese reader would not write (half-width ( ) : , ; ? ! against a Chinese character, double
+spaces, ASCII quotes or italics around Chinese).
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ def _strings() -> dict[str, str]:
     shown = {f"{owner_of(key)}:{key}": m.zh for key, m in registered().items() if owner_of(key) != "selftest"}
     shown.update({f"notebook:{key}": text for key, text in text_zh.TEXT.items()})
     shown.update({f"notebook:table_header:{i}": text for i, text in enumerate(text_zh.TABLE_HEADER)})
+    # what the code cells print: their {fields} are the cells' expressions, code
+    printed = {**text_zh.PRINTED, "practice_check": text_zh.PRACTICE_CHECK}
+    shown.update({f"notebook:printed:{key}": re.sub(r"\{[^{}]*\}", "{}", text) for key, text in printed.items()})
     return shown
 
 

@@ -97,8 +97,8 @@ def _used_literals() -> tuple[set[str], set[str]]:
     for template in (root / "autograder" / "outputs" / "templates").glob("*.j2"):
         literals |= set(re.findall(r"\bw\.(\w+)", template.read_text(encoding="utf-8")))
     literals |= {"page." + literal for literal in literals}
-    # messages.py builds the first four, the engine's catalog.cell_name the last
-    return literals, prefixes | {"area.", "misconception.", "title.", "section.", "cell.place."}
+    # messages.py builds the first five, the engine's catalog.cell_name the last
+    return literals, prefixes | {"area.", "misconception.", "title.", "section.", "experiment.", "cell.place."}
 
 
 def test_every_id_of_every_catalog_is_used_somewhere():
@@ -121,6 +121,15 @@ def test_every_suite_test_has_a_title_and_no_title_is_stale():
     suite = _suite_tests()
     titled = {key.removeprefix("title.") for key in CATALOG if key.startswith("title.")}
     assert suite and titled == suite, {"missing": suite - titled, "stale": titled - suite}
+
+
+def test_every_experiment_of_the_runner_has_a_title_and_no_title_is_stale():
+    from autograder.graders.weight_tying.runner.experiments import EXPERIMENTS
+
+    titled = {key.removeprefix("experiment.") for key in CATALOG if key.startswith("experiment.")}
+    assert titled == set(EXPERIMENTS), {"missing": set(EXPERIMENTS) - titled, "stale": titled - set(EXPERIMENTS)}
+    assert messages.experiment_title("gpt_generate", "zh") == "用 MiniGPTWithWeightTying.generate 生成"
+    assert messages.experiment_title("not_an_experiment", "zh") is None
 
 
 def test_the_spec_names_areas_and_titles_from_the_catalog():
@@ -156,7 +165,10 @@ def test_the_chinese_notebook_headings_are_the_catalogs():
     )
     headings = {line for line in text.splitlines() if line.startswith("## ")}
     for number, (_, chinese) in messages.SECTION_HEADINGS.items():
-        assert any(h.startswith(f"## {number}. {chinese}") for h in headings), (number, chinese, sorted(headings))
+        # the heading as a student reads it, in a page or the terminal: plain text, no Markdown code marks
+        read = {h.replace("`", "") for h in headings}
+        assert any(h.startswith(f"## {number}. {chinese}") for h in read), (number, chinese, sorted(headings))
+        assert "`" not in chinese, (number, chinese)
     assert "形状流" not in text and "评分领域" not in text and "梯度累积" not in text
     english = [h for h in headings if english_words(h)]  # code and the book's kept terms aside (glossary.py)
     assert english == [], "headings of the Chinese notebook with English outside code"
