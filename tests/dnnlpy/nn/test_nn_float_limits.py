@@ -113,9 +113,18 @@ def _normalised(row: list[float], eps: float) -> tuple[list[float], float]:
 
 
 def _squares_over(row: list[float], top: float) -> float:
-    """The sum of the entries' squares, in units of `top` (computed without overflow)."""
+    """The sum of the entries' squares, in units of `top` (computed without overflow), or at least 4.
+
+    A term of 4 or more already puts the row past the bound; capping each there keeps fsum's partial sums
+    finite (sixteen entries of 1e308 in float64 overflowed them)."""
     unit = math.sqrt(top)
-    return math.fsum((v / unit) ** 2 for v in row)
+    return math.fsum(min((v / unit) ** 2, 4.0) for v in row)
+
+
+def test_the_squares_of_a_row_at_the_float_maximum_are_past_the_bound_without_overflow():
+    top = torch.finfo(torch.float64).max
+    assert _squares_over([1e308] * 16 + [0.0] * 3, top) >= 4  # fsum's partial sums overflowed here
+    assert _squares_over([0.5 * math.sqrt(top), 0.0], top) == 0.25
 
 
 LAYER_NORMS = {
