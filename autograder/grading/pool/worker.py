@@ -32,9 +32,10 @@ from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
 from autograder.grading.pipeline import Submission
 from autograder.grading.result import Result
 from autograder.sandbox.config import jail_config
+from autograder.sandbox.launch import probe_isolation
 from autograder.sandbox.library import library_copy
 from autograder.sandbox.limits import Limits, isolation_for
-from autograder.sandbox.runs import RUNNER_PACKAGES, probe_isolation, run_cgroup
+from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides
