@@ -11,9 +11,8 @@ at the first failure), puts the file back byte for byte (and its time stamp, so 
 reused), and prints which test killed it. Exit 1 if any mutation survived or could not be applied. It edits
 the tree it runs from: run it on a tree nothing else is testing at the same time.
 
-The list holds the mutations an audit found surviving (issue 29) once their tests were written, each guarded
-by the test that now kills it. Two of them, in the delegation watch (runner/watch.py), are not here: issue 31
-removed that watch.
+The list holds the mutations an audit found surviving once their tests were written, each guarded by the test
+that now kills it.
 """
 
 from __future__ import annotations
