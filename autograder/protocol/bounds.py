@@ -9,8 +9,8 @@ The largest legitimate frames (the reference solution's records over 20 random p
 table of 20 tensors, 1,039 values parsed, 884 kept, depth 5, 6,293 characters, 30 KB of tensors; per run 93
 tensors, 4,571 values parsed, 3,146 kept, 0.17 MB of tensors. Strings are error texts, which the runner cuts
 to ~2,100 characters. Each bound leaves a margin of 10x or more over those; raise one only after measuring a
-real record that needs it. What the bounds cost at worst (seconds, peak memory) is measured by the same script without --legit and
-written down in docs/architecture.md.
+real record that needs it. What the bounds cost at worst (seconds, peak memory) is measured by the same script
+without --legit and written down in docs/architecture.md.
 """
 
 from __future__ import annotations
