@@ -25,7 +25,7 @@ import io
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -41,6 +41,7 @@ from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said
+from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
@@ -71,19 +72,24 @@ class Submission:
     kind: str  # "py" or "ipynb"
     source: str
     filename: str
-    rejected: str | None = None  # why the file was not read (then it is graded as empty), or None
-    refusal: dict = field(default_factory=dict)  # the same as the engine's catalog message: {"id", "params"}
+    refusal: Said | None = None  # why the file was not read (then it is graded as empty): the engine's message
 
     def to_wire(self) -> dict:
-        return wire_fields(self)
+        refusal = None if self.refusal is None else self.refusal.to_wire()
+        return {**wire_fields(self, skip=("refusal",)), "refusal": refusal}
 
     @classmethod
     def from_wire(cls, data: Any) -> Submission:
         """ValueError naming the field that is not what it should be."""
-        fields = fields_from_wire(cls, data, "a submission")
+        fields = fields_from_wire(cls, data, "a submission", skip=("refusal",))
         if fields["kind"] not in ("py", "ipynb"):
             raise ValueError(f"a submission's field 'kind' is kind={fields['kind']!r}, expected 'py' or 'ipynb'")
-        return cls(**fields)
+        refusal = data.get("refusal")
+        try:
+            return cls(**fields, refusal=None if refusal is None else said_from_wire(refusal))
+        except ValueError as exc:
+            why = f"a submission's field 'refusal' is {refusal!r:.80}, expected a message or None: {exc}"
+            raise ValueError(why) from None
 
 
 def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
@@ -93,7 +99,7 @@ def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
     try:
         kind, source = read_submission(path, root=submission_root(path, roots))
     except SubmissionRefused as exc:
-        return Submission("py", "", path.name, str(exc), {"id": exc.key, "params": exc.params})
+        return Submission("py", "", path.name, Said(exc.key, **exc.params))
     return Submission(kind, source, path.name)
 
 
@@ -263,7 +269,7 @@ def finish(
     tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
 ) -> Result:
     """Step 8: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
-    run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
+    run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
