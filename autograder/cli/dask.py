@@ -1,5 +1,5 @@
-"""Trusted: ``python -m autograder dask-certs``: the course's TLS certificates for a dask cluster. The rules live in
-``grading/pool/dask_tls.py``; the dask options of every command that grades are in ``cli/common.py``.
+"""Trusted: ``python -m autograder dask-certs``: the course's TLS certificates for a dask cluster. The CA lives in
+``grading/pool/dask_certs.py``; the dask options of every command that grades are in ``cli/common.py``.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     """0 when written; 2 (bad arguments) when the folder already holds certificates, someone else may write it
     (or the folder it is in), or --days is wrong."""
-    from autograder.grading.pool.dask_tls import make_certificates
+    from autograder.grading.pool.dask_certs import make_certificates
 
     try:
         written = make_certificates(args.out, days=args.days)

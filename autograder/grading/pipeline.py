@@ -35,7 +35,8 @@ from autograder.grading.editions import localize, stopped_said, text_language
 from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
 from autograder.grading.marking import apply_marking
-from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
+from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
+from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running

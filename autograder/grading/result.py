@@ -24,18 +24,14 @@ __all__ = [
     "TestOutcome",
     "RunFacts",
     "Result",
-    "run_status",
     "STATUS_MESSAGES",
     "status_words",
     "GRADER_ERROR",
     "JUDGE_LIMIT",
-    "MEMORY_MARKERS",
 ]
 
 GRADER_ERROR = "grader error"  # the status of a submission the grader itself could not grade
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
-# How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
-MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
 CELLS_COUNTED = render("run.cells_counted")
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
@@ -65,36 +61,6 @@ def status_words(run: RunFacts, language: str = "en") -> str:
         exit_code=run.exit_code,
         signal=run.signal,
     )
-
-
-def run_status(
-    *,
-    timed_out: bool,
-    signal: int | None,
-    exit_code: int | None,
-    done: bool,
-    texts: list[str],
-    memory_exceeded: bool = False,
-) -> str:
-    """How a run ended, from what the sandbox saw and what the run wrote (stderr, recorded errors).
-
-    Order matters: a run stopped at the time limit may also have printed a MemoryError; a CPU-time kill
-    (SIGXCPU) is a timeout, not a crash; a process the kernel killed at the tree's memory cap
-    (`memory_exceeded`, from the run's cgroup) is out of memory, not crashed.
-    """
-    import signal as signals
-
-    if timed_out:
-        return "timeout"
-    if memory_exceeded or any(marker in text for text in texts for marker in MEMORY_MARKERS):
-        return "memory"
-    if signal == signals.SIGXCPU:
-        return "timeout"
-    if signal is not None:
-        return "crashed"
-    if not done or exit_code != 0:
-        return "exited"
-    return "ok"
 
 
 def _num(value: Any) -> float:
@@ -151,7 +117,7 @@ class TestOutcome:
 
 @dataclass
 class RunFacts:
-    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (see run_status) | "judge limit"
+    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (grading.run_status) | "judge limit"
     exit_code: int | None = None
     signal: int | None = None
     wall_seconds: float = 0.0
