@@ -29,7 +29,7 @@ import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
@@ -213,7 +213,7 @@ def write_gradebook(
         try:
             summary.notebook = find_or_make_cells(gb, assignment, summary.cells, source_dir=source_dir, db=db)
             if due is not None:
-                gb.find_assignment(assignment).duedate = due.astimezone(UTC).replace(tzinfo=None)  # nbgrader's UTC
+                gb.update_or_create_assignment(assignment, duedate=due)  # stored as nbgrader's naive UTC
             extra = other_points(gb, assignment, summary.cells)
             overridden = 0
             for student, entry in chosen.items():

@@ -172,18 +172,15 @@ def write_student(
     """Write one student's area points (auto scores) and late penalty (nbgrader's, on the notebook, apart from the
     points); returns how many of their cells keep a TA's manual score."""
     from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
-    from nbgrader.utils import parse_utc
 
     gb.update_or_create_student(student)
+    when = {"timestamp": timestamp} if timestamp else {}
     try:
-        submission = gb.find_submission(assignment, student)
-    except MissingEntry:
-        submission = gb.add_submission(assignment, student)
-    if timestamp:
-        try:
-            submission.timestamp = parse_utc(timestamp)
-        except (ValueError, TypeError, OverflowError):
-            pass  # a malformed timestamp.txt is the upload tool's problem, not a grade
+        submission = gb.update_or_create_submission(assignment, student, **when)
+    except (ValueError, TypeError, OverflowError):  # a malformed timestamp.txt is the upload tool's, not a grade
+        submission = gb.update_or_create_submission(assignment, student)
+    # nbgrader makes a submission's notebooks and grades with the submission (add_submission) and has no call that
+    # adds one later: a notebook or cell the kit added after this student's submission gets its row here.
     try:
         sub_nb = gb.find_submission_notebook(notebook, assignment, student)
     except MissingEntry:  # a submission made before the kit's notebook existed
