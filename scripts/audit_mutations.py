@@ -44,7 +44,7 @@ _REPORT = "autograder/outputs/templates/report.html.j2"
 _PAGES = ("tests/autograder/outputs/test_hostile_pages.py",)
 _TENSORS = "autograder/protocol/tensors.py"
 _TENSOR_GUARDS = ("tests/autograder/protocol/test_tensors.py",)
-_CLASSRUN_GUARDS = ("tests/autograder/test_classrun.py",)
+_CLASSRUN_GUARDS = ("tests/autograder/outputs/test_classrun.py",)
 
 MUTATIONS = (
     Mutation(
@@ -66,7 +66,7 @@ MUTATIONS = (
         "an area's mark is never below 0: no test is charged beyond its points",
         "autograder/grading/marking.py",
         (("take = min(left, points)", "take = left"),),
-        ("tests/autograder/test_marking.py",),
+        ("tests/autograder/grading/test_marking.py",),
     ),
     Mutation(
         "marking-knock-on-stays-in-its-exercise",
@@ -78,7 +78,7 @@ MUTATIONS = (
                 "if waited is not None:",
             ),
         ),
-        ("tests/autograder/test_marking.py",),
+        ("tests/autograder/grading/test_marking.py",),
     ),
     Mutation(
         "report-escapes-the-slowest-status",
@@ -142,8 +142,8 @@ MUTATIONS = (
             ),
         ),
         (
-            "tests/autograder/test_classrun.py::test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded",
-            "tests/autograder/test_safe_files.py",
+            "tests/autograder/outputs/test_classrun.py::test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded",
+            "tests/autograder/grading/test_safe_files.py",
         ),
     ),
     Mutation(
@@ -186,7 +186,7 @@ MUTATIONS = (
         "--insecure-plain-tcp allows tcp:// and no other protocol (ws:// stays refused)",
         "autograder/grading/pool/dask_tls.py",
         (('if protocol == "tcp" and insecure_plain_tcp:', "if insecure_plain_tcp:"),),
-        ("tests/autograder/pool/test_dask_tls.py",),
+        ("tests/autograder/grading/pool/test_dask_tls.py",),
     ),
     Mutation(
         "seal-sees-rewritten-code",

@@ -125,3 +125,16 @@ def test_no_test_folder_on_sys_path_shadows_a_kit_package():
             basedir = basedir.parent
         shadowing |= {f"{basedir.relative_to(KIT_ROOT)}/{name}" for name in packages if (basedir / name).is_dir()}
     assert not shadowing, f"test folders that shadow kit packages on sys.path: {sorted(shadowing)}; move the tests"
+
+
+def test_the_tests_mirror_the_packages_they_test():
+    """tests/autograder/grading/pool/ tests autograder/grading/pool/: a test folder names a package that exists,
+    and no test sits above the package it tests (every module of autograder/ is in a package)."""
+    strays = []
+    for package in ("autograder", "dnnlpy"):
+        tests = KIT_ROOT / "tests" / package
+        for folder in (p for p in tests.rglob("*") if p.is_dir() and p.name != "__pycache__"):
+            if not (KIT_ROOT / package / folder.relative_to(tests) / "__init__.py").is_file():
+                strays.append(f"{folder.relative_to(KIT_ROOT)}/ (no package {package}/{folder.relative_to(tests)})")
+    strays += [str(p.relative_to(KIT_ROOT)) for p in (KIT_ROOT / "tests" / "autograder").glob("test_*.py")]
+    assert strays == [], f"move these tests beside the package they test: {strays}"

@@ -1,5 +1,5 @@
 """A class into an output folder: every student once, resumable, idempotent (the grader itself faked here;
-tests/autograder/test_cli.py runs the real one, kill -9 included)."""
+tests/autograder/cli/test_cli.py runs the real one, kill -9 included)."""
 
 from __future__ import annotations
 
