@@ -26,12 +26,9 @@ __all__ = ["grade_batch", "grade_file", "EXECUTORS", "executor_error"]
 def _grade_one(
     assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
 ) -> Result:
-    import torch
-
     from autograder.graders import get_assignment
     from autograder.grading.fresh import grade_submission
 
-    torch.set_num_threads(1)  # workers make plans side by side: one thread each (each keeps a judge process)
     try:
         spec = get_assignment(assignment)
         return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)

@@ -184,14 +184,18 @@ class ForkedSandbox:
             worker.warm_named = False
         worker.start()
         asked = time.monotonic()
-        worker.zygote.wait_ready()
+        try:
+            worker.zygote.wait_ready()
+        except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
+            worker.start()
+            worker.zygote.wait_ready()
         worker.timings["zygote_ready"] = time.monotonic() - asked
         return worker.timings["zygote_ready"]
 
     def run(self, job) -> SandboxResult:
         try:
             box = self.worker.run(job, self.hide)
-        except ZygoteError:
+        except ZygoteError:  # it died during this run: a fresh one, once more
             self.warm()
             box = self.worker.run(job, self.hide)
         self.worker.runs += 1
