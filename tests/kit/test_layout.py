@@ -114,12 +114,12 @@ def test_the_architecture_map_names_every_module_of_each_grader_and_only_ones_th
 
 
 def test_no_test_folder_on_sys_path_shadows_a_kit_package():
-    """pytest puts each test file's first folder without ``__init__.py`` on sys.path. If that folder held a
+    """pytest puts each test file's (and conftest's) first folder without ``__init__.py`` on sys.path. If that held a
     folder named like a kit package (``tests/`` holds ``autograder/``), a process started later (a dask worker,
     a spawned pool) could import the tests' folder as a namespace ``autograder`` and miss the real modules."""
     packages = {"autograder", "dnnlpy"}
     shadowing = set()
-    for test in (KIT_ROOT / "tests").rglob("test_*.py"):
+    for test in [*(KIT_ROOT / "tests").rglob("test_*.py"), *(KIT_ROOT / "tests").rglob("conftest.py")]:
         basedir = test.parent
         while (basedir / "__init__.py").exists():
             basedir = basedir.parent

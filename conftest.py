@@ -1,6 +1,8 @@
 """The kit's tests read both editions' built source folders (the notebooks, the release's catalog): they are
 made by ``scripts/build_notebook.py``, never committed. ``scripts/test.sh`` builds first; a run without a build
-stops at once, naming the command (a stale build fails ``test_source_notebook.py``)."""
+stops at once, naming the command (a stale build fails ``test_source_notebook.py``). Here, at the kit's root,
+not in ``tests/``: pytest puts a conftest's folder on sys.path, and ``tests/`` holds folders named like the
+kit's packages."""
 
 from __future__ import annotations
 
