@@ -127,13 +127,18 @@ def test_no_test_folder_on_sys_path_shadows_a_kit_package():
     assert not shadowing, f"test folders that shadow kit packages on sys.path: {sorted(shadowing)}; move the tests"
 
 
+def _cache(rel: Path) -> bool:
+    """A folder tools make beside the tests (__pycache__, .hypothesis, .pytest_cache): git ignores them."""
+    return any(part == "__pycache__" or part.startswith(".") for part in rel.parts)
+
+
 def test_the_tests_mirror_the_packages_they_test():
     """tests/autograder/grading/pool/ tests autograder/grading/pool/: a test folder names a package that exists,
     and no test sits above the package it tests (every module of autograder/ is in a package)."""
     strays = []
     for package in ("autograder", "dnnlpy"):
         tests = KIT_ROOT / "tests" / package
-        for folder in (p for p in tests.rglob("*") if p.is_dir() and p.name != "__pycache__"):
+        for folder in (p for p in tests.rglob("*") if p.is_dir() and not _cache(p.relative_to(tests))):
             if not (KIT_ROOT / package / folder.relative_to(tests) / "__init__.py").is_file():
                 strays.append(f"{folder.relative_to(KIT_ROOT)}/ (no package {package}/{folder.relative_to(tests)})")
     strays += [str(p.relative_to(KIT_ROOT)) for p in (KIT_ROOT / "tests" / "autograder").glob("test_*.py")]
