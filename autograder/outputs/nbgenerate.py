@@ -24,7 +24,7 @@ BUILD_COMMAND = "python scripts/build_notebook.py"
 
 def built_first(source: str | Path) -> Callable[..., None]:
     """nbgrader's pre-convert hook for the course whose source folder is `source`: SystemExit, with the build
-    command, for a kit assignment whose source folder is missing a built file or holds a stale one (nbgrader
+    command, for a kit assignment whose own source folder is missing a built file or holds a stale one (nbgrader
     logs and ignores any Exception a hook raises, and would release what is there)."""
     root = Path(source)
 
@@ -35,11 +35,12 @@ def built_first(source: str | Path) -> Callable[..., None]:
             return
         check = [sys.executable, str(KIT_ROOT / "scripts" / "build_notebook.py"), "--check", "--copy", str(root)]
         proc = subprocess.run(check, capture_output=True, text=True, timeout=600)
-        if proc.returncode != 0:
-            stale = proc.stderr.strip().splitlines()
+        folder = f"{root / assignment}/"  # the build writes other folders too: this release needs its own
+        stale = [line for line in proc.stderr.splitlines() if line.startswith(folder)]
+        if stale or proc.returncode not in (0, 1):
             raise SystemExit(
                 f"{assignment!r} is not released: its source folder is not what the build makes "
-                f"({len(stale)} file(s) missing or out of date, first {stale[0] if stale else proc.returncode}). "
+                f"({len(stale)} file(s) missing or out of date, first {stale[0] if stale else proc.stderr[-300:]}). "
                 f"Run `{BUILD_COMMAND}` in the kit ({KIT_ROOT}), then release again."
             )
 
