@@ -19,6 +19,12 @@ c.Execute.timeout = 120
 # command line runs nbgrader's own anyway, for notebooks you trust.
 c.Autograde.pre_convert_hook = "autograder.outputs.nbautograde.refuse_autograde"
 
+# Both editions' source folders are built by the kit, never committed: `nbgrader generate_assignment` of a kit
+# assignment stops, naming `python scripts/build_notebook.py`, unless its source folder is what the build makes.
+from autograder.outputs.nbgenerate import built_first  # noqa: E402 - after get_config, as nbgrader reads
+
+c.GenerateAssignment.pre_convert_hook = built_first(os.path.join(c.CourseDirectory.root, "source"))
+
 # Feedback shows the graded notebook. Hidden tests must leave no trace in it: the kit's preprocessor
 # replaces the outputs of cells with hidden tests (their tracebacks quote the hidden lines and values) by
 # one sentence, then nbgrader's ClearHiddenTests strips their source (nbgrader #917). It must come first.

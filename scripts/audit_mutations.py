@@ -11,9 +11,8 @@ at the first failure), puts the file back byte for byte (and its time stamp, so 
 reused), and prints which test killed it. Exit 1 if any mutation survived or could not be applied. It edits
 the tree it runs from: run it on a tree nothing else is testing at the same time.
 
-The list holds the mutations an audit found surviving (issue 29) once their tests were written, each guarded
-by the test that now kills it. Two of them, in the delegation watch (runner/watch.py), are not here: issue 31
-removed that watch.
+The list holds the mutations an audit found surviving once their tests were written, each guarded by the test
+that now kills it.
 """
 
 from __future__ import annotations
@@ -45,7 +44,7 @@ _REPORT = "autograder/outputs/templates/report.html.j2"
 _PAGES = ("tests/autograder/outputs/test_hostile_pages.py",)
 _TENSORS = "autograder/protocol/tensors.py"
 _TENSOR_GUARDS = ("tests/autograder/protocol/test_tensors.py",)
-_CLASSRUN_GUARDS = ("tests/autograder/test_classrun.py",)
+_CLASSRUN_GUARDS = ("tests/autograder/outputs/test_classrun.py",)
 
 MUTATIONS = (
     Mutation(
@@ -67,7 +66,7 @@ MUTATIONS = (
         "an area's mark is never below 0: no test is charged beyond its points",
         "autograder/grading/marking.py",
         (("take = min(left, points)", "take = left"),),
-        ("tests/autograder/test_marking.py",),
+        ("tests/autograder/grading/test_marking.py",),
     ),
     Mutation(
         "marking-knock-on-stays-in-its-exercise",
@@ -79,7 +78,7 @@ MUTATIONS = (
                 "if waited is not None:",
             ),
         ),
-        ("tests/autograder/test_marking.py",),
+        ("tests/autograder/grading/test_marking.py",),
     ),
     Mutation(
         "report-escapes-the-slowest-status",
@@ -143,8 +142,8 @@ MUTATIONS = (
             ),
         ),
         (
-            "tests/autograder/test_classrun.py::test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded",
-            "tests/autograder/test_safe_files.py",
+            "tests/autograder/outputs/test_classrun.py::test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded",
+            "tests/autograder/grading/test_safe_files.py",
         ),
     ),
     Mutation(
@@ -187,7 +186,7 @@ MUTATIONS = (
         "--insecure-plain-tcp allows tcp:// and no other protocol (ws:// stays refused)",
         "autograder/grading/pool/dask_tls.py",
         (('if protocol == "tcp" and insecure_plain_tcp:', "if insecure_plain_tcp:"),),
-        ("tests/autograder/pool/test_dask_tls.py",),
+        ("tests/autograder/grading/pool/test_dask_tls.py",),
     ),
     Mutation(
         "seal-sees-rewritten-code",

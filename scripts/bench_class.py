@@ -21,6 +21,8 @@ _SLOW_ATTACKS = ("a09_", "a10_", "a11_", "a12_", "a24_", "a26_", "a27_")
 
 def _in_notebook(source: Path, target: Path) -> None:
     """The source notebook with both exercise cells replaced by `source`'s code (one cell; the other emptied)."""
+    if not NOTEBOOK.is_file():  # built, never committed
+        raise SystemExit(f"{NOTEBOOK} is not built: run python scripts/build_notebook.py first")
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     ids = ["solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying"]
     for cell in nb["cells"]:

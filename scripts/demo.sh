@@ -6,6 +6,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 cd "$root"
+# Both editions' source folders are built, never committed (the notebooks, the release's catalog).
+"$root/.venv/bin/python" scripts/build_notebook.py >/dev/null
 export PATH="$root/.venv/bin:$PATH"  # nbgrader runs `alembic` and `jupyter` from PATH
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
 

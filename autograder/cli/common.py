@@ -1,4 +1,5 @@
-"""Trusted: what every subcommand of the command line shares: its options, its errors, the assignment check.
+"""Trusted: what every subcommand of the command line shares: its options (the dask cluster's included, checked
+by ``resolve_scheduler`` before grading), its errors, the assignment check.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong verdict
 or the grader itself failed; 2 for bad arguments (``fail``).
@@ -9,14 +10,23 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
-
-from autograder.cli.dask import add_dask_options
 
 if TYPE_CHECKING:
     from autograder.sandbox.limits import Limits
 
-__all__ = ["fail", "positive", "size", "common_options", "assignment_error", "grading_limits", "guarded"]
+__all__ = [
+    "fail",
+    "positive",
+    "size",
+    "common_options",
+    "add_dask_options",
+    "resolve_scheduler",
+    "assignment_error",
+    "grading_limits",
+    "guarded",
+]
 
 
 def fail(message: str) -> int:
@@ -76,6 +86,55 @@ def common_options() -> argparse.ArgumentParser:
     return common
 
 
+def add_dask_options(common: argparse.ArgumentParser) -> None:
+    """--scheduler and how to reach it (mutual TLS with the course's client certificate)."""
+    group = common.add_argument_group("dask cluster (--executor dask)")
+    group.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tls://10.0.0.5:8786")
+    group.add_argument(
+        "--tls-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the course's TLS files for the client: DIR/ca.pem, DIR/client.pem, DIR/client.key (from dask-certs)",
+    )
+    group.add_argument("--tls-ca", type=Path, default=None, metavar="FILE", help="the course CA (default DIR/ca.pem)")
+    group.add_argument(
+        "--tls-cert", type=Path, default=None, metavar="FILE", help="client certificate (DIR/client.pem)"
+    )
+    group.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="its key, mode 0600 (DIR/client.key)")
+    group.add_argument(
+        "--insecure-plain-tcp",
+        action="store_true",
+        help="allow a tcp:// scheduler: anyone who reaches its port runs code as root on the grading machines",
+    )
+
+
+def resolve_scheduler(args) -> str | None:
+    """Replace args.scheduler with a checked ``DaskScheduler``; an error message instead if it cannot be."""
+    from autograder.grading.executors import executor_error
+    from autograder.grading.pool.dask_tls import dask_scheduler
+
+    tls = any(getattr(args, name) is not None for name in ("tls_dir", "tls_ca", "tls_cert", "tls_key"))
+    if args.executor != "dask":
+        if args.scheduler or tls or args.insecure_plain_tcp:
+            return "--scheduler, --tls-* and --insecure-plain-tcp go with --executor dask"
+        return None
+    if error := executor_error(args.executor, args.scheduler):
+        return error
+    try:
+        args.scheduler = dask_scheduler(
+            args.scheduler,
+            tls_dir=args.tls_dir,
+            tls_ca=args.tls_ca,
+            tls_cert=args.tls_cert,
+            tls_key=args.tls_key,
+            insecure_plain_tcp=args.insecure_plain_tcp,
+        )
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
 def guarded(command: Callable[[], int]) -> int:
     """Run a command that grades: Ctrl-C exits 130; the grader's own failure is said, and exits 1."""
     try:
@@ -93,7 +152,6 @@ def guarded(command: Callable[[], int]) -> int:
 def grading_limits(args) -> Limits | str:
     """For a command that grades: the dask scheduler checked, the assignment known, and the run's limits;
     or the error message (exit 2)."""
-    from autograder.cli.dask import resolve_scheduler
     from autograder.sandbox.limits import Limits
 
     if error := resolve_scheduler(args):  # dask: mutual TLS, or plain TCP only when asked for by name

@@ -7,7 +7,7 @@ parameters, rendered where it is shown), and what the judge's limits cost (``pip
 own messages (its misconceptions, areas and test titles) live in its catalog (``AssignmentSpec.catalog``).
 
 Adding or rewording a message: ``"its.id": ("English {param}", "中文 {param}")`` below, the same parameters in
-both (``problems()`` names a missing or mismatched one; ``tests/autograder/test_catalog.py`` fails on it); build
+both (``problems()`` names a missing or mismatched one; ``tests/autograder/grading/test_catalog.py`` fails on it); build
 it with ``render("its.id", language, param=...)`` where the language is known, or raise ``CatalogError("its.id",
 param=...)`` where it is not. The English text is what the engine wrote before the catalog, byte for byte.
 """

@@ -1,6 +1,6 @@
 """Trusted: the executors behind one interface: ``grade_batch`` grades a class, ``grade_file`` a class of one.
 
-Every executor runs ``grading.pipeline``'s steps and only decides which process runs which: ``pool`` (warm
+Every executor runs ``grading.pipeline.grade`` and only decides which process runs which step: ``pool`` (warm
 workers here: ``autograder.grading.pool.local``), ``fresh`` (a new sandboxed interpreter per submission:
 ``autograder.grading.fresh``; one submission is graded in this process, several in worker processes that
 each keep a judge process) and ``dask`` (warm workers on a dask.distributed cluster:
@@ -26,12 +26,9 @@ __all__ = ["grade_batch", "grade_file", "EXECUTORS", "executor_error"]
 def _grade_one(
     assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
 ) -> Result:
-    import torch
-
     from autograder.graders import get_assignment
     from autograder.grading.fresh import grade_submission
 
-    torch.set_num_threads(1)  # workers make plans side by side: one thread each (each keeps a judge process)
     try:
         spec = get_assignment(assignment)
         return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
@@ -98,7 +95,7 @@ def grade_batch(
                 assignment=assignment,
                 limits=limits,
                 workers=min(workers, max(1, len(submissions))),
-                warm_imports=_warm_for_one(assignment, submissions, trusted),
+                warm_named=len(submissions) == 1,  # a class of one warms only what its file names
             ) as pool:
                 results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived)
         elif executor == "dask":
@@ -160,23 +157,6 @@ class _Progress:
 
     def close(self) -> None:
         self.progress.stop()
-
-
-def _warm_for_one(assignment: str, submissions: dict[str, Path], roots: tuple[str, ...]) -> tuple[str, ...] | None:
-    """A class of one warms only the optional imports its file names (``worker.named_warm_imports``); a class
-    warms them all (None: its notebooks plot)."""
-    if len(submissions) != 1:
-        return None
-    from autograder.graders import get_assignment
-    from autograder.grading import pipeline
-    from autograder.grading.pool.worker import named_warm_imports
-
-    (path,) = submissions.values()
-    try:
-        source = pipeline.read(path, roots).source
-    except Exception:  # noqa: BLE001 - the worker reads it again and reports why; here it only costs speed
-        return None
-    return named_warm_imports(get_assignment(assignment).warm_imports, [source])
 
 
 def grade_file(

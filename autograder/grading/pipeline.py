@@ -1,18 +1,21 @@
 """Trusted: the steps of grading one submission, in order, each a function with typed input and output.
 
-Every executor runs these steps and only decides which process runs which one (``fresh``: this process and a
-fresh sandboxed interpreter; ``pool/``: a warm worker's fork server and judge process; ``pool/on_dask``: the
-same on a dask cluster; ``gradescope/run``: the pool for one file; ``qa/inprocess``: no sandbox, for sweeps)::
+``grade`` is the one place they are strung together; an executor only says where step 4 runs (a ``Sandbox``)
+and which judge process runs the judge's steps (``fresh``: this process's judge and a fresh sandboxed
+interpreter; ``pool/``: a warm worker's judge and a fork of its zygote; ``pool/on_dask``: the same on a dask
+cluster; ``gradescope/run``: the pool for one file). Step 1 runs where the executor has the file, once per
+submission; ``qa/inprocess`` (sweeps, no sandbox) shares the suite runner and ``mark``::
 
     submission = read(path, roots)                    this process: the file beneath its folder, or why refused
-    plan       = spec.make_plan(seed)                  the judge process: the judge's random choices
-    blob       = job(spec, plan, submission)           the judge process: the runner's stdin
-    box        = <run>(blob)                           the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
-    evidence   = decode(box)                           the judge process: plain data only (``protocol.decode``)
-    run        = facts(box, evidence, spec, limits)    the judge process: how the run ended (``RunFacts``)
-    tests      = <suite>(plan, evidence, run)          the judge process: ``judge.suite``: each test's finding
-    tests, run = judged(judgement, ...)                this process: the judge's answer, or its limit's
-    result     = finish(tests, run, ...)               this process: marks (``marking``), the edition's language
+    result     = grade(submission, ...)               steps 2 to 8:
+      plan       = spec.make_plan(seed)                 the judge process: the judge's random choices
+      blob       = job(spec, plan, submission)          the judge process: the runner's stdin
+      box        = sandbox.run(blob)                    the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
+      evidence   = decode(box)                          the judge process: plain data only (``protocol.decode``)
+      run        = facts(box, evidence, spec, limits)   the judge process: how the run ended (``RunFacts``)
+      tests      = <suite>(plan, evidence, run)         the judge process: ``judge.suite``: each test's finding
+      tests, run = judged(judgement, ...)               this process: the judge's answer, or its limit's
+      result     = finish(tests, run, ...)              this process: marks (``marking``), the edition's language
 """
 
 from __future__ import annotations
@@ -20,23 +23,26 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
 from autograder.grading.editions import localize, stopped_said, text_language
 from autograder.grading.findings import Finding
-from autograder.grading.judge.client import JudgeLimitError, Judgement
+from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
 from autograder.grading.marking import apply_marking
-from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome, run_status
+from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
+from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, Done, Load, Running
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said
+from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
@@ -45,6 +51,8 @@ from dnnlpy.notebook import cell_places
 
 __all__ = [
     "Submission",
+    "Sandbox",
+    "grade",
     "read",
     "job",
     "decode",
@@ -65,19 +73,24 @@ class Submission:
     kind: str  # "py" or "ipynb"
     source: str
     filename: str
-    rejected: str | None = None  # why the file was not read (then it is graded as empty), or None
-    refusal: dict = field(default_factory=dict)  # the same as the engine's catalog message: {"id", "params"}
+    refusal: Said | None = None  # why the file was not read (then it is graded as empty): the engine's message
 
     def to_wire(self) -> dict:
-        return wire_fields(self)
+        refusal = None if self.refusal is None else self.refusal.to_wire()
+        return {**wire_fields(self, skip=("refusal",)), "refusal": refusal}
 
     @classmethod
     def from_wire(cls, data: Any) -> Submission:
         """ValueError naming the field that is not what it should be."""
-        fields = fields_from_wire(cls, data, "a submission")
+        fields = fields_from_wire(cls, data, "a submission", skip=("refusal",))
         if fields["kind"] not in ("py", "ipynb"):
             raise ValueError(f"a submission's field 'kind' is kind={fields['kind']!r}, expected 'py' or 'ipynb'")
-        return cls(**fields)
+        refusal = data.get("refusal")
+        try:
+            return cls(**fields, refusal=None if refusal is None else said_from_wire(refusal))
+        except ValueError as exc:
+            why = f"a submission's field 'refusal' is {refusal!r:.80}, expected a message or None: {exc}"
+            raise ValueError(why) from None
 
 
 def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
@@ -87,12 +100,63 @@ def read(path: str | Path, roots: tuple[str | Path, ...] = ()) -> Submission:
     try:
         kind, source = read_submission(path, root=submission_root(path, roots))
     except SubmissionRefused as exc:
-        return Submission("py", "", path.name, str(exc), {"id": exc.key, "params": exc.params})
+        return Submission("py", "", path.name, Said(exc.key, **exc.params))
     return Submission(kind, source, path.name)
 
 
+class Sandbox(Protocol):
+    """Where an executor runs step 4: a new sandboxed interpreter (``fresh``) or a fork of a warm zygote (``pool``)."""
+
+    def warm(self) -> float:
+        """Wait for its warm-up (never a submission's time); the seconds waited."""
+
+    def run(self, job: Callable[[], bytes]) -> SandboxResult:
+        """The runner's run on the blob `job()` makes (called once, while the sandbox starts)."""
+
+
+def grade(
+    submission: Submission,
+    *,
+    spec: AssignmentSpec,
+    seed: int,
+    limits: Limits,
+    judge: JudgeProcess,
+    sandbox: Sandbox,
+    timings: dict[str, float] | None = None,
+) -> Result:
+    """Steps 2 to 8 of one submission read already (step 1): its ``Result``; a judge process that cannot be
+    (re)started is the grader's failure. `timings` is filled with seconds per stage (``judge_ready``, ``job``,
+    ``run``, ``judge``, ``before_run``, ``total``); the warm-ups (the sandbox's, the judge's start-up and plan)
+    are nobody's time: they are waited for before the clock starts, and left out of the result's time."""
+    timings = {} if timings is None else timings
+    start = time.monotonic()
+
+    def blob() -> bytes:  # runs while the sandbox starts
+        asked = time.monotonic()
+        made = judge.job(seed=seed, submission=submission)
+        timings["job"] = time.monotonic() - asked
+        return made
+
+    try:
+        warm_up = sandbox.warm()
+        asked = time.monotonic()
+        judge.ready(seed)
+        timings["judge_ready"] = time.monotonic() - asked
+        warm_up += timings["judge_ready"]
+        box = sandbox.run(blob)
+        ran = time.monotonic()
+        judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
+        tests, run = judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
+    except JudgeLimitError as exc:
+        return Result.grader_failure(str(exc))
+    timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
+    timings["before_run"] = ran - start - box.wall_seconds
+    seconds = time.monotonic() - start - warm_up
+    return finish(tests, run, seed=seed, seconds=seconds, submission=submission, spec=spec)
+
+
 def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
-    """Step 2: the runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
+    """Step 3: the runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
     import torch
 
     blob = io.BytesIO()
@@ -111,12 +175,12 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
 
 
 def decode(box: SandboxResult) -> tuple[dict, list[str]]:
-    """Step 4: the run's evidence bytes as records (plain data only), and notes on what was refused."""
+    """Step 5: the run's evidence bytes as records (plain data only), and notes on what was refused."""
     return decode_frames(box.evidence)
 
 
 def facts(box: SandboxResult, evidence: dict, notes: list[str], spec: AssignmentSpec, limits: Limits) -> RunFacts:
-    """Step 5: what the run looked like: how it ended, what loading the submission left, what was noticed."""
+    """Step 6: what the run looked like: how it ended, what loading the submission left, what was noticed."""
     load = read_load(evidence.get(Load.NAME), spec.required_names)  # the runner's word: any shape, never raises
     texts = [box.stderr] + [m for _, m in load.errors]
     texts += [error_text(r.get("error", "")) for r in evidence.values() if isinstance(r, dict)]
@@ -148,7 +212,7 @@ def facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assignment
 
 
 def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits) -> tuple[RunFacts, dict]:
-    """Steps 4 and 5 as the judge process runs them: (the run facts, the records a suite judges)."""
+    """Steps 5 and 6 as the judge process runs them: (the run facts, the records a suite judges)."""
     evidence, notes = decode(box)
     run = facts(box, evidence, notes, spec, limits)
     for name in INTERNAL:
@@ -178,7 +242,7 @@ def judged(
     limits: Limits,
     listing: Callable[[], list | None],
 ) -> tuple[list[TestOutcome], RunFacts]:
-    """Step 6's answer: a judgement's tests and run facts; past the judge's limits, the tests it decided and
+    """Step 7's answer: a judgement's tests and run facts; past the judge's limits, the tests it decided and
     every other test of the suite (`listing()`, asked only when the judge stopped before it listed them) at 0."""
     if judgement.limit is None:
         return [TestOutcome.from_wire(o) for o in judgement.outcomes], RunFacts.from_dict(judgement.run)
@@ -205,8 +269,8 @@ def judged(
 def finish(
     tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
 ) -> Result:
-    """Step 7: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
-    run.rejected, run.refusal = submission.rejected, dict(submission.refusal)
+    """Step 8: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
+    run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
@@ -228,6 +292,6 @@ def named_cells(submission: Submission, run: RunFacts) -> dict:
 
 
 def mark(result: Result, spec: AssignmentSpec) -> Result:
-    """Step 7's first half, alone for the in-process grader of sweeps (``autograder/qa/inprocess.py``): every
+    """Step 8's first half, alone for the in-process grader of sweeps (``autograder/qa/inprocess.py``): every
     test's charge by the marking scheme, read from the findings."""
     return apply_marking(result, spec.scheme)

@@ -8,7 +8,6 @@ per-area totals. Between the kit's processes, and in a class folder's ``results/
 
 from __future__ import annotations
 
-import contextlib
 import math
 import re
 from dataclasses import asdict, dataclass, field
@@ -16,6 +15,8 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
+from autograder.protocol.said import Said
+from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from dnnlpy.notebook import CellPlace
 
@@ -23,18 +24,14 @@ __all__ = [
     "TestOutcome",
     "RunFacts",
     "Result",
-    "run_status",
     "STATUS_MESSAGES",
     "status_words",
     "GRADER_ERROR",
     "JUDGE_LIMIT",
-    "MEMORY_MARKERS",
 ]
 
 GRADER_ERROR = "grader error"  # the status of a submission the grader itself could not grade
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
-# How an allocation failure reads in the runner's stderr or in an error the experiments recorded.
-MEMORY_MARKERS = ("MemoryError", "can't allocate", "Cannot allocate memory", "bad_alloc", "out of memory")
 
 CELLS_COUNTED = render("run.cells_counted")
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")  # a cell Python could not compile
@@ -66,36 +63,6 @@ def status_words(run: RunFacts, language: str = "en") -> str:
         exit_code=run.exit_code,
         signal=run.signal,
     )
-
-
-def run_status(
-    *,
-    timed_out: bool,
-    signal: int | None,
-    exit_code: int | None,
-    done: bool,
-    texts: list[str],
-    memory_exceeded: bool = False,
-) -> str:
-    """How a run ended, from what the sandbox saw and what the run wrote (stderr, recorded errors).
-
-    Order matters: a run stopped at the time limit may also have printed a MemoryError; a CPU-time kill
-    (SIGXCPU) is a timeout, not a crash; a process the kernel killed at the tree's memory cap
-    (`memory_exceeded`, from the run's cgroup) is out of memory, not crashed.
-    """
-    import signal as signals
-
-    if timed_out:
-        return "timeout"
-    if memory_exceeded or any(marker in text for text in texts for marker in MEMORY_MARKERS):
-        return "memory"
-    if signal == signals.SIGXCPU:
-        return "timeout"
-    if signal is not None:
-        return "crashed"
-    if not done or exit_code != 0:
-        return "exited"
-    return "ok"
 
 
 def _num(value: Any) -> float:
@@ -152,7 +119,7 @@ class TestOutcome:
 
 @dataclass
 class RunFacts:
-    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (see run_status) | "judge limit"
+    status: str  # "ok" | "timeout" | "memory" | "exited" | "crashed" (grading.run_status) | "judge limit"
     exit_code: int | None = None
     signal: int | None = None
     wall_seconds: float = 0.0
@@ -165,10 +132,9 @@ class RunFacts:
     required_names: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # what the sandbox and the decoder noticed
     isolation: dict = field(default_factory=dict)  # mode, enforced, not_enforced
-    rejected: str | None = None  # why the file was not run at all (e.g. too large), in English
-    # The same as the engine's catalog message ({"id": ..., "params": {...}}, autograder.grading.catalog), so
-    # that the summary says it in the student's language; empty for a run, or a result an older kit wrote.
-    refusal: dict = field(default_factory=dict)
+    # Why the file was not run at all (e.g. too large): the engine's catalog message (autograder.grading.catalog),
+    # rendered in the student's language where it is shown; None for a run.
+    refusal: Said | None = None
     running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
     # Where the judge stopped, past its limits ({"id": "judge.stopped.time", "params": {...}}, the engine's catalog;
     # empty when it did not): the not-judged tests' message is rendered from it in the student's language.
@@ -179,8 +145,7 @@ class RunFacts:
 
     def to_dict(self) -> dict:
         out = asdict(self)
-        if out["rejected"] is None:
-            del out["rejected"]
+        out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
         for name in ("refusal", "judge_stop", "cells"):  # what only some runs have
             if not out[name]:
                 del out[name]
@@ -192,8 +157,9 @@ class RunFacts:
             return None
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         try:
+            known["refusal"] = None if known.get("refusal") is None else said_from_wire(known["refusal"])
             return cls(**known)
-        except TypeError:
+        except (TypeError, ValueError):
             return cls(status=data["status"])
 
     def cell_name(self, index: int, language: str = "en") -> str:
@@ -207,12 +173,8 @@ class RunFacts:
     def summary(self, language: str = "en") -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
         required names not defined."""
-        if self.rejected:  # nothing ran: how a run ends does not apply
-            why, refusal = self.rejected, self.refusal if isinstance(self.refusal, dict) else {}
-            if refusal.get("id"):  # the refusal's own message, in the student's language
-                with contextlib.suppress(KeyError, IndexError, ValueError, TypeError, AttributeError):
-                    why = render(refusal["id"], language, **refusal.get("params", {}))
-            return render("run.not_run", language, why=why)
+        if self.refusal is not None:  # nothing ran: how a run ends does not apply
+            return render("run.not_run", language, why=self.refusal)
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         if errors:

@@ -102,7 +102,7 @@ def triage(result: Result | None, unreadable: str = "") -> str:
         return "missing"
     if result.status == GRADER_ERROR:
         return "grader error"
-    if unreadable or (result.run is not None and result.run.rejected):
+    if unreadable or (result.run is not None and result.run.refusal is not None):
         return "unreadable"
     if result.status == "timeout":
         return "timeout"

@@ -29,11 +29,21 @@ import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.grading.terminal import printable
+from autograder.outputs.gradebook_cells import (
+    CELL_PREFIX,
+    NOTEBOOK,
+    GradebookMismatch,
+    KitCell,
+    find_or_make_cells,
+    kit_cells,
+    other_points,
+    write_student,
+)
 
 __all__ = [
     "record_in_gradebook",
@@ -48,44 +58,6 @@ __all__ = [
     "safe_student_id",
     "alembic_on_path",
 ]
-
-CELL_PREFIX = "autograder_"
-NOTEBOOK = "autograder"  # the notebook made for an assignment that has no nbgrader source
-
-
-class GradebookMismatch(ValueError):
-    """The gradebook's assignment cannot take the kit's scores as it is; the message says what to change."""
-
-
-@dataclass(frozen=True)
-class KitCell:
-    area: str
-    grade_id: str
-    points: float
-
-    def metadata(self) -> dict:
-        """The nbgrader metadata of the source notebook's markdown cell for this area."""
-        return {
-            "grade": False,
-            "grade_id": self.grade_id,
-            "locked": True,
-            "points": self.points,
-            "schema_version": 3,
-            "solution": False,
-            "task": True,
-        }
-
-
-def kit_cells(areas: dict[str, float]) -> list[KitCell]:
-    """One cell per area (area -> its points), ids unique: 'parameter identity' -> 'autograder_parameter_identity'."""
-    cells: list[KitCell] = []
-    for area, points in areas.items():
-        base = CELL_PREFIX + (re.sub(r"[^A-Za-z0-9]+", "_", area).strip("_").lower()[:80] or "area")
-        name, n = base, 2
-        while name in {c.grade_id for c in cells}:
-            name, n = f"{base}_{n}", n + 1
-        cells.append(KitCell(area=area, grade_id=name, points=float(points)))
-    return cells
 
 
 @dataclass(frozen=True)
@@ -235,15 +207,13 @@ def write_gradebook(
     from nbgrader.api import Gradebook
     from sqlalchemy.exc import SAWarning
 
-    from autograder.outputs.gradebook_cells import find_or_make_cells, other_points, write_student
-
     course = {"course_id": _course_id(db)} if _course_id(db) else {}
     with warnings.catch_warnings(), alembic_on_path(), Gradebook(f"sqlite:///{db.resolve()}", **course) as gb:
         warnings.simplefilter("ignore", SAWarning)  # nbgrader's own add_submission trips these; harmless
         try:
             summary.notebook = find_or_make_cells(gb, assignment, summary.cells, source_dir=source_dir, db=db)
             if due is not None:
-                gb.find_assignment(assignment).duedate = due.astimezone(UTC).replace(tzinfo=None)  # nbgrader's UTC
+                gb.update_or_create_assignment(assignment, duedate=due)  # stored as nbgrader's naive UTC
             extra = other_points(gb, assignment, summary.cells)
             overridden = 0
             for student, entry in chosen.items():

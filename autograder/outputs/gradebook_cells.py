@@ -1,5 +1,5 @@
-"""Trusted: inside nbgrader's gradebook: find the kit's task cells (or make them where nbgrader has no source),
-and write one student's per-area points into them.
+"""Trusted: inside nbgrader's gradebook: the kit's task cells (one per area: ``kit_cells``), found (or made where
+nbgrader has no source), and one student's per-area points written into them.
 
 Rules, in the order they are checked (each failure is a GradebookMismatch that names the fix):
 
@@ -14,12 +14,61 @@ Rules, in the order they are checked (each failure is a GradebookMismatch that n
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading.result import Result
-from autograder.outputs.gradebook import NOTEBOOK, GradebookMismatch, KitCell
 
-__all__ = ["find_or_make_cells", "other_points", "write_student", "cell_instructions"]
+__all__ = [
+    "CELL_PREFIX",
+    "NOTEBOOK",
+    "GradebookMismatch",
+    "KitCell",
+    "kit_cells",
+    "find_or_make_cells",
+    "other_points",
+    "write_student",
+    "cell_instructions",
+]
+
+CELL_PREFIX = "autograder_"
+NOTEBOOK = "autograder"  # the notebook made for an assignment that has no nbgrader source
+
+
+class GradebookMismatch(ValueError):
+    """The gradebook's assignment cannot take the kit's scores as it is; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class KitCell:
+    area: str
+    grade_id: str
+    points: float
+
+    def metadata(self) -> dict:
+        """The nbgrader metadata of the source notebook's markdown cell for this area."""
+        return {
+            "grade": False,
+            "grade_id": self.grade_id,
+            "locked": True,
+            "points": self.points,
+            "schema_version": 3,
+            "solution": False,
+            "task": True,
+        }
+
+
+def kit_cells(areas: dict[str, float]) -> list[KitCell]:
+    """One cell per area (area -> its points), ids unique: 'parameter identity' -> 'autograder_parameter_identity'."""
+    cells: list[KitCell] = []
+    for area, points in areas.items():
+        base = CELL_PREFIX + (re.sub(r"[^A-Za-z0-9]+", "_", area).strip("_").lower()[:80] or "area")
+        name, n = base, 2
+        while name in {c.grade_id for c in cells}:
+            name, n = f"{base}_{n}", n + 1
+        cells.append(KitCell(area=area, grade_id=name, points=float(points)))
+    return cells
 
 
 def cell_instructions(cells: list[KitCell], assignment: str) -> str:
@@ -123,18 +172,15 @@ def write_student(
     """Write one student's area points (auto scores) and late penalty (nbgrader's, on the notebook, apart from the
     points); returns how many of their cells keep a TA's manual score."""
     from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
-    from nbgrader.utils import parse_utc
 
     gb.update_or_create_student(student)
+    when = {"timestamp": timestamp} if timestamp else {}
     try:
-        submission = gb.find_submission(assignment, student)
-    except MissingEntry:
-        submission = gb.add_submission(assignment, student)
-    if timestamp:
-        try:
-            submission.timestamp = parse_utc(timestamp)
-        except (ValueError, TypeError, OverflowError):
-            pass  # a malformed timestamp.txt is the upload tool's problem, not a grade
+        submission = gb.update_or_create_submission(assignment, student, **when)
+    except (ValueError, TypeError, OverflowError):  # a malformed timestamp.txt is the upload tool's, not a grade
+        submission = gb.update_or_create_submission(assignment, student)
+    # nbgrader makes a submission's notebooks and grades with the submission (add_submission) and has no call that
+    # adds one later: a notebook or cell the kit added after this student's submission gets its row here.
     try:
         sub_nb = gb.find_submission_notebook(notebook, assignment, student)
     except MissingEntry:  # a submission made before the kit's notebook existed

@@ -2,8 +2,8 @@
 
 ``nbgrader autograde`` executes a student's notebook in a Jupyter kernel as the grader's own user (root on a
 course server): the notebook's code can read whatever that user can, the reference solution and the kit's
-hidden suite among it, and print it into the notebook that ``generate_feedback`` turns into the student's page
-(issue 31 did exactly that). The kit's ``python -m autograder grade ... --nbgrader-course COURSE`` grades the
+hidden suite among it, and print it into the notebook that ``generate_feedback`` turns into the student's page.
+The kit's ``python -m autograder grade ... --nbgrader-course COURSE`` grades the
 same hand-ins in its sandbox and fills nbgrader's gradebook and feedback folders itself. The course's
 ``nbgrader_config.py`` makes ``refuse_autograde`` the Autograde converter's pre-convert hook, so ``nbgrader
 autograde`` (the formgrader's Autograde button too) stops on the kit's assignments before any notebook runs,

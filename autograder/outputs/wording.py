@@ -24,6 +24,7 @@ from autograder.grading.messages import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
+from autograder.protocol.said import render as render_said
 from dnnlpy.notebook import CellPlace, cell_places
 
 __all__ = [
@@ -159,7 +160,7 @@ def run_lines(
     words = status_words(run) if run.status in STATUS_MESSAGES else f"The run ended with status {run.status}."
     if run.status == "timeout":
         words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts, spec=spec)}."
-    lines = [render("run.not_run", why=clean_message(run.rejected))] if run.rejected else []
+    lines = [render("run.not_run", why=clean_message(render_said(run.refusal)))] if run.refusal is not None else []
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
     if errors and run.status == "ok":
         what = "parts" if kind == "py" else "cells"

@@ -8,10 +8,9 @@ The largest legitimate frames (the reference solution's records over 20 random p
 ``python scripts/bench_hostile_evidence.py --legit 20``): 32 KB per frame, 8.6 KB of JSON, a 1.3 KB tensor
 table of 20 tensors, 1,039 values parsed, 884 kept, depth 5, 6,293 characters, 30 KB of tensors; per run 93
 tensors, 4,571 values parsed, 3,146 kept, 0.17 MB of tensors. Strings are error texts, which the runner cuts
-to ~2,100 characters. The bounds are those the former pickle format had (each of its zip and opcode budgets
-has its counterpart here), a margin of 10x or more; raise one only after measuring a real record that needs
-it. What the bounds cost at worst (seconds, peak memory) is measured by the same script without --legit and
-written down in docs/architecture.md.
+to ~2,100 characters. Each bound leaves a margin of 10x or more over those; raise one only after measuring a
+real record that needs it. What the bounds cost at worst (seconds, peak memory) is measured by the same script
+without --legit and written down in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -55,9 +54,9 @@ class Facts:
 @dataclass(frozen=True)
 class EvidenceBounds:
     # one frame (the frame's size itself is capped by protocol.frames.MAX_FRAME_BYTES, 16 MiB)
-    json_bytes: int = 1 * MiB  # the record's JSON text, as data.pkl was (legit: <= 8.6 KB)
+    json_bytes: int = 1 * MiB  # the record's JSON text (legit: <= 8.6 KB)
     header_bytes: int = 256 * KiB  # the safetensors header, the table of tensors (legit: <= 1.3 KB)
-    tensors: int = 1024  # tensors in the table, as zip members were (legit: <= 20)
+    tensors: int = 1024  # tensors in the table (legit: <= 20)
     nodes: int = 50_000  # values and keys in one record, bounded before parsing (legit: <= 1,039)
     depth: int = 32  # nesting of containers, the frame's dict included (legit: 5)
     string_chars: int = 8 * KiB  # one string (legit: error texts are cut to ~2,100 by the runner)
@@ -67,8 +66,8 @@ class EvidenceBounds:
     # one run (the channel itself is capped by the sandbox's Limits.evidence_bytes, 32 MiB). Work bounds
     # (values parsed, tensors read) count every frame, refused or not; what is kept counts accepted ones.
     frames: int = 64  # frames decoded per run (legit: 17)
-    run_values_read: int = 250_000  # JSON values parsed, records and tables, as opcodes were (legit: <= 4,571)
-    run_tensors: int = 4096  # tensors read, all frames, as zip members were (legit: <= 93)
+    run_values_read: int = 250_000  # JSON values parsed, records and tables (legit: <= 4,571)
+    run_tensors: int = 4096  # tensors read, all frames (legit: <= 93)
     run_tensor_bytes: int = 64 * MiB  # tensors kept, all frames (legit: <= 0.17 MB)
     run_nodes: int = 200_000  # values kept, all frames (legit: <= 3,146)
     run_chars: int = 4 * MiB  # string characters kept, all frames (legit: ~0.1 MB)

@@ -33,7 +33,6 @@ __all__ = [
     "mutants_of",
     "run_mutants",
     "report_markdown",
-    "equivalence_notes",
     "has_mutation",
     "results_json",
     "CLASSES",
@@ -190,8 +189,3 @@ def report_markdown(results: list[MutantResult], seeds: Sequence[int], seconds: 
             extra = f" — {r.equivalence}" if r.equivalence else f" — first failure: {r.failing}" if r.failing else ""
             lines.append(f"- `{r.mutant.id}` `{r.mutant.before}` → `{r.mutant.after}`: marks {marks}{extra}")
     return "\n".join(lines) + "\n"
-
-
-def equivalence_notes(equivalences) -> str:
-    """The equivalence classes and their proofs, as Markdown."""
-    return "\n".join(f"- **{eq.name}**: {eq.proof}" for eq in equivalences) + "\n"

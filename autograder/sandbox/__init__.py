@@ -2,7 +2,7 @@
 
 Both paths:
 - ``limits``: what a run may use, and what each isolation mode enforces;
-- ``runs``: what both paths share: a run's cgroup, its ``SandboxResult``, PID 1's status, the isolation probe;
+- ``runs``: what both paths share: a run's cgroup, its ``SandboxResult``, PID 1's status;
 - ``config``: the jail's configuration (sent on a pipe, never argv) and the runner's environment;
 - ``rootfs``: the steps both paths take (cgroup, unshare, private root, limits, uid drop);
 - ``view``: what the runner may see of the file system (allow-list and deny-list in one place);
@@ -15,15 +15,16 @@ Both paths:
 - ``slots``: the unprivileged uids runs use, one per concurrent run;
 - ``pidfd``: a kill that reaches only the process meant.
 
-The fresh path (a new interpreter per run): ``launch`` (start, feed, watch and kill one tree: ``run_sandboxed``)
+The fresh path (a new interpreter per run): ``launch`` (start, feed, watch and kill one tree: ``run_sandboxed``;
+the isolation probe, whose trivial runs take this path: ``probe_isolation``)
 and ``jail`` (the sandbox's first process). The warm path (a fork server per worker): ``warm`` (the grader's
 side: start a zygote, run one submission from it), ``zygote`` (the fork server) and ``forked`` (what each
 child does).
 """
 
-from autograder.sandbox.launch import run_sandboxed
+from autograder.sandbox.launch import SandboxUnavailable, probe_isolation, run_sandboxed
 from autograder.sandbox.limits import GiB, Isolation, KiB, Limits, MiB, parse_size
-from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, SandboxUnavailable, probe_isolation
+from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult
 
 __all__ = [
     "GiB",

@@ -8,6 +8,7 @@ limit, and kills the whole tree afterwards.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -22,20 +23,19 @@ from collections.abc import Callable
 from autograder.sandbox.capture import Capture
 from autograder.sandbox.cgroups import measured
 from autograder.sandbox.config import jail_config, runner_env
-from autograder.sandbox.limits import Isolation, Limits, isolation_for
+from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
 from autograder.sandbox.runs import (
     RUNNER_PACKAGES,
     SandboxResult,
     collect_result,
     pid1_status,
-    probe_isolation,
     run_cgroup,
 )
 from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
 
-__all__ = ["run_sandboxed"]
+__all__ = ["run_sandboxed", "probe_isolation", "SandboxUnavailable"]
 
 
 def _command(mode: str, cfg_fd: int, network: bool) -> list[str]:
@@ -251,3 +251,46 @@ def _exit_status(proc: subprocess.Popen, mode: str, status: Capture) -> tuple[in
         code = proc.returncode
         return (None, -code) if code < 0 else (code, None)
     return pid1_status(status)
+
+
+class SandboxUnavailable(RuntimeError):
+    """As root, neither strong mode starts: grading would run student code as root, so nothing is graded."""
+
+
+@functools.cache
+def probe_isolation() -> Isolation:
+    """The strongest mode that runs a trivial Python here: namespaces, then uid; rlimits when not root.
+
+    As root a failure of both strong modes is an error (``SandboxUnavailable``), never a quiet fall back to
+    rlimits: student code would then run as root, able to read the hidden suites and write the kit (a kit
+    run with another checkout's venv did exactly that). ``AUTOGRADER_SANDBOX_MODE=rlimits`` asks for it.
+    """
+    forced = os.environ.get("AUTOGRADER_SANDBOX_MODE")
+    if forced in MODES:  # for tests of the weaker modes, and an instructor who accepts no isolation
+        return isolation_for(forced)
+    if os.geteuid() != 0:
+        return isolation_for("rlimits")
+    why = []
+    for mode in ("namespaces", "uid"):
+        try:
+            result = run_sandboxed(
+                module="autograder.runner.probe",
+                stdin=b"",
+                mode=mode,
+                limits=Limits(wall_seconds=20, max_processes=64),
+            )
+        except (OSError, RuntimeError) as exc:
+            why.append(f"{mode}: {type(exc).__name__}: {exc}")
+            continue
+        if result.exit_code == 0 and result.evidence == b"ok":
+            return isolation_for(mode)
+        last = (result.stderr.strip().splitlines() or [f"exit {result.exit_code}, signal {result.signal}"])[-1]
+        why.append(f"{mode}: {last[:300]}")
+    raise SandboxUnavailable(
+        "running as root, the grader runs student code only in its sandbox, and the sandbox does not start here ("
+        + "; ".join(why)
+        + "). Run the kit with its own environment (`bash scripts/setup.sh` in the kit's folder, then its"
+        " .venv/bin/python), with util-linux's unshare installed. To grade without any isolation anyway (student"
+        " code then runs as root: it can read the hidden suites and write your files), set"
+        " AUTOGRADER_SANDBOX_MODE=rlimits."
+    )

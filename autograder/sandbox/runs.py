@@ -1,10 +1,9 @@
 """Trusted: what both sandbox paths share (the fresh ``launch`` and the warm ``warm``): a run's cgroup, its
-``SandboxResult`` from its four pipes, PID 1's exit status, and the probe of the isolation this machine gives.
+``SandboxResult`` from its four pipes, PID 1's exit status.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 import signal
 from collections.abc import Callable
@@ -14,15 +13,13 @@ from typing import Any
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.capture import Capture
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support, tree_report
-from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
+from autograder.sandbox.limits import Isolation, Limits
 
 __all__ = [
     "RUNNER_PACKAGES",
     "SandboxResult",
-    "SandboxUnavailable",
     "collect_result",
     "pid1_status",
-    "probe_isolation",
     "run_cgroup",
 ]
 
@@ -118,48 +115,3 @@ def pid1_status(status: Capture) -> tuple[int | None, int | None]:
     if len(words) == 2 and words[1].lstrip("-").isdigit():
         return (int(words[1]), None) if words[0] == "exit" else (None, int(words[1]))
     return None, signal.SIGKILL  # PID 1 itself was killed: we did it (time limit)
-
-
-class SandboxUnavailable(RuntimeError):
-    """As root, neither strong mode starts: grading would run student code as root, so nothing is graded."""
-
-
-@functools.cache
-def probe_isolation() -> Isolation:
-    """The strongest mode that runs a trivial Python here: namespaces, then uid; rlimits when not root.
-
-    As root a failure of both strong modes is an error (``SandboxUnavailable``), never a quiet fall back to
-    rlimits: student code would then run as root, able to read the hidden suites and write the kit (a kit
-    run with another checkout's venv did exactly that). ``AUTOGRADER_SANDBOX_MODE=rlimits`` asks for it.
-    """
-    forced = os.environ.get("AUTOGRADER_SANDBOX_MODE")
-    if forced in MODES:  # for tests of the weaker modes, and an instructor who accepts no isolation
-        return isolation_for(forced)
-    if os.geteuid() != 0:
-        return isolation_for("rlimits")
-    from autograder.sandbox import launch  # the fresh path starts the probe's trivial runs
-
-    why = []
-    for mode in ("namespaces", "uid"):
-        try:
-            result = launch.run_sandboxed(
-                module="autograder.runner.probe",
-                stdin=b"",
-                mode=mode,
-                limits=Limits(wall_seconds=20, max_processes=64),
-            )
-        except (OSError, RuntimeError) as exc:
-            why.append(f"{mode}: {type(exc).__name__}: {exc}")
-            continue
-        if result.exit_code == 0 and result.evidence == b"ok":
-            return isolation_for(mode)
-        last = (result.stderr.strip().splitlines() or [f"exit {result.exit_code}, signal {result.signal}"])[-1]
-        why.append(f"{mode}: {last[:300]}")
-    raise SandboxUnavailable(
-        "running as root, the grader runs student code only in its sandbox, and the sandbox does not start here ("
-        + "; ".join(why)
-        + "). Run the kit with its own environment (`bash scripts/setup.sh` in the kit's folder, then its"
-        " .venv/bin/python), with util-linux's unshare installed. To grade without any isolation anyway (student"
-        " code then runs as root: it can read the hidden suites and write your files), set"
-        " AUTOGRADER_SANDBOX_MODE=rlimits."
-    )

@@ -53,7 +53,7 @@ def _warm(modules: list[str], optional: list[str], library: str | None) -> bytes
     state = torch.get_rng_state()  # what a fresh interpreter starts with (torch's fixed default seed)
     for name in modules:
         importlib.import_module(name)
-    for name in optional:  # what submissions commonly import (matplotlib.pyplot costs most notebooks ~0.5 s)
+    for name in optional:  # what submissions commonly import, so that no child pays for it
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a child imports it itself, or fails as a fresh interpreter would

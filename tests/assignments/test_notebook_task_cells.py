@@ -23,7 +23,7 @@ EXPECTED = {
 
 def _suite_areas() -> dict[str, float]:
     """area -> points of the hidden suite, from the marking scheme the suite's runner reads them from
-    (tests/autograder/test_marking.py checks that the suite is the scheme)."""
+    (tests/autograder/grading/test_marking.py checks that the suite is the scheme)."""
     scheme = get_assignment("weight_tying").scheme
     areas: dict[str, float] = {}
     for test in scheme.tests.values():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import subprocess
 import sys
 import tokenize
 from types import SimpleNamespace
@@ -14,11 +15,12 @@ import nbformat
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.graders.kit import COURSE_DIR
+from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.graders.weight_tying.messages import area_name
 from autograder.grading.judge.suite import Suite
 from dnnlpy.notebook import load_notebook
 
+ROOT = KIT_ROOT
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
 REGION = re.compile(r"^[ \t]*### BEGIN SOLUTION\n(.*?)^[ \t]*### END SOLUTION", re.S | re.M)
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -45,7 +47,7 @@ def _normalized(code: str) -> list[str]:
     return [line.rstrip() for line in code.strip("\n").splitlines() if line.strip()]
 
 
-def test_committed_files_equal_a_fresh_build(build_script):
+def test_the_built_files_equal_a_fresh_build(build_script):
     stale = [str(p) for p, text in build_script.outputs().items() if not p.is_file() or p.read_text("utf-8") != text]
     assert stale == [], "out of date: run python scripts/build_notebook.py"
     assert build_script.main(["--check"]) == 0
@@ -61,6 +63,45 @@ def _shared_metadata(cell) -> dict:
     """A cell's metadata but a demo's digest (of its own edition's text)."""
     kit = {k: v for k, v in cell.metadata.get("course_kit", {}).items() if k != "demo_sha256"}
     return {**cell.metadata, "course_kit": kit}
+
+
+def test_no_built_file_is_committed(build_script):
+    """A generated copy in the repository is a second source that drifts: the build's outputs are git-ignored."""
+    listed = subprocess.run(["git", "ls-files", "-z", "assignments"], cwd=ROOT, capture_output=True, text=True)
+    if listed.returncode != 0:
+        pytest.skip(f"not a git checkout: {listed.stderr.strip()[:200]}")
+    committed = {ROOT / name for name in listed.stdout.split("\0") if name}
+    built = set(build_script.outputs())
+    assert built and committed and sorted(str(p.relative_to(ROOT)) for p in built & committed) == []
+    ignored = subprocess.run(["git", "check-ignore", *map(str, built)], cwd=ROOT, capture_output=True, text=True)
+    assert len(ignored.stdout.splitlines()) == len(built), "add the build's new outputs to .gitignore"
+
+
+def test_the_release_carries_no_hidden_test_and_no_judge_message(build_script, tmp_path):
+    """The students' files say what the self-check says: no hidden test's name, none of the judge's messages."""
+    from autograder.graders.weight_tying import release
+    from autograder.graders.weight_tying.messages import CATALOG
+
+    shipped = "\n".join(build_script.outputs(tmp_path).values())
+    spec = get_assignment("weight_tying")
+    # a practice check of the self-check's own may share a hidden test's name: its own file declares it
+    public = set(re.findall(r"^def (test_\w+)", "\n".join(build_script._shared_files().values()), re.M))
+    hidden = [t.function for t in Suite.load(spec.suite_dir, spec.scheme).tests if t.function not in public]
+    assert len(hidden) > 20
+    leaked = [name for name in hidden if name in shipped or name.removeprefix("test_") in shipped]
+    assert leaked == [], f"hidden tests named in the release: {leaked}"
+    released = release.released_catalog()
+    said = {text for m in released.values() for text in (m.en, m.zh)}
+    judge_only = {key: m for key, m in CATALOG.items() if key not in released}
+    assert any(key.startswith(("judge.", "suite.", "title.", "note.")) for key in judge_only)
+    leaked = [key for key in judge_only if f"'{key}'" in shipped or f'"{key}"' in shipped]
+    leaked += [
+        f"{key}: {text[:60]!r}"
+        for key, m in judge_only.items()
+        for text in (m.en, m.zh)
+        if len(text) >= 30 and text in shipped and not any(text in words for words in said)
+    ]
+    assert leaked == [], f"judge-only messages in the release: {leaked}"
 
 
 def test_the_editions_differ_in_prose_only(notebooks):

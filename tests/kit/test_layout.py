@@ -114,14 +114,32 @@ def test_the_architecture_map_names_every_module_of_each_grader_and_only_ones_th
 
 
 def test_no_test_folder_on_sys_path_shadows_a_kit_package():
-    """pytest puts each test file's first folder without ``__init__.py`` on sys.path. If that folder held a
+    """pytest puts each test file's (and conftest's) first folder without ``__init__.py`` on sys.path. If that held a
     folder named like a kit package (``tests/`` holds ``autograder/``), a process started later (a dask worker,
     a spawned pool) could import the tests' folder as a namespace ``autograder`` and miss the real modules."""
     packages = {"autograder", "dnnlpy"}
     shadowing = set()
-    for test in (KIT_ROOT / "tests").rglob("test_*.py"):
+    for test in [*(KIT_ROOT / "tests").rglob("test_*.py"), *(KIT_ROOT / "tests").rglob("conftest.py")]:
         basedir = test.parent
         while (basedir / "__init__.py").exists():
             basedir = basedir.parent
         shadowing |= {f"{basedir.relative_to(KIT_ROOT)}/{name}" for name in packages if (basedir / name).is_dir()}
     assert not shadowing, f"test folders that shadow kit packages on sys.path: {sorted(shadowing)}; move the tests"
+
+
+def _cache(rel: Path) -> bool:
+    """A folder tools make beside the tests (__pycache__, .hypothesis, .pytest_cache): git ignores them."""
+    return any(part == "__pycache__" or part.startswith(".") for part in rel.parts)
+
+
+def test_the_tests_mirror_the_packages_they_test():
+    """tests/autograder/grading/pool/ tests autograder/grading/pool/: a test folder names a package that exists,
+    and no test sits above the package it tests (every module of autograder/ is in a package)."""
+    strays = []
+    for package in ("autograder", "dnnlpy"):
+        tests = KIT_ROOT / "tests" / package
+        for folder in (p for p in tests.rglob("*") if p.is_dir() and not _cache(p.relative_to(tests))):
+            if not (KIT_ROOT / package / folder.relative_to(tests) / "__init__.py").is_file():
+                strays.append(f"{folder.relative_to(KIT_ROOT)}/ (no package {package}/{folder.relative_to(tests)})")
+    strays += [str(p.relative_to(KIT_ROOT)) for p in (KIT_ROOT / "tests" / "autograder").glob("test_*.py")]
+    assert strays == [], f"move these tests beside the package they test: {strays}"

@@ -1,6 +1,6 @@
 """The kit's packages form layers: at most eight top-level entries under ``autograder/``, and no package
-imports another that imports it back, counting imports inside functions (a lazy import is still a
-dependency: it only hides the cycle until the call).
+imports another that imports it back, nor any module inside ``autograder/`` one that imports it back, counting
+imports inside functions (a lazy import is still a dependency: it only hides the cycle until the call).
 
 A *package* here is a top-level entry of ``autograder/`` (``autograder.grading``, ``autograder.sandbox``,
 ...), except that each grader under ``autograder/graders/`` is one of its own: the registry
@@ -87,6 +87,29 @@ def package_graph() -> dict[str, dict[str, list[str]]]:
     return graph
 
 
+def module_graph(imports: dict[str, set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
+    """module -> {kit module it imports: []}, from each module's imports (default: every module of
+    ``autograder/`` but the calibration files, which are submissions): ``from pkg import name`` is the module
+    ``pkg.name`` when there is one, else ``pkg`` (whose ``__init__`` defines the name)."""
+    if imports is None:
+        imports = {
+            module_name(path): imports_of(path)
+            for path in sorted(PACKAGE.rglob("*.py"))
+            if "__pycache__" not in path.parts and "calibration" not in path.parts
+        }
+
+    def resolve(name: str) -> str | None:
+        while name and name not in imports:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, dict[str, list[str]]] = {}
+    for module, names in imports.items():
+        for target in {resolve(name) for name in names} - {None, module}:
+            graph.setdefault(module, {})[target] = []
+    return graph
+
+
 def cycles(graph: dict[str, dict[str, list[str]]]) -> list[list[str]]:
     """Every strongly connected group of two or more packages (Tarjan), each sorted."""
     index: dict[str, int] = {}
@@ -140,6 +163,26 @@ def test_no_package_imports_one_that_imports_it_back():
                 if b in graph.get(a, {}):
                     detail.append(f"{a} -> {b} ({', '.join(sorted(set(graph[a][b]))[:3])})")
     assert found == [], f"import cycles between packages {found}:\n" + "\n".join(detail)
+
+
+def test_no_module_imports_one_that_imports_it_back():
+    graph = module_graph()
+    found = cycles(graph)
+    detail = [f"{a} -> {b}" for group in found for a in group for b in group if b in graph.get(a, {})]
+    assert found == [], f"import cycles between modules of autograder/ {found}:\n" + "\n".join(detail)
+
+
+def test_the_module_graph_finds_a_cycle_through_a_lazy_from_import_of_a_module():
+    imports = {
+        "autograder.cli": set(),
+        "autograder.cli.common": imports_in("from autograder.cli import dask\n", "autograder.cli.common"),
+        "autograder.cli.dask": imports_in("def run():\n    from .common import fail\n", "autograder.cli.dask"),
+        "autograder.cli.grade": imports_in("from autograder.cli import common\n", "autograder.cli.grade"),
+    }
+    graph = module_graph(imports)
+    assert cycles(graph) == [["autograder.cli.common", "autograder.cli.dask"]]
+    imports["autograder.cli.dask"] = imports_in("from autograder.cli import fail\n", "autograder.cli.dask")
+    assert cycles(module_graph(imports)) == []  # `fail` is no module: the package's, which imports neither
 
 
 def test_the_cycle_finder_counts_imports_inside_functions_and_relative_ones():

@@ -1,4 +1,4 @@
-"""Both sides (public, copied into each release): the weight_tying message catalog.
+"""Both sides (what the self-check says is built into each release): the weight_tying message catalog.
 
 Each student-facing message has an id, its parameters and its English and Chinese templates side by side;
 ``autograder.protocol.said`` holds the mechanism, and importing this module registers the catalog there (as

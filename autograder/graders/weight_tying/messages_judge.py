@@ -1,4 +1,4 @@
-"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+"""Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's composition glue ("{what}: {problem}", labels such as "{what}: logits") and the suite's
 messages that had no id before the suite rendered every message from the catalog (judge/words.py: ``say``).

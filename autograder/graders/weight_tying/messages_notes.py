@@ -1,4 +1,4 @@
-"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+"""Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's notes on what it could not check, layer settings, embedding options and the generation
 contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders

@@ -1,4 +1,4 @@
-"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+"""Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's messages. Part of the message catalog (messages.py assembles it): id -> (English,
 Chinese). The suite renders them where it builds them (judge/words.py ``say``): in English for the marking

@@ -1,4 +1,4 @@
-"""Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
+"""Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
 
 Holds the hidden suite's messages on counts, gradients, generation and values (the second half of
 messages_suite.py), and the judge's generic ones (``suite_api``: missing records, shapes, dtypes). Part of the

@@ -31,7 +31,7 @@ SPEC = AssignmentSpec(
     catalog=messages,
     scheme=load_scheme(_HERE / "marking.toml"),
     languages=messages.LANGUAGES,
-    # The notebook's imports (matplotlib.pyplot alone is ~0.8 s of a run) and the library it builds on.
+    # The notebook's imports (matplotlib.pyplot is most of a run's import time) and the library it builds on.
     warm_imports=("matplotlib", "matplotlib.pyplot", "dnnlpy.nn", "dnnlpy.models.gpt", "dnnlpy.tokenizers", "numpy"),
     # generate is exercise 2's loop: the library's decoder is not there to hand it to
     withheld=("dnnlpy.models.gpt:MiniGPT.generate", "dnnlpy.models.sampling"),

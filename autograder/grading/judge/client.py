@@ -60,6 +60,7 @@ class JudgeProcess:
         self.peak = 0  # the largest peak RSS seen among them, bytes
         self.ready_at: float | None = None  # time.monotonic() when the current judge said it was ready
         self._warm: int | None = None  # the seed whose plan and suite the current judge has loaded
+        self._tests: list[list] | None = None  # the suite's listing, once a judge has said it
 
     def command(self, fd: int) -> list[str]:
         """The judge's command line (the socket's fd is its first argument)."""
@@ -173,13 +174,18 @@ class JudgeProcess:
         return reply["_blob"]
 
     def collect(self, *, seed: int, timeout: float = 120.0) -> list[list]:
+        """The suite's tests, [[name, points, area], ...]: known from an earlier judgement, else asked of a judge
+        (started for it: after a judge's limit, the listing names what was not judged)."""
+        if self._tests is not None:
+            return self._tests
         self._started(timeout)
         send(self.conn, {"op": "collect", "seed": seed})
         reply = self._next(time.monotonic() + timeout + self.limits.judge_seconds)
         if reply is None or "tests" not in reply:
             self.stop()
             raise JudgeLimitError(f"the judge could not list its tests: {reply}")
-        return reply["tests"]
+        self._tests = reply["tests"]
+        return self._tests
 
     def judge(self, *, seed: int, box, evidence: bytes) -> Judgement:
         """Judge one run's evidence; past the judge's limits, what it had decided (``Judgement.limit``).
@@ -203,7 +209,7 @@ class JudgeProcess:
             if "run" in message:
                 out.run = message["run"]
             elif "tests" in message:
-                out.tests = message["tests"]
+                out.tests = self._tests = message["tests"]
             elif "outcome" in message:
                 out.outcomes.append(message["outcome"])
             elif "limit" in message:

@@ -34,7 +34,7 @@ from multiprocessing.connection import Connection
 
 from autograder.grading.judge.memo import end_judgement
 from autograder.grading.judge.wire import receive, send
-from autograder.grading.result import MEMORY_MARKERS
+from autograder.grading.run_status import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
 __all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES"]

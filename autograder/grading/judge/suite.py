@@ -27,7 +27,8 @@ from pathlib import Path
 from autograder.grading.findings import Finding, finding_of
 from autograder.grading.judge.memo import end_judgement
 from autograder.grading.marking import Scheme
-from autograder.grading.result import MEMORY_MARKERS, TestOutcome
+from autograder.grading.result import TestOutcome
+from autograder.grading.run_status import MEMORY_MARKERS
 
 __all__ = ["Suite", "SuiteTest", "ARGUMENTS"]
 

@@ -30,11 +30,13 @@ class LocalPool:
         limits: Limits = Limits(),
         workers: int = 1,
         mode: str | None = None,
-        warm_imports: tuple[str, ...] | None = None,
+        warm_named: bool = False,
     ) -> None:
+        """`warm_named`: each worker's zygote warms only the optional imports its first submission names
+        (``Worker``: for a class of one)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.workers = [Worker(assignment, limits, mode=mode, warm_imports=warm_imports) for _ in range(workers)]
+        self.workers = [Worker(assignment, limits, mode=mode, warm_named=warm_named) for _ in range(workers)]
         for worker in self.workers:  # all warm up at once
             worker.start()
         self._retired: list[dict] = []

@@ -1,12 +1,8 @@
 """Trusted: one warm worker: a fork server, a judge and a sandbox uid, grading one submission at a time.
 
-The steps for a submission, in order (each needs the one before)::
-
-    ready    = judge.ready(seed)               a (re)started judge's imports, plan and suite: before the clock starts
-    job      = judge.job(seed, submission)     pipeline.job, in the judge; overlaps the child's set-up
-    box      = run_forked(zygote, cfg, job)    a fresh sandboxed child of the warm zygote runs the experiments
-    verdict  = judge.judge(seed, box)          pipeline.decode, .facts and the suite, within the judge's limits
-    Result                                     pipeline.judged and .finish, as on the fresh path
+Where the pool runs ``pipeline.grade``'s steps: the judge's in the worker's judge process, step 4 in a fresh
+sandboxed child of the warm zygote (``ForkedSandbox``), whose set-up overlaps the judge making the job. Both warm
+up before a student's clock starts.
 
 Nothing a submission does can reach the next one: its child is a copy of a zygote that never ran student
 code, in its own namespaces, cgroup and tmpfs, and everything in it is killed when it ends; the judge never
@@ -24,23 +20,25 @@ import shutil
 import tempfile
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.graders import all_specs, get_assignment
 from autograder.grading import pipeline
-from autograder.grading.judge.client import JudgeLimitError, JudgeProcess
+from autograder.grading.judge.client import JudgeProcess
 from autograder.grading.pipeline import Submission
 from autograder.grading.result import Result
 from autograder.sandbox.config import jail_config
+from autograder.sandbox.launch import probe_isolation
 from autograder.sandbox.library import library_copy
 from autograder.sandbox.limits import Limits, isolation_for
-from autograder.sandbox.runs import RUNNER_PACKAGES, probe_isolation, run_cgroup
+from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides
 from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
 
-__all__ = ["Worker", "named_warm_imports"]
+__all__ = ["Worker", "ForkedSandbox", "named_warm_imports"]
 
 
 def named_warm_imports(optional: Iterable[str], sources: Iterable[str]) -> tuple[str, ...]:
@@ -62,12 +60,13 @@ class Worker:
         limits: Limits = Limits(),
         *,
         mode: str | None = None,
-        warm_imports: tuple[str, ...] | None = None,
+        warm_named: bool = False,
     ) -> None:
-        """`warm_imports`: the optional imports its zygote warms (default: the grader's ``warm_imports``)."""
+        """`warm_named`: its zygote waits for the first submission and warms only the optional imports that one
+        names (a class of one need not wait for matplotlib); else it warms all the grader's ``warm_imports``."""
         self.assignment, self.limits = assignment, limits
         self.spec = get_assignment(assignment)
-        self.warm_imports = self.spec.warm_imports if warm_imports is None else tuple(warm_imports)
+        self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.isolation = probe_isolation() if mode is None else isolation_for(mode)
         self.mode = self.isolation.mode
         self.slot = Slot()
@@ -81,12 +80,12 @@ class Worker:
         self.runs = 0
         self.zygotes_started = 0
         self._zygote_peak = 0
-        self._tests: list[list] | None = None  # the suite's listing, once known
         self.timings: dict[str, float] = {}  # seconds of the last grade's stages (job, run, judge, total)
 
     def start(self) -> None:
-        """Start the zygote and the judge (both warm up in the background)."""
-        if self.zygote is None or not self.zygote.alive():
+        """Start the zygote and the judge (both warm up in the background); the zygote waits for the first
+        submission when that one names its warm imports (`warm_named`)."""
+        if not self.warm_named and (self.zygote is None or not self.zygote.alive()):
             if self.zygote is not None:
                 self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
                 self.zygote.close()
@@ -133,41 +132,19 @@ class Worker:
 
     def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
         """Grade one submission given as text (``pipeline.Submission``)."""
-        start = time.monotonic()
-        seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.timings = {}
-        try:
-            box = self._run(submission, seed, hide)
-        except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
-            self.start()
-            box = self._run(submission, seed, hide)
-        except JudgeLimitError as exc:
-            return Result.grader_failure(str(exc))
-        self.runs += 1
-        ran = time.monotonic()
-        try:
-            judgement = self.judge.judge(seed=seed, box=box, evidence=box.evidence)
-            tests, run = pipeline.judged(judgement, box, self.spec, self.limits, lambda: self._listing(seed))
-        except JudgeLimitError as exc:  # a judge that died before the judgement could not be restarted
-            return Result.grader_failure(str(exc))
-        self.timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
-        self.timings["before_run"] = ran - start - box.wall_seconds
-        if judgement.tests is not None:
-            self._tests = judgement.tests
-        # The warm processes' start-up (a first submission's, or after a restart) is the worker's, not this
-        # submission's: two correct runs of ~1 s were reported as 12 s beside a 13 s hang.
-        warm_up = self.timings.get("zygote_ready", 0.0) + self.timings.get("judge_ready", 0.0)
-        seconds = time.monotonic() - start - warm_up
-        return pipeline.finish(tests, run, seed=seed, seconds=seconds, submission=submission, spec=self.spec)
+        return pipeline.grade(
+            submission,
+            spec=self.spec,
+            seed=secrets.randbelow(2**31) if seed is None else int(seed),
+            limits=self.limits,
+            judge=self.judge,
+            sandbox=ForkedSandbox(self, submission, hide),
+            timings=self.timings,
+        )
 
-    def _run(self, submission: Submission, seed: int, hide: tuple):
-        self.start()
-        asked = time.monotonic()
-        self.zygote.wait_ready()  # its warm-up (torch's import) on nobody's clock
-        self.timings["zygote_ready"] = time.monotonic() - asked
-        asked = time.monotonic()
-        self.judge.ready(seed)  # a restarted judge's start-up, and a new seed's plan, on nobody's clock
-        self.timings["judge_ready"] = time.monotonic() - asked
+    def run(self, job, hide: tuple):
+        """One sandboxed child of the warm zygote, fed the blob `job()` makes while the child builds its root."""
         group, isolation = run_cgroup(self.limits, self.isolation)
         workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX) if self.mode != "namespaces" else "/tmp"
         try:
@@ -183,13 +160,6 @@ class Worker:
                 cgroup_procs=group.procs_files if group else None,
                 library=self.library,
             )
-
-            def job() -> bytes:  # while the child builds its root
-                asked = time.monotonic()
-                blob = self.judge.job(seed=seed, submission=submission)
-                self.timings["job"] = time.monotonic() - asked
-                return blob
-
             return run_forked(self.zygote, cfg=cfg, stdin=job, limits=self.limits, isolation=isolation, group=group)
         finally:
             if group is not None:
@@ -197,8 +167,36 @@ class Worker:
             if self.mode != "namespaces":
                 shutil.rmtree(workdir, ignore_errors=True)
 
-    def _listing(self, seed: int) -> list[list]:
-        """The suite's tests (known from an earlier judgement, else asked of the judge)."""
-        if self._tests is None:
-            self._tests = self.judge.collect(seed=seed)
-        return self._tests
+
+@dataclass(frozen=True)
+class ForkedSandbox:
+    """Step 4 in a fork of the worker's warm zygote: its warm-up waited for first, a zygote that died replaced
+    once (the machine's OOM killer?)."""
+
+    worker: Worker
+    submission: Submission
+    hide: tuple
+
+    def warm(self) -> float:
+        worker = self.worker
+        if worker.warm_named:
+            worker.warm_imports = named_warm_imports(worker.spec.warm_imports, [self.submission.source])
+            worker.warm_named = False
+        worker.start()
+        asked = time.monotonic()
+        try:
+            worker.zygote.wait_ready()
+        except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
+            worker.start()
+            worker.zygote.wait_ready()
+        worker.timings["zygote_ready"] = time.monotonic() - asked
+        return worker.timings["zygote_ready"]
+
+    def run(self, job) -> SandboxResult:
+        try:
+            box = self.worker.run(job, self.hide)
+        except ZygoteError:  # it died during this run: a fresh one, once more
+            self.warm()
+            box = self.worker.run(job, self.hide)
+        self.worker.runs += 1
+        return box

@@ -207,3 +207,19 @@ def test_an_assignment_without_source_gets_its_own_notebook_that_nbgrader_export
         ("ann", 5, 5),
         ("ben", 3, 5),
     ]
+
+
+def test_a_hand_in_time_goes_in_as_nbgraders_utc_and_an_unreadable_one_is_left_out(nbgrader_assignment, tmp_path):
+    from datetime import UTC, datetime
+
+    db = nbgrader_assignment()
+    (tmp_path / "ann.txt").write_text("2026-11-20 11:00:00 Europe/Berlin\n")
+    (tmp_path / "bo.txt").write_text("the day before yesterday\n")
+    entries = [entry(name, result(2, 3), tmp_path / f"{name}.txt") for name in ("ann", "bo")]
+    due = datetime(2026, 11, 21, 12, 0, tzinfo=UTC)
+    summary = write_gradebook(entries, db, assignment="wt", due=due)
+    assert summary.written == ["ann", "bo"]
+    with Gradebook(f"sqlite:///{db}") as gb:
+        stamps = {s.student.id: s.timestamp for s in gb.find_assignment("wt").submissions}
+        assert gb.find_assignment("wt").duedate == datetime(2026, 11, 21, 12, 0)  # nbgrader keeps UTC, naive
+    assert stamps == {"ann": datetime(2026, 11, 20, 10, 0), "bo": None}

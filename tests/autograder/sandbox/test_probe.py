@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from autograder.graders.kit import KIT_ROOT
-from autograder.sandbox import SandboxResult, SandboxUnavailable, launch, runs
+from autograder.sandbox import SandboxResult, SandboxUnavailable, launch
 
 ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="the strong modes need root; a student's laptop gets rlimits")
 
@@ -22,9 +22,9 @@ ROOT = pytest.mark.skipif(os.geteuid() != 0, reason="the strong modes need root;
 @pytest.fixture
 def fresh_probe(monkeypatch):
     monkeypatch.delenv("AUTOGRADER_SANDBOX_MODE", raising=False)
-    runs.probe_isolation.cache_clear()
-    yield runs.probe_isolation
-    runs.probe_isolation.cache_clear()
+    launch.probe_isolation.cache_clear()
+    yield launch.probe_isolation
+    launch.probe_isolation.cache_clear()
 
 
 def _failing(**kwargs):

@@ -27,7 +27,7 @@ from autograder.graders.weight_tying.judge.models import (
     tensor_key,
 )
 from autograder.graders.weight_tying.runner.tools import dropout_settings
-from dnnlpy.models.gpt import MiniGPT, count_parameters
+from dnnlpy.models.gpt import MiniGPT
 
 __all__ = [
     "CFG_KEYS",
@@ -48,7 +48,6 @@ __all__ = [
     "next_token_loss",
     "minigpt_path_grads",
     "dropout_settings",
-    "expected_param_count",
     "decode",
     "DECODE_VARIANTS",
     "variant_matters",
@@ -234,11 +233,6 @@ def layer_norm_eps(model: MiniGPT, ids: Tensor, output: Tensor, *, tol: dict) ->
                 for m, e in zip(chosen, saved, strict=True):
                     m.eps = e
     return None
-
-
-def expected_param_count(cfg) -> tuple[int, int]:
-    """(tied count, untied count) of a MiniGPT with these hyper-parameters."""
-    return count_parameters(build_minigpt(cfg)), count_parameters(build_minigpt(cfg, weight_tying=False))
 
 
 def _crop(ids: Tensor, block: int, how: str) -> Tensor:

@@ -15,7 +15,8 @@ import pytest
 from autograder.cli.main import main
 from autograder.grading.executors import grade_batch
 from autograder.grading.pool import on_dask
-from autograder.grading.pool.dask_tls import dask_scheduler, make_certificates
+from autograder.grading.pool.dask_certs import make_certificates
+from autograder.grading.pool.dask_tls import dask_scheduler
 from autograder.sandbox import Limits
 
 distributed = pytest.importorskip("distributed", reason="the kit's dask extra (pip install -e '.[dask]')")

@@ -179,21 +179,6 @@ def test_warm_imports_are_those_whose_package_a_source_names_as_a_word():
     assert named_warm_imports(optional, []) == ()
 
 
-def test_a_class_warms_every_import_and_a_file_that_cannot_be_read_here_changes_nothing(tmp_path, monkeypatch):
-    from autograder.grading import executors, pipeline
-
-    path = tmp_path / "solution.py"
-    path.write_text("import torch\n")
-    assert executors._warm_for_one("weight_tying", {"a": path}, ()) == ()  # it names none of them
-    assert executors._warm_for_one("weight_tying", {"a": path, "b": path}, ()) is None
-
-    def unreadable(*args, **kwargs):
-        raise OSError("the disk went away")
-
-    monkeypatch.setattr(pipeline, "read", unreadable)  # the worker reads it again and says why
-    assert executors._warm_for_one("weight_tying", {"a": path}, ()) is None
-
-
 def test_a_class_of_one_warms_only_the_imports_its_file_names(tmp_path):
     """A file that never names matplotlib is graded without waiting for it (and graded the same); one that
     names it finds it imported already."""

@@ -22,7 +22,8 @@ def _over_json(data):
 
 
 def test_a_submission_and_a_refused_one_cross_the_wire_unchanged():
-    for sub in (Submission("ipynb", "{}", "a.ipynb"), Submission("py", "", "b.py", rejected="too large")):
+    refused = Submission("py", "", "b.py", refusal=Said("input.too_large", name="b.py", limit=64))
+    for sub in (Submission("ipynb", "{}", "a.ipynb"), refused):
         assert Submission.from_wire(_over_json(sub.to_wire())) == sub
     with pytest.raises(ValueError, match="kind='exe'"):
         Submission.from_wire({"kind": "exe", "source": "", "filename": "x"})
@@ -32,7 +33,7 @@ def test_reading_a_link_is_refused_once_with_why_and_graded_empty(tmp_path):
     (tmp_path / "real.py").write_text("x = 1\n")
     os.symlink(tmp_path / "real.py", tmp_path / "link.py")
     sub = read(tmp_path / "link.py", (tmp_path,))
-    assert (sub.kind, sub.source, sub.filename) == ("py", "", "link.py") and sub.rejected
+    assert (sub.kind, sub.source, sub.filename) == ("py", "", "link.py") and sub.refusal.key == "input.link_not_file"
     assert read(tmp_path / "real.py", (tmp_path,)) == Submission("py", "x = 1\n", "real.py")
 
 
@@ -67,7 +68,7 @@ def _box_wire() -> dict:
     ("read_back", "wire", "field", "bad"),
     [
         (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "source", b"x = 1"),
-        (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "rejected", 3),
+        (Submission.from_wire, Submission("py", "x = 1\n", "a.py").to_wire(), "refusal", 3),
         (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "passed", 1),
         (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "points", True),
         (TestOutcome.from_wire, TestOutcome("t.py::a", 2.0, "loss", True).to_wire(), "charged", "1"),

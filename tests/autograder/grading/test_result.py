@@ -20,8 +20,8 @@ RAISED = Finding(
 
 
 def test_a_refused_hand_in_says_only_that_it_was_not_run():
-    summary = RunFacts(status="ok", rejected="alice.ipynb is 40 MiB").summary()
-    assert summary == "Your submission was not run: alice.ipynb is 40 MiB."
+    summary = RunFacts(status="ok", refusal=Said("input.missing", path="alice.ipynb")).summary()
+    assert summary == "Your submission was not run: no submission file at alice.ipynb."
 
 
 def test_cells_that_raised_are_counted_from_one_and_read_without_debris():

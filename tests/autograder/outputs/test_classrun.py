@@ -1,5 +1,5 @@
 """A class into an output folder: every student once, resumable, idempotent (the grader itself faked here;
-tests/autograder/test_cli.py runs the real one, kill -9 included)."""
+tests/autograder/cli/test_cli.py runs the real one, kill -9 included)."""
 
 from __future__ import annotations
 
@@ -36,9 +36,9 @@ class FakeBatch:
             if self.crash_after is not None and n == self.crash_after:
                 raise RuntimeError("the pool broke")
             try:  # read as the real batch reads (bounded): a refused file is graded empty, with why
-                ok, rejected = "a + b" in read_submission(Path(path))[1], None
+                ok, refusal = "a + b" in read_submission(Path(path))[1], None
             except SubmissionRefused as exc:
-                ok, rejected = False, str(exc)
+                ok, refusal = False, Said(exc.key, **exc.params)
             tests = [
                 TestOutcome(
                     "test_add.py::test_same_shape",
@@ -57,7 +57,7 @@ class FakeBatch:
                     None if ok else Finding(Said("selftest.not_sum")),
                 )
             )
-            run = RunFacts(status="ok", rejected=rejected)
+            run = RunFacts(status="ok", refusal=refusal)
             on_result(uid, Result(tests=tests, run=run, seed=seed, execution_time=1.0))
         return {}
 

@@ -21,6 +21,7 @@ from autograder.grading.editions import localize
 from autograder.grading.judge.client import Judgement
 from autograder.grading.result import STATUS_MESSAGES, RunFacts
 from autograder.grading.submissions import SubmissionRefused, read_submission
+from autograder.protocol.said import Said
 from autograder.sandbox.limits import Limits
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -127,7 +128,7 @@ def test_every_case_was_provoked_and_carries_its_own_message_id(refusals):
 )
 def test_each_refusal_reads_fully_in_chinese_in_the_run_summary(refusals, case):
     error = refusals[case]
-    run = RunFacts(status="ok", rejected=str(error), refusal={"id": error.key, "params": error.params})
+    run = RunFacts(status="ok", refusal=Said(error.key, **error.params))
     assert run.summary() == f"Your submission was not run: {error}."  # English unchanged
     chinese = run.summary("zh")
     assert untranslated(chinese) == [], chinese
@@ -144,11 +145,12 @@ def test_a_refused_hand_in_carries_its_message_through_the_pipeline(tmp_path):
     path = tmp_path / "weight_tying.ipynb"
     path.write_text("{not json")
     submission = pipeline.read(path)
-    assert submission.refusal["id"] == "input.not_json" and submission.rejected.startswith("weight_tying.ipynb is not")
+    assert submission.refusal.key == "input.not_json"
+    assert str(submission.refusal).startswith("weight_tying.ipynb is not")
     assert pipeline.Submission.from_wire(submission.to_wire()) == submission  # it travels to a worker whole
     run = RunFacts(status="ok")
     result = pipeline.finish([], run, seed=1, seconds=0.1, submission=submission, spec=SPEC)
-    assert result.output == f"Your submission was not run: {submission.rejected}."  # an unreadable file: English
+    assert result.output == f"Your submission was not run: {submission.refusal}."  # an unreadable file: English
     again = RunFacts.from_dict(result.run.to_dict())  # as a class folder's results/<id>.json keeps it
     assert again.summary("zh").startswith("你的提交没有被运行：weight_tying.ipynb 不是")
 
