@@ -176,7 +176,7 @@ def test_a_release_notebook_fails_only_in_cells_that_need_the_stubs(releases, la
     }
     assert set(errors) == needs_stub
     # A demo cell raises the stub's NotImplementedError; a practice cell reports it and fails.
-    assert set(errors.values()) == {"NotImplementedError", "AssertionError"}
+    assert set(errors.values()) == {"NotImplementedError", "PracticeFailed"}
     assert "is not implemented yet" in _text(nb) or "还没有实现" in _text(nb)
 
 
