@@ -14,7 +14,7 @@ _ITSELF_EN = "the head must hold the embedding's Parameter object itself"
 _ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
-    "diag.reread": (" (reread {sections})", "（请重读{sections}）"),
+    "diag.reread": (" (reread {sections})", "。请重读{sections}"),
     "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节「{heading}」"),
     "diag.reread.and": (" and ", "和"),
     # tie_problem

@@ -11,7 +11,7 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
-    "suite.and_more_forms": (" (and {n} more target form(s))", "（另有 {n} 种目标形式也有问题）"),
+    "suite.and_more_forms": (" (and {n} more target form(s))", "。另有 {n} 种目标形式也有同样的问题"),
     "note.backward_not_checked_no_loss": (
         "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
         "没有检查反向传播：loss() 对哪一种目标形式都没有返回标量（见 loss 的测试）",
