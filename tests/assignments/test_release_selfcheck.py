@@ -214,19 +214,6 @@ def test_a_wrong_answer_fails_its_check_naming_the_misconception_and_the_section
     assert "Traceback" not in outcome.message and "lm_head.weight = token_embed.weight" not in outcome.message
 
 
-@pytest.mark.parametrize("mistake", list(WRONG))
-def test_a_chinese_failure_names_the_section_to_reread_by_its_heading_once(
-    checks, solution_source, mistake, monkeypatch
-):
-    """Whether the diagnosis or the check's own hint names the section, it is said one way: 第 N 节「heading」."""
-    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
-    edits, failing, _ = WRONG[mistake]
-    message = _session(checks, _edited(solution_source, edits)).outcome(failing).message
-    assert len(re.findall(r"请重读第 \d+ 节「[^」]+」", message)) == 1, message
-    assert "notebook 第" not in message and "）（" not in message, message
-    assert re.search(r"评分项：[^\n]+。$", message), message
-
-
 def test_a_check_that_needs_another_is_not_checked_rather_than_misleading(checks, solution_source):
     # A head bias breaks the forward values; the gradient check would then blame the tie.
     session = _session(checks, _edited(solution_source, WRONG["bias on the head"][0]))

@@ -85,7 +85,7 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}，这里却有两张 V * D 的表。"
+        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}，这里却有两张 (V, D) 的表。"
         "可能是复制了一份表、LM head 没有绑定、只共享了 .data（同一块内存上的两个参数对象），"
         "或者直到前向计算之后才绑定（参数量是在刚构造完时统计的）",
     ),
