@@ -161,11 +161,11 @@ MESSAGES = {
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 token embedding 路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 token embedding 路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 LM head 路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 LM head 路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",

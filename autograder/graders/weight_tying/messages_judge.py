@@ -95,7 +95,7 @@ MESSAGES = {
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
-        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：是不是转置了？",
+        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：可能是转置了",
     ),
     "judge.counts.keys_differ": (
         "state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})",
@@ -190,7 +190,7 @@ MESSAGES = {
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：是不是 squeeze() 或 .item() 把批这一维去掉了？",
+        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：可能是 squeeze() 或 .item() 把批这一维去掉了",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (

@@ -167,7 +167,7 @@ MESSAGES = {
     ),
     "suite.the_table_did_not_move_token": (
         "the table did not move: token_embed.weight is not among model.parameters()?",
-        "表根本没有动：token_embed.weight 不在 model.parameters() 里？",
+        "表根本没有动：token_embed.weight 可能不在 model.parameters() 里",
     ),
     "suite.the_table_did_not_move_by": (
         "the table did not move by lr * (sum of both paths' gradients)",
@@ -185,7 +185,7 @@ MESSAGES = {
     ),
     "suite.lm_head_weight_grad_is_not": (
         "lm_head.weight.grad is not the same tensor as token_embed.weight.grad: .data sharing?",
-        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：是不是只共享了 .data？",
+        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：可能只共享了 .data",
     ),
     "suite.loss_target_shift_wrong": (
         "\n-> loss target shift wrong? {hint}",
