@@ -64,8 +64,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
     "run.ran_but_cells_raised": (
-        "Your code ran to the end, but {n} of its cells raised an error:",
-        "你的代码运行到了最后，但其中有 {n} 个单元格抛出了错误：",
+        "Your code ran to the end, but {n} of its cells did not finish normally:",
+        "你的代码运行到了最后，但其中有 {n} 个单元格没有正常结束：",
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
@@ -126,8 +126,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的提交时，{cell}抛出了「{error}」：它调用的类里还有初始代码「raise NotImplementedError()」没有替换",
     ),
     "run.ran_but_parts_raised": (
-        "Your code ran to the end, but {n} of its parts raised an error:",
-        "你的代码运行到了最后，但其中有 {n} 个部分抛出了错误：",
+        "Your code ran to the end, but {n} of its parts did not finish normally:",
+        "你的代码运行到了最后，但其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
         "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
@@ -221,11 +221,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
         "very slow one? The other checks still ran",
-        "{what} 没有在分给它的 {n} 秒内结束，被终止了：是死循环，还是非常慢的循环？其他检查照常运行",
+        "{what}没有在分给它的 {n} 秒内结束，被终止了：是死循环，还是非常慢的循环？其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",
-        "{what} 运行失败：你的代码抛出了异常「{text}」",
+        "{what}运行失败：你的代码抛出了异常「{text}」",
     ),
     "judge.starter_code": (
         "{what} is not implemented yet: it still raises the starter code's NotImplementedError; replace"

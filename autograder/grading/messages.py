@@ -22,6 +22,7 @@ _NO_EVIDENCE = re.compile(r"no evidence for experiment '([^'\n]{1,80})'")
 
 def _cell_ref(match: re.Match) -> str:
     cell, line, func = int(match.group(1)) + 1, match.group(2), match.group(3)
+    func = (func or "").rpartition(".")[2]  # the runner names a method with its class: the cell already says it
     return f"cell {cell}, line {line}" + (f", in {func}" if func and func != "<module>" else "")
 
 

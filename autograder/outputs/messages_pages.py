@@ -60,7 +60,7 @@ PAGES = {
     ),
     "page.starter_before": Message(
         "the tests below need parts that raise NotImplementedError. Write them, run the self-check (",
-        "下面的测试需要的部分仍会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
+        "下面这些测试要用到的代码仍是初始代码，会抛出 NotImplementedError。请完成它们，在作业文件夹中运行自检（",
     ),
     "page.starter_after": Message(
         " in the assignment folder), and hand in again.",

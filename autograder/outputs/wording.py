@@ -164,7 +164,7 @@ def run_lines(
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
     if errors and run.status == "ok":
         what = "parts" if kind == "py" else "cells"
-        words = f"Your code ran to the end, but {len(errors)} of its {what} raised an error:"
+        words = f"Your code ran to the end, but {len(errors)} of its {what} did not finish normally:"
     lines.append(words)
     for index, message in errors:
         place = _place(index, kind, starts or {})

@@ -116,7 +116,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             write(tell("check.cell", place=loaded.cell(index), message=message.rstrip(": ")[:160]))
         if len(errors) > 8:
             write(tell("check.raised.more", count=len(errors) - 8))
-        write(tell("check.raised.note"))
+        stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
+        write(tell("check.raised.note_stub" if stub else "check.raised.note"))
     terminalreporter.section(tell("check.covers.section"))
     write(tell("check.covers.here"))
     for chk in CHECKS.values():

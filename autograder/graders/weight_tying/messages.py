@@ -116,7 +116,7 @@ MISCONCEPTIONS = {
 # test function name without "test_" -> its Chinese title (the English title is the name, spaced)
 _TITLES = {
     "tied_lm_counts_one_table": "TiedEmbeddingLM 只计一张表",
-    "wrapper_counts_untied_minus_vd": "包装模型的参数量等于不绑定时的参数量减去 V×D",
+    "wrapper_counts_untied_minus_vd": "包装模型的参数量等于不绑定时的参数量减去 V * D",
     "wrapper_state_dict_matches_hyperparameters": "包装模型的 state_dict 与传入的超参数一致",
     "wrapper_num_heads_honoured": "包装模型使用传入的 num_heads",
     "wrapper_dropout_honoured": "包装模型使用传入的 dropout",

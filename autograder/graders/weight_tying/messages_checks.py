@@ -13,8 +13,8 @@ __all__ = ["MESSAGES"]
 MESSAGES = {
     # framework.py and the practice cells
     "check.hint": (
-        "Reread notebook section {section}. Graded area: {area}.",
-        "请重读 notebook 第 {section} 节。评分项：{area}。",
+        'Reread section {section}, "{heading}". Graded area: {area}.',
+        "请重读第 {section} 节「{heading}」。评分项：{area}。",
     ),
     "check.area": ("Graded area: {area}.", "评分项：{area}。"),
     "check.waits": (
@@ -81,7 +81,8 @@ MESSAGES = {
     "check.budget.check": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return (an endless "
         "loop, in generate perhaps?)",
-        "运行 {seconds} 秒后被终止，这是自检给每项检查的时限：你的代码一直没有返回（是不是 generate 里有死循环？）",
+        "这项检查运行了 {seconds} 秒仍未结束，被终止了（自检给每项检查 {seconds} 秒）：你的代码一直没有返回，"
+        "是不是 generate 里有死循环？",
     ),
     "check.budget.hard_stop": (
         "The self-check stopped: {what} ran past its {seconds} s limit and could not be interrupted (a very long "
@@ -106,6 +107,11 @@ MESSAGES = {
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
     "check.raised.note": (
+        "(cells count from 1, markdown included)",
+        "（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入）",
+    ),
+    # the same, when one of those cells raised the starter code's NotImplementedError
+    "check.raised.note_stub": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
         "（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
     ),

@@ -21,7 +21,7 @@ MESSAGES = {
     # framework.py: calling the student's code
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
+        "{what} 还没有实现：把它所在单元格里的「raise NotImplementedError()」换成你自己的代码",
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
     "checkfail.raised_in_cell": (

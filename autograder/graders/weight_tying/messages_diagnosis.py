@@ -14,7 +14,7 @@ _ITSELF_EN = "the head must hold the embedding's Parameter object itself"
 _ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
-    "diag.reread": (" (reread {sections})", "（请重读{sections}）"),
+    "diag.reread": (" (reread {sections})", "。请重读{sections}"),
     "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节「{heading}」"),
     "diag.reread.and": (" and ", "和"),
     # tie_problem
@@ -161,11 +161,11 @@ MESSAGES = {
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 token embedding 路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 token embedding 路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 LM head 路径的梯度：是不是有一处用途被 detach 了？",
+        "共享梯度里只有 LM head 路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",

@@ -47,7 +47,7 @@ MESSAGES = {
     ),
     "judge.class_not_defined": (
         "{what} could not run: the submission does not define {name}",
-        "{what} 无法运行：你的提交没有定义 {name}",
+        "{what}无法运行：你的提交没有定义 {name}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
@@ -57,11 +57,11 @@ MESSAGES = {
     "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数量"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}",
+        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}：复制了一份表，LM head 上还带了偏置",
+        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}：复制了一份表，LM head 上还带了偏置",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
@@ -71,19 +71,19 @@ MESSAGES = {
     "judge.counts.one_table_but_bias": (
         "the reported count says one table of V*D parameters, but the logits carry a per-token offset: bias on the "
         "head, whose V parameters the count leaves out",
-        "报告的参数量说只有一张 V*D 的表，但 logits 带着每个 token 各自的偏移：LM head 带了偏置，"
+        "报告的参数量说只有一张 V * D 的表，但 logits 带着每个 token 各自的偏移：LM head 带了偏置，"
         "这 V 个参数没有算进参数量",
     ),
     "judge.counts.one_table_but_other_table": (
         "the reported count says one table of V*D parameters, but the logits for the judge's ids do not come from "
         "the table just written into token_embed.weight: forward uses another table (copied table)",
-        "报告的参数量说只有一张 V*D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的："
-        "前向计算用的是另一张表（复制了一份表）",
+        "报告的参数量说只有一张 V * D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表"
+        "算出来的：前向计算用的是另一张表（复制了一份表）",
     ),
     "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数量的记录格式不对"),
     "judge.counts.wrapper_unique": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
-        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V*D = {vd}）",
+        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V * D = {vd}）",
     ),
     "judge.counts.not_one_table_after_write": (
         "the reported count says one table at both ends, but after a new table was written into "
@@ -95,7 +95,7 @@ MESSAGES = {
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
-        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：是不是转置了？",
+        "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：可能是转置了",
     ),
     "judge.counts.keys_differ": (
         "state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})",
@@ -153,7 +153,7 @@ MESSAGES = {
         "loss 只需取普通的平均值，不需要额外的系数",
     ),
     # shape flow
-    "judge.shape_flow": (" (shape flow)", "（形状与输出数值）"),
+    "judge.shape_flow": (" (shape flow)", "（计算输出时）"),
     "judge.shapes.lm_case": (
         "TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) on input_ids of shape {shape}",
         "TiedEmbeddingLM(vocab_size={v}, embed_dim={d})（input_ids 形状为 {shape}）",
@@ -190,7 +190,7 @@ MESSAGES = {
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：是不是 squeeze() 或 .item() 把批这一维去掉了？",
+        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：可能是 squeeze() 或 .item() 把批这一维去掉了",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (

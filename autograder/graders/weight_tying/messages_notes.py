@@ -11,7 +11,7 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
-    "suite.and_more_forms": (" (and {n} more target form(s))", "（另有 {n} 种目标形式也有问题）"),
+    "suite.and_more_forms": (" (and {n} more target form(s))", "。另有 {n} 种目标形式也有同样的问题"),
     "note.backward_not_checked_no_loss": (
         "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
         "没有检查反向传播：loss() 对哪一种目标形式都没有返回标量（见 loss 的测试）",
@@ -29,11 +29,11 @@ MESSAGES = {
     ),
     "note.logits_shape_not_checked": (
         "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",
-        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
+        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见「形状与输出数值」的测试）",
     ),
     "note.gradient_not_checked_forward_raised": (
         "the gradient was not checked: forward raised {error} (see the shape flow tests)",
-        "没有检查梯度：前向计算抛出了异常「{error}」（见“形状与输出数值”的测试）",
+        "没有检查梯度：前向计算抛出了异常「{error}」（见「形状与输出数值」的测试）",
     ),
     "note.dropout_was_not_checked_because_the": (
         (
@@ -42,7 +42,7 @@ MESSAGES = {
         ),
         (
             "dropout 未检查：评估模式下的 logits 不对。"
-            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见“形状与输出数值”的测试）"
+            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见「形状与输出数值」的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because": (
@@ -52,7 +52,7 @@ MESSAGES = {
         ),
         (
             "梯度未检查：前向计算的 logits 不对，"
-            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见“形状与输出数值”的测试）"
+            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见「形状与输出数值」的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because_2": (
@@ -60,7 +60,7 @@ MESSAGES = {
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：前向计算算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数）（见“形状与输出数值”的测试）"),
+        ("梯度未检查：前向计算算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数；见「形状与输出数值」的测试）"),
     ),
     "note.the_tie_was_not_checked_because": (
         (
@@ -70,7 +70,7 @@ MESSAGES = {
         ),
         (
             "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？"
-            "），所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
+            "），所以 logits 不可能来自之前写入的那张表（见「形状与输出数值」的测试）"
         ),
     ),
     "note.the_count_was_not_checked_because": (
@@ -81,7 +81,7 @@ MESSAGES = {
         ),
         (
             "参数量未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm"
-            "？），所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
+            "？），所以从 logits 看不出 LM head 用的是哪张表（见「形状与输出数值」的测试）"
         ),
     ),
     "note.the_logits_are_those_of_a": (

@@ -85,19 +85,19 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V*D = {want}，这里却有两张 V*D 的表。"
+        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}，这里却有两张 (V, D) 的表。"
         "可能是复制了一份表、LM head 没有绑定、只共享了 .data（同一块内存上的两个参数对象），"
         "或者直到前向计算之后才绑定（参数量是在刚构造完时统计的）",
     ),
     "suite.has_unique_parameters_expected_v_d_2": (
         "{model} has {n} unique parameters, expected V*D = {want}: bias on the head (+V parameters)",
-        ("{model} 有 {n} 个不重复的参数，应为 V*D = {want}：LM head 带了偏置（多出 V 个参数）"),
+        ("{model} 有 {n} 个不重复的参数，应为 V * D = {want}：LM head 带了偏置（多出 V 个参数）"),
     ),
     "suite.has_unique_parameters_expected_untied_minigpt": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd}): t"
         "hat is the untied count (copied table / untied head, or tied only after forward)",
         "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied}"
-        " 个，减去 V*D = {vd}）：这正是不绑定时的参数量（复制了一份表、LM "
+        " 个，减去 V * D = {vd}）：这正是不绑定时的参数量（复制了一份表、LM "
         "head 没有绑定，或者前向计算之后才绑定）",
     ),
     "suite.has_unique_parameters_expected_untied_minigpt_2": (
@@ -107,7 +107,7 @@ MESSAGES = {
         ),
         (
             "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个"
-            "，减去 V*D = {vd}）：是不是忽略了某个超参数？（见 state_dict"
+            "，减去 V * D = {vd}）：是不是忽略了某个超参数？（见 state_dict"
             " 那项测试）"
         ),
     ),
@@ -167,7 +167,7 @@ MESSAGES = {
     ),
     "suite.the_table_did_not_move_token": (
         "the table did not move: token_embed.weight is not among model.parameters()?",
-        "表根本没有动：token_embed.weight 不在 model.parameters() 里？",
+        "表根本没有动：token_embed.weight 可能不在 model.parameters() 里",
     ),
     "suite.the_table_did_not_move_by": (
         "the table did not move by lr * (sum of both paths' gradients)",
@@ -185,7 +185,7 @@ MESSAGES = {
     ),
     "suite.lm_head_weight_grad_is_not": (
         "lm_head.weight.grad is not the same tensor as token_embed.weight.grad: .data sharing?",
-        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：是不是只共享了 .data？",
+        "lm_head.weight.grad 与 token_embed.weight.grad 不是同一个张量：可能只共享了 .data",
     ),
     "suite.loss_target_shift_wrong": (
         "\n-> loss target shift wrong? {hint}",

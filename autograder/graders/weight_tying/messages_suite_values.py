@@ -112,7 +112,7 @@ MESSAGES = {
     ),
     "suite.identity_check": (
         " (identity check)",
-        "（检查是否为同一个参数对象）",
+        "（是否为同一个参数对象）",
     ),
     "suite.parameter_count": (
         " (parameter count)",
@@ -128,11 +128,11 @@ MESSAGES = {
     ),
     "suite.state_dict_save_load": (
         " (state_dict save/load)",
-        "（保存并加载 state_dict）",
+        "（把 state_dict 加载进一个新模型之后）",
     ),
     "suite.to_torch_float64": (
         " (.to(torch.float64))",
-        "（.to(torch.float64)）",
+        "（.to(torch.float64) 之后）",
     ),
     "suite.three_target_forms": (
         " (three target forms)",
@@ -148,7 +148,7 @@ MESSAGES = {
     ),
     "suite.and_more_case_s": (
         " (and {n} more case(s))",
-        "（另有 {n} 个情形同样如此）",
+        "。另有 {n} 个情形同样如此",
     ),
     "suite.generate_input_ids_of_shape_max": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",

@@ -80,9 +80,9 @@ def entry(record: Any, what: Text | str) -> dict:
         stopped = _stopped_seconds(record)
         if stopped is not None:  # the runner's word, like any error: it fails the test and earns nothing
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
-        text, where = _located(error_text(record["error"], 1200))
+        text, where, function = _located(error_text(record["error"], 1200))
         if text.split(":", 1)[0].strip() == "NotImplementedError":  # the starter code's own exception
-            raised = say("judge.starter_code", what=what)
+            raised = say("judge.starter_code", what=_unwritten(function) or what)
         else:
             raised = say("judge.failed_your_code_raised", what=what, text=text)
         raise Failed(raised + where if where is not None else raised)
@@ -96,18 +96,31 @@ _AT = re.compile(
     r"(?: in (?P<function>[\w<>.]{1,80}))?\)$",
     re.S,
 )
+_IN = re.compile(r"\(at [^()]*:\d{1,7} in (?P<function>[\w<>.]{1,80})\)$")
 
 
-def _located(text: str) -> tuple[str, Said | None]:
-    """The exception's own text and, when the runner said so, where in the notebook it raised."""
+def _located(text: str) -> tuple[str, Said | None, str]:
+    """The exception's own text and, when the runner said so, where in the notebook it raised and the function
+    it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``; "" when none)."""
     match = _AT.match(text)
-    if match is None:
-        return text, None
-    function = match["function"]
-    named = say("judge.raised_in", name=function) if function and function != "<module>" else verbatim("")
+    if match is None:  # not in a notebook's cell (a .py file): only the function it raised in
+        last = _IN.search(text)
+        return text, None, last["function"] if last else ""
+    function = match["function"] or ""
+    short = function.rpartition(".")[2]  # the class is the sentence's subject; the place names the method
+    named = say("judge.raised_in", name=short) if short and short != "<module>" else verbatim("")
     place = Said("cell.place.bare", number=int(match["cell"]) + 1)
     bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", match["text"].strip())  # an exception without a message
-    return bare, say("judge.raised_at", place=place, line=match["line"], function=named)
+    return bare, say("judge.raised_at", place=place, line=match["line"], function=named), function
+
+
+def _unwritten(function: str) -> str:
+    """What a stub's NotImplementedError says is not written yet: the class for its constructor, else the
+    method (``MiniGPTWithWeightTying.generate``); "" when the runner did not name a class's function."""
+    owner, _, name = function.rpartition(".")
+    if not owner or "<" in function:  # a plain function, a cell's own code or a nested one: the test's words
+        return ""
+    return owner if name == "__init__" else function
 
 
 def _stopped_seconds(record: dict) -> float | None:

@@ -27,7 +27,7 @@ def test_a_refused_hand_in_says_only_that_it_was_not_run():
 def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     errors = [[0, "NotImplementedError: "], [2, "ValueError: bad (at x)"]]
     lines = RunFacts(status="ok", load_errors=errors).summary().splitlines()  # a .py file: its parts
-    assert lines[0] == "Your code ran to the end, but 2 of its parts raised an error:"
+    assert lines[0] == "Your code ran to the end, but 2 of its parts did not finish normally:"
     assert lines[1].startswith("Parts of a .py file are numbered from 1")
     assert lines[2].endswith(
         "part 1 raised NotImplementedError: it uses a part that still holds the starter code"
@@ -35,7 +35,7 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     )
     assert lines[3].endswith("part 3 raised ValueError: bad (at x)")
     named = RunFacts(status="ok", load_errors=errors, cells={"0": ["6. Exercise 1", "class A:"]}).summary()
-    assert named.splitlines()[0] == "Your code ran to the end, but 2 of its cells raised an error:"
+    assert named.splitlines()[0] == "Your code ran to the end, but 2 of its cells did not finish normally:"
     assert named.splitlines()[1] == CELLS_COUNTED and "cell 3 raised ValueError" in named
     chinese = RunFacts(
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]

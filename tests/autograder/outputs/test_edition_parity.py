@@ -84,6 +84,8 @@ def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_n
     zh = localize(stub_result, "zh")
     text = _text(feedback_html(zh, student="s", spec=SPEC, names=names(SPEC, "zh")))
     assert "还没有实现：仍是初始代码" in text and "你的代码抛出了异常" not in text  # nothing written yet: no error
+    # what is not written yet is named (the class whose constructor raised), not the test's call
+    assert "TiedEmbeddingLM 还没有实现" in text and "） 还没有实现" not in text and "时） " not in text
     assert "得分：0 / 100" in text  # no space after a full-width colon
     shown = [name for name in map(names(SPEC, "zh"), SPEC.scheme.areas) if name in text]
     assert shown == sorted(shown, key=text.index) and len(shown) == len(SPEC.scheme.areas)  # the notebook's order
@@ -97,3 +99,5 @@ def test_a_cell_stopped_at_its_time_budget_is_said_in_the_students_language():
     run = RunFacts(status="ok", load_errors=[[29, stopped]], cells={"29": ["10. 动手试试", "torch.manual_seed(0)"]})
     assert "被终止了" in run.summary("zh") and "TimeBudgetExceeded" not in run.summary("zh")
     assert "was stopped at its time budget" in run.summary("en")
+    # a stopped cell raised nothing: the run's first line does not say it did
+    assert "抛出了错误" not in run.summary("zh") and "raised" not in run.summary("en")

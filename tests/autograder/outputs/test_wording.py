@@ -48,7 +48,7 @@ def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
     notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
     run = RunFacts(status="ok", load_errors=[[1, "NotImplementedError: "]], required_names=["A", "B"], defined=["A"])
     lines = run_lines(Result(tests=[], run=run), starts=cell_starts(notebook))
-    assert lines[0] == "Your code ran to the end, but 1 of its cells raised an error:"
+    assert lines[0] == "Your code ran to the end, but 1 of its cells did not finish normally:"
     assert lines[1].startswith(
         "cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
     )

@@ -154,7 +154,8 @@ _REREAD = {lang: render("diag.reread", lang, sections="").rstrip(")）") for lan
 
 
 def _hint(chk: Check) -> str:
-    return tell("check.hint", section=chk.section, area=area_name(chk.area, language()))
+    heading = tell(f"section.{chk.section}")
+    return tell("check.hint", section=chk.section, heading=heading, area=area_name(chk.area, language()))
 
 
 def title(chk: Check) -> str:

@@ -50,13 +50,19 @@ def _library_dirs() -> tuple[str, ...]:
 
 
 def error_text(exc: BaseException) -> str:
-    """'ExcType: message  (at file:line in fn; ...)', the student's own frames only."""
+    """'ExcType: message  (at file:line in fn; ...)', the student's own frames only; a method is named with its
+    class (``MiniGPTWithWeightTying.generate``), so the judge can say which part is still the starter code."""
     text = f"{type(exc).__name__}: {exc}"[:1500]
-    frames = traceback.extract_tb(exc.__traceback__)
+    steps = list(traceback.walk_tb(exc.__traceback__))
+    frames = traceback.StackSummary.extract(iter(steps))
     library = _library_dirs()
-    mine = [f for f in frames if not f.filename.startswith(library)]
+    mine = [
+        (f, step.f_code.co_qualname)
+        for f, (step, _) in zip(frames, steps, strict=True)
+        if not f.filename.startswith(library)
+    ]
     if mine:
-        tail = "; ".join(f"{f.filename}:{f.lineno} in {f.name}" for f in mine[-3:])
+        tail = "; ".join(f"{f.filename}:{f.lineno} in {name}" for f, name in mine[-3:])
         text += f"  (at {tail})"[:600]
     return text
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.grading.judge.suite_api import Failed, entry, need, plain_tensor
+from autograder.protocol.said import render
 
 
 def test_a_missing_record_is_owed_evidence_whatever_a_note_says():
@@ -39,3 +40,20 @@ def test_an_error_of_any_shape_is_reported_briefly():
     with pytest.raises(Failed) as exc:
         entry({"error": nested}, "experiment 'x'")
     assert len(str(exc.value)) < 400 and exc.value.finding.kind == "plain"
+
+
+def test_the_starter_code_is_named_by_the_class_or_the_method_still_unwritten():
+    """The runner names a method with its class; the headline names what to write, the place the method."""
+    stub = {"error": "NotImplementedError:   (at <notebook> [cell 24]:41 in MiniGPTWithWeightTying.generate)"}
+    with pytest.raises(Failed) as caught:
+        entry(stub, "generate(input_ids, max_new_tokens=3)")
+    for language, headline, place in (
+        ("en", "MiniGPTWithWeightTying.generate is not implemented yet", "in generate)"),
+        ("zh", "MiniGPTWithWeightTying.generate 还没有实现", "在 generate 中）"),
+    ):
+        said = render(caught.value.finding.said, language)
+        assert said.startswith(headline) and said.endswith(place), said
+    constructor = {"error": "NotImplementedError:   (at <notebook> [cell 14]:7 in TiedEmbeddingLM.__init__)"}
+    with pytest.raises(Failed) as caught:
+        entry(constructor, "TiedEmbeddingLM (parameter count)")
+    assert render(caught.value.finding.said, "zh").startswith("TiedEmbeddingLM 还没有实现：")

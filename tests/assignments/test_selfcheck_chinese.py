@@ -1,0 +1,43 @@
+"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节「heading」, whether the
+diagnosis names it or the check's own hint does, and the graded area after it.
+
+Each wrong answer is the reference with one edit, loaded and checked in-process as test_release_selfcheck.py does.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dnnlpy.notebook import exec_source
+
+TIE = "self.lm_head.weight = self.token_embed.weight"
+
+# name -> (the reference's line, its wrong version, the check that must fail)
+WRONG = {
+    "copied table (the diagnosis names the section)": (
+        TIE,
+        "self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())",
+        "test_tied_head_is_the_embedding_parameter",
+    ),
+    "bias on the head (the check's hint names it)": (
+        "vocab_size, bias=False)",
+        "vocab_size, bias=True)",
+        "test_tied_holds_one_table_and_no_bias",
+    ),
+    "no context crop": ("context = ids[:, -block_size:]", "context = ids", "test_generate_crops_past_block_size"),
+}
+
+
+@pytest.mark.parametrize("mistake", list(WRONG))
+def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, solution_source, monkeypatch, mistake):
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    old, new, failing = WRONG[mistake]
+    assert old in solution_source, f"edit no longer applies: {old!r}"
+    result = exec_source(solution_source.replace(old, new, 1), "submission.py")
+    session = checks.Session({n: result.namespace.get(n) for n in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")})
+    message = session.outcome(failing).message
+    assert len(re.findall(r"请重读第 \d+ 节「[^」]+」", message)) == 1, message
+    assert "notebook 第" not in message and "）（" not in message, message
+    assert re.search(r"评分项：[^\n]+。$", message), message
