@@ -30,7 +30,7 @@ MESSAGES = {
         "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。"
         "对评分程序给出的 id，两者的 logits 不一致：前向计算用的是另一张表（复制了一份表），"
         "或者模型的结构与它的尺寸不符（忽略了超参数，"
-        "见“参数量”的测试）",
+        "见「参数量」的测试）",
     ),
     "judge.identity.logits_not_from_table": (
         "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
@@ -109,9 +109,9 @@ MESSAGES = {
     ),
     "note.num_heads_not_checked": (
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
-        "ignored (see test_wrapper_state_dict_matches_hyperparameters)",
-        "num_heads 未检查：用这些尺寸构建不出模型，是不是忽略了某个超参数？"
-        "（见“包装模型的 state_dict 与超参数一致”那一项）",
+        "ignored (see the test “wrapper state dict matches hyperparameters”)",
+        "num_heads 未检查：用这些尺寸构建不出模型，可能是忽略了某个超参数"
+        "（见「包装模型的 state_dict 与传入的超参数一致」那一项）",
     ),
     "judge.counts.dropout_train_eval": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
@@ -183,7 +183,8 @@ MESSAGES = {
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "
         "token_embed.weight (see the parameter identity tests)",
-        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
+        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变"
+        "（见「共享同一参数对象」的测试）",
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
     # argmax generation
@@ -217,23 +218,23 @@ MESSAGES = {
     ),
     "note.determinism_not_credited": (
         "the two calls agree, but that is not credited: their tokens are not the greedy ones (see “{test}”)",
-        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心生成的结果（见“{test}”）",
+        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心生成的结果（见「{test}」）",
     ),
     "note.shape_not_credited": (
         "the tokens have the right shape and type, but that is not credited: they are not the greedy ones (see "
         "“{test}”)",
-        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见“{test}”）",
+        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见「{test}」）",
     ),
     # a forward call that raised, judged where forward is judged (shape flow)
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
         "were not checked (see “{test}”)",
         "{what}：在任何前向计算之前，LM head 已随这张表变化；但前向计算抛出了异常「{error}」，所以没有检查 logits"
-        "（见“{test}”）",
+        "（见「{test}」）",
     ),
     "judge.counts.forward_raised": (
         "the count was not checked: forward raised {error} (see “{test}”)",
-        "没有检查参数量：前向计算抛出了异常「{error}」（见“{test}”）",
+        "没有检查参数量：前向计算抛出了异常「{error}」（见「{test}」）",
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}",

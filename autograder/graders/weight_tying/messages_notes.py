@@ -19,13 +19,13 @@ MESSAGES = {
     "note.library_tie_not_credited": (
         "{what}: not credited: the pair of tables is a library MiniGPT's, tied by the library, not by your code "
         "(see “{test}”)",
-        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库完成了绑定，而不是你的代码（见“{test}”）",
+        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库完成了绑定，而不是你的代码（见「{test}」）",
     ),
     "note.loss_not_checked_forward": (
         "{call}: the loss was not checked: the model's logits for the plan's ids are not (B, T, V), or forward "
         "raised (see the shape flow tests)",
-        "{call}：没有检查 loss：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者前向计算抛出了异常（见“形状与"
-        "输出数值”的测试）",
+        "{call}：没有检查 loss：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者前向计算抛出了异常（见「形状与"
+        "输出数值」的测试）",
     ),
     "note.logits_shape_not_checked": (
         "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",

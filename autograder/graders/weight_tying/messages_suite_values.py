@@ -28,7 +28,7 @@ MESSAGES = {
     "suite.dropout_not_checked_eval_wrong": (
         "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
         "tokens (see “{test}”)",
-        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见“{test}”）",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见「{test}」）",
     ),
     "suite.generate_depends_on_mode": (
         (
