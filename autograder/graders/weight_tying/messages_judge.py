@@ -46,8 +46,8 @@ MESSAGES = {
         "或被替换了",
     ),
     "judge.class_not_defined": (
-        "{what} could not run: the submission does not define {name}",
-        "{what}无法运行：你的提交没有定义 {name}",
+        "the submission does not define {name}, so {what} could not run",
+        "你的提交没有定义 {name}，所以 {what}无法运行",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
