@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_grading.py single --repeats 3 --seed 7          # one `grade FILE` vs `import torch`
     .venv/bin/python scripts/bench_grading.py selfcheck --repeats 3                # the release's `pytest` vs same
     .venv/bin/python scripts/bench_grading.py tokenizer                            # BPE training vs its 10 s target
+    .venv/bin/python scripts/bench_grading.py all --repeats 3 --seed 7             # every goal above, in one run
 
 A class is mixed as a real one is (``bench_class.mixed_class``): the solution notebook, notebooks whose exercise
 cells hold a correct variant, a wrong one or a hostile one from the calibration corpus. The headline is CPU per
@@ -195,32 +196,37 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             path = folder / f"s{i:05d}_{source.name}"
             shutil.copy(source, path)
             submissions[path.stem], expected[path.stem] = path, kind == "correct"
-        start = time.perf_counter()
+        # The clock runs from the pool's start: its warm-up is part of the class's time (and may overlap grading).
+        start, cpu_start = time.perf_counter(), clock.read()
+        first: list[float] = []
         with LocalPool(assignment="weight_tying", limits=Limits(wall_seconds=60), workers=args.workers) as pool:
-            for worker in pool.workers:
-                worker.zygote.wait_ready()
-            ready, cpu_ready = time.perf_counter(), clock.read()
-            results = pool.grade(submissions, seed=args.seed, hide=(folder,))
+            results = pool.grade(
+                submissions,
+                seed=args.seed,
+                hide=(folder,),
+                on_result=lambda *_: first or first.append(time.perf_counter()),
+            )
             done, cpu_done = time.perf_counter(), clock.read()
             stats = pool.stats()
         right = sum((r.score == r.max_score > 0) == expected[s] for s, r in results.items())
+        total = done - start
+        goal = "met" if total < 60 else "missed"
         rows = [
             (
                 "submissions",
                 f"{args.n} notebooks ({composition([students[i % len(students)] for i in range(args.n)])}); "
                 f"{right} graded as expected",
             ),
+            ("HEADLINE CPU per submission (start-up included)", f"{(cpu_done - cpu_start) / args.n:.3f} s"),
             (
-                "HEADLINE CPU per submission (all processes, after start)",
-                f"{(cpu_done - cpu_ready) / args.n:.3f} s",
+                f"HEADLINE wall for {args.n}, start-up included ({args.workers} workers)",
+                f"{total:.1f} s" + (f" (goal: 1,000 in < 60 s: {goal})" if args.n == 1000 else ""),
             ),
-            ("pool start (2 zygotes + 2 judges warm)", f"{ready - start:.2f} s wall"),
-            ("grading, after start", f"{done - ready:.1f} s wall, {cpu_done - cpu_ready:.1f} s CPU"),
+            ("first result after the pool's start", f"{first[0] - start:.2f} s wall" if first else "none"),
             (
                 f"throughput ({args.workers} workers: includes parallelism)",
-                f"{args.n / (done - ready):.2f} submissions/s ({(done - ready) / args.n * 1000:.0f} ms each)",
+                f"{args.n / total:.2f} submissions/s ({total / args.n * 1000:.0f} ms each)",
             ),
-            ("total, start included", f"{done - start:.1f} s for {args.n}"),
         ]
         for i, s in enumerate(stats):
             zygote, judge = s["zygote_peak_rss"] / 2**20, s["judge_peak_rss"] / 2**20
@@ -366,33 +372,46 @@ def tokenizer(args, clock: CpuClock) -> list[tuple[str, str]]:
     return rows
 
 
+def _report(mode: str, rows: list[tuple[str, str]], seed: int, how: str, load_before: float) -> None:
+    print(
+        f"\n{mode} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seed {seed}; CPU from the "
+        f"{how}; {os.cpu_count()} cores, load {load_before:.1f} before, {os.getloadavg()[0]:.1f} at the end)",
+        flush=True,
+    )
+    width = max(len(r[0]) for r in rows)
+    for what, value in rows:
+        print(f"  {what:<{width}}  {value}", flush=True)
+
+
+MODES = {"compare": compare, "scale": scale, "single": single, "selfcheck": selfcheck, "tokenizer": tokenizer}
+# `all`: every goal of the speed issue in one run, each block with its own time and load
+ALL = ("single", "selfcheck", "compare", "scale")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for name, default_n in (("compare", 16), ("scale", 1000), ("single", 0), ("selfcheck", 0), ("tokenizer", 0)):
+    for name, default_n in (*((m, 16 if m == "compare" else 1000 if m == "scale" else 0) for m in MODES), ("all", 0)):
         p = sub.add_parser(name)
         p.add_argument("--seed", type=int, default=7, help="the judge's plan (fixed for every run)")
         p.add_argument("--repeats", type=int, default=3, help="measured runs per side (after one warm-up)")
         p.add_argument("--workers", type=int, default=2, help="the pool's workers")
-        p.add_argument("--n", type=int, default=default_n, help="submissions")
+        p.add_argument("--n", type=int, default=default_n, help="submissions (all: compare's class; scale's is 1,000)")
         p.add_argument("--vocab", type=int, nargs="+", default=[300, 1000, 4000], help="tokenizer sizes")
     args = parser.parse_args(argv)
     if args.repeats < 1 or args.workers < 1 or (args.mode in ("compare", "scale") and args.n < 1):
         parser.error("--repeats, --workers and --n must be >= 1")
+    if args.mode == "all" and args.n < 1:
+        args.n = 16
     clock = CpuClock()
-    load_before = os.getloadavg()[0]
     try:
-        modes = {"compare": compare, "scale": scale, "single": single, "selfcheck": selfcheck, "tokenizer": tokenizer}
-        rows = modes[args.mode](args, clock)
+        for mode in ALL if args.mode == "all" else (args.mode,):
+            n = 1000 if mode == "scale" and args.mode == "all" else args.n
+            mode_args = argparse.Namespace(**{**vars(args), "n": n})
+            load_before = os.getloadavg()[0]
+            _report(mode, MODES[mode](mode_args, clock), args.seed, clock.how, load_before)
     finally:
         clock.close()
-    print(
-        f"\n{args.mode} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seed {args.seed}; CPU from the "
-        f"{clock.how}; {os.cpu_count()} cores, load {load_before:.1f} before, {os.getloadavg()[0]:.1f} at the end)"
-    )
-    width = max(len(r[0]) for r in rows)
-    for what, value in rows:
-        print(f"  {what:<{width}}  {value}")
     return 0
 
 
