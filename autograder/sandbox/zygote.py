@@ -85,8 +85,9 @@ def _reap() -> None:
 
 
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
-    from autograder.sandbox.forked import start_child
+    from autograder.sandbox.forked import prepare, start_child
 
+    prepare()
     sock.settimeout(_REAP_EVERY)
     while True:
         _reap()
