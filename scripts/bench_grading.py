@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_grading.py single --repeats 3 --seed 7          # one `grade FILE` vs `import torch`
     .venv/bin/python scripts/bench_grading.py selfcheck --repeats 3                # the release's `pytest` vs same
     .venv/bin/python scripts/bench_grading.py tokenizer                            # BPE training vs its 10 s target
+    .venv/bin/python scripts/bench_grading.py floor --repeats 30 --seed 7          # a run that does nothing
     .venv/bin/python scripts/bench_grading.py all --repeats 3 --seed 7             # every goal above, in one run
 
 A class is mixed as a real one is (``bench_class.mixed_class``): the solution notebook, notebooks whose exercise
@@ -31,6 +32,7 @@ import time
 from pathlib import Path
 
 from bench_class import HOSTILE_FOR_NBGRADER, NOTEBOOK, composition, mixed_class
+from bench_floor import floor
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -384,8 +386,9 @@ def _report(mode: str, rows: list[tuple[str, str]], seed: int, how: str, load_be
 
 
 MODES = {"compare": compare, "scale": scale, "single": single, "selfcheck": selfcheck, "tokenizer": tokenizer}
+MODES["floor"] = floor  # bench_floor.py
 # `all`: every goal of the speed issue in one run, each block with its own time and load
-ALL = ("single", "selfcheck", "compare", "scale")
+ALL = ("single", "selfcheck", "compare", "scale", "floor")
 
 
 def main(argv: list[str] | None = None) -> int:
