@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -222,6 +223,7 @@ class _Child:
                 self._done = True
                 with contextlib.suppress(OSError):
                     signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG)
+                    select.select([self.pidfd], [], [], 1.0)  # readable once it has exited: no polling its group
                 os.close(self.pidfd)
 
 
