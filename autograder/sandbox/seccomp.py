@@ -180,7 +180,6 @@ def _load() -> tuple[ctypes.CDLL | None, str]:
         ctypes.c_uint,
         ctypes.POINTER(_ArgCmp),
     ]
-    lib.seccomp_load.argtypes = [ctypes.c_void_p]
     lib.seccomp_export_pfc.argtypes = [ctypes.c_void_p, ctypes.c_int]
     lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
     v = lib.seccomp_version().contents
@@ -273,6 +272,9 @@ def _build(network: bool = False) -> int:
     return ctx
 
 
+_PROGRAMS: dict[bool, bytes] = {}  # network -> the compiled profile
+
+
 def program(network: bool = False) -> bytes:
     """The profile (`network`: see ``_build``) as the BPF program libseccomp writes for the kernel, compiled once per
     process: the bytes ``seccomp_load`` would hand the kernel, exported instead of loaded."""
@@ -280,9 +282,6 @@ def program(network: bool = False) -> bytes:
     if network not in _PROGRAMS:
         _PROGRAMS[network] = _compile(network)
     return _PROGRAMS[network]
-
-
-_PROGRAMS: dict[bool, bytes] = {}
 
 
 def _compile(network: bool) -> bytes:
