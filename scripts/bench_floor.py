@@ -125,16 +125,14 @@ def _rows(samples: dict[str, list[float]], repeats: int) -> list[tuple[str, str]
         ("runs of each (after one warm-up round)", str(repeats)),
         ("HEADLINE fork of a warm zygote that runs nothing (no namespaces), CPU", _ms(fork)),
         ("HEADLINE the same fork into a sandbox that runs nothing, CPU", _ms(sandbox)),
-        ("  of which the grader's side (cgroup made and removed, pipes, kill)", _ms(samples["sandbox: grader"])),
-        ("  of which the run's tree (forks, set-up, exits)", _ms(samples["sandbox: tree"])),
+        ("  of which the zygote's and grader's side (the fork, cgroup, pipes, kill)", _ms(samples["sandbox: grader"])),
+        ("  of which the run's tree (its set-up, two forks, three exits)", _ms(samples["sandbox: tree"])),
     ]
     steps = sum(statistics.median(samples[f"sandbox: {step}"]) for step in STEPS if samples[f"sandbox: {step}"])
     for step in STEPS:
         if samples[f"sandbox: {step}"]:
             rows.append((f"    step {step}", _ms(samples[f"sandbox: {step}"])))
-    rows.append(
-        ("    the rest of the tree: 3 forks of the zygote's heap, their exits", f"{_tree_rest(samples, steps)}")
-    )
+    rows.append(("    the rest: PID 1's and the runner's forks, three exits", _tree_rest(samples, steps)))
     rows.append(("HEADLINE the kit's empty file on a warm worker, CPU of every process", _ms(empty)))
     rows.append(("the kit's empty file, wall", _ms(samples["empty file: wall"])))
     share = statistics.median(sandbox) / statistics.median(empty)
