@@ -1,4 +1,4 @@
-"""Every experiment record of a grader's calibration corpus at fixed seeds, tensor bytes included; or two dumps compared.
+"""Every experiment record of a calibration corpus at fixed seeds, tensor bytes included; or two dumps compared.
 
     .venv/bin/python scripts/records_dump.py dump /tmp/before.pt --seeds 7,11     # on the old tree
     .venv/bin/python scripts/records_dump.py dump /tmp/after.pt --seeds 7,11      # on the new tree

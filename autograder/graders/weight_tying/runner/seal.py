@@ -44,7 +44,8 @@ TAMPERED = "tampered: "
 
 # dtypes whose numpy twin holds the very bytes torch does
 _NUMPY_DTYPES = frozenset(
-    (torch.float16, torch.float32, torch.float64, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.bool)
+    (torch.float16, torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32)
+    + (torch.int64,)
 )
 _LEN_I = struct.Struct(">I").pack
 _LEN_Q = struct.Struct(">Q").pack

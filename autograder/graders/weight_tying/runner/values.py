@@ -96,7 +96,7 @@ def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list
             if type(value) is torch.Tensor and value.dtype == torch.float32 and value.is_contiguous():
                 _values_into(value, draw, seed, key, shape, gain)
             else:  # a subclass sees only the copy_ it always saw; another dtype is drawn in float32, then cast
-                value.copy_(_values(seed, key, shape, gain))
+                value.copy_(judge_values(seed, key, value.shape, gain=gain))
     return state_shapes(module, state)
 
 
