@@ -12,7 +12,6 @@ wrong and trick files, and the attacks that do nothing to the machine (the other
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))  # marks_dump's command line
 
 # Attacks that only lie, forge or read what the process holds: the rest exit, hang, fork, flood or reach out.
 _IN_PROCESS_ATTACKS = (
@@ -137,23 +137,10 @@ def diff(before: Path, after: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("dump", help="run the experiments on the corpus and save every record")
-    d.add_argument("out", type=Path)
-    d.add_argument("--seeds", default="7,11", help="comma-separated plan seeds (default 7,11)")
-    d.add_argument("--assignment", default="weight_tying")
-    c = sub.add_parser("diff", help="compare two dumps; exit 1 if anything moved")
-    c.add_argument("before", type=Path)
-    c.add_argument("after", type=Path)
-    args = parser.parse_args(argv)
-    if args.command == "diff":
-        return diff(args.before, args.after)
-    try:
-        seeds = [int(s) for s in args.seeds.split(",")]
-    except ValueError:
-        parser.error(f"--seeds {args.seeds!r}: give integers separated by commas, e.g. --seeds 7 or --seeds 7,11")
-    return dump(args.out, seeds, args.assignment)
+    from marks_dump import command_line
+
+    what = "run the experiments on the corpus and save every record"
+    return command_line(argv, __doc__, dump, diff, what=what, seeds="7,11")
 
 
 if __name__ == "__main__":
