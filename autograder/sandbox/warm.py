@@ -59,7 +59,9 @@ class Zygote:
     """One warm fork server; `modules` are imported in it before it forks anything (dnnlpy from the grader's copy
     in `library`, when given: see ``autograder.sandbox.library``)."""
 
-    def __init__(self, modules: tuple[str, ...], optional: tuple[str, ...] = (), library: str | None = None) -> None:
+    def __init__(
+        self, modules: tuple[str, ...], optional: tuple[str, ...] = (), library: str | None = None, warm_up: str = ""
+    ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         env = {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
@@ -78,6 +80,7 @@ class Zygote:
         self.proc.stderr.close()
         self._errors.start()
         warm = {"op": "warm", "modules": list(modules), "optional": list(optional), "library": library}
+        warm["warm_up"] = warm_up  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
         self._sock.send(json.dumps(warm).encode())
         self._ready = False
 
