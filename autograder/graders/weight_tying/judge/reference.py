@@ -8,13 +8,12 @@ the runner computed. Recorded outputs are only *read* to learn what a forward pa
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
+from torch import Tensor
 
 from autograder.graders.weight_tying.diagnosis import TOL, close, logits_follow_table
 from autograder.graders.weight_tying.judge.models import (
@@ -25,6 +24,7 @@ from autograder.graders.weight_tying.judge.models import (
     minigpt_from_state,
     shape_cfg,
     tensor_key,
+    with_params,
 )
 from autograder.graders.weight_tying.runner.tools import dropout_settings
 from dnnlpy.models.gpt import MiniGPT
@@ -183,10 +183,11 @@ def minigpt_path_grads(
     name, fn = post or ("logits", lambda z: z)
 
     def compute():
-        fresh = copy.deepcopy(judge_model(cfg, shapes, values)).requires_grad_(True)  # raises if the keys differ
-        fresh.lm_head.weight = nn.Parameter(fresh.token_embed.weight.detach().clone())  # untie the copy
-        (fn(fresh(ids)) * upstream).sum().backward()
-        return fresh.token_embed.weight.grad, fresh.lm_head.weight.grad
+        model = judge_model(cfg, shapes, values)  # raises if the keys differ
+        lookup, head = (model.token_embed.weight.detach().clone().requires_grad_(True) for _ in range(2))
+        logits = with_params(model, {"token_embed.weight": lookup, "lm_head.weight": head}, ids)  # untied
+        (fn(logits) * upstream).sum().backward()
+        return lookup.grad, head.grad
 
     if name != "logits":  # depends on the submission's own output (a scale), so not shared
         return compute()
