@@ -49,6 +49,7 @@ __all__ = [
     "minigpt_path_grads",
     "dropout_settings",
     "decode",
+    "decodes_to",
     "DECODE_VARIANTS",
     "variant_matters",
 ]
@@ -269,30 +270,49 @@ def variant_matters(variant: str, b: int, t: int, n: int, block: int) -> bool:
 
 
 @torch.no_grad()
-def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "correct"):
-    """Greedy decoding (or a simulated misconception of it).
-
-    Returns (sequence (B, T + n) int64, margins (n, B): top-1 minus top-2 logit, top-1 probs (n, B)).
-    """
+def _decode_steps(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str):
+    """Greedy decoding (or a simulated misconception of it), one step at a time: yields the sequence so far
+    (B, T + step) and `last`, the logits (B, V) its newest token was chosen from."""
     how = DECODE_VARIANTS[variant]
     block = model.block_size
     context = ids
     out = ids
-    margins, top1 = [], []
     for _ in range(max_new_tokens):
         logits = model(_crop(context, block, how["crop"]))  # (B, t, V)
         pos = how["position"] if logits.size(1) >= abs(how["position"]) or how["position"] >= 0 else -1
         last = logits[:, pos, :]  # (B, V)
-        top = last.topk(2, dim=-1).values  # (B, 2)
-        margins.append(top[:, 0] - top[:, 1])
-        top1.append(last.softmax(-1).max(-1).values)
         nxt = last.argmax(-1, keepdim=True)  # (B, 1)
         if how.get("row0"):
             nxt = nxt[:1].expand_as(nxt)  # every row continues with row 0's token
         out = torch.cat([out, nxt], dim=1)
         if how["append"]:
             context = out
+        yield out, last
+
+
+@torch.no_grad()
+def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "correct"):
+    """Greedy decoding (or a simulated misconception of it).
+
+    Returns (sequence (B, T + n) int64, margins (n, B): top-1 minus top-2 logit, top-1 probs (n, B)).
+    """
+    out, margins, top1 = ids, [], []
+    for sequence, last in _decode_steps(model, ids, max_new_tokens, variant):
+        out = sequence
+        top = last.topk(2, dim=-1).values  # (B, 2)
+        margins.append(top[:, 0] - top[:, 1])
+        top1.append(last.softmax(-1).max(-1).values)
     return out, torch.stack(margins), torch.stack(top1)
+
+
+def decodes_to(model: MiniGPT, ids: Tensor, variant: str, sequence: Tensor) -> bool:
+    """Whether decoding `ids` as `variant` gives `sequence` (B, T + n): decode(...)[0] == sequence, stopped at
+    the first token that differs (every later token is appended after it, so the sequences differ)."""
+    t = ids.shape[1]
+    for step, (out, _) in enumerate(_decode_steps(model, ids, sequence.shape[1] - t, variant)):
+        if not torch.equal(out[:, t + step], sequence[:, t + step]):
+            return False
+    return True
 
 
 def library_tied(evidence) -> bool:
