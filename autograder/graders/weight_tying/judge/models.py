@@ -28,6 +28,7 @@ from dnnlpy.models.gpt import MiniGPT
 __all__ = [
     "CFG_KEYS",
     "build_minigpt",
+    "cfg_model",
     "cfg_shapes",
     "shape_cfg",
     "judge_model",
@@ -139,10 +140,17 @@ def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniG
     return MiniGPT(**{k: cfg[k] for k in CFG_KEYS}, weight_tying=weight_tying)
 
 
+def cfg_model(cfg: Mapping[str, Any]) -> MiniGPT:
+    """A MiniGPT built with the plan's `cfg` as the contract says, never run: what the judge reads the shapes,
+    parameter counts and modules of such a model from, built once per cfg of the plan (callers must not change
+    it; `cfg` must be the plan's, never sizes a submission reported)."""
+    return memoised(("cfg_model", frozen(cfg)), lambda: build_minigpt(cfg))
+
+
 def cfg_shapes(cfg: Mapping[str, Any]) -> dict[str, list[int]]:
     """{key: shape} of a MiniGPT built with `cfg` (what a correct submission's state_dict shows)."""
     key = ("cfg_shapes", frozen(cfg))
-    return memoised(key, lambda: {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()})
+    return memoised(key, lambda: {k: list(v.shape) for k, v in cfg_model(cfg).state_dict().items()})
 
 
 def _planned(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> bool:
@@ -185,6 +193,14 @@ def _build_as_stored(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> tuple
         except _BUILD_ERRORS:  # e.g. num_heads no longer divides the real embed_dim
             pass
     return dict(cfg), build_minigpt(cfg)
+
+
+def _in_dtype(model: MiniGPT, dtype: torch.dtype) -> MiniGPT:
+    """`model` converted to `dtype`, in place; untouched when it holds nothing else (converting a model to the
+    dtype it has walks all of its modules for nothing)."""
+    if any(t.dtype != dtype for t in (*model.parameters(), *model.buffers())):
+        model.to(dtype)
+    return model
 
 
 def _check_keys(cfg: dict, mine: Mapping[str, Tensor], shapes: Mapping[str, Any]) -> None:
@@ -238,7 +254,7 @@ def judge_model(
                 if not head_follows:
                     model.lm_head.weight = nn.Parameter(model.token_embed.weight.detach().clone())
                 model.token_embed.weight.copy_(new)
-        return model.to(dtype).eval().requires_grad_(False)
+        return _in_dtype(model, dtype).eval().requires_grad_(False)
 
     return _on_sizes(cfg, shapes, ("judge_model", values, gain, str(dtype), table, head_follows), compute)
 
@@ -252,7 +268,7 @@ def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, d
         for key, value in state.items():
             if key != "lm_head.weight":  # tied: loading token_embed.weight sets the head too
                 mine[key].copy_(value.to(mine[key].dtype))
-    return model.to(dtype).eval()
+    return _in_dtype(model, dtype).eval()
 
 
 @contextlib.contextmanager

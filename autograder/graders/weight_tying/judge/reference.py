@@ -19,6 +19,7 @@ from autograder.graders.weight_tying.diagnosis import TOL, close, logits_follow_
 from autograder.graders.weight_tying.judge.models import (
     CFG_KEYS,
     build_minigpt,
+    cfg_shapes,
     for_model,
     judge_model,
     minigpt_from_state,
@@ -339,7 +340,6 @@ def sizes_ignored(plan, evidence) -> bool:
             shapes = shape_dict(got, CountCase.state_shapes, what="model.minigpt.state_dict() shapes")
         except AssertionError:
             continue
-        want = {k: list(v.shape) for k, v in build_minigpt(c["cfg"]).state_dict().items()}
-        if shapes != want:
+        if shapes != cfg_shapes(c["cfg"]):
             return True
     return False

@@ -7,7 +7,14 @@ from functools import partial
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close
-from autograder.graders.weight_tying.judge.models import for_model, judge_logits, memoised, tensor_key, training
+from autograder.graders.weight_tying.judge.models import (
+    cfg_model,
+    for_model,
+    judge_logits,
+    memoised,
+    tensor_key,
+    training,
+)
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     build_minigpt,
@@ -56,7 +63,7 @@ def _reference(cfg) -> dict:
     """What a MiniGPT built with `cfg` has: tied and untied parameter counts, state_dict shapes."""
 
     def compute():
-        tied = build_minigpt(cfg)
+        tied = cfg_model(cfg)
         return {
             "tied": count_parameters(tied),
             "untied": count_parameters(build_minigpt(cfg, weight_tying=False)),
@@ -281,7 +288,8 @@ def _train(cfg, shapes, p):
 
 
 def _dropout_settings(cfg, shapes):
-    return sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
+    sized = shape_cfg(cfg, shapes)
+    return sorted(map(tuple, dropout_settings(cfg_model(cfg) if sized == dict(cfg) else build_minigpt(sized))))
 
 
 def test_wrapper_dropout_honoured(plan, evidence, run):
