@@ -58,16 +58,20 @@ class Memo:
 
     `scope` "plan": entries stay across submissions (key them on the plan only); "sizes": they stay too (key
     them on the plan and a digest of reported sizes); "judgement": entries are dropped when the judgement ends
-    (``end_judgement``). An entry larger than the whole budget is computed
-    and returned, never kept. Callers must not change what they get back.
+    (``end_judgement``). An entry larger than the whole budget is computed and returned, never kept. Callers
+    must not change what they get back.
+
+    `measure(value)`: the bytes a value holds that the memo alone keeps alive (``nbytes`` by default); each entry
+    counts a small constant besides. A memo whose values only point at what the judgement holds anyway (the
+    evidence's own records) measures them as 0, and its budget then bounds its number of entries.
     """
 
-    def __init__(self, scope: str, budget: int) -> None:
+    def __init__(self, scope: str, budget: int, *, measure: Callable[[Any], int] = nbytes) -> None:
         if scope not in SCOPES:
             raise ValueError(f"scope={scope!r}: choose one of {', '.join(SCOPES)}")
         if budget <= 0:
             raise ValueError(f"budget={budget!r}: give a positive number of bytes")
-        self.scope, self.budget = scope, int(budget)
+        self.scope, self.budget, self._measure = scope, int(budget), measure
         self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self.held = 0  # bytes of the entries kept
         if scope == "judgement":
@@ -85,7 +89,7 @@ class Memo:
             self._entries.move_to_end(key)
             return hit[0]
         value = compute()
-        size = nbytes(value) + _ENTRY
+        size = self._measure(value) + _ENTRY
         if size > self.budget:
             return value
         self._entries[key] = (value, size)

@@ -157,6 +157,8 @@ def _planned(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> bool:
     """Whether `shapes` are exactly those of a MiniGPT built with `cfg` (what a correct submission shows)."""
     try:
         planned = cfg_shapes(cfg)
+        if type(shapes) is dict and shapes == planned:  # {key: [int]} as decoded: one comparison in C
+            return True
         return len(shapes) == len(planned) and all(_shape(shapes, k) == planned[k] for k in shapes)
     except Exception:  # malformed shapes, or a cfg MiniGPT refuses: not the plan's
         return False
