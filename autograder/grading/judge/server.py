@@ -16,8 +16,9 @@ judge takes over. Once its imports are done it says so (``{"ready": true}``), th
 
 Reference work is shared across submissions that share a plan: the plan (per seed) and the suite's modules
 (whose memos key on the plan's objects) stay loaded while the seed stays the same (``judge.suite``). What a
-suite memoised from one submission's evidence is dropped when its judgement ends (``judge.memo``). The
-plan's tensors are fingerprinted after each judgement: if a test changed them, the plan is made afresh.
+suite memoised from one submission's evidence is dropped when its judgement ends, but for work on the sizes it
+reported (``judge.memo``). The plan's tensors are fingerprinted after each judgement: if a test changed them, the
+plan is made afresh.
 
 A judgement is language-free: each outcome carries its finding (a message id and its parameters), rendered in
 the reader's language where it is shown.

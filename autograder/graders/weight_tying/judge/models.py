@@ -5,12 +5,16 @@ Judging behaviour on the architecture the student really built keeps one ignored
 area (the parameter-count tests name it). Models are memoised (``autograder.grading.judge.memo``; callers must not
 change them): a model whose sizes are those the plan's cfg gives, which every correct submission shows, is
 kept for the whole plan, so grading many submissions against one plan builds it once; a model built from
-sizes only one submission reported, and whatever else ``memoised`` keeps, lives until that submission's
-judgement ends. Both memos are bounded in bytes: nothing one student reports can fill the judge for the next.
+sizes a submission reported (and what is computed on it) is kept too, keyed on the plan's values and a digest of
+those sizes, in a small memo of its own: a class repeats the same mistaken sizes (an ignored embed_dim), and
+the model depends on nothing else the submission sent. All memos are bounded in bytes: nothing one student
+reports can fill the judge for the next.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,6 +28,7 @@ from dnnlpy.models.gpt import MiniGPT
 __all__ = [
     "CFG_KEYS",
     "build_minigpt",
+    "cfg_model",
     "cfg_shapes",
     "shape_cfg",
     "judge_model",
@@ -33,6 +38,8 @@ __all__ = [
     "tensor_key",
     "for_model",
     "judge_logits",
+    "training",
+    "with_params",
 ]
 
 # The wrapper's constructor arguments, in the contract's order.
@@ -40,9 +47,13 @@ CFG_KEYS = ("vocab_size", "block_size", "embed_dim", "num_layers", "num_heads", 
 _BUILD_ERRORS = (KeyError, IndexError, ValueError, AttributeError, TypeError)
 # Sizes the judge will build from a reported state; beyond them it judges against the plan's own sizes.
 _LIMITS = {"embed_dim": 256, "block_size": 64, "num_layers": 8, "hidden_dim": 2048}
-# Plan models are a few KB each (a plan's sizes are small); one built from reported sizes is at most ~45 MB.
+# Plan models are a few KB each (a plan's sizes are small). One built from reported sizes is at most ~45 MB:
+# larger than the sizes memo's budget, so it is kept for its judgement only. What one judgement builds for a
+# mistaken size of the usual kind fits the budget with room for several: ~9 MiB for MiniGPT's default
+# embed_dim (128) hard-coded, under 2 MiB for an ignored num_layers or hidden_dim.
 PLAN_MEMO = Memo("plan", 64 << 20)
-JUDGEMENT_MEMO = Memo("judgement", 256 << 20)
+SIZES_MEMO = Memo("sizes", 24 << 20)
+JUDGEMENT_MEMO = Memo("judgement", 256 << 20)  # what is too large for SIZES_MEMO, for one judgement
 
 
 def frozen(value: Any) -> Any:
@@ -54,11 +65,39 @@ def frozen(value: Any) -> Any:
     return value
 
 
-def memoised(key: tuple, compute: Callable[[], Any], *, plan_only: bool = False) -> Any:
-    """compute() once per hashable key, for this judgement only; `plan_only`: the key holds nothing but the
-    plan's own values (no size, record or object a submission reported), and the result is kept across
-    submissions. Both memos drop their least recently used entries past their byte budget."""
-    return (PLAN_MEMO if plan_only else JUDGEMENT_MEMO).get(key, compute)
+def memoised(key: tuple, compute: Callable[[], Any]) -> Any:
+    """compute() once per hashable key, kept across submissions: the key must hold nothing but the plan's own
+    values (no size, record or object a submission reported; see ``for_model`` for work on reported sizes)."""
+    return PLAN_MEMO.get(key, compute)
+
+
+def _sizes_digest(shapes: Mapping[str, Any]) -> bytes | None:
+    """What a memo key holds of a submission's {key: shape}: a 16-byte digest of it, however many keys it has
+    (never the reported object itself, which would outlive the judgement); None when it is not plain shapes."""
+    try:
+        plain = tuple(sorted((str(k), tuple(int(n) for n in _shape(shapes, k))) for k in shapes))
+    except (TypeError, ValueError, KeyError):
+        return None
+    return hashlib.blake2b(repr(plain).encode(), digest_size=16).digest()
+
+
+def _on_sizes(cfg: Mapping[str, Any], shapes: Mapping[str, Any], key: tuple, compute: Callable[[], Any]) -> Any:
+    """compute() of work on the judge's model of `shapes`: in the plan memo when `shapes` are those of a MiniGPT
+    built with `cfg` (what every correct submission shows), else in the sizes memo under a digest of `shapes`.
+    Either way it is kept across submissions: the work depends on the plan's values and the sizes alone. What
+    is too large for the sizes memo (a model of forged, huge sizes) is kept for this judgement only."""
+    if _planned(cfg, shapes):
+        return PLAN_MEMO.get((*key, frozen(cfg), "as planned"), compute)
+    digest = _sizes_digest(shapes)
+    if digest is None:  # not shapes at all: nothing to key on (the build refuses them)
+        return compute()
+    key = (*key, frozen(cfg), digest)
+    if key in JUDGEMENT_MEMO:
+        return JUDGEMENT_MEMO.get(key, compute)
+    value = SIZES_MEMO.get(key, compute)
+    if key not in SIZES_MEMO:
+        JUDGEMENT_MEMO.get(key, lambda: value)
+    return value
 
 
 def tensor_key(t: Tensor) -> tuple:
@@ -68,13 +107,10 @@ def tensor_key(t: Tensor) -> tuple:
 
 
 def for_model(cfg: Mapping[str, Any], shapes: Mapping[str, Any], key: tuple, compute: Callable[[], Any]) -> Any:
-    """compute() of work on the judge's model of `shapes` (see ``judge_model``), memoised: kept for the whole
-    plan when `shapes` are those of a MiniGPT built with `cfg` (what every correct submission shows), else
-    for this judgement only (the shapes join the key). `key` must hold nothing but the plan's own values
-    (seeds, gains, ``tensor_key`` of plan tensors)."""
-    if _planned(cfg, shapes):
-        return memoised((*key, frozen(cfg), "as planned"), compute, plan_only=True)
-    return memoised((*key, frozen(cfg), frozen(shapes)), compute)
+    """compute() of work on the judge's model of `shapes` (see ``judge_model``), memoised across submissions
+    (``_on_sizes``). `key` must hold nothing but the plan's own values (seeds, gains, ``tensor_key`` of plan
+    tensors), and compute() must depend on nothing but them, `cfg` and `shapes`."""
+    return _on_sizes(cfg, shapes, ("work", *key), compute)
 
 
 def judge_logits(
@@ -104,16 +140,25 @@ def build_minigpt(cfg: Mapping[str, Any], *, weight_tying: bool = True) -> MiniG
     return MiniGPT(**{k: cfg[k] for k in CFG_KEYS}, weight_tying=weight_tying)
 
 
+def cfg_model(cfg: Mapping[str, Any]) -> MiniGPT:
+    """A MiniGPT built with the plan's `cfg` as the contract says, never run: what the judge reads the shapes,
+    parameter counts and modules of such a model from, built once per cfg of the plan (callers must not change
+    it; `cfg` must be the plan's, never sizes a submission reported)."""
+    return memoised(("cfg_model", frozen(cfg)), lambda: build_minigpt(cfg))
+
+
 def cfg_shapes(cfg: Mapping[str, Any]) -> dict[str, list[int]]:
     """{key: shape} of a MiniGPT built with `cfg` (what a correct submission's state_dict shows)."""
     key = ("cfg_shapes", frozen(cfg))
-    return memoised(key, lambda: {k: list(v.shape) for k, v in build_minigpt(cfg).state_dict().items()}, plan_only=True)
+    return memoised(key, lambda: {k: list(v.shape) for k, v in cfg_model(cfg).state_dict().items()})
 
 
 def _planned(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> bool:
     """Whether `shapes` are exactly those of a MiniGPT built with `cfg` (what a correct submission shows)."""
     try:
         planned = cfg_shapes(cfg)
+        if type(shapes) is dict and shapes == planned:  # {key: [int]} as decoded: one comparison in C
+            return True
         return len(shapes) == len(planned) and all(_shape(shapes, k) == planned[k] for k in shapes)
     except Exception:  # malformed shapes, or a cfg MiniGPT refuses: not the plan's
         return False
@@ -150,6 +195,14 @@ def _build_as_stored(cfg: Mapping[str, Any], shapes: Mapping[str, Any]) -> tuple
         except _BUILD_ERRORS:  # e.g. num_heads no longer divides the real embed_dim
             pass
     return dict(cfg), build_minigpt(cfg)
+
+
+def _in_dtype(model: MiniGPT, dtype: torch.dtype) -> MiniGPT:
+    """`model` converted to `dtype`, in place; untouched when it holds nothing else (converting a model to the
+    dtype it has walks all of its modules for nothing)."""
+    if any(t.dtype != dtype for t in (*model.parameters(), *model.buffers())):
+        model.to(dtype)
+    return model
 
 
 def _check_keys(cfg: dict, mine: Mapping[str, Tensor], shapes: Mapping[str, Any]) -> None:
@@ -190,11 +243,6 @@ def judge_model(
     `head_follows`, else the head keeps the loaded values, as an untied model's would). Raises
     AssertionError naming the keys / shapes that differ from a MiniGPT of those sizes.
     """
-    settings = (values, gain, str(dtype), table, head_follows)
-    if _planned(cfg, shapes):  # the plan decides this model: kept for every submission graded on the plan
-        key = ("judge_model", frozen(cfg), "as planned", *settings)
-    else:  # sizes this submission reported: for its judgement only
-        key = ("judge_model", frozen(cfg), frozen(shapes), *settings)
 
     def compute() -> MiniGPT:
         sized, model = _build_as_stored(cfg, shapes)
@@ -208,9 +256,9 @@ def judge_model(
                 if not head_follows:
                     model.lm_head.weight = nn.Parameter(model.token_embed.weight.detach().clone())
                 model.token_embed.weight.copy_(new)
-        return model.to(dtype).eval().requires_grad_(False)
+        return _in_dtype(model, dtype).eval().requires_grad_(False)
 
-    return memoised(key, compute, plan_only=key[2] == "as planned")
+    return _on_sizes(cfg, shapes, ("judge_model", values, gain, str(dtype), table, head_follows), compute)
 
 
 def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, dtype=torch.float32) -> MiniGPT:
@@ -222,4 +270,22 @@ def minigpt_from_state(cfg: Mapping[str, Any], state: Mapping[str, Tensor], *, d
         for key, value in state.items():
             if key != "lm_head.weight":  # tied: loading token_embed.weight sets the head too
                 mine[key].copy_(value.to(mine[key].dtype))
-    return model.to(dtype).eval()
+    return _in_dtype(model, dtype).eval()
+
+
+@contextlib.contextmanager
+def training(model: nn.Module):
+    """`model` (a judge model, kept in eval mode: a memo holds it) in train mode for the block, in eval mode again
+    after it: a train-mode forward without a copy of the model, which costs more than the forward."""
+    model.train()
+    try:
+        yield model
+    finally:
+        model.eval()
+
+
+def with_params(model: nn.Module, params: Mapping[str, Tensor], *args: Any) -> Any:
+    """model(*args) with `params` (name: tensor) in place of those parameters for this one call, each one its own
+    (a tied table given under both names is two tables here): the judge's gradients of chosen parameters, taken
+    on the memoised model instead of on a copy of it. The model itself is left as it was."""
+    return torch.func.functional_call(model, dict(params), args, tie_weights=False, strict=False)

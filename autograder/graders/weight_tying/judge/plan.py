@@ -52,7 +52,13 @@ import math
 import torch
 
 from autograder.graders.weight_tying.judge.draw import cfg, covering_ids, randint, rows_to_cover, seed_of, table
-from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, build_minigpt, decode, variant_matters
+from autograder.graders.weight_tying.judge.reference import (
+    DECODE_VARIANTS,
+    build_minigpt,
+    decode,
+    decodes_to,
+    variant_matters,
+)
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
@@ -146,7 +152,7 @@ def _generation_case(g: torch.Generator, cfg_: dict, b: int, t: int, n: int, agr
         if n > 1 and any(len(set(row.tolist())) < 2 for row in new):  # repeats hide missing appends
             continue
         if any(
-            torch.equal(decode(model, ids, n, variant)[0], true)
+            decodes_to(model, ids, variant, true)
             for variant in DECODE_VARIANTS
             if variant_matters(variant, b, t, n, cfg_["block_size"])
         ):

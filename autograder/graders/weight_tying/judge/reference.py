@@ -8,23 +8,24 @@ the runner computed. Recorded outputs are only *read* to learn what a forward pa
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
+from torch import Tensor
 
 from autograder.graders.weight_tying.diagnosis import TOL, close, logits_follow_table
 from autograder.graders.weight_tying.judge.models import (
     CFG_KEYS,
     build_minigpt,
+    cfg_shapes,
     for_model,
     judge_model,
     minigpt_from_state,
     shape_cfg,
     tensor_key,
+    with_params,
 )
 from autograder.graders.weight_tying.runner.tools import dropout_settings
 from dnnlpy.models.gpt import MiniGPT
@@ -49,6 +50,7 @@ __all__ = [
     "minigpt_path_grads",
     "dropout_settings",
     "decode",
+    "decodes_to",
     "DECODE_VARIANTS",
     "variant_matters",
 ]
@@ -183,10 +185,11 @@ def minigpt_path_grads(
     name, fn = post or ("logits", lambda z: z)
 
     def compute():
-        fresh = copy.deepcopy(judge_model(cfg, shapes, values)).requires_grad_(True)  # raises if the keys differ
-        fresh.lm_head.weight = nn.Parameter(fresh.token_embed.weight.detach().clone())  # untie the copy
-        (fn(fresh(ids)) * upstream).sum().backward()
-        return fresh.token_embed.weight.grad, fresh.lm_head.weight.grad
+        model = judge_model(cfg, shapes, values)  # raises if the keys differ
+        lookup, head = (model.token_embed.weight.detach().clone().requires_grad_(True) for _ in range(2))
+        logits = with_params(model, {"token_embed.weight": lookup, "lm_head.weight": head}, ids)  # untied
+        (fn(logits) * upstream).sum().backward()
+        return lookup.grad, head.grad
 
     if name != "logits":  # depends on the submission's own output (a scale), so not shared
         return compute()
@@ -268,30 +271,49 @@ def variant_matters(variant: str, b: int, t: int, n: int, block: int) -> bool:
 
 
 @torch.no_grad()
-def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "correct"):
-    """Greedy decoding (or a simulated misconception of it).
-
-    Returns (sequence (B, T + n) int64, margins (n, B): top-1 minus top-2 logit, top-1 probs (n, B)).
-    """
+def _decode_steps(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str):
+    """Greedy decoding (or a simulated misconception of it), one step at a time: yields the sequence so far
+    (B, T + step) and `last`, the logits (B, V) its newest token was chosen from."""
     how = DECODE_VARIANTS[variant]
     block = model.block_size
     context = ids
     out = ids
-    margins, top1 = [], []
     for _ in range(max_new_tokens):
         logits = model(_crop(context, block, how["crop"]))  # (B, t, V)
         pos = how["position"] if logits.size(1) >= abs(how["position"]) or how["position"] >= 0 else -1
         last = logits[:, pos, :]  # (B, V)
-        top = last.topk(2, dim=-1).values  # (B, 2)
-        margins.append(top[:, 0] - top[:, 1])
-        top1.append(last.softmax(-1).max(-1).values)
         nxt = last.argmax(-1, keepdim=True)  # (B, 1)
         if how.get("row0"):
             nxt = nxt[:1].expand_as(nxt)  # every row continues with row 0's token
         out = torch.cat([out, nxt], dim=1)
         if how["append"]:
             context = out
+        yield out, last
+
+
+@torch.no_grad()
+def decode(model: MiniGPT, ids: Tensor, max_new_tokens: int, variant: str = "correct"):
+    """Greedy decoding (or a simulated misconception of it).
+
+    Returns (sequence (B, T + n) int64, margins (n, B): top-1 minus top-2 logit, top-1 probs (n, B)).
+    """
+    out, margins, top1 = ids, [], []
+    for sequence, last in _decode_steps(model, ids, max_new_tokens, variant):
+        out = sequence
+        top = last.topk(2, dim=-1).values  # (B, 2)
+        margins.append(top[:, 0] - top[:, 1])
+        top1.append(last.softmax(-1).max(-1).values)
     return out, torch.stack(margins), torch.stack(top1)
+
+
+def decodes_to(model: MiniGPT, ids: Tensor, variant: str, sequence: Tensor) -> bool:
+    """Whether decoding `ids` as `variant` gives `sequence` (B, T + n): decode(...)[0] == sequence, stopped at
+    the first token that differs (every later token is appended after it, so the sequences differ)."""
+    t = ids.shape[1]
+    for step, (out, _) in enumerate(_decode_steps(model, ids, sequence.shape[1] - t, variant)):
+        if not torch.equal(out[:, t + step], sequence[:, t + step]):
+            return False
+    return True
 
 
 def library_tied(evidence) -> bool:
@@ -318,7 +340,6 @@ def sizes_ignored(plan, evidence) -> bool:
             shapes = shape_dict(got, CountCase.state_shapes, what="model.minigpt.state_dict() shapes")
         except AssertionError:
             continue
-        want = {k: list(v.shape) for k, v in build_minigpt(c["cfg"]).state_dict().items()}
-        if shapes != want:
+        if shapes != cfg_shapes(c["cfg"]):
             return True
     return False

@@ -11,7 +11,13 @@ import torch
 from autograder.graders.weight_tying.judge.draw import covering_ids
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
 from autograder.graders.weight_tying.judge.plan import MIN_MARGIN, make_plan
-from autograder.graders.weight_tying.judge.reference import DECODE_VARIANTS, decode, minigpt_from_state, variant_matters
+from autograder.graders.weight_tying.judge.reference import (
+    DECODE_VARIANTS,
+    decode,
+    decodes_to,
+    minigpt_from_state,
+    variant_matters,
+)
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
 from autograder.qa.sweep import seeds_from
 
@@ -172,3 +178,18 @@ def test_covering_ids_keeps_its_promises_on_awkward_sizes():
         assert not room or (within or t < 2) and (across or b < 2), (v, b, t, ids)
     with pytest.raises(ValueError, match="cannot cover"):
         covering_ids(g, 40, 2, 3, cover="all")
+
+
+def test_decodes_to_says_what_comparing_the_whole_decode_says(plans):
+    """The plan's search stops a simulated mistake's decode at its first differing token: it must answer as
+    comparing the whole sequence would, for the right sequence, each mistake's, and one differing only last."""
+    for plan in plans.values():
+        for case in plan["gpt"]["generate"]:
+            model, ids, n = minigpt_from_state(case["cfg"], case["state"]), case["ids"], case["max_new_tokens"]
+            true = decode(model, ids, n)[0]
+            late = true.clone()
+            late[:, -1] = (late[:, -1] + 1) % case["cfg"]["vocab_size"]
+            assert decodes_to(model, ids, "correct", true) and not decodes_to(model, ids, "correct", late)
+            for variant in DECODE_VARIANTS:
+                whole = torch.equal(decode(model, ids, n, variant)[0], true)
+                assert decodes_to(model, ids, variant, true) is whole, (case["name"], variant)

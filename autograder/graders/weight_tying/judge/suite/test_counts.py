@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 from functools import partial
 
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close
-from autograder.graders.weight_tying.judge.models import for_model, judge_logits, memoised, tensor_key
+from autograder.graders.weight_tying.judge.models import (
+    cfg_model,
+    for_model,
+    judge_logits,
+    memoised,
+    tensor_key,
+    training,
+)
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     build_minigpt,
@@ -57,14 +63,14 @@ def _reference(cfg) -> dict:
     """What a MiniGPT built with `cfg` has: tied and untied parameter counts, state_dict shapes."""
 
     def compute():
-        tied = build_minigpt(cfg)
+        tied = cfg_model(cfg)
         return {
             "tied": count_parameters(tied),
             "untied": count_parameters(build_minigpt(cfg, weight_tying=False)),
             "shapes": {k: list(v.shape) for k, v in tied.state_dict().items()},
         }
 
-    return memoised(("counts", tuple(sorted(cfg.items()))), compute, plan_only=True)  # cfg: the plan's own
+    return memoised(("counts", tuple(sorted(cfg.items()))), compute)  # cfg: the plan's own
 
 
 def _logits(got, key: str, shape: tuple, what, label):
@@ -277,11 +283,13 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
 
 def _train(cfg, shapes, p):
     with torch.no_grad():  # p = 1 or 0: no random mask, so no seed to share
-        return copy.deepcopy(judge_model(cfg, shapes, p["values"])).train()(p["ids"])
+        with training(judge_model(cfg, shapes, p["values"])) as model:
+            return model(p["ids"])
 
 
 def _dropout_settings(cfg, shapes):
-    return sorted(map(tuple, dropout_settings(build_minigpt(shape_cfg(cfg, shapes)))))
+    sized = shape_cfg(cfg, shapes)
+    return sorted(map(tuple, dropout_settings(cfg_model(cfg) if sized == dict(cfg) else build_minigpt(sized))))
 
 
 def test_wrapper_dropout_honoured(plan, evidence, run):

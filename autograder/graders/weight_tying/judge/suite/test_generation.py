@@ -8,11 +8,10 @@ area. Calling the model itself and torch's argmax is the loop.
 
 from __future__ import annotations
 
-import copy
-
 import torch
 
 from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem
+from autograder.graders.weight_tying.judge.models import training
 from autograder.graders.weight_tying.judge.reference import (
     DECODE_VARIANTS,
     IdentityMemo,
@@ -216,7 +215,8 @@ def _dropout_on(case) -> torch.Tensor:
     it is fully determined)."""
     done = _decoded(case)
     if "train" not in done:
-        done["train"] = decode(copy.deepcopy(done["model"]).train(), case["ids"], case["max_new_tokens"])[0]
+        with training(done["model"]) as model:
+            done["train"] = decode(model, case["ids"], case["max_new_tokens"])[0]
     return done["train"]
 
 

@@ -9,14 +9,13 @@ instead of a mean, a scaled loss. The expected loss comes from the judge's MiniG
 
 from __future__ import annotations
 
-import copy
 from functools import partial
 
 import torch
 import torch.nn.functional as F
 
 from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol
-from autograder.graders.weight_tying.judge.models import for_model, tensor_key
+from autograder.graders.weight_tying.judge.models import for_model, tensor_key, with_params
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say
@@ -189,9 +188,9 @@ def _loss(model, ids, targets, *, grad: bool = True):
     if not grad:
         with torch.no_grad():
             return next_token_loss(model, ids, targets)
-    fresh = copy.deepcopy(model).requires_grad_(True)
-    next_token_loss(fresh, ids, targets).backward()
-    return fresh.pos_embed.weight.grad
+    pos = model.pos_embed.weight.detach().clone().requires_grad_(True)
+    next_token_loss(lambda x: with_params(model, {"pos_embed.weight": pos}, x), ids, targets).backward()
+    return pos.grad
 
 
 def _check_differentiable(got, model, want_grad, call) -> None:
