@@ -1,10 +1,10 @@
-"""Trusted: the warm fork server: imports torch, dnnlpy and the runner once, then forks one sandboxed child per run.
+"""Trusted: the warm fork server: imports dnnlpy and the runner once, then forks one sandboxed child per run.
 
-Started by ``autograder.sandbox.warm`` as ``python -I -B -m autograder.sandbox.zygote SOCKET_FD`` with a bare
-environment, so nothing of the grader (its argv, environment, plans, judge, other students' work) is in its
-memory, which every child inherits. It never receives a submission either: the job goes from the grader to
-the child through a pipe the child alone reads. Messages on the socket (SOCK_SEQPACKET, one JSON object
-each)::
+A fork of the ``template`` (``autograder.sandbox.warm.Zygote``), which was started as ``python -I -B`` with a
+bare environment and holds torch alone: so nothing of the grader (its argv, environment, plans, judge, other
+students' work) is in its memory, which every child inherits. It never receives a submission either: the job
+goes from the grader to the child through a pipe the child alone reads. Messages on the socket
+(SOCK_SEQPACKET, one JSON object each)::
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
                         "optional": [...], "library": path}      imports cleanly; dnnlpy from the grader's
@@ -137,7 +137,3 @@ def main(argv: list[str] | None = None) -> None:
         return
     sock.send(json.dumps({"ready": os.getpid()}).encode())
     _serve(sock, rng_state)
-
-
-if __name__ == "__main__":
-    main()
