@@ -63,6 +63,7 @@ class JudgeProcess:
         self.peak = 0  # the largest peak RSS seen among them, bytes
         self.ready_at: float | None = None  # time.monotonic() when the current judge said it was ready
         self._warm: int | None = None  # the seed whose plan and suite the current judge has loaded
+        self._asked: int | None = None  # the seed the current judge was asked to warm up for, not yet answered
         self._tests: list[list] | None = None  # the suite's listing, once a judge has said it
 
     def command(self, fd: int) -> list[str]:
@@ -115,7 +116,7 @@ class JudgeProcess:
         if self.group is not None:
             self.group.remove()
         self.proc, self.conn, self.group = None, None, None
-        self.ready_at, self._warm = None, None
+        self.ready_at, self._warm, self._asked = None, None, None
 
     def peak_rss(self) -> int:
         return max(self.peak, peak_rss(self.proc.pid) if self.proc is not None else 0)
@@ -134,14 +135,29 @@ class JudgeProcess:
                 "works in this environment"
             )
         self.ready_at = time.monotonic()
+        if self._asked is not None:  # its answer comes before any other: read it now
+            self._warmed(self._asked, timeout)
+
+    def prepare(self, seed: int) -> None:
+        """Ask the judge (started now if there is none) to draw the plan for `seed` and load the suite, without
+        waiting: it does so while the sandbox warms up, and ``ready`` reads its answer."""
+        self.start()
+        if self._warm != seed and self._asked is None:
+            with contextlib.suppress(OSError):  # a judge that died says so at ``ready``
+                send(self.conn, {"op": "warm", "seed": seed})
+                self._asked = seed
 
     def ready(self, seed: int, timeout: float = STARTUP_SECONDS) -> None:
         """A judge with its imports done, the plan for `seed` drawn and the suite loaded: call it before a
         student's clock starts, so that a judge's start-up (after a restart, too) is never charged to them."""
         self._started(timeout)
-        if self._warm == seed:
-            return
-        send(self.conn, {"op": "warm", "seed": seed})
+        if self._warm != seed:
+            send(self.conn, {"op": "warm", "seed": seed})
+            self._warmed(seed, timeout)
+
+    def _warmed(self, seed: int, timeout: float) -> None:
+        """Read the judge's answer to a warm-up for `seed`."""
+        self._asked = None
         reply = self._next(time.monotonic() + timeout)
         if reply is None or reply.get("warm") != seed:
             self.stop()

@@ -144,10 +144,12 @@ class Worker:
     def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
         """Grade one submission given as text (``pipeline.Submission``)."""
         self.timings = {}
+        seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        self.judge.prepare(seed)  # the plan is drawn while the zygote warms up (or forks this run)
         return pipeline.grade(
             submission,
             spec=self.spec,
-            seed=secrets.randbelow(2**31) if seed is None else int(seed),
+            seed=seed,
             limits=self.limits,
             judge=self.judge,
             sandbox=ForkedSandbox(self, submission, hide),
