@@ -214,7 +214,7 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
                 "HEADLINE CPU per submission (all processes, after start)",
                 f"{(cpu_done - cpu_ready) / args.n:.3f} s",
             ),
-            ("pool start (2 zygotes + 2 judges warm)", f"{ready - start:.2f} s wall"),
+            ("pool start (a template; its 2 zygotes + 2 judges warm)", f"{ready - start:.2f} s wall"),
             ("grading, after start", f"{done - ready:.1f} s wall, {cpu_done - cpu_ready:.1f} s CPU"),
             (
                 f"throughput ({args.workers} workers: includes parallelism)",
@@ -227,6 +227,8 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             note = f"({s['runs']} runs, {s['judges_started']} judge process(es))"
             total = f"zygote {zygote:.0f} MiB + judge {judge:.0f} MiB = {zygote + judge:.0f} MiB {note}"
             rows.append((f"worker {i} peak RSS", total))
+        template = stats[0]["template_peak_rss"] / 2**20
+        rows.append(("template peak RSS (shared by the workers, forked from it)", f"{template:.0f} MiB"))
         import resource
 
         rows.append(
