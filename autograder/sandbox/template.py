@@ -2,10 +2,11 @@
 
 Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD``
 with the zygote's bare environment, not dumpable. It imports torch (one thread, before any op: a fork after
-multi-threaded OpenMP work can deadlock) and nothing else of the kit: no grader, no dnnlpy (a zygote puts the
-grader's copy first before anything imports it; a judge imports the real one), no argv or environment of the
-grader. So a child starts with torch imported and holds of the grader only what it is sent on its own channel
-after the fork, which this process never reads. Messages on the socket (SOCK_SEQPACKET)::
+multi-threaded OpenMP work can deadlock) and of the kit only the sandbox package it runs from (as the zygote
+always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it;
+a judge imports the real one), no argv or environment of the grader. So a child starts with torch imported
+and holds of the grader only what it is sent on its own channel after the fork, which this process never
+reads. Messages on the socket (SOCK_SEQPACKET)::
 
     grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
                          fds: channel, stderr, reply       its own channel and the second its stderr, then runs
