@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -227,10 +228,7 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             note = f"({s['runs']} runs, {s['judges_started']} judge process(es))"
             total = f"zygote {zygote:.0f} MiB + judge {judge:.0f} MiB = {zygote + judge:.0f} MiB {note}"
             rows.append((f"worker {i} peak RSS", total))
-        template = stats[0]["template_peak_rss"] / 2**20
-        rows.append(("template peak RSS (shared by the workers, forked from it)", f"{template:.0f} MiB"))
-        import resource
-
+        rows.append(("template peak RSS (the workers' forks share it)", f"{stats[0]['template_peak_rss'] >> 20} MiB"))
         rows.append(
             (
                 "coordinator (this process) peak RSS",
