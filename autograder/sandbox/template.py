@@ -20,28 +20,20 @@ nothing (see ``zygote``). A child ends when the grader closes its channel, as a 
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import importlib
 import json
 import os
-import signal
 import socket
 import sys
+
+from autograder.sandbox.zygote import reap, serve_apart
 
 __all__ = ["main", "ENTRIES"]
 
 # What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
 ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
-_PR_SET_DUMPABLE = 4
 _FDS = 3
 _REAP_EVERY = 1.0  # seconds between reaps while no request comes
-
-
-def _reap() -> None:
-    with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
 
 
 def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: int) -> None:
@@ -52,7 +44,6 @@ def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: in
         os.close(reply)
         os.dup2(stderr, 2)
         os.close(stderr)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         importlib.import_module(entry).main([str(channel)])
         code = 0
     except BaseException:  # noqa: BLE001 - said on the child's stderr, then the child ends
@@ -68,7 +59,7 @@ def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: in
 def _serve(sock: socket.socket) -> None:
     sock.settimeout(_REAP_EVERY)
     while True:
-        _reap()
+        reap()
         try:
             data, fds, _flags, _addr = socket.recv_fds(sock, 4096, _FDS)
         except TimeoutError:
@@ -106,9 +97,7 @@ def _serve(sock: socket.socket) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # reaped by _reap: see the module docstring
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
+    serve_apart()
     import torch
 
     torch.set_num_threads(1)  # before any op: see the module docstring

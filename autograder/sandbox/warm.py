@@ -120,7 +120,30 @@ class Forked:
                 self._pidfd = None
 
 
-class Template:
+class _Served:
+    """A warm process the grader talks to over `_sock` (`proc`: a ``subprocess.Popen`` or a ``Forked``), which
+    ends when that socket closes."""
+
+    _sock: socket.socket
+    proc: subprocess.Popen | Forked
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def peak_rss(self) -> int:
+        return peak_rss(self.proc.pid)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Template(_Served):
     """The process that imports torch once and forks the pool's warm processes from it (``sandbox.template``);
     shared by every worker of a pool, started again when it has died."""
 
@@ -158,23 +181,8 @@ class Template:
             reply.close()
         return Forked(ours)
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
 
-    def peak_rss(self) -> int:
-        return peak_rss(self.proc.pid)
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-class Zygote:
+class Zygote(_Served):
     """One warm fork server, forked from `template` (a template of its own when none is given); `modules` are
     imported in it before it forks anything (dnnlpy from the grader's copy in `library`, when given: see
     ``autograder.sandbox.library``)."""
@@ -245,20 +253,8 @@ class Zygote:
             raise ZygoteError(f"the fork server refused the run: {reply.get('error', reply)}")
         return int(reply["pid"]), pidfds[0]
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def peak_rss(self) -> int:
-        return peak_rss(self.proc.pid)
-
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        super().close()
         self.proc.close()
         if self._own_template:
             self.template.close()

@@ -33,7 +33,7 @@ import socket
 import sys
 import weakref
 
-__all__ = ["main"]
+__all__ = ["main", "reap", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
 _MAX_FDS = 6
@@ -76,7 +76,7 @@ def _no_exit_finalizers() -> None:
         finalizer.atexit = False
 
 
-def _reap() -> None:
+def reap() -> None:
     """Reap the children that have ended. Until then each stays a zombie, so its pid (and the pidfd the grader
     holds) cannot name another process."""
     with contextlib.suppress(ChildProcessError):
@@ -84,12 +84,22 @@ def _reap() -> None:
             pass
 
 
+def serve_apart() -> None:
+    """What a warm process of the grader's (this fork server, the template) sets first: not dumpable, so nothing
+    running as the same user can read or patch its memory; children reaped by ``reap``, never by the kernel on
+    exit (the grader kills a child through a pidfd of it, and a pid freed early could be reused by any process
+    on the machine); Ctrl-C left to the grader, which closes the socket."""
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
     from autograder.sandbox.forked import start_child
 
     sock.settimeout(_REAP_EVERY)
     while True:
-        _reap()
+        reap()
         try:
             data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, _MAX_FDS)
         except TimeoutError:
@@ -124,11 +134,7 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    # Children are reaped by _reap, never by the kernel on exit: the grader kills a run through a pidfd of
-    # the child, and a pid freed early could be reused by any process on the machine.
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
+    serve_apart()
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
         rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])), message.get("library"))
