@@ -341,8 +341,8 @@ def _stages(seed: int) -> list[tuple[str, str]]:
         t = worker.timings
         return [
             ("stage: interpreter + CLI import", f"{wall:.3f} s"),
-            ("stage: zygote warm (torch, dnnlpy, runner, what the file names; judge alongside)", f"{zygote:.3f} s"),
-            ("stage: judge job (plan; waits for the judge's own start)", f"{t.get('job', 0):.3f} s"),
+            ("stage: template (torch) + zygote warm (dnnlpy, runner, what the file names)", f"{zygote:.3f} s"),
+            ("stage: judge job (the plan drawn while the zygote warmed)", f"{t.get('job', 0):.3f} s"),
             ("stage: sandboxed run (fork, namespaces, root, runner)", f"{t['run']:.3f} s"),
             ("stage: judging (decode, run facts, suite)", f"{t['judge']:.3f} s"),
         ]
