@@ -40,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bench_class import CALIBRATION, NOTEBOOK, mixed_class
-from bench_grading import CpuClock
+from bench_clock import CpuClock
 
 ACCT = Path("/sys/fs/cgroup/cpuacct")
 STAGES = (

@@ -79,11 +79,16 @@ def diff(before: Path, after: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    return command_line(argv, __doc__, dump, diff, what="grade the corpus and write every mark and message", seeds="7")
+
+
+def command_line(argv: list[str] | None, doc: str, dump, diff, *, what: str, seeds: str) -> int:
+    """`dump OUT [--seeds ...] [--assignment ...]` or `diff BEFORE AFTER`, for this script and records_dump.py."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    d = sub.add_parser("dump", help="grade the corpus and write every mark and message")
+    d = sub.add_parser("dump", help=what)
     d.add_argument("out", type=Path)
-    d.add_argument("--seeds", default="7", help="comma-separated plan seeds (default 7)")
+    d.add_argument("--seeds", default=seeds, help=f"comma-separated plan seeds (default {seeds})")
     d.add_argument("--assignment", default="weight_tying")
     c = sub.add_parser("diff", help="compare two dumps; exit 1 if anything moved")
     c.add_argument("before", type=Path)
@@ -92,10 +97,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "diff":
         return diff(args.before, args.after)
     try:
-        seeds = [int(s) for s in args.seeds.split(",")]
+        chosen = [int(s) for s in args.seeds.split(",")]
     except ValueError:
         parser.error(f"--seeds {args.seeds!r}: give integers separated by commas, e.g. --seeds 7 or --seeds 1,2,3")
-    return dump(args.out, seeds, args.assignment)
+    return dump(args.out, chosen, args.assignment)
 
 
 if __name__ == "__main__":

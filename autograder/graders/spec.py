@@ -54,6 +54,11 @@ class AssignmentSpec:
     # that a run does not (a notebook's first cell spends most of its time importing matplotlib.pyplot). A
     # module that fails to import is left to the runs. Each one costs every worker's start-up its import time.
     warm_imports: tuple[str, ...] = ()
+    # What each run pays the first time in a process that the fork server can pay once: "package.runner.module:
+    # function" in its runner package, called with no arguments after the warm imports, before any fork. It runs
+    # no submission, and leaves nothing a run could tell apart from a fresh interpreter's state (figures closed,
+    # random states put back): the pool must still equal the fresh path. "": none.
+    warm_up: str = ""
     # What of the teaching library the runs it grades cannot call, because writing it is the exercise: each
     # "dnnlpy.module:Class.method", "dnnlpy.module:function" or "dnnlpy.module" (every function in it). Graded
     # runs import a copy of dnnlpy in which these are stubs that raise (``autograder.sandbox.library``), so
@@ -68,6 +73,13 @@ class AssignmentSpec:
             raise ValueError(
                 f"experiments={self.experiments!r}: write 'package.runner.module:function' (a module inside "
                 "the grader's runner package, which the sandbox shows whole)"
+            )
+
+        where, _, name = self.warm_up.partition(":")
+        if self.warm_up and (not where.startswith(self.runner_package + ".") or not name):
+            raise ValueError(
+                f"warm_up={self.warm_up!r}: write '{self.runner_package}.<module>:<function>' (a function of the "
+                "grader's runner package, which its fork servers import), or leave it out"
             )
 
     @property

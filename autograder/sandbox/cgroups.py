@@ -207,7 +207,7 @@ class RunCgroup:
         """SIGKILL every process in the group until none is left; returns how many remain after `patience`
         seconds (a process the kernel is reclaiming memory from at the group's cap can take seconds to go)."""
         deadline = time.monotonic() + patience
-        pause = 0.002
+        pause = 0.0005  # a killed process of a zygote's size is gone in a few ms: look again soon, then less often
         while True:
             left = self.pids()
             if not left or time.monotonic() > deadline:

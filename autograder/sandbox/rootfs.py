@@ -153,7 +153,7 @@ def restrict_syscalls(network: bool = False) -> None:
     a filter the kernel refuses stops the run (OSError), as any other step that fails.
     """
     _libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    if seccomp.status()[0]:
+    if seccomp.available():
         seccomp.install_filter(network)
 
 

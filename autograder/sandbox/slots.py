@@ -69,13 +69,23 @@ def held_uids() -> set[int]:
 
 
 def _runs_as(pid: int, uid: int) -> bool:
-    """Whether `pid` is a live (not zombie) process whose real uid is `uid`."""
+    """Whether `pid` is a live (not zombie) process whose real uid is `uid`.
+
+    Read from the head of ``/proc/PID/status`` (State and Uid are among its first lines; a process's name there is
+    escaped, so it cannot forge a line): a sweep reads it for every process on the machine after every run."""
     try:
-        with open(f"/proc/{pid}/status") as fh:
-            fields = dict(line.split(":", 1) for line in fh if ":" in line)
-        return int(fields["Uid"].split()[0]) == uid and not fields["State"].strip().startswith(("Z", "X"))
-    except (OSError, KeyError, IndexError, ValueError):
+        fd = os.open(f"/proc/{pid}/status", os.O_RDONLY)
+        try:
+            head = os.read(fd, 1024)
+        finally:
+            os.close(fd)
+    except OSError:
         return False
+    state, real = head.find(b"\nState:\t"), head.find(b"\nUid:\t")
+    if state < 0 or real < 0:
+        return False
+    uids = head[real + 6 :].split(None, 1)
+    return bool(uids) and uids[0] == b"%d" % uid and head[state + 8 : state + 9] not in (b"Z", b"X")
 
 
 def kill_uid(uid: int) -> int:

@@ -192,6 +192,7 @@ class Zygote(_Served):
         modules: tuple[str, ...],
         optional: tuple[str, ...] = (),
         library: str | None = None,
+        warm_up: str = "",
         template: Template | None = None,
     ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -207,6 +208,7 @@ class Zygote(_Served):
         self._errors = Capture(err_r, 8192)
         self._errors.start()
         warm = {"op": "warm", "modules": list(modules), "optional": list(optional), "library": library}
+        warm["warm_up"] = warm_up  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
         self._sock.send(json.dumps(warm).encode())
         self._ready = False
 

@@ -7,9 +7,9 @@ goes from the grader to the child through a pipe the child alone reads. Messages
 (SOCK_SEQPACKET, one JSON object each)::
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
-                        "optional": [...], "library": path}      imports cleanly; dnnlpy from the grader's
-                                                                 copy in "library", if given), then reply
-                                                                 {"ready": pid}
+                        "optional": [...], "library": path,      imports cleanly; dnnlpy from the grader's
+                        "warm_up": "module:function"}            copy in "library", if given), call warm_up
+                                                                 if given, then reply {"ready": pid}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
                        fds: job (read), stdout, stderr, evidence, status (write), hold (read)
     socket closed      exit
@@ -40,7 +40,7 @@ _MAX_FDS = 6
 _REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
-def _warm(modules: list[str], optional: list[str], library: str | None) -> bytes:
+def _warm(modules: list[str], optional: list[str], library: str | None, warm_up: str = "") -> bytes:
     """Import torch (one thread), `modules`, and what of `optional` imports cleanly, dnnlpy from the copy in
     `library` (``autograder.sandbox.library``) when given; returns torch's initial RNG state for the children."""
     if library:  # before anything imports dnnlpy: every child then has the copy's modules
@@ -58,6 +58,8 @@ def _warm(modules: list[str], optional: list[str], library: str | None) -> bytes
             importlib.import_module(name)
         except Exception:  # noqa: BLE001 - a child imports it itself, or fails as a fresh interpreter would
             pass
+    if warm_up:  # the grader's own first-time costs (AssignmentSpec.warm_up), paid here once, not in every child
+        getattr(importlib.import_module(warm_up.partition(":")[0]), warm_up.partition(":")[2])()
     # A tiny forward and backward pulls in torch's lazily imported parts once, here, not in every child.
     layer = torch.nn.Linear(4, 2)
     layer(torch.ones(3, 4)).sum().backward()
@@ -95,8 +97,9 @@ def serve_apart() -> None:
 
 
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
-    from autograder.sandbox.forked import start_child
+    from autograder.sandbox.forked import prepare, start_child
 
+    prepare()
     sock.settimeout(_REAP_EVERY)
     while True:
         reap()
@@ -137,7 +140,8 @@ def main(argv: list[str] | None = None) -> None:
     serve_apart()
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
-        rng_state = _warm(list(message.get("modules", [])), list(message.get("optional", [])), message.get("library"))
+        modules, optional = list(message.get("modules", [])), list(message.get("optional", []))
+        rng_state = _warm(modules, optional, message.get("library"), message.get("warm_up", ""))
     except Exception as exc:  # tell the grader why, then stop
         sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         return

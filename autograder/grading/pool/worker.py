@@ -74,6 +74,7 @@ class Worker:
         self.template = Template() if template is None else template
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
+        self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
         self.isolation = probe_isolation() if mode is None else isolation_for(mode)
         self.mode = self.isolation.mode
         self.slot = Slot()
@@ -96,7 +97,7 @@ class Worker:
             if self.zygote is not None:
                 self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
                 self.zygote.close()
-            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.template)
+            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up, self.template)
             self.zygotes_started += 1
         self.judge.start()
 

@@ -301,3 +301,47 @@ def test_numa_policy_secret_memory_and_sockets_other_than_unix_are_refused_on_bo
     line = next((ln for ln in box.stdout.splitlines() if ln.startswith("SURFACE ")), None)
     assert line is not None, (box.stdout[-2000:], box.stderr[-2000:])
     _check_surface(json.loads(line[len("SURFACE ") :]))
+
+
+@needs_libseccomp
+def test_a_child_installs_the_program_its_parent_compiled_and_it_refuses_as_the_profile_says(monkeypatch):
+    # The warm path compiles the profile once in the zygote (forked.prepare); each run only installs the bytes.
+    import ctypes
+    import socket
+
+    code = seccomp.program()
+    assert seccomp.program() is code and len(code) % 8 == 0 and seccomp.program(network=True) != code
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through the pipe
+        try:
+            monkeypatch.setattr(seccomp, "_build", lambda network=False: 1 / 0)  # no compiling anew in a child
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS, as rootfs.restrict_syscalls sets it first
+            seccomp.install_filter()
+            seen = {"unshare": libc.syscall(ctypes.c_long(seccomp.number("unshare")), ctypes.c_long(0))}
+            seen["unshare errno"] = ctypes.get_errno()
+            seen["clone3"] = libc.syscall(ctypes.c_long(seccomp.number("clone3")), ctypes.c_long(0), ctypes.c_long(0))
+            seen["clone3 errno"] = ctypes.get_errno()
+            try:
+                socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close()
+                seen["inet"] = "opened"
+            except OSError as exc:
+                seen["inet"] = exc.errno
+            socket.socketpair(socket.AF_UNIX).__len__()
+            seen["pid"] = os.getpid()
+            os.write(write, json.dumps(seen).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    seen = json.loads(os.read(read, 4096) or b"{}")
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert seen == {
+        "unshare": -1,
+        "unshare errno": errno.EPERM,
+        "clone3": -1,
+        "clone3 errno": errno.ENOSYS,
+        "inet": errno.EAFNOSUPPORT,
+        "pid": pid,
+    }

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
@@ -44,3 +45,22 @@ def test_a_process_under_a_held_uid_is_a_live_run_and_under_a_free_one_a_stray()
     finally:
         kill_uid(uid)
         child.wait(timeout=30)
+
+
+def test_the_sweep_reads_a_process_uid_and_state_not_a_name_made_to_look_like_them():
+    from autograder.sandbox.slots import _runs_as
+
+    uid = BASE_UID + SLOTS - 1
+    forged = f"\nUid:\t{uid}\n"  # a process names itself (prctl PR_SET_NAME, 15 bytes) as if it ran as `uid`
+    code = (
+        f"import ctypes, sys, time; ctypes.CDLL(None).prctl(15, {forged.encode()!r}, 0, 0, 0); print(1); time.sleep(60)"
+    )
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout.readline() == b"1\n"
+        assert Path(f"/proc/{child.pid}/comm").read_bytes() == forged.encode()[:15] + b"\n"
+        assert not _runs_as(child.pid, uid)
+        assert _runs_as(child.pid, os.getuid())
+    finally:
+        child.kill()
+        child.wait()

@@ -81,16 +81,39 @@ def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list
     same state_dict: writing in place changes no shape, and a second state_dict() cost as much again)."""
     state = module.state_dict()
     written = set()
+    seed, gain = int(seed), float(gain)
+    draw = torch.Generator()  # reseeded per key: the same stream _generator makes, one object for the module
     with torch.no_grad():
         for key, value in state.items():
             if not (isinstance(value, torch.Tensor) and value.is_floating_point()):
                 continue
-            place = (value.data_ptr(), tuple(value.shape))
+            shape = tuple(value.shape)
+            place = (value.data_ptr(), shape)
             if place in written:  # a second name for a table already written (a tie, an alias): keep the first
                 continue
             written.add(place)
-            value.copy_(judge_values(seed, key, value.shape, gain=gain))
+            key = _SAME_AS.get(key, key)
+            if type(value) is torch.Tensor and value.dtype == torch.float32 and value.is_contiguous():
+                _values_into(value, draw, seed, key, shape, gain)
+            else:  # a subclass sees only the copy_ it always saw; another dtype is drawn in float32, then cast
+                value.copy_(judge_values(seed, key, value.shape, gain=gain))
     return state_shapes(module, state)
+
+
+def _values_into(out: torch.Tensor, draw: torch.Generator, seed: int, key: str, shape: tuple, gain: float) -> None:
+    """out.copy_(_values(seed, key, shape, gain)) for a contiguous float32 `out`, drawn in place: the same
+    normal_ randn runs on a fresh tensor and the same scalar operations, without a temporary per entry
+    (a state has ~20 entries, and each temporary cost as much as the draw)."""
+    if key == TABLE_KEY and len(shape) == 2:
+        out.copy_(_table(seed, shape, gain, TABLE_NORMS))
+        return
+    out.normal_(generator=draw.manual_seed((seed * 1_000_003 + zlib.crc32(key.encode())) % (2**62)))
+    if len(shape) >= 2:
+        out.mul_(gain / math.sqrt(max(shape[-1], 1)))
+    elif key.endswith("bias"):
+        out.mul_(0.1 * gain)
+    else:
+        out.mul_(0.3).add_(1.0)
 
 
 def values_for(seed: int, shapes: Mapping[str, Sequence[int]], *, gain: float = 1.0) -> dict[str, torch.Tensor]:

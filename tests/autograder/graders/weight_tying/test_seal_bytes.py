@@ -68,3 +68,30 @@ def test_each_part_of_the_record_moves_the_digest():
 
 
 GOLDEN = "e8e62c55ea9b599d387415406256ebdcbc34a4b71b24805efe03e87b1f0d53bd"
+
+
+def _strided() -> dict:
+    """Tensors laid out every way the digest writes out in one call, and the dtypes it writes out another way."""
+    base = torch.arange(24, dtype=torch.float32).reshape(2, 3, 4) / 7
+    return {
+        "tensors": [
+            base.permute(2, 0, 1),
+            base[:, ::2, 1:],
+            base[1, 2],
+            base.half().transpose(0, 2),
+            torch.arange(6, dtype=torch.int32).reshape(2, 3).t(),
+            torch.tensor([[1, 2]], dtype=torch.uint8).expand(3, 2),  # one element, three places
+            base.bfloat16()[:, 1],  # no numpy twin
+            torch.tensor(-0.0),
+        ]
+    }
+
+
+def test_every_layout_and_dtype_hashes_its_values_in_order():
+    record_class = SimpleNamespace(FIELDS={"tensors": SimpleNamespace()})
+    assert digest("strided", _strided(), record_class) == GOLDEN_STRIDED
+    contiguous = {"tensors": [t.contiguous() for t in _strided()["tensors"]]}
+    assert digest("strided", contiguous, record_class) == GOLDEN_STRIDED
+
+
+GOLDEN_STRIDED = "b84eaaa44e95116161811a62e06c3117f3106438b5651e5a4b6328ee710a2c69"  # the first implementation's
