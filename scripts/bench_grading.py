@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -183,8 +184,7 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             note = f"({s['runs']} runs, {s['judges_started']} judge process(es))"
             total = f"zygote {zygote:.0f} MiB + judge {judge:.0f} MiB = {zygote + judge:.0f} MiB {note}"
             rows.append((f"worker {i} peak RSS", total))
-        import resource
-
+        rows.append(("template peak RSS (the workers' forks share it)", f"{stats[0]['template_peak_rss'] >> 20} MiB"))
         rows.append(
             (
                 "coordinator (this process) peak RSS",
@@ -297,8 +297,8 @@ def _stages(seed: int) -> list[tuple[str, str]]:
         t = worker.timings
         return [
             ("stage: interpreter + CLI import", f"{wall:.3f} s"),
-            ("stage: zygote warm (torch, dnnlpy, runner, what the file names; judge alongside)", f"{zygote:.3f} s"),
-            ("stage: judge job (plan; waits for the judge's own start)", f"{t.get('job', 0):.3f} s"),
+            ("stage: template (torch) + zygote warm (dnnlpy, runner, what the file names)", f"{zygote:.3f} s"),
+            ("stage: judge job (the plan drawn while the zygote warmed)", f"{t.get('job', 0):.3f} s"),
             ("stage: sandboxed run (fork, namespaces, root, runner)", f"{t['run']:.3f} s"),
             ("stage: judging (decode, run facts, suite)", f"{t['judge']:.3f} s"),
         ]

@@ -112,13 +112,14 @@ def add_dask_options(common: argparse.ArgumentParser) -> None:
 def resolve_scheduler(args) -> str | None:
     """Replace args.scheduler with a checked ``DaskScheduler``; an error message instead if it cannot be."""
     from autograder.grading.executors import executor_error
-    from autograder.grading.pool.dask_tls import dask_scheduler
 
     tls = any(getattr(args, name) is not None for name in ("tls_dir", "tls_ca", "tls_cert", "tls_key"))
     if args.executor != "dask":
         if args.scheduler or tls or args.insecure_plain_tcp:
             return "--scheduler, --tls-* and --insecure-plain-tcp go with --executor dask"
         return None
+    from autograder.grading.pool.dask_tls import dask_scheduler  # here: ssl is for a cluster only
+
     if error := executor_error(args.executor, args.scheduler):
         return error
     try:

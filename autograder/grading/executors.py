@@ -9,8 +9,6 @@ each keep a judge process) and ``dask`` (warm workers on a dask.distributed clus
 
 from __future__ import annotations
 
-import concurrent.futures as cf
-import multiprocessing
 import os
 import secrets
 from collections.abc import Callable
@@ -123,6 +121,9 @@ def grade_batch(
 
 
 def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived) -> dict[str, Result]:
+    import concurrent.futures as cf  # here: the pool's command, which never needs them, starts without them
+    import multiprocessing
+
     results: dict[str, Result] = {}
     # spawn: workers start clean (no torch threads inherited from this process); each keeps a judge process.
     ctx = multiprocessing.get_context("spawn")

@@ -1,10 +1,12 @@
-"""Trusted: the grader's side of the warm fork server: start a ``zygote``, run one sandboxed submission from it.
+"""Trusted: the grader's side of the warm processes: a ``template``, a ``zygote`` forked from it, one sandboxed run.
 
-``Zygote`` starts ``python -m autograder.sandbox.zygote`` and warms it (torch, dnnlpy, the runner and a
-grader's experiments, imported once). ``run_forked`` asks it for one child per run and then does what
-``launch.run_sandboxed`` does for a fresh interpreter: feeds the job, drains stdout/stderr/evidence into
-capped buffers, enforces the wall-time limit, kills the whole tree and reports how the run ended, in the
-same ``SandboxResult``. Isolation and limits are the same as the fresh path's (``config.jail_config``).
+``Template`` starts ``python -m autograder.sandbox.template``, which imports torch once and forks the pool's
+warm processes (``Template.fork``: a zygote, a judge), each a ``Forked`` handle held through a pidfd. ``Zygote``
+is one such fork, warmed (dnnlpy, the runner and a grader's experiments, imported once). ``run_forked`` asks
+it for one child per run and then does what ``launch.run_sandboxed`` does for a fresh interpreter: feeds the
+job, drains stdout/stderr/evidence into capped buffers, enforces the wall-time limit, kills the whole tree and
+reports how the run ended, in the same ``SandboxResult``. Isolation and limits are the same as the fresh
+path's (``config.jail_config``).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.slots import kill_uid
 
-__all__ = ["Zygote", "ZygoteError", "run_forked", "peak_rss"]
+__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "warm_env"]
 
 
 class ZygoteError(RuntimeError):
@@ -55,29 +57,155 @@ def _matplotlib_dir() -> str:
     return folder
 
 
-class Zygote:
-    """One warm fork server; `modules` are imported in it before it forks anything (dnnlpy from the grader's copy
-    in `library`, when given: see ``autograder.sandbox.library``)."""
+def warm_env() -> dict[str, str]:
+    """The bare environment the template, and so every zygote, starts with."""
+    return {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
 
-    def __init__(
-        self, modules: tuple[str, ...], optional: tuple[str, ...] = (), library: str | None = None, warm_up: str = ""
-    ) -> None:
-        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+
+class Forked:
+    """A child of the template, held through a pidfd (``Template.fork``): a signal through it reaches that
+    child or nobody. Its pid is known once the template has forked it (it may still be importing torch)."""
+
+    def __init__(self, reply: socket.socket) -> None:
+        self._reply, self._pid, self._pidfd = reply, None, None
         self._lock = threading.Lock()
-        env = {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
+
+    def _resolve(self, timeout: float = 300.0) -> int | None:
+        with self._lock:
+            if self._reply is not None:
+                self._reply.settimeout(timeout)
+                try:
+                    data, fds, _flags, _addr = socket.recv_fds(self._reply, 4096, 1)
+                except OSError:  # the template died before forking it, or is stuck
+                    data, fds = b"", []
+                self._reply.close()
+                self._reply = None
+                if data and len(fds) == 1:
+                    self._pid, self._pidfd = int(json.loads(data)["pid"]), fds[0]
+                else:
+                    for fd in fds:
+                        os.close(fd)
+            return self._pidfd
+
+    @property
+    def pid(self) -> int:
+        self._resolve()
+        return self._pid if self._pid is not None else -1
+
+    def poll(self) -> int | None:
+        """None while the child runs, else a non-None value (its status is the template's to reap)."""
+        pidfd = self._resolve()
+        if pidfd is None:
+            return -1
+        return None if not select.select([pidfd], [], [], 0)[0] else 0
+
+    def wait(self, timeout: float | None = None) -> int:
+        pidfd = self._resolve()
+        if pidfd is not None and not select.select([pidfd], [], [], timeout)[0]:
+            raise subprocess.TimeoutExpired("template child", timeout)
+        return 0
+
+    def kill(self) -> None:
+        pidfd = self._resolve()
+        if pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+    def close(self) -> None:
+        """Forget the child (kill it first if it must end)."""
+        self._resolve(timeout=5.0)
+        with self._lock:
+            if self._pidfd is not None:
+                os.close(self._pidfd)
+                self._pidfd = None
+
+
+class _Served:
+    """A warm process the grader talks to over `_sock` (`proc`: a ``subprocess.Popen`` or a ``Forked``), which
+    ends when that socket closes."""
+
+    _sock: socket.socket
+    proc: subprocess.Popen | Forked
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def peak_rss(self) -> int:
+        return peak_rss(self.proc.pid)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._sock.close()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+class Template(_Served):
+    """The process that imports torch once and forks the pool's warm processes from it (``sandbox.template``);
+    shared by every worker of a pool, started again when it has died."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.started = 0
+        self._start()
+
+    def _start(self) -> None:
+        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "autograder.sandbox.zygote", str(theirs.fileno())],
+            [sys.executable, "-I", "-B", "-m", "autograder.sandbox.template", str(theirs.fileno())],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            env=env,
+            env=warm_env(),
             cwd="/",
             start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
         )
         theirs.close()
-        self._errors = Capture(os.dup(self.proc.stderr.fileno()), 8192)
-        self.proc.stderr.close()
+        self.started += 1
+
+    def fork(self, entry: str, channel: int, stderr: int) -> Forked:
+        """Ask for a child that runs `entry` (a module of ``template.ENTRIES``) on `channel` with `stderr`; the
+        request is queued at once, so it is served as soon as the template has imported torch."""
+        ours, reply = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._lock:
+                if self.proc.poll() is not None:
+                    self._sock.close()
+                    self._start()
+                message = json.dumps({"entry": entry}).encode()
+                socket.send_fds(self._sock, [message], [channel, stderr, reply.fileno()])
+        finally:
+            reply.close()
+        return Forked(ours)
+
+
+class Zygote(_Served):
+    """One warm fork server, forked from `template` (a template of its own when none is given); `modules` are
+    imported in it before it forks anything (dnnlpy from the grader's copy in `library`, when given: see
+    ``autograder.sandbox.library``)."""
+
+    def __init__(
+        self,
+        modules: tuple[str, ...],
+        optional: tuple[str, ...] = (),
+        library: str | None = None,
+        warm_up: str = "",
+        template: Template | None = None,
+    ) -> None:
+        self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._lock = threading.Lock()
+        self._own_template = template is None
+        self.template = Template() if template is None else template
+        err_r, err_w = os.pipe()
+        try:
+            self.proc = self.template.fork("autograder.sandbox.zygote", theirs.fileno(), err_w)
+        finally:
+            theirs.close()
+            os.close(err_w)
+        self._errors = Capture(err_r, 8192)
         self._errors.start()
         warm = {"op": "warm", "modules": list(modules), "optional": list(optional), "library": library}
         warm["warm_up"] = warm_up  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
@@ -127,20 +255,11 @@ class Zygote:
             raise ZygoteError(f"the fork server refused the run: {reply.get('error', reply)}")
         return int(reply["pid"]), pidfds[0]
 
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def peak_rss(self) -> int:
-        return peak_rss(self.proc.pid)
-
     def close(self) -> None:
-        with contextlib.suppress(OSError):
-            self._sock.close()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        super().close()
+        self.proc.close()
+        if self._own_template:
+            self.template.close()
 
 
 def run_forked(
@@ -226,7 +345,6 @@ class _Child:
                 self._done = True
                 with contextlib.suppress(OSError):
                     signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG)
-                    select.select([self.pidfd], [], [], 1.0)  # readable once it has exited: no polling its group
                 os.close(self.pidfd)
 
 

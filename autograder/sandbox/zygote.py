@@ -1,10 +1,10 @@
-"""Trusted: the warm fork server: imports torch, dnnlpy and the runner once, then forks one sandboxed child per run.
+"""Trusted: the warm fork server: imports dnnlpy and the runner once, then forks one sandboxed child per run.
 
-Started by ``autograder.sandbox.warm`` as ``python -I -B -m autograder.sandbox.zygote SOCKET_FD`` with a bare
-environment, so nothing of the grader (its argv, environment, plans, judge, other students' work) is in its
-memory, which every child inherits. It never receives a submission either: the job goes from the grader to
-the child through a pipe the child alone reads. Messages on the socket (SOCK_SEQPACKET, one JSON object
-each)::
+A fork of the ``template`` (``autograder.sandbox.warm.Zygote``), which was started as ``python -I -B`` with a
+bare environment and holds torch alone: so nothing of the grader (its argv, environment, plans, judge, other
+students' work) is in its memory, which every child inherits. It never receives a submission either: the job
+goes from the grader to the child through a pipe the child alone reads. Messages on the socket
+(SOCK_SEQPACKET, one JSON object each)::
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
                         "optional": [...], "library": path,      imports cleanly; dnnlpy from the grader's
@@ -33,7 +33,7 @@ import socket
 import sys
 import weakref
 
-__all__ = ["main"]
+__all__ = ["main", "reap", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
 _MAX_FDS = 6
@@ -78,12 +78,22 @@ def _no_exit_finalizers() -> None:
         finalizer.atexit = False
 
 
-def _reap() -> None:
+def reap() -> None:
     """Reap the children that have ended. Until then each stays a zombie, so its pid (and the pidfd the grader
     holds) cannot name another process."""
     with contextlib.suppress(ChildProcessError):
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
+
+
+def serve_apart() -> None:
+    """What a warm process of the grader's (this fork server, the template) sets first: not dumpable, so nothing
+    running as the same user can read or patch its memory; children reaped by ``reap``, never by the kernel on
+    exit (the grader kills a child through a pidfd of it, and a pid freed early could be reused by any process
+    on the machine); Ctrl-C left to the grader, which closes the socket."""
+    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
@@ -92,7 +102,7 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
     prepare()
     sock.settimeout(_REAP_EVERY)
     while True:
-        _reap()
+        reap()
         try:
             data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, _MAX_FDS)
         except TimeoutError:
@@ -127,11 +137,7 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
-    ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    # Children are reaped by _reap, never by the kernel on exit: the grader kills a run through a pidfd of
-    # the child, and a pid freed early could be reused by any process on the machine.
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the grader's to handle; it closes our socket
+    serve_apart()
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
         modules, optional = list(message.get("modules", [])), list(message.get("optional", []))
@@ -141,7 +147,3 @@ def main(argv: list[str] | None = None) -> None:
         return
     sock.send(json.dumps({"ready": os.getpid()}).encode())
     _serve(sock, rng_state)
-
-
-if __name__ == "__main__":
-    main()

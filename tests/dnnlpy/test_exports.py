@@ -176,3 +176,21 @@ def test_construction_and_use_have_no_side_effects(capfd):
     assert _global_settings() == settings
     again = build().state_dict()
     assert all(torch.equal(v, again[k]) for k, v in model.state_dict().items())
+
+
+_LAZY_PROBE = """
+import sys
+import dnnlpy, dnnlpy.notebook
+light = sorted(m for m in ("torch", "dnnlpy.nn", "dnnlpy.models", "tokenizers") if m in sys.modules)
+layer = dnnlpy.nn.Linear(3, 2, bias=False)  # as the book writes it: the package, then an attribute
+model = dnnlpy.models.gpt.MiniGPT
+print(light, type(layer).__name__, model.__name__, "nn" in dir(dnnlpy))
+"""
+
+
+def test_dnnlpy_and_its_notebook_module_import_no_torch_until_a_subpackage_is_named():
+    """The grader's coordinator names cells with ``dnnlpy.notebook`` and must not pay for torch; the book's
+    ``import dnnlpy`` then ``dnnlpy.nn.Linear`` still reaches the layers."""
+    run = subprocess.run([sys.executable, "-c", _LAZY_PROBE], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["[]", "Linear", "MiniGPT", "True"], run.stdout

@@ -1,7 +1,9 @@
 """Trusted: the grader's side of a warm judge process: start it, ask it, hold it to its limits, replace it.
 
-``JudgeProcess`` starts ``python -m autograder.grading.judge.server`` (in a cgroup with its memory cap when root),
-asks it for a job (the plan drawn for a seed, and the submission) and for a judgement, and waits at most
+``JudgeProcess`` starts a judge (``autograder.grading.judge.server``): in the pool a fork of the worker's
+``Template``, which has torch imported already, else ``python -m autograder.grading.judge.server``; in a cgroup
+with its memory cap when root, before it is told which assignment to load. It asks it for a job (the plan
+drawn for a seed, and the submission) and for a judgement, and waits at most
 ``Limits.judge_seconds`` for each. Past that, or when the judge runs out of memory or dies, the reply says
 so (``Judgement.limit``) with whatever the judge had decided by then, and the process is killed; the next
 request starts a fresh one.
@@ -26,7 +28,7 @@ from multiprocessing.connection import Connection
 from autograder.grading.judge.wire import receive, send
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.warm import peak_rss
+from autograder.sandbox.warm import Forked, Template, peak_rss
 
 __all__ = ["JudgeProcess", "Judgement", "JudgeLimitError", "GROWN_SHARE", "STARTUP_SECONDS", "resident_bytes"]
 
@@ -50,9 +52,10 @@ class Judgement:
 
 
 class JudgeProcess:
-    def __init__(self, assignment: str, limits: Limits) -> None:
-        self.assignment, self.limits = assignment, limits
-        self.proc: subprocess.Popen | None = None
+    def __init__(self, assignment: str, limits: Limits, template: Template | None = None) -> None:
+        """`template`: each judge is a fork of it (a replacement too: no new torch import); else a new interpreter."""
+        self.assignment, self.limits, self.template = assignment, limits, template
+        self.proc: subprocess.Popen | Forked | None = None
         self.conn: Connection | None = None
         self.group: RunCgroup | None = None
         self.started = 0  # how many judge processes this worker has started
@@ -60,21 +63,12 @@ class JudgeProcess:
         self.peak = 0  # the largest peak RSS seen among them, bytes
         self.ready_at: float | None = None  # time.monotonic() when the current judge said it was ready
         self._warm: int | None = None  # the seed whose plan and suite the current judge has loaded
+        self._asked: int | None = None  # the seed the current judge was asked to warm up for, not yet answered
         self._tests: list[list] | None = None  # the suite's listing, once a judge has said it
 
     def command(self, fd: int) -> list[str]:
-        """The judge's command line (the socket's fd is its first argument)."""
-        memory = self.limits.judge_memory_bytes
-        return [
-            sys.executable,
-            "-I",
-            "-B",
-            "-m",
-            "autograder.grading.judge.server",
-            str(fd),
-            self.assignment,
-            str(memory),
-        ]
+        """The judge's command line when it is a new interpreter (the socket's fd is its argument)."""
+        return [sys.executable, "-I", "-B", "-m", "autograder.grading.judge.server", str(fd)]
 
     def start(self) -> None:
         """Start a judge if none is running (it imports in the background: ``ready`` waits for it)."""
@@ -82,18 +76,22 @@ class JudgeProcess:
             return
         self.stop()
         ours, theirs = socket.socketpair()
-        memory = self.limits.judge_memory_bytes
-        self.proc = subprocess.Popen(
-            self.command(theirs.fileno()),
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            env={**_judge_env(), "OMP_NUM_THREADS": "1"},
-            start_new_session=True,  # Ctrl-C is the grader's to handle
-        )
+        env = {**_judge_env(), "OMP_NUM_THREADS": "1"}
+        if self.template is not None:
+            self.proc = self.template.fork("autograder.grading.judge.server", theirs.fileno(), 2)
+        else:
+            self.proc = subprocess.Popen(
+                self.command(theirs.fileno()),
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                start_new_session=True,  # Ctrl-C is the grader's to handle
+            )
         theirs.close()
         self.conn = Connection(ours.detach())
         self.started += 1
+        memory = self.limits.judge_memory_bytes
         support = cgroup_support()
         if support is not None:  # the whole judge under its memory cap, not only its address space
             with contextlib.suppress(OSError):
@@ -101,6 +99,8 @@ class JudgeProcess:
                 for procs in self.group.procs_files:
                     with open(procs, "w") as fh:
                         fh.write(str(self.proc.pid))
+        with contextlib.suppress(OSError):  # a judge that died says so at ``ready``
+            send(self.conn, {"assignment": self.assignment, "memory": memory, "env": env})
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -111,10 +111,12 @@ class JudgeProcess:
             with contextlib.suppress(OSError):
                 self.proc.kill()
             self.proc.wait()
+            if isinstance(self.proc, Forked):
+                self.proc.close()
         if self.group is not None:
             self.group.remove()
         self.proc, self.conn, self.group = None, None, None
-        self.ready_at, self._warm = None, None
+        self.ready_at, self._warm, self._asked = None, None, None
 
     def peak_rss(self) -> int:
         return max(self.peak, peak_rss(self.proc.pid) if self.proc is not None else 0)
@@ -133,14 +135,29 @@ class JudgeProcess:
                 "works in this environment"
             )
         self.ready_at = time.monotonic()
+        if self._asked is not None:  # its answer comes before any other: read it now
+            self._warmed(self._asked, timeout)
+
+    def prepare(self, seed: int) -> None:
+        """Ask the judge (started now if there is none) to draw the plan for `seed` and load the suite, without
+        waiting: it does so while the sandbox warms up, and ``ready`` reads its answer."""
+        self.start()
+        if self._warm != seed and self._asked is None:
+            with contextlib.suppress(OSError):  # a judge that died says so at ``ready``
+                send(self.conn, {"op": "warm", "seed": seed})
+                self._asked = seed
 
     def ready(self, seed: int, timeout: float = STARTUP_SECONDS) -> None:
         """A judge with its imports done, the plan for `seed` drawn and the suite loaded: call it before a
         student's clock starts, so that a judge's start-up (after a restart, too) is never charged to them."""
         self._started(timeout)
-        if self._warm == seed:
-            return
-        send(self.conn, {"op": "warm", "seed": seed})
+        if self._warm != seed:
+            send(self.conn, {"op": "warm", "seed": seed})
+            self._warmed(seed, timeout)
+
+    def _warmed(self, seed: int, timeout: float) -> None:
+        """Read the judge's answer to a warm-up for `seed`."""
+        self._asked = None
         reply = self._next(time.monotonic() + timeout)
         if reply is None or reply.get("warm") != seed:
             self.stop()

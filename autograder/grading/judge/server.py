@@ -1,7 +1,9 @@
 """Trusted: the warm judge, one process per pool worker: plans, then judges evidence, within its own limits.
 
-Started by ``autograder.grading.judge.client`` as ``python -I -B -m autograder.grading.judge.server FD ASSIGNMENT
-MEMORY``. It never runs student code; it reads evidence a submission wrote, so it runs under a
+Started by ``autograder.grading.judge.client``, as ``python -I -B -m autograder.grading.judge.server FD`` or, in the
+pool, as a fork of the ``template`` (torch imported already), which runs ``main([FD])``; its first message on FD
+says which assignment to load, its memory cap and its environment, so that the template never holds them. It
+never runs student code; it reads evidence a submission wrote, so it runs under a
 memory cap (RLIMIT_AS here, and a cgroup when the grader is root) and the grader kills it at its time limit:
 a submission whose evidence makes judging too slow or too big gets the status "judge limit", and a fresh
 judge takes over. Once its imports are done it says so (``{"ready": true}``), then serves requests
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import os
 import resource
 import sys
 import time
@@ -204,7 +207,10 @@ def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     conn = Connection(int(args[0]))
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
-    memory = int(args[2])
+    start, _blobs = receive(conn)  # {"assignment", "memory", "env"}: sent once this process is in its cgroup
+    os.environ.clear()
+    os.environ.update(start["env"])
+    memory = int(start["memory"])
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     import torch
 
@@ -212,7 +218,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from autograder.graders import get_assignment
 
-    serve(conn, WarmJudge(get_assignment(args[1])))
+    serve(conn, WarmJudge(get_assignment(start["assignment"])))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import threading
 __all__ = ["grade_text"]
 
 _free: dict[tuple, list] = {}  # (assignment, limits) -> idle warm workers of this dask worker process
+_templates: list = []  # the one template this process's warm workers are forked from (one torch import)
 _lock = threading.Lock()
 
 
@@ -23,13 +24,16 @@ def grade_text(assignment: str, submission: dict, seed: int, limits: dict) -> by
     from autograder.grading.pool.worker import Worker
     from autograder.grading.result import Result
     from autograder.sandbox.limits import Limits
+    from autograder.sandbox.warm import Template
 
     key = (assignment, tuple(sorted(limits.items())))
     with _lock:
         idle = _free.setdefault(key, [])
         worker = idle.pop() if idle else None
+        if not _templates:
+            _templates.append(Template())
     if worker is None:
-        worker = Worker(assignment, Limits(**limits))
+        worker = Worker(assignment, Limits(**limits), template=_templates[0])
     try:
         result = worker.grade(Submission.from_wire(submission), seed=seed)
     except Exception as exc:  # this submission only; the worker starts afresh

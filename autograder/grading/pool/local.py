@@ -1,7 +1,9 @@
 """Trusted: a pool of warm workers on this machine, fed from one queue (``grade_batch``'s default executor).
 
 Each worker is a thread of this process driving its own processes (``worker.Worker``: a fork server and a
-judge); the threads only wait on pipes, so this process stays light (it never imports torch). A failure
+judge), all forked from one ``Template`` that imports torch once for the whole pool; the threads only wait on
+pipes, so this process stays light (it never imports torch). Each worker takes submissions as soon as it is
+warm, whatever the others' state. A failure
 while grading one submission becomes that student's grader-error result, that worker's processes are
 started afresh, and the batch goes on: nothing one submission does can stop another's grading.
 """
@@ -16,6 +18,7 @@ from pathlib import Path
 from autograder.grading.pool.worker import Worker
 from autograder.grading.result import Result
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.warm import Template
 
 __all__ = ["LocalPool"]
 
@@ -36,7 +39,10 @@ class LocalPool:
         (``Worker``: for a class of one)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.workers = [Worker(assignment, limits, mode=mode, warm_named=warm_named) for _ in range(workers)]
+        self.template = Template()
+        self.workers = [
+            Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
+        ]
         for worker in self.workers:  # all warm up at once
             worker.start()
         self._retired: list[dict] = []
@@ -50,6 +56,7 @@ class LocalPool:
     def close(self) -> None:
         for worker in self.workers:
             worker.close()
+        self.template.close()
 
     def stats(self) -> list[dict]:
         """Per worker: runs, processes started, peak RSS of its zygote and judge (bytes)."""

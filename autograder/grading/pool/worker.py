@@ -1,5 +1,8 @@
 """Trusted: one warm worker: a fork server, a judge and a sandbox uid, grading one submission at a time.
 
+Its zygote and its judge are forks of a ``Template`` (the pool's, shared by its workers, or one of its own),
+which imports torch once for all of them: a replacement zygote or judge imports no torch again.
+
 Where the pool runs ``pipeline.grade``'s steps: the judge's in the worker's judge process, step 4 in a fresh
 sandboxed child of the warm zygote (``ForkedSandbox``), whose set-up overlaps the judge making the job. Both warm
 up before a student's clock starts.
@@ -36,7 +39,7 @@ from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides
-from autograder.sandbox.warm import Zygote, ZygoteError, run_forked
+from autograder.sandbox.warm import Template, Zygote, ZygoteError, run_forked
 
 __all__ = ["Worker", "ForkedSandbox", "named_warm_imports"]
 
@@ -61,10 +64,14 @@ class Worker:
         *,
         mode: str | None = None,
         warm_named: bool = False,
+        template: Template | None = None,
     ) -> None:
         """`warm_named`: its zygote waits for the first submission and warms only the optional imports that one
-        names (a class of one need not wait for matplotlib); else it warms all the grader's ``warm_imports``."""
+        names (a class of one need not wait for matplotlib); else it warms all the grader's ``warm_imports``.
+        `template`: what its processes are forked from (a pool's, shared); else one of its own, started now."""
         self.assignment, self.limits = assignment, limits
+        self._own_template = template is None
+        self.template = Template() if template is None else template
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
@@ -77,7 +84,7 @@ class Worker:
         self.library = library_copy(self.spec.withheld)  # the dnnlpy its runs import: without what it withholds
         self.view = build_view(packages, list(base), self.library) if self.mode == "namespaces" else None
         self.zygote: Zygote | None = None
-        self.judge = JudgeProcess(assignment, limits)
+        self.judge = JudgeProcess(assignment, limits, self.template)
         self.runs = 0
         self.zygotes_started = 0
         self._zygote_peak = 0
@@ -90,7 +97,7 @@ class Worker:
             if self.zygote is not None:
                 self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
                 self.zygote.close()
-            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up)
+            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up, self.template)
             self.zygotes_started += 1
         self.judge.start()
 
@@ -111,9 +118,12 @@ class Worker:
     def close(self) -> None:
         self._stop()
         self.slot.release()
+        if self._own_template:
+            self.template.close()
 
     def stats(self) -> dict:
-        """Runs graded, processes started, and peak resident memory (bytes) of each warm process."""
+        """Runs graded, processes started, and peak resident memory (bytes) of each warm process (the template's
+        is shared by a pool's workers)."""
         zygote = max(self._zygote_peak, self.zygote.peak_rss() if self.zygote else 0)
         judge = self.judge.peak_rss()
         return {
@@ -123,6 +133,7 @@ class Worker:
             "judges_replaced": self.judge.replaced,
             "zygote_peak_rss": zygote,
             "judge_peak_rss": judge,
+            "template_peak_rss": self.template.peak_rss(),
         }
 
     def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
@@ -134,10 +145,12 @@ class Worker:
     def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
         """Grade one submission given as text (``pipeline.Submission``)."""
         self.timings = {}
+        seed = secrets.randbelow(2**31) if seed is None else int(seed)
+        self.judge.prepare(seed)  # the plan is drawn while the zygote warms up (or forks this run)
         return pipeline.grade(
             submission,
             spec=self.spec,
-            seed=secrets.randbelow(2**31) if seed is None else int(seed),
+            seed=seed,
             limits=self.limits,
             judge=self.judge,
             sandbox=ForkedSandbox(self, submission, hide),

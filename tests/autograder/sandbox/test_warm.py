@@ -180,7 +180,7 @@ def test_runner_is_unprivileged_and_its_pid_1_shows_no_configuration(warm):
     )
     lines = dict(line.split(" ", 1) for line in box.stdout.splitlines())
     assert int(lines["uid"].split()[0]) >= 60000 and lines["uid"].split()[-1] == "2"
-    assert "autograder.sandbox.zygote" in lines["cmdline"] and "{" not in lines["cmdline"]
+    assert "autograder.sandbox.template" in lines["cmdline"] and "{" not in lines["cmdline"]  # the zygote's fork
     assert os.path.realpath(SPEC.judge_dir) not in box.stdout
 
 

@@ -247,6 +247,7 @@ def test_a_restarted_judges_start_up_is_not_charged_to_the_next_student(tmp_path
     try:
         assert worker.grade_path(path, seed=SEED).score == 3
         monkeypatch.setattr(client, "subprocess", _SlowJudgeStart(15))  # longer than the student's limit
+        worker.judge.template = None  # the next judge a new interpreter, which can be slowed (not a fork)
         os.kill(worker.judge.proc.pid, signal.SIGKILL)  # the judge is gone: the next student gets a new one
         worker.judge.proc.wait()
         again = worker.grade_path(path, seed=SEED)

@@ -1,0 +1,112 @@
+"""Trusted: the template: imports torch once, then forks the pool's warm processes (zygotes and judges) from it.
+
+Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD``
+with the zygote's bare environment, not dumpable. It imports torch (one thread, before any op: a fork after
+multi-threaded OpenMP work can deadlock) and of the kit only the sandbox package it runs from (as the zygote
+always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it;
+a judge imports the real one), no argv or environment of the grader. So a child starts with torch imported
+and holds of the grader only what it is sent on its own channel after the fork, which this process never
+reads. Messages on the socket (SOCK_SEQPACKET)::
+
+    grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
+                         fds: channel, stderr, reply       its own channel and the second its stderr, then runs
+                                                           MODULE.main([channel]) and exits
+    template -> reply    {"pid": child} + a pidfd of it    (then the reply socket is closed)
+    socket closed        exit
+
+Children are reaped here, never by the kernel on their exit, so a pidfd the grader holds names that child or
+nothing (see ``zygote``). A child ends when the grader closes its channel, as a process of its own would.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import socket
+import sys
+
+from autograder.sandbox.zygote import reap, serve_apart
+
+__all__ = ["main", "ENTRIES"]
+
+# What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
+ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
+_FDS = 3
+_REAP_EVERY = 1.0  # seconds between reaps while no request comes
+
+
+def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: int) -> None:
+    """Become `entry` with `channel`; never returns."""
+    code = 1
+    try:
+        sock.close()  # a child cannot ask for forks, nor read what others ask
+        os.close(reply)
+        os.dup2(stderr, 2)
+        os.close(stderr)
+        importlib.import_module(entry).main([str(channel)])
+        code = 0
+    except BaseException:  # noqa: BLE001 - said on the child's stderr, then the child ends
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)  # never the template's loop, nor its atexit handlers
+
+
+def _serve(sock: socket.socket) -> None:
+    sock.settimeout(_REAP_EVERY)
+    while True:
+        reap()
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, 4096, _FDS)
+        except TimeoutError:
+            continue
+        except (ConnectionError, OSError):
+            return
+        if not data:
+            return
+        try:
+            entry = json.loads(data).get("entry")
+            if entry not in ENTRIES or len(fds) != _FDS:
+                raise ValueError(f"expected an entry of {ENTRIES} with {_FDS} fds, got {entry!r}")
+        except ValueError as exc:
+            print(f"template: {exc}", file=sys.stderr, flush=True)
+            for fd in fds:
+                os.close(fd)
+            continue
+        del data
+        channel, stderr, reply = fds
+        pid = os.fork()
+        if pid == 0:
+            _child(sock, entry, channel, stderr, reply)
+        os.close(channel)
+        os.close(stderr)
+        pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
+        try:
+            with socket.socket(fileno=reply) as answer:
+                socket.send_fds(answer, [json.dumps({"pid": pid}).encode()], [pidfd])
+        except OSError:
+            pass  # the grader gave up on this child: it ends when its channel closes
+        finally:
+            os.close(pidfd)
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    sock = socket.socket(fileno=int(args[0]))
+    serve_apart()
+    import torch
+
+    torch.set_num_threads(1)  # before any op: see the module docstring
+    _serve(sock)
+    sys.stderr.flush()
+    # Nothing here needs cleaning up, and an interpreter's teardown with torch loaded costs ~0.3 CPU-s (its
+    # modules' objects freed one by one): a third of what importing it cost. Its children end the same way.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
