@@ -29,7 +29,7 @@ import sys
 
 from autograder.sandbox.zygote import reap, serve_apart
 
-__all__ = ["main", "ENTRIES"]
+__all__ = ["main", "import_torch", "ENTRIES"]
 
 # What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
 ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
@@ -95,16 +95,21 @@ def _serve(sock: socket.socket) -> None:
             os.close(pidfd)
 
 
+def import_torch() -> None:
+    """Import torch (one thread, before any op: see the module docstring), then freeze what it made: no child's
+    collection walks those objects again (the judge's and the zygote's had walked them all, ~0.08 CPU-s each,
+    writing to their pages: a copy of each such page made in every child)."""
+    import torch
+
+    torch.set_num_threads(1)
+    gc.freeze()
+
+
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
     serve_apart()
-    import torch
-
-    torch.set_num_threads(1)  # before any op: see the module docstring
-    # torch's objects, frozen here once, are never walked by a child's collections: the judge's and the zygote's
-    # first collections had walked them all (~0.08 CPU-s each) and dirtied their pages, copied into each child.
-    gc.freeze()
+    import_torch()
     _serve(sock)
     sys.stderr.flush()
     # Nothing here needs cleaning up, and an interpreter's teardown with torch loaded costs ~0.3 CPU-s (its

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 
 from autograder.graders import get_assignment
 from autograder.grading.pool.local import LocalPool
@@ -88,3 +90,19 @@ def test_a_template_that_died_is_started_again_and_grading_goes_on(tmp_path):
     finally:
         worker.close()
     assert (again.status, again.score, started) == ("ok", 3, 2)
+
+
+def test_torchs_objects_are_left_out_of_every_later_collection():
+    """What the template imported is frozen before it forks: a child's collections (the judge's, a zygote's)
+    never walk torch's objects, while an object made afterwards is collected as usual."""
+    code = (
+        "import gc, sys\n"
+        "from autograder.sandbox.template import import_torch\n"
+        "import_torch()\n"
+        "import torch\n"
+        "after = type('After', (), {})\n"
+        "tracked = gc.get_objects()\n"
+        "print(any(o is torch.nn.Module for o in tracked), any(o is after for o in tracked))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]
