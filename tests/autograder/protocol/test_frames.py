@@ -1,4 +1,5 @@
-"""The runner's writer: plain records become JSON + safetensors; anything else is refused, naming where."""
+"""The runner's writer: plain records become JSON + safetensors; anything else is refused, naming where. The
+runner's job travels as one frame too, read back whole by ``read_frame``."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 import torch
 
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import FrameWriter, encode_frame, frame_bytes
+from autograder.protocol.frames import FrameWriter, encode_frame, frame_bytes, read_frame
 
 
 def round_trip(record: dict) -> dict:
@@ -61,3 +62,29 @@ def test_the_writer_sends_an_error_record_in_place_of_one_it_cannot_encode():
     evidence, notes = decode_frames(data)
     assert notes == [] and evidence["r"]["error"].startswith("the runner could not send this record: record['v']")
     assert data == frame_bytes("r", {"v": {1, 2}})
+
+
+def test_read_frame_gives_back_the_record_encode_frame_was_given():
+    ids, table = torch.tensor([[0, 9], [3, 3]]), torch.linspace(-1, 1, 6, dtype=torch.float64).reshape(2, 3)
+    record = {
+        "source": "print('词表')\n# a lone surrogate: \ud800",
+        "plan": {"ids": ids, "cases": [{"W": table, "seed": 2**40, "lr": 0.1, "ok": True, "none": None}], "empty": {}},
+        "names": ["TiedEmbeddingLM"],
+    }
+    name, got = read_frame(encode_frame("__job__", record))
+    assert name == "__job__"
+    assert got["source"] == record["source"] and got["names"] == ["TiedEmbeddingLM"] and got["plan"]["empty"] == {}
+    assert got["plan"]["ids"].dtype == torch.int64 and got["plan"]["ids"].tolist() == ids.tolist()
+    case = got["plan"]["cases"][0]
+    assert case["W"].dtype == torch.float64 and torch.equal(case["W"], table)
+    assert (case["seed"], case["lr"], case["ok"], case["none"]) == (2**40, 0.1, True, None)
+    case["W"].add_(1.0)  # the reader's tensors are its own to change
+    assert table[0, 0].item() == -1.0
+
+
+@pytest.mark.parametrize("cut", ["short", "long", "empty", "header only"])
+def test_read_frame_refuses_what_is_not_one_whole_frame(cut):
+    frame = encode_frame("__job__", {"plan": {"ids": torch.arange(4)}})
+    bad = {"short": frame[:-1], "long": frame + b"\0", "empty": b"", "header only": frame[:8]}[cut]
+    with pytest.raises(ValueError, match=f"a frame of {len(bad)} bytes that is not one whole frame"):
+        read_frame(bad)
