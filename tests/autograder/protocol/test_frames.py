@@ -4,13 +4,15 @@ runner's job travels as one frame too, read back whole by ``read_frame``."""
 from __future__ import annotations
 
 import os
+import struct
 from collections import OrderedDict
 
 import pytest
+import safetensors.torch
 import torch
 
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import FrameWriter, encode_frame, frame_bytes, read_frame
+from autograder.protocol.frames import HEADER, JSON_LENGTH, FrameWriter, encode_frame, frame_bytes, read_frame
 
 
 def round_trip(record: dict) -> dict:
@@ -88,3 +90,22 @@ def test_read_frame_refuses_what_is_not_one_whole_frame(cut):
     bad = {"short": frame[:-1], "long": frame + b"\0", "empty": b"", "header only": frame[:8]}[cut]
     with pytest.raises(ValueError, match=f"a frame of {len(bad)} bytes that is not one whole frame"):
         read_frame(bad)
+
+
+def test_a_frames_tensors_are_a_safetensors_file_the_library_reads_as_written():
+    tensors = {
+        "scalar": torch.tensor(2.5),
+        "empty": torch.zeros(0, 3),
+        "flags": torch.tensor([True, False, True]),
+        "half": torch.arange(6, dtype=torch.bfloat16).reshape(2, 3),
+        **{str(dtype): torch.arange(-3, 3).to(dtype) for dtype in (torch.float64, torch.int64, torch.int8)},
+    }
+    frame = encode_frame("r", {"v": list(tensors.values())})
+    (size,) = JSON_LENGTH.unpack_from(frame, HEADER.size)
+    file = frame[HEADER.size + JSON_LENGTH.size + size :]
+    assert struct.unpack_from("<Q", file)[0] % 8 == 0  # the table padded as the library pads it
+    loaded = safetensors.torch.load(file)
+    assert len(loaded) == len(tensors)
+    for key, want in zip(sorted(loaded, key=lambda k: int(k[1:])), tensors.values(), strict=True):
+        got = loaded[key]
+        assert got.dtype == want.dtype and got.shape == want.shape and torch.equal(got, want), key
