@@ -12,7 +12,7 @@ class but the first). Each submission's CPU is split by process and by stage:
     zygote fork    the fork server's own CPU while it forks the run's child
     sandbox set-up + cells   the run's process tree (a cpuacct group of its own, joined with its other
                    groups before it forks) until its ``__load__`` frame arrives: namespaces, root, limits,
-                   the job's ``torch.load``, then the notebook's cells
+                   the job's frame, then the notebook's cells
     experiments    the same tree from ``__load__`` to its last frame, split per experiment by the arrival
                    of each experiment's frame (the CPU read as the frame is read: a few ms late at most)
     sandbox exit   the tree after its last frame (exit, kill, teardown)

@@ -25,8 +25,9 @@ from typing import Any
 
 __all__ = ["AssignmentSpec", "Plan", "Record", "Emit"]
 
-# A plan and an evidence record hold only what `torch.load(weights_only=True)` accepts:
-# tensors, ints, floats, bools, str, None, and lists/tuples/dicts of these.
+# A plan and an evidence record hold only what a frame carries (`autograder.protocol.frames`): CPU tensors of the
+# dtypes in `bounds.ALLOWED_DTYPES`, ints, floats, bools, str, None, and lists/tuples (they arrive as lists) and
+# dicts with str keys of these.
 Plan = dict[str, Any]
 Record = dict[str, Any]
 Emit = Callable[[str, Record], None]

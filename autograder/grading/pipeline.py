@@ -21,7 +21,6 @@ submission; ``qa/inprocess`` (sweeps, no sandbox) shares the suite runner and ``
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import time
 from collections.abc import Callable
@@ -39,7 +38,7 @@ from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import INTERNAL, Done, Load, Running
+from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said
 from autograder.protocol.said import from_wire as said_from_wire
@@ -156,11 +155,11 @@ def grade(
 
 
 def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
-    """Step 3: the runner's job (one ``torch.save`` blob on its stdin): the submission and the plan."""
-    import torch
-
-    blob = io.BytesIO()
-    torch.save(
+    """Step 3: the runner's job (one frame on its stdin, ``frames.encode_frame``): the submission and the plan.
+    A frame rather than a ``torch.save`` blob: the runner reads it in ~1 ms, where ``torch.load`` took ~7 ms
+    of every run."""
+    return encode_frame(
+        JOB,
         {
             "kind": submission.kind,
             "source": submission.source,
@@ -169,9 +168,7 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
             "experiments": spec.experiments,
             "required_names": list(spec.required_names),
         },
-        blob,
     )
-    return blob.getvalue()
 
 
 def decode(box: SandboxResult) -> tuple[dict, list[str]]:

@@ -1,9 +1,9 @@
 """Untrusted: load one submission and run its grader's experiments on it, writing evidence frames.
 
-Started inside the sandbox as ``python -m autograder.runner EVIDENCE_FD``. Reads the job (one ``torch.save``
-blob) from stdin, so it never opens the submission or any grader file, and writes evidence frames to
-EVIDENCE_FD (see ``autograder.protocol.frames``). Student code shares this process and may forge or break
-anything here; the judge trusts none of it beyond plain, re-checked data.
+Started inside the sandbox as ``python -m autograder.runner EVIDENCE_FD``. Reads the job (one frame, as the
+judge's ``autograder.grading.pipeline.job`` writes it) from stdin, so it never opens the submission or any grader
+file, and writes evidence frames to EVIDENCE_FD (see ``autograder.protocol.frames``). Student code shares this
+process and may forge or break anything here; the judge trusts none of it beyond plain, re-checked data.
 
 A watchdog thread says where the time goes: a cell or a check that has run for ``SLOW`` seconds is reported
 once in a ``__running__N`` record (at most ``MAX_RUNNING`` of them), so a run stopped at the time limit
@@ -16,14 +16,13 @@ experiment that hangs is stopped there and recorded as failing, and the rest sti
 from __future__ import annotations
 
 import importlib
-import io
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable
 
-from autograder.protocol.frames import MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running
+from autograder.protocol.frames import JOB, MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running, read_frame
 from autograder.runner import budget, library
 
 __all__ = ["load_submission", "main", "Progress", "SLOW"]
@@ -143,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     torch.set_num_threads(1)  # one thread per submission: workers run side by side
-    job = torch.load(io.BytesIO(sys.stdin.buffer.read()), weights_only=True)
+    name, job = read_frame(sys.stdin.buffer.read())
+    if name != JOB:
+        raise ValueError(
+            f"the frame on stdin is {name!r}, not the job ({JOB!r}) that autograder.grading.pipeline.job makes"
+        )
     # Resolve before student code runs, so a submission cannot swap the experiments module.
     experiments = _resolve(job["experiments"])
     emit.order = [str(n) for n in getattr(sys.modules.get(experiments.__module__), "EXPERIMENTS", {})]

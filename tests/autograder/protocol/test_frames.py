@@ -1,15 +1,18 @@
-"""The runner's writer: plain records become JSON + safetensors; anything else is refused, naming where."""
+"""The runner's writer: plain records become JSON + safetensors; anything else is refused, naming where. The
+runner's job travels as one frame too, read back whole by ``read_frame``."""
 
 from __future__ import annotations
 
 import os
+import struct
 from collections import OrderedDict
 
 import pytest
+import safetensors.torch
 import torch
 
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import FrameWriter, encode_frame, frame_bytes
+from autograder.protocol.frames import HEADER, JSON_LENGTH, FrameWriter, encode_frame, frame_bytes, read_frame
 
 
 def round_trip(record: dict) -> dict:
@@ -61,3 +64,48 @@ def test_the_writer_sends_an_error_record_in_place_of_one_it_cannot_encode():
     evidence, notes = decode_frames(data)
     assert notes == [] and evidence["r"]["error"].startswith("the runner could not send this record: record['v']")
     assert data == frame_bytes("r", {"v": {1, 2}})
+
+
+def test_read_frame_gives_back_the_record_encode_frame_was_given():
+    ids, table = torch.tensor([[0, 9], [3, 3]]), torch.linspace(-1, 1, 6, dtype=torch.float64).reshape(2, 3)
+    record = {
+        "source": "print('词表')\n# a lone surrogate: \ud800",
+        "plan": {"ids": ids, "cases": [{"W": table, "seed": 2**40, "lr": 0.1, "ok": True, "none": None}], "empty": {}},
+        "names": ["TiedEmbeddingLM"],
+    }
+    name, got = read_frame(encode_frame("__job__", record))
+    assert name == "__job__"
+    assert got["source"] == record["source"] and got["names"] == ["TiedEmbeddingLM"] and got["plan"]["empty"] == {}
+    assert got["plan"]["ids"].dtype == torch.int64 and got["plan"]["ids"].tolist() == ids.tolist()
+    case = got["plan"]["cases"][0]
+    assert case["W"].dtype == torch.float64 and torch.equal(case["W"], table)
+    assert (case["seed"], case["lr"], case["ok"], case["none"]) == (2**40, 0.1, True, None)
+    case["W"].add_(1.0)  # the reader's tensors are its own to change
+    assert table[0, 0].item() == -1.0
+
+
+@pytest.mark.parametrize("cut", ["short", "long", "empty", "header only"])
+def test_read_frame_refuses_what_is_not_one_whole_frame(cut):
+    frame = encode_frame("__job__", {"plan": {"ids": torch.arange(4)}})
+    bad = {"short": frame[:-1], "long": frame + b"\0", "empty": b"", "header only": frame[:8]}[cut]
+    with pytest.raises(ValueError, match=f"a frame of {len(bad)} bytes that is not one whole frame"):
+        read_frame(bad)
+
+
+def test_a_frames_tensors_are_a_safetensors_file_the_library_reads_as_written():
+    tensors = {
+        "scalar": torch.tensor(2.5),
+        "empty": torch.zeros(0, 3),
+        "flags": torch.tensor([True, False, True]),
+        "half": torch.arange(6, dtype=torch.bfloat16).reshape(2, 3),
+        **{str(dtype): torch.arange(-3, 3).to(dtype) for dtype in (torch.float64, torch.int64, torch.int8)},
+    }
+    frame = encode_frame("r", {"v": list(tensors.values())})
+    (size,) = JSON_LENGTH.unpack_from(frame, HEADER.size)
+    file = frame[HEADER.size + JSON_LENGTH.size + size :]
+    assert struct.unpack_from("<Q", file)[0] % 8 == 0  # the table padded as the library pads it
+    loaded = safetensors.torch.load(file)
+    assert len(loaded) == len(tensors)
+    for key, want in zip(sorted(loaded, key=lambda k: int(k[1:])), tensors.values(), strict=True):
+        got = loaded[key]
+        assert got.dtype == want.dtype and got.shape == want.shape and torch.equal(got, want), key

@@ -1,7 +1,7 @@
 """Trusted: the judge's random choices for one grading run of weight_tying, covering by construction.
 
 Everything here is plain data (tensors, ints, floats, str, lists, dicts) so the runner can receive it
-through `torch.load(weights_only=True)`. Sizes are tiny on purpose.
+as one frame (`autograder.protocol.frames`). Sizes are tiny on purpose.
 
 A plan is random, but what each test relies on is not left to chance: every seed's plan holds the
 guarantees below (``tests/autograder/graders/weight_tying/test_plan.py`` checks them on many seeds). Two
