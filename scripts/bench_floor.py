@@ -152,8 +152,10 @@ def _helper(acct: str) -> int:
         fh.write("0")  # before anything: every process of ours is counted from here on
     from autograder.sandbox import forked, rootfs, zygote
     from autograder.sandbox.cgroups import cgroup_support
+    from autograder.sandbox.template import import_torch
 
     setup = json.loads(sys.stdin.readline())
+    import_torch()  # as the template does before it forks a zygote
     rng_state = zygote._warm(setup["modules"], setup["optional"], setup["library"])
     forked.prepare()
     usage = Path(acct) / "cpuacct.usage"

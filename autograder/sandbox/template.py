@@ -27,14 +27,13 @@ import os
 import socket
 import sys
 
-from autograder.sandbox.zygote import reap, serve_apart
+from autograder.sandbox.zygote import next_request, serve_apart
 
 __all__ = ["main", "import_torch", "ENTRIES"]
 
 # What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
 ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
 _FDS = 3
-_REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
 def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: int) -> None:
@@ -58,17 +57,9 @@ def _child(sock: socket.socket, entry: str, channel: int, stderr: int, reply: in
 
 
 def _serve(sock: socket.socket) -> None:
-    sock.settimeout(_REAP_EVERY)
-    while True:
-        reap()
-        try:
-            data, fds, _flags, _addr = socket.recv_fds(sock, 4096, _FDS)
-        except TimeoutError:
-            continue
-        except (ConnectionError, OSError):
-            return
-        if not data:
-            return
+    while (request := next_request(sock, 4096, _FDS)) is not None:
+        data, fds = request
+        del request
         try:
             entry = json.loads(data).get("entry")
             if entry not in ENTRIES or len(fds) != _FDS:

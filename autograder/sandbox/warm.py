@@ -207,8 +207,13 @@ class Zygote(_Served):
             os.close(err_w)
         self._errors = Capture(err_r, 8192)
         self._errors.start()
-        warm = {"op": "warm", "modules": list(modules), "optional": list(optional), "library": library}
-        warm["warm_up"] = warm_up  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
+        warm = {
+            "op": "warm",
+            "modules": list(modules),
+            "optional": list(optional),
+            "library": library,
+            "warm_up": warm_up,  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
+        }
         self._sock.send(json.dumps(warm).encode())
         self._ready = False
 

@@ -33,7 +33,7 @@ import socket
 import sys
 import weakref
 
-__all__ = ["main", "reap", "serve_apart"]
+__all__ = ["main", "next_request", "reap", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
 _MAX_FDS = 6
@@ -41,15 +41,15 @@ _REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
 def _warm(modules: list[str], optional: list[str], library: str | None, warm_up: str = "") -> bytes:
-    """Import torch (one thread), `modules`, and what of `optional` imports cleanly, dnnlpy from the copy in
-    `library` (``autograder.sandbox.library``) when given; returns torch's initial RNG state for the children."""
+    """Import `modules` and what of `optional` imports cleanly (torch is the template's, with its one thread),
+    dnnlpy from the copy in `library` (``autograder.sandbox.library``) when given, then run the grader's `warm_up`;
+    returns torch's initial RNG state for the children."""
     if library:  # before anything imports dnnlpy: every child then has the copy's modules
         from autograder.runner.library import put_first
 
         put_first(library)
     import torch
 
-    torch.set_num_threads(1)  # before any op: see the module docstring
     state = torch.get_rng_state()  # what a fresh interpreter starts with (torch's fixed default seed)
     for name in modules:
         importlib.import_module(name)
@@ -86,6 +86,22 @@ def reap() -> None:
             pass
 
 
+def next_request(sock: socket.socket, size: int, max_fds: int) -> tuple[bytes, list[int]] | None:
+    """The next request on `sock` (its bytes and the descriptors that came with it), the children that ended
+    reaped every ``_REAP_EVERY`` seconds while none comes; None once the grader has closed the socket. The
+    caller drops the request's bytes before it forks: this function keeps no reference to them."""
+    sock.settimeout(_REAP_EVERY)
+    while True:
+        reap()
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(sock, size, max_fds)
+        except TimeoutError:
+            continue
+        except (ConnectionError, OSError):
+            return None
+        return (data, fds) if data else None
+
+
 def serve_apart() -> None:
     """What a warm process of the grader's (this fork server, the template) sets first: not dumpable, so nothing
     running as the same user can read or patch its memory; children reaped by ``reap``, never by the kernel on
@@ -100,17 +116,9 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
     from autograder.sandbox.forked import prepare, start_child
 
     prepare()
-    sock.settimeout(_REAP_EVERY)
-    while True:
-        reap()
-        try:
-            data, fds, _flags, _addr = socket.recv_fds(sock, 1 << 20, _MAX_FDS)
-        except TimeoutError:
-            continue
-        except (ConnectionError, OSError):
-            return
-        if not data:
-            return
+    while (request := next_request(sock, 1 << 20, _MAX_FDS)) is not None:
+        data, fds = request
+        del request
         try:
             message = json.loads(data)
             if message.get("op") != "spawn" or len(fds) != _MAX_FDS:

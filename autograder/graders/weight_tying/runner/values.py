@@ -26,9 +26,11 @@ TABLE_NORMS = (0.3, 3.0)
 _SAME_AS = {"lm_head.weight": TABLE_KEY}
 
 
-def _generator(seed: int, key: str) -> torch.Generator:
-    # One stream per (seed, key): an entry's values do not depend on which other keys the state has.
-    return torch.Generator().manual_seed((int(seed) * 1_000_003 + zlib.crc32(key.encode())) % (2**62))
+def _generator(seed: int, key: str, generator: torch.Generator | None = None) -> torch.Generator:
+    """`generator` (a new one when None) seeded for (seed, key): one stream per entry, so an entry's values do
+    not depend on which other keys the state has."""
+    stream = (int(seed) * 1_000_003 + zlib.crc32(key.encode())) % (2**62)
+    return (torch.Generator() if generator is None else generator).manual_seed(stream)
 
 
 def judge_table(seed: int, shape: Sequence[int], *, gain: float = 1.0, norms=TABLE_NORMS) -> torch.Tensor:
@@ -62,12 +64,9 @@ def _table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, f
 def _values(seed: int, key: str, shape: tuple[int, ...], gain: float) -> torch.Tensor:
     if key == TABLE_KEY and len(shape) == 2:
         return _table(seed, shape, gain, TABLE_NORMS)
-    x = torch.randn(shape, generator=_generator(seed, key))
-    if len(shape) >= 2:
-        return x * (gain / math.sqrt(max(shape[-1], 1)))
-    if key.endswith("bias"):
-        return x * (0.1 * gain)
-    return 1.0 + 0.3 * x
+    out = torch.empty(shape)  # randn's own first step: the draw below is randn's
+    _values_into(out, torch.Generator(), seed, key, shape, gain)
+    return out
 
 
 def state_shapes(module, state: Mapping | None = None) -> dict[str, list[int]]:
@@ -101,13 +100,13 @@ def load_judge_values(module, seed: int, *, gain: float = 1.0) -> dict[str, list
 
 
 def _values_into(out: torch.Tensor, draw: torch.Generator, seed: int, key: str, shape: tuple, gain: float) -> None:
-    """out.copy_(_values(seed, key, shape, gain)) for a contiguous float32 `out`, drawn in place: the same
-    normal_ randn runs on a fresh tensor and the same scalar operations, without a temporary per entry
-    (a state has ~20 entries, and each temporary cost as much as the draw)."""
+    """The values of (seed, key, shape, gain) drawn in place into a contiguous float32 `out` with `draw`
+    reseeded for the entry: the one rule ``judge_values`` and ``load_judge_values`` share, the latter without a
+    temporary per entry (a state has ~20 entries, and each temporary cost as much as the draw)."""
     if key == TABLE_KEY and len(shape) == 2:
         out.copy_(_table(seed, shape, gain, TABLE_NORMS))
         return
-    out.normal_(generator=draw.manual_seed((seed * 1_000_003 + zlib.crc32(key.encode())) % (2**62)))
+    out.normal_(generator=_generator(seed, key, draw))
     if len(shape) >= 2:
         out.mul_(gain / math.sqrt(max(shape[-1], 1)))
     elif key.endswith("bias"):
