@@ -10,7 +10,9 @@ encodes without unknown tokens and decodes back exactly.
 
 from __future__ import annotations
 
+import hashlib
 import os
+from array import array
 from collections.abc import Iterable
 from importlib import resources
 
@@ -25,10 +27,28 @@ END_OF_TEXT = "<|endoftext|>"  # separates documents; the only special token
 Encoding = hf.Encoding  # what ``encode`` returns: ``.ids``, ``.tokens``, ``.offsets``
 _MIN_VOCAB = 256 + 1  # every byte, plus the special token
 
+# Training is deterministic: the same texts with the same settings give the same tokenizer. So a process that
+# trains on the same texts again (a notebook run twice; each graded run of a class, forked from a server that
+# trained once) gets a copy of the first result, read from its JSON in ~0.1 ms instead of ~12 ms of training.
+# Only a list or tuple of str is remembered (a generator streams into the trainer as before); a few entries.
+_TRAINED: dict[bytes, str] = {}
+_TRAINED_KEPT = 8
+
 
 def load_corpus() -> str:
     """The small English corpus shipped with the kit (about language models), as one string."""
     return resources.files("dnnlpy").joinpath("data", "corpus.txt").read_text(encoding="utf-8")
+
+
+def _training_key(texts: object, vocab_size: int, min_frequency: int) -> bytes | None:
+    """What a training's result depends on, as a digest: the texts (each one's length, so that where one ends
+    is part of it) and the settings; None for anything but a list or tuple of str."""
+    if type(texts) not in (list, tuple) or not all(type(text) is str for text in texts):
+        return None
+    digest = hashlib.sha256(f"{vocab_size}/{min_frequency}/{len(texts)}/".encode())
+    digest.update(array("q", map(len, texts)).tobytes())
+    digest.update("".join(texts).encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
 class Tokenizer:
@@ -49,6 +69,9 @@ class Tokenizer:
             raise TypeError("texts must be an iterable of strings, not one string: wrap it as [text]")
         positive_int("vocab_size", vocab_size, minimum=_MIN_VOCAB, why=f"256 bytes + {END_OF_TEXT}")
         positive_int("min_frequency", min_frequency, minimum=0)
+        key = _training_key(texts, vocab_size, min_frequency)
+        if key is not None and key in _TRAINED:
+            return cls(hf.Tokenizer.from_str(_TRAINED[key]))
         backend = hf.Tokenizer(models.BPE())
         # add_prefix_space=False keeps decode(encode(text)) == text exactly.
         backend.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
@@ -61,6 +84,10 @@ class Tokenizer:
             show_progress=False,
         )
         backend.train_from_iterator(texts, trainer=trainer)
+        if key is not None:
+            while len(_TRAINED) >= _TRAINED_KEPT:
+                del _TRAINED[next(iter(_TRAINED))]  # the oldest
+            _TRAINED[key] = backend.to_str()
         return cls(backend)
 
     @classmethod

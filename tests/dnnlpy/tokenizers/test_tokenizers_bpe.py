@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from dnnlpy.models.gpt import MiniGPT
-from dnnlpy.tokenizers import END_OF_TEXT, Tokenizer, load_corpus
+from dnnlpy.tokenizers import END_OF_TEXT, Tokenizer, bpe, load_corpus
 
 VOCAB = 512
 
@@ -101,9 +101,67 @@ def test_save_and_load(tok, tmp_path):
     assert loaded.decode(loaded.encode(text).ids) == text
 
 
-def test_training_is_deterministic(corpus, tok):
+def test_training_is_deterministic(corpus, tok, monkeypatch):
+    monkeypatch.setattr(bpe, "_TRAINED", {})  # a training, not the copy dnnlpy kept of the first one
     again = Tokenizer.train_from_iterator(corpus.split("\n\n"), vocab_size=VOCAB)
     assert again.encode(corpus[:2000]).ids == tok.encode(corpus[:2000]).ids
+    assert again._tok.to_str() == tok._tok.to_str()
+
+
+def _trainings(monkeypatch) -> list[int]:
+    """Count the trainers made from now on, one per training (a kept tokenizer's copy makes none)."""
+    runs: list[int] = []
+    real = bpe.trainers.BpeTrainer
+
+    def counting(**settings):
+        runs.append(1)
+        return real(**settings)
+
+    monkeypatch.setattr(bpe, "_TRAINED", {})
+    monkeypatch.setattr(bpe.trainers, "BpeTrainer", counting)
+    return runs
+
+
+def test_the_same_texts_again_are_a_copy_of_the_first_training(corpus, monkeypatch):
+    runs = _trainings(monkeypatch)
+    lines = corpus.splitlines()
+    first = Tokenizer.train_from_iterator(lines, vocab_size=300)
+    again = Tokenizer.train_from_iterator(tuple(lines), vocab_size=300)
+    assert len(runs) == 1
+    assert again._tok is not first._tok and again._tok.to_str() == first._tok.to_str()
+    first._tok.add_tokens(["<added>"])  # a copy changed afterwards: the next copy is still the training's
+    assert Tokenizer.train_from_iterator(lines, vocab_size=300).vocab_size == 300
+    assert len(runs) == 1
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        (["ab", "c"], 300, 0),  # the same characters, split elsewhere
+        (["a", "bc"], 301, 0),
+        (["a", "bc"], 300, 1),
+    ],
+)
+def test_other_texts_or_settings_are_trained(monkeypatch, other):
+    runs = _trainings(monkeypatch)
+    Tokenizer.train_from_iterator(["a", "bc"], vocab_size=300)
+    texts, vocab, minimum = other
+    Tokenizer.train_from_iterator(texts, vocab_size=vocab, min_frequency=minimum)
+    assert len(runs) == 2
+
+
+def test_a_generator_is_trained_every_time(monkeypatch):
+    runs = _trainings(monkeypatch)
+    for _ in range(2):
+        Tokenizer.train_from_iterator((line for line in ["a", "bc"]), vocab_size=300)
+    assert len(runs) == 2 and bpe._TRAINED == {}
+
+
+def test_only_a_few_trainings_are_kept(monkeypatch):
+    _trainings(monkeypatch)
+    for n in range(bpe._TRAINED_KEPT + 3):
+        Tokenizer.train_from_iterator([f"text {n}"], vocab_size=300)
+    assert len(bpe._TRAINED) == bpe._TRAINED_KEPT
 
 
 def test_vocab_size_feeds_a_minigpt_whose_output_decodes(tok):

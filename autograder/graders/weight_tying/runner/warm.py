@@ -1,12 +1,13 @@
 """Untrusted: the weight_tying warm-up, run once in each warm worker's fork server before it forks any run.
 
 What the notebook's cells and the experiments pay the first time in a process, paid here once instead of in
-every child: matplotlib's first figure (Agg canvas, text and legend machinery), the tokenizer's first training,
-the first forward, loss, backward and decoding step of a dnnlpy MiniGPT (torch's lazily resolved kernels),
-and the experiments' own first draws, serialisation and hashing. No submission is here: the server has not
-forked yet, and it never receives one. What it leaves behind is what a fresh interpreter cannot tell apart
-from its own state: every figure closed, the random states put back, no warning remembered, no variable of
-the environment changed, the tokenizer's thread pool never started.
+every child: matplotlib's first figure (Agg canvas, text and legend machinery), the notebook's tokenizer training
+(dnnlpy keeps what it trained, so a run's tokenizer cell reads a copy), the first forward, loss, backward and
+decoding step of a dnnlpy MiniGPT (torch's lazily resolved kernels), and the experiments' own first draws,
+serialisation and hashing. No submission is here: the server has not forked yet, and it never receives one.
+What it leaves behind is what a fresh interpreter cannot tell apart from its own state: every figure closed,
+the random states put back, no warning remembered, no variable of the environment changed, the tokenizer's
+thread pool never started; the tokenizer dnnlpy keeps is the one the cell would train.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = ["warm_up"]
 # Set for the warm-up's own training only: the thread pool the tokenizers library starts would not survive the
 # fork (a fork keeps the forking thread alone), and the server must hold one thread when it forks.
 _NO_THREADS = "TOKENIZERS_PARALLELISM"
+# The vocabulary the notebook's tokenizer cell trains to (both editions; ``test_warm_up.py`` holds them equal).
+NOTEBOOK_VOCAB = 300
 
 
 def warm_up() -> None:
@@ -71,12 +74,14 @@ def _figure() -> None:
 
 
 def _tokenizer() -> None:
-    from dnnlpy.tokenizers import Tokenizer
+    """The notebook's own training (its tokenizer cell: the shipped corpus's lines, `NOTEBOOK_VOCAB`): dnnlpy keeps
+    what it trained, so each run's cell reads a copy of it instead of training again (``dnnlpy.tokenizers``)."""
+    from dnnlpy.tokenizers import Tokenizer, load_corpus
 
     before = os.environ.get(_NO_THREADS)
     os.environ[_NO_THREADS] = "false"
     try:
-        tokenizer = Tokenizer.train_from_iterator(["the model reads tokens", "tokens in, logits out"], vocab_size=300)
+        tokenizer = Tokenizer.train_from_iterator(load_corpus().splitlines(), vocab_size=NOTEBOOK_VOCAB)
         tokenizer.decode(tokenizer.encode("the model reads tokens").ids)
     finally:
         if before is None:

@@ -33,6 +33,7 @@ def state():
         "filters": repr(warnings.filters),
     }
 
+torch.set_num_threads(1)  # as the template does before any server warms: torch's own pool then never starts
 torch.manual_seed(3); numpy.random.seed(4); random.seed(5)
 before = state()
 threads = len(os.listdir("/proc/self/task"))
@@ -84,3 +85,36 @@ def test_a_fork_server_calls_the_graders_warm_up_before_it_is_ready():
 def test_a_warm_up_outside_the_runner_package_is_refused_by_name(value):
     with pytest.raises(ValueError, match=f"warm_up={value!r}.*{SPEC.runner_package}"):
         dataclasses.replace(SPEC, warm_up=value)
+
+
+_NOTEBOOK_TRAINS = r"""
+import contextlib, io, json, sys
+import dnnlpy.tokenizers
+from dnnlpy.tokenizers import bpe
+from autograder.graders.weight_tying.runner.warm import warm_up
+
+warm_up()
+made = []
+real = bpe.trainers.BpeTrainer
+bpe.trainers.BpeTrainer = lambda **settings: made.append(1) or real(**settings)
+for path in sys.argv[1:]:
+    cells = json.load(open(path, encoding="utf-8"))["cells"]
+    source = next("".join(c["source"]) for c in cells if "train_from_iterator" in "".join(c["source"]))
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):  # what the cell prints
+        exec(source, namespace)
+    print(path, namespace["tokenizer"].vocab_size, len(made))
+"""
+
+
+def test_the_notebooks_tokenizer_cell_reads_what_the_warm_up_trained():
+    # Both editions' cell trains on what the warm-up trained on: a run's cell then trains nothing (a copy of the
+    # warm-up's tokenizer, ~0.1 ms instead of ~12). A notebook that trained otherwise would count one here.
+    from autograder.graders.kit import COURSE_DIR
+
+    editions = ("weight_tying", "weight_tying_zh")
+    notebooks = [str(COURSE_DIR / "source" / name / "weight_tying.ipynb") for name in editions]
+    command = [sys.executable, "-c", _NOTEBOOK_TRAINS, *notebooks]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert [line.split()[1:] for line in done.stdout.splitlines()] == [["300", "0"], ["300", "0"]]
