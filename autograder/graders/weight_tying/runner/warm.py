@@ -92,7 +92,8 @@ def _tokenizer() -> None:
 
 def _model() -> None:
     """A tiny tied MiniGPT: forward, a greedy step as a student's loop takes it, the loss and its backward; a
-    state_dict's save and load, the judge's values and a record's seal, as the experiments do them."""
+    state_dict's save and load, the judge's values and a record's seal, as the experiments do them; a tensor
+    printed."""
     import torch
 
     from autograder.graders.weight_tying.runner import evidence, seal, values
@@ -113,3 +114,4 @@ def _model() -> None:
     model.load_state_dict(torch.load(buffer, weights_only=False))
     cases = [{"logits": model(ids).detach().clone(), "state_shapes": shapes}]
     seal.digest(evidence.GptHeads.NAME, {"cases": cases}, evidence.GptHeads)
+    repr(ids), repr(cases[0]["logits"])  # a tensor printed, as the notebook's cells print them (~1.5 ms the first time)
