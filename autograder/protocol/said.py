@@ -209,7 +209,35 @@ def _render(text: Text, language: str, depth: int) -> str:
     if isinstance(text, Joined):
         return "".join(_render(p, language, depth + 1) for p in text.parts)
     values = {k: v if isinstance(v, str) else _render(v, language, depth + 1) for k, v in text.params.items()}
-    return message(text.key).template(language).format(**values)
+    template = message(text.key).template(language)
+    return _spaced(template, values) if language == "zh" else template.format(**values)
+
+
+def _cjk(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf"
+
+
+def _latin(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char in "_)]")
+
+
+def _spaced(template: str, values: Mapping[str, str]) -> str:
+    """A Chinese template filled in, with a space where a parameter meets the template's words and one side is a
+    Chinese character, the other a Latin letter or digit (``generate 没有结束``, as the book sets code in
+    running text). Nothing inside the template's words or a parameter's text changes."""
+    out, after_value = "", False
+    for literal, name, spec, conversion in string.Formatter().parse(template):
+        if literal:
+            if after_value and out and _latin(out[-1]) and _cjk(literal[0]):
+                out += " "
+            out, after_value = out + literal, False
+        if name is None:
+            continue
+        value = format(string.Formatter().convert_field(values[name], conversion), spec or "")
+        if value and out and ((_cjk(out[-1]) and _latin(value[0])) or (_latin(out[-1]) and _cjk(value[0]))):
+            out += " "
+        out, after_value = out + value, bool(value) or after_value
+    return out
 
 
 def from_wire(data: Any, depth: int = 0) -> Text:

@@ -22,6 +22,7 @@ from autograder.grading.judge.client import Judgement
 from autograder.grading.result import STATUS_MESSAGES, RunFacts
 from autograder.grading.submissions import SubmissionRefused, read_submission
 from autograder.protocol.said import Said
+from autograder.protocol.said import render as render_said
 from autograder.sandbox.limits import Limits
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -50,6 +51,25 @@ def test_render_names_an_unknown_id_and_speaks_english_to_an_unknown_language():
     error = CatalogError("input.link", name="a.ipynb")
     assert str(error).startswith("a.ipynb is a symbolic link: ")
     assert error.render_in("zh").startswith("a.ipynb 是符号链接")
+
+
+@pytest.mark.parametrize(
+    "what, said",
+    [
+        ("MiniGPTWithWeightTying.generate", "MiniGPTWithWeightTying.generate 没有在分给它的 20 秒内"),  # code, words
+        ("包装模型的生成", "包装模型的生成没有在分给它的 20 秒内"),  # words meet words: as they are
+        ("「loss」", "「loss」没有在分给它的 20 秒内"),  # punctuation needs no space
+    ],
+)
+def test_chinese_sets_code_apart_from_the_words_around_a_parameter(what, said):
+    # As the book sets code in running text ("把 GPT block 组装成了 MiniGPT"): a space where a parameter meets the
+    # template's Chinese, never inside either; English is filled in as it is.
+    stopped = Said("judge.did_not_finish_within", what=what, n="20")
+    assert render_said(stopped, "zh").startswith(said)
+    assert render_said(stopped, "en").startswith(f"{what} did not finish within 20 s")
+    stuck = Said("judge.run_ended_with_status", status="'timeout'")  # a Latin value between Chinese words
+    assert render_said(stuck, "zh") == "运行在到达这里之前就以状态 'timeout' 结束了"
+    assert render_said(Said("judge.experiment_named", name="gpt_counts"), "zh") == "实验 gpt_counts"
 
 
 def _refusal(path, root=None) -> SubmissionRefused:
