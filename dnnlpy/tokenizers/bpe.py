@@ -30,9 +30,13 @@ _MIN_VOCAB = 256 + 1  # every byte, plus the special token
 # Training is deterministic: the same texts with the same settings give the same tokenizer. So a process that
 # trains on the same texts again (a notebook run twice; each graded run of a class, forked from a server that
 # trained once) gets a copy of the first result, read from its JSON in ~0.1 ms instead of ~12 ms of training.
-# Only a list or tuple of str is remembered (a generator streams into the trainer as before); a few entries.
+# Only a list or tuple of str is remembered (a generator streams into the trainer as before), only a small one
+# (a corpus of millions of characters is trained as before, without a second copy of it made for its digest),
+# and only a small result: at most eight tokenizers of at most 1 MiB of JSON each.
 _TRAINED: dict[bytes, str] = {}
 _TRAINED_KEPT = 8
+_TEXTS_KEPT = 4 << 20  # characters of texts a kept training may have
+_JSON_KEPT = 1 << 20  # characters of a kept tokenizer's JSON
 
 
 def load_corpus() -> str:
@@ -42,11 +46,14 @@ def load_corpus() -> str:
 
 def _training_key(texts: object, vocab_size: int, min_frequency: int) -> bytes | None:
     """What a training's result depends on, as a digest: the texts (each one's length, so that where one ends
-    is part of it) and the settings; None for anything but a list or tuple of str."""
+    is part of it) and the settings; None for anything but a list or tuple of str, or for one too long to keep."""
     if type(texts) not in (list, tuple) or not all(type(text) is str for text in texts):
         return None
+    lengths = array("q", map(len, texts))
+    if sum(lengths) > _TEXTS_KEPT:
+        return None
     digest = hashlib.sha256(f"{vocab_size}/{min_frequency}/{len(texts)}/".encode())
-    digest.update(array("q", map(len, texts)).tobytes())
+    digest.update(lengths.tobytes())
     digest.update("".join(texts).encode("utf-8", "surrogatepass"))
     return digest.digest()
 
@@ -84,10 +91,11 @@ class Tokenizer:
             show_progress=False,
         )
         backend.train_from_iterator(texts, trainer=trainer)
-        if key is not None:
+        saved = backend.to_str() if key is not None else ""
+        if key is not None and len(saved) <= _JSON_KEPT:
             while len(_TRAINED) >= _TRAINED_KEPT:
                 del _TRAINED[next(iter(_TRAINED))]  # the oldest
-            _TRAINED[key] = backend.to_str()
+            _TRAINED[key] = saved
         return cls(backend)
 
     @classmethod

@@ -205,3 +205,13 @@ def test_load_of_a_file_that_is_not_a_tokenizer(tmp_path, content):
     path.write_text(content)
     with pytest.raises(ValueError, match=r"is not a tokenizer file .*: load a file written by Tokenizer.save"):
         Tokenizer.load(path)
+
+
+@pytest.mark.parametrize("cap", ["_TEXTS_KEPT", "_JSON_KEPT"])
+def test_a_long_corpus_or_a_large_tokenizer_is_not_kept(monkeypatch, cap):
+    runs = _trainings(monkeypatch)
+    monkeypatch.setattr(bpe, cap, 3)  # "a", "bc" hold 3 characters: at the cap; the JSON is far over it
+    texts = ["a", "bc"] if cap == "_JSON_KEPT" else ["a", "bcd"]
+    for _ in range(2):
+        assert Tokenizer.train_from_iterator(texts, vocab_size=300).encode("abc").ids
+    assert len(runs) == 2 and bpe._TRAINED == {}
