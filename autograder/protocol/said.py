@@ -218,22 +218,26 @@ def _cjk(char: str) -> bool:
 
 
 def _latin(char: str) -> bool:
+    """A character code ends or starts with: an ASCII letter or digit, an underscore, a closing bracket."""
     return char.isascii() and (char.isalnum() or char in "_)]")
+
+
+_FORMATTER = string.Formatter()
 
 
 def _spaced(template: str, values: Mapping[str, str]) -> str:
     """A Chinese template filled in, with a space where a parameter meets the template's words and one side is a
-    Chinese character, the other a Latin letter or digit (``generate 没有结束``, as the book sets code in
-    running text). Nothing inside the template's words or a parameter's text changes."""
+    Chinese character, the other code (``_latin``: ``generate 没有结束``, as the book sets code in running
+    text). Nothing inside the template's words or a parameter's text changes."""
     out, after_value = "", False
-    for literal, name, spec, conversion in string.Formatter().parse(template):
+    for literal, name, spec, conversion in _FORMATTER.parse(template):
         if literal:
-            if after_value and out and _latin(out[-1]) and _cjk(literal[0]):
+            if after_value and _latin(out[-1]) and _cjk(literal[0]):
                 out += " "
             out, after_value = out + literal, False
         if name is None:
             continue
-        value = format(string.Formatter().convert_field(values[name], conversion), spec or "")
+        value = format(_FORMATTER.convert_field(values[name], conversion), spec or "")
         if value and out and ((_cjk(out[-1]) and _latin(value[0])) or (_latin(out[-1]) and _cjk(value[0]))):
             out += " "
         out, after_value = out + value, bool(value) or after_value

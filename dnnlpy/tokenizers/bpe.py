@@ -58,6 +58,15 @@ def _training_key(texts: object, vocab_size: int, min_frequency: int) -> bytes |
     return digest.digest()
 
 
+def _keep(key: bytes, saved: str) -> None:
+    """Remember a training's JSON under its key, unless it is too large; the oldest goes past `_TRAINED_KEPT`."""
+    if len(saved) > _JSON_KEPT:
+        return
+    while len(_TRAINED) >= _TRAINED_KEPT:
+        del _TRAINED[next(iter(_TRAINED))]
+    _TRAINED[key] = saved
+
+
 class Tokenizer:
     """Text <-> token ids with byte-level BPE. Build one with ``train_from_iterator`` or ``load``."""
 
@@ -91,11 +100,8 @@ class Tokenizer:
             show_progress=False,
         )
         backend.train_from_iterator(texts, trainer=trainer)
-        saved = backend.to_str() if key is not None else ""
-        if key is not None and len(saved) <= _JSON_KEPT:
-            while len(_TRAINED) >= _TRAINED_KEPT:
-                del _TRAINED[next(iter(_TRAINED))]  # the oldest
-            _TRAINED[key] = saved
+        if key is not None:
+            _keep(key, backend.to_str())
         return cls(backend)
 
     @classmethod

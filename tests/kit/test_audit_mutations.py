@@ -3,9 +3,7 @@ a mutation is applied alone, judged by its guards, and the file put back as it w
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -14,13 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def audit():
-    spec = importlib.util.spec_from_file_location("audit_mutations", ROOT / "scripts" / "audit_mutations.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclass looks its module up
-    spec.loader.exec_module(module)
-    yield module
-    del sys.modules[spec.name]
+def audit(script):
+    return script("audit_mutations")
 
 
 def test_every_mutation_changes_its_file_once_per_edit_and_its_guards_exist(audit):

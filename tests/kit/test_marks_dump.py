@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("marks_dump", ROOT / "scripts" / "marks_dump.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _write(path: Path, score: float, message: str) -> Path:
@@ -22,26 +12,26 @@ def _write(path: Path, score: float, message: str) -> Path:
     return path
 
 
-def test_identical_dumps_compare_clean(tmp_path, capsys):
+def test_identical_dumps_compare_clean(tmp_path, capsys, script):
     before = _write(tmp_path / "a.json", 96.0, "loss = 463.25095")
     after = _write(tmp_path / "b.json", 96.0, "loss = 463.25095")
-    assert _script().main(["diff", str(before), str(after)]) == 0
+    assert script("marks_dump").main(["diff", str(before), str(after)]) == 0
     assert "0 difference(s)" in capsys.readouterr().out
 
 
-def test_a_moved_message_and_a_moved_score_are_each_named(tmp_path, capsys):
+def test_a_moved_message_and_a_moved_score_are_each_named(tmp_path, capsys, script):
     before = _write(tmp_path / "a.json", 96.0, "loss = 463.25095")
     after = _write(tmp_path / "b.json", 94.0, "loss = 463.25098")
-    assert _script().main(["diff", str(before), str(after)]) == 1
+    assert script("marks_dump").main(["diff", str(before), str(after)]) == 1
     out = capsys.readouterr().out
     assert "score 96.0 -> 94.0" in out
     assert "test_loss" in out and "463.25098" in out and "test_tie" not in out
     assert "2 difference(s)" in out
 
 
-def test_a_file_missing_from_one_dump_is_a_difference(tmp_path, capsys):
+def test_a_file_missing_from_one_dump_is_a_difference(tmp_path, capsys, script):
     before = _write(tmp_path / "a.json", 96.0, "x")
     after = tmp_path / "b.json"
     after.write_text("{}", encoding="utf-8")
-    assert _script().main(["diff", str(before), str(after)]) == 1
+    assert script("marks_dump").main(["diff", str(before), str(after)]) == 1
     assert "1 difference(s)" in capsys.readouterr().out

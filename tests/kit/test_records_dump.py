@@ -2,19 +2,7 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import torch
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("records_dump", ROOT / "scripts" / "records_dump.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _records(logits: torch.Tensor, seal: str = "abc", shapes=(2, 3)) -> dict:
@@ -22,27 +10,27 @@ def _records(logits: torch.Tensor, seal: str = "abc", shapes=(2, 3)) -> dict:
     return {"7:solution": {"gpt_heads": {"cases": [case], "seal": seal}}, "7:attacks/a05.py": "child ended with 1"}
 
 
-def _diff(tmp_path, before: dict, after: dict, capsys) -> tuple[int, str]:
+def _diff(tmp_path, before: dict, after: dict, capsys, script) -> tuple[int, str]:
     torch.save(before, tmp_path / "a.pt")
     torch.save(after, tmp_path / "b.pt")
-    code = _script().main(["diff", str(tmp_path / "a.pt"), str(tmp_path / "b.pt")])
+    code = script("records_dump").main(["diff", str(tmp_path / "a.pt"), str(tmp_path / "b.pt")])
     return code, capsys.readouterr().out
 
 
-def test_identical_dumps_compare_clean(tmp_path, capsys):
+def test_identical_dumps_compare_clean(tmp_path, capsys, script):
     logits = torch.linspace(-1, 1, 6).reshape(2, 3)
-    code, out = _diff(tmp_path, _records(logits), _records(logits.clone()), capsys)
+    code, out = _diff(tmp_path, _records(logits), _records(logits.clone()), capsys, script)
     assert code == 0 and "0 difference(s)" in out
 
 
-def test_one_bit_of_a_tensor_a_sign_of_zero_a_seal_and_a_shape_each_count(tmp_path, capsys):
+def test_one_bit_of_a_tensor_a_sign_of_zero_a_seal_and_a_shape_each_count(tmp_path, capsys, script):
     logits = torch.linspace(-1, 1, 6).reshape(2, 3)
     nudged = logits.clone()
     nudged[0, 1] = torch.nextafter(nudged[0, 1], torch.tensor(2.0))
     for after in (_records(nudged), _records(logits, seal="abd"), _records(logits, shapes=(2, 4))):
-        code, out = _diff(tmp_path, _records(logits), after, capsys)
+        code, out = _diff(tmp_path, _records(logits), after, capsys, script)
         assert code == 1 and "1 difference(s)" in out, out
     plus, minus = torch.zeros(2, 3), torch.zeros(2, 3)
     minus[0, 0] = -0.0
-    code, out = _diff(tmp_path, _records(plus), _records(minus), capsys)
+    code, out = _diff(tmp_path, _records(plus), _records(minus), capsys, script)
     assert code == 1 and "gpt_heads.cases[0].logits" in out
