@@ -1,0 +1,55 @@
+"""The warm zygote's anonymous memory folded into huge pages: the same bytes, fewer page-table entries for each
+fork and exit of a run to copy and drop; where the kernel folds nothing on request, nothing changes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+from autograder.sandbox.hugepages import huge_bytes
+
+# MADV_COLLAPSE came with Linux 6.1; "never" turns transparent huge pages off whatever a process asks.
+_RELEASE = tuple(int(part) for part in os.uname().release.split(".")[:2] if part.isdigit())
+with open("/sys/kernel/mm/transparent_hugepage/enabled", encoding="ascii") as _fh:
+    _THP_SETTING = _fh.read()
+FOLDS = _RELEASE >= (6, 1) and "[never]" not in _THP_SETTING
+
+CHILD = """
+import mmap, hashlib
+from autograder.sandbox.hugepages import fold_anonymous_memory, huge_bytes
+size = 16 << 20
+area = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+area.write(bytes(range(256)) * (size // 256))
+before = hashlib.sha256(area).hexdigest()
+folded = fold_anonymous_memory()
+print(folded, huge_bytes(), hashlib.sha256(area).hexdigest() == before)
+"""
+
+
+def test_folding_keeps_every_byte_and_folds_where_the_kernel_can():
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(CHILD)], capture_output=True, text=True, check=True
+    ).stdout.split()
+    folded, huge, same = int(out[0]), int(out[1]), out[2] == "True"
+    assert same  # the fold changes where the bytes live, never what they are
+    if FOLDS:  # a 16 MiB private area holds at least seven aligned 2 MiB stretches, each one folded
+        assert folded >= 14 << 20 and huge >= 14 << 20, (folded, huge)
+    else:
+        assert folded == 0, folded
+
+
+def test_a_warm_zygote_maps_its_memory_in_huge_pages():
+    from autograder.sandbox.warm import Zygote
+
+    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"))
+    try:
+        zygote.wait_ready()
+        huge = huge_bytes(zygote.proc.pid)
+    finally:
+        zygote.close()
+    if FOLDS:  # torch, dnnlpy and the runner: well over 64 MiB of it folded
+        assert huge >= 64 << 20, huge
+    else:
+        assert huge == 0 or "[always]" in _THP_SETTING, huge
