@@ -60,9 +60,13 @@ def fold_anonymous_memory() -> int:
 
 
 def huge_bytes(pid: int | str = "self") -> int:
-    """Anonymous memory of `pid` mapped in huge pages (``AnonHugePages``), in bytes."""
-    with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
-        for line in fh:
-            if line.startswith("AnonHugePages:"):
-                return int(line.split()[1]) * 1024
+    """Anonymous memory of `pid` mapped in huge pages (``AnonHugePages``), in bytes; 0 where the kernel does not
+    say (no ``smaps_rollup``: Linux < 4.14)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("AnonHugePages:"):
+                    return int(line.split()[1]) * 1024
+    except FileNotFoundError:
+        pass
     return 0
