@@ -27,6 +27,7 @@ import os
 import socket
 import sys
 
+from autograder.sandbox.hugepages import fold_anonymous_memory
 from autograder.sandbox.zygote import next_request, serve_apart
 
 __all__ = ["main", "import_torch", "ENTRIES"]
@@ -97,6 +98,9 @@ def import_torch() -> None:
     torch.set_num_threads(1)
     gc.freeze()
     gc.enable()
+    # In 2 MiB pages before any fork: what a zygote or judge never writes stays one shared copy (a zygote folds
+    # again once warm, and only what it wrote becomes its own).
+    fold_anonymous_memory()
 
 
 def main(argv: list[str] | None = None) -> None:

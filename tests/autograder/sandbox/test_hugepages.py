@@ -43,13 +43,18 @@ def test_folding_keeps_every_byte_and_folds_where_the_kernel_can():
 
 
 @pytest.mark.skipif(not FOLDS, reason="this kernel folds nothing on request (Linux < 6.1, or huge pages off)")
-def test_a_warm_zygote_maps_its_memory_in_huge_pages():
-    from autograder.sandbox.warm import Zygote
+def test_the_template_and_a_warm_zygote_map_their_memory_in_huge_pages():
+    """The template folds torch's memory before it forks (what a child never writes stays one shared copy); the
+    zygote folds again once warm, so each run's forks and exits copy and drop few entries."""
+    from autograder.sandbox.warm import Template, Zygote
 
-    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"))
+    template = Template()
+    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"), template=template)
     try:
         zygote.wait_ready()
-        huge = huge_bytes(zygote.proc.pid)
+        huge = {"template": huge_bytes(template.proc.pid), "zygote": huge_bytes(zygote.proc.pid)}
     finally:
         zygote.close()
-    assert huge >= 64 << 20, huge  # torch, dnnlpy and the runner: well over 64 MiB of it folded
+        template.close()
+    assert huge["template"] >= 32 << 20, huge  # torch alone: well over 32 MiB of it folded
+    assert huge["zygote"] >= 64 << 20, huge  # torch, dnnlpy and the runner: well over 64 MiB
