@@ -1,12 +1,12 @@
 """Trusted: the template: imports torch once, then forks the pool's warm processes (zygotes and judges) from it.
 
-Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD``
-with the zygote's bare environment, not dumpable. It imports torch (one thread, before any op: a fork after
-multi-threaded OpenMP work can deadlock) and of the kit only the sandbox package it runs from (as the zygote
-always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it;
-a judge imports the real one), no argv or environment of the grader. So a child starts with torch imported
-and holds of the grader only what it is sent on its own channel after the fork, which this process never
-reads. Messages on the socket (SOCK_SEQPACKET)::
+Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD fold``
+(or ``flat``: torch's memory left in 4 KiB pages, see ``hugepages``) with the zygote's bare environment, not
+dumpable. It imports torch (one thread, before any op: a fork after multi-threaded OpenMP work can deadlock) and
+of the kit only the sandbox package it runs from (as the zygote always did): no grader's modules, no dnnlpy (a
+zygote puts the grader's copy first before anything imports it; a judge imports the real one), no argv or
+environment of the grader. So a child starts with torch imported and holds of the grader only what it is sent
+on its own channel after the fork, which this process never reads. Messages on the socket (SOCK_SEQPACKET)::
 
     grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
                          fds: channel, stderr, reply       its own channel and the second its stderr, then runs
@@ -87,7 +87,7 @@ def _serve(sock: socket.socket) -> None:
             os.close(pidfd)
 
 
-def import_torch() -> None:
+def import_torch(fold: bool = True) -> None:
     """Import torch (one thread, before any op: see the module docstring) with the collector paused, then freeze
     what it made: no collection walks those objects again, neither here while the import grows them (~0.08
     CPU-s of passes) nor in a child (the judge's and the zygote's had walked them all, ~0.08 CPU-s each,
@@ -98,16 +98,16 @@ def import_torch() -> None:
     torch.set_num_threads(1)
     gc.freeze()
     gc.enable()
-    # In 2 MiB pages before any fork: what a zygote or judge never writes stays one shared copy (a zygote folds
-    # again once warm, and only what it wrote becomes its own).
-    fold_anonymous_memory()
+    if fold:  # in 2 MiB pages before any fork: what a zygote or judge never writes stays one shared copy (a zygote
+        # folds again once warm, and only what it wrote becomes its own)
+        fold_anonymous_memory()
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
     serve_apart()
-    import_torch()
+    import_torch(fold=args[1:2] != ["flat"])
     _serve(sock)
     sys.stderr.flush()
     # Nothing here needs cleaning up, and an interpreter's teardown with torch loaded costs ~0.3 CPU-s (its

@@ -147,15 +147,20 @@ class Template(_Served):
     """The process that imports torch once and forks the pool's warm processes from it (``sandbox.template``);
     shared by every worker of a pool, started again when it has died."""
 
-    def __init__(self) -> None:
+    def __init__(self, fold: bool = True) -> None:
+        """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not)."""
         self._lock = threading.Lock()
         self.started = 0
+        self.fold = fold
         self._start()
 
     def _start(self) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "autograder.sandbox.template", str(theirs.fileno())],
+            [
+                *(sys.executable, "-I", "-B", "-m", "autograder.sandbox.template"),
+                *(str(theirs.fileno()), "fold" if self.fold else "flat"),
+            ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -185,7 +190,7 @@ class Template(_Served):
 class Zygote(_Served):
     """One warm fork server, forked from `template` (a template of its own when none is given); `modules` are
     imported in it before it forks anything (dnnlpy from the grader's copy in `library`, when given: see
-    ``autograder.sandbox.library``)."""
+    ``autograder.sandbox.library``); `fold`: its memory folded into huge pages once warm (``hugepages``)."""
 
     def __init__(
         self,
@@ -194,11 +199,12 @@ class Zygote(_Served):
         library: str | None = None,
         warm_up: str = "",
         template: Template | None = None,
+        fold: bool = True,
     ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         self._own_template = template is None
-        self.template = Template() if template is None else template
+        self.template = Template(fold) if template is None else template
         err_r, err_w = os.pipe()
         try:
             self.proc = self.template.fork("autograder.sandbox.zygote", theirs.fileno(), err_w)
@@ -213,6 +219,7 @@ class Zygote(_Served):
             "optional": list(optional),
             "library": library,
             "warm_up": warm_up,  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
+            "fold": fold,
         }
         self._sock.send(json.dumps(warm).encode())
         self._ready = False

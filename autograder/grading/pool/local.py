@@ -34,14 +34,17 @@ class LocalPool:
         workers: int = 1,
         mode: str | None = None,
         warm_named: bool = False,
+        fold: bool = True,
     ) -> None:
         """`warm_named`: each worker's zygote warms only the optional imports its first submission names
-        (``Worker``: for a class of one)."""
+        (``Worker``: for a class of one). `fold`: the template's and zygotes' memory folded into huge pages
+        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.template = Template()
+        self.template = Template(fold)
         self.workers = [
-            Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
+            Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template, fold=fold)
+            for _ in range(workers)
         ]
         for worker in self.workers:  # all warm up at once
             worker.start()
