@@ -190,7 +190,8 @@ class Template(_Served):
 class Zygote(_Served):
     """One warm fork server, forked from `template` (a template of its own when none is given); `modules` are
     imported in it before it forks anything (dnnlpy from the grader's copy in `library`, when given: see
-    ``autograder.sandbox.library``); `fold`: its memory folded into huge pages once warm (``hugepages``)."""
+    ``autograder.sandbox.library``); `fold`: its memory folded into huge pages once warm (``hugepages``), as its
+    template's is when not given."""
 
     def __init__(
         self,
@@ -199,12 +200,12 @@ class Zygote(_Served):
         library: str | None = None,
         warm_up: str = "",
         template: Template | None = None,
-        fold: bool = True,
+        fold: bool | None = None,
     ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         self._own_template = template is None
-        self.template = Template(fold) if template is None else template
+        self.template = Template(fold is not False) if template is None else template
         err_r, err_w = os.pipe()
         try:
             self.proc = self.template.fork("autograder.sandbox.zygote", theirs.fileno(), err_w)
@@ -219,7 +220,7 @@ class Zygote(_Served):
             "optional": list(optional),
             "library": library,
             "warm_up": warm_up,  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
-            "fold": fold,
+            "fold": self.template.fold if fold is None else fold,
         }
         self._sock.send(json.dumps(warm).encode())
         self._ready = False

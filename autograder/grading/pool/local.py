@@ -43,8 +43,7 @@ class LocalPool:
             raise ValueError(f"workers={workers}: give at least 1")
         self.template = Template(fold)
         self.workers = [
-            Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template, fold=fold)
-            for _ in range(workers)
+            Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
         ]
         for worker in self.workers:  # all warm up at once
             worker.start()

@@ -44,36 +44,33 @@ def test_folding_keeps_every_byte_and_folds_where_the_kernel_can():
         assert folded >= 14 << 20, folded
 
 
+def _huge_pages_of_a_warm_pair(fold: bool) -> dict[str, int]:
+    """Bytes in huge pages of a template told `fold` and a zygote forked from it (which folds as its template
+    does, as a pool's do), once the zygote is warm."""
+    from autograder.sandbox.warm import Template, Zygote
+
+    template = Template(fold=fold)
+    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"), template=template)
+    try:
+        zygote.wait_ready()
+        return {"template": huge_bytes(template.proc.pid), "zygote": huge_bytes(zygote.proc.pid)}
+    finally:
+        zygote.close()
+        template.close()
+
+
 @pytest.mark.skipif(not FOLDS, reason="this kernel folds nothing on request (Linux < 6.1, or huge pages off)")
 def test_the_template_and_a_warm_zygote_map_their_memory_in_huge_pages():
     """The template folds torch's memory before it forks (what a child never writes stays one shared copy); the
     zygote folds again once warm, so each run's forks and exits copy and drop few entries."""
-    from autograder.sandbox.warm import Template, Zygote
-
-    template = Template()
-    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"), template=template)
-    try:
-        zygote.wait_ready()
-        huge = {"template": huge_bytes(template.proc.pid), "zygote": huge_bytes(zygote.proc.pid)}
-    finally:
-        zygote.close()
-        template.close()
+    huge = _huge_pages_of_a_warm_pair(fold=True)
     assert huge["template"] >= 32 << 20, huge  # torch alone: well over 32 MiB of it folded
     assert huge["zygote"] >= 64 << 20, huge  # torch, dnnlpy and the runner: well over 64 MiB
 
 
 @pytest.mark.skipif(not MADVISE_ONLY, reason="this kernel folds memory unasked (huge pages 'always') or never")
 def test_a_pool_told_not_to_fold_leaves_its_memory_in_small_pages():
-    from autograder.sandbox.warm import Template, Zygote
-
-    template = Template(fold=False)
-    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"), template=template, fold=False)
-    try:
-        zygote.wait_ready()
-        huge = {"template": huge_bytes(template.proc.pid), "zygote": huge_bytes(zygote.proc.pid)}
-    finally:
-        zygote.close()
-        template.close()
+    huge = _huge_pages_of_a_warm_pair(fold=False)
     assert huge == {"template": 0, "zygote": 0}, huge
 
 
