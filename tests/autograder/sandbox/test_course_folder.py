@@ -74,7 +74,8 @@ def test_a_submission_sees_nothing_of_the_course_folder_it_is_graded_from(execut
     hostile = course / "submitted" / "mallory" / "weight_tying" / "weight_tying.ipynb"
     _notebook(hostile, PROBE.format(course=str(course)))
     args = ["grade", "--assignment", "weight_tying", "--executor", executor, "--workers", "1", "--json", "--seed", "7"]
-    args += ["--timeout", "240"]  # the walk takes seconds; the cells' fifth of 60 s did not hold it on a loaded CI machine
+    # The walk takes seconds: the cells' fifth of the default 60 s did not hold it on a loaded CI machine.
+    args += ["--timeout", "240"]
     proc = subprocess.run(
         [sys.executable, "-m", "autograder", *args, str(hostile.relative_to(course))],
         cwd=course,
