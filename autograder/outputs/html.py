@@ -12,15 +12,13 @@ shown as ``\\u202e``-style escapes, so a name cannot flip the words around it. :
 
 from __future__ import annotations
 
-import base64
-import io
 import re
 from typing import Any
 
 import jinja2
 from markupsafe import Markup
 
-__all__ = ["render", "visible", "number", "png", "TEMPLATES"]
+__all__ = ["render", "visible", "number", "TEMPLATES"]
 
 TEMPLATES = "templates"  # the folder of this package that holds the pages' templates
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\0]")
@@ -65,10 +63,3 @@ _ENV = _environment()
 def render(template: str, **context: Any) -> str:
     """The named template rendered with `context` (every name it uses must be given: StrictUndefined)."""
     return _ENV.get_template(template).render(**context)
-
-
-def png(fig) -> str:
-    """A matplotlib figure as base64 PNG, so the page is one self-contained file."""
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=90, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode("ascii")

@@ -65,7 +65,7 @@ def _assert_inert(page: str, where: str) -> None:
             if name == "href":
                 assert value.startswith("feedback/") and ":" not in value, f"{where}: href {value!r}"
             if name == "src":
-                assert value.startswith("data:image/png;base64,"), f"{where}: src {value!r}"
+                assert value.startswith("data:image/svg+xml;base64,"), f"{where}: src {value!r}"
     text = "".join(parsed.text)
     assert "\u202e" not in page and "\\u202e" in text, f"{where}: a bidi override reached the page raw"
     assert "{{7*7}}" in text and "{% if 1 %}x{% endif %}" in text, f"{where}: template syntax was evaluated"

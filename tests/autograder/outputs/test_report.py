@@ -7,15 +7,17 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
 from autograder.grading.findings import Finding
 from autograder.grading.result import Result
+from autograder.outputs.classview import load_class
 from autograder.outputs.report import main, write_report
 from autograder.protocol.said import Said
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+SVG = "http://www.w3.org/2000/svg"
 EVIL = "<script>alert('pwned')</script>"
 STUB = "NotImplementedError:   (at <notebook> [cell 14]:7 in __init__)"  # what the starter code raises
 ALL = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
@@ -121,10 +123,17 @@ def test_every_student_is_linked_to_a_page_that_exists_and_escapes_their_text(gr
     assert "<script>" not in page
 
 
-def test_charts_are_embedded_pngs_and_nothing_is_fetched(graded):
+def test_charts_are_embedded_svgs_of_the_class_and_nothing_is_fetched(graded):
     page = write_report(graded).read_text()
-    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', page)
-    assert len(images) == 2 and all(base64.b64decode(d).startswith(PNG_MAGIC) for d in images)
+    images = re.findall(r'src="data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)"', page)
+    assert len(images) == 2
+    histogram, areas = (ElementTree.fromstring(base64.b64decode(d)) for d in images)
+    assert histogram.tag == areas.tag == f"{{{SVG}}}svg"
+    judged = load_class(graded).judged
+    counts = [int(bar.get("data-count")) for bar in histogram.iter(f"{{{SVG}}}rect") if bar.get("class") == "bar"]
+    assert sum(counts) == len(judged) > 0  # every judged student in one bar, nobody else
+    labels = {text.text for text in areas.iter(f"{{{SVG}}}text")}
+    assert set(ALL) <= labels  # a bar per area, named
     assert "<link" not in page and "http" not in page and "<script" not in page
 
 
