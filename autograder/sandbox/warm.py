@@ -30,6 +30,7 @@ from autograder.sandbox.config import runner_env
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.slots import kill_uid
+from autograder.sandbox.template import SHARED_IMPORTS
 
 __all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "warm_env"]
 
@@ -147,11 +148,15 @@ class Template(_Served):
     """The process that imports torch once and forks the pool's warm processes from it (``sandbox.template``);
     shared by every worker of a pool, started again when it has died."""
 
-    def __init__(self, fold: bool = True) -> None:
-        """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not)."""
+    def __init__(self, fold: bool = True, shared: tuple[str, ...] = ()) -> None:
+        """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not).
+        `shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
+        refused = [name for name in shared if name not in SHARED_IMPORTS]
+        if refused:
+            raise ValueError(f"Template(shared={refused!r}): the template imports only {SHARED_IMPORTS} besides torch")
         self._lock = threading.Lock()
         self.started = 0
-        self.fold = fold
+        self.fold, self.shared = fold, tuple(shared)
         self._start()
 
     def _start(self) -> None:
@@ -159,7 +164,7 @@ class Template(_Served):
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-I", "-B", "-m", "autograder.sandbox.template"),
-                *(str(theirs.fileno()), "fold" if self.fold else "flat"),
+                *(str(theirs.fileno()), "fold" if self.fold else "flat", *self.shared),
             ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,

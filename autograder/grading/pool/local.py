@@ -15,12 +15,19 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.graders import get_assignment
 from autograder.grading.pool.worker import Worker
 from autograder.grading.result import Result
 from autograder.sandbox.limits import Limits
+from autograder.sandbox.template import SHARED_IMPORTS
 from autograder.sandbox.warm import Template
 
-__all__ = ["LocalPool"]
+__all__ = ["LocalPool", "shared_imports"]
+
+
+def shared_imports(assignment: str) -> tuple[str, ...]:
+    """What of the assignment's warm imports the template may import once for all its zygotes."""
+    return tuple(name for name in get_assignment(assignment).warm_imports if name in SHARED_IMPORTS)
 
 
 class LocalPool:
@@ -38,10 +45,11 @@ class LocalPool:
     ) -> None:
         """`warm_named`: each worker's zygote warms only the optional imports its first submission names
         (``Worker``: for a class of one). `fold`: the template's and zygotes' memory folded into huge pages
-        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it)."""
+        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it). Public libraries every
+        zygote would import (matplotlib) are imported once, in the template (``template.SHARED_IMPORTS``)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.template = Template(fold)
+        self.template = Template(fold, () if warm_named else shared_imports(assignment))
         self.workers = [
             Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
         ]

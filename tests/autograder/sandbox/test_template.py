@@ -8,6 +8,8 @@ import signal
 import subprocess
 import sys
 
+import pytest
+
 from autograder.graders import get_assignment
 from autograder.grading.pool.local import LocalPool
 from autograder.grading.pool.worker import Worker
@@ -106,3 +108,44 @@ def test_torchs_objects_are_left_out_of_every_later_collection():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "True"]
+
+
+def _mapped(pid: int) -> dict[str, bool]:
+    """Which libraries' shared objects a process maps."""
+    with open(f"/proc/{pid}/maps") as fh:
+        text = fh.read()
+    return {name: f"/{name}/" in text for name in ("torch", "matplotlib")}
+
+
+def test_a_pool_imports_matplotlib_once_in_its_template_and_a_single_grade_does_not(tmp_path):
+    """A pool whose zygotes would each import matplotlib (the notebook plots) has its template import it before
+    it forks them (their own import was ~0.6 CPU-s each); a template for a class of one, or for an assignment
+    that warms no plotting, imports torch alone; the runs grade as before."""
+    solution = tmp_path / "solution.py"
+    solution.write_text(WEIGHT_TYING.solution_path.read_text())
+    ok = tmp_path / "ok.py"
+    ok.write_text("def add(a, b):\n    return a + b\n")
+    seen = {}
+    for name, assignment, path, options in (
+        ("pool", "weight_tying", solution, {"workers": 2}),
+        ("one", "weight_tying", solution, {"workers": 1, "warm_named": True}),
+        ("selftest", "selftest", ok, {"workers": 2}),
+    ):
+        with LocalPool(assignment=assignment, limits=LIMITS, **options) as pool:
+            results = pool.grade({"a": path, "b": path}, seed=SEED)  # the template has forked: it is warm
+            seen[name] = (pool.template.shared, _mapped(pool.template.proc.pid), [r.score for r in results.values()])
+    plotting = ("matplotlib", "matplotlib.pyplot", "numpy")
+    assert seen["pool"] == (plotting, {"torch": True, "matplotlib": True}, [100] * 2)
+    assert seen["one"] == ((), {"torch": True, "matplotlib": False}, [100] * 2)
+    assert seen["selftest"] == ((), {"torch": True, "matplotlib": False}, [3, 3])
+
+
+def test_the_template_imports_no_module_but_public_libraries():
+    from autograder.sandbox.template import import_torch
+    from autograder.sandbox.warm import Template
+
+    secret = "autograder.graders.weight_tying.judge.suite"
+    with pytest.raises(ValueError, match="imports only"):
+        Template(shared=(secret,))
+    with pytest.raises(ValueError, match="imports only"):
+        import_torch(shared=("matplotlib", secret))  # the process side refuses too, before importing anything
