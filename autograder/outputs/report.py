@@ -217,8 +217,9 @@ def write_report(out: str | Path) -> Path:
     """Write ``<out>/report.html`` and every student's feedback page; returns the report's path."""
     out = Path(out)
     view = load_class(out)
-    _, failed = write_pages(view, out)
-    return write_text(out / "report.html", report_html(view, failed=failed))
+    first_lines = _starts_cache(None)  # one reading of a notebook for its page and the report
+    _, failed = write_pages(view, out, starts=first_lines)
+    return write_text(out / "report.html", report_html(view, failed=failed, starts=first_lines))
 
 
 def _spec(assignment: str) -> AssignmentSpec | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
@@ -49,17 +50,42 @@ CELL_NOTE = render("run.cells_counted")  # the English; a page renders it in its
 PART_NOTE = render("run.parts_counted")
 
 
-def cell_starts(path: str | Path | None) -> dict[int, CellPlace]:
+def cell_starts(path: str | Path | None) -> Mapping[int, CellPlace]:
     """cell index -> where the cell is (its section's heading and first line: ``dnnlpy.notebook.cell_places``),
-    from the submission on disk ({} when not a notebook)."""
+    from the submission on disk ({} when not a notebook). The notebook is read when a cell is first looked up:
+    most pages name no cell, and a class's report would otherwise parse every notebook again."""
     if path is None or Path(path).suffix != ".ipynb":
         return {}
-    try:
-        from autograder.grading.submissions import read_submission
+    return _CellStarts(Path(path))
 
-        return cell_places(json.loads(read_submission(Path(path))[1]))
-    except Exception:  # without it the page says "cell 20" only
-        return {}
+
+class _CellStarts(Mapping):
+    """``cell_starts`` of one notebook, read on first use (an unreadable one names no cell: "cell 20" only)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path, self._places = path, None
+
+    def _read(self) -> dict[int, CellPlace]:
+        if self._places is None:
+            try:
+                from autograder.grading.submissions import read_submission
+
+                self._places = cell_places(json.loads(read_submission(self._path)[1]))
+            except Exception:  # without it the page says "cell 20" only
+                self._places = {}
+        return self._places
+
+    def __bool__(self) -> bool:  # `starts or {}` must not read the notebook
+        return True
+
+    def __getitem__(self, index: int) -> CellPlace:
+        return self._read()[index]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._read())
+
+    def __len__(self) -> int:
+        return len(self._read())
 
 
 def _place(index: int, kind: str, starts: dict[int, CellPlace] | None, language: str = "en") -> str:

@@ -75,3 +75,20 @@ def test_a_run_stopped_in_a_check_names_it_by_its_title_in_the_students_language
     assert "page.score" in stopped_at(forged, spec=spec, language="zh")  # never read as an id
     result = Result(tests=[], run=run)
     assert "the check 'MiniGPTWithWeightTying.generate'" in " ".join(run_lines(result, spec=spec))
+
+
+def test_a_notebooks_cells_are_read_only_when_a_cell_is_named(tmp_path, monkeypatch):
+    """A page that names no cell never reads the notebook (a class's report named every notebook twice)."""
+    from autograder.grading import submissions
+
+    reads = []
+    real = submissions.read_submission
+    monkeypatch.setattr(submissions, "read_submission", lambda path: reads.append(path) or real(path))
+    notebook = tmp_path / "hw.ipynb"
+    cells = [{"cell_type": "markdown", "source": "## 1. Setup", "metadata": {}}]
+    cells += [{"cell_type": "code", "source": "x = 1\n", "metadata": {}}]
+    notebook.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    starts = cell_starts(notebook)
+    assert (starts or {}) is starts and reads == []  # asked whether there are any: not read yet
+    assert starts.get(1) is not None and starts.get(5) is None and len(reads) == 1  # read once, on first lookup
+    assert dict(starts) == dict(cell_starts(notebook)) and len(reads) == 2
