@@ -12,7 +12,7 @@ the student's language (``wording.page_words``); everything a student wrote is e
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
@@ -119,7 +119,7 @@ def feedback_context(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, CellPlace] | None = None,
+    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
@@ -194,7 +194,7 @@ def feedback_html(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, CellPlace] | None = None,
+    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,
@@ -226,7 +226,7 @@ def write_feedback(
     student: str = "",
     assignment: str = "",
     kind: str = "ipynb",
-    starts: dict[int, CellPlace] | None = None,
+    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
     names: Callable[[str], str] | None = None,

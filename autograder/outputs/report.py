@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
@@ -73,7 +73,7 @@ def _summary(view: ClassView) -> list[tuple[str, object]]:
     return rows
 
 
-def _fix_first(row: Row, spec: AssignmentSpec | None, starts: dict[int, CellPlace]) -> str:
+def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellPlace]) -> str:
     """The one thing this student should fix first, in English (the report's language): the charge that costs
     the most (a misconception by its title), or what stopped the run."""
     r = row.result
@@ -100,7 +100,7 @@ def _status(row: Row) -> str:
     return row.kind if status == row.kind else f"{row.kind}: {status}"
 
 
-def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], dict[int, CellPlace]]) -> dict:
+def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], Mapping[int, CellPlace]]) -> dict:
     areas: list[str] = []
     for row in view.rows:
         if row.result is not None:
@@ -138,10 +138,10 @@ def _late(row: Row) -> str:
     return duration(late.seconds) + (f" (−{late.penalty:g})" if late.penalty else "")
 
 
-def _starts_cache(starts: Callable[[Row], dict[int, CellPlace]] | None) -> Callable[[Row], dict[int, CellPlace]]:
-    found: dict[str, dict[int, CellPlace]] = {}
+def _starts_cache(starts: Callable[[Row], Mapping[int, CellPlace]] | None) -> Callable[[Row], Mapping[int, CellPlace]]:
+    found: dict[str, Mapping[int, CellPlace]] = {}
 
-    def get(row: Row) -> dict[int, CellPlace]:
+    def get(row: Row) -> Mapping[int, CellPlace]:
         if row.uid not in found:
             found[row.uid] = starts(row) if starts else cell_starts(row.submission)
         return found[row.uid]
@@ -150,7 +150,7 @@ def _starts_cache(starts: Callable[[Row], dict[int, CellPlace]] | None) -> Calla
 
 
 def write_pages(
-    view: ClassView, out: Path, *, starts: Callable[[Row], dict[int, CellPlace]] | None = None
+    view: ClassView, out: Path, *, starts: Callable[[Row], Mapping[int, CellPlace]] | None = None
 ) -> tuple[list[Path], dict[str, str]]:
     """Every student's feedback page; (pages written, uid -> why a page was not written)."""
     written, failed = [], {}
@@ -187,7 +187,7 @@ def report_html(
     view: ClassView,
     *,
     failed: dict[str, str] | None = None,
-    starts: Callable[[Row], dict[int, CellPlace]] | None = None,
+    starts: Callable[[Row], Mapping[int, CellPlace]] | None = None,
 ) -> str:
     """The report's HTML for a class (see `write_report`)."""
     first_lines = _starts_cache(starts)

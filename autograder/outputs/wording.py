@@ -88,7 +88,7 @@ class _CellStarts(Mapping):
         return len(self._read())
 
 
-def _place(index: int, kind: str, starts: dict[int, CellPlace] | None, language: str = "en") -> str:
+def _place(index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = "en") -> str:
     """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
     or a .py file's 'part 3'."""
     if kind == "py":
@@ -103,7 +103,7 @@ def is_syntax_error(message: str) -> bool:
     return str(message).startswith(_SYNTAX)
 
 
-def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
     """'cell 15 (in “6. Exercise 1”, starting “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell
     that did not compile."""
     return [
@@ -113,7 +113,7 @@ def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellP
     ]
 
 
-def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
     """'cell 18 (in “7. Gradients”, starting “loss = ...”): NameError: name 'x' is not defined' per cell that
     raised while loading (a syntax error or a cell stopped at its time budget is told apart). A cell that only
     called what the grader withholds (the chapter's demo of the library's generate) is left out: the grader
@@ -133,7 +133,7 @@ _WITHHELD = "NotAvailableWhileGrading:"
 _CHECK_STOPPED = "judge.did_not_finish_within"
 
 
-def budget_stops(result: Result, *, kind: str = "ipynb", starts: dict[int, CellPlace] | None = None) -> list[str]:
+def budget_stops(result: Result, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
     """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then 'test_x' per test, stopped at
     a time budget."""
     run = result.run
@@ -154,7 +154,7 @@ def stopped_at(
     run: RunFacts,
     *,
     kind: str = "ipynb",
-    starts: dict[int, CellPlace] | None = None,
+    starts: Mapping[int, CellPlace] | None = None,
     language: str = "en",
     spec: AssignmentSpec | None = None,
 ) -> str:
@@ -174,7 +174,7 @@ def run_lines(
     result: Result,
     *,
     kind: str = "ipynb",
-    starts: dict[int, CellPlace] | None = None,
+    starts: Mapping[int, CellPlace] | None = None,
     spec: AssignmentSpec | None = None,
 ) -> list[str]:
     """How the run went, for the student: a sentence, then one line per part that raised while loading."""

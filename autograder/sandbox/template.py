@@ -32,7 +32,7 @@ import sys
 from autograder.sandbox.hugepages import fold_anonymous_memory
 from autograder.sandbox.zygote import next_request, serve_apart
 
-__all__ = ["main", "import_torch", "ENTRIES", "SHARED_IMPORTS"]
+__all__ = ["main", "import_torch", "check_shared", "ENTRIES", "SHARED_IMPORTS"]
 
 # What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
 ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
@@ -91,15 +91,21 @@ def _serve(sock: socket.socket) -> None:
             os.close(pidfd)
 
 
+def check_shared(names: tuple[str, ...]) -> tuple[str, ...]:
+    """`names`, when each is one of ``SHARED_IMPORTS`` (asked on the grader's side and again here); else ValueError."""
+    refused = [name for name in names if name not in SHARED_IMPORTS]
+    if refused:
+        raise ValueError(f"the template imports only {SHARED_IMPORTS} besides torch, not {refused}")
+    return tuple(names)
+
+
 def import_torch(fold: bool = True, shared: tuple[str, ...] = ()) -> None:
     """Import torch (one thread, before any op: see the module docstring), then the `shared` libraries (each of
     ``SHARED_IMPORTS``), with the collector paused; then freeze what they made: no collection walks those objects
     again, neither here while the import grows them (~0.08 CPU-s of passes) nor in a child (the judge's and the
     zygote's had walked them all, ~0.08 CPU-s each, writing to their pages: a copy of each such page made in
     every child)."""
-    refused = [name for name in shared if name not in SHARED_IMPORTS]
-    if refused:
-        raise ValueError(f"the template imports only {SHARED_IMPORTS} besides torch, not {refused}")
+    check_shared(shared)
     gc.disable()
     import torch
 

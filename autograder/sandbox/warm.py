@@ -30,7 +30,7 @@ from autograder.sandbox.config import runner_env
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
 from autograder.sandbox.slots import kill_uid
-from autograder.sandbox.template import SHARED_IMPORTS
+from autograder.sandbox.template import check_shared
 
 __all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "warm_env"]
 
@@ -151,12 +151,9 @@ class Template(_Served):
     def __init__(self, fold: bool = True, shared: tuple[str, ...] = ()) -> None:
         """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not).
         `shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
-        refused = [name for name in shared if name not in SHARED_IMPORTS]
-        if refused:
-            raise ValueError(f"Template(shared={refused!r}): the template imports only {SHARED_IMPORTS} besides torch")
+        self.fold, self.shared = fold, check_shared(shared)
         self._lock = threading.Lock()
         self.started = 0
-        self.fold, self.shared = fold, tuple(shared)
         self._start()
 
     def _start(self) -> None:
