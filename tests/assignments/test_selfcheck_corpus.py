@@ -40,6 +40,7 @@ SAYS = {
     "head_bias": ("bias on the head",),
     "probabilities": ("probabilities instead of logits", "log_softmax"),
     "transposed": ("transposed",),
+    "logits_shape": ("must return the head's v scores", "(b, t, v)"),
     "logits_scaled": ("logits scaled",),
     "max_norm": ("max_norm",),
     "layernorm_eps": ("layernorm eps", "eps="),

@@ -85,10 +85,12 @@ MESSAGES = {
         "前向计算返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
     ),
     "diag.logits.shape": (
-        "logits have shape {got}, expected {want} = (B, T, V): transposed / wrong matmul (the head maps each "
-        "D-vector to V scores with the (V, D) table), or vectors that never went through the head",
-        "logits 的形状是 {got}，应为 {want} = (B, T, V)：转置了或矩阵乘法写错了（LM head 用 (V, D) 的表"
-        "把每个 D 维向量映射成 V 个分数），或者向量根本没有经过 LM head",
+        "logits have shape {got}, expected {want} = (B, T, V): forward must return the head's V scores at every "
+        "position (the head maps each D-vector to V scores with the (V, D) table); vectors that never went "
+        "through the head, or a product of another size, are not the logits",
+        "logits 的形状是 {got}，应为 {want} = (B, T, V)：前向计算应当在每个位置返回 LM head 给出的 V 个分数"
+        "（LM head 用 (V, D) 的表把每个 D 维向量映射成 V 个分数）；没有经过 LM head 的向量，或者别的尺寸的乘积，"
+        "都不是 logits",
     ),
     "diag.logits.dtype": (
         "forward must return floating-point logits, got dtype {dtype}",

@@ -132,9 +132,10 @@ MESSAGES = {
     ),
     # the loss
     "judge.loss.not_written": (
-        "\n-> loss not implemented yet: loss() still raises NotImplementedError, so the model has no training "
-        "objective",
-        "\n→ loss 还没有实现：loss() 仍然抛出 NotImplementedError，模型因此没有训练目标",
+        "\n-> loss() raises for every target form (still the starter's NotImplementedError, or an error of its own, "
+        "shown above), so the model has no training objective",
+        "\n→ loss() 对每一种目标形式都抛出异常（仍是起始代码里的 NotImplementedError，或者上面显示的它自己的错误），"
+        "模型因此没有训练目标",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
@@ -177,8 +178,10 @@ MESSAGES = {
         "或者存的是 W.T）",
     ),
     "judge.shapes.logits_shape": (
-        "{what}: logits have shape {got}, expected (B, T, V) = {want}",
-        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}",
+        "{what}: logits have shape {got}, expected (B, T, V) = {want}: forward returns the scores of every "
+        "position, unflattened (generate takes the last position itself)",
+        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：前向计算要返回每个位置的分数，并且不要展平"
+        "（只取最后一个位置是 generate 自己的事）",
     ),
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "

@@ -16,8 +16,9 @@ from .tied import tie_facts_problem
 __all__ = ["CLS", "SMALL", "build", "inner_of"]
 
 CLS = "MiniGPTWithWeightTying"
-# Every size differs from the contract's default, so that a hard-coded default shows.
-SMALL = dict(vocab_size=50, block_size=8, embed_dim=16, num_layers=2, num_heads=2, hidden_dim=32)
+# Every size differs from the contract's default, so that a hard-coded default shows, and from every other one
+# (num_layers from num_heads too), so that two arguments passed in each other's place show.
+SMALL = dict(vocab_size=50, block_size=8, embed_dim=16, num_layers=1, num_heads=2, hidden_dim=32)
 SIZES = ("vocab_size", "block_size", "embed_dim", "num_layers", "hidden_dim")
 DEFAULTS = dict(embed_dim=128, num_layers=4, num_heads=4, hidden_dim=512, dropout=0.0)
 

@@ -21,6 +21,7 @@ from autograder.graders.weight_tying.judge.models import (
     build_minigpt,
     cfg_shapes,
     for_model,
+    judge_logits,
     judge_model,
     minigpt_from_state,
     shape_cfg,
@@ -42,6 +43,7 @@ __all__ = [
     "tied_lm_logits",
     "skipped_part",
     "layer_norm_eps",
+    "other_heads",
     "after_head",
     "span_residual",
     "rewritten_by_forward",
@@ -220,6 +222,27 @@ def skipped_part(model: MiniGPT, ids: Tensor, output: Tensor, *, tol: dict) -> s
 
 
 @torch.no_grad()
+def other_heads(
+    cfg: Mapping[str, Any],
+    shapes: Mapping[str, Any],
+    values: int,
+    ids: Tensor,
+    matches: Callable[[Tensor], bool],
+    **settings: Any,
+) -> int | None:
+    """A num_heads other than cfg's with which the judge's MiniGPT of `shapes` (holding judge_values(values), and
+    `settings` as ``judge_logits`` takes them) gives logits for `ids` that `matches` accepts: the head count a
+    submission really used; None if none does."""
+    token = shapes.get("token_embed.weight")
+    d = int(token[1]) if isinstance(token, (list, tuple)) and len(token) == 2 else cfg["embed_dim"]
+    for h in (1, 2, 3, 4, 6, 8, 12):
+        if h == cfg["num_heads"] or d % h:
+            continue
+        if matches(judge_logits({**cfg, "num_heads": h}, shapes, values, ids, **settings)):
+            return h
+    return None
+
+
 def layer_norm_eps(model: MiniGPT, ids: Tensor, output: Tensor, *, tol: dict) -> float | None:
     """An eps with which `model`'s LayerNorms (all of them, or the final one alone) give `output`; None if none
     of the usual ones does."""

@@ -59,7 +59,10 @@ def test_logits_problem_names_softmax_bias_scale_and_shapes():
     assert "log_softmax" in str(logits_problem(expected.log_softmax(-1), expected))
     assert "bias on the head" in str(logits_problem(expected + torch.randn(V), expected))
     assert "logits scaled" in str(logits_problem(3 * expected, expected))
-    assert "transposed" in str(logits_problem(torch.randn(2, 3, 4), expected))
+    assert "forward must return the head's V scores" in str(logits_problem(torch.randn(2, 3, 4), expected))
+    # a wrong shape is one misconception, however it came about (the vectors before the head, ids, flattened rows)
+    for wrong in (torch.randn(2, 3, 4), expected.argmax(-1), expected.reshape(6, V)):
+        assert named_in(logits_problem(wrong, expected)) == "logits_shape"
     assert "positional embedding tied" in str(logits_problem(torch.randn(2, 3, 5), expected, block_size=5))
     assert "token ids" in str(logits_problem(expected.argmax(-1), expected))
     assert "flattened" in str(logits_problem(expected.reshape(6, V), expected))

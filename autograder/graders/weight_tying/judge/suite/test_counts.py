@@ -7,6 +7,7 @@ from functools import partial
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close
+from autograder.graders.weight_tying.judge.forward import SIZES_TEST, recorded_logits, waited_on
 from autograder.graders.weight_tying.judge.models import (
     cfg_model,
     for_model,
@@ -21,6 +22,7 @@ from autograder.graders.weight_tying.judge.reference import (
     dropout_settings,
     judge_model,
     library_tied,
+    other_heads,
     rewritten_by_forward,
     shape_cfg,
     sizes_ignored,
@@ -48,7 +50,7 @@ SPAN_TOL = 1e-4  # see test_identity.py
 # The shape flow tests that judge each class's forward, and the test that names an ignored size.
 _LM_SHAPES = "test_tied_lm_shapes_and_values"
 _WRAPPER_SHAPES = "test_wrapper_shapes_and_values"
-_SIZES = "test_wrapper_state_dict_matches_hyperparameters"
+_SIZES = SIZES_TEST
 _LM_HEAD = "test_tied_lm_head_is_the_embedding_parameter"  # names a borrowed (library) tie
 
 
@@ -74,15 +76,8 @@ def _reference(cfg) -> dict:
 
 
 def _logits(got, key: str, shape: tuple, what, label):
-    """Logits the runner recorded for a check of counts; logits of another shape are the shape flow tests'
-    business (a head of the wrong table, a transposed product): this check waits on them."""
-    value = got.get(key) if isinstance(got, dict) else None
-    if type(value) is torch.Tensor and tuple(value.shape) != tuple(shape):
-        raise Failed(
-            say("note.logits_shape_not_checked", what=what, got=tuple(value.shape), want=tuple(shape)),
-            waits_on=_WRAPPER_SHAPES,
-        )
-    return plain_tensor(got, key, shape=shape, dtype=torch.float32, what=label)
+    """Logits the runner recorded for a check of counts: another shape is the shape flow tests' business."""
+    return recorded_logits(got, key, shape, what=what, label=label, shapes_test=_WRAPPER_SHAPES)
 
 
 def _cfg_text(cfg) -> str:
@@ -117,12 +112,13 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
             ),
             waits_on=_LM_SHAPES,
         )
-    logits = plain_tensor(
+    logits = recorded_logits(
         rec,
         LmIdentity.logits,
-        shape=(*p["ids"].shape, v),
-        dtype=torch.float32,
-        what=say("judge.label.what_logits", what="TiedEmbeddingLM"),
+        (*p["ids"].shape, v),
+        what="TiedEmbeddingLM" + say("suite.parameter_count"),
+        label=say("judge.label.what_logits", what="TiedEmbeddingLM"),
+        shapes_test=_LM_SHAPES,
     )
     expected = tied_lm_logits(p["W1"], p["ids"])
     if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"], logits, p["ids"]):
@@ -207,11 +203,9 @@ def _heads_problem(cfg, shapes, values, ids, logits):
     (up to a softmax or a scale: shape flow's business; a bias is a size difference); else why not."""
     if after_head(logits, judge_logits(cfg, shapes, values, ids), bias=False) is not None:
         return None
-    d = cfg["embed_dim"]
-    for h in (1, 2, 3, 4, 6, 8, 12):
-        if h != cfg["num_heads"] and d % h == 0:
-            if after_head(logits, judge_logits({**cfg, "num_heads": h}, shapes, values, ids), bias=False) is not None:
-                return say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
+    h = other_heads(cfg, shapes, values, ids, lambda other: after_head(logits, other, bias=False) is not None)
+    if h is not None:
+        return say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
     return say("judge.counts.computes_otherwise")
 
 
@@ -271,13 +265,12 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
         expected = judge_logits(cfg, shapes, c["values"], ids)
         if close(logits, expected):
             continue
-        problem = say("suite.logits_differ_from_a_minigpt_with_2", want=cfg["num_heads"])
-        for h in (1, 2, 3, 4, 6, 8):
-            if h != cfg["num_heads"] and cfg["embed_dim"] % h == 0:
-                other = judge_logits({**cfg, "num_heads": h}, shapes, c["values"], ids)
-                if close(logits, other):
-                    problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
-                    break
+        h = other_heads(cfg, shapes, c["values"], ids, partial(close, logits))
+        problem = (
+            say("suite.logits_differ_from_a_minigpt_with_2", want=cfg["num_heads"])
+            if h is None
+            else say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
+        )
         raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
@@ -314,7 +307,7 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         if not close(ev, expected):
             raise Failed(
                 say("judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")),
-                waits_on=_WRAPPER_SHAPES,
+                waits_on=waited_on(cfg, shapes, p["values"], ids, partial(close, ev), _WRAPPER_SHAPES),
             )
         if not (close(first, train) and close(second, train)):
             key = "judge.counts.dropout_train_eval" if close(first, expected) else "judge.counts.dropout_train_neither"

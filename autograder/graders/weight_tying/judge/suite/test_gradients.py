@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem
+from autograder.graders.weight_tying.judge.forward import recorded_logits, waited_on
 from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
@@ -70,14 +71,8 @@ def _logits(rec, shape, what, shapes_test: str):
     error = rec.get(LmGrad.forward_error)
     if rec.get(LmGrad.logits) is None and isinstance(error, str) and error:
         raise _not_checked(what, "note.gradient_not_checked_forward_raised", shapes_test, error=error[:600])
-    logits = rec.get(LmGrad.logits)
-    if type(logits) is torch.Tensor and tuple(logits.shape) != tuple(shape):
-        raise Failed(
-            say("note.logits_shape_not_checked", what=what, got=tuple(logits.shape), want=tuple(shape)),
-            waits_on=shapes_test,
-        )
     label = say("judge.label.logits", what=what)
-    return plain_tensor(rec, LmGrad.logits, shape=shape, dtype=torch.float32, what=label)
+    return recorded_logits(rec, LmGrad.logits, shape, what=what, label=label, shapes_test=shapes_test)
 
 
 def _lm_paths(plan, evidence, rec, what):
@@ -102,11 +97,11 @@ def _wrapper_paths(plan, evidence, rec, what):
     post = after_head(logits, judge_logits(p["cfg"], shapes, p["values"]["grad"], p["ids"]))
     if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
         written = _written_table(plan, evidence)
-        waits = (
-            _WRAPPER_SHAPES
-            if written is None or _head_followed(evidence, GptIdentity, written) is not False
-            else _WRAPPER_HEAD
-        )
+        if written is not None and _head_followed(evidence, GptIdentity, written) is False:
+            waits = _WRAPPER_HEAD
+        else:
+            matches = lambda other: after_head(logits, other) is not None  # noqa: E731
+            waits = waited_on(p["cfg"], shapes, p["values"]["grad"], p["ids"], matches, _WRAPPER_SHAPES)
         raise _not_checked(what, "note.the_gradient_was_not_checked_because", waits)
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out

@@ -10,6 +10,7 @@ from __future__ import annotations
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, tie_problem
+from autograder.graders.weight_tying.judge.forward import recorded_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
@@ -70,7 +71,8 @@ def _forward_logits(rec, shape, dtype, *, what, shapes_test: str) -> torch.Tenso
                 say("judge.identity.forward_raised", what=what, error=error[:600], test=title_of(shapes_test)),
                 waits_on=shapes_test,
             )
-    return plain_tensor(rec, TableFollow.logits, shape=shape, dtype=dtype, what=say("judge.label.logits", what=what))
+    label = say("judge.label.logits", what=what)
+    return recorded_logits(rec, TableFollow.logits, shape, what=what, label=label, shapes_test=shapes_test, dtype=dtype)
 
 
 def _check_head_uses_table(plan, rec, experiment, table, *, what):

@@ -6,7 +6,13 @@ import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem
 from autograder.graders.weight_tying.judge.models import judge_logits
-from autograder.graders.weight_tying.judge.reference import judge_model, layer_norm_eps, skipped_part, tied_lm_logits
+from autograder.graders.weight_tying.judge.reference import (
+    judge_model,
+    layer_norm_eps,
+    other_heads,
+    skipped_part,
+    tied_lm_logits,
+)
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say
 from autograder.graders.weight_tying.runner.evidence import (
@@ -59,17 +65,21 @@ def test_tied_lm_shapes_and_values(plan, evidence, run):
         v, d = c["vocab_size"], c["embed_dim"]
         b, t = c["ids"].shape
         what = say("judge.shapes.lm_case", v=v, d=d, shape=(b, t))
-        try:
-            problem = _lm_case_problem(c, entry(got, what), what)
-        except Failed as failed:  # what the student's code did in this case; the other cases may say why
-            if failed.finding.owed:
-                raise
-            problem = failed.finding.said
-        except AssertionError as failed:
-            problem = failed.args[0]
-        if problem is not None:
-            problems.append(problem)
+        problems.append(_problem_of(lambda c=c, got=got, what=what: _lm_case_problem(c, entry(got, what), what)))
     _report(problems)
+
+
+def _problem_of(check):
+    """What check() found wrong in one case (returned, or the message it failed with), None when nothing: what
+    the student's code did in one case, which the other cases may explain. Evidence owed fails the test at once."""
+    try:
+        return check()
+    except Failed as failed:
+        if failed.finding.owed:
+            raise
+        return failed.finding.said
+    except AssertionError as failed:
+        return failed.args[0]
 
 
 def _lm_case_problem(c, got, what):
@@ -102,8 +112,10 @@ def _lm_case_problem(c, got, what):
 
 
 def _report(problems: list) -> None:
-    """Fail with the most telling problem: a named misconception beats wrong values and crashes (a transposed
-    product is named by the square case where the other cases raise)."""
+    """Fail with the most telling problem of the cases' (None: a case without one): a named misconception beats
+    wrong values and crashes (a transposed product is named by the square case where the other cases raise, a
+    swapped num_heads by the cases it divides where the others refuse to build)."""
+    problems = [p for p in problems if p is not None]
     if problems:
         named = [p for p in problems if named_in(p) is not None]
         first = (named or problems)[0]
@@ -161,10 +173,18 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
         model = judge_model(cfg, shapes, values, **settings[0])
         part = skipped_part(model, ids, logits, tol=tol)
         eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
+        # A num_heads not passed on (the counts tests name it too): the logits of a MiniGPT with another one.
+        heads = None
+        if not part and eps is None:
+            heads = other_heads(
+                cfg, shapes, values, ids, lambda other: logits_problem(logits, other, tol=tol) is None, **settings[0]
+            )
         if part:
             problem = say("note.the_logits_are_those_of_a", parts=say(_PARTS[part])) + reread(9)
         elif eps is not None:
             problem = say("note.the_logits_are_those_of_a_2", got=f"{eps:g}", want="1e-05") + reread(9)
+        elif heads is not None:
+            problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=heads) + reread(9)
     raise AssertionError(say("judge.what_problem", what=what, problem=problem))
 
 
@@ -174,19 +194,25 @@ def test_wrapper_shapes_and_values(plan, evidence, run):
     cases = rec.get(GptShapes.cases)
     if not (isinstance(cases, list) and len(cases) == len(plan["gpt"]["shapes"])):
         raise Failed(say("judge.malformed_record", name="gpt_shapes"), owed=True)
+    problems = []
     for c, got in zip(plan["gpt"]["shapes"], cases, strict=True):
-        cfg, ids = c["cfg"], c["ids"]
-        args = ", ".join(f"{k}={v}" for k, v in cfg.items())
+        args = ", ".join(f"{k}={v}" for k, v in c["cfg"].items())
         key = "judge.shapes.gpt_case" if c["gain"] == 1.0 else "judge.shapes.gpt_case_tiny"
-        what = say(key, args=args, shape=tuple(ids.shape))
-        got = entry(got, what)
-        shapes = _judge_wrapper_case(cfg, got, ids, c["values"], what, gain=c["gain"])
-        d = shapes["token_embed.weight"][1]
-        label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
-        hidden = plain_tensor(got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=label)
-        table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
-        problem = lookup_problem(hidden, table, ids)
-        assert problem is None, say("judge.what_problem", what=what, problem=problem)
+        what = say(key, args=args, shape=tuple(c["ids"].shape))
+        problems.append(_problem_of(lambda c=c, got=got, what=what: _wrapper_case_problem(c, entry(got, what), what)))
+    _report(problems)
+
+
+def _wrapper_case_problem(c, got, what):
+    """What is wrong in one MiniGPTWithWeightTying shape case, or None."""
+    cfg, ids = c["cfg"], c["ids"]
+    shapes = _judge_wrapper_case(cfg, got, ids, c["values"], what, gain=c["gain"])
+    d = shapes["token_embed.weight"][1]
+    label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
+    hidden = plain_tensor(got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=label)
+    table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
+    problem = lookup_problem(hidden, table, ids)
+    return None if problem is None else say("judge.what_problem", what=what, problem=problem)
 
 
 def test_wrapper_float64(plan, evidence, run):

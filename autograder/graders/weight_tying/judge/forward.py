@@ -1,0 +1,45 @@
+"""Trusted: the logits a forward call recorded, read by the hidden-suite tests that need them but do not judge them.
+
+What forward returns is judged by the shape flow tests (``test_*_shapes_and_values``), which name a wrong shape
+as the misconception ``logits_shape``. A test of something else that reads those logits (the tie, a count, the
+gradient, dropout) cannot judge its own claim on logits of another shape: it fails as a knock-on of the shape
+flow test, so the mistake costs once, there, and never again under the tie or the count. Logits of the right
+shape that are a MiniGPT's with another num_heads are the hyper-parameter's mistake: a test that cannot judge
+them waits on the state_dict test, which names it (``waited_on``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import torch
+
+from autograder.graders.weight_tying.judge.reference import other_heads
+from autograder.graders.weight_tying.judge.words import say
+from autograder.grading.judge.suite_api import Failed, plain_tensor
+
+__all__ = ["recorded_logits", "waited_on", "SIZES_TEST"]
+
+# The test that judges the wrapper's hyper-parameters (its sizes and num_heads), and names one ignored.
+SIZES_TEST = "test_wrapper_state_dict_matches_hyperparameters"
+
+
+def recorded_logits(
+    record: Mapping[str, Any], key: str, shape: tuple, *, what, label, shapes_test: str, dtype=torch.float32
+) -> torch.Tensor:
+    """record[key] as plain (B, T, V) logits of `shape`; a tensor of another shape fails as a knock-on of
+    `shapes_test` (what else is wrong with the value, ``plain_tensor`` says under `label`)."""
+    value = record.get(key) if isinstance(record, Mapping) else None
+    if type(value) is torch.Tensor and tuple(value.shape) != tuple(shape):
+        raise Failed(
+            say("note.logits_shape_not_checked", what=what, got=tuple(value.shape), want=tuple(shape)),
+            waits_on=shapes_test,
+        )
+    return plain_tensor(record, key, shape=shape, dtype=dtype, what=label)
+
+
+def waited_on(cfg, shapes, values: int, ids, matches, default: str) -> str:
+    """The test a knock-on on logits that differ from the judge's MiniGPT waits on: ``SIZES_TEST`` when they are
+    those of a MiniGPT of these sizes with another num_heads (`matches` accepts them), else `default`."""
+    return default if other_heads(cfg, shapes, values, ids, matches) is None else SIZES_TEST
