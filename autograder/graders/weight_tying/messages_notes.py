@@ -38,21 +38,21 @@ MESSAGES = {
     "note.dropout_was_not_checked_because_the": (
         (
             "dropout was not checked because the eval-mode logits differ from a MiniGPT with these hyper-param"
-            "eters and the judge's weights (see the shape flow tests)"
+            "eters and the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
             "dropout 未检查：评估模式下的 logits 不对。"
-            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见「形状与输出数值」的测试）"
+            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见「形状与输出数值」和「参数量」的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because": (
         (
             "the gradient was not checked because forward's logits are not those of a MiniGPT holding"
-            " the judge's weights (see the shape flow tests)"
+            " the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
             "梯度未检查：前向计算的 logits 不对，"
-            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见「形状与输出数值」的测试）"
+            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见「形状与输出数值」和「参数量」的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because_2": (
