@@ -8,6 +8,8 @@ makes these tests say so instead of blaming the tie.
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, grad_tol, gradient_problem
@@ -88,6 +90,10 @@ def _lm_paths(plan, evidence, rec, what):
     return tied_lm_path_grads(table, ids, p["G"], post[1])
 
 
+def _follows(logits, other) -> bool:
+    return after_head(logits, other) is not None
+
+
 def _wrapper_paths(plan, evidence, rec, what):
     """Both paths' gradients of the judge's MiniGPT (the student's sizes, the judge's weights), untied."""
     p = plan["gpt"]
@@ -100,8 +106,8 @@ def _wrapper_paths(plan, evidence, rec, what):
         if written is not None and _head_followed(evidence, GptIdentity, written) is False:
             waits = _WRAPPER_HEAD
         else:
-            matches = lambda other: after_head(logits, other) is not None  # noqa: E731
-            waits = waited_on(p["cfg"], shapes, p["values"]["grad"], p["ids"], matches, _WRAPPER_SHAPES)
+            follows = partial(_follows, logits)
+            waits = waited_on(p["cfg"], shapes, p["values"]["grad"], p["ids"], follows, _WRAPPER_SHAPES)
         raise _not_checked(what, "note.the_gradient_was_not_checked_because", waits)
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem
@@ -149,6 +151,10 @@ def test_tied_lm_float64(plan, evidence, run):
     assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 
+def _matches(logits, tol, other) -> bool:
+    return logits_problem(logits, other, tol=tol) is None
+
+
 def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.float32, tables=()):
     """The logits must be the judge's MiniGPT's (the sizes the student's state shows, the judge's weights);
     `tables`: judge_table seeds written into token_embed (a tied head follows; an untied one may not)."""
@@ -173,17 +179,12 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
         model = judge_model(cfg, shapes, values, **settings[0])
         part = skipped_part(model, ids, logits, tol=tol)
         eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
-        # A num_heads not passed on (the counts tests name it too): the logits of a MiniGPT with another one.
-        heads = None
-        if not part and eps is None:
-            heads = other_heads(
-                cfg, shapes, values, ids, lambda other: logits_problem(logits, other, tol=tol) is None, **settings[0]
-            )
         if part:
             problem = say("note.the_logits_are_those_of_a", parts=say(_PARTS[part])) + reread(9)
         elif eps is not None:
             problem = say("note.the_logits_are_those_of_a_2", got=f"{eps:g}", want="1e-05") + reread(9)
-        elif heads is not None:
+        # A num_heads not passed on (the counts tests name it too): the logits of a MiniGPT with another one.
+        elif heads := other_heads(cfg, shapes, values, ids, partial(_matches, logits, tol), **settings[0]):
             problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=heads) + reread(9)
     raise AssertionError(say("judge.what_problem", what=what, problem=problem))
 
