@@ -17,8 +17,10 @@ submission. Differences from a real kernel, on purpose:
   cell it stops raises there, so it is recorded like any cell that raised and the next cells still run.
 - nbgrader test cells (metadata ``grade: true, solution: false``) are skipped by default: they check the
   submission, they are not part of it.
-  ``skip_cell(index, source, metadata)``, when given, skips every other cell it returns True for (the
-  self-check leaves out demonstration cells it does not need); skipped cells are listed in ``skipped``.
+  ``skip_cell(index, source, metadata)``, when given, skips every other cell it returns True for; skipped
+  cells are listed in ``skipped``.
+- ``leave_out_demos=names``, when given, leaves out the course's demonstration cells as released that nothing
+  else can need and that bind none of ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too).
 - The working directory is not changed, and nothing is displayed.
 
 A cell is named to people by ``cell_places`` and ``name_cell``: JupyterLab shows no cell numbers, so a cell is
@@ -47,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .cells import is_test_cell, strip_ipython, unneeded_demos
+
 __all__ = [
     "NotebookNamespace",
     "load_notebook",
@@ -60,15 +64,6 @@ __all__ = [
     "cell_at",
 ]
 
-# `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
-_MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
-_MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
-# `%time stmt` / `%prun stmt`: the statement runs in the user namespace.
-_TIMED_LINE = re.compile(r"^(?P<indent>\s*)%(?:time|prun)\s+(?P<stmt>\S.*)$")
-# `obj?` / `obj??` help lookups.
-_HELP_LINE = re.compile(r"^(?P<indent>\s*)[A-Za-z_][\w.]*\?\??\s*$")
-# Cell magics whose body a kernel runs as ordinary Python in the user namespace (definitions persist).
-_PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun"})
 # Jupytext "percent" cells in a .py file: `# %%` or `# %% [markdown]`.
 _PY_CELL_MARK = re.compile(r"^# %%")
 
@@ -153,42 +148,6 @@ def cell_at(filename: str) -> CellPlace | None:
     return _PLACES.get(filename)
 
 
-def strip_ipython(source: str) -> str | None:
-    """Return the cell as plain Python, or None for a ``%%`` cell magic whose body is not Python.
-
-    A cell that already compiles is returned unchanged: magic lines never compile, so this keeps a ``%`` or
-    ``!`` that starts a line inside a multi-line string intact.
-    """
-    stripped = source.lstrip()
-    if stripped.startswith("%%"):
-        first, _, body = stripped.partition("\n")
-        name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
-        if name not in _PYTHON_CELL_MAGICS:
-            return None
-        source = body
-    try:
-        compile(source, "<cell>", "exec")
-        return source
-    except SyntaxError:
-        pass
-    lines = []
-    for line in source.splitlines():
-        timed = _TIMED_LINE.match(line)
-        if timed:  # `%time stmt` runs stmt in the namespace, as a kernel would
-            lines.append(timed.group("indent") + timed.group("stmt"))
-            continue
-        assign = _MAGIC_ASSIGN.match(line)
-        magic = _MAGIC_LINE.match(line) or _HELP_LINE.match(line)
-        if assign:
-            targets = [t.strip() for t in assign.group("target").split(",")]
-            lines.append(assign.group("indent") + ", ".join(targets) + " = " + ", ".join(["None"] * len(targets)))
-        elif magic:
-            lines.append(magic.group("indent") + "pass")
-        else:
-            lines.append(line)
-    return "\n".join(lines)
-
-
 def _fresh_namespace(filename: str) -> dict[str, Any]:
     # `__main__`, as in a kernel, so that classes defined here look like notebook classes.
     # `display` is a kernel builtin that notebooks call freely; here nothing is displayed, so it does nothing.
@@ -249,13 +208,6 @@ def _run_cells(
     return result
 
 
-def _is_test_cell(metadata: Mapping[str, Any]) -> bool:
-    nbg = metadata.get("nbgrader")
-    if not isinstance(nbg, Mapping):
-        return False
-    return bool(nbg.get("grade")) and not bool(nbg.get("solution"))
-
-
 def _as_notebook(path_or_nb: Any) -> tuple[Mapping[str, Any], str]:
     """Accept a path, a notebook's JSON text, or an already parsed notebook (dict / NotebookNode)."""
     if isinstance(path_or_nb, Mapping):
@@ -311,13 +263,18 @@ def load_notebook(
     on_cell: Callable[[int], None] | None = None,
     run_cell: RunCell | None = None,
     skip_cell: Callable[[int, str, Mapping[str, Any]], bool] | None = None,
+    leave_out_demos: Iterable[str] | None = None,
 ) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
+    cells = code_cells(nb)
+    demos = set() if leave_out_demos is None else unneeded_demos(cells, leave_out_demos)
     to_run, skipped = [], []
-    for index, source, metadata in code_cells(nb):
-        if (skip_grade_cells and _is_test_cell(metadata)) or (
-            skip_cell is not None and skip_cell(index, source, metadata)
+    for index, source, metadata in cells:
+        if (
+            (skip_grade_cells and is_test_cell(metadata))
+            or index in demos
+            or (skip_cell is not None and skip_cell(index, source, metadata))
         ):
             skipped.append(index)
         else:

@@ -1,10 +1,11 @@
 """The self-check leaves the notebook's demonstration cells out when it can, and reports what a whole run would.
 
 weight_tying_checks/demos.py: a code cell tagged ``demo`` whose text is the one released (its digest in the
-cell's metadata) is not run; the run without demos is trusted only when it is clean (no cell raised, both
-classes defined, no name of the student's that a demo also defines, the student's code never raised in a
-check), else the whole notebook runs. So the verdicts and messages are the whole run's, and a solution
-notebook is checked without matplotlib, the tokenizer or the try-it cell.
+cell's metadata) and that nothing else uses is not run (the grader's rule, ``dnnlpy.cells.unneeded_demos``);
+the run without demos is trusted only when it is clean (no cell raised, both classes defined, no name of the
+student's that a demo also defines, the student's code never raised in a check), else the whole notebook runs.
+So the verdicts and messages are the whole run's, and a solution notebook is checked without matplotlib, the
+tokenizer or the try-it cell.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.qa.calibrate import calibration_files
+from dnnlpy.cells import unneeded_demos
+from dnnlpy.notebook import code_cells
 from dnnlpy.selfcheck import load_submission
 
 SOURCE = COURSE_DIR / "source" / "weight_tying"
@@ -136,7 +139,7 @@ def test_a_changed_plot_that_raises_fails_no_check_and_is_named_like_any_cell_th
     assert (outcomes, loaded.errors) == _whole(checks, path)
 
 
-def test_a_class_that_reads_what_a_demo_defines_gets_the_whole_runs_verdict(checks, tmp_path):
+def test_a_class_that_reads_what_a_demo_defines_has_that_demo_run(checks, tmp_path):
     def edit(nb):
         cell = next(c for c in _cells(nb) if _grade_id(c) == IDS[0])
         cell["source"] = _source(cell).replace(
@@ -144,8 +147,11 @@ def test_a_class_that_reads_what_a_demo_defines_gets_the_whole_runs_verdict(chec
         )
 
     path = _notebook(tmp_path, edit)
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    left_out = unneeded_demos(code_cells(nb), ("TiedEmbeddingLM", "MiniGPTWithWeightTying"))
+    tokenizer_cell = next(i for i, c in enumerate(nb["cells"]) if "Tokenizer.train_from_iterator" in _source(c))
+    assert tokenizer_cell not in left_out and left_out  # the demo it reads runs; the others are still left out
     loaded, outcomes = _checked(checks, path)
-    assert loaded.whole is True
     assert outcomes == _whole(checks, path)[0] and set(s for s, _ in outcomes.values()) == {"passed"}
 
 

@@ -4,9 +4,10 @@ The class, handed in through nbgrader's exchange (each folder holds ``timestamp.
 ``submission_secret.txt``, as ``nbgrader collect`` leaves them):
 
 - ann (English): correct;
-- hugo (English): correct exercise 1, and a ``generate`` that never stops, called by the notebook's own
-  try-it cell (once listed as "blank" and given twelve "no evidence" boxes, then a timeout that cost every
-  point: now the cell and the generate check are stopped at their time budgets and only generation is lost);
+- hugo (English): correct exercise 1, and a ``generate`` that never stops (once listed as "blank" and given
+  twelve "no evidence" boxes, then a timeout that cost every point; then the try-it cell that calls it was
+  stopped at its budget too: it is a demonstration as released that nothing uses, and no longer runs): the
+  generate check is stopped at its time budget, and only generation is lost;
 - sam (English): exercise 2's cell does not compile (once reported as a NameError, not in *Needs a look*);
 - cora (English): exercise 1's head is a copy of the table (once counted under two misconceptions);
 - chen (Chinese edition): correct;
@@ -143,8 +144,7 @@ def test_the_hang_and_the_syntax_error_are_in_needs_a_look_with_their_cell_and_l
     _, out, _ = graded
     needs = _needs_a_look((out / "report.html").read_text(encoding="utf-8"))
     hang = needs[needs.index("time budget") :]
-    assert "hugo" in hang and re.search(r"cell \d+", hang), hang[:1500]
-    assert "torch.manual_seed(0)" in hang  # the try-it cell's first line, so the TA finds it
+    assert "hugo</a>: generate returns" in hang, hang[:1500]  # the tests of what hung, so the TA finds it
     syntax = needs[needs.index("syntax error") :]
     assert "sam" in syntax and "SyntaxError" in syntax and re.search(r"line \d+", syntax), syntax[:1500]
     if "blank" in needs:

@@ -2,8 +2,9 @@
 
 A demonstration cell (tagged ``demo``: the worked examples, the plot, the try-it cell) shows something and
 defines nothing the exercises use. While its text is the one released (the digest in its metadata,
-``course_kit.demo_sha256``), the self-check leaves it out: no plotting or tokenizer library to import, no
-demo to run. A demo cell you changed runs, as does every cell you added.
+``course_kit.demo_sha256``) and none of your cells uses a name it defines, the self-check leaves it out, as
+the grader does (the same rule: ``dnnlpy.cells.unneeded_demos``): no plotting or tokenizer library to
+import, no demo to run. A demo cell you changed runs, as does every cell you added.
 
 The run without them is trusted only when it is clean. When a cell raised, a class is missing, one of your
 names is also one a left-out cell defines, or your code raised while a check ran, your code may rely on what
@@ -13,14 +14,14 @@ A cell the first run stopped at its time budget (``budget``) is not run again: i
 
 from __future__ import annotations
 
-import ast
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dnnlpy.notebook import CellPlace, cell_places
+from dnnlpy.cells import DEMO_TAG, bound_names, unneeded_demos
+from dnnlpy.cells import is_released_demo as is_demo
+from dnnlpy.notebook import CellPlace, cell_places, code_cells
 from dnnlpy.selfcheck import load_submission
 
 from .budget import Clock, stopped_cells
@@ -29,7 +30,7 @@ from .language import cell_name, tell
 
 __all__ = ["TAG", "CLASSES", "Loaded", "is_demo", "defined_names", "cell_names", "load", "settle"]
 
-TAG = "demo"
+TAG = DEMO_TAG
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 
 
@@ -50,53 +51,23 @@ class Loaded:
         return self.names.get(index) or cell_name(CellPlace(index + 1))
 
 
-def is_demo(source: str, metadata: Mapping) -> bool:
-    """A demonstration cell left as released: tagged ``demo``, its text's digest the one in its metadata."""
-    tags, kit = metadata.get("tags"), metadata.get("course_kit")
-    if not isinstance(tags, list) or TAG not in tags or not isinstance(kit, Mapping):
-        return False
-    return kit.get("demo_sha256") == hashlib.sha256(source.encode("utf-8")).hexdigest()
-
-
-def defined_names(source: str) -> set[str] | None:
-    """The names a (course-written) cell binds at the top level, or None when it cannot be read."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return None
-    names: set[str] = set()
-    scopes = (
-        ast.FunctionDef,
-        ast.AsyncFunctionDef,
-        ast.ClassDef,
-        ast.Lambda,
-        ast.ListComp,
-        ast.SetComp,
-        ast.DictComp,
-        ast.GeneratorExp,
-    )
-    todo: list[ast.AST] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            names.update((a.asname or a.name).split(".")[0] for a in node.names)
-        if not isinstance(node, scopes):
-            todo.extend(ast.iter_child_nodes(node))
-    return names
+defined_names = bound_names  # the names a (course-written) cell binds, or None when it cannot be read
 
 
 class _LeftOut:
-    """`skip_cell` for dnnlpy's loader: leaves out the demonstrations and remembers their text."""
+    """`skip_cell` for dnnlpy's loader: leaves out the demonstrations nothing else needs, and remembers their text."""
 
-    def __init__(self) -> None:
+    def __init__(self, path: Path) -> None:
         self.sources: list[str] = []
+        self._left: set[int] = set()
+        if path.suffix == ".ipynb":
+            try:
+                self._left = unneeded_demos(code_cells(json.loads(path.read_text(encoding="utf-8"))), CLASSES)
+            except (OSError, ValueError, TypeError, AttributeError):
+                pass  # the loader says what is wrong with the file
 
     def __call__(self, index: int, source: str, metadata: Mapping) -> bool:
-        if is_demo(source, metadata):
+        if index in self._left:
             self.sources.append(source)
             return True
         return False
@@ -153,7 +124,7 @@ def load(path: Path, clock: Clock | None = None) -> Loaded:
     Raises what ``dnnlpy.selfcheck.load_submission`` raises for a file it cannot read.
     """
     names = cell_names(path)
-    left_out = _LeftOut()
+    left_out = _LeftOut(path)
     result = load_submission(path, skip_cell=left_out, run_cell=clock.cells(names) if clock is not None else None)
     if not left_out.sources:
         return _loaded(path, result, True, names, clock)

@@ -1,0 +1,197 @@
+"""A notebook cell's code as it runs, and what it binds and reads: for ``dnnlpy.notebook``, the self-check and the
+grader's runner.
+
+- ``strip_ipython``: IPython syntax made plain Python (see ``dnnlpy.notebook`` for what runs of it).
+- ``is_test_cell``: an nbgrader test cell (metadata ``grade: true, solution: false``), which no one runs.
+- ``bound_names`` / ``read_names``: the notebook names a cell binds, and the ones its code uses in any scope
+  (read from its symbol table: a function's own locals and arguments are not the notebook's).
+- ``unneeded_demos``: the course's demonstration cells as released (``is_released_demo``: tagged ``demo``,
+  their text the one whose digest their metadata holds) that no other cell can need. What a demonstration
+  shows is not part of the submission, and leaving it out is what deleting it would do: the grader's runner
+  and the self-check leave out the same cells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import symtable
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = [
+    "strip_ipython",
+    "is_test_cell",
+    "DEMO_TAG",
+    "is_released_demo",
+    "bound_names",
+    "read_names",
+    "unneeded_demos",
+]
+
+# `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
+_MAGIC_LINE = re.compile(r"^(?P<indent>\s*)[%!]")
+_MAGIC_ASSIGN = re.compile(r"^(?P<indent>\s*)(?P<target>[A-Za-z_][\w.]*(\s*,\s*[A-Za-z_][\w.]*)*)\s*=\s*[%!]")
+# `%time stmt` / `%prun stmt`: the statement runs in the user namespace.
+_TIMED_LINE = re.compile(r"^(?P<indent>\s*)%(?:time|prun)\s+(?P<stmt>\S.*)$")
+# `obj?` / `obj??` help lookups.
+_HELP_LINE = re.compile(r"^(?P<indent>\s*)[A-Za-z_][\w.]*\?\??\s*$")
+# Cell magics whose body a kernel runs as ordinary Python in the user namespace (definitions persist).
+_PYTHON_CELL_MAGICS = frozenset({"time", "capture", "prun"})
+
+
+def strip_ipython(source: str) -> str | None:
+    """Return the cell as plain Python, or None for a ``%%`` cell magic whose body is not Python.
+
+    A cell that already compiles is returned unchanged: magic lines never compile, so this keeps a ``%`` or
+    ``!`` that starts a line inside a multi-line string intact.
+    """
+    stripped = source.lstrip()
+    if stripped.startswith("%%"):
+        first, _, body = stripped.partition("\n")
+        name = first[2:].split(maxsplit=1)[0] if first[2:].strip() else ""
+        if name not in _PYTHON_CELL_MAGICS:
+            return None
+        source = body
+    try:
+        compile(source, "<cell>", "exec")
+        return source
+    except SyntaxError:
+        pass
+    lines = []
+    for line in source.splitlines():
+        timed = _TIMED_LINE.match(line)
+        if timed:  # `%time stmt` runs stmt in the namespace, as a kernel would
+            lines.append(timed.group("indent") + timed.group("stmt"))
+            continue
+        assign = _MAGIC_ASSIGN.match(line)
+        magic = _MAGIC_LINE.match(line) or _HELP_LINE.match(line)
+        if assign:
+            targets = [t.strip() for t in assign.group("target").split(",")]
+            lines.append(assign.group("indent") + ", ".join(targets) + " = " + ", ".join(["None"] * len(targets)))
+        elif magic:
+            lines.append(magic.group("indent") + "pass")
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def is_test_cell(metadata: Mapping[str, Any]) -> bool:
+    """An nbgrader test cell: it checks the submission, it is not part of it."""
+    nbg = metadata.get("nbgrader")
+    if not isinstance(nbg, Mapping):
+        return False
+    return bool(nbg.get("grade")) and not bool(nbg.get("solution"))
+
+
+DEMO_TAG = "demo"  # a code cell that only shows: the course's build tags it and records its text's digest
+
+# Code that can reach the notebook's names without naming them: using one of these names (calling globals(),
+# ...), one of these words anywhere in its text (a frame's or a function's globals, a module's dict, the
+# __main__ module, the table of modules), or importing a module that hands them out, in any scope. No
+# demonstration is left out then.
+_REACH_NAMES = frozenset({"globals", "vars", "locals", "eval", "exec", "get_ipython", "__name__", "__builtins__"})
+_REACH_WORDS = re.compile(
+    r"\b(?:f_globals|__globals__|_getframe|currentframe|__dict__|__module__|__main__|__import__|import_module)\b"
+    r"|\b(?:import|from)\s+(?:inspect|builtins|gc)\b|\bsys\s*\.\s*modules\b|\bfrom\s+sys\s+import\b"
+)
+
+
+def is_released_demo(source: str, metadata: Mapping[str, Any]) -> bool:
+    """A demonstration cell as released: tagged ``demo``, its text's digest the one in its metadata
+    (``course_kit.demo_sha256``); a cell whose text was changed is the student's own."""
+    tags, kit = metadata.get("tags"), metadata.get("course_kit")
+    if not isinstance(tags, list) or DEMO_TAG not in tags or not isinstance(kit, Mapping):
+        return False
+    return kit.get("demo_sha256") == hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def _table(source: str) -> tuple[symtable.SymbolTable, str] | None:
+    """(the cell's symbol table, the code it was read from) as the cell runs (``strip_ipython``: a cell magic
+    that is not Python runs nothing); None when the cell does not compile."""
+    for code in (source, None):  # most cells are plain Python: read as they are, without compiling them twice
+        if code is None:
+            code = strip_ipython(source)
+        try:
+            return symtable.symtable(code or "", "<cell>", "exec"), code or ""
+        except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to read is too deep to run
+            continue
+    return None
+
+
+def bound_names(source: str) -> set[str] | None:
+    """The notebook names a cell binds (assignments, imports, defs, loop targets, and what its functions declare
+    ``global`` and assign); None when it cannot be read."""
+    read = _table(source)
+    if read is None:
+        return None
+    top = read[0]
+    names = {sym.get_name() for sym in top.get_symbols() if sym.is_assigned() or sym.is_imported()}
+    todo = list(top.get_children())
+    while todo:
+        table = todo.pop()
+        names.update(sym.get_name() for sym in table.get_symbols() if sym.is_declared_global() and sym.is_assigned())
+        todo.extend(table.get_children())
+    return names
+
+
+def _global_names(table: symtable.SymbolTable) -> set[str]:
+    """The notebook names a scope and the scopes inside it use: read at the top level, global in a function or
+    class body (not bound there, or declared ``global``)."""
+    if table.get_type() == "module":
+        found = {sym.get_name() for sym in table.get_symbols() if sym.is_referenced()}
+    else:
+        found = {sym.get_name() for sym in table.get_symbols() if sym.is_global()}
+    for child in table.get_children():
+        found |= _global_names(child)
+    return found
+
+
+def _reads(source: str) -> tuple[set[str], bool] | None:
+    """(the notebook names the cell's code uses, whether it can reach names without naming them)."""
+    read = _table(source)
+    if read is None:
+        return None
+    names = _global_names(read[0])
+    return names, bool(names & _REACH_NAMES) or _REACH_WORDS.search(read[1]) is not None
+
+
+def read_names(source: str) -> set[str] | None:
+    """The notebook names a cell's code uses, in any scope: what its top level reads, and what its functions
+    and classes look up as globals (a function's own locals and arguments are not); None when it cannot be
+    read."""
+    read = _reads(source)
+    return None if read is None else read[0]
+
+
+def unneeded_demos(cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: Iterable[str] = ()) -> set[int]:
+    """Indices of the released demonstration cells (``is_released_demo``) among `cells` (``code_cells``) that
+    no other cell can need: none of the names one binds is in `keep` or used by a cell that runs
+    (``read_names``), and no cell that runs can reach names without naming them (``globals()``, ``eval``,
+    ``__main__``, a frame's globals, ...). A demonstration that is needed runs, and what it uses is needed in
+    turn. Cells that do not compile, and nbgrader test cells, never run: they need nothing."""
+    demos: dict[int, tuple[set[str], str]] = {}
+    mentioned = set(keep)
+    for index, source, metadata in cells:
+        if is_test_cell(metadata):
+            continue  # never run
+        binds = bound_names(source) if is_released_demo(source, metadata) else None
+        if binds is not None:
+            demos[index] = (binds, source)
+            continue
+        read = _reads(source)
+        if read is None:  # it does not compile, so it does not run: it needs nothing
+            continue
+        if read[1]:
+            return set()
+        mentioned |= read[0]
+    needed: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for index, (binds, source) in demos.items():
+            if index not in needed and binds & mentioned:
+                needed.add(index)
+                mentioned |= read_names(source) or set()
+                grew = True
+    return set(demos) - needed
