@@ -106,26 +106,25 @@ def is_released_demo(source: str, metadata: Mapping[str, Any]) -> bool:
     return kit.get("demo_sha256") == hashlib.sha256(source.encode("utf-8")).hexdigest()
 
 
+_UNREADABLE = (SyntaxError, ValueError, RecursionError, MemoryError)  # too deep to read is too deep to run
+
+
 def _table(source: str) -> tuple[symtable.SymbolTable, str] | None:
     """(the cell's symbol table, the code it was read from) as the cell runs (``strip_ipython``: a cell magic
-    that is not Python runs nothing); None when the cell does not compile."""
-    for code in (source, None):  # most cells are plain Python: read as they are, without compiling them twice
-        if code is None:
-            code = strip_ipython(source)
-        try:
-            return symtable.symtable(code or "", "<cell>", "exec"), code or ""
-        except (SyntaxError, ValueError, RecursionError, MemoryError):  # too deep to read is too deep to run
-            continue
-    return None
-
-
-def bound_names(source: str) -> set[str] | None:
-    """The notebook names a cell binds (assignments, imports, defs, loop targets, and what its functions declare
-    ``global`` and assign); None when it cannot be read."""
-    read = _table(source)
-    if read is None:
+    that is not Python runs nothing); None when the cell does not compile. Most cells are plain Python: they
+    are read as they are, without compiling them once more to find out."""
+    try:
+        return symtable.symtable(source, "<cell>", "exec"), source
+    except _UNREADABLE:
+        pass
+    try:
+        code = strip_ipython(source) or ""
+        return symtable.symtable(code, "<cell>", "exec"), code
+    except _UNREADABLE:
         return None
-    top = read[0]
+
+
+def _bound(top: symtable.SymbolTable) -> set[str]:
     names = {sym.get_name() for sym in top.get_symbols() if sym.is_assigned() or sym.is_imported()}
     todo = list(top.get_children())
     while todo:
@@ -133,6 +132,13 @@ def bound_names(source: str) -> set[str] | None:
         names.update(sym.get_name() for sym in table.get_symbols() if sym.is_declared_global() and sym.is_assigned())
         todo.extend(table.get_children())
     return names
+
+
+def bound_names(source: str) -> set[str] | None:
+    """The notebook names a cell binds (assignments, imports, defs, loop targets, and what its functions declare
+    ``global`` and assign); None when it cannot be read."""
+    read = _table(source)
+    return None if read is None else _bound(read[0])
 
 
 def _global_names(table: symtable.SymbolTable) -> set[str]:
@@ -147,21 +153,17 @@ def _global_names(table: symtable.SymbolTable) -> set[str]:
     return found
 
 
-def _reads(source: str) -> tuple[set[str], bool] | None:
-    """(the notebook names the cell's code uses, whether it can reach names without naming them)."""
-    read = _table(source)
-    if read is None:
-        return None
-    names = _global_names(read[0])
-    return names, bool(names & _REACH_NAMES) or _REACH_WORDS.search(read[1]) is not None
+def _reaches(names: set[str], code: str) -> bool:
+    """Whether code that uses `names` can reach the notebook's names without naming them."""
+    return bool(names & _REACH_NAMES) or _REACH_WORDS.search(code) is not None
 
 
 def read_names(source: str) -> set[str] | None:
     """The notebook names a cell's code uses, in any scope: what its top level reads, and what its functions
     and classes look up as globals (a function's own locals and arguments are not); None when it cannot be
     read."""
-    read = _reads(source)
-    return None if read is None else read[0]
+    read = _table(source)
+    return None if read is None else _global_names(read[0])
 
 
 def unneeded_demos(cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: Iterable[str] = ()) -> set[int]:
@@ -170,28 +172,28 @@ def unneeded_demos(cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: It
     (``read_names``), and no cell that runs can reach names without naming them (``globals()``, ``eval``,
     ``__main__``, a frame's globals, ...). A demonstration that is needed runs, and what it uses is needed in
     turn. Cells that do not compile, and nbgrader test cells, never run: they need nothing."""
-    demos: dict[int, tuple[set[str], str]] = {}
+    demos: dict[int, tuple[set[str], symtable.SymbolTable]] = {}
     mentioned = set(keep)
     for index, source, metadata in cells:
         if is_test_cell(metadata):
             continue  # never run
-        binds = bound_names(source) if is_released_demo(source, metadata) else None
-        if binds is not None:
-            demos[index] = (binds, source)
+        read = _table(source)
+        if read is None:  # it does not compile, so it does not run: it needs nothing (a demo: it is not run)
             continue
-        read = _reads(source)
-        if read is None:  # it does not compile, so it does not run: it needs nothing
+        if is_released_demo(source, metadata):
+            demos[index] = (_bound(read[0]), read[0])
             continue
-        if read[1]:
+        names = _global_names(read[0])
+        if _reaches(names, read[1]):
             return set()
-        mentioned |= read[0]
+        mentioned |= names
     needed: set[int] = set()
     grew = True
     while grew:
         grew = False
-        for index, (binds, source) in demos.items():
+        for index, (binds, table) in demos.items():
             if index not in needed and binds & mentioned:
                 needed.add(index)
-                mentioned |= read_names(source) or set()
+                mentioned |= _global_names(table)
                 grew = True
     return set(demos) - needed

@@ -55,15 +55,16 @@ defined_names = bound_names  # the names a (course-written) cell binds, or None 
 
 
 class _LeftOut:
-    """`skip_cell` for dnnlpy's loader: leaves out the demonstrations nothing else needs, and remembers their text."""
+    """`skip_cell` for dnnlpy's loader: leaves out the demonstrations nothing else needs in notebook `nb` (None:
+    a .py file, or no notebook), and remembers their text."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, nb: Mapping | None) -> None:
         self.sources: list[str] = []
         self._left: set[int] = set()
-        if path.suffix == ".ipynb":
+        if nb is not None:
             try:
-                self._left = unneeded_demos(code_cells(json.loads(path.read_text(encoding="utf-8"))), CLASSES)
-            except (OSError, ValueError, TypeError, AttributeError):
+                self._left = unneeded_demos(code_cells(nb), CLASSES)
+            except (ValueError, TypeError, AttributeError):
                 pass  # the loader says what is wrong with the file
 
     def __call__(self, index: int, source: str, metadata: Mapping) -> bool:
@@ -82,16 +83,25 @@ class _LeftOut:
         return found
 
 
+def _notebook(path: Path) -> Mapping | None:
+    """The notebook at `path`, parsed; None for a .py file or a file that is no notebook (the loader then says
+    what is wrong with it)."""
+    if path.suffix != ".ipynb":
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _cell_names(nb: Mapping | None) -> dict[int, str]:
+    return {} if nb is None else {index: cell_name(place) for index, place in cell_places(nb).items()}
+
+
 def cell_names(path: Path) -> dict[int, str]:
     """cell index -> its name (number, section, first line) for a notebook; {} for a .py file or a file that
     is no notebook (the loader then says what is wrong with it)."""
-    if path.suffix != ".ipynb":
-        return {}
-    try:
-        nb = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return {index: cell_name(place) for index, place in cell_places(nb).items()}
+    return _cell_names(_notebook(path))
 
 
 def _loaded(path: Path, result, whole: bool, names: dict[int, str], clock: Clock | None) -> Loaded:
@@ -123,8 +133,9 @@ def load(path: Path, clock: Clock | None = None) -> Loaded:
 
     Raises what ``dnnlpy.selfcheck.load_submission`` raises for a file it cannot read.
     """
-    names = cell_names(path)
-    left_out = _LeftOut(path)
+    nb = _notebook(path)  # read once, for the cells' names and the demonstrations to leave out
+    names = _cell_names(nb)
+    left_out = _LeftOut(nb)
     result = load_submission(path, skip_cell=left_out, run_cell=clock.cells(names) if clock is not None else None)
     if not left_out.sources:
         return _loaded(path, result, True, names, clock)
