@@ -14,6 +14,12 @@ counted in a cpuacct group, kernel time included (a run's set-up is mostly syste
     empty file    the kit's grade of an empty file on a warm pool worker, every process (coordinator, zygote,
                   sandbox, judge): the floor of a submission as graded
 
+and, after them, one measured with this process's own CPU clock:
+
+    experiments   the plan's experiments on the reference solution in this very process (no sandbox, frames or
+                  judge): what the plan costs whatever runs it; with the empty file, a bound no correct file can
+                  beat, set against the pace of 1,000 files in 60 s on this machine's cores
+
 The first two run in a helper process that imports what the worker's zygote does, with its environment (read
 from the live zygote), so its heap is the zygote's; run as ``python scripts/bench_floor.py``, it is that helper.
 Needs root and cgroup v1 cpuacct, as ``bench_breakdown.py``.
@@ -93,6 +99,7 @@ def floor(args, clock) -> list[tuple[str, str]]:
             if rep:
                 samples["empty file: total"].append(clock.read() - before)
                 samples["empty file: wall"].append(time.perf_counter() - start)
+        samples["experiments in process"] = _experiments_in_process(args.seed, rounds)
         return _rows(samples, rounds)
     finally:
         if helper is not None:
@@ -106,6 +113,30 @@ def floor(args, clock) -> list[tuple[str, str]]:
             except OSError:
                 time.sleep(0.1)
         shutil.rmtree(work, ignore_errors=True)
+
+
+def _experiments_in_process(seed: int, rounds: int) -> list[float]:
+    """CPU seconds of the plan's experiments on the reference solution in this process, one thread, with no
+    sandbox, no frames, no seal checks of the judge's and no judge: what the plan itself costs, whatever runs it."""
+    import importlib
+
+    import torch
+
+    from autograder.graders import get_assignment
+    from autograder.qa.inprocess import namespace_of
+
+    torch.set_num_threads(1)
+    spec = get_assignment("weight_tying")
+    module, _, name = spec.experiments.partition(":")
+    run, plan = getattr(importlib.import_module(module), name), spec.make_plan(seed)
+    namespace = namespace_of(Path(__file__).resolve().parents[1] / "solutions" / "weight_tying.py")
+    times = []
+    for rep in range(rounds + 1):  # the first warms torch's kernels up and is discarded
+        start = time.process_time()
+        run(namespace, plan, lambda *_: None)
+        if rep:
+            times.append(time.process_time() - start)
+    return times
 
 
 def _environ(pid: int) -> dict[str, str]:
@@ -137,6 +168,16 @@ def _rows(samples: dict[str, list[float]], repeats: int) -> list[tuple[str, str]
     rows.append(("the kit's empty file, wall", _ms(samples["empty file: wall"])))
     share = statistics.median(sandbox) / statistics.median(empty)
     rows.append(("the sandbox's floor as a share of the empty file's CPU", f"{share:.0%}"))
+    plan = samples["experiments in process"]
+    rows.append(("HEADLINE the plan's experiments on the solution, in process (no sandbox, no judge)", _ms(plan)))
+    bound = statistics.median(empty) + statistics.median(plan)
+    pace = 60.0 * (os.cpu_count() or 1) / 1000  # 1,000 in 60 s with every core busy
+    rows.append(
+        (
+            "a correct file can cost no less than the empty file plus those experiments",
+            f"{bound * 1000:.2f} ms = {bound / pace:.2f}x the pace of 1,000 in 60 s ({pace * 1000:.0f} ms a file)",
+        )
+    )
     return rows
 
 
