@@ -170,14 +170,15 @@ def _rows(samples: dict[str, list[float]], repeats: int) -> list[tuple[str, str]
     rows.append(("the sandbox's floor as a share of the empty file's CPU", f"{share:.0%}"))
     plan = samples["experiments in process"]
     rows.append(("HEADLINE the plan's experiments on the solution, in process (no sandbox, no judge)", _ms(plan)))
-    bound = statistics.median(empty) + statistics.median(plan)
     pace = 60.0 * (os.cpu_count() or 1) / 1000  # 1,000 in 60 s with every core busy
-    rows.append(
-        (
-            "a correct file can cost no less than the empty file plus those experiments",
-            f"{bound * 1000:.2f} ms = {bound / pace:.2f}x the pace of 1,000 in 60 s ({pace * 1000:.0f} ms a file)",
+    for how, pick in (("medians", statistics.median), ("the fastest runs", min)):
+        bound = pick(empty) + pick(plan)
+        rows.append(
+            (
+                f"a correct file costs at least the empty file plus those experiments ({how})",
+                f"{bound * 1000:.2f} ms = {bound / pace:.2f}x the pace of 1,000 in 60 s ({pace * 1000:.0f} ms a file)",
+            )
         )
-    )
     return rows
 
 
