@@ -35,7 +35,7 @@ from pathlib import Path
 from bench_class import HOSTILE_FOR_NBGRADER, NOTEBOOK, composition, mixed_class
 from bench_clock import CpuClock, timed
 from bench_clock import command_env as _env
-from bench_floor import floor
+from bench_floor import PACE_SECONDS, floor
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "weight_tying.py"
@@ -47,9 +47,8 @@ def _fmt(samples: list[float], unit: str = "s") -> str:
 
 def _pace(cpu: float, n: int) -> str:
     """The CPU a submission may take at 1,000 in 60 s with every core busy, start-up included, against ours."""
-    budget = 60.0 * (os.cpu_count() or 1) / 1000
     ours = cpu / n
-    return f"{budget:.3f} CPU-s a submission; ours {ours:.3f} = {ours / budget:.2f}x of it"
+    return f"{PACE_SECONDS:.3f} CPU-s a submission; ours {ours:.3f} = {ours / PACE_SECONDS:.2f}x of it"
 
 
 def _grade_cmd(target: Path, out: Path, seed: int, workers: int, executor: str = "pool") -> list[str]:
