@@ -5,7 +5,8 @@ runner turns that into a ``Finding``: the message (``protocol.said``, rendered i
 it is shown), and what marking needs to know, decided by the judge's code and never read from any text:
 
 - ``names``: the marking scheme's misconception this failure shows (from the test, or from the one message in
-  it that names one: ``Message.names``);
+  it that names one: ``Message.names``), and ``also``: the others the same test shows (a test of several forms
+  or cases charges every distinct misconception they show, never only the first);
 - ``waits_on``: a knock-on: the test (its function name) whose failure this one only reports ("not checked
   because ..."); it costs nothing when that test is charged for a misconception in the same exercise;
 - ``owed``: evidence the runner owed this test was missing, refused, sent twice or malformed: never a knock-on,
@@ -31,6 +32,7 @@ __all__ = ["Finding", "Failed", "finding_of", "named_in"]
 class Finding:
     said: Text  # the message the student reads, in any language
     names: str | None = None  # the marking scheme's misconception id, or None
+    also: tuple[str, ...] = ()  # other misconceptions the same test shows (only beside `names`)
     waits_on: str | None = None  # a knock-on: the function name of the test it waits on
     owed: bool = False  # evidence the runner owed is missing, refused, duplicated or malformed
     internal: bool = False  # the judge's own code failed
@@ -39,6 +41,13 @@ class Finding:
         kinds = [self.names is not None, self.waits_on is not None, self.owed, self.internal]
         if sum(kinds) > 1:
             raise ValueError(f"a finding is one kind: names, waits_on, owed or internal, not several ({self!r:.300})")
+        if self.also and (self.names is None or self.names in self.also or len(set(self.also)) != len(self.also)):
+            raise ValueError(f"a finding's `also` lists other misconceptions beside `names`, once each ({self!r:.300})")
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """Every misconception this failure shows: ``names`` first, then ``also``."""
+        return () if self.names is None else (self.names, *self.also)
 
     @property
     def kind(self) -> str:
@@ -60,6 +69,8 @@ class Finding:
         out: dict[str, Any] = {"said": self.said.to_wire()}
         if self.names is not None:
             out["names"] = self.names
+        if self.also:
+            out["also"] = list(self.also)
         if self.waits_on is not None:
             out["waits_on"] = self.waits_on
         if self.owed:
@@ -74,11 +85,14 @@ class Finding:
         if (
             not isinstance(data, dict)
             or "said" not in data
-            or set(data) - {"said", "names", "waits_on", "owed", "internal"}
+            or set(data) - {"said", "names", "also", "waits_on", "owed", "internal"}
         ):
             raise ValueError(
-                f"a finding is {{'said', 'names'?, 'waits_on'?, 'owed'?, 'internal'?}}, not {str(data)[:120]!r}"
+                f"a finding is {{'said', 'names'?, 'also'?, 'waits_on'?, 'owed'?, 'internal'?}}, not {str(data)[:120]!r}"
             )
+        also = data.get("also", [])
+        if not isinstance(also, list) or not all(isinstance(m, str) for m in also):
+            raise ValueError(f"a finding's also must be a list of str, not {also!r:.80}")
         for name in ("names", "waits_on"):
             if data.get(name) is not None and not isinstance(data[name], str):
                 raise ValueError(f"a finding's {name} must be a str, not {data[name]!r:.80}")
@@ -88,6 +102,7 @@ class Finding:
         return cls(
             catalog.from_wire(data["said"]),
             data.get("names"),
+            tuple(also),
             data.get("waits_on"),
             data.get("owed", False),
             data.get("internal", False),
@@ -108,7 +123,13 @@ class Failed(AssertionError):
     """A hidden-suite test's failure, with its finding: ``raise Failed(say(...), waits_on="test_x")``."""
 
     def __init__(
-        self, said: Text, *, names: str | None = None, waits_on: str | None = None, owed: bool = False
+        self,
+        said: Text,
+        *,
+        names: str | None = None,
+        also: tuple[str, ...] = (),
+        waits_on: str | None = None,
+        owed: bool = False,
     ) -> None:
         if not isinstance(said, (Said, catalog.Joined)):
             raise TypeError(
@@ -116,7 +137,7 @@ class Failed(AssertionError):
             )
         if waits_on is None and not owed and names is None:
             names = named_in(said)
-        self.finding = Finding(said, names, waits_on, owed)
+        self.finding = Finding(said, names, tuple(also), waits_on, owed)
         super().__init__(said)
 
     def __str__(self) -> str:

@@ -112,56 +112,89 @@ class Scheme:
         test = self.tests.get(name.rpartition("::")[2])
         return test.exercise if test is not None else 0
 
-    def charges(self, outcomes: Iterable[tuple[str, float, str, bool, Finding | None]]) -> dict[str, tuple[float, str]]:
-        """{test name: (points it loses, what for)} for outcomes (name, points, area, passed, finding), by the
-        rule at the top of the scheme file. A name may be a node id ("test_x.py::test_y")."""
+    def charges(
+        self, outcomes: Iterable[tuple[str, float, str, bool, Finding | None]]
+    ) -> dict[str, tuple[float, str, dict[str, float]]]:
+        """{test name: (points it loses, what for, {cause: points} when split between causes)} for outcomes
+        (name, points, area, passed, finding), by the rule at the top of the scheme file. A name may be a node
+        id ("test_x.py::test_y")."""
         outcomes = list(outcomes)
-        out = {name: (0.0, "") for name, *_ in outcomes}
-        failing = [(name, points, area, finding) for name, points, area, passed, finding in outcomes if not passed]
+        out: dict[str, tuple[float, str, dict[str, float]]] = {name: (0.0, "", {}) for name, *_ in outcomes}
         if not any(passed for _, _, _, passed, _ in outcomes):  # nothing works: nothing to mark in proportion
-            return {name: (points, OWN) for name, points, *_ in outcomes}
-        by_function = {name.rpartition("::")[2]: name for name, *_ in failing}
-        findings = {name: finding for name, _, _, finding in failing}
+            return {name: (points, OWN, {}) for name, points, *_ in outcomes}
+        failing = {name: (points, area, finding) for name, points, area, passed, finding in outcomes if not passed}
+        by_function = {name.rpartition("::")[2]: name for name in failing}
 
-        def named(name: str, seen: frozenset = frozenset()) -> str | None:
-            """The misconception a failing test shows, itself or through the test it waits on."""
-            finding = findings.get(name)
-            if finding is None or name in seen:
-                return None
-            if finding.names in self.misconceptions and self.exercise(name):
-                return finding.names
-            waited = by_function.get(finding.waits_on or "")
-            if waited is not None and self.exercise(waited) == self.exercise(name):
-                return named(waited, seen | {name})
-            return None
+        def shown(name: str) -> tuple[str, ...]:
+            finding = failing[name][2]
+            if finding is None or not self.exercise(name):
+                return ()
+            return tuple(m for m in finding.shown if m in self.misconceptions)
 
-        cause = {name: named(name) for name, *_ in failing}
-        for exercise in sorted({self.exercise(name) for name, *_ in failing}):
-            shown = {cause[n] for n, *_ in failing if cause[n] and self.exercise(n) == exercise}
-            root = {m: self._root(m, shown) for m in shown}
-            carried: dict[str, float] = {}
+        def waited(name: str) -> str | None:
+            """The failing test of the same exercise that names what this knock-on waits on (through a chain)."""
+            seen = {name}
+            while True:
+                finding = failing[name][2]
+                after = by_function.get(finding.waits_on or "") if finding is not None else None
+                if after is None or after in seen or self.exercise(after) != self.exercise(name):
+                    return None
+                if shown(after):
+                    return after
+                seen.add(after)
+                name = after
+
+        taken: dict[str, dict[str, float]] = {name: {} for name in failing}  # test -> {misconception: points}
+        for exercise in sorted({self.exercise(name) for name in failing}):
+            mine = [name for name in failing if self.exercise(name) == exercise]
+            namers = [name for name in mine if shown(name)]
+            all_shown = {m for name in namers for m in shown(name)}
+            root = {m: self._root(m, all_shown) for m in all_shown}
+            left: dict[str, dict[str, float]] = {}  # root -> area -> cost not yet charged
+            charged: dict[str, float] = {}  # root -> what its naming tests carry
             for m in sorted(set(root.values())):
-                members = [
-                    (name, points, area, findings[name])
-                    for name, points, area, _ in failing
-                    if self.exercise(name) == exercise and cause[name] and root[cause[name]] == m
-                ]
-                # The tests that name it first, then those naming what it covers, then the knock-ons.
-                members.sort(key=lambda t: 0 if t[3].names == m else 1 if t[3].names else 2)
-                for area, cost in self.misconceptions[m].costs.items():
-                    left = cost
-                    for name, points, test_area, _ in members:
-                        if test_area == area and left > 0:
-                            take = min(left, points)
-                            carried[name] = take
-                            left -= take
-                total = sum(carried.get(name, 0.0) for name, *_ in members)
-                for name, points, *_ in members:  # a charge of nothing frees nothing: each test pays its own
-                    out[name] = (carried.get(name, 0.0), MISCONCEPTION + m) if total > 0 else (points, OWN)
-        for name, points, _, _ in failing:
-            if not cause[name]:
-                out[name] = (points, OWN)
-        return {name: (round(value, 6), what) for name, (value, what) in out.items()}
+                # The tests that name it first, then those naming what it covers.
+                members = sorted(
+                    (n for n in namers if any(root[s] == m for s in shown(n))), key=lambda n: m not in shown(n)
+                )
+                left[m] = dict(self.misconceptions[m].costs)
+                for name in members:
+                    self._take(name, m, failing[name], left[m], taken)
+                charged[m] = sum(t.get(m, 0.0) for t in taken.values())
+            for name in namers:  # a charge of nothing frees nothing: each test pays its own
+                if not any(charged[root[s]] > 0 for s in shown(name)):
+                    taken[name] = {}
+            # A knock-on is free only behind a misconception of its exercise charged at least its points (so
+            # far: the cheapest knock-ons join first, and what they carry counts for the dearer ones).
+            knock_ons = sorted((n for n in mine if not shown(n) and waited(n) is not None), key=lambda n: failing[n][0])
+            for name in knock_ons:
+                points = failing[name][0]
+                causes = [m for m in sorted({root[s] for s in shown(waited(name))}) if charged[m] > 0]
+                causes = [m for m in causes if charged[m] >= points]
+                if causes:
+                    taken[name] = {}
+                    for m in causes:
+                        self._take(name, m, failing[name], left[m], taken)
+                        charged[m] += taken[name][m]
+                    taken[name].setdefault(causes[0], 0.0)
+        for name, (points, _, _) in failing.items():
+            carried = taken[name]
+            if not carried:
+                out[name] = (points, OWN, {})
+                continue
+            shares = {MISCONCEPTION + m: round(v, 6) for m, v in carried.items()}
+            first = max(carried, key=lambda m: (carried[m], -list(carried).index(m)))
+            out[name] = (sum(carried.values()), MISCONCEPTION + first, shares if len(shares) > 1 else {})
+        return {name: (round(value, 6), what, shares) for name, (value, what, shares) in out.items()}
+
+    def _take(self, name: str, m: str, test: tuple, left: dict[str, float], taken: dict) -> None:
+        """Test `name` carries what it can of `m`'s cost left in its area (never more than it has left)."""
+        points, area, _ = test
+        room = points - sum(taken[name].values())
+        take = min(left.get(area, 0.0), room) if room > 0 else 0.0
+        taken[name][m] = taken[name].get(m, 0.0) + take
+        if area in left:
+            left[area] -= take
 
     def _root(self, name: str, shown: set[str]) -> str:
         """The misconception that explains `name` among those `shown` in the same exercise (itself if none)."""
@@ -211,7 +244,10 @@ def apply_marking(result, scheme: Scheme | None):
     if scheme is None or not result.tests:
         return result
     charged = scheme.charges((t.name, t.points, t.area, t.passed, t.finding) for t in result.tests)
-    result.tests = [replace(t, charged=charged[t.name][0], charged_to=charged[t.name][1]) for t in result.tests]
+    result.tests = [
+        replace(t, charged=charged[t.name][0], charged_to=charged[t.name][1], shares=charged[t.name][2])
+        for t in result.tests
+    ]
     return result
 
 
@@ -223,13 +259,13 @@ def breakdown(tests: Sequence, scheme: Scheme | None) -> list[Charge]:
         if test.passed:
             continue
         charged = test.points if test.charged is None else test.charged
-        to = test.charged_to or OWN
         exercise = scheme.exercise(test.name) if scheme is not None else 0
-        if to.startswith(MISCONCEPTION):
-            key = (exercise, True, to[len(MISCONCEPTION) :])
-        else:
-            key = (exercise, False, test.name)
-        lines.setdefault(key, []).append((test.name, charged))
+        for to, points in (test.shares or {test.charged_to or OWN: charged}).items():
+            if to.startswith(MISCONCEPTION):
+                key = (exercise, True, to[len(MISCONCEPTION) :])
+            else:
+                key = (exercise, False, test.name)
+            lines.setdefault(key, []).append((test.name, points))
     return [
         Charge(exercise, cause, is_misconception, round(sum(p for _, p in carried), 6), tuple(carried))
         for (exercise, is_misconception, cause), carried in lines.items()

@@ -89,6 +89,9 @@ class TestOutcome:
     # What the charge is for: "misconception:<id>" (one charge per root cause and exercise), "test" (its own
     # points: a crash, a wrong value nobody named, missing evidence), or "" (nothing charged here).
     charged_to: str = ""
+    # When the charge is split between several causes (a test of several forms or cases showing several
+    # misconceptions): {"misconception:<id>": points, ...}, summing to `charged`; empty for one cause.
+    shares: dict = field(default_factory=dict)
 
     @property
     def score(self) -> float:
@@ -114,6 +117,9 @@ class TestOutcome:
         outcome = cls(**fields, finding=None if finding is None else Finding.from_wire(finding))
         if outcome.passed == (outcome.finding is not None):
             raise ValueError(f"a test outcome {outcome.name!r:.80}: a failed test has a finding, a passed one none")
+        shares = outcome.shares
+        if not all(type(k) is str and type(v) in (int, float) and math.isfinite(v) for k, v in shares.items()):
+            raise ValueError(f"a test outcome {outcome.name!r:.80}: shares are {{cause: points}}, not {shares!r:.120}")
         return outcome
 
 

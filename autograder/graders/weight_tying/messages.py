@@ -111,6 +111,7 @@ MISCONCEPTIONS = {
     "dropout_in_generate": ("dropout on while decoding", "生成时没有关闭 dropout"),
     "ids_dtype": ("token ids not int64", "token id 不是 int64"),
     "batch_rows": ("batch rows not independent", "批内各行没有各自独立计算"),
+    "argmax_axis": ("argmax over the wrong axis", "argmax 取错了维度"),
 }
 
 # ------------------------------------------------------------------------------------ hidden suite titles
@@ -266,8 +267,11 @@ NAMES = {
     "judge.gen.batch_of_one": "batch_rows",
     "judge.gen.delegated": "delegated_generate",
     "judge.gen.missing_append": "position_or_append",
-    "judge.gen.no_crop_or": "crop",
-    "judge.gen.prompt_not_preserved": "prompt_not_preserved",
+    "judge.gen.model.argmax_positions": "argmax_axis",
+    "judge.gen.model.float": "ids_dtype",
+    "judge.gen.model.one_short": "prompt_not_preserved",
+    "judge.gen.model.only_new": "prompt_not_preserved",
+    "judge.gen.model.batch_only_append": "batch_rows",
     "judge.identity.logits_not_from_table": "two_tables",
     "judge.identity.not_judge_minigpt": "two_tables",
     "judge.identity.pos_not_judge_table": "positional_tied",
@@ -285,7 +289,6 @@ NAMES = {
     "suite.delegated_tie": "delegated_tie",
     "suite.dropout_on_while_decoding": "dropout_in_generate",
     "suite.dropout_probabilities_inside_minigpt_are_expected": "hyperparameter_ignored",
-    "suite.every_row_continues_like_row_0": "batch_rows",
     "suite.has_the_right_value_but_backward": "loss_detached",
     "suite.has_the_right_value_but_its": "loss_detached",
     "suite.has_unique_parameters_expected_untied_minigpt": "two_tables",

@@ -207,12 +207,58 @@ MESSAGES = {
         "把生成交给了库：你的 generate 运行时调用了 {names}；生成循环要你自己写"
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
     ),
-    "judge.gen.no_crop_or": ("no crop / {name}", "没有截取上下文 / {name}"),
-    "judge.gen.or": (" or ", " 或 "),
+    "judge.gen.and": (" and ", "，同时"),
+    "judge.gen.arrow": ("\n-> ", "\n→ "),
     "judge.gen.missing_append": ("missing append", "漏了把新 token 接到末尾"),
-    "judge.gen.prompt_not_preserved": (
-        "the first T columns are not the prompt: prompt not preserved",
-        "前 T 列不是前缀：没有保留前缀",
+    "judge.gen.model.argmax_positions": (
+        "argmax over the positions (dim=1) instead of over the vocabulary: the next token is the argmax of the last "
+        "position's logits, logits[:, -1, :].argmax(dim=-1)",
+        "argmax 取在了位置这一维（dim=1）上，而不是词表这一维：下一个 token 是最后一个位置的 logits 的 argmax，"
+        "即 logits[:, -1, :].argmax(dim=-1)",
+    ),
+    "judge.gen.model.batch_only_append": (
+        "\n-> it decodes a batch of one right but fails for several prompts (B > 1): the new tokens (B,) are "
+        "appended as a row (1, B), where each row needs its own column (B, 1)",
+        "\n→ 批大小为 1 时生成正确，一批有多个前缀（B > 1）时却失败了：新生成的 token（形状 (B,)）被当成一行 (1, B) "
+        "接上去了，而每一行都需要自己的一列 (B, 1)",
+    ),
+    "judge.gen.model.only_new": (
+        "only the new tokens returned, without the prompt in front",
+        "只返回了新生成的 token，前面没有保留前缀",
+    ),
+    "judge.gen.model.one_short": (
+        "one new token short (a loop of max_new_tokens - 1 steps)",
+        "少生成了一个新 token（循环只走了 max_new_tokens - 1 步）",
+    ),
+    "judge.gen.model.float": (
+        "the greedy tokens as floats (a buffer made with torch.zeros is float32: token ids are int64)",
+        "贪心生成的 token 变成了浮点数（用 torch.zeros 建的缓冲区默认是 float32，而 token id 应当是 int64）",
+    ),
+    "judge.gen.no_model": (
+        "no decoder the grader knows gives these tokens (greedy decoding feeds the last block_size tokens, takes "
+        "the argmax of the last position's logits over the vocabulary and appends it, every step)",
+        "评分程序已知的生成方式都得不到这些 token（贪心生成每一步都输入最后 block_size 个 token，"
+        "对最后一个位置的 logits 在词表这一维上取 argmax，再把它接到末尾）",
+    ),
+    "judge.gen.not_checked_raised": (
+        "{what}: not checked: generate raised on this case (see “{test}”)",
+        "{what}：未检查：generate 在这个用例上抛出了异常（见「{test}」）",
+    ),
+    "judge.gen.dtype": (
+        "generate returned dtype {dtype}: token ids are int64",
+        "generate 返回的 dtype 是 {dtype}：token id 应当是 int64",
+    ),
+    "judge.gen.length": (
+        "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}",
+        "generate 返回的形状是 {got}，应为 (B, T + max_new_tokens) = {want}",
+    ),
+    "judge.gen.prompt_changed": (
+        "the first T columns are not the prompt",
+        "前 T 列不是原来的前缀",
+    ),
+    "judge.gen.calls_differ": (
+        "two calls returned different tokens, and no sampler drawing from the model's own softmax gives them",
+        "两次调用返回的 token 不同，而且从模型自己的 softmax 中采样也得不到这些 token",
     ),
     "judge.gen.not_greedy": (
         "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
@@ -229,15 +275,20 @@ MESSAGES = {
         "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见「{test}」）",
     ),
     # a forward call that raised, judged where forward is judged (shape flow)
+    "judge.identity.head_raised": (
+        "{what}: lm_head could not be applied to the table's rows (it raised), so the head cannot show that it "
+        "scores with the shared table",
+        "{what}：无法把 lm_head 作用在这张表的行上（抛出了异常），所以无法确认 LM head 是用共享的这张表来打分的",
+    ),
+    "judge.label.head_logits": (
+        "{what}: the head's scores for the judge's ids (before any forward call)",
+        "{what}：在任何前向计算之前，LM head 对评分程序给出的 id 的打分",
+    ),
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
         "were not checked (see “{test}”)",
         "{what}：在任何前向计算之前，LM head 已随这张表变化；但前向计算抛出了异常「{error}」，所以没有检查 logits"
         "（见「{test}」）",
-    ),
-    "judge.counts.forward_raised": (
-        "the count was not checked: forward raised {error} (see “{test}”)",
-        "没有检查参数量：前向计算抛出了异常「{error}」（见「{test}」）",
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}",

@@ -84,14 +84,6 @@ MESSAGES = {
         "wrong position (logits of the second-to-last position)",
         "取错了位置（用了倒数第二个位置的 logits）",
     ),
-    "suite.every_row_continues_like_row_0": (
-        ("every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)"),
-        ("每一行都和第 0 行续写得一样：批内各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个批？）"),
-    ),
-    "suite.it_matches_no_greedy_decoder_sampling": (
-        "it matches no greedy decoder: sampling instead of argmax, or a wrong position / crop / append",
-        ("它与任何一种贪心生成函数都对不上：用了采样而不是 argmax，或者位置、截取、接续有误"),
-    ),
     "suite.no_crop_wrong_crop_feed_only": (
         (
             "\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds it only the "

@@ -16,10 +16,10 @@ from typing import Any
 import torch
 
 from autograder.graders.weight_tying.judge.reference import other_heads
-from autograder.graders.weight_tying.judge.words import say
+from autograder.graders.weight_tying.judge.words import say, title_of
 from autograder.grading.judge.suite_api import Failed, plain_tensor
 
-__all__ = ["recorded_logits", "waited_on", "SIZES_TEST"]
+__all__ = ["recorded_logits", "construction_logits", "waited_on", "SIZES_TEST"]
 
 # The test that judges the wrapper's hyper-parameters (its sizes and num_heads), and names one ignored.
 SIZES_TEST = "test_wrapper_state_dict_matches_hyperparameters"
@@ -43,3 +43,25 @@ def waited_on(cfg, shapes, values: int, ids, matches, default: str) -> str:
     """The test a knock-on on logits that differ from the judge's MiniGPT waits on: ``SIZES_TEST`` when they are
     those of a MiniGPT of these sizes with another num_heads (`matches` accepts them), else `default`."""
     return default if other_heads(cfg, shapes, values, ids, matches) is None else SIZES_TEST
+
+
+def construction_logits(
+    record: Mapping[str, Any], shape: tuple, dtype, *, what, shapes_test: str
+) -> tuple[torch.Tensor, bool]:
+    """(logits, from forward) for a test of the tie or a count: what the constructed model computes with the table
+    written (``TableFollow.head_logits``: the head applied to the table's rows, or the wrapper's MiniGPT), never
+    waiting on the student's forward. Only a head that is no module one can call (a bare holder of the shared
+    Parameter, which forward multiplies by itself) leaves forward's logits to show it; a forward that then
+    raised, or returned another shape, is a knock-on of `shapes_test`."""
+    head = record.get("head_logits") if isinstance(record, Mapping) else None
+    if type(head) is torch.Tensor:
+        label = say("judge.label.head_logits", what=what)
+        return plain_tensor(record, "head_logits", shape=shape, dtype=dtype, what=label), False
+    error = record.get("forward_error") if isinstance(record, Mapping) else None
+    if record.get("logits") is None and isinstance(error, str) and error:
+        raise Failed(
+            say("judge.identity.forward_raised", what=what, error=error[:600], test=title_of(shapes_test)),
+            waits_on=shapes_test,
+        )
+    label = say("judge.label.logits", what=what)
+    return recorded_logits(record, "logits", shape, what=what, label=label, shapes_test=shapes_test, dtype=dtype), True

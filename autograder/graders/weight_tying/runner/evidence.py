@@ -70,6 +70,12 @@ class TableFollow(TieFacts):
     head_after_forward = Field(
         "tensor", "lm_head.weight after that forward call (tells 'tied only in forward' apart)", checked=False
     )
+    head_logits = Field(
+        "tensor?",
+        "what the constructed model computes without the student's forward, before it: lm_head(table[ids]) for "
+        "TiedEmbeddingLM, minigpt(ids) for the wrapper (None: it raised): the tie is a fact of construction, "
+        "judged on this, never on what forward returns",
+    )
 
 
 class LmIdentity(TableFollow, Sealed, name="lm_identity"):

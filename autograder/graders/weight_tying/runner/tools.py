@@ -196,11 +196,16 @@ def identity_facts(model: torch.nn.Module, embed, head) -> dict:
 
 def follow_table(model, owner, table, ids, *, eval_mode: bool = False, also: Callable[[], dict] = dict) -> dict:
     """Write the judge's `table` into owner.token_embed in place, before any forward call; record the head
-    right after (plus `also()`), the logits for `ids`, and the head again after that forward call."""
+    right after (plus `also()`), what the constructed model computes without the student's forward (the head
+    applied to the table's rows, or the wrapper's MiniGPT), the logits of a forward call for `ids`, and the head
+    again after that forward call."""
     copy_into(owner.token_embed.weight, table)
     rec = {ev.TableFollow.head_after_inplace: plain(owner.lm_head.weight), **also()}
     if eval_mode:
         model.eval()
+    compute = (lambda: owner.lm_head(table[ids])) if owner is model else (lambda: owner(ids))
+    head = guard(lambda: plain(compute()))  # (B, T, D) -> (B, T, V): the tie as built, whatever forward does
+    rec[ev.TableFollow.head_logits] = head if isinstance(head, torch.Tensor) else None
     rec.update(forward_record(model, ids, ev.TableFollow))
     # Seen again after one forward call: tells "tied only after forward" apart from a copied table.
     rec[ev.TableFollow.head_after_forward] = plain(owner.lm_head.weight)

@@ -7,7 +7,7 @@ from functools import partial
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close
-from autograder.graders.weight_tying.judge.forward import SIZES_TEST, recorded_logits, waited_on
+from autograder.graders.weight_tying.judge.forward import SIZES_TEST, construction_logits, recorded_logits, waited_on
 from autograder.graders.weight_tying.judge.models import (
     cfg_model,
     for_model,
@@ -103,30 +103,21 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     # The count is the runner's word; award it only if the behaviour agrees (one table the head follows).
     head = plain_tensor(rec, LmIdentity.head_after_inplace, shape=(v, d), dtype=torch.float32, what="lm_head.weight")
     assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6, 8)
-    # Reported head values can be echoed from the plan; the logits for the judge's ids cannot without a model.
-    # A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
-    if rec.get(LmIdentity.logits) is None and rec.get(LmIdentity.forward_error):
-        raise Failed(
-            say(
-                "judge.counts.forward_raised", error=str(rec[LmIdentity.forward_error])[:600], test=title_of(_LM_SHAPES)
-            ),
-            waits_on=_LM_SHAPES,
-        )
-    logits = recorded_logits(
-        rec,
-        LmIdentity.logits,
-        (*p["ids"].shape, v),
-        what="TiedEmbeddingLM" + say("suite.parameter_count"),
-        label=say("judge.label.what_logits", what="TiedEmbeddingLM"),
-        shapes_test=_LM_SHAPES,
-    )
+    # Reported head values can be echoed from the plan; the head's scores for the judge's ids cannot without a
+    # model. A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
+    what = "TiedEmbeddingLM" + say("suite.parameter_count")
+    logits, forward = construction_logits(rec, (*p["ids"].shape, v), torch.float32, what=what, shapes_test=_LM_SHAPES)
     expected = tied_lm_logits(p["W1"], p["ids"])
-    if after_head(logits, expected, bias=False) is None and rewritten_by_forward(rec, p["W1"], logits, p["ids"]):
+    if (
+        after_head(logits, expected, bias=False) is None
+        and forward
+        and rewritten_by_forward(rec, p["W1"], logits, p["ids"])
+    ):
         raise Failed(say("note.the_count_was_not_checked_because") + reread(2), waits_on=_LM_SHAPES)
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
         key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
-        raise AssertionError(say(key) + reread(8))
+        raise AssertionError(say(key) + reread(6, 8))
 
 
 def _count_cases(plan, evidence, run, what):

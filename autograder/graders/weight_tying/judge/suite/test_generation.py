@@ -1,6 +1,12 @@
 """Trusted: hidden suite, argmax generation: the exact greedy sequence on judge-chosen weights, past block_size,
 and with dropout off on a model handed over in train mode.
 
+Each test checks one fact. A wrong sequence names a misconception only when one of the judge's models of
+`generate` (``judge/decoders.py``: greedy decoding with one mistake) gives it token for token, or raises where it
+raised; what no model gives costs the test's own points. The int64, determinism and dropout tests judge their own
+fact, but credit it only for tokens some model decodes from the model's logits (a constant answer has the right
+shape and repeats too): otherwise they wait on the greedy test.
+
 The generation loop is the student's: the graded run's dnnlpy withholds `MiniGPT.generate` and dnnlpy's sampling
 helpers (stubs that raise), and a `generate` that reached one (the case's `delegated`) fails every test of this
 area. Calling the model itself and torch's argmax is the loop.
@@ -10,68 +16,39 @@ from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import generated_ids_problem, greedy_problem
-from autograder.graders.weight_tying.judge.models import training
-from autograder.graders.weight_tying.judge.reference import (
-    DECODE_VARIANTS,
-    IdentityMemo,
-    decode,
-    minigpt_from_state,
-)
+from autograder.graders.weight_tying.judge.decoders import FULL, GREEDY, RAISES, Model, explain, gives, outcome
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
+from autograder.grading.judge.memo import Memo
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor
 from autograder.protocol.said import Said
 
 AREA = "argmax generation"
-# Cases that need a crop: the context reaches past block_size (past_block), or the prompt alone fills or
-# exceeds it (at_block, long_prompt).
+# The greedy tests and the cases each judges: within_block is the one the other tests' credit rests on.
+_GREEDY = "test_generate_greedy_within_block_size"
+_PAST = "test_generate_greedy_past_block_size"
 PAST_BLOCK = ("past_block", "at_block", "long_prompt")
-# One judge model and greedy decode per plan case, shared by the tests that need it.
-_DECODES = IdentityMemo()
-# The simulated misconceptions (reference.DECODE_VARIANTS), by their catalog ids.
-_VARIANT_WORDS = {
-    "wrong crop (first block_size tokens)": "suite.wrong_crop_first_block_size_tokens_2",
-    "wrong crop (block_size - 1 tokens)": "suite.wrong_crop_block_size_1_tokens_2",
-    "wrong position (logits of the first position)": "suite.wrong_position_logits_of_the_first",
-    "wrong position (logits of the second-to-last position)": "suite.wrong_position_logits_of_the_second",
-    "missing append": "judge.gen.missing_append",
-    "batch rows not independent (row 0's token for every row)": "suite.batch_rows_not_independent_row_0",
-}
-
-
-def _decoded(case) -> dict:
-    """{"model": the judge's MiniGPT on the plan's weights, "correct": its greedy sequence}."""
-
-    def compute():
-        model = minigpt_from_state(case["cfg"], case["state"])
-        return {"model": model, "correct": decode(model, case["ids"], case["max_new_tokens"])[0]}
-
-    return _DECODES.get((case,), compute)
-
-
-def _variants(case) -> dict:
-    """The judge's greedy sequence and each simulated misconception's, on the plan's weights.
-
-    Only needed to name a mistake, so computed only for a wrong sequence (once per case).
-    """
-    done = _decoded(case)
-    if "variants" not in done:
-        model = done["model"]
-        done["variants"] = {v: decode(model, case["ids"], case["max_new_tokens"], v)[0] for v in DECODE_VARIANTS}
-    return done["variants"]
+_CASES = ("within_block", *PAST_BLOCK)
+# What each judgement found: the models that give each case's output (keyed on the record itself).
+_FOUND = Memo("judgement", 1 << 20, measure=lambda entry: 0)
 
 
 def _case(plan, name) -> dict:
     return next(c for c in [*plan["gpt"]["generate"], plan["gpt"]["generate_train"]] if c["name"] == name)
 
 
-def _sequence(plan, evidence, run, name, key=GenerateCase.first):
-    case = _case(plan, name)
+def _what(case) -> Said:
     b, t = case["ids"].shape
-    n = case["max_new_tokens"]
-    what = say("suite.generate_input_ids_of_shape_max", shape=(b, t), n=n, block=case["cfg"]["block_size"])
+    return say(
+        "suite.generate_input_ids_of_shape_max", shape=(b, t), n=case["max_new_tokens"], block=case["cfg"]["block_size"]
+    )
+
+
+def _returned(plan, evidence, run, name, key=GenerateCase.first):
+    """(case, what generate returned: a plain tensor or RAISES, what, the failure a raise is said with)."""
+    case = _case(plan, name)
+    what = _what(case)
     rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
     cases = rec.get(GptGenerate.cases)
     if not isinstance(cases, dict) or name not in cases:
@@ -81,29 +58,11 @@ def _sequence(plan, evidence, run, name, key=GenerateCase.first):
     except Failed as failed:
         if failed.finding.owed:
             raise
-        # What raised is never read: which cases run tells a batch-of-one bug or a missing crop apart.
-        alike = [
-            c["name"]
-            for c in plan["gpt"]["generate"]
-            if c["name"] != name and (c["name"] in PAST_BLOCK) == (name in PAST_BLOCK)
-        ]
-        if b == 1 and any(_runs(cases, other) and _case(plan, other)["ids"].shape[0] > 1 for other in alike):
-            raise Failed(failed.finding.said + say("judge.gen.batch_of_one") + reread(9)) from None
-        if name in PAST_BLOCK and _runs(cases, "within_block") and not any(_runs(cases, other) for other in PAST_BLOCK):
-            raise Failed(failed.finding.said + say("suite.no_crop_wrong_crop_feed_only") + reread(9)) from None
-        raise
+        hung = failed.finding.said.first().key == "judge.did_not_finish_within"  # stopped at its budget
+        return case, (failed if hung else RAISES), what, failed  # a hang is no model's: it raised nothing
     _check_not_delegated(got, what)
     seq = plain_tensor(got, key, what=say("judge.label.returned_ids", what=what))
-    # the tests judge the prompt
-    problem = generated_ids_problem(seq, case["ids"], n, check_prompt=False)
-    if problem is not None:
-        raise Failed(say("judge.what_problem", what=what, problem=problem))
-    return case, seq, what
-
-
-def _runs(cases: dict, name: str) -> bool:
-    """The runner reports that generate returned for this case (its value is judged elsewhere)."""
-    return isinstance(cases.get(name), dict) and "error" not in cases[name]
+    return case, seq, what, None
 
 
 def _check_not_delegated(got, what) -> None:
@@ -118,150 +77,198 @@ def _check_not_delegated(got, what) -> None:
         raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
-def _diagnose(seq, variants, again) -> Said:
-    """Which decoder gives `seq`: one of the simulated misconceptions, a sampler (a second call differs), or
-    none the judge can name."""
-    labels = [
-        say(_VARIANT_WORDS[name]) if "crop" not in name else say("judge.gen.no_crop_or", name=say(_VARIANT_WORDS[name]))
-        for name, out in variants.items()
-        if name != "correct" and torch.equal(seq, out)
-    ]
-    if labels:
-        joined = labels[0]
-        for label in labels[1:]:
-            joined = joined + say("judge.gen.or") + label
-        return say("suite.it_matches_a_decoder_with_this", labels=joined) + reread(9)
-    if again is not None and not torch.equal(seq, again):
-        return say("diag.generate.sampling") + reread(9)
-    want = variants["correct"]
-    rows_alike = all(torch.equal(seq[i, -3:], seq[0, -3:]) for i in range(1, seq.shape[0]))
-    want_alike = all(torch.equal(want[i, -3:], want[0, -3:]) for i in range(1, seq.shape[0]))
-    # Row 0 right and every other row copying it: a constant answer (all zeros) repeats too, and names nothing.
-    if seq.shape[0] > 1 and rows_alike and not want_alike and torch.equal(seq[0], want[0]):
-        return say("suite.every_row_continues_like_row_0") + reread(9)
-    return say("suite.it_matches_no_greedy_decoder_sampling") + reread(9)
+def _explained(plan, evidence, run) -> list[Model]:
+    """The judge's models of generate that give what it returned for every case (its first call; a sampler its
+    second call too), the fewest mistakes first; [] when none does. One generate decodes every case: a model
+    that gives one case but not another does not explain the hand-in."""
+    rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
+
+    def compute() -> list[Model]:
+        calls = {GenerateCase.first: [], GenerateCase.second: []}
+        for key, returned in calls.items():
+            for name in _CASES:
+                try:
+                    case, got, _, _ = _returned(plan, evidence, run, name, key)
+                except Failed as failed:  # not a tensor, or delegated: no model gives it
+                    if failed.finding.owed:
+                        raise
+                    return []
+                if not isinstance(got, (torch.Tensor, str)):  # stopped at its budget: no model hangs
+                    return []
+                returned.append((case, "first" if key == GenerateCase.first else "second", got))
+        found = explain(calls[GenerateCase.first])
+        return [
+            m
+            for m in found
+            if not m.sampling or all(gives(m, *r[:1], r[2], call="second") for r in calls[GenerateCase.second])
+        ]
+
+    return _FOUND.get(("models", id(rec)), lambda: (rec, compute()))[1]
 
 
-def _check_greedy(plan, evidence, run, name):
-    case, seq, what = _sequence(plan, evidence, run, name)
-    want = _decoded(case)["correct"]
+def _named_model(plan, evidence, run) -> Model | None:
+    """The model that explains the hand-in with a mistake (None: none does, or generate is right)."""
+    return next((m for m in _explained(plan, evidence, run) if m.misconceptions), None)
+
+
+def _named(model, said: Said) -> Failed:
+    """A failure that names what `model` shows (a decoder's mistake, a way of returning, or both)."""
+    names = model.misconceptions
+    return Failed(said, names=names[0], also=tuple(names[1:]))
+
+
+def _labels(model) -> Said:
+    parts = [say(m) for m in (model.decoder.message, model.returned.message) if m]
+    joined = parts[0]
+    for part in parts[1:]:
+        joined = joined + say("judge.gen.and") + part
+    return joined
+
+
+def _greedy_failure(plan, evidence, run, name) -> Failed | AssertionError | None:
+    """None when case `name` decodes greedily; else its failure: named by the model that gives it, or plain."""
+    case, got, what, raised = _returned(plan, evidence, run, name)
+    if isinstance(got, torch.Tensor) and got.dtype == torch.int64 and torch.equal(got, outcome(case, GREEDY)):
+        return None
+    model = _named_model(plan, evidence, run)
+    if raised is not None:  # what raised is never read: which models raise on this case tells the mistake
+        return _named(model, raised.finding.said + _labels(model) + reread(9)) if model is not None else raised
+    want = outcome(case, GREEDY)
     t = case["ids"].shape[1]
-    assert torch.equal(seq[:, :t], case["ids"]), say(
-        "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
-    ) + reread(9)
-    if not torch.equal(seq, want):
-        variants = _variants(case)
-        step = int((seq != want).any(0).nonzero()[0]) - t + 1
-        second = _sequence(plan, evidence, run, name, GenerateCase.second)[1]
-        why = _diagnose(seq, variants, second)
-        raise AssertionError(
-            say("judge.gen.not_greedy", what=what, got=seq[:, t:].tolist(), want=want[:, t:].tolist(), n=step, why=why)
-        )
-    return seq
+    only_new = model is not None and model.returned.name == "the new tokens only"
+    shown = got[:, t:].tolist() if got.dim() == 2 and got.shape[1] > t and not only_new else got.tolist()
+    params = dict(what=what, got=shown, want=want[:, t:].tolist(), n=_first_difference(got, want, t))
+    if model is not None:
+        why = say("suite.it_matches_a_decoder_with_this", labels=_labels(model)) + reread(9)
+        return _named(model, say("judge.gen.not_greedy", **params, why=why))
+    return AssertionError(say("judge.gen.not_greedy", **params, why=say("judge.gen.no_model") + reread(9)))
 
 
-# The test whose exact greedy tokens the others rest on: what they check proves nothing if it fails.
-_GREEDY = "test_generate_greedy_within_block_size"
+def _first_difference(got: torch.Tensor, want: torch.Tensor, t: int) -> int:
+    """The first new token (counted from 1) where `got` is not the greedy sequence `want`."""
+    if got.dim() != 2 or got.shape[0] != want.shape[0]:
+        return 1
+    n = min(got.shape[1], want.shape[1])
+    differ = (got[:, :n].double() != want[:, :n].double()).any(0).nonzero()
+    return max(1, int(differ[0]) - t + 1) if len(differ) else n - t + 1
 
 
-def _credited_only_if_greedy(plan, evidence, run, note: str, **params) -> None:
-    """A check that passed proves something only with greedy tokens behind it (a constant answer has the right
-    shape and repeats too): when the greedy test fails, this is not credited (a knock-on of that test)."""
-    try:
-        _check_greedy(plan, evidence, run, "within_block")
-    except AssertionError:
-        raise Failed(say(note, test=title_of(_GREEDY), **params), waits_on=_GREEDY) from None
+def _decoded(plan, evidence, run) -> bool:
+    """Some model the judge holds (greedy or one mistake, no sampler) decodes the within-block case's tokens:
+    what they come from is the model's logits, so a fact about them is worth crediting."""
+    return any(not m.sampling for m in _explained(plan, evidence, run))
 
 
-def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
-    """int64, shape (B, T + max_new_tokens), the prompt unchanged in front, tokens in [0, V); credited when the
-    tokens are decoded (the greedy test within block_size passes, or fails for a mistake it names)."""
-    for case in plan["gpt"]["generate"]:
-        _, seq, what = _sequence(plan, evidence, run, case["name"])
-        t = case["ids"].shape[1]
-        assert torch.equal(seq[:, :t], case["ids"]), say(
-            "judge.what_problem", what=what, problem=say("judge.gen.prompt_not_preserved")
-        ) + reread(9)
-        assert bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()), say(
-            "judge.what_problem", what=what, problem=say("suite.token_ids_outside_0_v")
-        ) + reread(9)
-    _credited_only_if_greedy(plan, evidence, run, "note.shape_not_credited")
+def _credited_only_if_decoded(plan, evidence, run, note: str, **params) -> None:
+    if not _decoded(plan, evidence, run):
+        raise Failed(say(note, test=title_of(_GREEDY), **params), waits_on=_GREEDY)
 
 
 def test_generate_greedy_within_block_size(plan, evidence, run):
     """Exact greedy tokens while the context still fits in block_size."""
-    _check_greedy(plan, evidence, run, "within_block")
+    failure = _greedy_failure(plan, evidence, run, "within_block")
+    if failure is not None:
+        raise failure
 
 
 def test_generate_greedy_past_block_size(plan, evidence, run):
     """Exact greedy tokens past block_size: a context that grows past it, a prompt of exactly block_size
-    (B = 1) and a prompt longer than it; each step sees only the last block_size tokens."""
-    for name in PAST_BLOCK:
-        _check_greedy(plan, evidence, run, name)
+    (B = 1) and a prompt longer than it; each step sees only the last block_size tokens. Every mistake the
+    cases show is charged; a case no model explains costs the test's points."""
+    failures = [f for f in (_greedy_failure(plan, evidence, run, name) for name in PAST_BLOCK) if f is not None]
+    if not failures:
+        return
+    plain = [f for f in failures if not isinstance(f, Failed) or f.finding.names is None]
+    first = plain[0] if plain else failures[0]
+    said = first.finding.said if isinstance(first, Failed) else first.args[0]
+    if len(failures) > 1:
+        said = said + say("suite.and_more_case_s", n=len(failures) - 1)
+    if plain:
+        raise AssertionError(said)
+    names = list(dict.fromkeys(m for f in failures for m in f.finding.shown))
+    raise Failed(said, names=names[0], also=tuple(names[1:]))
+
+
+def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
+    """int64, shape (B, T + max_new_tokens), the prompt unchanged in front, tokens in [0, V); credited when the
+    tokens are decoded from the model's logits (greedy, or a mistake a model of generate gives)."""
+    for case in plan["gpt"]["generate"]:
+        name = case["name"]
+        _, seq, what, raised = _returned(plan, evidence, run, name)
+        if raised is not None:  # nothing returned: the greedy test of this case judges why
+            test = _GREEDY if name == "within_block" else _PAST
+            raise Failed(say("judge.gen.not_checked_raised", what=what, test=title_of(test)), waits_on=test)
+        b, t = case["ids"].shape
+        want = (b, t + case["max_new_tokens"])
+        problem = None
+        if seq.dtype != torch.int64:
+            problem = say("judge.gen.dtype", dtype=seq.dtype)
+        elif tuple(seq.shape) != want:
+            problem = say("judge.gen.length", got=tuple(seq.shape), want=want)
+        elif not torch.equal(seq[:, :t], case["ids"]):
+            problem = say("judge.gen.prompt_changed")
+        elif not bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()):
+            problem = say("suite.token_ids_outside_0_v")
+        if problem is None:
+            continue
+        model = _named_model(plan, evidence, run)
+        if model is not None and model.returned.misconception:  # float greedy ids, the new tokens alone, ...
+            raise _named(
+                model,
+                say("judge.what_problem", what=what, problem=problem + say("judge.gen.arrow") + _labels(model))
+                + reread(9),
+            )
+        raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
+    _credited_only_if_decoded(plan, evidence, run, "note.shape_not_credited")
 
 
 def test_generate_is_deterministic_argmax(plan, evidence, run):
-    """Two calls give the same greedy tokens (flat-ish next-token distributions expose sampling)."""
+    """Two calls give the same tokens (flat-ish next-token distributions expose sampling); credited when the
+    tokens are decoded from the model's logits."""
     for case in plan["gpt"]["generate"]:
-        _, first, what = _sequence(plan, evidence, run, case["name"], GenerateCase.first)
-        _, second, _ = _sequence(plan, evidence, run, case["name"], GenerateCase.second)
-        problem = greedy_problem(first, first, again=second)
-        assert problem is None, say("judge.what_problem", what=what, problem=problem)
-    _credited_only_if_greedy(plan, evidence, run, "note.determinism_not_credited")
+        name = case["name"]
+        _, first, what, _ = _returned(plan, evidence, run, name, GenerateCase.first)
+        _, second, _, _ = _returned(plan, evidence, run, name, GenerateCase.second)
+        if _same(first, second):
+            continue
+        model = _named_model(plan, evidence, run)
+        if model is not None and model.sampling:  # a draw from the model's own softmax gives both calls
+            problem = say("diag.generate.sampling")
+            raise _named(model, say("judge.what_problem", what=what, problem=problem) + reread(9))
+        raise AssertionError(say("judge.what_problem", what=what, problem=say("judge.gen.calls_differ")) + reread(9))
+    _credited_only_if_decoded(plan, evidence, run, "note.determinism_not_credited")
 
 
-def _dropout_on(case) -> torch.Tensor:
-    """The sequence a decoder gives that leaves the model in train mode (dropout 1: every activation zeroed, so
-    it is fully determined)."""
-    done = _decoded(case)
-    if "train" not in done:
-        with training(done["model"]) as model:
-            done["train"] = decode(model, case["ids"], case["max_new_tokens"])[0]
-    return done["train"]
-
-
-def _tokens(plan, evidence, run, name, key):
-    """What generate returned for a case, whatever its length or dtype (the other tests judge those)."""
-    rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
-    cases = rec.get(GptGenerate.cases)
-    if not isinstance(cases, dict) or name not in cases:
-        raise Failed(say("judge.malformed_record", name="gpt_generate"), owed=True)
-    what = say(
-        "suite.generate_input_ids_of_shape_max",
-        shape=tuple(_case(plan, name)["ids"].shape),
-        n=_case(plan, name)["max_new_tokens"],
-        block=_case(plan, name)["cfg"]["block_size"],
-    )
-    got = entry(cases[name], what)
-    _check_not_delegated(got, what)
-    seq = plain_tensor(got, key, what=say("judge.label.returned_ids", what=what))
-    return (seq if seq.dim() == 2 else None), what
+def _same(a, b) -> bool:
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
+    return a is b or (isinstance(a, str) and a == b)
 
 
 def test_generate_turns_dropout_off(plan, evidence, run):
     """generate called on a model with dropout 1 that is in train mode decodes as it does in eval mode (a
     decoder switches the model to eval mode; putting the mode back afterwards is good practice, not graded).
     Judged against the student's own eval-mode answer for the same prompt, so that it is seen beside any other
-    mistake of the loop."""
+    mistake of the loop; credited when those tokens are decoded from the model's logits."""
     case = _case(plan, "train_mode")
-    n = case["max_new_tokens"]
+    what = say("suite.generate_train_mode_what", what=_what(case), p=case["cfg"]["dropout"])
     same = True
     for key in (GenerateCase.first, GenerateCase.second):
-        train, what = _tokens(plan, evidence, run, "train_mode", key)
-        evaluated, _ = _tokens(plan, evidence, run, "within_block", key)
-        if train is None or evaluated is None or train.dtype != evaluated.dtype or train.shape != evaluated.shape:
-            same = False
-            break
-        if not torch.equal(train, evaluated):
-            same = False
-            break
-    what = say("suite.generate_train_mode_what", what=what, p=case["cfg"]["dropout"])
-    if same:  # the mode changes nothing: credited when the eval-mode tokens are the greedy ones
-        _credited_only_if_greedy(plan, evidence, run, "suite.dropout_not_checked_eval_wrong", what=what)
+        train = _returned(plan, evidence, run, "train_mode", key)[1]
+        evaluated = _returned(plan, evidence, run, "within_block", key)[1]
+        same = same and _same(train, evaluated)
+    if same:  # the mode changes nothing
+        _credited_only_if_decoded(plan, evidence, run, "suite.dropout_not_checked_eval_wrong", what=what)
         return
-    new = train[:, -n:] if train is not None and train.shape[1] >= n and train.dtype == torch.int64 else None
-    if new is not None and torch.equal(new, _dropout_on(case)[:, -n:]):
-        raise AssertionError(say("suite.dropout_on_while_decoding", what=what, got=new.tolist()) + reread(9))
-    got = train.tolist() if train is not None else None
-    want = _decoded(case)["correct"][:, -n:].tolist()
+    train = _returned(plan, evidence, run, "train_mode")[1]
+    if isinstance(train, (torch.Tensor, str)):
+        # The student's own decoder (as it decodes in eval mode), with dropout left on: the mode is then the one
+        # mistake of this test. A loop the judge cannot model in eval mode is tried as the greedy one.
+        own = [m for m in _explained(plan, evidence, run) if not m.sampling] or [Model(GREEDY, FULL)]
+        if any(gives(Model(m.decoder, m.returned, train=True), case, train) for m in own):
+            got = train[:, -case["max_new_tokens"] :].tolist() if isinstance(train, torch.Tensor) else train
+            said = say("suite.dropout_on_while_decoding", what=what, got=got) + reread(9)
+            raise Failed(said, names="dropout_in_generate")
+    got = train.tolist() if isinstance(train, torch.Tensor) else None
+    want = outcome(case, GREEDY)[:, -case["max_new_tokens"] :].tolist()
     raise AssertionError(say("suite.generate_depends_on_mode", what=what, got=got, want=want) + reread(9))

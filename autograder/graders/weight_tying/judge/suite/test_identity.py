@@ -1,8 +1,9 @@
 """Trusted: hidden suite, parameter identity: the head's weight IS the embedding's Parameter, from construction on.
 
-Each test rests on two judge-checked facts: the head shows a table the judge wrote into the embedding in
-place, and the logits for the judge's ids come from that table. The runner's own facts (same object, same
-address) only choose the message, or cost points; they never earn one.
+Each test rests on two judge-checked facts of construction: the head shows a table the judge wrote into the
+embedding in place, and the constructed model (the head applied to the table's rows, or the wrapper's MiniGPT)
+scores the judge's ids with that table. Neither waits on the student's forward, which shape flow judges. The
+runner's own facts (same object, same address) only choose the message, or cost points; they never earn one.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, tie_problem
-from autograder.graders.weight_tying.judge.forward import recorded_logits
+from autograder.graders.weight_tying.judge.forward import construction_logits
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
@@ -35,11 +36,11 @@ from autograder.grading.judge import suite_api
 from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
 
 AREA = "parameter identity"
-# How far the wrapper's logits may lie outside the span of the written table (float32 rounding is ~1e-6).
-SPAN_TOL = 1e-4
-# The shape flow tests that judge each class's forward: what a forward that raises here waits on.
+# The shape flow tests that judge each class's forward: what a test waits on when only forward can show the tie.
 _LM_SHAPES = "test_tied_lm_shapes_and_values"
 _WRAPPER_SHAPES = "test_wrapper_shapes_and_values"
+# How far the wrapper's logits may lie outside the span of the written table (float32 rounding is ~1e-6).
+SPAN_TOL = 1e-4
 _LM_HEAD = "test_tied_lm_head_is_the_embedding_parameter"  # names a borrowed (library) tie
 
 
@@ -60,27 +61,12 @@ def _wrapper_table(plan, rec, experiment: str, what: str, dtype=torch.float32) -
     return judge_table(plan["gpt"]["tables"][experiment], shape).to(dtype)
 
 
-def _forward_logits(rec, shape, dtype, *, what, shapes_test: str) -> torch.Tensor:
-    """The logits of the experiment's forward call. When forward raised, the tie was judged before it and the
-    logits cannot be: a knock-on of the shape flow test that judges forward (free only when that test names
-    the mistake: a forward that raises only here costs this test's points)."""
-    if rec.get(TableFollow.logits) is None and isinstance(rec.get(TableFollow.forward_error), str):
-        error = rec[TableFollow.forward_error]
-        if error:
-            raise Failed(
-                say("judge.identity.forward_raised", what=what, error=error[:600], test=title_of(shapes_test)),
-                waits_on=shapes_test,
-            )
-    label = say("judge.label.logits", what=what)
-    return recorded_logits(rec, TableFollow.logits, shape, what=what, label=label, shapes_test=shapes_test, dtype=dtype)
-
-
 def _check_head_uses_table(plan, rec, experiment, table, *, what):
     """The wrapper's logits for the judge's ids must be h @ table.T for some vectors h (whatever the layers
     before the head did, which shape flow judges): the head multiplies by the table just written."""
     ids = plan["gpt"]["ids"]
     v, d = table.shape
-    logits = _forward_logits(rec, (*ids.shape, v), table.dtype, what=what, shapes_test=_WRAPPER_SHAPES)
+    logits, _ = construction_logits(rec, (*ids.shape, v), table.dtype, what=what, shapes_test=_WRAPPER_SHAPES)
     if d + 2 > v:  # the table's columns span every score vector: judge the whole forward instead
         shapes = shape_dict(rec, GptIdentity.state_shapes, what=say("judge.label.state_shapes", what=what))
         p = plan["gpt"]
@@ -98,12 +84,13 @@ def _check_head_uses_table(plan, rec, experiment, table, *, what):
 
 
 def _check_logits_follow(rec, table, ids, *, what):
-    """TiedEmbeddingLM's logits are E[ids] @ E.T up to what shape flow judges (bias, softmax, scale)."""
+    """TiedEmbeddingLM's head scores the table's rows with the table: E[ids] @ E.T (a bias, a softmax or a scale
+    is shape flow's)."""
     v = table.shape[0]
-    logits = _forward_logits(rec, (*ids.shape, v), table.dtype, what=what, shapes_test=_LM_SHAPES)
+    logits, forward = construction_logits(rec, (*ids.shape, v), table.dtype, what=what, shapes_test=_LM_SHAPES)
     if logits_follow_table(logits, tied_lm_logits(table, ids)):
         return
-    if rewritten_by_forward(rec, table, logits, ids):
+    if forward and rewritten_by_forward(rec, table, logits, ids):
         raise Failed(
             say("judge.what_problem", what=what, problem=say("note.the_tie_was_not_checked_because")) + reread(2),
             waits_on=_LM_SHAPES,
