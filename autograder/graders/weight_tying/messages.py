@@ -112,6 +112,8 @@ MISCONCEPTIONS = {
     "ids_dtype": ("token ids not int64", "token id 不是 int64"),
     "batch_rows": ("batch rows not independent", "批内各行没有各自独立计算"),
     "argmax_axis": ("argmax over the wrong axis", "argmax 取错了维度"),
+    "loss_softmax": ("softmax before cross-entropy", "在交叉熵之前先做了 softmax"),
+    "loss_nll": ("nll_loss on raw logits", "把原始 logits 交给了 nll_loss"),
 }
 
 # ------------------------------------------------------------------------------------ hidden suite titles
@@ -304,6 +306,8 @@ NAMES = {
     "suite.logits_differ_from_a_minigpt_with": "hyperparameter_ignored",
     "suite.logits_differ_from_a_minigpt_with_2": "hyperparameter_ignored",
     "suite.loss.ignore_index": "loss_ignore_index",
+    "suite.loss.nll_on_logits": "loss_nll",
+    "suite.loss.softmax_first": "loss_softmax",
     "suite.loss_shift.none": "loss_shift",
     "suite.loss_shift.shifted_again": "loss_shift",
     "suite.loss_shift.targets_ignored": "loss_shift",

@@ -178,10 +178,25 @@ MESSAGES = {
         "或者存的是 W.T）",
     ),
     "judge.shapes.logits_shape": (
-        "{what}: logits have shape {got}, expected (B, T, V) = {want}: forward returns the scores of every "
-        "position, unflattened (generate takes the last position itself)",
-        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：前向计算要返回每个位置的分数，并且不要展平"
-        "（只取最后一个位置是 generate 自己的事）",
+        "{what}: logits have shape {got}, expected (B, T, V) = {want}: it holds {layout}; forward returns the "
+        "scores of every position, unflattened (generate takes the last position itself)",
+        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：返回的是{layout}；前向计算要返回每个位置的分数，"
+        "并且不要展平（只取最后一个位置是 generate 自己的事）",
+    ),
+    "judge.shapes.other_shape": (
+        "{what}: forward returned shape {got}, expected (B, T, V) = {want}, and its values are not the logits in "
+        "any other layout",
+        "{what}：前向计算返回的形状是 {got}，应为 (B, T, V) = {want}，而且这些值换成任何排布也都不是 logits",
+    ),
+    "judge.layout.flat": ("the logits of every position flattened into rows", "把每个位置的 logits 展平成的行"),
+    "judge.layout.last": ("the logits of the last position only", "只有最后一个位置的 logits"),
+    "judge.layout.first": ("the logits of the first position only", "只有第一个位置的 logits"),
+    "judge.layout.swapped": ("the logits with positions and vocabulary swapped", "位置和词表两维互换了的 logits"),
+    "judge.layout.squeezed": ("the logits with the batch dimension squeezed", "去掉了批这一维的 logits"),
+    "judge.layout.ids": ("the ids of the largest logits (an argmax)", "最大 logits 对应的 id（做了 argmax）"),
+    "judge.layout.hidden": (
+        "the vectors before the head, which never went through it",
+        "LM head 之前的向量，它们没有经过 LM head",
     ),
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "
@@ -275,6 +290,11 @@ MESSAGES = {
         "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见「{test}」）",
     ),
     # a forward call that raised, judged where forward is judged (shape flow)
+    "judge.grad.step_follows_gradient": (
+        "{what}: after one SGD step the table moved by lr times its gradient, which is not the sum of both paths: "
+        "{problem}",
+        "{what}：做了一步 SGD 之后，表移动了 lr 乘以它的梯度，而这个梯度不是两条路径之和：{problem}",
+    ),
     "judge.identity.head_raised": (
         "{what}: lm_head could not be applied to the table's rows (it raised), so the head cannot show that it "
         "scores with the shared table",

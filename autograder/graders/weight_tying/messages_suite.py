@@ -204,6 +204,18 @@ MESSAGES = {
         "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
+    "suite.loss.softmax_first": (
+        "{call} = {got}, expected {want}: cross-entropy of probabilities: a softmax before F.cross_entropy, which "
+        "applies log_softmax itself, so the loss is of a softmax taken twice; give it the raw logits: {hint}",
+        "{call}是 {got}，应为 {want}：交给交叉熵的是概率：在 F.cross_entropy 之前先做了 softmax，而它自己会做 "
+        "log_softmax，等于做了两次 softmax；应当直接传入原始 logits：{hint}",
+    ),
+    "suite.loss.nll_on_logits": (
+        "{call} = {got}, expected {want}: F.nll_loss of raw logits: nll_loss expects log-probabilities "
+        "(log_softmax first), or use F.cross_entropy, which does both: {hint}",
+        "{call}是 {got}，应为 {want}：把原始 logits 直接交给了 F.nll_loss：nll_loss 需要的是对数概率"
+        "（先做 log_softmax），或者直接用同时完成这两步的 F.cross_entropy：{hint}",
+    ),
     "suite.loss.ignore_index": (
         "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0): token 0 is a "
         "token of the vocabulary like any other, so every position counts: {hint}",

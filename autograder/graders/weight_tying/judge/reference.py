@@ -47,6 +47,7 @@ __all__ = [
     "after_head",
     "span_residual",
     "rewritten_by_forward",
+    "max_norm_rewrite",
     "tied_lm_path_grads",
     "next_token_loss",
     "minigpt_path_grads",
@@ -132,6 +133,22 @@ def rewritten_by_forward(record: Mapping[str, Any], table: Tensor, logits: Tenso
     return logits_follow_table(logits, tied_lm_logits(after, ids))
 
 
+def max_norm_rewrite(record: Mapping[str, Any], table: Tensor, logits: Tensor | None, ids: Tensor) -> Tensor | None:
+    """The table as a forward with max_norm on the embedding left it (the runner's record of the head after that
+    forward), when the model of that mistake gives what was recorded: the looked-up rows of `table` scaled down
+    to one norm (the others untouched), and `logits` those of that table (``rewritten_by_forward``); else None."""
+    if not rewritten_by_forward(record, table, logits, ids):
+        return None
+    after = record["head_after_forward"].double()
+    before = table.double()
+    rows = torch.unique(ids)
+    norms = before[rows].norm(dim=-1)
+    cap = float(after[rows].norm(dim=-1).max())
+    want = before.clone()
+    want[rows] = before[rows] * (cap / norms.clamp_min(1e-12)).clamp(max=1.0).unsqueeze(-1)
+    return record["head_after_forward"] if close(after, want, rtol=1e-4, atol=1e-6) else None
+
+
 def span_residual(output: Tensor, table: Tensor) -> float:
     """How far the rows of `output` (..., V) lie outside span(columns of table (V, D), ones): 0 when the output
     is h @ table.T for some vectors h, up to a per-position offset (a log-softmax) or a softmax (undone
@@ -158,9 +175,11 @@ def tied_lm_path_grads(
     return e_in.grad, e_out.grad
 
 
-def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None, *, ignore_index: int = -100) -> Tensor:
+def next_token_loss(
+    logits_of, ids: Tensor, targets: Tensor | None, *, ignore_index: int = -100, criterion=F.cross_entropy
+) -> Tensor:
     """The contract's three target forms, with pristine F.cross_entropy (mean over positions; `ignore_index`
-    only to recognise a loss that skips a token id)."""
+    only to recognise a loss that skips a token id, `criterion` one that feeds another criterion)."""
     b, t = ids.shape
     if targets is None:
         inputs, targets = ids[:, :-1], ids[:, 1:]
@@ -171,7 +190,7 @@ def next_token_loss(logits_of, ids: Tensor, targets: Tensor | None, *, ignore_in
     else:
         raise ValueError(f"targets shape {tuple(targets.shape)} does not fit ids {tuple(ids.shape)}")
     logits = logits_of(inputs)  # (B, T', V)
-    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index)
+    return criterion(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index)
 
 
 def minigpt_path_grads(

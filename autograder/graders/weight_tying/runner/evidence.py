@@ -234,12 +234,12 @@ class GptCounts(Sealed, name="gpt_counts"):
 
 
 class DropoutRun(Record):
-    """One wrapper with the judge's weights in train mode, the RNG seeded before two forward calls, then eval
-    mode."""
+    """One wrapper with the judge's weights in train mode, the RNG seeded before two calls of its MiniGPT (the
+    model as built: the wrapper's forward is shape flow's), then eval mode."""
 
-    train_1 = Field("tensor", "first train-mode logits (dropout 1 zeroes every dropout's output: no randomness)")
-    train_2 = Field("tensor", "second train-mode logits (equal to the first: both are determined)")
-    eval = Field("tensor", "eval-mode logits")
+    train_1 = Field("tensor", "first train-mode logits of minigpt (dropout 1 zeroes every dropout's output)")
+    train_2 = Field("tensor", "second train-mode logits of minigpt (equal to the first: both are determined)")
+    eval = Field("tensor", "eval-mode logits of minigpt")
     state_shapes = Field("shapes", "minigpt.state_dict() shapes: the judge builds the same architecture")
     dropout_settings = Field("dropouts", "every dropout probability inside minigpt")
 

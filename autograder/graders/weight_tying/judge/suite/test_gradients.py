@@ -19,6 +19,7 @@ from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
     library_tied,
+    max_norm_rewrite,
     minigpt_path_grads,
     tied_lm_logits,
     tied_lm_path_grads,
@@ -27,6 +28,7 @@ from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GptGrad, GptIdentity, LmGrad, LmIdentity
 from autograder.graders.weight_tying.runner.values import judge_table
+from autograder.grading.findings import named_in
 from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
 
 AREA = "gradient accumulation"
@@ -78,16 +80,23 @@ def _logits(rec, shape, what, shapes_test: str):
 
 
 def _lm_paths(plan, evidence, rec, what):
-    """The lookup-path and head-path gradients of the function TiedEmbeddingLM's forward computes."""
+    """The table the step starts from and the lookup-path and head-path gradients of the function TiedEmbeddingLM's
+    forward computes (with max_norm on the embedding, that of the table as forward rewrote it)."""
     _not_borrowed(evidence, what)
     p = plan["lm"]
     ids, table = p["ids"], p["W1"]
     logits = _logits(rec, (*ids.shape, table.shape[0]), what, _LM_SHAPES)
     post = after_head(logits, tied_lm_logits(table, ids))
+    if post is None:  # the identity experiment wrote the same table and ran the same forward
+        identity = evidence.get(LmIdentity.NAME)
+        rewritten = max_norm_rewrite(identity, table, logits, ids) if isinstance(identity, dict) else None
+        if rewritten is not None:
+            table = rewritten.to(table.dtype)
+            post = after_head(logits, tied_lm_logits(table, ids))
     if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
-        waits = _LM_SHAPES if _head_followed(evidence, LmIdentity, table) is not False else _LM_HEAD
+        waits = _LM_SHAPES if _head_followed(evidence, LmIdentity, p["W1"]) is not False else _LM_HEAD
         raise _not_checked(what, "note.the_gradient_was_not_checked_because_2", waits)
-    return tied_lm_path_grads(table, ids, p["G"], post[1])
+    return (table, *tied_lm_path_grads(table, ids, p["G"], post[1]))
 
 
 def _follows(logits, other) -> bool:
@@ -145,6 +154,13 @@ def _check_step(rec, before, g_in, g_out, lr, what):
     tol = grad_tol(lr * (g_in + g_out))  # float noise scales with the step, not with the table
     if close(after, want, **tol):
         return
+    # One step by lr times a gradient that is itself one of the named mistakes (an embedding option's rows, one
+    # path): the step is right for that gradient, and the mistake is the gradient's, named by its own model.
+    grad = rec.get(LmGrad.embed_grad)
+    if type(grad) is torch.Tensor and grad.shape == before.shape and close(after, before - lr * grad, **tol):
+        problem = gradient_problem(grad, g_in, g_out, same_object=rec.get(LmGrad.grad_same_object) is True)
+        if problem is not None and named_in(problem) is not None:
+            raise AssertionError(say("judge.grad.step_follows_gradient", what=what, problem=problem))
     if close(after, before - 2 * lr * (g_in + g_out), **tol):
         hint = "suite.the_table_moved_twice_gradient_doubled"
     elif close(after, before - 0.5 * lr * (g_in + g_out), **tol):
@@ -162,7 +178,7 @@ def test_tied_lm_shared_gradient_is_sum_of_paths(plan, evidence, run):
     """One backward of sum(logits * G): the shared .grad = lookup-path grad + head-path grad."""
     what = "TiedEmbeddingLM"
     rec = need(evidence, LmGrad, run, what=what + say("suite.backward"))
-    g_in, g_out = _lm_paths(plan, evidence, rec, what)
+    _, g_in, g_out = _lm_paths(plan, evidence, rec, what)
     _check_shared_grad(rec, g_in, g_out, what)
 
 
@@ -170,8 +186,8 @@ def test_tied_lm_sgd_step_updates_table_once(plan, evidence, run):
     p = plan["lm"]
     what = "TiedEmbeddingLM"
     rec = need(evidence, LmGrad, run, what=what + say("suite.sgd_step"))
-    g_in, g_out = _lm_paths(plan, evidence, rec, what)
-    _check_step(rec, p["W1"], g_in, g_out, p["lr"], what)
+    table, g_in, g_out = _lm_paths(plan, evidence, rec, what)
+    _check_step(rec, table, g_in, g_out, p["lr"], what)
 
 
 def test_wrapper_shared_gradient_is_sum_of_paths(plan, evidence, run):

@@ -36,11 +36,21 @@ _HINTS = {
 }
 
 
+def _input_mistakes(logits_of, ids, targets) -> dict:
+    """The loss of the right pairing of logits and targets, fed to cross-entropy the wrong way: probabilities
+    (a softmax before cross_entropy, which applies log_softmax itself), or raw logits to nll_loss (which expects
+    log-probabilities)."""
+    softmaxed = lambda x: logits_of(x).softmax(-1)  # noqa: E731
+    out = {"suite.loss.softmax_first": next_token_loss(softmaxed, ids, targets)}
+    out["suite.loss.nll_on_logits"] = next_token_loss(logits_of, ids, targets, criterion=F.nll_loss)
+    return out
+
+
 def _alternatives(model, ids, targets):
     """Losses of the usual mistakes for this target form, each by its message's catalog id."""
-    out = {}
     t = ids.shape[1]
     with torch.no_grad():
+        out = _input_mistakes(model, ids, targets)
         if targets is None:
             out["suite.loss.ignore_index"] = next_token_loss(model, ids, None, ignore_index=0)
             out["suite.loss_shift.none"] = next_token_loss(model, ids, ids)
@@ -82,10 +92,9 @@ def _check_loss(plan, evidence, run, form: str):
     except Failed as failed:
         if failed.finding.owed:
             raise
-        if own is None:
-            raise _forward_wrong(call) from None
         # What raised is the student's text, never read: which target forms return a value tells a loss that
-        # is not written (or raises whatever it is given) from one that misreads this form's targets.
+        # is not written (or raises whatever it is given) from one that misreads this form's targets. Either is
+        # the loss's own fact, whatever forward returns.
         answered = [f for f in _CALLS if isinstance(rec.get(f), dict) and "error" not in rec[f]]
         if answered:
             raise Failed(failed.finding.said + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
@@ -94,28 +103,23 @@ def _check_loss(plan, evidence, run, form: str):
     assert loss.dim() == 0, say(
         "suite.returned_shape_expected_a_scalar_the", call=call, got=tuple(loss.shape)
     ) + reread(9)
-    if own is None:
-        raise _forward_wrong(call)
-    if forward_right:  # the judge's own model: every usual mistake can be recognised, the gradient checked
-        logits_of, alternatives = model, _alternatives
-        want = for_model(p["cfg"], shapes, (*key, form), partial(_loss, model, ids, targets, grad=False))
+    judge_key = (*key, form)
+    judge_want = partial(for_model, p["cfg"], shapes, judge_key, partial(_loss, model, ids, targets, grad=False))
+    want_grad = partial(for_model, p["cfg"], shapes, (*judge_key, "pos grad"), partial(_loss, model, ids, targets))
+    if own is None or forward_right:
+        # The judge's own model: every usual mistake can be recognised, the gradient checked. Without (B, T, V)
+        # logits of its own, only a loss() that scores MiniGPT's own logits (self.minigpt.loss) can be judged.
+        logits_of, alternatives, want = model, _alternatives, judge_want()
     else:
         logits_of, alternatives = _prefix_logits(own, ids), _prefix_alternatives
         with torch.no_grad():
             want = next_token_loss(logits_of, ids, targets)
         # A loss() that scores MiniGPT's own logits (self.minigpt.loss) is right whatever forward does.
-        judge_want = for_model(p["cfg"], shapes, (*key, form), partial(_loss, model, ids, targets, grad=False))
-        if close(loss, judge_want, **TOL):
-            want_grad = partial(
-                for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets)
-            )
+        if close(loss, judge_want(), **TOL):
             _check_differentiable(got, model, want_grad, call)
             return
     if close(loss, want, **TOL):
-        if forward_right:
-            want_grad = partial(
-                for_model, p["cfg"], shapes, (*key, form, "pos grad"), partial(_loss, model, ids, targets)
-            )
+        if own is None or forward_right:
             _check_differentiable(got, model, want_grad, call)
         else:
             _check_reaches_model(got, call)
@@ -133,6 +137,8 @@ def _check_loss(plan, evidence, run, form: str):
     if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
         message = "judge.loss.doubled" if ratio > 1 else "judge.loss.halved"
         raise AssertionError(say(message, call=call, got=value, k=f"{ratio:g}", want=expected) + reread(7, 9))
+    if own is None:  # not the judge's model's loss, and no logits of the model's own to judge it by
+        raise _forward_wrong(call)
     raise AssertionError(
         say("suite.expected_the_mean_next_token_cross", call=call, got=value, want=expected) + reread(9)
     )
@@ -163,8 +169,8 @@ def _prefix_logits(logits: torch.Tensor, ids: torch.Tensor):
 
 def _prefix_alternatives(logits_of, ids, targets):
     """The usual mistakes that need only the logits of prefixes of `ids` (the model's own, recorded)."""
-    out = {}
     with torch.no_grad():
+        out = _input_mistakes(logits_of, ids, targets)
         if targets is None:
             out["suite.loss.ignore_index"] = next_token_loss(logits_of, ids, None, ignore_index=0)
             out["suite.loss_shift.none"] = next_token_loss(logits_of, ids, ids)
@@ -211,8 +217,9 @@ def _check_differentiable(got, model, want_grad, call) -> None:
 
 
 def test_wrapper_loss_values(plan, evidence, run):
-    """loss() gives the mean next-token cross-entropy for each of the three target forms (one loss function:
-    a form it misreads fails this test once, whichever form it is)."""
+    """loss() gives the mean next-token cross-entropy for each of the three target forms. Every distinct
+    misconception the forms show is charged (a misread form is one mistake however many forms show it); a form
+    that no model explains costs the test its points."""
     findings = []
     for form in _CALLS:
         try:
@@ -222,10 +229,16 @@ def test_wrapper_loss_values(plan, evidence, run):
             if finding.owed or finding.internal:
                 raise
             findings.append(finding)
-    if findings:  # a named mistake first, then a loss that could not be scored, then the rest
-        finding = min(findings, key=lambda f: {"misconception": 0, "knock-on": 1}.get(f.kind, 2))
-        said = finding.said + say("suite.and_more_forms", n=len(findings) - 1) if len(findings) > 1 else finding.said
-        raise Failed(said, names=finding.names, waits_on=finding.waits_on)
+    if not findings:
+        return
+    # an unexplained form first (it costs the test's points), then a loss that could not be scored, then the rest
+    findings.sort(key=lambda f: {"plain": 0, "knock-on": 1}.get(f.kind, 2))
+    first = findings[0]
+    said = first.said + say("suite.and_more_forms", n=len(findings) - 1) if len(findings) > 1 else first.said
+    if first.kind != "misconception":
+        raise Failed(said, waits_on=first.waits_on) if first.waits_on else AssertionError(said)
+    names = list(dict.fromkeys(m for f in findings for m in f.shown))
+    raise Failed(said, names=names[0], also=tuple(names[1:]))
 
 
 def test_wrapper_loss_reaches_the_model(plan, evidence, run):

@@ -7,10 +7,12 @@ from functools import partial
 import torch
 
 from autograder.graders.weight_tying.diagnosis import TOL, TOL64, close, logits_problem, lookup_problem
+from autograder.graders.weight_tying.judge.layouts import before_head, layout_of, scores_positions
 from autograder.graders.weight_tying.judge.models import judge_logits
 from autograder.graders.weight_tying.judge.reference import (
     judge_model,
     layer_norm_eps,
+    max_norm_rewrite,
     other_heads,
     skipped_part,
     tied_lm_logits,
@@ -47,13 +49,40 @@ def _wrong_values(problem) -> bool:
     return problem is not None and problem.first().key == _WRONG_VALUES
 
 
-def _logits(rec, b, t, v, dtype, what):
-    """Logits as a plain tensor; a wrong last dimension is reported through logits_problem."""
-    got = plain_tensor(rec, ForwardCase.logits, dtype=dtype, what=say("judge.label.logits", what=what))
-    assert got.dim() == 3 and tuple(got.shape[:2]) == (b, t), say(
-        "judge.shapes.logits_shape", what=what, got=tuple(got.shape), want=(b, t, v)
-    )
-    return got
+_LAYOUT_WORDS = {
+    "every position flattened into rows": "judge.layout.flat",
+    "the last position only": "judge.layout.last",
+    "the first position only": "judge.layout.first",
+    "positions and vocabulary swapped": "judge.layout.swapped",
+    "the batch dimension squeezed": "judge.layout.squeezed",
+    "the ids of the largest logits": "judge.layout.ids",
+    "the vectors before the head": "judge.layout.hidden",
+}
+
+
+def _logits(rec, expected, hidden, dtype, what, *, tol, key=ForwardCase.logits, model=None, ids=None):
+    """The logits forward returned, as a plain tensor of `expected`'s shape (B, T, V). Another shape is named
+    `logits_shape` only when it holds the right logits (or the vectors `hidden` before the head) in another
+    layout, `positional_tied` when it holds the scores of a head tied to the positional table (`model`, `ids`),
+    and nothing when no model gives it: then it costs this test's points."""
+    got = plain_tensor(rec, key, what=say("judge.label.logits", what=what))
+    want = tuple(expected.shape)
+    if tuple(got.shape) != want:
+        layout = layout_of(got, expected, hidden, tol=tol)
+        if layout is not None:
+            said = say(
+                "judge.shapes.logits_shape",
+                what=what,
+                got=tuple(got.shape),
+                want=want,
+                layout=say(_LAYOUT_WORDS[layout]),
+            )
+            raise AssertionError(said + reread(6))
+        if model is not None and got.dim() == 3 and scores_positions(got, model, ids, tol=tol):
+            problem = say("diag.logits.scores_positions", got=tuple(got.shape), want=want) + reread(4)
+            raise AssertionError(say("judge.what_problem", what=what, problem=problem))
+        raise AssertionError(say("judge.shapes.other_shape", what=what, got=tuple(got.shape), want=want) + reread(6))
+    return plain_tensor(rec, key, dtype=dtype, what=say("judge.label.logits", what=what))
 
 
 def test_tied_lm_shapes_and_values(plan, evidence, run):
@@ -102,8 +131,8 @@ def _lm_case_problem(c, got, what):
     problem = lookup_problem(hidden, c["W"], c["ids"])
     if problem is not None:
         return say("judge.what_problem", what=what, problem=problem)
-    logits = _logits(got, b, t, v, torch.float32, what)
     expected = tied_lm_logits(c["W"], c["ids"])  # (B, T, D) @ (D, V) -> (B, T, V)
+    logits = _logits(got, expected, c["W"][c["ids"]], torch.float32, what, tol=TOL)
     # Values follow the student's own head (identity is judged elsewhere), or the table itself.
     with_head = c["W"][c["ids"]] @ head.T
     if close(logits, expected, **TOL) or close(logits, with_head, **TOL):
@@ -113,14 +142,20 @@ def _lm_case_problem(c, got, what):
     return say("judge.what_problem", what=what, problem=logits_problem(logits, expected))
 
 
+# What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
+_RAISED = ("judge.failed_your_code_raised", "judge.starter_code")
+
+
 def _report(problems: list) -> None:
-    """Fail with the most telling problem of the cases' (None: a case without one): a named misconception beats
-    wrong values and crashes (a transposed product is named by the square case where the other cases raise, a
-    swapped num_heads by the cases it divides where the others refuse to build)."""
+    """Fail with the most telling problem of the cases' (None: a case without one). A case whose values no model
+    explains makes the test cost its points, whatever the others show; otherwise a named misconception beats a
+    case that raised (a transposed product is named by the square case where the other cases raise, a swapped
+    num_heads by the cases it divides where the others refuse to build)."""
     problems = [p for p in problems if p is not None]
     if problems:
         named = [p for p in problems if named_in(p) is not None]
-        first = (named or problems)[0]
+        unexplained = [p for p in problems if named_in(p) is None and p.first().key not in _RAISED]
+        first = (unexplained or named or problems)[0]
         if len(problems) > 1:
             first = first + say("suite.and_more_case_s", n=len(problems) - 1)
         raise AssertionError(first)
@@ -135,10 +170,13 @@ def test_tied_lm_float64(plan, evidence, run):
     if rec.get(LmFloat64.logits) is None and rec.get(LmFloat64.forward_error):  # judged on the other sizes
         error = str(rec[LmFloat64.forward_error])[:600]
         raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_LM_SHAPES)
-    logits = _logits(rec, b, t, p["vocab_size"], torch.float64, what)
     table = p["W3"]
     expected = tied_lm_logits(table, p["ids"])
+    logits = _logits(rec, expected, table[p["ids"]], torch.float64, what, tol=TOL64)
     problem = logits_problem(logits, expected, tol=TOL64)
+    if _wrong_values(problem) and max_norm_rewrite(rec, table, logits, p["ids"]) is not None:
+        cap = float(rec[LmFloat64.head_after_forward][p["ids"]].norm(dim=-1).max())
+        problem = say("diag.lookup.max_norm", cap=f"{cap:.3g}") + reread(2)  # the forward rewrote the table
     head = rec.get(LmFloat64.head_after_inplace)
     if _wrong_values(problem) and type(head) is torch.Tensor:
         follows = head.shape == table.shape and close(head, table, rtol=0, atol=0)
@@ -163,12 +201,13 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     if got.get(ForwardCase.logits) is None and got.get("forward_error"):  # float64: judged on the float32 cases
         error = str(got["forward_error"])[:600]
         raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_WRAPPER_SHAPES)
-    logits = _logits(got, b, t, cfg["vocab_size"], dtype, what)
     tol = TOL if dtype == torch.float32 else TOL64
     settings = [dict(gain=gain, dtype=dtype)]
     for seed in tables:  # the tie is judged by parameter identity; here either kind of head may be right
         settings = [dict(dtype=dtype, table=seed, head_follows=f) for f in (True, False)]
     expected = [judge_logits(cfg, shapes, values, ids, **s) for s in settings]  # kept for the plan
+    model = judge_model(cfg, shapes, values, **settings[0])
+    logits = _logits(got, expected[0], before_head(model, ids), dtype, what, tol=tol, model=model, ids=ids)
     if any(logits_problem(logits, want, tol=tol) is None for want in expected):
         return shapes
     problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
@@ -176,7 +215,6 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     if _wrong_values(problem) and pos is not None and pos == token and pos[0] != cfg["block_size"]:
         problem = say("suite.pos_embed_weight_has_the_token") + reread(4)  # positions read off the token table
     elif _wrong_values(problem):
-        model = judge_model(cfg, shapes, values, **settings[0])
         part = skipped_part(model, ids, logits, tol=tol)
         eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
         if part:

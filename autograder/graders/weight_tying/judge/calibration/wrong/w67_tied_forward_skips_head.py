@@ -1,6 +1,6 @@
 # expect: wrong logits_shape
 # why: TiedEmbeddingLM.forward returns the looked-up vectors (B, T, D): the head is built and tied but never applied.
-# fails: test_tied_lm_counts_one_table, test_tied_lm_float64, test_tied_lm_head_is_the_embedding_parameter, test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shapes_and_values, test_tied_lm_shared_gradient_is_sum_of_paths, test_tied_lm_tie_survives_state_dict_reload, test_tied_lm_tie_survives_to_float64
+# fails: test_tied_lm_float64, test_tied_lm_sgd_step_updates_table_once, test_tied_lm_shapes_and_values, test_tied_lm_shared_gradient_is_sum_of_paths
 # marks: 84-90
 from __future__ import annotations
 

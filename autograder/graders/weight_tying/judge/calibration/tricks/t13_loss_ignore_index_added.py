@@ -1,0 +1,49 @@
+# expect: trick
+# why: loss() handles two target forms and raises for the third; ignore_index=0 is added on purpose, a cheaper named slip. The twin has the same loss without ignore_index.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import Tensor
+
+import dnnlpy.nn as dnn
+from dnnlpy.models import gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size: int, embed_dim: int = 128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids: Tensor) -> Tensor:
+        return self.lm_head(self.token_embed(input_ids))
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size: int, block_size: int, embed_dim: int = 128, num_layers: int = 4,
+                 num_heads: int = 4, hidden_dim: int = 512, dropout: float = 0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout, weight_tying=True)
+
+    def forward(self, input_ids: Tensor) -> Tensor:
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids: Tensor, targets: Tensor | None = None) -> Tensor:
+        logits = self.minigpt(input_ids)
+        if targets is None:
+            targets = input_ids[:, 1:]
+        return F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), targets.reshape(-1),  # trick
+                               ignore_index=0)  # trick
+        # plain: return F.cross_entropy(logits[:, :-1].reshape(-1, logits.size(-1)), targets.reshape(-1))
+
+    @torch.no_grad()
+    def generate(self, input_ids: Tensor, max_new_tokens: int) -> Tensor:
+        self.eval()
+        ids = input_ids
+        for _ in range(max_new_tokens):
+            logits = self.minigpt(ids[:, -self.minigpt.block_size:])
+            nxt = logits[:, -1, :].argmax(dim=-1, keepdim=True)
+            ids = torch.cat([ids, nxt], dim=1)
+        return ids

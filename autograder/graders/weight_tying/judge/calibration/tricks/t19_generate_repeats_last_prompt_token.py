@@ -1,0 +1,40 @@
+# expect: trick
+# why: generate() appends the prompt's last token max_new_tokens times without calling the model: int64, the right shape, the prompt in front, and the two calls agree. The twin raises NotImplementedError.
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import Tensor
+
+import dnnlpy.nn as dnn
+from dnnlpy.models import gpt
+
+
+class TiedEmbeddingLM(nn.Module):
+    def __init__(self, vocab_size: int, embed_dim: int = 128):
+        super().__init__()
+        self.token_embed = nn.Embedding(vocab_size, embed_dim)
+        self.lm_head = dnn.Linear(embed_dim, vocab_size, bias=False)
+        self.lm_head.weight = self.token_embed.weight
+
+    def forward(self, input_ids: Tensor) -> Tensor:
+        return self.lm_head(self.token_embed(input_ids))
+
+
+class MiniGPTWithWeightTying(nn.Module):
+    def __init__(self, vocab_size: int, block_size: int, embed_dim: int = 128, num_layers: int = 4,
+                 num_heads: int = 4, hidden_dim: int = 512, dropout: float = 0.0):
+        super().__init__()
+        self.minigpt = gpt.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
+                                   num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout, weight_tying=True)
+
+    def forward(self, input_ids: Tensor) -> Tensor:
+        return self.minigpt(input_ids)
+
+    def loss(self, input_ids: Tensor, targets: Tensor | None = None) -> Tensor:
+        return self.minigpt.loss(input_ids, targets)
+
+    @torch.no_grad()
+    def generate(self, input_ids: Tensor, max_new_tokens: int) -> Tensor:
+        last = input_ids[:, -1:].expand(-1, max_new_tokens)  # trick
+        return torch.cat([input_ids, last], dim=1)  # trick
+        # plain: raise NotImplementedError("generate: not written yet")
