@@ -79,7 +79,10 @@ MISCONCEPTIONS = {
         "多了第二张表（复制了一份表，或者 LM head 没有绑定）",
     ),
     "delegated_tie": ("delegated tie (a library MiniGPT tied the pair)", "绑定交给了库（是库里的 MiniGPT 完成了绑定）"),
-    "data_sharing": (".data sharing (one storage, two Parameters)", "只共享了 .data（一块存储，两个参数对象）"),
+    "data_sharing": (
+        "one storage, two Parameters (.data shared, or a new nn.Parameter around the table)",
+        "一块存储，两个参数对象（共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
+    ),
     "tied_after_forward": ("tied only after forward", "前向计算之后才绑定"),
     "positional_tied": ("positional embedding tied", "positional embedding 也参与了绑定"),
     "head_bias": ("bias on the head", "LM head 带了偏置"),

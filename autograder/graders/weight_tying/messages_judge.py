@@ -50,7 +50,6 @@ MESSAGES = {
         "你的提交没有定义 {name}，所以 {what}无法运行",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
-    "judge.label.what_logits": ("{what} logits", "{what} 的 logits"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
     # parameter counts
     "judge.state_dict": (" (state_dict)", "（state_dict）"),
@@ -294,11 +293,6 @@ MESSAGES = {
         "{what}: after one SGD step the table moved by lr times its gradient, which is not the sum of both paths: "
         "{problem}",
         "{what}：做了一步 SGD 之后，表移动了 lr 乘以它的梯度，而这个梯度不是两条路径之和：{problem}",
-    ),
-    "judge.identity.head_raised": (
-        "{what}: lm_head could not be applied to the table's rows (it raised), so the head cannot show that it "
-        "scores with the shared table",
-        "{what}：无法把 lm_head 作用在这张表的行上（抛出了异常），所以无法确认 LM head 是用共享的这张表来打分的",
     ),
     "judge.label.head_logits": (
         "{what}: the head's scores for the judge's ids (before any forward call)",

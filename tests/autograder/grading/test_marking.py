@@ -44,8 +44,19 @@ def _points(*names: str) -> float:
 
 
 def test_the_suite_is_the_scheme():
-    suite = {t.function: (t.points, t.area) for t in InProcessGrader(SPEC).tests}
-    assert suite == {t.name: (t.points, t.area) for t in SCHEME.tests.values()}
+    """Every test function the suite's files define is a test of the scheme, in the area its module grades, and
+    the other way round (read from the files themselves: the suite's runner takes its points from the scheme)."""
+    import ast
+
+    found = {}  # test function -> the area its module grades
+    for path in sorted(SPEC.suite_dir.glob("test_*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assigned = [n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "AREA"]
+        area = assigned[0].value.value
+        found |= {n.name: area for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_")}
+    assert set(found) == set(SCHEME.tests)
+    assert {n: a for n, a in found.items() if SCHEME.tests[n].area != a} == {}, "tests outside their module's area"
+    assert {t.function for t in InProcessGrader(SPEC).tests} == set(SCHEME.tests)
     assert SCHEME.max_score == 100
 
 
@@ -82,25 +93,88 @@ def test_the_charges_never_exceed_a_tests_points_so_no_area_goes_below_zero():
         assert round(lost, 6) == round(100 - sum(t.score for t in marked), 6)
 
 
-def test_a_knock_on_is_free_only_behind_a_charged_misconception_of_its_exercise():
+def test_a_knock_on_is_free_only_behind_a_misconception_charged_at_least_its_points():
     shapes, grad = "test_tied_lm_shapes_and_values", "test_tied_lm_shared_gradient_is_sum_of_paths"
+    step = "test_tied_lm_sgd_step_updates_table_once"
     knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=shapes)
+    transposed = Finding(Said("judge.shapes.transposed_values", what="x"), names="transposed")
+    w_shapes, w_grad = "test_wrapper_shapes_and_values", "test_wrapper_shared_gradient_is_sum_of_paths"
+    w_knock = Finding(Said("note.the_gradient_was_not_checked_because"), waits_on=w_shapes)
+    shape_cost = min(SCHEME.misconceptions["transposed"].costs["shape flow"], _points(w_shapes))
+    grad_cost = SCHEME.misconceptions["transposed"].costs["gradient accumulation"]
+    assert shape_cost >= _points(w_grad)  # charged at least the knock-on's points: it carries the cause's charge
+    assert _mark({w_shapes: transposed, w_grad: w_knock}) == 100 - shape_cost - min(grad_cost, _points(w_grad))
+    # a cheap misconception frees no dearer knock-on: max_norm costs less than the gradient test is worth
     max_norm = Finding(Said("diag.lookup.max_norm", cap="1"), names="max_norm")
     cost = min(SCHEME.misconceptions["max_norm"].costs["shape flow"], _points(shapes))
-    assert _mark({shapes: max_norm, grad: knock}) == _mark({shapes: max_norm}) == 100 - cost
+    assert cost < _points(grad)
+    assert _mark({shapes: max_norm, grad: knock}) == 100 - cost - _points(grad)
+    # ... but a cheaper knock-on it frees (and what that one carries counts for the next)
+    assert cost >= _points(step)
+    assert _mark({shapes: max_norm, step: knock}) == 100 - cost
     # behind a failure nobody named, the knock-on costs its own points
     assert _mark({shapes: PLAIN, grad: knock}) == 100 - _points(shapes, grad)
     # waiting on a test that passed (a forward that misbehaves only where the gradient is measured)
     assert _mark({grad: knock}) == 100 - _points(grad)
     # waiting on a test of the other exercise
-    other = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=shapes)
     wrapper = "test_wrapper_shared_gradient_is_sum_of_paths"
-    assert _mark({shapes: max_norm, wrapper: other}) == 100 - cost - _points(wrapper)
-    # even when the misconception costs less in that test's area than the test is worth
-    skips = Finding(Said("misconception.skips_minigpt"), names="skips_minigpt")
-    assert SCHEME.misconceptions["skips_minigpt"].costs["gradient accumulation"] < _points(wrapper)
-    skips_cost = min(SCHEME.misconceptions["skips_minigpt"].costs["shape flow"], _points(shapes))
-    assert _mark({shapes: skips, wrapper: other}) == 100 - skips_cost - _points(wrapper)
+    assert _mark({shapes: max_norm, wrapper: knock}) == 100 - cost - _points(wrapper)
+
+
+def test_a_charge_of_nothing_frees_nothing():
+    """A misconception named only where it costs nothing (no cost in that test's area) charges nothing: its test
+    and the knock-ons behind it pay their own points."""
+    head, grad = "test_tied_lm_head_is_the_embedding_parameter", "test_tied_lm_shared_gradient_is_sum_of_paths"
+    assert "parameter identity" not in SCHEME.misconceptions["max_norm"].costs
+    max_norm = Finding(Said("diag.lookup.max_norm", cap="1"), names="max_norm")
+    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=head)
+    assert _mark({head: max_norm}) == 100 - _points(head)
+    assert _mark({head: max_norm, grad: knock}) == 100 - _points(head, grad)
+
+
+def test_the_budget_is_once_per_exercise_not_once_per_test():
+    """A misconception shown by two tests of one area costs its cost once, not once per test."""
+    within, past = "test_generate_greedy_within_block_size", "test_generate_greedy_past_block_size"
+    crop = Finding(Said("suite.wrong_crop_first_block_size_tokens_2"), names="crop")
+    cost = SCHEME.misconceptions["crop"].costs["argmax generation"]
+    assert cost < _points(within, past)  # each test alone could carry all of it
+    assert _mark({within: crop, past: crop}) == 100 - cost
+
+
+def test_a_test_showing_several_misconceptions_charges_each_within_its_points():
+    loss = "test_wrapper_loss_values"
+    both = Finding(
+        Said("suite.loss.ignore_index", call="x", got="1", want="2", hint="h"),
+        names="loss_ignore_index",
+        also=("loss_not_mean",),
+    )
+    one = Finding(Said("suite.loss.ignore_index", call="x", got="1", want="2", hint="h"), names="loss_ignore_index")
+    costs = [SCHEME.misconceptions[m].costs["shape flow"] for m in ("loss_ignore_index", "loss_not_mean")]
+    assert _mark({loss: one}) == 100 - costs[0]
+    assert _mark({loss: both}) == 100 - min(sum(costs), _points(loss))
+    marked = {t.name.rpartition("::")[2]: t for t in _marked({loss: both})}
+    assert marked[loss].shares == {
+        MISCONCEPTION + "loss_ignore_index": costs[0],
+        MISCONCEPTION + "loss_not_mean": costs[1],
+    }
+    charges = [c for c in breakdown(list(marked.values()), SCHEME)]
+    assert sorted((c.cause, c.points) for c in charges) == sorted(
+        zip(("loss_ignore_index", "loss_not_mean"), costs, strict=True)
+    )
+
+
+def test_a_misconception_is_never_read_from_a_findings_words():
+    """The English of a naming message, quoted as text, names nothing: only the finding's ids do."""
+    from autograder.protocol.said import render
+
+    words = render(Said("diag.tie.copied"))
+    quoted = Finding(verbatim(words))
+    head = "test_tied_lm_head_is_the_embedding_parameter"
+    assert quoted.kind == "plain" and finding_of(AssertionError(verbatim(words))).names is None
+    assert _mark({head: quoted}) == 100 - _points(head)
+    assert _mark({head: COPY}) == 100 - min(
+        SCHEME.misconceptions["two_tables"].costs["parameter identity"], _points(head)
+    )
 
 
 def test_evidence_the_runner_owed_and_the_judges_own_failure_cost_their_points():

@@ -139,7 +139,23 @@ def _lm_case_problem(c, got, what):
         return None
     if v == d and close(logits, c["W"][c["ids"]] @ c["W"], **TOL):  # x @ W: it runs only where V = D
         return say("judge.shapes.transposed_values", what=what) + reread(6)
-    return say("judge.what_problem", what=what, problem=logits_problem(logits, expected))
+    layout = _same_shape_layout(logits, expected, c["W"][c["ids"]], TOL, what)  # the vectors before the head
+    return layout or say("judge.what_problem", what=what, problem=logits_problem(logits, expected))
+
+
+def _same_shape_layout(logits, expected, hidden, tol, what):
+    """Output of the right shape that is another layout of the right values (the vectors before the head where
+    V = D, positions and vocabulary swapped where T = V): logits_shape's, as any other shape would be."""
+    layout = layout_of(logits, expected, hidden, tol=tol)
+    if layout is None:
+        return None
+    words = say(_LAYOUT_WORDS[layout])
+    shape = tuple(logits.shape)
+    return say("judge.shapes.logits_shape", what=what, got=shape, want=shape, layout=words) + reread(6)
+
+
+# What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
+_RAISED = ("judge.failed_your_code_raised", "judge.starter_code")
 
 
 # What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
