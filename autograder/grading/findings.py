@@ -88,7 +88,8 @@ class Finding:
             or set(data) - {"said", "names", "also", "waits_on", "owed", "internal"}
         ):
             raise ValueError(
-                f"a finding is {{'said', 'names'?, 'also'?, 'waits_on'?, 'owed'?, 'internal'?}}, not {str(data)[:120]!r}"
+                "a finding is {'said', 'names'?, 'also'?, 'waits_on'?, 'owed'?, 'internal'?}, "
+                f"not {str(data)[:120]!r}"
             )
         also = data.get("also", [])
         if not isinstance(also, list) or not all(isinstance(m, str) for m in also):
