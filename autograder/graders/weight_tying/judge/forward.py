@@ -54,7 +54,7 @@ def construction_logits(
     Parameter, which forward multiplies by itself) leaves forward's logits to show it; a forward that then
     raised, or returned another shape, is a knock-on of `shapes_test`."""
     head = record.get("head_logits") if isinstance(record, Mapping) else None
-    if type(head) is torch.Tensor:
+    if head is not None:  # the head as built computed something: that is what the tie is judged on
         label = say("judge.label.head_logits", what=what)
         return plain_tensor(record, "head_logits", shape=shape, dtype=dtype, what=label), False
     error = record.get("forward_error") if isinstance(record, Mapping) else None

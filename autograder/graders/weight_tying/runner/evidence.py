@@ -62,7 +62,10 @@ class TableFollow(TieFacts):
 
     head_after_inplace = Field("tensor", "lm_head.weight right after the write: a tied head shows the judge's table")
     logits = Field(
-        "tensor?", "the model's output for the plan's ids, with the judge's table in place (None: it raised)"
+        "tensor?",
+        "the model's output for the plan's ids, with the judge's table in place (None: it raised); read only when "
+        "head_logits is None (a head no one can call, which forward multiplies by itself)",
+        checked=False,
     )
     forward_error = Field(
         "str", "what that forward call raised ('' when it returned): the tie is judged without it", checked=False

@@ -53,10 +53,29 @@ def test_a_decoder_that_leaves_dropout_on_is_named_and_restoring_the_mode_is_not
 
 def test_a_wrong_position_decoder_is_not_charged_for_dropout_too(collect_evidence, judge):
     """w23 (the first position's logits) switches to eval mode; on seed 13 its wrong tokens equal the ones a
-    dropout-1 model gives, which once named "dropout on while decoding" too (84 against 90 on other seeds): the
-    dropout test is not credited (a knock-on of the greedy test) while eval-mode decoding is wrong."""
+    dropout-1 model gives, which once named "dropout on while decoding" too (84 against 90 on other seeds). The
+    dropout test judges its own fact, the same tokens in train mode as in eval mode, which holds: it passes, and
+    the decoder's mistake is charged once, by the greedy tests that name it."""
     source = (WRONG / "w23_generate_first_position.py").read_text()
     plan = SPEC.make_plan(13)
-    outcome = judge(plan, collect_evidence(source, plan))["test_generate_turns_dropout_off"]
-    assert not outcome.passed and outcome.finding.waits_on == "test_generate_greedy_within_block_size"
-    assert outcome.finding.names is None, outcome.message()
+    results = judge(plan, collect_evidence(source, plan))
+    assert results["test_generate_turns_dropout_off"].passed, results["test_generate_turns_dropout_off"].message()
+    greedy = results["test_generate_greedy_within_block_size"]
+    assert not greedy.passed and greedy.finding.names == "position_or_append"
+
+
+def test_a_loop_no_model_explains_is_never_credited_for_its_right_kind_of_output(collect_evidence, judge, mark):
+    """A generate that never calls the model (the prompt's last token repeated) returns int64 of the right shape,
+    the prompt in front, the same on both calls and in either mode: none of that is credited (a knock-on of the
+    greedy test, which costs its own points), so it scores what the starter's NotImplementedError scores."""
+    source = (WRONG / "w23_generate_first_position.py").read_text()
+    start = source.index("    def generate(")
+    lazy = source[:start] + (
+        "    def generate(self, input_ids, max_new_tokens):\n"
+        "        return torch.cat([input_ids, input_ids[:, -1:].expand(-1, max_new_tokens)], dim=1)\n"
+    )
+    plan = SPEC.make_plan(7)
+    results = mark(judge(plan, collect_evidence(lazy, plan)))
+    generation = [o for o in results.values() if o.area == "argmax generation"]
+    assert not any(o.passed for o in generation)
+    assert sum(o.charged for o in generation) == 18
