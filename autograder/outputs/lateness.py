@@ -1,7 +1,8 @@
 """Trusted: when each student handed in against the assignment's due date, and what the late policy takes off.
 
     due date     ``--due`` (kept in the output folder's manifest, as the seed is), else nbgrader's gradebook:
-                 the ``duedate`` of the edition the student took, plus the student's extension
+                 the ``duedate`` of the edition the student took, plus the student's extension: the kit's
+                 (``--extension``, kept likewise), else the gradebook's
     handed in    nbgrader's ``timestamp.txt`` (``grading.handins``); one that says no readable time is a
                  ``problem`` (*Needs a look*), never "on time"
     policy       nbgrader's convention (``LateSubmissionPlugin``): ``late_submission_penalty(student_id, score,
@@ -25,7 +26,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from autograder.grading.handins import parse_stamp, read_stamp, when
+from autograder.grading.handins import read_stamp, when
+from autograder.outputs.times import parse_due
 
 __all__ = [
     "Late",
@@ -142,25 +144,33 @@ def policy_from_course(course: Path) -> LatePolicy | None:
 
 @dataclass(frozen=True)
 class DueDates:
-    """The due date each student had: the default (``--due``) or their edition's, plus an extension."""
+    """The due date each student had: the default (``--due``) or their edition's, plus an extension: the kit's
+    (``--extension``) for that student, else the gradebook's for their edition."""
 
     default: datetime | None = None
     editions: dict[str, datetime] | None = None  # nbgrader assignment -> its duedate (from the gradebook)
     extensions: dict[tuple[str, str], timedelta] | None = None  # (assignment, student id) -> extension
+    granted: dict[str, timedelta] | None = None  # student id -> the kit's extension (any edition)
 
     def of(self, edition: str | None, student: str | None) -> datetime | None:
         due = self.default or (self.editions or {}).get(edition or "")
         if due is None:
             return None
-        return due + (self.extensions or {}).get((edition or "", student or ""), timedelta(0))
+        extra = (self.granted or {}).get(student or "")
+        if extra is None:
+            extra = (self.extensions or {}).get((edition or "", student or ""), timedelta(0))
+        return due + extra
 
 
-def due_dates(due: str | None, gradebook: Path | None, editions: tuple[str, ...]) -> DueDates:
-    """`due` (``--due``'s text) for everyone, and each student's extension from nbgrader's gradebook; without
-    `due`, each edition's due date from the gradebook. A gradebook that does not exist says nothing."""
-    default = parse_stamp(due) if due else None
+def due_dates(
+    due: str | None, gradebook: Path | None, editions: tuple[str, ...], *, granted: dict[str, timedelta] | None = None
+) -> DueDates:
+    """`due` (``--due``'s text) for everyone, and each student's extension (`granted`: student id -> the kit's,
+    else nbgrader's gradebook's); without `due`, each edition's due date from the gradebook. A gradebook that does
+    not exist says nothing."""
+    default = parse_due(due) if due else None
     if gradebook is None or not Path(gradebook).is_file():
-        return DueDates(default)
+        return DueDates(default, granted=granted)
     import warnings
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -182,7 +192,7 @@ def due_dates(due: str | None, gradebook: Path | None, editions: tuple[str, ...]
             for submission in assignment.submissions:
                 if submission.extension:
                     extensions[(name, submission.student.id)] = submission.extension
-    return DueDates(default, found, extensions)
+    return DueDates(default, found, extensions, granted)
 
 
 def assess(students: list, scores: dict[str, float], dues: DueDates, policy: LatePolicy) -> dict[str, Late]:
