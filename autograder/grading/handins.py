@@ -9,7 +9,8 @@ silent "on time": nbgrader's own ``autograde`` refuses such a submission.
 A student who handed in several editions of one assignment (``weight_tying`` and ``weight_tying_zh``) is graded
 on one, by this rule (``choose_edition``): the **later submission** by ``timestamp.txt``; when a time is missing
 or unreadable, or the times are the same, the assignment's own edition (the first: English). Whatever was not
-graded is said, with why, in ``grades.csv`` and the report's *Needs a look* (``outputs.roster``).
+graded is said, with why, in ``grades.csv`` and the report's *Needs a look* (``outputs.roster``); a choice made
+without a time to compare (``NO_TIME``) is listed apart, for the TA to check which edition was meant.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ __all__ = [
     "read_stamp",
     "parse_stamp",
     "EditionChoice",
+    "BY_TIME",
+    "SAME_TIME",
+    "NO_TIME",
     "choose_edition",
     "holds_work",
     "when",
@@ -91,11 +95,17 @@ def when(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+# How an edition was chosen (``EditionChoice.rule``): by the later time, the same time, or with a time missing or
+# unreadable (the TA must check: the outputs list it apart, never silently).
+BY_TIME, SAME_TIME, NO_TIME = "later", "same time", "no time"
+
+
 @dataclass(frozen=True)
 class EditionChoice:
     graded: str  # the edition (nbgrader assignment) graded
     others: tuple[str, ...]  # the other editions handed in, not graded
     why: str  # for the TA: which rule chose it, with the times
+    rule: str = ""  # BY_TIME, SAME_TIME or NO_TIME ("" when only one edition was handed in)
 
     @property
     def note(self) -> str:
@@ -117,13 +127,14 @@ def choose_edition(student: Path, editions: list[str]) -> EditionChoice:
     said = ", ".join(f"{e} {when(times[e])}" if e in times else f"{e} no time" for e in editions)
     latest = max(times.values(), default=None)
     later = [e for e, t in times.items() if t == latest]
+    own = "the assignment's own edition"
     if len(times) == len(editions) and len(later) == 1:
-        graded, why = later[0], f"the later submission ({said})"
+        graded, why, rule = later[0], f"the later submission ({said})", BY_TIME
     elif len(times) == len(editions):
-        graded, why = editions[0], f"submitted at the same time ({said}): the assignment's own edition"
+        graded, why, rule = editions[0], f"submitted at the same time ({said}): {own}", SAME_TIME
     else:
-        graded, why = editions[0], f"no submission time to compare ({said}): the assignment's own edition"
-    return EditionChoice(graded, tuple(e for e in editions if e != graded), why)
+        graded, why, rule = editions[0], f"no submission time to compare ({said}): {own}", NO_TIME
+    return EditionChoice(graded, tuple(e for e in editions if e != graded), why, rule)
 
 
 def holds_work(folder: Path, *, limit: int = 5000) -> bool:

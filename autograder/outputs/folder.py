@@ -158,6 +158,7 @@ class OutputFolder:
             "edition": student.edition,
             "note": student.note,  # what else was in the student's folder, not graded
             "edition_note": student.edition_note,  # several editions handed in: which was graded and why
+            "edition_rule": student.edition_rule,  # how (grading.handins: "later", "same time", "no time")
         }
 
     # ------------------------------------------------------------------ results

@@ -4,7 +4,7 @@
                  the ``duedate`` of the edition the student took, plus the student's extension: the kit's
                  (``--extension``, kept likewise), else the gradebook's
     handed in    nbgrader's ``timestamp.txt`` (``grading.handins``); one that says no readable time is a
-                 ``problem`` (*Needs a look*), never "on time"
+                 ``problem`` (*Needs a look*), never "on time"; so is a hand-in without one under a due date
     policy       nbgrader's convention (``LateSubmissionPlugin``): ``late_submission_penalty(student_id, score,
                  seconds_late)`` is the points taken off (None: none), kept between 0 and the score as nbgrader's
                  ``AssignLatePenalties`` keeps it. ``--late-penalty none|zero|P/hour`` (kept in the manifest)
@@ -39,7 +39,13 @@ __all__ = [
     "assess",
     "per_hour",
     "NO_PENALTY",
+    "READ",
+    "MISSING",
+    "UNREADABLE",
 ]
+
+
+READ, MISSING, UNREADABLE = "read", "missing", "unreadable"  # what a hand-in's timestamp.txt gave (Late.stamp)
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,7 @@ class Late:
     due: str = ""  # the due date that applied, with any extension ("" when none)
     seconds: float = 0.0  # how late (0: on time, or not known)
     penalty: float = 0.0  # points the policy took off the grader's score
+    stamp: str = ""  # timestamp.txt: READ, MISSING or UNREADABLE (a missing one under a due date: Needs a look)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -66,9 +73,15 @@ class Late:
                 due=str(data.get("due") or ""),
                 seconds=max(0.0, float(data.get("seconds") or 0.0)),
                 penalty=max(0.0, float(data.get("penalty") or 0.0)),
+                stamp=str(data.get("stamp") or _stamp_of(data)),
             )
         except (TypeError, ValueError):
             return None
+
+
+def _stamp_of(data: dict) -> str:
+    """What a Late an older kit recorded says of its timestamp.txt (it kept no ``stamp``)."""
+    return UNREADABLE if data.get("problem") else (READ if data.get("submitted") else MISSING)
 
 
 @dataclass(frozen=True)
@@ -205,10 +218,11 @@ def assess(students: list, scores: dict[str, float], dues: DueDates, policy: Lat
         stamp = read_stamp(Path(student.timestamp_file).parent)
         due = dues.of(student.edition, student.nbgrader_id)
         if stamp is None or stamp.when is None:
-            out[student.uid] = Late(problem=stamp.problem if stamp else "", due=when(due) if due else "")
+            kind = UNREADABLE if stamp is not None else MISSING  # never "on time": listed when a due date applies
+            out[student.uid] = Late(problem=stamp.problem if stamp else "", due=when(due) if due else "", stamp=kind)
             continue
         seconds = max(0.0, (stamp.when - due).total_seconds()) if due is not None else 0.0
         score = scores.get(student.uid)
         penalty = policy.points(student.nbgrader_id or student.name, score, seconds) if score is not None else 0.0
-        out[student.uid] = Late(when(stamp.when), "", when(due) if due else "", seconds, penalty)
+        out[student.uid] = Late(when(stamp.when), "", when(due) if due else "", seconds, penalty, READ)
     return out
