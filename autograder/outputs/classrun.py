@@ -26,6 +26,7 @@ from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.cachekey import grading_key
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, OutputFolder, now
 from autograder.outputs.options import MarkOptions, scheme_digest, settle
+from autograder.outputs.progress import Progress
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
@@ -235,8 +236,9 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             options=options,
             granted=granted,
         )
+        progress = Progress(job.out, total=len(roster), reused=len(reused), todo=len(todo))  # for `status`
         if todo:
-            _grade(job, folder, todo, keys, unreadable, outcome)
+            _grade(job, folder, todo, keys, unreadable, outcome, progress)
         states = {uid: ("grader error" if r.status == GRADER_ERROR else "graded") for uid, r in results.items()}
         for entry in manifest.students:
             entry["state"] = "up to date" if entry["uid"] in reused else states.get(entry["uid"], "pending")
@@ -244,6 +246,7 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
         manifest.finished = now()
         folder.write_manifest(manifest)
         _write_outputs(job, outcome)
+        progress.finish()
     return outcome
 
 
@@ -266,13 +269,16 @@ def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> 
     )
 
 
-def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
+def _grade(
+    job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome, progress: Progress
+) -> None:
     def on_result(uid: str, result: Result) -> None:  # written the moment it arrives: kill -9 loses nothing
         outcome.results[uid] = result
         outcome.graded.append(uid)
         folder.save_result(
             todo[uid], result, grading_key=keys[uid], assignment=job.assignment, unreadable=unreadable[uid]
         )
+        progress.add(result)
 
     try:
         run_batch(job, todo, outcome.seed, on_result)
