@@ -214,8 +214,17 @@ def _grade(args, limits, extensions) -> int:
         return fail(str(exc))
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.nbgrader_course is not None and outcome.report is not None:
-        _place_feedback(args.nbgrader_course, job.out)
+    if outcome.placement is not None:
+        _place_feedback(outcome.placement, Path(outcome.options.course), job.out)
+    if outcome.regrade and outcome.regrade["moved"]:
+        moved = len(outcome.regrade["moved"])
+        print(f"regrades: {moved} marks moved, each with why: {job.out / 'regrades.jsonl'}", file=sys.stderr)
+    if outcome.stale_pages:
+        print(
+            f"warning: {len(outcome.stale_pages)} feedback pages placed before now show another mark (e.g. "
+            f"{outcome.stale_pages[0]}): run nbgrader release_feedback again for each edition (report: Needs a look)",
+            file=sys.stderr,
+        )
     status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late, outcome)
     if outcome.batch_error:
         print(
@@ -304,13 +313,9 @@ def _render_one(args, result, file: Path) -> None:
     render(result, title=display_name(str(file)), kind=kind, spec=get_assignment(args.assignment))
 
 
-def _place_feedback(course: Path, out: Path) -> None:
-    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to hand
-    out, in a course without the exchange); one line for each kind of outcome, not one per student."""
-    from autograder.outputs.classview import load_class
-    from autograder.outputs.nbrelease import place_feedback
-
-    done = place_feedback(load_class(out), out, course)
+def _place_feedback(done, course: Path, out: Path) -> None:
+    """What the class run placed in COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to
+    hand out, in a course without the exchange); one line for each kind of outcome, not one per student."""
     where = course / "feedback"
     if done.released:
         print(

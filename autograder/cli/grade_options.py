@@ -138,13 +138,12 @@ def complete(args, out: Path | None, options: MarkOptions) -> str | None:
     run only compares, so it accepts). Grading settles the options again, under the folder's lock."""
     from autograder.graders import get_assignment
     from autograder.outputs.folder import OutputFolder
-    from autograder.outputs.options import OptionsChanged, scheme_digest, settle
+    from autograder.outputs.options import OptionsChanged, recorded_options, scheme_digest, settle
 
     previous = OutputFolder(out).read_manifest() if out is not None else None
     settled = options
     if previous is not None and previous.assignment == args.assignment:
-        legacy = {"seed": previous.seed, "due": previous.due, "late_penalty": previous.late_penalty}
-        recorded, known = MarkOptions.from_manifest(previous.options, legacy)
+        recorded, known = recorded_options(previous)
         scheme = scheme_digest(get_assignment(args.assignment).scheme)
         try:
             settled, _ = settle(

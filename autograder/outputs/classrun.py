@@ -4,7 +4,9 @@
     -> roster (a safe, unique id per student) -> extensions matched to students -> grading keys
     -> reuse every result whose key is unchanged -> grade the rest, each result written as it arrives
     -> lateness (``lateness``: against the due date, the late policy's penalty, apart from the mark)
-    -> manifest marked finished -> grades.csv -> feedback pages and report -> (nbgrader gradebook)
+    -> marks, with what made them (``regrades``: who moved and why, pages placed for release now stale)
+    -> manifest marked finished -> grades.csv -> feedback pages and report
+    -> (a course) the pages into its feedback folder for ``release_feedback`` -> (nbgrader gradebook)
 
 Ordering rules: the manifest, with every option that shapes a mark (seed, limits, due date, late policy,
 extensions, course, marking scheme), is on disk before the first submission is graded, so a run killed at any
@@ -19,14 +21,15 @@ from __future__ import annotations
 import secrets
 import stat
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
-from autograder.outputs.cachekey import grading_key
+from autograder.outputs.cachekey import grading_key, submission_digest
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, OutputFolder, now
-from autograder.outputs.options import MarkOptions, scheme_digest, settle
+from autograder.outputs.nbrelease import place_for_release
+from autograder.outputs.options import MarkOptions, match_extensions, recorded_options, scheme_digest, settle
 from autograder.outputs.progress import Progress
+from autograder.outputs.regrades import record_marks
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
@@ -75,6 +78,9 @@ class ClassOutcome:
     late: dict = field(default_factory=dict)  # uid -> lateness.Late (students in nbgrader's layout)
     options: MarkOptions = MarkOptions()  # what this run used (the folder's, or this run's when accepted)
     granted: dict = field(default_factory=dict)  # uid -> timedelta: the kit's extension for that student
+    regrade: dict | None = None  # the line this run appended to regrades.jsonl (None: no mark moved)
+    placement: object = None  # nbrelease.Placement: the pages placed for release_feedback (with a course)
+    stale_pages: list[str] = field(default_factory=list)  # students whose placed page now shows another mark
 
 
 def unreadable_reason(path: Path) -> str:
@@ -128,33 +134,13 @@ def _settled(job: ClassJob, spec, previous: Manifest | None) -> tuple[MarkOption
             f"{str(job.out)!r} holds grades of assignment {previous.assignment!r}, not {job.assignment!r}: "
             "give another --out folder"
         )
-    recorded, known = (None, frozenset())
-    if previous is not None:
-        legacy = {"seed": previous.seed, "due": previous.due, "late_penalty": previous.late_penalty}
-        recorded, known = MarkOptions.from_manifest(previous.options, legacy)
+    recorded, known = recorded_options(previous)
     options, changes = settle(
         asked_options(job, spec), recorded, known=known, out=job.out, accept=job.accept_new_options
     )
     if options.seed is None:
         options = replace(options, seed=secrets.randbelow(2**31))
     return options, changes
-
-
-def _granted(roster: list[Student], options: MarkOptions, given: bool) -> dict[str, timedelta]:
-    """uid -> the kit's extension for each student it names; `given` (this run named them): a name that matches
-    no hand-in stops the run (a misspelt name would leave a student's penalty in place)."""
-    granted: dict[str, timedelta] = {}
-    for text, seconds in options.extensions or ():
-        found = [s.uid for s in roster if s.matches(text)]
-        if not found and given:
-            sample = ", ".join(s.nbgrader_id or s.name for s in roster[:5]) + (" ..." if len(roster) > 5 else "")
-            raise ClassRunError(
-                f"--extension {display_name(text)!r} matches no hand-in of this class ({len(roster)} students, e.g. "
-                f"{sample}): give the student's nbgrader id or name as grades.csv lists them (a student who has "
-                "not handed in yet gets theirs once they have); nothing was graded"
-            )
-        granted.update(dict.fromkeys(found, timedelta(seconds=seconds)))
-    return granted
 
 
 def selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
@@ -192,8 +178,15 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             notebook=spec.name,
         )
         forced = {s.uid for s in roster} if job.force else selected(roster, job.only)
-        granted = _granted(roster, options, given=job.extensions is not None)
-        keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
+        try:  # a name given now that matches no hand-in stops the run (a misspelt one would keep a penalty)
+            granted = match_extensions(roster, options, given=job.extensions is not None)
+        except ValueError as exc:
+            raise ClassRunError(str(exc)) from None
+        digests = {s.uid: submission_digest(s.path) for s in roster}
+        keys = {
+            s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits, digest=digests[s.uid])
+            for s in roster
+        }
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}
         results: dict[str, Result] = {}
         older: list[str] = []  # result files this kit does not read (an older kit's format): graded again
@@ -219,8 +212,13 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             late_penalty=options.late_penalty,
             options=options.to_dict(),
         )
+        before = {e["uid"]: e for e in previous.students} if previous is not None else {}
         manifest.students = [
-            folder.entry(s, keys[s.uid], "up to date" if s.uid in results else "pending", unreadable[s.uid])
+            {
+                **folder.entry(s, keys[s.uid], "up to date" if s.uid in results else "pending", unreadable[s.uid]),
+                "hand_in": digests[s.uid],
+                **{k: v for k, v in before.get(s.uid, {}).items() if k in ("mark", "placed")},  # until replaced
+            }
             for s in roster
         ]
         folder.write_manifest(manifest)  # every option that shapes a mark is on disk before anything is graded
@@ -243,11 +241,41 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
         for entry in manifest.students:
             entry["state"] = "up to date" if entry["uid"] in reused else states.get(entry["uid"], "pending")
         _lateness(job, manifest, outcome)
+        was = {uid: e.get("mark") for uid, e in before.items()}
+        outcome.regrade = record_marks(
+            manifest, outcome, was, changes, inputs=_inputs(spec, manifest, outcome, digests)
+        )
         manifest.finished = now()
         folder.write_manifest(manifest)
         _write_outputs(job, outcome)
+        if options.course and outcome.report is not None:  # pages where release_feedback finds them
+            outcome.placement = place_for_release(job.out, Path(options.course), manifest.students)
+            folder.write_manifest(manifest)
         progress.finish()
     return outcome
+
+
+def _inputs(spec, manifest: Manifest, outcome: ClassOutcome, digests: dict) -> dict[str, dict]:
+    """uid -> what makes that student's mark (``regrades.mark_of``): their hand-in, the grader, this run's options."""
+    from autograder.outputs.cachekey import grader_digest
+
+    options, grader = outcome.options, grader_digest(spec) + "|" + manifest.kit_version
+    inputs = {}
+    for student in outcome.roster:
+        extension = outcome.granted.get(student.uid)
+        inputs[student.uid] = {
+            "hand_in": digests[student.uid],
+            "grader": grader,
+            "scheme": options.scheme,
+            "seed": options.seed,
+            "timeout": options.timeout,
+            "memory": options.memory,
+            "due": options.due,
+            "late_penalty": options.late_penalty,
+            "extension": extension.total_seconds() if extension is not None else None,
+            "gradebook": options.gradebook,
+        }
+    return inputs
 
 
 def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> None:

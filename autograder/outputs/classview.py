@@ -51,6 +51,9 @@ FLAGS = {
     "<student>/<assignment>/timestamp.txt (e.g. 2026-05-04 09:30:00 UTC) and run the same command again",
     "late": "handed in after the due date: the late policy's penalty is apart from the grader's score "
     "(grades.csv: late_penalty, final_score)",
+    "feedback page stale": "the page placed for the student before this run shows another mark or other charges: "
+    "run `nbgrader release_feedback <assignment>` in the course again, for each edition (a page handed out by "
+    "hand: hand out the new one from the course's feedback folder); regrades.jsonl says why the mark moved",
 }
 
 
@@ -71,6 +74,7 @@ class Row:
     edition: str | None = None  # the edition folder (nbgrader assignment) the graded file sits in
     late: Late | None = None  # when it was handed in against the due date (nbgrader's layout only)
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
+    stale_page: dict | None = None  # a page placed for release before this run that shows something else now
 
     @property
     def feedback_href(self) -> str:
@@ -105,6 +109,7 @@ class ClassView:
                 r for r in self.rows if r.late is not None and r.late.due and r.late.stamp == MISSING
             ],
             "late": [r for r in self.rows if r.late is not None and r.late.seconds > 0],
+            "feedback page stale": [r for r in self.rows if r.stale_page],
         }
         return {flag: rows for flag, rows in found.items() if rows}
 
@@ -159,6 +164,7 @@ def load_class(out: str | Path) -> ClassView:
                 nbgrader_id=_text(entry.get("nbgrader_id")),
                 edition=_text(entry.get("edition")),
                 late=Late.from_dict(entry.get("late")),
+                stale_page=entry.get("stale_page") if isinstance(entry.get("stale_page"), dict) else None,
             )
         )
     alike = lookalikes([r.name for r in view.rows])

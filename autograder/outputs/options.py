@@ -25,10 +25,19 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
-__all__ = ["MarkOptions", "Change", "OptionsChanged", "settle", "scheme_digest", "FLAGS"]
+__all__ = [
+    "MarkOptions",
+    "Change",
+    "OptionsChanged",
+    "settle",
+    "scheme_digest",
+    "recorded_options",
+    "match_extensions",
+    "FLAGS",
+]
 
 # field -> how the command line names it (messages say what to type)
 FLAGS = {
@@ -85,9 +94,6 @@ class MarkOptions:
                 value = None
             values[field.name] = value
         return cls(**values), frozenset(f.name for f in dataclasses.fields(cls))
-
-    def extension_of(self) -> dict[str, float]:
-        return dict(self.extensions or ())
 
 
 def _extensions(value: object) -> tuple[tuple[str, float], ...] | None:
@@ -217,3 +223,30 @@ def _plain(value: object) -> object:
     if isinstance(value, tuple | set | frozenset):
         return list(value)
     raise TypeError(f"a marking scheme holds {type(value).__name__}: not a value to digest")
+
+
+def recorded_options(manifest) -> tuple[MarkOptions | None, frozenset[str]]:
+    """(the options an output folder's ``Manifest`` recorded, the names it recorded); (None, {}) for no folder."""
+    if manifest is None:
+        return None, frozenset()
+    legacy = {"seed": manifest.seed, "due": manifest.due, "late_penalty": manifest.late_penalty}
+    return MarkOptions.from_manifest(manifest.options, legacy)
+
+
+def match_extensions(roster: list, options: MarkOptions, *, given: bool) -> dict[str, timedelta]:
+    """uid -> the extension of each roster student (``outputs.roster.Student``) an extension names (by nbgrader id,
+    name or id); `given` (this run named them): a name that matches no hand-in is a ValueError naming it."""
+    from autograder.outputs.roster import display_name
+
+    granted: dict[str, timedelta] = {}
+    for text, seconds in options.extensions or ():
+        found = [s.uid for s in roster if s.matches(text)]
+        if not found and given:
+            sample = ", ".join(s.nbgrader_id or s.name for s in roster[:5]) + (" ..." if len(roster) > 5 else "")
+            raise ValueError(
+                f"--extension {display_name(text)!r} matches no hand-in of this class ({len(roster)} students, e.g. "
+                f"{sample}): give the student's nbgrader id or name as grades.csv lists them (a student who has "
+                "not handed in yet gets theirs once they have); nothing was graded"
+            )
+        granted.update(dict.fromkeys(found, timedelta(seconds=seconds)))
+    return granted
