@@ -33,7 +33,6 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
     grade.add_argument(
         "--timeout", type=positive(float), default=None, help="wall seconds per submission (60; default: the folder's)"
     )
-    grade.set_defaults(memory=None)  # None: the --out folder's, else 2GiB (cli.grade_options.complete)
     grade.add_argument(
         "--out",
         type=Path,

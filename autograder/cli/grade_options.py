@@ -14,10 +14,9 @@ from pathlib import Path
 
 from autograder.outputs.options import MarkOptions
 
-__all__ = ["add_options", "asked", "complete", "late_options", "read_extensions", "DEFAULT_TIMEOUT", "DEFAULT_MEMORY"]
+__all__ = ["add_options", "asked", "complete", "late_options", "read_extensions", "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 60.0  # wall seconds per submission, when neither the command nor the folder says
-DEFAULT_MEMORY = "2GiB"
 _CSV_BYTES = 1 << 20  # a roster's extensions: far below a mebibyte
 
 
@@ -164,10 +163,8 @@ def complete(args, out: Path | None, options: MarkOptions) -> str | None:
             print(f"note: {where}, as {str(out)!r} recorded", file=sys.stderr)
         if args.gradebook_assignment is None:
             args.gradebook_assignment = settled.gradebook_assignment
-    from autograder.cli.common import size
-
     args.timeout = settled.timeout if settled.timeout is not None else DEFAULT_TIMEOUT
-    args.memory = settled.memory if settled.memory is not None else size(DEFAULT_MEMORY)
+    args.memory = settled.memory  # None: neither says (grading_limits: the default)
     return None
 
 
