@@ -4,7 +4,8 @@ nbgrader's exchange writes ``<student>/<assignment>/timestamp.txt`` when a stude
 nbgrader reads it (``nbgrader.utils.parse_utc``: "2026-05-04 09:30:00.123456 UTC", or any form dateutil reads,
 with an offset or a zone name; a time without one is UTC), from a small regular file only (a link or a device
 is not nbgrader's). A file that says no time nbgrader could read is a ``Stamp`` with a ``problem``, never a
-silent "on time": nbgrader's own ``autograde`` refuses such a submission.
+silent "on time": nbgrader's own ``autograde`` refuses such a submission. So is one whose zone name nbgrader
+does not know (it would read the time as UTC, silently); an instructor's times are read by ``outputs.times``.
 
 A student who handed in several editions of one assignment (``weight_tying`` and ``weight_tying_zh``) is graded
 on one, by this rule (``choose_edition``): the **later submission** by ``timestamp.txt``; when a time is missing
@@ -60,6 +61,8 @@ def parse_stamp(text: str) -> datetime:
                 zone = int(parts[2])
             except ValueError:
                 zone = dateutil.tz.gettz(parts[2])
+            if zone is None:  # nbgrader would take an unknown zone for UTC: a time read wrong, never said
+                raise ValueError(f"{text.strip()[:60]!r} names a zone nbgrader does not know ({parts[2][:30]!r})")
             moment = dateutil.parser.parse(" ".join(parts[:2]) + " TZ", tzinfos={"TZ": zone})
         else:
             moment = dateutil.parser.parse(text)

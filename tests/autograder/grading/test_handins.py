@@ -36,7 +36,17 @@ def test_a_timestamp_reads_as_nbgrader_reads_it(text):
     assert parse_stamp(text) == parse_utc(text).replace(tzinfo=UTC)
 
 
-@pytest.mark.parametrize("text", ["yesterday", "", "2026-13-45 10:00:00 UTC", "\x00\x01"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yesterday",
+        "",
+        "2026-13-45 10:00:00 UTC",
+        "\x00\x01",
+        "2026-05-04 09:30:00 Europe/Berln",
+        "2026-05-04 09:30 Berlin",
+    ],
+)
 def test_a_timestamp_nbgrader_cannot_read_is_a_problem_never_a_time(tmp_path, text):
     (tmp_path / "timestamp.txt").write_text(text)
     stamp = read_stamp(tmp_path)
