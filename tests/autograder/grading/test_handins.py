@@ -89,18 +89,20 @@ def test_of_two_editions_the_later_submission_is_graded_else_the_assignments_own
     assert datetime(2026, 5, 4, 10, tzinfo=UTC) == read_stamp(root / "cy" / "weight_tying_zh").when
 
 
+def _full_marks(*, submissions, on_result, seed, **_):
+    """Stands in for grade_batch: every file scores 100."""
+    for uid in sorted(submissions):
+        tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
+        on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+
+
 def test_the_class_outputs_say_which_edition_was_graded_and_why(tmp_path, monkeypatch):
     root = tmp_path / "submitted"
     _hand_in(root, "cy", "weight_tying", "2026-05-04 09:30:00.000000 UTC")
     _hand_in(root, "cy", "weight_tying_zh", "2026-05-04 10:00:00.000000 UTC")
     _hand_in(root, "al", "weight_tying", "2026-05-04 09:00:00.000000 UTC")
 
-    def batch(*, submissions, on_result, seed, **_):
-        for uid in sorted(submissions):
-            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
-
-    monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", _full_marks)
     submissions = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",))
     job = ClassJob(assignment="weight_tying", paths=(root,), out=tmp_path / "graded", progress=False)
     outcome = grade_class(job, submissions=submissions)
@@ -123,12 +125,7 @@ def test_a_garbled_or_missing_stamp_is_listed_with_what_to_do_never_chosen_silen
     _hand_in(root, "al", "weight_tying", "2026-05-04 09:00:00.000000 UTC")
     assert choose_edition(root / "fu", list(EDITIONS)).rule == "no time"
 
-    def batch(*, submissions, on_result, seed, **_):
-        for uid in sorted(submissions):
-            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
-
-    monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", _full_marks)
     submissions = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",))
     job = ClassJob(
         assignment="weight_tying", paths=(root,), out=tmp_path / "graded", progress=False, due="2026-05-04 12:00 UTC"
