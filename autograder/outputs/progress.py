@@ -9,7 +9,7 @@ the lock (a ``grade`` starting at that moment would find the folder busy), nor f
 left behind and another process may have since. So the line tells a running batch (done of total, failures,
 elapsed, time left at this run's pace), a finished one, and one stopped part-way (kill -9, a reboot)::
 
-    running (pid 4242): 7 of 11 graded (2 up to date before), 1 grader error; 1 min 12 s elapsed, about 40 s left
+    running (pid 4242): 7 of 9 graded (2 up to date before), 1 grader error; 1 min 12 s elapsed, about 20 s left
 """
 
 from __future__ import annotations
