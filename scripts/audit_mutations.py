@@ -44,7 +44,7 @@ _REPORT = "autograder/outputs/templates/report.html.j2"
 _PAGES = ("tests/autograder/outputs/test_hostile_pages.py",)
 _TENSORS = "autograder/protocol/tensors.py"
 _TENSOR_GUARDS = ("tests/autograder/protocol/test_tensors.py",)
-_CLASSRUN_GUARDS = ("tests/autograder/outputs/test_classrun.py",)
+_CLASSRUN_GUARDS = ("tests/autograder/outputs/test_classrun.py", "tests/autograder/outputs/test_options.py")
 
 MUTATIONS = (
     Mutation(
@@ -240,9 +240,16 @@ MUTATIONS = (
     ),
     Mutation(
         "classrun-writes-the-manifest-before-grading",
-        "a class run's manifest, with its seed, is on disk before the first submission is graded",
+        "a class run's manifest, with its seed and every option that shapes a mark, is on disk before the first "
+        "submission is graded",
         "autograder/outputs/classrun.py",
-        (("        folder.write_manifest(manifest)  # the seed is on disk before anything is graded\n", ""),),
+        (
+            (
+                "        folder.write_manifest(manifest)  # every option that shapes a mark is on disk before anything "
+                "is graded\n",
+                "",
+            ),
+        ),
         _CLASSRUN_GUARDS,
     ),
 )

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from autograder.sandbox.limits import Limits
 
 __all__ = [
+    "DEFAULT_MEMORY",
     "fail",
     "positive",
     "size",
@@ -27,6 +28,9 @@ __all__ = [
     "grading_limits",
     "guarded",
 ]
+
+
+DEFAULT_MEMORY = "2GiB"  # per submission, when neither the command nor (for grade) the --out folder says
 
 
 def fail(message: str) -> int:
@@ -73,7 +77,9 @@ def common_options() -> argparse.ArgumentParser:
     common.add_argument("--assignment", required=True, help="assignment name, e.g. weight_tying")
     common.add_argument("--json", action="store_true", help="print JSON (the last thing on stdout)")
     common.add_argument("--seed", type=int, default=None, help="fix the judge's random plan (default: random)")
-    common.add_argument("--memory", type=size, default="2GiB", help="memory cap per submission (default 2GiB)")
+    common.add_argument(
+        "--memory", type=size, default=None, help="memory cap per submission (default 2GiB; grade: the --out folder's)"
+    )
     common.add_argument("--workers", type=positive(int), default=None, help="parallel submissions (default: cores)")
     common.add_argument(
         "--executor",
@@ -160,6 +166,7 @@ def grading_limits(args) -> Limits | str:
     if error := assignment_error(args.assignment):
         return error
     try:
-        return Limits(wall_seconds=args.timeout, memory_bytes=args.memory)
+        memory = args.memory if args.memory is not None else size(DEFAULT_MEMORY)  # None: not given
+        return Limits(wall_seconds=args.timeout, memory_bytes=memory)
     except ValueError as exc:
         return str(exc)

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from autograder.cli.common import fail, grading_limits, guarded, positive
+from autograder.cli.grade_options import add_options, asked, complete, late_options
 
 __all__ = ["add_parser", "run"]
 
@@ -29,7 +30,9 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help=".py/.ipynb file, or a folder (nbgrader submitted/<student>/<assignment>/ or flat); "
         "default with --nbgrader-course: COURSE/submitted",
     )
-    grade.add_argument("--timeout", type=positive(float), default=60.0, help="wall seconds per submission (60)")
+    grade.add_argument(
+        "--timeout", type=positive(float), default=None, help="wall seconds per submission (60; default: the folder's)"
+    )
     grade.add_argument(
         "--out",
         type=Path,
@@ -71,8 +74,9 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         "--due",
         default=None,
         metavar="WHEN",
-        help="the due date, e.g. '2026-05-04 23:59 Europe/Berlin' (no zone: UTC); default: the folder's, else each "
-        "edition's duedate in nbgrader's gradebook (with each student's extension). Lateness is shown per student",
+        help="the due date, e.g. '2026-05-04 23:59 Europe/Berlin' or '2026-05-04 23:59 +02:00' (an IANA zone or an "
+        "offset; no zone: UTC); default: the folder's, else each edition's duedate in nbgrader's gradebook (with each "
+        "student's extension). Lateness is shown per student",
     )
     grade.add_argument(
         "--late-penalty",
@@ -88,13 +92,20 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="nbgrader assignment to write every student into (default: each student's own edition, "
         "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
     )
+    add_options(grade)  # --extension, --extensions, --accept-new-options
 
 
 def run(args) -> int:
+    options = asked(args)  # the options that shape a mark, checked; what is left out comes from the folder
+    if isinstance(options, str):
+        return fail(options)
+    single = len(args.paths) == 1 and args.paths[0].is_file()
+    if error := complete(args, args.out or (None if single else Path("graded")), options):
+        return fail(error)
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
-    return guarded(lambda: _grade(args, limits))
+    return guarded(lambda: _grade(args, limits, options.extensions))
 
 
 def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
@@ -136,11 +147,12 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
     return paths, gradebook, tuple(hide)
 
 
-def _grade(args, limits) -> int:
+def _grade(args, limits, extensions) -> int:
     from autograder.graders import editions_of, get_assignment
     from autograder.grading.submissions import find_submissions
     from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
     from autograder.outputs.folder import FolderBusy
+    from autograder.outputs.options import OptionsChanged
     from autograder.outputs.summary import batch_json, print_batch
 
     targets = _targets(args)
@@ -148,13 +160,15 @@ def _grade(args, limits) -> int:
         return fail(targets)
     paths, gradebook, hide = targets
     single = len(paths) == 1 and paths[0].is_file()
-    due, why = _late_options(args, gradebook)
+    due, why = late_options(args, gradebook)
     if why:
         return fail(why)
     if single and args.out is None and args.dry_run:
         return fail("--dry-run compares with a class folder's marks: give --out FOLDER")
-    if single and args.out is None and (args.due or args.late_penalty):
-        return fail("--due and --late-penalty apply to a class run: give --out FOLDER (a class of one works too)")
+    if single and args.out is None and (args.due or args.late_penalty or extensions is not None):
+        return fail(
+            "--due, --late-penalty and --extension apply to a class run: give --out FOLDER (a class of one works too)"
+        )
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -186,18 +200,31 @@ def _grade(args, limits) -> int:
         due=due,
         late_penalty=args.late_penalty,
         gradebook=gradebook,
+        extensions=extensions,
+        course=args.nbgrader_course,
+        gradebook_assignment=args.gradebook_assignment,
+        accept_new_options=args.accept_new_options,
     )
     if args.dry_run:
         return _dry_run(args, job, submissions)
     try:
         outcome = grade_class(job, submissions=submissions)
-    except (ClassRunError, FolderBusy) as exc:
+    except (ClassRunError, FolderBusy, OptionsChanged) as exc:
         return fail(str(exc))
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if args.nbgrader_course is not None and outcome.report is not None:
-        _place_feedback(args.nbgrader_course, job.out)
-    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late)
+    if outcome.placement is not None:
+        _place_feedback(outcome.placement, Path(outcome.options.course), job.out)
+    if outcome.regrade and outcome.regrade["moved"]:
+        moved = len(outcome.regrade["moved"])
+        print(f"regrades: {moved} marks moved, each with why: {job.out / 'regrades.jsonl'}", file=sys.stderr)
+    if outcome.stale_pages:
+        print(
+            f"warning: {len(outcome.stale_pages)} feedback pages placed before now show another mark (e.g. "
+            f"{outcome.stale_pages[0]}): run nbgrader release_feedback again for each edition (report: Needs a look)",
+            file=sys.stderr,
+        )
+    status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late, outcome)
     if outcome.batch_error:
         print(
             f"grader error: the batch stopped ({outcome.batch_error}); {len(outcome.results)} of "
@@ -285,13 +312,9 @@ def _render_one(args, result, file: Path) -> None:
     render(result, title=display_name(str(file)), kind=kind, spec=get_assignment(args.assignment))
 
 
-def _place_feedback(course: Path, out: Path) -> None:
-    """The kit's pages into COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to hand
-    out, in a course without the exchange); one line for each kind of outcome, not one per student."""
-    from autograder.outputs.classview import load_class
-    from autograder.outputs.nbrelease import place_feedback
-
-    done = place_feedback(load_class(out), out, course)
+def _place_feedback(done, course: Path, out: Path) -> None:
+    """What the class run placed in COURSE/feedback/<student>/<assignment>/, for nbgrader's release_feedback (or to
+    hand out, in a course without the exchange); one line for each kind of outcome, not one per student."""
     where = course / "feedback"
     if done.released:
         print(
@@ -314,41 +337,31 @@ def _place_feedback(course: Path, out: Path) -> None:
         print(f"warning: feedback page not placed: {why}", file=sys.stderr)
 
 
-def _late_options(args, gradebook: Path | None) -> tuple[str | None, str]:
-    """(--due as an ISO time or None, ""), after checking it, --late-penalty and the course's late policy; or
-    (None, why one of them is not usable), before anything is graded."""
-    from autograder.grading.handins import parse_stamp
-    from autograder.outputs.lateness import policy_from_course, policy_from_option
-
-    try:
-        due = parse_stamp(args.due).isoformat() if args.due else None
-    except ValueError:
-        return (
-            None,
-            f"--due {args.due!r} is not a time: give e.g. --due '2026-05-04 23:59 Europe/Berlin' (no zone: UTC)",
-        )
-    try:
-        if args.late_penalty:
-            policy_from_option(args.late_penalty)
-        elif gradebook is not None:
-            policy_from_course(gradebook.parent)
-    except ValueError as exc:
-        return None, str(exc)
-    return due, ""
-
-
-def _to_gradebook(args, gradebook: Path | None, roster: list, results: dict, late: dict | None = None) -> int:
-    """Write the scores into nbgrader's gradebook when asked; 0 if done (or not asked), 1 if it failed."""
+def _to_gradebook(
+    args, gradebook: Path | None, roster: list, results: dict, late: dict | None = None, outcome=None
+) -> int:
+    """Write the scores into nbgrader's gradebook when asked (with a class run's due date and extensions,
+    `outcome`'s); 0 if done (or not asked), 1 if it failed."""
     if gradebook is None:
         return 0
+    from datetime import datetime
+
     from autograder.graders import editions_of
-    from autograder.grading.handins import parse_stamp
     from autograder.outputs.gradebook_editions import record_by_edition
 
     course = args.nbgrader_course
     name = args.gradebook_assignment or args.assignment
     editions = () if args.gradebook_assignment else editions_of(args.assignment)[1:]  # each into its own
-    due = parse_stamp(args.due) if args.due else None
+    due = datetime.fromisoformat(outcome.options.due) if outcome is not None and outcome.options.due else None
+    granted = outcome.granted if outcome is not None else None
     return record_by_edition(
-        roster, results, gradebook, assignment=name, course=course, editions=editions, late=late, due=due
+        roster,
+        results,
+        gradebook,
+        assignment=name,
+        course=course,
+        editions=editions,
+        late=late,
+        due=due,
+        extensions=granted,
     )

@@ -1,5 +1,5 @@
 """Trusted: ``python -m autograder <command>``: the parser, and each subcommand dispatched to its module
-(``grade``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``), a thin layer over keyword-only functions.
+(``grade``, ``status``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``), a thin layer over keyword-only functions.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong
 verdict or the grader itself failed; 2 for bad arguments.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.cli import calibrate, dask, grade, gradescope, mutate
+from autograder.cli import calibrate, dask, grade, gradescope, mutate, status
 from autograder.cli.common import common_options
 
 __all__ = ["main", "build_parser"]
@@ -21,6 +21,7 @@ examples:
   python -m autograder grade --assignment weight_tying alice.ipynb --json      # Gradescope results JSON
   python -m autograder grade --assignment weight_tying assignments/submitted --out graded --workers 4
   python -m autograder grade --assignment weight_tying --nbgrader-course assignments   # -> gradebook.db
+  python -m autograder status graded       # one line on the class run in graded/, from another terminal
   python -m autograder calibrate --assignment weight_tying
   python -m autograder calibrate --assignment weight_tying --seeds 25 --in-process   # the seed sweep
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
@@ -30,8 +31,10 @@ examples:
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
 manifest.json records the students and the seed. Running the same command again grades only what is
-missing or changed (after a crash or kill -9 too) and reuses the folder's seed; --force regrades
-everyone, --student S regrades S. grades.csv, report.html and feedback/<id>.html are rebuilt each time.
+missing or changed (after a crash or kill -9 too) and reuses the folder's options (seed, limits, --due,
+--late-penalty, extensions, course or gradebook); one that gives other options stops, naming both, unless
+--accept-new-options. --force regrades everyone, --student S regrades S. grades.csv, report.html and
+feedback/<id>.html are rebuilt each time; regrades.jsonl records whose marks each run moved, and why.
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
 edition they handed in (the --assignment name, or another edition such as weight_tying_zh; with
@@ -54,6 +57,7 @@ each result says which mode was used): grade untrusted work as root or in a cont
 # subcommand -> its module's run(args)
 _COMMANDS = {
     "grade": grade.run,
+    "status": status.run,
     "calibrate": calibrate.run,
     "mutate": mutate.run,
     "gradescope-package": gradescope.run,
@@ -71,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(_COMMANDS) + "}")
     common = common_options()
     grade.add_parser(sub, common, _EPILOG)
+    status.add_parser(sub)
     calibrate.add_parser(sub, common)
     mutate.add_parser(sub)
     gradescope.add_parser(sub)

@@ -4,12 +4,14 @@ nbgrader's exchange writes ``<student>/<assignment>/timestamp.txt`` when a stude
 nbgrader reads it (``nbgrader.utils.parse_utc``: "2026-05-04 09:30:00.123456 UTC", or any form dateutil reads,
 with an offset or a zone name; a time without one is UTC), from a small regular file only (a link or a device
 is not nbgrader's). A file that says no time nbgrader could read is a ``Stamp`` with a ``problem``, never a
-silent "on time": nbgrader's own ``autograde`` refuses such a submission.
+silent "on time": nbgrader's own ``autograde`` refuses such a submission. So is one whose zone name nbgrader
+does not know (it would read the time as UTC, silently); an instructor's times are read by ``outputs.times``.
 
 A student who handed in several editions of one assignment (``weight_tying`` and ``weight_tying_zh``) is graded
 on one, by this rule (``choose_edition``): the **later submission** by ``timestamp.txt``; when a time is missing
 or unreadable, or the times are the same, the assignment's own edition (the first: English). Whatever was not
-graded is said, with why, in ``grades.csv`` and the report's *Needs a look* (``outputs.roster``).
+graded is said, with why, in ``grades.csv`` and the report's *Needs a look* (``outputs.roster``); a choice made
+without a time to compare (``NO_TIME``) is listed apart, for the TA to check which edition was meant.
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ __all__ = [
     "read_stamp",
     "parse_stamp",
     "EditionChoice",
+    "BY_TIME",
+    "SAME_TIME",
+    "NO_TIME",
     "choose_edition",
     "holds_work",
     "when",
@@ -56,6 +61,8 @@ def parse_stamp(text: str) -> datetime:
                 zone = int(parts[2])
             except ValueError:
                 zone = dateutil.tz.gettz(parts[2])
+            if zone is None:  # nbgrader would take an unknown zone for UTC: a time read wrong, never said
+                raise ValueError(f"{text.strip()[:60]!r} names a zone nbgrader does not know ({parts[2][:30]!r})")
             moment = dateutil.parser.parse(" ".join(parts[:2]) + " TZ", tzinfos={"TZ": zone})
         else:
             moment = dateutil.parser.parse(text)
@@ -91,11 +98,17 @@ def when(moment: datetime) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+# How an edition was chosen (``EditionChoice.rule``): by the later time, the same time, or with a time missing or
+# unreadable (the TA must check: the outputs list it apart, never silently).
+BY_TIME, SAME_TIME, NO_TIME = "later", "same time", "no time"
+
+
 @dataclass(frozen=True)
 class EditionChoice:
     graded: str  # the edition (nbgrader assignment) graded
     others: tuple[str, ...]  # the other editions handed in, not graded
     why: str  # for the TA: which rule chose it, with the times
+    rule: str = ""  # BY_TIME, SAME_TIME or NO_TIME ("" when only one edition was handed in)
 
     @property
     def note(self) -> str:
@@ -117,13 +130,14 @@ def choose_edition(student: Path, editions: list[str]) -> EditionChoice:
     said = ", ".join(f"{e} {when(times[e])}" if e in times else f"{e} no time" for e in editions)
     latest = max(times.values(), default=None)
     later = [e for e, t in times.items() if t == latest]
+    own = "the assignment's own edition"
     if len(times) == len(editions) and len(later) == 1:
-        graded, why = later[0], f"the later submission ({said})"
+        graded, why, rule = later[0], f"the later submission ({said})", BY_TIME
     elif len(times) == len(editions):
-        graded, why = editions[0], f"submitted at the same time ({said}): the assignment's own edition"
+        graded, why, rule = editions[0], f"submitted at the same time ({said}): {own}", SAME_TIME
     else:
-        graded, why = editions[0], f"no submission time to compare ({said}): the assignment's own edition"
-    return EditionChoice(graded, tuple(e for e in editions if e != graded), why)
+        graded, why, rule = editions[0], f"no submission time to compare ({said}): {own}", NO_TIME
+    return EditionChoice(graded, tuple(e for e in editions if e != graded), why, rule)
 
 
 def holds_work(folder: Path, *, limit: int = 5000) -> bool:

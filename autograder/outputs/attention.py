@@ -110,6 +110,16 @@ def _unreadable_time(row: Row) -> str:
     return row.late.problem
 
 
+def _missing_time(row: Row) -> str:
+    return f"no timestamp.txt in {row.edition or 'its'} folder; due {row.late.due}"
+
+
+def _stale_page(row: Row) -> str:
+    page = row.stale_page
+    when = str(page.get("placed") or "").replace("T", " ").replace("Z", " UTC")
+    return f"placed {when} showing {page.get('showed')}, now {page.get('now')} ({row.edition or 'its'} folder)"
+
+
 def _late(row: Row) -> str:
     late = row.late
     taken = f", late penalty {late.penalty:g} points" if late.penalty else ""
@@ -137,7 +147,10 @@ def attention(view: ClassView, starts, *, spec: AssignmentSpec | None = None) ->
             "look-alike name": _alike,
             "other files in the folder": _note,
             "several editions": _editions,
+            "edition chosen without a time": _editions,
             "submission time unreadable": _unreadable_time,
+            "submission time missing": _missing_time,
+            "feedback page stale": _stale_page,
             "late": _late,
         }
         for row in rows:

@@ -92,11 +92,14 @@ def submission_digest(path: str | Path, *, limit: int = MAX_SUBMISSION_BYTES) ->
     return too_large if left <= 0 else digest.hexdigest()
 
 
-def grading_key(*, submission: str | Path, spec: AssignmentSpec, seed: int, limits: Limits) -> str:
-    """The key a stored result must carry to be reused for this submission, grader, seed and limits."""
+def grading_key(
+    *, submission: str | Path, spec: AssignmentSpec, seed: int, limits: Limits, digest: str | None = None
+) -> str:
+    """The key a stored result must carry to be reused for this submission, grader, seed and limits (`digest`:
+    the submission's ``submission_digest``, when the caller has it already)."""
     parts = [
         _VERSION,
-        submission_digest(submission),
+        digest or submission_digest(submission),
         grader_digest(spec),
         kit_version(),
         str(int(seed)),

@@ -1,12 +1,16 @@
 """Trusted: grade a class into an output folder: total, resumable and idempotent.
 
-    roster (a safe, unique id per student) -> seed (the folder's own, or a new one) -> grading keys
+    options (``options.settle``: the folder's, unless this run gives others and accepts the change)
+    -> roster (a safe, unique id per student) -> extensions matched to students -> grading keys
     -> reuse every result whose key is unchanged -> grade the rest, each result written as it arrives
     -> lateness (``lateness``: against the due date, the late policy's penalty, apart from the mark)
-    -> manifest marked finished -> grades.csv -> feedback pages and report -> (nbgrader gradebook)
+    -> marks, with what made them (``regrades``: who moved and why, pages placed for release now stale)
+    -> manifest marked finished -> grades.csv -> feedback pages and report
+    -> (a course) the pages into its feedback folder for ``release_feedback`` -> (nbgrader gradebook)
 
-Ordering rules: the manifest, with the seed, is on disk before the first submission is graded, so a run
-killed at any point resumes on the same plan and grades only what is missing; ``grades.csv`` is written
+Ordering rules: the manifest, with every option that shapes a mark (seed, limits, due date, late policy,
+extensions, course, marking scheme), is on disk before the first submission is graded, so a run killed at any
+point resumes on the same plan and penalties and grades only what is missing; ``grades.csv`` is written
 before the pages, so a page that fails never costs a grade. ``force`` regrades everyone, ``only`` the
 students named (by name, id or nbgrader id); a changed seed, grader, kit version or limit changes the keys,
 so it regrades everyone too (one class, one plan).
@@ -16,12 +20,16 @@ from __future__ import annotations
 
 import secrets
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
-from autograder.outputs.cachekey import grading_key
+from autograder.outputs.cachekey import grading_key, submission_digest
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, Manifest, OutputFolder, now
+from autograder.outputs.nbrelease import place_for_release
+from autograder.outputs.options import MarkOptions, match_extensions, recorded_options, scheme_digest, settle
+from autograder.outputs.progress import Progress
+from autograder.outputs.regrades import record_marks
 from autograder.outputs.roster import Student, build_roster, display_name
 from autograder.sandbox import Limits
 
@@ -49,6 +57,10 @@ class ClassJob:
     due: str | None = None  # --due for everyone (None: the folder's, else each edition's in the gradebook)
     late_penalty: str | None = None  # --late-penalty (None: the folder's, else the course's nbgrader_config.py)
     gradebook: Path | None = None  # nbgrader's gradebook: due dates, extensions, and its folder's config
+    extensions: tuple[tuple[str, float], ...] | None = None  # (student, seconds) (None: the folder's)
+    course: Path | None = None  # the nbgrader course (recorded: a resume without it still knows it)
+    gradebook_assignment: str | None = None  # --gradebook-assignment
+    accept_new_options: bool = False  # options that differ from the folder's replace them (else: OptionsChanged)
 
 
 @dataclass
@@ -64,6 +76,11 @@ class ClassOutcome:
     warnings: list[str] = field(default_factory=list)
     batch_error: str = ""  # the batch itself failed (some students have no result)
     late: dict = field(default_factory=dict)  # uid -> lateness.Late (students in nbgrader's layout)
+    options: MarkOptions = MarkOptions()  # what this run used (the folder's, or this run's when accepted)
+    granted: dict = field(default_factory=dict)  # uid -> timedelta: the kit's extension for that student
+    regrade: dict | None = None  # the line this run appended to regrades.jsonl (None: no mark moved)
+    placement: object = None  # nbrelease.Placement: the pages placed for release_feedback (with a course)
+    stale_pages: list[str] = field(default_factory=list)  # students whose placed page now shows another mark
 
 
 def unreadable_reason(path: Path) -> str:
@@ -83,20 +100,47 @@ def unreadable_reason(path: Path) -> str:
     return ""
 
 
-def _seed(job: ClassJob, previous: Manifest | None, warnings: list[str]) -> int:
+def asked_options(job: ClassJob, spec) -> MarkOptions:
+    """The options `job` gives (None where it leaves them to the folder), and the grader's scheme."""
+    from autograder.outputs.lateness import policy_from_option
+    from autograder.outputs.times import parse_due
+
+    gradebook = job.gradebook or (job.course / "gradebook.db" if job.course is not None else None)
+    pair = job.course is not None or gradebook is not None  # one given: the other is given as none
+    try:  # bad options stop the run before anything is written
+        due = parse_due(job.due).isoformat() if job.due else None
+        if job.late_penalty:
+            policy_from_option(job.late_penalty)
+    except ValueError as exc:
+        raise ClassRunError(str(exc)) from None
+    return MarkOptions(
+        seed=None if job.seed is None else int(job.seed),
+        timeout=job.limits.wall_seconds,
+        memory=job.limits.memory_bytes,
+        due=due,
+        late_penalty=job.late_penalty,
+        extensions=job.extensions,
+        course=str(Path(job.course).resolve()) if job.course is not None else ("" if pair else None),
+        gradebook=str(Path(gradebook).resolve()) if gradebook is not None else None,
+        gradebook_assignment=job.gradebook_assignment,
+        scheme=scheme_digest(spec.scheme),
+    )
+
+
+def _settled(job: ClassJob, spec, previous: Manifest | None) -> tuple[MarkOptions, list]:
+    """This run's options (``options.settle``), with a new seed when neither the run nor the folder has one."""
     if previous is not None and previous.assignment != job.assignment:
         raise ClassRunError(
             f"{str(job.out)!r} holds grades of assignment {previous.assignment!r}, not {job.assignment!r}: "
             "give another --out folder"
         )
-    if job.seed is not None:
-        if previous is not None and previous.seed != job.seed:
-            warnings.append(
-                f"--seed {job.seed} differs from this folder's seed {previous.seed}: every submission is "
-                "regraded, so that the whole class is graded on one plan"
-            )
-        return int(job.seed)
-    return previous.seed if previous is not None else secrets.randbelow(2**31)
+    recorded, known = recorded_options(previous)
+    options, changes = settle(
+        asked_options(job, spec), recorded, known=known, out=job.out, accept=job.accept_new_options
+    )
+    if options.seed is None:
+        options = replace(options, seed=secrets.randbelow(2**31))
+    return options, changes
 
 
 def selected(roster: list[Student], only: tuple[str, ...]) -> set[str]:
@@ -122,7 +166,8 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
     warnings: list[str] = []
     with folder.lock():
         previous = folder.read_manifest()
-        seed = _seed(job, previous, warnings)
+        options, changes = _settled(job, spec, previous)
+        seed = int(options.seed)
         known = previous.known_uids() if previous is not None else {}
         roster = build_roster(
             submissions,
@@ -133,7 +178,15 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
             notebook=spec.name,
         )
         forced = {s.uid for s in roster} if job.force else selected(roster, job.only)
-        keys = {s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits) for s in roster}
+        try:  # a name given now that matches no hand-in stops the run (a misspelt one would keep a penalty)
+            granted = match_extensions(roster, options, given=job.extensions is not None)
+        except ValueError as exc:
+            raise ClassRunError(str(exc)) from None
+        digests = {s.uid: submission_digest(s.path) for s in roster}
+        keys = {
+            s.uid: grading_key(submission=s.path, spec=spec, seed=seed, limits=job.limits, digest=digests[s.uid])
+            for s in roster
+        }
         unreadable = {s.uid: unreadable_reason(s.path) for s in roster}
         results: dict[str, Result] = {}
         older: list[str] = []  # result files this kit does not read (an older kit's format): graded again
@@ -151,26 +204,78 @@ def grade_class(job: ClassJob, *, submissions: dict[str, Path]) -> ClassOutcome:
                 f"{RESULT_FORMAT} (an older kit wrote them, e.g. {older[0]}.json): those students are graded again"
             )
         reused = [s.uid for s in roster if s.uid in results]
-        manifest = Manifest(assignment=job.assignment, seed=seed, kit_version=_kit_version())
+        manifest = Manifest(
+            assignment=job.assignment,
+            seed=seed,
+            kit_version=_kit_version(),
+            due=options.due,
+            late_penalty=options.late_penalty,
+            options=options.to_dict(),
+        )
+        before = {e["uid"]: e for e in previous.students} if previous is not None else {}
         manifest.students = [
-            folder.entry(s, keys[s.uid], "up to date" if s.uid in results else "pending", unreadable[s.uid])
+            {
+                **folder.entry(s, keys[s.uid], "up to date" if s.uid in results else "pending", unreadable[s.uid]),
+                "hand_in": digests[s.uid],
+                **{k: v for k, v in before.get(s.uid, {}).items() if k in ("mark", "placed")},  # until replaced
+            }
             for s in roster
         ]
-        folder.write_manifest(manifest)  # the seed is on disk before anything is graded
+        folder.write_manifest(manifest)  # every option that shapes a mark is on disk before anything is graded
         todo = {s.uid: s for s in roster if s.uid not in results}
         outcome = ClassOutcome(
-            roster=roster, results=results, graded=[], reused=reused, seed=seed, out=job.out, warnings=warnings
+            roster=roster,
+            results=results,
+            graded=[],
+            reused=reused,
+            seed=seed,
+            out=job.out,
+            warnings=warnings,
+            options=options,
+            granted=granted,
         )
+        progress = Progress(job.out, total=len(roster), reused=len(reused), todo=len(todo))  # for `status`
         if todo:
-            _grade(job, folder, todo, keys, unreadable, outcome)
+            _grade(job, folder, todo, keys, unreadable, outcome, progress)
         states = {uid: ("grader error" if r.status == GRADER_ERROR else "graded") for uid, r in results.items()}
         for entry in manifest.students:
             entry["state"] = "up to date" if entry["uid"] in reused else states.get(entry["uid"], "pending")
-        _lateness(job, previous, manifest, outcome)
+        _lateness(job, manifest, outcome)
+        was = {uid: e.get("mark") for uid, e in before.items()}
+        outcome.regrade = record_marks(
+            manifest, outcome, was, changes, inputs=_inputs(spec, manifest, outcome, digests)
+        )
         manifest.finished = now()
         folder.write_manifest(manifest)
         _write_outputs(job, outcome)
+        if options.course and outcome.report is not None:  # pages where release_feedback finds them
+            outcome.placement = place_for_release(job.out, Path(options.course), manifest.students)
+            folder.write_manifest(manifest)
+        progress.finish()
     return outcome
+
+
+def _inputs(spec, manifest: Manifest, outcome: ClassOutcome, digests: dict) -> dict[str, dict]:
+    """uid -> what makes that student's mark (``regrades.mark_of``): their hand-in, the grader, this run's options."""
+    from autograder.outputs.cachekey import grader_digest
+
+    options, grader = outcome.options, grader_digest(spec) + "|" + manifest.kit_version
+    inputs = {}
+    for student in outcome.roster:
+        extension = outcome.granted.get(student.uid)
+        inputs[student.uid] = {
+            "hand_in": digests[student.uid],
+            "grader": grader,
+            "scheme": options.scheme,
+            "seed": options.seed,
+            "timeout": options.timeout,
+            "memory": options.memory,
+            "due": options.due,
+            "late_penalty": options.late_penalty,
+            "extension": extension.total_seconds() if extension is not None else None,
+            "gradebook": options.gradebook,
+        }
+    return inputs
 
 
 def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> None:
@@ -192,13 +297,16 @@ def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> 
     )
 
 
-def _grade(job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome) -> None:
+def _grade(
+    job: ClassJob, folder: OutputFolder, todo: dict, keys: dict, unreadable: dict, outcome, progress: Progress
+) -> None:
     def on_result(uid: str, result: Result) -> None:  # written the moment it arrives: kill -9 loses nothing
         outcome.results[uid] = result
         outcome.graded.append(uid)
         folder.save_result(
             todo[uid], result, grading_key=keys[uid], assignment=job.assignment, unreadable=unreadable[uid]
         )
+        progress.add(result)
 
     try:
         run_batch(job, todo, outcome.seed, on_result)
@@ -221,20 +329,20 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
         )
 
 
-def _lateness(job: ClassJob, previous: Manifest | None, manifest: Manifest, outcome: ClassOutcome) -> None:
-    """Each student's lateness into the manifest (and ``outcome.late``), with the due date and policy asked for
-    now, else those this folder recorded (see ``lateness``)."""
+def _lateness(job: ClassJob, manifest: Manifest, outcome: ClassOutcome) -> None:
+    """Each student's lateness into the manifest (and ``outcome.late``), with this run's options: the due date,
+    the late policy and the extensions given, else those the folder recorded (``options``)."""
     from autograder.graders import editions_of
     from autograder.outputs import lateness
 
-    manifest.due = job.due or (previous.due if previous else None)
-    manifest.late_penalty = job.late_penalty or (previous.late_penalty if previous else None)
-    if manifest.late_penalty:
-        policy = lateness.policy_from_option(manifest.late_penalty)
+    options = outcome.options
+    gradebook = Path(options.gradebook) if options.gradebook else None
+    if options.late_penalty:
+        policy = lateness.policy_from_option(options.late_penalty)
     else:
-        course = job.gradebook.parent if job.gradebook is not None else None
-        policy = (lateness.policy_from_course(course) if course else None) or lateness.NO_PENALTY
-    dues = lateness.due_dates(manifest.due, job.gradebook, editions_of(job.assignment))
+        policy = (lateness.policy_from_course(gradebook.parent) if gradebook else None) or lateness.NO_PENALTY
+    by_id = {s.nbgrader_id: outcome.granted[s.uid] for s in outcome.roster if s.uid in outcome.granted}
+    dues = lateness.due_dates(options.due, gradebook, editions_of(job.assignment), granted=by_id)
     scores = {uid: r.score for uid, r in outcome.results.items() if r.status != GRADER_ERROR}
     outcome.late = lateness.assess(outcome.roster, scores, dues, policy)
     for entry in manifest.students:

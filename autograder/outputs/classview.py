@@ -23,9 +23,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.grading.handins import NO_TIME
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.folder import Manifest, OutputFolder
-from autograder.outputs.lateness import Late
+from autograder.outputs.lateness import MISSING, Late
 from autograder.outputs.lookalikes import lookalikes
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
@@ -38,11 +39,21 @@ FLAGS = {
     "other files in the folder": "graded the assignment's own notebook only, as nbgrader does; the note lists "
     "what else the student handed in",
     "several editions": "handed in more than one edition: graded the later submission by nbgrader's timestamp "
-    "(the assignment's own edition when the times cannot tell); the other is not graded",
+    "(the assignment's own edition when the times are the same); the other is not graded",
+    "edition chosen without a time": "handed in more than one edition, and a timestamp.txt is missing or says no "
+    "time, so which came later is not known: graded the assignment's own edition. Check which the student meant; "
+    "then put nbgrader's time in that timestamp.txt (or move the edition not meant out of submitted/) and run the "
+    "same command again",
     "submission time unreadable": "nbgrader's timestamp.txt says no time it can read (nbgrader's own autograde "
     "refuses it): nothing is counted late; check when it was handed in",
+    "submission time missing": "no timestamp.txt beside the hand-in (nbgrader collect writes one; a folder made by "
+    "hand has none): nothing is counted late. Check when it was handed in; put nbgrader's time in "
+    "<student>/<assignment>/timestamp.txt (e.g. 2026-05-04 09:30:00 UTC) and run the same command again",
     "late": "handed in after the due date: the late policy's penalty is apart from the grader's score "
     "(grades.csv: late_penalty, final_score)",
+    "feedback page stale": "the page placed for the student before this run shows another mark or other charges: "
+    "run `nbgrader release_feedback <assignment>` in the course again, for each edition (a page handed out by "
+    "hand: hand out the new one from the course's feedback folder); regrades.jsonl says why the mark moved",
 }
 
 
@@ -58,10 +69,12 @@ class Row:
     graded_at: str = ""
     note: str = ""  # what else was in the student's nbgrader folder, not graded
     edition_note: str = ""  # several editions handed in: which was graded and why
+    edition_rule: str = ""  # how that edition was chosen (grading.handins: BY_TIME, SAME_TIME, NO_TIME)
     nbgrader_id: str | None = None  # the student's folder in nbgrader's layout (None: not that layout)
     edition: str | None = None  # the edition folder (nbgrader assignment) the graded file sits in
     late: Late | None = None  # when it was handed in against the due date (nbgrader's layout only)
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
+    stale_page: dict | None = None  # a page placed for release before this run that shows something else now
 
     @property
     def feedback_href(self) -> str:
@@ -89,9 +102,14 @@ class ClassView:
         found = {
             "look-alike name": [r for r in self.rows if r.confusable_with],
             "other files in the folder": [r for r in self.rows if r.note],
-            "several editions": [r for r in self.rows if r.edition_note],
+            "several editions": [r for r in self.rows if r.edition_note and r.edition_rule != NO_TIME],
+            "edition chosen without a time": [r for r in self.rows if r.edition_note and r.edition_rule == NO_TIME],
             "submission time unreadable": [r for r in self.rows if r.late is not None and r.late.problem],
+            "submission time missing": [
+                r for r in self.rows if r.late is not None and r.late.due and r.late.stamp == MISSING
+            ],
             "late": [r for r in self.rows if r.late is not None and r.late.seconds > 0],
+            "feedback page stale": [r for r in self.rows if r.stale_page],
         }
         return {flag: rows for flag, rows in found.items() if rows}
 
@@ -142,9 +160,11 @@ def load_class(out: str | Path) -> ClassView:
                 graded_at=str(batch.get("graded_at", "")),
                 note=str(entry.get("note") or ""),
                 edition_note=str(entry.get("edition_note") or ""),
+                edition_rule=str(entry.get("edition_rule") or ""),
                 nbgrader_id=_text(entry.get("nbgrader_id")),
                 edition=_text(entry.get("edition")),
                 late=Late.from_dict(entry.get("late")),
+                stale_page=entry.get("stale_page") if isinstance(entry.get("stale_page"), dict) else None,
             )
         )
     alike = lookalikes([r.name for r in view.rows])

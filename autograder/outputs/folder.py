@@ -1,8 +1,10 @@
 """Trusted: a batch's output folder: its manifest, its lock, and each student's result written as it arrives.
 
     <out>/manifest.json          this run's students (uid, name, key, submission, grading key, state, when
-                                 they handed in against the due date), the assignment, the seed and the due
-                                 date and late policy asked for (reused on resume), the kit version, start and end
+                                 they handed in against the due date), the assignment, the options that shape a
+                                 mark (``outputs.options``: seed, limits, due date, late policy, extensions,
+                                 course, marking scheme; written before anything is graded, reused on resume),
+                                 the kit version, start and end
     <out>/results/<uid>.json     one result per student in the kit's own wire form: {"format": RESULT_FORMAT,
                                  "batch": who and under which grading key, "result": Result.to_wire()}
     <out>/grades.csv, report.html, feedback/<uid>.html
@@ -56,6 +58,7 @@ class Manifest:
     due: str | None = None  # --due, kept for the next run as the seed is (outputs.lateness)
     late_penalty: str | None = None  # --late-penalty, kept likewise
     late_policy: str = ""  # the policy this run applied, in words (the report says it)
+    options: dict | None = None  # outputs.options.MarkOptions.to_dict(): what shaped the marks (None: an older kit's)
 
     def to_json(self) -> str:
         data = {"format": _FORMAT, **self.__dict__}
@@ -79,6 +82,7 @@ class Manifest:
             due=data.get("due") if isinstance(data.get("due"), str) else None,
             late_penalty=data.get("late_penalty") if isinstance(data.get("late_penalty"), str) else None,
             late_policy=str(data.get("late_policy") or ""),
+            options=data.get("options") if isinstance(data.get("options"), dict) else None,
         )
 
     def known_uids(self) -> dict[str, str]:
@@ -154,6 +158,7 @@ class OutputFolder:
             "edition": student.edition,
             "note": student.note,  # what else was in the student's folder, not graded
             "edition_note": student.edition_note,  # several editions handed in: which was graded and why
+            "edition_rule": student.edition_rule,  # how (grading.handins: "later", "same time", "no time")
         }
 
     # ------------------------------------------------------------------ results

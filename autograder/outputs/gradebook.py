@@ -29,7 +29,7 @@ import stat
 import sys
 import warnings
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
@@ -67,6 +67,7 @@ class GradebookEntry:
     label: str  # the student's printable name, for messages
     timestamp_file: Path | None = None  # <root>/<student>/<assignment>/timestamp.txt
     late_penalty: float = 0.0  # the late policy's points off (outputs.lateness), nbgrader's late_submission_penalty
+    extension: timedelta | None = None  # the kit's extension (--extension), nbgrader's submission.extension
 
 
 @dataclass
@@ -180,7 +181,7 @@ def write_gradebook(
     Grader errors are not written. Writing again overwrites the kit's auto scores, never a TA's manual ones.
     Each student's late penalty is nbgrader's ``late_submission_penalty`` of the notebook, apart from the scores
     (``nbgrader export``'s ``late_submission_penalty`` column); `due` (``--due``) becomes the assignment's
-    ``duedate``.
+    ``duedate``, and each entry's extension (``--extension``) its submission's ``extension``.
     Raises GradebookMismatch (nothing written) when the assignment has no cells for the kit's areas.
     """
     db = Path(db)
@@ -226,6 +227,7 @@ def write_gradebook(
                     summary.cells,
                     _timestamp(entry.timestamp_file),
                     entry.late_penalty,
+                    entry.extension,
                 )
             gb.db.commit()
         except Exception:
@@ -254,11 +256,13 @@ def record_in_gradebook(
     course: Path | None,
     late: dict | None = None,
     due: datetime | None = None,
+    extensions: dict | None = None,
 ) -> int:
     """Write each graded student's points into `gradebook` and say on stderr what was written, skipped or
     refused: 0 when written (a skipped student is a warning), 1 when nothing was (the grades are on disk already).
-    `late`: uid -> ``lateness.Late`` (its penalty is written apart from the points); `due`: ``--due``."""
-    late = late or {}
+    `late`: uid -> ``lateness.Late`` (its penalty is written apart from the points); `due`: ``--due``;
+    `extensions`: uid -> the kit's extension (``--extension``)."""
+    late, extensions = late or {}, extensions or {}
     entries = [
         GradebookEntry(
             student=s.nbgrader_id,
@@ -266,6 +270,7 @@ def record_in_gradebook(
             label=s.name,
             timestamp_file=s.timestamp_file,
             late_penalty=late[s.uid].penalty if s.uid in late else 0.0,
+            extension=extensions.get(s.uid),
         )
         for s in roster
         if s.uid in results

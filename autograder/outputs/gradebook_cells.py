@@ -168,9 +168,11 @@ def write_student(
     cells: list[KitCell],
     timestamp: str | None,
     late_penalty: float = 0.0,
+    extension=None,
 ) -> int:
-    """Write one student's area points (auto scores) and late penalty (nbgrader's, on the notebook, apart from the
-    points); returns how many of their cells keep a TA's manual score."""
+    """Write one student's area points (auto scores), late penalty (nbgrader's, on the notebook, apart from the
+    points) and the kit's extension (a timedelta; None leaves the gradebook's); returns how many of their cells
+    keep a TA's manual score."""
     from nbgrader.api import Grade, MissingEntry, SubmittedNotebook
 
     gb.update_or_create_student(student)
@@ -179,6 +181,8 @@ def write_student(
         submission = gb.update_or_create_submission(assignment, student, **when)
     except (ValueError, TypeError, OverflowError):  # a malformed timestamp.txt is the upload tool's, not a grade
         submission = gb.update_or_create_submission(assignment, student)
+    if extension is not None:
+        submission.extension = extension or None  # nbgrader's "no extension" is None, not 0
     # nbgrader makes a submission's notebooks and grades with the submission (add_submission) and has no call that
     # adds one later: a notebook or cell the kit added after this student's submission gets its row here.
     try:

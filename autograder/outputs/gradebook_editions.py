@@ -27,19 +27,22 @@ def record_by_edition(
     editions: tuple[str, ...],
     late: dict | None = None,
     due=None,
+    extensions: dict | None = None,
 ) -> int:
     """record_in_gradebook for each edition: a student whose file sits in ``<root>/<student>/<edition>/`` (an
     edition in `editions`, as the roster found it) is written there, everyone else into `assignment`; 0 when
     every write succeeded, else 1. The folder names come from the roster only, never from the file's own
     folder: a student's nested ``weight_tying_zh/`` folder or ``timestamp.txt`` changes neither the edition
     nor the submission time (nbgrader's ``<root>/<student>/<edition>/timestamp.txt``). `late` (uid ->
-    ``lateness.Late``) and `due` (``--due``) go with them."""
+    ``lateness.Late``), `due` (``--due``) and `extensions` (uid -> the kit's extension) go with them."""
     groups: dict[str, list] = {}
     for student in roster:
         groups.setdefault(student.edition if student.edition in editions else assignment, []).append(student)
     status = 0
     for name, students in groups.items():
-        status |= record_in_gradebook(students, results, gradebook, assignment=name, course=course, late=late, due=due)
+        status |= record_in_gradebook(
+            students, results, gradebook, assignment=name, course=course, late=late, due=due, extensions=extensions
+        )
     return status
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder.outputs.atomic import write_text
 from autograder.outputs.classview import Row
+from autograder.outputs.lateness import MISSING
 from autograder.outputs.roster import display_name
 from autograder.outputs.wording import duration
 
@@ -44,6 +45,8 @@ def _late(row: Row, result) -> list:
     if late is not None and late.problem:
         late_by = "unknown: timestamp.txt unreadable" if late.due else ""
         submitted = "unreadable timestamp.txt"
+    elif late is not None and late.due and late.stamp == MISSING:
+        submitted, late_by = "", "unknown: no timestamp.txt"
     else:
         submitted = late.submitted if late is not None else ""
         late_by = (duration(late.seconds) if late.seconds > 0 else "on time") if late and late.due and submitted else ""

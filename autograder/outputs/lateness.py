@@ -1,9 +1,10 @@
 """Trusted: when each student handed in against the assignment's due date, and what the late policy takes off.
 
     due date     ``--due`` (kept in the output folder's manifest, as the seed is), else nbgrader's gradebook:
-                 the ``duedate`` of the edition the student took, plus the student's extension
+                 the ``duedate`` of the edition the student took, plus the student's extension: the kit's
+                 (``--extension``, kept likewise), else the gradebook's
     handed in    nbgrader's ``timestamp.txt`` (``grading.handins``); one that says no readable time is a
-                 ``problem`` (*Needs a look*), never "on time"
+                 ``problem`` (*Needs a look*), never "on time"; so is a hand-in without one under a due date
     policy       nbgrader's convention (``LateSubmissionPlugin``): ``late_submission_penalty(student_id, score,
                  seconds_late)`` is the points taken off (None: none), kept between 0 and the score as nbgrader's
                  ``AssignLatePenalties`` keeps it. ``--late-penalty none|zero|P/hour`` (kept in the manifest)
@@ -25,7 +26,8 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from autograder.grading.handins import parse_stamp, read_stamp, when
+from autograder.grading.handins import read_stamp, when
+from autograder.outputs.times import parse_due
 
 __all__ = [
     "Late",
@@ -37,7 +39,13 @@ __all__ = [
     "assess",
     "per_hour",
     "NO_PENALTY",
+    "READ",
+    "MISSING",
+    "UNREADABLE",
 ]
+
+
+READ, MISSING, UNREADABLE = "read", "missing", "unreadable"  # what a hand-in's timestamp.txt gave (Late.stamp)
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,7 @@ class Late:
     due: str = ""  # the due date that applied, with any extension ("" when none)
     seconds: float = 0.0  # how late (0: on time, or not known)
     penalty: float = 0.0  # points the policy took off the grader's score
+    stamp: str = ""  # timestamp.txt: READ, MISSING or UNREADABLE (a missing one under a due date: Needs a look)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -64,9 +73,15 @@ class Late:
                 due=str(data.get("due") or ""),
                 seconds=max(0.0, float(data.get("seconds") or 0.0)),
                 penalty=max(0.0, float(data.get("penalty") or 0.0)),
+                stamp=str(data.get("stamp") or _stamp_of(data)),
             )
         except (TypeError, ValueError):
             return None
+
+
+def _stamp_of(data: dict) -> str:
+    """What a Late an older kit recorded says of its timestamp.txt (it kept no ``stamp``)."""
+    return UNREADABLE if data.get("problem") else (READ if data.get("submitted") else MISSING)
 
 
 @dataclass(frozen=True)
@@ -142,25 +157,33 @@ def policy_from_course(course: Path) -> LatePolicy | None:
 
 @dataclass(frozen=True)
 class DueDates:
-    """The due date each student had: the default (``--due``) or their edition's, plus an extension."""
+    """The due date each student had: the default (``--due``) or their edition's, plus an extension: the kit's
+    (``--extension``) for that student, else the gradebook's for their edition."""
 
     default: datetime | None = None
     editions: dict[str, datetime] | None = None  # nbgrader assignment -> its duedate (from the gradebook)
     extensions: dict[tuple[str, str], timedelta] | None = None  # (assignment, student id) -> extension
+    granted: dict[str, timedelta] | None = None  # student id -> the kit's extension (any edition)
 
     def of(self, edition: str | None, student: str | None) -> datetime | None:
         due = self.default or (self.editions or {}).get(edition or "")
         if due is None:
             return None
-        return due + (self.extensions or {}).get((edition or "", student or ""), timedelta(0))
+        extra = (self.granted or {}).get(student or "")
+        if extra is None:
+            extra = (self.extensions or {}).get((edition or "", student or ""), timedelta(0))
+        return due + extra
 
 
-def due_dates(due: str | None, gradebook: Path | None, editions: tuple[str, ...]) -> DueDates:
-    """`due` (``--due``'s text) for everyone, and each student's extension from nbgrader's gradebook; without
-    `due`, each edition's due date from the gradebook. A gradebook that does not exist says nothing."""
-    default = parse_stamp(due) if due else None
+def due_dates(
+    due: str | None, gradebook: Path | None, editions: tuple[str, ...], *, granted: dict[str, timedelta] | None = None
+) -> DueDates:
+    """`due` (``--due``'s text) for everyone, and each student's extension (`granted`: student id -> the kit's,
+    else nbgrader's gradebook's); without `due`, each edition's due date from the gradebook. A gradebook that does
+    not exist says nothing."""
+    default = parse_due(due) if due else None
     if gradebook is None or not Path(gradebook).is_file():
-        return DueDates(default)
+        return DueDates(default, granted=granted)
     import warnings
 
     from nbgrader.api import Gradebook, MissingEntry
@@ -182,7 +205,7 @@ def due_dates(due: str | None, gradebook: Path | None, editions: tuple[str, ...]
             for submission in assignment.submissions:
                 if submission.extension:
                     extensions[(name, submission.student.id)] = submission.extension
-    return DueDates(default, found, extensions)
+    return DueDates(default, found, extensions, granted)
 
 
 def assess(students: list, scores: dict[str, float], dues: DueDates, policy: LatePolicy) -> dict[str, Late]:
@@ -195,10 +218,11 @@ def assess(students: list, scores: dict[str, float], dues: DueDates, policy: Lat
         stamp = read_stamp(Path(student.timestamp_file).parent)
         due = dues.of(student.edition, student.nbgrader_id)
         if stamp is None or stamp.when is None:
-            out[student.uid] = Late(problem=stamp.problem if stamp else "", due=when(due) if due else "")
+            kind = UNREADABLE if stamp is not None else MISSING  # never "on time": listed when a due date applies
+            out[student.uid] = Late(problem=stamp.problem if stamp else "", due=when(due) if due else "", stamp=kind)
             continue
         seconds = max(0.0, (stamp.when - due).total_seconds()) if due is not None else 0.0
         score = scores.get(student.uid)
         penalty = policy.points(student.nbgrader_id or student.name, score, seconds) if score is not None else 0.0
-        out[student.uid] = Late(when(stamp.when), "", when(due) if due else "", seconds, penalty)
+        out[student.uid] = Late(when(stamp.when), "", when(due) if due else "", seconds, penalty, READ)
     return out

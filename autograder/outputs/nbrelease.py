@@ -30,7 +30,7 @@ from pathlib import Path
 from autograder.outputs.atomic import write_text
 from autograder.outputs.classview import ClassView, Row
 
-__all__ = ["place_feedback", "Placement", "SIDE_FILES"]
+__all__ = ["place_feedback", "place_for_release", "Placement", "SIDE_FILES"]
 
 SIDE_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads beside each page
 SECRET = "submission_secret.txt"
@@ -45,6 +45,7 @@ class Placement:
     by_hand: list[Path] = field(default_factory=list)  # pages placed without a secret: no exchange in this course
     outside: list[str] = field(default_factory=list)  # students handed in outside the exchange, page not placed
     refused: list[str] = field(default_factory=list)  # "<student>: why" (a folder that is a link, ...)
+    how: dict[str, str] = field(default_factory=dict)  # uid -> "exchange" or "by hand", for each page placed
 
 
 def _side_file(path: Path) -> str | None:
@@ -97,4 +98,19 @@ def place_feedback(view: ClassView, out: Path, course: Path) -> Placement:
         shutil.copyfile(page, target.with_suffix(".html.tmp"))
         target.with_suffix(".html.tmp").replace(target)
         (done.released if exchange else done.by_hand).append(target)
+        done.how[row.uid] = "exchange" if exchange else "by hand"
     return done
+
+
+def place_for_release(out: Path, course: Path, entries: list[dict]) -> Placement:
+    """``place_feedback`` for the class in `out`, and each page placed remembered in its manifest entry (what it
+    shows: ``regrades.placed_record``), so that a later run that changes it lists it as stale."""
+    from autograder.outputs.classview import load_class
+    from autograder.outputs.regrades import placed_record
+
+    placement = place_feedback(load_class(out), out, course)
+    for entry in entries:
+        how = placement.how.get(entry["uid"])
+        if how and (record := placed_record(entry, how)) is not None:
+            entry["placed"] = record
+    return placement

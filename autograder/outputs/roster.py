@@ -50,6 +50,7 @@ class Student:
     edition: str | None = None  # the nbgrader assignment folder the file sits in (nbgrader's layout only)
     note: str = ""  # what else was in that folder, not graded ("" when nothing)
     edition_note: str = ""  # several editions handed in: which was graded and why ("" when one)
+    edition_rule: str = ""  # how: handins.BY_TIME, SAME_TIME or NO_TIME ("" when one edition)
 
     def matches(self, text: str) -> bool:
         """Whether `text` (from --student) names this student: its key, name, uid or nbgrader id."""
@@ -170,12 +171,13 @@ def build_roster(
     for key in sorted(submissions, key=_bytes):
         path, uid = Path(submissions[key]), uids[key]
         layout = _nbgrader_parts(path, folders, (assignment, *editions))
-        edition, note, edition_note = None, "", ""
+        edition, note, edition_note, rule = None, "", "", ""
         if layout is not None:
             nb_student, stamp, edition = layout[0], layout[1] / "timestamp.txt", layout[1].name
             note = _folder_note(path, layout[1], notebook or assignment)
             handed = [e for e in (assignment, *editions) if e == edition or holds_work(layout[1].parent / e)]
-            edition_note = choose_edition(layout[1].parent, handed).note
+            choice = choose_edition(layout[1].parent, handed)
+            edition_note, rule = choice.note, choice.rule
         else:  # a flat file ("alice"), or one of a student's notebooks ("alice/part2"); a full path is no id
             nb_student, stamp = ("" if key.startswith(("/", os.sep)) else key.split("/", 1)[0]), None
         students.append(
@@ -189,6 +191,7 @@ def build_roster(
                 edition=edition,
                 note=note,
                 edition_note=edition_note,
+                edition_rule=rule,
             )
         )
     return students

@@ -7,7 +7,7 @@ adding it to the list below (and, for markdown, its text to every edition).
 
 from __future__ import annotations
 
-from . import printed, text_en, text_zh
+from . import printed, readme, text_en, text_zh
 from .cells import TASK_TEXT, Cell
 from .lessons import (
     EXERCISE_1,
@@ -26,7 +26,7 @@ from .lessons import (
 )
 from .points import by_area, by_exercise, suite_tests
 
-__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "printed", "by_area", "by_exercise", "suite_tests"]
+__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "printed", "readme", "by_area", "by_exercise", "suite_tests"]
 
 CELLS: list[Cell] = [
     INTRO,

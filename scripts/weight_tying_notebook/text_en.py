@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES", "PRINTED", "PRACTICE_CHECK"]
+__all__ = [
+    "LANGUAGE",
+    "TEXT",
+    "AREA_NAMES",
+    "TABLE_HEADER",
+    "JOIN_WRAPPED_LINES",
+    "PRINTED",
+    "PRACTICE_CHECK",
+    "README",
+]
 
 LANGUAGE = "en"
 AREA_NAMES = {}  # graded areas are named as the grader names them
@@ -257,3 +266,56 @@ the gradebook's total is exactly the grader's.
 scored by the hidden suite.
 """,
 }
+
+# The release folder's README.md (the build fills {{folder}}, {{other}}, {{wheel}} and {{torch}}): what a student
+# does with the folder, from an empty machine to a hand-in.
+README = """
+# Weight tying: your assignment
+
+This folder is the assignment (from Jupyter's *Assignments* tab, `nbgrader fetch_assignment {{folder}}`, or
+handed out): `weight_tying.ipynb`, the notebook you fill in, and its self-check (`pytest`, with the files it reads
+in `weight_tying_checks/`). Your instructor also gives you the course library, the file `{{wheel}}`. You need
+Python 3.11 or newer. The same assignment comes in Chinese too, `{{other}}/`: do one of the two.
+
+## 1. Install, once
+
+In a new folder outside any other project, a virtual environment, then PyTorch (its CPU build: the course needs no
+GPU), then the course library. Install torch first, so that pip does not choose a build for you.
+
+```bash
+python3 -m venv .venv
+source .venv/bin/activate            # Windows: .venv\\Scripts\\activate
+# Linux: the CPU build from PyTorch's own index (a plain `pip install torch` downloads a GPU build of several GB)
+pip install "{{torch}}" --index-url https://download.pytorch.org/whl/cpu
+# macOS and Windows: the builds on PyPI are CPU builds already
+pip install "{{torch}}"
+pip install {{wheel}}   # the course library, with numpy, pytest, matplotlib and the rest it needs
+pip install jupyterlab                 # if you have no Jupyter yet
+```
+
+## 2. Work, then check
+
+```bash
+cd {{folder}}
+jupyter lab weight_tying.ipynb       # fill in the two classes, then save
+pytest                               # checks weight_tying.ipynb as it is saved on disk
+```
+
+For each check that fails, `pytest` names the mistake and the section of the notebook to reread. It checks your
+notebook the way the grader loads it, but it is worth no points, nor are the cells that start with
+`# Practice check`: your grade comes from hidden tests that check more (the table at the top of the notebook).
+`WEIGHT_TYING_LANG=zh pytest` gives its messages in Chinese; `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` checks
+another file.
+
+## 3. Hand in
+
+1. *Kernel → Restart Kernel and Run All Cells*: every cell must run from the top, since that is all the grader
+   sees. Save, and run `pytest` once more.
+2. Submit this folder the way your course collects it: in Jupyter's *Assignments* tab (*Submit*), or with
+   `nbgrader submit {{folder}}` in the folder above this one. Keep the notebook's name, `weight_tying.ipynb`: a
+   renamed copy or a second notebook is not graded.
+3. Hand in one edition. If you hand in both, the later submission is graded and the other is not.
+
+Your feedback page comes back the same way (*Assignments* tab, or `nbgrader fetch_feedback {{folder}}`): each
+mistake named, with what it cost and the tests it covers.
+"""

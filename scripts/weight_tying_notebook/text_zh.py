@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from autograder.graders.weight_tying.messages import area_name
 
-__all__ = ["LANGUAGE", "TEXT", "AREA_NAMES", "TABLE_HEADER", "JOIN_WRAPPED_LINES", "PRINTED", "PRACTICE_CHECK"]
+__all__ = [
+    "LANGUAGE",
+    "TEXT",
+    "AREA_NAMES",
+    "TABLE_HEADER",
+    "JOIN_WRAPPED_LINES",
+    "PRINTED",
+    "PRACTICE_CHECK",
+    "README",
+]
 
 LANGUAGE = "zh"
 # The graded areas' Chinese names: the grader's message catalog, so the notebook and the feedback agree.
@@ -259,3 +268,55 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 由隐藏测试评分。
 """,
 }
+
+# 发布文件夹里的 README.md（{{folder}}、{{other}}、{{wheel}}、{{torch}} 由构建脚本填入）：
+# the release folder's README.md, the English edition's README in this edition's words.
+README = """
+# 权重绑定：你的作业
+
+这个文件夹就是作业（从 Jupyter 的 `Assignments` 标签页取得，或运行 `nbgrader fetch_assignment {{folder}}`，
+或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook，`pytest` 是它的自检（所需文件在
+`weight_tying_checks/` 中）。老师还会给你课程库，即文件 `{{wheel}}`。你需要 Python 3.11 或更新的版本。
+同一份作业也有英文版 `{{other}}/`：两份中选一份做。
+
+## 1. 安装（只需一次）
+
+在一个新的、不属于其他项目的文件夹里，先建虚拟环境，再装 `PyTorch`（只需 CPU 版，课程不用 GPU），最后装课程库。
+一定先装 `torch`，免得 `pip` 替你选一个版本。
+
+```bash
+python3 -m venv .venv
+source .venv/bin/activate            # Windows：.venv\\Scripts\\activate
+# Linux：从 PyTorch 自己的索引装 CPU 版（直接 pip install torch 会下载几 GB 的 GPU 版）
+pip install "{{torch}}" --index-url https://download.pytorch.org/whl/cpu
+# macOS 和 Windows：PyPI 上的就是 CPU 版
+pip install "{{torch}}"
+pip install {{wheel}}   # 课程库，连同它需要的 numpy、pytest、matplotlib 等
+pip install jupyterlab                 # 还没有 Jupyter 的话
+```
+
+## 2. 做作业，然后自检
+
+```bash
+cd {{folder}}
+jupyter lab weight_tying.ipynb       # 补全两个类，然后保存
+pytest                               # 检查磁盘上保存的 weight_tying.ipynb
+```
+
+每个没通过的检查，`pytest` 都会指出是哪种常见错误、该重读 notebook 的哪一节。它像评分程序一样加载你的
+notebook，但不计分；以 `# 练习检查` 开头的单元格也不计分：成绩由检查得更多的隐藏测试给出（见 notebook
+开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；`WEIGHT_TYING_SUBMISSION=copy.ipynb pytest`
+检查另一个文件。
+
+## 3. 提交
+
+1. 执行「Kernel → Restart Kernel and Run All Cells」：每个单元格都必须能从头运行，评分程序只看得到这些。
+   保存，再运行一次 `pytest`。
+2. 按课程的方式提交这个文件夹：在 Jupyter 的 `Assignments` 标签页中点 `Submit`，或在上一级文件夹中运行
+   `nbgrader submit {{folder}}`。不要改 notebook 的文件名 `weight_tying.ipynb`：改了名的副本或另一个
+   notebook 都不会被评分。
+3. 只提交一个版本。两个都提交的话，评分的是后提交的那个，另一个不评分。
+
+反馈页面也从同样的地方取回（`Assignments` 标签页，或 `nbgrader fetch_feedback {{folder}}`）：每个常见错误
+都会写明扣了多少分、涉及哪些测试。
+"""

@@ -32,6 +32,7 @@ ESSENTIAL = {
     "conftest.py",
     "pytest.ini",
     "weight_tying_checks/__init__.py",
+    "README.md",  # the student's steps: install, self-check, hand in (tests/assignments/test_student_readme.py)
 }
 
 

@@ -241,3 +241,33 @@ def test_release_feedback_finds_the_kits_page_for_every_student(graded):
     assert not (course / "feedback" / "bo" / "weight_tying").exists()  # the edition not graded gets no page
     chen = next((course / "feedback" / "chen" / "weight_tying_zh").glob("*.html")).read_text(encoding="utf-8")
     assert "What to fix" not in chen and re.search(r"[\u4e00-\u9fff]", chen)
+
+
+def test_the_same_command_without_the_course_keeps_its_gradebook_and_penalties_and_both_editions_release(
+    graded, run_ok, env, tmp_path
+):
+    """Issue 45: a resume without --nbgrader-course left the gradebook untouched and lost --due, silently."""
+    from nbgrader.api import Gradebook
+
+    course, out, grades = graded
+    db = f"sqlite:///{course / 'gradebook.db'}"
+    with Gradebook(db) as gb:  # the gradebook loses dee's penalty, as if never written
+        notebook = gb.find_submission_notebook("weight_tying", "weight_tying", "dee")
+        penalty, notebook.late_submission_penalty = notebook.late_submission_penalty, None
+        gb.db.commit()
+    assert penalty == float(grades["dee"]["late_penalty"]) > 0
+    again = [sys.executable, "-m", "autograder", "grade", "--assignment", "weight_tying", str(course / "submitted")]
+    proc = run_ok([*again, "--out", str(out)], KIT_ROOT, env)  # no --nbgrader-course, --due or --late-penalty
+    assert f"note: --nbgrader-course {course.resolve()}, as {str(out)!r} recorded" in proc.stderr
+    with Gradebook(db) as gb:
+        assert gb.find_submission_notebook("weight_tying", "weight_tying", "dee").late_submission_penalty == penalty
+    rows = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+    assert rows["dee"]["late_penalty"] == grades["dee"]["late_penalty"] and rows["dee"]["late_by"] == "2 h 30 min"
+    status = run_ok([sys.executable, "-m", "autograder", "status", str(out)], KIT_ROOT, env).stdout
+    assert status.startswith("finished ") and "10 students, 0 graded this run, 10 up to date" in status
+    exchange = tmp_path / "exchange"
+    exchange.mkdir()  # nbgrader's exchange exists before anything is released into it
+    for edition in ("weight_tying", "weight_tying_zh"):  # as README says: one release_feedback per edition
+        run_ok(["nbgrader", "release_feedback", edition, f"--Exchange.root={exchange}"], course, env)
+    secrets = list((course / "feedback").glob("*/*/submission_secret.txt"))
+    assert len(secrets) >= 9 and len(list((exchange / "weight_tying_kit" / "feedback").glob("*.html"))) == len(secrets)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import signal
@@ -44,6 +45,9 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
         "--gradebook-assignment",
         "--due",
         "--late-penalty",
+        "--extension",
+        "--extensions",
+        "--accept-new-options",
     ):
         assert option in text
     assert "NOT enforced" in text
@@ -64,7 +68,22 @@ def test_help_mentions_every_option_and_what_is_not_enforced(capsys):
         (["grade", "--assignment", "selftest", "--nbgrader-course", ".", "--gradebook", "g.db"], "not both"),
         (["grade", "--assignment", "selftest", "--nbgrader-course", "autograder"], "collect the submissions first"),
         (["grade", "--assignment", "selftest", "x.py", "--gradebook", "no/such/gradebook.db"], "existing folder"),
-        (["grade", "--assignment", "selftest", "tests", "--due", "soon"], "--due 'soon' is not a time: give e.g."),
+        (["grade", "--assignment", "selftest", "tests", "--due", "soon"], "--due 'soon' is not a date and time; give"),
+        (
+            ["grade", "--assignment", "selftest", "tests", "--due", "2026-12-01 23:59 Berlin"],
+            "'Berlin' is not a time zone (did you mean Europe/Berlin?); give a date and time, then an IANA zone or an",
+        ),
+        (
+            ["grade", "--assignment", "selftest", "tests", "--due", "2026-12-01 23:59 Europe/Berln"],
+            "--due '2026-12-01 23:59 Europe/Berln': 'Europe/Berln' is not a time zone (did you mean Europe/Berlin",
+        ),
+        (["grade", "--assignment", "selftest", "tests", "--extension", "ann"], "'ann' is not STUDENT=DURATION"),
+        (["grade", "--assignment", "selftest", "tests", "--extension", "ann=2"], "--extension 'ann=2': '2' is not a"),
+        (["grade", "--assignment", "selftest", "tests", "--extensions", "nope.csv"], "'nope.csv' cannot be read"),
+        (
+            ["grade", "--assignment", "selftest", "solutions/weight_tying.py", "--extension", "a=1d"],
+            "give --out FOLDER",
+        ),
         (["grade", "--assignment", "selftest", "tests", "--late-penalty", "half"], "'half' is not a late policy"),
         (["grade", "--assignment", "selftest", "README.md", "--due", "2026-05-04"], "neither .py nor .ipynb"),
     ],
@@ -223,6 +242,43 @@ def test_after_kill_9_the_same_command_grades_only_what_is_missing_and_then_noth
     assert summary["graded"] == [] and len(summary["up_to_date"]) == 4
     assert stamps == {p.stem: json.loads(p.read_text())["batch"]["graded_at"] for p in (out / "results").glob("*.json")}
     assert (out / "grades.csv").read_text().count("\n") == 5
+
+
+@pytest.mark.e2e
+def test_after_kill_9_a_resume_keeps_every_penalty_and_a_misspelt_zone_stops_naming_it(tmp_path):
+    add = "def add(a, b):\n    return a + b\n"
+    course = _course(tmp_path / "course", {"ann": add, "bob": add, "zz_slow": add + "import time\ntime.sleep(8)\n"})
+    for student, stamp in {"ann": "12:00:19", "bob": "11:00:00", "zz_slow": "14:30:00"}.items():
+        (course / "submitted" / student / "selftest" / "timestamp.txt").write_text(f"2026-05-04 {stamp}.000000 UTC\n")
+    out = tmp_path / "graded"
+    args = [sys.executable, "-m", "autograder", "grade", "--assignment", "selftest", str(course / "submitted")]
+    args += ["--out", str(out), "--workers", "1", "--timeout", "30"]
+    late = ["--due", "2026-05-04 14:00 Europe/Berlin", "--late-penalty", "1/hour"]  # 12:00 UTC: summer time
+    misspelt = cli(*args[3:], "--due", "2026-05-04 14:00 Europe/Berln", "--late-penalty", "1/hour")
+    assert misspelt.returncode == 2 and not out.exists()
+    assert "'Europe/Berln' is not a time zone (did you mean Europe/Berlin" in misspelt.stderr
+    proc = subprocess.Popen(
+        [*args, *late], cwd=KIT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not list((out / "results").glob("*.json")) and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.05)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    assert 1 <= len(list((out / "results").glob("*.json"))) < 3
+    for again in ([], ["--force"]):  # as README advises after a kill, with or without --force
+        resumed = subprocess.run([*args, *again], cwd=KIT, capture_output=True, text=True, timeout=600)
+        assert resumed.returncode == 0, resumed.stderr[-2000:]
+        rows = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open(encoding="utf-8"))}
+        assert {s: (r["late_by"], r["late_penalty"], r["final_score"]) for s, r in rows.items()} == {
+            "ann": ("19 s", "1.0", "2.0"),
+            "bob": ("on time", "0.0", "3.0"),
+            "zz_slow": ("2 h 30 min", "3.0", "0.0"),
+        }
+    other = subprocess.run([*args, "--late-penalty", "zero"], cwd=KIT, capture_output=True, text=True, timeout=600)
+    assert other.returncode == 2 and "--late-penalty: 1/hour in this folder, zero now" in other.stderr
 
 
 @pytest.mark.e2e

@@ -36,7 +36,17 @@ def test_a_timestamp_reads_as_nbgrader_reads_it(text):
     assert parse_stamp(text) == parse_utc(text).replace(tzinfo=UTC)
 
 
-@pytest.mark.parametrize("text", ["yesterday", "", "2026-13-45 10:00:00 UTC", "\x00\x01"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yesterday",
+        "",
+        "2026-13-45 10:00:00 UTC",
+        "\x00\x01",
+        "2026-05-04 09:30:00 Europe/Berln",
+        "2026-05-04 09:30 Berlin",
+    ],
+)
 def test_a_timestamp_nbgrader_cannot_read_is_a_problem_never_a_time(tmp_path, text):
     (tmp_path / "timestamp.txt").write_text(text)
     stamp = read_stamp(tmp_path)
@@ -79,18 +89,20 @@ def test_of_two_editions_the_later_submission_is_graded_else_the_assignments_own
     assert datetime(2026, 5, 4, 10, tzinfo=UTC) == read_stamp(root / "cy" / "weight_tying_zh").when
 
 
+def _full_marks(*, submissions, on_result, seed, **_):
+    """Stands in for grade_batch: every file scores 100."""
+    for uid in sorted(submissions):
+        tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
+        on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+
+
 def test_the_class_outputs_say_which_edition_was_graded_and_why(tmp_path, monkeypatch):
     root = tmp_path / "submitted"
     _hand_in(root, "cy", "weight_tying", "2026-05-04 09:30:00.000000 UTC")
     _hand_in(root, "cy", "weight_tying_zh", "2026-05-04 10:00:00.000000 UTC")
     _hand_in(root, "al", "weight_tying", "2026-05-04 09:00:00.000000 UTC")
 
-    def batch(*, submissions, on_result, seed, **_):
-        for uid in sorted(submissions):
-            tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", True)]
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
-
-    monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", _full_marks)
     submissions = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",))
     job = ClassJob(assignment="weight_tying", paths=(root,), out=tmp_path / "graded", progress=False)
     outcome = grade_class(job, submissions=submissions)
@@ -103,3 +115,33 @@ def test_the_class_outputs_say_which_edition_was_graded_and_why(tmp_path, monkey
     assert (
         "several editions" in look and "cy: handed in weight_tying and weight_tying_zh: graded weight_tying_zh" in look
     )
+
+
+def test_a_garbled_or_missing_stamp_is_listed_with_what_to_do_never_chosen_silently(tmp_path, monkeypatch):
+    root = tmp_path / "submitted"
+    _hand_in(root, "fu", "weight_tying", "2026-05-04 09:00:00.000000 UTC")
+    _hand_in(root, "fu", "weight_tying_zh", "the evening, roughly")  # the later one's stamp, garbled
+    _hand_in(root, "gi", "weight_tying", None)  # collected by hand: no timestamp.txt at all
+    _hand_in(root, "al", "weight_tying", "2026-05-04 09:00:00.000000 UTC")
+    assert choose_edition(root / "fu", list(EDITIONS)).rule == "no time"
+
+    monkeypatch.setattr(autograder.grading.executors, "grade_batch", _full_marks)
+    submissions = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",))
+    job = ClassJob(
+        assignment="weight_tying", paths=(root,), out=tmp_path / "graded", progress=False, due="2026-05-04 12:00 UTC"
+    )
+    outcome = grade_class(job, submissions=submissions)
+    rows = {r["student"]: r for r in csv.DictReader(outcome.csv_path.open(encoding="utf-8"))}
+    assert rows["gi"]["late_by"] == "unknown: no timestamp.txt" and rows["al"]["late_by"] == "on time"
+    report = html.unescape(re.sub(r"<[^>]+>", "", outcome.report.read_text(encoding="utf-8")))
+    look = " ".join(report[report.index("Needs a look") : report.index("Class summary")].split())
+    chosen = look[look.index("edition chosen without a time") :]
+    assert "Check which the student meant; then put nbgrader's time in that timestamp.txt" in chosen
+    assert (
+        "fu: handed in weight_tying and weight_tying_zh: graded weight_tying, no submission time to compare" in chosen
+    )
+    assert "several editions" not in look  # listed once, under what the TA must do
+    missing = look[look.index("submission time missing") :]
+    assert "gi: no timestamp.txt in weight_tying folder; due 2026-05-04 12:00 UTC" in missing
+    assert "put nbgrader's time in <student>/<assignment>/timestamp.txt" in missing
+    assert "al:" not in missing

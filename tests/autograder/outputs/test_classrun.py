@@ -16,6 +16,7 @@ from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import SubmissionRefused, find_submissions, read_submission
 from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
+from autograder.outputs.options import OptionsChanged
 from autograder.protocol.said import Said
 
 GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"
@@ -160,13 +161,16 @@ def test_a_broken_batch_keeps_what_arrived_and_the_next_run_grades_the_rest_on_t
     assert fixed.seeds == [first.seed] and "" not in _csv(out).values()
 
 
-def test_the_seed_is_the_folders_until_another_is_asked_for(klass, tmp_path, fake):
+def test_the_seed_is_the_folders_until_another_is_asked_for_and_accepted(klass, tmp_path, fake):
     out = tmp_path / "graded"
     seed = run(klass, out).seed
     assert json.loads((out / "manifest.json").read_text())["seed"] == seed
     assert run(klass, out).seed == seed and fake.seeds == [seed]
-    other = run(klass, out, seed=seed + 1)
-    assert len(other.graded) == 5 and "every submission is regraded" in other.warnings[0]
+    with pytest.raises(OptionsChanged, match=f"--seed: {seed} in this folder, {seed + 1} now.*--accept-new-options"):
+        run(klass, out, seed=seed + 1)
+    assert fake.seeds == [seed] and json.loads((out / "manifest.json").read_text())["seed"] == seed
+    other = run(klass, out, seed=seed + 1, accept_new_options=True)
+    assert len(other.graded) == 5 and other.seed == seed + 1 and run(klass, out).seed == seed + 1
 
 
 def test_a_student_no_longer_handed_in_leaves_the_outputs(klass, tmp_path, fake):
