@@ -19,11 +19,12 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        ".data sharing: lm_head.weight and token_embed.weight share memory but are two Parameter objects "
-        "(e.g. nn.Parameter(token_embed.weight.data)), so their gradients never add up in one .grad, an "
-        "optimizer counts the table twice, and the tie breaks on .to(...) or load_state_dict; " + _ITSELF_EN + ", "
-        "not its storage",
-        "只共享了 .data：LM head 和 token embedding 共用一块内存，却是两个参数对象，所以两端的梯度"
+        "one storage, two Parameters: lm_head.weight and token_embed.weight share memory but are two Parameter "
+        "objects (a new nn.Parameter around the table, nn.Parameter(token_embed.weight), or its .data), so their "
+        "gradients never add up in one .grad, an optimizer counts the table twice, and the tie breaks on .to(...) "
+        "or load_state_dict; " + _ITSELF_EN + ", not its storage",
+        "一块存储，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
+        "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度"
         "永远汇不进同一个 .grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict 绑定就断了；"
         + _ITSELF_ZH
         + "，而不只是它的存储",

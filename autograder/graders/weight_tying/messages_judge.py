@@ -58,6 +58,10 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}",
         "{model} 有 {n} 个不重复的参数，应为 V * D = {want}",
     ),
+    "judge.counts.unique_two_tables": (
+        "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables, the tie shows why: {cause}",
+        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}：有两张 (V, D) 的表，绑定的情况说明了原因：{cause}",
+    ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
         "{model} 有 {n} 个不重复的参数，应为 V * D = {want}：复制了一份表，LM head 上还带了偏置",

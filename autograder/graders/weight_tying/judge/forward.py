@@ -15,11 +15,12 @@ from typing import Any
 
 import torch
 
+from autograder.graders.weight_tying.diagnosis import close, tie_problem
 from autograder.graders.weight_tying.judge.reference import other_heads
 from autograder.graders.weight_tying.judge.words import say, title_of
 from autograder.grading.judge.suite_api import Failed, plain_tensor
 
-__all__ = ["recorded_logits", "construction_logits", "waited_on", "SIZES_TEST"]
+__all__ = ["recorded_logits", "construction_logits", "tie_diagnosis", "waited_on", "SIZES_TEST"]
 
 # The test that judges the wrapper's hyper-parameters (its sizes and num_heads), and names one ignored.
 SIZES_TEST = "test_wrapper_state_dict_matches_hyperparameters"
@@ -65,3 +66,26 @@ def construction_logits(
         )
     label = say("judge.label.logits", what=what)
     return recorded_logits(record, "logits", shape, what=what, label=label, shapes_test=shapes_test, dtype=dtype), True
+
+
+def tie_diagnosis(record: Mapping[str, Any], target: torch.Tensor, *, what="", pos: torch.Tensor | None = None):
+    """What a tie record (``TableFollow``) shows of the tie: None when the head followed the judge's `target` table
+    written into the embedding and is that Parameter, else the misconception (``diagnosis.tie_problem``: .data
+    sharing, a copy, an untied head, tied only after forward, ...). A head the runner could not read is owed."""
+    label = say("judge.what_problem", what=what, problem="lm_head.weight")
+    head = plain_tensor(record, "head_after_inplace", dtype=target.dtype, what=label)
+    after = record.get("head_after_forward")
+
+    def shows_table(t) -> bool:
+        return type(t) is torch.Tensor and t.shape == target.shape and close(t, target, rtol=0, atol=0)
+
+    return tie_problem(
+        head_shape=tuple(head.shape),
+        table_shape=tuple(target.shape),
+        follows=shows_table(head),
+        same_object=record.get("head_is_embed") is True,
+        same_storage=record.get("same_data_ptr") is True,
+        follows_after_forward=shows_table(after),
+        pos_shape=None if pos is None else tuple(pos.shape),
+        flag_off=record.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
+    )

@@ -7,7 +7,13 @@ from functools import partial
 import torch
 
 from autograder.graders.weight_tying.diagnosis import close
-from autograder.graders.weight_tying.judge.forward import SIZES_TEST, construction_logits, recorded_logits, waited_on
+from autograder.graders.weight_tying.judge.forward import (
+    SIZES_TEST,
+    construction_logits,
+    recorded_logits,
+    tie_diagnosis,
+    waited_on,
+)
 from autograder.graders.weight_tying.judge.models import (
     cfg_model,
     for_model,
@@ -99,6 +105,9 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
         2 * v * d + v: "judge.counts.unique_copied_bias",
     }
     model = f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d})"
+    if count == 2 * v * d and (cause := tie_diagnosis(rec, p["W1"], what=model)) is not None:
+        # two tables: which tie mistake, from the tie's own evidence (section 6 teaches the fix)
+        raise AssertionError(say("judge.counts.unique_two_tables", model=model, n=count, want=v * d, cause=cause))
     assert count == v * d, say(hints.get(count, "judge.counts.unique"), model=model, n=count, want=v * d) + reread(8)
     # The count is the runner's word; award it only if the behaviour agrees (one table the head follows).
     head = plain_tensor(rec, LmIdentity.head_after_inplace, shape=(v, d), dtype=torch.float32, what="lm_head.weight")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.diagnosis import close, logits_follow_table, tie_problem
-from autograder.graders.weight_tying.judge.forward import construction_logits
+from autograder.graders.weight_tying.diagnosis import close, logits_follow_table
+from autograder.graders.weight_tying.judge.forward import construction_logits, tie_diagnosis
 from autograder.graders.weight_tying.judge.reference import (
     after_head,
     judge_model,
@@ -29,7 +29,6 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmFloat64,
     LmIdentity,
     LmReload,
-    TableFollow,
 )
 from autograder.graders.weight_tying.runner.values import judge_table, judge_values
 from autograder.grading.judge import suite_api
@@ -101,23 +100,7 @@ def _check_logits_follow(rec, table, ids, *, what):
 
 
 def _check_follow(rec, target, *, what, pos=None):
-    label = say("judge.what_problem", what=what, problem="lm_head.weight")
-    head = plain_tensor(rec, TableFollow.head_after_inplace, dtype=target.dtype, what=label)
-    after = rec.get(TableFollow.head_after_forward)
-
-    def shows_table(t) -> bool:
-        return type(t) is torch.Tensor and t.shape == target.shape and close(t, target, rtol=0, atol=0)
-
-    problem = tie_problem(
-        head_shape=tuple(head.shape),
-        table_shape=tuple(target.shape),
-        follows=shows_table(head),
-        same_object=rec.get(TableFollow.head_is_embed) is True,
-        same_storage=rec.get(TableFollow.same_data_ptr) is True,
-        follows_after_forward=shows_table(after),
-        pos_shape=None if pos is None else tuple(pos.shape),
-        flag_off=rec.get("flag_off") is True,  # the wrapper's records only: names an untied MiniGPT as such
-    )
+    problem = tie_diagnosis(rec, target, what=what, pos=pos)
     assert problem is None, say("judge.what_problem", what=what, problem=problem)
 
 

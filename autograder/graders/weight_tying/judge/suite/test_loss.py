@@ -36,6 +36,9 @@ _HINTS = {
 }
 
 
+_INPUT_MISTAKES = ("suite.loss.softmax_first", "suite.loss.nll_on_logits")
+
+
 def _input_mistakes(logits_of, ids, targets) -> dict:
     """The loss of the right pairing of logits and targets, fed to cross-entropy the wrong way: probabilities
     (a softmax before cross_entropy, which applies log_softmax itself), or raw logits to nll_loss (which expects
@@ -127,7 +130,9 @@ def _check_loss(plan, evidence, run, form: str):
     value, expected = f"{float(loss):.5f}", f"{float(want):.5f}"
     for message, alt in alternatives(logits_of, ids, targets).items():
         if close(loss, alt, **TOL):
-            raise AssertionError(say(message, call=call, got=value, want=expected, hint=hint) + reread(9))
+            # section 5 teaches what cross-entropy takes (logits); section 9 the targets of each form
+            section = 5 if message in _INPUT_MISTAKES else 9
+            raise AssertionError(say(message, call=call, got=value, want=expected, hint=hint) + reread(section))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise AssertionError(
