@@ -116,8 +116,8 @@ def _grade_seed(args: tuple[str, int, list[Mutant], dict[str, str]]) -> dict[str
         except Exception as exc:  # the source itself fails to run: it earns nothing
             out[mutant.id] = (0.0, f"the source raised {type(exc).__name__}: {exc}"[:200])
             continue
-        failing = next(((t, m) for t, (ok, m) in results.items() if not ok), None)
-        out[mutant.id] = (score, f"{failing[0]}: {failing[1][:160]}" if failing else "")
+        failing = next(((name, o) for name, o in results.items() if not o.passed), None)
+        out[mutant.id] = (score, f"{failing[0]}: {failing[1].message('en')[:160]}" if failing else "")
     return out
 
 
