@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli import similarity
 from autograder.cli.common import fail, grading_limits, guarded, positive
 
 __all__ = ["add_parser", "run"]
@@ -88,6 +89,12 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="nbgrader assignment to write every student into (default: each student's own edition, "
         "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
     )
+    grade.add_argument(
+        "--no-similarity",
+        action="store_true",
+        help="skip the similarity pass that ends a class run (which hand-ins share code: similarity.html)",
+    )
+    similarity.add_options(grade, threshold="--similarity-threshold")  # --archive DIR, --similarity-threshold
 
 
 def run(args) -> int:
@@ -155,6 +162,8 @@ def _grade(args, limits) -> int:
         return fail("--dry-run compares with a class folder's marks: give --out FOLDER")
     if single and args.out is None and (args.due or args.late_penalty):
         return fail("--due and --late-penalty apply to a class run: give --out FOLDER (a class of one works too)")
+    if args.no_similarity and (args.archive or args.similarity_threshold is not None):
+        return fail("--archive and --similarity-threshold set the similarity pass: drop them or --no-similarity")
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -186,6 +195,7 @@ def _grade(args, limits) -> int:
         due=due,
         late_penalty=args.late_penalty,
         gradebook=gradebook,
+        similarity=None if args.no_similarity else similarity.options_of(args, threshold=args.similarity_threshold),
     )
     if args.dry_run:
         return _dry_run(args, job, submissions)
@@ -195,6 +205,8 @@ def _grade(args, limits) -> int:
         return fail(str(exc))
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if outcome.similarity is not None:
+        print(similarity.summary(outcome.similarity, job.out), file=sys.stderr)
     if args.nbgrader_course is not None and outcome.report is not None:
         _place_feedback(args.nbgrader_course, job.out)
     status = _to_gradebook(args, gradebook, outcome.roster, outcome.results, outcome.late)

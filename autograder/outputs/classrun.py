@@ -18,6 +18,7 @@ import secrets
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.cachekey import grading_key
@@ -49,6 +50,7 @@ class ClassJob:
     due: str | None = None  # --due for everyone (None: the folder's, else each edition's in the gradebook)
     late_penalty: str | None = None  # --late-penalty (None: the folder's, else the course's nbgrader_config.py)
     gradebook: Path | None = None  # nbgrader's gradebook: due dates, extensions, and its folder's config
+    similarity: Any = None  # similarity.detect.SimilarityOptions: the pass after the grades (None: skipped)
 
 
 @dataclass
@@ -64,6 +66,7 @@ class ClassOutcome:
     warnings: list[str] = field(default_factory=list)
     batch_error: str = ""  # the batch itself failed (some students have no result)
     late: dict = field(default_factory=dict)  # uid -> lateness.Late (students in nbgrader's layout)
+    similarity: Any = None  # similarity.store.Outcome of this run's pass (None: not run)
 
 
 def unreadable_reason(path: Path) -> str:
@@ -213,12 +216,31 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
 
     view = load_class(job.out)
     outcome.csv_path = write_grades(job.out, view.rows)  # first: nothing after this may lose the grades
+    if job.similarity is not None and _similarity(job, outcome):
+        outcome.csv_path = write_grades(job.out, load_class(job.out).rows)  # with similar_to
     try:
         outcome.report = write_report(job.out)
     except Exception as exc:  # the grades are on disk; the report is for reading them
         outcome.warnings.append(
             f"the HTML report was not written ({type(exc).__name__}: {exc}); grades are in {outcome.csv_path}"
         )
+
+
+def _similarity(job: ClassJob, outcome: ClassOutcome) -> bool:
+    """The similarity pass over the class's text (after the grades: it cannot move one); False when it did not run
+    (a class of one with no archive has nothing to compare; a failure is a warning, never the end of the run)."""
+    from autograder.outputs.similarity.detect import class_hand_ins, run_similarity
+
+    if len(outcome.roster) < 2 and not job.similarity.archives:
+        return False
+    try:
+        hand_ins = class_hand_ins(outcome.roster, job.paths)
+        outcome.similarity = run_similarity(job.assignment, job.out, hand_ins, job.similarity)
+    except Exception as exc:  # the grades are on disk; the pass only reads
+        outcome.warnings.append(f"the similarity pass did not run ({type(exc).__name__}: {exc}); the grades stand")
+        return False
+    outcome.warnings += outcome.similarity.problems
+    return True
 
 
 def _lateness(job: ClassJob, previous: Manifest | None, manifest: Manifest, outcome: ClassOutcome) -> None:
