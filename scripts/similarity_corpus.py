@@ -164,8 +164,8 @@ def annotated(source: str, rng: random.Random) -> str:
                 inserts.setdefault(statement.lineno - 1, []).append(f"{pad}{rng.choice(_NOTES)}\n")
             elif rng.random() < 0.5 and statement.end_lineno is not None:
                 inserts.setdefault(statement.end_lineno, []).append(f'{pad}print("{rng.choice(_WORDS)}")\n')
-    for at in sorted(inserts, reverse=True):
-        lines[at:at] = inserts[at]
+    for at in sorted(inserts, reverse=True):  # a nested function's lines first: it ends where its parent does
+        lines[at:at] = sorted(inserts[at], key=lambda line: len(line.lstrip()) - len(line))
     return "".join(lines)
 
 

@@ -142,12 +142,15 @@ def run_similarity(
     engine.set_aside(background, boilerplate)
     engine.set_aside(prints, engine.common_hashes(prints, [b.hashes for b in background]))
 
-    archived_flags = [h.archived for h in compared]
-    for i, j in engine.candidates(prints, archived_flags):
+    candidates = engine.candidates(prints, [h.archived for h in compared], threshold)
+    listed, before = [], time.perf_counter()
+    for i, j in candidates:
         first, second = (j, i) if compared[i].archived else (i, j)  # a student first
         match = engine.compare(prints[first], prints[second])
-        if not engine.flagged(match, threshold):
-            continue
+        if engine.flagged(match, threshold):
+            listed.append((first, second, match))
+    outcome.candidates, outcome.compare_seconds = len(candidates), round(time.perf_counter() - before, 3)
+    for first, second, match in listed:
         a, b = compared[first], compared[second]
         page = pair_page(a.id, b.id)
         pair = store.Pair(a.id, a.name, b.id, b.name, b.archived, match.share_a, match.share_b, match.chars, page)

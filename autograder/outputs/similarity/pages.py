@@ -83,7 +83,7 @@ def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str) -
         chars=pair.chars,
         archived=pair.archived,
     )
-    return write_text(Path(out) / pair.page, html)
+    return write_text(Path(out) / pair.page, html, durable=False)  # made again by every pass
 
 
 def prune(out: Path, keep: set[str]) -> None:

@@ -55,6 +55,8 @@ class Outcome:
     problems: list[str] = field(default_factory=list)  # starter code not found, an archive not read, ...
     when: str = ""
     seconds: float = 0.0
+    candidates: int = 0  # pairs compared (of n(n-1)/2): the ones sharing enough fingerprints (engine.candidates)
+    compare_seconds: float = 0.0  # the time copydetect's comparison of those took
 
     def to_json(self) -> str:
         data = {"format": _FORMAT, **asdict(self)}
@@ -78,6 +80,8 @@ class Outcome:
                 problems=[str(p) for p in data.get("problems", [])],
                 when=str(data.get("when", "")),
                 seconds=float(data.get("seconds", 0.0)),
+                candidates=int(data.get("candidates", 0)),
+                compare_seconds=float(data.get("compare_seconds", 0.0)),
             )
         except (KeyError, TypeError, ValueError):
             return None
