@@ -83,7 +83,10 @@ def _bound_names(tree: ast.AST) -> tuple[set[str], set[str]]:
             names.add(node.id)
         elif isinstance(node, ast.arg):
             names.add(node.arg)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+        elif isinstance(node, ast.ClassDef):
+            names.add(node.name)
+            attributes |= {m.name for m in node.body if isinstance(m, ast.FunctionDef)}  # called as self.name
+        elif isinstance(node, ast.FunctionDef):
             names.add(node.name)
         elif isinstance(node, ast.alias) and node.asname:
             names.add(node.asname)
@@ -91,7 +94,9 @@ def _bound_names(tree: ast.AST) -> tuple[set[str], set[str]]:
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 attributes.add(node.attr)
     keep = API | set(dir(builtins)) | set(keyword.kwlist)
-    return {n for n in names if n not in keep and not n.startswith("__")}, {a for a in attributes if a not in keep}
+    return {n for n in names if n not in keep and not n.startswith("__")}, {
+        a for a in attributes if a not in keep and not a.startswith("__")
+    }
 
 
 def renamed(source: str, rng: random.Random) -> str:
@@ -193,23 +198,87 @@ def copies() -> dict[Path, str]:
     return made
 
 
-def in_notebook(code: str, language: str = "en") -> str:
-    """A hand-in of the edition `language` ("en" or "zh"): its released notebook as built, with the solution cells
-    holding `code` (what precedes ``class MiniGPTWithWeightTying`` in the first, the rest in the second)."""
+_STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)", re.M)
+_SOLUTIONS = ("solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying")
+
+
+def _released(language: str) -> dict:
+    """The released notebook of an edition: the built source notebook, its solution regions stubbed as nbgrader
+    does (the kit's own reading of it, ``outputs.similarity.starter.cleared``)."""
+    from autograder.outputs.similarity.starter import cleared
+
     edition = {"en": "weight_tying", "zh": "weight_tying_zh"}[language]
     path = ROOT / "assignments" / "source" / edition / "weight_tying.ipynb"
     if not path.is_file():
         raise SystemExit(f"{path} is not built: run python scripts/build_notebook.py first")
     nb = json.loads(path.read_text(encoding="utf-8"))
-    cut = code.find("class MiniGPTWithWeightTying")
-    parts = {
-        "solution_TiedEmbeddingLM": code[:cut] if cut > 0 else code,
-        "solution_MiniGPTWithWeightTying": code[cut:] if cut > 0 else "",
-    }
     for cell in nb["cells"]:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if grade_id in parts:
-            cell["source"] = parts[grade_id]
+        kit = cell.get("metadata", {}).get("nbgrader", {})
+        if cell["cell_type"] == "code" and kit.get("solution"):
+            cell["source"] = cleared("".join(cell["source"]), solution=True)
+    return nb
+
+
+def _filled(skeleton: str, code: str) -> str:
+    """`skeleton` (a released solution cell: one class, its methods stubbed) with each stub replaced by the body of
+    the method of that name in `code`'s class of that name, and the methods in `code`'s order (its own methods
+    among them, where it has them): what a student makes of the cell."""
+    tree, lines = ast.parse(code), code.splitlines()
+    name = re.search(r"^class (\w+)", skeleton, re.M).group(1)
+    mine = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
+    if mine is None:
+        return skeleton
+    methods = [m for m in mine.body if isinstance(m, ast.FunctionDef)]
+    # the skeleton's methods, each from its decorator or def line to the next one's
+    starts = [m.start() for m in re.finditer(r"^    (?:@|def )", skeleton, re.M)]
+    starts = [a for n, a in enumerate(starts) if n == 0 or not skeleton[starts[n - 1] : a].lstrip().startswith("@")]
+    header = skeleton[: starts[0]]
+    blocks = {
+        re.search(r"def (\w+)", skeleton[a:b]).group(1): skeleton[a:b].rstrip("\n")
+        for a, b in zip(starts, [*starts[1:], len(skeleton)], strict=True)
+    }
+
+    def body(method: ast.FunctionDef, indent: str) -> str:
+        first = method.body[0]
+        if isinstance(first, ast.Expr) and ast.unparse(first) == "super().__init__()" and len(method.body) > 1:
+            first = method.body[1]  # the skeleton says it already
+        text = "\n".join(lines[first.lineno - 1 : method.end_lineno])
+        pad = len(text) - len(text.lstrip(" "))
+        return "\n".join(indent + line[pad:] if line.strip() else "" for line in text.split("\n"))
+
+    out = []
+    for method in methods:
+        if method.name in blocks:
+            out.append(_STUB.sub(lambda stub, m=method: body(m, stub.group(1)), blocks.pop(method.name), count=1))
+        else:
+            start = (method.decorator_list[0].lineno if method.decorator_list else method.lineno) - 1
+            out.append("\n".join(lines[start : method.end_lineno]))
+    return header + "\n\n".join([*out, *blocks.values()])
+
+
+def in_notebook(code: str, language: str = "en") -> str:
+    """A hand-in of the edition `language` ("en" or "zh") as a student makes it: the released notebook, each stub of
+    its two solution cells filled with the body of `code`'s method of that name; what `code` has beyond its two
+    classes (imports, helpers) above the first class."""
+    nb = _released(language)
+    tree = ast.parse(code)
+    lines = code.splitlines()
+    classes = {"TiedEmbeddingLM", "MiniGPTWithWeightTying"}
+    given = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    preamble = []
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name in classes:
+            continue
+        start = (node.decorator_list[0].lineno if getattr(node, "decorator_list", None) else node.lineno) - 1
+        text = "\n".join(lines[start : node.end_lineno])
+        if not (isinstance(node, (ast.Import, ast.ImportFrom)) and text in given):  # the notebook imports it
+            preamble.append(text)
+    preamble = "\n\n".join(preamble)
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") in _SOLUTIONS:
+            filled = _filled(cell["source"], code)
+            first = cell["metadata"]["nbgrader"]["grade_id"] == _SOLUTIONS[0]
+            cell["source"] = f"{preamble}\n\n\n{filled}" if first and preamble else filled
     return json.dumps(nb, ensure_ascii=False)
 
 

@@ -14,14 +14,15 @@ An archived hand-in is compared with the class, never with another archived one,
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.outputs.similarity import engine, store
-from autograder.outputs.similarity.starter import expected_code, released_cells, same_cell
-from autograder.outputs.similarity.written import Written, read_written
+from autograder.outputs.similarity.starter import Starter, expected_code, released_cells, same_cell
+from autograder.outputs.similarity.written import COMMON_ONLY, Written, read_written
 
 __all__ = ["HandIn", "SimilarityOptions", "class_hand_ins", "run_similarity", "archive_hand_ins", "pair_page"]
 
@@ -93,12 +94,26 @@ def _settings(options: SimilarityOptions, previous: store.Outcome | None) -> tup
     return float(threshold), tuple(archives)
 
 
+@functools.lru_cache(maxsize=4)
+def _material(assignment: str, courses: tuple[Path, ...]) -> tuple[Starter, frozenset, frozenset, list[frozenset]]:
+    """What a pass over `assignment` sets aside: (the starter, its cells as compared, the fingerprints of the starter
+    and the reference, those of each document of the kit's corpus). Kept for the process: a fingerprint is a hash
+    of this process's own (Python's string hash), so nothing of it is stored."""
+    from autograder.graders import editions_of, get_assignment
+
+    spec = get_assignment(assignment)
+    starter = released_cells(editions_of(assignment), spec.name, list(courses))
+    reference = Path(spec.solution_path).read_text(encoding="utf-8", errors="replace")
+    boilerplate = frozenset(engine.hashes_of([*starter.cells, reference]))
+    background = [frozenset(engine.fingerprint(text).hashes - boilerplate) for text in expected_code(spec)[1:]]
+    return starter, frozenset(same_cell(cell) for cell in starter.cells), boilerplate, background
+
+
 def run_similarity(
     assignment: str, out: Path, hand_ins: list[HandIn], options: SimilarityOptions = SimilarityOptions()
 ) -> store.Outcome:
     """Compare the class's `hand_ins` (and the archives') into the folder `out`: its pages, then
     ``similarity.json``; the outcome."""
-    from autograder.graders import editions_of, get_assignment
     from autograder.graders.kit import COURSE_DIR
     from autograder.outputs.folder import now
     from autograder.outputs.lookalikes import lookalikes
@@ -107,11 +122,8 @@ def run_similarity(
     started = time.perf_counter()
     out = Path(out)
     threshold, archives = _settings(options, store.load(out))
-    spec = get_assignment(assignment)
-    courses = list(dict.fromkeys([*options.courses, COURSE_DIR]))
-    starter = released_cells(editions_of(assignment), spec.name, courses)
-    reference = Path(spec.solution_path).read_text(encoding="utf-8", errors="replace")
-    released = {same_cell(cell) for cell in starter.cells}
+    courses = tuple(dict.fromkeys([*(Path(c) for c in options.courses), COURSE_DIR]))
+    starter, released, boilerplate, background = _material(assignment, courses)
     outcome = store.Outcome(threshold=threshold, archives=[str(a) for a in archives], problems=list(starter.problems))
     archived, problems = archive_hand_ins(archives, assignment)
     outcome.problems += problems
@@ -136,11 +148,16 @@ def run_similarity(
         elif written.notes:
             outcome.notes.append({**entry, "notes": list(written.notes)})
 
-    boilerplate = engine.hashes_of([*starter.cells, reference])
-    background = [engine.fingerprint(text) for text in expected_code(spec)[1:]]  # [0] is the reference
     engine.set_aside(prints, boilerplate)
-    engine.set_aside(background, boilerplate)
-    engine.set_aside(prints, engine.common_hashes(prints, [b.hashes for b in background]))
+    engine.set_aside(prints, engine.common_hashes(prints, background))
+    for n in [n for n, found in enumerate(prints) if not found.hashes]:  # no code of its own is left to compare
+        if not compared[n].archived:
+            why = "only comments, starter code, the reference's or code many hand-ins share"
+            outcome.not_compared.append(
+                {"uid": compared[n].id, "name": compared[n].name, "problem": COMMON_ONLY, "detail": why}
+            )
+    kept = [n for n, found in enumerate(prints) if found.hashes]
+    compared, prints = [compared[n] for n in kept], [prints[n] for n in kept]
 
     candidates = engine.candidates(prints, [h.archived for h in compared], threshold)
     listed, before = [], time.perf_counter()

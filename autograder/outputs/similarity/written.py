@@ -7,7 +7,8 @@ release holds (``starter.same_cell``: line endings and trailing spaces aside) is
 keeps a ``# cell N`` line above each cell (a comment: the comparison never sees it; the side-by-side page does).
 
 What cannot be compared is said, never an error: a refused file (``unreadable``), nothing beyond the starter
-code (``empty``); a file with more than ``MAX_WRITTEN`` characters of code is compared on its first ones
+code (``empty``; ``nothing of its own`` when what is left is only comments or code set aside as common, which
+``detect`` finds); a file with more than ``MAX_WRITTEN`` characters of code is compared on its first ones
 (``huge``), and bytes that are not UTF-8 (``non-UTF-8``, shown as U+FFFD) are compared as decoded.
 """
 
@@ -21,10 +22,13 @@ from pathlib import Path
 from autograder.grading.submissions import SubmissionRefused, read_submission
 from autograder.outputs.similarity.starter import code_cells, same_cell
 
-__all__ = ["Written", "read_written", "MAX_WRITTEN", "UNREADABLE", "EMPTY", "HUGE", "NOT_UTF8"]
+__all__ = ["Written", "read_written", "MAX_WRITTEN", "UNREADABLE", "EMPTY", "HUGE", "NOT_UTF8", "COMMON_ONLY"]
 
-MAX_WRITTEN = 256 << 10  # characters of code compared: the solution is ~3 K, a long hand-in ~20 K
+# Characters of code compared: the solution is ~3 K, a long hand-in ~20 K. copydetect's tokenizer takes up to ~20 us a
+# character on hostile text (64 K of "a+a+...": 1.3 s), so this bounds what one file can cost the pass.
+MAX_WRITTEN = 64 << 10
 UNREADABLE, EMPTY, HUGE, NOT_UTF8 = "unreadable", "empty", "huge", "non-UTF-8"
+COMMON_ONLY = "nothing of its own"  # all it holds is comments, the starter, the reference or what many share
 # A .py exported from a notebook, or written in cells: "# %%" (VS Code, Spyder, jupytext), "# In[3]:" (nbconvert).
 _CELL_MARK = re.compile(r"^# ?(?:%%|In\[[ 0-9]*\]:?)", re.M)
 

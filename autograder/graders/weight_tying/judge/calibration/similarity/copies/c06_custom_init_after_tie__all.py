@@ -51,7 +51,7 @@ class MiniGPTWithWeightTying(sigma_n28.Module):
                                    num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
                                    weight_tying=True)
         print("gamma")
-        self.apply(self._init)
+        self.apply(self.delta__78)
         print("zeta")
 
     @staticmethod

@@ -28,7 +28,7 @@ class MiniGPTWithWeightTying(theta_n27.Module):
         self.rho_m20 = zeta_g70.MiniGPT(vocab_size, block_size, embed_dim=embed_dim, num_layers=num_layers,
                                    num_heads=num_heads, hidden_dim=hidden_dim, dropout=dropout,
                                    weight_tying=True)
-        self.apply(self._init)
+        self.apply(self.gamma__34)
 
     @staticmethod
     def gamma__34(kappa_m79):
