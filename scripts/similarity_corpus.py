@@ -93,6 +93,13 @@ def _bound_names(tree: ast.AST) -> tuple[set[str], set[str]]:
         elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
             if isinstance(node.value, ast.Name) and node.value.id == "self":
                 attributes.add(node.attr)
+    # an attribute also read on something else (`module.weight`) is a library's name too: renaming breaks the copy
+    foreign = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and not (isinstance(n.value, ast.Name) and n.value.id == "self")
+    }
+    attributes -= foreign
     keep = API | set(dir(builtins)) | set(keyword.kwlist)
     return {n for n in names if n not in keep and not n.startswith("__")}, {
         a for a in attributes if a not in keep and not a.startswith("__")

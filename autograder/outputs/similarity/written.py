@@ -46,10 +46,14 @@ class Written:
 
 
 def _chunks(kind: str, text: str) -> list[tuple[int, str]]:
-    if kind == "py":
+    if kind == "py":  # each part without its mark line, as the notebook's cell it came from
         marks = [m.start() for m in _CELL_MARK.finditer(text)]
         bounds = [0, *[m for m in marks if m > 0], len(text)]
-        return [(n, text[a:b]) for n, (a, b) in enumerate(zip(bounds, bounds[1:], strict=False), start=1)]
+        parts = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return [
+            (n, _CELL_MARK.sub("", part, count=1).partition("\n")[2] if _CELL_MARK.match(part) else part)
+            for n, part in enumerate(parts, start=1)
+        ]
     try:
         return [(number, source) for number, source, _ in code_cells(json.loads(text))]
     except ValueError:  # read_submission wrote this JSON itself: not reached

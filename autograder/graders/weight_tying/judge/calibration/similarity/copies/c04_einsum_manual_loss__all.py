@@ -10,13 +10,13 @@ import dnnlpy.models.gpt as zeta_g96
 
 class alpha_E30(kappa_n96.Module):
     def forward(self, beta_h67):
-        return torch.einsum("btd,vd->btv", beta_h67, self.omega_w73)  # (B, T, D) x (V, D) -> (B, T, V)
+        return torch.einsum("btd,vd->btv", beta_h67, self.weight)  # (B, T, D) x (V, D) -> (B, T, V)
 
     def __init__(self, theta_t46):
         # step
         super().__init__()
         # the shapes work out
-        self.omega_w73 = theta_t46
+        self.weight = theta_t46
 
 
 class TiedEmbeddingLM(kappa_n96.Module):
@@ -27,9 +27,9 @@ class TiedEmbeddingLM(kappa_n96.Module):
         # checked
         super().__init__()
         self.token_embed = kappa_n96.Embedding(vocab_size, embed_dim)
-        kappa_n96.init.normal_(self.token_embed.omega_w73, std=1 / math.sqrt(embed_dim))
+        kappa_n96.init.normal_(self.token_embed.weight, std=1 / math.sqrt(embed_dim))
         # step
-        self.lm_head = alpha_E30(self.token_embed.omega_w73)
+        self.lm_head = alpha_E30(self.token_embed.weight)
 
 
 class MiniGPTWithWeightTying(kappa_n96.Module):

@@ -11,18 +11,18 @@ import dnnlpy.models.gpt as zeta_g13
 class sigma_E44(delta_n55.Module):
     def __init__(self, zeta_t36):
         super().__init__()
-        self.theta_w70 = zeta_t36
+        self.weight = zeta_t36
 
     def forward(self, gamma_h59):
-        return torch.einsum("btd,vd->btv", gamma_h59, self.theta_w70)  # (B, T, D) x (V, D) -> (B, T, V)
+        return torch.einsum("btd,vd->btv", gamma_h59, self.weight)  # (B, T, D) x (V, D) -> (B, T, V)
 
 
 class TiedEmbeddingLM(delta_n55.Module):
     def __init__(self, vocab_size, embed_dim=128):
         super().__init__()
         self.token_embed = delta_n55.Embedding(vocab_size, embed_dim)
-        delta_n55.init.normal_(self.token_embed.theta_w70, std=1 / math.sqrt(embed_dim))
-        self.lm_head = sigma_E44(self.token_embed.theta_w70)
+        delta_n55.init.normal_(self.token_embed.weight, std=1 / math.sqrt(embed_dim))
+        self.lm_head = sigma_E44(self.token_embed.weight)
 
     def forward(self, input_ids):
         return self.lm_head(self.token_embed(input_ids))
