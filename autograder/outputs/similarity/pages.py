@@ -20,9 +20,8 @@ __all__ = ["segments", "write_pages", "write_index", "prune", "section", "needs_
 
 SIMILAR = "similar hand-ins"  # the Needs a look group
 TO_DO = (
-    "open the pair's side-by-side page: the marked code is what both wrote beyond the starter code and what many "
-    "hand-ins share. On an exercise this short a high share is a reason to talk to both students, never proof on "
-    "its own; an archive entry is an earlier year's hand-in"
+    "open the side-by-side page (marked: what both wrote beyond the starter and common code); on an exercise this "
+    "short it is a reason to talk to both students, not proof"
 )
 _INDEX = "similarity.html"
 
@@ -38,10 +37,25 @@ class Linked(str):
         return made
 
 
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _snapped(text: str, start: int, end: int) -> tuple[int, int]:
+    """A span widened to whole words: copydetect maps a match back to the raw text within a token or so."""
+    while 0 < start < len(text) and _word(text[start - 1]) and _word(text[start]):
+        start -= 1
+    while 0 < end < len(text) and _word(text[end - 1]) and _word(text[end]):
+        end += 1
+    return start, end
+
+
 def segments(text: str, spans: tuple[tuple[int, int], ...]) -> list[tuple[str, bool]]:
-    """`text` cut at `spans` (merged, clipped to the text): [(piece, shared), ...] covering it whole."""
+    """`text` cut at `spans` (clipped to the text, widened to whole words, merged): [(piece, shared), ...] covering
+    it whole."""
     merged: list[list[int]] = []
-    for start, end in sorted((max(0, a), min(len(text), b)) for a, b in spans):
+    clipped = ((max(0, a), min(len(text), b)) for a, b in spans)
+    for start, end in sorted(_snapped(text, a, b) for a, b in clipped):
         if end <= start:
             continue
         if merged and start <= merged[-1][1]:

@@ -11,17 +11,18 @@ HOSTILE = "x = '</pre><script>alert(1)</script>'  # {{ 7*7 }} \u202egnp.exe \0 \
 
 
 def test_segments_cover_the_text_once_with_the_shared_pieces_merged_and_clipped():
-    text = "abcdefghij"
+    text = "()[]{}<>!?"
     pieces = segments(text, ((2, 4), (3, 6), (8, 50), (-5, 1)))
     assert "".join(p for p, _ in pieces) == text
     assert [(p, shared) for p, shared in pieces] == [
-        ("a", True),
-        ("b", False),
-        ("cdef", True),
-        ("gh", False),
-        ("ij", True),
+        ("(", True),
+        (")", False),
+        ("[]{}", True),
+        ("<>", False),
+        ("!?", True),
     ]
     assert segments("", ()) == [("", False)]
+    assert segments("self.token_embed(x)", ((7, 10),)) == [("self.", False), ("token_embed", True), ("(x)", False)]
 
 
 def _pair(a="alice", b="bob", archived=False) -> Pair:
