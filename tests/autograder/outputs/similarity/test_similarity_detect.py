@@ -128,7 +128,7 @@ def describe(model, label):
 
 
 def test_code_most_of_the_class_shares_is_common_and_pairs_nobody(tmp_path, class_of, hand_ins_of):
-    """The same helper in every hand-in of a class of 12 is common; in only two of them it is evidence."""
+    """The same helper in every hand-in of a class of 11 is common; in only two of them it is evidence."""
     everyone = {p.stem: (p.read_text(encoding="utf-8") + HELPER, "py") for p in INDEPENDENT}
     outcome = run_similarity("weight_tying", tmp_path / "out", hand_ins_of(class_of(everyone)))
     assert outcome.pairs == [] and outcome.hand_ins == len(everyone) >= engine.COMMON_MIN
