@@ -39,20 +39,23 @@ def _fake_batch(*, submissions, seed, on_result, **_):
         on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
 
 
+def _four(copied: str) -> dict[str, tuple[str, str]]:
+    """alice's correct file `copied`, bob's disguised copy of it in the other edition, carol's and dave's own."""
+    read = lambda rel: (CALIBRATION / rel).read_text(encoding="utf-8")  # noqa: E731
+    return {
+        "alice": (read(f"correct/{copied}.py"), "en"),
+        "bob": (read(f"similarity/copies/{copied}__all.py"), "zh"),
+        "carol": (read("correct/c02_reverse_tie.py"), "en"),
+        "dave": (read("correct/c10_forward_by_parts.py"), "py"),
+    }
+
+
 @pytest.fixture
 def graded(tmp_path, monkeypatch, class_of):
     """A class of four graded twice, into `plain` without the pass and `out` with it: alice and bob (a disguised
     copy of alice's, in the other edition) are a pair, carol and dave are not."""
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", _fake_batch)
-    read = lambda rel: (CALIBRATION / rel).read_text(encoding="utf-8")  # noqa: E731
-    root = class_of(
-        {
-            "alice": (read("correct/c04_einsum_manual_loss.py"), "en"),
-            "bob": (read("similarity/copies/c04_einsum_manual_loss__all.py"), "zh"),
-            "carol": (read("correct/c02_reverse_tie.py"), "en"),
-            "dave": (read("correct/c10_forward_by_parts.py"), "py"),
-        }
-    )
+    root = class_of(_four("c04_einsum_manual_loss"))
     found = find_submissions([root], assignment="weight_tying", also=("weight_tying_zh",), notebook="weight_tying")
 
     def run(out, options):
@@ -125,15 +128,7 @@ def test_the_command_alone_gives_a_graded_folder_similar_to(tmp_path, batch_fold
     """`python -m autograder similarity` on a folder graded earlier: its grades.csv and report written again, the
     marks as the results say."""
     out = batch_folder({"alice": area_result(), "bob": area_result(), "carol": area_result(), "dave": area_result()})
-    read = lambda rel: (CALIBRATION / rel).read_text(encoding="utf-8")  # noqa: E731
-    root = class_of(
-        {
-            "alice": (read("correct/c06_custom_init_after_tie.py"), "en"),
-            "bob": (read("similarity/copies/c06_custom_init_after_tie__all.py"), "zh"),
-            "carol": (read("correct/c02_reverse_tie.py"), "en"),
-            "dave": (read("correct/c10_forward_by_parts.py"), "py"),
-        }
-    )
+    root = class_of(_four("c06_custom_init_after_tie"))
     assert not (out / "grades.csv").exists()  # batch_folder writes results and the manifest only
     assert main(["similarity", "--assignment", "weight_tying", str(root), "--out", str(out)]) == 0
     with open(out / "grades.csv", newline="", encoding="utf-8") as fh:
