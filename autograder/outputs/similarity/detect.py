@@ -122,7 +122,9 @@ def run_similarity(
     started = time.perf_counter()
     out = Path(out)
     threshold, archives = _settings(options, store.load(out))
-    courses = tuple(dict.fromkeys([*(Path(c) for c in options.courses), COURSE_DIR]))
+    # the course given, the one whose submitted/ folder holds the class, the kit's own
+    theirs = [h.root.parent for h in hand_ins if h.root is not None and Path(h.root).name == "submitted"]
+    courses = tuple(dict.fromkeys([*(Path(c) for c in options.courses), *theirs, COURSE_DIR]))
     starter, released, boilerplate, background = _material(assignment, courses)
     outcome = store.Outcome(threshold=threshold, archives=[str(a) for a in archives], problems=list(starter.problems))
     archived, problems = archive_hand_ins(archives, assignment)

@@ -65,3 +65,25 @@ def test_the_code_alike_by_nature_is_the_reference_and_the_corpus():
     texts = expected_code(spec)
     assert texts[0] == spec.solution_path.read_text(encoding="utf-8")
     assert len(texts) > 70 and all("class MiniGPTWithWeightTying" in t or "TiedEmbeddingLM" in t for t in texts)
+
+
+def test_the_course_whose_submitted_folder_is_read_gives_its_release(tmp_path, corpus, hand_ins_of):
+    """A course released with a cell of its own: that cell, handed in unchanged, is starter code, not a match."""
+    from autograder.outputs.similarity.detect import run_similarity
+
+    course = tmp_path / "course"
+    (course / "release" / "weight_tying").mkdir(parents=True)
+    extra = "def helper_given_to_everyone(model):\n" + "".join(
+        f"    model.layer{i} = {i} * model.width\n" for i in range(9)
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(extra)])
+    nbformat.write(nb, course / "release" / "weight_tying" / "weight_tying.ipynb")
+    for student in ("ann", "ben"):
+        folder = course / "submitted" / student / "weight_tying"
+        folder.mkdir(parents=True)
+        mine = nbformat.v4.new_notebook(
+            cells=[nbformat.v4.new_code_cell(extra), nbformat.v4.new_code_cell(f"{student} = 1")]
+        )
+        nbformat.write(mine, folder / "weight_tying.ipynb")
+    outcome = run_similarity("weight_tying", tmp_path / "out", hand_ins_of(course / "submitted"))
+    assert outcome.pairs == [] and {e["name"] for e in outcome.not_compared} == {"ann", "ben"}
