@@ -10,7 +10,9 @@ or a wrong one) and applies disguises, each alone and all together:
   functions and methods, attributes of ``self``, import aliases) renamed, consistently;
 - ``reordered``: the methods of each class in another order (the classes themselves stay in order);
 - ``annotated``: a comment above some statements and a ``print`` after others;
-- ``all``: the three together.
+- ``all``: the three together;
+- ``padded``: methods reordered, a comment above and a ``print`` after every statement of every function (loop
+  bodies too), then renamed: as far as this disguise goes.
 
 Moving between editions is not a text change: ``in_notebook(code, language)`` puts any file's code into the
 released notebook of either edition (its two solution cells), which is how the tests hand the copies in.
@@ -44,7 +46,7 @@ SOURCES = (
     "correct/c10_forward_by_parts.py",
     "wrong/w47_skips_blocks_zero_norm.py",
 )
-DISGUISES = ("renamed", "reordered", "annotated", "all")
+DISGUISES = ("renamed", "reordered", "annotated", "all", "padded")
 # What the assignment fixes: the grader calls these by name.
 API = {
     "TiedEmbeddingLM",
@@ -181,14 +183,40 @@ def annotated(source: str, rng: random.Random) -> str:
     return "".join(lines)
 
 
+def padded(source: str, rng: random.Random) -> str:
+    """A comment above and a print after every statement inside a function, nested blocks included (a body written
+    on its statement's own line aside: nothing fits there)."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    inserts: dict[int, list[str]] = {}
+    for function in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]:
+        for node in ast.walk(function):
+            for field in ("body", "orelse", "finalbody"):
+                statements = getattr(node, field, None)
+                if not isinstance(statements, list):
+                    continue
+                for statement in statements:
+                    if not isinstance(statement, ast.stmt) or statement.lineno == node.lineno:
+                        continue
+                    pad = " " * statement.col_offset
+                    inserts.setdefault(statement.lineno - 1, []).append(f"{pad}{rng.choice(_NOTES)}\n")
+                    if not isinstance(statement, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+                        inserts.setdefault(statement.end_lineno, []).append(f'{pad}print("{rng.choice(_WORDS)}")\n')
+    for at in sorted(inserts, reverse=True):
+        lines[at:at] = sorted(inserts[at], key=lambda line: len(line.lstrip()) - len(line))
+    return "".join(lines)
+
+
 def disguise(source: str, kind: str, name: str) -> str:
     rng = _rng(name, kind)
     body = re.sub(r"\A(?:#[^\n]*\n)+", "", source)  # the corpus's own header says what the original is
-    if kind in ("reordered", "all"):
+    if kind in ("reordered", "all", "padded"):
         body = reordered(body, rng)
     if kind in ("annotated", "all"):
         body = annotated(body, rng)
-    if kind in ("renamed", "all"):
+    if kind == "padded":
+        body = padded(body, rng)
+    if kind in ("renamed", "all", "padded"):
         body = renamed(body, rng)
     ast.parse(body)  # a copy is still Python
     return f"# a disguised copy ({kind}) of {name}: made by scripts/similarity_corpus.py\n{body}"

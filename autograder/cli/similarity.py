@@ -17,13 +17,13 @@ __all__ = ["add_parser", "add_options", "options_of", "run", "share", "summary"]
 
 
 def share(text: str) -> float:
-    """An argparse type: a share between 0 and 1 (0.55), or a percentage (55%)."""
+    """An argparse type: a share between 0 and 1 (0.6), or a percentage (60%)."""
     try:
         value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a share: give e.g. 0.55 or 55%") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a share: give e.g. 0.6 or 60%") from None
     if not 0 < value <= 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1 (or 0% and 100%): give e.g. 0.55")
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1 (or 0% and 100%): give e.g. 0.6")
     return value
 
 

@@ -60,6 +60,10 @@ def test_reordering_moves_methods_and_annotating_adds_comments_and_prints(corpus
         copy = path.read_text(encoding="utf-8").split("\n", 1)[1]
         added = [line for line in copy.splitlines() if line.strip() not in _original(corpus, path.name)]
         assert added and all(re.fullmatch(r'\s*(#.*|print\("\w+"\))', line) for line in added), path.name
+    for path in COPIES.glob("*__padded.py"):  # a print after every statement of every function but the last ones
+        lines = path.read_text(encoding="utf-8").splitlines()
+        prints = [n for n, line in enumerate(lines) if re.fullmatch(r'\s*print\("\w+"\)', line)]
+        assert len(prints) * 2 > len([line for line in lines if line.startswith("        ")]) / 3, path.name
 
 
 @pytest.mark.parametrize("path", sorted(COPIES.glob("c*__all.py")), ids=lambda p: p.stem)

@@ -137,7 +137,7 @@ def run_similarity(
         written = _read(hand_in, released)
         if written.compared:
             try:
-                prints.append(engine.fingerprint(written.text))
+                prints.append(engine.fingerprint(written.code))
                 compared.append(hand_in)
             except Exception as exc:  # the tokenizer met something it cannot read: say so, go on
                 written = Written("", "unreadable", f"could not be tokenized ({type(exc).__name__})")

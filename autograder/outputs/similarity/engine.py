@@ -48,7 +48,7 @@ __all__ = [
 
 NOISE = 25  # copydetect's default noise threshold: the k of its k-grams, in normalised characters
 WINDOW = 1  # guarantee threshold = noise threshold: every k-gram is a fingerprint
-DEFAULT_THRESHOLD = 0.55  # calibrated (README, "Similar hand-ins"): a pair is listed when either share reaches it
+DEFAULT_THRESHOLD = 0.6  # calibrated (README, "Similar hand-ins"): a pair is listed when either share reaches it
 MIN_MATCH = 80  # normalised characters the two must share (three or four lines): a few shared lines are not a copy
 COMMON_MIN = 8  # a k-gram in this many documents (hand-ins, archive, the kit's corpus) is common ...
 COMMON_SHARE = 0.05  # ... or in this share of them, whichever is more

@@ -1,6 +1,6 @@
 """Trusted: ``<out>/similarity.json``: what the similarity pass found, for the report, ``grades.csv`` and a rerun.
 
-    {"format": 1, "when": ..., "threshold": 0.55, "archives": ["/courses/2025/submitted"], "hand_ins": 48,
+    {"format": 1, "when": ..., "threshold": 0.6, "archives": ["/courses/2025/submitted"], "hand_ins": 48,
      "pairs": [{"a": uid, "b": uid or archive id, "b_name": ..., "archived": false, "share_a": 0.93,
                 "share_b": 0.88, "chars": 412, "page": "similar/<digest>.html"}, ...],
      "not_compared": [{"uid": ..., "name": ..., "problem": "empty", "detail": ...}],

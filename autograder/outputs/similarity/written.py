@@ -5,6 +5,8 @@ through a link, at most 64 MiB, outputs dropped), never run. A notebook's code c
 code); a ``.py`` counts whole, split at its ``# %%`` / ``# In[ ]:`` cell marks. A cell whose text is one the
 release holds (``starter.same_cell``: line endings and trailing spaces aside) is left out whole; what is left
 keeps a ``# cell N`` line above each cell (a comment: the comparison never sees it; the side-by-side page does).
+A line that is only a ``print(...)`` call is shown but not compared (``Written.code``): prints after every statement
+would otherwise break every run of shared code into pieces shorter than copydetect's k-grams.
 
 What cannot be compared is said, never an error: a refused file (``unreadable``), nothing beyond the starter
 code (``empty``; ``nothing of its own`` when what is left is only comments or code set aside as common, which
@@ -31,11 +33,13 @@ UNREADABLE, EMPTY, HUGE, NOT_UTF8 = "unreadable", "empty", "huge", "non-UTF-8"
 COMMON_ONLY = "nothing of its own"  # all it holds is comments, the starter, the reference or what many share
 # A .py exported from a notebook, or written in cells: "# %%" (VS Code, Spyder, jupytext), "# In[3]:" (nbconvert).
 _CELL_MARK = re.compile(r"^# ?(?:%%|In\[[ 0-9]*\]:?)", re.M)
+# A line that is one print call whose parentheses close on it (a string holding a bracket aside): a copier's padding.
+_PRINT_LINE = re.compile(r"^[ \t]*print\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*;?[ \t]*(?:#[^\n]*)?$", re.M)
 
 
 @dataclass(frozen=True)
 class Written:
-    text: str  # the code compared ("" when there is none)
+    text: str  # the code as written, shown on the side-by-side page ("" when there is none)
     problem: str = ""  # UNREADABLE or EMPTY: not compared
     detail: str = ""  # for the instructor: why, or what was done (a refusal's reason, a size)
     notes: tuple[str, ...] = ()  # HUGE, NOT_UTF8: compared, with this said
@@ -43,6 +47,12 @@ class Written:
     @property
     def compared(self) -> bool:
         return not self.problem
+
+    @property
+    def code(self) -> str:
+        """The text compared: ``text`` with each line that is only a ``print(...)`` call made blank, character for
+        character (output changes nothing a copier copied; a match still falls where it is in ``text``)."""
+        return _PRINT_LINE.sub(lambda line: " " * len(line.group()), self.text)
 
 
 def _chunks(kind: str, text: str) -> list[tuple[int, str]]:

@@ -50,7 +50,7 @@ def submitted(tmp_path, corpus):
 def test_a_class_in_nbgraders_layout_across_editions(submitted, tmp_path, capsys):
     assert main(["similarity", "--assignment", "weight_tying", str(submitted), "--out", str(tmp_path / "out")]) == 0
     said = capsys.readouterr().out
-    assert "similarity: 4 hand-ins compared, 1 pair(s) at 55% or more" in said
+    assert "similarity: 4 hand-ins compared, 1 pair(s) at 60% or more" in said
     found = json.loads((tmp_path / "out" / "similarity.json").read_text())
     assert [(p["a_name"], p["b_name"]) for p in found["pairs"]] == [("alice", "bob")]
     assert (tmp_path / "out" / "similarity.html").is_file() and (tmp_path / "out" / found["pairs"][0]["page"]).is_file()

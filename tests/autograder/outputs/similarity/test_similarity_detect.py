@@ -1,5 +1,6 @@
 """The similarity pass on the calibration corpus, at the default threshold: every disguised copy (renamed, methods
-reordered, comments and prints added, moved to the other edition; of correct files and of a wrong one) is listed
+reordered, comments and prints added, a print after every statement, moved to the other edition; of correct files
+and of a wrong one) is listed
 with its original, and no two files written independently are; what only the starter code or most of the class
 shares pairs nobody; an archive is compared, never listed as a student; bad hand-ins are listed, never a crash."""
 
@@ -54,7 +55,13 @@ def calibration(tmp_path_factory, corpus, hand_ins_of):
 def test_every_disguised_copy_is_listed_with_its_original(calibration):
     outcome, copies = calibration
     listed = {frozenset((p.a_name, p.b_name)): p for p in outcome.pairs}
-    assert len(copies) == 20 and {c.split("__")[1] for c in copies} == {"renamed", "reordered", "annotated", "all"}
+    assert len(copies) == 25 and {c.split("__")[1] for c in copies} == {
+        "renamed",
+        "reordered",
+        "annotated",
+        "all",
+        "padded",
+    }
     missed = [c for c in copies if frozenset((_source_of(c), c)) not in listed]
     assert missed == [], f"copies not listed with their original at {engine.DEFAULT_THRESHOLD}: {missed}"
     for copy in copies:
@@ -69,7 +76,7 @@ def test_no_two_files_written_independently_are_listed(calibration):
         (p.a_name, p.b_name, round(p.share, 2)) for p in outcome.pairs if _source_of(p.a_name) != _source_of(p.b_name)
     ]
     assert crossed == [], f"independent files listed as similar: {crossed}"
-    assert outcome.hand_ins == len(INDEPENDENT) + 1 + 20  # and the reference, which has nothing of its own:
+    assert outcome.hand_ins == len(INDEPENDENT) + 1 + 25  # and the reference, which has nothing of its own:
     assert [(e["name"], e["problem"]) for e in outcome.not_compared] == [("reference", COMMON_ONLY)]
 
 
