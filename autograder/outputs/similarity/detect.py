@@ -133,14 +133,16 @@ def run_similarity(
     everyone = [*hand_ins, *archived]
     texts: dict[str, Written] = {}
     compared, prints = [], []
+    read = {hand_in.id: _read(hand_in, released) for hand_in in everyone}
+    readable = [h for h in everyone if read[h.id].compared]
+    found = dict(zip([h.id for h in readable], engine.fingerprints([read[h.id].code for h in readable]), strict=True))
     for hand_in in everyone:
-        written = _read(hand_in, released)
-        if written.compared:
-            try:
-                prints.append(engine.fingerprint(written.code))
-                compared.append(hand_in)
-            except Exception as exc:  # the tokenizer met something it cannot read: say so, go on
-                written = Written("", "unreadable", f"could not be tokenized ({type(exc).__name__})")
+        written = read[hand_in.id]
+        if isinstance(found.get(hand_in.id), str):  # the tokenizer met something it cannot read: say so, go on
+            written = Written("", "unreadable", f"could not be tokenized ({found[hand_in.id]})")
+        elif hand_in.id in found:
+            prints.append(found[hand_in.id])
+            compared.append(hand_in)
         texts[hand_in.id] = written
         if hand_in.archived:
             continue
@@ -162,12 +164,9 @@ def run_similarity(
     compared, prints = [compared[n] for n in kept], [prints[n] for n in kept]
 
     candidates = engine.candidates(prints, [h.archived for h in compared], threshold)
-    listed, before = [], time.perf_counter()
-    for i, j in candidates:
-        first, second = (j, i) if compared[i].archived else (i, j)  # a student first
-        match = engine.compare(prints[first], prints[second])
-        if engine.flagged(match, threshold):
-            listed.append((first, second, match))
+    before = time.perf_counter()
+    ordered = [(j, i) if compared[i].archived else (i, j) for i, j in candidates]  # a student first
+    listed = engine.listed(prints, ordered, threshold)
     outcome.candidates, outcome.compare_seconds = len(candidates), round(time.perf_counter() - before, 3)
     for first, second, match in listed:
         a, b = compared[first], compared[second]

@@ -118,3 +118,10 @@ def test_a_pair_needs_the_threshold_and_enough_shared_code():
     assert engine.flagged(engine.Match(0.9, 0.1, engine.MIN_MATCH, spans, spans), engine.DEFAULT_THRESHOLD)
     assert not engine.flagged(engine.Match(0.9, 0.9, engine.MIN_MATCH - 1, spans, spans), engine.DEFAULT_THRESHOLD)
     assert not engine.flagged(engine.Match(0.5, 0.5, 400, spans, spans), engine.DEFAULT_THRESHOLD)
+
+
+def test_a_text_the_tokenizer_cannot_read_costs_only_itself(monkeypatch):
+    real = engine.fingerprint
+    monkeypatch.setattr(engine, "fingerprint", lambda text: real(text) if text != "bad" else 1 / 0)
+    found = engine.fingerprints([ONE, "bad", OTHER])
+    assert found[1] == "ZeroDivisionError" and engine.listed([found[0], found[2]], [(0, 1)], 0.5)[0][:2] == (0, 1)
