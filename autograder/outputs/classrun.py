@@ -3,11 +3,13 @@
     roster (a safe, unique id per student) -> seed (the folder's own, or a new one) -> grading keys
     -> reuse every result whose key is unchanged -> grade the rest, each result written as it arrives
     -> lateness (``lateness``: against the due date, the late policy's penalty, apart from the mark)
-    -> manifest marked finished -> grades.csv -> feedback pages and report -> (nbgrader gradebook)
+    -> manifest marked finished -> grades.csv -> (the similarity pass: ``similarity``, then grades.csv with
+    similar_to) -> feedback pages and report -> (nbgrader gradebook)
 
 Ordering rules: the manifest, with the seed, is on disk before the first submission is graded, so a run
 killed at any point resumes on the same plan and grades only what is missing; ``grades.csv`` is written
-before the pages, so a page that fails never costs a grade. ``force`` regrades everyone, ``only`` the
+before the pages, so a page that fails never costs a grade, and before the similarity pass, which reads text only
+and whose failure is a warning. ``force`` regrades everyone, ``only`` the
 students named (by name, id or nbgrader id); a changed seed, grader, kit version or limit changes the keys,
 so it regrades everyone too (one class, one plan).
 """
