@@ -6,6 +6,7 @@
     .venv/bin/python scripts/bench_grading.py selfcheck --repeats 3                # the release's `pytest` vs same
     .venv/bin/python scripts/bench_grading.py tokenizer                            # BPE training vs its 10 s target
     .venv/bin/python scripts/bench_grading.py floor --repeats 30 --seed 7          # a run that does nothing
+    .venv/bin/python scripts/bench_grading.py similarity --n 1000                  # the similarity pass on a class
     .venv/bin/python scripts/bench_grading.py all --repeats 3 --seed 7             # every goal above, in one run
 
 A class is mixed as a real one is (``bench_class.mixed_class``): the solution notebook, notebooks whose exercise
@@ -36,6 +37,7 @@ from bench_class import HOSTILE_FOR_NBGRADER, NOTEBOOK, composition, mixed_class
 from bench_clock import CpuClock, timed
 from bench_clock import command_env as _env
 from bench_floor import PACE_SECONDS, floor
+from bench_similarity import similarity
 
 ROOT = Path(__file__).resolve().parents[1]
 SOLUTION = ROOT / "solutions" / "weight_tying.py"
@@ -67,6 +69,7 @@ def _grade_cmd(target: Path, out: Path, seed: int, workers: int, executor: str =
         str(workers),
         "--executor",
         executor,
+        "--no-similarity",  # grading alone: the similarity pass has a row of its own (`similarity`)
         "--out",
         str(out),
     ]
@@ -359,14 +362,16 @@ def _report(mode: str, rows: list[tuple[str, str]], seed: int, how: str, load_be
 
 MODES = {"compare": compare, "scale": scale, "single": single, "selfcheck": selfcheck, "tokenizer": tokenizer}
 MODES["floor"] = floor  # bench_floor.py
+MODES["similarity"] = similarity  # bench_similarity.py
+SCALED = ("scale", "similarity")  # modes whose class is 1,000 by default (and in `all`)
 # `all`: every goal of the speed issue in one run, each block with its own time and load
-ALL = ("single", "selfcheck", "compare", "scale", "floor")
+ALL = ("single", "selfcheck", "compare", "scale", "floor", "similarity")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="mode", required=True)
-    for name, default_n in (*((m, 16 if m == "compare" else 1000 if m == "scale" else 0) for m in MODES), ("all", 0)):
+    for name, default_n in (*((m, 16 if m == "compare" else 1000 if m in SCALED else 0) for m in MODES), ("all", 0)):
         p = sub.add_parser(name)
         p.add_argument("--seed", type=int, default=7, help="the judge's plan (fixed for every run)")
         p.add_argument("--repeats", type=int, default=3, help="measured runs per side (after one warm-up)")
@@ -374,14 +379,14 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--n", type=int, default=default_n, help="submissions (all: compare's class; scale's is 1,000)")
         p.add_argument("--vocab", type=int, nargs="+", default=[300, 1000, 4000], help="tokenizer sizes")
     args = parser.parse_args(argv)
-    if args.repeats < 1 or args.workers < 1 or (args.mode in ("compare", "scale") and args.n < 1):
+    if args.repeats < 1 or args.workers < 1 or (args.mode in ("compare", *SCALED) and args.n < 1):
         parser.error("--repeats, --workers and --n must be >= 1")
     if args.mode == "all" and args.n < 1:
         args.n = 16
     clock = CpuClock()
     try:
         for mode in ALL if args.mode == "all" else (args.mode,):
-            n = 1000 if mode == "scale" and args.mode == "all" else args.n
+            n = 1000 if mode in SCALED and args.mode == "all" else args.n
             mode_args = argparse.Namespace(**{**vars(args), "n": n})
             load_before = os.getloadavg()[0]
             _report(mode, MODES[mode](mode_args, clock), args.seed, clock.how, load_before)

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli import similarity
 from autograder.cli.common import fail, grading_limits, guarded, positive
 from autograder.cli.grade_options import add_options, asked, complete, late_options
 
@@ -93,6 +94,12 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         "as handed in: the --assignment name or another edition of it, e.g. weight_tying_zh)",
     )
     add_options(grade)  # --extension, --extensions, --accept-new-options
+    grade.add_argument(
+        "--no-similarity",
+        action="store_true",
+        help="skip the similarity pass that ends a class run (which hand-ins share code: similarity.html)",
+    )
+    similarity.add_options(grade, threshold="--similarity-threshold")  # --archive DIR, --similarity-threshold
 
 
 def run(args) -> int:
@@ -169,6 +176,8 @@ def _grade(args, limits, extensions) -> int:
         return fail(
             "--due, --late-penalty and --extension apply to a class run: give --out FOLDER (a class of one works too)"
         )
+    if args.no_similarity and (args.archive or args.similarity_threshold is not None):
+        return fail("--archive and --similarity-threshold set the similarity pass: drop them or --no-similarity")
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -204,6 +213,7 @@ def _grade(args, limits, extensions) -> int:
         course=args.nbgrader_course,
         gradebook_assignment=args.gradebook_assignment,
         accept_new_options=args.accept_new_options,
+        similarity=None if args.no_similarity else similarity.options_of(args, threshold=args.similarity_threshold),
     )
     if args.dry_run:
         return _dry_run(args, job, submissions)
@@ -213,6 +223,8 @@ def _grade(args, limits, extensions) -> int:
         return fail(str(exc))
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
+    if outcome.similarity is not None:
+        print(similarity.summary(outcome.similarity, job.out), file=sys.stderr)
     if outcome.placement is not None:
         _place_feedback(outcome.placement, Path(outcome.options.course), job.out)
     if outcome.regrade and outcome.regrade["moved"]:

@@ -1,5 +1,6 @@
 """Trusted: ``python -m autograder <command>``: the parser, and each subcommand dispatched to its module
-(``grade``, ``status``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``), a thin layer over keyword-only functions.
+(``grade``, ``status``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``, ``similarity``), a thin layer over
+keyword-only functions.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong
 verdict or the grader itself failed; 2 for bad arguments.
@@ -10,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.cli import calibrate, dask, grade, gradescope, mutate, status
+from autograder.cli import calibrate, dask, grade, gradescope, mutate, similarity, status
 from autograder.cli.common import common_options
 
 __all__ = ["main", "build_parser"]
@@ -27,6 +28,7 @@ examples:
   python -m autograder mutate --assignment weight_tying --seeds 25                    # mutation testing
   python -m autograder gradescope-package --assignment weight_tying   # -> dist/weight_tying-gradescope.zip
   python -m autograder dask-certs --out ~/dask-certs     # TLS files for --executor dask (README: several machines)
+  python -m autograder similarity --assignment weight_tying assignments/submitted --out graded  # shared code
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
@@ -35,6 +37,9 @@ missing or changed (after a crash or kill -9 too) and reuses the folder's option
 --late-penalty, extensions, course or gradebook); one that gives other options stops, naming both, unless
 --accept-new-options. --force regrades everyone, --student S regrades S. grades.csv, report.html and
 feedback/<id>.html are rebuilt each time; regrades.jsonl records whose marks each run moved, and why.
+A class run ends with the similarity pass (--no-similarity skips it): which hand-ins share code beyond the
+starter code and what many hand-ins share, on the instructor's side only (similarity.html, the report's
+"Similar hand-ins", similar_to in grades.csv; never on a student's page).
 
 nbgrader gradebook (--gradebook DB or --nbgrader-course COURSE): each student's points go into the
 edition they handed in (the --assignment name, or another edition such as weight_tying_zh; with
@@ -62,6 +67,7 @@ _COMMANDS = {
     "mutate": mutate.run,
     "gradescope-package": gradescope.run,
     "dask-certs": dask.run,
+    "similarity": similarity.run,
 }
 
 
@@ -80,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     mutate.add_parser(sub)
     gradescope.add_parser(sub)
     dask.add_parser(sub)
+    similarity.add_parser(sub)
     return parser
 
 

@@ -18,8 +18,9 @@ __all__ = ["write_bytes", "write_text", "remove_leftovers", "TEMP_SUFFIX"]
 TEMP_SUFFIX = ".partial"  # a temporary file's name: .<name>.<random>.partial, in the same folder
 
 
-def write_bytes(path: str | Path, data: bytes) -> Path:
-    """Write `data` to `path` atomically (folders created); returns the path."""
+def write_bytes(path: str | Path, data: bytes, *, durable: bool = True) -> Path:
+    """Write `data` to `path` atomically (folders created); returns the path. `durable=False` skips the fsync: for
+    a page the next run writes again anyway (a reader still never sees half of it; a power cut may leave the old)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
@@ -27,7 +28,8 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
         with open(temp, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())  # the rename must not reach the disk before the data does
+            if durable:
+                os.fsync(fh.fileno())  # the rename must not reach the disk before the data does
         os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -36,9 +38,9 @@ def write_bytes(path: str | Path, data: bytes) -> Path:
     return path
 
 
-def write_text(path: str | Path, text: str) -> Path:
+def write_text(path: str | Path, text: str, *, durable: bool = True) -> Path:
     """`text` as UTF-8 (unencodable characters escaped, never an error), atomically."""
-    return write_bytes(path, text.encode("utf-8", errors="backslashreplace"))
+    return write_bytes(path, text.encode("utf-8", errors="backslashreplace"), durable=durable)
 
 
 def remove_leftovers(folder: str | Path) -> int:

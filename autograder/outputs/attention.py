@@ -18,6 +18,7 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     run ended      out of memory, crashed, exited early
     blank          nothing written beyond the starter code
     flags          beside any of these: a look-alike name, other files in the student's folder (``FLAGS``)
+    similar        a pair of hand-ins sharing code (``outputs.similarity``), linking its side-by-side page
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.classview import FLAGS, ClassView, Row
+from autograder.outputs.similarity.pages import SIMILAR, TO_DO, needs_a_look
 from autograder.outputs.wording import budget_stops, duration, raised_cells, readable_test, stopped_at, syntax_errors
 
 __all__ = ["attention", "Problem"]
@@ -58,6 +60,7 @@ _ORDER = [
     *_RUN_ENDED.values(),
     "blank",
     *FLAGS,
+    SIMILAR,
 ]
 
 
@@ -155,4 +158,6 @@ def attention(view: ClassView, starts, *, spec: AssignmentSpec | None = None) ->
         }
         for row in rows:
             groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row)))
+    for row, pair in needs_a_look(view.rows, view.similarity):  # one line per pair, linking its side-by-side page
+        groups.setdefault(SIMILAR, Problem(SIMILAR, TO_DO)).students.append((row, pair))
     return [groups[k] for k in _ORDER if k in groups]

@@ -5,13 +5,15 @@
     -> reuse every result whose key is unchanged -> grade the rest, each result written as it arrives
     -> lateness (``lateness``: against the due date, the late policy's penalty, apart from the mark)
     -> marks, with what made them (``regrades``: who moved and why, pages placed for release now stale)
-    -> manifest marked finished -> grades.csv -> feedback pages and report
+    -> manifest marked finished -> grades.csv -> (the similarity pass: ``similarity``, then grades.csv with
+    similar_to) -> feedback pages and report
     -> (a course) the pages into its feedback folder for ``release_feedback`` -> (nbgrader gradebook)
 
 Ordering rules: the manifest, with every option that shapes a mark (seed, limits, due date, late policy,
 extensions, course, marking scheme), is on disk before the first submission is graded, so a run killed at any
 point resumes on the same plan and penalties and grades only what is missing; ``grades.csv`` is written
-before the pages, so a page that fails never costs a grade. ``force`` regrades everyone, ``only`` the
+before the pages, so a page that fails never costs a grade, and before the similarity pass, which reads text
+only and whose failure is a warning. ``force`` regrades everyone, ``only`` the
 students named (by name, id or nbgrader id); a changed seed, grader, kit version or limit changes the keys,
 so it regrades everyone too (one class, one plan).
 """
@@ -22,6 +24,7 @@ import secrets
 import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.cachekey import grading_key, submission_digest
@@ -61,6 +64,7 @@ class ClassJob:
     course: Path | None = None  # the nbgrader course (recorded: a resume without it still knows it)
     gradebook_assignment: str | None = None  # --gradebook-assignment
     accept_new_options: bool = False  # options that differ from the folder's replace them (else: OptionsChanged)
+    similarity: Any = None  # similarity.detect.SimilarityOptions: the pass after the grades (None: skipped)
 
 
 @dataclass
@@ -81,6 +85,7 @@ class ClassOutcome:
     regrade: dict | None = None  # the line this run appended to regrades.jsonl (None: no mark moved)
     placement: object = None  # nbrelease.Placement: the pages placed for release_feedback (with a course)
     stale_pages: list[str] = field(default_factory=list)  # students whose placed page now shows another mark
+    similarity: Any = None  # similarity.store.Outcome of this run's pass (None: not run)
 
 
 def unreadable_reason(path: Path) -> str:
@@ -321,12 +326,31 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
 
     view = load_class(job.out)
     outcome.csv_path = write_grades(job.out, view.rows)  # first: nothing after this may lose the grades
+    if job.similarity is not None and _similarity(job, outcome):
+        outcome.csv_path = write_grades(job.out, load_class(job.out).rows)  # with similar_to
     try:
         outcome.report = write_report(job.out)
     except Exception as exc:  # the grades are on disk; the report is for reading them
         outcome.warnings.append(
             f"the HTML report was not written ({type(exc).__name__}: {exc}); grades are in {outcome.csv_path}"
         )
+
+
+def _similarity(job: ClassJob, outcome: ClassOutcome) -> bool:
+    """The similarity pass over the class's text (after the grades: it cannot move one); False when it did not run
+    (a class of one with no archive has nothing to compare; a failure is a warning, never the end of the run)."""
+    from autograder.outputs.similarity.detect import class_hand_ins, run_similarity
+
+    if len(outcome.roster) < 2 and not job.similarity.archives:
+        return False
+    try:
+        hand_ins = class_hand_ins(outcome.roster, job.paths)
+        outcome.similarity = run_similarity(job.assignment, job.out, hand_ins, job.similarity)
+    except Exception as exc:  # the grades are on disk; the pass only reads
+        outcome.warnings.append(f"the similarity pass did not run ({type(exc).__name__}: {exc}); the grades stand")
+        return False
+    outcome.warnings += outcome.similarity.problems
+    return True
 
 
 def _lateness(job: ClassJob, manifest: Manifest, outcome: ClassOutcome) -> None:

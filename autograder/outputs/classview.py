@@ -28,6 +28,8 @@ from autograder.grading.result import GRADER_ERROR, Result
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.lateness import MISSING, Late
 from autograder.outputs.lookalikes import lookalikes
+from autograder.outputs.similarity.store import Outcome, similar_to
+from autograder.outputs.similarity.store import load as load_similarity
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
 
@@ -75,6 +77,7 @@ class Row:
     late: Late | None = None  # when it was handed in against the due date (nbgrader's layout only)
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
     stale_page: dict | None = None  # a page placed for release before this run that shows something else now
+    similar_to: list[str] = field(default_factory=list)  # hand-ins sharing this one's code (outputs.similarity)
 
     @property
     def feedback_href(self) -> str:
@@ -85,6 +88,7 @@ class Row:
 class ClassView:
     manifest: Manifest
     rows: list[Row] = field(default_factory=list)
+    similarity: Outcome | None = None  # the similarity pass's similarity.json (None: it has not run here)
 
     def of_kind(self, *kinds: str) -> list[Row]:
         return [r for r in self.rows if r.kind in kinds]
@@ -170,6 +174,10 @@ def load_class(out: str | Path) -> ClassView:
     alike = lookalikes([r.name for r in view.rows])
     for row in view.rows:
         row.confusable_with = alike.get(row.name, [])
+    view.similarity = load_similarity(folder.out)
+    near = similar_to(view.similarity)
+    for row in view.rows:
+        row.similar_to = near.get(row.uid, [])
     return view
 
 

@@ -1,12 +1,13 @@
 """Trusted: a batch's ``grades.csv``: one row per student of the manifest, safe to open in a spreadsheet.
 
 Columns: ``student, score, max_score, status, kind, <one per area>, submitted, late_by, late_penalty,
-final_score, id, submission, confusable_with, note``. ``score`` is the grader's mark; ``final_score`` is it after
-the late policy's ``late_penalty`` (``outputs.lateness``); ``submitted`` is nbgrader's timestamp.
+final_score, id, submission, confusable_with, note, similar_to``. ``score`` is the grader's mark; ``final_score``
+is it after the late policy's ``late_penalty`` (``outputs.lateness``); ``submitted`` is nbgrader's timestamp.
 A student without a score (grader error, no result yet) has empty score cells, never a 0 that could be
 uploaded as a grade. ``confusable_with`` names the students whose names look the same ("аlice" in Cyrillic
 beside "alice"); ``note`` says which edition was graded and why when a student handed in several, and what
-else was in the student's nbgrader folder and was not graded.
+else was in the student's nbgrader folder and was not graded; ``similar_to``, the hand-ins the similarity pass
+found sharing this one's code, each with both shares (``outputs.similarity``).
 Text cells follow OWASP's rule against formula injection: a cell starting with ``= + - @``, a tab, a
 carriage return or a NUL (or their full-width forms) gets a leading ``'``, and every text cell is quoted.
 """
@@ -64,7 +65,7 @@ def grades_csv(rows: list[Row]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, quoting=csv.QUOTE_NONNUMERIC, lineterminator="\n")
     header = ["student", "score", "max_score", "status", "kind", *areas, *_LATE, "id", "submission"]
-    header += ["confusable_with", "note"]
+    header += ["confusable_with", "note", "similar_to"]
     writer.writerow([neutralise(h) for h in header])
     for row in rows:
         r = row.result
@@ -75,6 +76,7 @@ def grades_csv(rows: list[Row]) -> str:
         cells = [row.name, *score, status, row.kind, *per_area, *_late(row, r if scored else None)]
         cells += [row.uid, display_name(row.submission)]
         cells += ["; ".join(row.confusable_with), "; ".join(n for n in (row.edition_note, row.note) if n)]
+        cells += ["; ".join(row.similar_to)]
         writer.writerow([neutralise(c) for c in cells])
     return buf.getvalue()
 

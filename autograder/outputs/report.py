@@ -27,6 +27,7 @@ from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
+from autograder.outputs.similarity.pages import section
 from autograder.outputs.wording import cell_starts, duration, stopped_at, syntax_errors
 from dnnlpy.notebook import CellPlace
 
@@ -210,6 +211,7 @@ def report_html(
         slowest=slow,
         students=_students(view, spec, first_lines),
         failed=failed or {},
+        similarity=section(view.similarity),  # "Similar hand-ins" (None: no similarity pass in this folder)
     )
 
 

@@ -1,0 +1,163 @@
+"""Trusted: what an instructor reads of the similarity pass: a side-by-side page per pair, the "Similar hand-ins"
+section (the class report's, and ``similarity.html`` of its own), and each pair in *Needs a look*.
+
+Every page is an autoescaped template (``outputs.html``): a student's code reaches it only as text segments,
+each escaped, the shared ones inside ``<mark>``. Nothing here is written into ``feedback/`` or any result: a
+student never sees that they were compared, nor with whom.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+from autograder.outputs.atomic import write_text
+from autograder.outputs.html import render
+from autograder.outputs.similarity.engine import MIN_MATCH, Match
+from autograder.outputs.similarity.store import Outcome, Pair
+
+__all__ = ["segments", "write_pages", "write_index", "prune", "section", "needs_a_look", "Linked", "SIMILAR", "TO_DO"]
+
+SIMILAR = "similar hand-ins"  # the Needs a look group
+TO_DO = (
+    "open the side-by-side page (marked: what both wrote beyond the starter and common code); on an exercise this "
+    "short it is a reason to talk to both students, not proof"
+)
+_INDEX = "similarity.html"
+
+
+class Linked(str):
+    """A detail of *Needs a look* that opens a page (the report's template links it)."""
+
+    href: str
+
+    def __new__(cls, text: str, href: str) -> Linked:
+        made = super().__new__(cls, text)
+        made.href = href
+        return made
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _snapped(text: str, start: int, end: int) -> tuple[int, int]:
+    """A span widened to whole words: copydetect maps a match back to the raw text within a token or so."""
+    while 0 < start < len(text) and _word(text[start - 1]) and _word(text[start]):
+        start -= 1
+    while 0 < end < len(text) and _word(text[end - 1]) and _word(text[end]):
+        end += 1
+    return start, end
+
+
+def segments(text: str, spans: tuple[tuple[int, int], ...]) -> list[tuple[str, bool]]:
+    """`text` cut at `spans` (clipped to the text, widened to whole words, merged): [(piece, shared), ...] covering
+    it whole."""
+    merged: list[list[int]] = []
+    clipped = ((max(0, a), min(len(text), b)) for a, b in spans)
+    for start, end in sorted(_snapped(text, a, b) for a, b in clipped):
+        if end <= start:
+            continue
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    pieces, at = [], 0
+    for start, end in merged:
+        if start > at:
+            pieces.append((text[at:start], False))
+        pieces.append((text[start:end], True))
+        at = end
+    if at < len(text) or not pieces:
+        pieces.append((text[at:], False))
+    return pieces
+
+
+def _percent(share: float) -> str:
+    return f"{share * 100:.0f}%"
+
+
+def _side(name: str, share: float, other: str, pieces: list[tuple[str, bool]]) -> dict:
+    return {"name": name, "share": _percent(share), "other": other, "pieces": pieces}
+
+
+def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str) -> Path:
+    """The pair's side-by-side page (``pair.page``), each side's shared code marked."""
+    other = f"archived hand-in {pair.b_name}" if pair.archived else pair.b_name
+    sides = [
+        _side(pair.a_name, pair.share_a, other, segments(text_a, match.spans_a)),
+        _side(other, pair.share_b, pair.a_name, segments(text_b, match.spans_b)),
+    ]
+    html = render(
+        "similar.html.j2",
+        lang="en",
+        wide=True,
+        title=f"{pair.a_name} and {other}: similar code",
+        sides=sides,
+        chars=pair.chars,
+        archived=pair.archived,
+    )
+    return write_text(Path(out) / pair.page, html, durable=False)  # made again by every pass
+
+
+def prune(out: Path, keep: set[str]) -> None:
+    """Remove the side-by-side pages of pairs no longer listed (an earlier pass's)."""
+    folder = Path(out) / "similar"
+    if not folder.is_dir():
+        return
+    for page in folder.glob("*.html"):
+        if f"similar/{page.name}" not in keep:
+            with contextlib.suppress(OSError):
+                page.unlink()
+
+
+def section(outcome: Outcome | None) -> dict | None:
+    """The "Similar hand-ins" section's context (None: no pass has run on this folder)."""
+    if outcome is None:
+        return None
+    pairs = [
+        {
+            "a": p.a_name,
+            "b": f"archive: {p.b_name}" if p.archived else p.b_name,
+            "share_a": _percent(p.share_a),
+            "share_b": _percent(p.share_b),
+            "chars": p.chars,
+            "page": p.page,
+            "alike": p.b_name in outcome.alike_names.get(p.a_name, []),
+        }
+        for p in outcome.pairs
+    ]
+    return {
+        "pairs": pairs,
+        "threshold": _percent(outcome.threshold),
+        "min_match": MIN_MATCH,
+        "hand_ins": outcome.hand_ins,
+        "archived": outcome.archived,
+        "archives": outcome.archives,
+        "not_compared": outcome.not_compared,
+        "notes": outcome.notes,
+        "alike": sorted(outcome.alike_names.items()),
+        "problems": outcome.problems,
+        "when": outcome.when.replace("T", " ").replace("Z", " UTC"),
+    }
+
+
+def write_index(out: Path, outcome: Outcome, assignment: str) -> Path:
+    """``similarity.html``: the section as a page of its own (a class run's report holds it too)."""
+    title = f"{assignment}: similar hand-ins"
+    html = render("similarity.html.j2", lang="en", wide=False, title=title, similarity=section(outcome))
+    return write_text(Path(out) / _INDEX, html)
+
+
+def needs_a_look(rows: list, outcome: Outcome | None) -> list[tuple[object, Linked]]:
+    """(the row of a pair's first student, the pair in words linking its page) for each listed pair."""
+    by_uid = {row.uid: row for row in rows}
+    found = []
+    for pair in outcome.pairs if outcome is not None else []:
+        row = by_uid.get(pair.a)
+        if row is None:  # a pass older than the class: its next run lists the pair again
+            continue
+        other = f"archive {pair.b_name}" if pair.archived else pair.b_name
+        words = f"with {other}: {_percent(pair.share_a)} of this hand-in, {_percent(pair.share_b)} of the other's"
+        found.append((row, Linked(words, pair.page)))
+    return found

@@ -1,0 +1,99 @@
+"""Trusted: what a student wrote, as text: the code of their hand-in without the cells they were given.
+
+Read with the grader's own reader (``grading.submissions.read_submission``: beneath the folder given, never
+through a link, at most 64 MiB, outputs dropped), never run. A notebook's code cells count (markdown is not
+code); a ``.py`` counts whole, split at its ``# %%`` / ``# In[ ]:`` cell marks. A cell whose text is one the
+release holds (``starter.same_cell``: line endings and trailing spaces aside) is left out whole; what is left
+keeps a ``# cell N`` line above each cell (a comment: the comparison never sees it; the side-by-side page does).
+A line that is only a ``print(...)`` call is shown but not compared (``Written.code``): prints after every statement
+would otherwise break every run of shared code into pieces shorter than copydetect's k-grams.
+
+What cannot be compared is said, never an error: a refused file (``unreadable``), nothing beyond the starter
+code (``empty``; ``nothing of its own`` when what is left is only comments or code set aside as common, which
+``detect`` finds); a file with more than ``MAX_WRITTEN`` characters of code is compared on its first ones
+(``huge``), and bytes that are not UTF-8 (``non-UTF-8``, shown as U+FFFD) are compared as decoded.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading.submissions import SubmissionRefused, read_submission
+from autograder.outputs.similarity.starter import code_cells, same_cell
+
+__all__ = ["Written", "read_written", "MAX_WRITTEN", "UNREADABLE", "EMPTY", "HUGE", "NOT_UTF8", "COMMON_ONLY"]
+
+# Characters of code compared: the solution is ~3 K, a long hand-in ~20 K. copydetect's tokenizer takes up to ~20 us a
+# character on hostile text (64 K of "a+a+...": 1.3 s), so this bounds what one file can cost the pass.
+MAX_WRITTEN = 64 << 10
+UNREADABLE, EMPTY, HUGE, NOT_UTF8 = "unreadable", "empty", "huge", "non-UTF-8"
+COMMON_ONLY = "nothing of its own"  # all it holds is comments, the starter, the reference or what many share
+# A .py exported from a notebook, or written in cells: "# %%" (VS Code, Spyder, jupytext), "# In[3]:" (nbconvert).
+_CELL_MARK = re.compile(r"^# ?(?:%%|In\[[ 0-9]*\]:?)", re.M)
+# A line that is one print call whose parentheses close on it (a string holding a bracket aside): a copier's padding.
+_PRINT_LINE = re.compile(r"^[ \t]*print\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*;?[ \t]*(?:#[^\n]*)?$", re.M)
+
+
+@dataclass(frozen=True)
+class Written:
+    text: str  # the code as written, shown on the side-by-side page ("" when there is none)
+    problem: str = ""  # UNREADABLE or EMPTY: not compared
+    detail: str = ""  # for the instructor: why, or what was done (a refusal's reason, a size)
+    notes: tuple[str, ...] = ()  # HUGE, NOT_UTF8: compared, with this said
+
+    @property
+    def compared(self) -> bool:
+        return not self.problem
+
+    @property
+    def code(self) -> str:
+        """The text compared: ``text`` with each line that is only a ``print(...)`` call made blank, character for
+        character (output changes nothing a copier copied; a match still falls where it is in ``text``)."""
+        return _PRINT_LINE.sub(lambda line: " " * len(line.group()), self.text)
+
+
+def _chunks(kind: str, text: str) -> list[tuple[int, str]]:
+    if kind == "py":  # each part without its mark line, as the notebook's cell it came from
+        marks = [m.start() for m in _CELL_MARK.finditer(text)]
+        bounds = [0, *[m for m in marks if m > 0], len(text)]
+        parts = [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
+        return [
+            (n, _CELL_MARK.sub("", part, count=1).partition("\n")[2] if _CELL_MARK.match(part) else part)
+            for n, part in enumerate(parts, start=1)
+        ]
+    try:
+        return [(number, source) for number, source, _ in code_cells(json.loads(text))]
+    except ValueError:  # read_submission wrote this JSON itself: not reached
+        return []
+
+
+def read_written(path: Path, *, root: Path | None, released: set[str]) -> Written:
+    """What the student wrote in the file at `path` (beneath `root`); `released`: ``same_cell`` forms of every
+    released cell, left out."""
+    try:
+        kind, text = read_submission(path, root=root)
+    except SubmissionRefused as exc:
+        return Written("", UNREADABLE, str(exc))
+    except OSError as exc:
+        return Written("", UNREADABLE, f"cannot be read ({type(exc).__name__})")
+    parts, marker = [], "cell" if kind == "ipynb" else "part"
+    for number, source in _chunks(kind, text):
+        if not source.strip() or same_cell(source) in released:
+            continue
+        parts.append(f"# {marker} {number}\n{source.rstrip()}\n")
+    code = "\n".join(parts)
+    if not code:
+        return Written("", EMPTY, "nothing beyond the starter code")
+    notes = []
+    if len(code) > MAX_WRITTEN:
+        notes.append(HUGE)
+        detail = f"{len(code):,} characters of code: the first {MAX_WRITTEN:,} compared"
+        code = code[:MAX_WRITTEN]
+    else:
+        detail = ""
+    if "\ufffd" in code:
+        notes.append(NOT_UTF8)
+    return Written(code, "", detail, tuple(notes))

@@ -1,0 +1,72 @@
+"""The instructor's pages of the pass: a side-by-side page per pair, every byte of a student's code escaped and the
+shared pieces marked; the section's context; each pair in Needs a look, linked."""
+
+from __future__ import annotations
+
+from autograder.outputs.similarity.engine import Match
+from autograder.outputs.similarity.pages import Linked, needs_a_look, section, segments, write_index, write_pages
+from autograder.outputs.similarity.store import Outcome, Pair
+
+HOSTILE = "x = '</pre><script>alert(1)</script>'  # {{ 7*7 }} \u202egnp.exe \0 \udcff &amp;\n"
+
+
+def test_segments_cover_the_text_once_with_the_shared_pieces_merged_and_clipped():
+    text = "()[]{}<>!?"
+    pieces = segments(text, ((2, 4), (3, 6), (8, 50), (-5, 1)))
+    assert "".join(p for p, _ in pieces) == text
+    assert [(p, shared) for p, shared in pieces] == [
+        ("(", True),
+        (")", False),
+        ("[]{}", True),
+        ("<>", False),
+        ("!?", True),
+    ]
+    assert segments("", ()) == [("", False)]
+    assert segments("self.token_embed(x)", ((7, 10),)) == [("self.", False), ("token_embed", True), ("(x)", False)]
+
+
+def _pair(a="alice", b="bob", archived=False) -> Pair:
+    return Pair(a, a, b, b, archived, 0.9, 0.6, 200, "similar/0123456789abcdef.html")
+
+
+def test_a_pair_page_escapes_every_byte_and_marks_what_is_shared(tmp_path):
+    text = "def f(x):\n    return x\n" + HOSTILE
+    match = Match(0.9, 0.6, 200, ((0, 9), (24, 40)), ((0, 5),))
+    page = write_pages(tmp_path, _pair(b="<b>bob</b>"), match, text, "other " + HOSTILE).read_text()
+    assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "\u202e" not in page and "\\u202e" in page and "\0" not in page and "{{ 7*7 }}" in page
+    assert "&amp;amp;" in page and "&lt;b&gt;bob&lt;/b&gt;" in page
+    assert page.count("<mark>") == 3 and "<mark>def f(x):</mark>" in page
+    assert "90%" in page and "60%" in page
+
+
+def test_an_archived_hand_in_is_named_as_one(tmp_path):
+    match = Match(0.9, 0.6, 200, ((0, 3),), ((0, 3),))
+    page = write_pages(tmp_path, _pair(b="2025/olga", archived=True), match, "abc", "abc").read_text()
+    assert "archived hand-in 2025/olga" in page and "not a student of this class" in page
+
+
+def test_the_section_says_what_was_compared_and_what_was_not(tmp_path):
+    assert section(None) is None
+    outcome = Outcome(threshold=0.55, hand_ins=4, pairs=[_pair(), _pair("alice", "аlice")])
+    outcome.alike_names = {"alice": ["аlice"], "аlice": ["alice"]}
+    outcome.not_compared = [{"uid": "cy", "name": "<i>cy</i>", "problem": "empty", "detail": ""}]
+    context = section(outcome)
+    assert context["threshold"] == "55%" and [p["alike"] for p in context["pairs"]] == [False, True]
+    page = write_index(tmp_path, outcome, "weight_tying").read_text()
+    assert "Similar hand-ins" in page and "one student twice?" in page and "&lt;i&gt;cy&lt;/i&gt;: empty" in page
+    assert page.count('href="similar/0123456789abcdef.html"') == 2
+
+
+def test_each_pair_is_a_linked_line_of_needs_a_look():
+    class Row:
+        def __init__(self, uid):
+            self.uid = uid
+
+    outcome = Outcome(threshold=0.55, pairs=[_pair(), _pair("ghost", "bob")])
+    found = needs_a_look([Row("alice"), Row("bob")], outcome)
+    assert len(found) == 1  # a pair of a student no longer in the class waits for the next pass
+    row, detail = found[0]
+    assert row.uid == "alice" and isinstance(detail, Linked) and detail.href == "similar/0123456789abcdef.html"
+    assert detail == "with bob: 90% of this hand-in, 60% of the other's"
+    assert needs_a_look([Row("alice")], None) == []
