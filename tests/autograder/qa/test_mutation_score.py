@@ -51,3 +51,50 @@ def test_a_grader_without_mutation_sources_is_named():
     assert has_mutation("weight_tying") and not has_mutation("selftest")
     with pytest.raises(ModuleNotFoundError):
         mutants_of("selftest")
+
+
+def test_mutants_of_the_reference_are_graded_and_classified(tmp_path):
+    """The mutation run itself, on the first few mutants and one seed: each is graded (a caught mutant names the
+    first test that failed, read from its outcome) and classified; the Markdown report says so."""
+    from autograder.qa.mutation_score import run_mutants
+
+    results, seconds = run_mutants(assignment="weight_tying", seeds=[1], workers=1, limit=3)
+    assert len(results) == 3 and seconds > 0
+    assert all(r.kind in CLASSES for r in results)
+    caught = [r for r in results if r.kind == "caught"]
+    assert caught and all(r.failing.startswith("test_") and ": " in r.failing for r in caught)
+    assert "3 mutants, each graded on 1 seed" in report_markdown(results, [1], seconds)
+
+
+@pytest.mark.sweep
+def test_the_mutate_command_runs_a_sample_of_mutants():
+    """``python -m autograder mutate`` end to end on a sample (every mutant on 25 seeds is a long command of its
+    own): it prints its JSON summary, one result per mutant."""
+    import json
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "autograder",
+            "mutate",
+            "--assignment",
+            "weight_tying",
+            "--seeds",
+            "2",
+            "--limit",
+            "12",
+            "--json",
+            "--workers",
+            "2",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert len(summary["mutants"]) == 12 == sum(summary["counts"].values())
+    assert summary["counts"]["caught"] >= 6

@@ -70,10 +70,19 @@ def test_a_suite_that_disagrees_with_its_scheme_is_refused(tmp_path):
         Suite.load(suite, scheme)
 
 
-def test_missing_evidence_scores_zero_with_the_run_status(plan, judge, score):
-    results = judge(plan, {}, {"status": "timeout"})
-    assert score(results) == 0
-    assert all("time limit" in o.message() and o.finding.owed for o in results.values())
+def test_missing_evidence_is_owed_and_says_how_the_run_ended(plan, solution_evidence, judge, score):
+    """A run stopped at its time limit before generate's record: generation's tests are owed at their points and
+    say so; every other test still passes on the records that arrived (so the 0 of rule 6 does not hide it)."""
+    evidence = {k: v for k, v in solution_evidence.items() if k != "gpt_generate"}
+    results = judge(plan, evidence, {"status": "timeout"})
+    missing = {n: o for n, o in results.items() if o.area == "argmax generation"}
+    assert missing and all(not o.passed and o.finding.owed and "time limit" in o.message() for o in missing.values())
+    assert all(o.passed for n, o in results.items() if n not in missing)
+    assert score(results) == 100 - sum(o.points for o in missing.values())
+    assert (
+        "time limit"
+        not in judge(plan, evidence, {"status": "memory"})["test_generate_greedy_within_block_size"].message()
+    )
 
 
 def test_error_records_show_the_students_exception(plan, collect_evidence, judge):
