@@ -64,6 +64,9 @@ SAYS = {
     "dropout_in_generate": ("dropout on while decoding", "dropout still on"),
     "ids_dtype": ("not int64",),
     "batch_rows": ("batch rows not independent", "batch of one"),
+    "argmax_axis": ("argmax over the positions", "wrong axis"),
+    "loss_softmax": ("softmax before", "cross-entropy of probabilities"),
+    "loss_nll": ("nll_loss",),
 }
 CLASSES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 GRADER_ONLY = re.compile(r"^# self-check: grader only: (\S.*)$")
@@ -110,7 +113,7 @@ def test_every_wrong_file_is_named_by_a_failing_check(english):
     unnamed = {}
     for key, outcomes in english.items():
         _, kind, keyword = CORPUS[key]
-        if key not in SELF_CHECKED:
+        if key not in SELF_CHECKED or not keyword:  # partial work with nothing to name
             continue
         messages = [o.message for o in outcomes.values() if o.status == "failed"]
         says = [word for name in keyword.split() for word in SAYS[name]]  # any of a file's misconceptions

@@ -221,6 +221,22 @@ MESSAGES = {
         " halved too (gradient halved): " + _AUTOGRAD_EN,
         "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
     ),
+    "checkfail.loss_softmax": (
+        "{what} = {got}, expected {want}: cross-entropy of probabilities: a softmax before F.cross_entropy, "
+        "which applies log_softmax itself; give it the raw logits",
+        "{what} = {got}，应为 {want}：交给交叉熵的是概率：在 F.cross_entropy 之前先做了 softmax，而它自己会做 "
+        "log_softmax；应当直接传入原始 logits",
+    ),
+    "checkfail.loss_nll": (
+        "{what} = {got}, expected {want}: F.nll_loss of raw logits: nll_loss takes log-probabilities "
+        "(log_softmax first), or use F.cross_entropy, which does both",
+        "{what} = {got}，应为 {want}：把原始 logits 直接交给了 F.nll_loss：nll_loss 需要的是对数概率"
+        "（先做 log_softmax），或者直接用同时完成这两步的 F.cross_entropy",
+    ),
+    "checkfail.variant.argmax_positions": (
+        "argmax over the positions (dim=1), not over the vocabulary of the last position",
+        "argmax 取在了位置这一维（dim=1）上，而不是最后一个位置的词表这一维",
+    ),
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",

@@ -19,8 +19,9 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        "one storage, two Parameters: lm_head.weight and token_embed.weight share memory but are two Parameter "
-        "objects (a new nn.Parameter around the table, nn.Parameter(token_embed.weight), or its .data), so their "
+        "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight and "
+        "token_embed.weight share memory but are two Parameter objects (nn.Parameter(token_embed.weight), or of its "
+        ".data), so their "
         "gradients never add up in one .grad, an optimizer counts the table twice, and the tie breaks on .to(...) "
         "or load_state_dict; " + _ITSELF_EN + ", not its storage",
         "一块存储，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "

@@ -96,7 +96,22 @@ def _named(out, expected, inner, prompt, steps) -> str | None:
         other = _variant(name, inner, prompt, steps)
         if other is not None and torch.equal(out, other):
             return tell("checkfail.variant", problem=problem, name=tell(f"checkfail.variant.{name}"))
+    if _first_token_over_positions(out, inner, prompt):
+        return tell("checkfail.variant", problem=problem, name=tell("checkfail.variant.argmax_positions"))
     return problem
+
+
+@torch.no_grad()
+def _first_token_over_positions(out, inner: gpt.MiniGPT, prompt: torch.Tensor) -> bool:
+    """The first new token is what an argmax over the positions (dim=1) gives, read at the last vocabulary id,
+    and not the greedy one: one step is enough to tell (no decoding loop written out here)."""
+    t = prompt.shape[1]
+    if not (isinstance(out, torch.Tensor) and out.dim() == 2 and out.shape[1] > t):
+        return False
+    logits = inner(prompt[:, -inner.block_size :])  # (B, t, V)
+    over_positions = logits.argmax(dim=1)[:, -1]  # (B, V) -> (B,)
+    greedy = logits[:, -1, :].argmax(dim=-1)
+    return bool(torch.equal(out[:, t], over_positions)) and not torch.equal(over_positions, greedy)
 
 
 @check(

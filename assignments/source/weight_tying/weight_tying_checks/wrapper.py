@@ -200,6 +200,19 @@ def _mean_ce(inner, inputs, targets, ignore_index: int = -100):
     return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1), ignore_index=ignore_index)
 
 
+@torch.no_grad()
+def _fed_wrongly(inner, ids, targets) -> dict:
+    """The loss of the right logits and targets fed to cross-entropy the wrong way: probabilities (a softmax
+    first: cross_entropy applies log_softmax itself), or raw logits to nll_loss (it takes log-probabilities)."""
+    if targets is None:
+        inputs, targets = ids[:, :-1], ids[:, 1:]
+    else:
+        inputs = ids if targets.shape[1] == ids.shape[1] else ids[:, :-1]
+    logits = inner(inputs).reshape(-1, SMALL["vocab_size"])  # (B * T', V)
+    flat = targets.reshape(-1)
+    return {"loss_softmax": F.cross_entropy(logits.softmax(-1), flat), "loss_nll": F.nll_loss(logits, flat)}
+
+
 def _check_loss(cls, form: str) -> None:
     model = build(cls)
     inner = inner_of(model)
@@ -256,6 +269,9 @@ def _check_loss(cls, form: str) -> None:
             raise Failed(tell(f"checkfail.shift.{name}", what=what, got=got, want=expected, rule=rule))
     if close(loss, skipped):
         raise Failed(tell("checkfail.loss_ignore_index", what=what, got=got, want=expected))
+    for name, value in _fed_wrongly(inner, ids, targets).items():  # the right pairing, handed over wrongly
+        if close(loss, value):
+            raise Failed(tell(f"checkfail.{name}", what=what, got=got, want=expected))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise Failed(tell("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected))
