@@ -167,6 +167,7 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
             "plan": plan,
             "experiments": spec.experiments,
             "required_names": list(spec.required_names),
+            "released_demos": sorted(spec.released_demos),
         },
     )
 

@@ -98,17 +98,20 @@ def load_submission(
     on_cell: Callable[[int], None] | None = None,
     budgets: budget.Budgets | None = None,
     required: tuple[str, ...] | None = None,
+    released: tuple[str, ...] = (),
 ):
     """Run the submission's code the way a kernel would, each cell within its budget (none without
     `budgets`); returns an object with .namespace and .errors. Given the names the run must define
-    (`required`), a notebook's demonstrations as released that nothing else can need are left out, as the
-    self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
+    (`required`), a notebook's demonstrations as released (their texts' digests among `released`) that nothing
+    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
     from dnnlpy.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":
         try:
-            return load_notebook(source, on_cell=on_cell, run_cell=run_cell, leave_out_demos=required)
+            return load_notebook(
+                source, on_cell=on_cell, run_cell=run_cell, leave_out_demos=required, released_demos=released
+            )
         except (ValueError, TypeError) as exc:  # not a notebook at all: record it, define nothing
             return _Failed(f"{type(exc).__name__}: {exc}")
     return exec_source(source, filename, on_cell=on_cell, run_cell=run_cell)
@@ -158,8 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     # (the start-up before this is in the part of the limit they keep back).
     budgets = budget.from_environment()
     required = tuple(str(n) for n in job["required_names"])
+    released = tuple(str(d) for d in job.get("released_demos", ()))
     result = load_submission(
-        job["kind"], job["source"], job["filename"], on_cell=progress.cell, budgets=budgets, required=required
+        job["kind"],
+        job["source"],
+        job["filename"],
+        on_cell=progress.cell,
+        budgets=budgets,
+        required=required,
+        released=released,
     )
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]
