@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.runner.__main__ import load_submission
@@ -36,13 +38,22 @@ def test_the_solution_notebook_defines_its_classes_without_running_a_demo():
     assert not set(_demos(nb)) & set(_run(nb, required=REQUIRED).skipped)
 
 
-def test_a_demo_the_students_class_reads_runs_with_what_it_needs():
+@pytest.mark.parametrize(
+    "reads",
+    [
+        "tokenizer.vocab_size",  # by its name
+        # without naming it, in a form the former list of spellings missed ("import os, gc"): issue 45
+        "next(o for o in gc.get_objects() if 'vocab_size' in dir(o) and type(o).__name__ == 'Tokenizer').vocab_size",
+    ],
+)
+def test_a_demo_the_students_class_reads_runs_with_what_it_needs(reads):
+    """A correct student whose class reads what a demonstration made loses nothing to the elision."""
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     cell = next(
         c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "solution_TiedEmbeddingLM"
     )
-    cell["source"] = "".join(cell["source"]).replace(
-        "super().__init__()", "super().__init__()\n        self.words = tokenizer.vocab_size", 1
+    cell["source"] = "import os, gc\n" + "".join(cell["source"]).replace(
+        "super().__init__()", f"super().__init__()\n        self.words = {reads}", 1
     )
     result = _run(nb, required=REQUIRED, released=RELEASED)
     assert result.errors == []
