@@ -86,12 +86,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你上传的文件里有 {count} 个都可能是作业 notebook（{files}），但没有一个用的是作业的文件名："
         "请只上传你要评分的那一个，然后重新提交。",
     ),
-    "upload.editions": (
-        "Your upload holds {count} notebooks, one per edition of the assignment ({files}). Handed in together, "
-        "none was submitted later than the other, so by the course's rule the English edition is graded: "
-        "{graded}. To be graded on another, upload only that one.",
-        "你上传了 {count} 个 notebook，作业的每个版本各一个（{files}）。它们是同时提交的，没有哪一个更晚，"
-        "所以按课程的规则评分的是英文版：{graded}。想按另一个版本评分，请只上传那一个。",
+    "upload.editions.later": (
+        "Your upload holds one notebook per edition of the assignment ({files}). The one saved later is graded: "
+        "{graded}; not graded: {others}. To be graded on another, upload only that one.",
+        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。评分的是保存得更晚的那一个：{graded}；"
+        "不评分：{others}。想按另一个版本评分，请只上传那一个。",
+    ),
+    "upload.editions.together": (
+        "Your upload holds one notebook per edition of the assignment ({files}). Their times are less than "
+        "{seconds} s apart, too close to tell which you saved later, so by the course's rule the English edition "
+        "is graded: {graded}; not graded: {others}. To be graded on another, upload only that one.",
+        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。它们的时间相差不到 {seconds} 秒，"
+        "分不出哪一个保存得更晚，所以按课程的规则评分的是英文版：{graded}；不评分：{others}。"
+        "想按另一个版本评分，请只上传那一个。",
+    ),
+    "upload.others": (
+        "Graded {graded}, the file named as the assignment's; also in your upload, not graded: {others}.",
+        "评分的是以作业命名的文件 {graded}；你上传的其他文件不评分：{others}。",
     ),
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (

@@ -139,7 +139,9 @@ def test_lateness_and_the_penalty_are_shown_apart_from_the_graders_score_everywh
     assert "ben: 2 h 30 min after the due date (2026-05-04 12:00:00 UTC), late penalty 15 points" in look
     assert re.search(r"late policy\s+5 points per hour late", report) and re.search(r"handed in late\s+2", report)
     page = html.unescape((outcome.out / "feedback" / "ben.html").read_text(encoding="utf-8"))
-    assert "Handed in 2026-05-04 14:30:00 UTC, 2 h 30 min after the due date (2026-05-04 12:00:00 UTC): the late " in page
+    assert (
+        "Handed in 2026-05-04 14:30:00 UTC, 2 h 30 min after the due date (2026-05-04 12:00:00 UTC): the late " in page
+    )
     assert "takes 15 points off, 65 / 100 after it." in page
     again = _graded(monkeypatch, tmp_path)  # the next run keeps the folder's due date and policy
     assert again.late[next(s.uid for s in again.roster if s.name == "ben")].penalty == 15
