@@ -115,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         "--visibility",
         choices=VISIBILITIES,
         default="visible",
-        help="when students see the charges, which quote expected values (Gradescope's visibility; after_published "
-        "holds them back until grades are published)",
+        help="when students see their result: score, passing tests and charges alike (Gradescope's visibility; "
+        "after_published holds it all back until grades are published)",
     )
     args = parser.parse_args(argv)
     results = args.root / "results"
