@@ -243,9 +243,14 @@ def late_line(late, score: float, max_score: float, language: str = "en") -> str
     if late.due:
         line += w["late_by"].format(late=duration(late.seconds, language), due=late.due)
         if late.penalty > 0:
-            after = max(0.0, score - late.penalty)
+            after = after_penalty(late, score)
             line += w["penalty"].format(points=f"{late.penalty:g}", after=f"{after:g}", top=f"{max_score:g}")
     return line
+
+
+def after_penalty(late, score: float) -> float:
+    """The mark once the late policy's penalty is taken (``outputs.lateness.Late``; `score` itself without one)."""
+    return round(max(0.0, score - late.penalty), 6) if late is not None and late.penalty > 0 else score
 
 
 def page_words(language: str) -> dict[str, str]:
