@@ -63,6 +63,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "如果你确信代码是正确的，请告诉老师。",
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
+    # what the sandbox refused the run (result.RunFacts.refused_lines): said to the student as to the TA
+    # the paths are the TA's to read (Needs a look): said here, they would tell which of a student's guesses exist
+    "run.refused.files": (
+        "Your code tried to reach files the grader's sandbox does not show it. A submission may read only what it "
+        "holds itself; your instructor sees this attempt.",
+        "你的代码试图读取评分程序的隔离环境不向它开放的文件。提交的代码只能读取它自身包含的内容；老师会看到这次尝试。",
+    ),
+    "run.refused.call": (
+        "Your code made calls the grader's sandbox refuses: {what}. Your instructor sees this attempt.",
+        "你的代码进行了评分程序的隔离环境禁止的调用：{what}。老师会看到这次尝试。",
+    ),
+    "run.refused.output": (
+        "Your code wrote more to {what} than the grader reads: the sandbox stopped reading, and the writes after "
+        "that failed.",
+        "你的代码向 {what} 写入的内容超出了评分程序读取的上限：隔离环境停止了读取，之后的写入都失败了。",
+    ),
     "run.ran_but_cells_raised": (
         "Your code ran to the end, but {n} of its cells did not finish normally:",
         "你的代码运行到了最后，但其中有 {n} 个单元格没有正常结束：",

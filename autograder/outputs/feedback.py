@@ -171,7 +171,8 @@ def feedback_context(
         if late is not None and late.penalty > 0
         else "",
         late_line=late_line(late, result.score, result.max_score, lang),
-        starter=result.score == 0 and bool(failing) and all(t.finding.kind == "plain" for t in failing),
+        # the starter code's paragraph only when the judge said every failure is the starter code's own exception
+        starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
         area_line=" · ".join(
             f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in areas_in_order(result, spec)
         ),

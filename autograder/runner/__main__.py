@@ -10,7 +10,9 @@ once in a ``__running__N`` record (at most ``MAX_RUNNING`` of them), so a run st
 names the cell or the check that was running. It only shapes the timeout's message, never points.
 
 Inside the run's limit, each cell and each experiment has a time budget of its own (``budget``): a cell or an
-experiment that hangs is stopped there and recorded as failing, and the rest still runs and is graded.
+experiment that hangs is stopped there and recorded as failing, and the rest still runs and is graded. What the
+run tried that the sandbox may have refused (files outside its view, a refused call) is watched (``refusals``)
+and sent once, before ``__done__``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,18 @@ import time
 import traceback
 from collections.abc import Callable
 
-from autograder.protocol.frames import JOB, MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running, read_frame
-from autograder.runner import budget, library
+from autograder.protocol.frames import (
+    JOB,
+    MAX_RUNNING,
+    Done,
+    ExperimentsError,
+    FrameWriter,
+    Load,
+    Refused,
+    Running,
+    read_frame,
+)
+from autograder.runner import budget, library, refusals
 
 __all__ = ["load_submission", "main", "Progress", "SLOW"]
 
@@ -162,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     budgets = budget.from_environment()
     required = tuple(str(n) for n in job["required_names"])
     released = tuple(str(d) for d in job.get("released_demos", ()))
+    attempts = refusals.watch()  # from here on the submission's code runs: what the sandbox refuses it is seen
     result = load_submission(
         job["kind"],
         job["source"],
@@ -182,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         emit(ExperimentsError.NAME, ExperimentsError.make(error=tail[:2000]))
     progress.stop()
+    emit(Refused.NAME, Refused.make(**attempts.record()))
     emit(Done.NAME, Done.make())
     return 0
 
