@@ -149,6 +149,19 @@ def test_the_notebook_states_the_budgets_the_self_check_keeps(build_script, chec
     assert all(words in text for words in expected), expected
 
 
+def test_the_whole_runs_budget_shrinks_each_step_left_down_to_the_floor(checks):
+    """Each step gets its share, at most what is left of the run's budget, at least the floor: a run whose every
+    step used its share could otherwise take 30 s a step for ever (no test held it: issue 45)."""
+    from weight_tying_checks.budget import FLOOR_SECONDS, Clock
+
+    clock = Clock(run_seconds=40.0)  # each step at most 10 s
+    assert clock.step_seconds() == pytest.approx(10.0, abs=0.1)
+    clock._start -= 35.0  # 35 s of the run spent: 5 s left for the next step
+    assert clock.step_seconds() == pytest.approx(5.0, abs=0.1)
+    clock._start -= 60.0  # the run's budget spent: the floor, so a cell that defines a class still runs
+    assert clock.step_seconds() == FLOOR_SECONDS
+
+
 def test_without_a_timer_signal_the_watchdog_interrupts_the_step(checks, monkeypatch):
     """Windows has no SIGALRM: the watchdog thread raises the interrupt in the main thread instead."""
     import signal

@@ -44,6 +44,14 @@ def test_a_timestamp_nbgrader_cannot_read_is_a_problem_never_a_time(tmp_path, te
     assert read_stamp(tmp_path / "elsewhere") is None  # no file: nothing to say
 
 
+def test_a_timestamp_that_is_a_link_is_never_read_through(tmp_path):
+    """A student's timestamp.txt linked to a classmate's (or any file): a problem, never that file's time."""
+    (tmp_path / "classmate.txt").write_text("2026-05-04 09:30:00.000000 UTC")
+    (tmp_path / "timestamp.txt").symlink_to(tmp_path / "classmate.txt")
+    stamp = read_stamp(tmp_path)
+    assert stamp.when is None and "not a regular file" in stamp.problem
+
+
 def _hand_in(root, student: str, edition: str, stamp: str | None) -> None:
     folder = root / student / edition
     folder.mkdir(parents=True)
