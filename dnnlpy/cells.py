@@ -5,24 +5,30 @@ grader's runner.
 - ``is_test_cell``: an nbgrader test cell (metadata ``grade: true, solution: false``), which no one runs.
 - ``bound_names`` / ``read_names``: the notebook names a cell binds, and the ones its code uses in any scope
   (read from its symbol table: a function's own locals and arguments are not the notebook's).
-- ``unneeded_demos``: the course's demonstration cells as released (``is_released_demo``: tagged ``demo``,
-  their text the one whose digest their metadata holds) that no other cell can need. What a demonstration
-  shows is not part of the submission, and leaving it out is what deleting it would do: the grader's runner
-  and the self-check leave out the same cells.
+- ``unneeded_demos``: the course's demonstration cells as released (``is_released_demo``: their text, digest
+  for digest, one of the texts the course released, which the build records: ``released`` is those digests)
+  that no other cell can need. What a demonstration shows is not part of the submission, and leaving it out is
+  what deleting it would do: the grader's runner and the self-check leave out the same cells. A cell of the
+  student's own is never one, whatever its tags or metadata say, and no demonstration is left out when a cell
+  can reach names without naming them (``dnnlpy.reach``).
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 import symtable
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from typing import Any
+
+from .reach import reaches, spelled_names
 
 __all__ = [
     "strip_ipython",
     "is_test_cell",
     "DEMO_TAG",
+    "demo_digest",
     "is_released_demo",
     "bound_names",
     "read_names",
@@ -84,26 +90,20 @@ def is_test_cell(metadata: Mapping[str, Any]) -> bool:
     return bool(nbg.get("grade")) and not bool(nbg.get("solution"))
 
 
-DEMO_TAG = "demo"  # a code cell that only shows: the course's build tags it and records its text's digest
-
-# Code that can reach the notebook's names without naming them: using one of these names (calling globals(),
-# ...), one of these words anywhere in its text (a frame's or a function's globals, a module's dict, the
-# __main__ module, the table of modules), or importing a module that hands them out, in any scope. No
-# demonstration is left out then.
-_REACH_NAMES = frozenset({"globals", "vars", "locals", "eval", "exec", "get_ipython", "__name__", "__builtins__"})
-_REACH_WORDS = re.compile(
-    r"\b(?:f_globals|__globals__|_getframe|currentframe|__dict__|__module__|__main__|__import__|import_module)\b"
-    r"|\b(?:import|from)\s+(?:inspect|builtins|gc)\b|\bsys\s*\.\s*modules\b|\bfrom\s+sys\s+import\b"
-)
+DEMO_TAG = "demo"  # a code cell that only shows: the course's build tags it, for the reader (it decides nothing)
 
 
-def is_released_demo(source: str, metadata: Mapping[str, Any]) -> bool:
-    """A demonstration cell as released: tagged ``demo``, its text's digest the one in its metadata
-    (``course_kit.demo_sha256``); a cell whose text was changed is the student's own."""
-    tags, kit = metadata.get("tags"), metadata.get("course_kit")
-    if not isinstance(tags, list) or DEMO_TAG not in tags or not isinstance(kit, Mapping):
-        return False
-    return kit.get("demo_sha256") == hashlib.sha256(source.encode("utf-8")).hexdigest()
+def demo_digest(source: str) -> str:
+    """The digest the build records of a demonstration's text as released (SHA-256 of its UTF-8 bytes)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def is_released_demo(source: str, released: Collection[str]) -> bool:
+    """A demonstration cell as the course released it: its text's digest (``demo_digest``) is one of `released`,
+    the digests the build recorded of the released notebooks' demonstrations. Tags and metadata are the
+    student's to write and count for nothing: a cell whose text was changed, or a cell of the student's own
+    tagged ``demo``, runs."""
+    return bool(released) and demo_digest(source) in released
 
 
 _UNREADABLE = (SyntaxError, ValueError, RecursionError, MemoryError)  # too deep to read is too deep to run
@@ -153,11 +153,6 @@ def _global_names(table: symtable.SymbolTable) -> set[str]:
     return found
 
 
-def _reaches(names: set[str], code: str) -> bool:
-    """Whether code that uses `names` can reach the notebook's names without naming them."""
-    return bool(names & _REACH_NAMES) or _REACH_WORDS.search(code) is not None
-
-
 def read_names(source: str) -> set[str] | None:
     """The notebook names a cell's code uses, in any scope: what its top level reads, and what its functions
     and classes look up as globals (a function's own locals and arguments are not); None when it cannot be
@@ -166,12 +161,17 @@ def read_names(source: str) -> set[str] | None:
     return None if read is None else _global_names(read[0])
 
 
-def unneeded_demos(cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: Iterable[str] = ()) -> set[int]:
-    """Indices of the released demonstration cells (``is_released_demo``) among `cells` (``code_cells``) that
-    no other cell can need: none of the names one binds is in `keep` or used by a cell that runs
-    (``read_names``), and no cell that runs can reach names without naming them (``globals()``, ``eval``,
-    ``__main__``, a frame's globals, ...). A demonstration that is needed runs, and what it uses is needed in
-    turn. Cells that do not compile, and nbgrader test cells, never run: they need nothing."""
+def unneeded_demos(
+    cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: Iterable[str] = (), released: Collection[str] = ()
+) -> set[int]:
+    """Indices of the released demonstration cells (``is_released_demo``: their text one of the `released`
+    digests) among `cells` (``code_cells``) that no other cell can need: none of the names one binds is in
+    `keep` or used by a cell that runs (``read_names``, or spelled in its strings), and no cell that runs can
+    reach names without naming them (``dnnlpy.reach``: ``globals()``, ``sys.modules``, a frame's locals,
+    ``gc``, ...). A demonstration that is needed runs, and what it uses is needed in turn. Cells that do not
+    compile, and nbgrader test cells, never run: they need nothing. No `released` digests: none is left out."""
+    if not released:
+        return set()
     demos: dict[int, tuple[set[str], symtable.SymbolTable]] = {}
     mentioned = set(keep)
     for index, source, metadata in cells:
@@ -180,13 +180,16 @@ def unneeded_demos(cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: It
         read = _table(source)
         if read is None:  # it does not compile, so it does not run: it needs nothing (a demo: it is not run)
             continue
-        if is_released_demo(source, metadata):
+        if is_released_demo(source, released):
             demos[index] = (_bound(read[0]), read[0])
             continue
-        names = _global_names(read[0])
-        if _reaches(names, read[1]):
+        try:
+            tree = ast.parse(read[1], "<cell>", "exec")
+        except _UNREADABLE:
+            return set()  # read by symtable, not by ast: nothing is ruled out
+        if reaches(tree):
             return set()
-        mentioned |= names
+        mentioned |= _global_names(read[0]) | spelled_names(tree)
     needed: set[int] = set()
     grew = True
     while grew:

@@ -19,8 +19,9 @@ submission. Differences from a real kernel, on purpose:
   submission, they are not part of it.
   ``skip_cell(index, source, metadata)``, when given, skips every other cell it returns True for; skipped
   cells are listed in ``skipped``.
-- ``leave_out_demos=names``, when given, leaves out the course's demonstration cells as released that nothing
-  else can need and that bind none of ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too).
+- ``leave_out_demos=names``, with ``released_demos=digests`` (what the course released: ``dnnlpy.cells``),
+  leaves out the course's demonstration cells as released that nothing else can need and that bind none of
+  ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too).
 - The working directory is not changed, and nothing is displayed.
 
 A cell is named to people by ``cell_places`` and ``name_cell``: JupyterLab shows no cell numbers, so a cell is
@@ -44,7 +45,7 @@ import json
 import linecache
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -264,11 +265,12 @@ def load_notebook(
     run_cell: RunCell | None = None,
     skip_cell: Callable[[int, str, Mapping[str, Any]], bool] | None = None,
     leave_out_demos: Iterable[str] | None = None,
+    released_demos: Collection[str] = (),
 ) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
     cells = code_cells(nb)
-    demos = set() if leave_out_demos is None else unneeded_demos(cells, leave_out_demos)
+    demos = set() if leave_out_demos is None else unneeded_demos(cells, leave_out_demos, released_demos)
     to_run, skipped = [], []
     for index, source, metadata in cells:
         if (

@@ -11,302 +11,37 @@ at the first failure), puts the file back byte for byte (and its time stamp, so 
 reused), and prints which test killed it. Exit 1 if any mutation survived or could not be applied. It edits
 the tree it runs from: run it on a tree nothing else is testing at the same time.
 
-The list holds the mutations an audit found surviving once their tests were written, each guarded by the test
-that now kills it.
+The list (``scripts/audit_guards.py``) holds the mutations an audit found surviving once their tests were
+written, each guarded by the test that now kills it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import re
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@dataclass(frozen=True)
-class Mutation:
-    name: str
-    breaks: str  # the behaviour's statement, which the edit makes false
-    path: str  # the file edited, from the kit's root
-    edits: tuple[tuple[str, str], ...]  # (text found exactly once, its replacement)
-    guards: tuple[str, ...]  # pytest node ids or files of the first tier
+def _guards():
+    """scripts/audit_guards.py, loaded by its path (scripts/ is no package) and registered under its name (its
+    dataclass looks its module up)."""
+    if "audit_guards" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("audit_guards", Path(__file__).with_name("audit_guards.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["audit_guards"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["audit_guards"]
 
 
-_SECCOMP = ("autograder/sandbox/seccomp.py",)
-_SECCOMP_GUARDS = ("tests/autograder/sandbox/test_seccomp.py",)
-_REPORT = "autograder/outputs/templates/report.html.j2"
-_PAGES = ("tests/autograder/outputs/test_hostile_pages.py",)
-_TENSORS = "autograder/protocol/tensors.py"
-_TENSOR_GUARDS = ("tests/autograder/protocol/test_tensors.py",)
-_CLASSRUN_GUARDS = ("tests/autograder/outputs/test_classrun.py", "tests/autograder/outputs/test_options.py")
-
-MUTATIONS = (
-    Mutation(
-        "seccomp-bpf",
-        "the sandbox refuses bpf, as Docker's default profile does",
-        *_SECCOMP,
-        (('    "bpf",\n', ""),),
-        _SECCOMP_GUARDS,
-    ),
-    Mutation(
-        "seccomp-perf_event_open",
-        "the sandbox refuses perf_event_open, as Docker's default profile does",
-        *_SECCOMP,
-        (('    "perf_event_open",\n', ""),),
-        _SECCOMP_GUARDS,
-    ),
-    Mutation(
-        "marking-cap-at-the-area",
-        "an area's mark is never below 0: no test is charged beyond its points",
-        "autograder/grading/marking.py",
-        (("take = min(left.get(area, 0.0), room) if room > 0 else 0.0", "take = left.get(area, 0.0)"),),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "marking-knock-on-stays-in-its-exercise",
-        "a knock-on is free only behind a charged misconception of its own exercise",
-        "autograder/grading/marking.py",
-        (
-            (
-                "if after is None or after in seen or self.exercise(after) != self.exercise(name):",
-                "if after is None or after in seen:",
-            ),
-        ),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "marking-knock-on-free-only-behind-its-points",
-        "a knock-on is free only behind a misconception charged at least its points",
-        "autograder/grading/marking.py",
-        (("causes = [m for m in causes if charged[m] >= points]", "causes = list(causes)"),),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "marking-a-charge-of-nothing-frees-nothing",
-        "a misconception charged nothing frees nothing: its tests pay their own points",
-        "autograder/grading/marking.py",
-        (
-            (
-                "if not any(charged[root[s]] > 0 for s in shown(name)):\n                    taken[name] = {}",
-                "if not any(charged[root[s]] > 0 for s in shown(name)):\n                    pass",
-            ),
-            ("if charged[m] > 0]", "]"),
-        ),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "marking-budget-once-per-exercise",
-        "a misconception's cost in an area is charged once per exercise, not once per test that shows it",
-        "autograder/grading/marking.py",
-        (("            left[area] -= take\n", "            pass\n"),),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "marking-names-from-ids-never-words",
-        "a misconception is named by the message ids a finding holds, never by its English words",
-        "autograder/grading/findings.py",
-        (
-            (
-                "        names = catalog.message(part.key).names\n",
-                '        english = catalog.render(said, "en")\n'
-                "        names = next((m.names for m in catalog.registered().values()"
-                ' if m.names and m.en.split("{")[0] in english), None)\n',
-            ),
-        ),
-        ("tests/autograder/grading/test_marking.py",),
-    ),
-    Mutation(
-        "said-parameters-stay-text",
-        "a message's text parameter stays text on the wire, even when it spells a message id",
-        "autograder/protocol/said.py",
-        (
-            (
-                "said.params[name] = value if isinstance(value, str) else from_wire(value, depth + 1)",
-                "said.params[name] = (Said(value) if value in _REGISTRY else value) if isinstance(value, str)"
-                " else from_wire(value, depth + 1)",
-            ),
-        ),
-        ("tests/autograder/protocol/test_said.py",),
-    ),
-    Mutation(
-        "report-escapes-the-slowest-status",
-        "a run status reaches report.html escaped (slowest submissions)",
-        _REPORT,
-        (("<td>{{ row.result.status }}</td>", "<td>{{ row.result.status|safe }}</td>"),),
-        _PAGES,
-    ),
-    Mutation(
-        "report-escapes-the-students-status",
-        "a run status reaches report.html escaped (the students' table)",
-        _REPORT,
-        ((">{{ s.status }}</td>", ">{{ s.status|safe }}</td>"),),
-        _PAGES,
-    ),
-    Mutation(
-        "report-escapes-the-sample-language",
-        "the language of a misconception's sample reaches report.html escaped",
-        _REPORT,
-        (("{{ m.sample_language }}", "{{ m.sample_language|safe }}"),),
-        _PAGES,
-    ),
-    Mutation(
-        "report-escapes-why-a-page-was-not-written",
-        "why a feedback page could not be written reaches report.html escaped",
-        _REPORT,
-        (('<td class="bad">{{ why }}</td>', '<td class="bad">{{ why|safe }}</td>'),),
-        _PAGES,
-    ),
-    Mutation(
-        "report-escapes-an-unwritten-pages-id",
-        "the id of a feedback page that could not be written reaches report.html escaped",
-        _REPORT,
-        (('<tr><td>{{ uid }}</td><td class="bad">', '<tr><td>{{ uid|safe }}</td><td class="bad">'),),
-        _PAGES,
-    ),
-    Mutation(
-        "cachekey-reads-to-the-bound",
-        "the grading key reads a file no further than its bound + 1, even one that grew after fstat",
-        "autograder/outputs/cachekey.py",
-        (("fh.read(min(_CHUNK, left))", "fh.read(_CHUNK)"),),
-        ("tests/autograder/outputs/test_cachekey.py",),
-    ),
-    Mutation(
-        "cachekey-keys-a-grown-file-by-the-reason",
-        "a file that grew past the bound while read is keyed by the reason, not by its first bytes",
-        "autograder/outputs/cachekey.py",
-        (("return too_large if left <= 0 else digest.hexdigest()", "return digest.hexdigest()"),),
-        ("tests/autograder/outputs/test_cachekey.py",),
-    ),
-    Mutation(
-        "reader-refuses-a-huge-file-unread",
-        "a hand-in over 64 MiB is refused unread: not even its first 64 MiB are read",
-        "autograder/grading/safe_files.py",
-        (
-            (
-                "        if after.st_size > limit:  # a sparse terabyte costs this fstat, "
-                "not `limit` bytes of reading\n"
-                '            raise OSError(errno.EFBIG, f"{shown} is over {limit} bytes")\n',
-                "",
-            ),
-        ),
-        (
-            "tests/autograder/outputs/test_classrun.py::test_a_sparse_terabyte_hand_in_is_refused_unread_and_the_class_is_graded",
-            "tests/autograder/grading/test_safe_files.py",
-        ),
-    ),
-    Mutation(
-        "tensors-table-length-bound",
-        "a tensor table exactly at header_bytes is read",
-        _TENSORS,
-        (("if size > bounds.header_bytes:", "if size >= bounds.header_bytes:"),),
-        _TENSOR_GUARDS,
-    ),
-    Mutation(
-        "tensors-table-fills-the-file",
-        "a tensor table may fill the file exactly",
-        _TENSORS,
-        (("if _LENGTH.size + size > len(data):", "if _LENGTH.size + size >= len(data):"),),
-        _TENSOR_GUARDS,
-    ),
-    Mutation(
-        "tensors-count-bound",
-        "a frame of exactly `tensors` tensors is read",
-        _TENSORS,
-        (("if len(table) > bounds.tensors:", "if len(table) >= bounds.tensors:"),),
-        _TENSOR_GUARDS,
-    ),
-    Mutation(
-        "tensors-dims-bound",
-        "a tensor of exactly `tensor_dims` dimensions is read",
-        _TENSORS,
-        (("if len(shape) > bounds.tensor_dims:", "if len(shape) >= bounds.tensor_dims:"),),
-        _TENSOR_GUARDS,
-    ),
-    Mutation(
-        "tensors-bytes-bound",
-        "a frame of exactly `tensor_bytes` bytes of tensors is read",
-        _TENSORS,
-        (("if facts.tensor_bytes > bounds.tensor_bytes:", "if facts.tensor_bytes >= bounds.tensor_bytes:"),),
-        _TENSOR_GUARDS,
-    ),
-    Mutation(
-        "dask-insecure-flag-is-tcp-only",
-        "--insecure-plain-tcp allows tcp:// and no other protocol (ws:// stays refused)",
-        "autograder/grading/pool/dask_tls.py",
-        (('if protocol == "tcp" and insecure_plain_tcp:', "if insecure_plain_tcp:"),),
-        ("tests/autograder/grading/pool/test_dask_tls.py",),
-    ),
-    Mutation(
-        "seal-sees-rewritten-code",
-        "a runner function whose __code__ was rewritten while student code ran marks the seal tampered",
-        "autograder/graders/weight_tying/runner/seal.py",
-        (("if now is not value or (code is not None and target.__code__ is not code):", "if now is not value:"),),
-        ("tests/autograder/graders/weight_tying/test_seal.py",),
-    ),
-    Mutation(
-        "lookalikes-maps-before-folding-case",
-        'a capital drawn as a small letter of another script is seen as drawn: "Ьob" beside "bob" is flagged',
-        "autograder/outputs/lookalikes.py",
-        (
-            (
-                "return _skeleton(visible).casefold(), _skeleton(visible.casefold()).casefold()",
-                "return _skeleton(visible.casefold()).casefold(), _skeleton(visible.casefold()).casefold()",
-            ),
-        ),
-        ("tests/autograder/outputs/test_lookalikes.py",),
-    ),
-    Mutation(
-        "selfcheck-runs-whole-when-a-class-is-missing",
-        "a run without the demos that misses a class is replaced by the whole notebook's run",
-        "assignments/source/weight_tying/weight_tying_checks/demos.py",
-        (("        or any(c not in result.namespace for c in CLASSES)\n", ""),),
-        (
-            "tests/assignments/test_selfcheck_demos.py::"
-            "test_a_class_defined_only_when_a_demo_ran_makes_the_whole_notebook_run",
-        ),
-    ),
-    Mutation(
-        "classrun-writes-each-result-as-it-arrives",
-        "a class run writes each result the moment it arrives (a kill loses nothing graded)",
-        "autograder/outputs/classrun.py",
-        (
-            (
-                "        outcome.graded.append(uid)\n        folder.save_result(\n"
-                "            todo[uid], result, grading_key=keys[uid], assignment=job.assignment, "
-                "unreadable=unreadable[uid]\n        )\n",
-                "        outcome.graded.append(uid)\n\n    def save_all() -> None:\n"
-                "        for uid in outcome.graded:\n            folder.save_result(\n"
-                "                todo[uid], outcome.results[uid], grading_key=keys[uid], assignment=job.assignment,\n"
-                "                unreadable=unreadable[uid],\n            )\n",
-            ),
-            (
-                '        outcome.batch_error = f"{type(exc).__name__}: {exc}"\n',
-                '        outcome.batch_error = f"{type(exc).__name__}: {exc}"\n    save_all()\n',
-            ),
-        ),
-        _CLASSRUN_GUARDS,
-    ),
-    Mutation(
-        "classrun-writes-the-manifest-before-grading",
-        "a class run's manifest, with its seed and every option that shapes a mark, is on disk before the first "
-        "submission is graded",
-        "autograder/outputs/classrun.py",
-        (
-            (
-                "        folder.write_manifest(manifest)  # every option that shapes a mark is on disk before anything "
-                "is graded\n",
-                "",
-            ),
-        ),
-        _CLASSRUN_GUARDS,
-    ),
-)
+_CATALOGUE = _guards()
+Mutation, MUTATIONS = _CATALOGUE.Mutation, _CATALOGUE.MUTATIONS
 
 
 def applied(mutation: Mutation, text: str) -> str:

@@ -28,8 +28,9 @@ def add_parser(sub) -> None:
         "--visibility",
         choices=("visible", "hidden", "after_due_date", "after_published"),
         default="visible",
-        help="when students see what each charge says, expected values included (Gradescope's visibility: "
-        "after_published holds it back until you publish grades; default visible)",
+        help="when students see their result: score, passing tests and charges (which quote expected values) "
+        "alike (Gradescope's visibility: after_published holds it all back until you publish grades; default "
+        "visible)",
     )
 
 

@@ -63,6 +63,22 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "如果你确信代码是正确的，请告诉老师。",
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
+    # what the sandbox refused the run (result.RunFacts.refused_lines): said to the student as to the TA
+    # the paths are the TA's to read (Needs a look): said here, they would tell which of a student's guesses exist
+    "run.refused.files": (
+        "Your code tried to reach files the grader's sandbox does not show it. A submission may read only what it "
+        "holds itself; your instructor sees this attempt.",
+        "你的代码试图读取评分程序的隔离环境不向它开放的文件。提交的代码只能读取它自身包含的内容；老师会看到这次尝试。",
+    ),
+    "run.refused.call": (
+        "Your code made calls the grader's sandbox refuses: {what}. Your instructor sees this attempt.",
+        "你的代码进行了评分程序的隔离环境禁止的调用：{what}。老师会看到这次尝试。",
+    ),
+    "run.refused.output": (
+        "Your code wrote more to {what} than the grader reads: the sandbox stopped reading, and the writes after "
+        "that failed.",
+        "你的代码向 {what} 写入的内容超出了评分程序读取的上限：隔离环境停止了读取，之后的写入都失败了。",
+    ),
     "run.ran_but_cells_raised": (
         "Your code ran to the end, but {n} of its cells did not finish normally:",
         "你的代码运行到了最后，但其中有 {n} 个单元格没有正常结束：",
@@ -86,12 +102,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你上传的文件里有 {count} 个都可能是作业 notebook（{files}），但没有一个用的是作业的文件名："
         "请只上传你要评分的那一个，然后重新提交。",
     ),
-    "upload.editions": (
-        "Your upload holds {count} notebooks, one per edition of the assignment ({files}). Handed in together, "
-        "none was submitted later than the other, so by the course's rule the English edition is graded: "
-        "{graded}. To be graded on another, upload only that one.",
-        "你上传了 {count} 个 notebook，作业的每个版本各一个（{files}）。它们是同时提交的，没有哪一个更晚，"
-        "所以按课程的规则评分的是英文版：{graded}。想按另一个版本评分，请只上传那一个。",
+    "upload.editions.later": (
+        "Your upload holds one notebook per edition of the assignment ({files}). The one saved later is graded: "
+        "{graded}; not graded: {others}. To be graded on another, upload only that one.",
+        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。评分的是保存得更晚的那一个：{graded}；"
+        "不评分：{others}。想按另一个版本评分，请只上传那一个。",
+    ),
+    "upload.editions.together": (
+        "Your upload holds one notebook per edition of the assignment ({files}). Their times are less than "
+        "{seconds} s apart, too close to tell which you saved later, so by the course's rule the English edition "
+        "is graded: {graded}; not graded: {others}. To be graded on another, upload only that one.",
+        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。它们的时间相差不到 {seconds} 秒，"
+        "分不出哪一个保存得更晚，所以按课程的规则评分的是英文版：{graded}；不评分：{others}。"
+        "想按另一个版本评分，请只上传那一个。",
+    ),
+    "upload.others": (
+        "Graded {graded}, the file named as the assignment's; also in your upload, not graded: {others}.",
+        "评分的是以作业命名的文件 {graded}；你上传的其他文件不评分：{others}。",
     ),
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (

@@ -25,7 +25,10 @@ from typing import Any
 from autograder.protocol import said as catalog
 from autograder.protocol.said import Said, Text
 
-__all__ = ["Finding", "Failed", "finding_of", "named_in"]
+__all__ = ["Finding", "Failed", "finding_of", "named_in", "STARTER_CODE"]
+
+# The judge's message for a test whose call reached the starter code's own exception (judge/suite_api.entry)
+STARTER_CODE = "judge.starter_code"
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ class Finding:
         if self.owed:
             return "owed"
         return "internal" if self.internal else "plain"
+
+    @property
+    def starter(self) -> bool:
+        """Whether the test failed on the starter code's own exception: the judge said so (``STARTER_CODE``)."""
+        return self.kind == "plain" and any(part.key == STARTER_CODE for part in self.said.walk())
 
     def render(self, language: str = "en") -> str:
         """The message in `language` (English for a language the kit does not speak: a result read back from

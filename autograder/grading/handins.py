@@ -93,9 +93,10 @@ def read_stamp(folder: Path) -> Stamp | None:
         return Stamp(None, shown, f"{STAMP} says {shown!r}, not a time nbgrader can read")
 
 
-def when(moment: datetime) -> str:
-    """'2026-05-04 09:30 UTC': a time as the pages and grades.csv show it."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
+def when(moment: datetime, *, fraction: bool = False) -> str:
+    """'2026-05-04 09:30:07 UTC': a time as the pages and grades.csv show it, to the second (`fraction`: to the
+    microsecond, for two times that only it tells apart)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f UTC" if fraction else "%Y-%m-%d %H:%M:%S UTC")
 
 
 # How an edition was chosen (``EditionChoice.rule``): by the later time, the same time, or with a time missing or
@@ -127,7 +128,8 @@ def choose_edition(student: Path, editions: list[str]) -> EditionChoice:
         return EditionChoice(editions[0], (), "")
     stamps = {edition: read_stamp(Path(student) / edition) for edition in editions}
     times = {edition: stamp.when for edition, stamp in stamps.items() if stamp is not None and stamp.when}
-    said = ", ".join(f"{e} {when(times[e])}" if e in times else f"{e} no time" for e in editions)
+    fraction = len({when(t) for t in times.values()}) < len(set(times.values()))  # apart by less than a second
+    said = ", ".join(f"{e} {when(times[e], fraction=fraction)}" if e in times else f"{e} no time" for e in editions)
     latest = max(times.values(), default=None)
     later = [e for e, t in times.items() if t == latest]
     own = "the assignment's own edition"

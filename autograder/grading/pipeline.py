@@ -34,11 +34,12 @@ from autograder.grading.editions import localize, stopped_said, text_language
 from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
 from autograder.grading.marking import apply_marking
+from autograder.grading.refusals import refused
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Running, encode_frame
+from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said
 from autograder.protocol.said import from_wire as said_from_wire
@@ -167,6 +168,7 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
             "plan": plan,
             "experiments": spec.experiments,
             "required_names": list(spec.required_names),
+            "released_demos": sorted(spec.released_demos),
         },
     )
 
@@ -205,6 +207,7 @@ def facts(box: SandboxResult, evidence: dict, notes: list[str], spec: Assignment
         notes=box.notes + notes + load.notes + overflow,
         isolation=box.isolation.as_dict(),
         running=read_running(evidence) if status == "timeout" else {},
+        refused=refused(box.flooded, evidence.get(Refused.NAME)),
     )
 
 

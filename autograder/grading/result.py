@@ -148,11 +148,14 @@ class RunFacts:
     # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
     # index as text -> [its section's heading, its first line] (``dnnlpy.notebook.cell_places``); empty for a .py.
     cells: dict = field(default_factory=dict)
+    # What the run tried that its sandbox refused, [kind, what] (``grading.refusals``: "output", "files", "call"):
+    # said to the TA and the student, never a point
+    refused: list[list[str]] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
-        for name in ("refusal", "judge_stop", "cells"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells", "refused"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -205,7 +208,21 @@ class RunFacts:
         if missing and self.status in ("ok", "memory"):
             key = "run.not_defined_syntax" if syntax else "run.not_defined"
             lines.append(render(key, language, names=", ".join(missing)))
-        return "\n".join(lines)
+        return "\n".join(lines + self.refused_lines(language))
+
+    def refused_lines(self, language: str = "en") -> list[str]:
+        """What the sandbox refused this run, one sentence per kind, in `language` ([] when nothing was): the
+        calls and channels named, the files not (which of a student's guessed paths exist is not theirs to learn;
+        *Needs a look* names them)."""
+        entries = self.refused if isinstance(self.refused, list) else []
+        pairs = [e for e in entries if isinstance(e, (list, tuple)) and len(e) == 2]  # a results file's, any shape
+        out = []
+        for kind in ("files", "call", "output"):
+            what = [str(w)[:200] for k, w in pairs if k == kind]
+            if what:
+                shown = ", ".join(what[:6]) + (f" (+{len(what) - 6})" if len(what) > 6 else "")
+                out.append(render(f"run.refused.{kind}", language, what=shown))
+        return out
 
 
 @dataclass

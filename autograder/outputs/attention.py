@@ -13,6 +13,8 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     evidence       a record the runner owed was missing, refused, sent twice or malformed while the run ended
                    well (a submission that wrote on the grader's channel, or a broken runner): its tests cost
                    their points; the judge's own error on a test is listed here too
+    sandbox refused  what the run tried that the sandbox refused (``RunFacts.refused``): files outside its view,
+                   a refused call, a flood of output; whatever it scored, with what it tried
     grader error   the grader failed, not the student: regrade
     missing        no result yet: run the command again
     run ended      out of memory, crashed, exited early
@@ -28,7 +30,15 @@ from dataclasses import dataclass, field
 from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.classview import FLAGS, ClassView, Row
 from autograder.outputs.similarity.pages import SIMILAR, TO_DO, needs_a_look
-from autograder.outputs.wording import budget_stops, duration, raised_cells, readable_test, stopped_at, syntax_errors
+from autograder.outputs.wording import (
+    budget_stops,
+    duration,
+    raised_cells,
+    readable_test,
+    refused_detail,
+    stopped_at,
+    syntax_errors,
+)
 
 __all__ = ["attention", "Problem"]
 
@@ -42,6 +52,9 @@ _WHAT_TO_DO = {
     "unreadable": "the file is not a readable submission: ask the student for a working copy",
     "evidence": "the grader did not receive what the runner owes for these tests (tampered with, or the judge's "
     "own failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
+    "sandbox refused": "the submission tried what the sandbox refuses (files outside its view, a refused call, a "
+    "flood of output): it earned nothing by it, and its page tells the student so; read the run in "
+    "results/<id>.json and talk to the student",
     "grader error": "the grader failed, not the student: regrade with --student NAME",
     "missing": "no result yet (the run was stopped): run the same command again",
     "blank": "nothing written beyond the starter code",
@@ -55,6 +68,7 @@ _ORDER = [
     "cells raised",
     "unreadable",
     "evidence",
+    "sandbox refused",
     "grader error",
     "missing",
     *_RUN_ENDED.values(),
@@ -100,6 +114,8 @@ def _problems(row: Row, starts, spec: AssignmentSpec | None) -> list[tuple[str, 
                 f" (+{len(owed) - 4} more)" if len(owed) > 4 else ""
             )
             out.append(("evidence", names))
+    if result.run.refused:
+        out.append(("sandbox refused", refused_detail(result.run)))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))
     return out

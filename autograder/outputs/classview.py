@@ -1,15 +1,17 @@
 """Trusted: a graded class as the report sees it: one row per student of the manifest, sorted into kinds.
 
     graded        the submission ran and was judged (whatever its score)
-    blank         judged, 0 points, and nothing written: no test passed and no failure names a mistake
-                  (every one a crash, as the starter code's NotImplementedError gives), or none of the
-                  required names is defined
+    blank         judged, 0 points, and nothing written: no test passed and every failure is the starter
+                  code's own exception (the judge says so: ``Finding.starter``), or none of the required names
+                  is defined; a hand-in whose code raises something else wrote something, and is graded
+    refused       judged, 0 points, and the sandbox refused something it tried (files outside its view, a
+                  refused call, a flood of output: ``RunFacts.refused``): never "blank"
     timeout       the run was stopped at the time limit (whatever it scored before): never "blank"
     unreadable    the file could not be read as a submission (not a notebook, too large, not a file)
     grader error  the grader itself failed: regrade with --student
     missing       no usable result file (the run was stopped before this student): run the command again
 
-Blank and unreadable submissions are counted apart and left out of test pass rates and misconceptions:
+Blank, refused and unreadable submissions are counted apart and left out of test pass rates and misconceptions:
 twenty stubs would otherwise make NotImplementedError the class's most common mistake.
 
 Whatever the kind, a row may carry flags a TA should see (``ClassView.flagged``): a name that looks like
@@ -33,7 +35,7 @@ from autograder.outputs.similarity.store import load as load_similarity
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
 
-KINDS = ("graded", "blank", "timeout", "unreadable", "grader error", "missing")
+KINDS = ("graded", "blank", "refused", "timeout", "unreadable", "grader error", "missing")
 # Flags beside a row's kind: what each means, and what to do (the report's Needs a look).
 FLAGS = {
     "look-alike name": "two names drawn alike (another script, a zero-width character): check they are two "
@@ -95,7 +97,8 @@ class ClassView:
 
     @property
     def judged(self) -> list[Row]:
-        """Rows whose tests say something about understanding: graded or timed out, not blank or unreadable."""
+        """Rows whose tests say something about understanding: graded or timed out, not blank, refused or
+        unreadable."""
         return self.of_kind("graded", "timeout")
 
     def counts(self) -> Counter:
@@ -130,7 +133,9 @@ def triage(result: Result | None, unreadable: str = "") -> str:
         return "timeout"
     failing = result.failing()
     nothing_defined = result.run is not None and result.run.required_names and not result.run.defined
-    crashes = bool(failing) and all(t.finding is not None and t.finding.kind == "plain" for t in failing)
+    crashes = bool(failing) and all(t.finding is not None and t.finding.starter for t in failing)
+    if result.score == 0 and result.run is not None and result.run.refused:
+        return "refused"
     if result.score == 0 and (nothing_defined or crashes):
         return "blank"
     return "graded"

@@ -24,6 +24,7 @@ from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
 from autograder.outputs.wording import (
+    after_penalty,
     areas_in_order,
     clean_message,
     late_line,
@@ -164,10 +165,14 @@ def feedback_context(
     passed = [t for t in result.tests if t.passed]
     context.update(
         meta=" · ".join(m for m in meta if m),
-        score=result.score,
+        score=after_penalty(late, result.score),  # the headline is the final mark, the penalty beside it
         max_score=result.max_score,
+        penalty=w["penalty_beside"].format(points=number(late.penalty), before=number(result.score))
+        if late is not None and late.penalty > 0
+        else "",
         late_line=late_line(late, result.score, result.max_score, lang),
-        starter=result.score == 0 and bool(failing) and all(t.finding.kind == "plain" for t in failing),
+        # the starter code's paragraph only when the judge said every failure is the starter code's own exception
+        starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
         area_line=" · ".join(
             f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in areas_in_order(result, spec)
         ),

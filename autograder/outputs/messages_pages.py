@@ -198,6 +198,10 @@ PAGES = {
         ": the late penalty takes {points} points off, {after} / {top} after it.",
         "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
     ),
+    "page.penalty_beside": Message(
+        "(late penalty −{points}: {before} before it)",
+        "（迟交扣 {points} 分：扣分前为 {before}）",
+    ),
     "page.late_unknown": Message(
         "When this was handed in could not be read (its timestamp.txt): your instructor will check.",
         "无法读出这份作业的提交时间（它的 timestamp.txt）：老师会核实。",

@@ -28,7 +28,7 @@ from autograder.outputs.html import number, render
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.similarity.pages import section
-from autograder.outputs.wording import cell_starts, duration, stopped_at, syntax_errors
+from autograder.outputs.wording import cell_starts, duration, refused_detail, stopped_at, syntax_errors
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
@@ -38,7 +38,7 @@ def _meta(view: ClassView) -> str:
     m = view.manifest
     counts = view.counts()
     when = (m.finished or m.started or "").replace("T", " ").replace("Z", " UTC")
-    kinds = ("timeout", "blank", "unreadable", "grader error", "missing")
+    kinds = ("timeout", "blank", "refused", "unreadable", "grader error", "missing")
     others = ", ".join(f"{counts[k]} {k}" for k in kinds if counts[k])
     meta = f"{when} · seed {m.seed} · kit {m.kit_version} · {len(view.rows)} submissions, {counts['graded']} graded"
     return meta + (f" ({others})" if others else "")
@@ -80,6 +80,8 @@ def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellP
     r = row.result
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem
+    if row.kind == "refused" and r.run is not None:
+        return "what the sandbox refused it: " + refused_detail(r.run)
     if r.run is not None and r.status == "timeout":
         return "the time limit: stopped " + stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec)
     syntax = syntax_errors(r.run, kind=row.suffix, starts=starts) if r.run is not None else []

@@ -44,6 +44,8 @@ __all__ = [
     "areas_in_order",
     "duration",
     "late_line",
+    "after_penalty",
+    "refused_detail",
 ]
 
 CELL_NOTE = render("run.cells_counted")  # the English; a page renders it in its own language
@@ -211,7 +213,24 @@ def run_lines(
     if missing and run.status in ("ok", "memory"):
         hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
         lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
-    return lines
+    return lines + run.refused_lines("en")
+
+
+# What the sandbox refused, by kind (``RunFacts.refused``), for the TA
+_REFUSED = {"files": "tried to reach {what}", "call": "called {what}", "output": "flooded {what}"}
+
+
+def refused_detail(run: RunFacts) -> str:
+    """'tried to reach /work/course/solutions/weight_tying.py, /root; called ptrace; flooded stdout': what the
+    sandbox refused the run, for *Needs a look*."""
+    pairs = [e for e in run.refused if isinstance(e, (list, tuple)) and len(e) == 2 and e[0] in _REFUSED]
+    parts = []
+    for kind, words in _REFUSED.items():
+        what = [str(w)[:200] for k, w in pairs if k == kind]
+        if what:
+            more = f" (+{len(what) - 4} more)" if len(what) > 4 else ""
+            parts.append(words.format(what=", ".join(what[:4]) + more))
+    return "; ".join(parts)
 
 
 def duration(seconds: float, language: str = "en") -> str:
@@ -243,9 +262,14 @@ def late_line(late, score: float, max_score: float, language: str = "en") -> str
     if late.due:
         line += w["late_by"].format(late=duration(late.seconds, language), due=late.due)
         if late.penalty > 0:
-            after = max(0.0, score - late.penalty)
+            after = after_penalty(late, score)
             line += w["penalty"].format(points=f"{late.penalty:g}", after=f"{after:g}", top=f"{max_score:g}")
     return line
+
+
+def after_penalty(late, score: float) -> float:
+    """The mark once the late policy's penalty is taken (``outputs.lateness.Late``; `score` itself without one)."""
+    return round(max(0.0, score - late.penalty), 6) if late is not None and late.penalty > 0 else score
 
 
 def page_words(language: str) -> dict[str, str]:

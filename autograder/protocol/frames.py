@@ -33,6 +33,7 @@ __all__ = [
     "Running",
     "Done",
     "ExperimentsError",
+    "Refused",
     "INTERNAL",
     "JOB",
     "encode_frame",
@@ -76,7 +77,15 @@ class ExperimentsError(Record, name="__experiments_error__"):
     error = Field("str", "the exception, one line", checked=False)
 
 
-INTERNAL = (Load.NAME, Done.NAME, ExperimentsError.NAME)  # records about the run, not experiments
+class Refused(Record, name="__refused__"):
+    """What the run tried that its sandbox may have refused, as the runner saw it (``runner/refusals.py``): the
+    runner's word, which the judge sifts (``grading/refusals.py``) and which moves no mark."""
+
+    files = Field("strs", "absolute paths it tried to open, list or enter that were not there to read", checked=False)
+    calls = Field("strs", "kernel calls reached by name through ctypes ('ptrace'), 'socket:AF_INET'", checked=False)
+
+
+INTERNAL = (Load.NAME, Done.NAME, ExperimentsError.NAME, Refused.NAME)  # records about the run, not experiments
 MAX_RUNNING = 24  # Running records a run sends at most (the decoder reads 64 frames; a run needs ~18 more)
 JOB = "__job__"  # the frame on the runner's stdin: the submission and the plan, from the judge
 

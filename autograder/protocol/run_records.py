@@ -11,12 +11,22 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from autograder.protocol.frames import MAX_RUNNING, Load, Running
+from autograder.protocol.frames import MAX_RUNNING, Load, Refused, Running
 
-__all__ = ["LoadFacts", "read_load", "read_running", "error_text", "MAX_LOAD_ERRORS", "MAX_MESSAGE_CHARS"]
+__all__ = [
+    "LoadFacts",
+    "read_load",
+    "read_running",
+    "read_refused",
+    "error_text",
+    "MAX_LOAD_ERRORS",
+    "MAX_MESSAGE_CHARS",
+    "MAX_REFUSED",
+]
 
 MAX_LOAD_ERRORS = 50  # cells that raised, kept (the runner sends at most 50)
 MAX_MESSAGE_CHARS = 2000  # one message, as the runner cuts it
+MAX_REFUSED = 32  # paths, and calls, of the ``__refused__`` record kept (the runner sends at most 32 of each)
 
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 200
@@ -89,3 +99,16 @@ def read_running(evidence: dict) -> dict:
     if type(check) is str and check and loaded:
         return {"check": check[:80]}
     return {}
+
+
+def read_refused(record: Any) -> tuple[list[str], list[str]]:
+    """The ``__refused__`` record's (files, calls): strs of at most 512 characters, at most ``MAX_REFUSED`` of
+    each; anything else in it is dropped (the runner's word: only words for a TA come of it)."""
+    if type(record) is not dict:
+        return [], []
+    found = []
+    for key in (Refused.files, Refused.calls):
+        values = record.get(key)
+        values = values[:MAX_REFUSED] if type(values) is list else []
+        found.append([v for v in values if type(v) is str and 0 < len(v) <= 512])
+    return found[0], found[1]

@@ -10,7 +10,9 @@ once in a ``__running__N`` record (at most ``MAX_RUNNING`` of them), so a run st
 names the cell or the check that was running. It only shapes the timeout's message, never points.
 
 Inside the run's limit, each cell and each experiment has a time budget of its own (``budget``): a cell or an
-experiment that hangs is stopped there and recorded as failing, and the rest still runs and is graded.
+experiment that hangs is stopped there and recorded as failing, and the rest still runs and is graded. What the
+run tried that the sandbox may have refused (files outside its view, a refused call) is watched (``refusals``)
+and sent once, before ``__done__``.
 """
 
 from __future__ import annotations
@@ -22,8 +24,18 @@ import time
 import traceback
 from collections.abc import Callable
 
-from autograder.protocol.frames import JOB, MAX_RUNNING, Done, ExperimentsError, FrameWriter, Load, Running, read_frame
-from autograder.runner import budget, library
+from autograder.protocol.frames import (
+    JOB,
+    MAX_RUNNING,
+    Done,
+    ExperimentsError,
+    FrameWriter,
+    Load,
+    Refused,
+    Running,
+    read_frame,
+)
+from autograder.runner import budget, library, refusals
 
 __all__ = ["load_submission", "main", "Progress", "SLOW"]
 
@@ -98,17 +110,20 @@ def load_submission(
     on_cell: Callable[[int], None] | None = None,
     budgets: budget.Budgets | None = None,
     required: tuple[str, ...] | None = None,
+    released: tuple[str, ...] = (),
 ):
     """Run the submission's code the way a kernel would, each cell within its budget (none without
     `budgets`); returns an object with .namespace and .errors. Given the names the run must define
-    (`required`), a notebook's demonstrations as released that nothing else can need are left out, as the
-    self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
+    (`required`), a notebook's demonstrations as released (their texts' digests among `released`) that nothing
+    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
     from dnnlpy.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":
         try:
-            return load_notebook(source, on_cell=on_cell, run_cell=run_cell, leave_out_demos=required)
+            return load_notebook(
+                source, on_cell=on_cell, run_cell=run_cell, leave_out_demos=required, released_demos=released
+            )
         except (ValueError, TypeError) as exc:  # not a notebook at all: record it, define nothing
             return _Failed(f"{type(exc).__name__}: {exc}")
     return exec_source(source, filename, on_cell=on_cell, run_cell=run_cell)
@@ -158,8 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     # (the start-up before this is in the part of the limit they keep back).
     budgets = budget.from_environment()
     required = tuple(str(n) for n in job["required_names"])
+    released = tuple(str(d) for d in job.get("released_demos", ()))
+    attempts = refusals.watch()  # from here on the submission's code runs: what the sandbox refuses it is seen
     result = load_submission(
-        job["kind"], job["source"], job["filename"], on_cell=progress.cell, budgets=budgets, required=required
+        job["kind"],
+        job["source"],
+        job["filename"],
+        on_cell=progress.cell,
+        budgets=budgets,
+        required=required,
+        released=released,
     )
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]
@@ -172,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
         tail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
         emit(ExperimentsError.NAME, ExperimentsError.make(error=tail[:2000]))
     progress.stop()
+    emit(Refused.NAME, Refused.make(**attempts.record()))
     emit(Done.NAME, Done.make())
     return 0
 

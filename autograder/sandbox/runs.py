@@ -40,6 +40,9 @@ class SandboxResult:
     isolation: Isolation
     notes: list[str] = field(default_factory=list)
     memory_exceeded: bool = False  # the tree's cgroup hit its memory cap (the kernel killed a process)
+    # The channels the run flooded, whose reading the sandbox stopped ("stdout", "stderr": past the bytes read
+    # beyond what is kept, ``capture.READ_PAST_CAP``; "evidence": past its cap): a value, the notes say it in words
+    flooded: list[str] = field(default_factory=list)
 
     def to_wire(self) -> dict:
         """Every field but the evidence bytes (they travel apart, as a blob), the isolation as its dict."""
@@ -82,6 +85,7 @@ def collect_result(
     """The run's result once its tree is killed, from its four pipes (stdout, stderr, evidence, PID 1's
     status): both paths, fresh and warm, end here. `status` is read after the pipes are drained."""
     notes: list[str] = ["processes survived the kill"] if survivors else []
+    flooded: list[str] = []
     for reader in readers:
         reader.join(timeout=2.0)
         if reader.is_alive():
@@ -93,6 +97,9 @@ def collect_result(
             notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
         if cap.refused:
             notes.append(f"{name} past {cap.most} bytes was not read: the run's later writes to it failed")
+            flooded.append(name)
+    if ev.total > limits.evidence_bytes:
+        flooded.append("evidence")
     return SandboxResult(
         exit_code=exit_code,
         signal=sig,
@@ -105,6 +112,7 @@ def collect_result(
         isolation=isolation,
         notes=notes,
         memory_exceeded=memory_exceeded,
+        flooded=flooded,
     )
 
 

@@ -25,8 +25,20 @@ from .lessons import (
     TRY_IT,
 )
 from .points import by_area, by_exercise, suite_tests
+from .wrapping import join_wrapped_lines
 
-__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "printed", "readme", "by_area", "by_exercise", "suite_tests"]
+__all__ = [
+    "Cell",
+    "CELLS",
+    "TASK_TEXT",
+    "EDITIONS",
+    "printed",
+    "readme",
+    "by_area",
+    "by_exercise",
+    "suite_tests",
+    "join_wrapped_lines",
+]
 
 CELLS: list[Cell] = [
     INTRO,

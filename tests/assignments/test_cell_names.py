@@ -104,3 +104,53 @@ def test_a_raise_inside_a_check_is_at_the_cell_the_grader_numbers(checks, tmp_pa
     with pytest.raises(ValueError) as raised:
         namespace["TiedEmbeddingLM"](5, 3)(torch.zeros(1, 2, dtype=torch.long))
     assert f"cell 15, line {line}, in forward" in clean_message(error_text(raised.value))
+
+
+_KERNEL = """
+import sys
+sys.path.insert(0, {source!r})
+from ipykernel.compiler import XCachingCompiler
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+shell.compile = XCachingCompiler()  # a Jupyter kernel's: each cell's file is /tmp/ipykernel_<pid>/<hash>.py
+for cell in {cells!r}:
+    shell.run_cell(cell, store_history=True)
+"""
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
+def test_a_practice_cells_error_names_the_cell_jupyter_shows_never_ipythons_file(checks, answers, language):
+    """Issue 45: a practice cell said "at 2576366449.py, line 19" (the kernel's file for a cell); it names the
+    cell by the number Jupyter shows beside it and its first line, and the line in it."""
+    import subprocess
+    import sys
+
+    from autograder.graders.kit import COURSE_DIR
+
+    solution = answers["solution_TiedEmbeddingLM"]
+    raising = "    def forward(self, input_ids=None, *_):\n        raise ValueError('oops')\n\n"
+    broken = solution.replace("    def forward(self, input_ids", raising + "    def _old(self, input_ids", 1)
+    line = broken.splitlines().index("        raise ValueError('oops')") + 1
+    nb = json.loads((COURSE_DIR / "source" / EDITIONS[language] / "weight_tying.ipynb").read_text(encoding="utf-8"))
+    imports = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    cells = [
+        imports,
+        broken,
+        'from weight_tying_checks import practice\npractice("exercise 1", TiedEmbeddingLM=TiedEmbeddingLM)',
+    ]
+    source = str(COURSE_DIR / "source" / EDITIONS[language])
+    proc = subprocess.run(
+        [sys.executable, "-c", _KERNEL.format(source=source, cells=cells)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "WEIGHT_TYING_LANG": language},
+    )
+    out = proc.stdout + proc.stderr
+    named = {
+        "en": f"line {line} of the cell marked [2] (starting “class TiedEmbeddingLM(nn.Module):”)",
+        "zh": f"出错的位置：左侧标着 [2] 的单元格（以「class TiedEmbeddingLM(nn.Module):」开头），第 {line} 行",
+    }[language]
+    assert named in out, out[-3000:]
+    assert "ipykernel" not in out and ".py, line" not in out and "位于" not in out, out[-3000:]

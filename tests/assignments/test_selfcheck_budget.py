@@ -9,6 +9,7 @@ hung the way the grader's pages name it (number from 1, section, first line).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -58,10 +59,27 @@ def _pytest(folder, env, seconds: str = BUDGET) -> tuple[subprocess.CompletedPro
 
 
 @pytest.mark.parametrize("language", list(EDITIONS))
+def _loop_lines(source: str) -> set[int]:
+    """The lines (from 1) of the `while True:` loop a test adds at the end of a cell: where it is stopped."""
+    lines = source.splitlines()
+    start = max(i for i, line in enumerate(lines) if line.strip() == "while True:") + 1
+    return {start, start + 1}
+
+
+LINE_OF = {"en": r"while running line (\d+) of ", "zh": r"当时正在运行.*?的第 (\d+) 行"}
+
+
+@pytest.mark.parametrize("language", list(EDITIONS))
 def test_an_endless_try_it_cell_fails_the_self_check_naming_the_cell_and_is_stopped_once(tmp_path, env, language):
+    edited = {}
+
     def edit(cells):
         cell = _cell(cells, TRY_IT)
-        cell["source"] = "".join(cell["source"]) + "\nopen('started.txt', 'a').write('x')\nwhile True:\n    pass\n"
+        # first, so that the cell's own work (a generate) never uses its budget up before the loop starts
+        loop = "open('started.txt', 'a').write('x')\nwhile True:\n    pass\n"
+        cell["source"] = edited["source"] = "".join(cell["source"]).replace(
+            "torch.manual_seed(0)\n", "torch.manual_seed(0)\n" + loop, 1
+        )
 
     folder = _folder(tmp_path, language, edit)
     proc, seconds = _pytest(folder, env)
@@ -69,24 +87,31 @@ def test_an_endless_try_it_cell_fails_the_self_check_naming_the_cell_and_is_stop
     assert proc.returncode == 1, out[-3000:]
     assert "test_every_cell_finishes_in_time" in out and "1 failed" in out and "16 passed" in out, out[-3000:]
     assert TRY_IT_NAME[language] in out, out[-3000:]
+    line = re.search(LINE_OF[language] + (re.escape(TRY_IT_NAME[language]) if language == "en" else ""), out)
+    assert line and int(line.group(1)) in _loop_lines(edited["source"]), out[-3000:]  # the line that loops
     assert "TimeBudgetExceeded" not in out  # the self-check's own words, never shown as the student's exception
     assert "NotImplementedError" not in out  # no stub raised, so the note does not explain one
     assert (folder / "started.txt").read_text() == "x"  # the run of every cell after it did not start it again
     assert seconds < 60, f"the self-check took {seconds:.0f} s"
 
 
-def test_an_endless_generate_fails_its_check_and_the_other_checks_still_run(tmp_path, env):
+def test_an_endless_generate_fails_its_check_naming_the_line_and_the_other_checks_still_run(tmp_path, env):
+    edited = {}
+
     def edit(cells):
         cell = _cell(cells, "class MiniGPTWithWeightTying")
         source = "".join(cell["source"])
         endless = "    def generate(self, *args, **kwargs):\n        while True:\n            pass\n\n"
-        cell["source"] = source.replace("    def generate(self", endless + "    def _unused(self", 1)
+        cell["source"] = edited["source"] = source.replace("    def generate(self", endless + "    def _unused(self", 1)
 
     proc, _ = _pytest(_folder(tmp_path, "en", edit), env)
     out = proc.stdout
     assert proc.returncode == 1, out[-3000:]
     assert "FAILED test_weight_tying.py::test_generate_writes_its_own_loop" in out, out[-3000:]
     assert "stopped after 2 s, the self-check's limit for one check" in out
+    # issue 45: the message named the check, not the line that loops
+    line = re.search(r"it was running line (\d+) of cell \d+ \(in “[^”]+”, starting “class MiniGPTWithWeightTying", out)
+    assert line and int(line.group(1)) in _loop_lines(edited["source"]), out[-3000:]
     assert "1 failed, 13 passed, 3 skipped" in out  # the checks that wait for it are not checked: nothing hangs
 
 
@@ -124,6 +149,19 @@ def test_the_notebook_states_the_budgets_the_self_check_keeps(build_script, chec
     assert all(words in text for words in expected), expected
 
 
+def test_the_whole_runs_budget_shrinks_each_step_left_down_to_the_floor(checks):
+    """Each step gets its share, at most what is left of the run's budget, at least the floor: a run whose every
+    step used its share could otherwise take 30 s a step for ever (no test held it: issue 45)."""
+    from weight_tying_checks.budget import FLOOR_SECONDS, Clock
+
+    clock = Clock(run_seconds=40.0)  # each step at most 10 s
+    assert clock.step_seconds() == pytest.approx(10.0, abs=0.1)
+    clock._start -= 35.0  # 35 s of the run spent: 5 s left for the next step
+    assert clock.step_seconds() == pytest.approx(5.0, abs=0.1)
+    clock._start -= 60.0  # the run's budget spent: the floor, so a cell that defines a class still runs
+    assert clock.step_seconds() == FLOOR_SECONDS
+
+
 def test_without_a_timer_signal_the_watchdog_interrupts_the_step(checks, monkeypatch):
     """Windows has no SIGALRM: the watchdog thread raises the interrupt in the main thread instead."""
     import signal
@@ -139,5 +177,6 @@ def test_without_a_timer_signal_the_watchdog_interrupts_the_step(checks, monkeyp
 
     started = time.monotonic()
     stopped, value = clock.run("an endless loop", endless)
-    assert stopped == 1.0 and value is None and time.monotonic() - started < 5
+    assert stopped.seconds == 1.0 and value is None and time.monotonic() - started < 5
+    assert (stopped.place, stopped.line) == ("", 0)  # this file is no notebook cell: no line to name
     assert clock.run("a quick step", lambda: 42) == (None, 42)

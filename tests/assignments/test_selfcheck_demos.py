@@ -1,7 +1,8 @@
 """The self-check leaves the notebook's demonstration cells out when it can, and reports what a whole run would.
 
-weight_tying_checks/demos.py: a code cell tagged ``demo`` whose text is the one released (its digest in the
-cell's metadata) and that nothing else uses is not run (the grader's rule, ``dnnlpy.cells.unneeded_demos``);
+weight_tying_checks/demos.py: a code cell whose text is one the course released (its digest among those the
+build recorded, ``released_demos.py``) and that nothing else uses is not run (the grader's rule,
+``dnnlpy.cells.unneeded_demos``);
 the run without demos is trusted only when it is clean (no cell raised, both classes defined, no name of the
 student's that a demo also defines, the student's code never raised in a check), else the whole notebook runs.
 So the verdicts and messages are the whole run's, and a solution notebook is checked without matplotlib, the
@@ -18,6 +19,7 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
+from autograder.graders.weight_tying.released_demos import DIGESTS
 from autograder.qa.calibrate import calibration_files
 from dnnlpy.cells import unneeded_demos
 from dnnlpy.notebook import code_cells
@@ -79,7 +81,7 @@ def test_every_code_cell_but_the_imports_and_the_exercises_is_a_demo_as_released
 
     nb = json.loads((SOURCE.parent / EDITIONS[language] / "weight_tying.ipynb").read_text(encoding="utf-8"))
     plain = [c for c in _cells(nb) if "nbgrader" not in c["metadata"]]
-    kinds = [demos.is_demo(_source(c), c["metadata"]) for c in plain]
+    kinds = [demos.is_demo(_source(c)) for c in plain]
     assert kinds[0] is False and _source(plain[0]).startswith("import math")  # the imports always run
     assert kinds[1:] == [True] * (len(plain) - 1) and len(plain) == 10
     assert "matplotlib" not in _source(plain[0]) and "tokenizers" not in _source(plain[0])
@@ -148,7 +150,7 @@ def test_a_class_that_reads_what_a_demo_defines_has_that_demo_run(checks, tmp_pa
 
     path = _notebook(tmp_path, edit)
     nb = json.loads(path.read_text(encoding="utf-8"))
-    left_out = unneeded_demos(code_cells(nb), ("TiedEmbeddingLM", "MiniGPTWithWeightTying"))
+    left_out = unneeded_demos(code_cells(nb), ("TiedEmbeddingLM", "MiniGPTWithWeightTying"), DIGESTS)
     tokenizer_cell = next(i for i, c in enumerate(nb["cells"]) if "Tokenizer.train_from_iterator" in _source(c))
     assert tokenizer_cell not in left_out and left_out  # the demo it reads runs; the others are still left out
     loaded, outcomes = _checked(checks, path)

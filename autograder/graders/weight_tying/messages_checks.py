@@ -72,11 +72,29 @@ MESSAGES = {
     "check.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
     "check.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
     "check.place.bare": ("cell {number}", "第 {number} 个单元格"),
+    # a cell the notebook's kernel ran (a practice cell's traceback): the number Jupyter shows beside it
+    "check.place.kernel": (
+        "the cell marked [{count}] (starting “{first}”)",
+        "左侧标着 [{count}] 的单元格（以「{first}」开头）",
+    ),
+    "check.place.kernel_bare": ("the cell marked [{count}]", "左侧标着 [{count}] 的单元格"),
     # budget.py: the self-check's time budget
     "check.budget.cell": (
         "stopped after {seconds} s, the self-check's limit for one cell (an endless loop, or a very long "
         "computation?); the cells after it still ran",
         "运行 {seconds} 秒后被终止，这是自检给每个单元格的时限（是死循环，还是计算量太大？）；它后面的单元格照常运行了",
+    ),
+    "check.budget.cell_at": (
+        "stopped after {seconds} s while running line {line} of {place}, the self-check's limit for one cell (an "
+        "endless loop, or a very long computation?); the cells after it still ran",
+        "运行 {seconds} 秒后被终止，当时正在运行{place}的第 {line} 行，这是自检给每个单元格的时限（是死循环，还是计算量"
+        "太大？）；它后面的单元格照常运行了",
+    ),
+    "check.budget.check_at": (
+        "stopped after {seconds} s, the self-check's limit for one check: your code did not return; it was running "
+        "line {line} of {place} (an endless loop?)",
+        "这项检查运行了 {seconds} 秒仍未结束，被终止了（自检给每项检查 {seconds} 秒）：你的代码一直没有返回，"
+        "当时正在运行{place}的第 {line} 行，是不是那里有死循环？",
     ),
     "check.budget.check": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return (an endless "

@@ -86,8 +86,8 @@ def build_package(
     kit: Path = KIT_ROOT,
 ) -> Path:
     """Write the zip for `assignment` to `out` (a .zip path; default ``default_out``); returns it. `visibility`:
-    when students see what each charge says (Gradescope's: ``after_published`` holds it back until grades are
-    published)."""
+    when students see their result, score and every entry alike (Gradescope's: ``after_published`` holds it
+    back until grades are published)."""
     from autograder.graders import unknown_assignment
     from autograder.grading.gradescope.results import VISIBILITIES
 

@@ -9,8 +9,11 @@ Gradescope shows each entry of ``tests`` with its score and status, and sums not
   not charge (``score``), "failed", its message and the tests listed in ``output``.
 
 So the entries' scores sum to the mark, a passing test never shows lost points, and a failing one is never
-"passed". Names are the catalog's titles in the submission's language. ``visibility`` is Gradescope's: the
-charges (which quote expected values) can be held back until grades are published (``after_published``).
+"passed". Names are the catalog's titles in the submission's language. ``visibility`` is Gradescope's, and it
+is everything's: the charges quote expected values, the passing tests' names tell what the hidden suite checks
+and the score says whether a trick worked, so anything but ``visible`` (``after_published``, ...) holds back
+the top level and every entry alike (Gradescope hides the score while any entry is hidden), and the run's
+stdout (``stdout_visibility``) is never shown.
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
             "max_score": t.points,
             "status": "passed",
             "tags": [t.area],
-            "visibility": "visible",
+            "visibility": visibility,
         }
         for t in result.tests
         if t.passed
@@ -86,7 +89,8 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         "max_score": result.max_score,
         "execution_time": round(result.execution_time, 3),
         "output": result.output,
-        "visibility": "visible",
+        "visibility": visibility,
+        "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": extra,
     }

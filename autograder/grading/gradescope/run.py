@@ -12,13 +12,18 @@ import argparse
 import json
 import sys
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.grading.catalog import LANGUAGES, render
 from autograder.grading.editions import DEFAULT_LANGUAGE, submission_language
 from autograder.grading.gradescope.results import VISIBILITIES
+from autograder.grading.handins import when
 
-__all__ = ["Upload", "find_submission", "main"]
+__all__ = ["Upload", "find_submission", "main", "APART"]
+
+# Seconds two files' times must be apart to say which was saved later: a zip keeps a file's time to 2 s.
+APART = 2.0
 
 
 @dataclass(frozen=True)
@@ -34,29 +39,64 @@ class Upload:
 
 
 def find_submission(folder: Path, assignment: str) -> Upload:
-    """The notebook (or script) to grade: <assignment>.ipynb, else <assignment>.py, else the only .ipynb, else the
-    only .py. Several left (an upload of both editions' notebooks): by the kit's rule for editions handed in
-    together, the assignment's own edition (English), said in the output; several of one edition: none."""
+    """The notebook (or, with none, the script) to grade, read by what each file is rather than by its name.
+
+    Its notebooks (else its scripts) by edition, read from each file (``editions.submission_language``): one
+    file of an edition is that edition's, several are told apart only by the assignment's own name
+    (``weight_tying.ipynb``), else the upload is ambiguous and nothing is graded. Of several editions, the one
+    saved later by the files' times, as README promises for nbgrader's hand-ins; times less than ``APART``
+    seconds apart (files dropped in the browser together carry none of their own) cannot tell, and the
+    assignment's own edition, English, is graded. Whatever else was a candidate is named in the output."""
     files = sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix in (".ipynb", ".py"))
     files = [p for p in files if ".ipynb_checkpoints" not in p.parts and not p.name.startswith(".")]
-    groups = (
-        [p for p in files if p.name == f"{assignment}.ipynb"],
-        [p for p in files if p.name == f"{assignment}.py"],
-        [p for p in files if p.suffix == ".ipynb"],
-        [p for p in files if p.suffix == ".py"],
-    )
-    found = next((group for group in groups if group), [])
-    if len(found) == 1:
-        return Upload(found[0])
-    names = ", ".join(str(p.relative_to(folder)) for p in found)
-    if not found:
+    pool = [p for p in files if p.suffix == ".ipynb"] or files
+    if not pool:
         return Upload(None, {"id": "upload.none", "params": {"assignment": assignment}})
-    languages = [submission_language(p) for p in found]
-    if len(set(languages)) == len(found) and DEFAULT_LANGUAGE in languages:
-        graded = found[languages.index(DEFAULT_LANGUAGE)]
-        params = {"count": len(found), "files": names, "graded": str(graded.relative_to(folder))}
-        return Upload(graded, {"id": "upload.editions", "params": params})
-    return Upload(None, {"id": "upload.several", "params": {"count": len(found), "files": names}})
+    if len(pool) == 1:
+        return Upload(pool[0])
+    names = ", ".join(_shown(p, folder) for p in pool)
+    several = Upload(None, {"id": "upload.several", "params": {"count": len(pool), "files": names}})
+    editions: dict[str, list[Path]] = {}
+    for path in pool:
+        editions.setdefault(submission_language(path), []).append(path)
+    chosen: dict[str, Path] = {}
+    for language, group in editions.items():
+        named = [p for p in group if p.stem == assignment]
+        if len(group) > 1 and len(named) != 1:
+            return several
+        chosen[language] = group[0] if len(group) == 1 else named[0]
+    if len(chosen) == 1:
+        graded = next(iter(chosen.values()))
+        others = ", ".join(_shown(p, folder) for p in pool if p != graded)
+        return Upload(graded, {"id": "upload.others", "params": {"graded": _shown(graded, folder), "others": others}})
+    times = {language: path.stat().st_mtime for language, path in chosen.items()}
+    ordered = sorted(chosen, key=times.__getitem__)
+    if times[ordered[-1]] - times[ordered[-2]] >= APART:
+        key, graded = "upload.editions.later", chosen[ordered[-1]]
+    elif DEFAULT_LANGUAGE in chosen:
+        key, graded = "upload.editions.together", chosen[DEFAULT_LANGUAGE]
+    else:  # no later one and no English: which one is the student's call
+        return several
+    stamped = ", ".join(f"{_shown(p, folder)} {_saved(p)}" for p in sorted(chosen.values(), key=_mtime))
+    params = {
+        "files": stamped,
+        "graded": _shown(graded, folder),
+        "others": ", ".join(_shown(p, folder) for p in pool if p != graded),
+        "seconds": f"{APART:g}",
+    }
+    return Upload(graded, {"id": key, "params": params})
+
+
+def _shown(path: Path, folder: Path) -> str:
+    return str(path.relative_to(folder))
+
+
+def _mtime(path: Path) -> float:
+    return path.stat().st_mtime
+
+
+def _saved(path: Path) -> str:
+    return when(datetime.fromtimestamp(path.stat().st_mtime, UTC))
 
 
 def _failure(message: str) -> dict:
@@ -75,8 +115,8 @@ def main(argv: list[str] | None = None) -> int:
         "--visibility",
         choices=VISIBILITIES,
         default="visible",
-        help="when students see the charges, which quote expected values (Gradescope's visibility; after_published "
-        "holds them back until grades are published)",
+        help="when students see their result: score, passing tests and charges alike (Gradescope's visibility; "
+        "after_published holds it all back until grades are published)",
     )
     args = parser.parse_args(argv)
     results = args.root / "results"

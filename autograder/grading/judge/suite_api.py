@@ -24,7 +24,7 @@ from typing import Any
 import torch
 
 from autograder.grading import catalog
-from autograder.grading.findings import Failed
+from autograder.grading.findings import STARTER_CODE, Failed
 from autograder.protocol.run_records import error_text
 from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.schema import Record
@@ -82,7 +82,7 @@ def entry(record: Any, what: Text | str) -> dict:
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
         text, where, function = _located(error_text(record["error"], 1200))
         if text.split(":", 1)[0].strip() == "NotImplementedError":  # the starter code's own exception
-            raised = say("judge.starter_code", what=_unwritten(function) or what)
+            raised = say(STARTER_CODE, what=_unwritten(function) or what)
         else:
             raised = say("judge.failed_your_code_raised", what=what, text=text)
         raise Failed(raised + where if where is not None else raised)

@@ -54,6 +54,14 @@ def test_a_timestamp_nbgrader_cannot_read_is_a_problem_never_a_time(tmp_path, te
     assert read_stamp(tmp_path / "elsewhere") is None  # no file: nothing to say
 
 
+def test_a_timestamp_that_is_a_link_is_never_read_through(tmp_path):
+    """A student's timestamp.txt linked to a classmate's (or any file): a problem, never that file's time."""
+    (tmp_path / "classmate.txt").write_text("2026-05-04 09:30:00.000000 UTC")
+    (tmp_path / "timestamp.txt").symlink_to(tmp_path / "classmate.txt")
+    stamp = read_stamp(tmp_path)
+    assert stamp.when is None and "not a regular file" in stamp.problem
+
+
 def _hand_in(root, student: str, edition: str, stamp: str | None) -> None:
     folder = root / student / edition
     folder.mkdir(parents=True)
@@ -82,11 +90,28 @@ def test_of_two_editions_the_later_submission_is_graded_else_the_assignments_own
     choice = choose_edition(root / "cy", list(EDITIONS))
     assert choice.note == (
         "handed in weight_tying and weight_tying_zh: graded weight_tying_zh, the later submission "
-        "(weight_tying 2026-05-04 09:30 UTC, weight_tying_zh 2026-05-04 10:00 UTC)"
+        "(weight_tying 2026-05-04 09:30:00 UTC, weight_tying_zh 2026-05-04 10:00:00 UTC)"
     )
     assert "no submission time to compare" in choose_edition(root / "ed", list(EDITIONS)).why
     assert choose_edition(root / "ed", ["weight_tying"]).note == ""  # one edition: nothing to say
     assert datetime(2026, 5, 4, 10, tzinfo=UTC) == read_stamp(root / "cy" / "weight_tying_zh").when
+
+
+def test_two_editions_in_the_same_minute_are_told_apart_in_the_note(tmp_path):
+    """Issue 45: both editions at 17:32 read "17:32 and 17:32"; the note says the seconds, and the microseconds
+    when only they tell the two apart (nbgrader's stamps carry them)."""
+    _hand_in(tmp_path, "gi", "weight_tying", "2026-05-04 17:32:05.000000 UTC")
+    _hand_in(tmp_path, "gi", "weight_tying_zh", "2026-05-04 17:32:41.000000 UTC")
+    assert choose_edition(tmp_path / "gi", list(EDITIONS)).why == (
+        "the later submission (weight_tying 2026-05-04 17:32:05 UTC, weight_tying_zh 2026-05-04 17:32:41 UTC)"
+    )
+    _hand_in(tmp_path, "ho", "weight_tying", "2026-05-04 17:32:05.750000 UTC")
+    _hand_in(tmp_path, "ho", "weight_tying_zh", "2026-05-04 17:32:05.250000 UTC")
+    choice = choose_edition(tmp_path / "ho", list(EDITIONS))
+    assert choice.graded == "weight_tying" and choice.why == (
+        "the later submission (weight_tying 2026-05-04 17:32:05.750000 UTC, "
+        "weight_tying_zh 2026-05-04 17:32:05.250000 UTC)"
+    )
 
 
 def _full_marks(*, submissions, on_result, seed, **_):

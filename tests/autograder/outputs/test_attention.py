@@ -127,3 +127,35 @@ def test_a_submission_whose_cells_raised_while_loading_needs_a_look_with_each_ce
     assert "stu: cell" not in look.split("cells raised")[1].split("blank")[0]  # a stub is "blank", not this
     assert "time budget" in look and "ana: cell 3" in look
     assert "dee" not in look  # the grader made that cell raise: nothing for the student to fix
+
+
+_AREAS = ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
+_HIDDEN = "/course/autograder/graders/weight_tying/judge/suite/test_identity.py"
+
+
+def test_a_hand_in_the_sandbox_refused_is_named_so_with_what_it_tried_never_blank(batch_folder, area_result):
+    """Issue 45: a hand-in that tried to read hidden files was "blank, nothing written beyond the starter code",
+    and its page said its code raised NotImplementedError, which it did not."""
+    reader = area_result(dict.fromkeys(_AREAS, "RuntimeError: nothing readable"))
+    reader.run.refused = [["files", _HIDDEN], ["call", "socket:AF_INET"], ["output", "stdout"]]
+    stub = area_result(dict.fromkeys(_AREAS, "X failed: your code raised NotImplementedError: "))
+    crasher = area_result(dict.fromkeys(_AREAS, "RuntimeError: my own bug"))
+    flooder = area_result({"shape flow": "wrong"})  # whatever it scored, what the sandbox refused is said
+    flooder.run.refused = [["output", "stdout"]]
+    out = batch_folder({"rea": reader, "stu": stub, "cra": crasher, "flo": flooder})
+    kinds = {row.name: row.kind for row in load_class(out).rows}
+    assert kinds == {"rea": "refused", "stu": "blank", "cra": "graded", "flo": "graded"}
+    report = html.unescape(write_report(out).read_text(encoding="utf-8"))
+    look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
+    assert f"rea: tried to reach {_HIDDEN}; called socket:AF_INET; flooded stdout" in look
+    assert "flo: flooded stdout" in look and "sandbox refused" in look
+    blank = look[look.index("blank") :]
+    assert "stu" in blank and "rea" not in blank and "cra" not in blank  # blank is the starter code's alone
+    pages = {
+        uid: html.unescape((out / "feedback" / f"{uid}.html").read_text(encoding="utf-8"))
+        for uid in ("rea", "stu", "cra")
+    }
+    assert "tried to reach files the grader's sandbox does not show it" in pages["rea"] and _HIDDEN not in pages["rea"]
+    for uid in ("rea", "cra"):  # nothing of theirs raised NotImplementedError: the page does not say it did
+        assert "NotImplementedError" not in pages[uid] and "still the starter code" not in pages[uid]
+    assert "Most of this submission is still the starter code" in pages["stu"]

@@ -119,3 +119,20 @@ def test_a_result_with_missing_fields_still_gets_a_page(tmp_path):
     assert "Score: 0 / 0" in page and "status: unknown" in page and 'class="card"' in page
     with pytest.raises(TypeError, match="Result"):
         write_feedback({"score": 1}, tmp_path / "x.html")
+
+
+@pytest.mark.parametrize(
+    ("language", "beside"), [("en", "(late penalty −15: 80 before it)"), ("zh", "（迟交扣 15 分：扣分前为 80）")]
+)
+def test_a_late_pages_headline_is_the_final_mark_with_the_penalty_beside_it(language, beside):
+    """Issue 45: a late student's page headlined 100 / 100 and put the 95 in a sentence below."""
+    from autograder.outputs.lateness import Late
+
+    result = Result(tests=[TestOutcome("t.py::test_a", 80.0, "a", True)], run=RunFacts("ok"), language=language)
+    result.tests.append(TestOutcome("t.py::test_b", 20.0, "a", False, _raised("x"), 20.0, "test"))
+    late = Late("2026-05-04 14:30:00 UTC", "", "2026-05-04 12:00:00 UTC", 9000.0, 15.0)
+    page = feedback_html(result, student="ben", late=late)
+    headline = re.search(r'<p class="score">(.*?)</p>', page).group(1)
+    assert re.sub(r"<[^>]+>", "", headline) == ("Score: 65 / 100 " if language == "en" else "得分：65 / 100 ") + beside
+    on_time = feedback_html(result, student="ann", late=Late("2026-05-04 11:00:00 UTC", "", "2026-05-04 12:00:00 UTC"))
+    assert re.search(r'<p class="score">([^<]*)</p>', on_time).group(1).endswith("80 / 100")

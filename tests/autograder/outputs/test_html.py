@@ -100,6 +100,8 @@ def test_the_report_and_every_feedback_page_render_without_sideways_overflow(cla
         assert facts["overflow"] <= 0, f"the report is {facts['overflow']} px wider than a {width} px window"
         assert not facts["cut"], f"cut off at {width} px: {facts['cut']}"
         assert all(b["fits"] for b in facts["boxes"]), f"a table's scroll box is wider than a {width} px window"
+        if width < 600:  # a phone: every table stacks, none hides a column ("what to do") past its right edge
+            assert not [b for b in facts["boxes"] if b["scrolls"]], f"a table scrolls sideways at {width} px"
         assert [b for b in facts["boxes"] if b["sticky"]], "the Students table is there"
         if width > 600:  # a phone shows each student as a block of labelled lines instead
             assert facts["sticky"], "the Students table's names stay"

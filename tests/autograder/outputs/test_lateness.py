@@ -82,8 +82,8 @@ def test_each_student_is_late_or_not_by_their_own_due_date_and_an_unreadable_tim
     dues = DueDates(None, {"weight_tying": due}, {("weight_tying", "ben"): timedelta(hours=3)})  # ben's extension
     assessed = assess(roster, {s.uid: 80.0 for s in roster}, dues, policy_from_option("5/hour"))
     late = {s.name: assessed[s.uid] for s in roster}
-    assert late["ann"].seconds == 0 and late["ann"].penalty == 0 and late["ann"].submitted == "2026-05-04 11:59 UTC"
-    assert late["ben"].seconds == 0 and late["ben"].due == "2026-05-04 15:00 UTC"  # within his extension
+    assert late["ann"].seconds == 0 and late["ann"].penalty == 0 and late["ann"].submitted == "2026-05-04 11:59:00 UTC"
+    assert late["ben"].seconds == 0 and late["ben"].due == "2026-05-04 15:00:00 UTC"  # within his extension
     assert late["cy"].submitted == "" and "not a time nbgrader can read" in late["cy"].problem
     assert late["dee"].seconds == 2 * 86400 + 1 and late["dee"].penalty == 80  # capped at the score
 
@@ -136,10 +136,12 @@ def test_lateness_and_the_penalty_are_shown_apart_from_the_graders_score_everywh
     look = html.unescape(re.sub(r"<[^>]+>", "", outcome.report.read_text(encoding="utf-8")))
     look = look[look.index("Needs a look") : look.index("Class summary")]
     assert "submission time unreadable" in look and "cy: timestamp.txt says 'the day after the deadline'" in look
-    assert "ben: 2 h 30 min after the due date (2026-05-04 12:00 UTC), late penalty 15 points" in look
+    assert "ben: 2 h 30 min after the due date (2026-05-04 12:00:00 UTC), late penalty 15 points" in look
     assert re.search(r"late policy\s+5 points per hour late", report) and re.search(r"handed in late\s+2", report)
     page = html.unescape((outcome.out / "feedback" / "ben.html").read_text(encoding="utf-8"))
-    assert "Handed in 2026-05-04 14:30 UTC, 2 h 30 min after the due date (2026-05-04 12:00 UTC): the late " in page
+    assert (
+        "Handed in 2026-05-04 14:30:00 UTC, 2 h 30 min after the due date (2026-05-04 12:00:00 UTC): the late " in page
+    )
     assert "takes 15 points off, 65 / 100 after it." in page
     again = _graded(monkeypatch, tmp_path)  # the next run keeps the folder's due date and policy
     assert again.late[next(s.uid for s in again.roster if s.name == "ben")].penalty == 15

@@ -65,6 +65,23 @@ def test_a_course_without_the_exchange_gets_every_page_where_nbgrader_keeps_feed
     ).read_bytes()
 
 
+def test_a_secret_or_timestamp_that_is_a_link_is_never_read_through_nor_copied(tmp_path, area_result):
+    """ann's submission_secret.txt links to bo's, and bo's timestamp.txt to a file of the course: neither is read
+    through, so neither lands in feedback/ (release_feedback would hand bo's secret to ann)."""
+    course, out = _course(tmp_path, area_result)
+    ann, bo = (course / "submitted" / name / "weight_tying" for name in ("ann", "bo"))
+    (bo / "submission_secret.txt").write_text("b" * 128)
+    (ann / "submission_secret.txt").unlink()
+    (ann / "submission_secret.txt").symlink_to(bo / "submission_secret.txt")
+    (course / "elsewhere.txt").write_text("2026-05-04 09:00:00.000000 UTC")
+    (bo / "timestamp.txt").unlink()
+    (bo / "timestamp.txt").symlink_to(course / "elsewhere.txt")
+    done = place_feedback(load_class(out), out, course)
+    assert sorted(done.outside) == ["ann", "bo"] and not done.released  # each misses a file of its own
+    placed = [p.name for p in (course / "feedback").rglob("*.txt")] if (course / "feedback").exists() else []
+    assert placed == []
+
+
 def test_a_linked_hand_in_never_overwrites_a_classmates_feedback(tmp_path, monkeypatch):
     """mallory's hand-in is a link to bob's notebook: her page (the link refused) is hers; bob's stays his."""
     import autograder.grading.executors

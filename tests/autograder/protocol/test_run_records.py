@@ -53,3 +53,11 @@ def test_the_last_running_report_says_where_a_run_stopped_when_it_agrees_with_th
     assert read_running({"__running__0": ["cell", 3]}) == {} and read_running({}) == {}
     full = {f"__running__{i}": {"cell": i, "check": ""} for i in range(MAX_RUNNING)}
     assert read_running(full) == {}  # the runner ran out of reports: its last one may be stale
+
+
+def test_the_refused_record_is_read_bounded_whatever_its_shape():
+    from autograder.protocol.run_records import MAX_REFUSED, read_refused
+
+    files, calls = read_refused({"files": ["/a", 3, "", "x" * 600, *[f"/f{n}" for n in range(100)]], "calls": "no"})
+    assert files[0] == "/a" and len(files) <= MAX_REFUSED and all(isinstance(f, str) and f for f in files)
+    assert calls == [] and read_refused(None) == ([], []) and read_refused([1]) == ([], [])

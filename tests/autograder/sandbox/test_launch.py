@@ -134,6 +134,7 @@ def test_output_flood_is_capped_and_does_not_block():
     assert time.monotonic() - start < 8 and "BrokenPipeError" in result.stderr  # told, never blocked
     assert len(result.stdout) < 17 * KiB + 200 and "bytes of output dropped" in result.stdout
     assert any("stdout dropped" in note for note in result.notes)
+    assert result.flooded == ["stdout"]  # past what is read: refused, as values (grading/refusals.py)
 
 
 def test_a_flood_past_the_caps_is_not_read_by_the_grader():
@@ -161,6 +162,7 @@ def test_a_flood_past_the_caps_is_not_read_by_the_grader():
         f"{name} past {64 * KiB + (8 << 20)} bytes was not read: the run's later writes to it failed"
         for name in ("stdout", "stderr")
     ]
+    assert result.flooded == ["stdout", "stderr", "evidence"]  # the same, as values (grading/refusals.py)
 
 
 @NAMESPACES

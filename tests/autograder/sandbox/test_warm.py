@@ -142,6 +142,32 @@ def test_wall_time_limit_kills_the_tree_and_the_zygote_serves_the_next_run(warm)
     assert run(warm, OBSERVER).exit_code == 0
 
 
+FLOOD = """
+import os, sys
+def offer(fd):
+    count, block = 0, b"x" * (1 << 20)
+    for _ in range(256):  # 256 MiB
+        try:
+            count += os.write(fd, block)
+        except OSError:
+            break
+    return count
+evidence = int(sys.argv[-1])  # the runner's evidence channel
+os.write(evidence, ("|%d,%d|" % (offer(1), offer(2))).encode())
+os._exit(7 if offer(evidence) < 256 << 20 else 0)
+"""
+
+
+def test_a_flood_past_the_caps_is_read_to_a_bound_on_the_warm_path_too(warm):
+    """Issue 45: no test held the warm path to reading a flood of stdout, stderr or the evidence pipe only so far
+    (96 MiB read whole); each is read to its bound, then the run's writes fail, and the result says so."""
+    box = run(warm, FLOOD, Limits(wall_seconds=20, capture_bytes=64 * 1024, evidence_bytes=1 << 20))
+    accepted = [int(n) for n in box.evidence.split(b"|")[1].split(b",")]
+    assert all(n < 10 << 20 for n in accepted), accepted  # 64 KiB kept, 8 MiB read past it, a pipe's buffer
+    assert box.exit_code == 7 and box.evidence_overflow and len(box.evidence) <= (1 << 20) + 1
+    assert box.flooded == ["stdout", "stderr", "evidence"]
+
+
 def test_a_child_runs_its_own_exit_handlers_and_none_of_the_zygotes_finalizers(warm):
     # torch's import registers a finalizer per operator library (~40 ms of CPU at each child's exit): the
     # zygote turns them off; what the submission registers still runs when its process ends.

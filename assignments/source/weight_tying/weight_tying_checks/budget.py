@@ -4,8 +4,10 @@ An endless loop in a try-it cell, or in ``generate`` while a check calls it, wou
 for ever and print nothing. So each step runs under a budget: when it is spent, the step is interrupted (on
 Linux and macOS by a ``SIGALRM`` timer, elsewhere by an exception the watchdog thread raises in the main
 thread); a stopped cell is recorded like a cell that raised and the cells after it still run, a stopped check
-fails with a message that says so, and the self-check fails naming the cell (``stopped_cells``). Once the run's
-own budget is spent, each step left gets only ``FLOOR_SECONDS``: a cell that defines a class still runs.
+fails with a message that says so, and the self-check fails naming the cell (``stopped_cells``). Each message
+names the line of your code that was running when the step was stopped (``Stop``): the loop that did not end.
+Once the run's own budget is spent, each step left gets only ``FLOOR_SECONDS``: a cell that defines a class
+still runs.
 
 Code that cannot be interrupted (a long computation inside a library, or a loop that catches every exception)
 is stopped harder: ``GRACE_SECONDS`` after its budget the self-check says which step it was and exits.
@@ -21,16 +23,21 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from .language import tell
+from dnnlpy.notebook import cell_at
+
+from .language import cell_name, tell
 
 __all__ = [
     "ENV_VAR",
     "RUN_SECONDS",
     "STEP_SECONDS",
     "Clock",
+    "Stop",
     "TimeBudgetExceeded",
     "clock_from_environment",
     "seconds_words",
@@ -54,6 +61,32 @@ class _Stopped(BaseException):
     their loop does not swallow it. Each step raises a subclass of its own (its token)."""
 
 
+@dataclass(frozen=True)
+class Stop:
+    """A step stopped at its budget: the budget, and the line of the student's code that was running then (the
+    deepest frame in a notebook cell this self-check ran: its name and line; "" and 0 when none was running)."""
+
+    seconds: float
+    place: str = ""
+    line: int = 0
+
+    def words(self, key: str, key_at: str) -> str:
+        """Message `key_at`, which names the line, when it is known, else `key`."""
+        seconds = seconds_words(self.seconds)
+        if not self.line:
+            return tell(key, seconds=seconds)
+        return tell(key_at, seconds=seconds, place=self.place, line=self.line)
+
+
+def _running_line(stopped: BaseException) -> tuple[str, int]:
+    """(cell name, line) of the deepest frame in a notebook cell when `stopped` was raised, or ("", 0)."""
+    for frame in reversed(traceback.extract_tb(stopped.__traceback__)):
+        place = cell_at(frame.filename)
+        if place is not None and frame.lineno:
+            return cell_name(place), frame.lineno
+    return "", 0
+
+
 def seconds_words(value: float) -> str:
     """Whole seconds (tenths below one)."""
     return f"{value:.0f}" if value >= 1 else f"{value:.1f}"
@@ -73,9 +106,9 @@ class Clock:
         left = self._start + self.run_seconds - time.monotonic()
         return max(FLOOR_SECONDS, min(self.step_limit, left))
 
-    def run(self, what: str, call: Callable[[], Any]) -> tuple[float | None, Any]:
-        """(None, call()), or (its budget in seconds, None) when `call` was stopped. `what` names the step for the
-        hard stop's message. Outside the main thread nothing can interrupt it: call() as it is."""
+    def run(self, what: str, call: Callable[[], Any]) -> tuple[Stop | None, Any]:
+        """(None, call()), or (where and when it was stopped, None) when `call` was stopped. `what` names the step
+        for the hard stop's message. Outside the main thread nothing can interrupt it: call() as it is."""
         if threading.current_thread() is not threading.main_thread():
             return None, call()
         seconds = self.step_seconds()
@@ -100,7 +133,7 @@ class Clock:
         except _Stopped as stopped:
             if not isinstance(stopped, token):
                 raise
-            return seconds, None
+            return Stop(seconds, *_running_line(stopped)), None
 
     def cells(self, names: Mapping[int, str]) -> Callable[[int, Callable[[], None]], None]:
         """``dnnlpy.notebook``'s ``run_cell``: each cell's code under its budget (`names`: cell index -> its name,
@@ -110,7 +143,7 @@ class Clock:
         def run_cell(index: int, call: Callable[[], None]) -> None:
             stopped, _ = self.run(names.get(index) or tell("check.place.bare", number=index + 1), call)
             if stopped is not None:
-                raise TimeBudgetExceeded(tell("check.budget.cell", seconds=seconds_words(stopped)))
+                raise TimeBudgetExceeded(stopped.words("check.budget.cell", "check.budget.cell_at"))
 
         return run_cell
 

@@ -1,10 +1,10 @@
 """Which cells of your notebook the self-check runs: every cell but the course's demonstrations as released.
 
 A demonstration cell (tagged ``demo``: the worked examples, the plot, the try-it cell) shows something and
-defines nothing the exercises use. While its text is the one released (the digest in its metadata,
-``course_kit.demo_sha256``) and none of your cells uses a name it defines, the self-check leaves it out, as
-the grader does (the same rule: ``dnnlpy.cells.unneeded_demos``): no plotting or tokenizer library to
-import, no demo to run. A demo cell you changed runs, as does every cell you added.
+defines nothing the exercises use. While its text is the one released (its digest one of those the course
+recorded, ``released_demos.DIGESTS``) and none of your cells uses a name it defines, the self-check leaves it
+out, as the grader does (the same rule: ``dnnlpy.cells.unneeded_demos``): no plotting or tokenizer library to
+import, no demo to run. A demo cell you changed runs, as does every cell you added, whatever its tags.
 
 The run without them is trusted only when it is clean. When a cell raised, a class is missing, one of your
 names is also one a left-out cell defines, or your code raised while a check ran, your code may rely on what
@@ -19,14 +19,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dnnlpy.cells import DEMO_TAG, bound_names, unneeded_demos
-from dnnlpy.cells import is_released_demo as is_demo
+from dnnlpy.cells import DEMO_TAG, bound_names, is_released_demo, unneeded_demos
 from dnnlpy.notebook import CellPlace, cell_places, code_cells
 from dnnlpy.selfcheck import load_submission
 
 from .budget import Clock, stopped_cells
 from .framework import CHECKS, Session
 from .language import cell_name, tell
+from .released_demos import DIGESTS
 
 __all__ = ["TAG", "CLASSES", "Loaded", "is_demo", "defined_names", "cell_names", "load", "settle"]
 
@@ -54,6 +54,11 @@ class Loaded:
 defined_names = bound_names  # the names a (course-written) cell binds, or None when it cannot be read
 
 
+def is_demo(source: str) -> bool:
+    """Whether a cell's text is one of the course's demonstrations, as released."""
+    return is_released_demo(source, DIGESTS)
+
+
 class _LeftOut:
     """`skip_cell` for dnnlpy's loader: leaves out the demonstrations nothing else needs in notebook `nb` (None:
     a .py file, or no notebook), and remembers their text."""
@@ -63,7 +68,7 @@ class _LeftOut:
         self._left: set[int] = set()
         if nb is not None:
             try:
-                self._left = unneeded_demos(code_cells(nb), CLASSES)
+                self._left = unneeded_demos(code_cells(nb), CLASSES, DIGESTS)
             except (ValueError, TypeError, AttributeError):
                 pass  # the loader says what is wrong with the file
 

@@ -18,8 +18,8 @@ import torch
 
 from dnnlpy.notebook import cell_at
 
-from .budget import Clock, seconds_words
-from .language import cell_name, language, tell
+from .budget import Clock, Stop
+from .language import cell_name, kernel_cell, language, tell
 from .messages import area_name, render
 
 __all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title", "student_raised"]
@@ -130,7 +130,7 @@ class Session:
                 stopped = self._within(chk, cls)
                 if stopped is None:
                     return Outcome(PASSED, raised=_RAISED[0] != raised_before)
-                message = tell("check.budget.check", seconds=seconds_words(stopped))
+                message = stopped.words("check.budget.check", "check.budget.check_at")
             except Failed as failure:
                 message = _without_the_answer(str(failure))
             finally:
@@ -141,8 +141,8 @@ class Session:
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
         return Outcome(FAILED, f"{message}\n{hint}", raised)
 
-    def _within(self, chk: Check, cls: type) -> float | None:
-        """Run the check, within its time budget when there is a clock: None, or the budget it was stopped at."""
+    def _within(self, chk: Check, cls: type) -> Stop | None:
+        """Run the check, within its time budget when there is a clock: None, or where it was stopped."""
         if self.clock is None:
             chk.run(cls)
             return None
@@ -175,8 +175,9 @@ def _without_the_answer(message: str) -> str:
 
 
 def _where(error: BaseException) -> dict:
-    """{"place": "cell 17 (in “...”, starting “...”)", "line": 4} (or {"file": ..., "line": ...}) for the deepest
-    frame of the student's own code, or {}."""
+    """{"place": "cell 17 (in “...”, starting “...”)", "line": 4} for the deepest frame of the student's own code:
+    a cell the self-check ran, or one the notebook's kernel ran (a practice cell: "the cell marked [5] ...", never
+    IPython's file name for it); {"file": ..., "line": ...} for a file; {} for none."""
     library = (os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)))
     frames = [
         f
@@ -187,8 +188,9 @@ def _where(error: BaseException) -> dict:
         return {}
     last = frames[-1]
     place = cell_at(last.filename)
-    if place is not None:
-        return {"place": cell_name(place), "line": last.lineno}
+    named = cell_name(place) if place is not None else kernel_cell(last.filename)
+    if named:
+        return {"place": named, "line": last.lineno}
     return {"file": os.path.basename(last.filename), "line": last.lineno}
 
 

@@ -8,14 +8,16 @@ practice cells and the grader's feedback use the same words. Nothing is translat
 
 from __future__ import annotations
 
+import linecache
 import os
+import sys
 
 from dnnlpy.notebook import CellPlace, name_cell
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
 from .messages import CATALOG, render, render_said
 
-__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "shown", "unloadable", "cell_name"]
+__all__ = ["ENV_VAR", "LANGUAGES", "language", "tell", "shown", "unloadable", "cell_name", "kernel_cell"]
 
 ENV_VAR = "WEIGHT_TYING_LANG"
 LANGUAGES = ("en", "zh")
@@ -46,6 +48,24 @@ def cell_name(place: CellPlace) -> str:
     grader's pages name it (both word it with ``dnnlpy.notebook.name_cell``)."""
     forms = ("full", "no_heading", "no_first", "bare")
     return name_cell(place, {form: CATALOG[f"check.place.{form}"].template(language()) for form in forms})
+
+
+def kernel_cell(filename: str) -> str:
+    """The name of a cell the notebook's IPython kernel ran under `filename` (a traceback's file for a cell, such
+    as ``/tmp/ipykernel_7/2576366449.py``): the execution count Jupyter shows beside it ("[5]") and its first
+    line, in the student's language. "" outside a kernel, or for a file the kernel did not run."""
+    ipython = sys.modules.get("IPython")  # only a kernel has imported it: never imported here
+    try:
+        shell = ipython.get_ipython() if ipython is not None else None
+        label = shell.compile.format_code_name(filename) if shell is not None else None  # ("Cell", "In[5]")
+    except Exception:  # another IPython: the file's own name is said instead
+        return ""
+    if not label or not isinstance(label[1], str):
+        return ""
+    count = label[1].removeprefix("In").strip("[] ")
+    first = next((line.strip() for line in linecache.getlines(filename) if line.strip()), "")
+    first = first if len(first) <= 60 else first[:59] + "…"
+    return tell("check.place.kernel" if first else "check.place.kernel_bare", count=count, first=first)
 
 
 def unloadable(error: Exception) -> str:

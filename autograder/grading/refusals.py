@@ -1,0 +1,60 @@
+"""Trusted: what a run tried that its sandbox refused, as values (``RunFacts.refused``): what a TA is told.
+
+Each is ``[kind, what]``, from the producer that saw it, never from text a submission wrote:
+
+- ``["output", "stdout"]``: the sandbox stopped reading a channel the run flooded (``SandboxResult.flooded``:
+  stdout, stderr, or the evidence pipe past its cap);
+- ``["files", "/path"]``: a file the run tried to open, list or enter (the runner's ``__refused__`` record) that
+  exists on this machine but is not in the run's view: the sandbox hid it. A path that exists nowhere was not
+  refused, and one in the run's own folders (``/tmp``, ``/proc``, ``/dev``) is the run's own;
+- ``["call", "ptrace"]``: a kernel call the seccomp profile refuses, reached by name through ``ctypes``, or a
+  socket of a family it does not give (``"socket:AF_INET"``).
+
+The runner's record is its word: a submission can erase it (the label is then missing), never use it (it moves
+no mark: the report and the pages only say it).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from autograder.protocol.run_records import read_refused
+
+__all__ = ["refused", "KINDS", "PRIVATE"]
+
+KINDS = ("output", "files", "call")
+PRIVATE = ("/tmp", "/var/tmp", "/dev", "/proc")  # the run's own folders: what it misses there, it never had
+MAX_SHOWN = 12  # of each kind
+
+
+def refused(flooded: list[str], record: Any) -> list[list[str]]:
+    """[kind, what] for what the sandbox refused, from the channels it stopped reading and the runner's
+    ``__refused__`` record (any shape)."""
+    files, calls = read_refused(record)
+    out = [["output", name] for name in flooded if name in ("stdout", "stderr", "evidence")]
+    out += [["files", path] for path in [p for p in files if _hidden(p)][:MAX_SHOWN]]
+    out += [["call", name] for name in _refused_calls(calls)[:MAX_SHOWN]]
+    return out
+
+
+def _hidden(path: str) -> bool:
+    """Whether `path` (as the run saw it: absolute) is a file of this machine the run could not see."""
+    path = os.path.normpath(path)
+    if not os.path.isabs(path) or "\0" in path or any(path == p or path.startswith(p + "/") for p in PRIVATE):
+        return False
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
+
+
+def _refused_calls(calls: list[str]) -> list[str]:
+    """The calls of `calls` the sandbox refuses: by name, or a socket family it does not give."""
+    if not calls:
+        return []
+    from autograder.sandbox.seccomp import ENOSYS_CALLS, REFUSED  # here: it loads libseccomp
+
+    names = set(REFUSED) | set(ENOSYS_CALLS)
+    kept = [c for c in calls if c in names or c.startswith("socket:") and len(c) > len("socket:")]
+    return list(dict.fromkeys(kept))

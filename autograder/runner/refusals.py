@@ -1,0 +1,102 @@
+"""Untrusted: what the run tried that its sandbox may have refused, as the runner saw it (``__refused__``).
+
+A sandbox refuses without a word: a file outside its view is simply not there (or an unreadable mount stands in
+for it), a refused system call fails with ``EPERM``, a socket of a family it does not give fails with
+``EAFNOSUPPORT``. So the runner watches, with an audit hook (PEP 578: installed before the submission's code
+runs, it cannot be removed from Python), for
+
+- files the run tried to open, list or enter that were not there to be read (``files``: absolute paths);
+- kernel calls reached by name through ``ctypes`` (``libc.ptrace``: ``calls``, "ptrace") and sockets of any
+  family but ``AF_UNIX`` ("socket:AF_INET"). A call made by its number (``libc.syscall(248, ...)``) raises no
+  event that says which: it is not seen.
+
+It records what it saw, at most ``MAX_EACH`` of each, and sends it once, before ``__done__``. The source files of
+the modules already loaded when it starts are not counted: a traceback shown for the run reads them (the warm
+path's fork server was imported from files the run's view does not hold). It decides
+nothing: the judge keeps only what the sandbox did refuse (a path that exists on the grading machine, a call on
+the seccomp profile's list: ``autograder.grading.refusals``). It is the runner's word: a submission that hides
+what it tried loses the label, and one that forges it gains nothing (it moves no mark).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from typing import Any
+
+__all__ = ["Attempts", "watch", "MAX_EACH"]
+
+MAX_EACH = 32  # paths, and calls, recorded at most
+_MAX_PATH = 512  # characters of a path kept
+# Audit events that name a path, and the argument that holds it.
+_PATH_EVENTS = {"open": 0, "os.listdir": 0, "os.scandir": 0, "os.chdir": 0, "glob.glob": 0, "shutil.copyfile": 0}
+# Every event the hook looks at: any other returns at once (a graded run raises thousands: builtins.id, ...).
+_WATCHED = frozenset({*_PATH_EVENTS, "socket.__new__", "ctypes.dlsym"})
+
+
+class Attempts:
+    """The audit hook and what it saw (``record``: the ``__refused__`` record's fields)."""
+
+    def __init__(self) -> None:
+        self.files: list[str] = []
+        self.calls: list[str] = []
+        self._loaded = _module_files()  # read back by tracebacks (linecache), by the runner, not the submission
+        self._inside = False  # the hook's own work raises no event of its own worth watching: no re-entry
+
+    def __call__(self, event: str, args: tuple) -> None:
+        if event not in _WATCHED or self._inside:
+            return
+        self._inside = True
+        try:
+            self._see(event, args)
+        except Exception:  # noqa: BLE001 - a watch must never change what the run does
+            pass
+        finally:
+            self._inside = False
+
+    def _see(self, event: str, args: tuple) -> None:
+        where = _PATH_EVENTS.get(event)
+        if where is not None:
+            self._path(args[where] if len(args) > where else None)
+        elif event == "socket.__new__" and len(args) > 1 and args[1] not in (socket.AF_UNIX, -1):
+            self._call(f"socket:{_family(args[1])}")
+        elif event == "ctypes.dlsym" and len(args) > 1 and isinstance(args[1], str):
+            self._call(args[1][:80])
+
+    def _path(self, path: Any) -> None:
+        if len(self.files) >= MAX_EACH or path is None or isinstance(path, int):
+            return
+        text = os.path.abspath(os.fsdecode(path))
+        if text not in self.files and text not in self._loaded and not os.access(text, os.R_OK):
+            self.files.append(text[:_MAX_PATH])
+
+    def _call(self, name: str) -> None:
+        if len(self.calls) < MAX_EACH and name not in self.calls:
+            self.calls.append(name)
+
+    def record(self) -> dict[str, list[str]]:
+        return {"files": list(self.files), "calls": list(self.calls)}
+
+
+def _module_files() -> frozenset[str]:
+    found = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            found.add(os.path.abspath(path))
+    return frozenset(found)
+
+
+def _family(number: int) -> str:
+    try:
+        return socket.AddressFamily(number).name
+    except ValueError:
+        return str(number)
+
+
+def watch() -> Attempts:
+    """Start watching this process (for good: an audit hook stays until the process ends)."""
+    attempts = Attempts()
+    sys.addaudithook(attempts)
+    return attempts

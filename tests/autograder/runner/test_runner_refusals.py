@@ -1,0 +1,60 @@
+"""The runner's watch on what a run tries that its sandbox may refuse (``__refused__``), fed audit events directly:
+an audit hook cannot be removed, so this process never installs one."""
+
+from __future__ import annotations
+
+import socket
+
+from autograder.runner import refusals
+from autograder.runner.refusals import MAX_EACH, Attempts
+
+
+def test_what_is_not_there_to_read_is_recorded_and_what_is_there_is_not(tmp_path):
+    seen = Attempts()
+    readable = tmp_path / "mine.txt"
+    readable.write_text("x")
+    seen("open", (str(tmp_path / "missing.txt"), "r", 0))
+    seen("open", (str(readable), "r", 0))
+    seen("os.scandir", (b"/no/such/folder",))
+    seen("os.listdir", ("/no/such/folder",))  # once, however often
+    seen("open", (7, "r", 0))  # a file descriptor: no path
+    assert seen.record()["files"] == [str(tmp_path / "missing.txt"), "/no/such/folder"]
+
+
+def test_a_loaded_modules_own_file_read_back_by_a_traceback_is_not_counted(tmp_path, monkeypatch):
+    gone = tmp_path / "gone.py"  # a module imported before the run, its file not in the run's view
+    module = type(socket)("gone")
+    module.__file__ = str(gone)
+    monkeypatch.setitem(__import__("sys").modules, "gone", module)
+    seen = Attempts()
+    seen("open", (str(gone), "rb", 0))
+    assert seen.record()["files"] == []
+
+
+def test_sockets_of_a_family_but_unix_and_calls_by_name_are_recorded():
+    seen = Attempts()
+    seen("socket.__new__", (None, socket.AF_INET, socket.SOCK_STREAM, 0))
+    seen("socket.__new__", (None, socket.AF_UNIX, socket.SOCK_STREAM, 0))
+    seen("ctypes.dlsym", (0, "ptrace"))
+    seen("ctypes.dlsym", (0, "ptrace"))
+    assert seen.record()["calls"] == ["socket:AF_INET", "ptrace"]
+
+
+def test_the_watch_records_at_most_its_bound_and_never_raises():
+    seen = Attempts()
+    for n in range(3 * MAX_EACH):
+        seen("open", (f"/no/such/{n}", "r", 0))
+        seen("ctypes.dlsym", (0, f"f{n}"))
+    seen("open", (object(), "r", 0))  # not a path: nothing, and no error into the run
+    seen("socket.__new__", ())
+    assert len(seen.record()["files"]) == len(seen.record()["calls"]) == MAX_EACH
+
+
+def test_the_runner_sends_what_it_saw_once_before_done():
+    import inspect
+
+    from autograder.runner import __main__ as runner
+
+    source = inspect.getsource(runner.main)
+    assert source.index("refusals.watch()") < source.index("load_submission(")  # before the submission runs
+    assert source.index("Refused.NAME") < source.index("Done.NAME") and refusals.watch.__doc__
