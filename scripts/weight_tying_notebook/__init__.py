@@ -24,9 +24,9 @@ from .lessons import (
     TOKENIZER,
     TRY_IT,
 )
-from .points import by_area, by_exercise, suite_tests
+from .points import area_split, by_area, by_exercise, suite_tests
 
-__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "printed", "by_area", "by_exercise", "suite_tests"]
+__all__ = ["Cell", "CELLS", "TASK_TEXT", "EDITIONS", "printed", "by_area", "by_exercise", "suite_tests", "area_split"]
 
 CELLS: list[Cell] = [
     INTRO,

@@ -150,7 +150,7 @@ class Session:
 
 
 # How the diagnosis opens "(reread section 7, ...)" in each language.
-_REREAD = {lang: render("diag.reread", lang, sections="").rstrip(")）") for lang in ("en", "zh")}
+_REREAD = {lang: render("diag.reread", lang, sections="\0").split("\0")[0] for lang in ("en", "zh")}
 
 
 def _hint(chk: Check) -> str:
