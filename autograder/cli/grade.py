@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from autograder.cli.common import fail, grading_limits, guarded, positive
+from autograder.protocol.said import LANGUAGES
 
 __all__ = ["add_parser", "run"]
 
@@ -80,6 +81,13 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         metavar="POLICY",
         help="none, zero or P/hour (P points per hour late or part of one), apart from the grader's score; default: "
         "the folder's, else the course's nbgrader_config.py (nbgrader's LateSubmissionPlugin), else none",
+    )
+    grade.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default="en",
+        help="the instructor's words: the class report, the class table and the run summary (default en; zh: "
+        "Chinese); each student's page is in the language of the edition they handed in",
     )
     grade.add_argument(
         "--gradebook-assignment",
@@ -186,6 +194,7 @@ def _grade(args, limits) -> int:
         due=due,
         late_penalty=args.late_penalty,
         gradebook=gradebook,
+        language=args.language,
     )
     if args.dry_run:
         return _dry_run(args, job, submissions)
@@ -214,7 +223,7 @@ def _grade(args, limits) -> int:
         _render_one(args, one, file)
         print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
-        print_batch(outcome)
+        print_batch(outcome, language=args.language)
     return status
 
 

@@ -49,6 +49,7 @@ class ClassJob:
     due: str | None = None  # --due for everyone (None: the folder's, else each edition's in the gradebook)
     late_penalty: str | None = None  # --late-penalty (None: the folder's, else the course's nbgrader_config.py)
     gradebook: Path | None = None  # nbgrader's gradebook: due dates, extensions, and its folder's config
+    language: str = "en"  # the instructor's report in this language ("zh": grade --language zh); pages: each student's
 
 
 @dataclass
@@ -214,7 +215,7 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
     view = load_class(job.out)
     outcome.csv_path = write_grades(job.out, view.rows)  # first: nothing after this may lose the grades
     try:
-        outcome.report = write_report(job.out)
+        outcome.report = write_report(job.out, language=job.language)
     except Exception as exc:  # the grades are on disk; the report is for reading them
         outcome.warnings.append(
             f"the HTML report was not written ({type(exc).__name__}: {exc}); grades are in {outcome.csv_path}"

@@ -346,6 +346,8 @@ ENGLISH_ALLOWED = {
     "targets": "the loss's argument, as the student names it (loss(ids, targets))",
     "self": "self.minigpt, self.token_embed: attributes the student writes",
     "runner": "the grader's runner, named once beside its Chinese description for a TA who reads the logs",
+    "nbgrader": "the course's assignment system, by its name (its gradebook, its timestamp.txt)",
+    "autograde": "nbgrader's own command (nbgrader autograde), named in the instructor's report",
     "FAILED": "pytest's own word in its summary, which the notebook explains",
     "skipped": "pytest's own word in its summary, which the notebook explains",
 }

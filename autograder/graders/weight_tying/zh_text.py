@@ -31,7 +31,8 @@ KEPT = re.compile(
     + r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[A-Z]{2,}\w*"  # camelCase, CamelCase, NaN... acronyms
     + r"|\b[A-Za-z]*(?:Error|Exception)\b"
     + r"|[A-Za-z_]\w*=[\w.\-]+"  # arguments: weight_tying=True, dropout=0.5
-    + r"|[\w.$]*/[\w./]+"  # paths: path/to/your.ipynb
+    + r"|[\w.$]*/[\w./<>]+"  # paths: path/to/your.ipynb, results/<id>.json
+    + r"|--[a-z][\w-]*(?: [A-Z]+\b)?"  # a command's options: --student NAME
     + r"|\b[a-z]+-[A-Z]\w*|\bCtrl\+\w+"  # pre-LayerNorm, Ctrl+S
     + r"|<(sub|sup)>.*?</\1>|</?\w+>"  # markdown's HTML: subscripts (W_out) and tags
 )

@@ -20,6 +20,7 @@ import pytest
 import autograder.graders.weight_tying.messages  # noqa: F401 - registers the grader's catalog
 import autograder.grading.catalog  # noqa: F401 - registers the engine's
 import autograder.outputs.messages_pages  # noqa: F401 - registers the pages'
+import autograder.outputs.messages_report  # noqa: F401 - registers the instructor's report's
 from autograder.graders.weight_tying import glossary
 from autograder.graders.weight_tying.zh_text import english, rejected
 from autograder.protocol.said import owner_of, registered
@@ -63,7 +64,7 @@ STRINGS = _strings()
 
 def test_every_catalog_owner_and_the_notebook_are_scanned():
     owners = {key.split(":")[0] for key in STRINGS}
-    assert {"weight_tying", "engine", "pages", "notebook"} <= owners
+    assert {"weight_tying", "engine", "pages", "report", "notebook"} <= owners
     assert len(STRINGS) > 400  # every message, not a sample
 
 
