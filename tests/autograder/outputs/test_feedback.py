@@ -116,3 +116,23 @@ def test_a_result_with_missing_fields_still_gets_a_page(tmp_path):
     assert "Score: 0 / 0" in page and "status: unknown" in page and 'class="card"' in page
     with pytest.raises(TypeError, match="Result"):
         write_feedback({"score": 1}, tmp_path / "x.html")
+
+
+def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare_class_is_not_said():
+    """Issue 48: a run that went well names no cell, so the note goes under the charge that names one (here the
+    exception of cell 26), never under "your code ran to the end"; a test's "checking TiedEmbeddingLM" under a
+    title that names the class says nothing more and is left out, a subject with more in it stays."""
+    tests = [
+        TestOutcome(
+            "x.py::test_tied_lm_shapes_and_values", 8, "shape flow", False, _raised("TiedEmbeddingLM")
+        ),
+        TestOutcome(
+            "x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying (float64)")
+        ),
+    ]
+    for language, checking in (("en", "— checking"), ("zh", "— 检查的是")):
+        page = feedback_html(_marked(tests, language=language), student="wang", language=language, spec=SPEC)
+        card = page.split('<div class="card"', 1)[1].split("</div>", 1)[0]
+        note = {"en": "Cells are numbered from 1", "zh": "单元格的序号从"}[language]
+        assert note in card and page.count(note) == 1, page
+        assert f"{checking} TiedEmbeddingLM<" not in page and f"{checking} MiniGPTWithWeightTying (float64)" in page
