@@ -123,12 +123,8 @@ def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare
     exception of cell 26), never under "your code ran to the end"; a test's "checking TiedEmbeddingLM" under a
     title that names the class says nothing more and is left out, a subject with more in it stays."""
     tests = [
-        TestOutcome(
-            "x.py::test_tied_lm_shapes_and_values", 8, "shape flow", False, _raised("TiedEmbeddingLM")
-        ),
-        TestOutcome(
-            "x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying (float64)")
-        ),
+        TestOutcome("x.py::test_tied_lm_shapes_and_values", 8, "shape flow", False, _raised("TiedEmbeddingLM")),
+        TestOutcome("x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying (float64)")),
     ]
     for language, checking in (("en", "— checking"), ("zh", "— 检查的是")):
         page = feedback_html(_marked(tests, language=language), student="wang", language=language, spec=SPEC)
