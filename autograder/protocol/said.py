@@ -212,6 +212,8 @@ def _render(text: Text, language: str, depth: int) -> str:
             return "".join(parts)
         out = ""  # a space where code meets Chinese across two parts too ("loss(ids)" + "（不给 targets）" has none)
         for part in parts:
+            if out.endswith("。") and part.startswith("。"):  # a sentence ended already: its 。 is not doubled
+                part = part[1:]
             if out and part and ((_cjk(out[-1]) and _latin(part[0])) or (_latin(out[-1]) and _cjk(part[0]))):
                 out += " "
             out += part

@@ -155,7 +155,7 @@ MESSAGES = {
     "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时，loss(ids, targets)"),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "不给 targets 时，应由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
+        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
     ),
     "checkfail.rule.short": (
         "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",

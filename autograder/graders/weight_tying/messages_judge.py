@@ -143,14 +143,14 @@ MESSAGES = {
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享表在两处的用途，autograd "
-        "本来就会把它们的梯度相加，loss 只需取普通的平均值，不需要额外的系数",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享的表在两处被用到，autograd "
+        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享表在两处的用途，autograd "
-        "本来就会把它们的梯度相加，loss 只需取普通的平均值，不需要额外的系数",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享的表在两处被用到，autograd "
+        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     # shape flow
     "judge.shape_flow": (" (shape flow)", "（计算输出时）"),

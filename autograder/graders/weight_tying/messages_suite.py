@@ -202,7 +202,7 @@ MESSAGES = {
     ),
     "suite.with_no_targets_predict_input_ids": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        "不给 targets 时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss.ignore_index": (
