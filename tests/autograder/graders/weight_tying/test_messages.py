@@ -93,10 +93,13 @@ def _used_literals() -> tuple[set[str], set[str]]:
                 literals.add(node.value)
             if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
                 prefixes.add(node.values[0].value)
-    # The pages' words are read by name (w["rule"] in code, w.rule in a template): page.<name> is used.
+    # The pages' and the report's words are read by name (w["rule"] in code, w.rule or w["col.area"] in a
+    # template): page.<name> and report.<name> are used.
     for template in (root / "autograder" / "outputs" / "templates").glob("*.j2"):
-        literals |= set(re.findall(r"\bw\.(\w+)", template.read_text(encoding="utf-8")))
-    literals |= {"page." + literal for literal in literals}
+        found = re.findall(r"\bw(?:\.(\w+)|\[\"([\w. ]+)\"\])", template.read_text(encoding="utf-8"))
+        literals |= {a or b for a, b in found}
+    literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
+    prefixes |= {f"report.{prefix}" for prefix in prefixes}
     # messages.py builds the first five, the engine's catalog.cell_name the last
     return literals, prefixes | {"area.", "misconception.", "title.", "section.", "experiment.", "cell.place."}
 
