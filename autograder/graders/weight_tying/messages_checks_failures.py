@@ -151,8 +151,14 @@ MESSAGES = {
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
     "checkfail.call.none": ("loss(ids)", "loss(ids)（不给 targets 时）"),
-    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "loss(ids, targets)（targets 形状为 (B, T-1) 时）"),
-    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "loss(ids, targets)（targets 形状为 (B, T) 时）"),
+    "checkfail.call.short": (
+        "loss(ids, targets of shape (B, T-1))",
+        "loss(ids, targets)（targets 形状为 (B, T-1) 时）",
+    ),
+    "checkfail.call.full": (
+        "loss(ids, targets of shape (B, T))",
+        "loss(ids, targets)（targets 形状为 (B, T) 时）",
+    ),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
         "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
