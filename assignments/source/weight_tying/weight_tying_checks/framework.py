@@ -139,6 +139,8 @@ class Session:
         # The diagnosis may already say which section to reread; then only the area is added.
         rereads = _REREAD[language()] in message
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
+        if language() == "zh" and message and message[-1] not in "。！？：”）":  # its sentence ends before the hint's
+            message += "。"
         return Outcome(FAILED, f"{message}\n{hint}", raised)
 
     def _within(self, chk: Check, cls: type) -> float | None:
