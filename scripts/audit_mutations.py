@@ -84,7 +84,7 @@ MUTATIONS = (
         "report-escapes-the-slowest-status",
         "a run status reaches report.html escaped (slowest submissions)",
         _REPORT,
-        (("<td>{{ row.result.status }}</td>", "<td>{{ row.result.status|safe }}</td>"),),
+        (("<td>{{ status_of(row.result.status) }}</td>", "<td>{{ status_of(row.result.status)|safe }}</td>"),),
         _PAGES,
     ),
     Mutation(
@@ -98,7 +98,12 @@ MUTATIONS = (
         "report-escapes-the-sample-language",
         "the language of a misconception's sample reaches report.html escaped",
         _REPORT,
-        (("{{ m.sample_language }}", "{{ m.sample_language|safe }}"),),
+        (
+            (
+                "{{ w.other_edition.format(edition=edition_of(m.sample_language)) }}",
+                "{{ w.other_edition.format(edition=edition_of(m.sample_language))|safe }}",
+            ),
+        ),
         _PAGES,
     ),
     Mutation(
