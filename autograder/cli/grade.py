@@ -11,6 +11,7 @@ from pathlib import Path
 from autograder.cli import similarity
 from autograder.cli.common import fail, grading_limits, guarded, positive
 from autograder.cli.grade_options import add_options, asked, complete, late_options
+from autograder.protocol.said import LANGUAGES
 
 __all__ = ["add_parser", "run"]
 
@@ -85,6 +86,13 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         metavar="POLICY",
         help="none, zero or P/hour (P points per hour late or part of one), apart from the grader's score; default: "
         "the folder's, else the course's nbgrader_config.py (nbgrader's LateSubmissionPlugin), else none",
+    )
+    grade.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default="en",
+        help="the instructor's words: the class report, the class table and the run summary (default en; zh: "
+        "Chinese); each student's page is in the language of the edition they handed in",
     )
     grade.add_argument(
         "--gradebook-assignment",
@@ -214,6 +222,7 @@ def _grade(args, limits, extensions) -> int:
         gradebook_assignment=args.gradebook_assignment,
         accept_new_options=args.accept_new_options,
         similarity=None if args.no_similarity else similarity.options_of(args, threshold=args.similarity_threshold),
+        language=args.language,
     )
     if args.dry_run:
         return _dry_run(args, job, submissions)
@@ -253,7 +262,7 @@ def _grade(args, limits, extensions) -> int:
         _render_one(args, one, file)
         print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
-        print_batch(outcome)
+        print_batch(outcome, language=args.language)
     return status
 
 

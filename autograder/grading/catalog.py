@@ -22,9 +22,12 @@ __all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogE
 
 OWNER = "engine"
 _CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
-_CLEAR_ZH = "请清除 notebook 的输出（Edit > Clear Outputs of All Cells），保存后重新提交"
+_CLEAR_ZH = (
+    "请清除 notebook 的输出（Edit > Clear Outputs of All Cells，中文界面为“编辑 → 清除所有单元格的输出”），"
+    "保存后重新提交"
+)
 _RESAVE_EN = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
-_RESAVE_ZH = "请在 Jupyter 中打开它并保存（File > Save），然后提交保存得到的 .ipynb 文件"
+_RESAVE_ZH = "请在 Jupyter 中打开它并保存（File > Save，中文界面为“文件 → 保存”），然后提交保存得到的 .ipynb 文件"
 _FIX_EN = (
     "the grader reads only real files inside the submission folder; hand in the notebook file itself "
     "(a copy, not a link or a shortcut)"
@@ -33,7 +36,7 @@ _FIX_ZH = "评分程序只读取提交文件夹里真实存在的文件；请提
 
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
-    "run.ok": ("Your code ran to the end.", "你的代码完整运行结束。"),
+    "run.ok": ("Your code ran to the end.", "你的代码从头到尾运行完毕。"),
     "run.timeout": (
         "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet"
         " score 0. Look for an endless loop or a very slow computation.",
@@ -59,7 +62,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.judge_limit": (
         "Judging what your code produced went past the judge's own time or memory limit: the tests judged"
         " before that keep their points, the others score 0. Tell your instructor if your code is correct.",
-        "评判你的代码的输出时，超出了评分程序自身的时间或内存上限：在此之前评判过的测试保留得分，其余记 0 分。"
+        "评判你的代码的输出时，超出了评分程序自身的时间或内存上限：已经评判过的测试保留得分，其余记 0 分。"
         "如果你确信代码是正确的，请告诉老师。",
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
@@ -85,11 +88,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
-        "单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入。",
+        "单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入。",
     ),
     "run.cell_raised": (
         "While loading your submission, {cell} raised {error}",
-        "加载你的提交时，{cell}抛出了「{error}」",
+        "加载你的提交时，{cell}抛出了“{error}”",
     ),
     # ------------------------------------------------------------- a Gradescope upload (gradescope/run.py)
     "upload.none": (
@@ -123,10 +126,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",
-        "第 {number} 个单元格（「{heading}」一节，以「{first}」开头）",
+        "第 {number} 个单元格（“{heading}”一节，以“{first}”开头）",
     ),
-    "cell.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
-    "cell.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
+    "cell.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以“{first}”开头）"),
+    "cell.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（“{heading}”一节）"),
     "cell.place.bare": ("cell {number}", "第 {number} 个单元格"),
     "run.not_defined": (
         "Not defined by your submission: {names} (check the exact class names).",
@@ -139,18 +142,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.cell_syntax_error": (
         "While loading your submission, {cell} has a syntax error, so Python ran none of it and nothing it defines"
         " exists (a later NameError follows from it): {error}",
-        "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在"
-        "（之后的 NameError 就是由此引起的）：「{error}」",
+        "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在（之后的 NameError "
+        "就是由此引起的）：“{error}”",
     ),
     "run.cell_stopped": (
         "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
         " computation?); the cells after it still ran",
-        "加载你的提交时，{cell}在分给它的时间内没有结束，被终止了：是死循环，还是计算量太大？后面的单元格照常运行。",
+        "加载你的提交时，{cell}在分给它的时间内没有结束，被终止了（是死循环，还是计算量太大？）；"
+        "后面的单元格照常运行。",
     ),
     "run.cell_starter": (
         "While loading your submission, {cell} raised {error}: it uses a part that still holds the starter code"
         " (raise NotImplementedError)",
-        "加载你的提交时，{cell}抛出了「{error}」：它调用的类里还有初始代码「raise NotImplementedError()」没有替换",
+        "加载你的提交时，{cell}抛出了“{error}”：它调用的类里还有初始代码（会抛出 NotImplementedError）没有替换",
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts did not finish normally:",
@@ -165,6 +169,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # a Gradescope result's lines under a charge (gradescope/results.py)
     "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（共 {points} 分）"),
+    "gradescope.covered_test": (
+        "- {name}: not charged again (its {points} counted in this charge)",
+        "- {name}：本项 {points} 分，已计入上面的扣分，不再重复扣",
+    ),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)
@@ -194,7 +202,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "input.not_json": (
         "{name} is not a notebook (not valid JSON: {why}): " + _RESAVE_EN,
-        "{name} 不是 notebook（不是合法的 JSON：「{why}」）：" + _RESAVE_ZH,
+        "{name} 不是 notebook（不是合法的 JSON：“{why}”）：" + _RESAVE_ZH,
     ),
     "input.no_cells": (
         "{name} is not a notebook (no list of cells): " + _RESAVE_EN,
@@ -206,7 +214,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "input.unreadable": (
         "{name} could not be read ({why}): hand it in again",
-        "无法读取 {name}（「{why}」）：请重新提交",
+        "无法读取 {name}（“{why}”）：请重新提交",
     ),
     "input.missing": ("no submission file at {path}", "找不到提交文件 {path}"),
     "input.not_py_or_ipynb": (
@@ -243,7 +251,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # -------------- what the judge's evidence helpers and its suite runners say (grading/judge/suite_api.py)
     "judge.the_grader_hit_an_internal_error": (
         "the grader hit an internal error ({what}); tell your instructor",
-        "评分程序内部出错（「{what}」）；请告诉你的老师",
+        "评分程序内部出错（“{what}”）；请告诉你的老师",
     ),
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
@@ -252,12 +260,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",
-        "{what}运行失败：你的代码抛出了异常「{text}」",
+        "{what}运行失败：你的代码抛出了异常“{text}”",
     ),
     "judge.starter_code": (
         "{what} is not implemented yet: it still raises the starter code's NotImplementedError; replace"
         " raise NotImplementedError() with your own code",
-        "{what} 还没有实现：仍是初始代码「raise NotImplementedError()」，请换成你自己的代码",
+        "{what} 还没有实现：仍是初始代码（会抛出 NotImplementedError），请换成你自己的代码",
     ),
     "judge.no_evidence_for": (
         "no evidence for {what}: {why}",
@@ -265,7 +273,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "judge.run_ended_with_status": (
         "the run ended with status {status} before it ran",
-        "运行在到达这里之前就以状态 {status} 结束了",
+        "还没运行到这一步，运行就已结束（状态：{status}）",
     ),
     "judge.experiment_named": ("experiment {name}", "实验 {name}"),
     "judge.is_none": ("{label} is None", "{label} 是 None"),
@@ -276,7 +284,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.the_experiment_did_not_report_see": (
         "the record the runner owed is missing: it was refused, sent twice or never sent (your instructor will "
         "look at this hand-in)",
-        "运行程序应当交回的记录不见了：它被拒收、重复发送，或者根本没有发来（老师会查看这份提交）",
+        "评分程序中负责运行你代码的部分（runner）应当交回的记录不见了：它被拒收、重复发送，"
+        "或者根本没有发来（老师会查看这份提交）",
     ),
     "judge.the_submission_stopped_before_it_ran": (
         "the submission stopped before it ran",

@@ -62,7 +62,7 @@ def cards(result: Result, spec: AssignmentSpec | None, language: str | None = No
         carried = dict(charge.tests)
         items = [_item(t, carried[t.name], spec, language) for t in members]
         if charge.misconception:
-            lead = next((t for t in members if t.finding is not None and t.finding.names is not None), members[0])
+            lead = _lead(members, charge.cause, scheme)
             title = charge_title(spec, charge, language)
             out.append(
                 Card(
@@ -90,6 +90,15 @@ def cards(result: Result, spec: AssignmentSpec | None, language: str | None = No
     return sorted(out, key=lambda c: (-c.points, min(order[i["test"]] for i in c.tests)))
 
 
+def _lead(members: list[TestOutcome], cause: str, scheme) -> TestOutcome:
+    """The test whose message a misconception's card opens with: one that names it, in the area where it costs
+    most (the precise diagnosis: a copied table by its identity test, not by the count's list of causes)."""
+    costs = scheme.misconceptions[cause].costs if scheme is not None and cause in scheme.misconceptions else {}
+    named = [t for t in members if t.finding is not None and t.finding.names == cause]
+    named = named or [t for t in members if t.finding is not None and t.finding.names is not None]
+    return max(named, key=lambda t: costs.get(t.area, 0), default=members[0])  # ties: the suite's order
+
+
 def _message(test: TestOutcome, language: str) -> str:
     return clean_message(test.message(language)) or test_title(None, test.name, language)
 
@@ -97,7 +106,8 @@ def _message(test: TestOutcome, language: str) -> str:
 def _item(test: TestOutcome, lost: float, spec: AssignmentSpec | None, language: str) -> dict:
     subject = test.finding.said.first().params.get("what") if test.finding is not None else None
     what = ""
-    if subject is not None:
+    # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
+    if subject is not None and not (isinstance(subject, str) and subject.isidentifier()):
         from autograder.protocol.said import render
 
         what = subject if isinstance(subject, str) else render(subject, language)

@@ -11,11 +11,13 @@ from __future__ import annotations
 import base64
 import math
 import statistics
+import unicodedata
 from collections import defaultdict
 from xml.sax.saxutils import escape
 
 from autograder.outputs.classview import ClassView
 from autograder.outputs.html import number, visible
+from autograder.outputs.messages_report import report_words
 
 __all__ = ["charts", "area_means", "histogram_svg", "area_svg", "bins"]
 
@@ -58,7 +60,7 @@ def _step(most: int) -> int:
     return max(1, math.ceil(most / 5))
 
 
-def histogram_svg(scores: list[float], top: float) -> str:
+def histogram_svg(scores: list[float], top: float, words: dict[str, str] | None = None) -> str:
     """The score distribution: students per bin of points, with whole-number counts on the y axis."""
     counts = bins(scores, top)
     left, right, upper, lower = 48, 16, 34, 46
@@ -86,20 +88,21 @@ def histogram_svg(scores: list[float], top: float) -> str:
         x = left + plot_w * k / 4
         body.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{base}" y2="{base + 4}" stroke="#444"/>')
         body.append(_text(x, base + 17, number((top if top > 0 else 1.0) * k / 4)))
-    body.append(_text(left + plot_w / 2, height - 8, f"score (points out of {number(top)})"))
+    w = words or report_words("en")
+    body.append(_text(left + plot_w / 2, height - 8, w["chart.score_axis"].format(top=number(top))))
     middle = upper + plot_h / 2
-    body.append(_text(14, middle, "students", extra=f' transform="rotate(-90 14 {middle:.1f})"'))
-    return _svg(height, "Score distribution (judged submissions)", body)
+    body.append(_text(14, middle, w["chart.students_axis"], extra=f' transform="rotate(-90 14 {middle:.1f})"'))
+    return _svg(height, w["chart.histogram_title"], body)
 
 
 def _cut(name: str) -> str:
     return name if len(name) <= _LONGEST else name[: _LONGEST - 1] + "…"
 
 
-def area_svg(means: dict[str, float]) -> str:
+def area_svg(means: dict[str, float], words: dict[str, str] | None = None) -> str:
     """Mean percent of each area's points, one bar an area in the table's order, its value at its end."""
     names = [_cut(str(name)) for name in means]
-    left = 12 + _CHAR * max(len(n) for n in names)
+    left = 12 + _CHAR * max(_columns(n) for n in names)
     right, upper, row, lower = 44, 34, 26, 40
     height = upper + row * len(names) + lower
     plot_w = WIDTH - left - right
@@ -117,8 +120,9 @@ def area_svg(means: dict[str, float]) -> str:
             f'height="{row - 8}" fill="#66aa55"/>'
         )
         body.append(_text(left + w + 4, y + row / 2 + 4, f"{float(mean):.0f}%", anchor="start"))
-    body.append(_text(left + plot_w / 2, height - 8, "mean % of the area's points"))
-    return _svg(height, "Mean score per area", body)
+    w = words or report_words("en")
+    body.append(_text(left + plot_w / 2, height - 8, w["chart.areas_axis"]))
+    return _svg(height, w["chart.areas_title"], body)
 
 
 def _data(svg: str) -> str:
@@ -135,14 +139,22 @@ def area_means(view: ClassView) -> dict[str, float]:
     return {area: statistics.fmean(values) for area, values in sums.items()}
 
 
-def charts(view: ClassView) -> list[dict]:
-    """[{"alt", "data"}, ...]: the charts there is data for, `data` an SVG in base64."""
-    out = []
+def charts(view: ClassView, language: str = "en", name=None) -> list[dict]:
+    """[{"alt", "data"}, ...]: the charts there is data for, `data` an SVG in base64, in `language` (`name`: the
+    areas' names in it)."""
+    out, w = [], report_words(language)
     judged = view.judged
     if judged:
         top = max(r.result.max_score for r in judged)
-        out.append({"alt": "histogram of scores", "data": _data(histogram_svg([r.result.score for r in judged], top))})
+        svg = histogram_svg([r.result.score for r in judged], top, w)
+        out.append({"alt": w["chart.histogram"], "data": _data(svg)})
     means = area_means(view)
     if means:
-        out.append({"alt": "mean percent per area", "data": _data(area_svg(means))})
+        named = {(name or str)(area): mean for area, mean in means.items()}
+        out.append({"alt": w["chart.areas"], "data": _data(area_svg(named, w))})
     return out
+
+
+def _columns(text: str) -> int:
+    """How many columns `text` takes: a Chinese character two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)

@@ -65,6 +65,7 @@ class ClassJob:
     gradebook_assignment: str | None = None  # --gradebook-assignment
     accept_new_options: bool = False  # options that differ from the folder's replace them (else: OptionsChanged)
     similarity: Any = None  # similarity.detect.SimilarityOptions: the pass after the grades (None: skipped)
+    language: str = "en"  # the instructor's report in this language ("zh": grade --language zh); pages: each student's
 
 
 @dataclass
@@ -329,7 +330,7 @@ def _write_outputs(job: ClassJob, outcome: ClassOutcome) -> None:
     if job.similarity is not None and _similarity(job, outcome):
         outcome.csv_path = write_grades(job.out, load_class(job.out).rows)  # with similar_to
     try:
-        outcome.report = write_report(job.out)
+        outcome.report = write_report(job.out, language=job.language)
     except Exception as exc:  # the grades are on disk; the report is for reading them
         outcome.warnings.append(
             f"the HTML report was not written ({type(exc).__name__}: {exc}); grades are in {outcome.csv_path}"

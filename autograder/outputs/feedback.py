@@ -69,6 +69,7 @@ def _card(card: Card, w: dict[str, str], area: Callable[[str], str]) -> dict:
         "shown": shown,
         "folded": folded,
         "more": w["more_tests"].format(n=len(folded)),
+        "note": "",  # how cells are counted, when this charge is the page's first to name one
     }
 
 
@@ -161,7 +162,12 @@ def feedback_context(
         if result.status == "timeout":
             where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
             lines.append(w["stopped_line"].format(where=where))
-    shown = "\n".join([*lines, *(c["reason"] for c in shown_cards)])
+    # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
+    # that does (a page whose run went well names no cell there).
+    if not _NUMBERED.search("\n".join(lines)):
+        numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
+        if numbered is not None:
+            numbered["note"] = _note(kind, lang, [])
     passed = [t for t in result.tests if t.passed]
     context.update(
         meta=" · ".join(m for m in meta if m),
@@ -181,7 +187,7 @@ def feedback_context(
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
         run_lines=lines,
-        note=_note(kind, lang, lines) if _NUMBERED.search(shown) else "",
+        note=_note(kind, lang, lines) if _NUMBERED.search("\n".join(lines)) else "",
         areas=[
             {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0}
             for a, (s, m) in areas_in_order(result, spec)

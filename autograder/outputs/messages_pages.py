@@ -93,8 +93,7 @@ PAGES = {
     "page.rule": Message(
         "How the marks are given: each mistake costs once per exercise, at most the points of the tests it fails"
         "; a test that failed only because of it costs nothing more. Any other failing test costs its own points.",
-        "评分规则：每个错误在每道练习中只扣一次分，最多扣掉它导致失败的那些测试的分"
-        "数；仅仅因为它而失败的测试不再另外扣分。其余未通过的测试扣除各自的分数。",
+        "评分规则：同一个错误在一道练习里只扣一次分，最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。",
     ),
     "page.point": Message(
         "point",
@@ -170,7 +169,7 @@ PAGES = {
     ),
     "page.in_check": Message(
         "while the grader was calling your code for the check '{check}'",
-        "：当时评分程序正在为检查「{check}」调用你的代码",
+        "：当时评分程序正在为检查“{check}”调用你的代码",
     ),
     "page.unknown_place": Message(
         "(the grader could not tell which cell or check was running)",

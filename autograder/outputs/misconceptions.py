@@ -3,8 +3,8 @@
 A misconception appears here when the marks charged it (``TestOutcome.charged_to``: the scheme's
 misconception id, once per exercise), never because a message mentions it: crashes and values nobody could
 name cost their own points and are not misconceptions. Each student counts once per misconception (in either
-exercise); the sample message is an English student's when there is one (the report is in the instructor's
-language), and one shown in another language is marked with it.
+exercise); the sample message is a student's of the report's language when there is one (English by default,
+Chinese with ``grade --language zh``), and one shown in another language is marked with it.
 """
 
 from __future__ import annotations
@@ -59,18 +59,19 @@ def charged_misconceptions(row: Row) -> dict[str, list]:
     return out
 
 
-def misconceptions(view: ClassView, spec: AssignmentSpec | None) -> list[Misconception]:
-    """The misconceptions charged, ranked by how many judged students show them (each student once)."""
+def misconceptions(view: ClassView, spec: AssignmentSpec | None, language: str = "en") -> list[Misconception]:
+    """The misconceptions charged, ranked by how many judged students show them (each student once); titles,
+    test names and the sample (a student's of that edition when there is one) in the report's `language`."""
     found: dict[str, Misconception] = {}
     for row in view.judged:
         for key, tests in charged_misconceptions(row).items():
-            title = spec.catalog.misconception_title(key, "en") if spec is not None and spec.catalog else key
+            title = spec.catalog.misconception_title(key, language) if spec is not None and spec.catalog else key
             entry = found.setdefault(key, Misconception(title, key))
             entry.students.append(row)
             entry.points += sum(t.charged or 0.0 for t in tests)
-            entry.tests |= {test_title(spec, t.name) for t in tests}
-            language = row.result.language or "en"
+            entry.tests |= {test_title(spec, t.name, language) for t in tests}
+            edition = row.result.language or "en"
             lead = next((t for t in tests if t.finding is not None and t.finding.names == key), tests[0])
-            if not entry.sample or (entry.sample_language != "en" and language == "en"):
-                entry.sample, entry.sample_language = clean_message(lead.message(language)), language
+            if not entry.sample or (entry.sample_language != language and edition == language):
+                entry.sample, entry.sample_language = clean_message(lead.message(edition)), edition
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.editions import names
 from autograder.outputs.atomic import write_text
 from autograder.outputs.attention import attention
 from autograder.outputs.charges import cards
@@ -25,6 +26,7 @@ from autograder.outputs.charts import charts
 from autograder.outputs.classview import ClassView, Row, load_class
 from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import number, render
+from autograder.outputs.messages_report import report_words
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.similarity.pages import section
@@ -34,77 +36,86 @@ from dnnlpy.notebook import CellPlace
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
 
-def _meta(view: ClassView) -> str:
+def _meta(view: ClassView, w: dict[str, str]) -> str:
     m = view.manifest
     counts = view.counts()
     when = (m.finished or m.started or "").replace("T", " ").replace("Z", " UTC")
     kinds = ("timeout", "blank", "refused", "unreadable", "grader error", "missing")
-    others = ", ".join(f"{counts[k]} {k}" for k in kinds if counts[k])
-    meta = f"{when} · seed {m.seed} · kit {m.kit_version} · {len(view.rows)} submissions, {counts['graded']} graded"
-    return meta + (f" ({others})" if others else "")
+    others = w["list"].join(w["count_of"].format(n=counts[k], kind=w[f"kind.{k}"]) for k in kinds if counts[k])
+    meta = w["meta"].format(when=when, seed=m.seed, kit=m.kit_version, n=len(view.rows), graded=counts["graded"])
+    return meta + (w["meta_others"].format(others=others) if others else "")
 
 
-def _summary(view: ClassView) -> list[tuple[str, object]]:
+def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
     scores = [r.result.score for r in view.judged]
     counts = view.counts()
     statuses = [r.result.status for r in view.rows if r.result is not None]
-    rows = [("submissions", len(view.rows)), *((k, counts[k]) for k in ("graded", "blank", "unreadable"))]
+    rows = [
+        (w["sum.submissions"], len(view.rows)),
+        *((w[f"sum.{k}"], counts[k]) for k in ("graded", "blank", "unreadable")),
+    ]
     if scores:
         top = max(r.result.max_score for r in view.judged)
         rows += [
-            ("mean score", f"{number(statistics.fmean(scores))} / {number(top)}"),
-            ("median score", f"{number(statistics.median(scores))} / {number(top)}"),
-            ("full marks", sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
+            (w["sum.mean"], f"{number(statistics.fmean(scores))} / {number(top)}"),
+            (w["sum.median"], f"{number(statistics.median(scores))} / {number(top)}"),
+            (w["sum.full"], sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
         ]
     late = [r.late for r in view.rows if r.late is not None]
     if any(one.due for one in late):
         dues = sorted({one.due for one in late if one.due})
         rows += [
-            ("due date", dues[0] if len(dues) == 1 else f"{dues[0]} to {dues[-1]} (extensions, editions)"),
-            ("handed in late", sum(1 for one in late if one.seconds > 0)),
-            ("late policy", view.manifest.late_policy or "none"),
+            (w["sum.due"], dues[0] if len(dues) == 1 else w["sum.dues"].format(first=dues[0], last=dues[-1])),
+            (w["sum.late"], sum(1 for one in late if one.seconds > 0)),
+            (w["sum.policy"], view.manifest.late_policy or w["sum.no_policy"]),
         ]
     rows += [
-        ("timeouts", statuses.count("timeout")),
-        ("out of memory", statuses.count("memory")),
-        ("crashed or exited early", statuses.count("crashed") + statuses.count("exited")),
-        ("grader errors", counts["grader error"]),
-        ("no result yet", counts["missing"]),
+        (w["sum.timeouts"], statuses.count("timeout")),
+        (w["sum.memory"], statuses.count("memory")),
+        (w["sum.ended"], statuses.count("crashed") + statuses.count("exited")),
+        (w["sum.grader_errors"], counts["grader error"]),
+        (w["sum.missing"], counts["missing"]),
     ]
     return rows
 
 
-def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellPlace]) -> str:
-    """The one thing this student should fix first, in English (the report's language): the charge that costs
-    the most (a misconception by its title), or what stopped the run."""
-    r = row.result
+def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellPlace], language: str = "en") -> str:
+    """The one thing this student should fix first, in the report's language: the charge that costs the most (a
+    misconception by its title), or what stopped the run."""
+    r, w = row.result, report_words(language)
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem
     if row.kind == "refused" and r.run is not None:
         return "what the sandbox refused it: " + refused_detail(r.run)
     if r.run is not None and r.status == "timeout":
-        return "the time limit: stopped " + stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec)
-    syntax = syntax_errors(r.run, kind=row.suffix, starts=starts) if r.run is not None else []
+        where = stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec, language=language)
+        return w["fix.timeout"].format(where=where)
+    syntax = syntax_errors(r.run, kind=row.suffix, starts=starts, language=language) if r.run is not None else []
     if syntax:
-        return "syntax error in " + syntax[0]
-    first = next(iter(cards(r, spec, "en")), None)
+        return w["fix.syntax"].format(where=syntax[0])
+    first = next(iter(cards(r, spec, language)), None)
     if first is None:
         return ""
     if first.misconception:
         return first.title
     # Not a misconception: the test that fails (its message, with the student's code in it, is on their page).
-    more = f" (+{len(first.tests) - 1} more)" if len(first.tests) > 1 else ""
-    return f"“{first.tests[0]['name']}” fails{more}"
+    more = w["fix.more"].format(n=len(first.tests) - 1) if len(first.tests) > 1 else ""
+    return w["fix.fails"].format(test=first.tests[0]["name"], more=more)
 
 
-def _status(row: Row) -> str:
-    """'graded: ok', 'blank: ok', 'timeout' (not 'timeout: timeout'), 'missing: no result'."""
+def _status(row: Row, w: dict[str, str] | None = None) -> str:
+    """'graded: ok', 'blank: ok', 'timeout' (not 'timeout: timeout'), 'missing: no result' (in `w`'s words)."""
+    w = w or report_words("en")
     status = row.result.status if row.result is not None else "no result"
-    return row.kind if status == row.kind else f"{row.kind}: {status}"
+    kind, said = w.get(f"kind.{row.kind}", row.kind), w.get(f"kind.{status}", status)
+    return kind if status == row.kind else f"{kind}{w['kind_sep']}{said}"
 
 
-def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], Mapping[int, CellPlace]]) -> dict:
+def _students(
+    view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Row], Mapping[int, CellPlace]], language: str = "en"
+) -> dict:
     areas: list[str] = []
+    w = report_words(language)
     for row in view.rows:
         if row.result is not None:
             areas += [a for a in row.result.areas if a not in areas]
@@ -116,29 +127,31 @@ def _students(view: ClassView, spec: AssignmentSpec | None, starts: Callable[[Ro
             {
                 "row": row,
                 "scored": scored,
-                "edition": (r.language or "en") if r is not None else "",
+                "edition": w.get(f"edition.{r.language or 'en'}", r.language) if r is not None else "",
                 "score": r.score if scored else 0.0,
                 "max_score": r.max_score if scored else 0.0,
                 "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
-                "status": _status(row),
+                "status": _status(row, w),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
-                "fix_first": _fix_first(row, spec, starts(row)),
-                "late": _late(row),
+                "fix_first": _fix_first(row, spec, starts(row), language),
+                "late": _late(row, language),
             }
         )
-    return {"areas": areas, "rows": rows, "late": any(row.late is not None and row.late.due for row in view.rows)}
+    name = (names(spec, language) if spec is not None else None) or str
+    shown = [name(a) for a in areas]
+    return {"areas": shown, "rows": rows, "late": any(row.late is not None and row.late.due for row in view.rows)}
 
 
-def _late(row: Row) -> str:
+def _late(row: Row, language: str = "en") -> str:
     """'2 h 5 min (−5)', 'on time', 'unknown' or '': the Students table's lateness column."""
-    late = row.late
+    late, w = row.late, report_words(language)
     if late is None or not late.due:
         return ""
     if late.problem or not late.submitted:
-        return "unknown"
+        return w["late.unknown"]
     if late.seconds <= 0:
-        return "on time"
-    return duration(late.seconds) + (f" (−{late.penalty:g})" if late.penalty else "")
+        return w["late.on_time"]
+    return duration(late.seconds, language) + (f" (−{late.penalty:g})" if late.penalty else "")
 
 
 def _starts_cache(starts: Callable[[Row], Mapping[int, CellPlace]] | None) -> Callable[[Row], Mapping[int, CellPlace]]:
@@ -172,7 +185,7 @@ def write_pages(
                 row.result if graded else None,
                 path,
                 student=row.name,
-                assignment=assignment,
+                assignment=row.edition or assignment,  # the edition the student handed in: weight_tying_zh
                 kind=row.suffix,
                 starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
@@ -191,39 +204,50 @@ def report_html(
     *,
     failed: dict[str, str] | None = None,
     starts: Callable[[Row], Mapping[int, CellPlace]] | None = None,
+    language: str = "en",
 ) -> str:
-    """The report's HTML for a class (see `write_report`)."""
+    """The report's HTML for a class (see `write_report`), in `language` (the instructor's: English by default)."""
     first_lines = _starts_cache(starts)
     spec = _spec(view.manifest.assignment)
     median, slow = slowest(view)
+    w = report_words(language)
+    name = (names(spec, language) if spec is not None else None) or str  # areas and tests in `language`
     return render(
         "report.html.j2",
-        lang="en",
+        lang=language,
+        w=w,
+        kind=lambda kind: w.get(f"kind.{kind}", kind),
+        todo=lambda problem: (
+            w.get(f"todo.{problem.kind}", problem.what_to_do) if language != "en" else problem.what_to_do
+        ),
+        status_of=lambda status: w.get(f"kind.{status}", status),
+        edition_of=lambda edition: w.get(f"edition.{edition}", edition),
         wide=True,  # the Students table has a column per area: a wide screen shows it whole
-        title=f"{view.manifest.assignment}: grading report",
-        meta=_meta(view),
-        attention=attention(view, first_lines, spec=spec),
-        summary=_summary(view),
-        charts=charts(view),
+        title=w["title"].format(assignment=view.manifest.assignment),
+        meta=_meta(view, w),
+        attention=attention(view, first_lines, spec=spec, language=language),
+        summary=_summary(view, w),
+        charts=charts(view, language, name),
         judged=len(view.judged),
-        area_rates=area_rates(view),
-        misconceptions=misconceptions(view, spec),
-        test_rates=test_rates(view),
+        area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view)],
+        misconceptions=misconceptions(view, spec, language),
+        test_rates=[{**t, "test": name(t["test"]), "area": name(t["area"])} for t in test_rates(view)],
         median_seconds=median,
         slowest=slow,
-        students=_students(view, spec, first_lines),
+        students=_students(view, spec, first_lines, language),
         failed=failed or {},
         similarity=section(view.similarity),  # "Similar hand-ins" (None: no similarity pass in this folder)
     )
 
 
-def write_report(out: str | Path) -> Path:
-    """Write ``<out>/report.html`` and every student's feedback page; returns the report's path."""
+def write_report(out: str | Path, language: str = "en") -> Path:
+    """Write ``<out>/report.html`` (in `language`, the instructor's) and every student's feedback page (each in
+    its student's language); returns the report's path."""
     out = Path(out)
     view = load_class(out)
     first_lines = _starts_cache(None)  # one reading of a notebook for its page and the report
     _, failed = write_pages(view, out, starts=first_lines)
-    return write_text(out / "report.html", report_html(view, failed=failed, starts=first_lines))
+    return write_text(out / "report.html", report_html(view, failed=failed, starts=first_lines, language=language))
 
 
 def _spec(assignment: str) -> AssignmentSpec | None:

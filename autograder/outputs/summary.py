@@ -36,33 +36,35 @@ def batch_json(outcome, gradebook: Path | None) -> dict:
     }
 
 
-def print_batch(outcome, console=None) -> None:
+def print_batch(outcome, console=None, language: str = "en") -> None:
+    """The class table (student, score, status) and the run's summary lines, in `language` (the instructor's)."""
     from rich.table import Table
     from rich.text import Text
 
     from autograder.outputs.console import make_console
+    from autograder.outputs.messages_report import report_words
 
     console = console or make_console()
-    table = Table(title=f"{len(outcome.roster)} submissions")
-    for col in ("student", "score", "status"):
-        table.add_column(col)
+    w = report_words(language)
+    table = Table(title=w["batch.title"].format(n=len(outcome.roster)))
+    for col in ("col.student", "col.score", "col.status"):
+        table.add_column(w[col])
     for student in outcome.roster:
         result = outcome.results.get(student.uid)
         score = f"{result.score:g}/{result.max_score:g}" if result is not None else "-"
-        table.add_row(Text(student.name), score, result.status if result is not None else "no result")
+        status = w.get(f"kind.{result.status}", result.status) if result is not None else w["batch.no_result"]
+        table.add_row(Text(student.name), score, status)
     console.print(table)
-    lines = [f"graded now: {len(outcome.graded)}, already up to date: {len(outcome.reused)} (seed {outcome.seed})"]
+    graded = w["batch.graded_now"].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)
+    lines = [graded]
     late = [one for one in outcome.late.values() if one.seconds > 0]
     unreadable = [one for one in outcome.late.values() if one.problem]
     if late or unreadable:
-        lines.append(
-            f"late: {len(late)} handed in after the due date, {len(unreadable)} with an unreadable timestamp.txt "
-            "(grades.csv: late_by, late_penalty, final_score; the report's Needs a look)"
-        )
+        lines.append(w["batch.late"].format(late=len(late), unreadable=len(unreadable)))
     if outcome.csv_path:
-        lines.append(f"grades: {outcome.csv_path}   results: {outcome.out / 'results'}")
+        lines.append(w["batch.grades"].format(csv=outcome.csv_path, results=outcome.out / "results"))
     if outcome.report:
-        lines.append(f"report: {outcome.report}   feedback: {outcome.out / 'feedback'}")
+        lines.append(w["batch.report"].format(report=outcome.report, feedback=outcome.out / "feedback"))
     for line in lines:
         console.print(line, markup=False, highlight=False)
 

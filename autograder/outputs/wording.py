@@ -105,23 +105,29 @@ def is_syntax_error(message: str) -> bool:
     return str(message).startswith(_SYNTAX)
 
 
-def syntax_errors(run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
+def syntax_errors(
+    run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
+) -> list[str]:
     """'cell 15 (in “6. Exercise 1”, starting “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell
-    that did not compile."""
+    that did not compile (the cell named in `language`)."""
+    colon = page_words(language)["colon"]
     return [
-        f"{_place(i, kind, starts or {})}: {clean_message(m)}"
+        f"{_place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and is_syntax_error(m)
     ]
 
 
-def raised_cells(run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
+def raised_cells(
+    run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
+) -> list[str]:
     """'cell 18 (in “7. Gradients”, starting “loss = ...”): NameError: name 'x' is not defined' per cell that
     raised while loading (a syntax error or a cell stopped at its time budget is told apart). A cell that only
     called what the grader withholds (the chapter's demo of the library's generate) is left out: the grader
     made it raise, there is nothing for the student to fix, and the student's page says why."""
+    colon = page_words(language)["colon"]
     return [
-        f"{_place(i, kind, starts or {})}: {clean_message(m)}"
+        f"{_place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
     ]
@@ -135,12 +141,14 @@ _WITHHELD = "NotAvailableWhileGrading:"
 _CHECK_STOPPED = "judge.did_not_finish_within"
 
 
-def budget_stops(result: Result, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None) -> list[str]:
+def budget_stops(
+    result: Result, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
+) -> list[str]:
     """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then 'test_x' per test, stopped at
     a time budget."""
     run = result.run
     cells = [
-        _place(i, kind, starts or {})
+        _place(i, kind, starts or {}, language)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]

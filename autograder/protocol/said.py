@@ -207,7 +207,17 @@ def _render(text: Text, language: str, depth: int) -> str:
     if depth > _MAX_DEPTH:
         raise ValueError(f"a message nested more than {_MAX_DEPTH} deep: {text!r:.200}")
     if isinstance(text, Joined):
-        return "".join(_render(p, language, depth + 1) for p in text.parts)
+        parts = [_render(p, language, depth + 1) for p in text.parts]
+        if language != "zh":
+            return "".join(parts)
+        out = ""  # a space where code meets Chinese across two parts too ("loss(ids)" + "（不给 targets）" has none)
+        for part in parts:
+            if out.endswith("。") and part.startswith("。"):  # a sentence ended already: its 。 is not doubled
+                part = part[1:]
+            if out and part and ((_cjk(out[-1]) and _latin(part[0])) or (_latin(out[-1]) and _cjk(part[0]))):
+                out += " "
+            out += part
+        return out
     values = {k: v if isinstance(v, str) else _render(v, language, depth + 1) for k, v in text.params.items()}
     template = message(text.key).template(language)
     return _spaced(template, values) if language == "zh" else template.format(**values)
@@ -225,19 +235,29 @@ def _latin(char: str) -> bool:
 _FORMATTER = string.Formatter()
 
 
+def _wide(char: str) -> bool:
+    """A Chinese character or a full-width mark (（）“”，。：；): no space goes beside it."""
+    return _cjk(char) or "\u3000" <= char <= "\u303f" or "\uff00" <= char <= "\uffef" or char in "“”‘’…—"
+
+
 def _spaced(template: str, values: Mapping[str, str]) -> str:
     """A Chinese template filled in, with a space where a parameter meets the template's words and one side is a
     Chinese character, the other code (``_latin``: ``generate 没有结束``, as the book sets code in running
-    text). Nothing inside the template's words or a parameter's text changes."""
+    text), and none where a full-width mark or a Chinese character meets another (a template's ``{what} 是``
+    with ``{what}`` ending in ``）``). Nothing inside the template's words or a parameter's text changes."""
     out, after_value = "", False
     for literal, name, spec, conversion in _FORMATTER.parse(template):
         if literal:
-            if after_value and _latin(out[-1]) and _cjk(literal[0]):
+            if after_value and _wide(out[-1]) and literal[0] == " " and _wide(literal[1:2] or "a"):
+                literal = literal[1:]
+            if after_value and literal and _latin(out[-1]) and _cjk(literal[0]):
                 out += " "
             out, after_value = out + literal, False
         if name is None:
             continue
         value = format(_FORMATTER.convert_field(values[name], conversion), spec or "")
+        if value and len(out) > 1 and out[-1] == " " and _wide(out[-2]) and _wide(value[0]):
+            out = out[:-1]
         if value and out and ((_cjk(out[-1]) and _latin(value[0])) or (_latin(out[-1]) and _cjk(value[0]))):
             out += " "
         out, after_value = out + value, bool(value) or after_value

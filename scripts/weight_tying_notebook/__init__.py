@@ -24,7 +24,7 @@ from .lessons import (
     TOKENIZER,
     TRY_IT,
 )
-from .points import by_area, by_exercise, suite_tests
+from .points import area_split, by_area, by_exercise, suite_tests
 from .wrapping import join_wrapped_lines
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "by_area",
     "by_exercise",
     "suite_tests",
+    "area_split",
     "join_wrapped_lines",
 ]
 

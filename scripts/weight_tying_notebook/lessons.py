@@ -55,7 +55,7 @@ x = embedding(input_ids)  # (B, T) -> (B, T, D)
 logits = head(x)  # (B, T, D) -> (B, T, V)
 for name, tensor in [("input_ids", input_ids), ("{{embedded}}", x), ("logits", logits),
                      ("embedding.weight", embedding.weight), ("head.weight", head.weight)]:
-    print(f"{name:>16}: {tuple(tensor.shape)}")
+    print(f"{{shape_row}}")
 """),
 ]
 
@@ -80,9 +80,9 @@ from dnnlpy.tokenizers import Tokenizer, load_corpus
 corpus = load_corpus()
 tokenizer = Tokenizer.train_from_iterator(corpus.splitlines(), vocab_size=300)
 encoding = tokenizer.encode("{{sample_text}}")
-print("vocab_size:", tokenizer.vocab_size)
+print(f"{{vocab_size}}")
 print(f"{{tokens}}")
-print("ids:   ", encoding.ids)
+print(f"{{encoded_ids}}")
 print(f"{{round_trip}}")
 """),
     md("tokenizer_after"),
@@ -211,7 +211,7 @@ last_logits = model(prompt)[:, -1, :]  # (1, T, V) -> (1, V)
 next_id = last_logits.argmax(dim=-1).item()
 print(f"{{next_id}}")
 out = model.generate(prompt, max_new_tokens=20)  # (1, T + 20)
-print("ids: ", out[0].tolist())
+print(f"{{generated_ids}}")
 print(f"{{generated_text}}")
 """),
     md("try_it_after"),

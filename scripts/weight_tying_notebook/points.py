@@ -13,7 +13,17 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["SUITE", "SCHEME", "EXERCISE_PREFIXES", "SuiteTest", "suite_tests", "by_area", "by_exercise", "exercise_of"]
+__all__ = [
+    "SUITE",
+    "SCHEME",
+    "EXERCISE_PREFIXES",
+    "SuiteTest",
+    "suite_tests",
+    "by_area",
+    "by_exercise",
+    "exercise_of",
+    "area_split",
+]
 
 SUITE = Path(__file__).resolve().parents[2] / "autograder" / "graders" / "weight_tying" / "judge" / "suite"
 SCHEME = SUITE.parents[1] / "marking.toml"  # the marking scheme: every test's points and area
@@ -68,3 +78,13 @@ def by_exercise(tests: list[SuiteTest]) -> dict[int, float]:
     for test in tests:
         totals[test.exercise] += test.points
     return totals
+
+
+def area_split(per: dict[int, float], edition) -> str:
+    """How an area's points fall between the exercises, in the edition's words (``AREA_SPLIT``): both, or all of
+    them in one exercise (never "0 points from exercise 1")."""
+    words = edition.AREA_SPLIT
+    ones = [n for n, points in per.items() if points]
+    if len(ones) == 1:
+        return words["one"].format(n=ones[0])
+    return words["both"].format(ex1=f"{per[1]:g}", ex2=f"{per[2]:g}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 import string
 
+from . import comments
+
 __all__ = ["WORDS", "PRACTICE_LINE", "fields", "check", "code"]
 
 WORDS = re.compile(r'(f?)"\{\{(\w+)\}\}"')  # a whole string literal left to the edition: "{{key}}"
@@ -51,7 +53,7 @@ def check(editions: dict, cells: list) -> None:
 
 def code(cell, edition) -> str:
     """`cell`'s code in the edition's words: each "{{key}}" literal filled from ``PRINTED``, a practice cell's
-    first line from ``PRACTICE_CHECK``."""
+    first line from ``PRACTICE_CHECK``, its comments and docstrings from ``COMMENTS`` (comments.py)."""
     source = cell.source
     if cell.group:
         from autograder.graders.weight_tying.messages import render
@@ -71,4 +73,4 @@ def code(cell, edition) -> str:
     left = re.findall(r"\{\{\w+\}\}", source)
     if left:
         raise ValueError(f'a code cell leaves {left} unfilled: write each as a whole string literal, "{left[0]}"')
-    return source
+    return comments.translate(source, edition)

@@ -6,11 +6,13 @@ __all__ = [
     "LANGUAGE",
     "TEXT",
     "AREA_NAMES",
+    "AREA_SPLIT",
     "TABLE_HEADER",
     "JOIN_WRAPPED_LINES",
     "PRINTED",
     "PRACTICE_CHECK",
     "README",
+    "COMMENTS",
 ]
 
 LANGUAGE = "en"
@@ -18,12 +20,20 @@ AREA_NAMES = {}  # graded areas are named as the grader names them
 # Markdown renders a line break inside a paragraph as a space: right for English, so the text keeps its wrapping.
 JOIN_WRAPPED_LINES = False
 TABLE_HEADER = ("graded area", "exercise 1", "exercise 2", "total")
+# How a graded area's points fall between the exercises (points.area_split).
+AREA_SPLIT = {"both": "{ex1} from exercise 1, {ex2} from exercise 2", "one": "all from exercise {n}"}
+# The code's comments and docstrings are written in English (comments.py): nothing to translate.
+COMMENTS: dict[str, str] = {}
 # A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
 PRACTICE_CHECK = "Practice check ({group}): 0 points, the hidden suite grades"
 # What the demo cells print and draw, by the key a cell writes as `{{key}}`: a whole string literal, inside an
 # f-string where the words hold the cell's own {names} (every edition the same ones).
 PRINTED = {
     "embedded": "embedded",
+    "shape_row": "{name:>16}: {tuple(tensor.shape)}",
+    "vocab_size": "vocab_size: {tokenizer.vocab_size}",
+    "encoded_ids": "ids:    {encoding.ids}",
+    "generated_ids": "ids:  {out[0].tolist()}",
     "lookup_same": "same vectors: {same}",
     "lookup_row": "row 2 of the table: {embedding.weight[2].detach()}",
     "sample_text": "Weight tying shares one table.",
@@ -40,7 +50,7 @@ PRINTED = {
     "untied_ends": "untied ends: {untied:,} parameters",
     "tied_ends": "tied ends:   {tied:,} parameters",
     "saved": "saved:       {untied - tied:,} parameters = {saved_bytes / 1e6:.1f} MB = {saved_bytes / 2**20:.1f} MiB",
-    "n_lm": "TiedEmbeddingLM(1000, 64): {n_lm} parameters = V * D",
+    "n_lm": "TiedEmbeddingLM(1000, 64): {n_lm:,} parameters = V * D",
     "minigpt_counts": "MiniGPT untied {n_untied:,} vs tied {n_tied:,}: difference {n_untied - n_tied:,} = V * D",
     "plot_untied": "untied: 2VD",
     "plot_tied": "tied: VD",
@@ -71,8 +81,8 @@ loop you write yourself.
 
 - Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
   names and signatures: the grader calls exactly those.
-- Before you hand in: *Kernel → Restart & Run All*. The grader sees only what the notebook defines when it
-  runs from the top.
+- Before you hand in: *Kernel → Restart Kernel and Run All Cells…*. The grader sees only what the notebook
+  defines when it runs from the top.
 
 **How it is graded**
 
@@ -252,7 +262,7 @@ character). A trained model puts the pieces back together.
 - The positional table has its own shape `(block_size, D)` and is never tied.
 - Losses take logits; greedy generation takes the last position's logits and their argmax.
 
-**Before you hand in:** *Kernel → Restart & Run All*, save, then run `pytest` in this folder.
+**Before you hand in:** *Kernel → Restart Kernel and Run All Cells…*, save, then run `pytest` in this folder.
 """,
     "grade_cells": r"""
 ## Your grade, area by area
@@ -262,8 +272,7 @@ grader's score for each graded area, {{total}} points in all. The practice check
 the gradebook's total is exactly the grader's.
 """,
     "graded_area": r"""
-**Graded area: {{area}}**: {{points}} points ({{area_ex1}} from exercise 1, {{area_ex2}} from exercise 2),
-scored by the hidden suite.
+**Graded area: {{area}}**: {{points}} points ({{area_split}}), scored by the hidden suite.
 """,
 }
 

@@ -12,11 +12,13 @@ __all__ = [
     "LANGUAGE",
     "TEXT",
     "AREA_NAMES",
+    "AREA_SPLIT",
     "TABLE_HEADER",
     "JOIN_WRAPPED_LINES",
     "PRINTED",
     "PRACTICE_CHECK",
     "README",
+    "COMMENTS",
 ]
 
 LANGUAGE = "zh"
@@ -29,15 +31,21 @@ AREA_NAMES = {
 # joins the wrapped lines.
 JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
+# How a graded area's points fall between the exercises (points.area_split).
+AREA_SPLIT = {"both": "练习 1 占 {ex1} 分，练习 2 占 {ex2} 分", "one": "全部在练习 {n}"}
 # A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
 PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出"
 # What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
 # matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
 PRINTED = {
     "embedded": "x",
+    "shape_row": "{name:>16}：{tuple(tensor.shape)}",
+    "vocab_size": "vocab_size：{tokenizer.vocab_size}",
+    "encoded_ids": "ids：{encoding.ids}",
+    "generated_ids": "ids：{out[0].tolist()}",
     "lookup_same": "两种做法得到的向量相同：{same}",
     "lookup_row": "表的第 2 行：{embedding.weight[2].detach()}",
-    "sample_text": "weight tying 让两端共用一张表。",
+    "sample_text": "weight tying 让两端共享同一张表。",
     "tokens": "token：{encoding.tokens}",
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
     "token_table": "token 表的形状：{tuple(token_table.weight.shape)}",
@@ -48,74 +56,96 @@ PRINTED = {
     "rows_touched": "查表路径用到的行：{touched}",
     "grad_is_the_sum": "共享的 .grad 等于查表路径的梯度加上 LM head 路径的梯度：{summed}",
     "one_grad": "两个名字指向同一个 .grad 对象：{one_grad}",
-    "untied_ends": "不绑定时，两端共有 {untied:,} 个参数",
-    "tied_ends": "绑定之后，两端共有 {tied:,} 个参数",
+    "untied_ends": "不共享时，两端共有 {untied:,} 个参数",
+    "tied_ends": "共享之后，两端共有 {tied:,} 个参数",
     "saved": "省下 {untied - tied:,} 个参数，即 {saved_bytes / 1e6:.1f} MB（{saved_bytes / 2**20:.1f} MiB）",
-    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm} 个参数 = V * D",
+    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm:,} 个参数 = V * D",
     "minigpt_counts": (
-        "MiniGPT 不绑定时有 {n_untied:,} 个参数，绑定后有 {n_tied:,} 个，相差 {n_untied - n_tied:,} = V * D"
+        "MiniGPT 不共享权重时有 {n_untied:,} 个参数，共享之后有 {n_tied:,} 个，相差 {n_untied - n_tied:,} = V * D"
     ),
     "plot_untied": "weight_tying=False: 2VD",
     "plot_tied": "weight_tying=True: VD",
-    "plot_gpt2": "GPT-2: V = 50 257",
+    "plot_gpt2": "GPT-2: V = 50,257",
     "plot_x": "V",
     "plot_y": "2VD, VD (×10⁶)",
     "plot_title": "token embedding + LM head, D = {D}",
     "head_is_the_table": "token 表就是 LM head 的权重：{tied}",
-    "positional_table": "位置表：{tuple(inner.pos_embed.weight.shape)}（单独的一张表，不参与绑定）",
-    "prompt": "权重绑定",
+    "positional_table": "位置表：{tuple(inner.pos_embed.weight.shape)}（单独的一张表，不参与共享）",
+    "prompt": "共享权重",
     "next_id": "下一个 token 的 id：{next_id}",
     "generated_text": "生成的文本：{tokenizer.decode(out[0])!r}",
+}
+# The code's teaching comments and the two classes' docstrings (comments.py): English words -> this edition's.
+COMMENTS = {
+    "keep the output readable; warnings are not errors here": "让输出保持清爽：这里的警告都不是错误",
+    "(3,) -> (3, D), no one-hot built": "(3,) -> (3, D)，不构造 one-hot 向量",
+    "(B, T, V): a confident model's scores": "(B, T, V)：一个很有把握的模型给出的分数",
+    "(B, T): ... and it is right at every position": "(B, T)：……而且每个位置都预测对了",
+    "(B, T, V), each row sums to 1": "(B, T, V)，每一行之和都是 1",
+    "used only by the lookup": "只供查表路径使用",
+    "used only by the head": "只供 LM head 路径使用",
+    "float32: 4 bytes per parameter": "float32：每个参数占 4 字节",
+    "The same count on real models: a shared Parameter is counted once.": (
+        "在真实的模型上数一数：共享的参数对象只计一次。"
+    ),
+    "Token embedding and LM head sharing one (V, D) table: logits = E[input_ids] @ E.T.": (
+        "token embedding 与 LM head 共享同一张 (V, D) 表：logits = E[input_ids] @ E.T。"
+    ),
+    "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
+        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另加贪心生成 generate。"
+    ),
 }
 
 TEXT = {
     "intro": r"""
-# 权重绑定：语言模型两端共用一张词表向量表
+# Weight Tying：输入端和输出端共享同一张词表向量表
 
 GPT 一类的模型在两端都要和词表打交道：在输入端，**token embedding** 把 token id 变成向量；在输出端，
-**LM head** 把 hidden state 变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共用同一张表，
-这就是**权重绑定**（weight tying，即共享权重），下文简称绑定。
+**LM head** 把 hidden state 变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共享同一张表，
+这就是 **weight tying**（共享权重）。
 
-你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个最小的模型，只有绑定在一起的 token embedding 和 LM head；第 9 节的
-`MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开权重绑定，并亲手写一个贪心的 `generate` 循环。
+你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个最小的模型，只有共享同一张表的 token embedding 和 LM head；
+第 9 节的 `MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开 weight tying，并亲手写一个贪心的
+`generate` 循环。
 
 **怎么做题**
 
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
-- 提交前执行「Kernel → Restart & Run All」。评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
+- 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”）。
+  评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
 
 **怎么评分**
 
-成绩由本课程包的评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、随机
-种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。每个错误在每道练习中只扣一次分，最多扣掉
-它导致失败的那些测试的分数；仅仅因为它而失败的测试不再另外扣分，其余未通过的测试扣除各自的分数。反馈会点明
-每个错误和它扣了多少分，各项扣分加起来正好是你失去的分数。各评分项和各练习的分值如下：
+成绩由课程的自动评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、
+随机种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。同一个错误在一道练习里只扣一次分，
+最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。反馈会点明每个错误和它扣了多少分，
+各项扣分加起来正好是你失去的分数。各评分项和各练习的分值如下：
 
 {{points_table}}
 
-在此之前，有两样东西可以帮你，它们都**不计分（0 分）**：
+提交之前，有两样工具可以帮你自查，它们都**不计分（0 分）**：
 
-- 每道练习后面以 `# 练习检查` 开头的单元格：它们在你的类上运行同一批检查中公开的一部分，每项检查
-  输出一行结果；
+- 每道练习后面以 `# 练习检查` 开头的单元格：它们用你的类运行自检中公开的那部分检查，每项检查输出一行结果；
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
   跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
-  所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、图、第 10 节「动手试试」），它也会跳过
+  所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、图、第 10 节“动手试试”），它也会跳过
   它们：练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的代码在检查中抛出异常，它就改为运行全部
-  单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。它不会卡住：运行超过 {{step_seconds}} 秒的单元格
-  或检查（是死循环吗？）会被终止，并指出是哪一个；整个自检最多运行 {{run_minutes}} 分钟。
+  单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。它不会卡住：运行超过 {{step_seconds}} 秒的
+  单元格或检查（是死循环吗？）会被终止，并指出是哪一个；整个自检最多运行 {{run_minutes}} 分钟。pytest 自己的
+  提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
 
-记号：`B` 批大小，`T` 序列长度，`D` 向量维度，`V` 词表大小。
+记号：`B` batch 大小，`T` 序列长度，`D` hidden size（每个向量的维度），`V` 词表大小。
 """,
     "shapes": r"""
 ## 1. 一张词表，两个方向
 
-在输入端，形状为 `(V, D)` 的 token embedding 表 *E* 为每个 token 存一行：token *i* 对应向量 *E*<sub>*i*</sub>。
-在输出端，LM head
-是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：位置 *t* 上 token *j* 的分数（logit）等于点积
+在输入端，token embedding 的表（下文简称 token 表）*E* 形状为 `(V, D)`，为每个 token 存一行：token *i*
+对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：
+位置 *t* 上 token *j* 的分数（logit）是 hidden state 与 *W*<sub>out</sub> 第 *j* 行的内积
 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
-形状相同，方向相反：输入端由 id 得到向量，输出端由向量得到每个 id 的分数。一路上形状依次是
+形状相同，方向相反：输入端由 id 得到向量，输出端由向量得到每个 id 的分数。整个过程中形状依次是
 `(B, T) → (B, T, D) → (B, T, V)`。
 """,
     "lookup": r"""
@@ -123,9 +153,8 @@ GPT 一类的模型在两端都要和词表打交道：在输入端，**token em
 
 token id 只是编号，不是数量：id 503 并不比 id 12“大”，两个 id 之间的差值也毫无意义，所以模型从不直接拿
 id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one-hot 行向量 *e*<sub>*i*</sub>（长度为 *V*，
-只有一个 1）去乘 *E*，
-结果正好选出第 *i* 行。如果真给每个 token 都构造一个长度为 *V* 的 one-hot 向量，既费内存又费时间，所以
-`nn.Embedding` 直接按下标取行。两种做法得到的向量完全相同：
+只有一个 1）去乘 *E*，结果正好选出第 *i* 行。如果真给每个 token 都构造一个长度为 *V* 的 one-hot 向量，
+既费内存又费时间，所以 `nn.Embedding` 直接按下标取行。两种做法得到的向量完全相同：
 """,
     "tokenizer": r"""
 ## 3. `V` 从哪里来：tokenizer
@@ -139,16 +168,16 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 空格），`weight` 这样的词仍是一个个字母；汉字在 UTF-8 中每个占 3 个字节，语料里没有汉字可供合并，所以
 每个字节各成一个 token，显示成上面那些看不懂的字符。解码时这些字节又拼回原来的汉字。
 
-换一个 tokenizer，`V` 也跟着变：token embedding 的表和 LM head 都得重新建；一个训练好的模型，它的权重只在配合训练时
-所用 tokenizer 的 token id 时才有意义。
+换一个 tokenizer，`V` 也跟着变：token 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
+tokenizer 产生的 token id 有意义。
 """,
     "positions": r"""
-## 4. 位置有自己的表，而且从不参与绑定
+## 4. 位置有自己的表，而且从不参与共享
 
-GPT 还有一个 **positional embedding**：第二张查表矩阵，形状为 `(block_size, D)`，按位置 `0 … T-1`
-而不是按 token id
-取行。两者相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
-token **是哪一个**，从来不是位置，所以只有 token 表在输出端有与之对应的 LM head，位置表始终独立。
+GPT 还有一个 **positional embedding**。positional embedding 的表（下文简称位置表）是第二张查表矩阵，
+形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。两者相加之后，每个位置既知道自己放的是
+**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个 token **是哪一个**，从来不是位置，所以只有
+token 表能和输出端的 LM head 共享，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -156,14 +185,14 @@ token **是哪一个**，从来不是位置，所以只有 token 表在输出端
 LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
-交叉熵 loss（`dF.cross_entropy_loss`、`torch.nn.functional.cross_entropy`）内部自己会做 (log-)softmax，所以
-它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样能跑，但 loss 会被压向 ln *V*，
-模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
+计算交叉熵（cross entropy）的 loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
+内部自己会做 (log-)softmax，所以它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样
+能跑，但 loss 会趋近 ln *V*，模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
 """,
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
 
-两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们用**同一张**表：这样位置 *t* 上 token *j* 的分数是
+两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们共享**同一张**表：这样位置 *t* 上 token *j* 的分数是
 *h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
@@ -176,38 +205,39 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
 - 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
-  `load_state_dict` 之后绑定就断了；
-- 在 `forward` 里才绑定，而不是在 `__init__` 里绑定一次；
+  `load_state_dict` 之后两者就不再共享；
+- 在 `forward` 里才让两者共享，而不是在 `__init__` 里一次做好；
 - 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
 """,
     "gradients": r"""
 ## 7. 两端的梯度相加
 
-绑定后的这张表在一次前向计算里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。反向传播
-沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既
-不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较梯度
-（本单元格用到你写的 `TiedEmbeddingLM`）：
+共享的这张表在一次 forward 里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。
+反向传播沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个总梯度把表更新
+一次。这既不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较
+梯度（本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
     "savings": r"""
-## 8. 绑定省下了多少
+## 8. 共享权重省下了多少参数
 
-不绑定时两端共有 2*VD* 个参数，绑定后只有 *VD* 个。按 GPT-2 的规模（*V* = 50,257，*D* = 768），每个
+不共享时两端共有 2*VD* 个参数，共享之后只有 *VD* 个。按 GPT-2 的规模（*V* = 50,257，*D* = 768），每个
 float32 参数占 4 字节：
 """,
     "savings_after": r"""
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
-好处：绑定还让输入端和输出端对每个 token 只用一个向量，两端面对的本来就是同一批 token，这个约束很自然。
+好处：共享权重还让输入端和输出端对每个 token 只用一个向量。两端处理的本来就是同一个词表里的 token，
+这个约束很自然。
 """,
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和 positional embedding、pre-LayerNorm 的 GPT block、
-最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数负责把 LM head 和 token embedding 的表绑定在一起。
-和教材里的一样，
-只有明确要求时它才绑定：不传这个参数就是不绑定，LM head 会保留一张自己的表。请把它包装起来：
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和 positional embedding、pre-LayerNorm 的
+GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与 token embedding
+共享同一张表。和教材里的一样，只有明确要求时它才共享：不传这个参数就是不共享，LM head 会保留一张自己的表。
+请用它实现 `MiniGPTWithWeightTying`：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
-  并打开权重绑定。
+  并打开 weight tying。
 - `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
 - `loss(input_ids, targets=None)`：返回一个标量，即在每个被预测的位置上，预测下一个 token 的交叉熵的**平均值**。
   `targets` 有三种形式，评分程序三种都会检查：
@@ -225,15 +255,14 @@ float32 参数占 4 字节：
   logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回前缀加上新生成的 token：
   `(B, T + max_new_tokens)`，int64。
 
-  生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次前向计算都会随机把一部分激活置零，于是每一步的
-  argmax 取决于这份随机噪声，而不再是模型本身的选择：
-  `generate` 应当先调用 `self.eval()` 把模型切换到评估模式；评分程序也会在
-  模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，这样在训练过程中
-  穿插生成时 dropout 仍然有效，但这一点不计分。
+  生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
+  argmax 取决于这份随机噪声，而不再是模型本身的选择：`generate` 应当先调用 `self.eval()` 把模型切换到评估模式；
+  评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，
+  这样在训练过程中穿插生成时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
-  调用了其中任何一个的 `generate`，在评分项「贪心生成」得 0 分。循环里只需要调用模型和 `torch.argmax`。
+  调用了其中任何一个的 `generate`，在评分项“贪心生成”得 0 分。循环里只需要调用模型和 `torch.argmax`。
 """,
     "try_it": r"""
 ## 10. 动手试试
@@ -250,12 +279,13 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 
 - token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的 hidden state
   映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
-- 绑定让 LM head 的权重与 token embedding 的表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
+- weight tying 让 LM head 的权重与 token 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
   一个 `.grad` 汇总两端的贡献，每一步只更新一次。
-- 位置表有自己的形状 `(block_size, D)`，从不参与绑定。
+- 位置表有自己的形状 `(block_size, D)`，从不参与共享。
 - loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
 
-**提交之前**：执行「Kernel → Restart & Run All」，保存，然后在本文件夹运行 `pytest`。
+**提交之前**：执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”），
+保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
 ## 成绩：按评分项记录
@@ -264,8 +294,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
 """,
     "graded_area": r"""
-**评分项「{{area_name}}」**：{{points}} 分（练习 1 占 {{area_ex1}} 分，练习 2 占 {{area_ex2}} 分），
-由隐藏测试评分。
+**评分项“{{area_name}}”**：{{points}} 分（{{area_split}}），由隐藏测试评分；评分程序把这一项的得分记在这个单元格里。
 """,
 }
 

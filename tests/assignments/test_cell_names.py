@@ -26,11 +26,11 @@ EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 TRY_IT = "torch.manual_seed(0)\nmodel = MiniGPTWithWeightTying"
 TRY_IT_NAME = {
     "en": "cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)",
-    "zh": "第 30 个单元格（「10. 动手试试」一节，以「torch.manual_seed(0)」开头）",
+    "zh": "第 30 个单元格（“10. 动手试试”一节，以“torch.manual_seed(0)”开头）",
 }
 EXERCISE_1 = {
     "en": "cell 15 (in “6. Exercise 1: TiedEmbeddingLM (31 points)”, starting “class TiedEmbeddingLM(nn.Module):”)",
-    "zh": "第 15 个单元格（「6. 练习 1：TiedEmbeddingLM（31 分）」一节，以「class TiedEmbeddingLM(nn.Module):」开头）",
+    "zh": "第 15 个单元格（“6. 练习 1：TiedEmbeddingLM（31 分）”一节，以“class TiedEmbeddingLM(nn.Module):”开头）",
 }
 
 

@@ -337,9 +337,9 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
         "test_tied_head_is_the_embedding_parameter"
     )
     assert "复制了一份表：" in outcome.message and "第 6 节" in outcome.message
-    with pytest.raises(AssertionError, match="「练习 1」这组检查中有"):  # the group by its Chinese name
+    with pytest.raises(AssertionError, match="“练习 1”这组检查中有"):  # the group by its Chinese name
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
-    assert "一构造好，LM head 的权重就与 token embedding 的权重是同一个参数对象" in capsys.readouterr().out
+    assert "构造完成时，LM head 的权重就已经是 token embedding 的那个参数对象" in capsys.readouterr().out
     monkeypatch.setenv("WEIGHT_TYING_LANG", "fr")
     with pytest.raises(
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"
@@ -396,5 +396,5 @@ def test_why_the_submission_cannot_be_checked_is_said_from_the_catalog(checks, t
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
     chinese = [checks.unloadable(e) for e in errors]
     assert [untranslated(text) for text in chinese] == [[]] * len(errors), chinese
-    assert chinese[0].startswith("在 $WEIGHT_TYING_SUBMISSION=") and "找不到提交" in chinese[1], chinese
-    assert "既不是 .ipynb 也不是 .py 文件" in chinese[2] and chinese[3].startswith("无法读取你的提交：「"), chinese
+    assert chinese[0].startswith("找不到要检查的文件 $WEIGHT_TYING_SUBMISSION=") and "找不到要检查的文件" in chinese[1]
+    assert "既不是 .ipynb 也不是 .py 文件" in chinese[2] and chinese[3].startswith("无法读取你的提交：“"), chinese

@@ -24,7 +24,7 @@ TRY_IT = "torch.manual_seed(0)\nmodel = MiniGPTWithWeightTying"  # the try-it ce
 BUDGET = "8"  # WEIGHT_TYING_SECONDS: each cell and check gets 2 s
 TRY_IT_NAME = {
     "en": "cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)",
-    "zh": "第 30 个单元格（「10. 动手试试」一节，以「torch.manual_seed(0)」开头）",
+    "zh": "第 30 个单元格（“10. 动手试试”一节，以“torch.manual_seed(0)”开头）",
 }
 
 

@@ -1,4 +1,4 @@
-"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节「heading」, whether the
+"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, whether the
 diagnosis names it or the check's own hint does, and the graded area after it.
 
 Each wrong answer is the reference with one edit, loaded and checked in-process as test_release_selfcheck.py does.
@@ -38,6 +38,6 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     result = exec_source(solution_source.replace(old, new, 1), "submission.py")
     session = checks.Session({n: result.namespace.get(n) for n in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")})
     message = session.outcome(failing).message
-    assert len(re.findall(r"请重读第 \d+ 节「[^」]+」", message)) == 1, message
+    assert len(re.findall(r"请重读第 \d+ 节“[^”]+”", message)) == 1, message
     assert "notebook 第" not in message and "）（" not in message, message
     assert re.search(r"评分项：[^\n]+。$", message), message

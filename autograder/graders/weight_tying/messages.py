@@ -14,7 +14,7 @@ Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {para
 built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py;
 the engine's own words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the
 same parameters in both (test_messages.py fails on a missing or mismatched one), and in ``NAMES`` if it names
-a misconception. What the student's code raised is a parameter, kept verbatim (「」 in Chinese). Then run
+a misconception. What the student's code raised is a parameter, kept verbatim (between “” in Chinese). Then run
 ``python scripts/build_notebook.py`` to refresh the release copies. Imports the standard library, its sibling
 catalog parts (messages_*.py) and the catalog mechanism (``autograder.protocol.said``, copied beside it
 into the release) only.
@@ -76,15 +76,18 @@ _AREAS = {
 MISCONCEPTIONS = {
     "two_tables": (
         "a second table (copied table or untied head)",
-        "多了第二张表（复制了一份表，或者 LM head 没有绑定）",
+        "多了第二张表（复制了一份表，或者 LM head 没有共享 token embedding 的表）",
     ),
-    "delegated_tie": ("delegated tie (a library MiniGPT tied the pair)", "绑定交给了库（是库里的 MiniGPT 完成了绑定）"),
+    "delegated_tie": (
+        "delegated tie (a library MiniGPT tied the pair)",
+        "weight tying 交给了库（是库里的 MiniGPT 让两端共享了权重）",
+    ),
     "data_sharing": (
         "one storage, two Parameters (.data shared, or a new nn.Parameter around the table)",
-        "一块存储，两个参数对象（共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
+        "一块内存，两个参数对象（只共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
     ),
-    "tied_after_forward": ("tied only after forward", "前向计算之后才绑定"),
-    "positional_tied": ("positional embedding tied", "positional embedding 也参与了绑定"),
+    "tied_after_forward": ("tied only after forward", "直到 forward 之后才共享"),
+    "positional_tied": ("positional embedding tied", "positional embedding 也参与了共享"),
     "head_bias": ("bias on the head", "LM head 带了偏置"),
     "probabilities": ("probabilities instead of logits", "输出了概率而不是 logits"),
     "transposed": ("transposed (x @ W, or a (D, V) head)", "转置了（x @ W，或者 LM head 的形状是 (D, V)）"),
@@ -99,7 +102,7 @@ MISCONCEPTIONS = {
     "loss_not_mean": ("loss not mean (summed)", "loss 不是平均值（用了求和）"),
     "loss_scaled": ("loss scaled (doubled or halved)", "loss 被缩放（翻倍或减半）"),
     "loss_detached": ("loss detached", "loss 脱离了计算图"),
-    "hyperparameter_ignored": ("hyper-parameter ignored", "忽略了超参数"),
+    "hyperparameter_ignored": ("hyper-parameter ignored", "忽略了某个超参数"),
     "only_one_path": ("only one path's gradient", "只有一条路径的梯度"),
     "gradient_scaled": ("gradient doubled or halved", "梯度翻倍或减半"),
     "embedding_gradient_option": (
@@ -113,7 +116,7 @@ MISCONCEPTIONS = {
     "prompt_not_preserved": ("prompt not preserved (wrong length)", "没有保留前缀（长度不对）"),
     "dropout_in_generate": ("dropout on while decoding", "生成时没有关闭 dropout"),
     "ids_dtype": ("token ids not int64", "token id 不是 int64"),
-    "batch_rows": ("batch rows not independent", "批内各行没有各自独立计算"),
+    "batch_rows": ("batch rows not independent", "batch 中各行没有各自独立计算"),
     "argmax_axis": ("argmax over the wrong axis", "argmax 取错了维度"),
     "loss_softmax": ("softmax before cross-entropy", "在交叉熵之前先做了 softmax"),
     "loss_nll": ("nll_loss on raw logits", "把原始 logits 交给了 nll_loss"),
@@ -123,44 +126,47 @@ MISCONCEPTIONS = {
 # test function name without "test_" -> its Chinese title (the English title is the name, spaced)
 _TITLES = {
     "tied_lm_counts_one_table": "TiedEmbeddingLM 只计一张表",
-    "wrapper_counts_untied_minus_vd": "包装模型的参数量等于不绑定时的参数量减去 V * D",
-    "wrapper_state_dict_matches_hyperparameters": "包装模型的 state_dict 与传入的超参数一致",
-    "wrapper_num_heads_honoured": "包装模型使用传入的 num_heads",
-    "wrapper_dropout_honoured": "包装模型使用传入的 dropout",
+    "wrapper_counts_untied_minus_vd": "MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去 V * D",
+    "wrapper_state_dict_matches_hyperparameters": "MiniGPTWithWeightTying 的 state_dict 与传入的超参数一致",
+    "wrapper_num_heads_honoured": "MiniGPTWithWeightTying 使用传入的 num_heads",
+    "wrapper_dropout_honoured": "MiniGPTWithWeightTying 使用传入的 dropout",
     "generate_returns_prompt_plus_int64_tokens": "生成结果是前缀加上新生成的 token，类型为 int64",
     "generate_greedy_within_block_size": "上下文不超过 block_size 时，每一步都取 argmax",
     "generate_greedy_past_block_size": "上下文超过 block_size 之后，每一步仍取 argmax",
     "generate_is_deterministic_argmax": "生成结果是确定的：每一步取 argmax，不随机选取",
-    "generate_turns_dropout_off": "生成时关闭 dropout（切换到评估模式）",
+    "generate_turns_dropout_off": "生成时关闭 dropout，切换到评估模式",
     "tied_lm_shared_gradient_is_sum_of_paths": "TiedEmbeddingLM 共享表的梯度是两条路径的梯度之和",
     "tied_lm_sgd_step_updates_table_once": "TiedEmbeddingLM 一步 SGD 只更新这张表一次",
-    "wrapper_shared_gradient_is_sum_of_paths": "包装模型共享表的梯度是两条路径的梯度之和",
-    "wrapper_sgd_step_updates_table_once": "包装模型一步 SGD 只更新这张表一次",
+    "wrapper_shared_gradient_is_sum_of_paths": "MiniGPTWithWeightTying 共享表的梯度是两条路径的梯度之和",
+    "wrapper_sgd_step_updates_table_once": "MiniGPTWithWeightTying 一步 SGD 只更新这张表一次",
     "tied_lm_head_is_the_embedding_parameter": "TiedEmbeddingLM 的 LM head 与 token embedding 是同一个参数对象",
-    "tied_lm_tie_survives_state_dict_reload": "TiedEmbeddingLM 重新加载 state_dict 后仍然绑定",
-    "tied_lm_tie_survives_to_float64": "TiedEmbeddingLM 转为 float64 后仍然绑定",
-    "wrapper_head_is_the_embedding_parameter": "包装模型的 LM head 与 token embedding 是同一个参数对象",
-    "wrapper_positional_embedding_not_tied": "包装模型的 positional embedding 不参与绑定",
-    "wrapper_tie_survives_state_dict_reload": "包装模型重新加载 state_dict 后仍然绑定",
-    "wrapper_tie_survives_to_float64": "包装模型转为 float64 后仍然绑定",
-    "wrapper_loss_values": "三种目标形式下，包装模型的 loss 都是预测下一个 token 的平均交叉熵",
-    "wrapper_loss_reaches_the_model": "包装模型的 loss 能把梯度反向传播到模型的参数",
+    "tied_lm_tie_survives_state_dict_reload": "TiedEmbeddingLM 重新加载 state_dict 后两端仍然共享",
+    "tied_lm_tie_survives_to_float64": "TiedEmbeddingLM 转为 float64 后两端仍然共享",
+    "wrapper_head_is_the_embedding_parameter": "MiniGPTWithWeightTying 的 LM head 与 token embedding 是同一个参数对象",
+    "wrapper_positional_embedding_not_tied": "MiniGPTWithWeightTying 的 positional embedding 不参与共享",
+    "wrapper_tie_survives_state_dict_reload": "MiniGPTWithWeightTying 重新加载 state_dict 后两端仍然共享",
+    "wrapper_tie_survives_to_float64": "MiniGPTWithWeightTying 转为 float64 后两端仍然共享",
+    "wrapper_loss_values": "targets 取三种形式时，MiniGPTWithWeightTying 的 loss 都是预测下一个 token 的平均交叉熵",
+    "wrapper_loss_reaches_the_model": "MiniGPTWithWeightTying 的 loss 能把梯度反向传播到模型的参数",
     "tied_lm_shapes_and_values": "TiedEmbeddingLM 的输出形状与数值",
     "tied_lm_float64": "TiedEmbeddingLM 在 float64 下的输出",
-    "wrapper_shapes_and_values": "包装模型的输出形状与数值",
-    "wrapper_float64": "包装模型在 float64 下的输出",
+    "wrapper_shapes_and_values": "MiniGPTWithWeightTying 的输出形状与数值",
+    "wrapper_float64": "MiniGPTWithWeightTying 在 float64 下的输出",
 }
 
 # ------------------------------------------------------------------------------ the runner's experiments
 # experiment name (runner/experiments.py EXPERIMENTS) -> (English, Chinese): what the grader was doing with the
 # student's classes, named where a run stopped at the time limit in the middle of one
 EXPERIMENTS = {
-    "lm_identity": ("building TiedEmbeddingLM and checking its tie", "构造 TiedEmbeddingLM 并检查绑定"),
+    "lm_identity": ("building TiedEmbeddingLM and checking its tie", "构造 TiedEmbeddingLM 并检查两端是否共享"),
     "lm_reload": ("TiedEmbeddingLM after load_state_dict", "重新加载 state_dict 之后的 TiedEmbeddingLM"),
     "lm_float64": ("TiedEmbeddingLM after .to(torch.float64)", "转为 float64 之后的 TiedEmbeddingLM"),
-    "lm_shapes": ("TiedEmbeddingLM's forward at several sizes", "TiedEmbeddingLM 在几种尺寸下的前向计算"),
+    "lm_shapes": ("TiedEmbeddingLM's forward at several sizes", "TiedEmbeddingLM 在几种尺寸下的 forward"),
     "lm_grad": ("TiedEmbeddingLM's gradient and one SGD step", "TiedEmbeddingLM 的梯度与一步 SGD"),
-    "gpt_identity": ("building MiniGPTWithWeightTying and checking its tie", "构造 MiniGPTWithWeightTying 并检查绑定"),
+    "gpt_identity": (
+        "building MiniGPTWithWeightTying and checking its tie",
+        "构造 MiniGPTWithWeightTying 并检查两端是否共享",
+    ),
     "gpt_reload": (
         "MiniGPTWithWeightTying after load_state_dict",
         "重新加载 state_dict 之后的 MiniGPTWithWeightTying",
@@ -168,25 +174,25 @@ EXPERIMENTS = {
     "gpt_float64": ("MiniGPTWithWeightTying after .to(torch.float64)", "转为 float64 之后的 MiniGPTWithWeightTying"),
     "gpt_shapes": (
         "MiniGPTWithWeightTying's forward at several sizes",
-        "MiniGPTWithWeightTying 在几种尺寸下的前向计算",
+        "MiniGPTWithWeightTying 在几种尺寸下的 forward",
     ),
     "gpt_heads": ("MiniGPTWithWeightTying with other num_heads", "换用其他 num_heads 的 MiniGPTWithWeightTying"),
     "gpt_counts": ("MiniGPTWithWeightTying's parameter count", "MiniGPTWithWeightTying 的参数量"),
     "gpt_dropout": ("MiniGPTWithWeightTying with dropout", "带 dropout 的 MiniGPTWithWeightTying"),
     "gpt_grad": ("MiniGPTWithWeightTying's gradient and one SGD step", "MiniGPTWithWeightTying 的梯度与一步 SGD"),
     "gpt_loss": ("MiniGPTWithWeightTying.loss", "MiniGPTWithWeightTying.loss 的计算"),
-    "gpt_generate": ("MiniGPTWithWeightTying.generate", "用 MiniGPTWithWeightTying.generate 生成"),
+    "gpt_generate": ("MiniGPTWithWeightTying.generate", "MiniGPTWithWeightTying.generate 的生成"),
 }
 
 # ---------------------------------------------------------------------- the notebook's sections, reread
 # number -> (English heading, Chinese heading): diagnosis.SECTIONS and the notebooks' "## N. ..." headings
 SECTION_HEADINGS = {
     2: ("An embedding is a lookup, not arithmetic on ids", "embedding 是查表，而不是拿 id 做算术"),
-    4: ("Positions have their own table, and it is never tied", "位置有自己的表，而且从不参与绑定"),
+    4: ("Positions have their own table, and it is never tied", "位置有自己的表，而且从不参与共享"),
     5: ("Logits, not probabilities", "输出的是 logits，不是概率"),
     6: ("Exercise 1: `TiedEmbeddingLM`", "练习 1：TiedEmbeddingLM"),
     7: ("Gradients from both ends add up", "两端的梯度相加"),
-    8: ("What tying saves", "绑定省下了多少"),
+    8: ("What tying saves", "共享权重省下了多少参数"),
     9: ("Exercise 2: `MiniGPTWithWeightTying`", "练习 2：MiniGPTWithWeightTying"),
 }
 

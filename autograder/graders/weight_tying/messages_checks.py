@@ -14,41 +14,41 @@ MESSAGES = {
     # framework.py and the practice cells
     "check.hint": (
         'Reread section {section}, "{heading}". Graded area: {area}.',
-        "请重读第 {section} 节「{heading}」。评分项：{area}。",
+        "请重读第 {section} 节“{heading}”。评分项：{area}。",
     ),
     "check.area": ("Graded area: {area}.", "评分项：{area}。"),
     "check.waits": (
         "not checked until “{need}” passes: fix that one first",
-        "尚未检查：要等「{need}」通过之后才检查，请先修正那一项",
+        "尚未检查：要等“{need}”通过之后才检查，请先修正那一项",
     ),
     "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义"),
     "check.undefined": ("{cls} is not defined", "{cls} 没有定义"),
     "check.group_failed": (
         "{count} of the {group} checks failed: see the lines marked ✗ above",
-        "「{group}」这组检查中有 {count} 项没有通过：见上面标 ✗ 的行",
+        "“{group}”这组检查中有 {count} 项没有通过：见上面标 ✗ 的行",
     ),
     "check.group_failed_waiting": (
         "{count} of the {group} checks failed and {waiting} wait for them (marked –): fix the lines marked ✗ first",
-        "「{group}」这组检查中有 {count} 项没有通过，另有 {waiting} 项在等它们（标 – 的行）：先修正标 ✗ 的行",
+        "“{group}”这组检查中有 {count} 项没有通过，另有 {waiting} 项在等它们（标 – 的行）：请先修正标 ✗ 的行",
     ),
     "check.group_waiting": (
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
-        "「{group}」这组检查（标 – 的行）要等前面练习检查单元格里标 ✗ 的检查通过：请先修正那些",
+        "“{group}”这组检查（标 – 的行）要等前面的练习检查通过：请先修正前面标 ✗ 的那几项",
     ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",
-        "全部通过。这些检查只是预演，不计分；成绩由隐藏测试给出。",
+        "全部通过。这些检查只供自查，不计分；成绩由隐藏测试给出。",
     ),
     # the practice cells' groups (practice("exercise 1", ...)), as a student reads them
     "check.group.exercise 1": ("exercise 1", "练习 1"),
     "check.group.exercise 2": ("exercise 2", "练习 2"),
     "check.group.gradients": ("gradients", "梯度"),
-    "check.group.loss": ("loss", "计算 loss"),
-    "check.group.generate": ("generate", "用 generate 生成"),
+    "check.group.loss": ("loss", "loss 方法"),
+    "check.group.generate": ("generate", "generate 方法"),
     # conftest.py: the run's header, the classes a notebook did not define, the summary
     "check.header": (
         "weight-tying self-check of {path}  (another file: {var}=path pytest)",
-        "权重绑定作业自检：{path}（要检查其他文件，请运行 {var}=文件路径 pytest）",
+        "Weight Tying 作业自检：{path}（要检查其他文件，请运行 {var}=<文件路径> pytest）",
     ),
     "check.not_defined": (
         "{file} does not define {cls} after running all its cells.",
@@ -56,21 +56,21 @@ MESSAGES = {
     ),
     "check.cells_raised": (
         " Cells that raised (counting from 1 at the top, markdown included):",
-        "抛出异常的单元格（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入）：",
+        "抛出异常的单元格（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）：",
     ),
     "check.no_cell_raised": (
         " No cell raised: check the class name's spelling.",
         "没有单元格抛出异常：请核对类名的拼写。",
     ),
-    "check.cell": ("  {place}: “{message}”", "  {place}：「{message}」"),
+    "check.cell": ("  {place}: “{message}”", "  {place}：“{message}”"),
     "check.cell_stopped": ("  {place}: {why}", "  {place}：{why}"),
     # a cell's name (dnnlpy.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
     "check.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",
-        "第 {number} 个单元格（「{heading}」一节，以「{first}」开头）",
+        "第 {number} 个单元格（“{heading}”一节，以“{first}”开头）",
     ),
-    "check.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以「{first}」开头）"),
-    "check.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（「{heading}」一节）"),
+    "check.place.no_heading": ("cell {number} (starting “{first}”)", "第 {number} 个单元格（以“{first}”开头）"),
+    "check.place.no_first": ("cell {number} (in “{heading}”)", "第 {number} 个单元格（“{heading}”一节）"),
     "check.place.bare": ("cell {number}", "第 {number} 个单元格"),
     # a cell the notebook's kernel ran (a practice cell's traceback): the number Jupyter shows beside it
     "check.place.kernel": (
@@ -118,38 +118,38 @@ MESSAGES = {
         "not checked yet: they run once the failure they wait for is fixed",
         "尚未检查：要等它们所依赖的检查通过之后才会运行",
     ),
-    "check.waiting": ("  waiting for “{need}”:", "  等待「{need}」通过的检查："),
+    "check.waiting": ("  waiting for “{need}”:", "  等待“{need}”通过的检查："),
     "check.raised.section": (
         "cells that raised while your notebook ran top to bottom",
-        "notebook 从上到下运行时抛出异常的单元格",
+        "notebook 从上到下运行时没有正常结束的单元格",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
-        "（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入）",
+        "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
     ),
     # the same, when one of those cells raised the starter code's NotImplementedError
     "check.raised.note_stub": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
-        "（单元格从 notebook 顶部的第 1 个数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
+        "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
     ),
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
     "check.covers.here": (
         "Checked here, on small models built from your classes:",
-        "在用你的类构造的小模型上，这里检查：",
+        "这里用你的类构造几个小模型，检查：",
     ),
     "check.covers.hidden": (
         "The graded (hidden) suite checks more, for example:",
-        "计分的（隐藏）测试检查得更多，例如：",
+        "计分用的隐藏测试检查得更多，例如：",
     ),
     "check.covers.sizes": ("other sizes, seeds and default arguments", "其他尺寸、随机种子和默认参数"),
     "check.covers.tie": (
         "the tie surviving .to(torch.float64), load_state_dict and an optimizer step",
-        "经过 .to(torch.float64)、load_state_dict 和一步优化器更新之后，绑定是否依然成立",
+        "经过 .to(torch.float64)、load_state_dict 和一步优化器更新之后，两端是否仍然共享同一张表",
     ),
     "check.covers.gradient": (
         "the wrapper's shared gradient and its SGD step",
-        "包装模型的共享梯度，以及一步 SGD 更新",
+        "MiniGPTWithWeightTying 共享表的梯度，以及一步 SGD 更新",
     ),
     "check.covers.generation": (
         "generation on other models and prompts, and other corner cases",
@@ -166,7 +166,7 @@ MESSAGES = {
     ),
     "check.title.test_tied_head_is_the_embedding_parameter": (
         "lm_head.weight is token_embed.weight, from construction on",
-        "一构造好，LM head 的权重就与 token embedding 的权重是同一个参数对象",
+        "构造完成时，LM head 的权重就已经是 token embedding 的那个参数对象",
     ),
     "check.title.test_tied_holds_one_table_and_no_bias": (
         "the model holds V * D parameters: one table, no bias",
@@ -174,11 +174,11 @@ MESSAGES = {
     ),
     "check.title.test_tied_forward_returns_logits": (
         "forward returns the logits E[ids] @ E.T, shape (B, T, V)",
-        "前向计算返回 logits E[ids] @ E.T，形状为 (B, T, V)",
+        "forward 返回 logits E[ids] @ E.T，形状为 (B, T, V)",
     ),
     "check.title.test_tied_gradients_from_both_ends_add_up": (
         "the shared .grad is the lookup path's gradient plus the head path's",
-        "绑定的表的 .grad 等于查表路径的梯度加上 LM head 路径的梯度",
+        "共享表的 .grad 等于查表路径的梯度加上 LM head 路径的梯度",
     ),
     "check.title.test_wrapper_holds_a_dnnlpy_minigpt": (
         "self.minigpt is a dnnlpy MiniGPT",
@@ -186,7 +186,7 @@ MESSAGES = {
     ),
     "check.title.test_wrapper_minigpt_is_tied": (
         "its head is its token table; the positional table stays separate",
-        "self.minigpt 的 LM head 与 token embedding 共用同一张表；位置表保持独立",
+        "self.minigpt 的 LM head 与 token embedding 共享同一张表；位置表保持独立",
     ),
     "check.title.test_wrapper_passes_every_hyperparameter": (
         "every hyper-parameter reaches the MiniGPT (sizes, num_heads, dropout)",
@@ -194,23 +194,23 @@ MESSAGES = {
     ),
     "check.title.test_wrapper_forward_returns_minigpt_logits": (
         "forward returns the MiniGPT's logits (B, T, V)",
-        "前向计算返回 MiniGPT 的 logits (B, T, V)",
+        "forward 返回 MiniGPT 的 logits (B, T, V)",
     ),
     "check.title.test_wrapper_loss_without_targets": (
         "loss(ids): next-token cross-entropy of ids[:, 1:] given ids[:, :-1]",
-        "不给目标时的 loss：由 ids[:, :-1] 预测 ids[:, 1:] 的平均交叉熵",
+        "不给 targets 时的 loss：由 ids[:, :-1] 预测 ids[:, 1:] 的平均交叉熵",
     ),
     "check.title.test_wrapper_loss_with_shorter_targets": (
         "loss(ids, targets) with targets of shape (B, T-1), the chapter's form",
-        "目标形状为 (B, T-1) 时的 loss（教材的写法）",
+        "targets 形状为 (B, T-1) 时的 loss（教材的写法）",
     ),
     "check.title.test_wrapper_loss_with_full_length_targets": (
         "loss(ids, targets) with targets of shape (B, T), nanoGPT's form",
-        "目标形状为 (B, T) 时的 loss（nanoGPT 的写法）",
+        "targets 形状为 (B, T) 时的 loss（nanoGPT 的写法）",
     ),
     "check.title.test_generate_writes_its_own_loop": (
         "generate runs its own loop (no MiniGPT.generate, no dnnlpy sampling helper)",
-        "generate 用的是你自己写的循环（不调用库里的生成函数或采样辅助函数）",
+        "generate 用的是你自己写的循环（不调用库里的 MiniGPT.generate 或采样辅助函数）",
     ),
     "check.title.test_generate_is_greedy_and_keeps_the_prompt": (
         "generate keeps the prompt and appends the argmax of the last position, step by step",

@@ -21,16 +21,16 @@ MESSAGES = {
     # framework.py: calling the student's code
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的「raise NotImplementedError()」换成你自己的代码",
+        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
     ),
-    "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：「{message}」"),
+    "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：“{message}”"),
     "checkfail.raised_in_cell": (
         "{what} raised {error} (line {line} of {place}): “{message}”",
-        "{what} 抛出了 {error}：「{message}」\n  出错的位置：{place}，第 {line} 行",
+        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行",
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",
-        "{what} 抛出了 {error}（位于 {file} 第 {line} 行）：「{message}」",
+        "{what} 抛出了 {error}（位于 {file} 第 {line} 行）：“{message}”",
     ),
     "checkfail.no_attribute": (
         "{owner} has no attribute {name}: the contract requires self.{attr}",
@@ -69,20 +69,20 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：绑定交给了库。"
-        "这一对 token embedding 和 LM head 是库绑定的，不是你的代码绑定的；这道练习要自己创建 token embedding 和 "
-        "LM head，再亲手把它们绑定",
+        "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
+        "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要自己创建 token embedding 和 LM head，"
+        "再亲手让它们共享同一张表",
     ),
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
-        "LM head 带有形状为 {shape} 的偏置：绑定的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
+        "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
     ),
     "checkfail.count_two_tables": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，"
-        "或者 LM head 没有绑定",
+        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
+        "head 没有共享 token embedding 的表",
     ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
@@ -110,15 +110,15 @@ MESSAGES = {
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
         "positional embedding 的表就是 token 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
-        "positional embedding 绑定到了 token 表上，而只有 LM head 才与 token 表共享",
+        "positional embedding 也共享了 token 表，而与 token 表共享的只应有 LM head",
     ),
     "checkfail.wrongly_tied": (
         "the MiniGPT is untied or wrongly tied: {problem}",
-        "这个 MiniGPT 没有绑定或绑定方式不对：{problem}",
+        "这个 MiniGPT 没有共享权重，或者共享的方式不对：{problem}",
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
-        "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了绑定",
+        "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了共享",
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
@@ -139,31 +139,37 @@ MESSAGES = {
     ),
     "checkfail.dropout_ignored": (
         "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored (dropout)",
-        "dropout=0.5 时，训练模式下两次前向计算得到的 logits 完全相同：忽略了超参数 dropout",
+        "dropout=0.5 时，训练模式下两次 forward 得到的 logits 完全相同：忽略了超参数 dropout",
     ),
     "checkfail.forward_skips": (
         "forward's logits differ from self.minigpt(input_ids) (largest difference {d}): forward skips part of"
         " MiniGPT or computes a part differently (positional embedding, blocks, final norm, head: all of them,"
         " in order)",
-        "前向计算的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：前向计算跳过了 MiniGPT 的一部分，"
-        "或者某一部分的算法不同。positional embedding、GPT block、最后的归一化和 LM head "
-        "一个都不能少，顺序也不能变",
+        "forward 的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：forward 跳过了 MiniGPT 的一部分，"
+        "或者某一部分的算法不同。positional embedding、GPT block、最后的 LayerNorm 和 LM head 一个都不能少，"
+        "顺序也不能变",
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
-    "checkfail.call.none": ("loss(ids)", "loss(ids)（不给 targets）"),
-    "checkfail.call.short": ("loss(ids, targets of shape (B, T-1))", "loss(ids, targets)（targets 形状为 (B, T-1)）"),
-    "checkfail.call.full": ("loss(ids, targets of shape (B, T))", "loss(ids, targets)（targets 形状为 (B, T)）"),
+    "checkfail.call.none": ("loss(ids)", "loss(ids)（不给 targets 时）"),
+    "checkfail.call.short": (
+        "loss(ids, targets of shape (B, T-1))",
+        "loss(ids, targets)（targets 形状为 (B, T-1) 时）",
+    ),
+    "checkfail.call.full": (
+        "loss(ids, targets of shape (B, T))",
+        "loss(ids, targets)（targets 形状为 (B, T) 时）",
+    ),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "不给目标时，用 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
     ),
     "checkfail.rule.short": (
         "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
-        "形状为 (B, T-1) 的目标（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token",
+        "形状为 (B, T-1) 的 targets（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token。",
     ),
     "checkfail.rule.full": (
         "targets of shape (B, T) (nanoGPT's form) are already shifted: they go with the logits of all of input_ids",
-        "形状为 (B, T) 的目标（nanoGPT 的写法）已经错开了一位：它们对应全部 input_ids 的 logits",
+        "形状为 (B, T) 的 targets（nanoGPT 的写法）已经错开了一位：它们对应全部 input_ids 的 logits。",
     ),
     "checkfail.loss_raises": (
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
@@ -172,7 +178,7 @@ MESSAGES = {
     ),
     "checkfail.shapes_do_not_pair": (
         "{failure}\n{rule}: loss target shift wrong?",
-        "{failure}\n{rule}。这里 logits 与目标的形状对不上，可能是 loss 的目标没有正确错开一位",
+        "{failure}\n{rule}这里 logits 与 targets 的形状对不上，可能是 loss 的目标没有正确错开一位",
     ),
     "checkfail.loss_not_scalar": (
         "{what} returned {got}, expected a scalar tensor: the mean cross-entropy over positions",
@@ -186,26 +192,27 @@ MESSAGES = {
     ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
-        "{what} 是 {got}，应为 {want}：目标没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
+        "{what} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
-        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
+        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
+        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
-        "{what} 是 {got}，应为 {want}：没有用传入的目标，而是把 ids 错开一位当作目标。{rule}",
+        "{what} 是 {got}，应为 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
     ),
     "checkfail.shift.shifted_again": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted again (ids[:, :-1] vs targets[:, 1:])."
         " {rule}",
-        "{what} 是 {got}，应为 {want}：已经错开过的目标又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。{rule}",
+        "{what} 是 {got}，应为 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。"
+        "{rule}",
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
@@ -240,7 +247,7 @@ MESSAGES = {
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",
-        "{what} = {got}，应为 {want}：loss 跳过了等于 0 的目标（ignore_index=0）；0 号 token 和词表里的其他 "
+        "{what} = {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
         "token 一样，每个位置都要计入",
     ),
     "checkfail.loss_wrong": (
@@ -255,28 +262,29 @@ MESSAGES = {
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
         " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
-        "generate 调用了 {names}：生成交给了库，逐个生成 token 的是库，而不是你的代码。"
-        "请自己写这个循环：只需要前向计算 self.minigpt(...) 和 torch.argmax",
+        "generate 调用了 {names}：生成交给了库，逐个生成 token 的是库，而不是你的代码。请自己写这个循环：只需要 "
+        "self.minigpt(...) 的 forward 和 torch.argmax",
     ),
     "checkfail.batch_fails": (
         "{failure}\ngenerate works for one row but not for a batch of {n}: batch rows not independent (a .item()"
         " or row 0 used for the whole batch?)",
-        "{failure}\ngenerate 对一行输入能运行，对 {n} 行的批却不行：批内各行没有各自独立计算（"
-        "是不是用了 .item()，或者拿第 0 行代替了整个批？）",
+        "{failure}\ngenerate 对一行输入能运行，对 {n} 行的 batch 却不行：batch 中各行没有各自独立计算（是不是用了 "
+        ".item()，或者拿第 0 行代替了整个 batch？）",
     ),
     "checkfail.batch_of_one": (
         "{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() that"
         " also drops the batch dimension when B = 1?)",
-        "{failure}\ngenerate 对 3 行的批能运行，"
-        "批大小为 1 时却不行（是不是 squeeze() 在 B = 1 时把批这一维也去掉了？）",
+        "{failure}\ngenerate 对 3 行的 batch 能运行，batch 只有 1 行时却不行（是不是 squeeze() 在 B = 1 时把 batch "
+        "这一维也去掉了？）",
     ),
     "checkfail.rows_alike": (
         "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)",
-        "每一行都像第 0 行那样续写：批内各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个批？）",
+        "每一行都像第 0 行那样续写：batch 中各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个 batch？"
+        "）",
     ),
     "checkfail.variant": (
         "{problem}\nThe tokens are those of a decoder with this mistake: {name}",
-        "{problem}\n一个犯了下面这种错误的生成函数，恰好会生成这些 token：{name}",
+        "{problem}\n犯了下面这种错误的 generate 恰好会生成这些 token：{name}",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
@@ -299,8 +307,8 @@ MESSAGES = {
         " {want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax is no"
         " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
         "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
-        "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，"
-        "所以 generate 要先把模型切换到评估模式",
+        "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，所以 generate "
+        "要先把模型切换到评估模式",
     ),
     "checkfail.no_crop": (
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
@@ -311,15 +319,15 @@ MESSAGES = {
     # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
     "checkfail.load.no_submission_env": (
         "no submission at ${var}={value}: set {setting}=path/to/your.ipynb (or .py)",
-        "在 ${var}={value} 找不到提交：请设置 {setting}=你的文件路径.ipynb（或 .py）",
+        "找不到要检查的文件 ${var}={value}：请设置 {setting}=<你的 notebook 路径>（.ipynb 或 .py）",
     ),
     "checkfail.load.no_submission_default": (
         "no submission at the default {path}: set {var}=path/to/your.ipynb (or .py)",
-        "在默认位置 {path} 找不到提交：请设置 {var}=你的文件路径.ipynb（或 .py）",
+        "在默认位置找不到要检查的文件 {path}：请设置 {var}=<你的 notebook 路径>（.ipynb 或 .py）",
     ),
     "checkfail.load.not_notebook_or_py": (
         "{path} is neither a .ipynb nor a .py file: point {var} at your notebook",
         "{path} 既不是 .ipynb 也不是 .py 文件：请让 {var} 指向你的 notebook",
     ),
-    "checkfail.load.unreadable": ("{error}", "无法读取你的提交：「{error}」"),
+    "checkfail.load.unreadable": ("{error}", "无法读取你的提交：“{error}”"),
 }

@@ -14,21 +14,19 @@ _ITSELF_EN = "the head must hold the embedding's Parameter object itself"
 _ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
-    "diag.reread": (" (reread {sections})", "。请重读{sections}"),
-    "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节「{heading}」"),
+    "diag.reread": (" (reread {sections})", "。请重读{sections}。"),
+    "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节“{heading}”"),
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
         "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight and "
         "token_embed.weight share memory but are two Parameter objects (nn.Parameter(token_embed.weight), or of its "
-        ".data), so their "
-        "gradients never add up in one .grad, an optimizer counts the table twice, and the tie breaks on .to(...) "
-        "or load_state_dict; " + _ITSELF_EN + ", not its storage",
-        "一块存储，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
-        "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度"
-        "永远汇不进同一个 .grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict 绑定就断了；"
-        + _ITSELF_ZH
-        + "，而不只是它的存储",
+        ".data), so their gradients never add up in one .grad, an optimizer counts the table twice, and the tie "
+        "breaks on .to(...) or load_state_dict; " + _ITSELF_EN + ", not its storage",
+        "一块内存，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
+        "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 "
+        ".grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict，两者就不再共享；LM head 必须持有 token "
+        "embedding 的那个参数对象本身，而不只是它的内存",
     ),
     "diag.tie.not_same_object": (
         "the head's weight follows the embedding but is not reported as the same Parameter object",
@@ -36,7 +34,7 @@ MESSAGES = {
     ),
     "diag.tie.positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied instead of token_embed",
-        "LM head 的权重与位置表形状相同：绑定的是 positional embedding 而不是 token embedding",
+        "LM head 的权重与位置表形状相同：LM head 共享的是 positional embedding 的表，而不是 token embedding 的表",
     ),
     "diag.tie.shape": (
         "lm_head.weight has shape {got}, expected the embedding's {want} (V, D): transposed (a Linear(D, V) "
@@ -47,32 +45,33 @@ MESSAGES = {
     "diag.tie.flag_off": (
         "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
         "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
-        "LM head 没有绑定：model.minigpt 是以 weight_tying=False 构建的，不传这个参数也一样"
-        "（MiniGPT 只在明确要求时才绑定），所以它的 LM head 保留了一张自己的 (V, D) 表",
+        "LM head 没有共享 token embedding 的表：model.minigpt 是以 weight_tying=False 构建的，"
+        "不传这个参数也一样（MiniGPT 只在明确要求时才共享权重），所以它的 LM head 保留了一张自己的 (V, D) 表",
     ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
-        "刚构造完时 LM head 还没有绑定，要等前向计算运行之后才绑定上：应当在构建模型时绑定一次",
+        "刚构造完时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
+        "应当在构建模型时就让两者共享，而且只做一次",
     ),
     "diag.tie.copied": (
         "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
         ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step: " + _ITSELF_EN,
-        "复制了一份表：LM head 存的是 token embedding 的表的副本（数值相同、内存各自独立，例如用了 .clone()、"
-        "copy_() 或 copy.deepcopy），第一次优化器更新之后两者就不再一致；" + _ITSELF_ZH,
+        "复制了一份表：LM head 存的是 token embedding 权重的副本（数值相同、内存各自独立，例如用了 .clone()、copy_() "
+        "或 copy.deepcopy），第一次优化器更新之后两者就不再一致；LM head 必须持有 token embedding 的那个参数对象本身",
     ),
     "diag.tie.untied": (
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
         "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
         "table; " + _ITSELF_EN + ")",
-        "原地修改 token embedding 的表之后（此时还没有做过前向计算），LM head 的权重没有跟着变："
-        "复制了一份表，或者 LM head 没有绑定。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会造出第二张表；"
-        "LM head 必须持有 token embedding 的那个参数对象本身",
+        "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变：复制了一份表，或者 "
+        "LM head 没有共享这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会造出第二张表；LM head 必须持有 "
+        "token embedding 的那个参数对象本身",
     ),
     # logits_problem
     "diag.logits.not_tensor": (
         "forward must return a tensor of logits, got {kind}",
-        "前向计算应当返回 logits 张量，实际返回的是 {kind}",
+        "forward 应当返回 logits 张量，实际返回的是 {kind}",
     ),
     "diag.logits.scores_positions": (
         "logits have shape {got}, expected {want}: the head scores positions, not tokens (positional embedding tied)",
@@ -80,23 +79,22 @@ MESSAGES = {
     ),
     "diag.logits.ids": (
         "forward returns token ids (an argmax?) of shape {got}: it must return logits (B, T, V) = {want}",
-        "前向计算返回的是形状为 {got} 的 token id（做了 argmax？），应当返回 logits (B, T, V) = {want}",
+        "forward 返回的是形状为 {got} 的 token id（做了 argmax？），应当返回 logits (B, T, V) = {want}",
     ),
     "diag.logits.flat": (
         "forward returns flattened logits {got}: keep the (B, T, V) = {want} shape",
-        "前向计算返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
+        "forward 返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
     ),
     "diag.logits.shape": (
         "logits have shape {got}, expected {want} = (B, T, V): forward must return the head's V scores at every "
         "position (the head maps each D-vector to V scores with the (V, D) table); vectors that never went "
         "through the head, or a product of another size, are not the logits",
-        "logits 的形状是 {got}，应为 {want} = (B, T, V)：前向计算应当在每个位置返回 LM head 给出的 V 个分数"
-        "（LM head 用 (V, D) 的表把每个 D 维向量映射成 V 个分数）；没有经过 LM head 的向量，或者别的尺寸的乘积，"
-        "都不是 logits",
+        "logits 的形状是 {got}，应为 {want} = (B, T, V)：forward 应当在每个位置返回 LM head 给出的 V 个分数（LM head "
+        "用 (V, D) 的表把每个 D 维向量映射成 V 个分数）；没有经过 LM head 的向量，或者别的尺寸的乘积，都不是 logits",
     ),
     "diag.logits.dtype": (
         "forward must return floating-point logits, got dtype {dtype}",
-        "前向计算应当返回浮点数的 logits，实际 dtype 为 {dtype}",
+        "forward 应当返回浮点数的 logits，实际 dtype 为 {dtype}",
     ),
     "diag.logits.probabilities": (
         "every row sums to 1: probabilities instead of logits (return the raw scores; softmax belongs in "
@@ -114,7 +112,7 @@ MESSAGES = {
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
-        "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；绑定的 LM head 没有偏置",
+        "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；共享权重的 LM head 没有偏置",
     ),
     "diag.logits.values": (
         "logits have the right shape but wrong values (largest difference {diff})",
@@ -124,20 +122,18 @@ MESSAGES = {
     "diag.grad.padding_idx": (
         "rows {rows} of the shared gradient hold only the head-path part, every other row both parts: the lookup "
         "never passes a gradient to those ids (padding_idx on the embedding)",
-        "共享梯度的第 {rows} 行只有 LM head 路径的那一份，其他行两份都有："
-        "查表从不把梯度传给这些 id（token embedding 上设了 "
-        "padding_idx）",
+        "共享梯度的第 {rows} 行只有 LM head 路径的那一份，其他行两份都有：查表从不把梯度传给这些 id（token embedding "
+        "上设了 padding_idx）",
     ),
     "diag.grad.scale_grad_by_freq": (
         "rows {rows} get their lookup-path gradient divided by how often the id occurs in the batch: "
         "scale_grad_by_freq on the embedding (the shared gradient is the plain sum of both paths)",
-        "第 {rows} 行查表路径的梯度被除以了该 id 在批中出现的次数：token embedding 上设了 scale_grad_by_freq；"
-        "共享梯度应当是"
-        "两条路径梯度的简单相加",
+        "第 {rows} 行查表路径的梯度被除以了该 id 在 batch 中出现的次数：token embedding 上设了 scale_grad_by_freq；"
+        "共享的梯度应当是两条路径梯度的简单相加",
     ),
     "diag.grad.none": (
         "token_embed.weight.grad is None: the shared table got no gradient (is it detached or frozen?)",
-        "token embedding 的表的 .grad 是 None：绑定的表没有得到梯度（是不是被 detach 了，或者被冻结了？）",
+        "token embedding 权重的 .grad 是 None：共享的表没有得到梯度（是不是被 detach 了，或者被冻结了？）",
     ),
     "diag.grad.doubled": (
         "gradient doubled: the shared gradient is twice the sum of both paths",
@@ -151,29 +147,27 @@ MESSAGES = {
         "token_embed.weight.grad holds only the embedding-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
-        "token embedding 的表的 .grad 里只有 token embedding 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data"
-        "，或者表没有绑定、被复制，都会得到两个参数对象，"
-        "两处用途的梯度永远加不到同一个 .grad 里",
+        "token embedding 权重的 .grad 里只有查表路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，或者 LM "
+        "head 没有共享这张表、复制了一份表，都会得到两个参数对象，两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
-        "token embedding 的表的 .grad 里只有 LM head 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data"
-        "，或者表没有绑定、被复制，都会得到两个参数对象，"
-        "两处用途的梯度永远加不到同一个 .grad 里",
+        "token embedding 权重的 .grad 里只有 LM head 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，"
+        "或者 LM head 没有共享这张表、复制了一份表，都会得到两个参数对象，两处用途的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 token embedding 路径的梯度：可能有一处用途被 detach 了",
+        "共享的梯度里只有查表路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享梯度里只有 LM head 路径的梯度：可能有一处用途被 detach 了",
+        "共享的梯度里只有 LM head 路径的梯度：可能有一处用途被 detach 了",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",
-        "共享梯度不等于 token embedding 路径与 LM head 路径的梯度之和",
+        "共享的梯度不等于查表路径与 LM head 路径的梯度之和",
     ),
     # lookup_problem
     "diag.lookup.shape": (
@@ -193,22 +187,23 @@ MESSAGES = {
     # generated_ids_problem / greedy_problem
     "diag.generate.not_tensor": (
         "generate must return a tensor of token ids, got {kind}",
-        "生成应当返回 token id 的张量，实际返回的是 {kind}",
+        "generate 应当返回 token id 的张量，实际返回的是 {kind}",
     ),
     "diag.generate.dtype": (
         "generate returned dtype {dtype}: not int64 (token ids are integers: a dtype slip; the result is "
         "the prompt's own int64 ids followed by the new ones)",
-        "生成结果的 dtype 是 {dtype}，不是 int64：token id 是整数；结果应当是前缀原有的 int64 id，后面接上新生成的 id",
+        "generate 返回的 dtype 是 {dtype}，不是 int64：token id 是整数；结果应当是前缀原有的 int64 id，"
+        "后面接上新生成的 id",
     ),
     "diag.generate.only_new": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, only the new "
         "tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新 token，没有保留前缀",
+        "generate 返回的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新 token，没有保留前缀",
     ),
     "diag.generate.count": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, a wrong number "
         "of new tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
-        "生成结果的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新 token 的个数不是 "
+        "generate 返回的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新 token 的个数不是 "
         "max_new_tokens，或者没有保留前缀",
     ),
     "diag.generate.prompt": (
@@ -218,14 +213,14 @@ MESSAGES = {
     "diag.generate.sampling": (
         "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most "
         "likely token every step)",
-        "两次调用返回的 token 不同：用了采样而不是 argmax；贪心生成每一步都取最可能的 token",
+        "两次调用返回的 token 不一样，说明用了采样而不是 argmax：贪心生成每一步都取最可能的 token",
     ),
     "diag.generate.greedy": (
         "the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on"
         " the last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wr"
         "ong position, missing append, or sampling instead of argmax)",
-        "从第 {row} 行、位置 {col} 起，token 与贪心生成的结果不同：每一步应当在"
-        "最后 block_size 个 token 上运行模型，再把最后一个位置 logits 的 argma"
-        "x 接到末尾（可能是截取上下文的方式不对、取错了位置、没有把新 token 接到末尾，或者用了采样而不是 argmax）",
+        "从第 {row} 行、位置 {col} 起，token 与贪心生成的结果不同：每一步应当在最后 block_size 个 token 上运行模型，"
+        "再把最后一个位置 logits 的 argmax 接到末尾（可能是截取上下文的方式不对、取错了位置、没有把新 token 接到末尾，"
+        "或者用了采样而不是 argmax）",
     ),
 }

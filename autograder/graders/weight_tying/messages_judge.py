@@ -27,27 +27,25 @@ MESSAGES = {
         "the logits for the judge's ids are not those of a MiniGPT holding the judge's weights with the table just "
         "written into token_embed.weight: forward uses another table (copied table), or the model is not the one "
         "its sizes describe (hyper-parameter ignored, see parameter counts)",
-        "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。"
-        "对评分程序给出的 id，两者的 logits 不一致：前向计算用的是另一张表（复制了一份表），"
-        "或者模型的结构与它的尺寸不符（忽略了超参数，"
-        "见「参数量」的测试）",
+        "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。对评分程序给出的 id，"
+        "两者的 logits 不一致：forward 用的是另一张表（复制了一份表），或者模型的结构与它的尺寸不符（忽略了超参数，"
+        "见“参数量”的测试）",
     ),
     "judge.identity.logits_not_from_table": (
         "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
         "multiplies by another table (copied table, or a head whose .weight is not what it multiplies by)",
-        "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的："
-        "前向计算乘的是另一张表（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
+        "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的：forward "
+        "乘的是另一张表（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
     ),
     "judge.identity.pos_not_judge_table": (
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
-        "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表："
-        "positional embedding 被绑定"
-        "或被替换了",
+        "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：positional embedding "
+        "也参与了共享，或者被替换了",
     ),
     "judge.class_not_defined": (
         "the submission does not define {name}, so {what} could not run",
-        "你的提交没有定义 {name}，所以 {what}无法运行",
+        "你的提交没有定义 {name}，用到它的测试都无法运行，包括这一项：{what}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
@@ -56,7 +54,7 @@ MESSAGES = {
     "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数量"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",
-        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}",
+        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
     ),
     "judge.counts.unique_two_tables": (
         "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables, the tie shows why: {cause}",
@@ -64,7 +62,8 @@ MESSAGES = {
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}：复制了一份表，LM head 上还带了偏置",
+        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：复制了一份表，LM head "
+        "上还带了偏置",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
@@ -80,21 +79,21 @@ MESSAGES = {
     "judge.counts.one_table_but_other_table": (
         "the reported count says one table of V*D parameters, but the logits for the judge's ids do not come from "
         "the table just written into token_embed.weight: forward uses another table (copied table)",
-        "报告的参数量说只有一张 V * D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表"
-        "算出来的：前向计算用的是另一张表（复制了一份表）",
+        "报告的参数量说只有一张 V * D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight "
+        "的表算出来的：forward 用的是另一张表（复制了一份表）",
     ),
     "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数量的记录格式不对"),
     "judge.counts.wrapper_unique": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
-        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个，减去 V * D = {vd}）",
+        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
+        "减去 V * D = {vd}）",
     ),
     "judge.counts.not_one_table_after_write": (
         "the reported count says one table at both ends, but after a new table was written into "
         "minigpt.token_embed.weight, minigpt's logits do not come from it alone: untied head (a second table "
         "hidden from the count?) or a bias on the head",
-        "报告的参数量说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits 并不只"
-        "来自这张表：LM head 没有绑定（参数量里藏了第二张表？），"
-        "或者 LM head 带了偏置",
+        "报告的参数量说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits "
+        "并不只来自这张表：LM head 没有共享 token embedding 的表（参数量里藏了第二张表？），或者 LM head 带了偏置",
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
@@ -113,32 +112,32 @@ MESSAGES = {
     "note.num_heads_not_checked": (
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
         "ignored (see the test “wrapper state dict matches hyperparameters”)",
-        "num_heads 未检查：用这些尺寸构建不出模型，可能是忽略了某个超参数"
-        "（见「包装模型的 state_dict 与传入的超参数一致」那一项）",
+        "num_heads 未检查：用这些尺寸构建不出模型，可能是忽略了某个超参数（见“MiniGPTWithWeightTying 的 state_dict "
+        "与传入的超参数一致”那一项）",
     ),
     "judge.counts.dropout_train_eval": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
         "hyper-parameter ignored (dropout)",
-        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数 dropout",
     ),
     "judge.counts.dropout_train_neither": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match neither): hyper-parameter "
         "ignored (dropout)",
-        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数",
+        "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数 dropout",
     ),
     "judge.counts.malformed_dropout": ("{what}: malformed dropout evidence", "{what}：dropout 的记录格式不对"),
     # gradient accumulation
     "judge.label.table_after_step": ("{what}: table after step", "{what}：更新一步之后的表"),
     "judge.grad.after_step": (
         "{what}: after one SGD step (optimizer built over model.parameters()) {hint}",
-        "{what}：在一步 SGD 之后（优化器基于 model.parameters() 构建），{hint}",
+        "{what}：一步 SGD 之后（优化器基于 model.parameters() 构建），{hint}",
     ),
     # the loss
     "judge.loss.not_written": (
         "\n-> loss() raises for every target form (still the starter's NotImplementedError, or an error of its own, "
         "shown above), so the model has no training objective",
-        "\n→ loss() 对每一种目标形式都抛出异常（仍是起始代码里的 NotImplementedError，或者上面显示的它自己的错误），"
-        "模型因此没有训练目标",
+        "\n→ 无论 targets 是哪种形式，loss() 都抛出异常（仍是初始代码里的 NotImplementedError，"
+        "或者上面显示的它自己的错误），模型因此没有训练目标",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
@@ -147,14 +146,14 @@ MESSAGES = {
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。两条路径的梯度 autograd 本来就会相加，"
-        "loss 只需取普通的平均值，不需要额外的系数",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享的表在两处被用到，autograd "
+        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。两条路径的梯度 autograd 本来就会相加，"
-        "loss 只需取普通的平均值，不需要额外的系数",
+        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享的表在两处被用到，autograd "
+        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     # shape flow
     "judge.shape_flow": (" (shape flow)", "（计算输出时）"),
@@ -183,19 +182,19 @@ MESSAGES = {
     "judge.shapes.logits_shape": (
         "{what}: logits have shape {got}, expected (B, T, V) = {want}: it holds {layout}; forward returns the "
         "scores of every position, unflattened (generate takes the last position itself)",
-        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：返回的是{layout}；前向计算要返回每个位置的分数，"
+        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：返回的是{layout}；forward 要返回每个位置的分数，"
         "并且不要展平（只取最后一个位置是 generate 自己的事）",
     ),
     "judge.shapes.other_shape": (
         "{what}: forward returned shape {got}, expected (B, T, V) = {want}, and its values are not the logits in "
         "any other layout",
-        "{what}：前向计算返回的形状是 {got}，应为 (B, T, V) = {want}，而且这些值换成任何排布也都不是 logits",
+        "{what}：forward 返回的形状是 {got}，应为 (B, T, V) = {want}，而且这些值换成任何排布也都不是 logits",
     ),
     "judge.layout.flat": ("the logits of every position flattened into rows", "把每个位置的 logits 展平成的行"),
     "judge.layout.last": ("the logits of the last position only", "只有最后一个位置的 logits"),
     "judge.layout.first": ("the logits of the first position only", "只有第一个位置的 logits"),
     "judge.layout.swapped": ("the logits with positions and vocabulary swapped", "位置和词表两维互换了的 logits"),
-    "judge.layout.squeezed": ("the logits with the batch dimension squeezed", "去掉了批这一维的 logits"),
+    "judge.layout.squeezed": ("the logits with the batch dimension squeezed", "去掉了 batch 这一维的 logits"),
     "judge.layout.ids": ("the ids of the largest logits (an argmax)", "最大 logits 对应的 id（做了 argmax）"),
     "judge.layout.hidden": (
         "the vectors before the head, which never went through it",
@@ -204,20 +203,20 @@ MESSAGES = {
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "
         "token_embed.weight (see the parameter identity tests)",
-        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变"
-        "（见「共享同一参数对象」的测试）",
+        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
     # argmax generation
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ 一批有多个前缀时能运行，批大小为 1（B = 1）时却失败了：可能是 squeeze() 或 .item() 把批这一维去掉了",
+        "\n→ batch 有多个前缀时能运行，batch 只有 1 行（B = 1）时却失败了：可能是 squeeze() 或 .item() 把 batch "
+        "这一维去掉了",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (
         "malformed evidence for {what}: the list of library decoders it called",
-        "{what} 的记录格式不对：它调用过的库里生成函数的列表",
+        "{what} 的记录格式不对：它调用过的库里生成辅助函数的列表",
     ),
     "judge.gen.delegated": (
         "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "
@@ -281,16 +280,16 @@ MESSAGES = {
     "judge.gen.not_greedy": (
         "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
         "{why}",
-        "{what}：新生成的 token 是 {got}，贪心（argmax）生成应得 {want}；第一处差异在第 {n} 个新 token：{why}",
+        "{what}：新生成的 token 是 {got}，贪心（argmax）生成应得 {want}，从第 {n} 个新 token 起就不同。{why}",
     ),
     "note.determinism_not_credited": (
         "the two calls agree, but that is not credited: their tokens are not the greedy ones (see “{test}”)",
-        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心生成的结果（见「{test}」）",
+        "两次调用的结果一致，但这一项不给分：生成的 token 不是贪心生成的结果（见“{test}”）",
     ),
     "note.shape_not_credited": (
         "the tokens have the right shape and type, but that is not credited: they are not the greedy ones (see "
         "“{test}”)",
-        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见「{test}」）",
+        "生成的 token 形状和类型都对，但这一项不给分：它们不是贪心生成的结果（见“{test}”）",
     ),
     # a forward call that raised, judged where forward is judged (shape flow)
     "judge.grad.step_follows_gradient": (
@@ -305,12 +304,12 @@ MESSAGES = {
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
         "were not checked (see “{test}”)",
-        "{what}：在任何前向计算之前，LM head 已随这张表变化；但前向计算抛出了异常「{error}」，所以没有检查 logits"
-        "（见「{test}」）",
+        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”，所以没有检查 "
+        "logits（见“{test}”）",
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}",
-        "{what}：前向计算抛出了异常「{error}」",
+        "{what}：forward 抛出了异常“{error}”",
     ),
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
@@ -320,15 +319,15 @@ MESSAGES = {
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
     "judge.evidence_refused": (
         "{what}: evidence refused: {why}; a record the runner did not send as measured earns nothing",
-        "{what}：记录被拒收：{why}；不是运行程序按测量结果发来的记录不得分",
+        "{what}：记录被拒收：{why}；不是评分程序中负责运行你代码的部分（runner）按测量结果发来的记录不得分",
     ),
     "seal.none": (
         "the record carries no seal: it was not sent by the grader's runner as the experiment measured it",
-        "这条记录没有校验码：它不是评分程序的运行程序按实验测得的结果发来的",
+        "这条记录没有校验码：它不是评分程序中负责运行你代码的部分（runner）按实验测得的结果发来的",
     ),
     "seal.tampered": (
         "the grader's runner was changed while your code ran ({detail})",
-        "你的代码运行期间，评分程序的运行程序被改动了（「{detail}」）",
+        "你的代码运行期间，评分程序中负责运行你代码的部分（runner）被改动了（“{detail}”）",
     ),
     "seal.changed": (
         "the record no longer matches its seal: it was changed after the experiment measured it",

@@ -11,29 +11,34 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
-    "suite.and_more_forms": (" (and {n} more target form(s))", "。另有 {n} 种目标形式也有同样的问题"),
+    "suite.and_more_forms": (" (also wrong: {forms})", "。另外，{forms}也不对"),
+    # the target forms, as a list names them (test_loss's "also wrong: ...")
+    "suite.form.none": ("loss(ids)", "不给 targets 时的 loss"),
+    "suite.form.short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时的 loss"),
+    "suite.form.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时的 loss"),
+    "suite.forms.and": (" and ", "和"),
     "note.backward_not_checked_no_loss": (
         "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
-        "没有检查反向传播：loss() 对哪一种目标形式都没有返回标量（见 loss 的测试）",
+        "没有检查反向传播：无论 targets 是哪种形式，loss() 都没有返回标量（见 loss 的测试）",
     ),
     "note.library_tie_not_credited": (
         "{what}: not credited: the pair of tables is a library MiniGPT's, tied by the library, not by your code "
         "(see “{test}”)",
-        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库完成了绑定，而不是你的代码（见「{test}」）",
+        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库让它们共享的，而不是你的代码（见“{test}”）",
     ),
     "note.loss_not_checked_forward": (
         "{call}: the loss was not checked: the model's logits for the plan's ids are not (B, T, V), or forward "
         "raised (see the shape flow tests)",
-        "{call}：没有检查 loss：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者前向计算抛出了异常（见「形状与"
-        "输出数值」的测试）",
+        "{call} 的值没有检查：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者 forward "
+        "抛出了异常（见“形状与输出数值”的测试）",
     ),
     "note.logits_shape_not_checked": (
         "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",
-        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见「形状与输出数值」的测试）",
+        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
     ),
     "note.gradient_not_checked_forward_raised": (
         "the gradient was not checked: forward raised {error} (see the shape flow tests)",
-        "没有检查梯度：前向计算抛出了异常「{error}」（见「形状与输出数值」的测试）",
+        "没有检查梯度：forward 抛出了异常“{error}”（见“形状与输出数值”的测试）",
     ),
     "note.dropout_was_not_checked_because_the": (
         (
@@ -41,8 +46,8 @@ MESSAGES = {
             "eters and the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
-            "dropout 未检查：评估模式下的 logits 不对。"
-            "用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 logits（见「形状与输出数值」和「参数量」的测试）"
+            "dropout 未检查：评估模式下的 logits 不对。用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 "
+            "logits（见“形状与输出数值”和“参数量”的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because": (
@@ -51,8 +56,8 @@ MESSAGES = {
             " the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
-            "梯度未检查：前向计算的 logits 不对，"
-            "一个持有评分程序权重的 MiniGPT 会给出不同的 logits（见「形状与输出数值」和「参数量」的测试）"
+            "梯度未检查：forward 的 logits 不对，一个持有评分程序权重的 MiniGPT 会给出不同的 "
+            "logits（见“形状与输出数值”和“参数量”的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because_2": (
@@ -60,7 +65,7 @@ MESSAGES = {
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：前向计算算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数；见「形状与输出数值」的测试）"),
+        ("梯度未检查：forward 算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数；见“形状与输出数值”的测试）"),
     ),
     "note.the_tie_was_not_checked_because": (
         (
@@ -69,8 +74,8 @@ MESSAGES = {
             " it (see the shape flow tests)"
         ),
         (
-            "绑定未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？"
-            "），所以 logits 不可能来自之前写入的那张表（见「形状与输出数值」的测试）"
+            "两端是否共享未检查：forward 自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？），"
+            "所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_count_was_not_checked_because": (
@@ -80,13 +85,13 @@ MESSAGES = {
             " uses (see the shape flow tests)"
         ),
         (
-            "参数量未检查：前向计算自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm"
-            "？），所以从 logits 看不出 LM head 用的是哪张表（见「形状与输出数值」的测试）"
+            "参数量未检查：forward 自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？），"
+            "所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_logits_are_those_of_a": (
         "the logits are those of a MiniGPT forward that skips {parts}: skips part of MiniGPT",
-        ("logits 与一个跳过了{parts}的 MiniGPT 前向计算一致：跳过了 MiniGPT 的一部分"),
+        ("logits 与一个跳过了{parts}的 MiniGPT 的 forward 一致：跳过了 MiniGPT 的一部分"),
     ),
     "note.the_positional_embedding_and_the_decoder": (
         "the positional embedding and the decoder blocks",

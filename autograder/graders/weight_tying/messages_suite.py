@@ -16,8 +16,8 @@ MESSAGES = {
             " (a detach(), .item() or .data on the way cuts the graph, so training would not learn)"
         ),
         (
-            "{call}的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、"
-            ".item() 或 .data 切断了计算图，训练因此学不到东西"
+            "{call} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、.item() 或 .data "
+            "切断了计算图，训练因此学不到东西"
         ),
     ),
     "suite.has_the_right_value_but_its": (
@@ -26,13 +26,13 @@ MESSAGES = {
             " value: loss detached in part (a detach() on one path?)"
         ),
         (
-            "{call}的值是对的，但它的梯度（在 {where} 上观察）不是这个值的梯度："
-            "loss 有一部分脱离了计算图（是不是某条路径上有 detach()？）"
+            "{call} 的值是对的，但它的梯度（从 {where} 上看）不是这个值的梯度：loss "
+            "有一部分脱离了计算图（是不是某条路径上有 detach()？）"
         ),
     ),
     "suite.batch_rows_not_independent_row_0": (
         "batch rows not independent (row 0's token for every row)",
-        "批内各行没有各自独立计算（每一行都接上了第 0 行的 token）",
+        "batch 中各行没有各自独立计算（每一行都接上了第 0 行的 token）",
     ),
     "suite.lm_head_weight_follows_the_embedding": (
         (
@@ -40,8 +40,8 @@ MESSAGES = {
             " uses another table (copied table, or a head whose .weight is not what it multiplies by)"
         ),
         (
-            "lm_head.weight 会跟着 token embedding 变，但 logits 不是用这张表算出来的：前向计算用的是另一张表"
-            "（或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）"
+            "lm_head.weight 会跟着 token embedding 变，但 logits 不是用这张表算出来的：forward 用的是另一张表（或者 "
+            "LM head 的 .weight 并不是它真正拿来相乘的那张表）"
         ),
     ),
     "suite.token_embed_weight_is_not_among": (
@@ -58,24 +58,23 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：positional embedding 绑到了 token "
-            "embedding 上（只有 LM head 才与 token 表共享）"
+            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：positional embedding 也共享了 "
+            "token embedding 的表（与 token 表共享的只应有 LM head）"
         ),
     ),
     "suite.positional_embedding_tied_minigpt_lm_head": (
         "positional embedding tied: minigpt.lm_head.weight is pos_embed.weight",
-        "绑定了 positional embedding：minigpt.lm_head.weight 就是 pos_embed.weight",
+        "positional embedding 也参与了共享：minigpt.lm_head.weight 就是 pos_embed.weight",
     ),
     "suite.changing_minigpt_token_embed_weight_also": (
         "changing minigpt.token_embed.weight also changed minigpt.pos_embed.weight: positional embedding "
         "tied (only the token embedding shares its table with the head)",
-        "修改 minigpt.token_embed.weight 时 minigpt.pos_embed.wei"
-        "ght 也变了：positional embedding 也参与了绑定（只有 toke"
-        "n embedding 与 LM head 共享同一张表）",
+        "修改 minigpt.token_embed.weight 时 minigpt.pos_embed.weight 也变了：positional embedding 也参与了共享（只有 "
+        "token embedding 与 LM head 共享同一张表）",
     ),
     "suite.minigpt_lm_head_weight_equals_the": (
         ("minigpt.lm_head.weight equals the positional table: positional embedding tied instead of token_embed"),
-        ("minigpt.lm_head.weight 等于位置表：绑定的是 positional embedding 而不是 token_embed"),
+        ("minigpt.lm_head.weight 等于位置表：LM head 共享的是 positional embedding 的表，而不是 token_embed 的表"),
     ),
     "suite.writing_into_token_embed_weight_in": (
         "writing into token_embed.weight in place did not take",
@@ -85,20 +84,23 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}，这里却有两张 (V, D) 的表。"
-        "可能是复制了一份表、LM head 没有绑定、只共享了 .data（同一块内存上的两个参数对象），"
-        "或者直到前向计算之后才绑定（参数量是在刚构造完时统计的）",
+        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}，这里却有两张 (V, D) 的表。"
+        "可能是复制了一份表、LM head 没有共享 token embedding 的表、只共享了 .data（同一块内存上的两个参数对象），"
+        "或者直到 forward 之后才共享（参数量是在刚构造完时统计的）",
     ),
     "suite.has_unique_parameters_expected_v_d_2": (
         "{model} has {n} unique parameters, expected V*D = {want}: bias on the head (+V parameters)",
-        ("{model} 有 {n} 个不重复的参数，应为 V * D = {want}：LM head 带了偏置（多出 V 个参数）"),
+        (
+            "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：LM head 带了偏置（多出 V "
+            "个参数）"
+        ),
     ),
     "suite.has_unique_parameters_expected_untied_minigpt": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd}): t"
         "hat is the untied count (copied table / untied head, or tied only after forward)",
-        "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied}"
-        " 个，减去 V * D = {vd}）：这正是不绑定时的参数量（复制了一份表、LM "
-        "head 没有绑定，或者前向计算之后才绑定）",
+        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
+        "减去 V * D = {vd}）：这正是不共享时的参数量（复制了一份表、LM head 没有共享 token embedding 的表，或者直到 "
+        "forward 之后才共享）",
     ),
     "suite.has_unique_parameters_expected_untied_minigpt_2": (
         (
@@ -106,18 +108,17 @@ MESSAGES = {
             " a hyper-parameter ignored? (see the state_dict test)"
         ),
         (
-            "{model} 有 {n} 个不重复的参数，应为 {want}（不绑定的 MiniGPT 有 {untied} 个"
-            "，减去 V * D = {vd}）：是不是忽略了某个超参数？（见 state_dict"
-            " 那项测试）"
+            "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} "
+            "个，减去 V * D = {vd}）：是不是忽略了某个超参数？（见 state_dict 那项测试）"
         ),
     ),
     "suite.pos_embed_weight_has_the_token": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是 token 表的形状：positional embedding 绑到了 token embedding 上"),
+        ("pos_embed.weight 的形状是 token 表的形状：positional embedding 也共享了 token embedding 的表"),
     ),
     "suite.lm_head_weight_has_the_positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied",
-        "lm_head.weight 的形状是位置表的形状：绑定了 positional embedding",
+        "lm_head.weight 的形状是位置表的形状：LM head 共享的是 positional embedding 的表",
     ),
     "suite.hyper_parameter_ignored_is_expected": (
         "hyper-parameter ignored ({name}): {key} is {got}, expected {want}",
@@ -132,18 +133,18 @@ MESSAGES = {
             "logits differ from a MiniGPT with num_heads={want} (they match a MiniGPT with num_heads={got}):"
             " hyper-parameter ignored (num_heads)"
         ),
-        ("logits 与 num_heads={want} 的 MiniGPT 不同（却与 num_heads={got} 的 MiniGPT 相同）：忽略了超参数"),
+        ("logits 与 num_heads={want} 的 MiniGPT 不同（却与 num_heads={got} 的 MiniGPT 相同）：忽略了超参数 num_heads"),
     ),
     "suite.logits_differ_from_a_minigpt_with_2": (
         "logits differ from a MiniGPT with num_heads={want}: hyper-parameter ignored (num_heads)",
-        ("logits 与 num_heads={want} 的 MiniGPT 不同：忽略了超参数"),
+        ("logits 与 num_heads={want} 的 MiniGPT 不同：忽略了超参数 num_heads"),
     ),
     "suite.dropout_probabilities_inside_minigpt_are_expected": (
         (
             "dropout probabilities inside minigpt are {got}, expected {want} everywhere: hyper-parameter"
             " ignored (dropout)"
         ),
-        ("minigpt 内部的 dropout 概率是 {got}，应当处处为 {want}：忽略了超参数"),
+        ("minigpt 内部的 dropout 概率是 {got}，应当处处为 {want}：忽略了超参数 dropout"),
     ),
     "suite.train_logits": (
         "train logits",
@@ -155,23 +156,23 @@ MESSAGES = {
     ),
     "suite.the_table_moved_twice_gradient_doubled": (
         "the table moved twice (gradient doubled, or the shared Parameter is stepped twice)",
-        "表被更新了两次的量（或者共享的参数对象被更新了两次）",
+        "表的变化量是应有的两倍（梯度翻倍，或者共享的参数对象被更新了两次）",
     ),
     "suite.the_table_moved_by_half_the": (
         "the table moved by half the step (gradient halved)",
-        "表只更新了一半的量",
+        "表的变化量只有应有的一半（梯度减半）",
     ),
     "suite.the_table_moved_by_one_path": (
         "the table moved by one path's gradient only (only one path: copied table / .data sharing?)",
-        "表只按一条路径的梯度移动了（是复制了一份表，还是只共享了 .data？）",
+        "表只按一条路径的梯度更新了（是复制了一份表，还是只共享了 .data？）",
     ),
     "suite.the_table_did_not_move_token": (
         "the table did not move: token_embed.weight is not among model.parameters()?",
-        "表根本没有动：token_embed.weight 可能不在 model.parameters() 里",
+        "表完全没有更新：token_embed.weight 可能不在 model.parameters() 里",
     ),
     "suite.the_table_did_not_move_by": (
         "the table did not move by lr * (sum of both paths' gradients)",
-        "表的移动量不等于 lr *（两条路径梯度之和）",
+        "表的变化量不等于 lr ×（两条路径的梯度之和）",
     ),
     "suite.lm_head_weight_grad_differs_from": (
         (
@@ -179,8 +180,8 @@ MESSAGES = {
             " tied head has one Parameter, so one .grad)"
         ),
         (
-            "lm_head.weight.grad 与 token_embed.weight.grad 不同：只共享了 .data，"
-            "或者复制了一份表。绑定之后两者是同一个参数对象，只有一个 .grad"
+            "lm_head.weight.grad 与 token_embed.weight.grad 不同：只共享了 .data，或者复制了一份表。"
+            "共享权重之后两者是同一个参数对象，只有一个 .grad"
         ),
     ),
     "suite.lm_head_weight_grad_is_not": (
@@ -193,15 +194,15 @@ MESSAGES = {
     ),
     "suite.targets_of_shape_b_t_1": (
         "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
-        "形状为 (B, T-1) 的目标对应 input_ids[:, :-1] 的 logits",
+        "形状为 (B, T-1) 的 targets 对应 input_ids[:, :-1] 的 logits",
     ),
     "suite.targets_of_shape_b_t_are": (
         "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
-        "形状为 (B, T) 的目标已经错开了一位：它们对应全部 input_ids 的 logits",
+        "形状为 (B, T) 的 targets 已经错开了一位：它们对应全部 input_ids 的 logits",
     ),
     "suite.with_no_targets_predict_input_ids": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        "不给目标时，由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss.softmax_first": (
@@ -219,50 +220,53 @@ MESSAGES = {
     "suite.loss.ignore_index": (
         "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0): token 0 is a "
         "token of the vocabulary like any other, so every position counts: {hint}",
-        "{call}是 {got}，应为 {want}：loss 跳过了等于 0 的目标（ignore_index=0）；0 号 token 和词表里的其他 token "
-        "一样，每个位置都要计入：{hint}",
+        "{call} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
+        "token 一样，每个位置都要计入。{hint}",
     ),
     "suite.loss_shift.none": (
         ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),
-        ("{call}是 {got}，应为 {want}：目标没有错开一位，拿 ids 的 logits 去预测 ids 本身；{hint}"),
+        ("{call} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{hint}"),
     ),
     "suite.loss_shift.wrong_way": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]；{hint}"),
+        ("{call} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{hint}"),
     ),
     "suite.loss_shift.wrong_way_positions": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token；{hint}"),
+        ("{call} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{hint}"),
     ),
     "suite.loss_shift.targets_ignored": (
         ("{call} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead): {hint}"),
-        ("{call}是 {got}，应为 {want}：没有用传入的目标，而是把 ids 错开一位当作目标；{hint}"),
+        ("{call} 是 {got}，应为 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{hint}"),
     ),
     "suite.loss_shift.shifted_again": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted again (ids[:, :-1] vs targets[:, 1:]): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：已经错开过的目标又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]；{hint}"),
+        (
+            "{call} 是 {got}，应为 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。"
+            "{hint}"
+        ),
     ),
     "suite.loss_shift.wrong_way_targets": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (ids[:, 1:] vs targets[:, :-1]): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：错开的方向反了，拿 ids[:, 1:] 去预测 targets[:, :-1]；{hint}"),
+        ("{call} 是 {got}，应为 {want}：错开的方向反了，拿 ids[:, 1:] 去预测 targets[:, :-1]。{hint}"),
     ),
     "suite.loss_shift.wrong_way_full": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (ids[:, 1:] vs targets): {hint}"
         ),
-        ("{call}是 {got}，应为 {want}：错开的方向反了，拿 ids[:, 1:] 去预测 targets；{hint}"),
+        ("{call} 是 {got}，应为 {want}：错开的方向反了，拿 ids[:, 1:] 去预测 targets。{hint}"),
     ),
 }

@@ -21,14 +21,13 @@ MESSAGES = {
         "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
         "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the"
         " model's; a decoder switches the model to evaluation mode first)",
-        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关"
-        "闭 dropout（训练模式下 dropout 会随机把激活置零，贪心选出的就不再是模型本"
-        "身的选择；generate 应当先把模型切换到评估模式）",
+        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关闭 dropout。训练模式下 dropout "
+        "会随机把激活置零，贪心选出的就不再是模型本身的选择；generate 应当先把模型切换到评估模式",
     ),
     "suite.dropout_not_checked_eval_wrong": (
         "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
         "tokens (see “{test}”)",
-        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见「{test}」）",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见“{test}”）",
     ),
     "suite.generate_depends_on_mode": (
         (
@@ -47,9 +46,9 @@ MESSAGES = {
             "embedding and head and ties them itself"
         ),
         (
-            "TiedEmbeddingLM 的 token 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）"
-            "：绑定交给了库。这一对 token embedding 和 LM head 是库绑定的，不是你的代码绑定的；"
-            "练习 1 要自己创建 token embedding 和 LM head，再亲手把它们绑定"
+            "TiedEmbeddingLM 的 token 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying "
+            "交给了库。这一对 token embedding 和 LM head 是库让它们共享的，不是你的代码；练习 1 要自己创建 token "
+            "embedding 和 LM head，再亲手让它们共享同一张表"
         ),
     ),
     "suite.expected_the_mean_next_token_cross": (
@@ -66,7 +65,7 @@ MESSAGES = {
     ),
     "suite.it_matches_a_decoder_with_this": (
         "it matches a decoder with this mistake: {labels}",
-        "它与犯了这种错误的生成函数结果一致：{labels}",
+        "它与犯了这种错误的 generate 结果一致：{labels}",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
@@ -147,7 +146,7 @@ MESSAGES = {
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
     ),
     # the loss's three calls, named in words (after the sentences that quote them)
-    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "目标形状为 (B, T-1) 时的 loss"),
-    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "目标形状为 (B, T) 时的 loss"),
-    "suite.call.loss_none": ("loss(ids)", "不给目标时的 loss"),
+    "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时，loss(ids, targets)"),
+    "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时，loss(ids, targets)"),
+    "suite.call.loss_none": ("loss(ids)", "不给 targets 时，loss(ids)"),
 }

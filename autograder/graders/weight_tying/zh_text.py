@@ -3,7 +3,8 @@
 `english(text)` lists every English word left in `text` once everything that stays English in the Chinese
 edition is set aside: the book's own English terms and the short allow-list (``glossary.py``), code (spans in
 backquotes, calls, dotted or snake_case names, CamelCase class and exception names, tuples of sizes, menu paths,
-names with digits such as float64), and what the student's code or torch raised (verbatim, between 「」).
+names with digits such as float64), a template's parameters and quoted text (what the student's code or torch
+raised, verbatim between “”).
 `untranslated(text)` is the older, looser check: runs of three or more such words. `rejected(text)` names each
 glossary variant in `text` with the term to use.
 """
@@ -20,8 +21,8 @@ _WORDS = sorted({*BOOK_TERMS, "log_softmax"}, key=len, reverse=True)
 KEPT = re.compile(
     "|".join(r"\b" + re.escape(word) + r"\b" for word in _WORDS)  # first: "LM head" is a term, not an acronym
     + r"|\{\w*\}"  # a template's parameters
+    + r"|“[^”]*”"  # quoted text: what the student's code or torch raised, verbatim
     + r"|`[^`]*`"  # code spans
-    + r"|「[^」]*」"  # verbatim text (what the student's code or torch raised)
     + r"|[A-Za-z_][\w.]*\([^()]*(?:\([^()]*\)[^()]*)*\)"  # calls: loss(ids), MiniGPT(...), with one level nested
     + r"|[A-Za-z_]+(?:[._][A-Za-z_\d]+)+|\.[A-Za-z_]\w*"  # dotted or snake_case names: lm_head.weight, .grad
     + r"|\((?:\s*[\w+\-*.]{1,12}\s*,)+\s*[\w+\-*.]{1,12}\s*\)"  # tuples: (B, T, V), (3, 4)
@@ -30,7 +31,8 @@ KEPT = re.compile(
     + r"|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z0-9]+[A-Z]\w*|\b[A-Z]{2,}\w*"  # camelCase, CamelCase, NaN... acronyms
     + r"|\b[A-Za-z]*(?:Error|Exception)\b"
     + r"|[A-Za-z_]\w*=[\w.\-]+"  # arguments: weight_tying=True, dropout=0.5
-    + r"|[\w.$]*/[\w./]+"  # paths: path/to/your.ipynb
+    + r"|[\w.$]*/[\w./<>]+"  # paths: path/to/your.ipynb, results/<id>.json
+    + r"|--[a-z][\w-]*(?: [A-Z]+\b)?"  # a command's options: --student NAME
     + r"|\b[a-z]+-[A-Z]\w*|\bCtrl\+\w+"  # pre-LayerNorm, Ctrl+S
     + r"|<(sub|sup)>.*?</\1>|</?\w+>"  # markdown's HTML: subscripts (W_out) and tags
 )

@@ -62,12 +62,12 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
     for charge in breakdown(result.tests, spec.scheme if spec is not None else None):
         covered = [by_name[name] for name, _ in charge.tests]
         lines = [clean_message(covered[0].message(language))]
-        lines += [
+        lines += [  # a test the charge covers at no cost of its own is said so, never "-0"
             render(
-                "gradescope.charged_test",
+                "gradescope.charged_test" if p else "gradescope.covered_test",
                 language,
                 name=test_title(spec, t.name, language),
-                lost=_num(p),
+                **({"lost": _num(p)} if p else {}),
                 points=_num(t.points),
             )
             for t, (_, p) in zip(covered, charge.tests, strict=True)

@@ -58,7 +58,7 @@ def test_render_names_an_unknown_id_and_speaks_english_to_an_unknown_language():
     [
         ("MiniGPTWithWeightTying.generate", "MiniGPTWithWeightTying.generate 没有在分给它的 20 秒内"),  # code, words
         ("包装模型的生成", "包装模型的生成没有在分给它的 20 秒内"),  # words meet words: as they are
-        ("「loss」", "「loss」没有在分给它的 20 秒内"),  # punctuation needs no space
+        ("“loss”", "“loss”没有在分给它的 20 秒内"),  # punctuation needs no space
     ],
 )
 def test_chinese_sets_code_apart_from_the_words_around_a_parameter(what, said):
@@ -68,7 +68,7 @@ def test_chinese_sets_code_apart_from_the_words_around_a_parameter(what, said):
     assert render_said(stopped, "zh").startswith(said)
     assert render_said(stopped, "en").startswith(f"{what} did not finish within 20 s")
     stuck = Said("judge.run_ended_with_status", status="'timeout'")  # a Latin value between Chinese words
-    assert render_said(stuck, "zh") == "运行在到达这里之前就以状态 'timeout' 结束了"
+    assert render_said(stuck, "zh") == "还没运行到这一步，运行就已结束（状态：'timeout'）"
     assert render_said(Said("judge.experiment_named", name="gpt_counts"), "zh") == "实验 gpt_counts"
 
 
@@ -158,7 +158,7 @@ def test_each_refusal_reads_fully_in_chinese_in_the_run_summary(refusals, case):
 
 def test_file_names_and_parser_words_stay_verbatim(refusals):
     assert "weight_tying.ipynb" in refusals["too large"].render_in("zh")
-    assert "「Expecting property name enclosed in double quotes" in refusals["not json"].render_in("zh")
+    assert "“Expecting property name enclosed in double quotes" in refusals["not json"].render_in("zh")
 
 
 def test_a_refused_hand_in_carries_its_message_through_the_pipeline(tmp_path):
@@ -190,7 +190,7 @@ def test_every_run_summary_reads_fully_in_chinese(status):
     chinese = run.summary("zh")
     assert untranslated(chinese) == [], chinese
     assert all(HAN.search(line) for line in chinese.splitlines()), chinese
-    assert "「SyntaxError: invalid syntax (weight_tying.ipynb [cell 4], line 2)」" in chinese
+    assert "“SyntaxError: invalid syntax (weight_tying.ipynb [cell 4], line 2)”" in chinese
 
 
 def _judge_stopped(limit: str) -> tuple[list, RunFacts]:
@@ -235,4 +235,4 @@ def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(stat
     result = localize(Result(tests=[], run=run, seed=1), "zh")
     lines = feedback_context(result, student="chen", names=names(SPEC, "zh"))["run_lines"]
     assert lines and all(HAN.search(line) and untranslated(line) == [] for line in lines), lines
-    assert any("「NameError: name 'x' is not defined」" in line for line in lines), lines
+    assert any("“NameError: name 'x' is not defined”" in line for line in lines), lines

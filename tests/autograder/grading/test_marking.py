@@ -220,6 +220,9 @@ def test_the_students_text_is_a_parameter_never_a_finding():
     assert finding_of(AssertionError("copied table")).internal  # a suite that fails with words is the grader's bug
 
 
+IDENTITY = "test_tied_lm_head_is_the_embedding_parameter"
+
+
 def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     marked = _marked(
         {"test_tied_lm_head_is_the_embedding_parameter": COPY, "test_tied_lm_tie_survives_to_float64": COPY}
@@ -231,6 +234,15 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     data = gradescope_results(result, SPEC)
     assert round(sum(t["score"] for t in data["tests"]), 6) == data["score"] == result.score
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
+
+    # a test the charge covers at no cost of its own (a knock-on) says so, never "-0" or "扣 0 分" (issue 48)
+    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=IDENTITY)
+    gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
+    marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock)})  # 9 points, the charge costs 6
+    for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "不再重复扣", "扣 0 分")):
+        data = gradescope_results(Result(tests=marked, run=None, output="x", language=language), SPEC)
+        output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
+        assert covered in output and never not in output, output
 
 
 def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():

@@ -65,7 +65,7 @@ def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_
     assert '<html lang="zh">' in zh and zh.count('class="card"') == 1
     for english in ("What to fix", "Costs", "How your code ran", "Points by area", "Score"):
         assert english not in zh, f"{english!r} left in English on the Chinese page"
-    assert "需要修改的地方" in zh and "第 3 个单元格（「动手试试」一节，以「spin()」开头）" in zh
+    assert "需要修改的地方" in zh and "第 3 个单元格（“动手试试”一节，以“spin()”开头）" in zh
 
 
 def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():

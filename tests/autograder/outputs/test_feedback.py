@@ -136,3 +136,37 @@ def test_a_late_pages_headline_is_the_final_mark_with_the_penalty_beside_it(lang
     assert re.sub(r"<[^>]+>", "", headline) == ("Score: 65 / 100 " if language == "en" else "得分：65 / 100 ") + beside
     on_time = feedback_html(result, student="ann", late=Late("2026-05-04 11:00:00 UTC", "", "2026-05-04 12:00:00 UTC"))
     assert re.search(r'<p class="score">([^<]*)</p>', on_time).group(1).endswith("80 / 100")
+
+
+def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare_class_is_not_said():
+    """Issue 48: a run that went well names no cell, so the note goes under the charge that names one (here the
+    exception of cell 26), never under "your code ran to the end"; a test's "checking TiedEmbeddingLM" under a
+    title that names the class says nothing more and is left out, a subject with more in it stays."""
+    tests = [
+        TestOutcome("x.py::test_tied_lm_shapes_and_values", 8, "shape flow", False, _raised("TiedEmbeddingLM")),
+        TestOutcome("x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying (float64)")),
+    ]
+    for language, checking in (("en", "— checking"), ("zh", "— 检查的是")):
+        page = feedback_html(_marked(tests, language=language), student="wang", language=language, spec=SPEC)
+        card = page.split('<div class="card"', 1)[1].split("</div>", 1)[0]
+        note = {"en": "Cells are numbered from 1", "zh": "单元格的序号从"}[language]
+        assert note in card and page.count(note) == 1, page
+        assert f"{checking} TiedEmbeddingLM<" not in page and f"{checking} MiniGPTWithWeightTying (float64)" in page
+
+
+def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
+    """Issue 48: a copied table fails the count (whose message lists four possible causes) and the identity test
+    (which names the copy); the card opens with the test of the area where the misconception costs most."""
+    count = Finding(Said("suite.has_unique_parameters_expected_v_d", model="M", n=2, want=1), names="two_tables")
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    tests = [
+        TestOutcome("x.py::test_tied_lm_counts_one_table", 4, "parameter counts", False, count),
+        TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
+    ]
+    rest = [TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in SPEC.scheme.tests.values()]
+    rest = [t for t in rest if t.name not in {u.name for u in tests}]
+    for language in ("en", "zh"):  # the count first, as the suite runs it
+        result = apply_marking(Result(tests=tests + rest, run=RunFacts(status="ok"), language=language), SPEC.scheme)
+        page = feedback_html(result, student="wang", language=language, spec=SPEC)
+        reason = re.search(r'<p class="msg">([^<]*)</p>', page).group(1)
+        assert reason.startswith({"en": "copied table", "zh": "复制了一份表"}[language]), reason

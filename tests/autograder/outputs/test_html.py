@@ -222,7 +222,7 @@ def test_nbgraders_feedback_names_each_area_spaces_its_tables_and_shows_no_raw_l
     chromium.screenshot(SHOTS / f"nbgrader-feedback-{language}.png")
     practice = {"en": "Practice check", "zh": "练习检查"}[language]  # each practice cell's first words
     areas = [label for label in facts["toc"] if not label.startswith(practice)]
-    prefix = {"en": "Graded area: ", "zh": "评分项「"}[language]
+    prefix = {"en": "Graded area: ", "zh": "评分项“"}[language]
     assert len(set(areas)) == 5 and all(a.startswith(prefix) and len(a) > len(prefix) for a in areas), facts["toc"]
     assert "Graded area: parameter identity" in areas or language == "zh"
     assert min(facts["gaps"]) >= 8, f"the points table's header runs together: gaps {facts['gaps']} px"

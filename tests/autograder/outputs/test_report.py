@@ -159,3 +159,20 @@ def test_module_entry_point_writes_the_report(graded):
     )
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()) == graded / "report.html"
+
+
+def test_a_chinese_ta_reads_the_report_in_chinese(graded):
+    """grade --language zh: every heading, label, column, kind and what to do is the report catalog's Chinese;
+    the areas, misconceptions and tests are the grader's Chinese names; English stays the default."""
+    from autograder.graders.weight_tying.messages import area_name, misconception_title
+    from autograder.outputs.messages_report import REPORT
+
+    english = write_report(graded).read_text()
+    page = write_report(graded, "zh").read_text()
+    assert '<html lang="zh">' in page and "<h1>weight_tying：评分报告</h1>" in page
+    for key in ("needs_a_look", "class_summary", "area_rates", "misconceptions", "test_rates", "students"):
+        assert f"<h2>{REPORT[f'report.{key}'].zh}</h2>" in page and REPORT[f"report.{key}"].en not in page
+        assert f"<h2>{REPORT[f'report.{key}'].en}</h2>" in english
+    assert _row(page, "提交份数") == "9" and "<td>超时</td>" in page and "打开列出的单元格" in page
+    assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
+    assert "(only" not in page and "students failing" not in page and "kind: run" not in page

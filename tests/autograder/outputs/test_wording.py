@@ -68,7 +68,7 @@ def test_a_run_stopped_in_a_check_names_it_by_its_title_in_the_students_language
     )
     assert (
         stopped_at(run, spec=spec, language="zh")
-        == "：当时评分程序正在为检查「用 MiniGPTWithWeightTying.generate 生成」调用你的代码"
+        == "：当时评分程序正在为检查“MiniGPTWithWeightTying.generate 的生成”调用你的代码"
     )
     assert "gpt_generate" in stopped_at(run)  # no grader to ask: the runner's word as it came
     forged = RunFacts(status="timeout", limit=60, running={"check": "page.score"}, required_names=["A"])

@@ -139,6 +139,8 @@ class Session:
         # The diagnosis may already say which section to reread; then only the area is added.
         rereads = _REREAD[language()] in message
         hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
+        if language() == "zh" and message and message[-1] not in "。！？：”）":  # its sentence ends before the hint's
+            message += "。"
         return Outcome(FAILED, f"{message}\n{hint}", raised)
 
     def _within(self, chk: Check, cls: type) -> Stop | None:
@@ -150,7 +152,7 @@ class Session:
 
 
 # How the diagnosis opens "(reread section 7, ...)" in each language.
-_REREAD = {lang: render("diag.reread", lang, sections="").rstrip(")）") for lang in ("en", "zh")}
+_REREAD = {lang: render("diag.reread", lang, sections="\0").split("\0")[0] for lang in ("en", "zh")}
 
 
 def _hint(chk: Check) -> str:

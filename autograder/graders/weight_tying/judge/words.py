@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.diagnosis import reread
-from autograder.protocol.said import Said
+from autograder.protocol.said import Joined, Said, Text
 
-__all__ = ["say", "reread", "title_of"]
+__all__ = ["say", "reread", "title_of", "before_reread"]
 
 
 def say(key: str, /, **params: object) -> Said:
@@ -20,6 +20,14 @@ def say(key: str, /, **params: object) -> Said:
     if key not in messages.CATALOG:
         raise KeyError(f"no message {key!r} in the weight_tying catalog: add it to messages.py")
     return Said(key, **params)
+
+
+def before_reread(message: Text, more: Text) -> Text:
+    """`message` with `more` added before the section it sends the student to reread (that comes last), if any."""
+    parts = message.parts if isinstance(message, Joined) else (message,)
+    if parts[-1].key == "diag.reread":
+        return Joined((*parts[:-1], more, parts[-1]))
+    return message + more
 
 
 def title_of(test: str) -> Said:

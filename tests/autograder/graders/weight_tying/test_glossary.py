@@ -1,11 +1,13 @@
 """Every Chinese string the kit can show, held to the edition's glossary, to its typography, and to no English.
 
 The strings: every registered catalog message's Chinese template (the grader's, the engine's, the pages'), and
-the Chinese notebook's markdown and what its code cells print (their source, scripts/weight_tying_notebook/
-text_zh.py). A rejected variant (``glossary.TERMS``) fails naming the string's id and the term to use; so does an
-English word outside code, the book's kept terms and the allow-list (``glossary.ENGLISH_ALLOWED``), and
-punctuation a Chinese reader would not write (half-width ( ) : , ; ? ! against a Chinese character, double
-spaces, ASCII quotes or italics around Chinese).
+the Chinese notebook's markdown, what its code cells print and the comments and docstrings its code carries
+(their source, scripts/weight_tying_notebook/text_zh.py). A rejected variant or calque (``glossary.TERMS``,
+``glossary.CALQUES``) fails naming the string's id, the term to use and the chapter's sentence the term comes
+from; so does an English word outside code, the book's kept terms and the allow-list
+(``glossary.ENGLISH_ALLOWED``), and punctuation a Chinese reader would not write: half-width ( ) : , ; ? !
+against a Chinese character, double spaces, ASCII quotes, 「」 (the book quotes with “”), a space beside a
+full-width mark, italics around Chinese, or a message of several sentences that does not end its last one.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import pytest
 import autograder.graders.weight_tying.messages  # noqa: F401 - registers the grader's catalog
 import autograder.grading.catalog  # noqa: F401 - registers the engine's
 import autograder.outputs.messages_pages  # noqa: F401 - registers the pages'
+import autograder.outputs.messages_report  # noqa: F401 - registers the instructor's report's
 from autograder.graders.weight_tying import glossary
 from autograder.graders.weight_tying.zh_text import english, rejected
 from autograder.protocol.said import owner_of, registered
@@ -30,8 +33,10 @@ TYPOGRAPHY = {
     r"\S  +\S": "one space",
     rf"\"[^\"\n]*[{HAN}][^\"\n]*\"|'[^'\n]*[{HAN}][^'\n]*'": "「」 or “” around Chinese, not ASCII quotes",
     rf"<em>[^<]*[{HAN}]|(?<![*A-Za-z0-9_])\*(?!\*)[^*\n]*[{HAN}][^*\n]*(?<!\*)\*(?!\*)": (
-        "bold or 「」, not italics on Chinese"
+        "bold or “”, not italics on Chinese"
     ),
+    r"[「」『』]": "“” (the book's quotes), not 「」",
+    r"[（“，。：；！？、）”][ \t]+[^\s|]|[^\s|][ \t]+[（“，。：；！？、）”]": "no space beside a full-width mark",
 }
 
 
@@ -43,6 +48,7 @@ def _strings() -> dict[str, str]:
     # what the code cells print: their {fields} are the cells' expressions, code
     printed = {**text_zh.PRINTED, "practice_check": text_zh.PRACTICE_CHECK}
     shown.update({f"notebook:printed:{key}": re.sub(r"\{[^{}]*\}", "{}", text) for key, text in printed.items()})
+    shown.update({f"notebook:comment:{english}": text for english, text in text_zh.COMMENTS.items()})
     return shown
 
 
@@ -58,14 +64,23 @@ STRINGS = _strings()
 
 def test_every_catalog_owner_and_the_notebook_are_scanned():
     owners = {key.split(":")[0] for key in STRINGS}
-    assert {"weight_tying", "engine", "pages", "notebook"} <= owners
+    assert {"weight_tying", "engine", "pages", "report", "notebook"} <= owners
     assert len(STRINGS) > 400  # every message, not a sample
+
+
+def _anchor(use: str) -> str:
+    """Where the glossary's word comes from: the chapter's sentence, or why the kit chose it."""
+    term = next((t for t in glossary.TERMS if t.use == use), None)
+    if term is None:
+        return "a calque: glossary.CALQUES"
+    section, sentence = term.book
+    return f"the chapter, {section}: “{sentence}”" if sentence else f"the kit's word: {term.why}"
 
 
 @pytest.mark.parametrize("key", sorted(STRINGS))
 def test_the_glossarys_terms(key):
     found = rejected(STRINGS[key])
-    assert not found, f"{key}: " + "; ".join(f"{variant!r} -> write {use!r}" for variant, use in found)
+    assert not found, f"{key}: " + "; ".join(f"{v!r} -> write {use!r} ({_anchor(use)})" for v, use in found)
 
 
 @pytest.mark.parametrize("key", sorted(STRINGS))
@@ -81,17 +96,42 @@ def test_chinese_typography(key):
     assert not bad, f"{key}: " + "; ".join(bad)
 
 
+def test_every_term_names_the_chapters_sentence_or_why_not():
+    """Each term the chapter names carries the sentence it comes from (its section and the sentence as the
+    chapter writes it, holding the word); every other term says why the kit chose its word."""
+    for term in glossary.TERMS:
+        section, sentence = term.book
+        if sentence:
+            assert section.startswith("18.4"), (term.use, section)
+            assert term.in_book.lower() in sentence.lower(), f"{term.use}: {sentence!r} does not use {term.in_book!r}"
+        else:
+            assert len(term.why) > 10, f"{term.use}: neither the chapter's sentence nor why the kit's word"
+    tying = {t.use: t for t in glossary.TERMS}
+    assert "权重绑定" in tying["weight tying"].rejected and "绑定" in tying["共享"].rejected
+    assert "共享权重" in tying["共享"].book[1] and "weight tying" in tying["weight tying"].book[1]
+    assert "点积" in tying["内积"].rejected and "hidden size" in tying["hidden size"].book[1]
+
+
 def test_the_glossary_rejects_what_it_is_meant_to():
     """The checks are not vacuous: each kind of slip the review found is caught, with the term to use."""
     assert ("词元", "token") in rejected("新生成的词元")
     assert ("语言模型头", "LM head") in rejected("语言模型头的权重")
     assert ("提示词", "前缀") in rejected("保留提示词")
-    assert ("封印", "校验") in rejected("这条记录没有封印")
+    assert ("封印", "校验码") in rejected("这条记录没有封印")
+    assert ("权重绑定", "weight tying") in rejected("这就是权重绑定") and ("绑定", "共享") in rejected("绑定之后")
+    assert ("点积", "内积") in rejected("分数等于点积") and ("前向计算", "forward") in rejected("前向计算之后")
+    assert ("包装模型", glossary.CALQUES["包装模型"]) in rejected("包装模型的参数量")
+    assert rejected("共享权重之后，两端共享同一张表") == []
     assert english("复制了一份表（copied table）") == ["copied", "table"]
     assert english("忽略了超参数（hyper-parameter ignored (dropout)）") == ["hyper-parameter", "ignored"]
     assert english("`nn.Embedding(V, D)` 与 LM head 的 token、loss 和 logits") == []
     prose = _prose('每个位置既知道*哪个* token (见上) 和 "大"')
-    assert all(re.search(rule, prose) for rule in list(TYPOGRAPHY)[::2] + [list(TYPOGRAPHY)[3]])
+    assert all(re.search(rule, prose) for rule in list(TYPOGRAPHY)[:4:2] + [list(TYPOGRAPHY)[3]])
+    assert all(
+        re.search(rule, text)
+        for rule, text in zip(list(TYPOGRAPHY)[4:], ("见「练习」", "loss（不给 targets） 是"), strict=True)
+    )
+    assert not any(re.search(rule, _prose("第 6 节“练习 1”：{x} 是 3。")) for rule in TYPOGRAPHY)
 
 
 def test_every_allowed_english_word_has_a_reason():

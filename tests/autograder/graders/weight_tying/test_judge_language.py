@@ -2,7 +2,7 @@
 
 On the calibration corpus's wrong files, in process: each failure's finding (a message id, its parameters, the
 misconception's id) is rendered in Chinese with no English sentence left outside code and the book's terms
-(zh_text.py), what the student's code raised kept verbatim between 「」; and rewording every English message
+(zh_text.py), what the student's code raised kept verbatim between “”; and rewording every English message
 of every catalog (or renaming every misconception's title) regrades the corpus to the same marks and findings:
 no text decides a mark.
 
@@ -62,7 +62,7 @@ def _problems(graded: dict) -> list[str]:
                 problems.append(f"{key} {name}: English left {untranslated(text)} in\n  {text}")
             for part in test.finding.said.walk():
                 raised = part.params.get("text") if part.key == "judge.failed_your_code_raised" else None
-                if isinstance(raised, str) and f"「{raised}」" not in text:
+                if isinstance(raised, str) and f"“{raised}”" not in text:
                     problems.append(f"{key} {name}: the raised text is not kept verbatim in\n  {text}")
     return problems
 
@@ -130,4 +130,4 @@ def test_a_refused_seal_is_owed_evidence_read_in_either_language():
         "record the runner did not send as measured earns nothing"
     )
     chinese = finding.render("zh")
-    assert "「emit replaced」" in chinese and HAN.search(chinese) and not untranslated(chinese)
+    assert "“emit replaced”" in chinese and HAN.search(chinese) and not untranslated(chinese)

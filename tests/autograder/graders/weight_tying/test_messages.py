@@ -58,7 +58,7 @@ def test_a_missing_or_mismatched_translation_is_reported(monkeypatch, broken, wh
 
 def test_render_fills_parameters_and_names_an_unknown_id():
     assert render("check.group_failed", "en", count=2, group="exercise 1").startswith("2 of the exercise 1 checks")
-    assert render("check.group_failed", "zh", count=2, group="exercise 1").startswith("「exercise 1」这组检查中有 2 项")
+    assert render("check.group_failed", "zh", count=2, group="exercise 1").startswith("“exercise 1”这组检查中有 2 项")
     with pytest.raises(KeyError, match="no message 'check.nope'"):
         render("check.nope", "zh")
     with pytest.raises(ValueError, match="'fr'"):
@@ -93,10 +93,13 @@ def _used_literals() -> tuple[set[str], set[str]]:
                 literals.add(node.value)
             if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
                 prefixes.add(node.values[0].value)
-    # The pages' words are read by name (w["rule"] in code, w.rule in a template): page.<name> is used.
+    # The pages' and the report's words are read by name (w["rule"] in code, w.rule or w["col.area"] in a
+    # template): page.<name> and report.<name> are used.
     for template in (root / "autograder" / "outputs" / "templates").glob("*.j2"):
-        literals |= set(re.findall(r"\bw\.(\w+)", template.read_text(encoding="utf-8")))
-    literals |= {"page." + literal for literal in literals}
+        found = re.findall(r"\bw(?:\.(\w+)|\[\"([\w. ]+)\"\])", template.read_text(encoding="utf-8"))
+        literals |= {a or b for a, b in found}
+    literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
+    prefixes |= {f"report.{prefix}" for prefix in prefixes}
     # messages.py builds the first five, the engine's catalog.cell_name the last
     return literals, prefixes | {"area.", "misconception.", "title.", "section.", "experiment.", "cell.place."}
 
@@ -128,7 +131,7 @@ def test_every_experiment_of_the_runner_has_a_title_and_no_title_is_stale():
 
     titled = {key.removeprefix("experiment.") for key in CATALOG if key.startswith("experiment.")}
     assert titled == set(EXPERIMENTS), {"missing": set(EXPERIMENTS) - titled, "stale": titled - set(EXPERIMENTS)}
-    assert messages.experiment_title("gpt_generate", "zh") == "用 MiniGPTWithWeightTying.generate 生成"
+    assert messages.experiment_title("gpt_generate", "zh") == "MiniGPTWithWeightTying.generate 的生成"
     assert messages.experiment_title("not_an_experiment", "zh") is None
 
 
@@ -156,7 +159,7 @@ def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
 
 
 def test_the_chinese_notebook_headings_are_the_catalogs():
-    """The Chinese feedback's "(请重读第 N 节「...」)" names a heading the Chinese notebook has."""
+    """The Chinese feedback's "(请重读第 N 节“...”)" names a heading the Chinese notebook has."""
     notebook = Path(SPEC.judge_dir).parents[3] / "assignments" / "source" / "weight_tying_zh" / "weight_tying.ipynb"
     text = "\n".join(
         "".join(cell["source"])

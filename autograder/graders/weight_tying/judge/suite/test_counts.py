@@ -108,12 +108,11 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     if count == 2 * v * d and (cause := tie_diagnosis(rec, p["W1"], what=model)) is not None:
         # two tables: which tie mistake, from the tie's own evidence (section 6 teaches the fix)
         raise AssertionError(say("judge.counts.unique_two_tables", model=model, n=count, want=v * d, cause=cause))
-    # a second table or a bias on the head is exercise 1's fix (section 6); any other count, what tying saves (8)
-    where = reread(6) if count in hints else reread(8)
-    assert count == v * d, say(hints.get(count, "judge.counts.unique"), model=model, n=count, want=v * d) + where
+    # a second table, a bias: what the tie's fix is, section 6 (not section 8, which only counts)
+    assert count == v * d, say(hints.get(count, "judge.counts.unique"), model=model, n=count, want=v * d) + reread(6)
     # The count is the runner's word; award it only if the behaviour agrees (one table the head follows).
     head = plain_tensor(rec, LmIdentity.head_after_inplace, shape=(v, d), dtype=torch.float32, what="lm_head.weight")
-    assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6, 8)
+    assert close(head, p["W1"], rtol=0, atol=0), say("judge.counts.head_not_follow") + reread(6)
     # Reported head values can be echoed from the plan; the head's scores for the judge's ids cannot without a
     # model. A softmax or a scale adds no parameter, so it is left to shape flow; a per-token offset is a bias.
     what = "TiedEmbeddingLM" + say("suite.parameter_count")
@@ -128,7 +127,7 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
         key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
-        raise AssertionError(say(key) + reread(6, 8))
+        raise AssertionError(say(key) + reread(6))
 
 
 def _count_cases(plan, evidence, run, what):
@@ -160,14 +159,15 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
             key = "suite.has_unique_parameters_expected_untied_minigpt"
         elif count != tied:
             key = "suite.has_unique_parameters_expected_untied_minigpt_2"
-        assert count == tied, say(key, model=what, n=count, want=tied, untied=untied, vd=untied - tied) + reread(8)
+        where = reread(6, 9) if count == untied else reread(9)  # the tie's fix, or the hyper-parameters passed on
+        assert count == tied, say(key, model=what, n=count, want=tied, untied=untied, vd=untied - tied) + where
         v, d = cfg["vocab_size"], cfg["embed_dim"]
         table = judge_table(c["table"], (v, d))
         label = say("judge.label.logits_after_write", what=what)
         logits = _logits(got, CountCase.logits_after_write, (*c["ids"].shape, v), what, label)
         assert span_residual(logits, table) <= SPAN_TOL, say(
             "judge.what_problem", what=what, problem=say("judge.counts.not_one_table_after_write")
-        ) + reread(6, 8)
+        ) + reread(6, 9)
 
 
 def _shape_problem(cfg, got_shapes: dict, want: dict) -> Said:

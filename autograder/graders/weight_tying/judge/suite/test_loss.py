@@ -18,7 +18,7 @@ from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol
 from autograder.graders.weight_tying.judge.models import for_model, tensor_key, with_params
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import reread, say
+from autograder.graders.weight_tying.judge.words import before_reread, reread, say
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
 from autograder.grading.findings import finding_of
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
@@ -27,8 +27,9 @@ AREA = "shape flow"
 
 # The shape flow test that judges the wrapper's forward: a loss of logits it cannot score waits on it.
 _SHAPES = "test_wrapper_shapes_and_values"
-# Each target form's call and hint, as catalog ids.
+# Each target form's call and hint, as catalog ids; and the form named in a list ("also wrong: ...").
 _CALLS = {"none": "suite.call.loss_none", "short": "suite.call.loss_short", "full": "suite.call.loss_full"}
+_FORMS = {"none": "suite.form.none", "short": "suite.form.short", "full": "suite.form.full"}
 _HINTS = {
     "short": "suite.targets_of_shape_b_t_1",
     "full": "suite.targets_of_shape_b_t_are",
@@ -225,7 +226,7 @@ def test_wrapper_loss_values(plan, evidence, run):
     """loss() gives the mean next-token cross-entropy for each of the three target forms. Every distinct
     misconception the forms show is charged (a misread form is one mistake however many forms show it); a form
     that no model explains costs the test its points."""
-    findings = []
+    findings = {}
     for form in _CALLS:
         try:
             _check_loss(plan, evidence, run, form)
@@ -233,16 +234,19 @@ def test_wrapper_loss_values(plan, evidence, run):
             finding = finding_of(exc)
             if finding.owed or finding.internal:
                 raise
-            findings.append(finding)
+            findings[form] = finding
     if not findings:
         return
     # an unexplained form first (it costs the test's points), then a loss that could not be scored, then the rest
-    findings.sort(key=lambda f: {"plain": 0, "knock-on": 1}.get(f.kind, 2))
-    first = findings[0]
-    said = first.said + say("suite.and_more_forms", n=len(findings) - 1) if len(findings) > 1 else first.said
-    if first.kind != "misconception":
-        raise Failed(said, waits_on=first.waits_on) if first.waits_on else AssertionError(said)
-    names = list(dict.fromkeys(m for f in findings for m in f.shown))
+    shown = min(findings, key=lambda f: {"plain": 0, "knock-on": 1}.get(findings[f].kind, 2))
+    finding, said = findings[shown], findings[shown].said
+    others = [say(_FORMS[form]) for form in findings if form != shown]
+    if others:  # named, before where to reread: the other forms this loss gets wrong
+        joined = others[0] if len(others) == 1 else others[0] + say("suite.forms.and") + others[1]
+        said = before_reread(said, say("suite.and_more_forms", forms=joined))
+    if finding.kind != "misconception":
+        raise Failed(said, waits_on=finding.waits_on) if finding.waits_on else AssertionError(said)
+    names = list(dict.fromkeys(m for f in findings.values() for m in f.shown))
     raise Failed(said, names=names[0], also=tuple(names[1:]))
 
 

@@ -18,7 +18,7 @@ from autograder.graders.weight_tying.judge.reference import (
     tied_lm_logits,
 )
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import reread, say
+from autograder.graders.weight_tying.judge.words import before_reread, reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
     GptFloat64,
@@ -173,7 +173,7 @@ def _report(problems: list) -> None:
         unexplained = [p for p in problems if named_in(p) is None and p.first().key not in _RAISED]
         first = (unexplained or named or problems)[0]
         if len(problems) > 1:
-            first = first + say("suite.and_more_case_s", n=len(problems) - 1)
+            first = before_reread(first, say("suite.and_more_case_s", n=len(problems) - 1))
         raise AssertionError(first)
 
 

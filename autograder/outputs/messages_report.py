@@ -1,0 +1,298 @@
+"""Trusted: the instructor's words (the class report, the terminal's class table, the run summary), English and
+Chinese side by side.
+
+Registered in the one catalog (``autograder.protocol.said``) as ``report.<name>``; ``report_words(language)``
+gives them by name (``python -m autograder grade --language zh``: a Chinese TA's report; English stays the
+default). Each is a ``str.format`` template. What a report quotes (students' messages, test titles, areas,
+misconceptions) comes from the grader's and the engine's catalogs, in the same language.
+"""
+
+from __future__ import annotations
+
+from autograder.outputs.classview import FLAGS
+from autograder.protocol.said import LANGUAGES, Message, register
+
+__all__ = ["REPORT", "report_words", "KIND_WORDS", "WHAT_TO_DO", "OTHER"]
+
+REPORT = {
+    "report.title": Message("{assignment}: grading report", "{assignment}：评分报告"),
+    "report.meta": Message(
+        "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
+        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交，已评分 {graded} 份",
+    ),
+    "report.meta_others": Message(" ({others})", "（{others}）"),
+    "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
+    "report.list": Message(", ", "，"),
+    "report.kind_sep": Message(": ", "："),
+    # headings and what is said under them
+    "report.needs_a_look": Message("Needs a look", "需要查看"),
+    "report.nothing": Message(
+        "Nothing: every submission was graded and ran to the end.",
+        "没有：每份提交都已评分，而且都运行到了最后。",
+    ),
+    "report.class_summary": Message("Class summary", "全班概况"),
+    "report.statistics_note": Message(
+        "Score statistics count graded submissions only (timeouts included; not blank or unreadable).",
+        "得分统计只计入已评分的提交（包括超时的，不包括空白或无法读取的）。",
+    ),
+    "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
+    "report.none_judged": Message("No judged submissions.", "没有评判过的提交。"),
+    "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
+    "report.misconceptions_note": Message(
+        "Each student counts once per misconception, under its root cause only (a message that names several "
+        "possible causes counts under the one another test confirms).",
+        "每个学生的每种常见错误只计一次，而且只计在根本原因下（一条列出几种可能原因的消息，计在另一项测试证实的那一种下）。",
+    ),
+    "report.other_edition": Message(
+        "(only {edition}-edition students show it; their message:)",
+        "（只有{edition}的学生犯了这个错误，他们看到的是：）",
+    ),
+    "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
+    "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（通过率最低的在前）"),
+    "report.slowest": Message("Slowest submissions", "运行最慢的提交"),
+    "report.median": Message(
+        "Median {seconds} s per submission; a submission near the time limit is worth a look.",
+        "每份提交的运行时间中位数为 {seconds} 秒；接近时间上限的提交值得看一看。",
+    ),
+    "report.no_timings": Message("No timings recorded.", "没有记录到运行时间。"),
+    "report.students": Message("Students", "学生"),
+    "report.no_students": Message("No students in this run.", "这次评分没有学生。"),
+    "report.pages_not_written": Message("Feedback pages not written", "未能写出的反馈页"),
+    # column headers
+    "report.col.problem": Message("problem", "问题"),
+    "report.col.students": Message("students", "人数"),
+    "report.col.who": Message("who, and where", "谁，在哪里"),
+    "report.col.what_to_do": Message("what to do", "怎么处理"),
+    "report.col.area": Message("area", "评分项"),
+    "report.col.points": Message("points", "分值"),
+    "report.col.mean": Message("mean", "平均得分率"),
+    "report.col.full": Message("full marks", "满分人数"),
+    "report.full_of": Message("{full} of {judged} ({pct})", "{judged} 人中 {full} 人（{pct}）"),
+    "report.col.misconception": Message("misconception", "常见错误"),
+    "report.col.examples": Message("for example", "例如"),
+    "report.col.sample": Message("sample message (and the tests that fail)", "示例消息（以及未通过的测试）"),
+    "report.col.test": Message("test", "测试"),
+    "report.col.passed": Message("passed", "通过率"),
+    "report.col.failing": Message("students failing", "未通过人数"),
+    "report.col.student": Message("student", "学生"),
+    "report.col.time": Message("grading time", "评分用时"),
+    "report.col.status": Message("status", "状态"),
+    "report.col.edition": Message("edition", "版本"),
+    "report.col.score": Message("score", "得分"),
+    "report.col.late": Message("late", "迟交"),
+    "report.col.kind_run": Message("kind: run", "类别：运行"),
+    "report.col.fix_first": Message("fix first", "先改什么"),
+    "report.col.student_id": Message("student id", "学生 id"),
+    "report.seconds": Message("{seconds} s", "{seconds} 秒"),
+    # the summary table's rows
+    "report.sum.submissions": Message("submissions", "提交份数"),
+    "report.sum.graded": Message("graded", "已评分"),
+    "report.sum.blank": Message("blank", "空白"),
+    "report.sum.unreadable": Message("unreadable", "无法读取"),
+    "report.sum.mean": Message("mean score", "平均分"),
+    "report.sum.median": Message("median score", "中位数"),
+    "report.sum.full": Message("full marks", "满分人数"),
+    "report.sum.due": Message("due date", "截止时间"),
+    "report.sum.dues": Message("{first} to {last} (extensions, editions)", "{first} 至 {last}（延期、不同版本）"),
+    "report.sum.late": Message("handed in late", "迟交人数"),
+    "report.sum.policy": Message("late policy", "迟交规则"),
+    "report.sum.no_policy": Message("none", "无"),
+    "report.sum.timeouts": Message("timeouts", "超时"),
+    "report.sum.memory": Message("out of memory", "内存不足"),
+    "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
+    "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
+    "report.sum.missing": Message("no result yet", "尚无结果"),
+    # a student's row: the edition, the outcome, the one thing to fix first
+    "report.edition.en": Message("en", "英文版"),
+    "report.edition.zh": Message("zh", "中文版"),
+    "report.fix.timeout": Message("the time limit: stopped {where}", "超时：代码被终止{where}"),
+    "report.fix.syntax": Message("syntax error in {where}", "语法错误：{where}"),
+    "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
+    "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+    "report.late.unknown": Message("unknown", "不明"),
+    "report.late.on_time": Message("on time", "按时"),
+    # the terminal's class table and the run summary (outputs/summary.py)
+    "report.batch.title": Message("{n} submissions", "{n} 份提交"),
+    "report.batch.no_result": Message("no result", "没有结果"),
+    "report.batch.graded_now": Message(
+        "graded now: {graded}, already up to date: {reused} (seed {seed})",
+        "本次评分 {graded} 份，已是最新 {reused} 份（随机种子 {seed}）",
+    ),
+    "report.batch.late": Message(
+        "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
+        "late_by, late_penalty, final_score; the report's Needs a look)",
+        "迟交：{late} 份在截止时间之后提交，{unreadable} 份的 timestamp.txt 无法读取（见 grades.csv 的 late_by、"
+        "late_penalty、final_score 列，以及报告的“需要查看”）",
+    ),
+    "report.batch.grades": Message("grades: {csv}   results: {results}", "成绩：{csv}；结果：{results}"),
+    "report.batch.report": Message("report: {report}   feedback: {feedback}", "报告：{report}；反馈页：{feedback}"),
+}
+
+# A kind of problem in *Needs a look* (attention.py): kind -> (what to do, English and Chinese); a run that ended
+# otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
+_TODO = {
+    "timeout": (
+        "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
+        "打开列出的单元格：是死循环，或者调用非常慢；需要它的结果的测试记 0 分",
+    ),
+    "time budget": (
+        "stopped at its own time budget (an endless loop?): what finished was graded, the tests that needed what "
+        "was stopped scored 0",
+        "在自己的时限内没有结束，被终止了（死循环？）：已完成的部分照常评分，需要被终止部分结果的测试记 0 分",
+    ),
+    "syntax error": (
+        "the cell did not run at all, so what it defines is missing: the student fixes the line",
+        "这个单元格完全没有运行，它定义的东西都不存在：请学生修正这一行",
+    ),
+    "cells raised": (
+        "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
+        "student the cell and the error",
+        "notebook 的其余部分运行了，但这个单元格本该产生的东西不存在；学生的反馈页会说明是哪个单元格、什么错误",
+    ),
+    "unreadable": (
+        "the file is not a readable submission: ask the student for a working copy",
+        "这个文件不是可读的提交：请学生交一份能打开的副本",
+    ),
+    "evidence": (
+        "the grader did not receive what the runner owes for these tests (tampered with, or the judge's own "
+        "failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
+        "评分程序没有收到 runner 为这些测试应交回的记录（被篡改，或者评分程序自身出错）：这些测试不得分；"
+        "发布成绩之前请先看 results/<id>.json 里这次运行的说明",
+    ),
+    "sandbox refused": (
+        "the submission tried what the sandbox refuses (files outside its view, a refused call, a flood of output): "
+        "it earned nothing by it, and its page tells the student so; read the run in results/<id>.json and talk to "
+        "the student",
+        "这份提交试图做沙箱不允许的事（读取它看不到的文件、被拒绝的调用、大量输出）：它并没有因此得到任何分数，"
+        "反馈页也告诉了学生这一点；请查看 results/<id>.json 里的这次运行，并和学生谈一谈",
+    ),
+    "similar hand-ins": (
+        "open the side-by-side page (marked: what both wrote beyond the starter and common code); on an exercise "
+        "this short it is a reason to talk to both students, not proof",
+        "打开并排对照页（标出的是两人在初始代码和大家共有的代码之外都写了的部分）；这道题很短，这只是找两位学生谈一谈的理由，"
+        "不是证据",
+    ),
+    "grader error": (
+        "the grader failed, not the student: regrade with --student NAME",
+        "出错的是评分程序，不是学生：请用 --student NAME 重新评分",
+    ),
+    "missing": (
+        "no result yet (the run was stopped): run the same command again",
+        "还没有结果（评分被中断了）：请再运行一次同样的命令",
+    ),
+    "blank": ("nothing written beyond the starter code", "除了初始代码之外什么都没有写"),
+}
+OTHER = (
+    "look at its feedback page: the run explains the lost points",
+    "查看学生的反馈页：运行情况说明了失分的原因",
+)
+_FLAG_TODO = {
+    "look-alike name": "两个名字写法看起来一样（另一种文字，或者零宽字符）：发送成绩之前，请确认他们是两个不同的学生",
+    "other files in the folder": "和 nbgrader 一样，只评了作业自己的 notebook；说明里列出了学生还交了什么",
+    "several editions": (
+        "交了不止一个版本的作业：按 nbgrader 的时间戳评了较晚提交的那个（时间分不出先后时，评作业本身的版本）；"
+        "另一个没有评分"
+    ),
+    "submission time unreadable": (
+        "nbgrader 的 timestamp.txt 里没有可读的时间（nbgrader 自己的 autograde 也会拒绝它）：不算迟交；请核实提交时间"
+    ),
+    "late": "在截止时间之后提交：迟交扣分与评分程序给的分数分开记（grades.csv 的 late_penalty、final_score 列）",
+    "edition chosen without a time": (
+        "交了不止一个版本的作业，而其中一个 timestamp.txt 缺失或没有写时间，所以不知道哪个是后交的："
+        "评了作业本身的版本。请确认学生想交的是哪一个，然后把 nbgrader 的时间写进那个 timestamp.txt（或者把不想交的版本移出 submitted/），"
+        "再运行一次同样的命令"
+    ),
+    "submission time missing": (
+        "提交旁边没有 timestamp.txt（nbgrader collect 会写这个文件，手工建的文件夹里没有）：不算迟交。"
+        "请核实提交时间，把 nbgrader 的时间写进 <student>/<assignment>/timestamp.txt"
+        "（例如 2026-05-04 09:30:00 UTC），再运行一次同样的命令"
+    ),
+    "feedback page stale": (
+        "这次运行之前为学生放好的反馈页显示的是另一个分数或另一些扣分：请在课程里为每个版本再运行一次 "
+        "`nbgrader release_feedback <assignment>`（手工发放的反馈页：从课程的 feedback 文件夹里发放新的那一份）；"
+        "regrades.jsonl 里写了分数为什么变了"
+    ),
+}
+# Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
+KIND_WORDS = {
+    "timeout": "超时",
+    "time budget": "超出单项时限",
+    "syntax error": "语法错误",
+    "cells raised": "单元格抛出异常",
+    "unreadable": "无法读取",
+    "evidence": "记录缺失",
+    "grader error": "评分程序出错",
+    "missing": "尚无结果",
+    "blank": "空白",
+    "out of memory": "内存不足",
+    "crashed": "崩溃",
+    "exited early": "提前退出",
+    "look-alike name": "名字看起来相同",
+    "other files in the folder": "文件夹里还有别的文件",
+    "several editions": "交了多个版本",
+    "submission time unreadable": "提交时间无法读取",
+    "late": "迟交",
+    "sandbox refused": "沙箱拒绝了它的操作",
+    "refused": "被沙箱拒绝",
+    "edition chosen without a time": "没有时间可比，按版本选了一个",
+    "submission time missing": "没有提交时间",
+    "feedback page stale": "反馈页已过时",
+    "similar hand-ins": "代码相似的提交",
+    "graded": "已评分",
+    "ok": "运行完毕",
+    "memory": "内存不足",
+    "exited": "提前退出",
+    "judge limit": "评分程序超出自身上限",
+    "no result": "没有结果",
+}
+WHAT_TO_DO = {kind: en for kind, (en, _) in _TODO.items()} | FLAGS  # attention.py's, in English
+# details beside a student in *Needs a look*
+REPORT.update(
+    {
+        "report.detail.late": Message(
+            "{late} after the due date ({due}){taken}",
+            "比截止时间（{due}）晚了 {late}{taken}",
+        ),
+        "report.detail.penalty": Message(", late penalty {points} points", "，迟交扣 {points} 分"),
+        "report.detail.alike": Message("drawn like {names}", "与 {names} 写法相同"),
+        "report.detail.its": Message("its", "它的"),
+        "report.detail.missing_time": Message(
+            "no timestamp.txt in {edition} folder; due {due}", "{edition} 文件夹里没有 timestamp.txt；截止时间是 {due}"
+        ),
+        "report.detail.stale_page": Message(
+            "placed {when} showing {showed}, now {now} ({edition} folder)",
+            "{when} 放好的反馈页显示的是 {showed}，现在是 {now}（{edition} 文件夹）",
+        ),
+        "report.detail.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+        # the charts (outputs/charts.py)
+        "report.chart.histogram": Message("histogram of scores", "得分分布"),
+        "report.chart.histogram_title": Message("Score distribution (judged submissions)", "得分分布（已评判的提交）"),
+        "report.chart.score_axis": Message("score (points out of {top})", "得分（满分 {top}）"),
+        "report.chart.students_axis": Message("students", "人数"),
+        "report.chart.areas": Message("mean percent per area", "各评分项的平均得分率"),
+        "report.chart.areas_title": Message("Mean score per area", "各评分项的平均得分率"),
+        "report.chart.areas_axis": Message("mean % of the area's points", "该评分项的平均得分率（%）"),
+    }
+)
+
+
+def _kinds() -> dict[str, Message]:
+    """``report.kind.<kind>`` (its name: the English is the kind) and ``report.todo.<kind>`` (what to do)."""
+    out = {f"report.kind.{kind}": Message(kind, name) for kind, name in KIND_WORDS.items()}
+    out.update({f"report.todo.{kind}": Message(en, zh) for kind, (en, zh) in _TODO.items()})
+    out.update({f"report.todo.{flag}": Message(FLAGS[flag], zh) for flag, zh in _FLAG_TODO.items()})
+    out["report.todo.other"] = Message(*OTHER)
+    return out
+
+
+REPORT.update(_kinds())
+
+
+def report_words(language: str) -> dict[str, str]:
+    """The report's words (``report.<name>`` without the prefix: ``kind.timeout``, ``title``, ...) in `language`
+    (English for a language not listed)."""
+    language = language if language in LANGUAGES else "en"
+    return {key.removeprefix("report."): entry.template(language) for key, entry in REPORT.items()}
+
+
+register("report", REPORT)
