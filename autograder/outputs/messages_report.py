@@ -199,8 +199,8 @@ _FLAG_TODO = {
     "late": "在截止时间之后提交：迟交扣分与评分程序给的分数分开记（grades.csv 的 late_penalty、final_score 列）",
     "edition chosen without a time": (
         "交了不止一个版本的作业，而其中一个 timestamp.txt 缺失或没有写时间，所以不知道哪个是后交的："
-        "评了作业本身的版本。请确认学生想交的是哪一个，然后把 nbgrader 的时间写进那个 timestamp.txt（或者把不想交的版本移出 submitted/），"
-        "再运行一次同样的命令"
+        "评了作业本身的版本。请确认学生想交的是哪一个，然后把 nbgrader 的时间写进那个 timestamp.txt"
+        "（或者把不想交的版本移出 submitted/），再运行一次同样的命令"
     ),
     "submission time missing": (
         "提交旁边没有 timestamp.txt（nbgrader collect 会写这个文件，手工建的文件夹里没有）：不算迟交。"
