@@ -200,16 +200,16 @@ _FLAG_TODO = {
     "edition chosen without a time": (
         "交了不止一个版本的作业，而其中一个 timestamp.txt 缺失或没有写时间，所以不知道哪个是后交的："
         "评了作业本身的版本。请确认学生想交的是哪一个，然后把 nbgrader 的时间写进那个 timestamp.txt"
-        "（或者把不想交的版本移出 submitted/），再运行一次同样的命令"
+        "（或者把不想交的版本移出 `submitted/`），再运行一次同样的命令"
     ),
     "submission time missing": (
-        "提交旁边没有 timestamp.txt（nbgrader collect 会写这个文件，手工建的文件夹里没有）：不算迟交。"
+        "提交旁边没有 timestamp.txt（`nbgrader collect` 会写这个文件，手工建的文件夹里没有）：不算迟交。"
         "请核实提交时间，把 nbgrader 的时间写进 <student>/<assignment>/timestamp.txt"
         "（例如 2026-05-04 09:30:00 UTC），再运行一次同样的命令"
     ),
     "feedback page stale": (
         "这次运行之前为学生放好的反馈页显示的是另一个分数或另一些扣分：请在课程里为每个版本再运行一次 "
-        "`nbgrader release_feedback <assignment>`（手工发放的反馈页：从课程的 feedback 文件夹里发放新的那一份）；"
+        "`nbgrader release_feedback <assignment>`（手工发放的反馈页：从课程的 `feedback/` 文件夹里发放新的那一份）；"
         "regrades.jsonl 里写了分数为什么变了"
     ),
 }

@@ -301,7 +301,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 # 发布文件夹里的 README.md（{{folder}}、{{other}}、{{wheel}}、{{torch}} 由构建脚本填入）：
 # the release folder's README.md, the English edition's README in this edition's words.
 README = """
-# 权重绑定：你的作业
+# weight tying：你的作业
 
 这个文件夹就是作业（从 Jupyter 的 `Assignments` 标签页取得，或运行 `nbgrader fetch_assignment {{folder}}`，
 或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook，`pytest` 是它的自检（所需文件在

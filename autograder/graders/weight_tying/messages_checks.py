@@ -75,7 +75,7 @@ MESSAGES = {
     # a cell the notebook's kernel ran (a practice cell's traceback): the number Jupyter shows beside it
     "check.place.kernel": (
         "the cell marked [{count}] (starting “{first}”)",
-        "左侧标着 [{count}] 的单元格（以「{first}」开头）",
+        "左侧标着 [{count}] 的单元格（以“{first}”开头）",
     ),
     "check.place.kernel_bare": ("the cell marked [{count}]", "左侧标着 [{count}] 的单元格"),
     # budget.py: the self-check's time budget

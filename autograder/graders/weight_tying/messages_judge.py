@@ -58,7 +58,7 @@ MESSAGES = {
     ),
     "judge.counts.unique_two_tables": (
         "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables, the tie shows why: {cause}",
-        "{model} 有 {n} 个不重复的参数，应为 V * D = {want}：有两张 (V, D) 的表，绑定的情况说明了原因：{cause}",
+        "{model} 去重后共有 {n} 个参数，应为 V * D = {want}：有两张 (V, D) 的表，共享的情况说明了原因：{cause}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
@@ -236,8 +236,8 @@ MESSAGES = {
     "judge.gen.model.batch_only_append": (
         "\n-> it decodes a batch of one right but fails for several prompts (B > 1): the new tokens (B,) are "
         "appended as a row (1, B), where each row needs its own column (B, 1)",
-        "\n→ 批大小为 1 时生成正确，一批有多个前缀（B > 1）时却失败了：新生成的 token（形状 (B,)）被当成一行 (1, B) "
-        "接上去了，而每一行都需要自己的一列 (B, 1)",
+        "\n→ batch 只有 1 个前缀时生成正确，有多个前缀（B > 1）时却失败了："
+        "新生成的 token（形状 (B,)）被当成一行 (1, B) 接上去了，而每一行都需要自己的一列 (B, 1)",
     ),
     "judge.gen.model.only_new": (
         "only the new tokens returned, without the prompt in front",
@@ -259,7 +259,7 @@ MESSAGES = {
     ),
     "judge.gen.not_checked_raised": (
         "{what}: not checked: generate raised on this case (see “{test}”)",
-        "{what}：未检查：generate 在这个用例上抛出了异常（见「{test}」）",
+        "{what}：未检查：generate 在这个用例上抛出了异常（见“{test}”）",
     ),
     "judge.gen.dtype": (
         "generate returned dtype {dtype}: token ids are int64",
@@ -295,11 +295,11 @@ MESSAGES = {
     "judge.grad.step_follows_gradient": (
         "{what}: after one SGD step the table moved by lr times its gradient, which is not the sum of both paths: "
         "{problem}",
-        "{what}：做了一步 SGD 之后，表移动了 lr 乘以它的梯度，而这个梯度不是两条路径之和：{problem}",
+        "{what}：做了一步 SGD 之后，表的变化量是 lr 乘以它自己的梯度，而这个梯度不是两条路径之和：{problem}",
     ),
     "judge.label.head_logits": (
         "{what}: the head's scores for the judge's ids (before any forward call)",
-        "{what}：在任何前向计算之前，LM head 对评分程序给出的 id 的打分",
+        "{what}：在任何 forward 之前，LM head 对评分程序给出的 id 的打分",
     ),
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "

@@ -167,6 +167,6 @@ def test_a_garbled_or_missing_stamp_is_listed_with_what_to_do_never_chosen_silen
     )
     assert "several editions" not in look  # listed once, under what the TA must do
     missing = look[look.index("submission time missing") :]
-    assert "gi: no timestamp.txt in weight_tying folder; due 2026-05-04 12:00 UTC" in missing
+    assert "gi: no timestamp.txt in weight_tying folder; due 2026-05-04 12:00:00 UTC" in missing
     assert "put nbgrader's time in <student>/<assignment>/timestamp.txt" in missing
     assert "al:" not in missing

@@ -238,7 +238,9 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # a test the charge covers at no cost of its own (a knock-on) says so, never "-0" or "扣 0 分" (issue 48)
     knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
-    marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock)})  # 9 points, the charge costs 6
+    # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
+    # is covered by the charge at no cost of its own
+    marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "不再重复扣", "扣 0 分")):
         data = gradescope_results(Result(tests=marked, run=None, output="x", language=language), SPEC)
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")

@@ -106,11 +106,10 @@ def _first_token_over_positions(out, inner: gpt.MiniGPT, prompt: torch.Tensor) -
     """The first new token is what an argmax over the positions (dim=1) gives, read at the last vocabulary id,
     and not the greedy one: one step is enough to tell (no decoding loop written out here)."""
     t = prompt.shape[1]
-    if not (isinstance(out, torch.Tensor) and out.dim() == 2 and out.shape[1] > t):
+    if not (isinstance(out, torch.Tensor) and out.dim() == 2 and out.shape[1] > t) or t > inner.block_size:
         return False
-    logits = inner(prompt[:, -inner.block_size :])  # (B, t, V)
-    over_positions = logits.argmax(dim=1)[:, -1]  # (B, V) -> (B,)
-    greedy = logits[:, -1, :].argmax(dim=-1)
+    over_positions = inner(prompt).argmax(dim=1)[:, -1]  # (B, t, V) -> (B, V) positions -> the last id's (B,)
+    greedy = decode(inner, prompt, 1)[:, -1]  # the library's own decoder: what is right
     return bool(torch.equal(out[:, t], over_positions)) and not torch.equal(over_positions, greedy)
 
 
