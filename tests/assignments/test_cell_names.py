@@ -150,7 +150,7 @@ def test_a_practice_cells_error_names_the_cell_jupyter_shows_never_ipythons_file
     out = proc.stdout + proc.stderr
     named = {
         "en": f"line {line} of the cell marked [2] (starting “class TiedEmbeddingLM(nn.Module):”)",
-        "zh": f"出错的位置：左侧标着 [2] 的单元格（以「class TiedEmbeddingLM(nn.Module):」开头），第 {line} 行",
+        "zh": f"出错的位置：左侧标着 [2] 的单元格（以“class TiedEmbeddingLM(nn.Module):”开头），第 {line} 行",
     }[language]
     assert named in out, out[-3000:]
     assert "ipykernel" not in out and ".py, line" not in out and "位于" not in out, out[-3000:]
