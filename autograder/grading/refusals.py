@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from autograder.graders.kit import KIT_ROOT
 from autograder.protocol.run_records import read_refused
 
 __all__ = ["refused", "KINDS", "PRIVATE"]
@@ -26,6 +27,7 @@ __all__ = ["refused", "KINDS", "PRIVATE"]
 KINDS = ("output", "files", "call")
 PRIVATE = ("/tmp", "/var/tmp", "/dev", "/proc")  # the run's own folders: what it misses there, it never had
 MAX_SHOWN = 12  # of each kind
+_KIT = os.path.normpath(str(KIT_ROOT))
 
 
 def refused(flooded: list[str], record: Any) -> list[list[str]]:
@@ -39,9 +41,14 @@ def refused(flooded: list[str], record: Any) -> list[list[str]]:
 
 
 def _hidden(path: str) -> bool:
-    """Whether `path` (as the run saw it: absolute) is a file of this machine the run could not see."""
+    """Whether `path` (as the run saw it: absolute) is a file of this machine the run could not see. In the run's
+    own folders that is only the kit's own files (a kit checked out under /tmp, as a CI machine may): anything
+    else there is what the run never had."""
     path = os.path.normpath(path)
-    if not os.path.isabs(path) or "\0" in path or any(path == p or path.startswith(p + "/") for p in PRIVATE):
+    if not os.path.isabs(path) or "\0" in path:
+        return False
+    private = any(path == p or path.startswith(p + "/") for p in PRIVATE)
+    if private and not (path == _KIT or path.startswith(_KIT + "/")):
         return False
     try:
         return os.path.lexists(path)
