@@ -174,31 +174,6 @@ def _credited_only_if_decoded(plan, evidence, run, note: str, **params) -> None:
         raise Failed(say(note, test=title_of(_GREEDY), **params), waits_on=_GREEDY)
 
 
-def test_generate_greedy_within_block_size(plan, evidence, run):
-    """Exact greedy tokens while the context still fits in block_size."""
-    failure = _greedy_failure(plan, evidence, run, "within_block")
-    if failure is not None:
-        raise failure
-
-
-def test_generate_greedy_past_block_size(plan, evidence, run):
-    """Exact greedy tokens past block_size: a context that grows past it, a prompt of exactly block_size
-    (B = 1) and a prompt longer than it; each step sees only the last block_size tokens. Every mistake the
-    cases show is charged; a case no model explains costs the test's points."""
-    failures = [f for f in (_greedy_failure(plan, evidence, run, name) for name in PAST_BLOCK) if f is not None]
-    if not failures:
-        return
-    plain = [f for f in failures if not isinstance(f, Failed) or f.finding.names is None]
-    first = plain[0] if plain else failures[0]
-    said = first.finding.said if isinstance(first, Failed) else first.args[0]
-    if len(failures) > 1:
-        said = said + say("suite.and_more_case_s", n=len(failures) - 1)
-    if plain:
-        raise AssertionError(said)
-    names = list(dict.fromkeys(m for f in failures for m in f.finding.shown))
-    raise Failed(said, names=names[0], also=tuple(names[1:]))
-
-
 def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
     """int64, shape (B, T + max_new_tokens), the prompt unchanged in front, tokens in [0, V); credited when the
     tokens are decoded from the model's logits (greedy, or a mistake a model of generate gives)."""
@@ -229,6 +204,31 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
             )
         raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
     _credited_only_if_decoded(plan, evidence, run, "note.shape_not_credited")
+
+
+def test_generate_greedy_within_block_size(plan, evidence, run):
+    """Exact greedy tokens while the context still fits in block_size."""
+    failure = _greedy_failure(plan, evidence, run, "within_block")
+    if failure is not None:
+        raise failure
+
+
+def test_generate_greedy_past_block_size(plan, evidence, run):
+    """Exact greedy tokens past block_size: a context that grows past it, a prompt of exactly block_size
+    (B = 1) and a prompt longer than it; each step sees only the last block_size tokens. Every mistake the
+    cases show is charged; a case no model explains costs the test's points."""
+    failures = [f for f in (_greedy_failure(plan, evidence, run, name) for name in PAST_BLOCK) if f is not None]
+    if not failures:
+        return
+    plain = [f for f in failures if not isinstance(f, Failed) or f.finding.names is None]
+    first = plain[0] if plain else failures[0]
+    said = first.finding.said if isinstance(first, Failed) else first.args[0]
+    if len(failures) > 1:
+        said = said + say("suite.and_more_case_s", n=len(failures) - 1)
+    if plain:
+        raise AssertionError(said)
+    names = list(dict.fromkeys(m for f in failures for m in f.finding.shown))
+    raise Failed(said, names=names[0], also=tuple(names[1:]))
 
 
 def test_generate_is_deterministic_argmax(plan, evidence, run):
