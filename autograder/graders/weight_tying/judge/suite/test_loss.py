@@ -96,9 +96,10 @@ def _check_loss(plan, evidence, run, form: str):
     except Failed as failed:
         if failed.finding.owed:
             raise
+        if not forward_right:  # a loss through a forward that is not the model's raising may be its consequence
+            raise _forward_wrong(call) from None
         # What raised is the student's text, never read: which target forms return a value tells a loss that
-        # is not written (or raises whatever it is given) from one that misreads this form's targets. Either is
-        # the loss's own fact, whatever forward returns.
+        # is not written (or raises whatever it is given) from one that misreads this form's targets.
         answered = [f for f in _CALLS if isinstance(rec.get(f), dict) and "error" not in rec[f]]
         if answered:
             raise Failed(failed.finding.said + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
