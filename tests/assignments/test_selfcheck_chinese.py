@@ -1,5 +1,5 @@
-"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, whether the
-diagnosis names it or the check's own hint does, and the graded area after it.
+"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, at the end of its
+message whether the diagnosis names it or the check does, and the graded area on the line after it.
 
 Each wrong answer is the reference with one edit, loaded and checked in-process as test_release_selfcheck.py does.
 """
@@ -41,3 +41,6 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     assert len(re.findall(r"请重读第 \d+ 节“[^”]+”", message)) == 1, message
     assert "notebook 第" not in message and "）（" not in message, message
     assert re.search(r"评分项：[^\n]+。$", message), message
+    # one layout whoever names the section: the message ending with where to reread, the area on a line of its own
+    text, area = message.rsplit("\n", 1)
+    assert re.search(r"请重读第 \d+ 节“[^”]+”(和第 \d+ 节“[^”]+”)?。$", text) and area.startswith("评分项："), message
