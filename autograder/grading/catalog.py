@@ -173,10 +173,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # a Gradescope result's lines under a charge (gradescope/results.py)
-    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（共 {points} 分）"),
+    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（该测试 {points} 分）"),
     "gradescope.covered_test": (
         "- {name}: not charged again (its {points} counted in this charge)",
-        "- {name}：本项 {points} 分，已计入上面的扣分，不再重复扣",
+        "- {name}：该测试 {points} 分，已计入上面的扣分",
     ),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),

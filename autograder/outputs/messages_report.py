@@ -25,7 +25,6 @@ REPORT = {
     "report.meta_others": Message(" ({others})", "（{others}）"),
     "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
     "report.list": Message(", ", "，"),
-    "report.names_sep": Message(", ", "、"),  # between students' names
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
     "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
     # headings and what is said under them

@@ -231,9 +231,6 @@ def test_stubs_fail_once_per_class_and_the_rest_waits(checks):
     failed = [name for name, o in outcomes.items() if o.status == "failed"]
     assert failed == ["test_tied_table_has_shape_v_by_d", "test_wrapper_holds_a_dnnlpy_minigpt"]
     assert all("is not implemented yet" in outcomes[name].message for name in failed)
-    # nothing of the class is written yet: where to reread, and no graded area (a stub is not one area's)
-    assert all("(reread section" in outcomes[name].message for name in failed)
-    assert not any("Graded area" in outcomes[name].message for name in failed)
     assert {o.status for name, o in outcomes.items() if name not in failed} == {"not checked"}
 
 

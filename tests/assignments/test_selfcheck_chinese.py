@@ -44,3 +44,18 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     # one layout whoever names the section: the message ending with where to reread, the area on a line of its own
     text, area = message.rsplit("\n", 1)
     assert re.search(r"请重读第 \d+ 节“[^”]+”(和第 \d+ 节“[^”]+”)?。$", text) and area.startswith("评分项："), message
+
+
+def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
+    """Nothing of a class is written yet: the failure sends the student to its exercise's section, and names no
+    graded area (a stub is not one area's: the first check of a class is a parameter count)."""
+    stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
+    stub += "        raise NotImplementedError()\n"
+    cls = exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]
+    for language, reread, area in (
+        ("en", '(reread section 6, "Exercise 1', "Graded area"),
+        ("zh", "请重读第 6 节“练习 1", "评分项"),
+    ):
+        monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+        message = checks.Session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
+        assert reread in message and area not in message, message
