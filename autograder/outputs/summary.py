@@ -48,7 +48,8 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
     console = console or make_console()
     w = report_words(language)
     table = Table(title=w["batch.title"].format(n=len(outcome.roster)))
-    for col in ("col.student", "col.score", "col.status"):
+    table.add_column(w["col.student"], overflow="fold")  # a long name is folded, never cut to an ellipsis
+    for col in ("col.score", "col.status"):
         table.add_column(w[col])
     for student in outcome.roster:
         result = outcome.results.get(student.uid)

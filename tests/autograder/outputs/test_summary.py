@@ -102,3 +102,11 @@ def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
         assert bar.progress.columns[0].text_format == "评分中"
     finally:
         bar.close()
+
+
+def test_a_name_longer_than_the_table_is_folded_never_cut():
+    long = "/courses/2026/submitted/" + "a" * 70 + "/x[/a]"
+    console = Console(width=60, record=True, color_system=None)
+    print_batch(_outcome([long, "bob"]), console=console)
+    names = "".join(line.split("│")[1].strip() for line in console.export_text().splitlines() if line.count("│") == 4)
+    assert long in names and "…" not in console.export_text()
