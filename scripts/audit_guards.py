@@ -53,8 +53,8 @@ EARLIER = (
         _REPORT,
         (
             (
-                "<td data-label=\"{{ w['col.status'] }}\">{{ status_of(row.result.status) }}</td>",
-                "<td data-label=\"{{ w['col.status'] }}\">{{ status_of(row.result.status)|safe }}</td>",
+                "<td data-label=\"{{ w['col.status'] }}\">{{ status_of(row.result) }}</td>",
+                "<td data-label=\"{{ w['col.status'] }}\">{{ status_of(row.result)|safe }}</td>",
             ),
         ),
         _PAGES,

@@ -233,7 +233,7 @@ def _grade(args, limits, extensions) -> int:
     for warning in outcome.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if outcome.similarity is not None:
-        print(similarity.summary(outcome.similarity, job.out), file=sys.stderr)
+        print(similarity.summary(outcome.similarity, job.out, args.language), file=sys.stderr)
     if outcome.placement is not None:
         _place_feedback(outcome.placement, Path(outcome.options.course), job.out)
     if outcome.regrade and outcome.regrade["moved"]:

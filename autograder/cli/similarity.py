@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from autograder.cli.common import assignment_error, fail
+from autograder.protocol.said import LANGUAGES
 
 __all__ = ["add_parser", "add_options", "options_of", "run", "share", "summary"]
 
@@ -55,7 +56,10 @@ def options_of(args, *, threshold: float | None):
 
     archives = tuple(args.archive) if args.archive is not None else None
     course = getattr(args, "nbgrader_course", None)
-    return SimilarityOptions(threshold=threshold, archives=archives, courses=(course,) if course else ())
+    language = getattr(args, "language", "en")  # the instructor's: similarity.html and the pairs' pages
+    return SimilarityOptions(
+        threshold=threshold, archives=archives, courses=(course,) if course else (), language=language
+    )
 
 
 def add_parser(sub) -> None:
@@ -73,14 +77,28 @@ def add_parser(sub) -> None:
     parser.add_argument(
         "--nbgrader-course", type=Path, default=None, metavar="COURSE", help="the course whose release is the starter"
     )
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default="en",
+        help="the instructor's words: similarity.html, the side-by-side pages, the report written again and this "
+        "command's summary line (default en; zh: Chinese)",
+    )
     add_options(parser, threshold="--threshold")
 
 
-def summary(outcome, out: Path) -> str:
-    archived = f" and {outcome.archived} archived" if outcome.archived else ""
-    return (
-        f"similarity: {outcome.hand_ins} hand-ins{archived} compared, {len(outcome.pairs)} pair(s) at "
-        f"{outcome.threshold:.0%} or more: {out / 'similarity.html'}"
+def summary(outcome, out: Path, language: str = "en") -> str:
+    """The line a pass prints: how many were compared, how many pairs are listed, where to read them."""
+    from autograder.outputs.messages_report import report_words
+
+    w = report_words(language)
+    archived = w["similar.summary_archived"].format(n=outcome.archived) if outcome.archived else ""
+    return w["similar.summary"].format(
+        n=outcome.hand_ins,
+        archived=archived,
+        pairs=len(outcome.pairs),
+        threshold=f"{outcome.threshold:.0%}",
+        page=out / "similarity.html",
     )
 
 
@@ -113,20 +131,20 @@ def run(args) -> int:
             options = options_of(args, threshold=args.threshold)
             outcome = run_similarity(args.assignment, args.out, class_hand_ins(roster, tuple(args.paths)), options)
             if graded:
-                _rewrite_outputs(args.out)
+                _rewrite_outputs(args.out, args.language)
     except FolderBusy as exc:
         return fail(str(exc))
     for problem in outcome.problems:
         print(f"warning: {problem}", file=sys.stderr)
-    print(summary(outcome, args.out))
+    print(summary(outcome, args.out, args.language))
     return 0
 
 
-def _rewrite_outputs(out: Path) -> None:
+def _rewrite_outputs(out: Path, language: str = "en") -> None:
     """A graded folder's grades.csv and report again, from its results (which the pass never touches)."""
     from autograder.outputs.classview import load_class
     from autograder.outputs.grades import write_grades
     from autograder.outputs.report import write_report
 
     write_grades(out, load_class(out).rows)
-    write_report(out)
+    write_report(out, language)

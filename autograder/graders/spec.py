@@ -69,6 +69,9 @@ class AssignmentSpec:
     # recorded by the build): a graded run leaves out those nothing else needs, as the self-check does; a cell
     # whose text is not one of them is the student's and runs. Empty: every cell runs.
     released_demos: frozenset[str] = frozenset()
+    # What pages and reports call the assignment, in every language ("Weight Tying": a name, like a chapter's
+    # title); "": its name.
+    title: str = ""
 
     def __post_init__(self) -> None:
         if self.scheme is None:
@@ -86,6 +89,11 @@ class AssignmentSpec:
                 f"warm_up={self.warm_up!r}: write '{self.runner_package}.<module>:<function>' (a function of the "
                 "grader's runner package, which its fork servers import), or leave it out"
             )
+
+    @property
+    def shown_title(self) -> str:
+        """The assignment as a page's title names it: its title, else its name."""
+        return self.title or self.name
 
     @property
     def runner_package(self) -> str:

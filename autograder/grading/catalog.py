@@ -84,7 +84,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_cells_raised": (
         "Your code ran to the end, but {n} of its cells did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个单元格没有正常结束：",
+        "你的代码运行到了最后，但其中有 {n} 个单元格没有正常运行：",
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
@@ -133,12 +133,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cell.place.bare": ("cell {number}", "第 {number} 个单元格"),
     "run.not_defined": (
         "Not defined by your submission: {names} (check the exact class names).",
-        "你的提交没有定义：{names}（请核对类名的拼写）。",
+        "你的提交没有定义 {names}（请核对类名的拼写）。",
     ),
     "run.not_defined_syntax": (
         "Not defined by your submission: {names} (a cell with a syntax error).",
-        "你的提交没有定义：{names}。上面有单元格存在语法错误，它定义的类因此不存在。",
+        "你的提交没有定义 {names}：上面有单元格存在语法错误，它定义的类因此不存在。",
     ),
+    "run.not_defined_syntax_part": (
+        "Not defined by your submission: {names} (a part with a syntax error).",
+        "你的提交没有定义 {names}：上面有部分代码存在语法错误，其中定义的类因此不存在。",
+    ),
+    "run.names_sep": (", ", "、"),  # between the names a submission does not define
     "run.cell_syntax_error": (
         "While loading your submission, {cell} has a syntax error, so Python ran none of it and nothing it defines"
         " exists (a later NameError follows from it): {error}",
@@ -158,7 +163,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个部分没有正常结束：",
+        "你的代码运行到了最后，但其中有 {n} 个部分没有正常运行：",
     ),
     "run.parts_counted": (
         "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
@@ -168,10 +173,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # a Gradescope result's lines under a charge (gradescope/results.py)
-    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（共 {points} 分）"),
+    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（该测试 {points} 分）"),
     "gradescope.covered_test": (
         "- {name}: not charged again (its {points} counted in this charge)",
-        "- {name}：本项 {points} 分，已计入上面的扣分，不再重复扣",
+        "- {name}：该测试 {points} 分，已计入上面的扣分",
     ),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),

@@ -54,6 +54,7 @@ def grade_batch(
     limits: Limits = Limits(),
     workers: int | None = None,
     progress: bool = True,
+    progress_label: str = "grading",
     hide: tuple[str | Path, ...] = (),
     on_result: Callable[[str, Result], None] | None = None,
     roots: tuple[str | Path, ...] = (),
@@ -65,6 +66,7 @@ def grade_batch(
     `hide`: folders no submission may read (the batch's own folders: other students' work, the output).
     `roots`: the folders given on the command line; a file is read beneath its root without following links.
     `on_result(student, result)` is called as each result arrives (e.g. to write it at once).
+    `progress_label`: the word before the progress bar, in the instructor's language (the caller's catalog).
     `seed`: the judge's plan for every submission; None draws one for the whole batch (every student is
     tested on the same cases, and the judge's reference work is shared; each result records its seed).
     `executor`: "pool" (warm workers on this machine, the default), "fresh" (a new interpreter per
@@ -77,7 +79,7 @@ def grade_batch(
         raise ValueError(f"workers={workers}: give at least 1")
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     hidden, trusted = tuple(map(str, hide)), tuple(map(str, roots))
-    bar = _Progress(len(submissions)) if progress else None
+    bar = _Progress(len(submissions), progress_label) if progress else None
 
     def arrived(student: str, result: Result) -> None:
         if on_result is not None:
@@ -146,11 +148,18 @@ def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted
 
 
 class _Progress:
-    def __init__(self, total: int) -> None:
+    def __init__(self, total: int, label: str = "grading") -> None:
         from rich.console import Console
+        from rich.markup import escape
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        columns = (TextColumn("grading"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+        # a format string, read as markup: the label is words of a catalog, escaped all the same
+        columns = (
+            TextColumn(escape(label).replace("{", "{{").replace("}", "}}")),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
         self.progress = Progress(*columns, TextColumn("{task.description}"), console=Console(stderr=True))
         self.progress.start()
         self.task = self.progress.add_task("", total=total)

@@ -206,8 +206,12 @@ class RunFacts:
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            key = "run.not_defined_syntax" if syntax else "run.not_defined"
-            lines.append(render(key, language, names=", ".join(missing)))
+            key = (
+                ("run.not_defined_syntax" if self.cells else "run.not_defined_syntax_part")
+                if syntax
+                else "run.not_defined"
+            )
+            lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
         return "\n".join(lines + self.refused_lines(language))
 
     def refused_lines(self, language: str = "en") -> list[str]:

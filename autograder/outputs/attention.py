@@ -157,6 +157,8 @@ def attention(view: ClassView, starts, *, spec: AssignmentSpec | None = None, la
         }
         for row in rows:
             groups.setdefault(flag, Problem(flag, FLAGS[flag])).students.append((row, details[flag](row, language)))
-    for row, pair in needs_a_look(view.rows, view.similarity):  # one line per pair, linking its side-by-side page
+    for row, pair in needs_a_look(
+        view.rows, view.similarity, language
+    ):  # one line per pair, linking its side-by-side page
         groups.setdefault(SIMILAR, Problem(SIMILAR, TO_DO)).students.append((row, pair))
     return [groups[k] for k in _ORDER if k in groups]

@@ -15,9 +15,11 @@ import unicodedata
 from collections import defaultdict
 from xml.sax.saxutils import escape
 
+from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.classview import ClassView
 from autograder.outputs.html import number, visible
 from autograder.outputs.messages_report import report_words
+from autograder.outputs.wording import in_scheme_order
 
 __all__ = ["charts", "area_means", "histogram_svg", "area_svg", "bins"]
 
@@ -139,9 +141,9 @@ def area_means(view: ClassView) -> dict[str, float]:
     return {area: statistics.fmean(values) for area, values in sums.items()}
 
 
-def charts(view: ClassView, language: str = "en", name=None) -> list[dict]:
+def charts(view: ClassView, language: str = "en", name=None, spec: AssignmentSpec | None = None) -> list[dict]:
     """[{"alt", "data"}, ...]: the charts there is data for, `data` an SVG in base64, in `language` (`name`: the
-    areas' names in it)."""
+    areas' names in it, in the order of `spec`'s marking scheme)."""
     out, w = [], report_words(language)
     judged = view.judged
     if judged:
@@ -150,7 +152,7 @@ def charts(view: ClassView, language: str = "en", name=None) -> list[dict]:
         out.append({"alt": w["chart.histogram"], "data": _data(svg)})
     means = area_means(view)
     if means:
-        named = {(name or str)(area): mean for area, mean in means.items()}
+        named = {(name or str)(area): means[area] for area in in_scheme_order(means, spec)}
         out.append({"alt": w["chart.areas"], "data": _data(area_svg(named, w))})
     return out
 

@@ -287,6 +287,7 @@ def _inputs(spec, manifest: Manifest, outcome: ClassOutcome, digests: dict) -> d
 def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> None:
     """Grade `todo` (uid -> Student) as the job says, each result handed to `on_result(uid, result)`."""
     from autograder.grading.executors import grade_batch
+    from autograder.outputs.messages_report import report_words
 
     grade_batch(
         assignment=job.assignment,
@@ -295,6 +296,7 @@ def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> 
         limits=job.limits,
         workers=job.workers,
         progress=job.progress,
+        progress_label=report_words(job.language)["batch.grading"],
         hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
         on_result=on_result,
         roots=tuple(p for p in job.paths if p.is_dir()),

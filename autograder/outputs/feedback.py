@@ -30,6 +30,7 @@ from autograder.outputs.wording import (
     late_line,
     page_words,
     run_lines,
+    run_state,
     stopped_at,
 )
 from dnnlpy.notebook import CellPlace
@@ -88,9 +89,12 @@ def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
     return name
 
 
-# how a run ended (result.RunFacts.status) -> its words in the pages' catalog
+# how a run ended (wording.run_state) -> its words in the pages' catalog
 _STATUS = {
     "ok": "page.status.ok",
+    "syntax error": "page.status.syntax error",
+    "cells raised": "page.status.cells raised",
+    "time budget": "page.status.time budget",
     "timeout": "page.status.timeout",
     "memory": "page.status.memory",
     "exited": "page.status.exited",
@@ -135,9 +139,10 @@ def feedback_context(
     due date (``lateness.Late``), said under the score."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
+    shown = spec.shown_title if spec is not None and assignment else assignment  # "Weight Tying", not a folder
     title = (
-        w["assignment_feedback_for"].format(assignment=assignment, student=student)
-        if assignment
+        w["assignment_feedback_for"].format(assignment=shown, student=student)
+        if shown
         else w["feedback_for"].format(student=student)
     )
     context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": ""}
@@ -145,7 +150,7 @@ def feedback_context(
         return context
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
-        w["status"].format(status=_status_words(result.status, w)),
+        w["status"].format(status=_status_words(run_state(result), w)),
     ]
     area = _named(names)
     failing = result.failing()

@@ -18,7 +18,10 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-__all__ = ["render", "visible", "number", "TEMPLATES"]
+from autograder.outputs import messages_pages  # noqa: F401 - registers page.html_lang, read below
+from autograder.protocol.said import LANGUAGES, message
+
+__all__ = ["render", "visible", "number", "html_lang", "TEMPLATES"]
 
 TEMPLATES = "templates"  # the folder of this package that holds the pages' templates
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\0]")
@@ -42,6 +45,12 @@ def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "–"
 
 
+def html_lang(language: str) -> str:
+    """A page's ``<html lang>`` for the kit's `language`: "zh-CN" for Chinese, so a browser draws the mainland's
+    glyphs (the pages' catalog, ``page.html_lang``)."""
+    return message("page.html_lang").template(language if language in LANGUAGES else "en")
+
+
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("autograder.outputs", TEMPLATES),
@@ -53,6 +62,7 @@ def _environment() -> jinja2.Environment:
         keep_trailing_newline=True,
     )
     env.filters["number"] = number
+    env.filters["html_lang"] = html_lang
     env.globals["pct"] = _pct
     return env
 

@@ -16,10 +16,13 @@ PAGES = {
         "Feedback for {student}",
         "{student} 的反馈",
     ),
+    # {assignment}: the assignment's title (AssignmentSpec.title, e.g. "Weight Tying"), or its folder's name
     "page.assignment_feedback_for": Message(
         "{assignment}: feedback for {student}",
-        "{assignment}：{student} 的反馈",
+        "{assignment} 作业反馈：{student}",
     ),
+    # the page's <html lang>: which glyphs a browser picks for the Chinese (Simplified, mainland forms)
+    "page.html_lang": Message("en", "zh-CN"),
     "page.graded": Message(
         "Graded {when}",
         "评分时间 {when}",
@@ -28,8 +31,12 @@ PAGES = {
         "status: {status}",
         "运行状态：{status}",
     ),
-    # how a run ended, by its status (result.RunFacts.status); the English is the status itself
-    "page.status.ok": Message("ok", "运行完毕"),
+    # how a run ended, by its status (result.RunFacts.status, or wording.run_state for a run that ended normally
+    # with part of its code not run); the English is the status itself
+    "page.status.ok": Message("ok", "正常"),
+    "page.status.syntax error": Message("syntax error", "部分代码有语法错误，没有运行"),
+    "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
+    "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
     "page.status.timeout": Message("timeout", "超时"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
@@ -38,9 +45,9 @@ PAGES = {
     "page.status.grader error": Message("grader error", "评分程序出错"),
     # punctuation around the page's values, each language's own
     "page.colon": Message(": ", "："),
-    "page.item_detail": Message(" ({area}, {points})", "（{area}，{points}）"),
+    "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
-    "page.item_area": Message(" ({area})", "（{area}）"),
+    "page.item_area_cost": Message(" ({area}) {cost}", "（{area}）{cost}"),  # the terminal's test line
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
     "page.score": Message(
         "Score: {score} / {top}",
@@ -80,12 +87,14 @@ PAGES = {
     ),
     "page.lost_of": Message(
         "−{lost} of its {points}",
-        "本项 {points} 分，扣 {lost} 分",
+        "该测试 {points} 分，扣 {lost} 分",
     ),
     "page.not_charged_again": Message(
         "not charged again (its {points} counted in this charge)",
-        "本项 {points} 分，已计入上面的扣分，不再重复扣",
+        "该测试 {points} 分，已计入上面的扣分",
     ),
+    # the terminal's short form of the one above, beside a test in its narrow cell (a charged test: -2/4)
+    "page.covered_short": Message("0/{points} (counted above)", "0/{points}（已计入上面的扣分）"),
     "page.lost_total": Message(
         "Points lost: {points}, the sum of the charges below.",
         "共扣 {points}，即下面各项之和。",
@@ -108,12 +117,12 @@ PAGES = {
         "，涉及 {n} 个测试",
     ),
     "page.checking": Message(
-        "— checking {what}",
-        "— 检查的是 {what}",
+        " — checking {what}",
+        "——检查对象：{what}",
     ),
     "page.more_tests": Message(
         "and {n} more tests",
-        "另外 {n} 个测试",
+        "展开其余 {n} 个测试",
     ),
     "page.how_it_ran": Message(
         "How your code ran",

@@ -10,12 +10,14 @@ misconceptions) comes from the grader's and the engine's catalogs, in the same l
 from __future__ import annotations
 
 from autograder.outputs.classview import FLAGS
+from autograder.outputs.messages_similarity import SIMILAR
 from autograder.protocol.said import LANGUAGES, Message, register
 
 __all__ = ["REPORT", "report_words", "KIND_WORDS", "WHAT_TO_DO", "OTHER"]
 
 REPORT = {
-    "report.title": Message("{assignment}: grading report", "{assignment}：评分报告"),
+    # {assignment}: the assignment's title (AssignmentSpec.title), or its name
+    "report.title": Message("{assignment}: grading report", "{assignment} 作业：评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
         "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交，已评分 {graded} 份",
@@ -23,7 +25,8 @@ REPORT = {
     "report.meta_others": Message(" ({others})", "（{others}）"),
     "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
     "report.list": Message(", ", "，"),
-    "report.kind_sep": Message(": ", "："),
+    "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
+    "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
     # headings and what is said under them
     "report.needs_a_look": Message("Needs a look", "需要查看"),
     "report.nothing": Message(
@@ -41,7 +44,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that names several "
         "possible causes counts under the one another test confirms).",
-        "每个学生的每种常见错误只计一次，而且只计在根本原因下（一条列出几种可能原因的消息，计在另一项测试证实的那一种下）。",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就归入被另一项测试"
+        "证实的那一种。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -69,7 +73,7 @@ REPORT = {
     "report.col.full": Message("full marks", "满分人数"),
     "report.full_of": Message("{full} of {judged} ({pct})", "{judged} 人中 {full} 人（{pct}）"),
     "report.col.misconception": Message("misconception", "常见错误"),
-    "report.col.examples": Message("for example", "例如"),
+    "report.col.examples": Message("for example", "示例学生"),
     "report.col.sample": Message("sample message (and the tests that fail)", "示例消息（以及未通过的测试）"),
     "report.col.test": Message("test", "测试"),
     "report.col.passed": Message("passed", "通过率"),
@@ -80,7 +84,7 @@ REPORT = {
     "report.col.edition": Message("edition", "版本"),
     "report.col.score": Message("score", "得分"),
     "report.col.late": Message("late", "迟交"),
-    "report.col.kind_run": Message("kind: run", "类别：运行"),
+    "report.col.kind_run": Message("kind: run", "状态"),
     "report.col.fix_first": Message("fix first", "先改什么"),
     "report.col.student_id": Message("student id", "学生 id"),
     "report.seconds": Message("{seconds} s", "{seconds} 秒"),
@@ -114,9 +118,10 @@ REPORT = {
     # the terminal's class table and the run summary (outputs/summary.py)
     "report.batch.title": Message("{n} submissions", "{n} 份提交"),
     "report.batch.no_result": Message("no result", "没有结果"),
+    "report.batch.grading": Message("grading", "评分中"),  # before the progress bar
     "report.batch.graded_now": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
-        "本次评分 {graded} 份，已是最新 {reused} 份（随机种子 {seed}）",
+        "本次评分 {graded} 份，无需重评 {reused} 份（随机种子 {seed}）",
     ),
     "report.batch.late": Message(
         "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
@@ -141,8 +146,8 @@ _TODO = {
         "在自己的时限内没有结束，被终止了（死循环？）：已完成的部分照常评分，需要被终止部分结果的测试记 0 分",
     ),
     "syntax error": (
-        "the cell did not run at all, so what it defines is missing: the student fixes the line",
-        "这个单元格完全没有运行，它定义的东西都不存在：请学生修正这一行",
+        "the cell (a .py file's part) did not run at all, so what it defines is missing: the student fixes the line",
+        "这个单元格（.py 文件的这一部分）完全没有运行，其中定义的东西都不存在：请学生修正出错的那一行",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
@@ -218,7 +223,7 @@ KIND_WORDS = {
     "timeout": "超时",
     "time budget": "超出单项时限",
     "syntax error": "语法错误",
-    "cells raised": "单元格抛出异常",
+    "cells raised": "部分代码抛出异常",
     "unreadable": "无法读取",
     "evidence": "记录缺失",
     "grader error": "评分程序出错",
@@ -239,7 +244,7 @@ KIND_WORDS = {
     "feedback page stale": "反馈页已过时",
     "similar hand-ins": "代码相似的提交",
     "graded": "已评分",
-    "ok": "运行完毕",
+    "ok": "正常运行",
     "memory": "内存不足",
     "exited": "提前退出",
     "judge limit": "评分程序超出自身上限",
@@ -266,7 +271,7 @@ REPORT.update(
         "report.detail.more": Message(" (+{n} more)", "（另有 {n} 项）"),
         # the charts (outputs/charts.py)
         "report.chart.histogram": Message("histogram of scores", "得分分布"),
-        "report.chart.histogram_title": Message("Score distribution (judged submissions)", "得分分布（已评判的提交）"),
+        "report.chart.histogram_title": Message("Score distribution (judged submissions)", "得分分布（已评分的提交）"),
         "report.chart.score_axis": Message("score (points out of {top})", "得分（满分 {top}）"),
         "report.chart.students_axis": Message("students", "人数"),
         "report.chart.areas": Message("mean percent per area", "各评分项的平均得分率"),
@@ -286,6 +291,7 @@ def _kinds() -> dict[str, Message]:
 
 
 REPORT.update(_kinds())
+REPORT.update(SIMILAR)  # the similarity pass's section and pages (messages_similarity.py)
 
 
 def report_words(language: str) -> dict[str, str]:

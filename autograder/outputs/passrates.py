@@ -9,20 +9,24 @@ from __future__ import annotations
 import statistics
 from collections import Counter
 
+from autograder.graders.spec import AssignmentSpec
 from autograder.outputs.charts import area_means
 from autograder.outputs.classview import ClassView
-from autograder.outputs.wording import readable_test
+from autograder.outputs.wording import in_scheme_order, readable_test
 
 __all__ = ["area_rates", "test_rates", "slowest"]
 
 _SLOWEST = 10
 
 
-def area_rates(view: ClassView) -> list[dict]:
-    """[{"area", "points", "mean" (percent), "full" (students with full marks)}, ...] in the suite's order."""
+def area_rates(view: ClassView, spec: AssignmentSpec | None = None) -> list[dict]:
+    """[{"area", "points", "mean" (percent), "full" (students with full marks)}, ...] in the order of `spec`'s
+    marking scheme (the notebook's), else the suite's."""
     judged = view.judged
     rows = []
-    for area, mean in area_means(view).items():
+    means = area_means(view)
+    for area in in_scheme_order(means, spec):
+        mean = means[area]
         full = sum(1 for r in judged if area in r.result.areas and r.result.areas[area][0] >= r.result.areas[area][1])
         total = max(r.result.areas.get(area, (0, 0))[1] for r in judged)
         rows.append({"area": area, "points": total, "mean": mean, "full": full})

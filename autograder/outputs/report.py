@@ -30,7 +30,15 @@ from autograder.outputs.messages_report import report_words
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.similarity.pages import section
-from autograder.outputs.wording import cell_starts, duration, refused_detail, stopped_at, syntax_errors
+from autograder.outputs.wording import (
+    cell_starts,
+    duration,
+    in_scheme_order,
+    refused_detail,
+    run_state,
+    stopped_at,
+    syntax_errors,
+)
 from dnnlpy.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
@@ -104,9 +112,10 @@ def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellP
 
 
 def _status(row: Row, w: dict[str, str] | None = None) -> str:
-    """'graded: ok', 'blank: ok', 'timeout' (not 'timeout: timeout'), 'missing: no result' (in `w`'s words)."""
+    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing: no result' (in `w`'s
+    words; how the run went is ``wording.run_state``)."""
     w = w or report_words("en")
-    status = row.result.status if row.result is not None else "no result"
+    status = run_state(row.result) if row.result is not None else "no result"
     kind, said = w.get(f"kind.{row.kind}", row.kind), w.get(f"kind.{status}", status)
     return kind if status == row.kind else f"{kind}{w['kind_sep']}{said}"
 
@@ -119,6 +128,7 @@ def _students(
     for row in view.rows:
         if row.result is not None:
             areas += [a for a in row.result.areas if a not in areas]
+    areas = in_scheme_order(areas, spec)  # the notebook's order
     rows = []
     for row in view.rows:
         r = row.result
@@ -220,23 +230,23 @@ def report_html(
         todo=lambda problem: (
             w.get(f"todo.{problem.kind}", problem.what_to_do) if language != "en" else problem.what_to_do
         ),
-        status_of=lambda status: w.get(f"kind.{status}", status),
+        status_of=lambda result: w.get(f"kind.{run_state(result)}", run_state(result)),
         edition_of=lambda edition: w.get(f"edition.{edition}", edition),
         wide=True,  # the Students table has a column per area: a wide screen shows it whole
-        title=w["title"].format(assignment=view.manifest.assignment),
+        title=w["title"].format(assignment=spec.shown_title if spec is not None else view.manifest.assignment),
         meta=_meta(view, w),
         attention=attention(view, first_lines, spec=spec, language=language),
         summary=_summary(view, w),
-        charts=charts(view, language, name),
+        charts=charts(view, language, name, spec),
         judged=len(view.judged),
-        area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view)],
+        area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view, spec)],
         misconceptions=misconceptions(view, spec, language),
         test_rates=[{**t, "test": name(t["test"]), "area": name(t["area"])} for t in test_rates(view)],
         median_seconds=median,
         slowest=slow,
         students=_students(view, spec, first_lines, language),
         failed=failed or {},
-        similarity=section(view.similarity),  # "Similar hand-ins" (None: no similarity pass in this folder)
+        similarity=section(view.similarity, language),  # "Similar hand-ins" (None: no similarity pass in this folder)
     )
 
 

@@ -43,16 +43,19 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
 
     from autograder.outputs.console import make_console
     from autograder.outputs.messages_report import report_words
+    from autograder.outputs.wording import run_state
 
     console = console or make_console()
     w = report_words(language)
     table = Table(title=w["batch.title"].format(n=len(outcome.roster)))
-    for col in ("col.student", "col.score", "col.status"):
+    table.add_column(w["col.student"], overflow="fold")  # a long name is folded, never cut to an ellipsis
+    for col in ("col.score", "col.status"):
         table.add_column(w[col])
     for student in outcome.roster:
         result = outcome.results.get(student.uid)
         score = f"{result.score:g}/{result.max_score:g}" if result is not None else "-"
-        status = w.get(f"kind.{result.status}", result.status) if result is not None else w["batch.no_result"]
+        state = run_state(result) if result is not None else ""
+        status = w.get(f"kind.{state}", state) if result is not None else w["batch.no_result"]
         table.add_row(Text(student.name), score, status)
     console.print(table)
     graded = w["batch.graded_now"].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)

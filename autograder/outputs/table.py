@@ -28,7 +28,7 @@ def render(
     from rich.table import Table
     from rich.text import Text
 
-    from autograder.outputs.console import make_console
+    from autograder.outputs.console import Words, make_console
 
     console = console or make_console()
     language = result.language
@@ -41,31 +41,31 @@ def render(
     shown = cards(result, spec, language)
     if shown:
         lost = round(result.max_score - result.score, 6)
-        console.print(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")), markup=False)
+        console.print(Words(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}"))))
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
         for card in shown:
-            cell = Text(printable(card.title), style="bold")
+            cell = Words(printable(card.title), style="bold")
             if card.misconception:
                 cell.append("\n" + printable(card.message), style="red")
             for item in card.tests:
-                carried = (
+                cost = (
                     f"-{number(item['lost'])}/{number(item['points'])}"
                     if item["lost"]
-                    else w["not_charged_again"].format(points=number(item["points"]))
+                    else w["covered_short"].format(points=number(item["points"]))
                 )
-                where = w["item_area"].format(area=area(item["area"]))
-                cell.append(f"\n  · {printable(item['name'])}{printable(where)} {carried}", style="")
+                line = w["item_area_cost"].format(area=area(item["area"]), cost=cost)
+                cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
-        console.print(printable(w["rule"]), markup=False, highlight=False)
+        console.print(Words(printable(w["rule"])), highlight=False)
     if result.areas:
         areas = "  ".join(
             w["area_score"].format(area=printable(area(a), newlines=False), got=f"{s:g}", top=f"{m:g}")
             for a, (s, m) in areas_in_order(result, spec)
         )
-        console.print(areas, markup=False, highlight=False)
+        console.print(Words(areas), highlight=False)
     lines = (
         run_lines(result, kind=kind, spec=spec)
         if language == "en" or result.run is None
@@ -73,4 +73,4 @@ def render(
     )
     for line in lines:
         if line.strip():
-            console.print(printable(line), markup=False, highlight=False)
+            console.print(Words(printable(line)), highlight=False)

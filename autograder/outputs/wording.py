@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
@@ -42,6 +42,8 @@ __all__ = [
     "is_syntax_error",
     "budget_stops",
     "areas_in_order",
+    "in_scheme_order",
+    "run_state",
     "duration",
     "late_line",
     "after_penalty",
@@ -158,6 +160,21 @@ def budget_stops(
         if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
     ]
     return cells + tests
+
+
+def run_state(result: Result) -> str:
+    """How a run ended, as the pages and tables name it: its status (``Result.status``), except that a run that
+    ended normally while part of its code did not run says so: "syntax error" (a cell or part Python could not
+    compile), "time budget" (one stopped at its own time budget) or "cells raised" (one raised; a call only to
+    what the grader withholds aside). The mark never reads it."""
+    run = result.run
+    if result.status != "ok" or run is None:
+        return result.status
+    if syntax_errors(run):
+        return "syntax error"
+    if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
+        return "time budget"
+    return "cells raised" if raised_cells(run) else "ok"
 
 
 def stopped_at(
@@ -290,5 +307,11 @@ def page_words(language: str) -> dict[str, str]:
 def areas_in_order(result: Result, spec: AssignmentSpec | None) -> list[tuple[str, tuple[float, float]]]:
     """(area, (points earned, points possible)) in the order the marking scheme lists the areas, the order of
     the notebook's points table (an area the scheme does not list last)."""
+    order = in_scheme_order(result.areas, spec)
+    return [(area, result.areas[area]) for area in order]
+
+
+def in_scheme_order(areas: Iterable[str], spec: AssignmentSpec | None) -> list[str]:
+    """`areas` in the order the marking scheme lists them (the notebook's), those it does not list after, as given."""
     order = list(spec.scheme.areas) if spec is not None else []
-    return sorted(result.areas.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))
+    return sorted(areas, key=lambda area: order.index(area) if area in order else len(order))

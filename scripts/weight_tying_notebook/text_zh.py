@@ -48,7 +48,7 @@ PRINTED = {
     "sample_text": "weight tying 让两端共享同一张表。",
     "tokens": "token：{encoding.tokens}",
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
-    "token_table": "token 表的形状：{tuple(token_table.weight.shape)}",
+    "token_table": "embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
@@ -69,8 +69,8 @@ PRINTED = {
     "plot_x": "V",
     "plot_y": "2VD, VD (×10⁶)",
     "plot_title": "token embedding + LM head, D = {D}",
-    "head_is_the_table": "token 表就是 LM head 的权重：{tied}",
-    "positional_table": "位置表：{tuple(inner.pos_embed.weight.shape)}（单独的一张表，不参与共享）",
+    "head_is_the_table": "embedding 表就是 LM head 的权重：{tied}",
+    "positional_table": "位置表的形状：{tuple(inner.pos_embed.weight.shape)}，单独一张表，不参与共享",
     "prompt": "共享权重",
     "next_id": "下一个 token 的 id：{next_id}",
     "generated_text": "生成的文本：{tokenizer.decode(out[0])!r}",
@@ -94,6 +94,15 @@ COMMENTS = {
     "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
         "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另加贪心生成 generate。"
     ),
+    # the reference answer's comments (the solution regions: the teacher's source notebook only)
+    "weight: (V, D)": "权重形状为 (V, D)",
+    "Tie by sharing the Parameter object itself, so gradients from both uses add up in one .grad.": (
+        "共享参数对象本身，两条路径的梯度才会累加进同一个 .grad。"
+    ),
+    "(B, T, D) -> (B, T, V): logits, no softmax": "(B, T, D) -> (B, T, V)：logits，不做 softmax",
+    "no dropout while decoding, so greedy output is deterministic": "生成时关闭 dropout，贪心生成的结果才是确定的",
+    "the position table only has block_size rows": "位置表只有 block_size 行",
+    "last position: (B, V) -> (B, 1)": "最后一个位置：(B, V) -> (B, 1)",
 }
 
 TEXT = {
@@ -104,43 +113,46 @@ GPT 一类的模型在两端都要和词表打交道：在输入端，**token em
 **LM head** 把 hidden state 变成词表中每个 token 的一个分数。本 notebook 先分别看这两端，再让它们共享同一张表，
 这就是 **weight tying**（共享权重）。
 
-你要实现两个类：第 6 节的 `TiedEmbeddingLM`，一个最小的模型，只有共享同一张表的 token embedding 和 LM head；
-第 9 节的 `MiniGPTWithWeightTying`，在 `dnnlpy` 的 `MiniGPT` 上打开 weight tying，并亲手写一个贪心的
-`generate` 循环。
+你要实现两个类。第 6 节的 `TiedEmbeddingLM` 是一个最小模型，只包含共享同一张表的 token embedding 和
+LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上打开 weight tying，并由你亲手写一个
+贪心的 `generate` 循环。
 
 **怎么做题**
 
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
 - 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”）。
-  评分程序只看得到 notebook 从头运行一遍之后定义出来的东西。
+  评分程序只会从头运行一遍 notebook，它看到的就是这样运行之后定义出来的东西。
 
 **怎么评分**
 
-成绩由课程的自动评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、
-随机种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。同一个错误在一道练习里只扣一次分，
-最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。反馈会点明每个错误和它扣了多少分，
-各项扣分加起来正好是你失去的分数。各评分项和各练习的分值如下：
+- 成绩由课程的自动评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、
+  随机种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。
+- 同一个错误在一道练习里只扣一次分，最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。
+- 反馈会指出每个错误和它扣了多少分，各项扣分加起来正好等于被扣的总分。
+- 各评分项和各练习的分值如下：
 
 {{points_table}}
 
-提交之前，有两样工具可以帮你自查，它们都**不计分（0 分）**：
+**提交之前自查**：下面两样工具都**不计分（0 分）**。
 
-- 每道练习后面以 `# 练习检查` 开头的单元格：它们用你的类运行自检中公开的那部分检查，每项检查输出一行结果；
+- 每道练习后面以 `# 练习检查` 开头的单元格：它们用你写的类运行与 `pytest` 自检相同的检查，每项检查输出
+  一行结果。
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
-  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。它读取的是**磁盘上的 notebook 文件，
-  所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、图、第 10 节“动手试试”），它也会跳过
-  它们：练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的代码在检查中抛出异常，它就改为运行全部
-  单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。它不会卡住：运行超过 {{step_seconds}} 秒的
-  单元格或检查（是死循环吗？）会被终止，并指出是哪一个；整个自检最多运行 {{run_minutes}} 分钟。pytest 自己的
-  提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
+  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。
+- 自检读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、
+  图、第 10 节“动手试试”），它就会跳过它们，因为练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的
+  代码在检查中抛出异常，它就改为运行全部单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。
+- 自检不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查会被终止，并指出是哪一个，这通常意味着死循环；
+  整个自检最多运行 {{run_minutes}} 分钟。
+- pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
 
-记号：`B` batch 大小，`T` 序列长度，`D` hidden size（每个向量的维度），`V` 词表大小。
+记号：`B`：batch 大小；`T`：序列长度；`D`：hidden size（每个向量的维度）；`V`：词表大小。
 """,
     "shapes": r"""
-## 1. 一张词表，两个方向
+## 1. 同一个词表，两个方向
 
-在输入端，token embedding 的表（下文简称 token 表）*E* 形状为 `(V, D)`，为每个 token 存一行：token *i*
+在输入端，token embedding 的表（下文简称 embedding 表）*E* 形状为 `(V, D)`，为每个 token 存一行：token *i*
 对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：
 位置 *t* 上 token *j* 的分数（logit）是 hidden state 与 *W*<sub>out</sub> 第 *j* 行的内积
 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
@@ -160,15 +172,15 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 ## 3. `V` 从哪里来：tokenizer
 
 `V` 不是模型可以随意选的：它就是 tokenizer 词表的大小，tokenizer 能产生的每个 id 都必须对应 *E* 的一行
-（以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE tokenizer（词表取 300 个条目，
-训练很快：256 个字节、1 个特殊 token，其余是合并出来的 token）：
+（以及 logits 的一列）。下面在 `dnnlpy` 自带的语料上训练一个小的字节级 BPE tokenizer（词表大小取 300，
+训练很快；其中 256 个是单字节 token，1 个是特殊 token，其余是合并得到的 token）：
 """,
     "tokenizer_after": r"""
 词表只有 300 个条目，合并出来的 token 很少：英文里只有 `ing`、`Ġt` 这样的常见片段被合并（`Ġ` 表示前面有一个
 空格），`weight` 这样的词仍是一个个字母；汉字在 UTF-8 中每个占 3 个字节，语料里没有汉字可供合并，所以
-每个字节各成一个 token，显示成上面那些看不懂的字符。解码时这些字节又拼回原来的汉字。
+每个字节各成一个 token，显示成上面那些乱码般的字符。解码时这些字节又拼回原来的汉字。
 
-换一个 tokenizer，`V` 也跟着变：token 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
+换一个 tokenizer，`V` 也跟着变：embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
 tokenizer 产生的 token id 有意义。
 """,
     "positions": r"""
@@ -177,7 +189,7 @@ tokenizer 产生的 token id 有意义。
 GPT 还有一个 **positional embedding**。positional embedding 的表（下文简称位置表）是第二张查表矩阵，
 形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。两者相加之后，每个位置既知道自己放的是
 **哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个 token **是哪一个**，从来不是位置，所以只有
-token 表能和输出端的 LM head 共享，位置表始终独立。
+embedding 表能和输出端的 LM head 共享，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -186,7 +198,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
 计算交叉熵（cross entropy）的 loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
-内部自己会做 (log-)softmax，所以它们要的输入是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样
+内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样
 能跑，但 loss 会趋近 ln *V*，模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
 """,
     "exercise_1": r"""
@@ -201,7 +213,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 - `forward(input_ids)`：`(B, T)` int64 → logits `(B, T, V)` = *E*[`input_ids`] *E*<sup>⊤</sup>
   （不加 positional embedding，也不做 softmax）。
 
-下面几种写法看上去差不多对，评分程序会一一点名：
+下面几种写法看起来几乎正确，评分程序都能识别，并在反馈中指出：
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
 - 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
@@ -213,9 +225,9 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 ## 7. 两端的梯度相加
 
 共享的这张表在一次 forward 里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。
-反向传播沿这两处用途分别走一遍，autograd 把两份贡献累加进同一个 `.grad`；随后优化器用这个总梯度把表更新
-一次。这既不是“两份拷贝各自更新”，也不是“梯度乘以 2”。为了看清楚，给两处用途各配一份独立的表拷贝，再比较
-梯度（本单元格用到你写的 `TiedEmbeddingLM`）：
+这就是两条使用路径：查表路径和 LM head 路径。反向传播沿这两条路径分别走一遍，autograd 把两份贡献累加进
+同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既不是“两份副本各自更新”，也不是“梯度乘以 2”。
+为了看清楚，给两条路径各配一份独立的表副本，再比较梯度（本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
     "savings": r"""
 ## 8. 共享权重省下了多少参数
@@ -256,19 +268,19 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
   `(B, T + max_new_tokens)`，int64。
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
-  argmax 取决于这份随机噪声，而不再是模型本身的选择：`generate` 应当先调用 `self.eval()` 把模型切换到评估模式；
-  评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，
+  argmax 取决于这份随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
+  评估模式；评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，
   这样在训练过程中穿插生成时 dropout 仍然有效，但这一点不计分。
 
   这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
-  调用了其中任何一个的 `generate`，在评分项“贪心生成”得 0 分。循环里只需要调用模型和 `torch.argmax`。
+  如果 `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要调用模型和 `torch.argmax`。
 """,
     "try_it": r"""
 ## 10. 动手试试
 
 用第 3 节的 tokenizer 把各部分串起来。模型没有训练过，所以续写出来的是乱码（常常是同一个 token 反复出现），
-但每一步都与训练好的 GPT 完全相同：id → 向量 → GPT block → 最后一个位置的 logits → argmax → 接到末尾。
+但生成流程与训练好的 GPT 完全一样：id → 向量 → GPT block → 最后一个位置的 logits → argmax → 接到末尾。
 """,
     "try_it_after": r"""
 如果上面的文本里出现 `�`，并不是哪里出错了。这个 tokenizer 是字节级的：一个 token 可能只装着某个字符的一部分
@@ -279,7 +291,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 
 - token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的 hidden state
   映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
-- weight tying 让 LM head 的权重与 token 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
+- weight tying 让 LM head 的权重与 embedding 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
   一个 `.grad` 汇总两端的贡献，每一步只更新一次。
 - 位置表有自己的形状 `(block_size, D)`，从不参与共享。
 - loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
@@ -288,7 +300,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
-## 成绩：按评分项记录
+## 成绩记录（按评分项）
 
 下面这几个单元格不是练习，请保持原样。课程的成绩簿在这里记录评分程序给每个评分项打的分，
 合计 {{total}} 分。练习检查单元格在成绩簿里都记 0 分，所以成绩簿里的总分就是评分程序给出的分数。
@@ -301,7 +313,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 # 发布文件夹里的 README.md（{{folder}}、{{other}}、{{wheel}}、{{torch}} 由构建脚本填入）：
 # the release folder's README.md, the English edition's README in this edition's words.
 README = """
-# weight tying：你的作业
+# Weight Tying 作业说明
 
 这个文件夹就是作业（从 Jupyter 的 `Assignments` 标签页取得，或运行 `nbgrader fetch_assignment {{folder}}`，
 或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook，`pytest` 是它的自检（所需文件在
@@ -310,7 +322,7 @@ README = """
 
 ## 1. 安装（只需一次）
 
-在一个新的、不属于其他项目的文件夹里，先建虚拟环境，再装 `PyTorch`（只需 CPU 版，课程不用 GPU），最后装课程库。
+在一个新的、不属于其他项目的文件夹里，先建虚拟环境，再装 PyTorch（只需 CPU 版，课程不用 GPU），最后装课程库。
 一定先装 `torch`，免得 `pip` 替你选一个版本。
 
 ```bash
@@ -333,13 +345,14 @@ pytest                               # 检查磁盘上保存的 weight_tying.ipy
 ```
 
 每个没通过的检查，`pytest` 都会指出是哪种常见错误、该重读 notebook 的哪一节。它像评分程序一样加载你的
-notebook，但不计分；以 `# 练习检查` 开头的单元格也不计分：成绩由检查得更多的隐藏测试给出（见 notebook
+notebook，但不计分；以 `# 练习检查` 开头的单元格也不计分。成绩由覆盖更全面的隐藏测试决定（见 notebook
 开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；`WEIGHT_TYING_SUBMISSION=copy.ipynb pytest`
 检查另一个文件。
 
 ## 3. 提交
 
-1. 执行「Kernel → Restart Kernel and Run All Cells」：每个单元格都必须能从头运行，评分程序只看得到这些。
+1. 执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”）：每个单元格
+   都必须能从头运行，因为评分程序只会从头运行一遍 notebook。
    保存，再运行一次 `pytest`。
 2. 按课程的方式提交这个文件夹：在 Jupyter 的 `Assignments` 标签页中点 `Submit`，或在上一级文件夹中运行
    `nbgrader submit {{folder}}`。不要改 notebook 的文件名 `weight_tying.ipynb`：改了名的副本或另一个

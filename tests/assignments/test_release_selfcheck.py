@@ -317,7 +317,7 @@ def test_practice_counts_checks_that_wait_apart_from_those_that_failed(checks, s
     with pytest.raises(AssertionError, match="the gradients checks wait for checks of an earlier practice cell"):
         checks.practice("gradients", TiedEmbeddingLM=bad["TiedEmbeddingLM"])  # all of its checks wait
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
-    with pytest.raises(AssertionError, match="有 1 项没有通过，另有 3 项在等它们"):
+    with pytest.raises(AssertionError, match="有 1 项没有通过，另有 3 项要等它们通过后才检查"):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
 
 

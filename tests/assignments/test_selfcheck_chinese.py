@@ -1,5 +1,5 @@
-"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, whether the
-diagnosis names it or the check's own hint does, and the graded area after it.
+"""The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, at the end of its
+message whether the diagnosis names it or the check does, and the graded area on the line after it.
 
 Each wrong answer is the reference with one edit, loaded and checked in-process as test_release_selfcheck.py does.
 """
@@ -41,3 +41,21 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     assert len(re.findall(r"请重读第 \d+ 节“[^”]+”", message)) == 1, message
     assert "notebook 第" not in message and "）（" not in message, message
     assert re.search(r"评分项：[^\n]+。$", message), message
+    # one layout whoever names the section: the message ending with where to reread, the area on a line of its own
+    text, area = message.rsplit("\n", 1)
+    assert re.search(r"请重读第 \d+ 节“[^”]+”(和第 \d+ 节“[^”]+”)?。$", text) and area.startswith("评分项："), message
+
+
+def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
+    """Nothing of a class is written yet: the failure sends the student to its exercise's section, and names no
+    graded area (a stub is not one area's: the first check of a class is a parameter count)."""
+    stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
+    stub += "        raise NotImplementedError()\n"
+    cls = exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]
+    for language, reread, area in (
+        ("en", '(reread section 6, "Exercise 1', "Graded area"),
+        ("zh", "请重读第 6 节“练习 1", "评分项"),
+    ):
+        monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+        message = checks.Session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
+        assert reread in message and area not in message, message

@@ -41,6 +41,13 @@ def notebooks() -> dict[str, nbformat.NotebookNode]:
     }
 
 
+def _code(region: str) -> list[str]:
+    """A solution region's code, token for token, without its comments (each edition's words)."""
+    from scripts.weight_tying_notebook.comments import without_comments
+
+    return without_comments(region)
+
+
 def _normalized(code: str) -> list[str]:
     return [line.rstrip() for line in code.strip("\n").splitlines() if line.strip()]
 
@@ -120,8 +127,8 @@ def test_the_editions_differ_in_prose_only(notebooks):
         if a.cell_type == "code":
             assert _code_shape(a.source) == _code_shape(b.source), a.id
             printing += a.source != b.source
-            if _nbgrader(a).get("solution"):  # the reference answer verbatim; its docstring in each language
-                assert REGION.findall(a.source) == REGION.findall(b.source), a.id
+            if _nbgrader(a).get("solution"):  # the reference answer's code verbatim; its words in each language
+                assert [_code(r) for r in REGION.findall(a.source)] == [_code(r) for r in REGION.findall(b.source)]
         assert _shared_metadata(a) == _shared_metadata(b), a.id
     assert printing >= 10  # the demos and the practice cells print in each edition's words
     generated = "scripts/build_notebook.py (edit scripts/weight_tying_notebook/ and solutions/)"
@@ -140,7 +147,7 @@ def test_the_editions_differ_in_prose_only(notebooks):
 
 def test_the_chinese_notebook_teaches_in_chinese_in_its_code_too(notebooks):
     """Item 4 of issue 48: the comments a student reads in the Chinese notebook's code, and the docstrings of the
-    two classes they complete, are Chinese; shape comments and the solution regions stay as written."""
+    two classes they complete, are Chinese (the solution regions' too); shape comments stay as written."""
     import importlib.util as util
 
     path = ROOT / "scripts" / "weight_tying_notebook" / "comments.py"
@@ -223,6 +230,8 @@ def test_chinese_paragraphs_have_no_hard_breaks(notebooks):
 
 
 def test_solution_regions_match_solutions_module(notebooks, edition, solution_source):
+    """The English regions are solutions/weight_tying.py's, line for line; the Chinese ones its code token for
+    token, with the comments in Chinese (a teacher reads them in the source notebook; nbgrader releases none)."""
     in_notebook = [
         region
         for cell in notebooks[edition].cells
@@ -231,7 +240,13 @@ def test_solution_regions_match_solutions_module(notebooks, edition, solution_so
     ]
     in_solutions = REGION.findall(solution_source)
     assert len(in_solutions) == 6  # __init__ + forward, then __init__, forward, loss, generate
-    assert [_normalized(r) for r in in_notebook] == [_normalized(r) for r in in_solutions]
+    assert [_code(r) for r in in_notebook] == [_code(r) for r in in_solutions]
+    if edition == "en":
+        assert [_normalized(r) for r in in_notebook] == [_normalized(r) for r in in_solutions]
+    else:
+        comments = [line.partition("#")[2] for r in in_notebook for line in r.splitlines() if "#" in line]
+        shapes = [c for c in comments if re.fullmatch(r"[\sA-Za-z0-9_(),+\->]*", c)]  # (B, t) -> (B, t, V): no words
+        assert len(comments) - len(shapes) == 7 and all(CJK.search(c) for c in comments if c not in shapes)
 
 
 def test_nbgrader_metadata_is_complete_and_unique(notebooks, edition):
@@ -325,8 +340,8 @@ def test_self_check_loader_skips_the_practice_cells(notebooks, edition):
 
 
 def test_each_chinese_shorthand_is_introduced_once_before_it_is_used(notebooks):
-    """token 表, 位置表 and 交叉熵 (glossary.SHORT_FORMS) appear first where the notebook introduces them, in the
-    chapter's words (token embedding 的表（下文简称 token 表）), and are introduced once."""
+    """embedding 表, 位置表 and 交叉熵 (glossary.SHORT_FORMS) appear first where the notebook introduces them, in
+    the chapter's words (token embedding 的表（下文简称 embedding 表）), and are introduced once."""
     from autograder.graders.weight_tying.glossary import SHORT_FORMS
 
     text = "\n".join(c.source for c in notebooks["zh"].cells)  # prose and what the code prints, in reading order

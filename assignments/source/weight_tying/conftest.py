@@ -11,6 +11,7 @@ on a slow machine WEIGHT_TYING_SECONDS=240 pytest gives the run more (each cell 
 from __future__ import annotations
 
 import gc
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,14 @@ def stopped():
     return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
 
 
+def _section(terminalreporter, title: str) -> None:
+    """A section's heading ("==== title ===="), its rule as wide as the terminal: pytest counts the title's
+    characters, and a Chinese character takes two columns."""
+    wide = sum(1 for char in title if unicodedata.east_asian_width(char) in "WF")
+    width = terminalreporter.config.get_terminal_writer().fullwidth
+    terminalreporter.write_sep("=", title, fullwidth=max(width - wide, len(title) + 4))
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     write = terminalreporter.write_line
     if "loaded" not in _STATE:
@@ -99,7 +108,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         if session.outcome(name).status == "not checked":
             waiting.setdefault(session.blocker(name) or "?", []).append(name)
     if waiting:
-        terminalreporter.section(tell("check.waiting.section"))
+        _section(terminalreporter, tell("check.waiting.section"))
         for blocker, names in waiting.items():  # by their titles: a test's function name is not the student's word
             write(tell("check.waiting", need=title(CHECKS[blocker]) if blocker in CHECKS else blocker))
             for name in names:
@@ -107,7 +116,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     missing = set(session.missing)
     errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
     if errors:
-        terminalreporter.section(tell("check.raised.section"))
+        _section(terminalreporter, tell("check.raised.section"))
         stopped = set(stopped_cells(errors))
         for index, message in errors[:8]:
             if index in stopped:  # the self-check's own words after the exception's name, not the student's
@@ -118,7 +127,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
             write(tell("check.raised.more", count=len(errors) - 8))
         stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
         write(tell("check.raised.note_stub" if stub else "check.raised.note"))
-    terminalreporter.section(tell("check.covers.section"))
+    _section(terminalreporter, tell("check.covers.section"))
     write(tell("check.covers.here"))
     for chk in CHECKS.values():
         write(f"  - {title(chk)}")

@@ -7,7 +7,7 @@ the kit writes for an idea, the variants it rejects and, for an idea the chapter
 that names it (``Term.book``: its section and the sentence, quoted as the chapter writes it); an idea the chapter
 does not name (the grader's own machinery) carries the reason the kit's word was chosen (``Term.why``) instead.
 Weight tying is written "weight tying", as the chapter does, and its verb is 共享 (共享权重, 共享同一张表),
-never 绑定. ``SHORT_FORMS`` are the shorthands the notebook introduces once (token 表, 位置表, 交叉熵), and
+never 绑定. ``SHORT_FORMS`` are the shorthands the notebook introduces once (embedding 表, 位置表, 交叉熵), and
 ``CALQUES`` the phrases a reader took for translated English, each with what to write instead.
 ``zh_text.py`` reads these tables; tests hold every Chinese string the kit can show to them
 (tests/autograder/graders/weight_tying/test_glossary.py).
@@ -132,9 +132,9 @@ TERMS = (
         says="positional embedding 的表",
     ),
     Term(
-        "token 表",
-        ("词向量表", "token embedding 表", "嵌入表"),
-        "the token embedding's table, (V, D): introduced once (SHORT_FORMS)",
+        "embedding 表",
+        ("token 表", "词向量表", "token embedding 表", "嵌入表"),
+        "the token embedding's table, (V, D): introduced once (SHORT_FORMS); token 表 reads as the vocabulary",
         _book("18.4.3", "Token embedding 的表大小由词表决定："),
         says="token embedding 的表",
     ),
@@ -266,7 +266,7 @@ TERMS = (
 # The shorthands the Chinese notebook introduces once, each as written where it is introduced: before it, the
 # shorthand is never used (tests/assignments: the notebook's prose in cell order).
 SHORT_FORMS = {
-    "token 表": "token embedding 的表（下文简称 token 表）",
+    "embedding 表": "token embedding 的表（下文简称 embedding 表）",
     "位置表": "positional embedding 的表（下文简称位置表）",
     "交叉熵": "交叉熵（cross entropy）",
 }
@@ -287,6 +287,14 @@ CALQUES = {
     "被压向": "趋近",
     "一路上": "整个过程中",
     "stacked 的": "no English inside Chinese",
+    # the fourth reading (issue 48)
+    "两处用途": "两条路径 (the chapter's 两条使用路径)",
+    "表拷贝": "表副本 (副本, as everywhere else)",
+    "点名": "指出 (a grader points a mistake out; it does not call the roll)",
+    "是死循环吗": "（多半是死循环）, or a sentence of its own: 这通常意味着死循环",
+    "已是最新": "无需重评",
+    "类别：运行": "状态",
+    "会造出": "会产生",
 }
 
 # English the chapter itself keeps in its Chinese text: a Chinese student reads these in the book.

@@ -66,7 +66,7 @@ OWNER = "weight_tying"
 _AREAS = {
     "parameter identity": "共享同一参数对象",
     "shape flow": "形状与输出数值",
-    "parameter counts": "参数量",
+    "parameter counts": "参数量与超参数",
     "gradient accumulation": "两条路径的梯度相加",
     "argmax generation": "贪心生成",
 }
@@ -285,6 +285,7 @@ NAMES = {
     "judge.gen.model.float": "ids_dtype",
     "judge.gen.model.one_short": "prompt_not_preserved",
     "judge.gen.model.only_new": "prompt_not_preserved",
+    "judge.gen.model.sampling": "sampling",
     "judge.gen.model.batch_only_append": "batch_rows",
     "judge.identity.logits_not_from_table": "two_tables",
     "judge.identity.not_judge_minigpt": "two_tables",

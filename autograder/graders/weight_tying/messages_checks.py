@@ -12,10 +12,6 @@ __all__ = ["MESSAGES"]
 
 MESSAGES = {
     # framework.py and the practice cells
-    "check.hint": (
-        'Reread section {section}, "{heading}". Graded area: {area}.',
-        "请重读第 {section} 节“{heading}”。评分项：{area}。",
-    ),
     "check.area": ("Graded area: {area}.", "评分项：{area}。"),
     "check.waits": (
         "not checked until “{need}” passes: fix that one first",
@@ -29,7 +25,8 @@ MESSAGES = {
     ),
     "check.group_failed_waiting": (
         "{count} of the {group} checks failed and {waiting} wait for them (marked –): fix the lines marked ✗ first",
-        "“{group}”这组检查中有 {count} 项没有通过，另有 {waiting} 项在等它们（标 – 的行）：请先修正标 ✗ 的行",
+        "“{group}”这组检查中有 {count} 项没有通过，另有 {waiting} 项要等它们通过后才检查（标 – 的行）。"
+        "请先修正标 ✗ 的行",
     ),
     "check.group_waiting": (
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
@@ -111,7 +108,7 @@ MESSAGES = {
     "check.budget.cells_stopped": (
         "{count} cell(s) did not finish within the self-check's {seconds} s limit per cell and were stopped (an "
         "endless loop?). The grader stops such a cell too, and whatever it was to compute is lost:",
-        "有 {count} 个单元格没有在自检给每个单元格的 {seconds} 秒内运行完，被终止了（是死循环吗？）。"
+        "有 {count} 个单元格没有在自检给每个单元格的 {seconds} 秒内运行完，被终止了（多半是死循环）。"
         "评分程序同样会终止这样的单元格，它本该算出的结果也就没有了：",
     ),
     "check.waiting.section": (
@@ -140,7 +137,7 @@ MESSAGES = {
     ),
     "check.covers.hidden": (
         "The graded (hidden) suite checks more, for example:",
-        "计分用的隐藏测试检查得更多，例如：",
+        "计分用的隐藏测试覆盖面更广，例如：",
     ),
     "check.covers.sizes": ("other sizes, seeds and default arguments", "其他尺寸、随机种子和默认参数"),
     "check.covers.tie": (

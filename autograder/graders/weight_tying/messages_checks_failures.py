@@ -109,8 +109,8 @@ MESSAGES = {
         "minigpt.pos_embed.weight is the token table, of shape {shape}, where a (block_size, D) = {want} table"
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
-        "positional embedding 的表就是 token 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
-        "positional embedding 也共享了 token 表，而与 token 表共享的只应有 LM head",
+        "positional embedding 的表就是 embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
+        "positional embedding 也共享了 embedding 表，而与 embedding 表共享的只应有 LM head",
     ),
     "checkfail.wrongly_tied": (
         "the MiniGPT is untied or wrongly tied: {problem}",
@@ -161,15 +161,15 @@ MESSAGES = {
     ),
     "checkfail.rule.none": (
         "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
-        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
+        "不给 targets 时，应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
     ),
     "checkfail.rule.short": (
         "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
         "形状为 (B, T-1) 的 targets（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token。",
     ),
     "checkfail.rule.full": (
-        "targets of shape (B, T) (nanoGPT's form) are already shifted: they go with the logits of all of input_ids",
-        "形状为 (B, T) 的 targets（nanoGPT 的写法）已经错开了一位：它们对应全部 input_ids 的 logits。",
+        "targets of shape (B, T) (nanoGPT's form) are already shifted, so they go with the logits of all of input_ids",
+        "形状为 (B, T) 的 targets（nanoGPT 的写法）已经错开了一位，对应全部 input_ids 的 logits。",
     ),
     "checkfail.loss_raises": (
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
@@ -216,29 +216,29 @@ MESSAGES = {
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
-        "{what} = {got} = {n} × {want}：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
+        "{what} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
+        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
-        "{what} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
+        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
     ),
     "checkfail.loss_softmax": (
-        "{what} = {got}, expected {want}: cross-entropy of probabilities: a softmax before F.cross_entropy, "
-        "which applies log_softmax itself; give it the raw logits",
-        "{what} = {got}，应为 {want}：交给交叉熵的是概率：在 F.cross_entropy 之前先做了 softmax，而它自己会做 "
-        "log_softmax；应当直接传入原始 logits",
+        "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
+        "which applies log_softmax itself); give it the raw logits",
+        "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
+        "而 F.cross_entropy 内部本身就会做 log_softmax。请直接传入 logits。",
     ),
     "checkfail.loss_nll": (
-        "{what} = {got}, expected {want}: F.nll_loss of raw logits: nll_loss takes log-probabilities "
-        "(log_softmax first), or use F.cross_entropy, which does both",
-        "{what} = {got}，应为 {want}：把原始 logits 直接交给了 F.nll_loss：nll_loss 需要的是对数概率"
-        "（先做 log_softmax），或者直接用同时完成这两步的 F.cross_entropy",
+        "{what} = {got}, expected {want}: F.nll_loss of raw logits (nll_loss takes log-probabilities: "
+        "log_softmax first), or use F.cross_entropy, which does both",
+        "{what} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
+        "（先做 log_softmax）。请先做 log_softmax，或者直接用同时完成这两步的 F.cross_entropy。",
     ),
     "checkfail.variant.argmax_positions": (
         "argmax over the positions (dim=1), not over the vocabulary of the last position",
@@ -247,12 +247,12 @@ MESSAGES = {
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",
-        "{what} = {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
+        "{what} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
         "token 一样，每个位置都要计入",
     ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
-        "{what} = {got}，应为预测下一个 token 的平均交叉熵 {want}。{rule}",
+        "{what} 是 {got}，应为预测下一个 token 的平均交叉熵 {want}。{rule}",
     ),
     # generation.py
     "checkfail.call.generate": (
@@ -262,7 +262,7 @@ MESSAGES = {
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
         " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
-        "generate 调用了 {names}：生成交给了库，逐个生成 token 的是库，而不是你的代码。请自己写这个循环：只需要 "
+        "generate 调用了 {names}，把生成交给了库：逐个生成 token 的是库，而不是你的代码。请自己写这个循环，只需要用到 "
         "self.minigpt(...) 的 forward 和 torch.argmax",
     ),
     "checkfail.batch_fails": (

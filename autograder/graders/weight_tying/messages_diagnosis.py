@@ -65,7 +65,7 @@ MESSAGES = {
         "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
         "table; " + _ITSELF_EN + ")",
         "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变：复制了一份表，或者 "
-        "LM head 没有共享这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会造出第二张表；LM head 必须持有 "
+        "LM head 没有共享这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；LM head 必须持有 "
         "token embedding 的那个参数对象本身",
     ),
     # logits_problem
@@ -99,7 +99,8 @@ MESSAGES = {
     "diag.logits.probabilities": (
         "every row sums to 1: probabilities instead of logits (return the raw scores; softmax belongs in "
         "the loss / sampling)",
-        "每一行之和都是 1：输出了概率而不是 logits；应返回原始分数，softmax 属于 loss 或采样那一步",
+        "forward 输出的每一行之和都是 1，说明返回的是概率而不是 logits。应返回未归一化的分数，softmax 留给 loss "
+        "或采样时再做",
     ),
     "diag.logits.log_probabilities": (
         "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
@@ -148,22 +149,22 @@ MESSAGES = {
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "token embedding 权重的 .grad 里只有查表路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，或者 LM "
-        "head 没有共享这张表、复制了一份表，都会得到两个参数对象，两处用途的梯度永远加不到同一个 .grad 里",
+        "head 没有共享这张表、复制了一份表，都会得到两个参数对象，两条路径的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
         "tensor: .data sharing (or an untied/copied table) gives two Parameters, so the two uses never add up in "
         "one .grad (only one path)",
         "token embedding 权重的 .grad 里只有 LM head 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，"
-        "或者 LM head 没有共享这张表、复制了一份表，都会得到两个参数对象，两处用途的梯度永远加不到同一个 .grad 里",
+        "或者 LM head 没有共享这张表、复制了一份表，都会得到两个参数对象，两条路径的梯度永远加不到同一个 .grad 里",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
-        "共享的梯度里只有查表路径的梯度：可能有一处用途被 detach 了",
+        "共享的梯度里只有查表路径的梯度：可能有一条路径被 detach 了",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
-        "共享的梯度里只有 LM head 路径的梯度：可能有一处用途被 detach 了",
+        "共享的梯度里只有 LM head 路径的梯度：可能有一条路径被 detach 了",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",

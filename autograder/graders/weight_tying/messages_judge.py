@@ -29,7 +29,7 @@ MESSAGES = {
         "its sizes describe (hyper-parameter ignored, see parameter counts)",
         "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。对评分程序给出的 id，"
         "两者的 logits 不一致：forward 用的是另一张表（复制了一份表），或者模型的结构与它的尺寸不符（忽略了超参数，"
-        "见“参数量”的测试）",
+        "见“参数量与超参数”的测试）",
     ),
     "judge.identity.logits_not_from_table": (
         "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
@@ -57,8 +57,8 @@ MESSAGES = {
         "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
     ),
     "judge.counts.unique_two_tables": (
-        "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables, the tie shows why: {cause}",
-        "{model} 去重后共有 {n} 个参数，应为 V * D = {want}：有两张 (V, D) 的表，共享的情况说明了原因：{cause}",
+        "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables; the tie test shows why: {cause}",
+        "{model} 去重后共有 {n} 个参数，应为 V * D = {want}，多出一张 (V, D) 的表。原因见共享检查：{cause}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
@@ -136,24 +136,24 @@ MESSAGES = {
     "judge.loss.not_written": (
         "\n-> loss() raises for every target form (still the starter's NotImplementedError, or an error of its own, "
         "shown above), so the model has no training objective",
-        "\n→ 无论 targets 是哪种形式，loss() 都抛出异常（仍是初始代码里的 NotImplementedError，"
-        "或者上面显示的它自己的错误），模型因此没有训练目标",
+        "\nloss() 在三种 targets 形式下都抛出异常（仍是初始代码的 NotImplementedError，或上面显示的错误），"
+        "模型因此没有训练目标",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
-        "{call} = {got} = {n} × {want}：loss 不是平均值，而是对 {m} 个位置求的和",
+        "{call} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是对 {m} 个位置求的和",
     ),
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享的表在两处被用到，autograd "
-        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
+        "{call} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享的表在两条路径上被用到，autograd "
+        "本来就会把两条路径的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
-        "{call} = {got}，是平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享的表在两处被用到，autograd "
-        "本来就会把两处的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
+        "{call} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享的表在两条路径上被用到，autograd "
+        "本来就会把两条路径的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
     ),
     # shape flow
     "judge.shape_flow": (" (shape flow)", "（计算输出时）"),
@@ -176,13 +176,13 @@ MESSAGES = {
     "judge.shapes.head_transposed": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}: transposed (a Linear(V, D) head, or W.T "
         "stored)",
-        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}：转置了（LM head 是 Linear(V, D)，"
+        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}，转置了（LM head 是 Linear(V, D)，"
         "或者存的是 W.T）",
     ),
     "judge.shapes.logits_shape": (
         "{what}: logits have shape {got}, expected (B, T, V) = {want}: it holds {layout}; forward returns the "
         "scores of every position, unflattened (generate takes the last position itself)",
-        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}：返回的是{layout}；forward 要返回每个位置的分数，"
+        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}，返回的是{layout}。forward 要返回每个位置的分数，"
         "并且不要展平（只取最后一个位置是 generate 自己的事）",
     ),
     "judge.shapes.other_shape": (
@@ -210,7 +210,7 @@ MESSAGES = {
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
         "that drops the batch dimension?",
-        "\n→ batch 有多个前缀时能运行，batch 只有 1 行（B = 1）时却失败了：可能是 squeeze() 或 .item() 把 batch "
+        "\nbatch 有多个前缀时能运行，batch 只有 1 行（B = 1）时却失败了：可能是 squeeze() 或 .item() 把 batch "
         "这一维去掉了",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
@@ -225,7 +225,7 @@ MESSAGES = {
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
     ),
     "judge.gen.and": (" and ", "，同时"),
-    "judge.gen.arrow": ("\n-> ", "\n→ "),
+    "judge.gen.arrow": ("\n-> ", "。"),
     "judge.gen.missing_append": ("missing append", "漏了把新 token 接到末尾"),
     "judge.gen.model.argmax_positions": (
         "argmax over the positions (dim=1) instead of over the vocabulary: the next token is the argmax of the last "
@@ -236,8 +236,12 @@ MESSAGES = {
     "judge.gen.model.batch_only_append": (
         "\n-> it decodes a batch of one right but fails for several prompts (B > 1): the new tokens (B,) are "
         "appended as a row (1, B), where each row needs its own column (B, 1)",
-        "\n→ batch 只有 1 个前缀时生成正确，有多个前缀（B > 1）时却失败了："
+        "\nbatch 只有 1 个前缀时生成正确，有多个前缀（B > 1）时却失败了："
         "新生成的 token（形状 (B,)）被当成一行 (1, B) 接上去了，而每一行都需要自己的一列 (B, 1)",
+    ),
+    "judge.gen.model.sampling": (
+        "sampling instead of argmax (greedy decoding takes the most likely token every step)",
+        "用了采样而不是 argmax（贪心生成每一步都应取最可能的 token）",
     ),
     "judge.gen.model.only_new": (
         "only the new tokens returned, without the prompt in front",
@@ -259,7 +263,7 @@ MESSAGES = {
     ),
     "judge.gen.not_checked_raised": (
         "{what}: not checked: generate raised on this case (see “{test}”)",
-        "{what}：未检查：generate 在这个用例上抛出了异常（见“{test}”）",
+        "{what}：未检查，因为 generate 在这个用例上抛出了异常（见“{test}”）",
     ),
     "judge.gen.dtype": (
         "generate returned dtype {dtype}: token ids are int64",
@@ -295,7 +299,7 @@ MESSAGES = {
     "judge.grad.step_follows_gradient": (
         "{what}: after one SGD step the table moved by lr times its gradient, which is not the sum of both paths: "
         "{problem}",
-        "{what}：做了一步 SGD 之后，表的变化量是 lr 乘以它自己的梯度，而这个梯度不是两条路径之和：{problem}",
+        "{what}：做了一步 SGD 之后，表的变化量是 lr 乘以它自己的梯度，而这个梯度不是两条路径之和。{problem}",
     ),
     "judge.label.head_logits": (
         "{what}: the head's scores for the judge's ids (before any forward call)",
@@ -314,7 +318,7 @@ MESSAGES = {
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
         "here; every other size raises)",
-        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T：转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
+        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
     ),
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
     "judge.evidence_refused": (

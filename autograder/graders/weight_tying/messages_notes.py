@@ -24,7 +24,7 @@ MESSAGES = {
     "note.library_tie_not_credited": (
         "{what}: not credited: the pair of tables is a library MiniGPT's, tied by the library, not by your code "
         "(see “{test}”)",
-        "{what}：这一项不给分：这一对表来自库里的 MiniGPT，是库让它们共享的，而不是你的代码（见“{test}”）",
+        "{what}：这一项不给分，因为这一对表来自库里的 MiniGPT，是库让它们共享的，而不是你的代码（见“{test}”）",
     ),
     "note.loss_not_checked_forward": (
         "{call}: the loss was not checked: the model's logits for the plan's ids are not (B, T, V), or forward "
@@ -34,7 +34,7 @@ MESSAGES = {
     ),
     "note.logits_shape_not_checked": (
         "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",
-        "{what}：没有检查：logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
+        "{what}：没有检查，因为 logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
     ),
     "note.gradient_not_checked_forward_raised": (
         "the gradient was not checked: forward raised {error} (see the shape flow tests)",
@@ -47,7 +47,7 @@ MESSAGES = {
         ),
         (
             "dropout 未检查：评估模式下的 logits 不对。用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 "
-            "logits（见“形状与输出数值”和“参数量”的测试）"
+            "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because": (
@@ -57,7 +57,7 @@ MESSAGES = {
         ),
         (
             "梯度未检查：forward 的 logits 不对，一个持有评分程序权重的 MiniGPT 会给出不同的 "
-            "logits（见“形状与输出数值”和“参数量”的测试）"
+            "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
         ),
     ),
     "note.the_gradient_was_not_checked_because_2": (
@@ -74,8 +74,8 @@ MESSAGES = {
             " it (see the shape flow tests)"
         ),
         (
-            "两端是否共享未检查：forward 自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？），"
-            "所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
+            "两端是否共享未检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 "
+            "max_norm？），所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
         ),
     ),
     "note.the_count_was_not_checked_because": (
@@ -85,7 +85,7 @@ MESSAGES = {
             " uses (see the shape flow tests)"
         ),
         (
-            "参数量未检查：forward 自己改写了共享的表（有些行被重新归一化：token embedding 上设了 max_norm？），"
+            "参数量未检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 max_norm？），"
             "所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
         ),
     ),

@@ -58,8 +58,8 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 token 表的形状 {got}，应为 {want}：positional embedding 也共享了 "
-            "token embedding 的表（与 token 表共享的只应有 LM head）"
+            "minigpt.pos_embed.weight 的形状是 embedding 表的形状 {got}，应为 {want}：positional embedding 也共享了 "
+            "token embedding 的表（与 embedding 表共享的只应有 LM head）"
         ),
     ),
     "suite.positional_embedding_tied_minigpt_lm_head": (
@@ -114,7 +114,7 @@ MESSAGES = {
     ),
     "suite.pos_embed_weight_has_the_token": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是 token 表的形状：positional embedding 也共享了 token embedding 的表"),
+        ("pos_embed.weight 的形状是 embedding 表的形状：positional embedding 也共享了 token embedding 的表"),
     ),
     "suite.lm_head_weight_has_the_positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied",
@@ -190,38 +190,38 @@ MESSAGES = {
     ),
     "suite.loss_target_shift_wrong": (
         "\n-> loss target shift wrong? {hint}",
-        "\n→ loss 的目标是不是没有正确错开一位？{hint}",
+        "\nloss 的目标是不是没有正确错开一位？{hint}",
     ),
     "suite.targets_of_shape_b_t_1": (
         "targets of shape (B, T-1) go with the logits of input_ids[:, :-1]",
         "形状为 (B, T-1) 的 targets 对应 input_ids[:, :-1] 的 logits",
     ),
     "suite.targets_of_shape_b_t_are": (
-        "targets of shape (B, T) are already shifted: they go with the logits of all of input_ids",
-        "形状为 (B, T) 的 targets 已经错开了一位：它们对应全部 input_ids 的 logits",
+        "targets of shape (B, T) are already shifted, so they go with the logits of all of input_ids",
+        "形状为 (B, T) 的 targets 已经错开了一位，对应全部 input_ids 的 logits",
     ),
     "suite.with_no_targets_predict_input_ids": (
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
-        "应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
+        "不给 targets 时，应由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss.softmax_first": (
-        "{call} = {got}, expected {want}: cross-entropy of probabilities: a softmax before F.cross_entropy, which "
-        "applies log_softmax itself, so the loss is of a softmax taken twice; give it the raw logits: {hint}",
-        "{call}是 {got}，应为 {want}：交给交叉熵的是概率：在 F.cross_entropy 之前先做了 softmax，而它自己会做 "
-        "log_softmax，等于做了两次 softmax；应当直接传入原始 logits：{hint}",
+        "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, which "
+        "applies log_softmax itself, so softmax is taken twice); give it the raw logits ({hint})",
+        "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
+        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits（{hint}）。",
     ),
     "suite.loss.nll_on_logits": (
-        "{call} = {got}, expected {want}: F.nll_loss of raw logits: nll_loss expects log-probabilities "
-        "(log_softmax first), or use F.cross_entropy, which does both: {hint}",
-        "{call}是 {got}，应为 {want}：把原始 logits 直接交给了 F.nll_loss：nll_loss 需要的是对数概率"
-        "（先做 log_softmax），或者直接用同时完成这两步的 F.cross_entropy：{hint}",
+        "{call} = {got}, expected {want}: F.nll_loss of raw logits; nll_loss expects log-probabilities, so take "
+        "log_softmax first, or use F.cross_entropy, which does both ({hint})",
+        "{call} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率。请先做 "
+        "log_softmax，或者直接用同时完成这两步的 F.cross_entropy（{hint}）。",
     ),
     "suite.loss.ignore_index": (
-        "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0): token 0 is a "
-        "token of the vocabulary like any other, so every position counts: {hint}",
-        "{call} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
-        "token 一样，每个位置都要计入。{hint}",
+        "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
+        "token of the vocabulary like any other, so every position counts ({hint})",
+        "{call} 是 {got}，应为 {want}。loss 跳过了等于 0 的 targets（ignore_index=0），但 0 号 token 和词表里的"
+        "其他 token 一样，每个位置都要计入（{hint}）。",
     ),
     "suite.loss_shift.none": (
         ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),

@@ -21,13 +21,14 @@ MESSAGES = {
         "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
         "decoding (in train mode dropout zeroes random activations, so the greedy choice is no longer the"
         " model's; a decoder switches the model to evaluation mode first)",
-        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的：生成时没有关闭 dropout。训练模式下 dropout "
+        "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的，说明生成时没有关闭 dropout。训练模式下 dropout "
         "会随机把激活置零，贪心选出的就不再是模型本身的选择；generate 应当先把模型切换到评估模式",
     ),
     "suite.dropout_not_checked_eval_wrong": (
         "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
         "tokens (see “{test}”)",
-        "{what}：生成的 token 与评估模式下的相同，但这一项不给分：评估模式下得到的也不是贪心生成的结果（见“{test}”）",
+        "{what}：生成的 token 与评估模式下的相同，但这一项不给分，因为评估模式下得到的也不是贪心生成的结果"
+        "（见“{test}”）",
     ),
     "suite.generate_depends_on_mode": (
         (
@@ -35,8 +36,8 @@ MESSAGES = {
             "generate depends on the mode the model is in"
         ),
         (
-            "{what}：新生成的 token 是 {got}，应当是贪心生成的 {want}（同样的调用在评估模式下就给出它们）："
-            "生成的结果取决于模型所处的模式"
+            "{what}：新生成的 token 是 {got}，应当是贪心生成的 {want}（同样的调用在评估模式下就给出它们），"
+            "说明生成的结果取决于模型所处的模式"
         ),
     ),
     "suite.delegated_tie": (
@@ -46,14 +47,14 @@ MESSAGES = {
             "embedding and head and ties them itself"
         ),
         (
-            "TiedEmbeddingLM 的 token 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying "
+            "TiedEmbeddingLM 的 embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying "
             "交给了库。这一对 token embedding 和 LM head 是库让它们共享的，不是你的代码；练习 1 要自己创建 token "
             "embedding 和 LM head，再亲手让它们共享同一张表"
         ),
     ),
     "suite.expected_the_mean_next_token_cross": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
-        "{call} = {got}，应为预测下一个 token 的平均交叉熵 {want}（按模型自己的 logits 计算）",
+        "{call} 是 {got}，应为预测下一个 token 的平均交叉熵 {want}（按模型自己的 logits 计算）",
     ),
     "suite.returned_shape_expected_a_scalar_the": (
         "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
@@ -65,7 +66,7 @@ MESSAGES = {
     ),
     "suite.it_matches_a_decoder_with_this": (
         "it matches a decoder with this mistake: {labels}",
-        "它与犯了这种错误的 generate 结果一致：{labels}",
+        "这与以下错误的表现一致：{labels}",
     ),
     "suite.wrong_crop_first_block_size_tokens_2": (
         "wrong crop (first block_size tokens)",
@@ -89,7 +90,7 @@ MESSAGES = {
             "last block_size tokens of the context"
         ),
         (
-            "\n→ 没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步只把"
+            "\n没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步只把"
             "上下文中最后 block_size 个 token 送进模型"
         ),
     ),
@@ -139,7 +140,7 @@ MESSAGES = {
     ),
     "suite.and_more_case_s": (
         " (and {n} more case(s))",
-        "。另有 {n} 个情形同样如此",
+        "。另外还有 {n} 个用例出现同样的问题。",
     ),
     "suite.generate_input_ids_of_shape_max": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",

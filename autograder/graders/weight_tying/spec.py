@@ -39,4 +39,5 @@ SPEC = AssignmentSpec(
     warm_up="autograder.graders.weight_tying.runner.warm:warm_up",
     withheld=("dnnlpy.models.gpt:MiniGPT.generate", "dnnlpy.models.sampling"),
     released_demos=DIGESTS,  # recorded by scripts/build_notebook.py from both editions' notebooks
+    title="Weight Tying",  # the chapter's name for it (18.4.5), as both editions' notebooks title it
 )

@@ -20,9 +20,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.graders import ASSIGNMENTS, get_assignment
 from autograder.outputs.similarity import engine, store
 from autograder.outputs.similarity.starter import Starter, expected_code, released_cells, same_cell
 from autograder.outputs.similarity.written import COMMON_ONLY, Written, read_written
+from autograder.protocol.said import Said
 
 __all__ = ["HandIn", "SimilarityOptions", "class_hand_ins", "run_similarity", "archive_hand_ins", "pair_page"]
 
@@ -41,6 +43,7 @@ class SimilarityOptions:
     threshold: float | None = None  # None: the folder's last, else engine.DEFAULT_THRESHOLD
     archives: tuple[Path, ...] | None = None  # earlier years' hand-ins; None: the folder's last
     courses: tuple[Path, ...] = ()  # nbgrader courses holding the released notebooks (the kit's own is added)
+    language: str = "en"  # the instructor's: similarity.html and the side-by-side pages in it
 
 
 def class_hand_ins(roster: list, roots: tuple[Path, ...]) -> list[HandIn]:
@@ -81,7 +84,7 @@ def _read(hand_in: HandIn, released: set[str]) -> Written:
     try:
         return read_written(hand_in.path, root=hand_in.root, released=released)
     except Exception as exc:  # one odd file must never cost the class its pass
-        return Written("", "unreadable", f"could not be read for comparison ({type(exc).__name__})")
+        return Written("", "unreadable", Said("report.similar.detail.unreadable", error=type(exc).__name__).to_wire())
 
 
 def _settings(options: SimilarityOptions, previous: store.Outcome | None) -> tuple[float, tuple[Path, ...]]:
@@ -139,7 +142,8 @@ def run_similarity(
     for hand_in in everyone:
         written = read[hand_in.id]
         if isinstance(found.get(hand_in.id), str):  # the tokenizer met something it cannot read: say so, go on
-            written = Written("", "unreadable", f"could not be tokenized ({found[hand_in.id]})")
+            why = Said("report.similar.detail.untokenized", error=found[hand_in.id])
+            written = Written("", "unreadable", why.to_wire())
         elif hand_in.id in found:
             prints.append(found[hand_in.id])
             compared.append(hand_in)
@@ -156,7 +160,7 @@ def run_similarity(
     engine.set_aside(prints, engine.common_hashes(prints, background))
     for n in [n for n, found in enumerate(prints) if not found.hashes]:  # no code of its own is left to compare
         if not compared[n].archived:
-            why = "only comments, starter code, the reference's or code many hand-ins share"
+            why = Said("report.similar.detail.common_only").to_wire()
             outcome.not_compared.append(
                 {"uid": compared[n].id, "name": compared[n].name, "problem": COMMON_ONLY, "detail": why}
             )
@@ -173,13 +177,14 @@ def run_similarity(
         page = pair_page(a.id, b.id)
         pair = store.Pair(a.id, a.name, b.id, b.name, b.archived, match.share_a, match.share_b, match.chars, page)
         outcome.pairs.append(pair)
-        write_pages(out, pair, match, texts[a.id].text, texts[b.id].text)
+        write_pages(out, pair, match, texts[a.id].text, texts[b.id].text, options.language)
     outcome.pairs.sort(key=lambda p: (-p.share, p.a_name, p.b_name))
     outcome.hand_ins = sum(1 for h in compared if not h.archived)
     outcome.archived = sum(1 for h in compared if h.archived)
     outcome.alike_names = lookalikes([h.name for h in hand_ins])
     outcome.when, outcome.seconds = now(), round(time.perf_counter() - started, 3)
     prune(out, {p.page for p in outcome.pairs})  # a pair an earlier pass listed and this one does not
-    write_index(out, outcome, assignment)
+    spec = get_assignment(assignment) if assignment in ASSIGNMENTS else None
+    write_index(out, outcome, spec.shown_title if spec is not None else assignment, options.language)
     store.save(out, outcome)
     return outcome

@@ -3,7 +3,8 @@ section (the class report's, and ``similarity.html`` of its own), and each pair 
 
 Every page is an autoescaped template (``outputs.html``): a student's code reaches it only as text segments,
 each escaped, the shared ones inside ``<mark>``. Nothing here is written into ``feedback/`` or any result: a
-student never sees that they were compared, nor with whom.
+student never sees that they were compared, nor with whom. The words are the instructor's language
+(``grade --language``, ``similarity --language``): the report's catalog (``messages_similarity``).
 """
 
 from __future__ import annotations
@@ -13,8 +14,11 @@ from pathlib import Path
 
 from autograder.outputs.atomic import write_text
 from autograder.outputs.html import render
+from autograder.outputs.messages_report import report_words
 from autograder.outputs.similarity.engine import MIN_MATCH, Match
 from autograder.outputs.similarity.store import Outcome, Pair
+from autograder.protocol.said import from_wire
+from autograder.protocol.said import render as render_said
 
 __all__ = ["segments", "write_pages", "write_index", "prune", "section", "needs_a_look", "Linked", "SIMILAR", "TO_DO"]
 
@@ -81,18 +85,20 @@ def _side(name: str, share: float, other: str, pieces: list[tuple[str, bool]]) -
     return {"name": name, "share": _percent(share), "other": other, "pieces": pieces}
 
 
-def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str) -> Path:
-    """The pair's side-by-side page (``pair.page``), each side's shared code marked."""
-    other = f"archived hand-in {pair.b_name}" if pair.archived else pair.b_name
+def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, language: str = "en") -> Path:
+    """The pair's side-by-side page (``pair.page``), each side's shared code marked, in `language`."""
+    w = report_words(language)
+    other = w["similar.archived_hand_in"].format(name=pair.b_name) if pair.archived else pair.b_name
     sides = [
         _side(pair.a_name, pair.share_a, other, segments(text_a, match.spans_a)),
         _side(other, pair.share_b, pair.a_name, segments(text_b, match.spans_b)),
     ]
     html = render(
         "similar.html.j2",
-        lang="en",
+        lang=language,
+        w=w,
         wide=True,
-        title=f"{pair.a_name} and {other}: similar code",
+        title=w["similar.pair_title"].format(first=pair.a_name, second=other),
         sides=sides,
         chars=pair.chars,
         archived=pair.archived,
@@ -111,14 +117,45 @@ def prune(out: Path, keep: set[str]) -> None:
                 page.unlink()
 
 
-def section(outcome: Outcome | None) -> dict | None:
-    """The "Similar hand-ins" section's context (None: no pass has run on this folder)."""
+def detail(value: object, language: str = "en") -> str:
+    """A not-compared hand-in's detail in `language`: the pass stores the kit's own as a message (its wire form), a
+    refusal's or an older pass's as text."""
+    if isinstance(value, dict):
+        if not value:
+            return ""
+        try:
+            return render_said(from_wire(value), language)
+        except (KeyError, ValueError, IndexError):  # not one of ours: said as it is
+            return str(value)
+    return "" if value is None else str(value)
+
+
+def _entries(entries: list[dict], language: str, w: dict[str, str]) -> list[dict]:
+    """Not-compared (and noted) hand-ins with their kinds and details in `language`."""
+
+    def kind(name: object) -> str:
+        return w.get(f"similar.kind.{name}", str(name))
+
+    return [
+        {
+            "name": e.get("name", ""),
+            "problem": kind(e.get("problem", "")),
+            "notes": w["list"].join(kind(n) for n in e.get("notes", []) if isinstance(n, str)),
+            "detail": detail(e.get("detail"), language),
+        }
+        for e in entries
+    ]
+
+
+def section(outcome: Outcome | None, language: str = "en") -> dict | None:
+    """The "Similar hand-ins" section's context, its words in `language` (None: no pass has run on this folder)."""
     if outcome is None:
         return None
+    w = report_words(language)
     pairs = [
         {
             "a": p.a_name,
-            "b": f"archive: {p.b_name}" if p.archived else p.b_name,
+            "b": w["similar.archive"].format(name=p.b_name) if p.archived else p.b_name,
             "share_a": _percent(p.share_a),
             "share_b": _percent(p.share_b),
             "chars": p.chars,
@@ -127,37 +164,47 @@ def section(outcome: Outcome | None) -> dict | None:
         }
         for p in outcome.pairs
     ]
+    compared = w["similar.compared"].format(n=outcome.hand_ins)
+    if outcome.archived:
+        archives = w["list"].join(outcome.archives)
+        compared += w["similar.with_archives"].format(n=outcome.archived, archives=archives)
+    when = outcome.when.replace("T", " ").replace("Z", " UTC")
+    if when:
+        compared += w["similar.when"].format(when=when)
     return {
         "pairs": pairs,
-        "threshold": _percent(outcome.threshold),
-        "min_match": MIN_MATCH,
-        "hand_ins": outcome.hand_ins,
-        "archived": outcome.archived,
-        "archives": outcome.archives,
-        "not_compared": outcome.not_compared,
-        "notes": outcome.notes,
-        "alike": sorted(outcome.alike_names.items()),
+        "rule": w["similar.rule"].format(compared=compared, threshold=_percent(outcome.threshold), chars=MIN_MATCH),
+        "not_compared": _entries(outcome.not_compared, language, w),
+        "notes": _entries(outcome.notes, language, w),
+        "alike": [
+            (name, w["similar.name_alike"].format(names=w["list"].join(others)))
+            for name, others in sorted(outcome.alike_names.items())
+        ],
         "problems": outcome.problems,
-        "when": outcome.when.replace("T", " ").replace("Z", " UTC"),
     }
 
 
-def write_index(out: Path, outcome: Outcome, assignment: str) -> Path:
-    """``similarity.html``: the section as a page of its own (a class run's report holds it too)."""
-    title = f"{assignment}: similar hand-ins"
-    html = render("similarity.html.j2", lang="en", wide=False, title=title, similarity=section(outcome))
+def write_index(out: Path, outcome: Outcome, assignment: str, language: str = "en") -> Path:
+    """``similarity.html``: the section as a page of its own (a class run's report holds it too), in `language`;
+    `assignment`: its title (``AssignmentSpec.shown_title``) or name."""
+    w = report_words(language)
+    title = w["similar.index_title"].format(assignment=assignment)
+    html = render(
+        "similarity.html.j2", lang=language, w=w, wide=False, title=title, similarity=section(outcome, language)
+    )
     return write_text(Path(out) / _INDEX, html)
 
 
-def needs_a_look(rows: list, outcome: Outcome | None) -> list[tuple[object, Linked]]:
-    """(the row of a pair's first student, the pair in words linking its page) for each listed pair."""
+def needs_a_look(rows: list, outcome: Outcome | None, language: str = "en") -> list[tuple[object, Linked]]:
+    """(the row of a pair's first student, the pair in words linking its page) for each listed pair, in `language`."""
     by_uid = {row.uid: row for row in rows}
+    w = report_words(language)
     found = []
     for pair in outcome.pairs if outcome is not None else []:
         row = by_uid.get(pair.a)
         if row is None:  # a pass older than the class: its next run lists the pair again
             continue
-        other = f"archive {pair.b_name}" if pair.archived else pair.b_name
-        words = f"with {other}: {_percent(pair.share_a)} of this hand-in, {_percent(pair.share_b)} of the other's"
+        other = w["similar.archive"].format(name=pair.b_name) if pair.archived else pair.b_name
+        words = w["similar.pair"].format(other=other, mine=_percent(pair.share_a), theirs=_percent(pair.share_b))
         found.append((row, Linked(words, pair.page)))
     return found

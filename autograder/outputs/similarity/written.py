@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.grading.submissions import SubmissionRefused, read_submission
 from autograder.outputs.similarity.starter import code_cells, same_cell
+from autograder.protocol.said import Said
 
 __all__ = ["Written", "read_written", "MAX_WRITTEN", "UNREADABLE", "EMPTY", "HUGE", "NOT_UTF8", "COMMON_ONLY"]
 
@@ -41,7 +42,9 @@ _PRINT_LINE = re.compile(r"^[ \t]*print\((?:[^()\n]|\([^()\n]*\))*\)[ \t]*;?[ \t
 class Written:
     text: str  # the code as written, shown on the side-by-side page ("" when there is none)
     problem: str = ""  # UNREADABLE or EMPTY: not compared
-    detail: str = ""  # for the instructor: why, or what was done (a refusal's reason, a size)
+    # for the instructor: why, or what was done (a refusal's reason, a size), as a message's wire form (its words
+    # in the report's language: outputs.messages_similarity, or the engine's for a refusal); {} when nothing is said
+    detail: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # HUGE, NOT_UTF8: compared, with this said
 
     @property
@@ -76,9 +79,9 @@ def read_written(path: Path, *, root: Path | None, released: set[str]) -> Writte
     try:
         kind, text = read_submission(path, root=root)
     except SubmissionRefused as exc:
-        return Written("", UNREADABLE, str(exc))
+        return Written("", UNREADABLE, Said(exc.key, **exc.params).to_wire())
     except OSError as exc:
-        return Written("", UNREADABLE, f"cannot be read ({type(exc).__name__})")
+        return Written("", UNREADABLE, Said("report.similar.detail.unreadable", error=type(exc).__name__).to_wire())
     parts, marker = [], "cell" if kind == "ipynb" else "part"
     for number, source in _chunks(kind, text):
         if not source.strip() or same_cell(source) in released:
@@ -86,14 +89,14 @@ def read_written(path: Path, *, root: Path | None, released: set[str]) -> Writte
         parts.append(f"# {marker} {number}\n{source.rstrip()}\n")
     code = "\n".join(parts)
     if not code:
-        return Written("", EMPTY, "nothing beyond the starter code")
+        return Written("", EMPTY, Said("report.similar.detail.empty").to_wire())
     notes = []
     if len(code) > MAX_WRITTEN:
         notes.append(HUGE)
-        detail = f"{len(code):,} characters of code: the first {MAX_WRITTEN:,} compared"
+        detail = Said("report.similar.detail.huge", n=f"{len(code):,}", m=f"{MAX_WRITTEN:,}").to_wire()
         code = code[:MAX_WRITTEN]
     else:
-        detail = ""
+        detail = {}
     if "\ufffd" in code:
         notes.append(NOT_UTF8)
     return Written(code, "", detail, tuple(notes))

@@ -21,9 +21,16 @@ from autograder.grading.result import Result
 FAKE = '{"score": 3, "max_score": 3, "output": "all passed", "tests": []}'
 
 
-def cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def cli(*args: str, cwd: Path | None = None, columns: int | None = None) -> subprocess.CompletedProcess:
+    """`python -m autograder ARGS` (`columns`: the tables' width, $COLUMNS, else what this process was given)."""
+    env = {**os.environ, "COLUMNS": str(columns)} if columns else None
     return subprocess.run(
-        [sys.executable, "-m", "autograder", *args], capture_output=True, text=True, cwd=cwd or KIT, timeout=300
+        [sys.executable, "-m", "autograder", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or KIT,
+        timeout=300,
+        env=env,
     )
 
 
@@ -300,7 +307,10 @@ def test_a_class_of_odd_names_grades_completely_with_each_students_own_score(tmp
         (flat / os.fsdecode(name)).write_text(body)
     out = tmp_path / "graded"
     paths = [str(p) for p in sorted(flat.glob("*.*"))] + [str(flat / "x[" / "a].py")]
-    proc = cli("grade", "--assignment", "selftest", *paths, "--out", str(out), "--workers", "2", "--timeout", "30")
+    # wide enough for the long name on one line (a narrower table folds it: summary.print_batch)
+    proc = cli(
+        "grade", "--assignment", "selftest", *paths, "--out", str(out), "--workers", "2", "--timeout", "30", columns=200
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     import csv
 

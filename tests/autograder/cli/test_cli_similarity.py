@@ -57,6 +57,19 @@ def test_a_class_in_nbgraders_layout_across_editions(submitted, tmp_path, capsys
     assert not (tmp_path / "out" / "grades.csv").exists()  # a folder that was never graded gets no grades
 
 
+def test_a_chinese_ta_gets_the_pass_in_chinese(submitted, tmp_path, capsys):
+    """--language zh: the summary line, similarity.html and the side-by-side pages in the report's Chinese words."""
+    out = tmp_path / "out"
+    assert (
+        main(["similarity", "--assignment", "weight_tying", str(submitted), "--out", str(out), "--language", "zh"]) == 0
+    )
+    assert "相似度：比较了 4 份提交，相似度达到 60% 的有 1 对：" in capsys.readouterr().out
+    page = (out / "similarity.html").read_text(encoding="utf-8")
+    assert "<h1>Weight Tying 作业：相似的提交</h1>" in page and "Similar hand-ins" not in page
+    pair = json.loads((out / "similarity.json").read_text())["pairs"][0]["page"]
+    assert "alice 与 bob：相似的代码" in (out / pair).read_text(encoding="utf-8")
+
+
 def test_the_folders_threshold_is_kept_until_another_is_given(submitted, tmp_path, capsys):
     out = ["--out", str(tmp_path / "out")]
     assert main(["similarity", "--assignment", "weight_tying", str(submitted), *out, "--threshold", "99%"]) == 0

@@ -32,6 +32,9 @@ SPEC = get_assignment("weight_tying")
 def test_every_message_has_both_languages_with_the_same_parameters():
     assert catalog.problems() == []
     for key, (en, zh) in MESSAGES.items():
+        if not en.strip(" ,;:"):  # a separator: each language's own mark ("、" between Chinese names)
+            assert zh != en and not HAN.search(en), key
+            continue
         assert HAN.search(zh) and not HAN.search(en), key
 
 

@@ -241,7 +241,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
     # is covered by the charge at no cost of its own
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
-    for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "不再重复扣", "扣 0 分")):
+    for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "已计入上面的扣分", "扣 0 分")):
         data = gradescope_results(Result(tests=marked, run=None, output="x", language=language), SPEC)
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
         assert covered in output and never not in output, output

@@ -62,7 +62,7 @@ def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_
     assert f"stopped at the time limit {where}" in page
     assert "Costs 24 points over 12 tests" in page
     zh = feedback_html(_hung("zh"), student="zhou", starts={2: CellPlace(3, "动手试试", "spin()")})
-    assert '<html lang="zh">' in zh and zh.count('class="card"') == 1
+    assert '<html lang="zh-CN">' in zh and zh.count('class="card"') == 1
     for english in ("What to fix", "Costs", "How your code ran", "Points by area", "Score"):
         assert english not in zh, f"{english!r} left in English on the Chinese page"
     assert "需要修改的地方" in zh and "第 3 个单元格（“动手试试”一节，以“spin()”开头）" in zh

@@ -146,12 +146,12 @@ def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare
         TestOutcome("x.py::test_tied_lm_shapes_and_values", 8, "shape flow", False, _raised("TiedEmbeddingLM")),
         TestOutcome("x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying (float64)")),
     ]
-    for language, checking in (("en", "— checking"), ("zh", "— 检查的是")):
+    for language, checking in (("en", "— checking "), ("zh", "——检查对象：")):
         page = feedback_html(_marked(tests, language=language), student="wang", language=language, spec=SPEC)
         card = page.split('<div class="card"', 1)[1].split("</div>", 1)[0]
         note = {"en": "Cells are numbered from 1", "zh": "单元格的序号从"}[language]
         assert note in card and page.count(note) == 1, page
-        assert f"{checking} TiedEmbeddingLM<" not in page and f"{checking} MiniGPTWithWeightTying (float64)" in page
+        assert f"{checking}TiedEmbeddingLM<" not in page and f"{checking}MiniGPTWithWeightTying (float64)" in page
 
 
 def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
@@ -170,3 +170,31 @@ def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
         page = feedback_html(result, student="wang", language=language, spec=SPEC)
         reason = re.search(r'<p class="msg">([^<]*)</p>', page).group(1)
         assert reason.startswith({"en": "copied table", "zh": "复制了一份表"}[language]), reason
+
+
+def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_not_run():
+    """Issue 48: the title names the assignment as its notebook does ("Weight Tying"), not its folder; a run that
+    ended normally while a part of a .py file never compiled is not "ok" (nor "运行完毕"); the page's lang is
+    zh-CN, so a browser draws the mainland's glyphs; the names a hand-in does not define are listed with 、."""
+    run = RunFacts(
+        status="ok",
+        load_errors=[[0, "SyntaxError: invalid syntax (line 19: def forward(self,,)"]],
+        required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"],
+    )
+    for language, title, status, undefined in (
+        ("en", "Weight Tying: feedback for wang", "status: syntax error", "TiedEmbeddingLM, MiniGPTWithWeightTying"),
+        (
+            "zh",
+            "Weight Tying 作业反馈：wang",
+            "运行状态：部分代码有语法错误，没有运行",
+            "TiedEmbeddingLM、MiniGPTWithWeightTying",
+        ),
+    ):
+        result = _marked([], run=run, language=language)
+        page = feedback_html(result, student="wang", assignment="weight_tying_zh", kind="py", spec=SPEC)
+        assert f"<h1>{title}</h1>" in page and status in page and undefined in page, page
+        assert f'<html lang="{ {"en": "en", "zh": "zh-CN"}[language] }">' in page
+    zh = feedback_html(_marked([], run=run, language="zh"), student="wang", kind="py", spec=SPEC)
+    assert "上面有部分代码存在语法错误" in zh and "单元格存在语法错误" not in zh  # a .py file has parts, not cells
+    fine = feedback_html(_marked([], language="zh"), student="wang", assignment="weight_tying", spec=SPEC)
+    assert "运行状态：正常" in fine

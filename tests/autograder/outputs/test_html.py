@@ -107,7 +107,7 @@ def test_the_report_and_every_feedback_page_render_without_sideways_overflow(cla
             assert facts["sticky"], "the Students table's names stay"
         assert facts["charts"] == 2, "the score histogram and the area chart must both load"
         assert set(facts["links"]) == expected_links, "every student must be linked from the report"
-        assert facts["h1"] == "weight_tying: grading report"
+        assert facts["h1"] == "Weight Tying: grading report"
         assert facts["order"][:2] == ["Needs a look", "Class summary"]
     for row in view.rows:
         page = class_folder / row.feedback_href
@@ -120,7 +120,7 @@ def test_the_report_and_every_feedback_page_render_without_sideways_overflow(cla
             assert facts["overflow"] <= 0, (
                 f"{row.feedback_href} overflows a {width} px window by {facts['overflow']} px"
             )
-            assert facts["h1"].startswith("weight_tying: feedback for ") or facts["h1"] == "weight_tying：zhou 的反馈"
+            assert facts["h1"].startswith("Weight Tying: feedback for ") or facts["h1"] == "Weight Tying 作业反馈：zhou"
             if row.result is not None and row.result.failing():
                 assert facts["order"][0].startswith(("What to fix", "需要修改的地方"))  # failures before anything else
     (SHOTS / "index.txt").write_text("".join(f"{p}\n" for p in saved))

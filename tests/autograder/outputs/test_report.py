@@ -56,7 +56,7 @@ def _row(page: str, label: str) -> str:
 
 def test_the_title_says_what_was_graded_when_on_which_plan(graded):
     page = write_report(graded).read_text()
-    assert "<h1>weight_tying: grading report</h1>" in page
+    assert "<h1>Weight Tying: grading report</h1>" in page
     meta = re.search(r'<p class="meta">([^<]*)</p>', page).group(1)
     assert meta == (
         "2026-05-04 09:41:00 UTC · seed 42 · kit 0.1.0 · 9 submissions, 4 graded "
@@ -86,7 +86,7 @@ def _unlabelled(page: str) -> str:
 
 def test_misconceptions_are_ranked_with_counts_and_linked_examples(graded):
     page = _unlabelled(write_report(graded).read_text())
-    rows = re.findall(r'<tr><td><b>([^<]*)</b></td><td class="num">(\d+)</td><td>(.*?)</td>', page)
+    rows = re.findall(r'<tr><td><b>([^<]*)</b></td><td class="num">(\d+)</td><td[^>]*>(.*?)</td>', page)
     assert rows[0][:2] == ("a second table (copied table or untied head)", "2")  # the misconception's title
     assert 'href="feedback/bob.html"' in rows[0][2] and 'href="feedback/cy.html"' in rows[0][2]
     assert ("logits scaled", "1") in [r[:2] for r in rows]
@@ -169,10 +169,50 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
 
     english = write_report(graded).read_text()
     page = write_report(graded, "zh").read_text()
-    assert '<html lang="zh">' in page and "<h1>weight_tying：评分报告</h1>" in page
+    assert '<html lang="zh-CN">' in page and "<h1>Weight Tying 作业：评分报告</h1>" in page
     for key in ("needs_a_look", "class_summary", "area_rates", "misconceptions", "test_rates", "students"):
         assert f"<h2>{REPORT[f'report.{key}'].zh}</h2>" in page and REPORT[f"report.{key}"].en not in page
         assert f"<h2>{REPORT[f'report.{key}'].en}</h2>" in english
     assert _row(page, "提交份数") == "9" and "<td>超时</td>" in page and "打开列出的单元格" in page
     assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
+
+
+def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(batch_folder, area_result):
+    """The suite runs the areas in another order than the notebook's points table: the report's area columns, its
+    rates and its chart follow the notebook (the marking scheme's order). In Chinese a row's state is "已评分，正常运行"
+    (a part that did not run is said), a misconception's students are listed one a line and its tests with ；."""
+    from autograder.graders.weight_tying.messages import area_name
+    from autograder.grading.result import RunFacts
+
+    head = Finding(Said("diag.tie.copied"), names="two_tables")
+
+    def backwards(result: Result) -> Result:  # the suite's own order: the last area first
+        result.tests = sorted(result.tests, key=lambda t: -ALL.index(t.area))
+        return result
+
+    syntax = area_result(dict.fromkeys(ALL, "x"), defined=False)
+    syntax.run = RunFacts("ok", load_errors=[[2, "SyntaxError: invalid syntax (line 1: def f(:)"]])
+    folder = batch_folder(
+        {
+            "bob": backwards(area_result({"parameter identity": head, "shape flow": head})),  # two tests
+            "cy": backwards(area_result({"parameter identity": head})),
+            "dee": backwards(area_result()),
+            "syn": syntax,
+        }
+    )
+    english, page = write_report(folder).read_text(), write_report(folder, "zh").read_text()
+    students = page.split("<h2>学生</h2>", 1)[1]
+    header = [area_name(a, "zh") for a in ALL]
+    at = [students.index(f'<th class="num">{name}</th>') for name in header]
+    assert at == sorted(at)
+    rates = page.split("<h2>各评分项的得分率</h2>", 1)[1].split("</table>", 1)[0]
+    at = [rates.index(f"<td>{name}</td>") for name in header]
+    assert at == sorted(at)
+    assert "已评分，正常运行" in students and "已评分，语法错误" in students.split("syn</a>", 1)[1].split("</tr>", 1)[0]
+    assert (
+        '<span class="name"><a href="feedback/bob.html">bob</a></span><span class="name">' in page
+        and "；" in page.split('class="msg"', 1)[1].split("</small>", 1)[0]
+    )
+    rows = english.split("<h2>Students</h2>", 1)[1]
+    assert "graded: ok" in rows and "graded: syntax error" in rows.split(">syn</a>", 1)[1].split("</tr>", 1)[0]

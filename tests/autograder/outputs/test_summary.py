@@ -74,3 +74,39 @@ def test_the_calibration_table_fits_80_columns_with_each_file_name_on_one_line()
     assert all(any(name in line for line in lines) for name in files)  # never folded over lines
     assert any("[test_x[2]]" in line for line in lines)  # brackets in a note are text
     assert any("FAIL" in line for line in lines) and "1/2 verdicts ok" in lines[-1]
+
+
+def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
+    """grade --language zh: a run that ended normally reads 正常运行, one whose only part never compiled does not
+    (it reads 语法错误, "syntax error" in English); the summary says 无需重评 for results it reused, and the progress
+    bar is labelled from the same catalog (the word handed to grade_batch)."""
+    from autograder.grading.executors import _Progress
+    from autograder.outputs.messages_report import report_words
+
+    outcome = _outcome(["ann", "bob", "cat"])
+    syntax = RunFacts("ok", load_errors=[[0, "SyntaxError: invalid syntax (line 3: def f(:)"]])
+    outcome.results[outcome.roster[1].uid] = Result(
+        tests=[TestOutcome("t.py::test_a", 3.0, "values", False)], run=syntax
+    )
+    texts = {}
+    for language in ("en", "zh"):
+        console = Console(width=80, record=True, color_system=None)
+        print_batch(outcome, console=console, language=language)
+        texts[language] = console.export_text()
+    cells = [line.split("│") for line in texts["zh"].splitlines() if "│" in line]
+    rows = {cell[1].strip(): cell[3].strip() for cell in cells}
+    assert rows["ann"] == "正常运行" and rows["bob"] == "语法错误" and rows["cat"] == "没有结果"
+    assert "本次评分 1 份，无需重评 1 份（随机种子 7）" in texts["zh"] and "syntax error" in texts["en"]
+    bar = _Progress(3, report_words("zh")["batch.grading"])
+    try:
+        assert bar.progress.columns[0].text_format == "评分中"
+    finally:
+        bar.close()
+
+
+def test_a_name_longer_than_the_table_is_folded_never_cut():
+    long = "/courses/2026/submitted/" + "a" * 70 + "/x[/a]"
+    console = Console(width=60, record=True, color_system=None)
+    print_batch(_outcome([long, "bob"]), console=console)
+    names = "".join(line.split("│")[1].strip() for line in console.export_text().splitlines() if line.count("│") == 4)
+    assert long in names and "…" not in console.export_text()

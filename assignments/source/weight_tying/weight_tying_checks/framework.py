@@ -19,8 +19,10 @@ import torch
 from dnnlpy.notebook import cell_at
 
 from .budget import Clock, Stop
+from .diagnosis import reread
 from .language import cell_name, kernel_cell, language, tell
-from .messages import area_name, render
+from .messages import area_name, render, render_said
+from .said import verbatim
 
 __all__ = ["Check", "Failed", "Outcome", "Session", "CHECKS", "check", "call", "attribute", "title", "student_raised"]
 
@@ -119,7 +121,7 @@ class Session:
             if chk.needs:  # the first check of this class already says why
                 return Outcome(NOT_CHECKED, tell("check.undefined_not_checked", cls=chk.cls))
             missing = self.missing.get(chk.cls) or tell("check.undefined", cls=chk.cls)
-            return Outcome(FAILED, f"{missing}\n{_hint(chk)}")
+            return Outcome(FAILED, _reread(missing, chk))  # nothing of the class to grade: no area named
         raised_before = _RAISED[0]
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
@@ -133,15 +135,15 @@ class Session:
                 message = stopped.words("check.budget.check", "check.budget.check_at")
             except Failed as failure:
                 message = _without_the_answer(str(failure))
+                if failure.key == "checkfail.not_implemented":  # the starter code: no area of it is written yet
+                    return Outcome(FAILED, _reread(message, chk), _RAISED[0] != raised_before)
             finally:
                 torch.set_num_threads(threads)
         raised = _RAISED[0] != raised_before
-        # The diagnosis may already say which section to reread; then only the area is added.
-        rereads = _REREAD[language()] in message
-        hint = tell("check.area", area=area_name(chk.area, language())) if rereads else _hint(chk)
-        if language() == "zh" and message and message[-1] not in "。！？：”）":  # its sentence ends before the hint's
-            message += "。"
-        return Outcome(FAILED, f"{message}\n{hint}", raised)
+        # One layout for every failure: the message, where to reread at its end (the diagnosis may say it already),
+        # then the graded area on a line of its own.
+        area = tell("check.area", area=area_name(chk.area, language()))
+        return Outcome(FAILED, f"{_reread(message, chk)}\n{area}", raised)
 
     def _within(self, chk: Check, cls: type) -> Stop | None:
         """Run the check, within its time budget when there is a clock: None, or where it was stopped."""
@@ -155,9 +157,16 @@ class Session:
 _REREAD = {lang: render("diag.reread", lang, sections="\0").split("\0")[0] for lang in ("en", "zh")}
 
 
-def _hint(chk: Check) -> str:
-    heading = tell(f"section.{chk.section}")
-    return tell("check.hint", section=chk.section, heading=heading, area=area_name(chk.area, language()))
+def _reread(message: str, chk: Check) -> str:
+    """`message` ending with where to reread: the diagnosis's own section(s) when it names them, else the check's
+    (a Chinese sentence ended once: the catalog's joining of two messages)."""
+    if _REREAD[language()] in message:
+        ended = message
+    else:
+        ended = render_said(verbatim(message) + reread(chk.section), language())
+    if language() == "zh" and ended and ended[-1] not in "。！？：”）":
+        ended += "。"
+    return ended
 
 
 def title(chk: Check) -> str:

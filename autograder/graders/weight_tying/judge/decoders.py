@@ -95,9 +95,9 @@ DECODERS = (
     Decoder("row 0 for every row", "batch_rows", "suite.batch_rows_not_independent_row_0", row0=True),
     Decoder("batch dimension squeezed", "batch_rows", "judge.gen.batch_of_one", batch="squeeze"),
     Decoder("token appended as a row", "batch_rows", "judge.gen.model.batch_only_append", batch="row"),
-    Decoder("multinomial", "sampling", "diag.generate.sampling", sampler="multinomial"),
-    Decoder("multinomial with replacement", "sampling", "diag.generate.sampling", sampler="replacement"),
-    Decoder("Categorical", "sampling", "diag.generate.sampling", sampler="categorical"),
+    Decoder("multinomial", "sampling", "judge.gen.model.sampling", sampler="multinomial"),
+    Decoder("multinomial with replacement", "sampling", "judge.gen.model.sampling", sampler="replacement"),
+    Decoder("Categorical", "sampling", "judge.gen.model.sampling", sampler="categorical"),
 )
 FULL = Returned("the whole sequence")
 RETURNED = (

@@ -44,6 +44,7 @@ def _strings() -> dict[str, str]:
     """id -> every Chinese string the kit can show (templates with their parameters left as {name})."""
     shown = {f"{owner_of(key)}:{key}": m.zh for key, m in registered().items() if owner_of(key) != "selftest"}
     shown.update({f"notebook:{key}": text for key, text in text_zh.TEXT.items()})
+    shown["notebook:README"] = text_zh.README  # the release's README.md, beside the notebook
     shown.update({f"notebook:table_header:{i}": text for i, text in enumerate(text_zh.TABLE_HEADER)})
     # what the code cells print: their {fields} are the cells' expressions, code
     printed = {**text_zh.PRINTED, "practice_check": text_zh.PRACTICE_CHECK}
@@ -54,12 +55,14 @@ def _strings() -> dict[str, str]:
 
 def _prose(text: str) -> str:
     """`text` without its code spans, math and HTML tags: what typography rules apply to."""
+    text = re.sub(r"```.*?```", "X", text, flags=re.S)  # a fenced block: commands, with their own comments
     text = re.sub(r"`[^`]*`|<sub>.*?</sub>|<sup>.*?</sup>|\$[^$]*\$", "X", text)
     text = re.sub(r"\n *(?:[-|] *)?", "\n", text)  # a markdown line's indent and list or table marks
     return re.sub(r"\{\w*\}", "X", text)
 
 
 STRINGS = _strings()
+TYPOGRAPHY_QUOTES = r"[「」『』]"  # the README's menu names once were quoted so
 
 
 def test_every_catalog_owner_and_the_notebook_are_scanned():
@@ -121,6 +124,8 @@ def test_the_glossary_rejects_what_it_is_meant_to():
     assert ("权重绑定", "weight tying") in rejected("这就是权重绑定") and ("绑定", "共享") in rejected("绑定之后")
     assert ("点积", "内积") in rejected("分数等于点积") and ("前向计算", "forward") in rejected("前向计算之后")
     assert ("包装模型", glossary.CALQUES["包装模型"]) in rejected("包装模型的参数量")
+    assert ("token 表", "embedding 表") in rejected("token 表的形状")  # reads as the vocabulary, not the table
+    assert ("两处用途", glossary.CALQUES["两处用途"]) in rejected("沿这两处用途分别走一遍")
     assert rejected("共享权重之后，两端共享同一张表") == []
     assert english("复制了一份表（copied table）") == ["copied", "table"]
     assert english("忽略了超参数（hyper-parameter ignored (dropout)）") == ["hyper-parameter", "ignored"]
@@ -132,6 +137,7 @@ def test_the_glossary_rejects_what_it_is_meant_to():
         for rule, text in zip(list(TYPOGRAPHY)[4:], ("见「练习」", "loss（不给 targets） 是"), strict=True)
     )
     assert not any(re.search(rule, _prose("第 6 节“练习 1”：{x} 是 3。")) for rule in TYPOGRAPHY)
+    assert re.search(TYPOGRAPHY_QUOTES, _prose("执行「Kernel → Restart」")) and "notebook:README" in STRINGS
 
 
 def test_every_allowed_english_word_has_a_reason():

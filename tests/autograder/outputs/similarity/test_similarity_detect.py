@@ -16,6 +16,7 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
 from autograder.outputs.similarity import engine, written
 from autograder.outputs.similarity.detect import SimilarityOptions, run_similarity
+from autograder.outputs.similarity.pages import detail
 from autograder.outputs.similarity.written import COMMON_ONLY, EMPTY, HUGE, NOT_UTF8, UNREADABLE
 
 CALIBRATION = KIT_ROOT / "autograder" / "graders" / "weight_tying" / "judge" / "calibration"
@@ -178,10 +179,11 @@ def test_bad_hand_ins_are_listed_and_never_stop_the_pass(tmp_path, class_of, han
     outcome = run_similarity("weight_tying", tmp_path / "out", hand_ins_of(root))
     problems = {e["name"]: e["problem"] for e in outcome.not_compared}
     assert problems == {"empty": EMPTY, "notes": COMMON_ONLY, "broken": UNREADABLE, "linked": UNREADABLE}
-    assert "link" in next(e["detail"] for e in outcome.not_compared if e["name"] == "linked")
+    assert "link" in detail(next(e["detail"] for e in outcome.not_compared if e["name"] == "linked"))
     notes = {e["name"]: e["notes"] for e in outcome.notes}
     assert notes == {"huge1": [HUGE], "huge2": [HUGE], "latin": [NOT_UTF8]}
-    assert "8,192 compared" in next(e["detail"] for e in outcome.notes if e["name"] == "huge1")
+    huge = next(e["detail"] for e in outcome.notes if e["name"] == "huge1")
+    assert "8,192 compared" in detail(huge) and "只比较了前 8,192 个" in detail(huge, "zh")  # a message, not English
     assert outcome.alike_names == {"alice": ["аlice"], "аlice": ["alice"]}
     names = {frozenset((p.a_name, p.b_name)) for p in outcome.pairs}
     assert {frozenset(("alice", "аlice")), frozenset(("huge1", "huge2"))} <= names

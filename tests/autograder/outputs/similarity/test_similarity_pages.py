@@ -52,10 +52,32 @@ def test_the_section_says_what_was_compared_and_what_was_not(tmp_path):
     outcome.alike_names = {"alice": ["аlice"], "аlice": ["alice"]}
     outcome.not_compared = [{"uid": "cy", "name": "<i>cy</i>", "problem": "empty", "detail": ""}]
     context = section(outcome)
-    assert context["threshold"] == "55%" and [p["alike"] for p in context["pairs"]] == [False, True]
+    assert "55% or more" in context["rule"] and [p["alike"] for p in context["pairs"]] == [False, True]
     page = write_index(tmp_path, outcome, "weight_tying").read_text()
     assert "Similar hand-ins" in page and "one student twice?" in page and "&lt;i&gt;cy&lt;/i&gt;: empty" in page
     assert page.count('href="similar/0123456789abcdef.html"') == 2
+
+
+def test_a_chinese_instructor_reads_the_section_and_the_pages_in_chinese(tmp_path):
+    """grade --language zh: similarity.html, each pair's page and the pair in Needs a look, in the report's words
+    (messages_similarity); a not-compared hand-in's kind and detail too (the pass stores the detail as a message)."""
+    outcome = Outcome(threshold=0.6, hand_ins=6, pairs=[_pair()], when="2026-05-04T09:30:00Z")
+    outcome.not_compared = [
+        {"uid": "cy", "name": "cy", "problem": "empty", "detail": {"id": "report.similar.detail.empty", "params": {}}}
+    ]
+    page = write_index(tmp_path, outcome, "Weight Tying", "zh").read_text()
+    assert '<html lang="zh-CN">' in page and "<h1>Weight Tying 作业：相似的提交</h1>" in page
+    assert '<h2 id="similar">相似的提交</h2>' in page and "共比较了 6 份提交（2026-05-04 09:30:00 UTC）。" in page
+    assert "60% 以上" in page and "cy：空白（除了初始代码之外什么都没有写）" in page
+    assert "hand-ins" not in page and "compare<" not in page and "对照</a>" in page
+    match = Match(0.9, 0.6, 200, ((0, 3),), ((0, 3),))
+    pair = write_pages(tmp_path, _pair(), match, "abc", "abc", "zh").read_text()
+    assert "alice 与 bob：相似的代码" in pair and "所有相似的提交" in pair and "Marked" not in pair
+
+    class Row:
+        uid = "alice"
+
+    assert needs_a_look([Row()], outcome, "zh")[0][1] == "与 bob 相似：占这份提交的 90%，占对方的 60%"
 
 
 def test_each_pair_is_a_linked_line_of_needs_a_look():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from autograder.outputs.similarity.pages import detail
 from autograder.outputs.similarity.starter import same_cell
 from autograder.outputs.similarity.written import EMPTY, HUGE, MAX_WRITTEN, NOT_UTF8, UNREADABLE, read_written
 
@@ -50,8 +51,8 @@ def test_what_cannot_be_compared_is_said(tmp_path):
     (tmp_path / "link.py").symlink_to(tmp_path / "bytes.py")
     read = {p: read_written(tmp_path / p, root=tmp_path, released=set()) for p in ("not.ipynb", "blank.py", "link.py")}
     assert [read[p].problem for p in read] == [UNREADABLE, EMPTY, UNREADABLE]
-    assert "link" in read["link.py"].detail
+    assert "link" in detail(read["link.py"].detail) and "链接" in detail(read["link.py"].detail, "zh")
     assert read_written(tmp_path / "bytes.py", root=tmp_path, released=set()).notes == (NOT_UTF8,)
     big = read_written(tmp_path / "big.py", root=tmp_path, released=set())
-    assert big.notes == (HUGE,) and len(big.text) == MAX_WRITTEN and f"{MAX_WRITTEN:,} compared" in big.detail
+    assert big.notes == (HUGE,) and len(big.text) == MAX_WRITTEN and f"{MAX_WRITTEN:,} compared" in detail(big.detail)
     assert read_written(tmp_path / "gone.py", root=tmp_path, released=set()).problem == UNREADABLE

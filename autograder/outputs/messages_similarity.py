@@ -1,0 +1,94 @@
+"""Trusted: the similarity pass's words to an instructor (its section of the report, ``similarity.html``, the
+side-by-side pages, its line in *Needs a look* and on the terminal), English and Chinese side by side.
+
+Part of the report's catalog (``messages_report`` registers them with its own, as ``report.similar.<name>``; a
+template reads them as ``w["similar.<name>"]``). A hand-in that was not compared, or compared with a note, names
+why by its kind (``written.EMPTY``, ...: ``report.similar.kind.<kind>``) and a detail the pass stores as a message
+(``report.similar.detail.<name>`` and its parameters), so a Chinese report says it in Chinese.
+"""
+
+from __future__ import annotations
+
+from autograder.protocol.said import Message
+
+__all__ = ["SIMILAR"]
+
+SIMILAR = {
+    "report.similar.title": Message("Similar hand-ins", "相似的提交"),
+    "report.similar.index_title": Message("{assignment}: similar hand-ins", "{assignment} 作业：相似的提交"),
+    # the section's first paragraph: what was compared ({compared}{archived}{when}), then the rule
+    "report.similar.compared": Message("{n} hand-ins compared", "共比较了 {n} 份提交"),
+    "report.similar.with_archives": Message(
+        ", and {n} of earlier years ({archives})", "，另有往年的 {n} 份（{archives}）"
+    ),
+    "report.similar.when": Message(", {when}", "（{when}）"),
+    "report.similar.rule": Message(
+        "{compared}. A pair is listed when {threshold} or more of either one’s own code (beyond the starter code and "
+        "what many hand-ins share; names, strings and comments aside) is also in the other’s, over at least {chars} "
+        "normalised characters. On an exercise this short, independent work can look alike: read both, then talk "
+        "to the students.",
+        "{compared}。若任一方自己写的代码（不含初始代码和多数人共有的部分，忽略名字、字符串和注释）中有 {threshold} "
+        "以上也出现在另一方，且至少 {chars} 个规范化字符，则列出这一对。这道题很短，独立完成的作业也可能相似：请先读"
+        "两份代码，再与学生沟通。",
+    ),
+    "report.similar.col.first": Message("hand-in", "提交"),
+    "report.similar.col.second": Message("and", "与之相似的提交"),
+    "report.similar.col.share_first": Message("share of the first", "占前者的比例"),
+    "report.similar.col.share_second": Message("share of the second", "占后者的比例"),
+    "report.similar.col.page": Message("side by side", "并排对照"),
+    "report.similar.compare": Message("compare", "对照"),
+    "report.similar.archive": Message("archive: {name}", "往年存档：{name}"),
+    "report.similar.drawn_alike": Message(
+        "(names drawn alike: one student twice?)", "（名字写法相同：同一个学生交了两次？）"
+    ),
+    "report.similar.none": Message("No pair at the threshold.", "没有达到阈值的一对。"),
+    "report.similar.noted": Message("Not compared, or compared with a note", "未比较的提交，以及附有说明的比较"),
+    "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
+    "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it
+    "report.similar.detail": Message(" ({detail})", "（{detail}）"),
+    # why a hand-in was not compared, or what was said of it (similarity.written's kinds)
+    "report.similar.kind.unreadable": Message("unreadable", "无法读取"),
+    "report.similar.kind.empty": Message("empty", "空白"),
+    "report.similar.kind.huge": Message("huge", "过长"),
+    "report.similar.kind.non-UTF-8": Message("non-UTF-8", "不是 UTF-8 编码"),
+    "report.similar.kind.nothing of its own": Message("nothing of its own", "没有自己写的代码"),
+    "report.similar.detail.empty": Message("nothing beyond the starter code", "除了初始代码之外什么都没有写"),
+    "report.similar.detail.common_only": Message(
+        "only comments, starter code, the reference's or code many hand-ins share",
+        "只有注释、初始代码、参考答案的代码或多数人共有的代码",
+    ),
+    "report.similar.detail.huge": Message(
+        "{n} characters of code: the first {m} compared", "代码共 {n} 个字符，只比较了前 {m} 个"
+    ),
+    "report.similar.detail.unreadable": Message("cannot be read ({error})", "无法读取（{error}）"),
+    "report.similar.detail.untokenized": Message("could not be tokenized ({error})", "无法切分成 token（{error}）"),
+    # one pair's side-by-side page
+    "report.similar.pair_title": Message("{first} and {second}: similar code", "{first} 与 {second}：相似的代码"),
+    "report.similar.archived_hand_in": Message("archived hand-in {name}", "往年存档中的提交 {name}"),
+    "report.similar.marked": Message(
+        "Marked: what both wrote beyond the starter code and the code many hand-ins share, after names, strings, "
+        "comments and layout were set aside ({chars} normalised characters in common). Comments such as “# cell 15” "
+        "say where each piece sits in the hand-in.",
+        "标出的是两人在初始代码和多数人共有的代码之外都写了的部分，名字、字符串、注释和排版都已忽略（共有 {chars} "
+        "个规范化字符）。“# cell 15”这样的注释表示每一段在提交中的位置。",
+    ),
+    "report.similar.from_archive": Message(
+        "The second hand-in is from an archive of earlier years: it is not a student of this class.",
+        "第二份提交来自往年的存档，不是本班学生的提交。",
+    ),
+    "report.similar.share": Message(
+        "{share} of what {name} wrote is also in {other}’s hand-in",
+        "{name} 写的代码中有 {share} 也出现在 {other} 的提交里",
+    ),
+    "report.similar.all": Message("All similar hand-ins", "所有相似的提交"),
+    # a pair in Needs a look, beside its first student; the terminal's line after a pass
+    "report.similar.pair": Message(
+        "with {other}: {mine} of this hand-in, {theirs} of the other's",
+        "与 {other} 相似：占这份提交的 {mine}，占对方的 {theirs}",
+    ),
+    "report.similar.summary": Message(
+        "similarity: {n} hand-ins{archived} compared, {pairs} pair(s) at {threshold} or more: {page}",
+        "相似度：比较了 {n} 份提交{archived}，相似度达到 {threshold} 的有 {pairs} 对：{page}",
+    ),
+    "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
+}
