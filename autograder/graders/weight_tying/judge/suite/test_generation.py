@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.judge.decoders import FULL, GREEDY, RAISES, Model, explain, gives, outcome
+from autograder.graders.weight_tying.judge.decoders import (
+    FULL,
+    GREEDY,
+    RAISES,
+    Model,
+    explain,
+    gives,
+    outcome,
+    same_outcome,
+)
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
@@ -100,7 +109,7 @@ def _explained(plan, evidence, run) -> list[Model]:
         return [
             m
             for m in found
-            if not m.sampling or all(gives(m, *r[:1], r[2], call="second") for r in calls[GenerateCase.second])
+            if not m.sampling or all(gives(m, case, got, call="second") for case, _, got in calls[GenerateCase.second])
         ]
 
     return _FOUND.get(("models", id(rec)), lambda: (rec, compute()))[1]
@@ -240,7 +249,7 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
         _, second, _, raised_again = _returned(plan, evidence, run, name, GenerateCase.second)
         if raised is not None and raised_again is not None:
             _nothing_returned(plan, evidence, run, name, what, raised)
-        if _same(first, second):
+        if same_outcome(first, second):
             continue
         model = _named_model(plan, evidence, run)
         if model is not None and model.sampling:  # a draw from the model's own softmax gives both calls
@@ -248,12 +257,6 @@ def test_generate_is_deterministic_argmax(plan, evidence, run):
             raise _named(model, say("judge.what_problem", what=what, problem=problem) + reread(9))
         raise AssertionError(say("judge.what_problem", what=what, problem=say("judge.gen.calls_differ")) + reread(9))
     _credited_only_if_decoded(plan, evidence, run, "note.determinism_not_credited")
-
-
-def _same(a, b) -> bool:
-    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-        return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a, b)
-    return a is b or (isinstance(a, str) and a == b)
 
 
 def test_generate_turns_dropout_off(plan, evidence, run):
@@ -269,7 +272,7 @@ def test_generate_turns_dropout_off(plan, evidence, run):
         _, evaluated, _, raised_eval = _returned(plan, evidence, run, "within_block", key)
         if raised is not None and raised_eval is not None:  # nothing to compare in either mode
             _nothing_returned(plan, evidence, run, "within_block", what, raised_eval)
-        same = same and _same(train, evaluated)
+        same = same and same_outcome(train, evaluated)
     if same:  # the mode changes nothing
         _credited_only_if_decoded(plan, evidence, run, "suite.dropout_not_checked_eval_wrong", what=what)
         return
