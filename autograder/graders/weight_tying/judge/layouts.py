@@ -40,8 +40,6 @@ def layout_of(output: Tensor, logits: Tensor, hidden: Tensor | None, *, tol: dic
             continue
         if want.numel() < 2 or bool((want == want.flatten()[0]).all()):  # a constant shows no layout
             continue
-        if want.numel() < 2 or bool((want == want.flatten()[0]).all()):  # a constant shows no layout
-            continue
         if not want.is_floating_point():
             if not output.is_floating_point() and torch.equal(output.long(), want):
                 return name

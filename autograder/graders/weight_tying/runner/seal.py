@@ -85,7 +85,12 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
             else:
                 _update(out, key, None)
             if fields is None:  # a plain mapping (a state's shapes): no field says how to read its values
-                _update(out, value[key], None)
+                item = value[key]
+                if type(item) is list and all(type(n) is int and -_BIG < n < _BIG for n in item):
+                    out.append(b"L" + _LEN_Q(len(item)))  # a shape, inline: the bytes the list branch writes
+                    out.extend(b"I" + _LEN_I(len(t)) + t for t in [str(n).encode() for n in item])
+                else:
+                    _update(out, item, None)
                 continue
             field = fields.get(key)
             of = getattr(getattr(field, "of", None), "FIELDS", None)

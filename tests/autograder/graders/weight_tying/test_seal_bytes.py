@@ -95,3 +95,18 @@ def test_every_layout_and_dtype_hashes_its_values_in_order():
 
 
 GOLDEN_STRIDED = "b84eaaa44e95116161811a62e06c3117f3106438b5651e5a4b6328ee710a2c69"  # the first implementation's
+
+
+def test_a_mapping_of_shapes_hashes_as_the_list_branch_writes_each_shape():
+    """A plain mapping's sizes are written inline (a state's shapes: most of a record); the bytes must be those
+    of each value hashed on its own, whatever the value (a shape, an empty one, one too big, not a list)."""
+    from autograder.graders.weight_tying.runner.seal import _LEN_Q, _update
+
+    mapping = {"w": [3, 4], "e": [], "big": [1 << 70, 2], "t": (1, 2), "neg": [-5], "odd": [True, 1]}
+    inline: list = []
+    _update(inline, mapping, None)
+    one_by_one = [b"D" + _LEN_Q(len(mapping))]
+    for key in sorted(mapping):
+        _update(one_by_one, key, None)
+        _update(one_by_one, mapping[key], None)
+    assert b"".join(inline) == b"".join(one_by_one)

@@ -64,11 +64,12 @@ def _logits(rec, expected, hidden, dtype, what, *, tol, key=ForwardCase.logits, 
     """The logits forward returned, as a plain tensor of `expected`'s shape (B, T, V). Another shape is named
     `logits_shape` only when it holds the right logits (or the vectors `hidden` before the head) in another
     layout, `positional_tied` when it holds the scores of a head tied to the positional table (`model`, `ids`),
-    and nothing when no model gives it: then it costs this test's points."""
+    and nothing when no model gives it: then it costs this test's points. `hidden` may be a function giving
+    them, called only for another shape (a MiniGPT's run to its final LayerNorm is worth sparing)."""
     got = plain_tensor(rec, key, what=say("judge.label.logits", what=what))
     want = tuple(expected.shape)
     if tuple(got.shape) != want:
-        layout = layout_of(got, expected, hidden, tol=tol)
+        layout = layout_of(got, expected, hidden() if callable(hidden) else hidden, tol=tol)
         if layout is not None:
             said = say(
                 "judge.shapes.logits_shape",
@@ -223,7 +224,7 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
         settings = [dict(dtype=dtype, table=seed, head_follows=f) for f in (True, False)]
     expected = [judge_logits(cfg, shapes, values, ids, **s) for s in settings]  # kept for the plan
     model = judge_model(cfg, shapes, values, **settings[0])
-    logits = _logits(got, expected[0], before_head(model, ids), dtype, what, tol=tol, model=model, ids=ids)
+    logits = _logits(got, expected[0], partial(before_head, model, ids), dtype, what, tol=tol, model=model, ids=ids)
     if any(logits_problem(logits, want, tol=tol) is None for want in expected):
         return shapes
     problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
