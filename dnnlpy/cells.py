@@ -11,6 +11,8 @@ grader's runner.
   what deleting it would do: the grader's runner and the self-check leave out the same cells. A cell of the
   student's own is never one, whatever its tags or metadata say, and no demonstration is left out when a cell
   can reach names without naming them (``dnnlpy.reach``).
+- ``cell_facts``: what ``unneeded_demos`` reads of one cell, as plain data: the build records it for every cell
+  the course released (``known``), so that a run reads only the cells the student wrote or changed.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ __all__ = [
     "bound_names",
     "read_names",
     "unneeded_demos",
+    "cell_facts",
+    "CellFacts",
+    "facts_table",
 ]
 
 # `%magic ...`, `!cmd ...`, and `name = %magic` / `name = !cmd` (IPython's assignment forms).
@@ -161,27 +166,77 @@ def read_names(source: str) -> set[str] | None:
     return None if read is None else _global_names(read[0])
 
 
+# What unneeded_demos reads of a cell that compiles: the names it binds, the names its scopes use as globals,
+# the names spelled in its strings, and whether it can reach names without naming them (or ast cannot read it).
+CellFacts = tuple[frozenset[str], frozenset[str], frozenset[str], bool]
+
+
+def cell_facts(source: str) -> CellFacts | None:
+    """(bound, used as globals, spelled in strings, reaches) of a cell's code as it runs; None when it does not
+    compile (it runs nothing, so it needs nothing). The same text always gives the same facts."""
+    read = _table(source)
+    if read is None:
+        return None
+    bound, used = frozenset(_bound(read[0])), frozenset(_global_names(read[0]))
+    try:
+        tree = ast.parse(read[1], "<cell>", "exec")
+    except _UNREADABLE:  # read by symtable, not by ast: it rules nothing out, as a cell that reaches
+        return bound, used, frozenset(), True
+    return bound, used, frozenset(spelled_names(tree)), reaches(tree)
+
+
+def facts_table(cells: Iterable[tuple[str, Mapping[str, Any]]]) -> dict[str, list]:
+    """{digest: [bound, used, spelled, reaches]} (sorted lists: plain data for a file or a job) of the cells a
+    course releases, given as (source, metadata), but the exercises (nbgrader solution cells: the student's to
+    write) and the tests (never run): what ``unneeded_demos`` takes as `known`, once made frozensets again."""
+    table = {}
+    for source, metadata in cells:
+        if metadata.get("nbgrader", {}).get("solution") or is_test_cell(metadata):
+            continue
+        facts = cell_facts(source)
+        if facts is not None:
+            table[demo_digest(source)] = [sorted(names) for names in facts[:3]] + [facts[3]]
+    return dict(sorted(table.items()))
+
+
 def unneeded_demos(
-    cells: Iterable[tuple[int, str, Mapping[str, Any]]], keep: Iterable[str] = (), released: Collection[str] = ()
+    cells: Iterable[tuple[int, str, Mapping[str, Any]]],
+    keep: Iterable[str] = (),
+    released: Collection[str] = (),
+    known: Mapping[str, CellFacts] | None = None,
 ) -> set[int]:
     """Indices of the released demonstration cells (``is_released_demo``: their text one of the `released`
     digests) among `cells` (``code_cells``) that no other cell can need: none of the names one binds is in
     `keep` or used by a cell that runs (``read_names``, or spelled in its strings), and no cell that runs can
     reach names without naming them (``dnnlpy.reach``: ``globals()``, ``sys.modules``, a frame's locals,
     ``gc``, ...). A demonstration that is needed runs, and what it uses is needed in turn. Cells that do not
-    compile, and nbgrader test cells, never run: they need nothing. No `released` digests: none is left out."""
+    compile, and nbgrader test cells, never run: they need nothing. No `released` digests: none is left out.
+    `known`: ``cell_facts`` by the digest of the text they were read from (the build's, for the released
+    cells); any other cell is read here."""
     if not released:
         return set()
-    demos: dict[int, tuple[set[str], symtable.SymbolTable]] = {}
+    known = known or {}
+    demos: dict[int, tuple[frozenset[str], Any]] = {}  # index: (bound, the names it uses or its symbol table)
     mentioned = set(keep)
     for index, source, metadata in cells:
         if is_test_cell(metadata):
             continue  # never run
+        digest = demo_digest(source)
+        facts = known.get(digest)
+        if facts is not None:
+            bound, used, spelled, reaching = facts
+            if digest in released:
+                demos[index] = (bound, used)
+            elif reaching:
+                return set()
+            else:
+                mentioned |= used | spelled
+            continue
         read = _table(source)
         if read is None:  # it does not compile, so it does not run: it needs nothing (a demo: it is not run)
             continue
-        if is_released_demo(source, released):
-            demos[index] = (_bound(read[0]), read[0])
+        if digest in released:
+            demos[index] = (frozenset(_bound(read[0])), read[0])
             continue
         try:
             tree = ast.parse(read[1], "<cell>", "exec")
@@ -194,9 +249,9 @@ def unneeded_demos(
     grew = True
     while grew:
         grew = False
-        for index, (binds, table) in demos.items():
+        for index, (binds, uses) in demos.items():
             if index not in needed and binds & mentioned:
                 needed.add(index)
-                mentioned |= _global_names(table)
+                mentioned |= uses if isinstance(uses, frozenset) else _global_names(uses)
                 grew = True
     return set(demos) - needed

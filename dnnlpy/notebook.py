@@ -21,7 +21,8 @@ submission. Differences from a real kernel, on purpose:
   cells are listed in ``skipped``.
 - ``leave_out_demos=names``, with ``released_demos=digests`` (what the course released: ``dnnlpy.cells``),
   leaves out the course's demonstration cells as released that nothing else can need and that bind none of
-  ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too).
+  ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too); ``released_facts``, the build's
+  ``dnnlpy.cells.cell_facts`` of the released cells by digest, spares reading those cells again.
 - The working directory is not changed, and nothing is displayed.
 
 A cell is named to people by ``cell_places`` and ``name_cell``: JupyterLab shows no cell numbers, so a cell is
@@ -50,7 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cells import is_test_cell, strip_ipython, unneeded_demos
+from .cells import CellFacts, is_test_cell, strip_ipython, unneeded_demos
 
 __all__ = [
     "NotebookNamespace",
@@ -266,11 +267,12 @@ def load_notebook(
     skip_cell: Callable[[int, str, Mapping[str, Any]], bool] | None = None,
     leave_out_demos: Iterable[str] | None = None,
     released_demos: Collection[str] = (),
+    released_facts: Mapping[str, CellFacts] | None = None,
 ) -> NotebookNamespace:
     """Run the code cells of a notebook in order in a fresh namespace; see the module docstring."""
     nb, filename = _as_notebook(path_or_nb)
     cells = code_cells(nb)
-    demos = set() if leave_out_demos is None else unneeded_demos(cells, leave_out_demos, released_demos)
+    demos = set() if leave_out_demos is None else unneeded_demos(cells, leave_out_demos, released_demos, released_facts)
     to_run, skipped = [], []
     for index, source, metadata in cells:
         if (

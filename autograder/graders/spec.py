@@ -17,7 +17,7 @@ is one folder with two halves::
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -69,6 +69,10 @@ class AssignmentSpec:
     # recorded by the build): a graded run leaves out those nothing else needs, as the self-check does; a cell
     # whose text is not one of them is the student's and runs. Empty: every cell runs.
     released_demos: frozenset[str] = frozenset()
+    # What the demonstration rule reads of every released cell but the exercises and tests, by its text's digest:
+    # [bound, used, spelled, reaches] (``dnnlpy.cells.cell_facts``, as plain lists, recorded by the build with the
+    # digests): a graded run reads only the cells the student wrote or changed.
+    released_facts: Mapping[str, list] = field(default_factory=dict, compare=False)  # (derived from the digests)
     # What pages and reports call the assignment, in every language ("Weight Tying": a name, like a chapter's
     # title); "": its name.
     title: str = ""

@@ -169,6 +169,7 @@ def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
             "experiments": spec.experiments,
             "required_names": list(spec.required_names),
             "released_demos": sorted(spec.released_demos),
+            "released_facts": spec.released_facts,
         },
     )
 

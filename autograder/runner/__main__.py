@@ -23,6 +23,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable
+from typing import Any
 
 from autograder.protocol.frames import (
     JOB,
@@ -111,22 +112,39 @@ def load_submission(
     budgets: budget.Budgets | None = None,
     required: tuple[str, ...] | None = None,
     released: tuple[str, ...] = (),
+    facts: dict | None = None,
 ):
     """Run the submission's code the way a kernel would, each cell within its budget (none without
     `budgets`); returns an object with .namespace and .errors. Given the names the run must define
     (`required`), a notebook's demonstrations as released (their texts' digests among `released`) that nothing
-    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
+    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``; `facts`: the
+    build's ``cell_facts`` of the released cells, by digest, so that only the student's own cells are read)."""
     from dnnlpy.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":
         try:
             return load_notebook(
-                source, on_cell=on_cell, run_cell=run_cell, leave_out_demos=required, released_demos=released
+                source,
+                on_cell=on_cell,
+                run_cell=run_cell,
+                leave_out_demos=required,
+                released_demos=released,
+                released_facts=facts,
             )
         except (ValueError, TypeError) as exc:  # not a notebook at all: record it, define nothing
             return _Failed(f"{type(exc).__name__}: {exc}")
     return exec_source(source, filename, on_cell=on_cell, run_cell=run_cell)
+
+
+def _facts(plain: Any) -> dict:
+    """The job's {digest: [bound, used, spelled, reaches]} as ``dnnlpy.cells.cell_facts`` gives them."""
+    if not isinstance(plain, dict):
+        raise ValueError(f"the job's released_facts is a {type(plain).__name__}, not a mapping: rebuild the job")
+    return {
+        str(d): (frozenset(map(str, b)), frozenset(map(str, u)), frozenset(map(str, s)), bool(r))
+        for d, (b, u, s, r) in plain.items()
+    }
 
 
 class _Failed:
@@ -174,6 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     budgets = budget.from_environment()
     required = tuple(str(n) for n in job["required_names"])
     released = tuple(str(d) for d in job.get("released_demos", ()))
+    facts = _facts(job.get("released_facts", {}))
     attempts = refusals.watch()  # from here on the submission's code runs: what the sandbox refuses it is seen
     result = load_submission(
         job["kind"],
@@ -183,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         budgets=budgets,
         required=required,
         released=released,
+        facts=facts,
     )
     namespace = getattr(result, "namespace", {}) or {}
     defined = [n for n in job["required_names"] if n in namespace]

@@ -7,7 +7,7 @@ adding it to the list below (and, for markdown, its text to every edition).
 
 from __future__ import annotations
 
-from . import printed, readme, text_en, text_zh
+from . import printed, readme, released, text_en, text_zh
 from .cells import TASK_TEXT, Cell
 from .lessons import (
     EXERCISE_1,
@@ -34,6 +34,7 @@ __all__ = [
     "EDITIONS",
     "printed",
     "readme",
+    "released",
     "by_area",
     "by_exercise",
     "suite_tests",

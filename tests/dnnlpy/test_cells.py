@@ -135,5 +135,8 @@ def test_public_names():
             "bound_names",
             "read_names",
             "unneeded_demos",
+            "cell_facts",
+            "CellFacts",
+            "facts_table",
         ]
     )

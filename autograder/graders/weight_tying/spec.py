@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from autograder.graders.kit import SOLUTIONS_DIR
@@ -39,5 +40,6 @@ SPEC = AssignmentSpec(
     warm_up="autograder.graders.weight_tying.runner.warm:warm_up",
     withheld=("dnnlpy.models.gpt:MiniGPT.generate", "dnnlpy.models.sampling"),
     released_demos=DIGESTS,  # recorded by scripts/build_notebook.py from both editions' notebooks
+    released_facts=json.loads((_HERE / "released_facts.json").read_text(encoding="utf-8"))["facts"],  # the same
     title="Weight Tying",  # the chapter's name for it (18.4.5), as both editions' notebooks title it
 )

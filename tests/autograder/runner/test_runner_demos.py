@@ -9,13 +9,14 @@ import pytest
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
-from autograder.runner.__main__ import load_submission
-from dnnlpy.cells import demo_digest, is_released_demo
+from autograder.runner.__main__ import _facts, load_submission
+from dnnlpy.cells import cell_facts, demo_digest, is_released_demo, is_test_cell, unneeded_demos
 from dnnlpy.notebook import code_cells
 
 NOTEBOOK = COURSE_DIR / "source" / "weight_tying" / "weight_tying.ipynb"
 SPEC = get_assignment("weight_tying")
 REQUIRED, RELEASED = SPEC.required_names, tuple(SPEC.released_demos)
+FACTS = _facts(SPEC.released_facts)  # as the runner reads the job's
 
 
 def _demos(nb) -> list[int]:
@@ -46,8 +47,18 @@ def test_the_solution_notebook_defines_its_classes_without_running_a_demo():
         "next(o for o in gc.get_objects() if 'vocab_size' in dir(o) and type(o).__name__ == 'Tokenizer').vocab_size",
     ],
 )
-def test_a_demo_the_students_class_reads_runs_with_what_it_needs(reads):
+@pytest.mark.parametrize("facts", [None, FACTS], ids=["read here", "the build's facts"])
+def test_a_demo_the_students_class_reads_runs_with_what_it_needs(reads, facts):
     """A correct student whose class reads what a demonstration made loses nothing to the elision."""
+    nb = _reading(reads)
+    result = _run(nb, required=REQUIRED, released=RELEASED, facts=facts)
+    assert result.errors == []
+    model = result.namespace["TiedEmbeddingLM"](vocab_size=7, embed_dim=3)
+    assert model.words == result.namespace["tokenizer"].vocab_size  # the tokenizer's demo cell ran
+
+
+def _reading(reads: str) -> dict:
+    """The solution notebook whose first class reads `reads` when built."""
     nb = json.loads(NOTEBOOK.read_text(encoding="utf-8"))
     cell = next(
         c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == "solution_TiedEmbeddingLM"
@@ -55,10 +66,29 @@ def test_a_demo_the_students_class_reads_runs_with_what_it_needs(reads):
     cell["source"] = "import os, gc\n" + "".join(cell["source"]).replace(
         "super().__init__()", f"super().__init__()\n        self.words = {reads}", 1
     )
-    result = _run(nb, required=REQUIRED, released=RELEASED)
-    assert result.errors == []
-    model = result.namespace["TiedEmbeddingLM"](vocab_size=7, embed_dim=3)
-    assert model.words == result.namespace["tokenizer"].vocab_size  # the tokenizer's demo cell ran
+    return nb
+
+
+def test_the_builds_facts_leave_out_what_reading_every_cell_leaves_out():
+    """The facts the build records of the released cells (released_facts.json) are what reading them gives, and
+    with them a run leaves out the very cells it leaves out reading every cell, for notebooks that need a demo
+    by name, without naming it, and that need none."""
+    for edition in ("weight_tying", "weight_tying_zh"):
+        nb = json.loads((COURSE_DIR / "source" / edition / "weight_tying.ipynb").read_text(encoding="utf-8"))
+        cells = code_cells(nb)
+        for _, source, metadata in cells:
+            if not metadata.get("nbgrader", {}).get("solution") and not is_test_cell(metadata):
+                assert FACTS[demo_digest(source)] == cell_facts(source)
+    variants = [json.loads(NOTEBOOK.read_text(encoding="utf-8")), _reading("tokenizer.vocab_size"), _reading("0")]
+    variants.append(_reading("globals()['tokenizer'].vocab_size"))
+    for nb in variants:
+        cells = code_cells(nb)
+        live = unneeded_demos(cells, REQUIRED, RELEASED)
+        assert unneeded_demos(cells, REQUIRED, RELEASED, FACTS) == live
+    assert unneeded_demos(code_cells(variants[0]), REQUIRED, RELEASED, FACTS)  # something is left out at all
+    # a fact is taken as it is: a released cell recorded as reaching names unnamed leaves no demo out
+    reaching = {d: (*f[:3], True) for d, f in FACTS.items() if d not in RELEASED}
+    assert unneeded_demos(code_cells(variants[0]), REQUIRED, RELEASED, reaching) == set()
 
 
 def test_both_editions_demos_are_the_ones_the_build_recorded():
