@@ -1,6 +1,6 @@
 """Trusted: ``python -m autograder <command>``: the parser, and each subcommand dispatched to its module
-(``grade``, ``status``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``, ``similarity``), a thin layer over
-keyword-only functions.
+(``grade``, ``status``, ``calibrate``, ``mutate``, ``gradescope``, ``dask``, ``similarity``, ``misconceptions``),
+a thin layer over keyword-only functions.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong
 verdict or the grader itself failed; 2 for bad arguments.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from autograder.cli import calibrate, dask, grade, gradescope, mutate, similarity, status
+from autograder.cli import calibrate, dask, grade, gradescope, misconceptions, mutate, similarity, status
 from autograder.cli.common import common_options
 
 __all__ = ["main", "build_parser"]
@@ -29,6 +29,7 @@ examples:
   python -m autograder gradescope-package --assignment weight_tying   # -> dist/weight_tying-gradescope.zip
   python -m autograder dask-certs --out ~/dask-certs     # TLS files for --executor dask (README: several machines)
   python -m autograder similarity --assignment weight_tying assignments/submitted --out graded  # shared code
+  python -m autograder misconceptions --assignment weight_tying    # the table of its MISCONCEPTIONS.md
 
 batch folders (--out): results/<id>.json is written as each submission is graded, with a grading key
 (a hash of the submission, the grader's code, the kit version, the seed and the limits); the folder's
@@ -68,6 +69,7 @@ _COMMANDS = {
     "gradescope-package": gradescope.run,
     "dask-certs": dask.run,
     "similarity": similarity.run,
+    "misconceptions": misconceptions.run,
 }
 
 
@@ -87,6 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     gradescope.add_parser(sub)
     dask.add_parser(sub)
     similarity.add_parser(sub)
+    misconceptions.add_parser(sub)
     return parser
 
 

@@ -13,7 +13,7 @@ __all__ = ["ASSIGNMENTS", "get_assignment", "all_specs", "editions_of", "unknown
 
 # nbgrader assignment name -> module exporting SPEC. "selftest" is a toy that exercises the engine itself.
 # Editions of one assignment in other languages are nbgrader assignments of their own, graded by the same
-# grader (which reads each submission's language from the file: autograder.grading.editions).
+# grader (which reads each submission's language from the file: autograder.grading.language).
 ASSIGNMENTS: dict[str, str] = {
     "weight_tying": "autograder.graders.weight_tying.spec",
     "weight_tying_zh": "autograder.graders.weight_tying.spec",

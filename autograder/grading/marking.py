@@ -285,22 +285,3 @@ def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:
         note = m.note.replace("|", "\\|")
         lines.append(f"| `{m.name}` | {title(m.name, 'en')} | {title(m.name, 'zh')} | {costs} | {covers} | {note} |")
     return "\n".join(lines) + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """python -m autograder.grading.marking GRADER: its misconceptions' table, for its MISCONCEPTIONS.md."""
-    import sys
-
-    from autograder.graders import get_assignment
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        print("usage: python -m autograder.grading.marking GRADER   (e.g. weight_tying)", file=sys.stderr)
-        return 2
-    spec = get_assignment(args[0])
-    sys.stdout.write(scheme_markdown(spec.scheme, spec.catalog.misconception_title))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -30,18 +30,19 @@ from typing import Any, Protocol
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
-from autograder.grading.editions import localize, stopped_said, text_language
 from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
+from autograder.grading.language import text_language
 from autograder.grading.marking import apply_marking
 from autograder.grading.refusals import refused
+from autograder.grading.rendering import localize
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
-from autograder.protocol.said import Said
+from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
@@ -224,16 +225,17 @@ def facts_and_evidence(box: SandboxResult, spec: AssignmentSpec, limits: Limits)
     return run, evidence
 
 
-def judge_stop(limit: str, limits: Limits) -> dict:
-    """Where the judge stopped, as the engine's catalog message ({"id", "params"}; {"words"} for a limit the
-    catalog does not name): rendered in English for the marking, and in the student's language after it."""
+def judge_stop(limit: str, limits: Limits) -> Text:
+    """Where the judge stopped (``RunFacts.judge_stop``, a message as ``refusal`` is): the engine's catalog
+    message for the limit it reached, rendered in English for the run's notes and in the student's language on
+    their page; a limit the catalog does not name (the judge's own word) is quoted as it came."""
     if limit == "time":
-        return {"id": "judge.stopped.time", "params": {"seconds": f"{limits.judge_seconds:g}"}}
+        return Said("judge.stopped.time", seconds=f"{limits.judge_seconds:g}")
     if limit == "memory":
-        return {"id": "judge.stopped.memory", "params": {"memory": f"{limits.judge_memory_bytes / (1 << 30):g} GiB"}}
+        return Said("judge.stopped.memory", memory=f"{limits.judge_memory_bytes / (1 << 30):g} GiB")
     if limit == "died":
-        return {"id": "judge.stopped.died", "params": {}}
-    return {"words": str(limit)}
+        return Said("judge.stopped.died")
+    return verbatim(str(limit))
 
 
 def judged(
@@ -253,7 +255,7 @@ def judged(
             tests = listing()
     decided = {o.get("name"): TestOutcome.from_wire(o) for o in judgement.outcomes}
     stop = judge_stop(judgement.limit, limits)
-    not_judged = Finding(Said("judge.not_judged", where=stopped_said(stop)))
+    not_judged = Finding(Said("judge.not_judged", where=stop))
     outcomes = [
         decided.get(name)
         or TestOutcome(name=name, points=float(points), area=str(area), passed=False, finding=not_judged)
@@ -262,7 +264,7 @@ def judged(
     run = RunFacts.from_dict(judgement.run) or facts(box, {}, [], spec, limits)
     run.status = JUDGE_LIMIT
     run.judge_stop = stop
-    words = render_said(stopped_said(stop), "en")
+    words = render_said(stop, "en")
     run.notes = [*run.notes, render("judge.note", "en", where=words, judged=len(decided), total=len(outcomes))]
     return outcomes, run
 

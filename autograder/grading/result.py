@@ -15,7 +15,7 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
-from autograder.protocol.said import Said
+from autograder.protocol.said import Said, Text
 from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from dnnlpy.notebook import CellPlace
@@ -142,9 +142,9 @@ class RunFacts:
     # rendered in the student's language where it is shown; None for a run.
     refusal: Said | None = None
     running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
-    # Where the judge stopped, past its limits ({"id": "judge.stopped.time", "params": {...}}, the engine's catalog;
-    # empty when it did not): the not-judged tests' message is rendered from it in the student's language.
-    judge_stop: dict = field(default_factory=dict)
+    # Where the judge stopped, past its limits (``pipeline.judge_stop``: the engine's catalog message, e.g.
+    # judge.stopped.time; None when it did not): the not-judged tests' message says it in the student's language.
+    judge_stop: Text | None = None
     # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
     # index as text -> [its section's heading, its first line] (``dnnlpy.notebook.cell_places``); empty for a .py.
     cells: dict = field(default_factory=dict)
@@ -155,6 +155,7 @@ class RunFacts:
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
+        out["judge_stop"] = None if self.judge_stop is None else self.judge_stop.to_wire()
         for name in ("refusal", "judge_stop", "cells", "refused"):  # what only some runs have
             if not out[name]:
                 del out[name]
@@ -167,6 +168,7 @@ class RunFacts:
         known = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         try:
             known["refusal"] = None if known.get("refusal") is None else said_from_wire(known["refusal"])
+            known["judge_stop"] = None if not known.get("judge_stop") else said_from_wire(known["judge_stop"])
             return cls(**known)
         except (TypeError, ValueError):
             return cls(status=data["status"])
@@ -237,7 +239,7 @@ class Result:
     execution_time: float = 0.0  # seconds, grading this submission end to end
     grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
     output: str = ""  # the run's summary in words (derived from `run` unless given)
-    language: str = "en"  # the language of `output` and the tests' messages (autograder.grading.editions)
+    language: str = "en"  # the language of `output` and the tests' messages (autograder.grading.rendering)
 
     def __post_init__(self) -> None:
         if not self.output:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import test_title
+from autograder.grading.titles import test_title
 from autograder.outputs.classview import FLAGS, ClassView, Row
 from autograder.outputs.messages_report import OTHER, WHAT_TO_DO, report_words
 from autograder.outputs.similarity.pages import SIMILAR, TO_DO, needs_a_look

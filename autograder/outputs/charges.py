@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import charge_title, test_title
 from autograder.grading.findings import Finding
 from autograder.grading.marking import breakdown
-from autograder.grading.messages import clean_message
+from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, TestOutcome
+from autograder.grading.titles import charge_title, test_title
 
 __all__ = ["Card", "cards", "reason_key"]
 

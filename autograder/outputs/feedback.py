@@ -17,8 +17,8 @@ from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render as render_catalog
-from autograder.grading.editions import test_title
 from autograder.grading.result import Result
+from autograder.grading.titles import test_title
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
@@ -162,7 +162,7 @@ def feedback_context(
                 shown["reason"] = w["timeout_card"].format(where=where)
     if lang == "en" or result.run is None:
         lines = run_lines(result, kind=kind, starts=starts, spec=spec)
-    else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.editions)
+    else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.rendering)
         lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
         if result.status == "timeout":
             where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import test_title
 from autograder.grading.marking import MISCONCEPTION
+from autograder.grading.titles import test_title
 from autograder.outputs.classview import ClassView, Row
 from autograder.outputs.wording import clean_message
 

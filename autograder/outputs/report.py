@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import names
+from autograder.grading.titles import names
 from autograder.outputs.atomic import write_text
 from autograder.outputs.attention import attention
 from autograder.outputs.charges import cards
@@ -269,7 +269,7 @@ def _spec(assignment: str) -> AssignmentSpec | None:
 
 def _names(spec: AssignmentSpec | None) -> Callable[[str], Callable[[str], str] | None]:
     """language -> the grader's catalog naming its areas (None: English, or a grader not installed)."""
-    from autograder.grading.editions import names
+    from autograder.grading.titles import names
 
     found: dict[str, Callable[[str], str] | None] = {}
 

@@ -9,9 +9,9 @@ like ``x[/a].py`` are shown, never read as markup.
 from __future__ import annotations
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import names as area_names
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
+from autograder.grading.titles import names as area_names
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
 from autograder.outputs.wording import areas_in_order, clean_message, page_words, readable_test, run_lines

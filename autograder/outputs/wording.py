@@ -20,9 +20,9 @@ from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import cell_name, render
-from autograder.grading.editions import experiment_title, readable_test
-from autograder.grading.messages import clean_message
+from autograder.grading.readable import clean_message
 from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
+from autograder.grading.titles import experiment_title, readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
 from autograder.protocol.said import render as render_said

@@ -15,7 +15,7 @@ from autograder.graders.weight_tying.runner.tools import error_text
 from autograder.grading import pipeline
 from autograder.grading.catalog import MESSAGES
 from autograder.grading.gradescope.results import gradescope_results
-from autograder.grading.messages import clean_message
+from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.wording import cell_starts

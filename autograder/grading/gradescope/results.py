@@ -22,10 +22,10 @@ from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
-from autograder.grading.editions import charge_title, test_title
 from autograder.grading.marking import breakdown
-from autograder.grading.messages import clean_message
+from autograder.grading.readable import clean_message
 from autograder.grading.result import Result
+from autograder.grading.titles import charge_title, test_title
 
 __all__ = ["gradescope_results", "VISIBILITIES"]
 

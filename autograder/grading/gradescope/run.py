@@ -16,9 +16,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.grading.catalog import LANGUAGES, render
-from autograder.grading.editions import DEFAULT_LANGUAGE, submission_language
 from autograder.grading.gradescope.results import VISIBILITIES
 from autograder.grading.handins import when
+from autograder.grading.language import DEFAULT_LANGUAGE, submission_language
 
 __all__ = ["Upload", "find_submission", "main", "APART"]
 

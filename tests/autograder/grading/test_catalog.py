@@ -17,8 +17,8 @@ from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.grading import catalog, pipeline
 from autograder.grading.catalog import MESSAGES, CatalogError, render
-from autograder.grading.editions import localize
 from autograder.grading.judge.client import Judgement
+from autograder.grading.rendering import localize
 from autograder.grading.result import STATUS_MESSAGES, RunFacts
 from autograder.grading.submissions import SubmissionRefused, read_submission
 from autograder.protocol.said import Said
@@ -220,10 +220,21 @@ def test_what_the_judge_did_not_judge_is_said_in_each_language_from_one_finding(
     assert chinese.output.startswith("评判你的代码的输出时") and chinese.score == result.score == 2
 
 
+def test_where_the_judge_stopped_is_a_message_that_travels_with_the_run_facts():
+    _, run = _judge_stopped("time")
+    assert run.judge_stop == Said("judge.stopped.time", seconds="30")
+    back = RunFacts.from_dict(json.loads(json.dumps(run.to_dict())))
+    assert back.judge_stop == run.judge_stop and render_said(back.judge_stop, "zh") == "达到了自身的时间上限（30 秒）"
+    _, odd = _judge_stopped("a limit the catalog has no words for")
+    assert render_said(odd.judge_stop, "zh") == "a limit the catalog has no words for"  # the judge's word, quoted
+    assert "judge_stop" not in RunFacts(status="ok").to_dict()
+    assert RunFacts.from_dict({"status": "ok"}).judge_stop is None
+
+
 @pytest.mark.parametrize("status", ["ok", "timeout", "memory"])
 def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(status):
-    from autograder.grading.editions import names
     from autograder.grading.result import Result
+    from autograder.grading.titles import names
     from autograder.outputs.feedback import feedback_context
 
     run = RunFacts(

@@ -14,8 +14,9 @@ from rich.console import Console
 
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import english
-from autograder.grading.editions import localize, names
+from autograder.grading.rendering import localize
 from autograder.grading.result import Result, RunFacts
+from autograder.grading.titles import names
 from autograder.outputs.charges import cards
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.table import render as render_table

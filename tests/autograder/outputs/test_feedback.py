@@ -8,10 +8,10 @@ import re
 import pytest
 
 from autograder.graders import get_assignment
-from autograder.grading.editions import names
 from autograder.grading.findings import Finding
 from autograder.grading.marking import apply_marking
 from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.grading.titles import names
 from autograder.outputs.feedback import feedback_html, write_feedback
 from autograder.protocol.said import Said, verbatim
 

@@ -43,7 +43,7 @@ PAGE_FACTS = """(() => ({
 def _hung(language: str) -> Result:
     """A correct exercise 1 and a `generate` that never stops, called by the notebook's own try-it cell;
     a Chinese-edition result is rendered in Chinese after marking, as the engine does."""
-    from autograder.grading.editions import localize
+    from autograder.grading.rendering import localize
 
     message = Finding(
         Said(

@@ -18,9 +18,9 @@ import pytest
 from rich.console import Console
 
 from autograder.graders import get_assignment
-from autograder.grading.editions import names
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.result import Result, RunFacts
+from autograder.grading.titles import names
 from autograder.outputs.charges import cards
 from autograder.outputs.classview import Row
 from autograder.outputs.feedback import feedback_html

@@ -13,10 +13,10 @@ from autograder.graders import get_assignment
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.messages import CATALOG, NAMES, Message, render
 from autograder.graders.weight_tying.zh_text import english as english_words
-from autograder.grading.editions import names
 from autograder.grading.findings import Finding
 from autograder.grading.marking import scheme_markdown
 from autograder.grading.result import Result, TestOutcome
+from autograder.grading.titles import names
 from autograder.outputs.feedback import feedback_html
 from autograder.protocol import said
 from autograder.protocol.said import Said
@@ -217,9 +217,8 @@ def test_every_id_the_judge_renders_is_in_the_catalog_its_renderer_reads():
 
 def test_misconceptions_doc_is_generated_from_the_scheme_and_the_catalog():
     doc = (Path(SPEC.judge_dir).parent / "MISCONCEPTIONS.md").read_text(encoding="utf-8")
-    marker = "<!-- generated from marking.toml and the catalog: python -m autograder.grading.marking weight_tying -->"
+    command = "python -m autograder misconceptions --assignment weight_tying"
+    marker = f"<!-- generated from marking.toml and the catalog: {command} -->"
     assert marker in doc, "MISCONCEPTIONS.md lost its generated section"
     table = scheme_markdown(SCHEME, messages.misconception_title)
-    assert doc.split(marker, 1)[1].lstrip("\n").startswith(table), (
-        "MISCONCEPTIONS.md is out of date: python -m autograder.grading.marking weight_tying"
-    )
+    assert doc.split(marker, 1)[1].lstrip("\n").startswith(table), f"MISCONCEPTIONS.md is out of date: {command}"

@@ -1,5 +1,5 @@
-"""autograder.grading.editions: a submission's language comes from its file; its feedback is the same findings
-rendered in that language (nothing is translated, nothing is judged twice)."""
+"""autograder.grading.language (with .titles and .rendering): a submission's language comes from its file; its
+feedback is the same findings rendered in that language (nothing is translated, nothing is judged twice)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ import pytest
 
 from autograder.graders import editions_of, get_assignment
 from autograder.graders.weight_tying.messages import render
-from autograder.grading.editions import localize, names, submission_language, text_language
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.language import submission_language, text_language
 from autograder.grading.pipeline import mark
+from autograder.grading.rendering import localize
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
+from autograder.grading.titles import names
 from autograder.protocol.said import Said
 
 SPEC = get_assignment("weight_tying")
