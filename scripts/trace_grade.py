@@ -12,11 +12,14 @@ Code run by an import (a module's body) is left out: it is loading, not the grad
 
 How to read it:
 - a **visit** begins at each call into a module other than the one the previous call entered (calls within
-  one module, or one module called a thousand times in a row, are one visit);
+  one module, or one module called a thousand times in a row, are one visit). A return is no visit, nor is a
+  comprehension (its function's own code: Python 3.12 inlines it) or a generator taken up again where it
+  paused (its frame was entered once);
 - a visit **goes back up** when the module it enters is higher than the module the previous visit was in:
   one that imports it, directly or through others (the layering is the import graph of the kit's source,
-  imports inside functions included). A path that reads top to bottom goes down, and comes back up only to
-  its caller, which then calls further down;
+  imports inside functions included). A path that reads top to bottom goes down, returns to its caller, and
+  goes on down from there; one that goes back up calls a module above one it has just called (a caller
+  calling in turn into several layers, or a lower module calling back up);
 - **while grading** ends when ``grading.executors.grade_file`` (or ``outputs.classrun.grade_class``) returns;
   what follows is **showing the result** (the terminal table, the Gradescope JSON, the gradebook);
 - the last line says whether showing the result calls into ``autograder/grading/marking.py``: the marks
@@ -29,6 +32,8 @@ from __future__ import annotations
 
 import argparse
 import ast
+import dis
+import functools
 import importlib.util
 import sys
 import threading
@@ -101,6 +106,16 @@ def above(graph: dict[str, set[str]]) -> dict[str, set[str]]:
     return higher
 
 
+_PAUSES = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR: frames taken up again
+_COMPREHENSIONS = frozenset({"<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>"})  # their function's own code
+
+
+@functools.cache
+def _entry(code) -> int:
+    """The offset a paused kind of frame starts at (its first RESUME): a later one is it taken up again."""
+    return next((i.offset for i in dis.get_instructions(code) if i.opname == "RESUME"), 0)
+
+
 @dataclass(frozen=True)
 class Visit:
     module: str
@@ -126,12 +141,17 @@ class Trace:
         return [v.function for v in self.of("showing") if v.module == MARKING]
 
 
-def follow(call: Callable[[], object], *, start: tuple[str, str] | None = START) -> tuple[object, Trace]:
+def follow(
+    call: Callable[[], object], *, start: tuple[str, str] | None = START, phase: str = PHASES[0]
+) -> tuple[object, Trace]:
     """Run `call` and follow it in this thread: from the call of `start` (module, function) until it returns, or
-    the whole call when `start` is None. Returns what `call` returned, and the visits."""
+    the whole call when `start` is None, counting its visits in `phase` until what grades returns. Returns what
+    `call` returned, and the visits."""
+    if phase not in PHASES:
+        raise ValueError(f"phase {phase!r}: follow counts visits in one of {PHASES}")
     higher = above(import_graph())
     trace = Trace()
-    state = {"on": start is None, "root": None, "phase": PHASES[0], "imports": 0, "last": None}
+    state = {"on": start is None, "root": None, "phase": phase, "imports": 0, "last": None}
 
     def hook(frame, event, arg):
         if event not in ("call", "return"):
@@ -153,6 +173,8 @@ def follow(call: Callable[[], object], *, start: tuple[str, str] | None = START)
             return
         if state["imports"] or not isinstance(module, str) or module.split(".")[0] not in KIT:
             return
+        if name in _COMPREHENSIONS or (frame.f_code.co_flags & _PAUSES and frame.f_lasti > _entry(frame.f_code)):
+            return  # its function's own code, or a generator (or coroutine) taken up again where it paused
         if module != state["last"]:
             up = state["last"] is not None and module in higher.get(state["last"], ())
             trace.visits.append(Visit(module, name, state["phase"], up))

@@ -255,11 +255,11 @@ def _grade(args, limits, extensions) -> int:
         status = 1
     one = outcome.results.get(outcome.roster[0].uid) if single else None
     if args.json and one is not None:  # one file: Gradescope's results JSON, as without --out
-        sys.stdout.write(json.dumps(_gradescope(args, one)) + "\n")
+        sys.stdout.write(json.dumps(_gradescope(one)) + "\n")
     elif args.json and not single:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
-        _render_one(args, one, file)
+        _render_one(one, file)
         print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
         print_batch(outcome, language=args.language)
@@ -305,32 +305,32 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
         print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
         result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
-    editions = editions_of(args.assignment)
-    roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
     if args.json:
-        sys.stdout.write(json.dumps(_gradescope(args, result)) + "\n")
+        sys.stdout.write(json.dumps(_gradescope(result)) + "\n")
     else:
-        _render_one(args, result, file)
+        _render_one(result, file)
     if result.grader_error is not None:
         return 1
+    if gradebook is None:
+        return 0
+    editions = editions_of(args.assignment)
+    roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
     return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
 
 
-def _gradescope(args, result) -> dict:
-    """Gradescope's results JSON for one result (``--json``)."""
-    from autograder.graders import get_assignment
+def _gradescope(result) -> dict:
+    """Gradescope's results JSON for one result (``--json``), as it was rendered when graded."""
     from autograder.grading.gradescope.results import gradescope_results
 
-    return gradescope_results(result, get_assignment(args.assignment))
+    return gradescope_results(result)
 
 
-def _render_one(args, result, file: Path) -> None:
-    from autograder.graders import get_assignment
+def _render_one(result, file: Path) -> None:
+    """The terminal's table of one result, as it was rendered when graded: read top to bottom."""
     from autograder.outputs.roster import display_name
     from autograder.outputs.table import render
 
-    kind = "py" if file.suffix == ".py" else "ipynb"
-    render(result, title=display_name(str(file)), kind=kind, spec=get_assignment(args.assignment))
+    render(result, title=display_name(str(file)))
 
 
 def _place_feedback(done, course: Path, out: Path) -> None:

@@ -178,6 +178,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "- {name}: not charged again (its {points} counted in this charge)",
         "- {name}：该测试 {points} 分，已计入上面的扣分",
     ),
+    # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
+    "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
+    "run.where.cell": ("while running {place}", "：当时正在运行{place}"),
+    "run.where.check": (
+        "while the grader was calling your code for the check '{check}'",
+        "：当时评分程序正在为检查“{check}”调用你的代码",
+    ),
+    "run.where.unknown": (
+        "(the grader could not tell which cell or check was running)",
+        "（评分程序无法确定当时正在运行哪个单元格或检查）",
+    ),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)

@@ -15,7 +15,8 @@ submission; ``qa/inprocess`` (sweeps, no sandbox) shares the suite runner and ``
       run        = facts(box, evidence, spec, limits)   the judge process: how the run ended (``RunFacts``)
       tests      = <suite>(plan, evidence, run)         the judge process: ``judge.suite``: each test's finding
       tests, run = judged(judgement, ...)               this process: the judge's answer, or its limit's
-      result     = finish(tests, run, ...)              this process: marks (``marking``), the edition's language
+      result     = finish(tests, run, ...)              this process: marks (``marking``), then its words in each
+                                                        language (``rendering``): what every output shows
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgePro
 from autograder.grading.language import text_language
 from autograder.grading.marking import apply_marking
 from autograder.grading.refusals import refused
-from autograder.grading.rendering import localize
+from autograder.grading.rendering import rendered
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
@@ -272,12 +273,14 @@ def judged(
 def finish(
     tests: list[TestOutcome], run: RunFacts, *, seed: int, seconds: float, submission: Submission, spec: AssignmentSpec
 ) -> Result:
-    """Step 8: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
+    """Step 8: the ``Result``: the marking scheme's charges, then its words in every language (``rendering``), the
+    submission's own first: what every output shows of it, made once here."""
     run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
-    return localize(result, language if language in spec.languages else spec.languages[0])
+    language = language if language in spec.languages else spec.languages[0]
+    return rendered(result, spec, kind=submission.kind, language=language)
 
 
 def named_cells(submission: Submission, run: RunFacts) -> dict:

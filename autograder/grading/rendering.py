@@ -1,28 +1,184 @@
-"""Trusted: step 8's second half: a marked result in the language its submission is written in.
+"""Trusted: step 8's second half: a marked result rendered, once per language, into what every output shows.
 
-Nothing here translates: every student-facing message is a catalog id with its parameters. ``localize``
-records the result's language and renders the engine's own words (the run summary, a refusal, the judge's
-limits: ``autograder.grading.catalog``) in it.
+``rendered`` records the language its submission is written in and renders the result into one ``Shown`` per
+language the kit speaks (``grading.shown``), which the ``Result`` carries to every output: the run in sentences
+(``RunFacts.summary``, the engine's catalog) and, on a timeout, where the time ran out; each test by its
+catalog title with its finding's message; the marking scheme's charges (``marking.breakdown``: called here,
+never where a result is shown) by what they are for; the areas in the scheme's order. Nothing is translated:
+each word comes from a catalog id and its parameters, rendered here in each language. ::
+
+    result = rendered(mark(result, spec), spec, kind="ipynb", language="zh")
+    result.shown_in("zh").charges[0].title
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
-from autograder.grading.catalog import LANGUAGES
+from autograder.graders.spec import AssignmentSpec
+from autograder.grading.catalog import LANGUAGES, cell_name, render
+from autograder.grading.findings import Finding
 from autograder.grading.language import DEFAULT_LANGUAGE
-from autograder.grading.result import Result
+from autograder.grading.marking import Charge, Scheme, breakdown
+from autograder.grading.readable import clean_message
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
+from autograder.grading.titles import charge_title, experiment_title, names, test_title
+from autograder.protocol.said import render as render_said
+from dnnlpy.notebook import CellPlace
 
-__all__ = ["localize"]
+__all__ = ["rendered", "show", "stopped_at", "place", "in_scheme_order", "reason_key"]
+
+# Parameters that name what a test was checking (the subject), not why it failed: left out of a reason.
+_SUBJECTS = frozenset({"what", "call", "label", "model"})
 
 
-def localize(result: Result, language: str) -> Result:
-    """`result` read in `language`: its run summary (the engine's catalog) rendered in it, and the language
-    recorded for whoever renders its tests' findings. A language the engine does not speak is English.
+def rendered(
+    result: Result, spec: AssignmentSpec | None, *, kind: str = "ipynb", language: str | None = None
+) -> Result:
+    """`result` (marked) read in `language` (its own by default; one the kit does not speak is English), with
+    its run summary in that language and its rendering in every language (``Result.shown``). `kind`: "ipynb"
+    or "py", how the submission's parts are named. The tests keep their names, points, findings and charges."""
+    language = language or result.language
+    out = replace(result, language=language if language in LANGUAGES else DEFAULT_LANGUAGE)
+    out.output = _summary(out, out.language)
+    out.shown = {one: show(out, spec, one, kind=kind) for one in LANGUAGES}
+    return out
 
-    The tests keep their names, points, areas, findings and charges (a class report may mix languages).
-    """
-    if language not in LANGUAGES:
-        language = DEFAULT_LANGUAGE
-    output = result.run.summary(language) if result.run is not None and result.grader_error is None else result.output
-    return replace(result, output=output, language=language)
+
+def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: str = "ipynb") -> Shown:
+    """`result` in `language`: what every output shows of it (see the module)."""
+    scheme = spec.scheme if spec is not None else None
+    area = (names(spec, language) if spec is not None else None) or str
+    by_name = {t.name: t for t in result.tests}
+    run = result.run
+    timed_out = run is not None and result.grader_error is None and run.status == "timeout"
+    stopped = stopped_at(run, kind=kind, starts=_places(run), language=language, spec=spec) if timed_out else ""
+    summary = _summary(result, language)
+    return Shown(
+        language=language,
+        summary=summary,
+        run_lines=summary_lines(summary) + ((render("run.stopped_where", language, where=stopped),) if stopped else ()),
+        stopped=stopped,
+        tests=tuple(_test(t, spec, language, area) for t in result.tests),
+        charges=tuple(_charge(c, by_name, spec, scheme, language) for c in breakdown(result.tests, scheme)),
+        areas=tuple(
+            ShownArea(a, area(a), *result.areas[a]) for a in in_scheme_order(result.areas, spec) if a in result.areas
+        ),
+    )
+
+
+def _summary(result: Result, language: str) -> str:
+    """How the run went, in `language` (the engine's catalog): the grader's failure, or the run's summary."""
+    if result.grader_error is not None:
+        return render("run.grader_error", language, why=result.grader_error)
+    return result.run.summary(language) if result.run is not None else result.output
+
+
+def _test(test: TestOutcome, spec: AssignmentSpec | None, language: str, area: Callable[[str], str]) -> ShownTest:
+    subject = test.finding.said.first().params.get("what") if test.finding is not None else None
+    what = ""
+    # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
+    if subject is not None and not (isinstance(subject, str) and subject.isidentifier()):
+        what = subject if isinstance(subject, str) else render_said(subject, language)
+    return ShownTest(
+        test=test.name,
+        title=test_title(spec, test.name, language),
+        area=test.area,
+        area_name=area(test.area),
+        points=test.points,
+        passed=test.passed,
+        message=clean_message(test.message(language)),
+        what=clean_message(what),
+    )
+
+
+def _charge(
+    charge: Charge, by_name: dict[str, TestOutcome], spec: AssignmentSpec | None, scheme: Scheme | None, language: str
+) -> ShownCharge:
+    members = [by_name[name] for name, _ in charge.tests]
+    lead = _lead(members, charge.cause, scheme) if charge.misconception else members[0]
+    plain = lead.finding.kind if lead.finding is not None else "plain"
+    return ShownCharge(
+        title=charge_title(spec, charge, language),
+        points=charge.points,
+        exercise=charge.exercise,
+        misconception=charge.cause if charge.misconception else None,
+        kind="misconception" if charge.misconception else plain,
+        lead=lead.name,
+        reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
+        tests=charge.tests,
+    )
+
+
+def _lead(members: list[TestOutcome], cause: str, scheme: Scheme | None) -> TestOutcome:
+    """The test whose message a misconception's charge opens with: one that names it, in the area where it costs
+    most (the precise diagnosis: a copied table by its identity test, not by the count's list of causes)."""
+    costs = scheme.misconceptions[cause].costs if scheme is not None and cause in scheme.misconceptions else {}
+    named = [t for t in members if t.finding is not None and t.finding.names == cause]
+    named = named or [t for t in members if t.finding is not None and t.finding.names is not None]
+    return max(named, key=lambda t: costs.get(t.area, 0), default=members[0])  # ties: the suite's order
+
+
+def reason_key(finding: Finding | None) -> tuple:
+    """What makes two failures the same reason: the opening message's id and its parameters, the subject
+    aside (what the student's code raised is one of them: the same exception groups)."""
+    if finding is None:
+        return ("passed",)
+    first = finding.said.first()
+    params = tuple(
+        sorted(
+            (k, v if isinstance(v, str) else repr(v.to_wire())) for k, v in first.params.items() if k not in _SUBJECTS
+        )
+    )
+    return (finding.kind, first.key, params)
+
+
+def in_scheme_order(areas: Iterable[str], spec: AssignmentSpec | None) -> list[str]:
+    """`areas` in the order the marking scheme lists them (the notebook's), those it does not list after, as given."""
+    order = list(spec.scheme.areas) if spec is not None else []
+    return sorted(areas, key=lambda area: order.index(area) if area in order else len(order))
+
+
+def _places(run: RunFacts) -> dict[int, CellPlace]:
+    """The cells the run names, as ``pipeline.named_cells`` read them from the submission (``RunFacts.cells``)."""
+    cells = run.cells if isinstance(run.cells, dict) else {}
+    out = {}
+    for key, named in cells.items():
+        if (
+            str(key).isdigit()
+            and isinstance(named, list)
+            and len(named) == 2
+            and all(isinstance(p, str) for p in named)
+        ):
+            out[int(key)] = CellPlace(int(key) + 1, named[0][:80], named[1][:80])
+    return out
+
+
+def place(index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = DEFAULT_LANGUAGE) -> str:
+    """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
+    or a .py file's 'part 3'."""
+    if kind == "py":
+        return render("cell.place.part", language, number=index + 1)
+    return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
+
+
+def stopped_at(
+    run: RunFacts,
+    *,
+    kind: str = "ipynb",
+    starts: Mapping[int, CellPlace] | None = None,
+    language: str = DEFAULT_LANGUAGE,
+    spec: AssignmentSpec | None = None,
+) -> str:
+    """Where the time ran out, from the runner's last word about what it was running (see runner/__main__): a
+    cell by its name, a check by its title in the grader's catalog (`spec`), a name it does not know as it came."""
+    running = run.running if isinstance(run.running, dict) else {}
+    cell, check = running.get("cell"), running.get("check")
+    if type(cell) is int and cell >= 0:
+        return render("run.where.cell", language, place=place(cell, kind, starts, language))
+    if isinstance(check, str) and check:
+        return render("run.where.check", language, check=experiment_title(spec, check, language) or check[:80])
+    return render("run.where.unknown", language)

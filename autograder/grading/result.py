@@ -1,9 +1,10 @@
 """Trusted: the result of grading one submission, one model for every output (JSON, CSV, pages, gradebook).
 
 ``Result`` holds the tests' outcomes and the run's facts; it alone derives the status, the score and the
-per-area totals. Between the kit's processes, and in a class folder's ``results/<id>.json``, it travels as
-``to_wire`` / ``from_wire``. Gradescope's results format is an output only, made from it by
-``grading.gradescope.results`` (the kit never parses it back).
+per-area totals. It carries what every output shows of it, rendered once per language at step 8 (``shown``:
+``grading.shown``, ``grading.rendering``). Between the kit's processes, and in a class folder's
+``results/<id>.json``, it travels as ``to_wire`` / ``from_wire``. Gradescope's results format is an output
+only, made from it by ``grading.gradescope.results`` (the kit never parses it back).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
-from autograder.protocol.said import Said, Text
+from autograder.grading.shown import Shown
+from autograder.protocol.said import LANGUAGES, Said, Text
 from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from dnnlpy.notebook import CellPlace
@@ -80,8 +82,8 @@ class TestOutcome:
     points: float  # what the test is worth
     area: str  # the graded area it belongs to
     passed: bool
-    # Why it failed, as values (autograder.grading.findings): None when it passed. Marking and every page read
-    # this; its message is rendered in the reader's language where it is shown (``message``).
+    # Why it failed, as values (autograder.grading.findings): None when it passed. Marking reads this; its
+    # message is rendered in each language once, at step 8 (``message``, ``Result.shown``), and shown as rendered.
     finding: Finding | None = None
     # The points this test loses under the assignment's marking scheme (autograder.grading.marking): None without
     # one, i.e. all its points when it failed. Never more than its points, and 0 when it passed.
@@ -139,7 +141,7 @@ class RunFacts:
     notes: list[str] = field(default_factory=list)  # what the sandbox and the decoder noticed
     isolation: dict = field(default_factory=dict)  # mode, enforced, not_enforced
     # Why the file was not run at all (e.g. too large): the engine's catalog message (autograder.grading.catalog),
-    # rendered in the student's language where it is shown; None for a run.
+    # rendered in each language with the run's summary; None for a run.
     refusal: Said | None = None
     running: dict = field(default_factory=dict)  # the runner's last word on what ran: {"cell": i} or {"check": name}
     # Where the judge stopped, past its limits (``pipeline.judge_stop``: the engine's catalog message, e.g.
@@ -239,7 +241,10 @@ class Result:
     execution_time: float = 0.0  # seconds, grading this submission end to end
     grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
     output: str = ""  # the run's summary in words (derived from `run` unless given)
-    language: str = "en"  # the language of `output` and the tests' messages (autograder.grading.rendering)
+    language: str = "en"  # the language of `output`, the submission's (autograder.grading.language)
+    # What every output shows of it, per language (``grading.shown``): rendered once, at step 8
+    # (``grading.rendering``); empty for a result nobody rendered yet
+    shown: dict[str, Shown] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not self.output:
@@ -250,8 +255,22 @@ class Result:
 
     @classmethod
     def grader_failure(cls, message: str) -> Result:
-        """What a batch records for a submission the grader itself could not grade (no tests, 0 / 0)."""
-        return cls(tests=[], run=None, grader_error=message)
+        """What a batch records for a submission the grader itself could not grade (no tests, 0 / 0), shown
+        as its summary in every language."""
+        shown = {one: Shown.bare(one, render("run.grader_error", one, why=message)) for one in LANGUAGES}
+        return cls(tests=[], run=None, grader_error=message, shown=shown)
+
+    def shown_in(self, language: str | None = None) -> Shown:
+        """What every output shows of this result in `language` (its own by default; one the kit does not speak
+        is English), as rendered when it was graded; ValueError when it never was (``grading.rendering``)."""
+        language = language or self.language
+        language = language if language in LANGUAGES else "en"
+        if language not in self.shown:
+            raise ValueError(
+                f"this result was never rendered in {language!r}: render it once with "
+                "autograder.grading.rendering.rendered(result, spec) before showing it (the pipeline's step 8 does)"
+            )
+        return self.shown[language]
 
     @property
     def score(self) -> float:
@@ -284,17 +303,22 @@ class Result:
     def to_wire(self) -> dict:
         """Its form between a dask worker and this process, and in results/<id>.json: every field as it is."""
         return {
-            **wire_fields(self, skip=("tests", "run")),
+            **wire_fields(self, skip=("tests", "run", "shown")),
             "tests": [t.to_wire() for t in self.tests],
             "run": self.run.to_dict() if self.run is not None else None,
+            "shown": {language: shown.to_wire() for language, shown in self.shown.items()},
         }
 
     @classmethod
     def from_wire(cls, data: Any) -> Result:
         """A Result from ``to_wire``'s dict; ValueError naming the field that is not what it should be."""
-        fields = fields_from_wire(cls, data, "a result")  # tests: a list; run: its own reader
+        fields = fields_from_wire(cls, data, "a result")  # tests: a list; run, shown: their own readers
+        shown = fields.get("shown", {})
+        if not all(language in LANGUAGES for language in shown):
+            raise ValueError(f"a result is shown in {', '.join(LANGUAGES)}, not {sorted(map(str, shown))!r:.120}")
         return cls(
-            **{k: v for k, v in fields.items() if k not in ("tests", "run")},
+            **{k: v for k, v in fields.items() if k not in ("tests", "run", "shown")},
             tests=[TestOutcome.from_wire(t) for t in fields["tests"]],
             run=RunFacts.from_dict(data.get("run")),
+            shown={language: Shown.from_wire(one) for language, one in shown.items()},
         )

@@ -27,12 +27,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.graders.spec import AssignmentSpec
-from autograder.grading.titles import test_title
 from autograder.outputs.classview import FLAGS, ClassView, Row
 from autograder.outputs.messages_report import OTHER, WHAT_TO_DO, report_words
 from autograder.outputs.similarity.pages import SIMILAR, TO_DO, needs_a_look
-from autograder.outputs.wording import budget_stops, duration, raised_cells, refused_detail, stopped_at, syntax_errors
+from autograder.outputs.wording import budget_stops, duration, raised_cells, refused_detail, syntax_errors
 
 __all__ = ["attention", "Problem"]
 
@@ -61,7 +59,7 @@ class Problem:
     students: list[tuple[Row, str]] = field(default_factory=list)  # (row, the detail for this student)
 
 
-def _problems(row: Row, starts, spec: AssignmentSpec | None, language: str = "en") -> list[tuple[str, str]]:
+def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
     """[(kind, detail), ...] for one student (a timeout with a syntax error is in both groups), the details in
     `language`."""
     out, words = [], report_words(language)
@@ -74,8 +72,9 @@ def _problems(row: Row, starts, spec: AssignmentSpec | None, language: str = "en
     if result is None or result.run is None:
         return out
     places = starts(row)
-    if result.status == "timeout":
-        out.append(("timeout", stopped_at(result.run, kind=row.suffix, starts=places, language=language, spec=spec)))
+    shown = result.shown_in(language)
+    if shown.stopped:
+        out.append(("timeout", shown.stopped))
     stops = budget_stops(result, kind=row.suffix, starts=places, language=language)
     if stops:
         out.append(("time budget", sep.join(stops[:4]) + (more.format(n=len(stops) - 4) if len(stops) > 4 else "")))
@@ -89,7 +88,7 @@ def _problems(row: Row, starts, spec: AssignmentSpec | None, language: str = "en
     if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end
         owed = [t for t in result.failing() if t.finding is not None and t.finding.kind in ("owed", "internal")]
         if owed:
-            names = words["list"].join(test_title(spec, t.name, language) for t in owed[:4]) + (
+            names = words["list"].join(shown.test(t.name).title for t in owed[:4]) + (
                 more.format(n=len(owed) - 4) if len(owed) > 4 else ""
             )
             out.append(("evidence", names))
@@ -135,13 +134,13 @@ def _alike(row: Row, language: str) -> str:
     return words["detail.alike"].format(names=words["list"].join(row.confusable_with))
 
 
-def attention(view: ClassView, starts, *, spec: AssignmentSpec | None = None, language: str = "en") -> list[Problem]:
-    """The *Needs a look* groups, in acting order; `starts(row)` gives the row's cell first lines; `spec`, the
-    grader, names the check a run was stopped in; `language`, the words of the details (the kinds and what to
-    do are named where the report is made: ``messages_report``)."""
+def attention(view: ClassView, starts, *, language: str = "en") -> list[Problem]:
+    """The *Needs a look* groups, in acting order; `starts(row)` gives the row's cell first lines; `language`,
+    the words of the details (where a run was stopped and the tests named as each result was rendered in it;
+    the kinds and what to do are named where the report is made: ``messages_report``)."""
     groups: dict[str, Problem] = {}
     for row in view.rows:
-        for kind, detail in _problems(row, starts, spec, language):
+        for kind, detail in _problems(row, starts, language):
             what = WHAT_TO_DO.get(kind, OTHER[0])
             groups.setdefault(kind, Problem(kind, what)).students.append((row, detail))
     for flag, rows in view.flagged().items():

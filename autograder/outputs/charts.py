@@ -16,10 +16,10 @@ from collections import defaultdict
 from xml.sax.saxutils import escape
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.rendering import in_scheme_order
 from autograder.outputs.classview import ClassView
 from autograder.outputs.html import number, visible
 from autograder.outputs.messages_report import report_words
-from autograder.outputs.wording import in_scheme_order
 
 __all__ = ["charts", "area_means", "histogram_svg", "area_svg", "bins"]
 

@@ -12,28 +12,16 @@ the student's language (``wording.page_words``); everything a student wrote is e
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render as render_catalog
 from autograder.grading.result import Result
-from autograder.grading.titles import test_title
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import (
-    after_penalty,
-    areas_in_order,
-    clean_message,
-    late_line,
-    page_words,
-    run_lines,
-    run_state,
-    stopped_at,
-)
-from dnnlpy.notebook import CellPlace
+from autograder.outputs.wording import after_penalty, late_line, page_words, run_state
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
@@ -45,26 +33,28 @@ def _points(value: float, w: dict[str, str]) -> str:
     return f"{number(value)} {w['point'] if value == 1 else w['points']}"
 
 
-def _item(item: dict, w: dict[str, str], area: Callable[[str], str]) -> dict:
+def _item(item: dict, w: dict[str, str]) -> dict:
     lost = w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
     points = lost if item["lost"] else w["not_charged_again"].format(points=number(item["points"]))
     return {
         "name": item["name"],
-        "area": area(item["area"]),
+        "area": item["area"],
         "points": points,
-        "detail": w["item_detail"].format(area=area(item["area"]), points=points),
+        "detail": w["item_detail"].format(area=item["area"], points=points),
         "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
     }
 
 
-def _card(card: Card, w: dict[str, str], area: Callable[[str], str]) -> dict:
-    items = [_item(item, w, area) for item in card.tests]
+def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
+    items = [_item(item, w) for item in card.tests]
     shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
     over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
     once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
+    # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
+    reason = w["timeout_card"].format(where=stopped) if stopped and card.kind == "owed" else card.message
     return {
         "title": card.title if card.misconception else "",
-        "reason": card.message,
+        "reason": reason,
         "points": number(card.points),  # data-points: what the card costs, for a machine to add up
         "costs": w["costs"].format(points=_points(card.points, w), over=over, once=once),
         "shown": shown,
@@ -72,21 +62,6 @@ def _card(card: Card, w: dict[str, str], area: Callable[[str], str]) -> dict:
         "more": w["more_tests"].format(n=len(folded)),
         "note": "",  # how cells are counted, when this charge is the page's first to name one
     }
-
-
-def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
-    """`names` made safe: a failure leaves the English name (feedback is never lost to a catalog)."""
-
-    def name(text: str) -> str:
-        if names is None:
-            return text
-        try:
-            out = names(text)
-        except Exception:
-            return text
-        return out if isinstance(out, str) else text
-
-    return name
 
 
 # how a run ended (wording.run_state) -> its words in the pages' catalog
@@ -125,18 +100,16 @@ def feedback_context(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
     late: Late | None = None,
 ) -> dict:
-    """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet").
+    """What the page shows, as plain values for ``feedback.html.j2`` (None: a page saying "not graded yet"):
+    the result as rendered when it was graded, in the page's language (``Result.shown_in``).
 
-    `names`: the grader's catalog naming its areas in the page's language (``editions.names``); `spec`: the
-    grader (its scheme and catalog: the charges and their titles); `late`: when it was handed in against the
-    due date (``lateness.Late``), said under the score."""
+    `spec`: the grader (its title); `late`: when it was handed in against the due date (``lateness.Late``),
+    said under the score."""
     lang = language or (result.language if result is not None else "en")
     w = page_words(lang)
     shown = spec.shown_title if spec is not None and assignment else assignment  # "Weight Tying", not a folder
@@ -148,32 +121,21 @@ def feedback_context(
     context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": ""}
     if result is None:
         return context
+    said = result.shown_in(lang)
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
         w["status"].format(status=_status_words(run_state(result), w)),
     ]
-    area = _named(names)
     failing = result.failing()
-    shown_cards = [_card(card, w, area) for card in cards(result, spec, lang)]
-    if result.run is not None and result.status == "timeout":  # what the time limit cost: said where it stopped
-        where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
-        for shown, card in zip(shown_cards, cards(result, spec, lang), strict=True):
-            if card.kind == "owed":
-                shown["reason"] = w["timeout_card"].format(where=where)
-    if lang == "en" or result.run is None:
-        lines = run_lines(result, kind=kind, starts=starts, spec=spec)
-    else:  # the run in the student's language: the summary rendered from the engine's catalog (grading.rendering)
-        lines = [line for line in clean_message(result.output).splitlines() if line.strip()]
-        if result.status == "timeout":
-            where = stopped_at(result.run, kind=kind, starts=starts, language=lang, spec=spec)
-            lines.append(w["stopped_line"].format(where=where))
+    shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
+    lines = list(said.run_lines)
     # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
     # that does (a page whose run went well names no cell there).
     if not _NUMBERED.search("\n".join(lines)):
         numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
         if numbered is not None:
             numbered["note"] = _note(kind, lang, [])
-    passed = [t for t in result.tests if t.passed]
+    passed = said.passed
     context.update(
         meta=" · ".join(m for m in meta if m),
         score=after_penalty(late, result.score),  # the headline is the final mark, the penalty beside it
@@ -184,9 +146,7 @@ def feedback_context(
         late_line=late_line(late, result.score, result.max_score, lang),
         # the starter code's paragraph only when the judge said every failure is the starter code's own exception
         starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
-        area_line=" · ".join(
-            f"{area(a)} {number(got)}/{number(top)}" for a, (got, top) in areas_in_order(result, spec)
-        ),
+        area_line=" · ".join(f"{a.name} {number(a.got)}/{number(a.top)}" for a in said.areas),
         what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
         rule=w["rule"] if failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
@@ -194,11 +154,10 @@ def feedback_context(
         run_lines=lines,
         note=_note(kind, lang, lines) if _NUMBERED.search("\n".join(lines)) else "",
         areas=[
-            {"name": area(a), "got": s, "top": m, "share": s / m if m else 0.0}
-            for a, (s, m) in areas_in_order(result, spec)
+            {"name": a.name, "got": a.got, "top": a.top, "share": a.got / a.top if a.top else 0.0} for a in said.areas
         ],
         passed_heading=w["passed"].format(n=_count(len(passed), w)),
-        passed=[{"name": test_title(spec, t.name, lang), "area": area(t.area), "points": t.points} for t in passed],
+        passed=[{"name": t.title, "area": t.area_name, "points": t.points} for t in passed],
         no_tests=not result.tests,
     )
     return context
@@ -210,10 +169,8 @@ def feedback_html(
     student: str,
     assignment: str = "",
     kind: str = "ipynb",
-    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
     late: Late | None = None,
 ) -> str:
@@ -225,10 +182,8 @@ def feedback_html(
         student=student,
         assignment=assignment,
         kind=kind,
-        starts=starts,
         graded_at=graded_at,
         language=language,
-        names=names,
         spec=spec,
         late=late,
     )
@@ -242,10 +197,8 @@ def write_feedback(
     student: str = "",
     assignment: str = "",
     kind: str = "ipynb",
-    starts: Mapping[int, CellPlace] | None = None,
     graded_at: str = "",
     language: str | None = None,
-    names: Callable[[str], str] | None = None,
     spec: AssignmentSpec | None = None,
     late: Late | None = None,
 ) -> Path:
@@ -256,10 +209,8 @@ def write_feedback(
         student=student or path.stem,
         assignment=assignment,
         kind=kind,
-        starts=starts,
         graded_at=graded_at,
         language=language,
-        names=names,
         spec=spec,
         late=late,
     )

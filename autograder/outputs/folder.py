@@ -11,8 +11,9 @@
 
 The manifest is the only list of students: pages and CSV are built from it, never by globbing the folder,
 so a reused folder cannot mix in last term's students. A result file is read back with ``Result.from_wire``,
-never as Gradescope JSON (that is an output only); a file of another format (an older kit wrote Gradescope's
-shape) is not reused: its student is graded again. Every file is written atomically. One run at a time
+never as Gradescope JSON (that is an output only), and carries what every output shows of it (rendered once,
+when graded); a file of another format (an older kit wrote Gradescope's shape, or no rendering) is not reused:
+its student is graded again. Every file is written atomically. One run at a time
 holds ``<out>/.lock``; a second one stops with a clear message instead of interleaving writes.
 """
 
@@ -35,7 +36,9 @@ __all__ = ["OutputFolder", "Manifest", "FolderBusy", "MANIFEST", "RESULT_FORMAT"
 
 MANIFEST = "manifest.json"
 _FORMAT = 1
-RESULT_FORMAT = 2  # results/<uid>.json: 2 is the kit's wire form; files without "format" (Gradescope's shape) were 1
+# results/<uid>.json: 3 is the kit's wire form with what every output shows (``Result.shown``); 2 lacked it,
+# and files without "format" (Gradescope's shape) were 1
+RESULT_FORMAT = 3
 OTHER_FORMAT = "result file of another format"  # how load_result's reason starts for such a file
 
 

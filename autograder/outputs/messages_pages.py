@@ -140,10 +140,6 @@ PAGES = {
         "points",
         "得分",
     ),
-    "page.stopped_line": Message(
-        "It was stopped {where}.",
-        "代码被终止的位置{where}。",
-    ),
     "page.passed": Message(
         "Passed ({n})",
         "已通过（{n}）",
@@ -167,22 +163,6 @@ PAGES = {
     "page.test": Message(
         "1 test",
         "1 个测试",
-    ),
-    "page.part": Message(
-        "part {n}",
-        "第 {n} 部分",
-    ),
-    "page.in_cell": Message(
-        "while running {place}",
-        "：当时正在运行{place}",
-    ),
-    "page.in_check": Message(
-        "while the grader was calling your code for the check '{check}'",
-        "：当时评分程序正在为检查“{check}”调用你的代码",
-    ),
-    "page.unknown_place": Message(
-        "(the grader could not tell which cell or check was running)",
-        "（评分程序无法确定当时正在运行哪个单元格或检查）",
     ),
     "page.timeout_card": Message(
         "Your code was stopped at the time limit {where}. Nothing after that ran, so thes"

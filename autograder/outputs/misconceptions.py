@@ -11,11 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.graders.spec import AssignmentSpec
 from autograder.grading.marking import MISCONCEPTION
-from autograder.grading.titles import test_title
 from autograder.outputs.classview import ClassView, Row
-from autograder.outputs.wording import clean_message
 
 __all__ = ["misconceptions", "charged_misconceptions", "Misconception"]
 
@@ -59,19 +56,21 @@ def charged_misconceptions(row: Row) -> dict[str, list]:
     return out
 
 
-def misconceptions(view: ClassView, spec: AssignmentSpec | None, language: str = "en") -> list[Misconception]:
+def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]:
     """The misconceptions charged, ranked by how many judged students show them (each student once); titles,
-    test names and the sample (a student's of that edition when there is one) in the report's `language`."""
+    test names and the sample (a student's of that edition when there is one) in the report's `language`, as
+    each result was rendered when graded."""
     found: dict[str, Misconception] = {}
     for row in view.judged:
+        shown = row.result.shown_in(language)
         for key, tests in charged_misconceptions(row).items():
-            title = spec.catalog.misconception_title(key, language) if spec is not None and spec.catalog else key
+            title = next((c.title for c in shown.charges if c.misconception == key), key)
             entry = found.setdefault(key, Misconception(title, key))
             entry.students.append(row)
             entry.points += sum(t.charged or 0.0 for t in tests)
-            entry.tests |= {test_title(spec, t.name, language) for t in tests}
+            entry.tests |= {shown.test(t.name).title for t in tests}
             edition = row.result.language or "en"
             lead = next((t for t in tests if t.finding is not None and t.finding.names == key), tests[0])
             if not entry.sample or (entry.sample_language != language and edition == language):
-                entry.sample, entry.sample_language = clean_message(lead.message(edition)), edition
+                entry.sample, entry.sample_language = row.result.shown_in(edition).test(lead.name).message, edition
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))

@@ -10,9 +10,10 @@ import statistics
 from collections import Counter
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.rendering import in_scheme_order
 from autograder.outputs.charts import area_means
 from autograder.outputs.classview import ClassView
-from autograder.outputs.wording import in_scheme_order, readable_test
+from autograder.outputs.wording import readable_test
 
 __all__ = ["area_rates", "test_rates", "slowest"]
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
+from autograder.grading.rendering import in_scheme_order
 from autograder.grading.titles import names
 from autograder.outputs.atomic import write_text
 from autograder.outputs.attention import attention
@@ -33,10 +34,8 @@ from autograder.outputs.similarity.pages import section
 from autograder.outputs.wording import (
     cell_starts,
     duration,
-    in_scheme_order,
     refused_detail,
     run_state,
-    stopped_at,
     syntax_errors,
 )
 from dnnlpy.notebook import CellPlace
@@ -87,21 +86,21 @@ def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
     return rows
 
 
-def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellPlace], language: str = "en") -> str:
+def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") -> str:
     """The one thing this student should fix first, in the report's language: the charge that costs the most (a
-    misconception by its title), or what stopped the run."""
+    misconception by its title), or what stopped the run (the result as rendered in that language)."""
     r, w = row.result, report_words(language)
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem
     if row.kind == "refused" and r.run is not None:
         return "what the sandbox refused it: " + refused_detail(r.run)
-    if r.run is not None and r.status == "timeout":
-        where = stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec, language=language)
-        return w["fix.timeout"].format(where=where)
+    shown = r.shown_in(language)
+    if shown.stopped:
+        return w["fix.timeout"].format(where=shown.stopped)
     syntax = syntax_errors(r.run, kind=row.suffix, starts=starts, language=language) if r.run is not None else []
     if syntax:
         return w["fix.syntax"].format(where=syntax[0])
-    first = next(iter(cards(r, spec, language)), None)
+    first = next(iter(cards(shown)), None)
     if first is None:
         return ""
     if first.misconception:
@@ -143,7 +142,7 @@ def _students(
                 "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
                 "status": _status(row, w),
                 "ok": row.kind == "graded" and r is not None and r.status == "ok",
-                "fix_first": _fix_first(row, spec, starts(row), language),
+                "fix_first": _fix_first(row, starts(row), language),
                 "late": _late(row, language),
             }
         )
@@ -175,15 +174,12 @@ def _starts_cache(starts: Callable[[Row], Mapping[int, CellPlace]] | None) -> Ca
     return get
 
 
-def write_pages(
-    view: ClassView, out: Path, *, starts: Callable[[Row], Mapping[int, CellPlace]] | None = None
-) -> tuple[list[Path], dict[str, str]]:
-    """Every student's feedback page; (pages written, uid -> why a page was not written)."""
+def write_pages(view: ClassView, out: Path) -> tuple[list[Path], dict[str, str]]:
+    """Every student's feedback page (each its result as rendered in the student's language); (pages written,
+    uid -> why a page was not written)."""
     written, failed = [], {}
     assignment = view.manifest.assignment
-    first_lines = _starts_cache(starts)
     spec = _spec(assignment)
-    words = _names(spec)
     for row in view.rows:
         path = Path(out) / row.feedback_href
         if row.uid in ("", ".", "..") or "/" in row.uid or "\0" in row.uid:  # a tampered manifest: stay inside
@@ -197,9 +193,7 @@ def write_pages(
                 student=row.name,
                 assignment=row.edition or assignment,  # the edition the student handed in: weight_tying_zh
                 kind=row.suffix,
-                starts=first_lines(row) if graded else {},
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
-                names=words(row.result.language) if graded else None,
                 spec=spec,
                 late=row.late,
             )
@@ -235,12 +229,12 @@ def report_html(
         wide=True,  # the Students table has a column per area: a wide screen shows it whole
         title=w["title"].format(assignment=spec.shown_title if spec is not None else view.manifest.assignment),
         meta=_meta(view, w),
-        attention=attention(view, first_lines, spec=spec, language=language),
+        attention=attention(view, first_lines, language=language),
         summary=_summary(view, w),
         charts=charts(view, language, name, spec),
         judged=len(view.judged),
         area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view, spec)],
-        misconceptions=misconceptions(view, spec, language),
+        misconceptions=misconceptions(view, language),
         test_rates=[{**t, "test": name(t["test"]), "area": name(t["area"])} for t in test_rates(view)],
         median_seconds=median,
         slowest=slow,
@@ -255,9 +249,8 @@ def write_report(out: str | Path, language: str = "en") -> Path:
     its student's language); returns the report's path."""
     out = Path(out)
     view = load_class(out)
-    first_lines = _starts_cache(None)  # one reading of a notebook for its page and the report
-    _, failed = write_pages(view, out, starts=first_lines)
-    return write_text(out / "report.html", report_html(view, failed=failed, starts=first_lines, language=language))
+    _, failed = write_pages(view, out)
+    return write_text(out / "report.html", report_html(view, failed=failed, language=language))
 
 
 def _spec(assignment: str) -> AssignmentSpec | None:
@@ -265,22 +258,6 @@ def _spec(assignment: str) -> AssignmentSpec | None:
     from autograder.graders import ASSIGNMENTS, get_assignment
 
     return get_assignment(assignment) if assignment in ASSIGNMENTS else None
-
-
-def _names(spec: AssignmentSpec | None) -> Callable[[str], Callable[[str], str] | None]:
-    """language -> the grader's catalog naming its areas (None: English, or a grader not installed)."""
-    from autograder.grading.titles import names
-
-    found: dict[str, Callable[[str], str] | None] = {}
-
-    def get(language: str) -> Callable[[str], str] | None:
-        if spec is None:
-            return None
-        if language not in found:
-            found[language] = names(spec, language)
-        return found[language]
-
-    return get
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,51 +1,47 @@
 """Trusted: one result in a terminal (rich): the score, the charges that make up the points lost, the areas.
 
-The charges are the page's (``outputs.charges``): each once, with what it costs and the tests it covers, so
-the costs shown sum to the points lost; the words are the student's language (``wording.page_words``).
+The result as rendered when it was graded, in the student's language (``Result.shown_in``), read top to bottom:
+its charges as the pages show them (``outputs.charges``: each once, with what it costs and the tests it covers,
+so the costs shown sum to the points lost), the headings from the pages' words (``wording.page_words``).
 Student text (the title, which is a file name, messages) goes in as ``rich.text.Text``: brackets in a name
 like ``x[/a].py`` are shown, never read as markup.
 """
 
 from __future__ import annotations
 
-from autograder.graders.spec import AssignmentSpec
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
-from autograder.grading.titles import names as area_names
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import areas_in_order, clean_message, page_words, readable_test, run_lines
+from autograder.outputs.wording import page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
 readable_name = readable_test  # the name this module has always exported
 
 
-def render(
-    result: Result, *, title: str = "", console=None, kind: str = "ipynb", spec: AssignmentSpec | None = None
-) -> None:
-    """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas."""
+def render(result: Result, *, title: str = "", console=None) -> None:
+    """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
+    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom."""
     from rich.table import Table
     from rich.text import Text
 
     from autograder.outputs.console import Words, make_console
 
+    shown, score, top = result.shown_in(), result.score, result.max_score
+    charged = cards(shown)
+    w = page_words(shown.language)
     console = console or make_console()
-    language = result.language
-    w = page_words(language)
-    name = area_names(spec, language) if spec is not None else None
-    area = name or (lambda text: text)
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
-    console.print(Text(w["score"].format(score=number(result.score), top=number(result.max_score)), style="bold"))
-    shown = cards(result, spec, language)
-    if shown:
-        lost = round(result.max_score - result.score, 6)
+    console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
+    if charged:
+        lost = round(top - score, 6)
         console.print(Words(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}"))))
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
-        for card in shown:
+        for card in charged:
             cell = Words(printable(card.title), style="bold")
             if card.misconception:
                 cell.append("\n" + printable(card.message), style="red")
@@ -55,22 +51,16 @@ def render(
                     if item["lost"]
                     else w["covered_short"].format(points=number(item["points"]))
                 )
-                line = w["item_area_cost"].format(area=area(item["area"]), cost=cost)
+                line = w["item_area_cost"].format(area=item["area"], cost=cost)
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         console.print(Words(printable(w["rule"])), highlight=False)
-    if result.areas:
+    if shown.areas:
         areas = "  ".join(
-            w["area_score"].format(area=printable(area(a), newlines=False), got=f"{s:g}", top=f"{m:g}")
-            for a, (s, m) in areas_in_order(result, spec)
+            w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
+            for a in shown.areas
         )
         console.print(Words(areas), highlight=False)
-    lines = (
-        run_lines(result, kind=kind, spec=spec)
-        if language == "en" or result.run is None
-        else clean_message(result.output).splitlines()
-    )
-    for line in lines:
-        if line.strip():
-            console.print(Words(printable(line)), highlight=False)
+    for line in shown.run_lines:
+        console.print(Words(printable(line)), highlight=False)

@@ -1,11 +1,11 @@
-"""Trusted: the words students and instructors read: test names, cleaned messages, the run in plain sentences.
+"""Trusted: the words of the pages and the report beside a result's own: how a run went for the TA, lateness.
 
-Messages come from the hidden suite and quote the student's exceptions, so they are cleaned for reading, not
-rewritten: repeated phrases and stray spaces go, and the runner's cell references (``<notebook> [cell 25]:16``,
-counted from 0 with text cells included) become ``cell 26, line 16``, counted the way a student counts, with
-``CELL_NOTE`` saying so once on each page. A cell the page names itself (one that raised while loading, or
-was running when the time ran out) is named as the self-check names it: its number, its section's heading and
-its first line (``catalog.cell_name``). ::
+A result's own words (its charges, tests, messages, the run in sentences) are rendered when it is graded
+(``grading.rendering``); here are the pages' headings and labels (``page_words``), how a run went as the
+pages and tables name it (``run_state``), the cells *Needs a look* names (one that raised while loading, did
+not compile or was stopped at its budget, named as the self-check names it: its number, its section's heading
+and its first line, ``grading.rendering.place``, read from the notebook on disk by ``cell_starts``), and how
+late a hand-in was. ::
 
     readable_test("test_identity.py::test_wrapper_head_is_the_embedding_parameter[2]")
         -> "wrapper head is the embedding parameter [2]"
@@ -15,43 +15,32 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from autograder.graders.spec import AssignmentSpec
-from autograder.grading.catalog import cell_name, render
 from autograder.grading.readable import clean_message
-from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
-from autograder.grading.titles import experiment_title, readable_test
+from autograder.grading.rendering import place
+from autograder.grading.result import Result, RunFacts
+from autograder.grading.titles import readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
-from autograder.protocol.said import render as render_said
 from dnnlpy.notebook import CellPlace, cell_places
 
 __all__ = [
     "readable_test",
     "clean_message",
-    "run_lines",
     "cell_starts",
-    "CELL_NOTE",
-    "PART_NOTE",
     "page_words",
-    "stopped_at",
     "syntax_errors",
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
-    "areas_in_order",
-    "in_scheme_order",
     "run_state",
     "duration",
     "late_line",
     "after_penalty",
     "refused_detail",
 ]
-
-CELL_NOTE = render("run.cells_counted")  # the English; a page renders it in its own language
-PART_NOTE = render("run.parts_counted")
 
 
 def cell_starts(path: str | Path | None) -> Mapping[int, CellPlace]:
@@ -92,14 +81,6 @@ class _CellStarts(Mapping):
         return len(self._read())
 
 
-def _place(index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = "en") -> str:
-    """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
-    or a .py file's 'part 3'."""
-    if kind == "py":
-        return page_words(language)["part"].format(n=index + 1)
-    return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
-
-
 _SYNTAX = ("SyntaxError", "IndentationError", "TabError")
 
 
@@ -114,7 +95,7 @@ def syntax_errors(
     that did not compile (the cell named in `language`)."""
     colon = page_words(language)["colon"]
     return [
-        f"{_place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
+        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and is_syntax_error(m)
     ]
@@ -129,7 +110,7 @@ def raised_cells(
     made it raise, there is nothing for the student to fix, and the student's page says why."""
     colon = page_words(language)["colon"]
     return [
-        f"{_place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
+        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
     ]
@@ -150,7 +131,7 @@ def budget_stops(
     a time budget."""
     run = result.run
     cells = [
-        _place(i, kind, starts or {}, language)
+        place(i, kind, starts or {}, language)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
@@ -175,70 +156,6 @@ def run_state(result: Result) -> str:
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
         return "time budget"
     return "cells raised" if raised_cells(run) else "ok"
-
-
-def stopped_at(
-    run: RunFacts,
-    *,
-    kind: str = "ipynb",
-    starts: Mapping[int, CellPlace] | None = None,
-    language: str = "en",
-    spec: AssignmentSpec | None = None,
-) -> str:
-    """Where the time ran out, from the runner's last word about what it was running (see runner/__main__): a
-    check by its title in the grader's catalog (`spec`), a name it does not know as it came."""
-    w = page_words(language)
-    running = run.running if isinstance(run.running, dict) else {}
-    cell, check = running.get("cell"), running.get("check")
-    if type(cell) is int and cell >= 0:
-        return w["in_cell"].format(place=_place(cell, kind, starts or {}, language))
-    if isinstance(check, str) and check:
-        return w["in_check"].format(check=experiment_title(spec, check, language) or check[:80])
-    return w["unknown_place"]
-
-
-def run_lines(
-    result: Result,
-    *,
-    kind: str = "ipynb",
-    starts: Mapping[int, CellPlace] | None = None,
-    spec: AssignmentSpec | None = None,
-) -> list[str]:
-    """How the run went, for the student: a sentence, then one line per part that raised while loading."""
-    run = result.run
-    if result.grader_error is not None:
-        return ["The grader could not grade this submission (its own failure, not yours): it will be graded again."]
-    if run is None:
-        return [clean_message(result.output)] if result.output else []
-    words = status_words(run) if run.status in STATUS_MESSAGES else f"The run ended with status {run.status}."
-    if run.status == "timeout":
-        words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts, spec=spec)}."
-    lines = [render("run.not_run", why=clean_message(render_said(run.refusal)))] if run.refusal is not None else []
-    errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
-    if errors and run.status == "ok":
-        what = "parts" if kind == "py" else "cells"
-        words = f"Your code ran to the end, but {len(errors)} of its {what} did not finish normally:"
-    lines.append(words)
-    for index, message in errors:
-        place = _place(index, kind, starts or {})
-        if is_syntax_error(message):
-            lines.append(
-                f"{place} has a syntax error, so Python ran none of it and nothing it defines exists "
-                f"(a later NameError follows from it): {message}"
-            )
-            continue
-        # The starter code's own exception: what it means, so the student looks for the part not written yet.
-        why = (
-            ": it uses a part that still holds the starter code (raise NotImplementedError)"
-            if message.startswith("NotImplementedError")
-            else ""
-        )
-        lines.append(f"{place} raised {message}{why}")
-    missing = [n for n in run.required_names if n not in run.defined]
-    if missing and run.status in ("ok", "memory"):
-        hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
-        lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
-    return lines + run.refused_lines("en")
 
 
 # What the sandbox refused, by kind (``RunFacts.refused``), for the TA
@@ -302,16 +219,3 @@ def page_words(language: str) -> dict[str, str]:
     language not listed)."""
     language = language if language in LANGUAGES else "en"
     return {key.removeprefix("page."): entry.template(language) for key, entry in PAGES.items()}
-
-
-def areas_in_order(result: Result, spec: AssignmentSpec | None) -> list[tuple[str, tuple[float, float]]]:
-    """(area, (points earned, points possible)) in the order the marking scheme lists the areas, the order of
-    the notebook's points table (an area the scheme does not list last)."""
-    order = in_scheme_order(result.areas, spec)
-    return [(area, result.areas[area]) for area in order]
-
-
-def in_scheme_order(areas: Iterable[str], spec: AssignmentSpec | None) -> list[str]:
-    """`areas` in the order the marking scheme lists them (the notebook's), those it does not list after, as given."""
-    order = list(spec.scheme.areas) if spec is not None else []
-    return sorted(areas, key=lambda area: order.index(area) if area in order else len(order))

@@ -16,9 +16,9 @@ from autograder.grading import pipeline
 from autograder.grading.catalog import MESSAGES
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.readable import clean_message
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.feedback import feedback_html
-from autograder.outputs.wording import cell_starts
 from dnnlpy.notebook import load_notebook
 
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
@@ -74,9 +74,9 @@ def test_a_cell_that_raised_while_loading_is_named_alike_by_the_self_check_the_p
     submission = pipeline.read(path)
     run = RunFacts(status="ok", load_errors=[[29, "ValueError: boom"]], required_names=["A"], defined=["A"])
     run.cells = pipeline.named_cells(submission, run)
-    result = Result(tests=[], run=run, language=language)
-    assert name in gradescope_results(result, None)["output"]  # what Gradescope shows
-    assert name in html.unescape(feedback_html(result, student="s", starts=cell_starts(path)))  # the page
+    result = rendered(Result(tests=[], run=run, language=language), None)  # step 8: rendered once, in each language
+    assert name in gradescope_results(result)["output"]  # what Gradescope shows
+    assert name in html.unescape(feedback_html(result, student="s"))  # the page
     again = Result.from_wire(json.loads(json.dumps(result.to_wire())))  # as results/<id>.json keeps it
     assert name in again.run.summary(language)
 

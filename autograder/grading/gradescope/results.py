@@ -9,8 +9,9 @@ Gradescope shows each entry of ``tests`` with its score and status, and sums not
   not charge (``score``), "failed", its message and the tests listed in ``output``.
 
 So the entries' scores sum to the mark, a passing test never shows lost points, and a failing one is never
-"passed". Names are the catalog's titles in the submission's language. ``visibility`` is Gradescope's, and it
-is everything's: the charges quote expected values, the passing tests' names tell what the hidden suite checks
+"passed". Names and messages are the result's as rendered in the submission's language when it was graded
+(``Result.shown_in``): nothing here marks or words anything. ``visibility`` is Gradescope's, and it is
+everything's: the charges quote expected values, the passing tests' names tell what the hidden suite checks
 and the score says whether a trick worked, so anything but ``visible`` (``after_published``, ...) holds back
 the top level and every entry alike (Gradescope hides the score while any entry is hidden), and the run's
 stdout (``stdout_visibility``) is never shown.
@@ -20,23 +21,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from autograder.graders.spec import AssignmentSpec
-from autograder.grading.catalog import render
-from autograder.grading.marking import breakdown
-from autograder.grading.readable import clean_message
 from autograder.grading.result import Result
-from autograder.grading.titles import charge_title, test_title
+from autograder.protocol.said import Said, render
 
 __all__ = ["gradescope_results", "VISIBILITIES"]
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")  # Gradescope's
 
 
-def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibility: str = "visible") -> dict:
-    """The results.json dict of `result` (see the module)."""
+def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
+    """The results.json dict of `result`, as rendered in its language when graded (see the module)."""
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility={visibility!r}: Gradescope knows {', '.join(VISIBILITIES)}")
-    language = result.language
+    shown = result.shown_in()
+    language = shown.language
     if result.grader_error is not None:
         extra: dict[str, Any] = {"grader_error": result.grader_error}
     else:
@@ -48,39 +46,38 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         }
     tests = [
         {
-            "name": test_title(spec, t.name, language),
+            "name": t.title,
             "score": t.points,
             "max_score": t.points,
             "status": "passed",
             "tags": [t.area],
             "visibility": visibility,
         }
-        for t in result.tests
+        for t in shown.tests
         if t.passed
     ]
-    by_name = {t.name: t for t in result.tests}
-    for charge in breakdown(result.tests, spec.scheme if spec is not None else None):
-        covered = [by_name[name] for name, _ in charge.tests]
-        lines = [clean_message(covered[0].message(language))]
-        lines += [  # a test the charge covers at no cost of its own is said so, never "-0"
+    by_id = {t.test: t for t in shown.tests}
+    for charge in shown.charges:
+        covered = [(by_id[name], lost) for name, lost in charge.tests]
+        lines = [covered[0][0].message]
+        lines += [  # a test the charge covers at no cost of its own is said so, never "-0" (grading.catalog's words)
             render(
-                "gradescope.charged_test" if p else "gradescope.covered_test",
+                Said("gradescope.charged_test", name=t.title, lost=f"{lost:g}", points=f"{t.points:g}")
+                if lost
+                else Said("gradescope.covered_test", name=t.title, points=f"{t.points:g}"),
                 language,
-                name=test_title(spec, t.name, language),
-                **({"lost": _num(p)} if p else {}),
-                points=_num(t.points),
             )
-            for t, (_, p) in zip(covered, charge.tests, strict=True)
+            for t, lost in covered
         ]
-        top = sum(t.points for t in covered)
+        top = sum(t.points for t, _ in covered)
         tests.append(
             {
-                "name": charge_title(spec, charge, language),
+                "name": charge.title,
                 "score": round(top - charge.points, 6),
                 "max_score": top,
                 "status": "failed",
                 "output": "\n".join(lines),
-                "tags": sorted({t.area for t in covered}),
+                "tags": sorted({t.area for t, _ in covered}),
                 "visibility": visibility,
             }
         )
@@ -88,13 +85,9 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         "score": result.score,
         "max_score": result.max_score,
         "execution_time": round(result.execution_time, 3),
-        "output": result.output,
+        "output": shown.summary,
         "visibility": visibility,
         "stdout_visibility": "hidden",
         "tests": tests,
         "extra_data": extra,
     }
-
-
-def _num(value: float) -> str:
-    return f"{value:g}"

@@ -127,7 +127,6 @@ def main(argv: list[str] | None = None) -> int:
         data = _failure("\n".join(upload.words(language) for language in LANGUAGES))
     else:
         try:
-            from autograder.graders import get_assignment
             from autograder.grading.executors import grade_file
             from autograder.grading.gradescope.results import gradescope_results
             from autograder.sandbox.limits import Limits
@@ -139,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                 hide=(args.root / "source" / "tests",),
                 executor=args.executor,
             )
-            data = gradescope_results(result, get_assignment(args.assignment), visibility=args.visibility)
+            data = gradescope_results(result, visibility=args.visibility)
             if upload.said:  # which file of the upload was graded, and why, before the run's summary
                 data["output"] = upload.words(result.language) + "\n\n" + data["output"]
         except Exception as exc:  # the grader's own failure: the student sees that, not a crash

@@ -18,7 +18,7 @@ from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.grading import catalog, pipeline
 from autograder.grading.catalog import MESSAGES, CatalogError, render
 from autograder.grading.judge.client import Judgement
-from autograder.grading.rendering import localize
+from autograder.grading.rendering import rendered
 from autograder.grading.result import STATUS_MESSAGES, RunFacts
 from autograder.grading.submissions import SubmissionRefused, read_submission
 from autograder.protocol.said import Said
@@ -215,7 +215,7 @@ def test_what_the_judge_did_not_judge_is_said_in_each_language_from_one_finding(
         assert english == "not judged: the judge stopped at its time limit (30 s) on this submission's evidence"
     result = pipeline.finish(tests, run, seed=1, seconds=1, submission=pipeline.Submission("py", "", "a.py"), spec=SPEC)
     assert result.tests[1].message(result.language) == english and result.language == "en"  # English stays English
-    chinese = localize(result, "zh")
+    chinese = rendered(result, SPEC, language="zh")
     assert chinese.tests[1].message("zh").startswith("未评判：") and untranslated(chinese.tests[1].message("zh")) == []
     assert chinese.output.startswith("评判你的代码的输出时") and chinese.score == result.score == 2
 
@@ -234,7 +234,6 @@ def test_where_the_judge_stopped_is_a_message_that_travels_with_the_run_facts():
 @pytest.mark.parametrize("status", ["ok", "timeout", "memory"])
 def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(status):
     from autograder.grading.result import Result
-    from autograder.grading.titles import names
     from autograder.outputs.feedback import feedback_context
 
     run = RunFacts(
@@ -246,7 +245,7 @@ def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(stat
         defined=["TiedEmbeddingLM"],
         running={"cell": 7},
     )
-    result = localize(Result(tests=[], run=run, seed=1), "zh")
-    lines = feedback_context(result, student="chen", names=names(SPEC, "zh"))["run_lines"]
+    result = rendered(Result(tests=[], run=run, seed=1), SPEC, language="zh")
+    lines = feedback_context(result, student="chen")["run_lines"]
     assert lines and all(HAN.search(line) and untranslated(line) == [] for line in lines), lines
     assert any("“NameError: name 'x' is not defined”" in line for line in lines), lines

@@ -12,6 +12,7 @@ from autograder.graders import get_assignment
 from autograder.grading.fresh import grade_submission
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.pipeline import facts
+from autograder.grading.rendering import rendered
 from autograder.grading.result import JUDGE_LIMIT, Result
 from autograder.grading.submissions import MAX_SUBMISSION_BYTES
 from autograder.sandbox import Limits, SandboxResult, probe_isolation
@@ -119,7 +120,7 @@ def test_a_malformed_load_record_is_a_note_not_a_grader_error():
     assert run.load_errors == [[0, "NameError: x"]] and run.defined == [] and run.status == "ok"
     assert any("malformed __load__ error entries" in n for n in run.notes)
     assert any("defined is not a list (int)" in n for n in run.notes)
-    gradescope_results(Result(tests=[], run=run), SPEC)  # and it serialises
+    gradescope_results(rendered(Result(tests=[], run=run), SPEC))  # and it serialises
 
 
 def test_a_symlinked_submission_is_refused_and_its_target_never_read(tmp_path):

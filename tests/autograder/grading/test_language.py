@@ -14,7 +14,7 @@ from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.language import submission_language, text_language
 from autograder.grading.pipeline import mark
-from autograder.grading.rendering import localize
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.grading.titles import names
@@ -66,9 +66,9 @@ def test_a_py_file_is_english_unless_a_first_line_says_otherwise(tmp_path):
     assert submission_language(late) == "en"
 
 
-def test_one_finding_reads_in_either_language_and_localize_keeps_the_marks():
+def test_one_finding_reads_in_either_language_and_rendering_keeps_the_marks():
     marked = mark(_result(), SPEC)
-    zh = localize(marked, "zh")
+    zh = rendered(marked, SPEC, language="zh")
     assert zh.language == "zh" and marked.language == "en"
     assert zh.tests[0].message("zh").startswith("TiedEmbeddingLM: 梯度翻倍")
     assert zh.tests[0].message("en").startswith("TiedEmbeddingLM: gradient doubled")
@@ -79,11 +79,11 @@ def test_one_finding_reads_in_either_language_and_localize_keeps_the_marks():
     ]
     assert zh.score == marked.score and zh.areas == marked.areas
     assert Result.from_wire(zh.to_wire()).language == "zh"
-    assert gradescope_results(zh, SPEC)["extra_data"]["language"] == "zh"
+    assert gradescope_results(zh)["extra_data"]["language"] == "zh"
 
 
-def test_localize_reads_a_language_the_kit_does_not_speak_as_english():
-    assert localize(_result(), "fr").language == "en"
+def test_rendering_reads_a_language_the_kit_does_not_speak_as_english():
+    assert rendered(_result(), SPEC, language="fr").language == "en"
 
 
 def test_the_grader_names_its_areas_and_tests_through_its_catalog():

@@ -14,6 +14,7 @@ from autograder.graders import get_assignment
 from autograder.grading.findings import Failed, Finding, finding_of
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.marking import MISCONCEPTION, OWN, apply_marking, breakdown, load_scheme
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, TestOutcome
 from autograder.protocol.said import Said, verbatim
 from autograder.qa.inprocess import InProcessGrader
@@ -231,7 +232,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     back = Result.from_wire(json.loads(json.dumps(result.to_wire())))
     assert (back.score, back.areas) == (result.score, result.areas)
     assert [(t.charged, t.charged_to) for t in back.tests] == [(t.charged, t.charged_to) for t in result.tests]
-    data = gradescope_results(result, SPEC)
+    data = gradescope_results(rendered(result, SPEC))
     assert round(sum(t["score"] for t in data["tests"]), 6) == data["score"] == result.score
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
 
@@ -242,7 +243,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # is covered by the charge at no cost of its own
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "已计入上面的扣分", "扣 0 分")):
-        data = gradescope_results(Result(tests=marked, run=None, output="x", language=language), SPEC)
+        data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
         assert covered in output and never not in output, output
 

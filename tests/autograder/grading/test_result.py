@@ -9,6 +9,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.rendering import rendered
 from autograder.grading.result import CELLS_COUNTED, Result, RunFacts, TestOutcome
 from autograder.protocol.said import Said
 
@@ -45,7 +46,7 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
 
 def test_gradescope_json_carries_the_messages_as_the_pages_show_them_and_is_never_read_back():
     result = Result(tests=[TestOutcome("t.py::test_a", 2.0, "a", False, RAISED)], run=RunFacts(status="ok"))
-    data = gradescope_results(result, get_assignment("weight_tying"))
+    data = gradescope_results(rendered(result, get_assignment("weight_tying")))
     assert data["tests"][0]["output"].startswith(
         "X failed: your code raised NotImplementedError (at cell 2, line 3, in __init__)"
     )

@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
@@ -53,8 +55,8 @@ def charged(outcome: TestOutcome) -> TestOutcome:
 def _area_result(
     failing: dict[str, str | Finding] | None = None, *, status: str = "ok", seconds: float = 3.0, defined: bool = True
 ) -> Result:
-    """One test per area worth the area's points, marked; `failing` maps area -> the failing test's finding (or
-    what the student's code raised, a plain failure)."""
+    """One test per area worth the area's points, marked and rendered as step 8 leaves it; `failing` maps area ->
+    the failing test's finding (or what the student's code raised, a plain failure)."""
     failing = failing or {}
     tests = [
         charged(
@@ -69,7 +71,7 @@ def _area_result(
         for a, p in AREAS.items()
     ]
     run = RunFacts(status=status, required_names=["TiedEmbeddingLM"], defined=["TiedEmbeddingLM"] if defined else [])
-    return Result(tests=tests, run=run, seed=5, execution_time=seconds)
+    return rendered(Result(tests=tests, run=run, seed=5, execution_time=seconds), get_assignment("weight_tying"))
 
 
 @pytest.fixture
@@ -80,9 +82,14 @@ def area_result() -> Callable[..., Result]:
 
 @pytest.fixture
 def batch_folder(tmp_path) -> Callable[..., Path]:
-    """make(results: {key: Result | None}, unreadable={key: why}) -> an --out folder; None: no result file."""
+    """make(results: {key: Result | None}, unreadable={key: why}) -> an --out folder; None: no result file; each
+    result is rendered as it is (``grading.rendering``), as the pipeline's step 8 leaves every one."""
 
     def make(results: dict[str, Result | None], *, unreadable: dict[str, str] | None = None, seed: int = 42) -> Path:
+        spec = get_assignment("weight_tying")
+        # as a grading run leaves them: each result rendered at step 8, once its facts are all set (a test may have
+        # changed one since it made the result)
+        results = {k: r if r is None else rendered(r, spec) for k, r in results.items()}
         out = tmp_path / "graded"
         folder = OutputFolder(out)
         roster = build_roster(

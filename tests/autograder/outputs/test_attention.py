@@ -7,13 +7,14 @@ import html
 import json
 import re
 
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
 from autograder.protocol.said import Said
-from dnnlpy.notebook import CellPlace
 
 
 def _no_result(name: str) -> Finding:
@@ -23,10 +24,11 @@ def _no_result(name: str) -> Finding:
     )
 
 
-def _hung(language: str = "en") -> Result:
+def _hung(language: str = "en", cell: tuple[str, str] = ("Title", "print(model.generate(ids, 5))")) -> Result:
+    """A run stopped at the time limit in cell 3, named as step 8 reads it from the notebook (``RunFacts.cells``)."""
     tests = [TestOutcome(f"test_g.py::test_{i}", 2, "argmax generation", False, _no_result(f"e{i}")) for i in range(12)]
-    run = RunFacts(status="timeout", limit=60, running={"cell": 2}, required_names=["A"])
-    return Result(tests=tests, run=run, language=language)
+    run = RunFacts(status="timeout", limit=60, running={"cell": 2}, required_names=["A"], cells={"2": list(cell)})
+    return rendered(Result(tests=tests, run=run, language=language), get_assignment("weight_tying"))
 
 
 def _notebook(path, first_lines):
@@ -56,12 +58,12 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
 
 
 def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_speaks_chinese():
-    page = feedback_html(_hung(), student="hana", starts={2: CellPlace(3, "Try it", "print(model.generate(ids, 5))")})
+    page = feedback_html(_hung(cell=("Try it", "print(model.generate(ids, 5))")), student="hana")
     assert page.count('class="card"') == 1
     where = "while running cell 3 (in “Try it”, starting “print(model.generate(ids, 5))”)"
     assert f"stopped at the time limit {where}" in page
     assert "Costs 24 points over 12 tests" in page
-    zh = feedback_html(_hung("zh"), student="zhou", starts={2: CellPlace(3, "动手试试", "spin()")})
+    zh = feedback_html(_hung("zh", cell=("动手试试", "spin()")), student="zhou")
     assert '<html lang="zh-CN">' in zh and zh.count('class="card"') == 1
     for english in ("What to fix", "Costs", "How your code ran", "Points by area", "Score"):
         assert english not in zh, f"{english!r} left in English on the Chinese page"
@@ -70,9 +72,12 @@ def test_a_timeout_is_one_card_saying_where_not_one_per_test_and_a_chinese_page_
 
 def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
     run = RunFacts(
-        status="ok", load_errors=[[3, "SyntaxError: invalid syntax (line 9: def f(:)"]], required_names=["A"]
+        status="ok",
+        load_errors=[[3, "SyntaxError: invalid syntax (line 9: def f(:)"]],
+        required_names=["A"],
+        cells={"3": ["", "class A:"]},  # as step 8 reads it from the notebook
     )
-    page = feedback_html(Result(tests=[], run=run), student="sam", starts={3: CellPlace(4, "", "class A:")})
+    page = feedback_html(rendered(Result(tests=[], run=run), None), student="sam")
     page = re.sub(r"<[^>]+>", "", page)
     assert "cell 4 (starting “class A:”) has a syntax error, so Python ran none of it" in page
     assert "Not defined by your submission: A (a cell with a syntax error)." in page

@@ -11,11 +11,14 @@ from pathlib import Path
 import pytest
 
 import autograder.grading.executors
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import SubmissionRefused, find_submissions, read_submission
 from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
+from autograder.outputs.folder import RESULT_FORMAT
 from autograder.outputs.options import OptionsChanged
 from autograder.protocol.said import Said
 
@@ -59,7 +62,8 @@ class FakeBatch:
                 )
             )
             run = RunFacts(status="ok", refusal=refusal)
-            on_result(uid, Result(tests=tests, run=run, seed=seed, execution_time=1.0))
+            result = Result(tests=tests, run=run, seed=seed, execution_time=1.0)
+            on_result(uid, rendered(result, get_assignment(assignment)))  # as step 8 leaves it
         return {}
 
 
@@ -122,15 +126,13 @@ def test_a_result_file_an_older_kit_wrote_is_graded_again_with_a_note_never_misr
     run(klass, out)
     path = out / "results" / "alice.json"
     stored = json.loads(path.read_text())
-    old = gradescope_results(
-        Result.from_wire(stored["result"]), None
-    )  # Gradescope's shape, as kits before format 2 wrote
+    old = gradescope_results(Result.from_wire(stored["result"]))  # Gradescope's shape, as kits before format 2 wrote
     old["score"], old["extra_data"]["batch"] = 99.0, stored["batch"]  # same grading key: only the format differs
     path.write_text(json.dumps(old))
     again = run(klass, out)
     assert again.graded == ["alice"] and len(again.reused) == 4
     assert any("older kit" in w and "alice.json" in w and "graded again" in w for w in again.warnings)
-    assert json.loads(path.read_text())["format"] == 2 and _csv(out)["alice"] == "3.0"
+    assert json.loads(path.read_text())["format"] == RESULT_FORMAT and _csv(out)["alice"] == "3.0"
     assert not any("older kit" in w for w in run(klass, out).warnings)
 
 

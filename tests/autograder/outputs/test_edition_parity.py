@@ -14,7 +14,7 @@ from rich.console import Console
 
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import english
-from autograder.grading.rendering import localize
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts
 from autograder.grading.titles import names
 from autograder.outputs.charges import cards
@@ -55,16 +55,14 @@ def _text(html: str) -> str:
 
 
 def test_a_stubs_pages_have_as_many_cards_in_both_editions(stub_result):
-    en, zh = localize(stub_result, "en"), localize(stub_result, "zh")
-    assert len(cards(en, SPEC)) == len(cards(zh, SPEC)) <= 2, [c.title for c in cards(zh, SPEC)]
-    pages = {
-        lang: feedback_html(r, student="s", spec=SPEC, names=names(SPEC, lang)) for lang, r in (("en", en), ("zh", zh))
-    }
+    en, zh = rendered(stub_result, SPEC, language="en"), rendered(stub_result, SPEC, language="zh")
+    assert len(cards(en.shown_in())) == len(cards(zh.shown_in())) <= 2, [c.title for c in cards(zh.shown_in())]
+    pages = {lang: feedback_html(r, student="s", spec=SPEC) for lang, r in (("en", en), ("zh", zh))}
     assert pages["en"].count('class="card"') == pages["zh"].count('class="card"')
 
 
 def test_the_chinese_stub_page_has_no_english_outside_code(stub_result):
-    page = feedback_html(localize(stub_result, "zh"), student="s", spec=SPEC, names=names(SPEC, "zh"))
+    page = feedback_html(rendered(stub_result, SPEC, language="zh"), student="s", spec=SPEC)
     words = [w for line in _text(page).splitlines() for w in english(line)]
     assert words == [], words
 
@@ -82,8 +80,8 @@ def test_every_explanation_of_a_cell_that_raised_exists_in_both_languages(error,
 
 
 def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_notebook_does(stub_result):
-    zh = localize(stub_result, "zh")
-    text = _text(feedback_html(zh, student="s", spec=SPEC, names=names(SPEC, "zh")))
+    zh = rendered(stub_result, SPEC, language="zh")
+    text = _text(feedback_html(zh, student="s", spec=SPEC))
     assert "还没有实现：仍是初始代码" in text and "你的代码抛出了异常" not in text  # nothing written yet: no error
     # what is not written yet is named (the class whose constructor raised), not the test's call
     assert "TiedEmbeddingLM 还没有实现" in text and "） 还没有实现" not in text and "时） " not in text
@@ -91,7 +89,7 @@ def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_n
     shown = [name for name in map(names(SPEC, "zh"), SPEC.scheme.areas) if name in text]
     assert shown == sorted(shown, key=text.index) and len(shown) == len(SPEC.scheme.areas)  # the notebook's order
     table = Console(record=True, width=200)
-    render_table(zh, console=table, spec=SPEC)
+    render_table(zh, console=table)
     assert table.export_text().startswith("得分：0 / 100")
 
 

@@ -10,8 +10,8 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
 from autograder.grading.marking import apply_marking
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
-from autograder.grading.titles import names
 from autograder.outputs.feedback import feedback_html, write_feedback
 from autograder.protocol.said import Said, verbatim
 
@@ -29,7 +29,7 @@ def _marked(tests: list[TestOutcome], run: RunFacts | None = None, language: str
         every.get(t.name) or TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in SPEC.scheme.tests.values()
     ]
     result = apply_marking(Result(tests=full, run=run or RunFacts(status="ok"), language=language), SPEC.scheme)
-    return result
+    return rendered(result, SPEC)
 
 
 _FAILING = {
@@ -98,7 +98,7 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
 def test_the_chinese_page_groups_and_charges_exactly_as_the_english_one():
     for make in (_stub, _copied):
         english = feedback_html(make(), student="s", spec=SPEC)
-        chinese = feedback_html(make("zh"), student="s", spec=SPEC, names=names(SPEC, "zh"))
+        chinese = feedback_html(make("zh"), student="s", spec=SPEC)
         assert english.count('class="card"') == chinese.count('class="card"')
         assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<!共)扣 (\d+) 分[，：]", chinese)
 
@@ -106,7 +106,7 @@ def test_the_chinese_page_groups_and_charges_exactly_as_the_english_one():
 def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_path):
     evil = "<script>alert('x')</script> \udcff"
     finding = Finding(Said("judge.failed_your_code_raised", what="x", text=evil))
-    result = Result(tests=[TestOutcome("t.py::test_a", 1, "a", False, finding)], run=RunFacts(status="ok"))
+    result = rendered(Result(tests=[TestOutcome("t.py::test_a", 1, "a", False, finding)], run=RunFacts("ok")), None)
     path = write_feedback(result, tmp_path / "fb" / "eve.html", student="<b>eve</b>", assignment="selftest")
     page = path.read_text(encoding="utf-8")
     assert "<script>" not in page and "&lt;script&gt;" in page and "&lt;b&gt;eve" in page
@@ -115,7 +115,7 @@ def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_
 
 def test_a_result_with_missing_fields_still_gets_a_page(tmp_path):
     weird = Result(tests=[TestOutcome("?", 0.0, "other", False, Finding(verbatim("")))], run=None)  # no run facts
-    page = write_feedback(weird, tmp_path / "w.html").read_text()
+    page = write_feedback(rendered(weird, None), tmp_path / "w.html").read_text()
     assert "Score: 0 / 0" in page and "status: unknown" in page and 'class="card"' in page
     with pytest.raises(TypeError, match="Result"):
         write_feedback({"score": 1}, tmp_path / "x.html")
@@ -130,6 +130,7 @@ def test_a_late_pages_headline_is_the_final_mark_with_the_penalty_beside_it(lang
 
     result = Result(tests=[TestOutcome("t.py::test_a", 80.0, "a", True)], run=RunFacts("ok"), language=language)
     result.tests.append(TestOutcome("t.py::test_b", 20.0, "a", False, _raised("x"), 20.0, "test"))
+    result = rendered(result, None)
     late = Late("2026-05-04 14:30:00 UTC", "", "2026-05-04 12:00:00 UTC", 9000.0, 15.0)
     page = feedback_html(result, student="ben", late=late)
     headline = re.search(r'<p class="score">(.*?)</p>', page).group(1)
@@ -167,7 +168,7 @@ def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
     rest = [t for t in rest if t.name not in {u.name for u in tests}]
     for language in ("en", "zh"):  # the count first, as the suite runs it
         result = apply_marking(Result(tests=tests + rest, run=RunFacts(status="ok"), language=language), SPEC.scheme)
-        page = feedback_html(result, student="wang", language=language, spec=SPEC)
+        page = feedback_html(rendered(result, SPEC), student="wang", language=language, spec=SPEC)
         reason = re.search(r'<p class="msg">([^<]*)</p>', page).group(1)
         assert reason.startswith({"en": "copied table", "zh": "复制了一份表"}[language]), reason
 

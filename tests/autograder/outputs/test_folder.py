@@ -10,6 +10,7 @@ import pytest
 
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.folder import OTHER_FORMAT, RESULT_FORMAT, FolderBusy, Manifest, OutputFolder
 from autograder.outputs.roster import build_roster
@@ -68,14 +69,14 @@ def test_a_result_is_reused_only_under_its_own_key_and_never_a_grader_error(tmp_
     assert "unreadable result file" in folder.load_result("ann")[2]
 
 
-@pytest.mark.parametrize("fmt", [None, 1, 99, "2"])
+@pytest.mark.parametrize("fmt", [None, 1, 2, 99, "3"])  # 2: the kit's wire form before it carried its rendering
 def test_a_result_file_of_another_format_is_never_misread_nor_reused(tmp_path, fmt):
     folder = OutputFolder(tmp_path)
     (ann,) = build_roster({"ann": Path("a.py")}, roots=[], assignment="selftest")
     folder.save_result(ann, _result(), grading_key="key-1", assignment="selftest")
     data = json.loads(folder.result_path("ann").read_text())
     if fmt is None:  # what an older kit wrote: Gradescope's shape, with the same grading key
-        old = gradescope_results(_result(), None)
+        old = gradescope_results(rendered(_result(), None))
         old["extra_data"]["batch"] = data["batch"]
         data = old
     else:

@@ -16,14 +16,15 @@ from pathlib import Path
 
 import pytest
 
+from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.findings import Finding
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
 from autograder.protocol.said import Said, verbatim
-from dnnlpy.notebook import CellPlace
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
@@ -117,8 +118,12 @@ def _result(language: str, *, status: str = "ok", running: dict | None = None, a
         notes=[HOSTILE],
         running=running or {},
         stderr_tail=HOSTILE,
+        cells={"1": [HOSTILE, HOSTILE]},  # a cell named by its heading and first line, as step 8 reads them
     )
-    return Result(tests=tests, run=run, seed=1, execution_time=3.0, language=language, output=HOSTILE)
+    result = Result(tests=tests, run=run, seed=1, execution_time=3.0, language=language, output=HOSTILE)
+    shown = rendered(result, get_assignment("weight_tying"))  # as step 8 leaves it: words rendered, none interpreted
+    shown.language = language  # what a tampered results file says of its language, shown as it says
+    return shown
 
 
 def _notebook(path: Path) -> None:
@@ -186,7 +191,6 @@ def test_each_edition_of_a_feedback_page_keeps_hostile_text_inert(language):
             _result(language, status=status, running=running),
             student=HOSTILE,
             assignment=HOSTILE,
-            starts={1: CellPlace(2, HOSTILE, HOSTILE)},
             graded_at=HOSTILE,
         )
         _assert_inert(page, f"{language} {status}")

@@ -43,7 +43,8 @@ PAGE_FACTS = """(() => ({
 def _hung(language: str) -> Result:
     """A correct exercise 1 and a `generate` that never stops, called by the notebook's own try-it cell;
     a Chinese-edition result is rendered in Chinese after marking, as the engine does."""
-    from autograder.grading.rendering import localize
+    from autograder.graders import get_assignment
+    from autograder.grading.rendering import rendered
 
     message = Finding(
         Said(
@@ -62,7 +63,7 @@ def _hung(language: str) -> Result:
     ]
     run = RunFacts(status="timeout", limit=60, running={"cell": 14}, required_names=["TiedEmbeddingLM"])
     result = Result(tests=tests, run=run, seed=5, execution_time=60)
-    return localize(result, language)
+    return rendered(result, get_assignment("weight_tying"), language=language)
 
 
 @pytest.fixture

@@ -16,7 +16,9 @@ import pytest
 from nbgrader.api import Gradebook
 
 import autograder.grading.executors
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.outputs.classrun import ClassJob, grade_class
@@ -111,7 +113,8 @@ def _graded(monkeypatch, tmp_path, **options):
             tests = [TestOutcome("test_a.py::test_tie", 80.0, "parameter identity", True)]
             wrong = Finding(Said("judge.failed_your_code_raised", what="generate", text="ValueError: wrong"))
             tests.append(TestOutcome("test_a.py::test_gen", 20.0, "argmax generation", False, wrong))
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+            result = Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0)
+            on_result(uid, rendered(result, get_assignment("weight_tying")))  # as step 8 leaves it
 
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
     root = tmp_path / "course" / "submitted"
@@ -151,7 +154,9 @@ def test_a_chinese_page_says_when_it_was_handed_in_in_chinese(tmp_path):
     from autograder.outputs.feedback import feedback_html
     from autograder.outputs.lateness import Late
 
-    result = Result(tests=[TestOutcome("t.py::test_a", 100.0, "a", True)], run=RunFacts("ok"), language="zh")
+    result = rendered(
+        Result(tests=[TestOutcome("t.py::test_a", 100.0, "a", True)], run=RunFacts("ok"), language="zh"), None
+    )
     late = Late("2026-05-04 14:30 UTC", "", "2026-05-04 12:00 UTC", 9000.0, 15.0)
     page = feedback_html(result, student="zhou", late=late)
     assert "提交于 2026-05-04 14:30 UTC，比截止时间（2026-05-04 12:00 UTC）晚了 2 小时 30 分钟：迟交扣 15 分" in page

@@ -3,13 +3,11 @@ the charge's id, never from a message's words; a crash or a timeout is not a mis
 
 from __future__ import annotations
 
-from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
 from autograder.outputs.classview import load_class
 from autograder.outputs.misconceptions import misconceptions
 from autograder.protocol.said import Said
 
-SPEC = get_assignment("weight_tying")
 COPIED = Finding(Said("diag.tie.copied"), names="two_tables")
 CROP = Finding(Said("suite.wrong_crop_block_size_1_tokens_2"), names="crop")
 # A student's exception that quotes a misconception's words names nothing.
@@ -18,7 +16,7 @@ FORGED = "ValueError: copied table, sampling instead of argmax, positional embed
 
 def _counts(batch_folder, area_result, failing_by_student):
     view = load_class(batch_folder({s: area_result(f) for s, f in failing_by_student.items()}))
-    return {m.key: len(m.students) for m in misconceptions(view, SPEC)}
+    return {m.key: len(m.students) for m in misconceptions(view)}
 
 
 def test_each_student_counts_once_per_misconception_charged(batch_folder, area_result):
@@ -45,6 +43,6 @@ def test_each_misconception_has_its_title_and_a_sample_in_english_when_one_is_th
             {"zh": area_result({"parameter identity": COPIED}), "en": area_result({"parameter identity": COPIED})}
         )
     )
-    found = misconceptions(view, SPEC)
+    found = misconceptions(view)
     assert [m.name for m in found] == ["a second table (copied table or untied head)"]
     assert found[0].sample_language == "en" and found[0].sample.startswith("copied table: lm_head.weight holds")

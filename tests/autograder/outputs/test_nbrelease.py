@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from autograder.grading.findings import Finding
+from autograder.grading.rendering import rendered
 from autograder.outputs.classview import load_class
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.nbrelease import place_feedback
@@ -104,7 +105,7 @@ def test_a_linked_hand_in_never_overwrites_a_classmates_feedback(tmp_path, monke
             ok = not Path(path).is_symlink()
             wrong = None if ok else Finding(Said("judge.failed_your_code_raised", what="x", text="ValueError: refused"))
             tests = [TestOutcome("test_a.py::test_tie", 100.0, "parameter identity", ok, wrong)]
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed))
+            on_result(uid, rendered(Result(tests=tests, run=RunFacts(status="ok"), seed=seed), None))
 
     monkeypatch.setattr(autograder.grading.executors, "grade_batch", batch)
     root = course / "submitted"

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 import autograder.grading.executors
+from autograder.graders import get_assignment
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.outputs.classrun import ClassJob, grade_class
@@ -30,12 +32,13 @@ class Batch:
     def __init__(self, kill: bool = False) -> None:
         self.kill = kill
 
-    def __call__(self, *, submissions, on_result, seed, **_):
+    def __call__(self, *, assignment, submissions, on_result, seed, **_):
         for uid, path in sorted(submissions.items()):
             text = Path(path).read_text()
             ok = "a + b" in text or '"points": 3' in text
             tests = [TestOutcome("test_add.py::test_same_shape", 3.0, "values", ok)]
-            on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+            result = Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0)
+            on_result(uid, rendered(result, get_assignment(assignment)))  # as step 8 leaves it
         if self.kill:
             raise Killed
 

@@ -19,8 +19,8 @@ from rich.console import Console
 
 from autograder.graders import get_assignment
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts
-from autograder.grading.titles import names
 from autograder.outputs.charges import cards
 from autograder.outputs.classview import Row
 from autograder.outputs.feedback import feedback_html
@@ -125,9 +125,8 @@ def _judged_on(name, one_plan, collect_evidence, judge, mark, *, outputs: bool =
     assert ok, f"{name} (seed {one_plan['seed']}): {note}"
     if outputs:
         for language in SPEC.languages:
-            _every_output_adds_up(
-                name, Result(tests=list(marked.values()), run=RunFacts(status="ok"), language=language)
-            )
+            result = Result(tests=list(marked.values()), run=RunFacts(status="ok"), language=language)
+            _every_output_adds_up(name, rendered(result, SPEC))  # as step 8 leaves it
     return score
 
 
@@ -136,23 +135,24 @@ def _every_output_adds_up(name: str, result: Result) -> None:
     never shown as passed (issue 30)."""
     lost = round(result.max_score - result.score, 6)
     where = f"{name} ({result.language})"
-    shown = cards(result, SPEC, result.language)
+    shown = cards(result.shown_in())
     assert round(sum(c.points for c in shown), 6) == lost, (where, [(c.title, c.points) for c in shown])
     covered = [item["test"] for card in shown for item in card.tests]
     assert sorted(covered) == sorted(t.name for t in result.failing()), where  # each failing test once
+    area_of = {t.name: t.area for t in result.tests}
     for area, (got, top) in result.areas.items():  # grades.csv and the gradebook's cells read these
-        in_area = sum(item["lost"] for card in shown for item in card.tests if item["area"] == area)
+        in_area = sum(item["lost"] for card in shown for item in card.tests if area_of[item["test"]] == area)
         assert round(top - got - in_area, 6) == 0, (where, area, got, top, in_area)
     row = grades_csv([Row(uid="s", name="s", result=result, kind="graded")]).splitlines()
     header, values = next(csv.reader(row[:1])), next(csv.reader(row[1:2]))
     assert round(sum(float(values[header.index(a)]) for a in result.areas), 6) == result.score, (where, values)
-    page = feedback_html(result, student="s", language=result.language, names=names(SPEC, result.language), spec=SPEC)
+    page = feedback_html(result, student="s", language=result.language, spec=SPEC)
     assert round(sum(float(p) for p in re.findall(r'data-points="([0-9.]+)"', page)), 6) == lost, where
     console = Console(record=True, width=200, color_system=None)
-    render_table(result, console=console, spec=SPEC)
+    render_table(result, console=console)
     costs = re.findall(r"^│\s*-([0-9.]+)\s*│", console.export_text(), flags=re.M)
     assert round(sum(float(c) for c in costs), 6) == lost, (where, costs)
-    entries = gradescope_results(result, SPEC)["tests"]
+    entries = gradescope_results(result)["tests"]
     assert round(sum(e["score"] for e in entries), 6) == result.score, where
     assert all((e["status"] == "passed") == (e["score"] == e["max_score"]) for e in entries), (where, entries)
 

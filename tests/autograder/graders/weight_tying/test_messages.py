@@ -15,6 +15,7 @@ from autograder.graders.weight_tying.messages import CATALOG, NAMES, Message, re
 from autograder.graders.weight_tying.zh_text import english as english_words
 from autograder.grading.findings import Finding
 from autograder.grading.marking import scheme_markdown
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, TestOutcome
 from autograder.grading.titles import names
 from autograder.outputs.feedback import feedback_html
@@ -149,8 +150,8 @@ def test_a_chinese_feedback_page_names_its_tests_and_areas_in_chinese():
         ),
         TestOutcome("test_counts.py::test_tied_lm_counts_one_table", 4, "parameter counts", True),
     ]
-    result = Result(tests=tests, run=None, output="评分完成", language="zh")
-    page = feedback_html(result, student="chen", language="zh", names=names(SPEC, "zh"), spec=SPEC)
+    result = rendered(Result(tests=tests, run=None, output="评分完成", language="zh"), SPEC)
+    page = feedback_html(result, student="chen", language="zh", spec=SPEC)
     assert render("title.tied_lm_shapes_and_values", "zh") in page
     assert render("title.tied_lm_counts_one_table", "zh") in page
     assert "tied lm shapes and values" not in page and "tied lm counts one table" not in page

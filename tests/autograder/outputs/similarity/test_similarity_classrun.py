@@ -17,6 +17,7 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
+from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.submissions import find_submissions
 from autograder.outputs.classrun import ClassJob, grade_class
@@ -37,7 +38,8 @@ def _fake_batch(*, submissions, seed, on_result, **_):
             )
             for n, (a, p) in enumerate(AREAS.items())
         ]
-        on_result(uid, Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0))
+        result = Result(tests=tests, run=RunFacts(status="ok"), seed=seed, execution_time=1.0)
+        on_result(uid, rendered(result, get_assignment("weight_tying")))  # as step 8 leaves it
 
 
 def _four(copied: str) -> dict[str, tuple[str, str]]:
@@ -104,14 +106,13 @@ def test_the_report_lists_the_pair_and_links_its_page_from_needs_a_look(graded):
 
 def test_no_student_ever_sees_it(graded):
     tmp_path, _, outcome = graded
-    spec = get_assignment("weight_tying")
     for uid, other in (("alice", "bob"), ("bob", "alice")):
         page = (tmp_path / "out" / "feedback" / f"{uid}.html").read_text(encoding="utf-8")
         plain = (tmp_path / "plain" / "feedback" / f"{uid}.html").read_text(encoding="utf-8")
         assert _untimed(page) == _untimed(plain)  # the same page but for when it was graded
         assert "similar" not in page.lower() and f">{other}<" not in page
         result = Result.from_wire(json.loads((tmp_path / "out" / "results" / f"{uid}.json").read_text())["result"])
-        sent = json.dumps(gradescope_results(result, spec))
+        sent = json.dumps(gradescope_results(result))
         assert "similar" not in sent.lower() and other not in sent
 
 
