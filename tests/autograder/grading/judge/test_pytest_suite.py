@@ -7,6 +7,7 @@ pipeline: tests/autograder/graders/weight_tying/test_suite_on_pytest.py)."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import sys
 import tomllib
@@ -84,6 +85,23 @@ def test_the_kits_own_test_run_never_collects_a_hidden_suite():
     assert config["testpaths"] == ["tests"]
     script = (KIT_ROOT / "scripts" / "test.sh").read_text()
     assert "autograder" not in script.split("exec python -m pytest", 1)[1]
+
+
+@pytest.mark.parametrize("grader", ["selftest", "weight_tying"])
+def test_a_suites_tests_are_what_pytest_takes_for_tests(grader):
+    """What pytest's own collection would take for a test (a module function or a class named test*, Test*) is
+    exactly the kit's runner's list, each taking only fixtures the conftest supplies: pytest-style functions."""
+    spec = get_assignment(grader)
+    suite = Suite.load(spec.suite_dir, spec.scheme)
+    suite.close()
+    seen = set()
+    for path in sorted(spec.suite_dir.glob("test_*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+                seen.add(f"{path.name}::{node.name}")
+                assert {a.arg for a in node.args.args} <= {"plan", "evidence", "run"}, (path.name, node.name)
+            assert not (isinstance(node, ast.ClassDef) and node.name.startswith("Test")), (path.name, node.name)
+    assert seen == {t.name for t in suite.tests}
 
 
 def test_on_kept_evidence_a_failure_shows_the_kits_finding(tmp_path, capfd):
