@@ -31,17 +31,9 @@ import pytest
 
 from autograder.grading.judge.kept import Kept, read_kept
 
-__all__ = [
-    "pytest_addoption",
-    "pytest_configure",
-    "pytest_pycollect_makemodule",
-    "plan",
-    "evidence",
-    "run",
-    "Judged",
-    "judged",
-    "PLUGIN",
-]
+# What each suite's conftest takes (``from ... import *``): pytest finds hooks and fixtures by name. ``judged``
+# (the inputs kept in a folder, as the judge reads them) is for checks of the kit.
+__all__ = ["pytest_addoption", "pytest_configure", "pytest_pycollect_makemodule", "plan", "evidence", "run"]
 
 PLUGIN = "autograder-hidden-suite"  # this session's plugin, registered once whatever the suites given
 _JUDGED = pytest.StashKey["Judged"]()
