@@ -7,7 +7,8 @@ What the judge read, in the kit's own formats (no pickle), so that ``pytest <sui
                           by ``protocol.decode``, every bound checked)
     DIR/job.frame         the runner's job: the hand-in and the judge's plan, one frame (``pipeline.job``)
     DIR/kept.json         the assignment, the seed, the limits, the run as the sandbox reported it
-                          (``SandboxResult.to_wire``) and what the kit's judge decided (its outcomes' wire form)
+                          (``SandboxResult.to_wire``) and what the kit's judge made of it: the run's facts and
+                          each test's outcome (their wire forms)
 
 The folder is checked before anything is graded (``folder_problem``): new, or empty; a file, a folder the
 grader cannot write, or one holding anything (an earlier hand-in's evidence too) is refused by name, so
@@ -22,6 +23,7 @@ import secrets
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from autograder.grading.result import TestOutcome
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
 
@@ -117,8 +119,10 @@ def read_kept(folder: Path) -> Kept:
             raise ValueError(f"format {found!r}, this kit reads format {FORMAT}")
         judge = facts["judge"]
         outcomes = judge["outcomes"]
-        if not isinstance(outcomes, list) or not all(isinstance(o, dict) for o in outcomes):
+        if not isinstance(outcomes, list):
             raise ValueError("its judge's outcomes are not a list of outcomes")
+        for outcome in outcomes:
+            TestOutcome.from_wire(outcome)  # ValueError naming the field
         if not isinstance(facts["assignment"], str) or type(facts["seed"]) is not int:
             raise ValueError("its assignment is not a name or its seed not an integer")
         kept = Kept(

@@ -64,19 +64,19 @@ def pytest_pycollect_makemodule(module_path: Path, parent: pytest.Collector) -> 
 @pytest.fixture(scope="session")
 def plan(request: pytest.FixtureRequest) -> dict:
     """The judge's plan for the kept seed (the one the runner measured)."""
-    return request.config.stash[_JUDGED].plan
+    return session_judgement(request.config).plan
 
 
 @pytest.fixture(scope="session")
 def evidence(request: pytest.FixtureRequest) -> dict:
     """The run's records, decoded as the judge decodes them (the run's own records set aside)."""
-    return request.config.stash[_JUDGED].evidence
+    return session_judgement(request.config).evidence
 
 
 @pytest.fixture(scope="session")
 def run(request: pytest.FixtureRequest) -> dict:
     """How the run went (``RunFacts.to_dict()``), as the kit's runner passes it."""
-    return request.config.stash[_JUDGED].run
+    return session_judgement(request.config).run
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,11 @@ class Judged:
     def kit_outcome(self, name: str) -> dict | None:
         """The kit's judge's outcome for test `name` (``file.py::test_x``) when it was graded, or None."""
         return next((o for o in self.kept.outcomes if o.get("name") == name), None)
+
+
+def session_judgement(config: pytest.Config) -> Judged | None:
+    """The judgement a session with ``--evidence`` runs on (None before its start, or without the option)."""
+    return config.stash.get(_JUDGED, None)
 
 
 def judged(folder: Path) -> Judged:
@@ -131,7 +136,7 @@ class SuiteFile(pytest.File):
     """One ``test_*.py`` file of a hidden suite: its tests as the kit's runner loaded them."""
 
     def collect(self):
-        judged = self.config.stash.get(_JUDGED, None)
+        judged = session_judgement(self.config)
         if judged is None:
             pytest.skip(
                 "the hidden suite runs on a hand-in's kept evidence: python -m autograder grade FILE "
@@ -160,7 +165,7 @@ class Judging:
 
     def __init__(self) -> None:
         self.threads: int | None = None
-        self.differs: list[str] = []  # tests whose verdict here is not the kit's kept one
+        self.differs: list[str] = []  # what here is not what the kit's judge had or decided: tests, the run
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         import torch
@@ -169,9 +174,12 @@ class Judging:
         torch.set_num_threads(1)  # as the judge process judges: one thread, the same float sums
         folder = Path(session.config.getoption("evidence"))
         try:
-            session.config.stash[_JUDGED] = judged(folder)
+            session.config.stash[_JUDGED] = inputs = judged(folder)
         except ValueError as exc:
+            torch.set_num_threads(self.threads)  # no session follows: pytest_sessionfinish is not called
             raise pytest.UsageError(f"--evidence {str(folder)!r}: {exc}") from None
+        if inputs.kept.run is not None and inputs.run != inputs.kept.run:
+            self.differs.append("the run's facts (the fixture run)")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         import torch
@@ -179,14 +187,14 @@ class Judging:
         from autograder.grading.judge.memo import end_judgement
 
         end_judgement()  # as the kit's runner ends a judgement
-        judged = session.config.stash.get(_JUDGED, None)
+        judged = session_judgement(session.config)
         if judged is not None:
             judged.suite.close()  # its modules leave sys.modules (a second session in this process loads its own)
         if self.threads is not None:
             torch.set_num_threads(self.threads)
 
     def pytest_report_header(self, config: pytest.Config) -> list[str]:
-        judged = config.stash.get(_JUDGED, None)
+        judged = session_judgement(config)
         if judged is None:
             return []
         failed = [o for o in judged.kept.outcomes if not o.get("passed")]
@@ -204,7 +212,7 @@ class Judging:
             return report
         from autograder.grading.findings import Finding, finding_of
 
-        judged = item.config.stash[_JUDGED]
+        judged = session_judgement(item.config)
         finding = None if call.excinfo is None else finding_of(call.excinfo.value)
         name = f"{item.path.name}::{item.name}"
         kit = judged.kit_outcome(name)
@@ -226,8 +234,8 @@ class Judging:
     def pytest_terminal_summary(self, terminalreporter) -> None:
         if self.differs:
             terminalreporter.write_line(
-                f"{len(self.differs)} tests differ from the kit's grade kept with the evidence (the suite changed "
-                f"since, or the evidence is not what the kit judged): {', '.join(self.differs)}",
+                f"not as the kit's judge had them with this evidence (the kit changed since it was kept, or the "
+                f"evidence is not what the kit judged): {', '.join(self.differs)}",
                 yellow=True,
             )
 

@@ -96,6 +96,7 @@ def test_a_folder_without_kept_evidence_is_refused_naming_what_is_missing(tmp_pa
         (lambda facts: facts["limits"].update(wall_seconds=-1), "wall_seconds=-1"),
         (lambda facts: facts["box"].update(timed_out="no"), "'timed_out'"),
         (lambda facts: facts["judge"].update(outcomes="all passed"), "not a list of outcomes"),
+        (lambda facts: facts["judge"]["outcomes"][0].update(passed="yes"), "'passed'"),
         (lambda facts: facts.pop("seed"), "'seed'"),
     ],
 )

@@ -112,7 +112,7 @@ def test_on_kept_evidence_a_failure_shows_the_kits_finding(tmp_path, capfd):
     assert "test_add.py::test_same_shape FAILED" in out and "test_add.py::test_broadcast FAILED" in out
     assert "the kit's finding" in out and "names subtraction\nadd returned a - b: subtraction" in out
     assert "a failure that names no misconception\nadd(col, row) does not equal col + row" in out
-    assert "differ from the kit's grade" not in out
+    assert "not as the kit's judge had them" not in out
     code, out = _pytest(capfd, "--evidence", str(tmp_path), "-k", "broadcast", "-q")
     assert code == 1 and "1 failed, 1 deselected" in out
 
@@ -124,14 +124,18 @@ def test_a_correct_run_passes_every_test(tmp_path, capfd):
 
 
 def test_a_verdict_the_kit_did_not_give_is_named(tmp_path, capfd):
-    """After an edit of the suite, pytest's verdict on the same evidence can differ from the kit's kept one."""
+    """After an edit of the suite (or of how a run's facts are derived), what pytest finds on the same evidence can
+    differ from what the kit's judge had and decided: the summary names it."""
     kept = _keep(tmp_path / "first", lambda a, b: a - b)
     edited = [{**o, "passed": True, "finding": None} for o in kept.outcomes]
-    dataclasses.replace(kept, outcomes=tuple(edited)).write(tmp_path)
+    dataclasses.replace(kept, outcomes=tuple(edited), run={**kept.run, "exit_code": 3}).write(tmp_path)
     code, out = _pytest(capfd, "--evidence", str(tmp_path))
     assert code == 1 and "the kit's grade said otherwise" in out
-    assert "2 tests differ from the kit's grade kept with the evidence" in out
-    assert "test_add.py::test_same_shape, test_add.py::test_broadcast" in out
+    assert (
+        "not as the kit's judge had them with this evidence (the kit changed since it was kept, or the evidence is"
+        in out
+    )
+    assert "the run's facts (the fixture run), test_add.py::test_same_shape, test_add.py::test_broadcast" in out
 
 
 def test_evidence_measured_on_another_plan_is_refused(tmp_path, capfd):
