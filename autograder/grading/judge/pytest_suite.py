@@ -7,12 +7,11 @@ An instructor debugs one verdict the way they debug any test::
 
 Each suite folder's ``conftest.py`` takes from here the option, the collector of the suite's files, the fixtures
 ``plan``, ``evidence`` and ``run``, and the hook that, with ``--evidence``, registers this session's plugin
-(``Judging``: the judgement's inputs read once, what each failure's finding is and how it compares with the
-kit's grade). The judgement's inputs are read as the
-judge process reads them: the plan drawn again from the kept seed (refused when it is not the plan the runner
-measured), the evidence decoded and the run's facts derived by ``server.judged_inputs``. Without
-``--evidence``, every file of the suite is skipped with the way to make one: the kit's own test run never
-collects a hidden test.
+(``Judging``: the judgement's inputs read once, each failure's finding, and what differs from the kit's grade
+kept with the evidence). The inputs are read as the judge process reads them: the plan drawn again from the kept
+seed (refused when it is not the plan the runner measured), the evidence decoded and the run's facts derived by
+``server.judged_inputs``. Without ``--evidence``, every file of the suite is skipped, saying how to keep some:
+the kit's own test run never collects a hidden test.
 
 The suite's modules are imported by the kit's runner (``judge.suite.Suite.load``), never by pytest's: pytest
 would rewrite each ``assert ..., said`` so that its message reached the runner as text, not as the value whose
@@ -31,8 +30,8 @@ import pytest
 
 from autograder.grading.judge.kept import Kept, read_kept
 
-# What each suite's conftest takes (``from ... import *``): pytest finds hooks and fixtures by name. ``judged``
-# (the inputs kept in a folder, as the judge reads them) is for checks of the kit.
+# What each suite's conftest takes (``from ... import *``): pytest finds hooks and fixtures by name. ``judged`` (the
+# inputs kept in a folder, as the judge reads them) and ``session_judgement`` (a session's) are for checks of the kit.
 __all__ = ["pytest_addoption", "pytest_configure", "pytest_pycollect_makemodule", "plan", "evidence", "run"]
 
 PLUGIN = "autograder-hidden-suite"  # this session's plugin, registered once whatever the suites given
@@ -216,8 +215,7 @@ class Judging:
         finding = None if call.excinfo is None else finding_of(call.excinfo.value)
         name = f"{item.path.name}::{item.name}"
         kit = judged.kit_outcome(name)
-        report.user_properties.append(("finding", None if finding is None else finding.to_wire()))
-        report.user_properties.append(("kit", kit))
+        report.user_properties.append(("finding", None if finding is None else finding.to_wire()))  # junitxml too
         if finding is not None:
             report.sections.append(("the kit's finding", _described(finding)))
         if kit is not None:
