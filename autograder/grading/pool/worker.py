@@ -139,14 +139,16 @@ class Worker:
             "template_peak_rss": self.template.peak_rss(),
         }
 
-    def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
+    def grade_path(
+        self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = (), keep=None
+    ) -> Result:
         """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
         the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
         file = Path(path).resolve()
-        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide))
+        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide), keep=keep)
 
-    def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
-        """Grade one submission given as text (``pipeline.Submission``)."""
+    def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = (), keep=None) -> Result:
+        """Grade one submission given as text (``pipeline.Submission``); `keep`: ``pipeline.grade``'s."""
         self.timings = {}
         seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.judge.prepare(seed)  # the plan is drawn while the zygote warms up (or forks this run)
@@ -158,6 +160,7 @@ class Worker:
             judge=self.judge,
             sandbox=ForkedSandbox(self, submission, hide),
             timings=self.timings,
+            keep=keep,
         )
 
     def run(self, job, hide: tuple):
