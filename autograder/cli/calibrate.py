@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli import dask
 from autograder.cli.common import fail, grading_limits, guarded, positive
 
 __all__ = ["add_parser", "run"]
@@ -42,6 +43,9 @@ def run(args) -> int:
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
+    args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
+    if isinstance(args.scheduler, str):
+        return fail(args.scheduler)
     if args.seeds:
         if args.seed is not None:
             return fail("give either --seed (one plan) or --seeds N (the sweep over seeds 1..N), not both")
