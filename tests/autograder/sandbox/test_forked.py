@@ -5,7 +5,9 @@ same script, so a Python whose private functions change behaviour fails here, no
 
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -48,12 +50,22 @@ os.waitpid(pid, 0)
 
 
 def _ended(code: str) -> tuple[str, str]:
-    try:
-        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:  # an executor's idle worker never let go: its hook did not run
-        pytest.fail("the script did not end within 60 s: a thread was never let go")
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout, re.sub(r" at 0x[0-9a-f]+", "", run.stderr)  # a function's address differs run to run
+    """(stdout, stderr) of `code` run to its end; a run that hangs is killed with its forked child."""
+    with subprocess.Popen(
+        [sys.executable, "-c", code],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    ) as run:
+        try:
+            out, err = run.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # an executor's idle worker never let go: its hook did not run
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            pytest.fail("the script did not end within 60 s: a thread was never let go")
+    assert run.returncode == 0, err[-2000:]
+    return out, re.sub(r" at 0x[0-9a-f]+", "", err)  # a function's address differs run to run
 
 
 def test_a_forked_run_ends_as_a_fresh_interpreter_ends():
