@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.cli import keep_evidence
+from autograder.cli import dask, keep_evidence
 from autograder.cli.common import fail, grading_limits, guarded, positive
 
 __all__ = ["add_parser", "run"]
@@ -44,6 +44,9 @@ def run(args) -> int:
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
+    args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
+    if isinstance(args.scheduler, str):
+        return fail(args.scheduler)
     if args.seeds:
         if args.keep_evidence is not None:
             return fail("--keep-evidence keeps one plan's evidence: drop it or --seeds")

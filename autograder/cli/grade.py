@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.cli import keep_evidence, similarity
+from autograder.cli import dask, keep_evidence, similarity
 from autograder.cli.common import fail, grading_limits, guarded, positive
 from autograder.cli.grade_options import add_options, asked, complete, late_options
 from autograder.protocol.said import LANGUAGES
@@ -121,6 +121,9 @@ def run(args) -> int:
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
+    args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
+    if isinstance(args.scheduler, str):
+        return fail(args.scheduler)
     return guarded(lambda: _grade(args, limits, options.extensions))
 
 
