@@ -32,6 +32,7 @@ __all__ = [
     "owner_of",
     "message",
     "render",
+    "ended",
     "parameters",
     "problems",
     "from_wire",
@@ -237,6 +238,18 @@ def _one_stop(before: str, after: str) -> tuple[str, str]:
         if before[-1] in _OPEN:
             return before[:-1], after
     return before, after
+
+
+def ended(text: str) -> str:
+    """A Chinese message rendered as a paragraph: each line whose last sentence has no mark of its own ends with
+    。 ("……请换成你自己的代码" -> "……请换成你自己的代码。"); a line that introduces what follows (：) or
+    already ends (。？！；) stays as it is. A message is built of parts that may each end a sentence or not, so
+    the sentence is ended where the message is shown whole."""
+    return "\n".join(line + "。" if line and _open_end(line[-1]) else line for line in text.split("\n"))
+
+
+def _open_end(char: str) -> bool:
+    return _cjk(char) or (char.isascii() and char.isalnum()) or char in ")]）”’\"'_"
 
 
 def _cjk(char: str) -> bool:
