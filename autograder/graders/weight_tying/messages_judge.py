@@ -50,8 +50,8 @@ MESSAGES = {
     # the same when the run names a syntax error: the class is missing because its code never ran
     "judge.class_not_defined_syntax": (
         "the submission does not define {name}: a syntax error kept the code that defines it from running (“How "
-        "your code ran” names the cell and the line), so {what} could not run",
-        "你的提交没有定义 {name}：代码有语法错误，定义它的那部分没有运行（出错的单元格和行见“代码的运行情况”），"
+        "your code ran” says where), so {what} could not run",
+        "你的提交没有定义 {name}：代码有语法错误，定义它的那部分没有运行（出错的位置见“代码的运行情况”），"
         "所以无法检查{what}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
