@@ -127,6 +127,10 @@ REPORT = {
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
         "本次评分 {graded} 份，另有 {reused} 份的结果没有变化，沿用上次的评分（随机种子 {seed}）",
     ),
+    "report.batch.all_kept": Message(
+        "nothing graded now: all {reused} already up to date (seed {seed})",
+        "没有需要重新评分的提交：{reused} 份的结果都没有变化，沿用上次的评分（随机种子 {seed}）",
+    ),
     "report.batch.late": Message(
         "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
         "late_by, late_penalty, final_score; the report's Needs a look)",
