@@ -37,6 +37,15 @@ _FIX_ZH = "评分程序只读取提交文件夹里真实存在的文件；请提
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     "run.ok": ("Your code ran to the end.", "你的代码从头到尾运行完毕。"),
+    # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not
+    "run.blank.empty": (
+        "Blank submission: nothing written yet (the file holds no code).",
+        "空白提交：什么都还没有写（文件里没有任何代码）。",
+    ),
+    "run.blank.starter": (
+        "Blank submission: nothing written yet (the exercises are still the starter code).",
+        "空白提交：什么都还没有写（练习仍是初始代码）。",
+    ),
     "run.timeout": (
         "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet"
         " score 0. Look for an endless loop or a very slow computation.",
@@ -84,7 +93,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_cells_raised": (
         "Your code ran to the end, but {n} of its cells did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个单元格没有正常运行：",
+        "你的代码从头到尾运行完毕，但其中有 {n} 个单元格没有正常结束：",
+    ),
+    # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
+    "run.syntax_cells": (
+        "Your code has a syntax error: the cells it is in ({n}) did not run at all:",
+        "你的代码有语法错误，出错的单元格（共 {n} 个）一行都没有运行：",
+    ),
+    "run.syntax_parts": (
+        "Your code has a syntax error: the parts it is in ({n}) did not run at all:",
+        "你的代码有语法错误，出错的部分（共 {n} 个）一行都没有运行：",
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
@@ -136,19 +154,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的提交没有定义 {names}（请核对类名的拼写）。",
     ),
     "run.not_defined_syntax": (
-        "Not defined by your submission: {names} (a cell with a syntax error).",
-        "你的提交没有定义 {names}：上面有单元格存在语法错误，它定义的类因此不存在。",
-    ),
-    "run.not_defined_syntax_part": (
-        "Not defined by your submission: {names} (a part with a syntax error).",
-        "你的提交没有定义 {names}：上面有部分代码存在语法错误，其中定义的类因此不存在。",
+        "Not defined by your submission, because of that syntax error: {names}.",
+        "由于这个语法错误，你的提交没有定义 {names}。",
     ),
     "run.names_sep": (", ", "、"),  # between the names a submission does not define
     "run.cell_syntax_error": (
-        "While loading your submission, {cell} has a syntax error, so Python ran none of it and nothing it defines"
-        " exists (a later NameError follows from it): {error}",
-        "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在（之后的 NameError "
-        "就是由此引起的）：“{error}”",
+        "{cell} has a syntax error, so Python ran none of it and nothing it defines exists: {error}",
+        "{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在：“{error}”",
     ),
     "run.cell_stopped": (
         "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
@@ -163,7 +175,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个部分没有正常运行：",
+        "你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
         "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
@@ -172,12 +184,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cell.place.part": ("part {number}", "第 {number} 部分"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
-    # a Gradescope result's lines under a charge (gradescope/results.py)
-    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（该测试 {points} 分）"),
-    "gradescope.covered_test": (
-        "- {name}: not charged again (its {points} counted in this charge)",
-        "- {name}：该测试 {points} 分，已计入上面的扣分",
+    # a Gradescope result's lines under a charge (gradescope/results.py): the pages' words
+    "gradescope.charged_test": ("- {name}: −{lost} of its {points}", "- {name}：该测试 {points} 分，扣 {lost} 分"),
+    "gradescope.charged_part": (
+        "- {name}: −{lost} of its {points} ({part})",
+        "- {name}：该测试 {points} 分，扣 {lost} 分（{part}）",
     ),
+    "gradescope.covered_test": (
+        "- {name}: its {points} counted in this charge, not charged again",
+        "- {name}：该测试 {points} 分，已算在这项扣分里，不再另扣",
+    ),
+    # why a test carries only part of its points in a misconception's charge (marking.Part, editions.part_words)
+    "charge.part.others": ("{points} of its points go to “{title}”", "另外 {points} 分计入“{title}”"),
+    "charge.part.free": (
+        "{points} not charged: this mistake costs at most {cap} points in this area of the exercise",
+        "其余 {points} 分不扣：这个错误在这道练习的这一评分项里最多扣 {cap} 分",
+    ),
+    "charge.part.sep": ("; ", "；"),
     "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)

@@ -20,7 +20,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.catalog import LANGUAGES
+from autograder.grading.catalog import LANGUAGES, render
+from autograder.grading.marking import Part
 from autograder.grading.result import Result
 from autograder.protocol.said import Said, Text, verbatim
 
@@ -33,6 +34,7 @@ __all__ = [
     "readable_test",
     "test_title",
     "charge_title",
+    "part_words",
     "experiment_title",
     "stopped_said",
 ]
@@ -114,6 +116,26 @@ def charge_title(spec: AssignmentSpec | None, charge, language: str = DEFAULT_LA
     return charge.cause if charge.misconception else test_title(spec, charge.cause, language)
 
 
+def part_words(spec: AssignmentSpec | None, part: Part, language: str = DEFAULT_LANGUAGE) -> str:
+    """Why a test carries only part of its points in a charge (``marking.Part``), in `language`: "the other 3
+    not charged: this mistake costs at most 6 points in this area of the exercise" (the misconceptions that take
+    the rest named by their titles)."""
+    language = language if spec is None or language in spec.languages else DEFAULT_LANGUAGE
+    catalog = spec.catalog if spec is not None else None
+    said = [
+        render(
+            "charge.part.others",
+            language,
+            points=f"{points:g}",
+            title=catalog.misconception_title(cause, language) if catalog is not None else cause,
+        )
+        for cause, points in part.others
+    ]
+    if part.free > 0:
+        said.append(render("charge.part.free", language, points=f"{part.free:g}", cap=f"{part.cap:g}"))
+    return render("charge.part.sep", language).join(said)
+
+
 def stopped_said(stop: dict) -> Text:
     """Where the judge stopped ({"id", "params"} or {"words"}, ``pipeline.judge_stop``), as a message."""
     if stop.get("id"):
@@ -129,5 +151,6 @@ def localize(result: Result, language: str) -> Result:
     """
     if language not in LANGUAGES:
         language = DEFAULT_LANGUAGE
-    output = result.run.summary(language) if result.run is not None and result.grader_error is None else result.output
+    run, blank = result.run, result.blank
+    output = run.summary(language, blank=blank) if run is not None and result.grader_error is None else result.output
     return replace(result, output=output, language=language)

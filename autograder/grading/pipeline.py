@@ -38,7 +38,7 @@ from autograder.grading.marking import apply_marking
 from autograder.grading.refusals import refused
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
-from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
+from autograder.grading.submissions import SubmissionRefused, holds_code, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
@@ -281,6 +281,7 @@ def finish(
     """Step 8: the ``Result``: the marking scheme's charges, and the language its feedback is shown in."""
     run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
+    run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
     return localize(result, language if language in spec.languages else spec.languages[0])

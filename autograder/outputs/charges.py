@@ -13,9 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.editions import charge_title, test_title
+from autograder.grading.editions import charge_title, part_words, test_title
 from autograder.grading.findings import Finding
-from autograder.grading.marking import breakdown
+from autograder.grading.marking import breakdown, part_of
 from autograder.grading.messages import clean_message
 from autograder.grading.result import Result, TestOutcome
 
@@ -33,7 +33,9 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    tests: list[dict] = field(default_factory=list)  # {"name", "area", "points", "lost", "test"} per test
+    # {"name", "area", "points", "lost", "test", "what", "part"} per test ("part": why it carries only part of its
+    # points here, in words; "" when it carries all of them or none)
+    tests: list[dict] = field(default_factory=list)
 
 
 def reason_key(finding: Finding | None) -> tuple:
@@ -60,7 +62,8 @@ def cards(result: Result, spec: AssignmentSpec | None, language: str | None = No
     for charge in breakdown(result.tests, scheme):
         members = [by_name[name] for name, _ in charge.tests]
         carried = dict(charge.tests)
-        items = [_item(t, carried[t.name], spec, language) for t in members]
+        cause = charge.cause if charge.misconception else None
+        items = [_item(t, carried[t.name], spec, language, cause) for t in members]
         if charge.misconception:
             lead = _lead(members, charge.cause, scheme)
             title = charge_title(spec, charge, language)
@@ -103,7 +106,7 @@ def _message(test: TestOutcome, language: str) -> str:
     return clean_message(test.message(language)) or test_title(None, test.name, language)
 
 
-def _item(test: TestOutcome, lost: float, spec: AssignmentSpec | None, language: str) -> dict:
+def _item(test: TestOutcome, lost: float, spec: AssignmentSpec | None, language: str, cause: str | None) -> dict:
     subject = test.finding.said.first().params.get("what") if test.finding is not None else None
     what = ""
     # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
@@ -118,4 +121,11 @@ def _item(test: TestOutcome, lost: float, spec: AssignmentSpec | None, language:
         "points": test.points,
         "lost": lost,
         "what": clean_message(what),
+        "part": _part(test, cause, spec, language),
     }
+
+
+def _part(test: TestOutcome, cause: str | None, spec: AssignmentSpec | None, language: str) -> str:
+    """Why `test` carries only part of its points in misconception `cause`'s charge, in words ("" otherwise)."""
+    part = part_of(test, cause, spec.scheme) if cause is not None and spec is not None else None
+    return part_words(spec, part, language) if part is not None else ""

@@ -54,6 +54,7 @@ def _item(item: dict, w: dict[str, str], area: Callable[[str], str]) -> dict:
         "points": points,
         "detail": w["item_detail"].format(area=area(item["area"]), points=points),
         "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
+        "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
     }
 
 
@@ -92,6 +93,7 @@ def _named(names: Callable[[str], str] | None) -> Callable[[str], str]:
 # how a run ended (wording.run_state) -> its words in the pages' catalog
 _STATUS = {
     "ok": "page.status.ok",
+    "blank": "page.status.blank",
     "syntax error": "page.status.syntax error",
     "cells raised": "page.status.cells raised",
     "time budget": "page.status.time budget",

@@ -95,6 +95,8 @@ def _fix_first(row: Row, spec: AssignmentSpec | None, starts: Mapping[int, CellP
         return row.problem
     if row.kind == "refused" and r.run is not None:
         return "what the sandbox refused it: " + refused_detail(r.run)
+    if row.kind == "blank":
+        return w["fix.blank"]
     if r.run is not None and r.status == "timeout":
         where = stopped_at(r.run, kind=row.suffix, starts=starts, spec=spec, language=language)
         return w["fix.timeout"].format(where=where)

@@ -22,7 +22,7 @@ from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.editions import experiment_title, readable_test
 from autograder.grading.messages import clean_message
-from autograder.grading.result import STATUS_MESSAGES, Result, RunFacts, status_words
+from autograder.grading.result import RUN_HEADERS, STATUS_MESSAGES, SYNTAX_ERRORS, Result, RunFacts, status_words
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
 from autograder.protocol.said import render as render_said
@@ -100,11 +100,8 @@ def _place(index: int, kind: str, starts: Mapping[int, CellPlace] | None, langua
     return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
 
 
-_SYNTAX = ("SyntaxError", "IndentationError", "TabError")
-
-
 def is_syntax_error(message: str) -> bool:
-    return str(message).startswith(_SYNTAX)
+    return str(message).startswith(SYNTAX_ERRORS)
 
 
 def syntax_errors(
@@ -164,12 +161,15 @@ def budget_stops(
 
 def run_state(result: Result) -> str:
     """How a run ended, as the pages and tables name it: its status (``Result.status``), except that a run that
-    ended normally while part of its code did not run says so: "syntax error" (a cell or part Python could not
-    compile), "time budget" (one stopped at its own time budget) or "cells raised" (one raised; a call only to
-    what the grader withholds aside). The mark never reads it."""
+    ended normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code
+    did not run: "syntax error" (a cell or part Python could not compile), "time budget" (one stopped at its own
+    time budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The mark never
+    reads it."""
     run = result.run
     if result.status != "ok" or run is None:
         return result.status
+    if result.blank:  # nothing written yet: not a run to call "ok" (Result.blank)
+        return "blank"
     if syntax_errors(run):
         return "syntax error"
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
@@ -210,22 +210,20 @@ def run_lines(
         return ["The grader could not grade this submission (its own failure, not yours): it will be graded again."]
     if run is None:
         return [clean_message(result.output)] if result.output else []
+    if result.blank:  # said as the run summary says it in every language (RunFacts.summary)
+        return [render("run.blank.empty" if run.empty else "run.blank.starter"), *run.refused_lines("en")]
     words = status_words(run) if run.status in STATUS_MESSAGES else f"The run ended with status {run.status}."
     if run.status == "timeout":
         words = f"{words} It was stopped {stopped_at(run, kind=kind, starts=starts, spec=spec)}."
     lines = [render("run.not_run", why=clean_message(render_said(run.refusal)))] if run.refusal is not None else []
     errors = [(i, clean_message(m)) for i, m in run.load_errors if isinstance(i, int)][:10]
-    if errors and run.status == "ok":
-        what = "parts" if kind == "py" else "cells"
-        words = f"Your code ran to the end, but {len(errors)} of its {what} did not finish normally:"
+    if errors and run.status == "ok":  # a syntax error ran nothing of its cell: never "ran to the end" alone
+        words = render(RUN_HEADERS[all(is_syntax_error(m) for _, m in errors), kind != "py"], n=len(errors))
     lines.append(words)
     for index, message in errors:
         place = _place(index, kind, starts or {})
         if is_syntax_error(message):
-            lines.append(
-                f"{place} has a syntax error, so Python ran none of it and nothing it defines exists "
-                f"(a later NameError follows from it): {message}"
-            )
+            lines.append(render("run.cell_syntax_error", cell=place, error=message))
             continue
         # The starter code's own exception: what it means, so the student looks for the part not written yet.
         why = (
@@ -236,8 +234,8 @@ def run_lines(
         lines.append(f"{place} raised {message}{why}")
     missing = [n for n in run.required_names if n not in run.defined]
     if missing and run.status in ("ok", "memory"):
-        hint = "a cell with a syntax error" if any(is_syntax_error(m) for _, m in errors) else "check the exact names"
-        lines.append("Not defined by your submission: " + ", ".join(missing) + f" ({hint}).")
+        syntax = any(is_syntax_error(m) for _, m in errors)
+        lines.append(render("run.not_defined_syntax" if syntax else "run.not_defined", names=", ".join(missing)))
     return lines + run.refused_lines("en")
 
 

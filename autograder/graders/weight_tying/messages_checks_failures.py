@@ -230,9 +230,9 @@ MESSAGES = {
     ),
     "checkfail.loss_softmax": (
         "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
-        "which applies log_softmax itself); give it the raw logits",
+        "which applies log_softmax itself: softmax applied twice); give it the raw logits",
         "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
-        "而 F.cross_entropy 内部本身就会做 log_softmax。请直接传入 logits。",
+        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
     ),
     "checkfail.loss_nll": (
         "{what} = {got}, expected {want}: F.nll_loss of raw logits (nll_loss takes log-probabilities: "

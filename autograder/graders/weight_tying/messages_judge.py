@@ -45,7 +45,14 @@ MESSAGES = {
     ),
     "judge.class_not_defined": (
         "the submission does not define {name}, so {what} could not run",
-        "你的提交没有定义 {name}，用到它的测试都无法运行，包括这一项：{what}",
+        "你的提交没有定义 {name}，所以无法检查{what}，用到 {name} 的其他测试也都无法运行",
+    ),
+    # the same when the run names a syntax error: the class is missing because its code never ran
+    "judge.class_not_defined_syntax": (
+        "the submission does not define {name}: a syntax error kept the code that defines it from running (“How "
+        "your code ran” says where), so {what} could not run",
+        "你的提交没有定义 {name}：代码有语法错误，定义它的那部分没有运行（出错的位置见“代码的运行情况”），"
+        "所以无法检查{what}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
@@ -54,16 +61,16 @@ MESSAGES = {
     "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数量"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
     ),
     "judge.counts.unique_two_tables": (
         "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables; the tie test shows why: {cause}",
-        "{model} 去重后共有 {n} 个参数，应为 V * D = {want}，多出一张 (V, D) 的表。原因见共享检查：{cause}",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}，多出了一张 (V, D) 的表。"
+        "多出这张表的原因：{cause}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：复制了一份表，LM head "
-        "上还带了偏置",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：复制了一份表，LM head 上还带了偏置",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
@@ -85,7 +92,7 @@ MESSAGES = {
     "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数量的记录格式不对"),
     "judge.counts.wrapper_unique": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
         "减去 V * D = {vd}）",
     ),
     "judge.counts.not_one_table_after_write": (
@@ -134,10 +141,8 @@ MESSAGES = {
     ),
     # the loss
     "judge.loss.not_written": (
-        "\n-> loss() raises for every target form (still the starter's NotImplementedError, or an error of its own, "
-        "shown above), so the model has no training objective",
-        "\nloss() 在三种 targets 形式下都抛出异常（仍是初始代码的 NotImplementedError，或上面显示的错误），"
-        "模型因此没有训练目标",
+        "\n-> loss() raises it for every target form, so the model has no training objective",
+        "\nloss() 在三种 targets 形式下都抛出这个异常，模型因此没有训练目标",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",

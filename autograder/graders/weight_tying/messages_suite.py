@@ -84,21 +84,18 @@ MESSAGES = {
         "{model} has {n} unique parameters, expected V*D = {want}: two V*D tables: copied table, untied h"
         "ead, .data sharing (two Parameters over one storage) or tied only after forward (counted right a"
         "fter construction)",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}，这里却有两张 (V, D) 的表。"
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}，这里却有两张 (V, D) 的表。"
         "可能是复制了一份表、LM head 没有共享 token embedding 的表、只共享了 .data（同一块内存上的两个参数对象），"
         "或者直到 forward 之后才共享（参数量是在刚构造完时统计的）",
     ),
     "suite.has_unique_parameters_expected_v_d_2": (
         "{model} has {n} unique parameters, expected V*D = {want}: bias on the head (+V parameters)",
-        (
-            "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：LM head 带了偏置（多出 V "
-            "个参数）"
-        ),
+        ("{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：LM head 带了偏置（多出 V 个参数）"),
     ),
     "suite.has_unique_parameters_expected_untied_minigpt": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd}): t"
         "hat is the untied count (copied table / untied head, or tied only after forward)",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
         "减去 V * D = {vd}）：这正是不共享时的参数量（复制了一份表、LM head 没有共享 token embedding 的表，或者直到 "
         "forward 之后才共享）",
     ),
@@ -108,7 +105,7 @@ MESSAGES = {
             " a hyper-parameter ignored? (see the state_dict test)"
         ),
         (
-            "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} "
+            "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} "
             "个，减去 V * D = {vd}）：是不是忽略了某个超参数？（见 state_dict 那项测试）"
         ),
     ),
@@ -207,7 +204,7 @@ MESSAGES = {
     # each wrong target form as one sentence (the generic form below is the fallback)
     "suite.loss.softmax_first": (
         "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, which "
-        "applies log_softmax itself, so softmax is taken twice); give it the raw logits ({hint})",
+        "applies log_softmax itself: softmax applied twice); give it the raw logits ({hint})",
         "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
         "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits（{hint}）。",
     ),

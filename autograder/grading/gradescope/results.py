@@ -22,8 +22,8 @@ from typing import Any
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
-from autograder.grading.editions import charge_title, test_title
-from autograder.grading.marking import breakdown
+from autograder.grading.editions import charge_title, part_words, test_title
+from autograder.grading.marking import breakdown, part_of
 from autograder.grading.messages import clean_message
 from autograder.grading.result import Result
 
@@ -62,16 +62,7 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
     for charge in breakdown(result.tests, spec.scheme if spec is not None else None):
         covered = [by_name[name] for name, _ in charge.tests]
         lines = [clean_message(covered[0].message(language))]
-        lines += [  # a test the charge covers at no cost of its own is said so, never "-0"
-            render(
-                "gradescope.charged_test" if p else "gradescope.covered_test",
-                language,
-                name=test_title(spec, t.name, language),
-                **({"lost": _num(p)} if p else {}),
-                points=_num(t.points),
-            )
-            for t, (_, p) in zip(covered, charge.tests, strict=True)
-        ]
+        lines += [_line(t, p, charge, spec, language) for t, (_, p) in zip(covered, charge.tests, strict=True)]
         top = sum(t.points for t in covered)
         tests.append(
             {
@@ -94,6 +85,19 @@ def gradescope_results(result: Result, spec: AssignmentSpec | None, *, visibilit
         "tests": tests,
         "extra_data": extra,
     }
+
+
+def _line(test, lost: float, charge, spec: AssignmentSpec | None, language: str) -> str:
+    """A test under its charge, as the pages say it: what it is worth and costs here, and why only part of it;
+    a test the charge covers at no cost of its own is said so, never "-0"."""
+    name, points = test_title(spec, test.name, language), _num(test.points)
+    if not lost:
+        return render("gradescope.covered_test", language, name=name, points=points)
+    part = part_of(test, charge.cause, spec.scheme) if charge.misconception and spec is not None else None
+    if part is None:
+        return render("gradescope.charged_test", language, name=name, lost=_num(lost), points=points)
+    words = part_words(spec, part, language)
+    return render("gradescope.charged_part", language, name=name, lost=_num(lost), points=points, part=words)
 
 
 def _num(value: float) -> str:

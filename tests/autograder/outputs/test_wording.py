@@ -53,7 +53,7 @@ def test_the_run_is_told_in_sentences_with_the_cells_that_raised(tmp_path):
         "cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
     )
     assert "  " not in lines[1] and "cell/part" not in " ".join(lines)
-    assert lines[2] == "Not defined by your submission: B (check the exact names)."
+    assert lines[2] == "Not defined by your submission: B (check the exact class names)."  # the summary's words
     py = run_lines(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), kind="py")
     assert py[1] == "part 1 raised ValueError: x"
     assert "grader could not grade" in run_lines(Result.grader_failure("boom"))[0]
