@@ -51,7 +51,7 @@ def _stub(language: str = "en") -> Result:
 def _copied(language: str = "en") -> Result:
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
     knock = Finding(
-        Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
     )
     tests = [
         TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
@@ -157,7 +157,7 @@ def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare
 def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
     """Issue 48: a copied table fails the count (whose message lists four possible causes) and the identity test
     (which names the copy); the card opens with the test of the area where the misconception costs most."""
-    count = Finding(Said("suite.has_unique_parameters_expected_v_d", model="M", n=2, want=1), names="two_tables")
+    count = Finding(Said("suite.counts.two_tables", model="M", n=2, want=1), names="two_tables")
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
     tests = [
         TestOutcome("x.py::test_tied_lm_counts_one_table", 4, "parameter counts", False, count),

@@ -81,7 +81,7 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     spec = get_assignment("weight_tying")
     copy = Finding(Said("diag.tie.copied"), names="two_tables")
     knock = Finding(
-        Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
     )
     failing = {"test_tied_lm_head_is_the_embedding_parameter": copy, "test_tied_lm_float64": knock}
     failing |= dict.fromkeys(

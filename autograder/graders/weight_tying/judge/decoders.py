@@ -83,17 +83,17 @@ class Model:
 GREEDY = Decoder("greedy")
 DECODERS = (
     GREEDY,
-    Decoder("crop first", "crop", "suite.wrong_crop_first_block_size_tokens_2", crop="first"),
-    Decoder("crop block_size - 1", "crop", "suite.wrong_crop_block_size_1_tokens_2", crop="last_minus_1"),
-    Decoder("no crop", "crop", "suite.no_crop_wrong_crop_feed_only", crop=None),
-    Decoder("first position", "position_or_append", "suite.wrong_position_logits_of_the_first", position=0),
-    Decoder("second-to-last position", "position_or_append", "suite.wrong_position_logits_of_the_second", position=-2),
+    Decoder("crop first", "crop", "suite.gen.crop_first", crop="first"),
+    Decoder("crop block_size - 1", "crop", "suite.gen.crop_short", crop="last_minus_1"),
+    Decoder("no crop", "crop", "suite.gen.no_crop", crop=None),
+    Decoder("first position", "position_or_append", "suite.gen.first_position", position=0),
+    Decoder("second-to-last position", "position_or_append", "suite.gen.second_to_last_position", position=-2),
     Decoder("missing append", "position_or_append", "judge.gen.missing_append", append=False),
     Decoder("argmax over positions", "argmax_axis", "judge.gen.model.argmax_positions", axis="time"),
     Decoder(
         "argmax over positions, first id", "argmax_axis", "judge.gen.model.argmax_positions", axis="time", column=0
     ),
-    Decoder("row 0 for every row", "batch_rows", "suite.batch_rows_not_independent_row_0", row0=True),
+    Decoder("row 0 for every row", "batch_rows", "suite.gen.row0_for_every_row", row0=True),
     Decoder("batch dimension squeezed", "batch_rows", "judge.gen.batch_of_one", batch="squeeze"),
     Decoder("token appended as a row", "batch_rows", "judge.gen.model.batch_only_append", batch="row"),
     Decoder("multinomial", "sampling", "judge.gen.model.sampling", sampler="multinomial"),
