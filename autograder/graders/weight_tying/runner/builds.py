@@ -1,0 +1,165 @@
+"""Untrusted: each model a weight_tying run builds, built once and handed out again as it was built.
+
+Constructing a student's MiniGPT (some forty nn.Module constructors) is the dearest single step of the
+experiments, and many of them build the same class with the same arguments and seed. ``Builds.model`` hands
+every such caller the same object, put back as it was right after its construction:
+
+- every module's attributes are the very objects they were (a Parameter, a submodule, a flag or a container
+  swapped, or a container's items: the model is built again), its training flag as built;
+- every tensor a module holds (parameters, buffers, tensors kept as attributes or in a list, a dict) keeps its
+  storage, dtype, shape and requires_grad (a cast, a ``.data`` swap: built again), and gets its values as built
+  back in place, its gradient as built (None) too;
+- torch's CPU generator is at its state right after the build, as ``seeded(seed, build)`` leaves it.
+
+So what an experiment does next (load the judge's values, write a table, take a step, switch dropout off)
+starts from a model the runner cannot tell from a fresh build by anything the model holds. What it cannot see
+is state kept elsewhere (a class attribute, a global, an object nested deeper than a container attribute's
+items): such state crosses fresh builds just as well, so sharing lets a submission do nothing it could not do
+already. A caller that changes a model for good (a dtype cast) takes it with ``Builds.own``: handed out once.
+
+One ``Builds`` per run (``shared``): an experiment called on its own (a mutation run re-runs some, the kit's tests
+call one) gets a ``Builds`` of its own, so a build it needs is made, and traced, inside it.
+
+Imports only torch and the standard library.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from autograder.graders.weight_tying.runner.tools import seed_cpu
+
+__all__ = ["Builds", "shared", "current"]
+
+
+class _AsBuilt:
+    """A model and what it held right after its construction (``matches`` it still holds it; ``restore``)."""
+
+    def __init__(self, model: torch.nn.Module) -> None:
+        self.model = model
+        self.rng = torch.default_generator.get_state()
+        self.modules: list[tuple[torch.nn.Module, dict, dict, bool]] = []
+        self.tensors: list[tuple[torch.Tensor, tuple, torch.Tensor]] = []
+        seen: set[int] = set()
+        for module in model.modules():
+            attrs = dict(vars(module))
+            inside = {k: _items(v) for k, v in attrs.items() if isinstance(v, dict) or type(v) is list}
+            self.modules.append((module, attrs, inside, module.training))
+            for value in [*attrs.values(), *(x for items in inside.values() for _, x in items)]:
+                if isinstance(value, torch.Tensor) and id(value) not in seen:
+                    seen.add(id(value))
+                    if value.is_leaf and value.grad is not None:
+                        raise ValueError("a tensor with a gradient right after construction: not shared")
+                    self.tensors.append((value, _facts(value), value.detach().clone()))
+
+    def matches(self) -> bool:
+        """Every module attribute, container item and tensor fact still as built (the training flag aside)."""
+        for module, attrs, inside, _ in self.modules:
+            now = vars(module)
+            if now.keys() != attrs.keys():
+                return False
+            for key, value in attrs.items():
+                if now[key] is not value and key != "training":
+                    return False
+            for key, items in inside.items():
+                current = _items(now[key])
+                if len(current) != len(items):
+                    return False
+                if any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(current, items, strict=True)):
+                    return False
+        return all(_facts(t) == facts for t, facts, _ in self.tensors)
+
+    def restore(self) -> torch.nn.Module:
+        """The model with its values, gradients, training flags and torch's generator as built."""
+        with torch.no_grad():
+            for tensor, _, value in self.tensors:
+                tensor.copy_(value)
+                if tensor.is_leaf:
+                    tensor.grad = None
+        for module, _, _, training in self.modules:
+            module.training = training
+        torch.default_generator.set_state(self.rng)
+        return self.model
+
+
+def _items(container: Any) -> list[tuple[Any, Any]]:
+    return list(container.items()) if isinstance(container, dict) else list(enumerate(container))
+
+
+def _facts(t: torch.Tensor) -> tuple:
+    return (type(t), t.dtype, tuple(t.shape), t.stride(), t.data_ptr(), t.requires_grad)
+
+
+class Builds:
+    """The models of one run, by (class, keyword arguments, seed)."""
+
+    def __init__(self) -> None:
+        self._kept: dict[tuple, _AsBuilt] = {}
+
+    def model(self, cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
+        """``cls(**kwargs)`` built right after torch's generator was seeded with `seed`: the run's one build of
+        it, as it was built (see the module's docstring), or a new build when the last caller changed it."""
+        try:
+            key = (cls, tuple(sorted(kwargs.items())), int(seed))
+            kept = self._kept.get(key)
+        except TypeError:  # an unhashable class or argument: nothing to share
+            return _build(cls, kwargs, seed)
+        if kept is not None:
+            with contextlib.suppress(Exception):  # a model that cannot be read or put back: built again
+                if kept.matches():
+                    return kept.restore()
+        return self._keep(key, _build(cls, kwargs, seed))
+
+    def fresh(self, cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
+        """A new build whatever the run kept (for a caller that watches the construction itself), kept for the
+        callers after it."""
+        model = _build(cls, kwargs, seed)
+        with contextlib.suppress(TypeError):
+            self._keep((cls, tuple(sorted(kwargs.items())), int(seed)), model)
+        return model
+
+    def _keep(self, key: tuple, model: Any) -> Any:
+        self._kept.pop(key, None)
+        if isinstance(model, torch.nn.Module):
+            with contextlib.suppress(Exception):  # a model torch's own walk cannot read: never shared
+                self._kept[key] = _AsBuilt(model)
+        return model
+
+    def own(self, cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
+        """``model``'s build for a caller that changes it for good (a cast): never handed out again."""
+        model = self.model(cls, kwargs, seed)
+        with contextlib.suppress(TypeError):
+            self._kept.pop((cls, tuple(sorted(kwargs.items())), int(seed)), None)
+        return model
+
+    def clear(self) -> None:
+        self._kept.clear()
+
+
+def _build(cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
+    seed_cpu(seed)
+    return cls(**kwargs)
+
+
+_RUN: list[Builds] = []
+
+
+@contextlib.contextmanager
+def shared() -> Iterator[Builds]:
+    """One run's builds, shared by every experiment called inside the block (``current``)."""
+    builds = Builds()
+    _RUN.append(builds)
+    try:
+        yield builds
+    finally:
+        _RUN.remove(builds)
+        builds.clear()
+
+
+def current() -> Builds:
+    """The run's builds inside ``shared``; outside it, a ``Builds`` of the caller's own."""
+    return _RUN[-1] if _RUN else Builds()
