@@ -26,6 +26,7 @@ Imports only torch and the standard library.
 from __future__ import annotations
 
 import contextlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -36,62 +37,64 @@ from autograder.graders.weight_tying.runner.tools import seed_cpu
 __all__ = ["Builds", "shared", "current"]
 
 
+# The containers an attribute may hold that are compared item by item (parameters, buffers, submodules, hooks
+# are dicts of these kinds); anything else is compared as one object.
+_CONTAINERS = (dict, OrderedDict, list)
+
+
 class _AsBuilt:
-    """A model and what it held right after its construction (``matches`` it still holds it; ``restore``)."""
+    """A model and what it held right after its construction (``usable``: it still holds it; ``restore``)."""
 
     def __init__(self, model: torch.nn.Module) -> None:
         self.model = model
         self.rng = torch.default_generator.get_state()
-        self.modules: list[tuple[torch.nn.Module, dict, dict, bool]] = []
-        self.tensors: list[tuple[torch.Tensor, tuple, torch.Tensor]] = []
-        seen: set[int] = set()
-        for module in model.modules():
-            attrs = dict(vars(module))
-            inside = {k: _items(v) for k, v in attrs.items() if isinstance(v, dict) or type(v) is list}
-            self.modules.append((module, attrs, inside, module.training))
-            for value in [*attrs.values(), *(x for items in inside.values() for _, x in items)]:
-                if isinstance(value, torch.Tensor) and id(value) not in seen:
-                    seen.add(id(value))
-                    if value.is_leaf and value.grad is not None:
-                        raise ValueError("a tensor with a gradient right after construction: not shared")
-                    self.tensors.append((value, _facts(value), value.detach().clone()))
+        modules = list(model.modules())
+        self.flags = [(m, m.training) for m in modules]
+        spaces = [vars(m) for m in modules]
+        # every module's attributes, and every container an attribute holds (most are empty hook dicts: their
+        # lengths are compared, the items of the others)
+        self.places = spaces + [v for space in spaces for v in space.values() if type(v) in _CONTAINERS]
+        self.full = [place for place in self.places if len(place)]
+        self.held = [_values(place) for place in self.full]  # kept alive, so no id is reused while compared
+        self.signature = self._signature()
+        tensors = {id(v): v for values in self.held for v in values if isinstance(v, torch.Tensor)}
+        self.tensors = list(tensors.values())
+        if any(t.is_leaf and t.grad is not None for t in self.tensors):
+            raise ValueError("a tensor with a gradient right after construction: not shared")
+        self.facts = _facts(self.tensors)
+        self.values = [t.detach().clone() for t in self.tensors]
 
-    def matches(self) -> bool:
-        """Every module attribute, container item and tensor fact still as built (the training flag aside)."""
-        for module, attrs, inside, _ in self.modules:
-            now = vars(module)
-            if now.keys() != attrs.keys():
-                return False
-            for key, value in attrs.items():
-                if now[key] is not value and key != "training":
-                    return False
-            for key, items in inside.items():
-                current = _items(now[key])
-                if len(current) != len(items):
-                    return False
-                if any(a[0] != b[0] or a[1] is not b[1] for a, b in zip(current, items, strict=True)):
-                    return False
-        return all(_facts(t) == facts for t, facts, _ in self.tensors)
+    def _signature(self) -> tuple:
+        items = [(_keys(place), tuple(map(id, _values(place)))) for place in self.full]
+        return list(map(len, self.places)), items
+
+    def usable(self) -> bool:
+        """Every module attribute, container item and tensor fact as built (training flags put back first)."""
+        for module, training in self.flags:
+            vars(module)["training"] = training  # what Module.train writes, without its walk
+        return self._signature() == self.signature and _facts(self.tensors) == self.facts
 
     def restore(self) -> torch.nn.Module:
-        """The model with its values, gradients, training flags and torch's generator as built."""
+        """The model with its values, gradients and torch's generator as built."""
         with torch.no_grad():
-            for tensor, _, value in self.tensors:
+            for tensor, value in zip(self.tensors, self.values, strict=True):
                 tensor.copy_(value)
                 if tensor.is_leaf:
                     tensor.grad = None
-        for module, _, _, training in self.modules:
-            module.training = training
         torch.default_generator.set_state(self.rng)
         return self.model
 
 
-def _items(container: Any) -> list[tuple[Any, Any]]:
-    return list(container.items()) if isinstance(container, dict) else list(enumerate(container))
+def _values(place: Any) -> tuple:
+    return tuple(place) if type(place) is list else tuple(place.values())
 
 
-def _facts(t: torch.Tensor) -> tuple:
-    return (type(t), t.dtype, tuple(t.shape), t.stride(), t.data_ptr(), t.requires_grad)
+def _keys(place: Any) -> tuple | None:
+    return None if type(place) is list else tuple(place)
+
+
+def _facts(tensors: list[torch.Tensor]) -> list[tuple]:
+    return [(t.data_ptr(), t.dtype, t.shape, t.stride(), t.requires_grad) for t in tensors]
 
 
 class Builds:
@@ -110,7 +113,7 @@ class Builds:
             return _build(cls, kwargs, seed)
         if kept is not None:
             with contextlib.suppress(Exception):  # a model that cannot be read or put back: built again
-                if kept.matches():
+                if kept.usable():
                     return kept.restore()
         return self._keep(key, _build(cls, kwargs, seed))
 

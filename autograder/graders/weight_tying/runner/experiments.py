@@ -97,7 +97,8 @@ def gpt_reload(ns, plan):
 
 def gpt_float64(ns, plan):
     p = plan["gpt"]
-    model = builds_module.current().own(ns["MiniGPTWithWeightTying"], p["cfg"], p["seed"])
+    # reload's second copy (seed + 1), cast for good: the judge's values are loaded before the cast
+    model = builds_module.current().own(ns["MiniGPTWithWeightTying"], p["cfg"], p["seed"] + 1)
     shapes = load_judge_values(model.minigpt, p["values"]["float64"])
     model = model.to(torch.float64)
     g = model.minigpt
@@ -107,20 +108,29 @@ def gpt_float64(ns, plan):
     return ev.GptFloat64.make(**rec, state_shapes=shapes)
 
 
-def _forward_case(ns, c, builds):
-    model = _gpt(ns, c["cfg"], c["seed"], builds)
-    shapes = load_judge_values(model.minigpt, c["values"], gain=c.get("gain", 1.0))
-    model.eval()
-    return ev.ForwardCase.make(
-        hidden=plain(model.minigpt.token_embed(c["ids"])),
-        logits=plain(model(c["ids"])),
-        state_shapes=shapes,
-    )
-
-
 def gpt_shapes(ns, plan):
     builds = builds_module.current()
-    return ev.GptShapes.make(cases=[guard(lambda c=c: _forward_case(ns, c, builds)) for c in plan["gpt"]["shapes"]])
+    # Cases of one build and one draw of values are inputs of one model: its values are loaded for the first of
+    # them only. An eval-mode forward of a model that computes as a MiniGPT changes nothing a later case reads;
+    # one that rewrites its weights in forward gets values the judge does not expect, and fails that case too.
+    held: dict[str, Any] = {}
+
+    def one(c):
+        key = (c["cfg"], c["seed"], c["values"], c.get("gain", 1.0))
+        if held.get("key") != key:
+            held.clear()  # a build or a load that raises is tried again by the next case, as a new build was
+            model = _gpt(ns, c["cfg"], c["seed"], builds)
+            shapes = load_judge_values(model.minigpt, c["values"], gain=c.get("gain", 1.0))
+            model.eval()
+            held.update(key=key, model=model, shapes=shapes)
+        model = held["model"]
+        return ev.ForwardCase.make(
+            hidden=plain(model.minigpt.token_embed(c["ids"])),
+            logits=plain(model(c["ids"])),
+            state_shapes=held["shapes"],
+        )
+
+    return ev.GptShapes.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["shapes"]])
 
 
 def gpt_heads(ns, plan):
@@ -139,7 +149,7 @@ def gpt_counts(ns, plan):
     builds = builds_module.current()
 
     def one(c):
-        model = _gpt(ns, c["cfg"], 0, builds)
+        model = _gpt(ns, c["cfg"], c["seed"], builds)
         count = int(sum(prm.numel() for prm in unique_parameters(model)))  # right after construction
         g = model.minigpt
         shapes = load_judge_values(g, c["values"])
@@ -236,7 +246,7 @@ def gpt_loss(ns, plan):
 def _generation_model(ns, c, builds) -> tuple[torch.nn.Module, bool]:
     """(the wrapper with the plan's weights, rebuilt): a MiniGPT that cannot hold them (an ignored size, which
     the counts tests judge) is swapped for one of the plan's sizes, so the student's loop is still graded."""
-    model = _gpt(ns, c["cfg"], 0, builds)
+    model = _gpt(ns, c["cfg"], c["seed"], builds)
     try:
         load_state_in_place(model.minigpt, c["state"])
         return model, False

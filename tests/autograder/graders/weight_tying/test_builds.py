@@ -146,3 +146,27 @@ def _same(a, b) -> bool:
     if isinstance(a, list):
         return isinstance(b, list) and len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b or (a != a and b != b)  # noqa: PLR0124 - NaN equals NaN here
+
+
+def test_a_run_of_the_solution_builds_each_configuration_once(spec, plan):
+    """The wrapper ten times (its ten configurations, test_plan.py's 8b) and once more for reload's second copy;
+    TiedEmbeddingLM once per size and seed but for the copy reload's and float64's share."""
+    from autograder.graders.weight_tying.runner.experiments import run
+    from autograder.sandbox.library import imported, library_copy
+
+    made: dict[str, int] = {}
+    with imported(library_copy(spec.withheld)):
+        namespace = namespace_of(spec.solution_path)
+        for name in ("TiedEmbeddingLM", "MiniGPTWithWeightTying"):
+            cls = namespace[name]
+
+            def init(self, *args, _init=cls.__init__, _name=name, **kwargs):
+                made[_name] = made.get(_name, 0) + 1
+                _init(self, *args, **kwargs)
+
+            cls.__init__ = init
+        records: dict = {}
+        run(namespace, plan, records.__setitem__)
+    assert all("error" not in r for r in records.values()), records
+    shapes = len(plan["lm"]["shapes"])
+    assert made == {"TiedEmbeddingLM": 3 + shapes, "MiniGPTWithWeightTying": 11}, made
