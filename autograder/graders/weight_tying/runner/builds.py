@@ -52,10 +52,12 @@ class _AsBuilt:
         self.flags = [(m, m.training) for m in modules]
         spaces = [vars(m) for m in modules]
         # every module's attributes, and every container an attribute holds (most are empty hook dicts: their
-        # lengths are compared, the items of the others)
+        # lengths are compared, the keys and items of the others)
         self.places = spaces + [v for space in spaces for v in space.values() if type(v) in _CONTAINERS]
-        self.full = [place for place in self.places if len(place)]
-        self.held = [_values(place) for place in self.full]  # kept alive, so no id is reused while compared
+        self.dicts = [place for place in self.places if place and type(place) is not list]
+        self.lists = [place for place in self.places if place and type(place) is list]
+        # the items as built, kept alive so that no id is reused while the signatures are compared
+        self.held = [*(tuple(d.values()) for d in self.dicts), *(tuple(items) for items in self.lists)]
         self.signature = self._signature()
         tensors = {id(v): v for values in self.held for v in values if isinstance(v, torch.Tensor)}
         self.tensors = list(tensors.values())
@@ -65,8 +67,12 @@ class _AsBuilt:
         self.values = [t.detach().clone() for t in self.tensors]
 
     def _signature(self) -> tuple:
-        items = [(_keys(place), tuple(map(id, _values(place)))) for place in self.full]
-        return list(map(len, self.places)), items
+        return (
+            list(map(len, self.places)),
+            [tuple(d) for d in self.dicts],
+            [tuple(map(id, d.values())) for d in self.dicts],
+            [tuple(map(id, items)) for items in self.lists],
+        )
 
     def usable(self) -> bool:
         """Every module attribute, container item and tensor fact as built (training flags put back first)."""
@@ -83,14 +89,6 @@ class _AsBuilt:
                     tensor.grad = None
         torch.default_generator.set_state(self.rng)
         return self.model
-
-
-def _values(place: Any) -> tuple:
-    return tuple(place) if type(place) is list else tuple(place.values())
-
-
-def _keys(place: Any) -> tuple | None:
-    return None if type(place) is list else tuple(place)
 
 
 def _facts(tensors: list[torch.Tensor]) -> list[tuple]:
