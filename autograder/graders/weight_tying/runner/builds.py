@@ -17,8 +17,9 @@ is state kept elsewhere (a class attribute, a global, an object nested deeper th
 items): such state crosses fresh builds just as well, so sharing lets a submission do nothing it could not do
 already. A caller that changes a model for good (a dtype cast) takes it with ``Builds.own``: handed out once.
 
-One ``Builds`` per run (``shared``): an experiment called on its own (a mutation run re-runs some, the kit's tests
-call one) gets a ``Builds`` of its own, so a build it needs is made, and traced, inside it.
+One ``Builds`` per run (``shared``), told which requests recur (a snapshot costs about half a build: one made
+for a model no one asks for again is waste): an experiment called on its own (a mutation run re-runs some, the
+kit's tests call one) gets a ``Builds`` of its own, so a build it needs is made, and traced, inside it.
 
 Imports only torch and the standard library.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 import torch
@@ -98,14 +99,23 @@ def _facts(tensors: list[torch.Tensor]) -> list[tuple]:
 class Builds:
     """The models of one run, by (class, keyword arguments, seed)."""
 
-    def __init__(self) -> None:
+    def __init__(self, recurring: Collection[tuple] | None = None) -> None:
         self._kept: dict[tuple, _AsBuilt] = {}
+        # the requests (``request``) more than one caller makes, the only builds worth a snapshot (~half a build's
+        # cost); None: every build is kept. A request missing here is built each time: slower, never different.
+        self._recurring = None if recurring is None else set(recurring)
+
+    @staticmethod
+    def request(kwargs: dict, seed: int) -> tuple:
+        """What identifies a build besides its class: the keyword arguments and the seed."""
+        return tuple(sorted(kwargs.items())), int(seed)
 
     def model(self, cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
         """``cls(**kwargs)`` built right after torch's generator was seeded with `seed`: the run's one build of
         it, as it was built (see the module's docstring), or a new build when the last caller changed it."""
         try:
-            key = (cls, tuple(sorted(kwargs.items())), int(seed))
+            request = self.request(kwargs, seed)
+            key = (cls, *request)
             kept = self._kept.get(key)
         except TypeError:  # an unhashable class or argument: nothing to share
             return _build(cls, kwargs, seed)
@@ -113,19 +123,9 @@ class Builds:
             with contextlib.suppress(Exception):  # a model that cannot be read or put back: built again
                 if kept.usable():
                     return kept.restore()
-        return self._keep(key, _build(cls, kwargs, seed))
-
-    def fresh(self, cls: Callable[..., Any], kwargs: dict, seed: int) -> Any:
-        """A new build whatever the run kept (for a caller that watches the construction itself), kept for the
-        callers after it."""
         model = _build(cls, kwargs, seed)
-        with contextlib.suppress(TypeError):
-            self._keep((cls, tuple(sorted(kwargs.items())), int(seed)), model)
-        return model
-
-    def _keep(self, key: tuple, model: Any) -> Any:
         self._kept.pop(key, None)
-        if isinstance(model, torch.nn.Module):
+        if isinstance(model, torch.nn.Module) and (self._recurring is None or request in self._recurring):
             with contextlib.suppress(Exception):  # a model torch's own walk cannot read: never shared
                 self._kept[key] = _AsBuilt(model)
         return model
@@ -134,7 +134,7 @@ class Builds:
         """``model``'s build for a caller that changes it for good (a cast): never handed out again."""
         model = self.model(cls, kwargs, seed)
         with contextlib.suppress(TypeError):
-            self._kept.pop((cls, tuple(sorted(kwargs.items())), int(seed)), None)
+            self._kept.pop((cls, *self.request(kwargs, seed)), None)
         return model
 
     def clear(self) -> None:
@@ -150,9 +150,9 @@ _RUN: list[Builds] = []
 
 
 @contextlib.contextmanager
-def shared() -> Iterator[Builds]:
+def shared(recurring: Collection[tuple] | None = None) -> Iterator[Builds]:
     """One run's builds, shared by every experiment called inside the block (``current``)."""
-    builds = Builds()
+    builds = Builds(recurring)
     _RUN.append(builds)
     try:
         yield builds

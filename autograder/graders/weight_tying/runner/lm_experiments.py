@@ -1,15 +1,15 @@
 """Untrusted: exercise 1's experiments, on the student's TiedEmbeddingLM (run by ``experiments.run``).
 
-Each builds the class with the plan's sizes and seed (from the run's ``builds``: one build per size and seed,
-handed back as built), writes the judge's tables into it, and returns its record (see ``evidence``); the judge
-checks every record against its own computation. Nothing is judged here.
+Each builds the class with the plan's sizes and seed, writes the judge's tables into it, and returns its record
+(see ``evidence``); the judge checks every record against its own computation. Nothing is judged here. A
+TiedEmbeddingLM is two modules: each experiment builds its own (sharing one, ``builds.py``, would cost as much
+as building it).
 """
 
 from __future__ import annotations
 
 import torch
 
-from autograder.graders.weight_tying.runner import builds as builds_module
 from autograder.graders.weight_tying.runner import evidence as ev
 from autograder.graders.weight_tying.runner.library_use import tied_by_library
 from autograder.graders.weight_tying.runner.tools import (
@@ -22,25 +22,21 @@ from autograder.graders.weight_tying.runner.tools import (
     no_gradient,
     plain,
     reloaded,
+    seeded,
     tie_facts,
 )
 
 __all__ = ["lm_identity", "lm_reload", "lm_float64", "lm_shapes", "lm_grad"]
 
 
-def _lm_args(p) -> dict:
-    return {"vocab_size": p["vocab_size"], "embed_dim": p["embed_dim"]}
-
-
 def _lm(ns, p, seed_offset=0):
-    return builds_module.current().model(ns["TiedEmbeddingLM"], _lm_args(p), p["seed"] + seed_offset)
+    cls = ns["TiedEmbeddingLM"]
+    return seeded(p["seed"] + seed_offset, lambda: cls(vocab_size=p["vocab_size"], embed_dim=p["embed_dim"]))
 
 
 def lm_identity(ns, plan):
     p = plan["lm"]
-    # built here whatever the run holds: the library's MiniGPTs are watched while it is constructed
-    build = lambda: builds_module.current().fresh(ns["TiedEmbeddingLM"], _lm_args(p), p["seed"])  # noqa: E731
-    model, library_tables = tied_by_library(build)
+    model, library_tables = tied_by_library(lambda: _lm(ns, p))
     facts = identity_facts(model, model.token_embed.weight, model.lm_head.weight)
     facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
     mine = (model.token_embed.weight, model.lm_head.weight)
@@ -57,17 +53,16 @@ def lm_reload(ns, plan):
 
 def lm_float64(ns, plan):
     p = plan["lm"]
-    model = builds_module.current().own(ns["TiedEmbeddingLM"], _lm_args(p), p["seed"]).to(torch.float64)
+    model = _lm(ns, p).to(torch.float64)
     rec = tie_facts(model.token_embed.weight, model.lm_head.weight)
     also = lambda: {ev.LmFloat64.embed_weight: plain(model.token_embed.weight)}  # noqa: E731
     return ev.LmFloat64.make(**rec, **follow_table(model, model, p["W3"], p["ids"], also=also))
 
 
 def lm_shapes(ns, plan):
-    builds = builds_module.current()
-
     def one(c):
-        model = builds.model(ns["TiedEmbeddingLM"], _lm_args(c), c["seed"])
+        build = lambda: ns["TiedEmbeddingLM"](vocab_size=c["vocab_size"], embed_dim=c["embed_dim"])  # noqa: E731
+        model = seeded(c["seed"], build)
         copy_into(model.token_embed.weight, c["W"])
         return ev.LmShapeCase.make(
             embed_weight=plain(model.token_embed.weight),

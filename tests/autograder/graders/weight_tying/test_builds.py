@@ -83,8 +83,14 @@ def test_other_arguments_or_seeds_are_other_builds_and_an_owned_one_is_never_sha
     assert builds.model(Tied, {**ARGS, "embed_dim": 4}, 5) is not model
     assert builds.own(Tied, ARGS, 5) is model
     assert builds.model(Tied, ARGS, 5) is not model
-    fresh = builds.fresh(Tied, ARGS, 5)
-    assert builds.model(Tied, ARGS, 5) is fresh
+
+
+def test_only_the_requests_said_to_recur_are_kept():
+    builds = Builds(recurring={Builds.request(ARGS, 5)})
+    model = builds.model(Tied, ARGS, 5)
+    assert builds.model(Tied, ARGS, 5) is model
+    once = builds.model(Tied, ARGS, 6)
+    assert builds.model(Tied, ARGS, 6) is not once
 
 
 def test_builds_are_shared_inside_a_run_only():
@@ -149,8 +155,8 @@ def _same(a, b) -> bool:
 
 
 def test_a_run_of_the_solution_builds_each_configuration_once(spec, plan):
-    """The wrapper ten times (its ten configurations, test_plan.py's 8b) and once more for reload's second copy;
-    TiedEmbeddingLM once per size and seed but for the copy reload's and float64's share."""
+    """The wrapper eleven times (its eleven configurations, test_plan.py's 8b) and once more for reload's second
+    copy; TiedEmbeddingLM once a request (two modules: not worth sharing)."""
     from autograder.graders.weight_tying.runner.experiments import run
     from autograder.sandbox.library import imported, library_copy
 
@@ -169,4 +175,4 @@ def test_a_run_of_the_solution_builds_each_configuration_once(spec, plan):
         run(namespace, plan, records.__setitem__)
     assert all("error" not in r for r in records.values()), records
     shapes = len(plan["lm"]["shapes"])
-    assert made == {"TiedEmbeddingLM": 3 + shapes, "MiniGPTWithWeightTying": 11}, made
+    assert made == {"TiedEmbeddingLM": 5 + shapes, "MiniGPTWithWeightTying": 12}, made
