@@ -4,8 +4,9 @@ Constructing a student's MiniGPT (some forty nn.Module constructors) is the dear
 experiments, and many of them build the same class with the same arguments and seed. ``Builds.model`` hands
 every such caller the same object, put back as it was right after its construction:
 
-- every module's attributes are the very objects they were (a Parameter, a submodule, a flag or a container
-  swapped, or a container's items: the model is built again), its training flag as built;
+- every module is of the class it was, and its attributes are the very objects they were (a Parameter, a
+  submodule, a flag or a container swapped, or a container's items: the model is built again), its training
+  flag as built;
 - every tensor a module holds (parameters, buffers, tensors kept as attributes or in a list, a dict) keeps its
   storage, dtype, shape and requires_grad (a cast, a ``.data`` swap: built again), and gets its values as built
   back in place, its gradient as built (None) too;
@@ -50,6 +51,7 @@ class _AsBuilt:
         self.model = model
         self.rng = torch.default_generator.get_state()
         modules = list(model.modules())
+        self.modules = modules
         self.flags = [(m, m.training) for m in modules]
         spaces = [vars(m) for m in modules]
         # every module's attributes, and every container an attribute holds (most are empty hook dicts: their
@@ -69,6 +71,7 @@ class _AsBuilt:
 
     def _signature(self) -> tuple:
         return (
+            list(map(type, self.modules)),
             list(map(len, self.places)),
             [tuple(d) for d in self.dicts],
             [tuple(map(id, d.values())) for d in self.dicts],

@@ -64,8 +64,9 @@ def test_a_shared_build_comes_back_as_built():
         lambda m: m.notes.append(1),  # a container's items
         lambda m: setattr(m, "flag", True),  # an attribute added
         lambda m: m.register_forward_hook(lambda *a: None),  # a hook
+        lambda m: setattr(m.lm_head, "__class__", type("Other", (nn.Linear,), {})),  # another class
     ],
-    ids=["untied", "storage", "cast", "container", "attribute", "hook"],
+    ids=["untied", "storage", "cast", "container", "attribute", "hook", "class"],
 )
 def test_a_build_changed_for_good_is_built_again(change):
     builds = Builds()
