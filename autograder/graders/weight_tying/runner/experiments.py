@@ -49,7 +49,11 @@ __all__ = ["run", "EXPERIMENTS"]
 
 # ---------------------------------------------------------------- MiniGPTWithWeightTying
 # Every model comes from the run's builds (``builds``): a configuration and seed built once, each later caller
-# handed it back as it was built; a caller that casts it owns it (``own``).
+# handed it back as it was built. What an experiment leaves in a shared model is put back before the next one
+# measures: the judge's values, a table written in place and an SGD step (values, gradients: copied back), eval,
+# train or dropout mode (training flags), torch's generator; a tie made in forward, a submodule swapped (the
+# generation's rebuilt MiniGPT) or a ``.data`` replaced is a model changed for good, built again. A caller that
+# casts it owns it (``own``): float64's cast is never undone.
 # Every experiment below loads the judge's weights into model.minigpt (load_judge_values) before it measures
 # anything: the judge recomputes each value from those weights, never from what the submission reports.
 
