@@ -18,6 +18,8 @@ BUILT = [
 
 
 def pytest_sessionstart(session):
+    if session.config.getoption("evidence", None):  # a hidden suite on kept evidence reads no built file
+        return
     missing = [str(path.relative_to(COURSE_DIR.parent)) for path in BUILT if not path.is_file()]
     if missing:
         pytest.exit(f"{', '.join(missing)} not built: run python scripts/build_notebook.py first", returncode=2)

@@ -8,6 +8,7 @@ import json
 import sys
 from pathlib import Path
 
+from autograder.cli import dask, keep_evidence
 from autograder.cli.common import fail, grading_limits, guarded, positive
 
 __all__ = ["add_parser", "run"]
@@ -36,24 +37,33 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --seeds: run the experiments in this process instead of the sandbox (the kit's own files only)",
     )
+    keep_evidence.add_option(cal, each=True)
 
 
 def run(args) -> int:
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
+    args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
+    if isinstance(args.scheduler, str):
+        return fail(args.scheduler)
     if args.seeds:
+        if args.keep_evidence is not None:
+            return fail("--keep-evidence keeps one plan's evidence: drop it or --seeds")
         if args.seed is not None:
             return fail("give either --seed (one plan) or --seeds N (the sweep over seeds 1..N), not both")
         return guarded(lambda: _sweep(args, limits))
     if args.in_process:
         return fail("--in-process goes with --seeds N (the sweep): attacks are only ever graded in the sandbox")
+    if args.keep_evidence is not None and (error := keep_evidence.problem_each(args)):
+        return fail(error)
     return guarded(lambda: _calibrate(args, limits))
 
 
 def _calibrate(args, limits) -> int:
     from autograder.qa.calibrate import calibrate, verdicts_json
 
+    kept: dict = {}
     try:
         verdicts, seconds = calibrate(
             assignment=args.assignment,
@@ -64,9 +74,11 @@ def _calibrate(args, limits) -> int:
             calibration_dir=args.calibration_dir,
             executor=args.executor,
             scheduler=args.scheduler,
+            keep=None if args.keep_evidence is None else kept.__setitem__,
         )
     except FileNotFoundError as exc:
         return fail(str(exc))
+    status = 0 if args.keep_evidence is None else keep_evidence.write_each(args.keep_evidence, kept)
     summary = verdicts_json(verdicts, seconds)
     if args.json:
         sys.stdout.write(json.dumps(summary) + "\n")
@@ -74,7 +86,7 @@ def _calibrate(args, limits) -> int:
         from autograder.outputs.summary import print_calibration
 
         print_calibration(verdicts, seconds, assignment=args.assignment)
-    return 0 if summary["ok"] else 1
+    return (0 if summary["ok"] else 1) or status
 
 
 def _sweep(args, limits) -> int:

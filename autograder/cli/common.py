@@ -1,5 +1,5 @@
-"""Trusted: what every subcommand of the command line shares: its options (the dask cluster's included, checked
-by ``resolve_scheduler`` before grading), its errors, the assignment check.
+"""Trusted: what every subcommand of the command line shares: the options of the commands that grade (the dask
+cluster's own are ``cli.dask``'s, checked for that executor alone), its errors, the assignment check.
 
 Exit status: 0 whenever grading ran, whatever the students scored; 1 when calibration finds a wrong verdict
 or the grader itself failed; 2 for bad arguments (``fail``).
@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,8 +21,6 @@ __all__ = [
     "positive",
     "size",
     "common_options",
-    "add_dask_options",
-    "resolve_scheduler",
     "assignment_error",
     "grading_limits",
     "guarded",
@@ -86,60 +83,9 @@ def common_options() -> argparse.ArgumentParser:
         choices=("pool", "fresh", "dask"),
         default="pool",
         help="pool: warm workers on this machine (default); fresh: a new interpreter per submission; "
-        "dask: warm workers on the dask.distributed cluster at --scheduler",
+        "dask: warm workers on the dask.distributed cluster at --scheduler (its options: 'dask cluster' below)",
     )
-    add_dask_options(common)  # --scheduler tls://HOST:PORT, --tls-dir DIR, ...
     return common
-
-
-def add_dask_options(common: argparse.ArgumentParser) -> None:
-    """--scheduler and how to reach it (mutual TLS with the course's client certificate)."""
-    group = common.add_argument_group("dask cluster (--executor dask)")
-    group.add_argument("--scheduler", default=None, metavar="ADDR", help="dask scheduler, e.g. tls://10.0.0.5:8786")
-    group.add_argument(
-        "--tls-dir",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="the course's TLS files for the client: DIR/ca.pem, DIR/client.pem, DIR/client.key (from dask-certs)",
-    )
-    group.add_argument("--tls-ca", type=Path, default=None, metavar="FILE", help="the course CA (default DIR/ca.pem)")
-    group.add_argument(
-        "--tls-cert", type=Path, default=None, metavar="FILE", help="client certificate (DIR/client.pem)"
-    )
-    group.add_argument("--tls-key", type=Path, default=None, metavar="FILE", help="its key, mode 0600 (DIR/client.key)")
-    group.add_argument(
-        "--insecure-plain-tcp",
-        action="store_true",
-        help="allow a tcp:// scheduler: anyone who reaches its port runs code as root on the grading machines",
-    )
-
-
-def resolve_scheduler(args) -> str | None:
-    """Replace args.scheduler with a checked ``DaskScheduler``; an error message instead if it cannot be."""
-    from autograder.grading.executors import executor_error
-
-    tls = any(getattr(args, name) is not None for name in ("tls_dir", "tls_ca", "tls_cert", "tls_key"))
-    if args.executor != "dask":
-        if args.scheduler or tls or args.insecure_plain_tcp:
-            return "--scheduler, --tls-* and --insecure-plain-tcp go with --executor dask"
-        return None
-    from autograder.grading.pool.dask_tls import dask_scheduler  # here: ssl is for a cluster only
-
-    if error := executor_error(args.executor, args.scheduler):
-        return error
-    try:
-        args.scheduler = dask_scheduler(
-            args.scheduler,
-            tls_dir=args.tls_dir,
-            tls_ca=args.tls_ca,
-            tls_cert=args.tls_cert,
-            tls_key=args.tls_key,
-            insecure_plain_tcp=args.insecure_plain_tcp,
-        )
-    except ValueError as exc:
-        return str(exc)
-    return None
 
 
 def guarded(command: Callable[[], int]) -> int:
@@ -157,12 +103,9 @@ def guarded(command: Callable[[], int]) -> int:
 
 
 def grading_limits(args) -> Limits | str:
-    """For a command that grades: the dask scheduler checked, the assignment known, and the run's limits;
-    or the error message (exit 2)."""
+    """For a command that grades: the assignment known, and the run's limits; or the error message (exit 2)."""
     from autograder.sandbox.limits import Limits
 
-    if error := resolve_scheduler(args):  # dask: mutual TLS, or plain TCP only when asked for by name
-        return error
     if error := assignment_error(args.assignment):
         return error
     try:

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.cli import similarity
+from autograder.cli import dask, keep_evidence, similarity
 from autograder.cli.common import fail, grading_limits, guarded, positive
 from autograder.cli.grade_options import add_options, asked, complete, late_options
 from autograder.protocol.said import LANGUAGES
@@ -108,6 +108,7 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         help="skip the similarity pass that ends a class run (which hand-ins share code: similarity.html)",
     )
     similarity.add_options(grade, threshold="--similarity-threshold")  # --archive DIR, --similarity-threshold
+    keep_evidence.add_option(grade)  # --keep-evidence DIR
 
 
 def run(args) -> int:
@@ -120,6 +121,9 @@ def run(args) -> int:
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
+    args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
+    if isinstance(args.scheduler, str):
+        return fail(args.scheduler)
     return guarded(lambda: _grade(args, limits, options.extensions))
 
 
@@ -186,6 +190,8 @@ def _grade(args, limits, extensions) -> int:
         )
     if args.no_similarity and (args.archive or args.similarity_threshold is not None):
         return fail("--archive and --similarity-threshold set the similarity pass: drop them or --no-similarity")
+    if args.keep_evidence is not None and (error := keep_evidence.problem(args, single)):
+        return fail(error)
     if single:
         # nbgrader layout .../<student>/<assignment>/<file>: the student is the folder, not the file
         file = paths[0]
@@ -291,6 +297,7 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     from autograder.grading.terminal import printable
     from autograder.outputs.roster import build_roster
 
+    kept: list = []
     try:
         result = grade_file(
             assignment=args.assignment,
@@ -301,6 +308,7 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
             roots=roots,
             executor=args.executor,
             scheduler=args.scheduler,
+            keep=None if args.keep_evidence is None else kept.append,
         )
     except Exception as exc:  # a grader bug: say so, exit 1, and still give the student a result saying so
         print(f"grader error: {type(exc).__name__}: {printable(exc, limit=2000)}", file=sys.stderr)
@@ -309,13 +317,14 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
         sys.stdout.write(json.dumps(_gradescope(result)) + "\n")
     else:
         _render_one(result, file)
+    status = 0 if args.keep_evidence is None else keep_evidence.write(args, kept)
     if result.grader_error is not None:
         return 1
     if gradebook is None:
-        return 0
+        return status
     editions = editions_of(args.assignment)
     roster = build_roster(submissions, roots=list(roots), assignment=editions[0], editions=editions[1:])
-    return _to_gradebook(args, gradebook, roster, {roster[0].uid: result})
+    return _to_gradebook(args, gradebook, roster, {roster[0].uid: result}) or status
 
 
 def _gradescope(result) -> dict:

@@ -82,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="{" + ",".join(_COMMANDS) + "}")
     common = common_options()
+    dask.add_cluster_options(common)  # --executor dask's: --scheduler tls://HOST:PORT, --tls-dir DIR, ...
     grade.add_parser(sub, common, _EPILOG)
     status.add_parser(sub)
     calibrate.add_parser(sub, common)

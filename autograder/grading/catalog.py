@@ -14,6 +14,7 @@ param=...)`` where it is not. The English text is what the engine wrote before t
 
 from __future__ import annotations
 
+from autograder.grading.gradescope.messages import GRADESCOPE
 from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
 from dnnlpy.notebook import CellPlace, name_cell
@@ -37,6 +38,15 @@ _FIX_ZH = "评分程序只读取提交文件夹里真实存在的文件；请提
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     "run.ok": ("Your code ran to the end.", "你的代码从头到尾运行完毕。"),
+    # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not
+    "run.blank.empty": (
+        "Blank submission: nothing written yet (the file holds no code).",
+        "空白提交：什么都还没有写（文件里没有任何代码）。",
+    ),
+    "run.blank.starter": (
+        "Blank submission: nothing written yet (the exercises are still the starter code).",
+        "空白提交：什么都还没有写（练习仍是初始代码）。",
+    ),
     "run.timeout": (
         "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet"
         " score 0. Look for an endless loop or a very slow computation.",
@@ -84,7 +94,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_cells_raised": (
         "Your code ran to the end, but {n} of its cells did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个单元格没有正常运行：",
+        "你的代码从头到尾运行完毕，但其中有 {n} 个单元格没有正常结束：",
+    ),
+    # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
+    "run.syntax_cells": (
+        "Your code has a syntax error: the cells it is in ({n}) did not run at all:",
+        "你的代码有语法错误，出错的单元格（共 {n} 个）一行都没有运行：",
+    ),
+    "run.syntax_parts": (
+        "Your code has a syntax error: the parts it is in ({n}) did not run at all:",
+        "你的代码有语法错误，出错的部分（共 {n} 个）一行都没有运行：",
     ),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
@@ -93,35 +112,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.cell_raised": (
         "While loading your submission, {cell} raised {error}",
         "加载你的提交时，{cell}抛出了“{error}”",
-    ),
-    # ------------------------------------------------------------- a Gradescope upload (gradescope/run.py)
-    "upload.none": (
-        "No notebook found: upload {assignment}.ipynb (or a single .ipynb or .py file) and submit again.",
-        "没有找到 notebook：请上传 {assignment}.ipynb（或者只上传一个 .ipynb 或 .py 文件），然后重新提交。",
-    ),
-    "upload.several": (
-        "Your upload holds {count} files that could be the notebook ({files}) and none is named as the "
-        "assignment's: upload only the one you want graded and submit again.",
-        "你上传的文件里有 {count} 个都可能是作业 notebook（{files}），但没有一个用的是作业的文件名："
-        "请只上传你要评分的那一个，然后重新提交。",
-    ),
-    "upload.editions.later": (
-        "Your upload holds one notebook per edition of the assignment ({files}). The one saved later is graded: "
-        "{graded}; not graded: {others}. To be graded on another, upload only that one.",
-        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。评分的是保存得更晚的那一个：{graded}；"
-        "不评分：{others}。想按另一个版本评分，请只上传那一个。",
-    ),
-    "upload.editions.together": (
-        "Your upload holds one notebook per edition of the assignment ({files}). Their times are less than "
-        "{seconds} s apart, too close to tell which you saved later, so by the course's rule the English edition "
-        "is graded: {graded}; not graded: {others}. To be graded on another, upload only that one.",
-        "你上传的文件里，作业的每个版本各有一个 notebook（{files}）。它们的时间相差不到 {seconds} 秒，"
-        "分不出哪一个保存得更晚，所以按课程的规则评分的是英文版：{graded}；不评分：{others}。"
-        "想按另一个版本评分，请只上传那一个。",
-    ),
-    "upload.others": (
-        "Graded {graded}, the file named as the assignment's; also in your upload, not graded: {others}.",
-        "评分的是以作业命名的文件 {graded}；你上传的其他文件不评分：{others}。",
     ),
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (
@@ -136,19 +126,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的提交没有定义 {names}（请核对类名的拼写）。",
     ),
     "run.not_defined_syntax": (
-        "Not defined by your submission: {names} (a cell with a syntax error).",
-        "你的提交没有定义 {names}：上面有单元格存在语法错误，它定义的类因此不存在。",
-    ),
-    "run.not_defined_syntax_part": (
-        "Not defined by your submission: {names} (a part with a syntax error).",
-        "你的提交没有定义 {names}：上面有部分代码存在语法错误，其中定义的类因此不存在。",
+        "Not defined by your submission, because of that syntax error: {names}.",
+        "由于这个语法错误，你的提交没有定义 {names}。",
     ),
     "run.names_sep": (", ", "、"),  # between the names a submission does not define
     "run.cell_syntax_error": (
-        "While loading your submission, {cell} has a syntax error, so Python ran none of it and nothing it defines"
-        " exists (a later NameError follows from it): {error}",
-        "加载你的提交时，{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在（之后的 NameError "
-        "就是由此引起的）：“{error}”",
+        "{cell} has a syntax error, so Python ran none of it and nothing it defines exists: {error}",
+        "{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在：“{error}”",
     ),
     "run.cell_stopped": (
         "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
@@ -163,7 +147,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.ran_but_parts_raised": (
         "Your code ran to the end, but {n} of its parts did not finish normally:",
-        "你的代码运行到了最后，但其中有 {n} 个部分没有正常运行：",
+        "你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
         "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
@@ -172,12 +156,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cell.place.part": ("part {number}", "第 {number} 部分"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
-    # a Gradescope result's lines under a charge (gradescope/results.py)
-    "gradescope.charged_test": ("- {name}: -{lost} / {points}", "- {name}：扣 {lost} 分（该测试 {points} 分）"),
-    "gradescope.covered_test": (
-        "- {name}: not charged again (its {points} counted in this charge)",
-        "- {name}：该测试 {points} 分，已计入上面的扣分",
+    # why a test carries only part of its points in a misconception's charge (marking.Part, rendering.part_words)
+    "charge.part.others": ("{points} of its points go to “{title}”", "另外 {points} 分计入“{title}”"),
+    "charge.part.free": (
+        "{points} not charged: this mistake costs at most {cap} points in this area of the exercise",
+        "其余 {points} 分不扣：这个错误在这道练习的这一评分项里最多扣 {cap} 分",
     ),
+    "charge.part.sep": ("; ", "；"),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
     "run.where.cell": ("while running {place}", "：当时正在运行{place}"),
@@ -347,6 +332,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "malformed evidence for {what} (got {kind}, expected a dict)",
         "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
     ),
+    **GRADESCOPE,  # what a Gradescope upload and its results.json say (grading/gradescope/messages.py)
 }
 
 

@@ -9,11 +9,13 @@ each keep a judge process) and ``dask`` (warm workers on a dask.distributed clus
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+from autograder.grading.judge.kept import Kept
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.sandbox import Limits
@@ -22,14 +24,20 @@ __all__ = ["grade_batch", "grade_file", "EXECUTORS", "executor_error"]
 
 
 def _grade_one(
-    assignment: str, path: str, seed: int | None, limits: Limits, hide: tuple[str, ...], roots: tuple[str, ...] = ()
+    assignment: str,
+    path: str,
+    seed: int | None,
+    limits: Limits,
+    hide: tuple[str, ...],
+    roots: tuple[str, ...] = (),
+    keep: Callable[[Kept], None] | None = None,
 ) -> Result:
     from autograder.graders import get_assignment
     from autograder.grading.fresh import grade_submission
 
     try:
         spec = get_assignment(assignment)
-        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots)
+        return grade_submission(spec=spec, path=path, seed=seed, limits=limits, hide=hide, roots=roots, keep=keep)
     except Exception as exc:  # one broken submission or grader bug must not stop the batch
         return Result.grader_failure(f"{type(exc).__name__}: {exc}")
 
@@ -60,6 +68,7 @@ def grade_batch(
     roots: tuple[str | Path, ...] = (),
     executor: str = "pool",
     scheduler: str | None = None,
+    keep: Callable[[str, Kept], None] | None = None,
 ) -> dict[str, Result]:
     """Grade every submission; returns student -> Result (grader failures become grader-error results).
 
@@ -71,9 +80,16 @@ def grade_batch(
     tested on the same cases, and the judge's reference work is shared; each result records its seed).
     `executor`: "pool" (warm workers on this machine, the default), "fresh" (a new interpreter per
     submission, the reference path), or "dask" (warm workers on the dask.distributed cluster at `scheduler`).
+    `keep(student, kept)` is handed what the judge read and decided for each (``judge.kept``): on this machine
+    only (the pool, or fresh for one file).
     """
     if error := executor_error(executor, scheduler):
         raise ValueError(error)
+    if keep is not None and (executor == "dask" or (executor == "fresh" and len(submissions) > 1)):
+        raise ValueError(
+            f"keeping evidence with executor {executor!r} for {len(submissions)} submissions: the judge runs in "
+            "another process there; use the pool executor (or fresh for one file)"
+        )
     workers = workers or os.cpu_count() or 1
     if workers < 1:
         raise ValueError(f"workers={workers}: give at least 1")
@@ -90,7 +106,6 @@ def grade_batch(
     try:
         if executor == "pool":
             from autograder.grading.pool.local import LocalPool
-            from autograder.sandbox.hugepages import worth_folding
 
             workers = min(workers, max(1, len(submissions)))
             with LocalPool(
@@ -98,9 +113,8 @@ def grade_batch(
                 limits=limits,
                 workers=workers,
                 warm_named=len(submissions) == 1,  # a class of one warms only what its file names
-                fold=worth_folding(len(submissions), workers),  # a small class would pay more than it saves
             ) as pool:
-                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived)
+                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived, keep=keep)
         elif executor == "dask":
             from autograder.grading.pool.on_dask import grade_on_dask
 
@@ -115,7 +129,8 @@ def grade_batch(
             )
         elif len(submissions) == 1:  # a class of one: in this process, no worker process to start
             ((student, path),) = submissions.items()
-            results = {student: _grade_one(assignment, str(path), seed, limits, hidden, trusted)}
+            kept = None if keep is None else functools.partial(keep, student)
+            results = {student: _grade_one(assignment, str(path), seed, limits, hidden, trusted, kept)}
             arrived(student, results[student])
         else:
             results = _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted, arrived)
@@ -182,8 +197,10 @@ def grade_file(
     roots: tuple[str | Path, ...] = (),
     executor: str = "pool",
     scheduler: str | None = None,
+    keep: Callable[[Kept], None] | None = None,
 ) -> Result:
-    """Grade one file with `executor`: a class of one (see ``grade_batch``)."""
+    """Grade one file with `executor`: a class of one (see ``grade_batch``); `keep(kept)`: what the judge read
+    and decided (``judge.kept``)."""
     one = {"submission": Path(path)}
     return grade_batch(
         assignment=assignment,
@@ -196,4 +213,5 @@ def grade_file(
         roots=roots,
         executor=executor,
         scheduler=scheduler,
+        keep=None if keep is None else lambda _student, kept: keep(kept),
     )["submission"]

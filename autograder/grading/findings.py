@@ -70,8 +70,10 @@ class Finding:
 
     def render(self, language: str = "en") -> str:
         """The message in `language` (English for a language the kit does not speak: a result read back from
-        a folder may say anything)."""
-        return catalog.render(self.said, language if language in catalog.LANGUAGES else "en")
+        a folder may say anything), as a paragraph reads it: a Chinese one ends each of its sentences."""
+        language = language if language in catalog.LANGUAGES else "en"
+        shown = catalog.render(self.said, language)
+        return catalog.ended(shown) if language == "zh" else shown
 
     def to_wire(self) -> dict:
         out: dict[str, Any] = {"said": self.said.to_wire()}

@@ -17,6 +17,7 @@ from autograder.graders import all_specs
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading import pipeline
 from autograder.grading.judge.client import JudgeProcess
+from autograder.grading.judge.kept import Kept
 from autograder.grading.result import Result
 from autograder.sandbox import Limits, SandboxResult, run_sandboxed
 from autograder.sandbox.library import library_copy
@@ -54,10 +55,12 @@ def grade_submission(
     hide: tuple[str | Path, ...] = (),
     roots: tuple[str | Path, ...] = (),
     judge: JudgeProcess | None = None,
+    keep: Callable[[Kept], None] | None = None,
 ) -> Result:
     """Grade one .py/.ipynb file; `hide` adds paths no submission may read (e.g. the batch's folders);
     `roots`: the folders given on the command line, beneath which the file is read without following links
-    (default: the file's own folder). `judge`: the judge process to judge it (default: ``shared_judge``)."""
+    (default: the file's own folder). `judge`: the judge process to judge it (default: ``shared_judge``).
+    `keep`: handed what the judge read and decided (``pipeline.grade``)."""
     submission = pipeline.read(path, roots)
     file = Path(path).resolve()
     return pipeline.grade(
@@ -67,6 +70,7 @@ def grade_submission(
         limits=limits,
         judge=shared_judge(spec.name, limits) if judge is None else judge,
         sandbox=FreshSandbox(spec, limits, hide=(file.parent, file, *hide)),
+        keep=keep,
     )
 
 

@@ -30,6 +30,8 @@ __all__ = [
     "load_scheme",
     "apply_marking",
     "breakdown",
+    "Part",
+    "part_of",
     "scheme_markdown",
     "SCHEME_FILE",
     "OWN",
@@ -270,6 +272,32 @@ def breakdown(tests: Sequence, scheme: Scheme | None) -> list[Charge]:
         Charge(exercise, cause, is_misconception, round(sum(p for _, p in carried), 6), tuple(carried))
         for (exercise, is_misconception, cause), carried in lines.items()
     ]
+
+
+@dataclass(frozen=True)
+class Part:
+    """Why a test carries only part of its points in a misconception's charge, as values the outputs word: the
+    rest is charged to other misconceptions (`others`), and what is left (`free`) to nothing, because this
+    misconception's cost in the test's area (`cap`, once per exercise) is reached."""
+
+    others: tuple[tuple[str, float], ...]  # (misconception id, points it takes of this test), in the scheme's order
+    free: float  # points of the test no charge takes
+    cap: float  # the misconception's cost in the test's area
+
+
+def part_of(test, cause: str, scheme: Scheme | None) -> Part | None:
+    """How a marked, failed `test` carries misconception `cause`'s charge when it carries only part of its points
+    (None when it carries all of them, or none: a test covered at no cost of its own says so by itself)."""
+    if test.passed or scheme is None or cause not in scheme.misconceptions:
+        return None
+    charged = test.points if test.charged is None else test.charged
+    shares = {to.removeprefix(MISCONCEPTION): points for to, points in (test.shares or {}).items()}
+    mine = shares.get(cause, 0.0) if shares else charged
+    if mine <= 0 or mine >= test.points:
+        return None
+    others = tuple((m, shares[m]) for m in scheme.misconceptions if m != cause and shares.get(m, 0) > 0)
+    free = round(max(0.0, test.points - charged), 6)
+    return Part(others, free, scheme.misconceptions[cause].costs.get(test.area, 0.0))
 
 
 def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:

@@ -33,13 +33,14 @@ from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render
 from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
+from autograder.grading.judge.kept import Kept
 from autograder.grading.language import text_language
 from autograder.grading.marking import apply_marking
 from autograder.grading.refusals import refused
 from autograder.grading.rendering import rendered
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
-from autograder.grading.submissions import SubmissionRefused, read_submission, submission_root
+from autograder.grading.submissions import SubmissionRefused, holds_code, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
@@ -125,18 +126,23 @@ def grade(
     judge: JudgeProcess,
     sandbox: Sandbox,
     timings: dict[str, float] | None = None,
+    keep: Callable[[Kept], None] | None = None,
 ) -> Result:
     """Steps 2 to 8 of one submission read already (step 1): its ``Result``; a judge process that cannot be
     (re)started is the grader's failure. `timings` is filled with seconds per stage (``judge_ready``, ``job``,
     ``run``, ``judge``, ``before_run``, ``total``); the warm-ups (the sandbox's, the judge's start-up and plan)
-    are nobody's time: they are waited for before the clock starts, and left out of the result's time."""
+    are nobody's time: they are waited for before the clock starts, and left out of the result's time.
+    `keep` is handed what the judge read and decided (``judge.kept.Kept``: ``grade --keep-evidence``), once
+    judged."""
     timings = {} if timings is None else timings
     start = time.monotonic()
+    jobs: list[bytes] = []
 
     def blob() -> bytes:  # runs while the sandbox starts
         asked = time.monotonic()
         made = judge.job(seed=seed, submission=submission)
         timings["job"] = time.monotonic() - asked
+        jobs.append(made)
         return made
 
     try:
@@ -151,6 +157,8 @@ def grade(
         tests, run = judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
     except JudgeLimitError as exc:
         return Result.grader_failure(str(exc))
+    if keep is not None and jobs:
+        keep(Kept(spec.name, seed, limits, jobs[0], box, tuple(judgement.outcomes), judgement.run, judgement.limit))
     timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
     timings["before_run"] = ran - start - box.wall_seconds
     seconds = time.monotonic() - start - warm_up
@@ -277,6 +285,7 @@ def finish(
     submission's own first: what every output shows of it, made once here."""
     run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
+    run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
     language = language if language in spec.languages else spec.languages[0]

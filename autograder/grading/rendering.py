@@ -21,7 +21,7 @@ from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import LANGUAGES, cell_name, render
 from autograder.grading.findings import Finding
 from autograder.grading.language import DEFAULT_LANGUAGE
-from autograder.grading.marking import Charge, Scheme, breakdown
+from autograder.grading.marking import Charge, Part, Scheme, breakdown, part_of
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
@@ -29,7 +29,7 @@ from autograder.grading.titles import charge_title, experiment_title, names, tes
 from autograder.protocol.said import render as render_said
 from dnnlpy.notebook import CellPlace
 
-__all__ = ["rendered", "show", "stopped_at", "place", "in_scheme_order", "reason_key"]
+__all__ = ["rendered", "show", "part_words", "stopped_at", "place", "in_scheme_order", "reason_key"]
 
 # Parameters that name what a test was checking (the subject), not why it failed: left out of a reason.
 _SUBJECTS = frozenset({"what", "call", "label", "model"})
@@ -74,7 +74,7 @@ def _summary(result: Result, language: str) -> str:
     """How the run went, in `language` (the engine's catalog): the grader's failure, or the run's summary."""
     if result.grader_error is not None:
         return render("run.grader_error", language, why=result.grader_error)
-    return result.run.summary(language) if result.run is not None else result.output
+    return result.run.summary(language, blank=result.blank) if result.run is not None else result.output
 
 
 def _test(test: TestOutcome, spec: AssignmentSpec | None, language: str, area: Callable[[str], str]) -> ShownTest:
@@ -109,8 +109,34 @@ def _charge(
         kind="misconception" if charge.misconception else plain,
         lead=lead.name,
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
-        tests=charge.tests,
+        tests=tuple((name, points, _part(by_name[name], charge, spec, language)) for name, points in charge.tests),
     )
+
+
+def _part(test: TestOutcome, charge: Charge, spec: AssignmentSpec | None, language: str) -> str:
+    """Why `test` carries only part of its points in `charge` (a misconception's), in words ("" otherwise)."""
+    part = part_of(test, charge.cause, spec.scheme) if charge.misconception and spec is not None else None
+    return part_words(spec, part, language) if part is not None else ""
+
+
+def part_words(spec: AssignmentSpec | None, part: Part, language: str = DEFAULT_LANGUAGE) -> str:
+    """Why a test carries only part of its points in a charge (``marking.Part``), in `language`: "the other 3
+    not charged: this mistake costs at most 6 points in this area of the exercise" (the misconceptions that take
+    the rest named by their titles)."""
+    language = language if spec is None or language in spec.languages else DEFAULT_LANGUAGE
+    catalog = spec.catalog if spec is not None else None
+    said = [
+        render(
+            "charge.part.others",
+            language,
+            points=f"{points:g}",
+            title=catalog.misconception_title(cause, language) if catalog is not None else cause,
+        )
+        for cause, points in part.others
+    ]
+    if part.free > 0:
+        said.append(render("charge.part.free", language, points=f"{part.free:g}", cap=f"{part.cap:g}"))
+    return render("charge.part.sep", language).join(said)
 
 
 def _lead(members: list[TestOutcome], cause: str, scheme: Scheme | None) -> TestOutcome:

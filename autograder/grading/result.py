@@ -27,6 +27,8 @@ __all__ = [
     "RunFacts",
     "Result",
     "STATUS_MESSAGES",
+    "RUN_HEADERS",
+    "SYNTAX_ERRORS",
     "status_words",
     "GRADER_ERROR",
     "JUDGE_LIMIT",
@@ -36,10 +38,20 @@ GRADER_ERROR = "grader error"  # the status of a submission the grader itself co
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 
 CELLS_COUNTED = render("run.cells_counted")
-_SYNTAX = ("SyntaxError", "IndentationError", "TabError")  # a cell Python could not compile
+SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")  # how the runner names a cell Python could not compile
 _CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
+
+# A blank submission's one line (RunFacts.summary), by whether the file holds no code at all (RunFacts.empty)
+_BLANK = {True: "run.blank.empty", False: "run.blank.starter"}
+# The run's first line when cells (a .py file's parts) did not finish: by (all of them syntax errors, a notebook)
+RUN_HEADERS = {
+    (True, True): "run.syntax_cells",
+    (True, False): "run.syntax_parts",
+    (False, True): "run.ran_but_cells_raised",
+    (False, False): "run.ran_but_parts_raised",
+}
 
 # How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
 STATUS_MESSAGES = {
@@ -153,12 +165,15 @@ class RunFacts:
     # What the run tried that its sandbox refused, [kind, what] (``grading.refusals``: "output", "files", "call"):
     # said to the TA and the student, never a point
     refused: list[list[str]] = field(default_factory=list)
+    # The hand-in holds no code at all (``submissions.holds_code``: blank lines, comments and markdown only), read
+    # from the file itself: a blank submission, not one whose classes are misspelt
+    empty: bool = False
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
         out["judge_stop"] = None if self.judge_stop is None else self.judge_stop.to_wire()
-        for name in ("refusal", "judge_stop", "cells", "refused"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells", "refused", "empty"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -183,17 +198,20 @@ class RunFacts:
         # a notebook's cells are named (pipeline.named_cells); without names, the parts of a .py file
         return render("cell.place.bare" if self.cells else "cell.place.part", language, number=index + 1)
 
-    def summary(self, language: str = "en") -> str:
+    def summary(self, language: str = "en", *, blank: bool = False) -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
-        required names not defined."""
+        required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else."""
         if self.refusal is not None:  # nothing ran: how a run ends does not apply
             return render("run.not_run", language, why=self.refusal)
+        if blank:
+            return "\n".join([render(_BLANK[self.empty], language)] + self.refused_lines(language))
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         if errors:
             notebook = bool(self.cells)
-            if self.status == "ok":
-                key = "run.ran_but_cells_raised" if notebook else "run.ran_but_parts_raised"
+            if self.status == "ok":  # a cell Python could not compile did not run at all: not "ran to the end"
+                syntax_only = all(str(message).startswith(SYNTAX_ERRORS) for _, message in errors)
+                key = RUN_HEADERS[syntax_only, notebook]
                 lines = [render(key, language, n=len(errors))]
             lines.append(render("run.cells_counted" if notebook else "run.parts_counted", language))
         syntax = False
@@ -201,7 +219,7 @@ class RunFacts:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
             # what a syntax error and the starter code's own exception mean, so the student looks in the right place
             key = "run.cell_raised"
-            if message.startswith(_SYNTAX):
+            if message.startswith(SYNTAX_ERRORS):
                 key, syntax = "run.cell_syntax_error", True
             elif message.startswith("NotImplementedError"):
                 key = "run.cell_starter"
@@ -210,11 +228,7 @@ class RunFacts:
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            key = (
-                ("run.not_defined_syntax" if self.cells else "run.not_defined_syntax_part")
-                if syntax
-                else "run.not_defined"
-            )
+            key = "run.not_defined_syntax" if syntax else "run.not_defined"
             lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
         return "\n".join(lines + self.refused_lines(language))
 
@@ -251,7 +265,7 @@ class Result:
             if self.grader_error is not None:
                 self.output = render("run.grader_error", self.language, why=self.grader_error)
             elif self.run is not None:
-                self.output = self.run.summary(self.language)
+                self.output = self.run.summary(self.language, blank=self.blank)
 
     @classmethod
     def grader_failure(cls, message: str) -> Result:
@@ -296,6 +310,19 @@ class Result:
             pair[0] += test.score
             pair[1] += test.points
         return {area: (got, total) for area, (got, total) in out.items()}
+
+    @property
+    def blank(self) -> bool:
+        """Nothing written yet: a run that ended normally with no syntax error and nothing refused, 0 points, and
+        either no code at all in the file (``RunFacts.empty``) or every failure the starter code's own exception
+        (``Finding.starter``). A syntax error, a misspelt class or code that raises is written work: graded."""
+        run = self.run
+        if run is None or self.status != "ok" or run.refusal is not None or run.refused or self.score != 0:
+            return False
+        if any(isinstance(cell, int) and str(message).startswith(SYNTAX_ERRORS) for cell, message in run.load_errors):
+            return False
+        failing = self.failing()
+        return run.empty or (bool(failing) and all(t.finding is not None and t.finding.starter for t in failing))
 
     def failing(self) -> list[TestOutcome]:
         return [t for t in self.tests if not t.passed]

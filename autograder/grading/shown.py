@@ -45,7 +45,8 @@ class ShownCharge:
     kind: str  # "misconception", or the finding's kind of its test ("plain", "owed", "internal", "knock-on")
     lead: str  # the test whose message says it (a misconception: one naming it where it costs most)
     reason: str  # the finding's structure, for charges of their own points read as one (same reason)
-    tests: tuple[tuple[str, float], ...]  # (test id, points it carries), in the suite's order
+    # (test id, points it carries, why only part of its points: "" when it carries all or none), the suite's order
+    tests: tuple[tuple[str, float, str], ...]
 
 
 @dataclass(frozen=True)
@@ -117,11 +118,12 @@ def _charge(data: Any) -> ShownCharge:
     tests = fields["tests"]
     if not all(
         isinstance(t, (list, tuple))
-        and len(t) == 2
+        and len(t) == 3
         and isinstance(t[0], str)
         and isinstance(t[1], (int, float))
         and not isinstance(t[1], bool)
+        and isinstance(t[2], str)
         for t in tests
     ):
-        raise ValueError(f"a shown charge's tests are [test id, points] pairs, not {tests!r:.120}")
-    return ShownCharge(**{**fields, "tests": tuple((name, float(points)) for name, points in tests)})
+        raise ValueError(f"a shown charge's tests are [test id, points, part] triples, not {tests!r:.120}")
+    return ShownCharge(**{**fields, "tests": tuple((name, float(points), part) for name, points, part in tests)})

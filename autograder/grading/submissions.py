@@ -32,6 +32,7 @@ __all__ = [
     "find_submissions",
     "read_submission",
     "text_of_name",
+    "holds_code",
     "submission_root",
     "SubmissionRefused",
     "SubmissionTooLarge",
@@ -271,3 +272,16 @@ def text_of_name(name: str) -> str:
     surrogates, which no CSV, JSON file or page could write) become ``\\xNN``, as the roster shows them, so
     that two names differing only in such a byte stay two students."""
     return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def holds_code(kind: str, source: str) -> bool:
+    """Whether a hand-in read by ``read_submission`` holds any code: a line of a code cell (or of a .py file) that
+    is neither blank nor a comment. A file with none is blank, whatever else it says (markdown, a header comment)."""
+    if kind == "ipynb":
+        try:
+            cells = json.loads(source).get("cells", [])
+        except (ValueError, AttributeError, RecursionError):
+            return bool(source.strip())
+        code = [c.get("source", "") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+        source = "\n".join("".join(s) if isinstance(s, list) else str(s) for s in code)
+    return any(line.strip() and not line.lstrip().startswith("#") for line in source.splitlines())

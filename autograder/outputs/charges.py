@@ -25,7 +25,9 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    tests: list[dict] = field(default_factory=list)  # {"test", "name", "area", "points", "lost", "what"} per test
+    # {"test", "name", "area", "points", "lost", "what", "part"} per test ("part": why it carries only part of its
+    # points here, in words; "" when it carries all of them or none)
+    tests: list[dict] = field(default_factory=list)
 
 
 def cards(shown: Shown) -> list[Card]:
@@ -34,7 +36,7 @@ def cards(shown: Shown) -> list[Card]:
     grouped: dict[tuple, Card] = {}
     tests = {t.test: t for t in shown.tests}
     for charge in shown.charges:
-        items = [_item(tests[name], lost) for name, lost in charge.tests]
+        items = [_item(tests[name], lost, part) for name, lost, part in charge.tests]
         message = tests[charge.lead].message or readable_test(charge.lead)
         if charge.misconception:
             kind = "misconception"
@@ -51,7 +53,7 @@ def cards(shown: Shown) -> list[Card]:
     return sorted(out, key=lambda c: (-c.points, min(order[i["test"]] for i in c.tests)))
 
 
-def _item(test: ShownTest, lost: float) -> dict:
+def _item(test: ShownTest, lost: float, part: str) -> dict:
     return {
         "test": test.test,
         "name": test.title,
@@ -59,4 +61,5 @@ def _item(test: ShownTest, lost: float) -> dict:
         "points": test.points,
         "lost": lost,
         "what": test.what,
+        "part": part,
     }

@@ -3,7 +3,9 @@
 Drawn here as a few rectangles, lines and labels, not with a plotting library: matplotlib's import and two PNG
 renders cost ~1.5 CPU-s, more than half a bare ``import torch``, at the end of every batch, even one that regraded
 nobody. An SVG stays sharp at any zoom and prints cleanly; embedded as an ``<img>`` it stays one self-contained,
-inert page (a browser runs nothing inside an image). Every label is escaped as XML, after ``html.visible``.
+inert page (a browser runs nothing inside an image). Here each chart is laid out (positions, labels as text); it
+is drawn by ``templates/chart.svg.j2``, autoescaped like every page (``outputs.html``), so a label is shown as text
+whatever it holds, its reordering characters made visible first.
 """
 
 from __future__ import annotations
@@ -13,20 +15,22 @@ import math
 import statistics
 import unicodedata
 from collections import defaultdict
-from xml.sax.saxutils import escape
+from typing import NamedTuple
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.rendering import in_scheme_order
 from autograder.outputs.classview import ClassView
-from autograder.outputs.html import number, visible
+from autograder.outputs.html import number, render
 from autograder.outputs.messages_report import report_words
 
 __all__ = ["charts", "area_means", "histogram_svg", "area_svg", "bins"]
 
 WIDTH = 520
-_FONT = 'font-family="system-ui, -apple-system, Segoe UI, Roboto, sans-serif" font-size="12" fill="#222"'
 _CHAR = 6.6  # a 12 px sans-serif character's mean advance, for margins
 _LONGEST = 34  # an area's name beyond this many characters is cut, with an ellipsis
+# Each chart's bars: what their value is called (``data-count``: students in a bin), their fill and outline.
+_HISTOGRAM = {"data": "count", "fill": "#4477aa", "outline": "#fff"}
+_AREAS = {"data": "mean", "fill": "#66aa55", "outline": None}
 
 
 def bins(scores: list[float], top: float) -> list[int]:
@@ -42,19 +46,52 @@ def bins(scores: list[float], top: float) -> list[int]:
     return out
 
 
-def _text(x: float, y: float, label: str, anchor: str = "middle", extra: str = "") -> str:
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}"{extra}>{escape(str(visible(label)))}</text>'
+class Text(NamedTuple):
+    """A label at (x, y): `anchor` is SVG's text-anchor, `turned` reads it bottom to top (the y axis's)."""
+
+    x: float
+    y: float
+    label: str
+    anchor: str = "middle"
+    turned: bool = False
 
 
-def _svg(height: float, title: str, body: list[str]) -> str:
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height:.0f}" '
-        f'viewBox="0 0 {WIDTH} {height:.0f}" role="img" {_FONT}>'
-        f"<title>{escape(str(visible(title)))}</title>"
-        f'<rect width="{WIDTH}" height="{height:.0f}" fill="#fff"/>'
-        + _text(WIDTH / 2, 20, title, extra=' font-size="14" font-weight="600"')
+class Line(NamedTuple):
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+
+
+class Bar(NamedTuple):
+    """A bar, with the value it stands for (the chart's `data` attribute: what a test or a reader reads back)."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+    value: str
+
+
+def _svg(height: float, title: str, **chart) -> str:
+    """The chart drawn by ``templates/chart.svg.j2``: `grid` lines under the `bars`, `axes` over them, `labels`
+    last; every position rounded to 0.1 px."""
+    return render(
+        "chart.svg.j2",
+        width=WIDTH,
+        height=round(height),
+        title=title,
+        heading=Text(WIDTH / 2, 20.0, title),
+        **{key: _rounded(value) for key, value in chart.items()},
     )
-    return head + "".join(body) + "</svg>"
+
+
+def _rounded(value):
+    if isinstance(value, list):
+        return [_rounded(item) for item in value]
+    if isinstance(value, tuple):  # a Text, Line or Bar: its positions to 0.1 px
+        return type(value)(*(round(v, 1) if isinstance(v, float) else v for v in value))
+    return value
 
 
 def _step(most: int) -> int:
@@ -70,31 +107,26 @@ def histogram_svg(scores: list[float], top: float, words: dict[str, str] | None 
     plot_w, plot_h = WIDTH - left - right, height - upper - lower
     step = _step(max(counts))
     y_top = step * math.ceil(max(max(counts), 1) / step)
-    body = []
+    grid, axes, bars, labels = [], [], [], []
     for tick in range(0, y_top + 1, step):
         y = upper + plot_h * (1 - tick / y_top)
-        body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#e4e4e4"/>')
-        body.append(_text(left - 6, y + 4, str(tick), anchor="end"))
+        grid.append(Line(left, y, left + plot_w, y))
+        labels.append(Text(left - 6, y + 4, str(tick), anchor="end"))
     bar_w = plot_w / len(counts)
     for i, n in enumerate(counts):
         if n:
             h = plot_h * n / y_top
-            x, y = left + i * bar_w, upper + plot_h - h
-            body.append(
-                f'<rect class="bar" data-count="{n}" x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
-                f'fill="#4477aa" stroke="#fff"/>'
-            )
+            bars.append(Bar(left + i * bar_w, upper + plot_h - h, bar_w, h, str(n)))
     base = upper + plot_h
-    body.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{base}" y2="{base}" stroke="#444"/>')
+    axes.append(Line(left, base, left + plot_w, base))
     for k in range(5):
         x = left + plot_w * k / 4
-        body.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{base}" y2="{base + 4}" stroke="#444"/>')
-        body.append(_text(x, base + 17, number((top if top > 0 else 1.0) * k / 4)))
+        axes.append(Line(x, base, x, base + 4))
+        labels.append(Text(x, base + 17, number((top if top > 0 else 1.0) * k / 4)))
     w = words or report_words("en")
-    body.append(_text(left + plot_w / 2, height - 8, w["chart.score_axis"].format(top=number(top))))
-    middle = upper + plot_h / 2
-    body.append(_text(14, middle, w["chart.students_axis"], extra=f' transform="rotate(-90 14 {middle:.1f})"'))
-    return _svg(height, w["chart.histogram_title"], body)
+    labels.append(Text(left + plot_w / 2, height - 8, w["chart.score_axis"].format(top=number(top))))
+    labels.append(Text(14, upper + plot_h / 2, w["chart.students_axis"], turned=True))
+    return _svg(height, w["chart.histogram_title"], grid=grid, bars=bars, axes=axes, labels=labels, **_HISTOGRAM)
 
 
 def _cut(name: str) -> str:
@@ -108,23 +140,20 @@ def area_svg(means: dict[str, float], words: dict[str, str] | None = None) -> st
     right, upper, row, lower = 44, 34, 26, 40
     height = upper + row * len(names) + lower
     plot_w = WIDTH - left - right
-    body = []
+    grid, bars, labels = [], [], []
     for tick in range(0, 101, 20):
         x = left + plot_w * tick / 100
-        body.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{upper}" y2="{upper + row * len(names)}" stroke="#e4e4e4"/>')
-        body.append(_text(x, upper + row * len(names) + 16, str(tick)))
+        grid.append(Line(x, upper, x, upper + row * len(names)))
+        labels.append(Text(x, upper + row * len(names) + 16, str(tick)))
     for i, (name, mean) in enumerate(zip(names, means.values(), strict=True)):
         y = upper + row * i
         w = plot_w * min(100.0, max(0.0, float(mean))) / 100
-        body.append(_text(left - 8, y + row / 2 + 4, name, anchor="end"))
-        body.append(
-            f'<rect class="bar" data-mean="{float(mean):.1f}" x="{left}" y="{y + 4}" width="{w:.1f}" '
-            f'height="{row - 8}" fill="#66aa55"/>'
-        )
-        body.append(_text(left + w + 4, y + row / 2 + 4, f"{float(mean):.0f}%", anchor="start"))
+        labels.append(Text(left - 8, y + row / 2 + 4, name, anchor="end"))
+        bars.append(Bar(left, y + 4, w, row - 8, f"{float(mean):.1f}"))
+        labels.append(Text(left + w + 4, y + row / 2 + 4, f"{float(mean):.0f}%", anchor="start"))
     w = words or report_words("en")
-    body.append(_text(left + plot_w / 2, height - 8, w["chart.areas_axis"]))
-    return _svg(height, w["chart.areas_title"], body)
+    labels.append(Text(left + plot_w / 2, height - 8, w["chart.areas_axis"]))
+    return _svg(height, w["chart.areas_title"], grid=grid, bars=bars, axes=[], labels=labels, **_AREAS)
 
 
 def _data(svg: str) -> str:

@@ -1,9 +1,10 @@
 """Trusted: a graded class as the report sees it: one row per student of the manifest, sorted into kinds.
 
     graded        the submission ran and was judged (whatever its score)
-    blank         judged, 0 points, and nothing written: no test passed and every failure is the starter
-                  code's own exception (the judge says so: ``Finding.starter``), or none of the required names
-                  is defined; a hand-in whose code raises something else wrote something, and is graded
+    blank         judged, 0 points, and nothing written (``Result.blank``): the file holds no code, or every
+                  failure is the starter code's own exception (the judge says so: ``Finding.starter``); a
+                  hand-in with a syntax error, misspelt classes or code that raises something else wrote
+                  something, and is graded
     refused       judged, 0 points, and the sandbox refused something it tried (files outside its view, a
                   refused call, a flood of output: ``RunFacts.refused``): never "blank"
     timeout       the run was stopped at the time limit (whatever it scored before): never "blank"
@@ -131,14 +132,9 @@ def triage(result: Result | None, unreadable: str = "") -> str:
         return "unreadable"
     if result.status == "timeout":
         return "timeout"
-    failing = result.failing()
-    nothing_defined = result.run is not None and result.run.required_names and not result.run.defined
-    crashes = bool(failing) and all(t.finding is not None and t.finding.starter for t in failing)
     if result.score == 0 and result.run is not None and result.run.refused:
         return "refused"
-    if result.score == 0 and (nothing_defined or crashes):
-        return "blank"
-    return "graded"
+    return "blank" if result.blank else "graded"
 
 
 def load_class(out: str | Path) -> ClassView:

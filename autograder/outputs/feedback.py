@@ -42,6 +42,7 @@ def _item(item: dict, w: dict[str, str]) -> dict:
         "points": points,
         "detail": w["item_detail"].format(area=item["area"], points=points),
         "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
+        "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
     }
 
 
@@ -67,6 +68,7 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
 # how a run ended (wording.run_state) -> its words in the pages' catalog
 _STATUS = {
     "ok": "page.status.ok",
+    "blank": "page.status.blank",
     "syntax error": "page.status.syntax error",
     "cells raised": "page.status.cells raised",
     "time budget": "page.status.time budget",

@@ -34,6 +34,7 @@ PAGES = {
     # how a run ended, by its status (result.RunFacts.status, or wording.run_state for a run that ended normally
     # with part of its code not run); the English is the status itself
     "page.status.ok": Message("ok", "正常"),
+    "page.status.blank": Message("blank (nothing written yet)", "空白提交（什么都还没有写）"),
     "page.status.syntax error": Message("syntax error", "部分代码有语法错误，没有运行"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
     "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
@@ -47,7 +48,7 @@ PAGES = {
     "page.colon": Message(": ", "："),
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
-    "page.item_area_cost": Message(" ({area}) {cost}", "（{area}）{cost}"),  # the terminal's test line
+    "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
     "page.score": Message(
         "Score: {score} / {top}",
@@ -90,11 +91,11 @@ PAGES = {
         "该测试 {points} 分，扣 {lost} 分",
     ),
     "page.not_charged_again": Message(
-        "not charged again (its {points} counted in this charge)",
-        "该测试 {points} 分，已计入上面的扣分",
+        "its {points} counted in this charge, not charged again",
+        "该测试 {points} 分，已算在这项扣分里，不再另扣",
     ),
-    # the terminal's short form of the one above, beside a test in its narrow cell (a charged test: -2/4)
-    "page.covered_short": Message("0/{points} (counted above)", "0/{points}（已计入上面的扣分）"),
+    # why a test carries only part of its points (rendering.part_words), as a sentence of its own under the test
+    "page.part_charged": Message("{part}.", "{part}。"),
     "page.lost_total": Message(
         "Points lost: {points}, the sum of the charges below.",
         "共扣 {points}，即下面各项之和。",
@@ -128,17 +129,10 @@ PAGES = {
         "How your code ran",
         "代码的运行情况",
     ),
+    "page.how_it_ran_line": Message("How your code ran:", "代码的运行情况："),  # the terminal's, above the run's lines
     "page.by_area": Message(
         "Points by area",
         "各评分项得分",
-    ),
-    "page.area": Message(
-        "area",
-        "评分项",
-    ),
-    "page.points_header": Message(
-        "points",
-        "得分",
     ),
     "page.passed": Message(
         "Passed ({n})",

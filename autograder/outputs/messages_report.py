@@ -25,6 +25,7 @@ REPORT = {
     "report.meta_others": Message(" ({others})", "（{others}）"),
     "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
     "report.list": Message(", ", "，"),
+    "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
     "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
     # headings and what is said under them
@@ -36,7 +37,7 @@ REPORT = {
     "report.class_summary": Message("Class summary", "全班概况"),
     "report.statistics_note": Message(
         "Score statistics count graded submissions only (timeouts included; not blank or unreadable).",
-        "得分统计只计入已评分的提交（包括超时的，不包括空白或无法读取的）。",
+        "得分统计只计入已评分的提交（包括超时的，不包括空白提交和无法读取的提交）。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
     "report.none_judged": Message("No judged submissions.", "没有评判过的提交。"),
@@ -91,7 +92,7 @@ REPORT = {
     # the summary table's rows
     "report.sum.submissions": Message("submissions", "提交份数"),
     "report.sum.graded": Message("graded", "已评分"),
-    "report.sum.blank": Message("blank", "空白"),
+    "report.sum.blank": Message("blank", "空白提交"),
     "report.sum.unreadable": Message("unreadable", "无法读取"),
     "report.sum.mean": Message("mean score", "平均分"),
     "report.sum.median": Message("median score", "中位数"),
@@ -111,6 +112,7 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时：代码被终止{where}"),
     "report.fix.syntax": Message("syntax error in {where}", "语法错误：{where}"),
+    "report.fix.blank": Message("everything: nothing written yet", "全部：什么都还没有写"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "report.late.unknown": Message("unknown", "不明"),
@@ -119,9 +121,15 @@ REPORT = {
     "report.batch.title": Message("{n} submissions", "{n} 份提交"),
     "report.batch.no_result": Message("no result", "没有结果"),
     "report.batch.grading": Message("grading", "评分中"),  # before the progress bar
-    "report.batch.graded_now": Message(
+    # the run's summary line: what was graded now, and (when some were) what the folder's results kept
+    "report.batch.graded_now": Message("graded now: {graded} (seed {seed})", "本次评分 {graded} 份（随机种子 {seed}）"),
+    "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
-        "本次评分 {graded} 份，无需重评 {reused} 份（随机种子 {seed}）",
+        "本次评分 {graded} 份，另有 {reused} 份的结果没有变化，沿用上次的评分（随机种子 {seed}）",
+    ),
+    "report.batch.all_kept": Message(
+        "nothing graded now: all {reused} already up to date (seed {seed})",
+        "没有需要重新评分的提交：{reused} 份的结果都没有变化，沿用上次的评分（随机种子 {seed}）",
     ),
     "report.batch.late": Message(
         "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
@@ -185,7 +193,10 @@ _TODO = {
         "no result yet (the run was stopped): run the same command again",
         "还没有结果（评分被中断了）：请再运行一次同样的命令",
     ),
-    "blank": ("nothing written beyond the starter code", "除了初始代码之外什么都没有写"),
+    "blank": (
+        "nothing written yet: no code in the file, or only the starter code",
+        "什么都还没有写：文件里没有代码，或者只有初始代码",
+    ),
 }
 OTHER = (
     "look at its feedback page: the run explains the lost points",
@@ -228,7 +239,7 @@ KIND_WORDS = {
     "evidence": "记录缺失",
     "grader error": "评分程序出错",
     "missing": "尚无结果",
-    "blank": "空白",
+    "blank": "空白提交",
     "out of memory": "内存不足",
     "crashed": "崩溃",
     "exited early": "提前退出",

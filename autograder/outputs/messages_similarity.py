@@ -23,36 +23,40 @@ SIMILAR = {
     ),
     "report.similar.when": Message(", {when}", "（{when}）"),
     "report.similar.rule": Message(
-        "{compared}. A pair is listed when {threshold} or more of either one’s own code (beyond the starter code and "
-        "what many hand-ins share; names, strings and comments aside) is also in the other’s, over at least {chars} "
-        "normalised characters. On an exercise this short, independent work can look alike: read both, then talk "
-        "to the students.",
-        "{compared}。若任一方自己写的代码（不含初始代码和多数人共有的部分，忽略名字、字符串和注释）中有 {threshold} "
-        "以上也出现在另一方，且至少 {chars} 个规范化字符，则列出这一对。这道题很短，独立完成的作业也可能相似：请先读"
-        "两份代码，再与学生沟通。",
+        "{compared}. Two hand-ins are listed when {threshold} or more of either one’s own code (beyond the starter "
+        "code and what many hand-ins share) is also in the other’s, and that shared code is at least {chars} "
+        "characters long once names, strings, comments and spacing are set aside. On an exercise this short, "
+        "independent work can look alike: read both, then talk to the students.",
+        "{compared}。如果一份提交自己写的代码（不算初始代码和多数人共有的代码）中有 {threshold} 以上也出现在另一份里，"
+        "而且重合的代码在忽略名字、字符串、注释和空白之后至少有 {chars} 个字符，就列出这两份提交。这道题很短，"
+        "独立完成的作业也可能相似：请先读两份代码，再与学生沟通。",
     ),
-    "report.similar.col.first": Message("hand-in", "提交"),
-    "report.similar.col.second": Message("and", "与之相似的提交"),
-    "report.similar.col.share_first": Message("share of the first", "占前者的比例"),
-    "report.similar.col.share_second": Message("share of the second", "占后者的比例"),
+    "report.similar.col.first": Message("hand-in A", "提交 A"),
+    "report.similar.col.second": Message("hand-in B", "提交 B"),
+    "report.similar.col.share_first": Message("share of A’s own code also in B", "A 自己写的代码中与 B 重合的比例"),
+    "report.similar.col.share_second": Message("share of B’s own code also in A", "B 自己写的代码中与 A 重合的比例"),
     "report.similar.col.page": Message("side by side", "并排对照"),
     "report.similar.compare": Message("compare", "对照"),
     "report.similar.archive": Message("archive: {name}", "往年存档：{name}"),
     "report.similar.drawn_alike": Message(
         "(names drawn alike: one student twice?)", "（名字写法相同：同一个学生交了两次？）"
     ),
-    "report.similar.none": Message("No pair at the threshold.", "没有达到阈值的一对。"),
+    "report.similar.none": Message(
+        "No two hand-ins are alike up to the threshold.", "没有哪两份提交的相似程度达到阈值。"
+    ),
     "report.similar.noted": Message("Not compared, or compared with a note", "未比较的提交，以及附有说明的比较"),
     "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
     "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it
     "report.similar.detail": Message(" ({detail})", "（{detail}）"),
     # why a hand-in was not compared, or what was said of it (similarity.written's kinds)
     "report.similar.kind.unreadable": Message("unreadable", "无法读取"),
-    "report.similar.kind.empty": Message("empty", "空白"),
+    "report.similar.kind.empty": Message("blank", "空白提交"),
     "report.similar.kind.huge": Message("huge", "过长"),
     "report.similar.kind.non-UTF-8": Message("non-UTF-8", "不是 UTF-8 编码"),
     "report.similar.kind.nothing of its own": Message("nothing of its own", "没有自己写的代码"),
-    "report.similar.detail.empty": Message("nothing beyond the starter code", "除了初始代码之外什么都没有写"),
+    "report.similar.detail.empty": Message(
+        "nothing written yet: no code, or only the starter code", "什么都还没有写：没有代码，或者只有初始代码"
+    ),
     "report.similar.detail.common_only": Message(
         "only comments, starter code, the reference's or code many hand-ins share",
         "只有注释、初始代码、参考答案的代码或多数人共有的代码",
@@ -66,11 +70,11 @@ SIMILAR = {
     "report.similar.pair_title": Message("{first} and {second}: similar code", "{first} 与 {second}：相似的代码"),
     "report.similar.archived_hand_in": Message("archived hand-in {name}", "往年存档中的提交 {name}"),
     "report.similar.marked": Message(
-        "Marked: what both wrote beyond the starter code and the code many hand-ins share, after names, strings, "
-        "comments and layout were set aside ({chars} normalised characters in common). Comments such as “# cell 15” "
-        "say where each piece sits in the hand-in.",
-        "标出的是两人在初始代码和多数人共有的代码之外都写了的部分，名字、字符串、注释和排版都已忽略（共有 {chars} "
-        "个规范化字符）。“# cell 15”这样的注释表示每一段在提交中的位置。",
+        "Marked: what both wrote beyond the starter code and the code many hand-ins share, names, strings, comments "
+        "and spacing set aside ({chars} characters in common once they are). A comment such as {example} above a "
+        "piece says where it sits in the hand-in.",
+        "标出的是两人在初始代码和多数人共有的代码之外都写了的部分，比较时忽略名字、字符串、注释和空白（这样算来共有 "
+        "{chars} 个字符重合）。每一段上方像{example}这样的注释，表示这一段在提交中的位置。",
     ),
     "report.similar.from_archive": Message(
         "The second hand-in is from an archive of earlier years: it is not a student of this class.",

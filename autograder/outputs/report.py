@@ -94,6 +94,8 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
         return row.problem
     if row.kind == "refused" and r.run is not None:
         return "what the sandbox refused it: " + refused_detail(r.run)
+    if row.kind == "blank":
+        return w["fix.blank"]
     shown = r.shown_in(language)
     if shown.stopped:
         return w["fix.timeout"].format(where=shown.stopped)

@@ -58,7 +58,9 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
         status = w.get(f"kind.{state}", state) if result is not None else w["batch.no_result"]
         table.add_row(Text(student.name), score, status)
     console.print(table)
-    graded = w["batch.graded_now"].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)
+    # what a run graded and what it kept, never "0 of" either
+    key = "batch.graded_now" if not outcome.reused else "batch.graded_and_kept" if outcome.graded else "batch.all_kept"
+    graded = w[key].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)
     lines = [graded]
     late = [one for one in outcome.late.values() if one.seconds > 0]
     unreadable = [one for one in outcome.late.values() if one.problem]

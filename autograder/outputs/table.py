@@ -45,14 +45,16 @@ def render(result: Result, *, title: str = "", console=None) -> None:
             cell = Words(printable(card.title), style="bold")
             if card.misconception:
                 cell.append("\n" + printable(card.message), style="red")
-            for item in card.tests:
+            for item in card.tests:  # the page's words: what the test is worth, what it costs here, and why
                 cost = (
-                    f"-{number(item['lost'])}/{number(item['points'])}"
+                    w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
                     if item["lost"]
-                    else w["covered_short"].format(points=number(item["points"]))
+                    else w["not_charged_again"].format(points=number(item["points"]))
                 )
                 line = w["item_area_cost"].format(area=item["area"], cost=cost)
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
+                if item["part"]:
+                    cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         console.print(Words(printable(w["rule"])), highlight=False)
@@ -62,5 +64,7 @@ def render(result: Result, *, title: str = "", console=None) -> None:
             for a in shown.areas
         )
         console.print(Words(areas), highlight=False)
+    if shown.run_lines:  # headed as on the page, so that a message can point at it
+        console.print(Words(w["how_it_ran_line"]), highlight=False)
     for line in shown.run_lines:
         console.print(Words(printable(line)), highlight=False)

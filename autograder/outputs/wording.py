@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autograder.grading.readable import clean_message
 from autograder.grading.rendering import place
-from autograder.grading.result import Result, RunFacts
+from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts
 from autograder.grading.titles import readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
@@ -81,11 +81,8 @@ class _CellStarts(Mapping):
         return len(self._read())
 
 
-_SYNTAX = ("SyntaxError", "IndentationError", "TabError")
-
-
 def is_syntax_error(message: str) -> bool:
-    return str(message).startswith(_SYNTAX)
+    return str(message).startswith(SYNTAX_ERRORS)
 
 
 def syntax_errors(
@@ -145,12 +142,15 @@ def budget_stops(
 
 def run_state(result: Result) -> str:
     """How a run ended, as the pages and tables name it: its status (``Result.status``), except that a run that
-    ended normally while part of its code did not run says so: "syntax error" (a cell or part Python could not
-    compile), "time budget" (one stopped at its own time budget) or "cells raised" (one raised; a call only to
-    what the grader withholds aside). The mark never reads it."""
+    ended normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code
+    did not run: "syntax error" (a cell or part Python could not compile), "time budget" (one stopped at its own
+    time budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The mark never
+    reads it."""
     run = result.run
     if result.status != "ok" or run is None:
         return result.status
+    if result.blank:  # nothing written yet: not a run to call "ok" (Result.blank)
+        return "blank"
     if syntax_errors(run):
         return "syntax error"
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):

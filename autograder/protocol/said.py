@@ -32,6 +32,7 @@ __all__ = [
     "owner_of",
     "message",
     "render",
+    "ended",
     "parameters",
     "problems",
     "from_wire",
@@ -212,8 +213,7 @@ def _render(text: Text, language: str, depth: int) -> str:
             return "".join(parts)
         out = ""  # a space where code meets Chinese across two parts too ("loss(ids)" + "（不给 targets）" has none)
         for part in parts:
-            if out.endswith("。") and part.startswith("。"):  # a sentence ended already: its 。 is not doubled
-                part = part[1:]
+            out, part = _one_stop(out, part)
             if out and part and ((_cjk(out[-1]) and _latin(part[0])) or (_latin(out[-1]) and _cjk(part[0]))):
                 out += " "
             out += part
@@ -221,6 +221,35 @@ def _render(text: Text, language: str, depth: int) -> str:
     values = {k: v if isinstance(v, str) else _render(v, language, depth + 1) for k, v in text.params.items()}
     template = message(text.key).template(language)
     return _spaced(template, values) if language == "zh" else template.format(**values)
+
+
+# A Chinese sentence ends once: a full stop after one of these is dropped ("死循环？" + "。请重读" -> "死循环？请重读")
+_ENDED = "。？！"
+# A clause a full stop closes: the mark before it gives way ("如下：" + "。请重读" -> "如下。请重读")
+_OPEN = "：，；、"
+
+
+def _one_stop(before: str, after: str) -> tuple[str, str]:
+    """`before` and `after` about to be joined, with one mark between a sentence and the full stop that follows it:
+    never "？。", "。。", "：。" or "，。" where two messages (or a template and a parameter) meet."""
+    if before and after.startswith("。"):
+        if before[-1] in _ENDED:
+            return before, after[1:]
+        if before[-1] in _OPEN:
+            return before[:-1], after
+    return before, after
+
+
+def ended(text: str) -> str:
+    """A Chinese message rendered as a paragraph: each line whose last sentence has no mark of its own ends with
+    。 ("……请换成你自己的代码" -> "……请换成你自己的代码。"); a line that introduces what follows (：) or
+    already ends (。？！；) stays as it is. A message is built of parts that may each end a sentence or not, so
+    the sentence is ended where the message is shown whole."""
+    return "\n".join(line + "。" if line and _open_end(line[-1]) else line for line in text.split("\n"))
+
+
+def _open_end(char: str) -> bool:
+    return _cjk(char) or (char.isascii() and char.isalnum()) or char in ")]）”’\"'_"
 
 
 def _cjk(char: str) -> bool:
@@ -250,12 +279,15 @@ def _spaced(template: str, values: Mapping[str, str]) -> str:
         if literal:
             if after_value and _wide(out[-1]) and literal[0] == " " and _wide(literal[1:2] or "a"):
                 literal = literal[1:]
+            if after_value:
+                out, literal = _one_stop(out, literal)
             if after_value and literal and _latin(out[-1]) and _cjk(literal[0]):
                 out += " "
             out, after_value = out + literal, False
         if name is None:
             continue
         value = format(_FORMATTER.convert_field(values[name], conversion), spec or "")
+        out, value = _one_stop(out, value)
         if value and len(out) > 1 and out[-1] == " " and _wide(out[-2]) and _wide(value[0]):
             out = out[:-1]
         if value and out and ((_cjk(out[-1]) and _latin(value[0])) or (_latin(out[-1]) and _cjk(value[0]))):

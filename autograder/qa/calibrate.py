@@ -28,11 +28,13 @@ import sys
 import sysconfig
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.executors import grade_batch
+from autograder.grading.judge.kept import Kept
 from autograder.grading.result import GRADER_ERROR, Result
 from autograder.sandbox import Limits
 from autograder.sandbox.slots import SANDBOX_UIDS
@@ -253,11 +255,16 @@ def calibrate(
     calibration_dir: str | Path | None = None,
     executor: str = "pool",
     scheduler: str | None = None,
+    keep: Callable[[str, Kept], None] | None = None,
 ) -> tuple[list[Verdict], float]:
     """Grade the reference solution and every calibration file; returns (verdicts, reference seconds).
 
     `calibration_dir` replaces the assignment's own (e.g. to try new calibration files before adding them).
+    `keep(where, kept)`: what the judge read and decided for each (``judge.kept``), `where` naming it as a
+    relative folder: ``reference``, ``wrong/w01_x.py``, a trick's twin ``tricks/t01_x.py.twin``; the pool only.
     """
+    if keep is not None and executor != "pool":
+        raise ValueError(f"keeping evidence with executor {executor!r}: the pool's judges run here, use the pool")
     from autograder.graders import get_assignment
     from autograder.grading.fresh import grade_submission
 
@@ -268,6 +275,8 @@ def calibrate(
         raise FileNotFoundError(f"no calibration files under {str(folder)!r}/{{correct,wrong,attacks}}")
     since = time.time()
     submissions = {n: p for n, (p, _) in files.items()}
+    where = {_REFERENCE: "reference", **{n: n for n in files}, **{_twin(n): f"{n}.twin" for n in files}}
+    kept = None if keep is None else lambda name, one: keep(where[name], one)
     twins = tempfile.TemporaryDirectory(prefix="wtcal-twins-")
     for name, (path, exp) in files.items():
         if exp.kind == "trick":
@@ -291,6 +300,7 @@ def calibrate(
             hide=(folder, Path(twins.name)),
             executor=executor,
             scheduler=scheduler,
+            keep=kept,
         )
     if executor != "fresh":
         reference = results.pop(_REFERENCE)

@@ -10,6 +10,7 @@ Three processes, like the fresh path's ``unshare`` + ``jail`` + runner, without 
     runner  (unprivileged)           chroot, limits, uid drop, seccomp, then ``autograder.runner`` as a
                                      fresh interpreter would run it: clean environment, argv, stdio and RNG,
                                      ``SystemExit``, threads and ``atexit`` handled as at interpreter exit
+                                     (``exit_steps``)
 
 A forked child has one thread, so unshare(2) works; the zygote's socket is closed first thing, so nothing
 that runs later can ask the zygote for anything. The run's configuration (its uid, the view's mounts, its
@@ -32,7 +33,7 @@ import traceback
 from autograder.sandbox import rootfs, seccomp
 from autograder.sandbox.jail import reap_until
 
-__all__ = ["prepare", "start_child", "become_runner"]
+__all__ = ["prepare", "start_child", "become_runner", "exit_steps"]
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 EVIDENCE_FD = 3
@@ -158,9 +159,27 @@ def become_runner(env: dict, rng_state: bytes) -> int:
     except BaseException:  # noqa: BLE001 - as an uncaught exception at top level
         traceback.print_exc()
         code = 1
+    exit_steps()
+    return int(code) & 0xFF if isinstance(code, int) else 1
+
+
+def exit_steps() -> None:
+    """What a fresh interpreter does once its main module has ended, before it exits: wait for the threads the
+    submission left running, run the exit handlers it registered, flush its output. The run then ends with
+    ``os._exit``, so that nothing of the zygote (its frames, its own handlers) runs in the child.
+
+    Two private functions of the standard library, each the interpreter's own exit step, for want of a public
+    one that does the same (``tests/autograder/sandbox/test_forked.py`` holds both to a fresh interpreter's exit):
+    - ``threading._shutdown``: the wait for non-daemon threads, after the hooks of ``threading._register_atexit``,
+      through which ``concurrent.futures`` lets an open executor's idle workers go. A join of the threads by
+      hand runs no hook: a submission that left an executor open would hang its run to the time limit, where a
+      fresh interpreter ends.
+    - ``atexit._run_exitfuncs``: the submission's handlers, last registered first, one that raises reported and
+      the rest still run; no public call runs them.
+    """
     try:
-        threading._shutdown()  # waits for non-daemon threads, as interpreter exit does
-    except BaseException:  # noqa: BLE001
+        threading._shutdown()
+    except BaseException:  # noqa: BLE001 - a thread's own error (or a Ctrl-C) must not skip the handlers
         pass
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
@@ -168,4 +187,3 @@ def become_runner(env: dict, rng_state: bytes) -> int:
             stream.flush()
         except BaseException:  # noqa: BLE001
             pass
-    return int(code) & 0xFF if isinstance(code, int) else 1

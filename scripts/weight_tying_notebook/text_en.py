@@ -43,7 +43,10 @@ PRINTED = {
     "position_table": "position table: {tuple(position_table.weight.shape)}",
     "rows_sum_to_1": "rows of probs sum to 1: {rows_sum_to_1}",
     "loss_on_logits": "loss on logits: {loss_on_logits:.3f}",
-    "loss_on_probs": "loss on probabilities (wrong): {loss_on_probs:.3f}  vs  ln V = {math.log(V):.3f}",
+    "loss_on_probs": (
+        "loss on probabilities (wrong): {loss_on_probs:.3f}, held between {math.log(V - 1 + math.e) - 1:.3f} and "
+        "{math.log(V - 1 + math.e):.3f}; ln V = {math.log(V):.3f}"
+    ),
     "rows_touched": "rows the lookup path touches: {touched}",
     "grad_is_the_sum": "shared grad == lookup grad + head grad: {summed}",
     "one_grad": "one .grad object for both names: {one_grad}",
@@ -157,9 +160,13 @@ probability distribution over the next token,
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>).
 
 Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
-themselves, so they expect logits. Given probabilities instead, softmax runs twice: the code still runs, but
-the loss is squashed towards ln *V* and barely moves when the model improves. Compare on a confident model
-that is right everywhere:
+themselves, so they expect logits. Given probabilities instead, softmax is applied twice: the code still runs,
+but probabilities lie between 0 and 1, a second softmax makes them nearly uniform, and the loss is pinned to a
+band of width 1, from ln(*V* − 1 + e) − 1 to ln(*V* − 1 + e), right next to ln *V*: the loss of a model that has
+learnt nothing and gives every token the same probability. However well the model learns, the loss on
+probabilities stays there and barely moves while it trains. Below, *V* = 100: ln *V* ≈ 4.61 and the band is
+about 3.62 to 4.62. Compare on a confident model that is right everywhere: its loss on logits is far smaller, its
+loss on probabilities is in the band:
 """,
     "exercise_1": r"""
 ## 6. Exercise 1: `TiedEmbeddingLM` ({{ex1}} points)
@@ -186,11 +193,12 @@ Ways to get it almost right, each of which the grader names:
     "gradients": r"""
 ## 7. Gradients from both ends add up
 
-The shared table is used twice in one forward pass: some of its rows are *read* at the input, and the whole
-table *scores* the hidden states at the output. Backpropagation follows both uses, and autograd accumulates
-both contributions into the one `.grad`; the optimizer then updates the table once, with the sum. It is not
-"two copies updated separately", and not "the gradient times two". To see it, give each use its own
-independent copy of the table and compare the gradients (this cell uses your `TiedEmbeddingLM`):
+The shared table is used twice in one forward pass: at the input, the rows of the token ids are *read*; at the
+output, each hidden state is dotted with *every* row, which *scores* every token of the vocabulary.
+Backpropagation follows both uses, and autograd accumulates both contributions into the one `.grad`; the
+optimizer then updates the table once, with the sum. It is not "two copies updated separately", and not "the
+gradient times two". To see it, give each use its own independent copy of the table and compare the gradients
+(this cell uses your `TiedEmbeddingLM`):
 """,
     "savings": r"""
 ## 8. What tying saves
@@ -202,6 +210,9 @@ Untied, the two ends hold 2*VD* parameters; tied, *VD*. At GPT-2's scale (*V* = 
 The saving grows linearly with the vocabulary, and for a small model the two ends can be most of the model.
 Memory is not the only point, though: tying also makes the input and the output agree on one vector per
 token, a sensible constraint since both ends talk about the same tokens.
+
+The plot shows both ends' parameters at *D* = 768: the vocabulary size *V* across, millions of parameters up;
+the upper line is 2*VD* (untied), the lower one *VD* (tied), and the dotted line marks GPT-2's *V* = 50,257.
 """,
     "exercise_2": r"""
 ## 9. Exercise 2: `MiniGPTWithWeightTying` ({{ex2}} points)

@@ -52,7 +52,10 @@ PRINTED = {
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
-    "loss_on_probs": "用概率计算的 loss（错误做法）：{loss_on_probs:.3f}，而 ln V = {math.log(V):.3f}",
+    "loss_on_probs": (
+        "用概率计算的 loss（错误做法）：{loss_on_probs:.3f}，只能落在 {math.log(V - 1 + math.e) - 1:.3f} 到 "
+        "{math.log(V - 1 + math.e):.3f} 之间；ln V = {math.log(V):.3f}"
+    ),
     "rows_touched": "查表路径用到的行：{touched}",
     "grad_is_the_sum": "共享的 .grad 等于查表路径的梯度加上 LM head 路径的梯度：{summed}",
     "one_grad": "两个名字指向同一个 .grad 对象：{one_grad}",
@@ -139,13 +142,13 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上�
 - 每道练习后面以 `# 练习检查` 开头的单元格：它们用你写的类运行与 `pytest` 自检相同的检查，每项检查输出
   一行结果。
 - 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
-  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。
-- 自检读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、
-  图、第 10 节“动手试试”），它就会跳过它们，因为练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的
-  代码在检查中抛出异常，它就改为运行全部单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。
-- 自检不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查会被终止，并指出是哪一个，这通常意味着死循环；
-  整个自检最多运行 {{run_minutes}} 分钟。
-- pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
+  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。关于自检，还有三点：
+  - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、
+    图、第 10 节“动手试试”），它就会跳过它们，因为练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的
+    代码在检查中抛出异常，它就改为运行全部单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。
+  - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查会被终止，并指出是哪一个，这通常意味着死循环；
+    整个自检最多运行 {{run_minutes}} 分钟。
+  - pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
 
 记号：`B`：batch 大小；`T`：序列长度；`D`：hidden size（每个向量的维度）；`V`：词表大小。
 """,
@@ -198,8 +201,12 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
 计算交叉熵（cross entropy）的 loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
-内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，softmax 就被做了两次：代码照样
-能跑，但 loss 会趋近 ln *V*，模型变好时它几乎不动。拿一个处处都预测正确、而且很有把握的模型比较一下：
+内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
+但概率都在 0 和 1 之间，再做一次 softmax 之后几乎是均匀分布，于是 loss 被困在一个宽度只有 1 的区间里，
+即 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e)，紧挨着 ln *V*。ln *V* 是一个什么都没学到、给每个 token 相同概率的
+模型的 loss，所以无论模型学得多好，用概率算出的 loss 都和它差不多，训练时几乎不动。下面 *V* = 100：ln *V* ≈ 4.61，
+这个区间约为 3.62 到 4.62。拿一个处处都预测正确、而且很有把握的模型比较一下：用 logits 算出的 loss 要小得多，
+用概率算出的却落在这个区间里。
 """,
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
@@ -224,8 +231,9 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
     "gradients": r"""
 ## 7. 两端的梯度相加
 
-共享的这张表在一次 forward 里被用了两次：输入端**读取**其中若干行，输出端用整张表给 hidden state **打分**。
-这就是两条使用路径：查表路径和 LM head 路径。反向传播沿这两条路径分别走一遍，autograd 把两份贡献累加进
+共享的这张表在一次 forward 里被用了两次：输入端按 token id **读取**其中若干行；输出端拿每个 hidden state
+与表中的**每一行**做内积，给词表里的每个 token **打分**。这就是两条使用路径：查表路径和 LM head 路径。
+反向传播沿这两条路径分别走一遍，autograd 把两份贡献累加进
 同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既不是“两份副本各自更新”，也不是“梯度乘以 2”。
 为了看清楚，给两条路径各配一份独立的表副本，再比较梯度（本单元格用到你写的 `TiedEmbeddingLM`）：
 """,
@@ -239,6 +247,10 @@ float32 参数占 4 字节：
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
 好处：共享权重还让输入端和输出端对每个 token 只用一个向量。两端处理的本来就是同一个词表里的 token，
 这个约束很自然。
+
+下图画的是 *D* = 768 时两端合计的参数量：横轴是词表大小 *V*，纵轴的单位是百万个参数（×10⁶），
+上面一条线是不共享时的 2*VD*，下面一条是共享之后的 *VD*，竖直的点线标出 GPT-2 的 *V* = 50,257。
+（图中的文字只用符号和英文术语，因为 `matplotlib` 的默认字体显示不了汉字。）
 """,
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
@@ -316,8 +328,9 @@ README = """
 # Weight Tying 作业说明
 
 这个文件夹就是作业（从 Jupyter 的 `Assignments` 标签页取得，或运行 `nbgrader fetch_assignment {{folder}}`，
-或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook，`pytest` 是它的自检（所需文件在
-`weight_tying_checks/` 中）。老师还会给你课程库，即文件 `{{wheel}}`。你需要 Python 3.11 或更新的版本。
+或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook；在这个文件夹里运行 `pytest` 就能自检
+（自检用到的文件在 `weight_tying_checks/` 中）。老师还会给你课程库，即文件 `{{wheel}}`。
+你需要 Python 3.11 或更新的版本。
 同一份作业也有英文版 `{{other}}/`：两份中选一份做。
 
 ## 1. 安装（只需一次）

@@ -300,6 +300,9 @@ def test_practice_prints_one_line_per_check_and_raises_on_a_failure(checks, solu
         checks.practice("loss", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
 
 
+EARLIER = "an earlier check to pass (marked –): fix the lines marked ✗ first"
+
+
 def test_practice_counts_checks_that_wait_apart_from_those_that_failed(checks, solution_source, capsys, monkeypatch):
     """A check that waits for a failed one did not fail: a wrong table shape is one failure, three waiting."""
     wrong = _edited(
@@ -310,14 +313,11 @@ def test_practice_counts_checks_that_wait_apart_from_those_that_failed(checks, s
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
     out = capsys.readouterr().out
     assert out.count("✗") == 1 and out.count("–") == 3
-    assert (
-        str(raised.value)
-        == "1 of the exercise 1 checks failed and 3 wait for them (marked –): fix the lines marked ✗ first"
-    )
+    assert str(raised.value) == f"1 of the exercise 1 checks failed (marked ✗) and 3 wait for {EARLIER}"
     with pytest.raises(AssertionError, match="the gradients checks wait for checks of an earlier practice cell"):
         checks.practice("gradients", TiedEmbeddingLM=bad["TiedEmbeddingLM"])  # all of its checks wait
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
-    with pytest.raises(AssertionError, match="有 1 项没有通过，另有 3 项要等它们通过后才检查"):
+    with pytest.raises(AssertionError, match="有 1 项没有通过（标 ✗ 的行），另有 3 项要等前面的检查通过之后才检查"):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
 
 

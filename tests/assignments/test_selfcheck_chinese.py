@@ -27,6 +27,14 @@ WRONG = {
         "test_tied_holds_one_table_and_no_bias",
     ),
     "no context crop": ("context = ids[:, -block_size:]", "context = ids", "test_generate_crops_past_block_size"),
+    "softmax before cross-entropy (the loss check names section 5, not its exercise's)": (
+        "return self.minigpt.loss(input_ids, targets)",
+        "targets = input_ids[:, 1:] if targets is None else targets\n"
+        "        inputs = input_ids if targets.shape[1] == input_ids.shape[1] else input_ids[:, :-1]\n"
+        "        probs = self.minigpt(inputs).softmax(-1)\n"
+        "        return torch.nn.functional.cross_entropy(probs.reshape(-1, probs.size(-1)), targets.reshape(-1))",
+        "test_wrapper_loss_with_full_length_targets",
+    ),
 }
 
 
@@ -46,6 +54,22 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     assert re.search(r"请重读第 \d+ 节“[^”]+”(和第 \d+ 节“[^”]+”)?。$", text) and area.startswith("评分项："), message
 
 
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_softmax_before_cross_entropy_is_sent_to_the_section_that_teaches_it(
+    checks, solution_source, monkeypatch, language
+):
+    """Section 5 says what cross-entropy takes (logits: it applies log_softmax itself), as the grader's page says;
+    the loss's own exercise (section 9) is not where the fix is explained. The message says softmax ran twice."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    old, new, failing = WRONG["softmax before cross-entropy (the loss check names section 5, not its exercise's)"]
+    result = exec_source(solution_source.replace(old, new, 1), "submission.py")
+    session = checks.Session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
+    message = session.outcome(failing).message
+    said = {"en": ("(reread section 5,", "softmax applied twice"), "zh": ("请重读第 5 节", "等于做了两次 softmax")}
+    section, twice = said[language]
+    assert section in message and twice in message and "section 9" not in message and "第 9 节" not in message
+
+
 def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
     """Nothing of a class is written yet: the failure sends the student to its exercise's section, and names no
     graded area (a stub is not one area's: the first check of a class is a parameter count)."""
@@ -59,3 +83,32 @@ def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
         monkeypatch.setenv("WEIGHT_TYING_LANG", language)
         message = checks.Session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
         assert reread in message and area not in message, message
+
+
+def test_a_question_before_the_section_to_reread_is_ended_once(checks, monkeypatch):
+    """A message that asks a question (“是不是 generate 里有死循环？”) and names its section: the section is named
+    once, right after the question mark, with no full stop between them."""
+    from weight_tying_checks import framework
+    from weight_tying_checks.diagnosis import reread
+    from weight_tying_checks.messages import render_said
+    from weight_tying_checks.said import Said
+
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    asked = render_said(Said("check.budget.check", seconds=3) + reread(9), "zh")
+    shown = framework._reread(asked, checks.CHECKS["test_generate_crops_past_block_size"])
+    assert shown.count("请重读") == 1 and "死循环？请重读第 9 节" in shown and "？。" not in shown, shown
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_waiting_check_names_the_check_that_failed_not_one_that_waits_too(checks, monkeypatch, language):
+    """The gradient check waits on the tie check, which waits on the table's shape: with nothing written, the
+    shape check is the one that failed (✗), so that is the one the gradient's practice cell names."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
+    stub += "        raise NotImplementedError()\n"
+    session = checks.Session({"TiedEmbeddingLM": exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]})
+    waiting = session.outcome("test_tied_gradients_from_both_ends_add_up")
+    failed, waits_too = "test_tied_table_has_shape_v_by_d", "test_tied_head_is_the_embedding_parameter"
+    assert session.outcome(failed).status == "failed" and session.outcome(waits_too).status == "not checked"
+    assert waiting.status == "not checked" and checks.title(checks.CHECKS[failed]) in waiting.message
+    assert checks.title(checks.CHECKS[waits_too]) not in waiting.message

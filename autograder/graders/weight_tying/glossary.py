@@ -274,7 +274,7 @@ SHORT_FORMS = {
 # Phrases a native reader took for translated English (the 2026-12 review): phrase -> what to write instead.
 CALQUES = {
     "包装模型": "MiniGPTWithWeightTying, or 练习 2 的模型",
-    "不重复的参数": "去重后共有 N 个参数（共享的参数对象只算一次）",
+    "不重复的参数": "共有 N 个参数（共享的参数对象只算一次）",
     "预演": "只供自查",
     "移动": "更新, 变化量 (a parameter is updated, it does not move)",
     "的表的": "one 的: token embedding 权重的 .grad",

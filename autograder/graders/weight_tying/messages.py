@@ -6,19 +6,18 @@ Each student-facing message has an id, its parameters and its English and Chines
 pages render it in the reader's language; where the language is known (the self-check's ``tell``, diagnosis
 rendered for a student), ``render("its.id", language, param=...)`` fills one in at once.
 
-A message that names one of the marking scheme's misconceptions (``marking.toml``) says so in ``NAMES`` below:
-a finding reads that id, never the wording, so a message can be reworded in either language without moving a
-mark. Each misconception has a title, ``misconception.<id>``, the heading the pages and the class report show.
+A message that names one of the marking scheme's misconceptions (``marking.toml``) says so beside its text, as
+the third item of its entry; ``NAMES`` is derived from those: a finding reads that id, never the wording, so a
+message can be reworded in either language without moving a mark. Each misconception has a title,
+``misconception.<id>``, the heading the pages and the class report show.
 
-Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is
-built (messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py;
-the engine's own words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the
-same parameters in both (test_messages.py fails on a missing or mismatched one), and in ``NAMES`` if it names
-a misconception. What the student's code raised is a parameter, kept verbatim (between “” in Chinese). Then run
-``python scripts/build_notebook.py`` to refresh the release copies. Imports the standard library, its sibling
-catalog parts (messages_*.py) and the catalog mechanism (``autograder.protocol.said``, copied beside it
-into the release) only.
-"""
+Adding or rewording a message: put ``"its.id": ("English {param}", "中文 {param}")`` in the part where it is built
+(messages_diagnosis.py, messages_checks*.py, messages_suite*.py, messages_judge.py, messages_notes.py; the engine's
+own words, the run summary and refused hand-ins, are in autograder/grading/catalog.py), with the same parameters in
+both (test_messages.py fails on a missing or mismatched one), and the misconception it names as a third item if it
+names one. What the student's code raised is a parameter, kept verbatim (between “” in Chinese). Then run ``python
+scripts/build_notebook.py`` to refresh the release copies. Imports the standard library, its sibling catalog parts
+(messages_*.py) and the catalog mechanism (``autograder.protocol.said``, copied beside it into the release) only."""
 
 from __future__ import annotations
 
@@ -197,151 +196,10 @@ SECTION_HEADINGS = {
 }
 
 # ----------------------------------------------------------------------------- what each message names
-# message id -> the marking scheme's misconception it names (the wording never decides: this table does). A
-# message that cannot tell two causes apart names none; a knock-on ("not checked because ...") names none
-# either: the test that raises it says which test it waits on.
-NAMES = {
-    "checkfail.batch_fails": "batch_rows",
-    "checkfail.batch_of_one": "batch_rows",
-    "checkfail.count_two_tables": "two_tables",
-    "checkfail.delegated_generate": "delegated_generate",
-    "checkfail.delegated_tie": "delegated_tie",
-    "checkfail.dropout_ignored": "hyperparameter_ignored",
-    "checkfail.dropout_on": "dropout_in_generate",
-    "checkfail.embedding.max_norm": "max_norm",
-    "checkfail.embedding.padding_idx": "embedding_gradient_option",
-    "checkfail.embedding.scale_grad_by_freq": "embedding_gradient_option",
-    "checkfail.forward_skips": "skips_minigpt",
-    "checkfail.loss_ignore_index": "loss_ignore_index",
-    "checkfail.loss_nll": "loss_nll",
-    "checkfail.loss_softmax": "loss_softmax",
-    "checkfail.head_bias": "head_bias",
-    "checkfail.logits_grow_like_table": "two_tables",
-    "checkfail.loss_detached": "loss_detached",
-    "checkfail.loss_not_mean": "loss_not_mean",
-    "checkfail.loss_raises": "loss_not_written",
-    "checkfail.loss_scaled.doubled": "loss_scaled",
-    "checkfail.loss_scaled.halved": "loss_scaled",
-    "checkfail.no_crop": "crop",
-    "checkfail.not_implemented": "loss_not_written",
-    "checkfail.num_heads_ignored": "hyperparameter_ignored",
-    "checkfail.positions_are_the_token_table": "positional_tied",
-    "checkfail.positions_follow_the_table": "positional_tied",
-    "checkfail.rows_alike": "batch_rows",
-    "checkfail.shapes_do_not_pair": "loss_shift",
-    "checkfail.shift.none": "loss_shift",
-    "checkfail.shift.shifted_again": "loss_shift",
-    "checkfail.shift.targets_ignored": "loss_shift",
-    "checkfail.shift.wrong_way": "loss_shift",
-    "checkfail.shift.wrong_way_positions": "loss_shift",
-    "checkfail.size_ignored": "hyperparameter_ignored",
-    "checkfail.variant.first_block": "crop",
-    "checkfail.variant.first_position": "position_or_append",
-    "checkfail.variant.argmax_positions": "argmax_axis",
-    "checkfail.variant.missing_append": "position_or_append",
-    "checkfail.variant.short_block": "crop",
-    "diag.generate.count": "prompt_not_preserved",
-    "diag.generate.dtype": "ids_dtype",
-    "diag.generate.only_new": "prompt_not_preserved",
-    "diag.generate.prompt": "prompt_not_preserved",
-    "diag.generate.sampling": "sampling",
-    "diag.grad.doubled": "gradient_scaled",
-    "diag.grad.halved": "gradient_scaled",
-    "diag.grad.one_path.embedding": "only_one_path",
-    "diag.grad.one_path.head": "only_one_path",
-    "diag.grad.padding_idx": "embedding_gradient_option",
-    "diag.grad.scale_grad_by_freq": "embedding_gradient_option",
-    "diag.grad.two_parameters.embedding": "only_one_path",
-    "diag.grad.two_parameters.head": "only_one_path",
-    "diag.logits.bias": "head_bias",
-    "diag.logits.log_probabilities": "probabilities",
-    "diag.logits.probabilities": "probabilities",
-    "diag.logits.scaled": "logits_scaled",
-    "diag.logits.scores_positions": "positional_tied",
-    "diag.logits.flat": "logits_shape",
-    "diag.logits.ids": "logits_shape",
-    "diag.logits.shape": "logits_shape",
-    "diag.lookup.max_norm": "max_norm",
-    "diag.tie.after_forward": "tied_after_forward",
-    "diag.tie.copied": "two_tables",
-    "diag.tie.data_sharing": "data_sharing",
-    "diag.tie.flag_off": "two_tables",
-    "diag.tie.positional": "positional_tied",
-    "diag.tie.shape": "transposed",
-    "diag.tie.untied": "two_tables",
-    "judge.counts.computes_otherwise": "hyperparameter_ignored",
-    "judge.counts.dropout_train_eval": "hyperparameter_ignored",
-    "judge.counts.dropout_train_neither": "hyperparameter_ignored",
-    "judge.counts.head_not_follow": "two_tables",
-    "judge.counts.head_shape": "transposed",
-    "judge.counts.not_one_table_after_write": "two_tables",
-    "judge.counts.one_table_but_bias": "head_bias",
-    "judge.counts.one_table_but_other_table": "two_tables",
-    "judge.counts.unique_copied_bias": "two_tables",
-    "judge.gen.batch_of_one": "batch_rows",
-    "judge.gen.delegated": "delegated_generate",
-    "judge.gen.missing_append": "position_or_append",
-    "judge.gen.model.argmax_positions": "argmax_axis",
-    "judge.gen.model.float": "ids_dtype",
-    "judge.gen.model.one_short": "prompt_not_preserved",
-    "judge.gen.model.only_new": "prompt_not_preserved",
-    "judge.gen.model.sampling": "sampling",
-    "judge.gen.model.batch_only_append": "batch_rows",
-    "judge.identity.logits_not_from_table": "two_tables",
-    "judge.identity.not_judge_minigpt": "two_tables",
-    "judge.identity.pos_not_judge_table": "positional_tied",
-    "judge.loss.doubled": "loss_scaled",
-    "judge.loss.halved": "loss_scaled",
-    "judge.loss.not_written": "loss_not_written",
-    "judge.loss.summed": "loss_not_mean",
-    "judge.shapes.head_transposed": "transposed",
-    "judge.shapes.logits_shape": "logits_shape",
-    "judge.shapes.transposed_values": "transposed",
-    "note.the_logits_are_those_of_a": "skips_minigpt",
-    "note.the_logits_are_those_of_a_2": "layernorm_eps",
-    "suite.batch_rows_not_independent_row_0": "batch_rows",
-    "suite.changing_minigpt_token_embed_weight_also": "positional_tied",
-    "suite.delegated_tie": "delegated_tie",
-    "suite.dropout_on_while_decoding": "dropout_in_generate",
-    "suite.dropout_probabilities_inside_minigpt_are_expected": "hyperparameter_ignored",
-    "suite.has_the_right_value_but_backward": "loss_detached",
-    "suite.has_the_right_value_but_its": "loss_detached",
-    "suite.has_unique_parameters_expected_untied_minigpt": "two_tables",
-    "suite.has_unique_parameters_expected_untied_minigpt_2": "hyperparameter_ignored",
-    "suite.has_unique_parameters_expected_v_d": "two_tables",
-    "suite.has_unique_parameters_expected_v_d_2": "head_bias",
-    "suite.hyper_parameter_ignored_blocks_expected": "hyperparameter_ignored",
-    "suite.hyper_parameter_ignored_is_expected": "hyperparameter_ignored",
-    "suite.lm_head_weight_follows_the_embedding": "two_tables",
-    "suite.lm_head_weight_grad_differs_from": "only_one_path",
-    "suite.lm_head_weight_grad_is_not": "only_one_path",
-    "suite.lm_head_weight_has_the_positional": "positional_tied",
-    "suite.logits_differ_from_a_minigpt_with": "hyperparameter_ignored",
-    "suite.logits_differ_from_a_minigpt_with_2": "hyperparameter_ignored",
-    "suite.loss.ignore_index": "loss_ignore_index",
-    "suite.loss.nll_on_logits": "loss_nll",
-    "suite.loss.softmax_first": "loss_softmax",
-    "suite.loss_shift.none": "loss_shift",
-    "suite.loss_shift.shifted_again": "loss_shift",
-    "suite.loss_shift.targets_ignored": "loss_shift",
-    "suite.loss_shift.wrong_way": "loss_shift",
-    "suite.loss_shift.wrong_way_full": "loss_shift",
-    "suite.loss_shift.wrong_way_positions": "loss_shift",
-    "suite.loss_shift.wrong_way_targets": "loss_shift",
-    "suite.loss_target_shift_wrong": "loss_shift",
-    "suite.minigpt_lm_head_weight_equals_the": "positional_tied",
-    "suite.minigpt_pos_embed_weight_has_the": "positional_tied",
-    "suite.no_crop_wrong_crop_feed_only": "crop",
-    "suite.pos_embed_weight_has_the_token": "positional_tied",
-    "suite.positional_embedding_tied_minigpt_lm_head": "positional_tied",
-    "suite.the_table_moved_by_half_the": "gradient_scaled",
-    "suite.the_table_moved_by_one_path": "only_one_path",
-    "suite.the_table_moved_twice_gradient_doubled": "gradient_scaled",
-    "suite.wrong_crop_block_size_1_tokens_2": "crop",
-    "suite.wrong_crop_first_block_size_tokens_2": "crop",
-    "suite.wrong_position_logits_of_the_first": "position_or_append",
-    "suite.wrong_position_logits_of_the_second": "position_or_append",
-}
+# message id -> the marking scheme's misconception it names, as each part's entry declares it (the wording never
+# decides). A message that cannot tell two causes apart names none; a knock-on ("not checked because ...") names
+# none either: the test that raises it says which test it waits on.
+NAMES = {key: entry[2] for part in _PARTS for key, entry in part.MESSAGES.items() if len(entry) == 3}
 
 _ENTRIES = {
     **{f"area.{en}": (en, zh) for en, zh in _AREAS.items()},
@@ -349,7 +207,7 @@ _ENTRIES = {
     **{f"title.{name}": (name.replace("_", " "), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": pair for n, pair in SECTION_HEADINGS.items()},
     **{f"experiment.{name}": pair for name, pair in EXPERIMENTS.items()},
-    **{key: pair for part in _PARTS for key, pair in part.MESSAGES.items()},
+    **{key: entry[:2] for part in _PARTS for key, entry in part.MESSAGES.items()},
 }
 CATALOG: dict[str, Message] = {key: Message(en, zh, NAMES.get(key)) for key, (en, zh) in _ENTRIES.items()}
 register(OWNER, CATALOG)

@@ -15,22 +15,23 @@ MESSAGES = {
     "check.area": ("Graded area: {area}.", "评分项：{area}。"),
     "check.waits": (
         "not checked until “{need}” passes: fix that one first",
-        "尚未检查：要等“{need}”通过之后才检查，请先修正那一项",
+        "尚未检查：要等“{need}”通过之后才检查，请先修正那一项。",
     ),
-    "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义"),
+    "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义。"),
     "check.undefined": ("{cls} is not defined", "{cls} 没有定义"),
     "check.group_failed": (
         "{count} of the {group} checks failed: see the lines marked ✗ above",
-        "“{group}”这组检查中有 {count} 项没有通过：见上面标 ✗ 的行",
+        "“{group}”这组检查中有 {count} 项没有通过：见上面标 ✗ 的行。",
     ),
     "check.group_failed_waiting": (
-        "{count} of the {group} checks failed and {waiting} wait for them (marked –): fix the lines marked ✗ first",
-        "“{group}”这组检查中有 {count} 项没有通过，另有 {waiting} 项要等它们通过后才检查（标 – 的行）。"
-        "请先修正标 ✗ 的行",
+        "{count} of the {group} checks failed (marked ✗) and {waiting} wait for an earlier check to pass (marked –): "
+        "fix the lines marked ✗ first",
+        "“{group}”这组检查中有 {count} 项没有通过（标 ✗ 的行），另有 {waiting} 项要等前面的检查通过之后才检查"
+        "（标 – 的行）。请先修正标 ✗ 的行。",
     ),
     "check.group_waiting": (
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
-        "“{group}”这组检查（标 – 的行）要等前面的练习检查通过：请先修正前面标 ✗ 的那几项",
+        "“{group}”这组检查（标 – 的行）要等前面练习检查单元格里的检查通过：请先修正前面标 ✗ 的检查。",
     ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",

@@ -1,12 +1,12 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
-
-Holds the self-check's failure sentences (weight_tying_checks/framework.py, tied.py, wrapper.py, generation.py)
-and why it could not load the submission (conftest.py, over dnnlpy.selfcheck's language-free reasons). Part of
-the message catalog (messages.py assembles it): id -> (English, Chinese). The self-check knows the student's
-language, so each check renders its message with ``tell("checkfail....", ...)`` where it raises it; a
-misconception keyword the English names stays, in English, in the Chinese. A parameter appears once in a
-template (a value used twice has two names). Imports nothing.
-"""
+Holds the self-check's failure sentences (weight_tying_checks/framework.py, tied.py, wrapper.py, generation.py) and
+why it could not load the submission (conftest.py, over dnnlpy.selfcheck's language-free reasons). Part of the
+message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese, misconception) for a
+message that names one of the marking scheme's misconceptions: a finding reads that id, never the wording, so either
+language can be reworded without moving a mark. The self-check knows the student's language, so each check renders
+its message with ``tell("checkfail....", ...)`` where it raises it; a misconception keyword the English names stays,
+in English, in the Chinese. A parameter appears once in a template (a value used twice has two names). Imports
+nothing."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ MESSAGES = {
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
         "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
+        "loss_not_written",
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：“{message}”"),
     "checkfail.raised_in_cell": (
@@ -50,16 +51,19 @@ MESSAGES = {
         "token_embed was built with padding_idx={value}: its row gets no gradient from the lookup (padding_idx)"
         + _PLAIN_EN,
         "token embedding 构建时用了 padding_idx={value}：这一行得不到查表路径的梯度" + _PLAIN_ZH,
+        "embedding_gradient_option",
     ),
     "checkfail.embedding.max_norm": (
         "token_embed was built with max_norm={value}: each lookup renormalises, and rewrites, the rows it reads"
         " (max_norm)" + _PLAIN_EN,
         "token embedding 构建时用了 max_norm={value}：每次查表都会把读到的行重新归一化，并写回表里" + _PLAIN_ZH,
+        "max_norm",
     ),
     "checkfail.embedding.scale_grad_by_freq": (
         "token_embed was built with scale_grad_by_freq={value}: an id looked up k times gets 1/k of its lookup"
         " gradient (scale_grad_by_freq)" + _PLAIN_EN,
         "token embedding 构建时用了 scale_grad_by_freq={value}：一个 id 被查了 k 次，只得到查表梯度的 1/k" + _PLAIN_ZH,
+        "embedding_gradient_option",
     ),
     "checkfail.table_shape": (
         "token_embed.weight has shape {got}, expected (V, D) = {want}",
@@ -72,17 +76,20 @@ MESSAGES = {
         "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
         "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要自己创建 token embedding 和 LM head，"
         "再亲手让它们共享同一张表",
+        "delegated_tie",
     ),
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
         "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
+        "head_bias",
     ),
     "checkfail.count_two_tables": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
         "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
         "head 没有共享 token embedding 的表",
+        "two_tables",
     ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
@@ -93,6 +100,7 @@ MESSAGES = {
         " with another table (copied table, or a head whose .weight is not what it multiplies by)",
         "把 token embedding 的表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
         "（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
+        "two_tables",
     ),
     # wrapper.py: the model
     "checkfail.not_minigpt": (
@@ -111,6 +119,7 @@ MESSAGES = {
         " table)",
         "positional embedding 的表就是 embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
         "positional embedding 也共享了 embedding 表，而与 embedding 表共享的只应有 LM head",
+        "positional_tied",
     ),
     "checkfail.wrongly_tied": (
         "the MiniGPT is untied or wrongly tied: {problem}",
@@ -119,10 +128,12 @@ MESSAGES = {
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
         "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了共享",
+        "positional_tied",
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
         "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}：忽略了超参数 {which}",
+        "hyperparameter_ignored",
     ),
     "checkfail.other_shapes": (
         "self.minigpt's weights have other shapes than a MiniGPT({args}): pass every size on",
@@ -132,6 +143,7 @@ MESSAGES = {
         "self.minigpt computes with num_heads={got}, not the num_heads={want} given: hyper-parameter ignored"
         " (num_heads)",
         "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数 num_heads",
+        "hyperparameter_ignored",
     ),
     "checkfail.logits_not_minigpts": (
         "self.minigpt's logits are not those of a MiniGPT with these weights and hyper-parameters",
@@ -140,6 +152,7 @@ MESSAGES = {
     "checkfail.dropout_ignored": (
         "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored (dropout)",
         "dropout=0.5 时，训练模式下两次 forward 得到的 logits 完全相同：忽略了超参数 dropout",
+        "hyperparameter_ignored",
     ),
     "checkfail.forward_skips": (
         "forward's logits differ from self.minigpt(input_ids) (largest difference {d}): forward skips part of"
@@ -148,6 +161,7 @@ MESSAGES = {
         "forward 的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：forward 跳过了 MiniGPT 的一部分，"
         "或者某一部分的算法不同。positional embedding、GPT block、最后的 LayerNorm 和 LM head 一个都不能少，"
         "顺序也不能变",
+        "skips_minigpt",
     ),
     # wrapper.py: the loss (each call, its rule, and what went wrong)
     "checkfail.call.none": ("loss(ids)", "loss(ids)（不给 targets 时）"),
@@ -175,10 +189,12 @@ MESSAGES = {
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
         " so the model has no training objective",
         "{failure}\nloss 抛出了异常，没有返回预测下一个 token 的平均交叉熵，模型因此没有训练目标",
+        "loss_not_written",
     ),
     "checkfail.shapes_do_not_pair": (
         "{failure}\n{rule}: loss target shift wrong?",
         "{failure}\n{rule}这里 logits 与 targets 的形状对不上，可能是 loss 的目标没有正确错开一位",
+        "loss_shift",
     ),
     "checkfail.loss_not_scalar": (
         "{what} returned {got}, expected a scalar tensor: the mean cross-entropy over positions",
@@ -189,66 +205,79 @@ MESSAGES = {
         " .item() or .data on the way cuts the graph, so training would not learn)",
         "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、.item() 或 .data "
         "切断了计算图，训练因此学不到东西",
+        "loss_detached",
     ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
         "{what} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
+        "loss_shift",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
         "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
+        "loss_shift",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
         "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
+        "loss_shift",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
         "{what} 是 {got}，应为 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
+        "loss_shift",
     ),
     "checkfail.shift.shifted_again": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted again (ids[:, :-1] vs targets[:, 1:])."
         " {rule}",
         "{what} 是 {got}，应为 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。"
         "{rule}",
+        "loss_shift",
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
         "{what} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
+        "loss_not_mean",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
         "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
+        "loss_scaled",
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
         "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
+        "loss_scaled",
     ),
     "checkfail.loss_softmax": (
         "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
-        "which applies log_softmax itself); give it the raw logits",
+        "which applies log_softmax itself: softmax applied twice); give it the raw logits",
         "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
-        "而 F.cross_entropy 内部本身就会做 log_softmax。请直接传入 logits。",
+        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
+        "loss_softmax",
     ),
     "checkfail.loss_nll": (
         "{what} = {got}, expected {want}: F.nll_loss of raw logits (nll_loss takes log-probabilities: "
         "log_softmax first), or use F.cross_entropy, which does both",
         "{what} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
         "（先做 log_softmax）。请先做 log_softmax，或者直接用同时完成这两步的 F.cross_entropy。",
+        "loss_nll",
     ),
     "checkfail.variant.argmax_positions": (
         "argmax over the positions (dim=1), not over the vocabulary of the last position",
         "argmax 取在了位置这一维（dim=1）上，而不是最后一个位置的词表这一维",
+        "argmax_axis",
     ),
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",
         "{what} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
         "token 一样，每个位置都要计入",
+        "loss_ignore_index",
     ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
@@ -264,23 +293,27 @@ MESSAGES = {
         " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
         "generate 调用了 {names}，把生成交给了库：逐个生成 token 的是库，而不是你的代码。请自己写这个循环，只需要用到 "
         "self.minigpt(...) 的 forward 和 torch.argmax",
+        "delegated_generate",
     ),
     "checkfail.batch_fails": (
         "{failure}\ngenerate works for one row but not for a batch of {n}: batch rows not independent (a .item()"
         " or row 0 used for the whole batch?)",
         "{failure}\ngenerate 对一行输入能运行，对 {n} 行的 batch 却不行：batch 中各行没有各自独立计算（是不是用了 "
         ".item()，或者拿第 0 行代替了整个 batch？）",
+        "batch_rows",
     ),
     "checkfail.batch_of_one": (
         "{failure}\ngenerate works for a batch of 3 but not for a batch of one: batch of one (a squeeze() that"
         " also drops the batch dimension when B = 1?)",
         "{failure}\ngenerate 对 3 行的 batch 能运行，batch 只有 1 行时却不行（是不是 squeeze() 在 B = 1 时把 batch "
         "这一维也去掉了？）",
+        "batch_rows",
     ),
     "checkfail.rows_alike": (
         "every row continues like row 0: batch rows not independent (.item() or row 0 used for the batch?)",
         "每一行都像第 0 行那样续写：batch 中各行没有各自独立计算（是不是用了 .item()，或者拿第 0 行代替了整个 batch？"
         "）",
+        "batch_rows",
     ),
     "checkfail.variant": (
         "{problem}\nThe tokens are those of a decoder with this mistake: {name}",
@@ -289,18 +322,22 @@ MESSAGES = {
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
         "截取方式不对：保留了最前面的 block_size 个 token",
+        "crop",
     ),
     "checkfail.variant.short_block": (
         "wrong crop (block_size - 1 tokens)",
         "截取方式不对：只保留了 block_size - 1 个 token",
+        "crop",
     ),
     "checkfail.variant.first_position": (
         "wrong position (logits of the first position)",
         "取错了位置：用的是第一个位置的 logits",
+        "position_or_append",
     ),
     "checkfail.variant.missing_append": (
         "missing append (every step sees the prompt only)",
         "没有把新 token 接到末尾：每一步看到的都只是前缀",
+        "position_or_append",
     ),
     "checkfail.dropout_on": (
         "on a model with dropout=1.0 in train mode, generate returned new tokens {got} where the greedy ones are"
@@ -309,12 +346,14 @@ MESSAGES = {
         "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
         "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，所以 generate "
         "要先把模型切换到评估模式",
+        "dropout_in_generate",
     ),
     "checkfail.no_crop": (
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
         " only the last block_size tokens at each step",
         "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
         "每一步只把最后 block_size 个 token 送进模型",
+        "crop",
     ),
     # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
     "checkfail.load.no_submission_env": (

@@ -1,10 +1,8 @@
 """Both sides (public, copied into each release): diagnosis.py's messages, English and Chinese side by side.
-
-Part of the message catalog (messages.py assembles it): id -> (English template, Chinese template). The
-English text is what the marking scheme reads (its keywords, marking.toml), so it changes only with the
-marks in mind; the Chinese text keeps each keyword in English in brackets. Values are formatted by
-diagnosis.py before they are filled in. Imports nothing.
-"""
+Part of the message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese,
+misconception) for a message that names one of the marking scheme's misconceptions: a finding reads that id, never
+the wording, so either language can be reworded without moving a mark. Values are formatted by diagnosis.py before
+they are filled in. Imports nothing."""
 
 from __future__ import annotations
 
@@ -27,6 +25,7 @@ MESSAGES = {
         "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 "
         ".grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict，两者就不再共享；LM head 必须持有 token "
         "embedding 的那个参数对象本身，而不只是它的内存",
+        "data_sharing",
     ),
     "diag.tie.not_same_object": (
         "the head's weight follows the embedding but is not reported as the same Parameter object",
@@ -35,30 +34,35 @@ MESSAGES = {
     "diag.tie.positional": (
         "lm_head.weight has the positional table's shape: positional embedding tied instead of token_embed",
         "LM head 的权重与位置表形状相同：LM head 共享的是 positional embedding 的表，而不是 token embedding 的表",
+        "positional_tied",
     ),
     "diag.tie.shape": (
         "lm_head.weight has shape {got}, expected the embedding's {want} (V, D): transposed (a Linear(D, V) "
         "already stores its weight as (V, D)), or not the embedding's table",
         "LM head 的权重形状是 {got}，应当与 token embedding 的 {want}（即 (V, D)）相同：可能是转置了（"
         "D 到 V 的线性层本来就把权重存成 (V, D)），也可能用的根本不是 token embedding 的表",
+        "transposed",
     ),
     "diag.tie.flag_off": (
         "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
         "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
         "LM head 没有共享 token embedding 的表：model.minigpt 是以 weight_tying=False 构建的，"
         "不传这个参数也一样（MiniGPT 只在明确要求时才共享权重），所以它的 LM head 保留了一张自己的 (V, D) 表",
+        "two_tables",
     ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
         "刚构造完时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
         "应当在构建模型时就让两者共享，而且只做一次",
+        "tied_after_forward",
     ),
     "diag.tie.copied": (
         "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
         ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step: " + _ITSELF_EN,
         "复制了一份表：LM head 存的是 token embedding 权重的副本（数值相同、内存各自独立，例如用了 .clone()、copy_() "
         "或 copy.deepcopy），第一次优化器更新之后两者就不再一致；LM head 必须持有 token embedding 的那个参数对象本身",
+        "two_tables",
     ),
     "diag.tie.untied": (
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
@@ -67,6 +71,7 @@ MESSAGES = {
         "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变：复制了一份表，或者 "
         "LM head 没有共享这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；LM head 必须持有 "
         "token embedding 的那个参数对象本身",
+        "two_tables",
     ),
     # logits_problem
     "diag.logits.not_tensor": (
@@ -76,14 +81,17 @@ MESSAGES = {
     "diag.logits.scores_positions": (
         "logits have shape {got}, expected {want}: the head scores positions, not tokens (positional embedding tied)",
         "logits 的形状是 {got}，应为 {want}：LM head 给位置打分，而不是给 token 打分",
+        "positional_tied",
     ),
     "diag.logits.ids": (
         "forward returns token ids (an argmax?) of shape {got}: it must return logits (B, T, V) = {want}",
         "forward 返回的是形状为 {got} 的 token id（做了 argmax？），应当返回 logits (B, T, V) = {want}",
+        "logits_shape",
     ),
     "diag.logits.flat": (
         "forward returns flattened logits {got}: keep the (B, T, V) = {want} shape",
         "forward 返回的是展平后的 logits {got}，应保持 (B, T, V) = {want} 的形状",
+        "logits_shape",
     ),
     "diag.logits.shape": (
         "logits have shape {got}, expected {want} = (B, T, V): forward must return the head's V scores at every "
@@ -91,6 +99,7 @@ MESSAGES = {
         "through the head, or a product of another size, are not the logits",
         "logits 的形状是 {got}，应为 {want} = (B, T, V)：forward 应当在每个位置返回 LM head 给出的 V 个分数（LM head "
         "用 (V, D) 的表把每个 D 维向量映射成 V 个分数）；没有经过 LM head 的向量，或者别的尺寸的乘积，都不是 logits",
+        "logits_shape",
     ),
     "diag.logits.dtype": (
         "forward must return floating-point logits, got dtype {dtype}",
@@ -101,19 +110,23 @@ MESSAGES = {
         "the loss / sampling)",
         "forward 输出的每一行之和都是 1，说明返回的是概率而不是 logits。应返回未归一化的分数，softmax 留给 loss "
         "或采样时再做",
+        "probabilities",
     ),
     "diag.logits.log_probabilities": (
         "every row is a log-distribution (logsumexp = 0): log-probabilities (log_softmax) instead of logits, "
         "i.e. probabilities instead of logits (return the raw scores)",
         "每一行的 logsumexp 都是 0：输出的是对数概率（log_softmax 的结果），而不是 logits；应返回未归一化的原始分数",
+        "probabilities",
     ),
     "diag.logits.scaled": (
         "logits are {scale} times the expected ones: logits scaled (no extra factor such as sqrt(D))",
         "logits 是应有值的 {scale} 倍：logits 被缩放了；不要乘 sqrt(D) 之类的额外系数",
+        "logits_scaled",
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
         "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；共享权重的 LM head 没有偏置",
+        "head_bias",
     ),
     "diag.logits.values": (
         "logits have the right shape but wrong values (largest difference {diff})",
@@ -125,12 +138,14 @@ MESSAGES = {
         "never passes a gradient to those ids (padding_idx on the embedding)",
         "共享梯度的第 {rows} 行只有 LM head 路径的那一份，其他行两份都有：查表从不把梯度传给这些 id（token embedding "
         "上设了 padding_idx）",
+        "embedding_gradient_option",
     ),
     "diag.grad.scale_grad_by_freq": (
         "rows {rows} get their lookup-path gradient divided by how often the id occurs in the batch: "
         "scale_grad_by_freq on the embedding (the shared gradient is the plain sum of both paths)",
         "第 {rows} 行查表路径的梯度被除以了该 id 在 batch 中出现的次数：token embedding 上设了 scale_grad_by_freq；"
         "共享的梯度应当是两条路径梯度的简单相加",
+        "embedding_gradient_option",
     ),
     "diag.grad.none": (
         "token_embed.weight.grad is None: the shared table got no gradient (is it detached or frozen?)",
@@ -139,10 +154,12 @@ MESSAGES = {
     "diag.grad.doubled": (
         "gradient doubled: the shared gradient is twice the sum of both paths",
         "梯度翻倍：共享梯度是两条路径梯度之和的两倍",
+        "gradient_scaled",
     ),
     "diag.grad.halved": (
         "gradient halved: the shared gradient is half the sum of both paths",
         "梯度减半：共享梯度只有两条路径梯度之和的一半",
+        "gradient_scaled",
     ),
     "diag.grad.two_parameters.embedding": (
         "token_embed.weight.grad holds only the embedding-path gradient and lm_head.weight.grad is another "
@@ -150,6 +167,7 @@ MESSAGES = {
         "one .grad (only one path)",
         "token embedding 权重的 .grad 里只有查表路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，或者 LM "
         "head 没有共享这张表、复制了一份表，都会得到两个参数对象，两条路径的梯度永远加不到同一个 .grad 里",
+        "only_one_path",
     ),
     "diag.grad.two_parameters.head": (
         "token_embed.weight.grad holds only the head-path gradient and lm_head.weight.grad is another "
@@ -157,14 +175,17 @@ MESSAGES = {
         "one .grad (only one path)",
         "token embedding 权重的 .grad 里只有 LM head 路径的梯度，而 LM head 的 .grad 是另一个张量：只共享 .data，"
         "或者 LM head 没有共享这张表、复制了一份表，都会得到两个参数对象，两条路径的梯度永远加不到同一个 .grad 里",
+        "only_one_path",
     ),
     "diag.grad.one_path.embedding": (
         "the shared gradient holds only the embedding-path gradient (only one path): is one use detached?",
         "共享的梯度里只有查表路径的梯度：可能有一条路径被 detach 了",
+        "only_one_path",
     ),
     "diag.grad.one_path.head": (
         "the shared gradient holds only the head-path gradient (only one path): is one use detached?",
         "共享的梯度里只有 LM head 路径的梯度：可能有一条路径被 detach 了",
+        "only_one_path",
     ),
     "diag.grad.not_sum": (
         "the shared gradient is not the sum of the embedding-path and head-path gradients",
@@ -180,6 +201,7 @@ MESSAGES = {
         "embedding renormalises (and rewrites) every looked-up row",
         "token embedding 查到的行是对的，但范数被截到了 {cap}：token embedding 上的 max_norm 会把每个查到的行重新归一化"
         "（并改写表本身）",
+        "max_norm",
     ),
     "diag.lookup.rows": (
         "token_embed(input_ids) is not the rows E[input_ids]",
@@ -195,26 +217,31 @@ MESSAGES = {
         "the prompt's own int64 ids followed by the new ones)",
         "generate 返回的 dtype 是 {dtype}，不是 int64：token id 是整数；结果应当是前缀原有的 int64 id，"
         "后面接上新生成的 id",
+        "ids_dtype",
     ),
     "diag.generate.only_new": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, only the new "
         "tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
         "generate 返回的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，只返回了新 token，没有保留前缀",
+        "prompt_not_preserved",
     ),
     "diag.generate.count": (
         "generate returned shape {got}, expected (B, T + max_new_tokens) = {want}: wrong length, a wrong number "
         "of new tokens (prompt not preserved, or not exactly max_new_tokens new tokens)",
         "generate 返回的形状是 {got}，应为 (B, T + max_new_tokens) = {want}：长度不对，新 token 的个数不是 "
         "max_new_tokens，或者没有保留前缀",
+        "prompt_not_preserved",
     ),
     "diag.generate.prompt": (
         "the first T columns are not the prompt: prompt not preserved",
         "前 T 列不是前缀：没有保留前缀",
+        "prompt_not_preserved",
     ),
     "diag.generate.sampling": (
         "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most "
         "likely token every step)",
         "两次调用返回的 token 不一样，说明用了采样而不是 argmax：贪心生成每一步都取最可能的 token",
+        "sampling",
     ),
     "diag.generate.greedy": (
         "the tokens differ from greedy decoding at row {row}, position {col}: each step runs the model on"

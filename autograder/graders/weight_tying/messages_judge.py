@@ -1,10 +1,9 @@
 """Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
-
 Holds the hidden suite's composition glue ("{what}: {problem}", labels such as "{what}: logits") and the suite's
-messages that had no id before the suite rendered every message from the catalog (judge/words.py: ``say``).
-Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The English is the suite's
-exactly (the marking scheme reads it); the Chinese has its own punctuation. Imports nothing.
-"""
+messages that had no id before the suite rendered every message from the catalog (judge/words.py: ``say``). Part of
+the message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese, misconception) for a
+message that names one of the marking scheme's misconceptions: a finding reads that id, never the wording, so either
+language can be reworded without moving a mark. Imports nothing."""
 
 from __future__ import annotations
 
@@ -30,22 +29,32 @@ MESSAGES = {
         "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。对评分程序给出的 id，"
         "两者的 logits 不一致：forward 用的是另一张表（复制了一份表），或者模型的结构与它的尺寸不符（忽略了超参数，"
         "见“参数量与超参数”的测试）",
+        "two_tables",
     ),
     "judge.identity.logits_not_from_table": (
         "the logits for the judge's ids do not come from the table just written into token_embed.weight: forward "
         "multiplies by another table (copied table, or a head whose .weight is not what it multiplies by)",
         "对评分程序给出的 id，logits 不是用刚写入 token_embed.weight 的表算出来的：forward "
         "乘的是另一张表（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
+        "two_tables",
     ),
     "judge.identity.pos_not_judge_table": (
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
         "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：positional embedding "
         "也参与了共享，或者被替换了",
+        "positional_tied",
     ),
     "judge.class_not_defined": (
         "the submission does not define {name}, so {what} could not run",
-        "你的提交没有定义 {name}，用到它的测试都无法运行，包括这一项：{what}",
+        "你的提交没有定义 {name}，所以无法检查{what}，用到 {name} 的其他测试也都无法运行",
+    ),
+    # the same when the run names a syntax error: the class is missing because its code never ran
+    "judge.class_not_defined_syntax": (
+        "the submission does not define {name}: a syntax error kept the code that defines it from running (“How "
+        "your code ran” says where), so {what} could not run",
+        "你的提交没有定义 {name}：代码有语法错误，定义它的那部分没有运行（出错的位置见“代码的运行情况”），"
+        "所以无法检查{what}",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
@@ -54,38 +63,42 @@ MESSAGES = {
     "judge.counts.count_missing": ("malformed evidence: parameter count missing", "记录格式不对：缺少参数量"),
     "judge.counts.unique": (
         "{model} has {n} unique parameters, expected V*D = {want}",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}",
     ),
     "judge.counts.unique_two_tables": (
         "{model} has {n} unique parameters, expected V*D = {want}: two (V, D) tables; the tie test shows why: {cause}",
-        "{model} 去重后共有 {n} 个参数，应为 V * D = {want}，多出一张 (V, D) 的表。原因见共享检查：{cause}",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}，多出了一张 (V, D) 的表。"
+        "多出这张表的原因：{cause}",
     ),
     "judge.counts.unique_copied_bias": (
         "{model} has {n} unique parameters, expected V*D = {want}: copied table with a bias on the head",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：复制了一份表，LM head "
-        "上还带了偏置",
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 V * D = {want}：复制了一份表，LM head 上还带了偏置",
+        "two_tables",
     ),
     "judge.counts.head_not_follow": (
         "the reported count says one table, but lm_head.weight did not follow an in-place change of "
         "token_embed.weight: copied table",
         "报告的参数量说只有一张表，但原地修改 token_embed.weight 之后 lm_head.weight 没有跟着变：复制了一份表",
+        "two_tables",
     ),
     "judge.counts.one_table_but_bias": (
         "the reported count says one table of V*D parameters, but the logits carry a per-token offset: bias on the "
         "head, whose V parameters the count leaves out",
         "报告的参数量说只有一张 V * D 的表，但 logits 带着每个 token 各自的偏移：LM head 带了偏置，"
         "这 V 个参数没有算进参数量",
+        "head_bias",
     ),
     "judge.counts.one_table_but_other_table": (
         "the reported count says one table of V*D parameters, but the logits for the judge's ids do not come from "
         "the table just written into token_embed.weight: forward uses another table (copied table)",
         "报告的参数量说只有一张 V * D 的表，但对评分程序给出的 id，logits 不是用刚写入 token_embed.weight "
         "的表算出来的：forward 用的是另一张表（复制了一份表）",
+        "two_tables",
     ),
     "judge.counts.malformed_count": ("{what}: malformed parameter count", "{what}：参数量的记录格式不对"),
     "judge.counts.wrapper_unique": (
         "{model} has {n} unique parameters, expected {want} (untied MiniGPT {untied} minus V*D = {vd})",
-        "{model} 去重后共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
+        "{model} 共有 {n} 个参数（共享的参数对象只算一次），应为 {want}（不共享权重的 MiniGPT 有 {untied} 个，"
         "减去 V * D = {vd}）",
     ),
     "judge.counts.not_one_table_after_write": (
@@ -94,10 +107,12 @@ MESSAGES = {
         "hidden from the count?) or a bias on the head",
         "报告的参数量说两端共用一张表，但把一张新表写入 minigpt.token_embed.weight 之后，minigpt 的 logits "
         "并不只来自这张表：LM head 没有共享 token embedding 的表（参数量里藏了第二张表？），或者 LM head 带了偏置",
+        "two_tables",
     ),
     "judge.counts.head_shape": (
         "lm_head.weight is {got}, expected {want} (V, D): transposed?",
         "lm_head.weight 是 {got}，应为 {want}，即 (V, D)：可能是转置了",
+        "transposed",
     ),
     "judge.counts.keys_differ": (
         "state_dict keys/shapes differ from MiniGPT's (missing {missing}, unexpected {extra})",
@@ -108,6 +123,7 @@ MESSAGES = {
         "does not compute as a MiniGPT of these sizes: hyper-parameter ignored, or a part replaced",
         "报告的 state_dict 键和形状都对，但加载评分程序的权重之后，model.minigpt 的计算结果与这些尺寸的 MiniGPT 不同："
         "忽略了超参数，或者替换了某个部件",
+        "hyperparameter_ignored",
     ),
     "note.num_heads_not_checked": (
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
@@ -119,11 +135,13 @@ MESSAGES = {
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
         "hyper-parameter ignored (dropout)",
         "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（却与评估模式下的相同）：忽略了超参数 dropout",
+        "hyperparameter_ignored",
     ),
     "judge.counts.dropout_train_neither": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match neither): hyper-parameter "
         "ignored (dropout)",
         "训练模式下的 logits 不是 dropout={p} 的 MiniGPT 给出的（与两种模式都对不上）：忽略了超参数 dropout",
+        "hyperparameter_ignored",
     ),
     "judge.counts.malformed_dropout": ("{what}: malformed dropout evidence", "{what}：dropout 的记录格式不对"),
     # gradient accumulation
@@ -134,26 +152,28 @@ MESSAGES = {
     ),
     # the loss
     "judge.loss.not_written": (
-        "\n-> loss() raises for every target form (still the starter's NotImplementedError, or an error of its own, "
-        "shown above), so the model has no training objective",
-        "\nloss() 在三种 targets 形式下都抛出异常（仍是初始代码的 NotImplementedError，或上面显示的错误），"
-        "模型因此没有训练目标",
+        "\n-> loss() raises it for every target form, so the model has no training objective",
+        "\nloss() 在三种 targets 形式下都抛出这个异常，模型因此没有训练目标",
+        "loss_not_written",
     ),
     "judge.loss.summed": (
         "{call} = {got} = {n} x {want}: loss not mean (summed over the {m} positions instead of averaged)",
         "{call} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是对 {m} 个位置求的和",
+        "loss_not_mean",
     ),
     "judge.loss.doubled": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss doubled (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
         "{call} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 被翻倍了。共享的表在两条路径上被用到，autograd "
         "本来就会把两条路径的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
+        "loss_scaled",
     ),
     "judge.loss.halved": (
         "{call} = {got}, {k} x the mean cross-entropy {want}: loss halved (the two uses of the tied table already "
         "add up in its gradient; the loss itself is the plain mean)",
         "{call} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 被减半了。共享的表在两条路径上被用到，autograd "
         "本来就会把两条路径的梯度相加；loss 只需取普通的平均值，不需要额外的系数",
+        "loss_scaled",
     ),
     # shape flow
     "judge.shape_flow": (" (shape flow)", "（计算输出时）"),
@@ -178,12 +198,14 @@ MESSAGES = {
         "stored)",
         "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}，转置了（LM head 是 Linear(V, D)，"
         "或者存的是 W.T）",
+        "transposed",
     ),
     "judge.shapes.logits_shape": (
         "{what}: logits have shape {got}, expected (B, T, V) = {want}: it holds {layout}; forward returns the "
         "scores of every position, unflattened (generate takes the last position itself)",
         "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}，返回的是{layout}。forward 要返回每个位置的分数，"
         "并且不要展平（只取最后一个位置是 generate 自己的事）",
+        "logits_shape",
     ),
     "judge.shapes.other_shape": (
         "{what}: forward returned shape {got}, expected (B, T, V) = {want}, and its values are not the logits in "
@@ -212,6 +234,7 @@ MESSAGES = {
         "that drops the batch dimension?",
         "\nbatch 有多个前缀时能运行，batch 只有 1 行（B = 1）时却失败了：可能是 squeeze() 或 .item() 把 batch "
         "这一维去掉了",
+        "batch_rows",
     ),
     "judge.label.returned_ids": ("{what}: the returned ids", "{what}：返回的 id"),
     "judge.gen.malformed_decoders": (
@@ -223,37 +246,44 @@ MESSAGES = {
         "(crop, run the model, take the argmax of the last position, append), so this area scores zero",
         "把生成交给了库：你的 generate 运行时调用了 {names}；生成循环要你自己写"
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
+        "delegated_generate",
     ),
     "judge.gen.and": (" and ", "，同时"),
     "judge.gen.arrow": ("\n-> ", "。"),
-    "judge.gen.missing_append": ("missing append", "漏了把新 token 接到末尾"),
+    "judge.gen.missing_append": ("missing append", "漏了把新 token 接到末尾", "position_or_append"),
     "judge.gen.model.argmax_positions": (
         "argmax over the positions (dim=1) instead of over the vocabulary: the next token is the argmax of the last "
         "position's logits, logits[:, -1, :].argmax(dim=-1)",
         "argmax 取在了位置这一维（dim=1）上，而不是词表这一维：下一个 token 是最后一个位置的 logits 的 argmax，"
         "即 logits[:, -1, :].argmax(dim=-1)",
+        "argmax_axis",
     ),
     "judge.gen.model.batch_only_append": (
         "\n-> it decodes a batch of one right but fails for several prompts (B > 1): the new tokens (B,) are "
         "appended as a row (1, B), where each row needs its own column (B, 1)",
         "\nbatch 只有 1 个前缀时生成正确，有多个前缀（B > 1）时却失败了："
         "新生成的 token（形状 (B,)）被当成一行 (1, B) 接上去了，而每一行都需要自己的一列 (B, 1)",
+        "batch_rows",
     ),
     "judge.gen.model.sampling": (
         "sampling instead of argmax (greedy decoding takes the most likely token every step)",
         "用了采样而不是 argmax（贪心生成每一步都应取最可能的 token）",
+        "sampling",
     ),
     "judge.gen.model.only_new": (
         "only the new tokens returned, without the prompt in front",
         "只返回了新生成的 token，前面没有保留前缀",
+        "prompt_not_preserved",
     ),
     "judge.gen.model.one_short": (
         "one new token short (a loop of max_new_tokens - 1 steps)",
         "少生成了一个新 token（循环只走了 max_new_tokens - 1 步）",
+        "prompt_not_preserved",
     ),
     "judge.gen.model.float": (
         "the greedy tokens as floats (a buffer made with torch.zeros is float32: token ids are int64)",
         "贪心生成的 token 变成了浮点数（用 torch.zeros 建的缓冲区默认是 float32，而 token id 应当是 int64）",
+        "ids_dtype",
     ),
     "judge.gen.no_model": (
         "no decoder the grader knows gives these tokens (greedy decoding feeds the last block_size tokens, takes "
@@ -319,6 +349,7 @@ MESSAGES = {
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
         "here; every other size raises)",
         "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
+        "transposed",
     ),
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
     "judge.evidence_refused": (

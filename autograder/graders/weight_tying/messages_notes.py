@@ -1,10 +1,9 @@
 """Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
-
 Holds the hidden suite's notes on what it could not check, layer settings, embedding options and the generation
-contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders
-them where it builds them (judge/words.py ``say``): in English for the marking scheme, which reads them (a "not
-checked because" note is free), and in the submission's language for what the student reads. Imports nothing.
-"""
+contract. Part of the message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese,
+misconception) for a message that names one of the marking scheme's misconceptions: a finding reads that id, never
+the wording, so either language can be reworded without moving a mark. A "not checked because" note names none: the
+test that raises it says which test it waits on. Imports nothing."""
 
 from __future__ import annotations
 
@@ -40,7 +39,7 @@ MESSAGES = {
         "the gradient was not checked: forward raised {error} (see the shape flow tests)",
         "没有检查梯度：forward 抛出了异常“{error}”（见“形状与输出数值”的测试）",
     ),
-    "note.dropout_was_not_checked_because_the": (
+    "note.dropout_not_checked_logits_differ": (
         (
             "dropout was not checked because the eval-mode logits differ from a MiniGPT with these hyper-param"
             "eters and the judge's weights (see the shape flow and parameter count tests)"
@@ -50,7 +49,7 @@ MESSAGES = {
             "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
         ),
     ),
-    "note.the_gradient_was_not_checked_because": (
+    "note.gradient_not_checked_not_judge_minigpt": (
         (
             "the gradient was not checked because forward's logits are not those of a MiniGPT holding"
             " the judge's weights (see the shape flow and parameter count tests)"
@@ -60,14 +59,14 @@ MESSAGES = {
             "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
         ),
     ),
-    "note.the_gradient_was_not_checked_because_2": (
+    "note.gradient_not_checked_not_tied_product": (
         (
             "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
         ("梯度未检查：forward 算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数；见“形状与输出数值”的测试）"),
     ),
-    "note.the_tie_was_not_checked_because": (
+    "note.tie_not_checked_table_rewritten": (
         (
             "the tie was not checked because the forward pass rewrote the shared table itself (rows renormalis"
             "ed: max_norm on the embedding?), so the logits cannot come from the table written before"
@@ -78,7 +77,7 @@ MESSAGES = {
             "max_norm？），所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
         ),
     ),
-    "note.the_count_was_not_checked_because": (
+    "note.count_not_checked_table_rewritten": (
         (
             "the count was not checked because the forward pass rewrote the shared table itself (rows"
             " renormalised: max_norm on the embedding?), so the logits cannot show which table the head"
@@ -89,11 +88,12 @@ MESSAGES = {
             "所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
         ),
     ),
-    "note.the_logits_are_those_of_a": (
+    "note.logits_skip_parts": (
         "the logits are those of a MiniGPT forward that skips {parts}: skips part of MiniGPT",
         ("logits 与一个跳过了{parts}的 MiniGPT 的 forward 一致：跳过了 MiniGPT 的一部分"),
+        "skips_minigpt",
     ),
-    "note.the_positional_embedding_and_the_decoder": (
+    "note.parts.positions_and_blocks": (
         "the positional embedding and the decoder blocks",
         "positional embedding 和 GPT block",
     ),
@@ -105,7 +105,7 @@ MESSAGES = {
         "the decoder blocks",
         "GPT block",
     ),
-    "note.the_logits_are_those_of_a_2": (
+    "note.logits_layernorm_eps": (
         (
             "the logits are those of a MiniGPT whose LayerNorm uses eps={got} instead of MiniGPT's {want}:"
             " LayerNorm eps (it decides the output when activations are small)"
@@ -114,5 +114,6 @@ MESSAGES = {
             "logits 与一个 LayerNorm 用 eps={got}（而不是 MiniGPT 的 {want}）的 MiniGPT 一致：LayerNorm"
             " eps 不对（激活值很小时，eps 决定输出）"
         ),
+        "layernorm_eps",
     ),
 }

@@ -1,11 +1,10 @@
 """Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
-
 Holds the hidden suite's messages on counts, gradients, generation and values (the second half of
 messages_suite.py), and the judge's generic ones (``suite_api``: missing records, shapes, dtypes). Part of the
-message catalog (messages.py assembles it): id -> (English, Chinese). The suite renders them where it builds them
-(judge/words.py ``say``): in English for the marking scheme, which reads them, and in the submission's language
-for what the student reads. Imports nothing.
-"""
+message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese, misconception) for a
+message that names one of the marking scheme's misconceptions: a finding reads that id, never the wording, so either
+language can be reworded without moving a mark. The suite builds each as a value (judge/words.py ``say``); the pages
+render it in the reader's language. Imports nothing."""
 
 from __future__ import annotations
 
@@ -23,6 +22,7 @@ MESSAGES = {
         " model's; a decoder switches the model to evaluation mode first)",
         "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的，说明生成时没有关闭 dropout。训练模式下 dropout "
         "会随机把激活置零，贪心选出的就不再是模型本身的选择；generate 应当先把模型切换到评估模式",
+        "dropout_in_generate",
     ),
     "suite.dropout_not_checked_eval_wrong": (
         "{what}: the tokens are those of eval mode, but that is not credited: eval mode does not give the greedy "
@@ -51,40 +51,45 @@ MESSAGES = {
             "交给了库。这一对 token embedding 和 LM head 是库让它们共享的，不是你的代码；练习 1 要自己创建 token "
             "embedding 和 LM head，再亲手让它们共享同一张表"
         ),
+        "delegated_tie",
     ),
-    "suite.expected_the_mean_next_token_cross": (
+    "suite.loss.wrong_value": (
         "{call} = {got}, expected the mean next-token cross-entropy {want} of the model's logits",
         "{call} 是 {got}，应为预测下一个 token 的平均交叉熵 {want}（按模型自己的 logits 计算）",
     ),
-    "suite.returned_shape_expected_a_scalar_the": (
+    "suite.loss.not_scalar": (
         "{call} returned shape {got}, expected a 0-dim scalar (the mean over positions)",
         "{call} 返回的形状是 {got}，应为 0 维标量（所有位置的平均值）",
     ),
-    "suite.token_ids_outside_0_v": (
+    "suite.gen.ids_out_of_range": (
         "token ids outside [0, V)",
         "token id 超出了 [0, V)",
     ),
-    "suite.it_matches_a_decoder_with_this": (
+    "suite.gen.matches_decoder": (
         "it matches a decoder with this mistake: {labels}",
         "这与以下错误的表现一致：{labels}",
     ),
-    "suite.wrong_crop_first_block_size_tokens_2": (
+    "suite.gen.crop_first": (
         "wrong crop (first block_size tokens)",
         "截取方式不对（截取了前 block_size 个 token）",
+        "crop",
     ),
-    "suite.wrong_crop_block_size_1_tokens_2": (
+    "suite.gen.crop_short": (
         "wrong crop (block_size - 1 tokens)",
         "截取方式不对（只截取了 block_size - 1 个 token）",
+        "crop",
     ),
-    "suite.wrong_position_logits_of_the_first": (
+    "suite.gen.first_position": (
         "wrong position (logits of the first position)",
         "取错了位置（用了第一个位置的 logits）",
+        "position_or_append",
     ),
-    "suite.wrong_position_logits_of_the_second": (
+    "suite.gen.second_to_last_position": (
         "wrong position (logits of the second-to-last position)",
         "取错了位置（用了倒数第二个位置的 logits）",
+        "position_or_append",
     ),
-    "suite.no_crop_wrong_crop_feed_only": (
+    "suite.gen.no_crop": (
         (
             "\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds it only the "
             "last block_size tokens of the context"
@@ -93,12 +98,13 @@ MESSAGES = {
             "\n没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步只把"
             "上下文中最后 block_size 个 token 送进模型"
         ),
+        "crop",
     ),
-    "suite.after_load_state_dict_into_a": (
+    "suite.case.after_reload": (
         " after load_state_dict into a fresh model",
         "（把 state_dict 加载进一个新模型之后）",
     ),
-    "suite.after_to_torch_float64": (
+    "suite.case.after_float64": (
         " after .to(torch.float64)",
         "（.to(torch.float64) 之后）",
     ),
@@ -138,11 +144,11 @@ MESSAGES = {
         "MiniGPTWithWeightTying (dropout)",
         "MiniGPTWithWeightTying（dropout）",
     ),
-    "suite.and_more_case_s": (
+    "suite.case.more": (
         " (and {n} more case(s))",
         "。另外还有 {n} 个用例出现同样的问题。",
     ),
-    "suite.generate_input_ids_of_shape_max": (
+    "suite.case.generate_call": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
         "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
     ),

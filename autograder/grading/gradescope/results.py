@@ -33,7 +33,7 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
     """The results.json dict of `result`, as rendered in its language when graded (see the module)."""
     if visibility not in VISIBILITIES:
         raise ValueError(f"visibility={visibility!r}: Gradescope knows {', '.join(VISIBILITIES)}")
-    shown = result.shown_in()
+    shown, score, top_score = result.shown_in(), result.score, result.max_score
     language = shown.language
     if result.grader_error is not None:
         extra: dict[str, Any] = {"grader_error": result.grader_error}
@@ -58,18 +58,12 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
     ]
     by_id = {t.test: t for t in shown.tests}
     for charge in shown.charges:
-        covered = [(by_id[name], lost) for name, lost in charge.tests]
+        covered = [(by_id[name], lost, part) for name, lost, part in charge.tests]
         lines = [covered[0][0].message]
-        lines += [  # a test the charge covers at no cost of its own is said so, never "-0" (grading.catalog's words)
-            render(
-                Said("gradescope.charged_test", name=t.title, lost=f"{lost:g}", points=f"{t.points:g}")
-                if lost
-                else Said("gradescope.covered_test", name=t.title, points=f"{t.points:g}"),
-                language,
-            )
-            for t, lost in covered
-        ]
-        top = sum(t.points for t, _ in covered)
+        for t, lost, part in covered:  # each test under the charge, as the pages say it (gradescope.messages)
+            key = _LINES[bool(lost), bool(part)]  # a template fills in the parameters it names
+            lines.append(render(Said(key, name=t.title, points=f"{t.points:g}", lost=f"{lost:g}", part=part), language))
+        top = sum(t.points for t, _, _ in covered)
         tests.append(
             {
                 "name": charge.title,
@@ -77,13 +71,13 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
                 "max_score": top,
                 "status": "failed",
                 "output": "\n".join(lines),
-                "tags": sorted({t.area for t, _ in covered}),
+                "tags": sorted({t.area for t, _, _ in covered}),
                 "visibility": visibility,
             }
         )
     return {
-        "score": result.score,
-        "max_score": result.max_score,
+        "score": score,
+        "max_score": top_score,
         "execution_time": round(result.execution_time, 3),
         "output": shown.summary,
         "visibility": visibility,
@@ -91,3 +85,13 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
         "tests": tests,
         "extra_data": extra,
     }
+
+
+# What a test under a charge says, by (it costs something here, it carries only part of its points): what it is
+# worth and costs, and why only part; a test the charge covers at no cost of its own says so, never "-0"
+_LINES = {
+    (False, False): "gradescope.covered_test",
+    (False, True): "gradescope.covered_test",
+    (True, False): "gradescope.charged_test",
+    (True, True): "gradescope.charged_part",
+}

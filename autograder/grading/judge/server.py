@@ -41,7 +41,7 @@ from autograder.grading.judge.wire import receive, send
 from autograder.grading.run_status import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
-__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "MAX_FRAMES"]
+__all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "judged_inputs", "MAX_FRAMES"]
 
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
@@ -88,6 +88,18 @@ def bounded_frames(data: bytes, limit: int) -> tuple[bytes, int]:
     return (data, 0) if cut is None else (data[:cut], count - limit)
 
 
+def judged_inputs(box, spec, limits) -> tuple:
+    """(the run facts, the records) a suite judges, from a sandbox's report (``SandboxResult``): its first
+    ``MAX_FRAMES`` frames decoded and the run's facts (``pipeline.facts_and_evidence``). The judge process
+    and pytest over kept evidence (``judge.pytest_suite``) both read a run through this."""
+    from autograder.grading.pipeline import facts_and_evidence
+
+    box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
+    if dropped:
+        box.notes = [*box.notes, f"{dropped} evidence frames past the first {MAX_FRAMES} were not read"]
+    return facts_and_evidence(box, spec, limits)
+
+
 def _is_memory_error(exc: BaseException) -> bool:
     return isinstance(exc, MemoryError) or (
         isinstance(exc, RuntimeError) and any(marker in str(exc) for marker in MEMORY_MARKERS)
@@ -127,13 +139,8 @@ class WarmJudge:
         return self._suite
 
     def judge(self, seed: int, box, limits, emit) -> None:
-        from autograder.grading.pipeline import facts_and_evidence
-
         plan = self.plan(seed)
-        box.evidence, dropped = bounded_frames(box.evidence, MAX_FRAMES)
-        if dropped:
-            box.notes = [*box.notes, f"{dropped} evidence frames past the first {MAX_FRAMES} were not read"]
-        run, evidence = facts_and_evidence(box, self.spec, limits)
+        run, evidence = judged_inputs(box, self.spec, limits)
         emit({"run": run.to_dict()})
         suite = self.prepare(seed)
         try:

@@ -10,12 +10,14 @@ started afresh, and the batch goes on: nothing one submission does can stop anot
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
 from autograder.graders import get_assignment
+from autograder.grading.judge.kept import Kept
 from autograder.grading.pool.worker import Worker
 from autograder.grading.result import Result
 from autograder.sandbox.limits import Limits
@@ -41,15 +43,13 @@ class LocalPool:
         workers: int = 1,
         mode: str | None = None,
         warm_named: bool = False,
-        fold: bool = True,
     ) -> None:
         """`warm_named`: each worker's zygote warms only the optional imports its first submission names
-        (``Worker``: for a class of one). `fold`: the template's and zygotes' memory folded into huge pages
-        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it). Public libraries every
-        zygote would import (matplotlib) are imported once, in the template (``template.SHARED_IMPORTS``)."""
+        (``Worker``: for a class of one). Public libraries every zygote would import (matplotlib) are imported
+        once, in the template (``template.SHARED_IMPORTS``)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.template = Template(fold, () if warm_named else shared_imports(assignment))
+        self.template = Template(() if warm_named else shared_imports(assignment))
         self.workers = [
             Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
         ]
@@ -80,17 +80,19 @@ class LocalPool:
         hide: tuple = (),
         roots: tuple = (),
         on_result: Callable[[str, Result], None] | None = None,
+        keep: Callable[[str, Kept], None] | None = None,
     ) -> dict[str, Result]:
         """student -> Result for every submission; `on_result` is called (in this thread) as each arrives.
 
         `roots`: the folders given on the command line; each file is read beneath its root, never through a link.
+        `keep(student, kept)`: what the judge read and decided for each (``judge.kept``), from a worker's thread.
         """
         todo: queue.Queue = queue.Queue()
         for item in submissions.items():
             todo.put(item)
         done: queue.Queue = queue.Queue()
         threads = [
-            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide, roots), daemon=True)
+            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide, roots, keep), daemon=True)
             for w in self.workers
         ]
         for thread in threads:
@@ -114,14 +116,15 @@ class LocalPool:
         return results
 
     @staticmethod
-    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide, roots) -> None:
+    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide, roots, keep) -> None:
         while True:
             try:
                 student, path = todo.get_nowait()
             except queue.Empty:
                 return
             try:
-                result = worker.grade_path(path, seed=seed, hide=hide, roots=roots)
+                kept = None if keep is None else functools.partial(keep, student)
+                result = worker.grade_path(path, seed=seed, hide=hide, roots=roots, keep=kept)
             except Exception as exc:  # a grader bug or a process that died: this student only
                 result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
                 try:

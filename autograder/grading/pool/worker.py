@@ -65,16 +65,13 @@ class Worker:
         mode: str | None = None,
         warm_named: bool = False,
         template: Template | None = None,
-        fold: bool = True,
     ) -> None:
         """`warm_named`: its zygote waits for the first submission and warms only the optional imports that one
         names (a class of one need not wait for matplotlib); else it warms all the grader's ``warm_imports``.
-        `template`: what its processes are forked from (a pool's, shared); else one of its own, started now.
-        `fold`: its own template's memory folded into huge pages, and so its zygote's (``sandbox.hugepages``: worth
-        it for many runs); a given template's setting holds for its zygote."""
+        `template`: what its processes are forked from (a pool's, shared); else one of its own, started now."""
         self.assignment, self.limits = assignment, limits
         self._own_template = template is None
-        self.template = Template(fold) if template is None else template
+        self.template = Template() if template is None else template
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
@@ -139,14 +136,16 @@ class Worker:
             "template_peak_rss": self.template.peak_rss(),
         }
 
-    def grade_path(self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = ()) -> Result:
+    def grade_path(
+        self, path: str | Path, *, seed: int | None = None, hide: tuple = (), roots: tuple = (), keep=None
+    ) -> Result:
         """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
         the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
         file = Path(path).resolve()
-        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide))
+        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide), keep=keep)
 
-    def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = ()) -> Result:
-        """Grade one submission given as text (``pipeline.Submission``)."""
+    def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = (), keep=None) -> Result:
+        """Grade one submission given as text (``pipeline.Submission``); `keep`: ``pipeline.grade``'s."""
         self.timings = {}
         seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.judge.prepare(seed)  # the plan is drawn while the zygote warms up (or forks this run)
@@ -158,6 +157,7 @@ class Worker:
             judge=self.judge,
             sandbox=ForkedSandbox(self, submission, hide),
             timings=self.timings,
+            keep=keep,
         )
 
     def run(self, job, hide: tuple):

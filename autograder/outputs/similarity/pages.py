@@ -10,6 +10,7 @@ student never sees that they were compared, nor with whom. The words are the ins
 from __future__ import annotations
 
 import contextlib
+import re
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
@@ -85,6 +86,19 @@ def _side(name: str, share: float, other: str, pieces: list[tuple[str, bool]]) -
     return {"name": name, "share": _percent(share), "other": other, "pieces": pieces}
 
 
+# The line ``written.read_written`` puts above each piece of a hand-in: "# cell 15" (a notebook), "# part 2" (a .py)
+_PLACE_LINE = re.compile(r"^# (cell|part) \d+$", re.M)
+
+
+def _examples(texts: tuple[str, str], w: dict[str, str]) -> str:
+    """'“# cell 15”', or '“# part 2”', or both: the first place line of each kind the two texts hold."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for line in _PLACE_LINE.finditer(text):
+            found.setdefault(line.group(1), line.group(0))
+    return w["list"].join(f"“{line}”" for line in found.values()) or "“# cell 1”"
+
+
 def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, language: str = "en") -> Path:
     """The pair's side-by-side page (``pair.page``), each side's shared code marked, in `language`."""
     w = report_words(language)
@@ -101,6 +115,7 @@ def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, l
         title=w["similar.pair_title"].format(first=pair.a_name, second=other),
         sides=sides,
         chars=pair.chars,
+        example=_examples((text_a, text_b), w),
         archived=pair.archived,
     )
     return write_text(Path(out) / pair.page, html, durable=False)  # made again by every pass

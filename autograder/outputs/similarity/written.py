@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.grading.submissions import SubmissionRefused, read_submission
+from autograder.grading.submissions import SubmissionRefused, holds_code, read_submission
 from autograder.outputs.similarity.starter import code_cells, same_cell
 from autograder.protocol.said import Said
 
@@ -84,7 +84,7 @@ def read_written(path: Path, *, root: Path | None, released: set[str]) -> Writte
         return Written("", UNREADABLE, Said("report.similar.detail.unreadable", error=type(exc).__name__).to_wire())
     parts, marker = [], "cell" if kind == "ipynb" else "part"
     for number, source in _chunks(kind, text):
-        if not source.strip() or same_cell(source) in released:
+        if not holds_code("py", source) or same_cell(source) in released:  # comments alone are nothing written
             continue
         parts.append(f"# {marker} {number}\n{source.rstrip()}\n")
     code = "\n".join(parts)

@@ -85,7 +85,7 @@ def test_the_charges_never_exceed_a_tests_points_so_no_area_goes_below_zero():
     for _ in range(300):
         failing = {n: rng.choice(kinds) for n in rng.sample(names, rng.randint(1, len(names) - 1))}
         for n in rng.sample(list(failing), min(3, len(failing))):  # some knock-ons, some on passing tests
-            failing[n] = Finding(Said("note.the_count_was_not_checked_because"), waits_on=rng.choice(names))
+            failing[n] = Finding(Said("note.count_not_checked_table_rewritten"), waits_on=rng.choice(names))
         marked = _marked(failing)
         assert all(0 <= t.charged <= t.points for t in marked), failing
         areas = Result(tests=marked, run=None).areas
@@ -97,10 +97,10 @@ def test_the_charges_never_exceed_a_tests_points_so_no_area_goes_below_zero():
 def test_a_knock_on_is_free_only_behind_a_misconception_charged_at_least_its_points():
     shapes, grad = "test_tied_lm_shapes_and_values", "test_tied_lm_shared_gradient_is_sum_of_paths"
     step = "test_tied_lm_sgd_step_updates_table_once"
-    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=shapes)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=shapes)
     transposed = Finding(Said("judge.shapes.transposed_values", what="x"), names="transposed")
     w_shapes, w_grad = "test_wrapper_shapes_and_values", "test_wrapper_shared_gradient_is_sum_of_paths"
-    w_knock = Finding(Said("note.the_gradient_was_not_checked_because"), waits_on=w_shapes)
+    w_knock = Finding(Said("note.gradient_not_checked_not_judge_minigpt"), waits_on=w_shapes)
     shape_cost = min(SCHEME.misconceptions["transposed"].costs["shape flow"], _points(w_shapes))
     grad_cost = SCHEME.misconceptions["transposed"].costs["gradient accumulation"]
     assert shape_cost >= _points(w_grad)  # charged at least the knock-on's points: it carries the cause's charge
@@ -128,7 +128,7 @@ def test_a_charge_of_nothing_frees_nothing():
     head, grad = "test_tied_lm_head_is_the_embedding_parameter", "test_tied_lm_shared_gradient_is_sum_of_paths"
     assert "parameter identity" not in SCHEME.misconceptions["max_norm"].costs
     max_norm = Finding(Said("diag.lookup.max_norm", cap="1"), names="max_norm")
-    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=head)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=head)
     assert _mark({head: max_norm}) == 100 - _points(head)
     assert _mark({head: max_norm, grad: knock}) == 100 - _points(head, grad)
 
@@ -136,7 +136,7 @@ def test_a_charge_of_nothing_frees_nothing():
 def test_the_budget_is_once_per_exercise_not_once_per_test():
     """A misconception shown by two tests of one area costs its cost once, not once per test."""
     within, past = "test_generate_greedy_within_block_size", "test_generate_greedy_past_block_size"
-    crop = Finding(Said("suite.wrong_crop_first_block_size_tokens_2"), names="crop")
+    crop = Finding(Said("suite.gen.crop_first"), names="crop")
     cost = SCHEME.misconceptions["crop"].costs["argmax generation"]
     assert cost < _points(within, past)  # each test alone could carry all of it
     assert _mark({within: crop, past: crop}) == 100 - cost
@@ -237,15 +237,21 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
 
     # a test the charge covers at no cost of its own (a knock-on) says so, never "-0" or "扣 0 分" (issue 48)
-    knock = Finding(Said("note.the_gradient_was_not_checked_because_2"), waits_on=IDENTITY)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
     # is covered by the charge at no cost of its own
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
-    for language, covered, never in (("en", "not charged again", "-0 /"), ("zh", "已计入上面的扣分", "扣 0 分")):
+    # and a test the charge takes only part of says why the rest is not charged (its area's cost is reached)
+    part = {"en": "−3 of its 6 (3 not charged: this mistake costs at most 6 points in this area of the exercise)"}
+    part["zh"] = "该测试 6 分，扣 3 分（其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分）"
+    for language, covered, never in (
+        ("en", "not charged again", "−0 "),
+        ("zh", "已算在这项扣分里，不再另扣", "扣 0 分"),
+    ):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
-        assert covered in output and never not in output, output
+        assert covered in output and never not in output and part[language] in output, output
 
 
 def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():

@@ -87,7 +87,7 @@ def test_the_charges_are_rendered_in_every_language_from_the_marking_once():
     assert [c.misconception for c in en.charges] == [c.misconception for c in zh.charges] == ["two_tables"]
     assert en.charges[0].title == SPEC.catalog.misconception_title("two_tables", "en")
     assert zh.charges[0].title == SPEC.catalog.misconception_title("two_tables", "zh")
-    assert en.charges[0].points == 10 and sum(p for _, p in en.charges[0].tests) == 10
+    assert en.charges[0].points == 10 and sum(p for _, p, _ in en.charges[0].tests) == 10
     assert en.charges[0].lead == "test_identity.py::test_tied_lm_head_is_the_embedding_parameter"
     assert en.test(en.charges[0].lead).message.startswith("copied table")
     assert [a.area for a in zh.areas] == [a for a in SPEC.scheme.areas if a in result.areas]  # the scheme's order
@@ -102,8 +102,8 @@ def test_the_rendering_travels_with_the_result_and_a_bad_one_is_refused_by_name(
     back = Result.from_wire(json.loads(json.dumps(result.to_wire())))
     assert back.shown == result.shown and isinstance(back.shown["zh"], Shown)
     wire = result.to_wire()
-    wire["shown"]["en"]["charges"][0]["tests"] = [["x", "2"]]
-    with pytest.raises(ValueError, match="test id, points"):
+    wire["shown"]["en"]["charges"][0]["tests"] = [["x", "2", ""]]
+    with pytest.raises(ValueError, match="test id, points, part"):
         Result.from_wire(wire)
     wire = result.to_wire()
     wire["shown"]["fr"] = wire["shown"]["en"]

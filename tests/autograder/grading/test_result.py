@@ -41,7 +41,12 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     chinese = RunFacts(
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]
     ).summary("zh")
-    assert "有语法错误" in chinese and "请核对类名的拼写" not in chinese and "语法错误，它定义的类因此不存在" in chinese
+    assert (
+        "有语法错误" in chinese
+        and "请核对类名的拼写" not in chinese
+        and "由于这个语法错误，你的提交没有定义 A。" in chinese
+    )
+    assert chinese.startswith("你的代码有语法错误") and "运行完毕" not in chinese and "NameError" not in chinese
 
 
 def test_gradescope_json_carries_the_messages_as_the_pages_show_them_and_is_never_read_back():
@@ -54,3 +59,33 @@ def test_gradescope_json_carries_the_messages_as_the_pages_show_them_and_is_neve
     with pytest.raises(ValueError, match=r"field '\w+' is"):  # a Gradescope dict is refused, never misread
         Result.from_wire(data)
     assert Result.from_wire(json.loads(json.dumps(result.to_wire()))) == result
+
+
+def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
+    """Issue 48: an empty file or the starter code alone is a blank submission (空白提交), in the run's words and in
+    how the pages and tables name the run; a syntax error, misspelt classes or code that raises is written work."""
+    from autograder.outputs.wording import run_state
+
+    names = ["TiedEmbeddingLM", "MiniGPTWithWeightTying"]
+    failed = [
+        TestOutcome("t.py::test_a", 2.0, "a", False, Finding(Said("judge.class_not_defined", what="x", name="A")))
+    ]
+    empty = Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True), language="zh")
+    assert empty.blank and run_state(empty) == "blank"
+    assert empty.output == "空白提交：什么都还没有写（文件里没有任何代码）。" and "没有定义" not in empty.output
+    assert Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True)).output.startswith(
+        "Blank submission: nothing written yet"
+    )
+    starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM"))
+    stub = Result(
+        tests=[TestOutcome("t.py::test_a", 2.0, "a", False, starter)], run=RunFacts(status="ok"), language="zh"
+    )
+    assert stub.blank and stub.output == "空白提交：什么都还没有写（练习仍是初始代码）。"
+    misspelt = Result(tests=failed, run=RunFacts(status="ok", required_names=names), language="zh")
+    assert not misspelt.blank and "请核对类名的拼写" in misspelt.output
+    syntax = RunFacts(status="ok", required_names=names, empty=False, load_errors=[[0, "SyntaxError: bad (line 1)"]])
+    broken = Result(tests=failed, run=syntax, language="zh")
+    assert not broken.blank and run_state(broken) == "syntax error" and "空白" not in broken.output
+    assert broken.output.startswith("你的代码有语法错误") and "运行完毕" not in broken.output
+    back = Result.from_wire(json.loads(json.dumps(empty.to_wire())))
+    assert back.run.empty and back.blank and "empty" not in RunFacts(status="ok").to_dict()

@@ -212,3 +212,17 @@ def test_in_nbgrader_layout_a_student_is_graded_on_the_assignments_own_notebook_
     (flat / "ann" / "part1.ipynb").write_text("{}")
     (flat / "ann" / "part2.ipynb").write_text("{}")  # not nbgrader's layout: each notebook is a submission
     assert sorted(find_submissions([flat], assignment="weight_tying")) == ["ann/part1", "ann/part2"]
+
+
+def test_a_hand_in_holds_code_unless_it_is_blank_lines_comments_and_markdown():
+    """What makes a submission blank without running it: no line of code (grading.submissions.holds_code)."""
+    import json
+
+    from autograder.grading.submissions import holds_code
+
+    assert not holds_code("py", "") and not holds_code("py", "# language: zh\n\n   # later\n")
+    assert holds_code("py", "# language: zh\nclass A: pass\n")
+    cells = [{"cell_type": "markdown", "source": ["x = 1"]}, {"cell_type": "code", "source": ["# YOUR CODE HERE\n"]}]
+    assert not holds_code("ipynb", json.dumps({"cells": cells}))
+    cells.append({"cell_type": "code", "source": "import torch"})
+    assert holds_code("ipynb", json.dumps({"cells": cells}))

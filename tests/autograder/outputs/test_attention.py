@@ -80,7 +80,8 @@ def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
     page = feedback_html(rendered(Result(tests=[], run=run), None), student="sam")
     page = re.sub(r"<[^>]+>", "", page)
     assert "cell 4 (starting “class A:”) has a syntax error, so Python ran none of it" in page
-    assert "Not defined by your submission: A (a cell with a syntax error)." in page
+    assert "Your code has a syntax error: the cells it is in (1) did not run at all:" in page  # not "ran to the end"
+    assert "Not defined by your submission, because of that syntax error: A." in page and "NameError" not in page
     assert "check the exact" not in page and "• •" not in page and "•" not in page
 
 

@@ -66,6 +66,16 @@ def test_labels_are_escaped_and_cannot_reorder_text():
     assert any(t.endswith("…") and len(t) < 40 for t in texts)  # a long name is cut, not run off the chart
 
 
+def test_the_grid_lies_under_the_bars_and_the_axis_over_them():
+    """SVG paints in document order: a bar hides the grid behind it, and the axis shows over the bars' feet."""
+    root = ElementTree.fromstring(histogram_svg([10.0, 60.0, 60.0], 100))
+    drawn = [(e.tag, e.get("stroke"), e.get("class")) for e in root if e.tag in (f"{SVG}line", f"{SVG}rect")]
+    first_bar = next(i for i, (_, _, kind) in enumerate(drawn) if kind == "bar")
+    last_bar = max(i for i, (_, _, kind) in enumerate(drawn) if kind == "bar")
+    assert {stroke for _, stroke, _ in drawn[:first_bar] if stroke} == {"#e4e4e4"}  # the grid, first
+    assert {stroke for _, stroke, kind in drawn[last_bar + 1 :]} == {"#444"}  # the axis and its ticks, last
+
+
 def test_writing_the_report_imports_no_plotting_library(batch_folder, area_result):
     out = batch_folder({"alice": area_result(seconds=2.0), "bob": area_result(seconds=3.0)})
     probe = (

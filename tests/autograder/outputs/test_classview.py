@@ -45,7 +45,11 @@ def test_triage_tells_blank_unreadable_and_broken_apart(area_result):
         },
         defined=False,
     )
+    assert triage(nothing) == "graded"  # code that defines none of the classes (misspelt?) is written work
+    nothing.run.empty = True  # a file with no code at all (grading.submissions.holds_code): nothing written yet
     assert triage(nothing) == "blank"
+    nothing.run.load_errors = [[0, "SyntaxError: invalid syntax (line 1: class A(:)"]]
+    assert triage(nothing) == "graded"  # a syntax error is written code, as every page and table says
     assert triage(area_result({"shape flow": "x"}), unreadable="not a Jupyter notebook") == "unreadable"
 
 

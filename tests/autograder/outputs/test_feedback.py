@@ -51,7 +51,7 @@ def _stub(language: str = "en") -> Result:
 def _copied(language: str = "en") -> Result:
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
     knock = Finding(
-        Said("note.the_gradient_was_not_checked_because_2"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
     )
     tests = [
         TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
@@ -158,7 +158,7 @@ def test_the_cell_counting_note_sits_under_what_names_a_cell_and_checking_a_bare
 def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
     """Issue 48: a copied table fails the count (whose message lists four possible causes) and the identity test
     (which names the copy); the card opens with the test of the area where the misconception costs most."""
-    count = Finding(Said("suite.has_unique_parameters_expected_v_d", model="M", n=2, want=1), names="two_tables")
+    count = Finding(Said("suite.counts.two_tables", model="M", n=2, want=1), names="two_tables")
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
     tests = [
         TestOutcome("x.py::test_tied_lm_counts_one_table", 4, "parameter counts", False, count),
@@ -196,6 +196,22 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         assert f"<h1>{title}</h1>" in page and status in page and undefined in page, page
         assert f'<html lang="{ {"en": "en", "zh": "zh-CN"}[language] }">' in page
     zh = feedback_html(_marked([], run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    assert "上面有部分代码存在语法错误" in zh and "单元格存在语法错误" not in zh  # a .py file has parts, not cells
+    assert "出错的部分（共 1 个）一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]  # a .py: parts
+    assert "由于这个语法错误，你的提交没有定义" in zh and "运行完毕" not in zh and "NameError" not in zh
     fine = feedback_html(_marked([], language="zh"), student="wang", assignment="weight_tying", spec=SPEC)
     assert "运行状态：正常" in fine
+
+
+def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
+    """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
+    charged and why. A hand-in with no code is 空白提交 in the page's status and run lines, never "正常"."""
+    zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
+    assert "该测试 6 分，扣 3 分） 其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分。" in zh
+    assert "该测试 1 分，已算在这项扣分里，不再另扣" in zh and zh.count("其余") == 1  # only where part is charged
+    missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
+    failed = [TestOutcome(f"x.py::{t.name}", t.points, t.area, False, missing) for t in SPEC.scheme.tests.values()]
+    run = RunFacts(status="ok", required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"], empty=True)
+    result = rendered(Result(tests=failed, run=run, language="zh"), SPEC)
+    page = _text(feedback_html(result, student="kong", spec=SPEC))
+    assert "运行状态：空白提交（什么都还没有写）" in page and "空白提交：什么都还没有写（文件里没有任何代码）。" in page
+    assert "运行状态：正常" not in page

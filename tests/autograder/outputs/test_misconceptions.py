@@ -9,7 +9,7 @@ from autograder.outputs.misconceptions import misconceptions
 from autograder.protocol.said import Said
 
 COPIED = Finding(Said("diag.tie.copied"), names="two_tables")
-CROP = Finding(Said("suite.wrong_crop_block_size_1_tokens_2"), names="crop")
+CROP = Finding(Said("suite.gen.crop_short"), names="crop")
 # A student's exception that quotes a misconception's words names nothing.
 FORGED = "ValueError: copied table, sampling instead of argmax, positional embedding tied"
 

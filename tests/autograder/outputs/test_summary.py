@@ -78,7 +78,7 @@ def test_the_calibration_table_fits_80_columns_with_each_file_name_on_one_line()
 
 def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
     """grade --language zh: a run that ended normally reads 正常运行, one whose only part never compiled does not
-    (it reads 语法错误, "syntax error" in English); the summary says 无需重评 for results it reused, and the progress
+    (it reads 语法错误, "syntax error" in English); the summary says which results it reused, and the progress
     bar is labelled from the same catalog (the word handed to grade_batch)."""
     from autograder.grading.executors import _Progress
     from autograder.outputs.messages_report import report_words
@@ -96,12 +96,30 @@ def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
     cells = [line.split("│") for line in texts["zh"].splitlines() if "│" in line]
     rows = {cell[1].strip(): cell[3].strip() for cell in cells}
     assert rows["ann"] == "正常运行" and rows["bob"] == "语法错误" and rows["cat"] == "没有结果"
-    assert "本次评分 1 份，无需重评 1 份（随机种子 7）" in texts["zh"] and "syntax error" in texts["en"]
+    assert "本次评分 1 份，另有 1 份的结果没有变化，沿用上次的评分（随机种子 7）" in texts["zh"]
+    assert "syntax error" in texts["en"] and "无需重评" not in texts["zh"]
     bar = _Progress(3, report_words("zh")["batch.grading"])
     try:
         assert bar.progress.columns[0].text_format == "评分中"
     finally:
         bar.close()
+
+
+def test_the_run_summary_never_counts_nothing():
+    """Issue 48: "无需重评 0 份" (and "本次评分 0 份") read oddly: what a run graded and what it kept are said only
+    when there are some."""
+    lines = {}
+    for graded, reused in ((2, 0), (1, 1), (0, 2)):
+        outcome = _outcome(["ann", "bob", "cat"])
+        uids = [s.uid for s in outcome.roster[:2]]
+        outcome.graded, outcome.reused = uids[:graded], uids[graded : graded + reused]
+        console = Console(width=120, record=True, color_system=None)
+        print_batch(outcome, console=console, language="zh")
+        lines[graded, reused] = next(line for line in console.export_text().splitlines() if "随机种子" in line)
+    assert lines[2, 0] == "本次评分 2 份（随机种子 7）"
+    assert lines[1, 1] == "本次评分 1 份，另有 1 份的结果没有变化，沿用上次的评分（随机种子 7）"
+    assert lines[0, 2] == "没有需要重新评分的提交：2 份的结果都没有变化，沿用上次的评分（随机种子 7）"
+    assert not any(" 0 份" in line for line in lines.values())
 
 
 def test_a_name_longer_than_the_table_is_folded_never_cut():

@@ -75,3 +75,39 @@ def test_student_text_never_reaches_the_terminal_as_escapes():
     assert "\x1b]" not in printed and "\x07" not in printed and "\r" not in printed and "\x9b" not in printed
     assert "\x1b[2J" not in printed and "evil.example" not in printed
     assert "ValueError" in printed and "click" in printed and "alice.ipynb" in printed
+
+
+def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_words():
+    """Issue 48: "-4/4" beside "0/2 (counted above)" read as points earned. Each test says what it is worth and
+    what it costs here as the page does (该测试 6 分，扣 3 分), a test covered at no cost of its own says so plainly,
+    and a test charged only part of its points says why (the mistake's cost in that area is reached)."""
+    from autograder.graders import get_assignment
+    from autograder.grading.marking import apply_marking
+
+    spec = get_assignment("weight_tying")
+    copy = Finding(Said("diag.tie.copied"), names="two_tables")
+    knock = Finding(
+        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+    )
+    failing = {"test_tied_lm_head_is_the_embedding_parameter": copy, "test_tied_lm_float64": knock}
+    failing |= dict.fromkeys(
+        ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once"), knock
+    )
+    tests = [
+        TestOutcome(f"t.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in spec.scheme.tests.values()
+    ]
+    texts = {}
+    for language in ("en", "zh"):
+        result = apply_marking(Result(tests=tests, run=None, output="x", language=language), spec.scheme)
+        console = Console(width=200, record=True, color_system=None)
+        render(rendered(result, spec), console=console)  # as step 8 leaves it
+        texts[language] = " ".join(" ".join(line.strip("│ ").split()) for line in console.export_text().splitlines())
+    zh, en = texts["zh"], texts["en"]
+    assert "（共享同一参数对象；该测试 8 分，扣 8 分）" in zh and "（两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
+    assert (
+        "（形状与输出数值；该测试 1 分，已算在这项扣分里，不再另扣）" in zh and "0/1（" not in zh and "-8/8" not in zh
+    )
+    assert "其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分。" in zh
+    assert "(gradient accumulation; −3 of its 6)" in en and "its 1 counted in this charge, not charged again" in en
+    assert "3 not charged: this mistake costs at most 6 points in this area of the exercise." in en

@@ -113,8 +113,8 @@ class Session:
 
     def _run(self, chk: Check) -> Outcome:
         for need in chk.needs:
-            if not self.outcome(need).passed:
-                reason = tell("check.waits", need=title(CHECKS[need]))
+            if not self.outcome(need).passed:  # named by the check that failed, not one that waits in turn
+                reason = tell("check.waits", need=title(CHECKS[self.blocker(chk.name) or need]))
                 return Outcome(NOT_CHECKED, reason)
         cls = self.classes.get(chk.cls)
         if cls is None:
@@ -153,8 +153,9 @@ class Session:
         return self.clock.run(title(chk), lambda: chk.run(cls))[0]
 
 
-# How the diagnosis opens "(reread section 7, ...)" in each language.
-_REREAD = {lang: render("diag.reread", lang, sections="\0").split("\0")[0] for lang in ("en", "zh")}
+# How the diagnosis opens "(reread section 7, ...)" in each language: its words, not the mark before them (a
+# Chinese one drops its 。 after a question: "死循环？请重读").
+_REREAD = {lang: render("diag.reread", lang, sections="\0").split("\0")[0].lstrip(" (。") for lang in ("en", "zh")}
 
 
 def _reread(message: str, chk: Check) -> str:

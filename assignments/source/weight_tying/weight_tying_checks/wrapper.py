@@ -7,10 +7,11 @@ import torch.nn.functional as F
 
 from dnnlpy.models import gpt
 
-from .diagnosis import close, logits_problem, shape_mismatch
+from .diagnosis import close, logits_problem, reread, shape_mismatch
 from .framework import Failed, attribute, call, check
 from .language import language, shown, tell
 from .messages import misconception_title, render
+from .said import Said
 from .tied import tie_facts_problem
 
 __all__ = ["CLS", "SMALL", "build", "inner_of"]
@@ -270,8 +271,8 @@ def _check_loss(cls, form: str) -> None:
     if close(loss, skipped):
         raise Failed(tell("checkfail.loss_ignore_index", what=what, got=got, want=expected))
     for name, value in _fed_wrongly(inner, ids, targets).items():  # the right pairing, handed over wrongly
-        if close(loss, value):
-            raise Failed(tell(f"checkfail.{name}", what=what, got=got, want=expected))
+        if close(loss, value):  # section 5 teaches what cross-entropy takes, as the grader's pages say
+            raise Failed(shown(Said(f"checkfail.{name}", what=what, got=got, want=expected) + reread(5)))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise Failed(tell("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected))

@@ -19,6 +19,7 @@ from torch import Tensor
 
 from autograder.graders.weight_tying.judge.models import minigpt_from_state, training
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
+from autograder.graders.weight_tying.messages import CATALOG
 
 __all__ = [
     "RAISES",
@@ -40,11 +41,11 @@ RAISES = "raises"  # the outcome of a case whose generate raised (what it raised
 
 @dataclass(frozen=True)
 class Decoder:
-    """How a decoder chooses each next token (the defaults are greedy decoding)."""
+    """How a decoder chooses each next token (the defaults are greedy decoding). The misconception it shows is the
+    one its message declares in the catalog (``misconception``); the right decoder has no message."""
 
     name: str
-    misconception: str | None = None  # the marking scheme's id it shows (None: the right decoder)
-    message: str = ""  # the catalog id that names it
+    message: str = ""  # the catalog id that names its mistake
     crop: str | None = "last"  # the context fed to the model: its last / first block_size tokens; None: all of it
     position: int = -1  # the position whose logits choose the token
     append: bool = True  # the chosen token is appended to the context (not only to the output)
@@ -54,14 +55,30 @@ class Decoder:
     sampler: str | None = None  # "multinomial", "replacement", "categorical": a draw instead of the argmax
     batch: str | None = None  # "squeeze": raises for a batch of one; "row": raises for several rows
 
+    @property
+    def misconception(self) -> str | None:
+        return _named(self.message)
+
 
 @dataclass(frozen=True)
 class Returned:
-    """What a decoder's sequence comes back as."""
+    """What a decoder's sequence comes back as (its misconception, as ``Decoder``'s, its message's)."""
 
     name: str
-    misconception: str | None = None
     message: str = ""
+
+    @property
+    def misconception(self) -> str | None:
+        return _named(self.message)
+
+
+def _named(message: str) -> str | None:
+    """The misconception the catalog's `message` declares (None for no message); KeyError naming an unknown id."""
+    if not message:
+        return None
+    if message not in CATALOG:
+        raise KeyError(f"decoder message {message!r} is not in the weight_tying catalog: add it to a messages_ part")
+    return CATALOG[message].names
 
 
 @dataclass(frozen=True)
@@ -83,29 +100,27 @@ class Model:
 GREEDY = Decoder("greedy")
 DECODERS = (
     GREEDY,
-    Decoder("crop first", "crop", "suite.wrong_crop_first_block_size_tokens_2", crop="first"),
-    Decoder("crop block_size - 1", "crop", "suite.wrong_crop_block_size_1_tokens_2", crop="last_minus_1"),
-    Decoder("no crop", "crop", "suite.no_crop_wrong_crop_feed_only", crop=None),
-    Decoder("first position", "position_or_append", "suite.wrong_position_logits_of_the_first", position=0),
-    Decoder("second-to-last position", "position_or_append", "suite.wrong_position_logits_of_the_second", position=-2),
-    Decoder("missing append", "position_or_append", "judge.gen.missing_append", append=False),
-    Decoder("argmax over positions", "argmax_axis", "judge.gen.model.argmax_positions", axis="time"),
-    Decoder(
-        "argmax over positions, first id", "argmax_axis", "judge.gen.model.argmax_positions", axis="time", column=0
-    ),
-    Decoder("row 0 for every row", "batch_rows", "suite.batch_rows_not_independent_row_0", row0=True),
-    Decoder("batch dimension squeezed", "batch_rows", "judge.gen.batch_of_one", batch="squeeze"),
-    Decoder("token appended as a row", "batch_rows", "judge.gen.model.batch_only_append", batch="row"),
-    Decoder("multinomial", "sampling", "judge.gen.model.sampling", sampler="multinomial"),
-    Decoder("multinomial with replacement", "sampling", "judge.gen.model.sampling", sampler="replacement"),
-    Decoder("Categorical", "sampling", "judge.gen.model.sampling", sampler="categorical"),
+    Decoder("crop first", "suite.gen.crop_first", crop="first"),
+    Decoder("crop block_size - 1", "suite.gen.crop_short", crop="last_minus_1"),
+    Decoder("no crop", "suite.gen.no_crop", crop=None),
+    Decoder("first position", "suite.gen.first_position", position=0),
+    Decoder("second-to-last position", "suite.gen.second_to_last_position", position=-2),
+    Decoder("missing append", "judge.gen.missing_append", append=False),
+    Decoder("argmax over positions", "judge.gen.model.argmax_positions", axis="time"),
+    Decoder("argmax over positions, first id", "judge.gen.model.argmax_positions", axis="time", column=0),
+    Decoder("row 0 for every row", "suite.gen.row0_for_every_row", row0=True),
+    Decoder("batch dimension squeezed", "judge.gen.batch_of_one", batch="squeeze"),
+    Decoder("token appended as a row", "judge.gen.model.batch_only_append", batch="row"),
+    Decoder("multinomial", "judge.gen.model.sampling", sampler="multinomial"),
+    Decoder("multinomial with replacement", "judge.gen.model.sampling", sampler="replacement"),
+    Decoder("Categorical", "judge.gen.model.sampling", sampler="categorical"),
 )
 FULL = Returned("the whole sequence")
 RETURNED = (
     FULL,
-    Returned("the new tokens only", "prompt_not_preserved", "judge.gen.model.only_new"),
-    Returned("one token short", "prompt_not_preserved", "judge.gen.model.one_short"),
-    Returned("float ids", "ids_dtype", "judge.gen.model.float"),
+    Returned("the new tokens only", "judge.gen.model.only_new"),
+    Returned("one token short", "judge.gen.model.one_short"),
+    Returned("float ids", "judge.gen.model.float"),
 )
 # Each call's generator seed (runner/experiments.py gpt_generate seeds torch's generator so before each call).
 CALL_SEEDS = {"first": 1, "second": 2}

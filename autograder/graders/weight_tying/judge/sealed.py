@@ -21,6 +21,7 @@ from autograder.graders.weight_tying.runner import evidence as ev
 from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.grading.judge import suite_api as base
 from autograder.grading.judge.memo import Memo
+from autograder.grading.result import SYNTAX_ERRORS
 from autograder.protocol.schema import Record
 
 __all__ = ["need"]
@@ -41,8 +42,9 @@ def need(
     missing = _undefined(name, run)
     if missing is not None and isinstance(evidence.get(name), dict) and "error" in evidence[name]:
         # the runner could not call a class the notebook never defined: said as the run's fact, not as an
-        # exception of the student's
-        raise base.Failed(say("judge.class_not_defined", what=what or name, name=missing))
+        # exception of the student's (a syntax error the run names: as its consequence)
+        key = "judge.class_not_defined_syntax" if _syntax_error(run) else "judge.class_not_defined"
+        raise base.Failed(say(key, what=what or name, name=missing))
     rec = base.need(evidence, record, run, what=what)
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
@@ -64,3 +66,11 @@ def _undefined(name: str, run: Mapping[str, Any] | None) -> str | None:
     if isinstance(defined, list) and isinstance(required, list) and cls in required and cls not in defined:
         return cls
     return None
+
+
+def _syntax_error(run: Mapping[str, Any] | None) -> bool:
+    """Whether the run says a cell (a .py file's part) did not compile: its load errors, as the pages read them."""
+    errors = run.get("load_errors") if isinstance(run, Mapping) else None
+    return isinstance(errors, list) and any(
+        isinstance(e, list) and len(e) == 2 and str(e[1]).startswith(SYNTAX_ERRORS) for e in errors
+    )

@@ -7,6 +7,7 @@ decoder), and the suite is judged by the engine's own suite runner (``grading.ju
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,3 +69,76 @@ def score() -> Callable[[dict], float]:
 def mark() -> Callable[[dict], dict]:
     """marked = mark(outcomes): the outcomes with their charges (the engine's marking step)."""
     return GRADER.mark
+
+
+class _Verdicts:
+    """A pytest plugin that keeps each hidden test's verdict as the suite's ``conftest`` reports it, and the run's
+    facts its fixture gave."""
+
+    def __init__(self) -> None:
+        self.seen: dict[str, tuple[bool, dict | None]] = {}
+        self.run: dict | None = None
+
+    def pytest_sessionfinish(self, session) -> None:
+        from autograder.grading.judge.pytest_suite import session_judgement
+
+        judged = session_judgement(session.config)
+        self.run = None if judged is None else judged.run
+
+    def pytest_runtest_logreport(self, report) -> None:
+        if report.when == "call" or not report.passed:  # a fixture's error is a verdict too
+            name = report.nodeid.rpartition("/")[2]  # "test_identity.py::test_x", as the kit names it
+            self.seen[name] = (report.passed, dict(report.user_properties).get("finding"))
+
+
+def _pytest_over_suite(folder: Path, *args: str) -> tuple[int, _Verdicts]:
+    saved_path, saved_conftest = list(sys.path), sys.modules.get("conftest")
+    verdicts = _Verdicts()
+    # pytest's unraisable-exception check collects the garbage of a heap holding torch twice a session: 1 s here
+    quiet = ["-p", "no:cacheprovider", "-p", "no:unraisableexception", "-q", "--tb=no"]
+    try:
+        code = pytest.main([str(SPEC.suite_dir), "--evidence", str(folder), *quiet, *args], plugins=[verdicts])
+    finally:  # what pytest's import of the conftests left (this session's own conftest module among them)
+        sys.path[:] = saved_path
+        sys.modules.pop("conftest", None)
+        if saved_conftest is not None:
+            sys.modules["conftest"] = saved_conftest
+    return int(code), verdicts
+
+
+@pytest.fixture(scope="session")
+def suite_on_pytest() -> Callable[..., tuple[int, dict]]:
+    """code, verdicts = suite_on_pytest(folder, *args): pytest's own runner over the hidden suite, in this process,
+    on the evidence kept in `folder` (``--evidence``): its exit code and {test name: (passed, the finding's wire
+    form or None)} of every test it ran."""
+
+    def run(folder: Path, *args: str) -> tuple[int, dict]:
+        code, verdicts = _pytest_over_suite(folder, *args)
+        return code, verdicts.seen
+
+    return run
+
+
+def _differences(folder: Path) -> list[str]:
+    """Where pytest over the suite, on the evidence kept in `folder`, differs from the kit's judge (its verdicts kept
+    with the evidence): each test passed or not, with the same finding; and the run's facts given to the suite."""
+    from autograder.grading.judge.kept import read_kept
+
+    kept = read_kept(folder)
+    code, verdicts = _pytest_over_suite(folder)
+    seen = verdicts.seen
+    kit = {o["name"]: (o["passed"], o["finding"]) for o in kept.outcomes}
+    out = [f"pytest exited {code}"] if code not in (0, 1) else []
+    out += [f"{name}: the kit {was}, pytest {seen.get(name)}" for name, was in kit.items() if seen.get(name) != was]
+    if kept.judge_limit is None and set(seen) != set(kit):
+        out.append(f"tests only one of them ran: {sorted(set(seen) ^ set(kit))}")
+    if verdicts.run != kept.run:
+        out.append(f"the run's facts: the kit's judge {kept.run}, pytest's {verdicts.run}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def differences_on_pytest() -> Callable[[Path], list[str]]:
+    """differences = differences_on_pytest(folder): where pytest's runner over the hidden suite, on the evidence kept
+    in `folder`, does not give the kit's verdicts kept with it (empty: the same)."""
+    return _differences

@@ -167,6 +167,7 @@ def calibration_run(tmp_path_factory):
     """Run calibrate once (a few minutes) and everything the attacks could have touched, before and after."""
     _clean_markers()
     hashes_before = _kit_hashes()
+    kept = tmp_path_factory.mktemp("kept")  # each file's evidence (calibrate --keep-evidence): for pytest's runner
     listener = _Listener()
     start = time.time()
     try:
@@ -181,6 +182,8 @@ def calibration_run(tmp_path_factory):
                 "--json",
                 "--seed",
                 str(CALIBRATION_SEED),
+                "--keep-evidence",
+                str(kept),
             ],
             cwd=KIT,
             env=_env(),
@@ -198,6 +201,7 @@ def calibration_run(tmp_path_factory):
         listener.close()
     state = {
         "proc": proc,
+        "kept": kept,
         "seconds": time.time() - start,
         "hashes_before": hashes_before,
         "hashes_after": _kit_hashes(),
@@ -345,3 +349,20 @@ def test_the_sandbox_agrees_with_the_in_process_grading(calibration_run, grader)
             if rows[name]["score"] != mark:
                 differ.append(f"{name}: sandbox {rows[name]['score']}, in process {mark}")
     assert not differ, "\n".join(differ)
+
+
+def test_pytest_over_the_suite_gives_the_kits_verdicts_on_every_file(calibration_run, differences_on_pytest):
+    """Each file's evidence, kept by calibrate, judged again by pytest's own runner over the hidden suite: every
+    test passes or fails as the kit's judge decided, with the same finding (test_suite_on_pytest.py: a sample)."""
+    kept = calibration_run["kept"]
+    files = calibration_files(CAL)
+    twins = [f"{name}.twin" for name, (_, exp) in files.items() if exp.kind == "trick"]
+    assert sorted(str(p.parent.relative_to(kept)) for p in kept.rglob("kept.json")) == sorted(
+        [*files, *twins, "reference"]
+    )
+    differ = {
+        where: found
+        for where in sorted([*files, *twins, "reference"])
+        if (found := differences_on_pytest(kept / where))
+    }
+    assert not differ, "\n".join(f"{where}: {found[:3]}" for where, found in differ.items())

@@ -37,7 +37,9 @@ TYPOGRAPHY = {
     ),
     r"[「」『』]": "“” (the book's quotes), not 「」",
     r"[（“，。：；！？、）”][ \t]+[^\s|]|[^\s|][ \t]+[（“，。：；！？、）”]": "no space beside a full-width mark",
+    r"[。？！：，；、]。": "a sentence ends once: no 。 after ？ ！ 。 or after a colon or comma",
 }
+DOUBLED = list(TYPOGRAPHY)[-1]
 
 
 def _strings() -> dict[str, str]:
@@ -134,10 +136,42 @@ def test_the_glossary_rejects_what_it_is_meant_to():
     assert all(re.search(rule, prose) for rule in list(TYPOGRAPHY)[:4:2] + [list(TYPOGRAPHY)[3]])
     assert all(
         re.search(rule, text)
-        for rule, text in zip(list(TYPOGRAPHY)[4:], ("见「练习」", "loss（不给 targets） 是"), strict=True)
+        for rule, text in zip(list(TYPOGRAPHY)[4:], ("见「练习」", "loss（不给 targets） 是", "循环？。"), strict=True)
     )
     assert not any(re.search(rule, _prose("第 6 节“练习 1”：{x} 是 3。")) for rule in TYPOGRAPHY)
     assert re.search(TYPOGRAPHY_QUOTES, _prose("执行「Kernel → Restart」")) and "notebook:README" in STRINGS
+
+
+@pytest.mark.parametrize("owner", ["weight_tying", "engine"])
+def test_a_message_sent_to_reread_a_section_ends_its_sentence_once(owner):
+    """Every message of the grader's and the engine's catalogs with the section to reread after it (as the suite,
+    the diagnosis and the self-check join them), rendered in Chinese: one full stop where the message and
+    “请重读” meet, whatever mark the message ended with (“是不是死循环？请重读”, never “？。请重读”)."""
+    from autograder.graders.weight_tying.diagnosis import reread
+    from autograder.protocol.said import Said, parameters, render
+
+    bad = []
+    for key, entry in registered(owner).items():
+        said = Said(key, **{name: "x" for name in parameters(entry.en)})
+        shown = render(said + reread(6), "zh")
+        bad += [f"{key}: {shown[-60:]!r}" for _ in re.finditer(DOUBLED, shown)]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_join_keeps_one_mark():
+    """The rule the test above holds every message to is the catalog's: a full stop after a question mark or a
+    full stop is dropped, one after a colon or a comma takes its place; a parameter meets its template the same way."""
+    from autograder.protocol.said import Said, render
+
+    assert render(Said("check.budget.check", seconds=3) + Said("diag.reread.and"), "zh").endswith("？和")
+    question = Said("check.budget.check", seconds=3)
+    for before, joined in ((question, "死循环？请重读"), (Said("check.waiting", need="n"), "通过的检查。请重读")):
+        shown = render(before + Said("diag.reread", sections="x"), "zh")
+        assert joined in shown and not re.search(DOUBLED, shown), shown
+    inside = render(Said("diag.reread", sections=Said("verbatim", text="第 6 节。")), "zh")
+    assert inside.endswith("第 6 节。") and "。。" not in inside
+    assert re.search(DOUBLED, "死循环？。请重读") and re.search(DOUBLED, "如下：。")
+    assert not re.search(DOUBLED, "完毕。请重读")
 
 
 def test_every_allowed_english_word_has_a_reason():

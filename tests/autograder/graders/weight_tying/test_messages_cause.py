@@ -35,3 +35,31 @@ def test_a_loss_that_raises_is_not_a_shift_misread(plan, collect_evidence, judge
     # whatever the student's text says: an error that mentions shapes is not a shift misread
     shapes = SOLUTION.replace(old, "        raise RuntimeError('shape mismatch: size of tensor a must match')\n")
     assert judge(plan, collect_evidence(shapes, plan))["test_wrapper_loss_values"].finding.names == "loss_not_written"
+
+
+def test_a_class_missing_behind_a_syntax_error_is_said_to_be_its_consequence(plan, collect_evidence, judge):
+    """Issue 48: a class the run never defined because its cell did not compile is named as the syntax error's
+    consequence (the run's lines name the cell and the line), never as a class to spell again."""
+    source = SOLUTION.replace("class TiedEmbeddingLM(", "class NotTheExercise(", 1)
+    evidence = collect_evidence(source, plan)
+    names = ["TiedEmbeddingLM", "MiniGPTWithWeightTying"]
+    run = {"status": "ok", "required_names": names, "defined": names[1:]}
+    syntax = {**run, "load_errors": [[14, "SyntaxError: expected ':' (line 1: class TiedEmbeddingLM(nn.Module))"]]}
+    for facts, key in ((run, "judge.class_not_defined"), (syntax, "judge.class_not_defined_syntax")):
+        outcome = judge(plan, evidence, facts, only=["test_tied_lm_counts_one_table"])["test_tied_lm_counts_one_table"]
+        assert outcome.finding.said.first().key == key and outcome.finding.names is None
+    zh = outcome.message("zh")
+    assert "代码有语法错误" in zh and "“代码的运行情况”" in zh and zh.endswith("。")
+
+
+def test_a_loss_left_as_the_starter_code_says_so_once(plan, collect_evidence, judge):
+    """Issue 48: the starter's NotImplementedError, then what it means for the loss, each said once, each line a
+    sentence ended in Chinese."""
+    old = "        return self.minigpt.loss(input_ids, targets)\n"
+    source = SOLUTION.replace(old, "        raise NotImplementedError()\n")
+    outcome = judge(plan, collect_evidence(source, plan), only=["test_wrapper_loss_values"])["test_wrapper_loss_values"]
+    assert outcome.finding.names == "loss_not_written"
+    for language, starter in (("en", "starter code"), ("zh", "初始代码")):
+        first, then = outcome.message(language).splitlines()  # the starter code, then what it means: once each
+        assert starter in first and starter not in then and "NotImplementedError" not in then
+    assert all(line.endswith("。") for line in outcome.message("zh").splitlines())

@@ -54,7 +54,8 @@ def test_the_section_says_what_was_compared_and_what_was_not(tmp_path):
     context = section(outcome)
     assert "55% or more" in context["rule"] and [p["alike"] for p in context["pairs"]] == [False, True]
     page = write_index(tmp_path, outcome, "weight_tying").read_text()
-    assert "Similar hand-ins" in page and "one student twice?" in page and "&lt;i&gt;cy&lt;/i&gt;: empty" in page
+    assert '<h1 id="similar">weight_tying: similar hand-ins</h1>' in page and "<h2" not in page  # one title
+    assert "one student twice?" in page and "&lt;i&gt;cy&lt;/i&gt;: blank" in page
     assert page.count('href="similar/0123456789abcdef.html"') == 2
 
 
@@ -66,13 +67,16 @@ def test_a_chinese_instructor_reads_the_section_and_the_pages_in_chinese(tmp_pat
         {"uid": "cy", "name": "cy", "problem": "empty", "detail": {"id": "report.similar.detail.empty", "params": {}}}
     ]
     page = write_index(tmp_path, outcome, "Weight Tying", "zh").read_text()
-    assert '<html lang="zh-CN">' in page and "<h1>Weight Tying 作业：相似的提交</h1>" in page
-    assert '<h2 id="similar">相似的提交</h2>' in page and "共比较了 6 份提交（2026-05-04 09:30:00 UTC）。" in page
-    assert "60% 以上" in page and "cy：空白（除了初始代码之外什么都没有写）" in page
+    assert '<html lang="zh-CN">' in page and '<h1 id="similar">Weight Tying 作业：相似的提交</h1>' in page
+    assert "<h2" not in page and "共比较了 6 份提交（2026-05-04 09:30:00 UTC）。" in page  # the title once
+    assert "60% 以上" in page and "cy：空白提交（什么都还没有写：没有代码，或者只有初始代码）" in page
+    assert "提交 A</th>" in page and "A 自己写的代码中与 B 重合的比例" in page and "没有达到阈值的一对" not in page
     assert "hand-ins" not in page and "compare<" not in page and "对照</a>" in page
     match = Match(0.9, 0.6, 200, ((0, 3),), ((0, 3),))
-    pair = write_pages(tmp_path, _pair(), match, "abc", "abc", "zh").read_text()
+    pair = write_pages(tmp_path, _pair(), match, "# part 1\nabc", "# part 2\nabc", "zh").read_text()
     assert "alice 与 bob：相似的代码" in pair and "所有相似的提交" in pair and "Marked" not in pair
+    # a .py hand-in's pieces are parts: the note quotes what the page shows above them, never a notebook's cell
+    assert "每一段上方像“# part 1”这样的注释" in pair and "# cell" not in pair.split("<pre")[0]
 
     class Row:
         uid = "alice"

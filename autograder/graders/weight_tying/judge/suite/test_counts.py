@@ -100,8 +100,8 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
     if not (isinstance(count, int) and not isinstance(count, bool)):
         raise Failed(say("judge.counts.count_missing"), owed=True)
     hints = {
-        2 * v * d: "suite.has_unique_parameters_expected_v_d",
-        v * d + v: "suite.has_unique_parameters_expected_v_d_2",
+        2 * v * d: "suite.counts.two_tables",
+        v * d + v: "suite.counts.head_bias",
         2 * v * d + v: "judge.counts.unique_copied_bias",
     }
     model = f"TiedEmbeddingLM(vocab_size={v}, embed_dim={d})"
@@ -123,7 +123,7 @@ def test_tied_lm_counts_one_table(plan, evidence, run):
         and forward
         and rewritten_by_forward(rec, p["W1"], logits, p["ids"])
     ):
-        raise Failed(say("note.the_count_was_not_checked_because") + reread(2), waits_on=_LM_SHAPES)
+        raise Failed(say("note.count_not_checked_table_rewritten") + reread(2), waits_on=_LM_SHAPES)
     if after_head(logits, expected, bias=False) is None:
         biased = after_head(logits, expected) is not None
         key = "judge.counts.one_table_but_bias" if biased else "judge.counts.one_table_but_other_table"
@@ -156,9 +156,9 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
             raise Failed(say("judge.counts.malformed_count", what=what), owed=True)
         key = "judge.counts.wrapper_unique"
         if count == untied:
-            key = "suite.has_unique_parameters_expected_untied_minigpt"
+            key = "suite.counts.wrapper_two_tables"
         elif count != tied:
-            key = "suite.has_unique_parameters_expected_untied_minigpt_2"
+            key = "suite.counts.wrapper_size_ignored"
         where = reread(6, 9) if count == untied else reread(9)  # the tie's fix, or the hyper-parameters passed on
         assert count == tied, say(key, model=what, n=count, want=tied, untied=untied, vd=untied - tied) + where
         v, d = cfg["vocab_size"], cfg["embed_dim"]
@@ -173,17 +173,17 @@ def test_wrapper_counts_untied_minus_vd(plan, evidence, run):
 def _shape_problem(cfg, got_shapes: dict, want: dict) -> Said:
     """Name the ignored hyper-parameter from the state_dict shapes."""
     blocks = lambda keys: {k.split(".")[1] for k in keys if k.startswith("blocks.")}  # noqa: E731
-    ignored = "suite.hyper_parameter_ignored_is_expected"
+    ignored = "suite.counts.size_ignored"
     if len(blocks(got_shapes)) != len(blocks(want)):
         got = len(blocks(got_shapes))
-        return say("suite.hyper_parameter_ignored_blocks_expected", name="num_layers", got=got, want=cfg["num_layers"])
+        return say("suite.counts.blocks_ignored", name="num_layers", got=got, want=cfg["num_layers"])
     tok = got_shapes.get("token_embed.weight")
     if tok is not None and list(tok) != list(want["token_embed.weight"]):
         want_tok = tuple(want["token_embed.weight"])
         return say(ignored, name="embed_dim", key="token_embed.weight", got=tuple(tok), want=want_tok)
     pos = got_shapes.get("pos_embed.weight")
     if pos is not None and list(pos) == list(want["token_embed.weight"]) != list(want["pos_embed.weight"]):
-        return say("suite.pos_embed_weight_has_the_token")
+        return say("suite.identity.positions_token_shape")
     if pos is not None and list(pos) != list(want["pos_embed.weight"]):
         want_pos = tuple(want["pos_embed.weight"])
         return say(ignored, name="block_size", key="pos_embed.weight", got=tuple(pos), want=want_pos)
@@ -193,7 +193,7 @@ def _shape_problem(cfg, got_shapes: dict, want: dict) -> Said:
     head = got_shapes.get("lm_head.weight")
     if head is not None and list(head) != list(want["lm_head.weight"]):
         if list(head) == list(want["pos_embed.weight"]):
-            return say("suite.lm_head_weight_has_the_positional")
+            return say("suite.identity.head_positions_shape")
         return say("judge.counts.head_shape", got=tuple(head), want=tuple(want["lm_head.weight"]))
     missing = sorted(set(want) - set(got_shapes))[:3]
     extra = sorted(set(got_shapes) - set(want))[:3]
@@ -207,7 +207,7 @@ def _heads_problem(cfg, shapes, values, ids, logits):
         return None
     h = other_heads(cfg, shapes, values, ids, lambda other: after_head(logits, other, bias=False) is not None)
     if h is not None:
-        return say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
+        return say("suite.counts.num_heads_other", want=cfg["num_heads"], got=h)
     return say("judge.counts.computes_otherwise")
 
 
@@ -225,7 +225,7 @@ def _dropout_problem(cfg, shapes, reported):
     if norm == want:
         return None
     got = sorted({x[1] for x in norm})
-    return say("suite.dropout_probabilities_inside_minigpt_are_expected", got=got, want=cfg["dropout"])
+    return say("suite.counts.dropout_ignored", got=got, want=cfg["dropout"])
 
 
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
@@ -269,9 +269,9 @@ def test_wrapper_num_heads_honoured(plan, evidence, run):
             continue
         h = other_heads(cfg, shapes, c["values"], ids, partial(close, logits))
         problem = (
-            say("suite.logits_differ_from_a_minigpt_with_2", want=cfg["num_heads"])
+            say("suite.counts.num_heads_ignored", want=cfg["num_heads"])
             if h is None
-            else say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=h)
+            else say("suite.counts.num_heads_other", want=cfg["num_heads"], got=h)
         )
         raise AssertionError(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
@@ -308,7 +308,7 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         train = for_model(cfg, shapes, ("dropout train", p["values"], tensor_key(ids)), partial(_train, cfg, shapes, p))
         if not close(ev, expected):
             raise Failed(
-                say("judge.what_problem", what=what, problem=say("note.dropout_was_not_checked_because_the")),
+                say("judge.what_problem", what=what, problem=say("note.dropout_not_checked_logits_differ")),
                 waits_on=waited_on(cfg, shapes, p["values"], ids, partial(close, ev), _WRAPPER_SHAPES),
             )
         if not (close(first, train) and close(second, train)):

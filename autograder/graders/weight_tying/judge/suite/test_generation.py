@@ -49,9 +49,7 @@ def _case(plan, name) -> dict:
 
 def _what(case) -> Said:
     b, t = case["ids"].shape
-    return say(
-        "suite.generate_input_ids_of_shape_max", shape=(b, t), n=case["max_new_tokens"], block=case["cfg"]["block_size"]
-    )
+    return say("suite.case.generate_call", shape=(b, t), n=case["max_new_tokens"], block=case["cfg"]["block_size"])
 
 
 def _returned(plan, evidence, run, name, key=GenerateCase.first):
@@ -148,7 +146,7 @@ def _greedy_failure(plan, evidence, run, name) -> Failed | AssertionError | None
     shown = got[:, t:].tolist() if got.dim() == 2 and got.shape[1] > t and not only_new else got.tolist()
     params = dict(what=what, got=shown, want=want[:, t:].tolist(), n=_first_difference(got, want, t))
     if model is not None:
-        why = say("suite.it_matches_a_decoder_with_this", labels=_labels(model)) + reread(9)
+        why = say("suite.gen.matches_decoder", labels=_labels(model)) + reread(9)
         return _named(model, say("judge.gen.not_greedy", **params, why=why))
     return AssertionError(say("judge.gen.not_greedy", **params, why=say("judge.gen.no_model") + reread(9)))
 
@@ -201,7 +199,7 @@ def test_generate_returns_prompt_plus_int64_tokens(plan, evidence, run):
         elif not torch.equal(seq[:, :t], case["ids"]):
             problem = say("judge.gen.prompt_changed")
         elif not bool(((seq >= 0) & (seq < case["cfg"]["vocab_size"])).all()):
-            problem = say("suite.token_ids_outside_0_v")
+            problem = say("suite.gen.ids_out_of_range")
         if problem is None:
             continue
         model = _named_model(plan, evidence, run)
@@ -233,7 +231,7 @@ def test_generate_greedy_past_block_size(plan, evidence, run):
     first = plain[0] if plain else failures[0]
     said = first.finding.said if isinstance(first, Failed) else first.args[0]
     if len(failures) > 1:
-        said = said + say("suite.and_more_case_s", n=len(failures) - 1)
+        said = said + say("suite.case.more", n=len(failures) - 1)
     if plain:
         raise AssertionError(said)
     names = list(dict.fromkeys(m for f in failures for m in f.finding.shown))

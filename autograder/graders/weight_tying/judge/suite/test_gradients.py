@@ -95,7 +95,7 @@ def _lm_paths(plan, evidence, rec, what):
             post = after_head(logits, tied_lm_logits(table, ids))
     if post is None:  # a head that does not follow the table is the tie's mistake; any other, forward's
         waits = _LM_SHAPES if _head_followed(evidence, LmIdentity, p["W1"]) is not False else _LM_HEAD
-        raise _not_checked(what, "note.the_gradient_was_not_checked_because_2", waits)
+        raise _not_checked(what, "note.gradient_not_checked_not_tied_product", waits)
     return (table, *tied_lm_path_grads(table, ids, p["G"], post[1]))
 
 
@@ -117,7 +117,7 @@ def _wrapper_paths(plan, evidence, rec, what):
         else:
             follows = partial(_follows, logits)
             waits = waited_on(p["cfg"], shapes, p["values"]["grad"], p["ids"], follows, _WRAPPER_SHAPES)
-        raise _not_checked(what, "note.the_gradient_was_not_checked_because", waits)
+        raise _not_checked(what, "note.gradient_not_checked_not_judge_minigpt", waits)
     g_in, g_out = minigpt_path_grads(p["cfg"], shapes, p["values"]["grad"], p["ids"], p["G"], post)
     return model.token_embed.weight, g_in, g_out
 
@@ -137,9 +137,9 @@ def _check_shared_grad(rec, g_in, g_out, what):
     head = rec.get(LmGrad.head_grad)
     # One Parameter has one .grad: same dtype, same values (a float64 copy of the right values is not it).
     assert type(head) is torch.Tensor and head.dtype == grad.dtype and close(head, grad, rtol=0, atol=0), say(
-        "judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_differs_from")
+        "judge.what_problem", what=what, problem=say("suite.grad.head_grad_differs")
     ) + reread(7)
-    assert same, say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_grad_is_not")) + reread(7)
+    assert same, say("judge.what_problem", what=what, problem=say("suite.grad.head_grad_not_same")) + reread(7)
 
 
 def _check_step(rec, before, g_in, g_out, lr, what):
@@ -162,15 +162,15 @@ def _check_step(rec, before, g_in, g_out, lr, what):
         if problem is not None and named_in(problem) is not None:
             raise AssertionError(say("judge.grad.step_follows_gradient", what=what, problem=problem))
     if close(after, before - 2 * lr * (g_in + g_out), **tol):
-        hint = "suite.the_table_moved_twice_gradient_doubled"
+        hint = "suite.sgd.doubled"
     elif close(after, before - 0.5 * lr * (g_in + g_out), **tol):
-        hint = "suite.the_table_moved_by_half_the"
+        hint = "suite.sgd.halved"
     elif close(after, before - lr * g_in, **tol) or close(after, before - lr * g_out, **tol):
-        hint = "suite.the_table_moved_by_one_path"
+        hint = "suite.sgd.one_path"
     elif close(after, before, rtol=0, atol=0):
-        hint = "suite.the_table_did_not_move_token"
+        hint = "suite.sgd.table_not_a_parameter"
     else:
-        hint = "suite.the_table_did_not_move_by"
+        hint = "suite.sgd.wrong_step"
     raise AssertionError(say("judge.grad.after_step", what=what, hint=say(hint)) + reread(7))
 
 

@@ -91,11 +91,11 @@ def _check_logits_follow(rec, table, ids, *, what):
         return
     if forward and rewritten_by_forward(rec, table, logits, ids):
         raise Failed(
-            say("judge.what_problem", what=what, problem=say("note.the_tie_was_not_checked_because")) + reread(2),
+            say("judge.what_problem", what=what, problem=say("note.tie_not_checked_table_rewritten")) + reread(2),
             waits_on=_LM_SHAPES,
         )
     raise AssertionError(
-        say("judge.what_problem", what=what, problem=say("suite.lm_head_weight_follows_the_embedding")) + reread(6)
+        say("judge.what_problem", what=what, problem=say("suite.identity.logits_from_another_table")) + reread(6)
     )
 
 
@@ -111,14 +111,14 @@ def test_tied_lm_head_is_the_embedding_parameter(plan, evidence, run):
     _check_follow(rec, plan["lm"]["W1"], what="TiedEmbeddingLM")
     _check_logits_follow(rec, plan["lm"]["W1"], plan["lm"]["ids"], what="TiedEmbeddingLM")
     assert rec.get(LmIdentity.embed_in_parameters) is True, say(
-        "judge.what_problem", what="TiedEmbeddingLM", problem=say("suite.token_embed_weight_is_not_among")
+        "judge.what_problem", what="TiedEmbeddingLM", problem=say("suite.identity.table_not_a_parameter")
     ) + reread(6)
 
 
 def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
     """state_dict -> torch.save -> load_state_dict into a fresh model keeps the tie."""
     rec = need(evidence, LmReload, run, what="TiedEmbeddingLM" + say("suite.state_dict_save_load"))
-    what = "TiedEmbeddingLM" + say("suite.after_load_state_dict_into_a")
+    what = "TiedEmbeddingLM" + say("suite.case.after_reload")
     _not_borrowed(evidence, what)
     _check_follow(rec, plan["lm"]["W2"], what=what)
     _check_logits_follow(rec, plan["lm"]["W2"], plan["lm"]["ids"], what=what)
@@ -127,7 +127,7 @@ def test_tied_lm_tie_survives_state_dict_reload(plan, evidence, run):
 def test_tied_lm_tie_survives_to_float64(plan, evidence, run):
     """model.to(torch.float64) keeps one shared table."""
     rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM" + say("suite.to_torch_float64"))
-    what = "TiedEmbeddingLM" + say("suite.after_to_torch_float64")
+    what = "TiedEmbeddingLM" + say("suite.case.after_float64")
     _not_borrowed(evidence, what)
     _check_follow(rec, plan["lm"]["W3"], what=what)
     _check_logits_follow(rec, plan["lm"]["W3"], plan["lm"]["ids"], what=what)
@@ -143,7 +143,7 @@ def test_wrapper_head_is_the_embedding_parameter(plan, evidence, run):
     _check_follow(rec, table, what=what, pos=pos)
     _check_head_uses_table(plan, rec, "identity", table, what=what)
     assert rec.get(GptIdentity.embed_in_parameters) is True, say(
-        "judge.what_problem", what=what, problem=say("suite.minigpt_token_embed_weight_is_not")
+        "judge.what_problem", what=what, problem=say("suite.identity.minigpt_table_not_a_parameter")
     ) + reread(9)
 
 
@@ -156,7 +156,7 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     before = plain_tensor(rec, GptIdentity.pos_before, dtype=torch.float32, what="minigpt.pos_embed.weight")
     shape = (cfg["block_size"], table.shape[1])
     assert tuple(before.shape) != tuple(table.shape), say(
-        "suite.minigpt_pos_embed_weight_has_the", got=tuple(before.shape), want=shape
+        "suite.identity.minigpt_positions_token_shape", got=tuple(before.shape), want=shape
     ) + reread(4)
     assert before.dim() == 2 and before.shape[1] == table.shape[1], suite_api.say(
         "judge.has_shape_expected", label="minigpt.pos_embed.weight", got=tuple(before.shape), want=shape
@@ -169,12 +169,12 @@ def test_wrapper_positional_embedding_not_tied(plan, evidence, run):
     assert close(before, after, rtol=0, atol=0), say("suite.changing_minigpt_token_embed_weight_also") + reread(4)
     head = rec.get(GptIdentity.head_after_inplace)
     equal = type(head) is torch.Tensor and head.shape == before.shape and close(head, before, rtol=0, atol=0)
-    assert not equal, say("suite.minigpt_lm_head_weight_equals_the") + reread(4)
+    assert not equal, say("suite.identity.minigpt_head_is_positions") + reread(4)
 
 
 def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
     rec = need(evidence, GptReload, run, what="MiniGPTWithWeightTying" + say("suite.state_dict_save_load"))
-    what = "MiniGPTWithWeightTying" + say("suite.after_load_state_dict_into_a")
+    what = "MiniGPTWithWeightTying" + say("suite.case.after_reload")
     table = _wrapper_table(plan, rec, "reload", what)
     _check_follow(rec, table, what=what)
     _check_head_uses_table(plan, rec, "reload", table, what=what)
@@ -182,7 +182,7 @@ def test_wrapper_tie_survives_state_dict_reload(plan, evidence, run):
 
 def test_wrapper_tie_survives_to_float64(plan, evidence, run):
     rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying" + say("suite.to_torch_float64"))
-    what = "MiniGPTWithWeightTying" + say("suite.after_to_torch_float64")
+    what = "MiniGPTWithWeightTying" + say("suite.case.after_float64")
     table = _wrapper_table(plan, rec, "float64", what, dtype=torch.float64)
     _check_follow(rec, table, what=what)
     _check_head_uses_table(plan, rec, "float64", table, what=what)

@@ -31,8 +31,8 @@ _SHAPES = "test_wrapper_shapes_and_values"
 _CALLS = {"none": "suite.call.loss_none", "short": "suite.call.loss_short", "full": "suite.call.loss_full"}
 _FORMS = {"none": "suite.form.none", "short": "suite.form.short", "full": "suite.form.full"}
 _HINTS = {
-    "short": "suite.targets_of_shape_b_t_1",
-    "full": "suite.targets_of_shape_b_t_are",
+    "short": "suite.loss.form_short_targets",
+    "full": "suite.loss.form_full_targets",
     "none": "suite.with_no_targets_predict_input_ids",
 }
 
@@ -105,9 +105,7 @@ def _check_loss(plan, evidence, run, form: str):
             raise Failed(failed.finding.said + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
         raise Failed(failed.finding.said + say("judge.loss.not_written") + reread(9)) from None
     loss = plain_tensor(got, LossCase.loss, dtype=torch.float32, what=call)
-    assert loss.dim() == 0, say(
-        "suite.returned_shape_expected_a_scalar_the", call=call, got=tuple(loss.shape)
-    ) + reread(9)
+    assert loss.dim() == 0, say("suite.loss.not_scalar", call=call, got=tuple(loss.shape)) + reread(9)
     judge_key = (*key, form)
     judge_want = partial(for_model, p["cfg"], shapes, judge_key, partial(_loss, model, ids, targets, grad=False))
     want_grad = partial(for_model, p["cfg"], shapes, (*judge_key, "pos grad"), partial(_loss, model, ids, targets))
@@ -146,9 +144,7 @@ def _check_loss(plan, evidence, run, form: str):
         raise AssertionError(say(message, call=call, got=value, k=f"{ratio:g}", want=expected) + reread(7, 9))
     if own is None:  # not the judge's model's loss, and no logits of the model's own to judge it by
         raise _forward_wrong(call)
-    raise AssertionError(
-        say("suite.expected_the_mean_next_token_cross", call=call, got=value, want=expected) + reread(9)
-    )
+    raise AssertionError(say("suite.loss.wrong_value", call=call, got=value, want=expected) + reread(9))
 
 
 def _forward_wrong(call) -> Failed:
@@ -193,7 +189,7 @@ def _check_reaches_model(got, call) -> None:
     """loss.backward() reaches the model (the model's forward is not the judge's: only that is checked)."""
     grad = got.get(LossCase.pos_grad)
     reached = type(grad) is torch.Tensor and bool(torch.isfinite(grad).all()) and bool((grad != 0).any())
-    assert reached, say("suite.has_the_right_value_but_backward", call=call) + reread(7, 9)
+    assert reached, say("suite.loss.detached", call=call) + reread(7, 9)
 
 
 def _loss(model, ids, targets, *, grad: bool = True):
@@ -209,7 +205,7 @@ def _loss(model, ids, targets, *, grad: bool = True):
 def _check_differentiable(got, model, want_grad, call) -> None:
     """loss.backward() must reach the model: the positional table's gradient is the judge's."""
     grad = got.get(LossCase.pos_grad)
-    assert grad is not None, say("suite.has_the_right_value_but_backward", call=call) + reread(7, 9)
+    assert grad is not None, say("suite.loss.detached", call=call) + reread(7, 9)
     grad = plain_tensor(
         got,
         LossCase.pos_grad,
@@ -219,7 +215,7 @@ def _check_differentiable(got, model, want_grad, call) -> None:
     )
     want = want_grad()
     assert close(grad, want, **grad_tol(want)), say(
-        "suite.has_the_right_value_but_its", call=call, where="minigpt.pos_embed.weight"
+        "suite.loss.detached_in_part", call=call, where="minigpt.pos_embed.weight"
     ) + reread(7, 9)
 
 

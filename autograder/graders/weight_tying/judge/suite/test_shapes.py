@@ -36,7 +36,7 @@ _PARTS = {
     "the positional embedding": "note.the_positional_embedding",
     "the decoder blocks": "note.the_decoder_blocks",
     "the final LayerNorm": "note.the_final_layernorm",
-    "the positional embedding and the decoder blocks": "note.the_positional_embedding_and_the_decoder",
+    "the positional embedding and the decoder blocks": "note.parts.positions_and_blocks",
 }
 # The float32 shape tests: a float64 forward that raises waits on them (the same forward, other sizes).
 _LM_SHAPES = "test_tied_lm_shapes_and_values"
@@ -121,7 +121,7 @@ def _lm_case_problem(c, got, what):
     label = say("judge.what_problem", what=what, problem="token_embed.weight")
     table = plain_tensor(got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=label)
     if not close(table, c["W"], rtol=0, atol=0):
-        return say("judge.what_problem", what=what, problem=say("suite.writing_into_token_embed_weight_in"))
+        return say("judge.what_problem", what=what, problem=say("suite.identity.write_did_not_take"))
     label = say("judge.what_problem", what=what, problem="lm_head.weight")
     head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=label)
     if tuple(head.shape) != (v, d):
@@ -174,7 +174,7 @@ def _report(problems: list) -> None:
         unexplained = [p for p in problems if named_in(p) is None and p.first().key not in _RAISED]
         first = (unexplained or named or problems)[0]
         if len(problems) > 1:
-            first = before_reread(first, say("suite.and_more_case_s", n=len(problems) - 1))
+            first = before_reread(first, say("suite.case.more", n=len(problems) - 1))
         raise AssertionError(first)
 
 
@@ -183,7 +183,7 @@ def test_tied_lm_float64(plan, evidence, run):
     p = plan["lm"]
     rec = need(evidence, LmFloat64, run, what="TiedEmbeddingLM" + say("suite.to_torch_float64"))
     b, t = p["ids"].shape
-    what = "TiedEmbeddingLM" + say("suite.after_to_torch_float64")
+    what = "TiedEmbeddingLM" + say("suite.case.after_float64")
     if rec.get(LmFloat64.logits) is None and rec.get(LmFloat64.forward_error):  # judged on the other sizes
         error = str(rec[LmFloat64.forward_error])[:600]
         raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_LM_SHAPES)
@@ -230,17 +230,17 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     problem = logits_problem(logits, expected[0], block_size=cfg["block_size"], tol=tol)
     pos, token = shapes.get("pos_embed.weight"), shapes.get("token_embed.weight")
     if _wrong_values(problem) and pos is not None and pos == token and pos[0] != cfg["block_size"]:
-        problem = say("suite.pos_embed_weight_has_the_token") + reread(4)  # positions read off the token table
+        problem = say("suite.identity.positions_token_shape") + reread(4)  # positions read off the token table
     elif _wrong_values(problem):
         part = skipped_part(model, ids, logits, tol=tol)
         eps = None if part else layer_norm_eps(model, ids, logits, tol=tol)
         if part:
-            problem = say("note.the_logits_are_those_of_a", parts=say(_PARTS[part])) + reread(9)
+            problem = say("note.logits_skip_parts", parts=say(_PARTS[part])) + reread(9)
         elif eps is not None:
-            problem = say("note.the_logits_are_those_of_a_2", got=f"{eps:g}", want="1e-05") + reread(9)
+            problem = say("note.logits_layernorm_eps", got=f"{eps:g}", want="1e-05") + reread(9)
         # A num_heads not passed on (the counts tests name it too): the logits of a MiniGPT with another one.
         elif heads := other_heads(cfg, shapes, values, ids, partial(_matches, logits, tol), **settings[0]):
-            problem = say("suite.logits_differ_from_a_minigpt_with", want=cfg["num_heads"], got=heads) + reread(9)
+            problem = say("suite.counts.num_heads_other", want=cfg["num_heads"], got=heads) + reread(9)
     raise AssertionError(say("judge.what_problem", what=what, problem=problem))
 
 
@@ -275,7 +275,7 @@ def test_wrapper_float64(plan, evidence, run):
     """After .to(torch.float64) the logits are float64 and still the judge's MiniGPT's."""
     p = plan["gpt"]
     rec = need(evidence, GptFloat64, run, what="MiniGPTWithWeightTying" + say("suite.to_torch_float64"))
-    what = "MiniGPTWithWeightTying" + say("suite.after_to_torch_float64")
+    what = "MiniGPTWithWeightTying" + say("suite.case.after_float64")
     _judge_wrapper_case(
         p["cfg"], rec, p["ids"], p["values"]["float64"], what, dtype=torch.float64, tables=(p["tables"]["float64"],)
     )
