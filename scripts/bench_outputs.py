@@ -32,17 +32,24 @@ MESSAGES = [
 ]
 
 
-def _fake_batch(*, assignment, submissions, seed, limits, workers, progress, hide, on_result):
+def _fake_batch(*, assignment, submissions, seed, limits, workers, progress, hide, on_result, **_):
+    from autograder.graders import get_assignment
+    from autograder.grading.findings import Finding
+    from autograder.grading.rendering import rendered
     from autograder.grading.result import Result, RunFacts, TestOutcome
+    from autograder.protocol.said import Said
 
+    spec = get_assignment(assignment)
     for n, uid in enumerate(sorted(submissions)):
         message = MESSAGES[n % len(MESSAGES)]
         tests = []
         for i, (area, points) in enumerate(AREAS.items()):
             failed = bool(message) and (i == n % 5 or "NotImplementedError" in message)
-            tests.append(TestOutcome(f"test_{i}.py::test_{area.replace(' ', '_')}", points, area, not failed, message))
+            finding = Finding(Said("judge.failed_your_code_raised", what="X", text=message)) if failed else None
+            tests.append(TestOutcome(f"test_{i}.py::test_{area.replace(' ', '_')}", points, area, not failed, finding))
         status = "timeout" if n % 37 == 0 else "ok"
-        on_result(uid, Result(tests=tests, run=RunFacts(status=status), seed=seed, execution_time=2 + n % 7))
+        result = Result(tests=tests, run=RunFacts(status=status), seed=seed, execution_time=2 + n % 7)
+        on_result(uid, rendered(result, spec))  # as the pipeline's step 8 hands it over: rendered once
     return {}
 
 
