@@ -65,7 +65,7 @@ class AssignmentSpec:
     # runs import a copy of dnnlpy in which these are stubs that raise (``autograder.sandbox.library``), so
     # there is nothing to delegate to; the grader's experiments see which stubs the student's code reached.
     withheld: tuple[str, ...] = ()
-    # The demonstration cells the course released, as the digests of their texts (``dnnlpy.cells.demo_digest``,
+    # The demonstration cells the course released, as the digests of their texts (``coursecheck.cells.demo_digest``,
     # recorded by the build): a graded run leaves out those nothing else needs, as the self-check does; a cell
     # whose text is not one of them is the student's and runs. Empty: every cell runs.
     released_demos: frozenset[str] = frozenset()

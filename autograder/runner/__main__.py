@@ -115,8 +115,8 @@ def load_submission(
     """Run the submission's code the way a kernel would, each cell within its budget (none without
     `budgets`); returns an object with .namespace and .errors. Given the names the run must define
     (`required`), a notebook's demonstrations as released (their texts' digests among `released`) that nothing
-    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``)."""
-    from dnnlpy.notebook import exec_source, load_notebook
+    else can need are left out, as the self-check leaves them out (``coursecheck.cells.unneeded_demos``)."""
+    from coursecheck.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":

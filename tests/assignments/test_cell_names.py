@@ -1,6 +1,6 @@
 """A cell is named alike by the self-check and the grader: numbered from 1 (text cells included), with its
 section's heading and its first line (JupyterLab shows no numbers), in the student's language; both word it
-with ``dnnlpy.notebook.name_cell`` over the same templates."""
+with ``coursecheck.notebook.name_cell`` over the same templates."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from autograder.grading.messages import clean_message
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.wording import cell_starts
-from dnnlpy.notebook import load_notebook
+from coursecheck.notebook import load_notebook
 
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 

@@ -1,6 +1,6 @@
 """The public checks (weight_tying_checks, shared by `pytest` and the notebook's practice cells), in-process.
 
-Each wrong answer is the reference with one edit; its classes are loaded with dnnlpy.notebook.exec_source and
+Each wrong answer is the reference with one edit; its classes are loaded with coursecheck.notebook.exec_source and
 handed to a fresh Session of the checks. test_selfcheck_corpus.py walks the calibration corpus the same way.
 """
 
@@ -11,7 +11,7 @@ import re
 import pytest
 import torch
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 TIE = "self.lm_head.weight = self.token_embed.weight"
 LOOP = "logits[:, -1, :].argmax(dim=-1, keepdim=True)"
@@ -368,10 +368,10 @@ def test_a_loss_that_raises_is_not_called_a_shift_misread(checks, solution_sourc
 
 
 def test_why_the_submission_cannot_be_checked_is_said_from_the_catalog(checks, tmp_path, monkeypatch):
-    """dnnlpy.selfcheck gives its errors a language-free reason; the self-check words each in the student's
+    """coursecheck.selfcheck gives its errors a language-free reason; the self-check words each in the student's
     language (English as dnnlpy says it), with no translation of English anywhere."""
     from autograder.graders.weight_tying.zh_text import untranslated
-    from dnnlpy.selfcheck import find_submission, load_submission
+    from coursecheck.selfcheck import find_submission, load_submission
 
     monkeypatch.setenv("WEIGHT_TYING_SUBMISSION", str(tmp_path / "gone.ipynb"))
     errors = []

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 TIE = "self.lm_head.weight = self.token_embed.weight"
 

@@ -20,7 +20,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.qa.calibrate import calibration_files
-from dnnlpy.notebook import exec_source, load_notebook
+from coursecheck.notebook import exec_source, load_notebook
 
 # The self-check has no time budgets (the grader's runner has: autograder/runner/budget.py), so a file whose
 # code never returns would hang it, as it hangs the student's own notebook: those files (the wrong files that

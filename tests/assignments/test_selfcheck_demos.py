@@ -2,7 +2,7 @@
 
 weight_tying_checks/demos.py: a code cell whose text is one the course released (its digest among those the
 build recorded, ``released_demos.py``) and that nothing else uses is not run (the grader's rule,
-``dnnlpy.cells.unneeded_demos``);
+``coursecheck.cells.unneeded_demos``);
 the run without demos is trusted only when it is clean (no cell raised, both classes defined, no name of the
 student's that a demo also defines, the student's code never raised in a check), else the whole notebook runs.
 So the verdicts and messages are the whole run's, and a solution notebook is checked without matplotlib, the
@@ -21,9 +21,9 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.graders.weight_tying.released_demos import DIGESTS
 from autograder.qa.calibrate import calibration_files
-from dnnlpy.cells import unneeded_demos
-from dnnlpy.notebook import code_cells
-from dnnlpy.selfcheck import load_submission
+from coursecheck.cells import unneeded_demos
+from coursecheck.notebook import code_cells
+from coursecheck.selfcheck import load_submission
 
 SOURCE = COURSE_DIR / "source" / "weight_tying"
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}

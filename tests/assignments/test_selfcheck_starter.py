@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 STUBBED = {
     "test_wrapper_loss_with_shorter_targets": ("return self.minigpt.loss(input_ids, targets)", "loss"),

@@ -16,7 +16,7 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.graders.weight_tying.messages import area_name
 from autograder.grading.judge.suite import Suite
-from dnnlpy.notebook import load_notebook
+from coursecheck.notebook import load_notebook
 
 ROOT = KIT_ROOT
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}

@@ -25,7 +25,7 @@ try:
     from weight_tying_checks.budget import clock_from_environment, stopped_cells
     from weight_tying_checks.demos import load, settle
 
-    from dnnlpy.selfcheck import find_submission
+    from coursecheck.selfcheck import find_submission
 finally:
     gc.enable()
 gc.freeze()

@@ -61,7 +61,7 @@ MESSAGES = {
     ),
     "check.cell": ("  {place}: “{message}”", "  {place}：“{message}”"),
     "check.cell_stopped": ("  {place}: {why}", "  {place}：{why}"),
-    # a cell's name (dnnlpy.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
+    # a cell's name (coursecheck.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
     "check.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",
         "第 {number} 个单元格（“{heading}”一节，以“{first}”开头）",

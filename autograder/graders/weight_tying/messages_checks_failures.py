@@ -1,7 +1,7 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
 
 Holds the self-check's failure sentences (weight_tying_checks/framework.py, tied.py, wrapper.py, generation.py)
-and why it could not load the submission (conftest.py, over dnnlpy.selfcheck's language-free reasons). Part of
+and why it could not load the submission (conftest.py, over coursecheck.selfcheck's language-free reasons). Part of
 the message catalog (messages.py assembles it): id -> (English, Chinese). The self-check knows the student's
 language, so each check renders its message with ``tell("checkfail....", ...)`` where it raises it; a
 misconception keyword the English names stays, in English, in the Chinese. A parameter appears once in a
@@ -316,7 +316,7 @@ MESSAGES = {
         "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
         "每一步只把最后 block_size 个 token 送进模型",
     ),
-    # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
+    # conftest.py: the submission could not be found or loaded (coursecheck.selfcheck's reasons)
     "checkfail.load.no_submission_env": (
         "no submission at ${var}={value}: set {setting}=path/to/your.ipynb (or .py)",
         "找不到要检查的文件 ${var}={value}：请设置 {setting}=<你的 notebook 路径>（.ipynb 或 .py）",

@@ -50,7 +50,7 @@ def _huge_pages_of_a_warm_pair(fold: bool) -> dict[str, int]:
     from autograder.sandbox.warm import Template, Zygote
 
     template = Template(fold=fold)
-    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook"), template=template)
+    zygote = Zygote(("autograder.runner.__main__", "coursecheck.notebook"), template=template)
     try:
         zygote.wait_ready()
         return {"template": huge_bytes(template.proc.pid), "zygote": huge_bytes(zygote.proc.pid)}

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dnnlpy.notebook import cell_at
+from coursecheck.notebook import cell_at
 
 from .language import cell_name, tell
 
@@ -136,7 +136,7 @@ class Clock:
             return Stop(seconds, *_running_line(stopped)), None
 
     def cells(self, names: Mapping[int, str]) -> Callable[[int, Callable[[], None]], None]:
-        """``dnnlpy.notebook``'s ``run_cell``: each cell's code under its budget (`names`: cell index -> its name,
+        """``coursecheck.notebook``'s ``run_cell``: each cell's code under its budget (`names`: cell index -> its name,
         for the hard stop's message). A stopped cell raises TimeBudgetExceeded, which the loader records as that
         cell's error before it runs the next one."""
 

@@ -3,7 +3,7 @@
 A demonstration cell (tagged ``demo``: the worked examples, the plot, the try-it cell) shows something and
 defines nothing the exercises use. While its text is the one released (its digest one of those the course
 recorded, ``released_demos.DIGESTS``) and none of your cells uses a name it defines, the self-check leaves it
-out, as the grader does (the same rule: ``dnnlpy.cells.unneeded_demos``): no plotting or tokenizer library to
+out, as the grader does (the same rule: ``coursecheck.cells.unneeded_demos``): no plotting or tokenizer library to
 import, no demo to run. A demo cell you changed runs, as does every cell you added, whatever its tags.
 
 The run without them is trusted only when it is clean. When a cell raised, a class is missing, one of your
@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dnnlpy.cells import DEMO_TAG, bound_names, is_released_demo, unneeded_demos
-from dnnlpy.notebook import CellPlace, cell_places, code_cells
-from dnnlpy.selfcheck import load_submission
+from coursecheck.cells import DEMO_TAG, bound_names, is_released_demo, unneeded_demos
+from coursecheck.notebook import CellPlace, cell_places, code_cells
+from coursecheck.selfcheck import load_submission
 
 from .budget import Clock, stopped_cells
 from .framework import CHECKS, Session
@@ -136,7 +136,7 @@ def load(path: Path, clock: Clock | None = None) -> Loaded:
     """Run the submission without its demonstrations, or whole when that run is not clean (see above); each
     cell within its time budget when there is a `clock`.
 
-    Raises what ``dnnlpy.selfcheck.load_submission`` raises for a file it cannot read.
+    Raises what ``coursecheck.selfcheck.load_submission`` raises for a file it cannot read.
     """
     nb = _notebook(path)  # read once, for the cells' names and the demonstrations to leave out
     names = _cell_names(nb)

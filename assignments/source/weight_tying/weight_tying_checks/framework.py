@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from dnnlpy.notebook import cell_at
+from coursecheck.notebook import cell_at
 
 from .budget import Clock, Stop
 from .diagnosis import reread

@@ -8,7 +8,7 @@ import dataclasses
 import torch
 
 from dnnlpy.models import gpt, sampling
-from dnnlpy.selfcheck import calls_into
+from coursecheck.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
 from .framework import Failed, call, check

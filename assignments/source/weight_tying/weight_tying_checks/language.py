@@ -12,7 +12,7 @@ import linecache
 import os
 import sys
 
-from dnnlpy.notebook import CellPlace, name_cell
+from coursecheck.notebook import CellPlace, name_cell
 
 from .edition import LANGUAGE as EDITION_LANGUAGE
 from .messages import CATALOG, render, render_said
@@ -45,7 +45,7 @@ def shown(problem) -> str | None:
 
 def cell_name(place: CellPlace) -> str:
     """A cell's name in the student's language: its number, its section's heading and its first line, as the
-    grader's pages name it (both word it with ``dnnlpy.notebook.name_cell``)."""
+    grader's pages name it (both word it with ``coursecheck.notebook.name_cell``)."""
     forms = ("full", "no_heading", "no_first", "bare")
     return name_cell(place, {form: CATALOG[f"check.place.{form}"].template(language()) for form in forms})
 
@@ -69,7 +69,7 @@ def kernel_cell(filename: str) -> str:
 
 
 def unloadable(error: Exception) -> str:
-    """Why the submission could not be found or loaded, in the student's language: dnnlpy.selfcheck gives each
+    """Why the submission could not be found or loaded, in the student's language: coursecheck.selfcheck gives each
     error a language-free ``reason`` and its ``params``; anything else is quoted as it is."""
     reason, params = getattr(error, "reason", ""), getattr(error, "params", None)
     if isinstance(reason, str) and isinstance(params, dict) and f"checkfail.load.{reason}" in CATALOG:
