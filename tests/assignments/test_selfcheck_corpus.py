@@ -86,7 +86,7 @@ SELF_CHECKED = {key for key, (path, kind, _) in CORPUS.items() if kind == "wrong
 
 def _outcomes(checks, path) -> dict:
     loaded = load_notebook(path) if path.suffix == ".ipynb" else exec_source(path.read_text("utf-8"), path.name)
-    session = checks.Session({name: loaded.namespace.get(name) for name in CLASSES})
+    session = checks.SELF_CHECK.session({name: loaded.namespace.get(name) for name in CLASSES})
     return {name: session.outcome(name) for name in checks.CHECKS}
 
 

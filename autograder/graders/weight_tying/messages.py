@@ -223,7 +223,6 @@ NAMES = {
     "checkfail.loss_scaled.doubled": "loss_scaled",
     "checkfail.loss_scaled.halved": "loss_scaled",
     "checkfail.no_crop": "crop",
-    "checkfail.not_implemented": "loss_not_written",
     "checkfail.num_heads_ignored": "hyperparameter_ignored",
     "checkfail.positions_are_the_token_table": "positional_tied",
     "checkfail.positions_follow_the_table": "positional_tied",
