@@ -48,7 +48,7 @@ class Assignment:
     # the end of a hint that would give the answer away, cut from what a check says (the grader's diagnosis may
     # end one with the fixing line); None: nothing is cut
     answer: re.Pattern | None = None
-    covers: tuple[str, ...] = ()  # what only the hidden suite checks, named in the summary (check.covers.<line>)
+    covers: tuple[str, ...] = ()  # what only the hidden suite checks, named in the summary (<ids>covers.<line>)
     libraries: tuple[str, ...] = ()  # packages whose frames are never the student's code (the course's library)
 
     def __post_init__(self) -> None:
@@ -88,7 +88,7 @@ class SelfCheck:
         """Declare a check; the function's name is the test's name."""
         if cls not in self.assignment.names:
             raise ValueError(
-                f"a check of {cls!r}: the {self.assignment.name} self-check builds {self.assignment.names}"
+                f"a check of {cls!r}: the {self.assignment.name} self-check builds one of {self.assignment.names}"
             )
 
         def register(fn: Callable[[type], None]) -> Callable[[type], None]:
@@ -109,7 +109,7 @@ class SelfCheck:
 
     def title(self, chk: Check) -> str:
         """What a pass of `chk` means, in the student's language."""
-        return self.words.tell(f"check.title.{chk.name}")
+        return self.words.tell(self.words.own(f"title.{chk.name}"))
 
     # --------------------------------------------------------------------- what the checks call and raise
 

@@ -44,7 +44,7 @@ class Check:
     group: str  # the notebook's practice cell that runs it
     area: str  # the graded area of the hidden suite it previews
     section: int  # the notebook section to reread when it fails
-    title: str  # what a pass means, one line (the catalog's check.title.<name> in English)
+    title: str  # what a pass means, one line (the catalog's <ids>title.<name> in English)
     run: Callable[[type], None]
     needs: tuple[str, ...] = ()  # checks that must pass first
 

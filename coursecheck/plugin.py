@@ -68,7 +68,8 @@ class Run:
         return self._loaded
 
     def pytest_report_header(self, config):
-        return self.checks.words.tell("check.header", path=self.path, var=self.env_var) if self.path else None
+        words = self.checks.words
+        return words.tell(words.own("header"), path=self.path, var=self.env_var) if self.path else None
 
     def stopped(self) -> str:
         """Why the notebook did not run in time: the cells stopped at their time budget, named ("" when none was)."""
@@ -83,7 +84,12 @@ class Run:
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self._loaded is None:
             return
-        write, tell, title = terminalreporter.write_line, self.checks.words.tell, self.checks.title
+        write, tell, title, own = (
+            terminalreporter.write_line,
+            self.checks.words.tell,
+            self.checks.title,
+            self.checks.words.own,
+        )
         checks = self.checks.checks
         loaded = self.loaded()
         session = loaded.session
@@ -112,12 +118,12 @@ class Run:
             stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
             write(tell("check.raised.note_stub" if stub else "check.raised.note"))
         _section(terminalreporter, tell("check.covers.section"))
-        write(tell("check.covers.here"))
+        write(tell(own("covers.here")))
         for chk in checks.values():
             write(f"  - {title(chk)}")
         write(tell("check.covers.hidden"))
         for line in self.checks.assignment.covers:
-            write(f"  - {tell(f'check.covers.{line}')}")
+            write(f"  - {tell(own(f'covers.{line}'))}")
         write(tell("check.covers.points"))
 
 

@@ -37,7 +37,7 @@ def practice(checks, group: str, **classes) -> None:
             print("    " + outcome.message.replace("\n", "\n    "))
         statuses.append(outcome.status)
     failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
-    group = tell(f"check.group.{group}")  # the group's name in the student's language
+    group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
     if failed and waiting:
         raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:

@@ -24,12 +24,19 @@ LANGUAGES = ("en", "zh")
 
 class Words:
     """An assignment's words: `catalog` is its release's messages module (``CATALOG``, ``Said``, ``render_said``,
-    ``area_name``); `edition` the language of this edition; `name` the assignment's (its settings' prefix)."""
+    ``area_name``, ``SELF_CHECK_IDS``); `edition` the language of this edition; `name` the assignment's (its
+    settings' prefix)."""
 
     def __init__(self, name: str, catalog: ModuleType, edition: str) -> None:
         self.catalog = catalog
         self.edition = edition
         self.ENV = f"{name.upper()}_LANG"
+
+    def own(self, key: str) -> str:
+        """The id of one of the assignment's own words (``header``, ``title.<check>``, ``group.<group>``,
+        ``covers.here``, ``covers.<line>``): its catalog's ``SELF_CHECK_IDS`` prefix, ids being unique across the
+        kit's catalogs (weight_tying's ``check.header``, selftest's ``selftest.check.header``)."""
+        return self.catalog.SELF_CHECK_IDS + key
 
     def language(self) -> str:
         """'en' or 'zh': $<NAME>_LANG when set, else this edition's language."""

@@ -13,7 +13,14 @@ import importlib
 
 from .messages import CATALOG
 
-__all__ = ["RELEASED_PARTS", "RELEASED_PREFIXES", "RELEASED_FUNCTIONS", "RELEASED_FILES", "released_catalog"]
+__all__ = [
+    "RELEASED_PARTS",
+    "RELEASED_PREFIXES",
+    "RELEASED_FUNCTIONS",
+    "RELEASED_FILES",
+    "SELF_CHECK_IDS",
+    "released_catalog",
+]
 
 # The catalog's parts the self-check and the diagnosis say, and the ids of its other entries they name.
 RELEASED_PARTS = ("messages_checks", "messages_checks_failures", "messages_diagnosis")
@@ -22,6 +29,8 @@ RELEASED_PREFIXES = ("area.", "misconception.", "section.")
 RELEASED_FUNCTIONS = ("render", "area_name", "misconception_title")
 # The grader's files copied into the release's checks package: the diagnosis the self-check names mistakes with.
 RELEASED_FILES = ("diagnosis.py",)
+# The prefix of the self-check's own ids (messages_checks.py: check.header, check.title.<check>, ...).
+SELF_CHECK_IDS = "check."
 
 
 def released_catalog() -> dict:

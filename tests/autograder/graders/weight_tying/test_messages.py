@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-import autograder.graders.release  # noqa: F401 - registers the self-check framework's words (coursecheck)
 from autograder.graders import get_assignment
+from autograder.graders.release import release_of  # registers the self-check framework's words (coursecheck)
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.messages import CATALOG, NAMES, Message, render
 from autograder.graders.weight_tying.zh_text import english as english_words
@@ -85,7 +85,7 @@ def _used_literals() -> tuple[set[str], set[str]]:
     root = Path(SPEC.judge_dir).parents[3]
     files = [
         p
-        for folder in ("autograder", "coursecheck", "scripts", "assignments/source/weight_tying", "dnnlpy")
+        for folder in ("autograder", "coursecheck", "scripts", "assignments/source", "dnnlpy")
         for p in (root / folder).rglob("*.py")
         if "calibration" not in p.parts and not (p.name.startswith("messages") or p.name == "catalog.py")
     ]
@@ -103,6 +103,10 @@ def _used_literals() -> tuple[set[str], set[str]]:
         literals |= {a or b for a, b in found}
     literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
     prefixes |= {f"report.{prefix}" for prefix in prefixes}
+    # A self-check names its own words by its release's prefix (coursecheck's Words.own: "header", "title.<check>"):
+    # a grader's SELF_CHECK_IDS before each word the framework asks for.
+    own = [release_of(p.parent.name).SELF_CHECK_IDS for p in (root / "autograder" / "graders").glob("*/release.py")]
+    prefixes |= {f"{ids}{word}" for ids in own for word in ("header", "covers.", "title.", "group.")}
     # messages.py builds the first five, the engine's catalog.cell_name the last
     return literals, prefixes | {"area.", "misconception.", "title.", "section.", "experiment.", "cell.place."}
 
