@@ -90,3 +90,13 @@ def test_the_grader_gives_the_self_checks_verdicts(folder, env):
         scores[name] = json.loads(proc.stdout.strip().splitlines()[-1])
     assert scores["right"]["score"] == 3
     assert scores["wrong"]["score"] < 3 and "subtraction instead of addition" in json.dumps(scores["wrong"])
+
+
+def test_a_stale_source_is_not_released_and_the_refusal_names_the_build(course, env, release):
+    """Last in this module: it leaves the course's selftest source edited. nbgrader's own command stops on it."""
+    notebook = course / "source" / "selftest" / "selftest.ipynb"
+    notebook.write_text(notebook.read_text(encoding="utf-8").replace("toy assignment", "small assignment"))
+    proc = _run(["nbgrader", "generate_assignment", "selftest", "--force"], course, env)
+    said = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "'selftest' is not released" in said, said[-2000:]
+    assert "python scripts/build_notebook.py --assignment selftest" in said and "selftest.ipynb" in said
