@@ -33,7 +33,7 @@ from autograder.outputs.wording import (
     run_state,
     stopped_at,
 )
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 

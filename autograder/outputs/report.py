@@ -39,7 +39,7 @@ from autograder.outputs.wording import (
     stopped_at,
     syntax_errors,
 )
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 

@@ -13,7 +13,7 @@ from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
 from autograder.protocol.said import Said
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 
 def _no_result(name: str) -> Finding:

@@ -23,7 +23,7 @@ from autograder.outputs.feedback import feedback_html
 from autograder.outputs.folder import RESULT_FORMAT, Manifest
 from autograder.outputs.report import write_report
 from autograder.protocol.said import Said, verbatim
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 SCRIPT = "<script>alert(1)</script>"
 ATTR = '"><img src=x onerror=alert(1)>'
