@@ -3,8 +3,8 @@
 Subpackages: ``dnnlpy.nn`` (layers; ``dnnlpy.nn.functional`` for the maths), ``dnnlpy.models.gpt``
 (MiniGPT) and ``dnnlpy.tokenizers`` (byte-level BPE and a small shipped corpus).
 
-Each subpackage is imported when first named (``import dnnlpy; dnnlpy.nn.Linear`` works as the book writes it):
-``import dnnlpy.notebook`` alone, which the grader's coordinator needs for cell names, pulls in no torch.
+Each subpackage is imported when first named (``import dnnlpy; dnnlpy.nn.Linear`` works as the book writes it).
+The notebook reader and the self-check the kit builds around the chapter are ``coursecheck``'s, not the book's.
 """
 
 import importlib

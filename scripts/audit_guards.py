@@ -187,11 +187,11 @@ EARLIER = (
     Mutation(
         "selfcheck-runs-whole-when-a-class-is-missing",
         "a run without the demos that misses a class is replaced by the whole notebook's run",
-        "assignments/source/weight_tying/weight_tying_checks/demos.py",
-        (("        or any(c not in result.namespace for c in CLASSES)\n", ""),),
+        "coursecheck/demos.py",
+        (("        or any(c not in result.namespace for c in checks.assignment.names)\n", ""),),
         (
-            "tests/assignments/test_selfcheck_demos.py::"
-            "test_a_class_defined_only_when_a_demo_ran_makes_the_whole_notebook_run",
+            "tests/coursecheck/test_assignment.py::"
+            "test_a_notebook_that_misses_a_name_is_run_whole_before_it_is_said_missing",
         ),
     ),
     Mutation(
@@ -296,8 +296,8 @@ ISSUE_45 = (
     Mutation(
         "release-names-no-hidden-title-with-spaces",
         "no hidden test's title, written with spaces, is in the release",
-        "assignments/source/weight_tying/weight_tying_checks/framework.py",
-        (("PASSED, FAILED, NOT_CHECKED = ", "# wrapper counts untied minus vd\nPASSED, FAILED, NOT_CHECKED = "),),
+        "assignments/source/weight_tying/weight_tying_checks/self_check.py",
+        (("SELF_CHECK = SelfCheck(", "# wrapper counts untied minus vd\nSELF_CHECK = SelfCheck("),),
         _RELEASE,
     ),
     Mutation(
@@ -306,8 +306,8 @@ ISSUE_45 = (
         "assignments/source/weight_tying/test_weight_tying.py",
         (
             (
-                "def test_every_cell_finishes_in_time(",
-                "def test_wrapper_counts_untied_minus_vd():\n    pass\n\n\ndef test_every_cell_finishes_in_time(",
+                "globals().update(as_tests(SELF_CHECK))",
+                "def test_wrapper_counts_untied_minus_vd():\n    pass\n\n\nglobals().update(as_tests(SELF_CHECK))",
             ),
         ),
         _RELEASE,
@@ -332,7 +332,7 @@ ISSUE_45 = (
     Mutation(
         "selfcheck-keeps-the-whole-runs-budget",
         "each step of the self-check gets at most what is left of the whole run's budget",
-        "assignments/source/weight_tying/weight_tying_checks/budget.py",
+        "coursecheck/budget.py",
         (("return max(FLOOR_SECONDS, min(self.step_limit, left))", "return self.step_limit"),),
         (
             "tests/assignments/test_selfcheck_budget.py::"

@@ -100,7 +100,7 @@ def _legit_channel(seed: int = 0) -> bytes:
     from autograder.graders import get_assignment
     from autograder.graders.weight_tying.runner.experiments import run
     from autograder.protocol.frames import encode_frame
-    from dnnlpy.notebook import exec_source
+    from coursecheck.notebook import exec_source
 
     torch.set_num_threads(1)
     spec = get_assignment("weight_tying")

@@ -1,28 +1,33 @@
-"""Build both editions of the weight-tying assignment's source folder from their single sources.
+"""Build every edition of one assignment's source folder from its single sources.
 
-    python scripts/build_notebook.py            # (re)write the generated files
-    python scripts/build_notebook.py --check    # exit 1 if a generated file is missing or differs from a fresh build
+    python scripts/build_notebook.py                            # weight_tying (both editions): write the files
+    python scripts/build_notebook.py --assignment selftest      # any assignment of autograder/graders/ (or edition)
+    python scripts/build_notebook.py --check                    # exit 1 if a generated file is missing or stale
 
 Nothing it writes is committed (.gitignore) but the grader's released_demos.py, which the grader needs wherever
 it runs: build after a clone and after editing a source (test.sh and demo.sh do; the course's generate_assignment
 refuses a source folder that is not what it makes: outputs/nbgenerate.py).
 
-Two nbgrader assignments graded by the same grader, source/weight_tying/ (English) and source/weight_tying_zh/
-(Chinese). What the build writes, and from where:
+An assignment's student side, which this build needs whole (a part missing is named, exit 2): its content,
+``scripts/<grader>_notebook/`` (``CELLS``, each edition's words ``EDITIONS``, ``POINTS``, ``SOLUTIONS``; built with
+the parts every assignment shares, ``scripts/notebook_parts/``); its grader's ``release.py`` (what of its catalog
+the release carries: ``autograder/graders/release.py``); and its English source folder's hand-written files
+(``conftest.py``, ``test_<grader>.py``, ``<grader>_checks/`` with its ``self_check.py``: the self-check, over
+``coursecheck``). Each edition is an nbgrader assignment graded by the same grader: ``<grader>`` in English,
+``<grader>_<language>`` in another language (weight_tying and weight_tying_zh). What the build writes, and from
+where:
 
-- each edition's weight_tying.ipynb: the cells of scripts/weight_tying_notebook/ (code, solution and test cells
-  shared, comments and docstrings in the edition's words; markdown from that edition's text module), the
-  solution cells copied from solutions/weight_tying.py (their solution regions verbatim), the points from the
-  hidden suite's markers, and notebook metadata naming the
-  edition (``course_kit.language``: how the grader knows which language to give feedback in); each demo cell
-  (plots, try-it, worked examples: nothing the exercises use) tagged ``demo``, its text's digest in the grader's
-  released_demos.py (copied into each checks package): the grader and the self-check leave out that text alone;
-- weight_tying_checks/diagnosis.py and said.py: the grader's own diagnosis and the catalog mechanism, copied
-  with a "Generated" first line, so the self-check and the grader name mistakes with the same words;
-- weight_tying_checks/messages.py: the part of the grader's catalog the self-check and the diagnosis say
-  (``autograder/graders/weight_tying/release.py``), never the hidden suite's titles nor the judge's words;
-- weight_tying_checks/edition.py: the edition's language; README.md: the students' steps (readme.py);
-- every other file of the Chinese folder: a copy of the English folder's (written once), first line saying so.
+- each edition's <grader>.ipynb (``notebook_parts/build.py``): the content's cells, the solution cells copied
+  from the solutions file (their solution regions verbatim), the points from the marking scheme, notebook
+  metadata naming the edition (``course_kit.language``); each demo cell (nothing the exercises use) tagged
+  ``demo``, its text's digest in the grader's released_demos.py (copied into each checks package): the grader and
+  the self-check leave out that text alone;
+- <grader>_checks/said.py and the grader's ``RELEASED_FILES`` (weight_tying: diagnosis.py): copied with a
+  "Generated" first line, so the self-check and the grader name mistakes with the same words;
+- <grader>_checks/messages.py: the part of the grader's catalog the self-check says, with the framework's words,
+  never the hidden suite's titles nor the judge's words;
+- <grader>_checks/edition.py: the edition's language; README.md: the students' steps (``notebook_parts/readme.py``);
+- every other file of another edition's folder: a copy of the English folder's (written once), first line saying so.
 
 Every generated file says so in its first lines (a notebook in ``metadata.course_kit.generated_by``).
 """
@@ -30,279 +35,180 @@ Every generated file says so in its first lines (a notebook in ``metadata.course
 from __future__ import annotations
 
 import argparse
-import ast
-import importlib.util
+import importlib
+import json
 import re
 import sys
+import types
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
-from autograder.graders.weight_tying.release import released_messages
+from autograder.graders import ASSIGNMENTS, unknown_assignment
+from autograder.graders.release import messages_module, release_of, self_check_word
+from coursecheck.cells import demo_digest, facts_table
 
 __all__ = [
     "ROOT",
     "SOURCE",
-    "FOLDERS",
-    "NOTEBOOK",
-    "EDITION_FOLDERS",
-    "SOLUTIONS",
+    "DEFAULT",
+    "StudentSide",
+    "student_side",
     "solution_class_source",
     "build_notebook",
-    "points_table",
-    "task_cells",
-    "task_metadata",
-    "demo_metadata",
     "released_demos",
-    "RELEASED_DEMOS",
     "released_facts",
-    "RELEASED_FACTS",
     "join_wrapped_lines",
     "outputs",
     "main",
 ]
 
 ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
 SOURCE = ROOT / "assignments" / "source"
-EDITION_FOLDERS = {"en": "weight_tying", "zh": "weight_tying_zh"}  # language -> nbgrader assignment
-FOLDERS = {language: SOURCE / name for language, name in EDITION_FOLDERS.items()}
-NOTEBOOK = FOLDERS["en"] / "weight_tying.ipynb"
-SOLUTIONS = ROOT / "solutions" / "weight_tying.py"
-GRADER = ROOT / "autograder" / "graders" / "weight_tying"
-RELEASED_DEMOS = GRADER / "released_demos.py"  # the grader's record of the released demonstrations (committed)
-RELEASED_FACTS = GRADER / "released_facts.json"  # what the demonstration rule reads of each released cell (committed)
-CHECKS = "weight_tying_checks"
-# Grader files copied verbatim into each edition's checks package (they import only torch and each other, as
-# siblings in the release's package).
-COPIED = {"diagnosis.py": GRADER / "diagnosis.py", "said.py": ROOT / "autograder" / "protocol" / "said.py"}
-_SIBLING_IMPORTS = {"from autograder.protocol.said import": "from .said import"}
+DEFAULT = "weight_tying"  # what a bare `python scripts/build_notebook.py` builds
 _GENERATED = ("# Generated by scripts/build_notebook.py", "<!-- Generated by scripts/build_notebook.py")  # 1st words
 _COPY_HEADER = "# Generated by scripts/build_notebook.py from the grader's {name}: edit that file, not this copy.\n"
-# The Chinese folder's copy of each hand-written file of the English folder starts with this line.
+# Another edition's copy of each hand-written file of the English folder starts with this line.
 _SHARED_HEADER = (
-    "# Generated by scripts/build_notebook.py from assignments/source/weight_tying/{rel}:\n"
-    "# edit that file, not this copy.\n"
+    "# Generated by scripts/build_notebook.py from assignments/source/{rel}:\n# edit that file, not this copy.\n"
 )
+_SIBLING_IMPORTS = {"from autograder.protocol.said import": "from .said import"}  # the release's copies import
 _NOT_SOURCE = re.compile(r"(^|/)(__pycache__|\.pytest_cache|\.ipynb_checkpoints)(/|$)|\.pyc$")
-CELLS_PACKAGE = Path(__file__).resolve().with_name("weight_tying_notebook")
-DEMO_TAG = "demo"  # a code cell that only shows: nothing the exercises use is defined there
-KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+_PARENT = "_kit_scripts"  # the private name scripts/'s packages are imported under
 
 
-def _content():
-    # scripts/ is not on sys.path: load the content package by path (registered so its relative imports work).
-    name = "_weight_tying_notebook_cells"
-    spec = importlib.util.spec_from_file_location(
-        name, CELLS_PACKAGE / "__init__.py", submodule_search_locations=[str(CELLS_PACKAGE)]
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+def _packages(*names: str) -> tuple[types.ModuleType, ...]:
+    """scripts/<name>/ for each name, imported by path (scripts/ is not on sys.path) under a private parent, so
+    that their relative imports (``..notebook_parts`` among them) work, then taken out of sys.modules again."""
+    parent = types.ModuleType(_PARENT)
+    parent.__path__ = [str(SCRIPTS)]
+    sys.modules[_PARENT] = parent
     try:
-        spec.loader.exec_module(module)
+        return tuple(importlib.import_module(f"{_PARENT}.{name}") for name in names)
     finally:
-        for key in [k for k in sys.modules if k == name or k.startswith(name + ".")]:
+        for key in [k for k in sys.modules if k == _PARENT or k.startswith(_PARENT + ".")]:
             del sys.modules[key]
-    return module
 
 
-def solution_class_source(class_name: str, path: Path = SOLUTIONS) -> str:
-    """The exact text of `class class_name` in the solutions file (decorators included)."""
-    text = path.read_text(encoding="utf-8")
-    for node in ast.parse(text).body:
-        if isinstance(node, ast.ClassDef) and node.name == class_name:
-            lines = text.splitlines()
-            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-            # ast's end_lineno stops at the last statement; the class really ends before the next
-            # top-level line, so a trailing `### END SOLUTION` comment is kept.
-            last = node.end_lineno
-            while last < len(lines) and (not lines[last].strip() or lines[last][0] in " \t"):
-                last += 1
-            return "\n".join(lines[first - 1 : last]).rstrip()
-    raise ValueError(f"no class {class_name!r} in {path}: add it there, or fix the name in {CELLS_PACKAGE.name}/")
+def _parts() -> types.ModuleType:
+    """scripts/notebook_parts/: what every assignment's notebook is built with."""
+    return _packages("notebook_parts")[0]
 
 
-def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: int = 0) -> dict:
-    meta = {
-        "grade": grade,
-        "grade_id": grade_id,
-        "locked": locked,
-        "schema_version": 3,
-        "solution": solution,
-        "task": False,
-    }
-    if grade:
-        meta["points"] = points
-    return meta
+class StudentSide(NamedTuple):
+    """One grader's student side, as the build found it whole (``student_side``)."""
+
+    grader: str  # the grader's name: its notebook <grader>.ipynb, its checks package <grader>_checks
+    content: types.ModuleType  # scripts/<grader>_notebook/
+    parts: types.ModuleType  # scripts/notebook_parts/, as loaded with it
+    folders: dict[str, str]  # language -> the nbgrader assignment of that edition (its source folder)
+
+    @property
+    def content_name(self) -> str:
+        return f"{self.grader}_notebook"
+
+    @property
+    def checks(self) -> str:
+        return f"{self.grader}_checks"
+
+    @property
+    def notebook(self) -> str:
+        return f"{self.grader}.ipynb"
+
+    @property
+    def grader_dir(self) -> Path:
+        return ROOT / "autograder" / "graders" / self.grader
+
+    def group_name(self, group: str, language: str) -> str:
+        """A practice group's name in `language`, as the grader's release says it (``<ids>group.<group>``)."""
+        return self_check_word(self.grader, f"group.{group}", language)
 
 
-def demo_metadata() -> dict:
-    """A demo cell's metadata: the tag, for the reader. What decides that a cell is the released demonstration
-    is its text, against the digests ``released_demos`` records, never what a notebook's metadata says."""
-    return {"tags": [DEMO_TAG]}
+# What the self-check of every release is made of besides what the build writes: the English folder's own files.
+HAND_WRITTEN = ("conftest.py", "pytest.ini", "test_{g}.py", "{g}_checks/__init__.py", "{g}_checks/self_check.py")
 
 
-def released_demos() -> str:
-    """released_demos.py: both editions' demonstrations' digests (``weight_tying_notebook/released.py``)."""
-    return _content().released.demos_module([c for e in EDITION_FOLDERS for c in build_notebook(e).cells], DEMO_TAG)
-
-
-def released_facts() -> str:
-    """released_facts.json: what the demonstration rule reads of both editions' released cells, by digest."""
-    return _content().released.facts_json([c for e in EDITION_FOLDERS for c in build_notebook(e).cells])
-
-
-def _n(points: float) -> str:
-    return f"{points:g}"
-
-
-def points_table(content, edition) -> str:
-    """The grader's points per area and exercise, as a markdown table in the edition's language."""
-    areas = content.by_area(content.suite_tests())
-    head = edition.TABLE_HEADER
-    rows = [f"| {' | '.join(head)} |", "|---|--:|--:|--:|"]
-    for area, per in areas.items():
-        local = edition.AREA_NAMES.get(area)
-        name = local or area  # an edition names the areas in its own words only
-        rows.append(f"| {name} | {_n(per[1])} | {_n(per[2])} | {_n(per[1] + per[2])} |")
-    totals = content.by_exercise(content.suite_tests())
-    total = sum(totals.values())
-    rows.append(f"| **{head[-1]}** | **{_n(totals[1])}** | **{_n(totals[2])}** | **{_n(total)}** |")
-    return "\n".join(rows)
-
-
-def task_cells(content) -> dict:
-    """area -> the gradebook's KitCell for it (grade_id, points), exactly as autograder.outputs.gradebook
-    expects; ValueError when the notebook's task cells and the hidden suite's areas differ."""
-    from autograder.outputs.gradebook import kit_cells
-
-    areas = {area: per[1] + per[2] for area, per in content.by_area(content.suite_tests()).items()}
-    in_notebook = [c.source for c in content.CELLS if c.kind == "task"]
-    if sorted(in_notebook) != sorted(areas):
+def student_side(name: str) -> StudentSide:
+    """The student side of the grader that grades assignment `name` (any of its editions); ValueError naming
+    what is missing: an assignment without its whole student side is never built, nor released unchecked."""
+    if error := unknown_assignment(name):
+        raise ValueError(error)
+    grader = ASSIGNMENTS[name].split(".")[2]  # autograder.graders.<grader>.spec
+    if not (SCRIPTS / f"{grader}_notebook" / "__init__.py").is_file():
         raise ValueError(
-            f"the notebook's task cells {in_notebook} must be the hidden suite's areas {sorted(areas)}, one "
-            f"each: add or remove task(...) cells in {CELLS_PACKAGE.name}/lessons.py (GRADE_CELLS)"
+            f"the {grader} grader has no notebook to build: its content would be scripts/{grader}_notebook/ (CELLS, "
+            "EDITIONS, POINTS, SOLUTIONS: the docstring of scripts/build_notebook.py says what else a release needs)"
         )
-    return {cell.area: cell for cell in kit_cells(areas)}
+    release_of(grader)  # what of its catalog the release carries: ValueError naming the file when it has none
+    missing = [p.format(g=grader) for p in HAND_WRITTEN if not (SOURCE / grader / p.format(g=grader)).is_file()]
+    if missing:
+        raise ValueError(
+            f"the {grader} self-check is not written: assignments/source/{grader}/ has no {', '.join(missing)} "
+            "(a release's self-check is those files over coursecheck: see assignments/source/selftest/)"
+        )
+    content, parts = _packages(f"{grader}_notebook", "notebook_parts")
+    folders = {language: grader if language == "en" else f"{grader}_{language}" for language in content.EDITIONS}
+    editions = {other for other, module in ASSIGNMENTS.items() if module == ASSIGNMENTS[name]}
+    if set(folders.values()) != editions or "en" not in folders:
+        raise ValueError(
+            f"scripts/{grader}_notebook/ has editions {sorted(folders)}, the registry grades {sorted(editions)} with "
+            f"the {grader} grader: an English edition named {grader!r}, each other one {grader}_<language>, each "
+            "registered in autograder/graders/__init__.py (ASSIGNMENTS)"
+        )
+    return StudentSide(grader, content, parts, folders)
 
 
-def task_metadata(kit) -> dict:
-    """nbgrader's metadata of a task cell: the gradebook's own definition, points written as integers if whole."""
-    meta = kit.metadata()
-    meta["points"] = int(kit.points) if float(kit.points).is_integer() else kit.points
-    return meta
+def solution_class_source(class_name: str, path: Path | None = None) -> str:
+    """The exact text of `class class_name` (or a function) in the solutions file (default: weight_tying's)."""
+    side = student_side(DEFAULT)
+    return side.parts.build.solution_source(class_name, path or side.content.SOLUTIONS)
 
 
-def _task_text(kit, content, edition, values: dict[str, str]) -> str:
-    per = content.by_area(content.suite_tests())[kit.area]
-    local = edition.AREA_NAMES.get(kit.area, kit.area)
-    fill = {**values, "area": kit.area, "area_name": local, "points": _n(kit.points)}
-    fill.update({"area_ex1": _n(per[1]), "area_ex2": _n(per[2]), "area_split": content.area_split(per, edition)})
-    return _markdown(content.TASK_TEXT, content, edition, fill)
+def build_notebook(language: str = "en", assignment: str = DEFAULT) -> nbformat.NotebookNode:
+    """The instructor's notebook of one edition: solutions included."""
+    side = student_side(assignment)
+    return side.parts.build.notebook(side, language)
 
 
 def join_wrapped_lines(text: str) -> str:
-    """The source's hard wrapping undone inside paragraphs (``weight_tying_notebook/wrapping.py``)."""
-    return _content().join_wrapped_lines(text)
+    """The source's hard wrapping undone inside paragraphs (``notebook_parts/wrapping.py``)."""
+    return _parts().wrapping.join_wrapped_lines(text)
 
 
-def _budget(name: str) -> float:
-    """A time budget of the self-check (weight_tying_checks/budget.py's constant `name`), which the notebook
-    states: read from the file, so that the notebook says what the self-check keeps."""
-    path = FOLDERS["en"] / CHECKS / "budget.py"
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
-            return float(ast.literal_eval(node.value))
-    raise ValueError(f"{path} sets no {name} = <number>: the notebook states it, so keep it a plain constant there")
+def released_demos(side: StudentSide) -> str:
+    """released_demos.py: the digests (``coursecheck.cells.demo_digest``) of every edition's demonstration cells."""
+    cells = [cell for language in side.folders for cell in side.parts.build.notebook(side, language).cells]
+    demo = side.parts.build.DEMO_TAG
+    digests = sorted({demo_digest(c.source) for c in cells if demo in c.metadata.get("tags", [])})
+    return (
+        f"{_GENERATED[0]} from the notebook's cells: run it, do not edit this file.\n"
+        '"""Both sides: the demonstration cells every edition releases, each as the digest of its text\n'
+        "(``coursecheck.cells.demo_digest``): a graded run and the self-check leave out a cell with one of these\n"
+        "texts that nothing else needs (``coursecheck.cells.unneeded_demos``); a cell with any other text runs,\n"
+        'whatever its metadata says.\n"""\n\n'
+        "DIGESTS = frozenset(\n    {\n" + "".join(f'        "{d}",\n' for d in digests) + "    }\n)\n"
+    )
 
 
-def _markdown(key: str, content, edition, values: dict[str, str]) -> str:
-    if key not in edition.TEXT:
-        raise ValueError(
-            f"the {edition.LANGUAGE} edition has no text for markdown cell {key!r}: add it to {edition.__name__}"
-        )
-    text = edition.TEXT[key].strip("\n")
-    for name, value in values.items():
-        text = text.replace("{{" + name + "}}", value)
-    left = re.findall(r"\{\{(\w+)\}\}", text)
-    if left:
-        raise ValueError(
-            f"{edition.LANGUAGE} text {key!r} uses unknown placeholders {left}: known are {sorted(values)}"
-        )
-    return content.join_wrapped_lines(text) if edition.JOIN_WRAPPED_LINES else text
+def released_facts(side: StudentSide) -> str | None:
+    """released_facts.json: what the demonstration rule reads of every released cell but the exercises and the tests
+    (``coursecheck.cells.facts_table``: bound, used, spelled, reaches, by digest), so that a graded run reads only
+    the cells the student wrote or changed (the spec's ``released_facts``); None for notebooks without demos."""
+    cells = [cell for language in side.folders for cell in side.parts.build.notebook(side, language).cells]
+    if not any(side.parts.build.DEMO_TAG in c.metadata.get("tags", []) for c in cells):
+        return None
+    table = facts_table((c.source, c.metadata) for c in cells if c.cell_type == "code")
+    note = "Generated by scripts/build_notebook.py from the notebook's cells: run it, do not edit this file."
+    return json.dumps({"generated_by": note, "facts": table}, indent=1) + "\n"
 
 
-def build_notebook(language: str = "en") -> nbformat.NotebookNode:
-    """The instructor's notebook of one edition: solutions included."""
-    content = _content()
-    edition = content.EDITIONS[language]
-    used = {c.source for c in content.CELLS if c.kind == "markdown"} | {content.TASK_TEXT}
-    unused = set(edition.TEXT) - used
-    if unused:
-        raise ValueError(f"{edition.__name__} has texts no cell uses: {sorted(unused)}")
-    totals = content.by_exercise(content.suite_tests())
-    values = {
-        "total": _n(sum(totals.values())),
-        "ex1": _n(totals[1]),
-        "ex2": _n(totals[2]),
-        "points_table": points_table(content, edition),
-        "step_seconds": _n(_budget("STEP_SECONDS")),
-        "run_minutes": _n(_budget("RUN_SECONDS") / 60),
-    }
-    tasks = task_cells(content)
-    content.printed.check(content.EDITIONS, content.CELLS)
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {
-        "course_kit": {
-            "assignment": "weight_tying",
-            "language": language,
-            "generated_by": "scripts/build_notebook.py (edit scripts/weight_tying_notebook/ and solutions/)",
-        },
-        "kernelspec": dict(KERNELSPEC),
-        "language_info": {"name": "python"},
-    }
-    seen_ids: set[str] = set()
-    for index, cell in enumerate(content.CELLS):
-        if cell.kind == "markdown":
-            new = nbformat.v4.new_markdown_cell(_markdown(cell.source, content, edition, values))
-        elif cell.kind == "code":
-            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
-        elif cell.kind == "demo":
-            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
-            new.metadata.update(demo_metadata())
-        elif cell.kind == "solution":
-            source = solution_class_source(cell.source)  # its docstring and comments in the edition's words
-            new = nbformat.v4.new_code_cell(content.printed.code(cell._replace(source=source), edition))
-            new.metadata["nbgrader"] = _nbgrader(cell.grade_id, grade=False, solution=True, locked=False)
-        elif cell.kind == "test":
-            new = nbformat.v4.new_code_cell(content.printed.code(cell, edition))
-            new.metadata["nbgrader"] = _nbgrader(
-                cell.grade_id, grade=True, solution=False, locked=True, points=cell.points
-            )
-        elif cell.kind == "task":
-            kit = tasks[cell.source]
-            new = nbformat.v4.new_markdown_cell(_task_text(kit, content, edition, values))
-            new.metadata["nbgrader"] = task_metadata(kit)
-            cell = cell._replace(grade_id=kit.grade_id)
-        else:
-            raise ValueError(f"cell {index} has unknown kind {cell.kind!r}")
-        new.id = cell.grade_id or f"cell-{index:02d}"  # stable (nbformat's are random): rebuilds are identical
-        if new.id in seen_ids:
-            raise ValueError(f"duplicate grade_id {new.id!r}: nbgrader needs unique ids")
-        seen_ids.add(new.id)
-        nb.cells.append(new)
-    nbformat.validate(nb)
-    return nb
-
-
-def render(language: str = "en") -> str:
-    return nbformat.writes(build_notebook(language)) + "\n"
-
-
-def _shared_files() -> dict[Path, str]:
+def _shared_files(side: StudentSide) -> dict[Path, str]:
     """relative path -> text of every hand-written file of the English folder (the notebook excepted)."""
-    english = FOLDERS["en"]
-    generated = {Path(CHECKS) / name for name in (*COPIED, "messages.py", "edition.py", "released_demos.py")}
-    generated.add(Path("weight_tying.ipynb"))
+    english = SOURCE / side.folders["en"]
+    copied = ("said.py", *release_of(side.grader).RELEASED_FILES, "messages.py", "edition.py", "released_demos.py")
+    generated = {Path(side.checks) / name for name in copied} | {Path(side.notebook)}
     files = {}
     for path in sorted(p for p in english.rglob("*") if p.is_file()):
         rel = path.relative_to(english)
@@ -312,42 +218,52 @@ def _shared_files() -> dict[Path, str]:
     return files
 
 
-def outputs(root: Path = SOURCE) -> dict[Path, str]:
-    """Every file the build writes under `root` (the course's source/ folder), with its content.
+def _copied(side: StudentSide) -> dict[str, str]:
+    """The checks package's copies of the kit's files: the catalog mechanism and the grader's RELEASED_FILES."""
+    paths = {"said.py": ROOT / "autograder" / "protocol" / "said.py"}
+    paths.update({name: side.grader_dir / name for name in release_of(side.grader).RELEASED_FILES})
+    out = {}
+    for name, path in paths.items():
+        text = path.read_text("utf-8")
+        for absolute, relative in _SIBLING_IMPORTS.items():
+            text = text.replace(absolute, relative)
+        out[name] = _COPY_HEADER.format(name=path.name) + text
+    return out
+
+
+def outputs(root: Path = SOURCE, assignment: str = DEFAULT) -> dict[Path, str]:
+    """Every file the build writes under `root` (the course's source/ folder) for `assignment`'s editions.
 
     Into the real source/ folder the English edition's hand-written files are not written (they are its
-    source); into any other root they are copied too, so that the root holds both complete editions.
+    source); into any other root they are copied too, so that the root holds every edition complete.
     """
-    root = Path(root)
+    side = student_side(assignment)
+    root, parts = Path(root), side.parts
     files: dict[Path, str] = {}
-    shared = _shared_files()
-    demos = released_demos()
-    for language, name in EDITION_FOLDERS.items():
-        folder = root / name
-        files[folder / "weight_tying.ipynb"] = render(language)
-        files[folder / "README.md"] = (c := _content()).readme.render(c.EDITIONS[language], ROOT, EDITION_FOLDERS)
-        for copied, path in COPIED.items():
-            text = path.read_text("utf-8")
-            for absolute, relative in _SIBLING_IMPORTS.items():
-                text = text.replace(absolute, relative)
-            files[folder / CHECKS / copied] = _COPY_HEADER.format(name=path.name) + text
-        files[folder / CHECKS / "messages.py"] = released_messages()
-        files[folder / CHECKS / "released_demos.py"] = demos
-        files[folder / CHECKS / "edition.py"] = (
+    shared, demos, copied = _shared_files(side), released_demos(side), _copied(side)
+    catalog = messages_module(side.grader)
+    for language, name in side.folders.items():
+        folder, checks = root / name, root / name / side.checks
+        files[folder / side.notebook] = nbformat.writes(parts.build.notebook(side, language)) + "\n"
+        edition = side.content.EDITIONS[language]
+        files[folder / "README.md"] = parts.readme.render(edition, ROOT, side.folders, side.content_name)
+        files.update({checks / file: text for file, text in copied.items()})
+        files[checks / "messages.py"] = catalog
+        files[checks / "released_demos.py"] = demos
+        files[checks / "edition.py"] = (
             "# Generated by scripts/build_notebook.py: the language of this edition of the assignment.\n"
             f'LANGUAGE = "{language}"\n'
         )
-        if folder != FOLDERS["en"]:
-            files.update(
-                {folder / rel: _SHARED_HEADER.format(rel=rel.as_posix()) + text for rel, text in shared.items()}
-            )
+        if folder != SOURCE / side.folders["en"]:
+            for rel, text in shared.items():
+                files[folder / rel] = _SHARED_HEADER.format(rel=f"{side.folders['en']}/{rel.as_posix()}") + text
     return files
 
 
-def _stale_extras(files: dict[Path, str], root: Path, english: Path = FOLDERS["en"]) -> list[Path]:
+def _stale_extras(files: dict[Path, str], root: Path, side: StudentSide, english: Path) -> list[Path]:
     """Files in a generated folder that a fresh build would not write (deleted or renamed at the source)."""
     present = set()
-    for name in EDITION_FOLDERS.values():
+    for name in side.folders.values():
         folder = Path(root) / name
         if folder.is_dir():
             found = {p for p in folder.rglob("*") if p.is_file() and not _NOT_SOURCE.search(p.as_posix())}
@@ -359,6 +275,9 @@ def _stale_extras(files: dict[Path, str], root: Path, english: Path = FOLDERS["e
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    choices = ", ".join(sorted(ASSIGNMENTS))
+    what = f"an assignment or edition ({choices}); default {DEFAULT}"
+    parser.add_argument("--assignment", default=DEFAULT, help=what)
     parser.add_argument("--check", action="store_true", help="compare with the committed files, write nothing")
     parser.add_argument("--root", type=Path, default=SOURCE, help=f"default: {SOURCE.relative_to(ROOT)}")
     copy = "with --check: the source/ folder of a copy of the course, held to what the build writes into this one"
@@ -366,19 +285,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.copy is not None and not args.check:
         parser.error("--copy goes with --check: build into the kit's own source/ folder, then copy the course")
+    try:
+        side = student_side(args.assignment)
+    except ValueError as error:
+        print(f"cannot build {args.assignment!r}: {error}", file=sys.stderr)
+        return 2
+    command = "python scripts/build_notebook.py" + ("" if side.grader == DEFAULT else f" --assignment {side.grader}")
     if args.copy is not None:
-        files = {args.copy / p.relative_to(SOURCE): text for p, text in outputs(SOURCE).items()}
-        extras = _stale_extras(files, args.copy, english=args.copy / EDITION_FOLDERS["en"])
+        files = {args.copy / p.relative_to(SOURCE): text for p, text in outputs(SOURCE, side.grader).items()}
+        extras = _stale_extras(files, args.copy, side, english=args.copy / side.folders["en"])
     else:
-        files = outputs(args.root)
-        extras = _stale_extras(files, args.root)
+        files = outputs(args.root, side.grader)
+        extras = _stale_extras(files, args.root, side, english=SOURCE / side.folders["en"])
         if args.root == SOURCE:  # the grader's own record, written with the kit's course
-            files[RELEASED_DEMOS] = released_demos()
-            files[RELEASED_FACTS] = released_facts()
+            files[side.grader_dir / "released_demos.py"] = released_demos(side)
+            if (facts := released_facts(side)) is not None:
+                files[side.grader_dir / "released_facts.json"] = facts
     if args.check:
         stale = [p for p, text in files.items() if (p.read_text(encoding="utf-8") if p.is_file() else "") != text]
         for path in stale + extras:
-            print(f"{path} is out of date: run python scripts/build_notebook.py", file=sys.stderr)
+            print(f"{path} is out of date: run {command}", file=sys.stderr)
         if not stale and not extras:
             print(f"{len(files)} generated files are up to date")
         return 1 if stale or extras else 0

@@ -1,12 +1,15 @@
-"""Build the students' wheel: the `dnnlpy` library alone, without `autograder` or `solutions`.
+"""Build the students' wheel: the book's library `dnnlpy` and the kit's notebook reader and self-check framework
+`coursecheck`, without `autograder` or `solutions`.
 
     python scripts/build_student_package.py               # wheel into dist/student/
     python scripts/build_student_package.py --out DIR     # wheel into DIR
 
 The root pyproject.toml installs the whole kit (library and grader) for instructors. Students get only this
 wheel plus the nbgrader release folder: `pip install dnnlpy-<version>-py3-none-any.whl`, then `pytest` in the
-release folder. The wheel is built from a throw-away project directory holding a copy of dnnlpy/ (data files
-included) and a small pyproject.toml, with `pip wheel --no-build-isolation` so that no download is needed.
+release folder (each release's checks package is written against coursecheck, which the wheel carries beside
+dnnlpy: one file to hand out). The wheel is built from a throw-away project directory holding a copy of both
+packages (data files included) and a small pyproject.toml, with `pip wheel --no-build-isolation` so that no
+download is needed.
 """
 
 from __future__ import annotations
@@ -19,10 +22,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-__all__ = ["ROOT", "PACKAGE", "DEPENDENCIES", "package_version", "write_project", "build_wheel", "main"]
+__all__ = ["ROOT", "PACKAGE", "SHIPPED", "DEPENDENCIES", "package_version", "write_project", "build_wheel", "main"]
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGE = ROOT / "dnnlpy"
+PACKAGE = ROOT / "dnnlpy"  # the wheel's name and version are the book's library's
+SHIPPED = ("coursecheck",)  # the kit's packages the wheel carries beside it (each a folder of the kit)
 DEFAULT_OUT = ROOT / "dist" / "student"
 # What the library, the release notebook and its self-check import. torch has the same range as the root
 # pyproject (the local CPU wheel satisfies it; install torch first so that pip does not pick a CUDA build).
@@ -36,12 +40,12 @@ build-backend = "setuptools.build_meta"
 [project]
 name = "dnnlpy"
 version = "{version}"
-description = "Teaching library for the weight-tying assignment (chapter 18.4); students' package"
+description = "Teaching library for chapter 18.4 and the course's notebook self-check; students' package"
 requires-python = ">=3.11"
 dependencies = [{dependencies}]
 
 [tool.setuptools.packages.find]
-include = ["dnnlpy*"]
+include = ["dnnlpy*", "coursecheck*"]
 
 [tool.setuptools.package-data]
 dnnlpy = ["data/*.txt"]
@@ -58,13 +62,17 @@ def package_version(package: Path = PACKAGE) -> str:
 
 
 def write_project(project: Path, package: Path = PACKAGE) -> Path:
-    """Fill the empty directory `project` with pyproject.toml and a clean copy of `package`; returns it."""
+    """Fill the empty directory `project` with pyproject.toml and clean copies of `package` and of ``SHIPPED``
+    (from the kit beside `package`); returns it."""
     if not (package / "__init__.py").is_file():
         raise ValueError(f"{package} is not a Python package (no __init__.py); pass the dnnlpy/ folder")
     if project.exists() and any(project.iterdir()):
         raise ValueError(f"project directory {project} is not empty; pass a new or empty directory")
     project.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(package, project / "dnnlpy", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name, folder in {"dnnlpy": package, **{name: package.parent / name for name in SHIPPED}}.items():
+        if not (folder / "__init__.py").is_file():
+            raise ValueError(f"{folder} is not a Python package (no __init__.py): the wheel ships {name}/ from there")
+        shutil.copytree(folder, project / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     dependencies = ", ".join(f'"{d}"' for d in DEPENDENCIES)
     (project / "pyproject.toml").write_text(
         PYPROJECT.format(version=package_version(package), dependencies=dependencies), encoding="utf-8"
@@ -73,7 +81,7 @@ def write_project(project: Path, package: Path = PACKAGE) -> Path:
 
 
 def build_wheel(out: Path, package: Path = PACKAGE, python: str = sys.executable) -> Path:
-    """Build the dnnlpy-only wheel into `out` and return its path (raises RuntimeError if pip fails)."""
+    """Build the students' wheel into `out` and return its path (raises RuntimeError if pip fails)."""
     out = Path(out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="dnnlpy-wheel-") as tmp:

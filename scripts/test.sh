@@ -11,8 +11,9 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$root/scripts/setup.sh"
 cd "$root"
-# Both editions' source folders are built, never committed (the notebooks, the release's catalog).
+# Every assignment's source folders are built, never committed (the notebooks, the release's catalog).
 "$root/.venv/bin/python" scripts/build_notebook.py >/dev/null
+"$root/.venv/bin/python" scripts/build_notebook.py --assignment selftest >/dev/null
 # nbgrader calls `alembic` and `jupyter` from PATH: the venv's bin must come first.
 export PATH="$root/.venv/bin:$PATH"
 # Two shared cores: one intra-op thread per process beats oversubscription by a wide margin here.

@@ -6,8 +6,9 @@
 
 It runs ``python -m autograder grade --assignment NAME FILE`` in this process under ``sys.setprofile`` and
 records, from the moment ``autograder/cli/grade.py``'s ``run`` is called until it returns, every call that
-enters a module of the kit (``autograder``, ``dnnlpy``), in the thread that runs ``run`` (the pool's worker
-threads and the sandbox's and judge's processes are not followed; ``--executor fresh`` grades in this thread).
+enters a module of the kit (``autograder``, ``coursecheck``, ``dnnlpy``), in the thread that runs ``run`` (the
+pool's worker threads and the sandbox's and judge's processes are not followed; ``--executor fresh`` grades in
+this thread).
 Code run by an import (a module's body) is left out: it is loading, not the grade's path.
 
 How to read it:
@@ -44,7 +45,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-KIT = ("autograder", "dnnlpy")  # the kit's own packages: what a visit is counted in
+KIT = ("autograder", "coursecheck", "dnnlpy")  # the kit's own packages: what a visit is counted in
 START = ("autograder.cli.grade", "run")  # the call followed
 GRADED = {("autograder.grading.executors", "grade_file"), ("autograder.outputs.classrun", "grade_class")}
 MARKING = "autograder.grading.marking"

@@ -65,12 +65,12 @@ class AssignmentSpec:
     # runs import a copy of dnnlpy in which these are stubs that raise (``autograder.sandbox.library``), so
     # there is nothing to delegate to; the grader's experiments see which stubs the student's code reached.
     withheld: tuple[str, ...] = ()
-    # The demonstration cells the course released, as the digests of their texts (``dnnlpy.cells.demo_digest``,
+    # The demonstration cells the course released, as the digests of their texts (``coursecheck.cells.demo_digest``,
     # recorded by the build): a graded run leaves out those nothing else needs, as the self-check does; a cell
     # whose text is not one of them is the student's and runs. Empty: every cell runs.
     released_demos: frozenset[str] = frozenset()
     # What the demonstration rule reads of every released cell but the exercises and tests, by its text's digest:
-    # [bound, used, spelled, reaches] (``dnnlpy.cells.cell_facts``, as plain lists, recorded by the build with the
+    # [bound, used, spelled, reaches] (``coursecheck.cells.cell_facts``, as plain lists, recorded by the build with the
     # digests): a graded run reads only the cells the student wrote or changed.
     released_facts: Mapping[str, list] = field(default_factory=dict, compare=False)  # (derived from the digests)
     # What pages and reports call the assignment, in every language ("Weight Tying": a name, like a chapter's

@@ -17,7 +17,7 @@ from __future__ import annotations
 from autograder.grading.gradescope.messages import GRADESCOPE
 from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
-from dnnlpy.notebook import CellPlace, name_cell
+from coursecheck.notebook import CellPlace, name_cell
 
 __all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
 
@@ -347,7 +347,7 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
 
 def cell_name(place: CellPlace, language: str = "en") -> str:
     """A notebook cell's name in `language`: its number, its section's heading and its first line
-    (``dnnlpy.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
+    (``coursecheck.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
     en_zh = {form: MESSAGES[f"cell.place.{form}"] for form in ("full", "no_heading", "no_first", "bare")}
     return name_cell(place, {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()})
 

@@ -50,7 +50,7 @@ from autograder.protocol.said import render as render_said
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.runs import SandboxResult
-from dnnlpy.notebook import cell_places
+from coursecheck.notebook import cell_places
 
 __all__ = [
     "Submission",

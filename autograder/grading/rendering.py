@@ -27,7 +27,7 @@ from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
 from autograder.grading.titles import charge_title, experiment_title, names, test_title
 from autograder.protocol.said import render as render_said
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 __all__ = ["rendered", "show", "part_words", "stopped_at", "place", "in_scheme_order", "reason_key"]
 

@@ -20,7 +20,7 @@ from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text
 from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.typed import fields_from_wire, wire_fields
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 __all__ = [
     "TestOutcome",
@@ -160,7 +160,7 @@ class RunFacts:
     # judge.stopped.time; None when it did not): the not-judged tests' message says it in the student's language.
     judge_stop: Text | None = None
     # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
-    # index as text -> [its section's heading, its first line] (``dnnlpy.notebook.cell_places``); empty for a .py.
+    # index as text -> [its section's heading, its first line] (``coursecheck.notebook.cell_places``); empty for a .py.
     cells: dict = field(default_factory=dict)
     # What the run tried that its sandbox refused, [kind, what] (``grading.refusals``: "output", "files", "call"):
     # said to the TA and the student, never a point

@@ -3,9 +3,10 @@
     key = sha256(submission bytes, grader code, kit version, seed, limits)
 
 "Grader code" is the grader's folder (``autograder/graders/<name>/``: runner experiments, judge, suite,
-diagnosis; its calibration corpus excluded), the shared runner, judge and protocol packages, and ``dnnlpy/``
-(the judge recomputes expected values with it). Hidden entries (an editor's ``.engine.py.swp``, a ``.DS_Store``,
-a dot-folder) and bytecode are not code that decides a grade and stay out, so they never cause a regrade.
+diagnosis; its calibration corpus excluded), the shared runner, judge and protocol packages, ``coursecheck/`` (the
+notebook reader: which cells of a hand-in run) and ``dnnlpy/`` (the judge recomputes expected values with it).
+Hidden entries (an editor's ``.engine.py.swp``, a ``.DS_Store``, a dot-folder) and bytecode are not code that
+decides a grade and stay out, so they never cause a regrade.
 Limits are in the key because a longer time limit can turn a timeout into a score. The key is recorded in each
 result file; an unchanged rerun finds every key equal and grades nothing.
 
@@ -34,7 +35,7 @@ __all__ = ["grader_digest", "submission_digest", "grading_key"]
 
 _VERSION = "grading-key-1"  # bump when the key's recipe changes
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", "calibration"}
-_SHARED = ("autograder/runner", "autograder/judge", "autograder/protocol")
+_SHARED = ("autograder/runner", "autograder/judge", "autograder/protocol", "coursecheck")
 _CHUNK = 1 << 20
 
 

@@ -1,11 +1,12 @@
 """Trusted: the course's guard on nbgrader's ``generate_assignment``: a kit assignment is released only as the
 build makes it.
 
-Both editions' source folders hold files that ``scripts/build_notebook.py`` writes and the repository never
-commits (the notebooks, the release's catalog and diagnosis): in a fresh clone they are missing, and after an
-edit of their sources they are stale. The course's ``nbgrader_config.py`` makes ``built_first(SOURCE)`` the
-GenerateAssignment converter's pre-convert hook, so a release of a kit assignment stops, naming the build
-command, unless its source folder is what a fresh build makes.
+Every kit assignment's source folders hold files that ``scripts/build_notebook.py --assignment NAME`` writes and the
+repository never commits (the notebooks, the release's catalog and diagnosis): in a fresh clone they are missing,
+and after an edit of their sources they are stale. The course's ``nbgrader_config.py`` makes ``built_first(SOURCE)``
+the GenerateAssignment converter's pre-convert hook, so a release of any kit assignment stops, naming the build
+command, unless its source folder is what a fresh build makes; an assignment the build cannot make (a grader
+without a student side) stops too, saying what it lacks: nothing of the kit's is released unchecked.
 """
 
 from __future__ import annotations
@@ -17,15 +18,17 @@ from pathlib import Path
 
 from autograder.graders.kit import KIT_ROOT
 
-__all__ = ["built_first", "BUILD_COMMAND"]
+__all__ = ["built_first", "refusal", "BUILD_COMMAND", "CANNOT_BUILD"]
 
 BUILD_COMMAND = "python scripts/build_notebook.py"
+CANNOT_BUILD = 2  # the build's exit status for an assignment it cannot make (what is missing on its stderr)
 
 
 def built_first(source: str | Path) -> Callable[..., None]:
     """nbgrader's pre-convert hook for the course whose source folder is `source`: SystemExit, with the build
-    command, for a kit assignment whose own source folder is missing a built file or holds a stale one (nbgrader
-    logs and ignores any Exception a hook raises, and would release what is there)."""
+    command, for a kit assignment whose own source folder is missing a built file or holds a stale one, or which
+    the build cannot make (nbgrader logs and ignores any Exception a hook raises, and would release what is
+    there)."""
     root = Path(source)
 
     def hook(*, assignment: str, student: str, notebooks: list) -> None:
@@ -33,15 +36,29 @@ def built_first(source: str | Path) -> Callable[..., None]:
 
         if assignment not in ASSIGNMENTS:  # an assignment of the course's own: nbgrader's business
             return
-        check = [sys.executable, str(KIT_ROOT / "scripts" / "build_notebook.py"), "--check", "--copy", str(root)]
-        proc = subprocess.run(check, capture_output=True, text=True, timeout=600)
-        folder = f"{root / assignment}/"  # the build writes other folders too: this release needs its own
-        stale = [line for line in proc.stderr.splitlines() if line.startswith(folder)]
-        if stale or proc.returncode not in (0, 1):
-            raise SystemExit(
-                f"{assignment!r} is not released: its source folder is not what the build makes "
-                f"({len(stale)} file(s) missing or out of date, first {stale[0] if stale else proc.stderr[-300:]}). "
-                f"Run `{BUILD_COMMAND}` in the kit ({KIT_ROOT}), then release again."
-            )
+        build = [sys.executable, str(KIT_ROOT / "scripts" / "build_notebook.py"), "--assignment", assignment]
+        proc = subprocess.run([*build, "--check", "--copy", str(root)], capture_output=True, text=True, timeout=600)
+        why = refusal(assignment, root, proc.returncode, proc.stderr)
+        if why is not None:
+            raise SystemExit(why)
 
     return hook
+
+
+def refusal(assignment: str, root: Path, returncode: int, stderr: str) -> str | None:
+    """Why kit assignment `assignment` of the course's source folder `root` is not released, from what
+    ``build_notebook.py --assignment NAME --check --copy ROOT`` said (its exit status and stderr); None: released."""
+    if returncode == CANNOT_BUILD:
+        return (
+            f"{assignment!r} is not released: the kit cannot build its source folder, so nothing would check what "
+            f"is there ({stderr.strip()[-600:]})"
+        )
+    folder = f"{Path(root) / assignment}/"  # the build checks the other editions too: this release needs its own
+    stale = [line for line in stderr.splitlines() if line.startswith(folder)]
+    if stale or returncode not in (0, 1):
+        return (
+            f"{assignment!r} is not released: its source folder is not what the build makes "
+            f"({len(stale)} file(s) missing or out of date, first {stale[0] if stale else stderr[-300:]}). "
+            f"Run `{BUILD_COMMAND} --assignment {assignment}` in the kit ({KIT_ROOT}), then release again."
+        )
+    return None

@@ -38,7 +38,7 @@ from autograder.outputs.wording import (
     run_state,
     syntax_errors,
 )
-from dnnlpy.notebook import CellPlace
+from coursecheck.notebook import CellPlace
 
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 

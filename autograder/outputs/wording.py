@@ -24,7 +24,7 @@ from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts
 from autograder.grading.titles import readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
-from dnnlpy.notebook import CellPlace, cell_places
+from coursecheck.notebook import CellPlace, cell_places
 
 __all__ = [
     "readable_test",
@@ -44,7 +44,7 @@ __all__ = [
 
 
 def cell_starts(path: str | Path | None) -> Mapping[int, CellPlace]:
-    """cell index -> where the cell is (its section's heading and first line: ``dnnlpy.notebook.cell_places``),
+    """cell index -> where the cell is (its section's heading and first line: ``coursecheck.notebook.cell_places``),
     from the submission on disk ({} when not a notebook). The notebook is read when a cell is first looked up:
     most pages name no cell, and a class's report would otherwise parse every notebook again."""
     if path is None or Path(path).suffix != ".ipynb":

@@ -44,7 +44,7 @@ RUN_SECONDS = 30.0
 def namespace_of(source_or_path: str | Path, budgets: Budgets | None = None) -> dict:
     """What a submission defines: a path (.py / .ipynb) or the text of a .py file, run as a kernel would
     (each cell within its budget, given `budgets`)."""
-    from dnnlpy.notebook import exec_source, load_notebook
+    from coursecheck.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if isinstance(source_or_path, Path):

@@ -117,9 +117,9 @@ def load_submission(
     """Run the submission's code the way a kernel would, each cell within its budget (none without
     `budgets`); returns an object with .namespace and .errors. Given the names the run must define
     (`required`), a notebook's demonstrations as released (their texts' digests among `released`) that nothing
-    else can need are left out, as the self-check leaves them out (``dnnlpy.cells.unneeded_demos``; `facts`: the
+    else can need are left out, as the self-check leaves them out (``coursecheck.cells.unneeded_demos``; `facts`: the
     build's ``cell_facts`` of the released cells, by digest, so that only the student's own cells are read)."""
-    from dnnlpy.notebook import exec_source, load_notebook
+    from coursecheck.notebook import exec_source, load_notebook
 
     run_cell = None if budgets is None else budgets.cell
     if kind == "ipynb":
@@ -138,7 +138,7 @@ def load_submission(
 
 
 def _facts(plain: Any) -> dict:
-    """The job's {digest: [bound, used, spelled, reaches]} as ``dnnlpy.cells.cell_facts`` gives them."""
+    """The job's {digest: [bound, used, spelled, reaches]} as ``coursecheck.cells.cell_facts`` gives them."""
     if not isinstance(plain, dict):
         raise ValueError(f"the job's released_facts is a {type(plain).__name__}, not a mapping: rebuild the job")
     return {

@@ -138,7 +138,7 @@ class Budgets:
         signal.setitimer(signal.ITIMER_REAL, 0)
 
     def cell(self, index: int, call: Callable[[], None]) -> None:
-        """Run one cell's code under its budget (``dnnlpy.notebook``'s ``run_cell``); a stopped cell raises
+        """Run one cell's code under its budget (``coursecheck.notebook``'s ``run_cell``); a stopped cell raises
         TimeBudgetExceeded, which the loader records as that cell's error before it runs the next one."""
         seconds = self.cell_seconds()
         stopped, _ = self.run(call, seconds)

@@ -23,8 +23,9 @@ __all__ = [
     "run_cgroup",
 ]
 
-# What every runner imports of the kit besides its grader's own runner package (exposed whole).
-RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol")
+# What every runner imports of the kit besides its grader's own runner package and dnnlpy (exposed whole): the
+# runner, the evidence format, and the notebook reader (``coursecheck.notebook``), which runs the cells.
+RUNNER_PACKAGES = ("autograder.runner", "autograder.protocol", "coursecheck")
 
 
 @dataclass

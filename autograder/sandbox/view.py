@@ -11,14 +11,14 @@ In the ``namespaces`` mode the jail builds the runner's root from four lists thi
   (``grading-output/``, ``assignments/``, ``solutions/``, ``tests/``, ``.git``, a demo course copy, any file
   an instructor drops there later);
 - ``kit_binds``: what is let back in on top of the mask: the interpreter's folders that live in the kit
-  (``<kit>/.venv``) and the packages the runner imports, each one's folder whole (``dnnlpy/``,
+  (``<kit>/.venv``) and the packages the runner imports, each one's folder whole (``dnnlpy/``, ``coursecheck/``,
   ``autograder/runner/``, a grader's ``runner/``) plus its parent packages' ``__init__.py``. So what a grader
   puts in its ``runner/`` folder is what its experiments may import; its ``judge/`` folder is never shown. When
   the grader withholds part of dnnlpy, the folder of its copy (``library``) is bound instead, read-only, and
   the real ``dnnlpy/`` is not shown anywhere (inside an installed kit's prefix it is covered). The kit root
   stays a real
-  (empty) folder, so the editable install's finder, which points at ``<kit>/autograder`` and
-  ``<kit>/dnnlpy``, still resolves both packages;
+  (empty) folder, so the editable install's finder, which points at ``<kit>/autograder``, ``<kit>/coursecheck``
+  and ``<kit>/dnnlpy``, still resolves the packages;
 - ``hides``: the deny-list (``hidden_paths``: every grader's judge folder and solution, the kit's course
   copies, gradebooks, tests and history, and the caller's extra paths such as the submissions being graded)
   plus every ``gradebook.db`` inside an exposed kit folder, kept only where it lies inside an allowed
@@ -53,7 +53,7 @@ __all__ = [
     "KIT_PACKAGES",
 ]
 
-KIT_PACKAGES = ("dnnlpy",)  # imported by the runner (dnnlpy.notebook); no instructor files live there
+KIT_PACKAGES = ("dnnlpy",)  # the library the cells import (unless a copy stands in); no instructor files live there
 _SYSTEM = ("/usr", "/etc", "/sys")
 _LIBS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _PRIVATE = ("/tmp", "/var/tmp", "/dev/shm", "/proc")  # the sandbox's own folders: never bound from the host
@@ -213,7 +213,13 @@ def hidden_paths(specs: Iterable, extra: Iterable[str | Path] = ()) -> tuple[str
     paths += [*kit.glob("*/gradebook.db"), kit / "gradebook.db"]
     for spec in specs:
         paths += [Path(spec.judge_dir), Path(spec.solution_path)]
-    code = [kit / "autograder", kit / "dnnlpy", Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()]
+    code = [
+        kit / "autograder",
+        kit / "coursecheck",
+        kit / "dnnlpy",
+        Path(sys.prefix).resolve(),
+        Path(sys.base_prefix).resolve(),
+    ]
     for path in (Path(p).resolve() for p in extra):
         if path.is_dir() and any(path == n or path in n.parents or n in path.parents for n in code):
             continue

@@ -1,14 +1,19 @@
-"""The weight-tying notebook's content (built by scripts/build_notebook.py), for every edition.
+"""The weight-tying notebook's content (built by ``scripts/build_notebook.py``), for every edition.
 
 `CELLS` is the one list of cells both editions share: code, solution and test cells are written once, and
 each markdown cell is a key that every edition's `TEXT` must define (text_en.py, text_zh.py). Add a cell by
-adding it to the list below (and, for markdown, its text to every edition).
+adding it to the list below (and, for markdown, its text to every edition). What the build reads of an
+assignment's content: ``CELLS``, ``EDITIONS``, ``POINTS`` and ``SOLUTIONS``; it builds the notebook with the parts
+every assignment shares (``scripts/notebook_parts/``).
 """
 
 from __future__ import annotations
 
-from . import printed, readme, released, text_en, text_zh
-from .cells import TASK_TEXT, Cell
+from pathlib import Path
+
+from ..notebook_parts.points import Points
+from . import text_en, text_zh
+from .cells import Cell
 from .lessons import (
     EXERCISE_1,
     EXERCISE_2,
@@ -24,23 +29,18 @@ from .lessons import (
     TOKENIZER,
     TRY_IT,
 )
-from .points import area_split, by_area, by_exercise, suite_tests
-from .wrapping import join_wrapped_lines
 
-__all__ = [
-    "Cell",
-    "CELLS",
-    "TASK_TEXT",
-    "EDITIONS",
-    "printed",
-    "readme",
-    "released",
-    "by_area",
-    "by_exercise",
-    "suite_tests",
-    "area_split",
-    "join_wrapped_lines",
-]
+__all__ = ["CELLS", "EDITIONS", "POINTS", "SOLUTIONS"]
+
+_KIT = Path(__file__).resolve().parents[2]
+SOLUTIONS = _KIT / "solutions" / "weight_tying.py"  # the solution cells' classes, their regions verbatim
+# The hidden suite's points (its marking scheme): a test's name says its exercise; the table lists the areas in the
+# order the notebook teaches them.
+POINTS = Points(
+    scheme=_KIT / "autograder" / "graders" / "weight_tying" / "marking.toml",
+    exercises={1: ("test_tied_",), 2: ("test_wrapper_", "test_generate_")},
+    order=("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation"),
+)
 
 CELLS: list[Cell] = [
     INTRO,

@@ -1,6 +1,6 @@
 """A cell is named alike by the self-check and the grader: numbered from 1 (text cells included), with its
 section's heading and its first line (JupyterLab shows no numbers), in the student's language; both word it
-with ``dnnlpy.notebook.name_cell`` over the same templates."""
+with ``coursecheck.notebook.name_cell`` over the same templates."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ import json
 import pytest
 import torch
 
-from autograder.graders.weight_tying.messages import CATALOG
 from autograder.graders.weight_tying.runner.tools import error_text
 from autograder.grading import pipeline
 from autograder.grading.catalog import MESSAGES
@@ -19,7 +18,8 @@ from autograder.grading.readable import clean_message
 from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts
 from autograder.outputs.feedback import feedback_html
-from dnnlpy.notebook import load_notebook
+from coursecheck.messages import MESSAGES as SELF_CHECK_WORDS
+from coursecheck.notebook import load_notebook
 
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 
@@ -50,22 +50,20 @@ def _starting(cells, start: str) -> dict:
 
 def test_the_grader_and_the_self_check_word_a_cell_with_the_same_templates():
     for form in ("full", "no_heading", "no_first", "bare"):
-        assert MESSAGES[f"cell.place.{form}"] == (CATALOG[f"check.place.{form}"].en, CATALOG[f"check.place.{form}"].zh)
+        assert MESSAGES[f"cell.place.{form}"] == SELF_CHECK_WORDS[f"check.place.{form}"]
 
 
 @pytest.mark.parametrize("language", list(EDITIONS))
 def test_a_cell_that_raised_while_loading_is_named_alike_by_the_self_check_the_page_and_gradescope(
     checks, tmp_path, monkeypatch, language
 ):
-    from weight_tying_checks import demos
-
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
 
     def edit(cells):
         _starting(cells, TRY_IT)["source"] = "raise ValueError('boom')\n"
 
     path = _notebook(tmp_path, language, edit)
-    loaded = demos.load(path)
+    loaded = checks.SELF_CHECK.load(path)
     assert loaded.errors == [(29, "ValueError: boom")]
     self_check = checks.tell("check.cell", place=loaded.cell(29), message="ValueError: boom")
     name = TRY_IT_NAME[language].replace("torch.manual_seed(0)", "raise ValueError('boom')")
@@ -94,9 +92,7 @@ def test_a_raise_inside_a_check_is_at_the_cell_the_grader_numbers(checks, tmp_pa
         cell["source"] = source.replace("    def forward(self, input_ids", raising + "    def _old(self, input_ids", 1)
 
     path = _notebook(tmp_path, language, edit)
-    from weight_tying_checks import demos
-
-    outcome = demos.load(path).session.outcome("test_tied_forward_returns_logits")
+    outcome = checks.SELF_CHECK.load(path).session.outcome("test_tied_forward_returns_logits")
     assert EXERCISE_1[language] in outcome.message, outcome.message
     line = next(n for n in (int(w) for w in outcome.message.replace("，", " ").split() if w.isdigit()) if n < 15)
 

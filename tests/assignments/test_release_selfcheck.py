@@ -1,6 +1,6 @@
 """The public checks (weight_tying_checks, shared by `pytest` and the notebook's practice cells), in-process.
 
-Each wrong answer is the reference with one edit; its classes are loaded with dnnlpy.notebook.exec_source and
+Each wrong answer is the reference with one edit; its classes are loaded with coursecheck.notebook.exec_source and
 handed to a fresh Session of the checks. test_selfcheck_corpus.py walks the calibration corpus the same way.
 """
 
@@ -11,7 +11,7 @@ import re
 import pytest
 import torch
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 TIE = "self.lm_head.weight = self.token_embed.weight"
 LOOP = "logits[:, -1, :].argmax(dim=-1, keepdim=True)"
@@ -170,7 +170,9 @@ def _edited(source: str, edits) -> str:
 def _session(checks, source: str):
     result = exec_source(source, "submission.py")
     assert result.errors == []
-    return checks.Session({name: result.namespace.get(name) for name in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")})
+    return checks.SELF_CHECK.session(
+        {name: result.namespace.get(name) for name in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")}
+    )
 
 
 def test_the_checks_are_the_ones_listed_here_in_teaching_order(checks):
@@ -242,7 +244,7 @@ def test_every_waiting_check_knows_the_failure_it_waits_for(checks):
 
 
 def test_a_class_not_defined_is_said_once(checks):
-    session = checks.Session(
+    session = checks.SELF_CHECK.session(
         {"TiedEmbeddingLM": None, "MiniGPTWithWeightTying": None},
         {"TiedEmbeddingLM": "nb.ipynb does not define TiedEmbeddingLM (cell 3 raised SyntaxError)"},
     )
@@ -333,7 +335,7 @@ def test_practice_leaves_the_notebooks_random_state_alone(checks, solution_sourc
 def test_the_language_setting_switches_messages_to_chinese(checks, solution_source, monkeypatch, capsys):
     bad = exec_source(_edited(solution_source, WRONG["copied table"][0]), "bad.py").namespace
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
-    outcome = checks.Session({"TiedEmbeddingLM": bad["TiedEmbeddingLM"]}).outcome(
+    outcome = checks.SELF_CHECK.session({"TiedEmbeddingLM": bad["TiedEmbeddingLM"]}).outcome(
         "test_tied_head_is_the_embedding_parameter"
     )
     assert "复制了一份表：" in outcome.message and "第 6 节" in outcome.message
@@ -365,36 +367,3 @@ def test_a_loss_that_raises_is_not_called_a_shift_misread(checks, solution_sourc
     session = _session(checks, source)
     message = session.outcome("test_wrapper_loss_without_targets").message
     assert "loss raises" in message and "shift" not in message, message
-
-
-def test_why_the_submission_cannot_be_checked_is_said_from_the_catalog(checks, tmp_path, monkeypatch):
-    """dnnlpy.selfcheck gives its errors a language-free reason; the self-check words each in the student's
-    language (English as dnnlpy says it), with no translation of English anywhere."""
-    from autograder.graders.weight_tying.zh_text import untranslated
-    from dnnlpy.selfcheck import find_submission, load_submission
-
-    monkeypatch.setenv("WEIGHT_TYING_SUBMISSION", str(tmp_path / "gone.ipynb"))
-    errors = []
-    for call in (
-        lambda: find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="WEIGHT_TYING_SUBMISSION"),
-        lambda: find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="NO_SUCH_SETTING"),
-    ):
-        with pytest.raises(FileNotFoundError) as error:
-            call()
-        errors.append(error.value)
-    (tmp_path / "notes.txt").write_text("x")
-    monkeypatch.setenv("WEIGHT_TYING_SUBMISSION", str(tmp_path / "notes.txt"))
-    with pytest.raises(ValueError) as error:
-        find_submission(tmp_path, default_name="weight_tying.ipynb", env_var="WEIGHT_TYING_SUBMISSION")
-    errors.append(error.value)
-    (tmp_path / "broken.ipynb").write_text("{not json")
-    with pytest.raises(ValueError) as error:
-        load_submission(tmp_path / "broken.ipynb")
-    errors.append(error.value)
-    monkeypatch.delenv("WEIGHT_TYING_LANG", raising=False)
-    assert [checks.unloadable(e) for e in errors] == [str(e) for e in errors]  # English: dnnlpy's own words
-    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
-    chinese = [checks.unloadable(e) for e in errors]
-    assert [untranslated(text) for text in chinese] == [[]] * len(errors), chinese
-    assert chinese[0].startswith("找不到要检查的文件 $WEIGHT_TYING_SUBMISSION=") and "找不到要检查的文件" in chinese[1]
-    assert "既不是 .ipynb 也不是 .py 文件" in chinese[2] and chinese[3].startswith("无法读取你的提交：“"), chinese

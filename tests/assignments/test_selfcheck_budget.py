@@ -138,7 +138,7 @@ def test_a_bad_budget_setting_is_named_before_anything_runs(tmp_path, env):
 
 @pytest.mark.parametrize("language", list(EDITIONS))
 def test_the_notebook_states_the_budgets_the_self_check_keeps(build_script, checks, language):
-    from weight_tying_checks import budget
+    from coursecheck import budget
 
     text = "".join("".join(c.source) for c in build_script.build_notebook(language).cells if c.cell_type == "markdown")
     minutes = budget.RUN_SECONDS // 60
@@ -152,9 +152,9 @@ def test_the_notebook_states_the_budgets_the_self_check_keeps(build_script, chec
 def test_the_whole_runs_budget_shrinks_each_step_left_down_to_the_floor(checks):
     """Each step gets its share, at most what is left of the run's budget, at least the floor: a run whose every
     step used its share could otherwise take 30 s a step for ever (no test held it: issue 45)."""
-    from weight_tying_checks.budget import FLOOR_SECONDS, Clock
+    from coursecheck.budget import FLOOR_SECONDS, Clock
 
-    clock = Clock(run_seconds=40.0)  # each step at most 10 s
+    clock = Clock(checks.SELF_CHECK.words, run_seconds=40.0)  # each step at most 10 s
     assert clock.step_seconds() == pytest.approx(10.0, abs=0.1)
     clock._start -= 35.0  # 35 s of the run spent: 5 s left for the next step
     assert clock.step_seconds() == pytest.approx(5.0, abs=0.1)
@@ -166,10 +166,10 @@ def test_without_a_timer_signal_the_watchdog_interrupts_the_step(checks, monkeyp
     """Windows has no SIGALRM: the watchdog thread raises the interrupt in the main thread instead."""
     import signal
 
-    from weight_tying_checks.budget import Clock
+    from coursecheck.budget import Clock
 
     monkeypatch.delattr(signal, "setitimer")
-    clock = Clock(run_seconds=4.0)  # each step 1 s
+    clock = Clock(checks.SELF_CHECK.words, run_seconds=4.0)  # each step 1 s
 
     def endless():
         while True:

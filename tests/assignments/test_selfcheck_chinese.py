@@ -1,5 +1,6 @@
 """The self-check in Chinese: a failure names the section to reread one way, 第 N 节“heading”, at the end of its
-message whether the diagnosis names it or the check does, and the graded area on the line after it.
+message whether the diagnosis names it or the check does, and the graded area on the line after it; why a
+submission cannot be checked is said in Chinese too, from the catalog.
 
 Each wrong answer is the reference with one edit, loaded and checked in-process as test_release_selfcheck.py does.
 """
@@ -10,7 +11,7 @@ import re
 
 import pytest
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 TIE = "self.lm_head.weight = self.token_embed.weight"
 
@@ -44,7 +45,9 @@ def test_a_chinese_failure_names_its_section_by_number_and_heading_once(checks, 
     old, new, failing = WRONG[mistake]
     assert old in solution_source, f"edit no longer applies: {old!r}"
     result = exec_source(solution_source.replace(old, new, 1), "submission.py")
-    session = checks.Session({n: result.namespace.get(n) for n in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")})
+    session = checks.SELF_CHECK.session(
+        {n: result.namespace.get(n) for n in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")}
+    )
     message = session.outcome(failing).message
     assert len(re.findall(r"请重读第 \d+ 节“[^”]+”", message)) == 1, message
     assert "notebook 第" not in message and "）（" not in message, message
@@ -63,7 +66,7 @@ def test_softmax_before_cross_entropy_is_sent_to_the_section_that_teaches_it(
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
     old, new, failing = WRONG["softmax before cross-entropy (the loss check names section 5, not its exercise's)"]
     result = exec_source(solution_source.replace(old, new, 1), "submission.py")
-    session = checks.Session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
     message = session.outcome(failing).message
     said = {"en": ("(reread section 5,", "softmax applied twice"), "zh": ("请重读第 5 节", "等于做了两次 softmax")}
     section, twice = said[language]
@@ -81,21 +84,22 @@ def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
         ("zh", "请重读第 6 节“练习 1", "评分项"),
     ):
         monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-        message = checks.Session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
+        message = (
+            checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
+        )
         assert reread in message and area not in message, message
 
 
 def test_a_question_before_the_section_to_reread_is_ended_once(checks, monkeypatch):
     """A message that asks a question (“是不是 generate 里有死循环？”) and names its section: the section is named
     once, right after the question mark, with no full stop between them."""
-    from weight_tying_checks import framework
     from weight_tying_checks.diagnosis import reread
     from weight_tying_checks.messages import render_said
     from weight_tying_checks.said import Said
 
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
     asked = render_said(Said("check.budget.check", seconds=3) + reread(9), "zh")
-    shown = framework._reread(asked, checks.CHECKS["test_generate_crops_past_block_size"])
+    shown = checks.SELF_CHECK.reread(asked, checks.SELF_CHECK.checks["test_generate_crops_past_block_size"])
     assert shown.count("请重读") == 1 and "死循环？请重读第 9 节" in shown and "？。" not in shown, shown
 
 
@@ -106,9 +110,11 @@ def test_a_waiting_check_names_the_check_that_failed_not_one_that_waits_too(chec
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
     stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
     stub += "        raise NotImplementedError()\n"
-    session = checks.Session({"TiedEmbeddingLM": exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]})
+    session = checks.SELF_CHECK.session({"TiedEmbeddingLM": exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]})
     waiting = session.outcome("test_tied_gradients_from_both_ends_add_up")
     failed, waits_too = "test_tied_table_has_shape_v_by_d", "test_tied_head_is_the_embedding_parameter"
     assert session.outcome(failed).status == "failed" and session.outcome(waits_too).status == "not checked"
-    assert waiting.status == "not checked" and checks.title(checks.CHECKS[failed]) in waiting.message
-    assert checks.title(checks.CHECKS[waits_too]) not in waiting.message
+    assert (
+        waiting.status == "not checked" and checks.SELF_CHECK.title(checks.SELF_CHECK.checks[failed]) in waiting.message
+    )
+    assert checks.SELF_CHECK.title(checks.SELF_CHECK.checks[waits_too]) not in waiting.message

@@ -20,7 +20,7 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.graders.weight_tying.zh_text import untranslated
 from autograder.qa.calibrate import calibration_files
-from dnnlpy.notebook import exec_source, load_notebook
+from coursecheck.notebook import exec_source, load_notebook
 
 # The self-check has no time budgets (the grader's runner has: autograder/runner/budget.py), so a file whose
 # code never returns would hang it, as it hangs the student's own notebook: those files (the wrong files that
@@ -86,7 +86,7 @@ SELF_CHECKED = {key for key, (path, kind, _) in CORPUS.items() if kind == "wrong
 
 def _outcomes(checks, path) -> dict:
     loaded = load_notebook(path) if path.suffix == ".ipynb" else exec_source(path.read_text("utf-8"), path.name)
-    session = checks.Session({name: loaded.namespace.get(name) for name in CLASSES})
+    session = checks.SELF_CHECK.session({name: loaded.namespace.get(name) for name in CLASSES})
     return {name: session.outcome(name) for name in checks.CHECKS}
 
 

@@ -1,8 +1,8 @@
 """The self-check leaves the notebook's demonstration cells out when it can, and reports what a whole run would.
 
-weight_tying_checks/demos.py: a code cell whose text is one the course released (its digest among those the
+coursecheck/demos.py: a code cell whose text is one the course released (its digest among those the
 build recorded, ``released_demos.py``) and that nothing else uses is not run (the grader's rule,
-``dnnlpy.cells.unneeded_demos``);
+``coursecheck.cells.unneeded_demos``);
 the run without demos is trusted only when it is clean (no cell raised, both classes defined, no name of the
 student's that a demo also defines, the student's code never raised in a check), else the whole notebook runs.
 So the verdicts and messages are the whole run's, and a solution notebook is checked without matplotlib, the
@@ -21,9 +21,10 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.graders.weight_tying.released_demos import DIGESTS
 from autograder.qa.calibrate import calibration_files
-from dnnlpy.cells import unneeded_demos
-from dnnlpy.notebook import code_cells
-from dnnlpy.selfcheck import load_submission
+from coursecheck import demos
+from coursecheck.cells import unneeded_demos
+from coursecheck.notebook import code_cells
+from coursecheck.selfcheck import load_submission
 
 SOURCE = COURSE_DIR / "source" / "weight_tying"
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
@@ -58,30 +59,24 @@ def _demo(nb, first_line: str) -> dict:
 
 def _whole(checks, path) -> tuple[dict, list]:
     """Each check's (status, message) and the cells that raised when every cell runs, as before demos.py."""
-    from weight_tying_checks import demos
-
     result = load_submission(path)
-    loaded = demos._loaded(path, result, True, demos.cell_names(path), None)
+    loaded = demos._loaded(checks.SELF_CHECK, path, result, True, demos.cell_names(checks.SELF_CHECK, path), None)
     return {
         n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS
     }, result.errors
 
 
 def _checked(checks, path):
-    from weight_tying_checks import demos
-
-    loaded = demos.settle(demos.load(path))
+    loaded = checks.SELF_CHECK.settle(checks.SELF_CHECK.load(path))
     outcomes = {n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS}
     return loaded, outcomes
 
 
 @pytest.mark.parametrize("language", list(EDITIONS))
 def test_every_code_cell_but_the_imports_and_the_exercises_is_a_demo_as_released(checks, language):
-    from weight_tying_checks import demos
-
     nb = json.loads((SOURCE.parent / EDITIONS[language] / "weight_tying.ipynb").read_text(encoding="utf-8"))
     plain = [c for c in _cells(nb) if "nbgrader" not in c["metadata"]]
-    kinds = [demos.is_demo(_source(c)) for c in plain]
+    kinds = [demos.is_demo(checks.SELF_CHECK, _source(c)) for c in plain]
     assert kinds[0] is False and _source(plain[0]).startswith("import math")  # the imports always run
     assert kinds[1:] == [True] * (len(plain) - 1) and len(plain) == 10
     assert "matplotlib" not in _source(plain[0]) and "tokenizers" not in _source(plain[0])
@@ -92,9 +87,8 @@ def test_the_solution_notebook_is_checked_without_its_demos_or_their_imports(tmp
     path = _notebook(tmp_path)
     code = (
         "import sys; from pathlib import Path\n"
-        "from weight_tying_checks import CHECKS\n"
-        "from weight_tying_checks.demos import load, settle\n"
-        f"loaded = settle(load(Path({str(path)!r})))\n"
+        "from weight_tying_checks import CHECKS, SELF_CHECK\n"
+        f"loaded = SELF_CHECK.settle(SELF_CHECK.load(Path({str(path)!r})))\n"
         "statuses = {loaded.session.outcome(n).status for n in CHECKS}\n"
         "print(loaded.whole, statuses, sorted(m for m in ('matplotlib', 'dnnlpy.tokenizers') if m in sys.modules))\n"
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from dnnlpy.notebook import exec_source
+from coursecheck.notebook import exec_source
 
 STUBBED = {
     "test_wrapper_loss_with_shorter_targets": ("return self.minigpt.loss(input_ids, targets)", "loss"),
@@ -27,6 +27,8 @@ def test_a_stubbed_method_is_named_whole(checks, solution_source, monkeypatch, l
     assert line in solution_source, f"the solution no longer holds {line!r}: update this test"
     namespace = exec_source(solution_source.replace(line, "raise NotImplementedError()", 1), "answer.py").namespace
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-    session = checks.Session({name: namespace[name] for name in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")})
+    session = checks.SELF_CHECK.session(
+        {name: namespace[name] for name in ("TiedEmbeddingLM", "MiniGPTWithWeightTying")}
+    )
     message = session.outcome(check).message
     assert says.format(cls="MiniGPTWithWeightTying", method=method) in message, message

@@ -16,7 +16,7 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.graders.weight_tying.messages import area_name
 from autograder.grading.judge.suite import Suite
-from dnnlpy.notebook import load_notebook
+from coursecheck.notebook import load_notebook
 
 ROOT = KIT_ROOT
 SOURCES = {"en": COURSE_DIR / "source" / "weight_tying", "zh": COURSE_DIR / "source" / "weight_tying_zh"}
@@ -43,7 +43,7 @@ def notebooks() -> dict[str, nbformat.NotebookNode]:
 
 def _code(region: str) -> list[str]:
     """A solution region's code, token for token, without its comments (each edition's words)."""
-    from scripts.weight_tying_notebook.comments import without_comments
+    from scripts.notebook_parts.comments import without_comments
 
     return without_comments(region)
 
@@ -150,7 +150,7 @@ def test_the_chinese_notebook_teaches_in_chinese_in_its_code_too(notebooks):
     two classes they complete, are Chinese (the solution regions' too); shape comments stay as written."""
     import importlib.util as util
 
-    path = ROOT / "scripts" / "weight_tying_notebook" / "comments.py"
+    path = ROOT / "scripts" / "notebook_parts" / "comments.py"
     spec = util.spec_from_file_location("comments_under_test", path)
     comments = util.module_from_spec(spec)
     spec.loader.exec_module(comments)

@@ -1,5 +1,5 @@
-"""The students' wheel (scripts/build_student_package.py) holds dnnlpy alone, and with the release folder it is
-all a student needs.
+"""The students' wheel (scripts/build_student_package.py) holds dnnlpy and coursecheck alone, and with the release
+folder it is all a student needs.
 
 The venv has the whole kit installed editable, so a plain `python` would import dnnlpy, autograder and
 solutions from the repo. The student run here uses `python -S` (no site hook: the editable finder and its
@@ -78,18 +78,21 @@ def _student_python(args, cwd, env):
     return _run([sys.executable, "-S", *args], cwd, env)
 
 
-def test_wheel_holds_dnnlpy_with_its_data_and_nothing_else(wheel):
+def test_wheel_holds_dnnlpy_with_its_data_and_coursecheck_and_nothing_else(wheel):
     assert wheel.name.startswith("dnnlpy-") and wheel.suffix == ".whl"
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         metadata = next(archive.read(n).decode() for n in names if n.endswith(".dist-info/METADATA"))
     assert {name.split("/")[0] for name in names} == {
         "dnnlpy",
+        "coursecheck",
         next(n.split("/")[0] for n in names if ".dist-info/" in n),
     }
     assert not [n for n in names if "autograder" in n or "solutions" in n]
     assert "dnnlpy/data/corpus.txt" in names
-    shipped = {p.relative_to(ROOT).as_posix() for p in (ROOT / "dnnlpy").rglob("*.py")}
+    shipped = {
+        p.relative_to(ROOT).as_posix() for package in ("dnnlpy", "coursecheck") for p in (ROOT / package).rglob("*.py")
+    }
     assert shipped <= set(names)
     assert "Name: dnnlpy\n" in metadata and "Requires-Dist: torch<=2.13.0,>=2.4" in metadata
 
@@ -117,15 +120,15 @@ def test_wheel_holds_no_hidden_test_and_no_solution_text(wheel):
 
 def test_student_python_imports_dnnlpy_from_the_wheel_only(folder, installed, student_env):
     probe = (
-        "import importlib.util, dnnlpy, dnnlpy.tokenizers\n"
-        "print(dnnlpy.__file__)\n"
+        "import importlib.util, dnnlpy, dnnlpy.tokenizers, coursecheck.selfcheck\n"
+        "print(dnnlpy.__file__, coursecheck.selfcheck.__file__)\n"
         "print(len(dnnlpy.tokenizers.load_corpus()) > 1000)\n"
         "print([m for m in ('autograder', 'solutions') if importlib.util.find_spec(m)])\n"
     )
     proc = _student_python(["-c", probe], folder, student_env)
     assert proc.returncode == 0, proc.stderr
     where, corpus, leaked = proc.stdout.split("\n")[:3]
-    assert Path(where).is_relative_to(installed), where
+    assert all(Path(file).is_relative_to(installed) for file in where.split()), where
     assert corpus == "True" and leaked == "[]"
     assert not Path(folder).is_relative_to(ROOT)
 

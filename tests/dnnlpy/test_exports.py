@@ -180,7 +180,7 @@ def test_construction_and_use_have_no_side_effects(capfd):
 
 _LAZY_PROBE = """
 import sys
-import dnnlpy, dnnlpy.notebook
+import dnnlpy
 light = sorted(m for m in ("torch", "dnnlpy.nn", "dnnlpy.models", "tokenizers") if m in sys.modules)
 layer = dnnlpy.nn.Linear(3, 2, bias=False)  # as the book writes it: the package, then an attribute
 model = dnnlpy.models.gpt.MiniGPT
@@ -188,9 +188,9 @@ print(light, type(layer).__name__, model.__name__, "nn" in dir(dnnlpy))
 """
 
 
-def test_dnnlpy_and_its_notebook_module_import_no_torch_until_a_subpackage_is_named():
-    """The grader's coordinator names cells with ``dnnlpy.notebook`` and must not pay for torch; the book's
-    ``import dnnlpy`` then ``dnnlpy.nn.Linear`` still reaches the layers."""
+def test_dnnlpy_imports_no_torch_until_a_subpackage_is_named():
+    """``import dnnlpy`` costs nothing until a subpackage is named; the book's ``import dnnlpy`` then
+    ``dnnlpy.nn.Linear`` still reaches the layers."""
     run = subprocess.run([sys.executable, "-c", _LAZY_PROBE], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     assert run.stdout.split() == ["[]", "Linear", "MiniGPT", "True"], run.stdout

@@ -50,8 +50,11 @@ def test_ruff_format_is_clean():
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
-@pytest.mark.parametrize("path", _modules("autograder"), ids=lambda p: str(p.relative_to(KIT_ROOT)))
+@pytest.mark.parametrize(
+    "path", [*_modules("autograder"), *_modules("coursecheck")], ids=lambda p: str(p.relative_to(KIT_ROOT))
+)
 def test_every_grader_module_says_which_side_of_the_trust_boundary_it_serves(path):
+    """The grader's modules, and the notebook reader and self-check it shares with the students (coursecheck)."""
     docstring = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
     assert docstring, f"{path.relative_to(KIT_ROOT)} has no module docstring"
     first = docstring.splitlines()[0]
@@ -60,7 +63,7 @@ def test_every_grader_module_says_which_side_of_the_trust_boundary_it_serves(pat
 
 def test_no_file_is_two_concepts():
     long = []
-    for package in ("autograder", "dnnlpy", "scripts", "solutions", "tests"):
+    for package in ("autograder", "coursecheck", "dnnlpy", "scripts", "solutions", "tests"):
         for path in _modules(package):
             lines = path.read_text(encoding="utf-8").count("\n")
             if lines > MAX_LINES:
@@ -74,11 +77,12 @@ def _graders() -> list[Path]:
 
 def test_the_architecture_map_names_every_module_and_only_modules_that_exist():
     text = (KIT_ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    named = set(re.findall(r"`((?:autograder|dnnlpy|scripts|solutions)/[\w/.]+?\.(?:py|sh))`", text))
+    named = set(re.findall(r"`((?:autograder|coursecheck|dnnlpy|scripts|solutions)/[\w/.]+?\.(?:py|sh))`", text))
     missing = sorted(n for n in named if not (KIT_ROOT / n).exists())
     assert missing == [], f"docs/architecture.md names modules that do not exist: {missing}"
     graders = _graders()
     code = [p for p in _modules("autograder") if not any(p.is_relative_to(g) for g in graders)]
+    code += _modules("coursecheck")
     unnamed = [
         str(p.relative_to(KIT_ROOT))
         for p in code
@@ -117,7 +121,7 @@ def test_no_test_folder_on_sys_path_shadows_a_kit_package():
     """pytest puts each test file's (and conftest's) first folder without ``__init__.py`` on sys.path. If that held a
     folder named like a kit package (``tests/`` holds ``autograder/``), a process started later (a dask worker,
     a spawned pool) could import the tests' folder as a namespace ``autograder`` and miss the real modules."""
-    packages = {"autograder", "dnnlpy"}
+    packages = {"autograder", "coursecheck", "dnnlpy"}
     shadowing = set()
     for test in [*(KIT_ROOT / "tests").rglob("test_*.py"), *(KIT_ROOT / "tests").rglob("conftest.py")]:
         basedir = test.parent
@@ -136,7 +140,7 @@ def test_the_tests_mirror_the_packages_they_test():
     """tests/autograder/grading/pool/ tests autograder/grading/pool/: a test folder names a package that exists,
     and no test sits above the package it tests (every module of autograder/ is in a package)."""
     strays = []
-    for package in ("autograder", "dnnlpy"):
+    for package in ("autograder", "coursecheck", "dnnlpy"):
         tests = KIT_ROOT / "tests" / package
         for folder in (p for p in tests.rglob("*") if p.is_dir() and not _cache(p.relative_to(tests))):
             if not (KIT_ROOT / package / folder.relative_to(tests) / "__init__.py").is_file():

@@ -1,6 +1,7 @@
 """The kit's packages form layers: at most eight top-level entries under ``autograder/``, and no package
-imports another that imports it back, nor any module inside ``autograder/`` one that imports it back, counting
-imports inside functions (a lazy import is still a dependency: it only hides the cycle until the call).
+imports another that imports it back, nor any module inside ``autograder/`` or ``coursecheck/`` one that imports it
+back, counting imports inside functions (a lazy import is still a dependency: it only hides the cycle until the
+call). ``coursecheck`` ships in the students' wheel: it imports nothing of the grader nor of the book's library.
 
 A *package* here is a top-level entry of ``autograder/`` (``autograder.grading``, ``autograder.sandbox``,
 ...), except that each grader under ``autograder/graders/`` is one of its own: the registry
@@ -16,6 +17,7 @@ from pathlib import Path
 from autograder.graders.kit import KIT_ROOT
 
 PACKAGE = KIT_ROOT / "autograder"
+SHARED = KIT_ROOT / "coursecheck"  # the notebook reader and self-check: the grader's and the students' wheel's
 MAX_TOP_LEVEL = 8
 # The package itself and its ``python -m`` entry point are not modules of their own job.
 NOT_COUNTED = {"__init__.py", "__main__.py", "__pycache__"}
@@ -89,12 +91,12 @@ def package_graph() -> dict[str, dict[str, list[str]]]:
 
 def module_graph(imports: dict[str, set[str]] | None = None) -> dict[str, dict[str, list[str]]]:
     """module -> {kit module it imports: []}, from each module's imports (default: every module of
-    ``autograder/`` but the calibration files, which are submissions): ``from pkg import name`` is the module
-    ``pkg.name`` when there is one, else ``pkg`` (whose ``__init__`` defines the name)."""
+    ``autograder/`` and ``coursecheck/`` but the calibration files, which are submissions): ``from pkg import name``
+    is the module ``pkg.name`` when there is one, else ``pkg`` (whose ``__init__`` defines the name)."""
     if imports is None:
         imports = {
             module_name(path): imports_of(path)
-            for path in sorted(PACKAGE.rglob("*.py"))
+            for path in sorted([*PACKAGE.rglob("*.py"), *SHARED.rglob("*.py")])
             if "__pycache__" not in path.parts and "calibration" not in path.parts
         }
 
@@ -170,6 +172,19 @@ def test_no_module_imports_one_that_imports_it_back():
     found = cycles(graph)
     detail = [f"{a} -> {b}" for group in found for a in group for b in group if b in graph.get(a, {})]
     assert found == [], f"import cycles between modules of autograder/ {found}:\n" + "\n".join(detail)
+
+
+def test_coursecheck_imports_nothing_of_the_grader_nor_of_the_book():
+    """The students' wheel carries coursecheck without autograder; the grader's runner reads notebooks with it
+    inside the sandbox, where dnnlpy is the grader's copy: it needs neither."""
+    found = {
+        f"{path.relative_to(KIT_ROOT)}: {name}"
+        for path in sorted(SHARED.rglob("*.py"))
+        if "__pycache__" not in path.parts
+        for name in imports_of(path)
+        if name.split(".")[0] in ("autograder", "dnnlpy")
+    }
+    assert found == set(), f"coursecheck modules importing the grader or the book's library: {sorted(found)}"
 
 
 def test_the_module_graph_finds_a_cycle_through_a_lazy_from_import_of_a_module():

@@ -9,28 +9,8 @@ summary at the end of the run).
 
 from __future__ import annotations
 
-import pytest
-from weight_tying_checks import CHECKS
+from weight_tying_checks import SELF_CHECK
 
+from coursecheck.plugin import as_tests
 
-def test_every_cell_finishes_in_time(stopped):
-    """Every cell of the notebook finishes within the self-check's time budget."""
-    if stopped:
-        pytest.fail(stopped, pytrace=False)
-
-
-def _test_for(name: str):
-    def test(checks):
-        outcome = checks.outcome(name)
-        if outcome.status == "failed":
-            pytest.fail(outcome.message, pytrace=False)
-        if outcome.status == "not checked":
-            pytest.skip(outcome.message)
-
-    test.__name__ = test.__qualname__ = name
-    test.__doc__ = CHECKS[name].title
-    return test
-
-
-for _name in CHECKS:
-    globals()[_name] = _test_for(_name)
+globals().update(as_tests(SELF_CHECK))

@@ -1,4 +1,10 @@
-"""Both sides: the toy selftest grader's message catalog, English and Chinese side by side (registered on import)."""
+"""Both sides: the toy selftest grader's message catalog, English and Chinese side by side (registered on import).
+
+The hidden suite's words (``selftest.*``), which its self-check says too (``release.py``: what the release
+carries), and what its self-check says of itself (``selftest.check.*``: the run's header, its practice group, each
+check's title, what only the hidden suite checks); the self-check framework's own words are
+``coursecheck/messages.py``.
+"""
 
 from __future__ import annotations
 
@@ -29,6 +35,26 @@ _ENTRIES = {
     ),
     "selftest.broadcast_values": ("add(col, row) does not equal col + row", "add(col, row) 不等于 col + row"),
     "misconception.subtraction": ("subtraction instead of addition", "做成了减法而不是加法"),
+    # the self-check (assignments/source/selftest/selftest_checks/)
+    "selftest.check.header": (
+        "selftest self-check of {path}  (another file: {var}=path pytest)",
+        "selftest 作业自检：{path}（要检查其他文件，请运行 {var}=<文件路径> pytest）",
+    ),
+    "selftest.check.group.add": ("add", "add 函数"),
+    "selftest.check.title.test_add_returns_a_tensor": (
+        "add returns a plain torch.Tensor",
+        "add 返回普通的 torch.Tensor",
+    ),
+    "selftest.check.title.test_add_adds": (
+        "add(a, b) is a + b for two tensors of one shape",
+        "形状相同时 add(a, b) 等于 a + b",
+    ),
+    "selftest.check.title.test_add_broadcasts": (
+        "add broadcasts shapes (3, 1) and (1, 5) to (3, 5), as a + b does",
+        "add 像 a + b 一样把形状 (3, 1) 与 (1, 5) 广播成 (3, 5)",
+    ),
+    "selftest.check.covers.here": ("Checked here, on small tensors:", "这里用几个小张量检查："),
+    "selftest.check.covers.seeds": ("other values, drawn from the grader's seed", "评分程序按随机种子生成的其他数值"),
 }
 # message id -> the misconception (marking.toml) it names
 NAMES = {"selftest.subtraction": "subtraction"}

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.selftest import messages
+from autograder.graders.selftest.released_demos import DIGESTS
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.marking import load_scheme
 
@@ -31,7 +33,8 @@ SPEC = AssignmentSpec(
     make_plan=make_plan,
     experiments="autograder.graders.selftest.runner.experiments:run",
     judge_dir=_HERE / "judge",
-    solution_path=_HERE / "judge" / "solution.py",
+    solution_path=SOLUTIONS_DIR / "selftest.py",  # the notebook's solution cell too (scripts/selftest_notebook/)
     catalog=messages,
     scheme=load_scheme(_HERE / "marking.toml"),
+    released_demos=DIGESTS,  # recorded by scripts/build_notebook.py --assignment selftest from its notebook
 )

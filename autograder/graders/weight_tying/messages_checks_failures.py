@@ -1,12 +1,12 @@
 """Both sides (public, copied into each release): message catalog part, English and Chinese side by side.
-Holds the self-check's failure sentences (weight_tying_checks/framework.py, tied.py, wrapper.py, generation.py) and
-why it could not load the submission (conftest.py, over dnnlpy.selfcheck's language-free reasons). Part of the
-message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese, misconception) for a
-message that names one of the marking scheme's misconceptions: a finding reads that id, never the wording, so either
-language can be reworded without moving a mark. The self-check knows the student's language, so each check renders
-its message with ``tell("checkfail....", ...)`` where it raises it; a misconception keyword the English names stays,
-in English, in the Chinese. A parameter appears once in a template (a value used twice has two names). Imports
-nothing."""
+
+Holds the weight-tying checks' failure sentences (weight_tying_checks/tied.py, wrapper.py, generation.py; how a
+call into the student's code failed and why a submission could not be loaded are the framework's words,
+``coursecheck/messages.py``). Part of the message catalog (messages.py assembles it): id -> (English, Chinese).
+The self-check knows the student's language, so each check renders its message with ``tell("checkfail....",
+...)`` where it raises it; a misconception keyword the English names stays, in English, in the Chinese. A
+parameter appears once in a template (a value used twice has two names). Imports nothing.
+"""
 
 from __future__ import annotations
 
@@ -18,27 +18,8 @@ _AUTOGRAD_EN = "autograd already adds both paths"
 _AUTOGRAD_ZH = "autograd 本来就会把两条路径的梯度加起来，不需要额外的系数"
 
 MESSAGES = {
-    # framework.py: calling the student's code
-    "checkfail.not_implemented": (
-        "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
-        "loss_not_written",
-    ),
-    "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：“{message}”"),
-    "checkfail.raised_in_cell": (
-        "{what} raised {error} (line {line} of {place}): “{message}”",
-        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行",
-    ),
-    "checkfail.raised_in_file": (
-        "{what} raised {error} (at {file}, line {line}): “{message}”",
-        "{what} 抛出了 {error}（位于 {file} 第 {line} 行）：“{message}”",
-    ),
-    "checkfail.no_attribute": (
-        "{owner} has no attribute {name}: the contract requires self.{attr}",
-        "{owner} 没有属性 {name}：题目要求定义 self.{attr}",
-    ),
-    "checkfail.with_embedding_option": ("{problem}: {option}", "{problem}：{option}"),
     # tied.py
+    "checkfail.with_embedding_option": ("{problem}: {option}", "{problem}：{option}"),
     "checkfail.table_not_parameter": (
         "{owner}.token_embed.weight is a {kind}, expected an nn.Parameter",
         "{owner}.token_embed.weight 是 {kind}，应为 nn.Parameter",
@@ -355,18 +336,4 @@ MESSAGES = {
         "每一步只把最后 block_size 个 token 送进模型",
         "crop",
     ),
-    # conftest.py: the submission could not be found or loaded (dnnlpy.selfcheck's reasons)
-    "checkfail.load.no_submission_env": (
-        "no submission at ${var}={value}: set {setting}=path/to/your.ipynb (or .py)",
-        "找不到要检查的文件 ${var}={value}：请设置 {setting}=<你的 notebook 路径>（.ipynb 或 .py）",
-    ),
-    "checkfail.load.no_submission_default": (
-        "no submission at the default {path}: set {var}=path/to/your.ipynb (or .py)",
-        "在默认位置找不到要检查的文件 {path}：请设置 {var}=<你的 notebook 路径>（.ipynb 或 .py）",
-    ),
-    "checkfail.load.not_notebook_or_py": (
-        "{path} is neither a .ipynb nor a .py file: point {var} at your notebook",
-        "{path} 既不是 .ipynb 也不是 .py 文件：请让 {var} 指向你的 notebook",
-    ),
-    "checkfail.load.unreadable": ("{error}", "无法读取你的提交：“{error}”"),
 }

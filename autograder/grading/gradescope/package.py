@@ -5,7 +5,8 @@ Gradescope unzips it into ``/autograder/source``, runs ``setup.sh`` once (as roo
 the kit without what students must never get: no reference solutions, no calibration corpus (its wrong and
 hostile submissions), no nbgrader course (its source notebook holds the solutions), no tests or history::
 
-    setup.sh  run_autograder  pyproject.toml  README.md  dnnlpy/  autograder/ (no graders/*/judge/calibration/)
+    setup.sh  run_autograder  pyproject.toml  README.md  dnnlpy/  coursecheck/
+    autograder/ (no graders/*/judge/calibration/)
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ exec "$python" -m autograder.grading.gradescope.run --assignment {assignment} --
 """
 
 _TOP = ("pyproject.toml", "README.md")
-_PACKAGES = ("autograder", "dnnlpy")
+_PACKAGES = ("autograder", "coursecheck", "dnnlpy")  # coursecheck: the notebook reader the runner reads with
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 
 

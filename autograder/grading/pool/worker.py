@@ -79,7 +79,7 @@ class Worker:
         self.mode = self.isolation.mode
         self.slot = Slot()
         packages = (*RUNNER_PACKAGES, self.spec.runner_package)
-        self.preload = ("autograder.runner.__main__", "dnnlpy.notebook", self.spec.experiments.partition(":")[0])
+        self.preload = ("autograder.runner.__main__", "coursecheck.notebook", self.spec.experiments.partition(":")[0])
         base = hidden_paths({self.spec, *all_specs()})
         self.library = library_copy(self.spec.withheld)  # the dnnlpy its runs import: without what it withholds
         self.view = build_view(packages, list(base), self.library) if self.mode == "namespaces" else None

@@ -110,7 +110,8 @@ def released_cells(editions: tuple[str, ...], notebook: str, courses: list[Path]
             where = " or ".join(str(c / "source" / edition / f"{notebook}.ipynb") for c in courses) or "no course"
             starter.problems.append(
                 f"the released {edition} notebook was not found ({where}): its starter code is set aside only where "
-                "the class shares it; build it (python scripts/build_notebook.py) or give --nbgrader-course COURSE"
+                f"the class shares it; build it (python scripts/build_notebook.py --assignment {edition}) or give "
+                "--nbgrader-course COURSE"
             )
     starter.cells = list(dict.fromkeys(starter.cells))
     return starter

@@ -46,6 +46,25 @@ def test_the_grader_digest_follows_the_suite_but_not_the_calibration_corpus(grad
     assert grader_digest(spec) != before
 
 
+def test_the_grader_digest_follows_the_notebook_reader(grader, tmp_path, monkeypatch):
+    """Which cells of a hand-in run is coursecheck's (its demos left out, its IPython made plain): a change there
+    regrades the class as a change to the runner would."""
+    import autograder.outputs.cachekey as cachekey
+    from autograder.graders.kit import KIT_ROOT
+
+    spec, _ = grader
+    kit = tmp_path / "kit"
+    shutil.copytree(KIT_ROOT / "coursecheck", kit / "coursecheck", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cachekey, "KIT_ROOT", kit)
+    grader_digest.cache_clear()
+    before = grader_digest(spec)
+    cells = kit / "coursecheck" / "cells.py"
+    cells.write_text(cells.read_text() + "\n# one more line\n")
+    grader_digest.cache_clear()
+    assert grader_digest(spec) != before
+    grader_digest.cache_clear()
+
+
 def test_hidden_files_such_as_an_editors_swap_file_do_not_change_the_digest(grader):
     """A TA with a suite file open in vim, or a test planting a dot-folder, must not make the class regrade."""
     spec, folder = grader

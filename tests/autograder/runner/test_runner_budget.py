@@ -15,7 +15,7 @@ from autograder.graders import get_assignment
 from autograder.grading.judge.suite_api import Failed, entry, need
 from autograder.runner import budget
 from autograder.runner.budget import STOPPED, Budgets, within
-from dnnlpy.notebook import exec_source, load_notebook
+from coursecheck.notebook import exec_source, load_notebook
 
 
 def _forever() -> None:

@@ -1,5 +1,5 @@
 """A graded notebook runs without the course's demonstration cells that nothing in it uses (the self-check's
-rule, ``dnnlpy.cells.unneeded_demos``): the plot, the tokenizer and the try-it cell cost every run ~50 ms."""
+rule, ``coursecheck.cells.unneeded_demos``): the plot, the tokenizer and the try-it cell cost every run ~50 ms."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.runner.__main__ import _facts, load_submission
-from dnnlpy.cells import cell_facts, demo_digest, is_released_demo, is_test_cell, unneeded_demos
-from dnnlpy.notebook import code_cells
+from coursecheck.cells import cell_facts, demo_digest, is_released_demo, is_test_cell, unneeded_demos
+from coursecheck.notebook import code_cells
 
 NOTEBOOK = COURSE_DIR / "source" / "weight_tying" / "weight_tying.ipynb"
 SPEC = get_assignment("weight_tying")

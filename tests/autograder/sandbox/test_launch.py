@@ -269,7 +269,7 @@ def test_files_planted_anywhere_in_the_kit_are_unreadable_but_imports_work():
                 seen[path] = open(path).read()
             except OSError as exc:
                 seen[path] = type(exc).__name__
-        import dnnlpy.notebook, autograder.runner.__main__ as runner
+        import coursecheck.notebook, autograder.runner.__main__ as runner
         seen["imports"] = runner.load_submission("py", "x = 6 * 7", "s.py").namespace["x"]
         seen["kit"] = sorted(os.listdir({str(KIT)!r}))
         os.write(FD, json.dumps(seen).encode())
@@ -285,7 +285,7 @@ def test_files_planted_anywhere_in_the_kit_are_unreadable_but_imports_work():
         for path in files:
             assert seen[str(path)] in ("FileNotFoundError", "PermissionError", ""), (path, seen[str(path)])
         assert seen["imports"] == 42
-        assert set(seen["kit"]) <= {".venv", "autograder", "dnnlpy"}, seen["kit"]
+        assert set(seen["kit"]) <= {".venv", "autograder", "coursecheck", "dnnlpy"}, seen["kit"]
     finally:
         for folder in planted_dirs:
             shutil.rmtree(folder, ignore_errors=True)

@@ -63,7 +63,9 @@ def _job(source: str) -> bytes:
 
 @pytest.fixture(scope="module")
 def warm():
-    zygote = Zygote(("autograder.runner.__main__", "dnnlpy.notebook", "autograder.graders.selftest.runner.experiments"))
+    zygote = Zygote(
+        ("autograder.runner.__main__", "coursecheck.notebook", "autograder.graders.selftest.runner.experiments")
+    )
     zygote.wait_ready()
     slot = Slot()
     view = build_view((*RUNNER_PACKAGES, SPEC.runner_package), []) if ISOLATION.mode == "namespaces" else None

@@ -8,11 +8,10 @@ import dataclasses
 import torch
 
 from dnnlpy.models import gpt, sampling
-from dnnlpy.selfcheck import calls_into
+from coursecheck.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
-from .framework import Failed, call, check
-from .language import shown, tell
+from .self_check import Failed, call, check, shown, tell
 from .wrapper import CLS, SMALL, build, inner_of
 
 __all__ = ["LIBRARY_DECODERS", "decode"]

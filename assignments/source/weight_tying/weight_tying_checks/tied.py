@@ -8,8 +8,7 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
-from .framework import Failed, attribute, call, check, student_raised
-from .language import shown, tell
+from .self_check import Failed, attribute, call, check, shown, student_raised, tell
 
 __all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
 

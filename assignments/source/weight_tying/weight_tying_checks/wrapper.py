@@ -8,8 +8,7 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, logits_problem, reread, shape_mismatch
-from .framework import Failed, attribute, call, check
-from .language import language, shown, tell
+from .self_check import Failed, attribute, call, check, language, shown, tell
 from .messages import misconception_title, render
 from .said import Said
 from .tied import tie_facts_problem

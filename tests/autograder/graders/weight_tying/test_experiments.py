@@ -40,7 +40,7 @@ def test_experiments_never_import_torch_dynamo():
         "import sys, torch\n"
         "from autograder.graders import get_assignment\n"
         "from autograder.graders.weight_tying.runner.experiments import run\n"
-        "from dnnlpy.notebook import exec_source\n"
+        "from coursecheck.notebook import exec_source\n"
         "ns = exec_source(open(sys.argv[1]).read(), 'submission.py')\n"
         "names = []\n"
         "plan = get_assignment('weight_tying').make_plan(3)\n"

@@ -17,6 +17,7 @@ import string
 
 import pytest
 
+import autograder.graders.release  # noqa: F401 - registers the self-check framework's words (coursecheck)
 import autograder.graders.weight_tying.messages  # noqa: F401 - registers the grader's catalog
 import autograder.grading.catalog  # noqa: F401 - registers the engine's
 import autograder.outputs.messages_pages  # noqa: F401 - registers the pages'
@@ -69,7 +70,7 @@ TYPOGRAPHY_QUOTES = r"[「」『』]"  # the README's menu names once were quote
 
 def test_every_catalog_owner_and_the_notebook_are_scanned():
     owners = {key.split(":")[0] for key in STRINGS}
-    assert {"weight_tying", "engine", "pages", "report", "notebook"} <= owners
+    assert {"weight_tying", "coursecheck", "engine", "pages", "report", "notebook"} <= owners
     assert len(STRINGS) > 400  # every message, not a sample
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.graders.release import release_of  # registers the self-check framework's words (coursecheck)
 from autograder.graders.weight_tying import messages
 from autograder.graders.weight_tying.messages import CATALOG, NAMES, Message, render
 from autograder.graders.weight_tying.zh_text import english as english_words
@@ -58,12 +59,14 @@ def test_a_missing_or_mismatched_translation_is_reported(monkeypatch, broken, wh
 
 
 def test_render_fills_parameters_and_names_an_unknown_id():
-    assert render("check.group_failed", "en", count=2, group="exercise 1").startswith("2 of the exercise 1 checks")
-    assert render("check.group_failed", "zh", count=2, group="exercise 1").startswith("“exercise 1”这组检查中有 2 项")
+    assert render("check.header", "en", path="nb.ipynb", var="X").startswith("weight-tying self-check of nb.ipynb")
+    assert render("check.header", "zh", path="nb.ipynb", var="X").startswith("Weight Tying 作业自检：nb.ipynb")
     with pytest.raises(KeyError, match="no message 'check.nope'"):
         render("check.nope", "zh")
+    with pytest.raises(KeyError, match="no message 'check.waits' in the weight_tying catalog"):
+        render("check.waits", "en", need="x")  # the self-check framework's words are coursecheck's own
     with pytest.raises(ValueError, match="'fr'"):
-        render("check.all_passed", "fr")
+        render("check.header", "fr", path="nb.ipynb", var="X")
 
 
 def test_the_marking_scheme_and_the_catalog_name_the_same_misconceptions():
@@ -83,7 +86,7 @@ def _used_literals() -> tuple[set[str], set[str]]:
     root = Path(SPEC.judge_dir).parents[3]
     files = [
         p
-        for folder in ("autograder", "scripts", "assignments/source/weight_tying", "dnnlpy")
+        for folder in ("autograder", "coursecheck", "scripts", "assignments/source", "dnnlpy")
         for p in (root / folder).rglob("*.py")
         if "calibration" not in p.parts and not (p.name.startswith("messages") or p.name == "catalog.py")
     ]
@@ -101,6 +104,10 @@ def _used_literals() -> tuple[set[str], set[str]]:
         literals |= {a or b for a, b in found}
     literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
     prefixes |= {f"report.{prefix}" for prefix in prefixes}
+    # A self-check names its own words by its release's prefix (coursecheck's Words.own: "header", "title.<check>"):
+    # a grader's SELF_CHECK_IDS before each word the framework asks for.
+    own = [release_of(p.parent.name).SELF_CHECK_IDS for p in (root / "autograder" / "graders").glob("*/release.py")]
+    prefixes |= {f"{ids}{word}" for ids in own for word in ("header", "covers.", "title.", "group.")}
     # messages.py builds the first five, the engine's catalog.cell_name the last
     return literals, prefixes | {"area.", "misconception.", "title.", "section.", "experiment.", "cell.place."}
 

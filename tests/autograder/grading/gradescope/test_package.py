@@ -26,9 +26,8 @@ def test_the_zip_holds_the_kit_without_solutions_calibration_course_or_tests(tmp
         names = zf.namelist()
         run = zf.read("run_autograder").decode()
         mode = zf.getinfo("run_autograder").external_attr >> 16
-    assert {"setup.sh", "run_autograder", "pyproject.toml", "autograder/cli/main.py", "dnnlpy/__init__.py"} <= set(
-        names
-    )
+    kit = {"autograder/cli/main.py", "dnnlpy/__init__.py", "coursecheck/notebook.py"}
+    assert {"setup.sh", "run_autograder", "pyproject.toml", *kit} <= set(names)
     assert "autograder/graders/weight_tying/judge/suite/test_identity.py" in names  # the hidden suite judges
     forbidden = ("solutions/", "assignments/", "tests/", ".git/", "calibration/", "gradebook.db", ".venv/")
     assert not [n for n in names if any(part in n for part in forbidden)]
@@ -102,7 +101,8 @@ def test_an_upload_of_both_editions_at_one_time_grades_the_english_and_says_so(t
 
 
 def _python_for(source) -> str:
-    """A venv whose `autograder` and `dnnlpy` are the unpacked package's, with this venv's libraries (torch)."""
+    """A venv whose `autograder`, `coursecheck` and `dnnlpy` are the unpacked package's, with this venv's libraries
+    (torch)."""
     venv = source.parent / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     libs = next((venv / "lib").glob("python3*/site-packages"))

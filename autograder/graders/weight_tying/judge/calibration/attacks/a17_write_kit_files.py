@@ -1,5 +1,5 @@
 # expect: attack
-# why: tries to tamper with the kit so later submissions pass: appends to the hidden suite, the solution, the judge and dnnlpy, drops a new test file into the suite and a .pth file into site-packages (harmless content; the calibration test checks by hash that nothing changed).
+# why: tries to tamper with the kit so later submissions pass: appends to the hidden suite, the solution, the judge, dnnlpy and the notebook reader (coursecheck), drops a new test file into the suite and a .pth file into site-packages (harmless content; the calibration test checks by hash that nothing changed).
 import os
 import site
 import sys
@@ -54,7 +54,8 @@ _appends += [os.path.join(_kit, "solutions", "weight_tying.py"),
              os.path.join(_kit, "autograder", "engine.py"),
              os.path.join(_grader, "judge", "reference.py"),
              os.path.join(_grader, "runner", "experiments.py"),
-             os.path.join(_kit, "dnnlpy", "models", "gpt.py")]
+             os.path.join(_kit, "dnnlpy", "models", "gpt.py"),
+             os.path.join(_kit, "coursecheck", "notebook.py")]
 _done = []
 for _path in _appends:
     try:

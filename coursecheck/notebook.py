@@ -1,4 +1,4 @@
-"""Run a notebook's (or a script's) code cells in a fresh namespace, the way a kernel would.
+"""Both sides: run a notebook's (or a script's) code cells in a fresh namespace, the way a kernel would.
 
 Used by the students' self-check and by the autograder's runner: the classes that exist at the end are the
 submission. Differences from a real kernel, on purpose:
@@ -19,10 +19,10 @@ submission. Differences from a real kernel, on purpose:
   submission, they are not part of it.
   ``skip_cell(index, source, metadata)``, when given, skips every other cell it returns True for; skipped
   cells are listed in ``skipped``.
-- ``leave_out_demos=names``, with ``released_demos=digests`` (what the course released: ``dnnlpy.cells``),
+- ``leave_out_demos=names``, with ``released_demos=digests`` (what the course released: ``coursecheck.cells``),
   leaves out the course's demonstration cells as released that nothing else can need and that bind none of
-  ``names`` (``dnnlpy.cells.unneeded_demos``: the self-check's rule too); ``released_facts``, the build's
-  ``dnnlpy.cells.cell_facts`` of the released cells by digest, spares reading those cells again.
+  ``names`` (``coursecheck.cells.unneeded_demos``: the self-check's rule too); ``released_facts``, the build's
+  ``coursecheck.cells.cell_facts`` of the released cells by digest, spares reading those cells again.
 - The working directory is not changed, and nothing is displayed.
 
 A cell is named to people by ``cell_places`` and ``name_cell``: JupyterLab shows no cell numbers, so a cell is

@@ -1,4 +1,5 @@
-"""dnnlpy.reach: what can reach a notebook's names without naming them is read from the syntax tree, not spelling."""
+"""coursecheck.reach: what can reach a notebook's names without naming them is read from the syntax tree, not
+spelling."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import ast
 
 import pytest
 
-from dnnlpy.reach import MODULES, reaches, spelled_names
+from coursecheck.reach import MODULES, reaches, spelled_names
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,5 @@
-"""How long the self-check may take: each cell and each check at most STEP_SECONDS, the whole run RUN_SECONDS.
+"""Untrusted: how long the self-check may take: each cell and each check at most STEP_SECONDS, the whole run
+RUN_SECONDS.
 
 An endless loop in a try-it cell, or in ``generate`` while a check calls it, would otherwise make ``pytest`` wait
 for ever and print nothing. So each step runs under a budget: when it is spent, the step is interrupted (on
@@ -12,7 +13,8 @@ still runs.
 Code that cannot be interrupted (a long computation inside a library, or a loop that catches every exception)
 is stopped harder: ``GRACE_SECONDS`` after its budget the self-check says which step it was and exits.
 
-``WEIGHT_TYING_SECONDS`` sets the whole run's budget on a slow machine (each step gets a quarter of it).
+``$<NAME>_SECONDS`` (``WEIGHT_TYING_SECONDS`` for weight_tying) sets the whole run's budget on a slow machine
+(each step gets a quarter of it). The notebook states STEP_SECONDS and RUN_SECONDS: the build reads them here.
 """
 
 from __future__ import annotations
@@ -28,12 +30,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dnnlpy.notebook import cell_at
+from coursecheck.notebook import cell_at
 
-from .language import cell_name, tell
+from .words import Words
 
 __all__ = [
-    "ENV_VAR",
     "RUN_SECONDS",
     "STEP_SECONDS",
     "Clock",
@@ -44,7 +45,6 @@ __all__ = [
     "stopped_cells",
 ]
 
-ENV_VAR = "WEIGHT_TYING_SECONDS"
 RUN_SECONDS = 120  # the whole self-check; a correct notebook takes a few seconds on a laptop
 STEP_SECONDS = 30  # each cell and each check: ~10x the slowest correct one on a slow laptop
 FLOOR_SECONDS = 1.0  # a step after the run's budget is spent
@@ -70,20 +70,20 @@ class Stop:
     place: str = ""
     line: int = 0
 
-    def words(self, key: str, key_at: str) -> str:
-        """Message `key_at`, which names the line, when it is known, else `key`."""
+    def words(self, tell: Callable[..., str], key: str, key_at: str) -> str:
+        """Message `key_at`, which names the line, when it is known, else `key` (`tell`: the assignment's)."""
         seconds = seconds_words(self.seconds)
         if not self.line:
             return tell(key, seconds=seconds)
         return tell(key_at, seconds=seconds, place=self.place, line=self.line)
 
 
-def _running_line(stopped: BaseException) -> tuple[str, int]:
+def _running_line(stopped: BaseException, words: Words) -> tuple[str, int]:
     """(cell name, line) of the deepest frame in a notebook cell when `stopped` was raised, or ("", 0)."""
     for frame in reversed(traceback.extract_tb(stopped.__traceback__)):
         place = cell_at(frame.filename)
         if place is not None and frame.lineno:
-            return cell_name(place), frame.lineno
+            return words.cell_name(place), frame.lineno
     return "", 0
 
 
@@ -93,9 +93,11 @@ def seconds_words(value: float) -> str:
 
 
 class Clock:
-    """The self-check's clock, started now, and its steps' budgets (see the module's docstring)."""
+    """The self-check's clock, started now, and its steps' budgets (see the module's docstring); `words` say what
+    was stopped in the assignment's words."""
 
-    def __init__(self, run_seconds: float = RUN_SECONDS) -> None:
+    def __init__(self, words: Words, run_seconds: float = RUN_SECONDS) -> None:
+        self.words = words
         self.run_seconds = float(run_seconds)
         self.step_limit = min(float(STEP_SECONDS), self.run_seconds / 4)
         self._start = time.monotonic()
@@ -133,17 +135,17 @@ class Clock:
         except _Stopped as stopped:
             if not isinstance(stopped, token):
                 raise
-            return Stop(seconds, *_running_line(stopped)), None
+            return Stop(seconds, *_running_line(stopped, self.words)), None
 
     def cells(self, names: Mapping[int, str]) -> Callable[[int, Callable[[], None]], None]:
-        """``dnnlpy.notebook``'s ``run_cell``: each cell's code under its budget (`names`: cell index -> its name,
+        """``coursecheck.notebook``'s ``run_cell``: each cell's code under its budget (`names`: cell index -> its name,
         for the hard stop's message). A stopped cell raises TimeBudgetExceeded, which the loader records as that
         cell's error before it runs the next one."""
 
         def run_cell(index: int, call: Callable[[], None]) -> None:
-            stopped, _ = self.run(names.get(index) or tell("check.place.bare", number=index + 1), call)
+            stopped, _ = self.run(names.get(index) or self.words.tell("check.place.bare", number=index + 1), call)
             if stopped is not None:
-                raise TimeBudgetExceeded(stopped.words("check.budget.cell", "check.budget.cell_at"))
+                raise TimeBudgetExceeded(stopped.words(self.words.tell, "check.budget.cell", "check.budget.cell_at"))
 
         return run_cell
 
@@ -166,24 +168,25 @@ class Clock:
                 return
         if self._armed is token:
             sys.stdout.flush()
-            said = tell("check.budget.hard_stop", what=what, seconds=seconds_words(seconds))
+            said = self.words.tell("check.budget.hard_stop", what=what, seconds=seconds_words(seconds))
             sys.__stderr__.write(f"\n{said}\n")
             sys.__stderr__.flush()
             os._exit(1)
 
 
-def clock_from_environment() -> Clock:
-    """A clock with the run's budget from $WEIGHT_TYING_SECONDS, else RUN_SECONDS; ValueError for a bad value."""
-    text = os.environ.get(ENV_VAR, "").strip()
+def clock_from_environment(words: Words, env_var: str) -> Clock:
+    """A clock with the run's budget from $`env_var` (``<NAME>_SECONDS``), else RUN_SECONDS; ValueError for a bad
+    value."""
+    text = os.environ.get(env_var, "").strip()
     if not text:
-        return Clock()
+        return Clock(words)
     try:
         seconds = float(text)
     except ValueError:
         seconds = -1.0
     if not 0 < seconds < float("inf"):
-        raise ValueError(f"{ENV_VAR}={text!r} is not a number of seconds: use e.g. {ENV_VAR}={RUN_SECONDS * 2}")
-    return Clock(seconds)
+        raise ValueError(f"{env_var}={text!r} is not a number of seconds: use e.g. {env_var}={RUN_SECONDS * 2}")
+    return Clock(words, seconds)
 
 
 def stopped_cells(errors: list[tuple[int, str]]) -> list[int]:

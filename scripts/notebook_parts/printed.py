@@ -3,14 +3,15 @@
 A code cell leaves a string literal to the edition as ``"{{key}}"``, or ``f"{{key}}"`` when the words use the
 cell's own names (``PRINTED[key]`` in text_en.py, text_zh.py: an f-string's body, its `{name}`s the cell's
 expressions, the same ones in every edition); a practice cell's first line is ``# {{practice_check}}``, the
-edition's ``PRACTICE_CHECK`` with its group's name from the grader's catalog (``check.group.*``). ``check``
-holds the editions to that; ``code`` fills one cell.
+edition's ``PRACTICE_CHECK`` with its group's name from the grader's catalog (its self-check's ``group.<group>``,
+rendered by the ``group_name`` the build gives). ``check`` holds the editions to that; ``code`` fills one cell.
 """
 
 from __future__ import annotations
 
 import re
 import string
+from collections.abc import Callable
 
 from . import comments
 
@@ -51,14 +52,15 @@ def check(editions: dict, cells: list) -> None:
             raise ValueError(f"{edition.__name__}.PRINTED has words no cell prints: {unused}")
 
 
-def code(cell, edition) -> str:
+def code(cell, edition, group_name: Callable[[str, str], str] | None = None) -> str:
     """`cell`'s code in the edition's words: each "{{key}}" literal filled from ``PRINTED``, a practice cell's
-    first line from ``PRACTICE_CHECK``, its comments and docstrings from ``COMMENTS`` (comments.py)."""
+    first line from ``PRACTICE_CHECK`` (its group named by ``group_name(group, language)``: the grader's
+    catalog), its comments and docstrings from ``COMMENTS`` (comments.py)."""
     source = cell.source
     if cell.group:
-        from autograder.graders.weight_tying.messages import render
-
-        group = render(f"check.group.{cell.group}", edition.LANGUAGE)
+        if group_name is None:
+            raise ValueError(f"a practice cell of group {cell.group!r} needs group_name: the build gives it")
+        group = group_name(cell.group, edition.LANGUAGE)
         source = source.replace(PRACTICE_LINE, "# " + edition.PRACTICE_CHECK.format(group=group), 1)
 
     def words(match: re.Match) -> str:

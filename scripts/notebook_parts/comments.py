@@ -1,10 +1,11 @@
 """The code's teaching comments and the solution classes' docstrings, in each edition's words.
 
-The code cells and solutions/weight_tying.py are written once, with English comments; an edition whose
+The code cells and the solutions file (solutions/<assignment>.py) are written once, with English comments; an
+edition whose
 ``COMMENTS`` maps a comment's (or a docstring's) English words to its own gets them in its notebook. Shape
 comments (``# (B, T) -> (B, T, D)``) read the same in every language and stay. What nbgrader replaces for
 students (between ``### BEGIN SOLUTION`` and ``### END SOLUTION``) is the reference answer: its code stays as
-solutions/weight_tying.py writes it, token for token, and its comments are in the edition's words too (a teacher
+the solutions file writes it, token for token, and its comments are in the edition's words too (a teacher
 reads them in the source notebook; nbgrader releases none of them). ``translate`` raises, naming the comment and
 the fix, when an edition other than English would keep an English comment.
 """
@@ -43,7 +44,7 @@ def comments_of(source: str, *, solutions: bool = True) -> list[tuple[tokenize.T
 
 def translate(source: str, edition) -> str:
     """`source` with its teaching comments and docstrings in `edition`'s words (``edition.COMMENTS``)."""
-    from autograder.graders.weight_tying.zh_text import english
+    from autograder.graders.weight_tying.zh_text import english  # the kit's check of English left in Chinese
 
     words = getattr(edition, "COMMENTS", {})
     lines = source.split("\n")

@@ -1,6 +1,7 @@
-"""Whether a cell's code can reach the notebook's names without naming them, read from its syntax tree.
+"""Both sides: whether a cell's code can reach the notebook's names without naming them, read from its syntax
+tree.
 
-``dnnlpy.cells.unneeded_demos`` leaves a demonstration out only when no cell that runs could need it, and a cell
+``coursecheck.cells.unneeded_demos`` leaves a demonstration out only when no cell that runs could need it, and a cell
 can need a name it never spells: ``globals()["shown"]``, ``sys.modules["__main__"].shown``,
 ``inspect.currentframe().f_back.f_locals``, ``gc.get_objects()``. The rule is read from the tree, so an alias
 (``import sys as s; s.modules``), a spacing or a line break changes nothing, and it errs one way: what it cannot

@@ -1,11 +1,14 @@
-"""dnnlpy.notebook: code cells run as a kernel would, without a kernel."""
+"""coursecheck.notebook: code cells run as a kernel would, without a kernel; reading one imports no torch."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import nbformat
 import pytest
 
-from dnnlpy.notebook import exec_source, load_notebook, strip_ipython
+from coursecheck.notebook import exec_source, load_notebook, strip_ipython
 
 
 def _nb(*cells):
@@ -170,11 +173,22 @@ def test_strip_ipython_returns_none_for_non_python_cell_magics_only():
     assert strip_ipython("x = 1\n%time y = 2\n%matplotlib inline") == "x = 1\ny = 2\npass"
 
 
-def test_public_names():
-    import dnnlpy.notebook
-    import dnnlpy.selfcheck
+def test_the_notebook_reader_imports_no_torch():
+    """The grader's coordinator names cells with ``coursecheck.notebook`` (and the runner reads cells with
+    ``coursecheck.cells``) without paying for torch or the book's library."""
+    probe = (
+        "import sys, coursecheck, coursecheck.notebook, coursecheck.cells, coursecheck.reach\n"
+        "print(sorted(m for m in ('torch', 'dnnlpy', 'numpy') if m in sys.modules))"
+    )
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert (run.returncode, run.stdout.strip()) == (0, "[]"), run.stderr
 
-    assert sorted(dnnlpy.notebook.__all__) == sorted(
+
+def test_public_names():
+    import coursecheck.notebook
+    import coursecheck.selfcheck
+
+    assert sorted(coursecheck.notebook.__all__) == sorted(
         [
             "NotebookNamespace",
             "load_notebook",
@@ -188,7 +202,7 @@ def test_public_names():
             "cell_at",
         ]
     )
-    assert sorted(dnnlpy.selfcheck.__all__) == sorted(
+    assert sorted(coursecheck.selfcheck.__all__) == sorted(
         ["find_submission", "load_submission", "missing_names_message", "calls_into"]
     )
 
@@ -197,7 +211,7 @@ def test_display_calls_do_not_break_a_cell():
     # `display` is a kernel builtin; a cell that calls it must still define what follows the call.
     import nbformat
 
-    from dnnlpy.notebook import load_notebook
+    from coursecheck.notebook import load_notebook
 
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1\ndisplay(x)\ny = x + 1")])
     result = load_notebook(nb)
@@ -236,7 +250,7 @@ WORDS = {
 
 
 def test_a_cell_is_named_by_its_number_its_section_and_its_first_line():
-    from dnnlpy.notebook import CellPlace, cell_places, name_cell
+    from coursecheck.notebook import CellPlace, cell_places, name_cell
 
     nb = _nb(
         "import torch",
@@ -268,7 +282,7 @@ def test_a_cell_is_named_by_its_number_its_section_and_its_first_line():
 def test_a_traceback_frame_in_a_cell_gives_that_cells_place():
     import traceback
 
-    from dnnlpy.notebook import CellPlace, cell_at
+    from coursecheck.notebook import CellPlace, cell_at
 
     nb = _nb(nbformat.v4.new_markdown_cell("# Setup"), "def f():\n    return 1 / 0", "f()")
     result = load_notebook(nb)

@@ -1,13 +1,13 @@
-"""dnnlpy.cells: what a cell binds and reads, and the course's demonstrations a notebook's run leaves out."""
+"""coursecheck.cells: what a cell binds and reads, and the course's demonstrations a notebook's run leaves out."""
 
 from __future__ import annotations
 
 import nbformat
 import pytest
 
-import dnnlpy.cells
-from dnnlpy.cells import bound_names, demo_digest, read_names
-from dnnlpy.notebook import load_notebook
+import coursecheck.cells
+from coursecheck.cells import bound_names, demo_digest, read_names
+from coursecheck.notebook import load_notebook
 
 
 def _nb(*cells):
@@ -125,7 +125,7 @@ def test_read_and_bound_names_follow_scopes_not_spelling():
 
 
 def test_public_names():
-    assert sorted(dnnlpy.cells.__all__) == sorted(
+    assert sorted(coursecheck.cells.__all__) == sorted(
         [
             "strip_ipython",
             "is_test_cell",

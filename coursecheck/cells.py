@@ -1,7 +1,7 @@
-"""A notebook cell's code as it runs, and what it binds and reads: for ``dnnlpy.notebook``, the self-check and the
-grader's runner.
+"""Both sides: a notebook cell's code as it runs, and what it binds and reads: for ``coursecheck.notebook``, the
+self-check and the grader's runner.
 
-- ``strip_ipython``: IPython syntax made plain Python (see ``dnnlpy.notebook`` for what runs of it).
+- ``strip_ipython``: IPython syntax made plain Python (see ``coursecheck.notebook`` for what runs of it).
 - ``is_test_cell``: an nbgrader test cell (metadata ``grade: true, solution: false``), which no one runs.
 - ``bound_names`` / ``read_names``: the notebook names a cell binds, and the ones its code uses in any scope
   (read from its symbol table: a function's own locals and arguments are not the notebook's).
@@ -10,7 +10,7 @@ grader's runner.
   that no other cell can need. What a demonstration shows is not part of the submission, and leaving it out is
   what deleting it would do: the grader's runner and the self-check leave out the same cells. A cell of the
   student's own is never one, whatever its tags or metadata say, and no demonstration is left out when a cell
-  can reach names without naming them (``dnnlpy.reach``).
+  can reach names without naming them (``coursecheck.reach``).
 - ``cell_facts``: what ``unneeded_demos`` reads of one cell, as plain data: the build records it for every cell
   the course released (``known``), so that a run reads only the cells the student wrote or changed.
 """
@@ -208,7 +208,7 @@ def unneeded_demos(
     """Indices of the released demonstration cells (``is_released_demo``: their text one of the `released`
     digests) among `cells` (``code_cells``) that no other cell can need: none of the names one binds is in
     `keep` or used by a cell that runs (``read_names``, or spelled in its strings), and no cell that runs can
-    reach names without naming them (``dnnlpy.reach``: ``globals()``, ``sys.modules``, a frame's locals,
+    reach names without naming them (``coursecheck.reach``: ``globals()``, ``sys.modules``, a frame's locals,
     ``gc``, ...). A demonstration that is needed runs, and what it uses is needed in turn. Cells that do not
     compile, and nbgrader test cells, never run: they need nothing. No `released` digests: none is left out.
     `known`: ``cell_facts`` by the digest of the text they were read from (the build's, for the released

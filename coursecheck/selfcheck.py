@@ -1,4 +1,4 @@
-"""Helpers for a released assignment's local self-check (``pytest`` in the assignment's folder).
+"""Untrusted: helpers for a released assignment's local self-check (``pytest`` in the assignment's folder).
 
 They find the file to check and load it the way the grader does (a fresh namespace, cells top to bottom, test
 cells skipped), and say plainly which names are missing. What a wrong answer means is the assignment's own
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 
-from dnnlpy.notebook import NotebookNamespace, RunCell, exec_source, load_notebook
+from coursecheck.notebook import NotebookNamespace, RunCell, exec_source, load_notebook
 
 __all__ = ["find_submission", "load_submission", "missing_names_message", "calls_into"]
 
@@ -58,7 +58,7 @@ def load_submission(
     With ``quiet``, what the cells print is discarded: the self-check's report is about the checks.
     ``skip_cell(index, source, metadata)`` leaves out the notebook cells it returns True for (a .py file runs
     whole); ``run_cell(index, run)`` runs each cell's code (a time budget per cell); see
-    ``dnnlpy.notebook.load_notebook``.
+    ``coursecheck.notebook.load_notebook``.
     """
     path = Path(path)
     if path.suffix not in (".py", ".ipynb"):

@@ -1,4 +1,4 @@
-"""dnnlpy.selfcheck: finding and loading a submission, naming what it does not define, watching its calls."""
+"""coursecheck.selfcheck: finding and loading a submission, naming what it does not define, watching its calls."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import nbformat
 import pytest
 import torch
 
-import dnnlpy.selfcheck
+import coursecheck.selfcheck
+from coursecheck.selfcheck import calls_into, find_submission, load_submission, missing_names_message
 from dnnlpy.models import gpt, sampling
-from dnnlpy.selfcheck import calls_into, find_submission, load_submission, missing_names_message
 
 ENV = "WEIGHT_TYING_SUBMISSION"
 
@@ -57,7 +57,7 @@ def test_missing_names_message_lists_failing_cells(tmp_path):
 
 
 def test_the_teaching_library_carries_no_assignment_text():
-    text = open(dnnlpy.selfcheck.__file__, encoding="utf-8").read()
+    text = open(coursecheck.selfcheck.__file__, encoding="utf-8").read()
     for word in ("lm_head", "token_embed", "tying", "tied"):
         assert word not in text, word
 

@@ -1,0 +1,129 @@
+"""Untrusted: the checks' machinery: each check runs once per submission, after the checks it needs, and says why.
+
+A check is a function that raises `Failed(message)` or returns, declared with its assignment's ``check`` (the
+function's name is the self-check's test name). `Session.outcome(name)` runs it the first time it is asked for:
+when a check it needs has not passed, it is not run at all and reports "not checked because ...", so one mistake
+gives one failure, not a cascade of misleading ones. A failure ends with the notebook section to reread (the
+assignment's ``reread``) and, on a line of its own, the graded area it previews.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from .budget import Clock, Stop
+
+__all__ = ["Check", "Failed", "Outcome", "Session", "PASSED", "FAILED", "NOT_CHECKED"]
+
+PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
+
+
+class Failed(AssertionError):
+    """A check's verdict on the submission: the message names the misconception, in the student's language
+    (rendered from the catalog with ``tell``); `key` and `params` are its catalog id and values, and `english`
+    its English, for a check that tells failures apart whatever the language (``english()``)."""
+
+    def __init__(self, message: str, key: str = "", params: dict | None = None, english: str = "") -> None:
+        super().__init__(message)
+        self.key, self.params, self._english = key, dict(params or {}), english
+
+    def english(self) -> str:
+        """The message in English (what a check's logic reads), whatever language it is shown in."""
+        return self._english or str(self)
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # the self-check's test name, e.g. "test_tied_forward_returns_logits"
+    cls: str  # the class (or function) it builds from, one of the assignment's names
+    group: str  # the notebook's practice cell that runs it
+    area: str  # the graded area of the hidden suite it previews
+    section: int  # the notebook section to reread when it fails
+    title: str  # what a pass means, one line (the catalog's <ids>title.<name> in English)
+    run: Callable[[type], None]
+    needs: tuple[str, ...] = ()  # checks that must pass first
+
+
+@dataclass
+class Outcome:
+    status: str  # PASSED, FAILED or NOT_CHECKED
+    message: str = ""  # already in the student's language
+    raised: bool = False  # the student's code raised while the check ran (a stub's NotImplementedError aside)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+
+@dataclass
+class Session:
+    """One submission's classes (name -> class, or None when the notebook did not define it), checked by the
+    assignment's self-check `checks`."""
+
+    checks: Any  # the assignment's SelfCheck (coursecheck.assignment), which imports this module
+    classes: Mapping[str, object]
+    missing: Mapping[str, str] = field(default_factory=dict)  # class name -> why it is not defined
+    clock: Clock | None = None  # each check's time budget (the pytest self-check's; none in a practice cell)
+    _done: dict[str, Outcome] = field(default_factory=dict)
+
+    def outcome(self, name: str) -> Outcome:
+        if name not in self._done:
+            self._done[name] = self._run(self.checks.checks[name])
+        return self._done[name]
+
+    def blocker(self, name: str) -> str | None:
+        """The failed check that keeps `name` from being checked (following the chain of needs), or None."""
+        for need in self.checks.checks[name].needs:
+            outcome = self.outcome(need)
+            if outcome.status == FAILED:
+                return need
+            if outcome.status == NOT_CHECKED:
+                return self.blocker(need)
+        return None
+
+    def _run(self, chk: Check) -> Outcome:
+        own, words = self.checks, self.checks.words
+        for need in chk.needs:
+            if not self.outcome(need).passed:  # named by the check that failed, not one that waits in turn
+                reason = words.tell("check.waits", need=own.title(own.checks[self.blocker(chk.name) or need]))
+                return Outcome(NOT_CHECKED, reason)
+        cls = self.classes.get(chk.cls)
+        if cls is None:
+            if chk.needs:  # the first check of this class already says why
+                return Outcome(NOT_CHECKED, words.tell("check.undefined_not_checked", cls=chk.cls))
+            missing = self.missing.get(chk.cls) or words.tell("check.undefined", cls=chk.cls)
+            return Outcome(FAILED, own.reread(missing, chk))  # nothing of the class to grade: no area named
+        raised_before = own.calls.raised
+        with warnings.catch_warnings(), torch.random.fork_rng():
+            warnings.simplefilter("ignore")
+            torch.manual_seed(0)
+            threads = torch.get_num_threads()
+            torch.set_num_threads(1)  # tiny models: threads only cost time on a busy laptop
+            try:
+                stopped = self._within(chk, cls)
+                if stopped is None:
+                    return Outcome(PASSED, raised=own.calls.raised != raised_before)
+                message = stopped.words(words.tell, "check.budget.check", "check.budget.check_at")
+            except Failed as failure:
+                message = own.without_the_answer(str(failure))
+                if failure.key == "checkfail.not_implemented":  # the starter code: no area of it is written yet
+                    return Outcome(FAILED, own.reread(message, chk), own.calls.raised != raised_before)
+            finally:
+                torch.set_num_threads(threads)
+        raised = own.calls.raised != raised_before
+        # One layout for every failure: the message, where to reread at its end (the diagnosis may say it already),
+        # then the graded area on a line of its own.
+        area = words.tell("check.area", area=words.area(chk.area))
+        return Outcome(FAILED, f"{own.reread(message, chk)}\n{area}", raised)
+
+    def _within(self, chk: Check, cls: type) -> Stop | None:
+        """Run the check, within its time budget when there is a clock: None, or where it was stopped."""
+        if self.clock is None:
+            chk.run(cls)
+            return None
+        return self.clock.run(self.checks.title(chk), lambda: chk.run(cls))[0]

@@ -1,0 +1,163 @@
+"""Untrusted: ``pytest`` in a released folder: the self-check's hooks, fixtures and tests, for any assignment.
+
+A release's ``conftest.py`` makes one ``Run`` of its assignment's self-check and names its hooks and fixtures;
+its ``test_<name>.py`` takes the tests ``as_tests(self_check)`` makes: first, that every cell ran within the
+self-check's time budget; then one test per check, in the order they were declared. A failing test names the
+misconception and the notebook section to reread; a test that needs an earlier one to pass first is reported
+as not checked yet. The summary at the end says what waits, which cells raised, and what only the hidden suite
+checks.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+from .budget import stopped_cells
+from .demos import Loaded
+from .selfcheck import find_submission
+
+__all__ = ["Run", "as_tests"]
+
+
+class Run:
+    """One ``pytest`` run of `checks` on the submission in `folder` (the release's folder, its notebook by
+    default): found and run once, when pytest is configured; a missing file or a bad setting is one clear
+    error, not N failures."""
+
+    def __init__(self, checks, folder: Path) -> None:
+        self.checks = checks
+        self.folder = Path(folder)
+        self.path: Path | None = None
+        self._loaded: Loaded | None = None
+        self._settled = False
+        # The tests' fixtures, for the conftest to name (plain functions: pytest's fixtures are not methods).
+        self.checks_fixture = pytest.fixture(scope="session", name="checks")(lambda: self.loaded().session)
+        self.stopped_fixture = pytest.fixture(scope="session", name="stopped")(lambda: self.stopped())
+
+    def pytest_configure(self, config) -> None:
+        """The notebook's demonstration cells (tagged demo, as released) are left out while the run without them is
+        clean; otherwise every cell runs, as the grader runs them (``coursecheck.demos`` says when)."""
+        words, assignment = self.checks.words, self.checks.assignment
+        try:
+            words.language()  # a bad $<NAME>_LANG is named before anything runs (in English: no language yet)
+            clock = self.checks.clock()
+        except ValueError as error:
+            raise pytest.UsageError(str(error)) from None
+        try:
+            path = find_submission(self.folder, default_name=assignment.notebook, env_var=self.env_var)
+            loaded = self.checks.load(path, clock)
+        except (FileNotFoundError, ValueError) as error:
+            problem = words.unloadable(error)
+        else:
+            problem = None
+        if problem is not None:  # raised outside the except block: no chained traceback
+            raise pytest.UsageError(problem)
+        self.path, self._loaded = path, loaded
+
+    @property
+    def env_var(self) -> str:
+        return self.checks.assignment.setting("SUBMISSION")
+
+    def loaded(self) -> Loaded:
+        """The run whose checks are reported: settled once (every check on the run without demos, or the whole)."""
+        if not self._settled:
+            self._loaded, self._settled = self.checks.settle(self._loaded), True
+        return self._loaded
+
+    def pytest_report_header(self, config):
+        words = self.checks.words
+        return words.tell(words.own("header"), path=self.path, var=self.env_var) if self.path else None
+
+    def stopped(self) -> str:
+        """Why the notebook did not run in time: the cells stopped at their time budget, named ("" when none was)."""
+        loaded = self.loaded()
+        cells = stopped_cells(loaded.errors)
+        if not cells:
+            return ""
+        seconds = f"{loaded.clock.step_limit:.0f}" if loaded.clock is not None else "?"
+        lines = [self.checks.words.tell("check.budget.cells_stopped", count=len(cells), seconds=seconds)]
+        return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
+
+    def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
+        if self._loaded is None:
+            return
+        write, tell, title, own = (
+            terminalreporter.write_line,
+            self.checks.words.tell,
+            self.checks.title,
+            self.checks.words.own,
+        )
+        checks = self.checks.checks
+        loaded = self.loaded()
+        session = loaded.session
+        waiting: dict[str, list[str]] = {}  # failed check -> the checks that wait for it
+        for name in checks:
+            if session.outcome(name).status == "not checked":
+                waiting.setdefault(session.blocker(name) or "?", []).append(name)
+        if waiting:
+            _section(terminalreporter, tell("check.waiting.section"))
+            for blocker, names in waiting.items():  # by their titles: a test's function name is not the student's word
+                write(tell("check.waiting", need=title(checks[blocker]) if blocker in checks else blocker))
+                for name in names:
+                    write(f"    - {title(checks[name])}")
+        missing = set(session.missing)
+        errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
+        if errors:
+            _section(terminalreporter, tell("check.raised.section"))
+            stopped = set(stopped_cells(errors))
+            for index, message in errors[:8]:
+                if index in stopped:  # the self-check's own words after the exception's name, not the student's
+                    write(tell("check.cell_stopped", place=loaded.cell(index), why=message.partition(":")[2].strip()))
+                    continue
+                write(tell("check.cell", place=loaded.cell(index), message=message.rstrip(": ")[:160]))
+            if len(errors) > 8:
+                write(tell("check.raised.more", count=len(errors) - 8))
+            stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
+            write(tell("check.raised.note_stub" if stub else "check.raised.note"))
+        _section(terminalreporter, tell("check.covers.section"))
+        write(tell(own("covers.here")))
+        for chk in checks.values():
+            write(f"  - {title(chk)}")
+        write(tell("check.covers.hidden"))
+        for line in self.checks.assignment.covers:
+            write(f"  - {tell(own(f'covers.{line}'))}")
+        write(tell("check.covers.points"))
+
+
+def _section(terminalreporter, title: str) -> None:
+    """A section's heading ("==== title ===="), its rule as wide as the terminal: pytest counts the title's
+    characters, and a Chinese character takes two columns."""
+    wide = sum(1 for char in title if unicodedata.east_asian_width(char) in "WF")
+    width = terminalreporter.config.get_terminal_writer().fullwidth
+    terminalreporter.write_sep("=", title, fullwidth=max(width - wide, len(title) + 4))
+
+
+def as_tests(self_check) -> dict:
+    """test name -> test function, for a release's test module: every cell in time, then one per check (each
+    takes the ``checks`` fixture: the session)."""
+
+    def test_every_cell_finishes_in_time(stopped):
+        """Every cell of the notebook finishes within the self-check's time budget."""
+        if stopped:
+            pytest.fail(stopped, pytrace=False)
+
+    made = {test_every_cell_finishes_in_time.__name__: test_every_cell_finishes_in_time}
+    for name in self_check.checks:
+        made[name] = _test_for(self_check, name)
+    return made
+
+
+def _test_for(self_check, name: str):
+    def test(checks):
+        outcome = checks.outcome(name)
+        if outcome.status == "failed":
+            pytest.fail(outcome.message, pytrace=False)
+        if outcome.status == "not checked":
+            pytest.skip(outcome.message)
+
+    test.__name__ = test.__qualname__ = name
+    test.__doc__ = self_check.checks[name].title
+    return test

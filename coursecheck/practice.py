@@ -1,0 +1,47 @@
+"""Untrusted: a notebook's practice cell: one group of an assignment's checks run on the classes it is given, one
+line per check, in the student's language. In a notebook cell::
+
+    from weight_tying_checks import practice
+    practice("exercise 1", TiedEmbeddingLM=TiedEmbeddingLM)
+
+The checks are a preview of the hidden suite and are worth no points.
+"""
+
+from __future__ import annotations
+
+__all__ = ["PracticeFailed", "practice"]
+
+
+class PracticeFailed(AssertionError):
+    """A practice cell's checks did not all pass. Jupyter shows its message alone, in the student's language
+    (IPython's ``_render_traceback_``), not a traceback into this package."""
+
+    def _render_traceback_(self) -> list[str]:
+        return str(self).splitlines()
+
+
+def practice(checks, group: str, **classes) -> None:
+    """Run one group of `checks` on the classes given; print one line per check; raise if any did not pass."""
+    if group not in checks.groups:
+        raise ValueError(f"unknown group {group!r}: choose one of {', '.join(checks.groups)}")
+    tell = checks.words.tell
+    session = checks.session(classes)
+    statuses = []
+    for chk in (c for c in checks.checks.values() if c.group == group):
+        if chk.cls not in classes:
+            raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
+        outcome = session.outcome(chk.name)
+        mark = {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
+        print(f"{mark} {checks.title(chk)}")
+        if not outcome.passed:
+            print("    " + outcome.message.replace("\n", "\n    "))
+        statuses.append(outcome.status)
+    failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
+    group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
+    if failed and waiting:
+        raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
+    if failed:
+        raise PracticeFailed(tell("check.group_failed", count=failed, group=group))
+    if waiting:
+        raise PracticeFailed(tell("check.group_waiting", group=group))
+    print(tell("check.all_passed"))
