@@ -60,7 +60,9 @@ def test_code_that_raises_is_named_with_its_line_and_marked_as_raised(selftest):
 
 def test_a_practice_cell_prints_a_line_per_check_and_raises_on_a_failure(selftest, capsys):
     namespace = exec_source("def add(a, b):\n    return a - b\n", "answer.py").namespace
-    with pytest.raises(PracticeFailed, match="1 of the add checks failed and 1 wait for them"):
+    with pytest.raises(
+        PracticeFailed, match="1 of the add checks failed \\(marked ✗\\) and 1 wait for an earlier check to pass"
+    ):
         selftest.practice("add", add=namespace["add"])
     lines = capsys.readouterr().out.splitlines()
     assert [line[0] for line in lines if line[:1] in "✓✗–"] == ["✓", "✗", "–"]
