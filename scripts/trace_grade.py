@@ -21,6 +21,8 @@ How to read it:
   imports inside functions included). A path that reads top to bottom goes down, returns to its caller, and
   goes on down from there; one that goes back up calls a module above one it has just called (a caller
   calling in turn into several layers, or a lower module calling back up);
+- **steps** counts the different steps back up (module left, module entered) once each: a loop that goes back
+  up on every item (rendering each test, say) is one step there, however many items;
 - **while grading** ends when ``grading.executors.grade_file`` (or ``outputs.classrun.grade_class``) returns;
   what follows is **showing the result** (the terminal table, the Gradescope JSON, the gradebook);
 - the last line says whether showing the result calls into ``autograder/grading/marking.py``: the marks
@@ -123,6 +125,7 @@ class Visit:
     function: str  # the function whose call began the visit
     phase: str  # "grading" or "showing"
     up: bool  # the module is higher than the previous visit's
+    left: str | None = None  # the previous visit's module
 
 
 @dataclass
@@ -136,6 +139,11 @@ class Trace:
         """(visits, distinct modules, visits going back up), in `phase` or in all."""
         visits = self.of(phase)
         return len(visits), len({v.module for v in visits}), sum(v.up for v in visits)
+
+    def steps_up(self, phase: str | None = None) -> int:
+        """How many different steps (module left, module entered) the visits going back up take: a loop that goes
+        back up on every item counts once here."""
+        return len({(v.left, v.module) for v in self.of(phase) if v.up})
 
     def marking_when_showing(self) -> list[str]:
         """The functions of ``grading/marking.py`` that showing the result called ([]: none)."""
@@ -178,7 +186,7 @@ def follow(
             return  # its function's own code, or a generator (or coroutine) taken up again where it paused
         if module != state["last"]:
             up = state["last"] is not None and module in higher.get(state["last"], ())
-            trace.visits.append(Visit(module, name, state["phase"], up))
+            trace.visits.append(Visit(module, name, state["phase"], up, state["last"]))
             state["last"] = module
 
     previous = sys.getprofile()
@@ -202,10 +210,10 @@ def report(trace: Trace, path: Path, *, listing: bool = False) -> str:
     lines = [f"one grade of {path}, followed from autograder.cli.grade.run in {threading.current_thread().name}:"]
     if listing:
         lines += [f"  {'^' if v.up else ' '} {v.phase:<8} {v.module}.{v.function}" for v in trace.visits]
-    lines.append(f"  {'':<20} {'visits':>7} {'modules':>8} {'back up':>8}")
+    lines.append(f"  {'':<20} {'visits':>7} {'modules':>8} {'back up':>8} {'steps':>6}")
     for label, phase in (("while grading", "grading"), ("showing the result", "showing"), ("in all", None)):
         visits, modules, up = trace.figures(phase)
-        lines.append(f"  {label:<20} {visits:>7} {modules:>8} {up:>8}")
+        lines.append(f"  {label:<20} {visits:>7} {modules:>8} {up:>8} {trace.steps_up(phase):>6}")
     called = trace.marking_when_showing()
     lines.append(
         "  showing the result calls into autograder/grading/marking.py: "

@@ -14,7 +14,7 @@ each word comes from a catalog id and its parameters, rendered here in each lang
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from autograder.graders.spec import AssignmentSpec
@@ -52,21 +52,34 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
     """`result` in `language`: what every output shows of it (see the module)."""
     scheme = spec.scheme if spec is not None else None
     area = (names(spec, language) if spec is not None else None) or str
+    totals = result.areas  # area -> (got, top)
+    area_names = {a: area(a) for a in totals}  # each area named once, not once a test
     by_name = {t.name: t for t in result.tests}
     run = result.run
     timed_out = run is not None and result.grader_error is None and run.status == "timeout"
     stopped = stopped_at(run, kind=kind, starts=_places(run), language=language, spec=spec) if timed_out else ""
     summary = _summary(result, language)
+    tests = []
+    for test in result.tests:  # each by its title, with its finding's message ("" when it passed)
+        finding = test.finding
+        message = finding.render(language) if finding is not None else ""
+        subject = finding.said.first().params.get("what") if finding is not None else None
+        # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
+        what = "" if subject is None or (isinstance(subject, str) and subject.isidentifier()) else subject
+        what = what if isinstance(what, str) else render_said(what, language)
+        title = test_title(spec, test.name, language)
+        message, what = clean_message(message) if message else "", clean_message(what) if what else ""
+        tests.append(
+            ShownTest(test.name, title, test.area, area_names[test.area], test.points, test.passed, message, what)
+        )
     return Shown(
         language=language,
         summary=summary,
         run_lines=summary_lines(summary) + ((render("run.stopped_where", language, where=stopped),) if stopped else ()),
         stopped=stopped,
-        tests=tuple(_test(t, spec, language, area) for t in result.tests),
+        tests=tuple(tests),
         charges=tuple(_charge(c, by_name, spec, scheme, language) for c in breakdown(result.tests, scheme)),
-        areas=tuple(
-            ShownArea(a, area(a), *result.areas[a]) for a in in_scheme_order(result.areas, spec) if a in result.areas
-        ),
+        areas=tuple(ShownArea(a, area_names[a], *totals[a]) for a in in_scheme_order(totals, spec)),
     )
 
 
@@ -75,24 +88,6 @@ def _summary(result: Result, language: str) -> str:
     if result.grader_error is not None:
         return render("run.grader_error", language, why=result.grader_error)
     return result.run.summary(language, blank=result.blank) if result.run is not None else result.output
-
-
-def _test(test: TestOutcome, spec: AssignmentSpec | None, language: str, area: Callable[[str], str]) -> ShownTest:
-    subject = test.finding.said.first().params.get("what") if test.finding is not None else None
-    what = ""
-    # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
-    if subject is not None and not (isinstance(subject, str) and subject.isidentifier()):
-        what = subject if isinstance(subject, str) else render_said(subject, language)
-    return ShownTest(
-        test=test.name,
-        title=test_title(spec, test.name, language),
-        area=test.area,
-        area_name=area(test.area),
-        points=test.points,
-        passed=test.passed,
-        message=clean_message(test.message(language)),
-        what=clean_message(what),
-    )
 
 
 def _charge(
@@ -109,7 +104,10 @@ def _charge(
         kind="misconception" if charge.misconception else plain,
         lead=lead.name,
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
-        tests=tuple((name, points, _part(by_name[name], charge, spec, language)) for name, points in charge.tests),
+        tests=tuple(
+            (name, points, _part(by_name[name], charge, spec, language) if charge.misconception else "")
+            for name, points in charge.tests
+        ),
     )
 
 
