@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from autograder.graders.kit import SOLUTIONS_DIR
@@ -37,4 +38,5 @@ SPEC = AssignmentSpec(
     catalog=messages,
     scheme=load_scheme(_HERE / "marking.toml"),
     released_demos=DIGESTS,  # recorded by scripts/build_notebook.py --assignment selftest from its notebook
+    released_facts=json.loads((_HERE / "released_facts.json").read_text(encoding="utf-8"))["facts"],  # the same
 )
