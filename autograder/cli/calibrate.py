@@ -37,10 +37,18 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --seeds: run the experiments in this process instead of the sandbox (the kit's own files only)",
     )
+    cal.add_argument(
+        "--list",
+        action="store_true",
+        help="print the corpus as Markdown tables (each file's band and what it does, from its own header) and "
+        "grade nothing",
+    )
     keep_evidence.add_option(cal, each=True)
 
 
 def run(args) -> int:
+    if args.list:
+        return _list(args)
     limits = grading_limits(args)
     if isinstance(limits, str):
         return fail(limits)
@@ -58,6 +66,17 @@ def run(args) -> int:
     if args.keep_evidence is not None and (error := keep_evidence.problem_each(args)):
         return fail(error)
     return guarded(lambda: _calibrate(args, limits))
+
+
+def _list(args) -> int:
+    from autograder.graders import get_assignment
+    from autograder.qa.calibrate import catalogue
+
+    folder = args.calibration_dir or get_assignment(args.assignment).calibration_dir
+    if not Path(folder).is_dir():
+        return fail(f"--calibration-dir {folder}: no such folder; give the folder that holds correct/, wrong/, ...")
+    sys.stdout.write(catalogue(Path(folder)))
+    return 0
 
 
 def _calibrate(args, limits) -> int:

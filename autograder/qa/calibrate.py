@@ -51,10 +51,12 @@ __all__ = [
     "sandbox_writes",
     "judge_verdict",
     "twin_source",
+    "catalogue",
 ]
 
 _HEADER = re.compile(r"#\s*expect:\s*(correct|wrong|attack|trick)\b[ \t]*(.*)", re.IGNORECASE)
 _FAILS = re.compile(r"#\s*fails:\s*(.+)", re.IGNORECASE)
+_WHY = re.compile(r"#\s*why:\s*(.+)", re.IGNORECASE)
 _MARKS = re.compile(r"#\s*marks:\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$", re.IGNORECASE)
 FOLDERS = {"correct": "correct", "wrong": "wrong", "attacks": "attack", "tricks": "trick"}
 _TRICK_LINE = re.compile(r"#\s*trick\s*$")
@@ -68,6 +70,7 @@ class Expectation:
     names: str  # the marking scheme's misconceptions failing tests must show, space-separated ("" if none)
     fails: tuple[str, ...] = ()  # suite test functions that must fail (wrong files)
     band: tuple[float, float] | None = None  # (lowest, highest) mark out of 100 a teacher would give (wrong files)
+    why: str = ""  # what the file does, its `# why:` line
 
 
 @dataclass
@@ -100,6 +103,7 @@ def read_expectation(path: Path) -> Expectation | None:
     lines = _first_lines(Path(path))
     fails: tuple[str, ...] = ()
     band: tuple[float, float] | None = None
+    why = next((m.group(1).strip() for m in map(_WHY.search, lines) if m), "")
     for line in lines:
         match = _FAILS.search(line)
         if match:
@@ -113,7 +117,7 @@ def read_expectation(path: Path) -> Expectation | None:
     for line in lines:
         match = _HEADER.search(line)
         if match:
-            return Expectation(match.group(1).lower(), match.group(2).strip(), fails, band)
+            return Expectation(match.group(1).lower(), match.group(2).strip(), fails, band, why)
     return None
 
 
@@ -126,6 +130,29 @@ def calibration_files(calibration_dir: Path) -> dict[str, tuple[Path, Expectatio
                 continue
             found[f"{folder}/{path.name}"] = (path, read_expectation(path) or Expectation(kind, ""))
     return found
+
+
+def catalogue(calibration_dir: Path) -> str:
+    """The corpus as Markdown, one table a folder, read from the files' own headers (`# expect:`, `# marks:`,
+    `# why:`): what the calibration README would list, derived, so that adding a file touches that file only."""
+    out = []
+    by_folder: dict[str, list[tuple[str, Expectation]]] = {}
+    for key, (_, exp) in calibration_files(calibration_dir).items():
+        folder, name = key.split("/", 1)
+        by_folder.setdefault(folder, []).append((name, exp))
+    for folder, rows in by_folder.items():
+        out += [
+            f"## {folder}/ ({len(rows)} files)",
+            "",
+            "| file | misconception(s) | band | why |",
+            "|---|---|---|---|",
+        ]
+        for name, exp in rows:
+            band = f"{exp.band[0]:g}-{exp.band[1]:g}" if exp.band else ""
+            why = exp.why.replace("|", "\\|")
+            out.append(f"| `{name}` | {exp.names or ('—' if exp.kind == 'wrong' else '')} | {band} | {why} |")
+        out.append("")
+    return "\n".join(out)
 
 
 def twin_source(text: str) -> str:
