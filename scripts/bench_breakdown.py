@@ -257,6 +257,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=7, help="the judge's plan (fixed)")
     parser.add_argument("--top", type=int, default=10, help="the costliest files listed")
     parser.add_argument("--extra", nargs="*", default=[], help="calibration files added to the class (by name)")
+    parser.add_argument(
+        "--no-fold", action="store_true", help="leave the warm processes' memory in 4 KiB pages (the fold's A/B)"
+    )
     args = parser.parse_args(argv)
     if args.n < 1:
         parser.error("--n must be >= 1")
@@ -270,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     instrument(meter)
     load_before = os.getloadavg()[0]
     work = Path(tempfile.mkdtemp(prefix="bench_breakdown_"))
-    worker = Worker("weight_tying", Limits(wall_seconds=60))
+    worker = Worker("weight_tying", Limits(wall_seconds=60), fold=not args.no_fold)
     try:
         folder = work / "class"
         folder.mkdir()
@@ -306,8 +309,9 @@ def main(argv: list[str] | None = None) -> int:
         worker.close()
         shutil.rmtree(work, ignore_errors=True)
         clock.close()
+    pages = " (4 KiB pages: --no-fold)" if args.no_fold else ", its memory folded"
     print(
-        f"\nbreakdown ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seed {args.seed}; one worker, one "
+        f"\nbreakdown ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; seed {args.seed}; one worker{pages}, one "
         f"submission at a time; {os.cpu_count()} cores, load {load_before:.1f} before, {os.getloadavg()[0]:.1f} "
         f"at the end; {len(every)} submissions in {wall:.0f} s wall)"
     )

@@ -106,6 +106,7 @@ def grade_batch(
     try:
         if executor == "pool":
             from autograder.grading.pool.local import LocalPool
+            from autograder.sandbox.hugepages import worth_folding
 
             workers = min(workers, max(1, len(submissions)))
             with LocalPool(
@@ -113,6 +114,7 @@ def grade_batch(
                 limits=limits,
                 workers=workers,
                 warm_named=len(submissions) == 1,  # a class of one warms only what its file names
+                fold=worth_folding(len(submissions), workers),  # a small class would pay more than it saves
             ) as pool:
                 results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived, keep=keep)
         elif executor == "dask":

@@ -1,13 +1,14 @@
 """Trusted: the template: imports torch once, then forks the pool's warm processes (zygotes and judges) from it.
 
-Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD
-[MODULE ...]`` with the zygote's bare environment, not dumpable. It imports torch (one thread, before any op: a fork
-after multi-threaded OpenMP work can deadlock), the public libraries named after it that ``SHARED_IMPORTS`` allows
-(matplotlib, which each zygote of a pool would otherwise import: ~0.6 CPU-s each), and of the kit only the sandbox
-package it runs from (as the zygote always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy
-first before anything imports it; a judge imports the real one), no environment of the grader. So a child starts
-with torch imported and holds of the grader only what it is sent on its own channel after the fork, which this
-process never reads. Messages on the socket (SOCK_SEQPACKET)::
+Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD fold
+[MODULE ...]`` (or ``flat``: torch's memory left in 4 KiB pages, see ``hugepages``) with the zygote's bare
+environment, not dumpable. It imports torch (one thread, before any op: a fork after multi-threaded OpenMP work can
+deadlock), the public libraries named after it that ``SHARED_IMPORTS`` allows (matplotlib, which each zygote of a
+pool would otherwise import: ~0.6 CPU-s each), and of the kit only the sandbox package it runs from (as the zygote
+always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it; a
+judge imports the real one), no environment of the grader. So a child starts with torch imported and holds of the
+grader only what it is sent on its own channel after the fork, which this process never reads. Messages on the
+socket (SOCK_SEQPACKET)::
 
     grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
                          fds: channel, stderr, reply       its own channel and the second its stderr, then runs
@@ -28,6 +29,7 @@ import os
 import socket
 import sys
 
+from autograder.sandbox.hugepages import fold_anonymous_memory
 from autograder.sandbox.zygote import next_request, serve_apart
 
 __all__ = ["main", "import_torch", "check_shared", "ENTRIES", "SHARED_IMPORTS"]
@@ -97,7 +99,7 @@ def check_shared(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def import_torch(shared: tuple[str, ...] = ()) -> None:
+def import_torch(fold: bool = True, shared: tuple[str, ...] = ()) -> None:
     """Import torch (one thread, before any op: see the module docstring), then the `shared` libraries (each of
     ``SHARED_IMPORTS``), with the collector paused; then freeze what they made: no collection walks those objects
     again, neither here while the import grows them (~0.08 CPU-s of passes) nor in a child (the judge's and the
@@ -112,13 +114,16 @@ def import_torch(shared: tuple[str, ...] = ()) -> None:
         importlib.import_module(name)
     gc.freeze()
     gc.enable()
+    if fold:  # in 2 MiB pages before any fork: what a zygote or judge never writes stays one shared copy (a zygote
+        # folds again once warm, and only what it wrote becomes its own)
+        fold_anonymous_memory()
 
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
     sock = socket.socket(fileno=int(args[0]))
     serve_apart()
-    import_torch(shared=tuple(args[1:]))
+    import_torch(fold=args[1:2] != ["flat"], shared=tuple(args[2:]))
     _serve(sock)
     sys.stderr.flush()
     # Nothing here needs cleaning up, and an interpreter's teardown with torch loaded costs ~0.3 CPU-s (its

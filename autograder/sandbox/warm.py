@@ -148,9 +148,10 @@ class Template(_Served):
     """The process that imports torch once and forks the pool's warm processes from it (``sandbox.template``);
     shared by every worker of a pool, started again when it has died."""
 
-    def __init__(self, shared: tuple[str, ...] = ()) -> None:
-        """`shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
-        self.shared = check_shared(shared)
+    def __init__(self, fold: bool = True, shared: tuple[str, ...] = ()) -> None:
+        """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not).
+        `shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
+        self.fold, self.shared = fold, check_shared(shared)
         self._lock = threading.Lock()
         self.started = 0
         self._start()
@@ -160,7 +161,7 @@ class Template(_Served):
         self.proc = subprocess.Popen(
             [
                 *(sys.executable, "-I", "-B", "-m", "autograder.sandbox.template"),
-                *(str(theirs.fileno()), *self.shared),
+                *(str(theirs.fileno()), "fold" if self.fold else "flat", *self.shared),
             ],
             pass_fds=(theirs.fileno(),),
             stdin=subprocess.DEVNULL,
@@ -191,7 +192,8 @@ class Template(_Served):
 class Zygote(_Served):
     """One warm fork server, forked from `template` (a template of its own when none is given); `modules` are
     imported in it before it forks anything (dnnlpy from the grader's copy in `library`, when given: see
-    ``autograder.sandbox.library``)."""
+    ``autograder.sandbox.library``); `fold`: its memory folded into huge pages once warm (``hugepages``), as its
+    template's is when not given."""
 
     def __init__(
         self,
@@ -200,11 +202,12 @@ class Zygote(_Served):
         library: str | None = None,
         warm_up: str = "",
         template: Template | None = None,
+        fold: bool | None = None,
     ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
         self._own_template = template is None
-        self.template = Template() if template is None else template
+        self.template = Template(fold is not False) if template is None else template
         err_r, err_w = os.pipe()
         try:
             self.proc = self.template.fork("autograder.sandbox.zygote", theirs.fileno(), err_w)
@@ -219,6 +222,7 @@ class Zygote(_Served):
             "optional": list(optional),
             "library": library,
             "warm_up": warm_up,  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
+            "fold": self.template.fold if fold is None else fold,
         }
         self._sock.send(json.dumps(warm).encode())
         self._ready = False

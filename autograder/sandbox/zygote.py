@@ -8,8 +8,10 @@ goes from the grader to the child through a pipe the child alone reads. Messages
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
                         "optional": [...], "library": path,      imports cleanly; dnnlpy from the grader's
-                        "warm_up": "module:function"}            copy in "library", if given), call warm_up
-                                                                 if given, then reply {"ready": pid}
+                        "warm_up": "module:function",            copy in "library", if given), call warm_up
+                        "fold": true}                            if given, fold its memory into huge pages
+                                                                 unless "fold" is false, then reply
+                                                                 {"ready": pid}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
                        fds: job (read), stdout, stderr, evidence, status (write), hold (read)
     socket closed      exit
@@ -33,6 +35,8 @@ import socket
 import sys
 import weakref
 
+from autograder.sandbox.hugepages import fold_anonymous_memory
+
 __all__ = ["main", "next_request", "reap", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
@@ -40,10 +44,11 @@ _MAX_FDS = 6
 _REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
-def _warm(modules: list[str], optional: list[str], library: str | None, warm_up: str = "") -> bytes:
+def _warm(modules: list[str], optional: list[str], library: str | None, warm_up: str = "", fold: bool = True) -> bytes:
     """Import `modules` and what of `optional` imports cleanly (torch is the template's, with its one thread),
     dnnlpy from the copy in `library` (``autograder.sandbox.library``) when given, then run the grader's `warm_up`;
-    returns torch's initial RNG state for the children."""
+    and fold its memory into huge pages (``hugepages``) unless told not to; returns torch's initial RNG state for
+    the children."""
     if library:  # before anything imports dnnlpy: every child then has the copy's modules
         from autograder.runner.library import put_first
 
@@ -67,6 +72,8 @@ def _warm(modules: list[str], optional: list[str], library: str | None, warm_up:
     _no_exit_finalizers()
     gc.collect()
     gc.freeze()  # children never walk these objects in a collection: fewer copied pages per child
+    if fold:  # fewer page-table entries for each fork and exit of a run to copy and drop
+        fold_anonymous_memory()
     return state.numpy().tobytes()
 
 
@@ -149,7 +156,9 @@ def main(argv: list[str] | None = None) -> None:
     try:
         message = json.loads(sock.recv(1 << 20) or b"{}")
         modules, optional = list(message.get("modules", [])), list(message.get("optional", []))
-        rng_state = _warm(modules, optional, message.get("library"), message.get("warm_up", ""))
+        rng_state = _warm(
+            modules, optional, message.get("library"), message.get("warm_up", ""), message.get("fold") is not False
+        )
     except Exception as exc:  # tell the grader why, then stop
         sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         return

@@ -43,13 +43,15 @@ class LocalPool:
         workers: int = 1,
         mode: str | None = None,
         warm_named: bool = False,
+        fold: bool = True,
     ) -> None:
         """`warm_named`: each worker's zygote warms only the optional imports its first submission names
-        (``Worker``: for a class of one). Public libraries every zygote would import (matplotlib) are imported
-        once, in the template (``template.SHARED_IMPORTS``)."""
+        (``Worker``: for a class of one). `fold`: the template's and zygotes' memory folded into huge pages
+        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it). Public libraries every
+        zygote would import (matplotlib) are imported once, in the template (``template.SHARED_IMPORTS``)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
-        self.template = Template(() if warm_named else shared_imports(assignment))
+        self.template = Template(fold, () if warm_named else shared_imports(assignment))
         self.workers = [
             Worker(assignment, limits, mode=mode, warm_named=warm_named, template=self.template) for _ in range(workers)
         ]

@@ -65,13 +65,16 @@ class Worker:
         mode: str | None = None,
         warm_named: bool = False,
         template: Template | None = None,
+        fold: bool = True,
     ) -> None:
         """`warm_named`: its zygote waits for the first submission and warms only the optional imports that one
         names (a class of one need not wait for matplotlib); else it warms all the grader's ``warm_imports``.
-        `template`: what its processes are forked from (a pool's, shared); else one of its own, started now."""
+        `template`: what its processes are forked from (a pool's, shared); else one of its own, started now.
+        `fold`: its own template's memory folded into huge pages, and so its zygote's (``sandbox.hugepages``: worth
+        it for many runs); a given template's setting holds for its zygote."""
         self.assignment, self.limits = assignment, limits
         self._own_template = template is None
-        self.template = Template() if template is None else template
+        self.template = Template(fold) if template is None else template
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
