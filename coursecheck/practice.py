@@ -26,7 +26,7 @@ def practice(checks, group: str, **classes) -> None:
         raise ValueError(f"unknown group {group!r}: choose one of {', '.join(checks.groups)}")
     tell = checks.words.tell
     session = checks.session(classes)
-    statuses = []
+    statuses, unwritten = [], []
     for chk in (c for c in checks.checks.values() if c.group == group):
         if chk.cls not in classes:
             raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
@@ -35,9 +35,13 @@ def practice(checks, group: str, **classes) -> None:
         print(f"{mark} {checks.title(chk)}")
         if not outcome.passed:
             print("    " + outcome.message.replace("\n", "\n    "))
+            unwritten.append(session.unwritten(chk.name))
         statuses.append(outcome.status)
     failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
     group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
+    if unwritten and all(unwritten):  # only code not written yet: nothing to fix, something to write
+        what = tell("check.list.sep").join(dict.fromkeys(unwritten))
+        raise PracticeFailed(tell("check.group_unwritten", group=group, what=what))
     if failed and waiting:
         raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:

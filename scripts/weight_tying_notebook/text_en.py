@@ -84,8 +84,9 @@ loop you write yourself.
 
 - Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
   names and signatures: the grader calls exactly those.
-- Before you hand in: *Kernel → Restart Kernel and Run All Cells…*. The grader sees only what the notebook
-  defines when it runs from the top.
+- Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
+  notebook from the top in a fresh process and grades the classes it defines; it leaves out the practice
+  checks, and the demonstration cells you left as they are that none of your code uses.
 
 **How it is graded**
 
@@ -103,13 +104,13 @@ Two things help you before that, and they are worth **0 points**:
 - the cells that start with `# Practice check`, after each exercise: they run a public subset of the same
   checks on your classes and print one line per check;
 - the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
-  does (a fresh process, cells top to bottom, practice cells skipped) and, when a check fails, names the
-  misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). To
-  be quick it also skips the demonstration cells (the examples, the plot, *Try it*) while you leave them as
-  they are: they define nothing the exercises use. When a cell raises or your code raises in a check, it
-  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives. It never
-  hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and
-  the whole run is given {{run_minutes}} minutes.
+  does, running the same cells: a fresh process, the cells top to bottom, without the practice checks and
+  without the demonstration cells (the examples, the plot, *Try it*) that you left as they are and that none
+  of your code uses. When a check fails, it names the misconception and the section to reread. It reads the
+  notebook file **on disk: save first** (Ctrl+S). A demonstration that would fail on your code is run and
+  reported by neither (the checks say what to fix); one you changed runs, and an error in it is reported by
+  both. It never hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is
+  stopped and named, and the whole run is given {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,

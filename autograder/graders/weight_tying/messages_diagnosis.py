@@ -13,6 +13,7 @@ _ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
     "diag.reread": (" (reread {sections})", "。请重读{sections}。"),
+    "diag.see": (" (the task is in {sections})", "。题目要求见{sections}。"),
     "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节“{heading}”"),
     "diag.reread.and": (" and ", "和"),
     # tie_problem

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
-from .self_check import Failed, attribute, call, check, shown, student_raised, tell
+from .self_check import Failed, attribute, call, check, shown, tell
 
 __all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
 
@@ -67,7 +67,7 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
             later = getattr(head, "weight", None)
             after_forward = isinstance(later, torch.Tensor) and later is table
         except Exception:  # forward is judged by its own check
-            student_raised()
+            pass
     return shown(
         tie_problem(
             head_shape=tuple(weight.shape),
