@@ -25,6 +25,7 @@ from autograder.runner import __main__ as runner
 from coursecheck import demos
 from coursecheck.cells import unneeded_demos
 from coursecheck.notebook import code_cells
+from coursecheck.plugin import Run
 from coursecheck.selfcheck import load_submission
 
 SOURCE = COURSE_DIR / "source" / "weight_tying"
@@ -81,7 +82,12 @@ def _graded(checks, path) -> tuple[dict, list, list]:
 
 
 def _checked(checks, path):
-    loaded = checks.SELF_CHECK.load(path)
+    """The run `pytest` in a release reports (coursecheck.plugin.Run, the submission named by its setting)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(checks.SELF_CHECK.assignment.setting("SUBMISSION"), str(path))
+        run = Run(checks.SELF_CHECK, path.parent)
+        run.pytest_configure(None)
+    loaded = run.loaded()
     return loaded, _outcomes(loaded.session, checks)
 
 
