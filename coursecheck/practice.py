@@ -40,7 +40,7 @@ def practice(checks, group: str, **classes) -> None:
     failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
     group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
     if unwritten and all(unwritten):  # only code not written yet: nothing to fix, something to write
-        what = tell("check.list.sep").join(dict.fromkeys(unwritten))
+        what = checks.words.listed(dict.fromkeys(unwritten))
         raise PracticeFailed(tell("check.group_unwritten", group=group, what=what))
     if failed and waiting:
         raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))

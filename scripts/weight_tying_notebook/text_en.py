@@ -92,8 +92,9 @@ loop you write yourself.
 
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
-whatever style it is written. Each mistake costs once per exercise, at most the points of the tests it fails: a
-test that failed only because of it costs nothing more, and any other failing test costs its own points. The
+whatever style it is written. Each mistake has a set cost in each graded area it touches, charged once per
+exercise: in each area it costs at most that, and never more than the points of the tests it fails there, so a
+test that failed only because of it costs nothing more. Any other failing test costs its own points. The
 feedback names each mistake and lists what it cost, and the costs add up to the points you lost. The points
 per graded area and exercise:
 
@@ -186,8 +187,9 @@ Ways to get it almost right, each of which the grader names:
 
 - *copying* the table (`.clone()`, `copy_`, `copy.deepcopy`): two tables that drift apart after the first
   optimizer step;
-- sharing only `.data`: the same memory but two Parameters, so the gradients of the two ends never meet and
-  the tie breaks on `.to(...)` or `load_state_dict`;
+- sharing only `.data`: the same memory but two Parameters, so the gradients of the two ends never meet; and a
+  cast or a move to another device (`.to(torch.float64)`, `.half()`), or `copy.deepcopy` of the model, gives
+  each its own memory again;
 - tying inside `forward` instead of once, in `__init__`;
 - a bias on the head, or returning probabilities (softmax) instead of logits.
 """,
@@ -236,10 +238,10 @@ chapter's, it ties only when asked: left out, the flag is off and the head keeps
 
   `MiniGPT.loss` means exactly this, and calling it is allowed; so is writing the loss yourself with
   `F.cross_entropy`. Another `targets` shape is an error (not graded).
-- `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. Each step
-  crops the context to its last `block_size` tokens (the position table has only `block_size` rows), runs
-  `self.minigpt` on it, takes the logits of the **last** position, picks their `argmax` (no sampling) and
-  appends it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
+- `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. At each
+  step, crop the context to its last `block_size` tokens (the position table has only `block_size` rows), run
+  `self.minigpt` on it, take the logits of the **last** position, pick their `argmax` (no sampling) and
+  append it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
 
   Decode with dropout off. A model with `dropout > 0` in train mode zeroes a random share of its activations
   on every forward pass, so the argmax of a step would depend on that noise instead of on the model: a

@@ -48,7 +48,7 @@ PRINTED = {
     "sample_text": "weight tying 让两端共享同一张表。",
     "tokens": "token：{encoding.tokens}",
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
-    "token_table": "embedding 表的形状：{tuple(token_table.weight.shape)}",
+    "token_table": "token embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
@@ -72,7 +72,7 @@ PRINTED = {
     "plot_x": "V",
     "plot_y": "2VD, VD (×10⁶)",
     "plot_title": "token embedding + LM head, D = {D}",
-    "head_is_the_table": "embedding 表就是 LM head 的权重：{tied}",
+    "head_is_the_table": "token embedding 表就是 LM head 的权重：{tied}",
     "positional_table": "位置表的形状：{tuple(inner.pos_embed.weight.shape)}，单独一张表，不参与共享",
     "prompt": "共享权重",
     "next_id": "下一个 token 的 id：{next_id}",
@@ -95,7 +95,7 @@ COMMENTS = {
         "token embedding 与 LM head 共享同一张 (V, D) 表：logits = E[input_ids] @ E.T。"
     ),
     "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
-        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另加贪心生成 generate。"
+        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另有贪心生成的方法 generate。"
     ),
     # the reference answer's comments (the solution regions: the teacher's source notebook only)
     "weight: (V, D)": "权重形状为 (V, D)",
@@ -132,7 +132,9 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上�
 
 - 成绩由课程的自动评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、
   随机种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。
-- 同一个错误在一道练习里只扣一次分，最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。
+- 每种常见错误在它涉及的每个评分项里都有一个定额，在同一道练习里只扣一次；在每个评分项里，它扣的分既不超过这个
+  定额，也不超过它在这一项里导致失败的那些测试的分数之和，仅仅因为它而失败的测试不再另外扣分。其他原因导致失败的
+  测试，各扣各的分。
 - 反馈会指出每个错误和它扣了多少分，各项扣分加起来正好等于被扣的总分。
 - 各评分项和各练习的分值如下：
 
@@ -152,13 +154,14 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上�
     整个自检最多运行 {{run_minutes}} 分钟。
   - pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
 
-记号：`B`：batch 大小；`T`：序列长度；`D`：hidden size（每个向量的维度）；`V`：词表大小。
+记号：`B` 为 batch 大小，`T` 为序列长度，`D` 为 hidden size（每个向量的维度），`V` 为词表大小。
 """,
     "shapes": r"""
 ## 1. 同一个词表，两个方向
 
-在输入端，token embedding 的表（下文简称 embedding 表）*E* 形状为 `(V, D)`，为每个 token 存一行：token *i*
-对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：
+在输入端，token embedding 是一张查表矩阵 *E*（下文称 token embedding 表），形状为 `(V, D)`，每个 token
+占一行：token *i* 对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub>
+形状同样是 `(V, D)`：
 位置 *t* 上 token *j* 的分数（logit）是 hidden state 与 *W*<sub>out</sub> 第 *j* 行的内积
 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
@@ -185,16 +188,16 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 空格），`weight` 这样的词仍是一个个字母；汉字在 UTF-8 中每个占 3 个字节，语料里没有汉字可供合并，所以
 每个字节各成一个 token，显示成上面那些乱码般的字符。解码时这些字节又拼回原来的汉字。
 
-换一个 tokenizer，`V` 也跟着变：embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
+换一个 tokenizer，`V` 也跟着变：token embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
 tokenizer 产生的 token id 有意义。
 """,
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与共享
 
 GPT 还有一个 **positional embedding**。positional embedding 的表（下文简称位置表）是第二张查表矩阵，
-形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。两者相加之后，每个位置既知道自己放的是
-**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个 token **是哪一个**，从来不是位置，所以只有
-embedding 表能和输出端的 LM head 共享，位置表始终独立。
+形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。token embedding 和 positional embedding
+的查表结果相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
+token **是哪一个**，从来不是位置，所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -225,8 +228,8 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 下面几种写法看起来几乎正确，评分程序都能识别，并在反馈中指出：
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
-- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
-  `load_state_dict` 之后两者就不再共享；
+- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起；而且一旦把模型转成别的 dtype 或
+  搬到别的设备上（`.to(torch.float64)`、`.half()`），或者用 `copy.deepcopy` 复制模型，两者又各有各的内存；
 - 在 `forward` 里才让两者共享，而不是在 `__init__` 里一次做好；
 - 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
 """,
@@ -276,10 +279,10 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
 
   `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
   时应当报错（这一点不计分）。
-- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步先把上下文
-  截成最后 `block_size` 个 token（位置表只有 `block_size` 行），用 `self.minigpt` 计算，取**最后一个**位置的
-  logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回前缀加上新生成的 token：
-  `(B, T + max_new_tokens)`，int64。
+- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
+  上下文截成最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，取
+  **最后一个**位置的 logits 求 `argmax`（不要采样），然后把它接到序列末尾。最后返回前缀加上新生成的 token，
+  形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
   argmax 取决于这份随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
@@ -305,7 +308,7 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 
 - token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的 hidden state
   映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
-- weight tying 让 LM head 的权重与 embedding 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
+- weight tying 让 LM head 的权重与 token embedding 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
   一个 `.grad` 汇总两端的贡献，每一步只更新一次。
 - 位置表有自己的形状 `(block_size, D)`，从不参与共享。
 - loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。

@@ -62,19 +62,19 @@ MESSAGES = {
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
-        "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
+        "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 应当只有这张表，logits = E[ids] @ E.T，不再加任何东西",
         "head_bias",
     ),
     "checkfail.count_two_tables": (
-        "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
+        "{model} holds {n} parameters ({names}), expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
+        "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
         "head 没有共享 token embedding 的表",
         "two_tables",
     ),
     "checkfail.count_extra": (
-        "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了额外的参数",
+        "{model} holds {n} parameters ({names}), expected V * D = {want}: extra parameters",
+        "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了额外的参数",
     ),
     "checkfail.logits_grow_like_table": (
         "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head scores"
@@ -98,8 +98,8 @@ MESSAGES = {
         "minigpt.pos_embed.weight is the token table, of shape {shape}, where a (block_size, D) = {want} table"
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
-        "positional embedding 的表就是 embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
-        "positional embedding 也共享了 embedding 表，而与 embedding 表共享的只应有 LM head",
+        "positional embedding 的表就是 token embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} "
+        "的位置表。positional embedding 也共享了 token embedding 表，而与 token embedding 表共享的只应有 LM head",
         "positional_tied",
     ),
     "checkfail.wrongly_tied": (
@@ -333,7 +333,7 @@ MESSAGES = {
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
         " only the last block_size tokens at each step",
         "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
-        "每一步只把最后 block_size 个 token 送进模型",
+        "每一步都应当只把最后 block_size 个 token 送进模型",
         "crop",
     ),
 }

@@ -13,7 +13,7 @@ from .diagnosis import reread, see
 from .edition import LANGUAGE
 from .released_demos import DIGESTS
 
-__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "tell", "shown", "language"]
+__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "tell", "listed", "shown", "language"]
 
 SELF_CHECK = SelfCheck(
     Assignment(
@@ -35,5 +35,6 @@ check = SELF_CHECK.check
 call = SELF_CHECK.call
 attribute = SELF_CHECK.attribute
 tell = SELF_CHECK.words.tell
+listed = SELF_CHECK.words.listed
 shown = SELF_CHECK.words.shown
 language = SELF_CHECK.words.language
