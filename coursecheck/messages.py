@@ -157,7 +157,7 @@ MESSAGES = {
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",
-        "{what} 抛出了 {error}（位于 {file} 第 {line} 行）：“{message}”",
+        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{file} 第 {line} 行",
     ),
     "checkfail.no_attribute": (
         "{owner} has no attribute {name}: the contract requires self.{attr}",

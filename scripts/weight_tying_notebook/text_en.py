@@ -324,16 +324,17 @@ jupyter lab weight_tying.ipynb       # fill in the two classes, then save
 pytest                               # checks weight_tying.ipynb as it is saved on disk
 ```
 
-For each check that fails, `pytest` names the mistake and the section of the notebook to reread. It checks your
-notebook the way the grader loads it, but it is worth no points, nor are the cells that start with
+For each check that fails, `pytest` names the mistake and the section of the notebook to reread; for a class or
+a method not written yet, the section that sets the task. It runs the cells the grader runs, but it is worth no
+points, nor are the cells that start with
 `# Practice check`: your grade comes from hidden tests that check more (the table at the top of the notebook).
 `WEIGHT_TYING_LANG=zh pytest` gives its messages in Chinese; `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` checks
 another file.
 
 ## 3. Hand in
 
-1. *Kernel → Restart Kernel and Run All Cells*: every cell must run from the top, since that is all the grader
-   sees. Save, and run `pytest` once more.
+1. *Kernel → Restart Kernel and Run All Cells…*: the notebook must run from top to bottom, since the grader runs
+   it once, from the top, in a fresh process. Save, and run `pytest` once more.
 2. Submit this folder the way your course collects it: in Jupyter's *Assignments* tab (*Submit*), or with
    `nbgrader submit {{folder}}` in the folder above this one. Keep the notebook's name, `weight_tying.ipynb`: a
    renamed copy or a second notebook is not graded.

@@ -54,9 +54,9 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
-        "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要自己创建 token embedding 和 LM head，"
-        "再亲手让它们共享同一张表",
+        "token embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
+        "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要求你自己创建 token embedding 和 LM "
+        "head，再亲手让它们共享同一张表",
         "delegated_tie",
     ),
     "checkfail.head_bias": (
@@ -79,7 +79,7 @@ MESSAGES = {
     "checkfail.logits_grow_like_table": (
         "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head scores"
         " with another table (copied table, or a head whose .weight is not what it multiplies by)",
-        "把 token embedding 的表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
+        "把 token embedding 表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
         "（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
         "two_tables",
     ),
@@ -108,7 +108,7 @@ MESSAGES = {
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
-        "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了共享",
+        "修改 token embedding 表时，位置表也跟着变了：positional embedding 也参与了共享",
         "positional_tied",
     ),
     "checkfail.size_ignored": (
@@ -184,7 +184,7 @@ MESSAGES = {
     "checkfail.loss_detached": (
         "{what} has the right value but backward() never reaches the model's weights: loss detached (a detach(),"
         " .item() or .data on the way cuts the graph, so training would not learn)",
-        "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、.item() 或 .data "
+        "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。计算过程中的 detach()、.item() 或 .data "
         "切断了计算图，训练因此学不到东西",
         "loss_detached",
     ),
@@ -326,7 +326,7 @@ MESSAGES = {
         " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
         "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
         "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，所以 generate "
-        "要先把模型切换到评估模式",
+        "应当先调用 self.eval()，把模型切换到评估模式",
         "dropout_in_generate",
     ),
     "checkfail.no_crop": (
