@@ -1,5 +1,6 @@
 """Untrusted: a notebook's practice cell: one group of an assignment's checks run on the classes it is given, one
-line per check, in the student's language. In a notebook cell::
+line per check, in the student's language: ✓ passed, ✗ failed, – waits for an earlier check, ○ stopped at code
+not written yet. In a notebook cell::
 
     from weight_tying_checks import practice
     practice("exercise 1", TiedEmbeddingLM=TiedEmbeddingLM)
@@ -31,7 +32,7 @@ def practice(checks, group: str, **classes) -> None:
         if chk.cls not in classes:
             raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
         outcome = session.outcome(chk.name)
-        mark = {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
+        mark = "○" if outcome.unwritten else {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
         print(f"{mark} {checks.title(chk)}")
         if not outcome.passed:
             print("    " + outcome.message.replace("\n", "\n    "))

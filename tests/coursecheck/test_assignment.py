@@ -79,7 +79,8 @@ def test_a_practice_cell_prints_a_line_per_check_and_raises_on_a_failure(selftes
     stub = exec_source("def add(a, b):\n    raise NotImplementedError()\n", "answer.py").namespace
     with pytest.raises(PracticeFailed, match="^the add checks wait for add, not implemented yet: run this cell again"):
         selftest.practice("add", add=stub["add"])  # the starter code: something to write, not to fix
-    assert "fix" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "fix" not in out and [line[0] for line in out.splitlines() if line[:1] in "✓✗–○"] == ["○", "–", "–"]
 
 
 def test_the_settings_are_named_after_the_assignment(selftest, monkeypatch):
