@@ -27,7 +27,7 @@ def practice(checks, group: str, **classes) -> None:
         raise ValueError(f"unknown group {group!r}: choose one of {', '.join(checks.groups)}")
     tell = checks.words.tell
     session = checks.session(classes)
-    statuses, unwritten = [], []
+    marks, unwritten = [], []
     for chk in (c for c in checks.checks.values() if c.group == group):
         if chk.cls not in classes:
             raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
@@ -37,8 +37,8 @@ def practice(checks, group: str, **classes) -> None:
         if not outcome.passed:
             print("    " + outcome.message.replace("\n", "\n    "))
             unwritten.append(session.unwritten(chk.name))
-        statuses.append(outcome.status)
-    failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
+        marks.append(mark)
+    failed, waiting = marks.count("✗"), marks.count("–")  # a check that waits did not fail, nor did a stub
     group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
     if unwritten and all(unwritten):  # only code not written yet: nothing to fix, something to write
         what = checks.words.listed(dict.fromkeys(unwritten))
@@ -47,6 +47,6 @@ def practice(checks, group: str, **classes) -> None:
         raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:
         raise PracticeFailed(tell("check.group_failed", count=failed, group=group))
-    if waiting:
+    if waiting or unwritten:  # the rest waits on an earlier cell's failure, or is the stub its own line names
         raise PracticeFailed(tell("check.group_waiting", group=group))
     print(tell("check.all_passed"))
