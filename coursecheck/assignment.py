@@ -29,7 +29,7 @@ from types import ModuleType
 from .budget import Clock, clock_from_environment
 from .calls import Calls
 from .checks import Check, Failed, Session
-from .demos import Loaded, load, settle
+from .demos import Loaded, load
 from .practice import practice
 from .words import Words
 
@@ -45,6 +45,8 @@ class Assignment:
     released_demos: frozenset[str] = frozenset()  # the release's released_demos.DIGESTS: cells left out as released
     # section -> where the notebook explains it (a message as a value: the diagnosis's `reread`); None: no sections
     reread: Callable[[int], object] | None = None
+    # section -> where the notebook sets the task, for what is not written yet (the diagnosis's `see`); None: reread
+    see: Callable[[int], object] | None = None
     # the end of a hint that would give the answer away, cut from what a check says (the grader's diagnosis may
     # end one with the fixing line); None: nothing is cut
     answer: re.Pattern | None = None
@@ -69,7 +71,7 @@ class Assignment:
 
 class SelfCheck:
     """An assignment's self-check: its checks, in the order they are declared, the words it says them in, and how
-    they run (``session`` for classes already loaded, ``load`` and ``settle`` for a file, ``practice`` for the
+    they run (``session`` for classes already loaded, ``load`` for a file, ``practice`` for the
     notebook's practice cells)."""
 
     def __init__(self, assignment: Assignment) -> None:
@@ -138,9 +140,6 @@ class SelfCheck:
         """The file at `path` run as the grader runs it (``coursecheck.demos.load``)."""
         return load(self, path, clock)
 
-    def settle(self, loaded: Loaded) -> Loaded:
-        return settle(loaded)
-
     def practice(self, group: str, **classes) -> None:
         """A practice cell's checks (``coursecheck.practice``)."""
         practice(self, group, **classes)
@@ -156,9 +155,22 @@ class SelfCheck:
             ended = message
         else:
             ended = self.assignment.catalog.render_said(message + where(chk.section), language)
-        if language == "zh" and ended and ended[-1] not in "。！？：”）":
-            ended += "。"
-        return ended
+        return self._ended(ended, language)
+
+    def see(self, message: str, chk: Check) -> str:
+        """`message` (what is not written yet) ending with where the notebook sets the task: nothing to reread yet."""
+        where = self.assignment.see
+        if where is None:
+            return self.reread(message, chk)
+        language = self.words.language()
+        return self._ended(self.assignment.catalog.render_said(message + where(chk.section), language), language)
+
+    @staticmethod
+    def _ended(text: str, language: str) -> str:
+        """A Chinese message ends its sentence."""
+        if language == "zh" and text and text[-1] not in "。！？：”）":
+            text += "。"
+        return text
 
     def _reread_opening(self, language: str) -> str:
         if language not in self._rereads:

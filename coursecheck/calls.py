@@ -25,13 +25,8 @@ class Calls:
 
     def __init__(self, words: Words, libraries: tuple[str, ...], package: str) -> None:
         self.words = words
-        self.raised = 0  # how many times the student's code has raised while checked (a stub aside): Outcome.raised
         self._not_theirs = (os.path.dirname(torch.__file__), os.path.dirname(os.path.abspath(__file__)), package)
         self._libraries = tuple(f"/{name}/" for name in libraries)
-
-    def student_raised(self) -> None:
-        """Note that the student's code raised (a check that catches such an error itself calls this)."""
-        self.raised += 1
 
     def call(self, what: str, fn: Callable, *args, **kwargs):
         """Run the student's code; a stub or an exception becomes one short Failed message, never a traceback."""
@@ -41,7 +36,6 @@ class Calls:
             stub = what.split("(")[0]  # "TiedEmbeddingLM(vocab_size=20, ...)" is the class's __init__
             key, params = "checkfail.not_implemented", {"what": stub}
         except Exception as error:  # the student's bug: name it in one line
-            self.student_raised()
             first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
             where = self._where(error)
             key = (

@@ -4,7 +4,9 @@ A check is a function that raises `Failed(message)` or returns, declared with it
 function's name is the self-check's test name). `Session.outcome(name)` runs it the first time it is asked for:
 when a check it needs has not passed, it is not run at all and reports "not checked because ...", so one mistake
 gives one failure, not a cascade of misleading ones. A failure ends with the notebook section to reread (the
-assignment's ``reread``) and, on a line of its own, the graded area it previews.
+assignment's ``reread``) and, on a line of its own, the graded area it previews. A check that stopped at the
+starter code (``raise NotImplementedError()``) is no mistake: it says what is not written yet and where the
+notebook sets the task (the assignment's ``see``), and the checks that wait for it say so (``Outcome.unwritten``).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class Check:
 class Outcome:
     status: str  # PASSED, FAILED or NOT_CHECKED
     message: str = ""  # already in the student's language
-    raised: bool = False  # the student's code raised while the check ran (a stub's NotImplementedError aside)
+    unwritten: str = ""  # FAILED at the starter code: the class or method not written yet ("TiedEmbeddingLM")
 
     @property
     def passed(self) -> bool:
@@ -86,19 +88,29 @@ class Session:
                 return self.blocker(need)
         return None
 
+    def unwritten(self, name: str) -> str:
+        """The class or method not written yet that check `name` stopped at, or waits for; "" when none."""
+        outcome = self.outcome(name)
+        if outcome.status == NOT_CHECKED:
+            blocker = self.blocker(name)
+            return self.outcome(blocker).unwritten if blocker is not None else ""
+        return outcome.unwritten
+
     def _run(self, chk: Check) -> Outcome:
         own, words = self.checks, self.checks.words
         for need in chk.needs:
             if not self.outcome(need).passed:  # named by the check that failed, not one that waits in turn
-                reason = words.tell("check.waits", need=own.title(own.checks[self.blocker(chk.name) or need]))
-                return Outcome(NOT_CHECKED, reason)
+                blocker = self.blocker(chk.name) or need
+                stub = self.outcome(blocker).unwritten
+                if stub:
+                    return Outcome(NOT_CHECKED, words.tell("check.waits_unwritten", what=stub))
+                return Outcome(NOT_CHECKED, words.tell("check.waits", need=own.title(own.checks[blocker])))
         cls = self.classes.get(chk.cls)
         if cls is None:
             if chk.needs:  # the first check of this class already says why
                 return Outcome(NOT_CHECKED, words.tell("check.undefined_not_checked", cls=chk.cls))
             missing = self.missing.get(chk.cls) or words.tell("check.undefined", cls=chk.cls)
             return Outcome(FAILED, own.reread(missing, chk))  # nothing of the class to grade: no area named
-        raised_before = own.calls.raised
         with warnings.catch_warnings(), torch.random.fork_rng():
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
@@ -107,19 +119,18 @@ class Session:
             try:
                 stopped = self._within(chk, cls)
                 if stopped is None:
-                    return Outcome(PASSED, raised=own.calls.raised != raised_before)
+                    return Outcome(PASSED)
                 message = stopped.words(words.tell, "check.budget.check", "check.budget.check_at")
             except Failed as failure:
                 message = own.without_the_answer(str(failure))
-                if failure.key == "checkfail.not_implemented":  # the starter code: no area of it is written yet
-                    return Outcome(FAILED, own.reread(message, chk), own.calls.raised != raised_before)
+                if failure.key == "checkfail.not_implemented":  # the starter code: not written yet, no mistake
+                    return Outcome(FAILED, own.see(message, chk), unwritten=str(failure.params["what"]))
             finally:
                 torch.set_num_threads(threads)
-        raised = own.calls.raised != raised_before
         # One layout for every failure: the message, where to reread at its end (the diagnosis may say it already),
         # then the graded area on a line of its own.
         area = words.tell("check.area", area=words.area(chk.area))
-        return Outcome(FAILED, f"{own.reread(message, chk)}\n{area}", raised)
+        return Outcome(FAILED, f"{own.reread(message, chk)}\n{area}")
 
     def _within(self, chk: Check, cls: type) -> Stop | None:
         """Run the check, within its time budget when there is a clock: None, or where it was stopped."""

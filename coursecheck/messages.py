@@ -22,6 +22,7 @@ MESSAGES = {
         "not checked until “{need}” passes: fix that one first",
         "尚未检查：要等“{need}”通过之后才检查，请先修正那一项。",
     ),
+    "check.waits_unwritten": ("not checked until {what} is implemented", "尚未检查：要等 {what} 实现之后才检查。"),
     "check.undefined_not_checked": ("not checked because {cls} is not defined", "尚未检查：{cls} 没有定义。"),
     "check.undefined": ("{cls} is not defined", "{cls} 没有定义"),
     "check.group_failed": (
@@ -38,14 +39,18 @@ MESSAGES = {
         "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
         "“{group}”这组检查（标 – 的行）要等前面练习检查单元格里的检查通过：请先修正前面标 ✗ 的检查。",
     ),
+    "check.group_unwritten": (
+        "the {group} checks wait for {what}, not implemented yet: run this cell again once it is",
+        "“{group}”这组检查要等 {what} 实现之后才能运行：实现之后，再运行一次这个单元格。",
+    ),
     "check.all_passed": (
         "All passed. These checks are a preview and worth no points: the hidden suite grades.",
         "全部通过。这些检查只供自查，不计分；成绩由隐藏测试给出。",
     ),
     # a class the notebook did not define, a cell that raised (demos.py, plugin.py)
     "check.not_defined": (
-        "{file} does not define {cls} after running all its cells.",
-        "{file} 运行完所有单元格之后，没有定义 {cls}。",
+        "{file} does not define {cls} once its cells have run.",
+        "{file} 的单元格运行完之后，没有定义 {cls}。",
     ),
     "check.cells_raised": (
         " Cells that raised (counting from 1 at the top, markdown included):",
@@ -109,10 +114,13 @@ MESSAGES = {
     ),
     # plugin.py: the run's summary (the assignment says what it covers: check.covers.here, check.covers.<line>)
     "check.waiting.section": (
-        "not checked yet: they run once the failure they wait for is fixed",
+        "not checked yet: they run once the check they wait for passes",
         "尚未检查：要等它们所依赖的检查通过之后才会运行",
     ),
     "check.waiting": ("  waiting for “{need}”:", "  等待“{need}”通过的检查："),
+    "check.waiting_unwritten": ("  waiting for {what} to be implemented:", "  等 {what} 实现之后才检查的："),
+    # a list's separator in running text ("TiedEmbeddingLM、MiniGPTWithWeightTying")
+    "check.list.sep": (", ", "、"),
     "check.raised.section": (
         "cells that raised while your notebook ran top to bottom",
         "notebook 从上到下运行时没有正常结束的单元格",
@@ -140,7 +148,7 @@ MESSAGES = {
     # calls.py: calling the student's code
     "checkfail.not_implemented": (
         "{what} is not implemented yet: replace `raise NotImplementedError()` in its cell",
-        "{what} 还没有实现：把它所在单元格里的 `raise NotImplementedError()` 换成你自己的代码",
+        "{what} 还没有实现：它所在的单元格里仍是初始代码 `raise NotImplementedError()`，请换成你自己的代码",
     ),
     "checkfail.raised": ("{what} raised {error}: “{message}”", "{what} 抛出了 {error}：“{message}”"),
     "checkfail.raised_in_cell": (
@@ -149,7 +157,7 @@ MESSAGES = {
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",
-        "{what} 抛出了 {error}（位于 {file} 第 {line} 行）：“{message}”",
+        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{file} 第 {line} 行",
     ),
     "checkfail.no_attribute": (
         "{owner} has no attribute {name}: the contract requires self.{attr}",

@@ -32,14 +32,13 @@ class Run:
         self.folder = Path(folder)
         self.path: Path | None = None
         self._loaded: Loaded | None = None
-        self._settled = False
         # The tests' fixtures, for the conftest to name (plain functions: pytest's fixtures are not methods).
         self.checks_fixture = pytest.fixture(scope="session", name="checks")(lambda: self.loaded().session)
         self.stopped_fixture = pytest.fixture(scope="session", name="stopped")(lambda: self.stopped())
 
     def pytest_configure(self, config) -> None:
-        """The notebook's demonstration cells (tagged demo, as released) are left out while the run without them is
-        clean; otherwise every cell runs, as the grader runs them (``coursecheck.demos`` says when)."""
+        """The submission runs as the grader runs it: every cell but the demonstrations as released that nothing
+        needs (``coursecheck.demos``)."""
         words, assignment = self.checks.words, self.checks.assignment
         try:
             words.language()  # a bad $<NAME>_LANG is named before anything runs (in English: no language yet)
@@ -62,9 +61,9 @@ class Run:
         return self.checks.assignment.setting("SUBMISSION")
 
     def loaded(self) -> Loaded:
-        """The run whose checks are reported: settled once (every check on the run without demos, or the whole)."""
-        if not self._settled:
-            self._loaded, self._settled = self.checks.settle(self._loaded), True
+        """The run whose checks are reported."""
+        if self._loaded is None:
+            raise RuntimeError("the self-check's run is made when pytest is configured: no pytest_configure ran")
         return self._loaded
 
     def pytest_report_header(self, config):
@@ -100,7 +99,11 @@ class Run:
         if waiting:
             _section(terminalreporter, tell("check.waiting.section"))
             for blocker, names in waiting.items():  # by their titles: a test's function name is not the student's word
-                write(tell("check.waiting", need=title(checks[blocker]) if blocker in checks else blocker))
+                stub = session.outcome(blocker).unwritten if blocker in checks else ""
+                if stub:
+                    write(tell("check.waiting_unwritten", what=stub))
+                else:
+                    write(tell("check.waiting", need=title(checks[blocker]) if blocker in checks else blocker))
                 for name in names:
                     write(f"    - {title(checks[name])}")
         missing = set(session.missing)

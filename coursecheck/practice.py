@@ -1,5 +1,6 @@
 """Untrusted: a notebook's practice cell: one group of an assignment's checks run on the classes it is given, one
-line per check, in the student's language. In a notebook cell::
+line per check, in the student's language: ✓ passed, ✗ failed, – waits for an earlier check, ○ stopped at code
+not written yet. In a notebook cell::
 
     from weight_tying_checks import practice
     practice("exercise 1", TiedEmbeddingLM=TiedEmbeddingLM)
@@ -26,22 +27,26 @@ def practice(checks, group: str, **classes) -> None:
         raise ValueError(f"unknown group {group!r}: choose one of {', '.join(checks.groups)}")
     tell = checks.words.tell
     session = checks.session(classes)
-    statuses = []
+    marks, unwritten = [], []
     for chk in (c for c in checks.checks.values() if c.group == group):
         if chk.cls not in classes:
             raise ValueError(f"practice({group!r}, ...) needs {chk.cls}={chk.cls}: pass the class by keyword")
         outcome = session.outcome(chk.name)
-        mark = {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
+        mark = "○" if outcome.unwritten else {"passed": "✓", "failed": "✗", "not checked": "–"}[outcome.status]
         print(f"{mark} {checks.title(chk)}")
         if not outcome.passed:
             print("    " + outcome.message.replace("\n", "\n    "))
-        statuses.append(outcome.status)
-    failed, waiting = statuses.count("failed"), statuses.count("not checked")  # a check that waits did not fail
+            unwritten.append(session.unwritten(chk.name))
+        marks.append(mark)
+    failed, waiting = marks.count("✗"), marks.count("–")  # a check that waits did not fail, nor did a stub
     group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
+    if unwritten and all(unwritten):  # only code not written yet: nothing to fix, something to write
+        what = checks.words.listed(dict.fromkeys(unwritten))
+        raise PracticeFailed(tell("check.group_unwritten", group=group, what=what))
     if failed and waiting:
         raise PracticeFailed(tell("check.group_failed_waiting", count=failed, waiting=waiting, group=group))
     if failed:
         raise PracticeFailed(tell("check.group_failed", count=failed, group=group))
-    if waiting:
+    if waiting or unwritten:  # the rest waits on an earlier cell's failure, or is the stub its own line names
         raise PracticeFailed(tell("check.group_waiting", group=group))
     print(tell("check.all_passed"))

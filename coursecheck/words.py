@@ -57,6 +57,10 @@ class Words:
             raise KeyError(f"no message {key!r} in the {self.catalog.OWNER} catalog: add it to its catalog")
         return self.catalog.render_said(self.catalog.Said(key, **params), language)
 
+    def listed(self, items) -> str:
+        """`items` (names, code) as a list in running text, in the student's language: "a, b" or "a、b"."""
+        return self.tell("check.list.sep").join(str(item) for item in items)
+
     def shown(self, problem) -> str | None:
         """What a diagnosis found (a message as a value, or None), in the student's language."""
         return None if problem is None else self.catalog.render_said(problem, self.language())

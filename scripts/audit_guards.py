@@ -185,13 +185,13 @@ EARLIER = (
         ("tests/autograder/outputs/test_lookalikes.py",),
     ),
     Mutation(
-        "selfcheck-runs-whole-when-a-class-is-missing",
-        "a run without the demos that misses a class is replaced by the whole notebook's run",
+        "selfcheck-leaves-out-the-graders-demos",
+        "the self-check runs the cells the grader runs: a demo the grader leaves out is never run nor reported",
         "coursecheck/demos.py",
-        (("        or any(c not in result.namespace for c in checks.assignment.names)\n", ""),),
+        (("        skip_cell=lambda index, *_: index in left_out,\n", "        skip_cell=None,\n"),),
         (
-            "tests/coursecheck/test_assignment.py::"
-            "test_a_notebook_that_misses_a_name_is_run_whole_before_it_is_said_missing",
+            "tests/assignments/test_selfcheck_demos.py::"
+            "test_a_demo_that_fails_on_the_students_code_is_reported_by_neither",
         ),
     ),
     Mutation(

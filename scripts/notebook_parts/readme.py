@@ -8,6 +8,8 @@ import re
 import tomllib
 from pathlib import Path
 
+from .wrapping import join_wrapped_lines
+
 __all__ = ["HEADER", "render"]
 
 HEADER = (
@@ -38,4 +40,6 @@ def render(edition, root: Path, folders: dict[str, str], content: str) -> str:
         text = text.replace("{{" + name + "}}", value)
     if left := re.findall(r"\{\{(\w+)\}\}", text):
         raise ValueError(f"the {edition.LANGUAGE} README uses unknown placeholders {left}: known are {sorted(values)}")
+    if edition.JOIN_WRAPPED_LINES:  # a line break between two Chinese characters renders as a stray space
+        text = join_wrapped_lines(text)
     return HEADER.format(content=content, language=edition.LANGUAGE) + text + "\n"

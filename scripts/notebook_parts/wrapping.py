@@ -16,12 +16,16 @@ def join_wrapped_lines(text: str) -> str:
     Markdown turns a line break inside a paragraph into a space: right for English, a stray gap between two
     Chinese characters. A line that continues the one above (neither blank nor the start of a heading, list
     item, table row, fence or formula) is joined to it: with no space between two Chinese characters or next
-    to full-width punctuation, with one where Latin text meets Chinese or Latin text.
+    to full-width punctuation, with one where Latin text meets Chinese or Latin text. What a fence holds
+    (commands, code) keeps its lines.
     """
     out: list[str] = []
+    fenced = False
     for line in text.split("\n"):
         previous = out[-1] if out else ""
-        continues = previous.strip() and line.strip() and not _BLOCK_START.match(line)
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        continues = previous.strip() and line.strip() and not _BLOCK_START.match(line) and not fenced
         if continues and not previous.lstrip().startswith(("|", "#", "```", "$$")):
             body = line.strip()
             # Emphasis marks are transparent: what counts is the character they wrap.

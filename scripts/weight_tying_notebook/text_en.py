@@ -84,15 +84,17 @@ loop you write yourself.
 
 - Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
   names and signatures: the grader calls exactly those.
-- Before you hand in: *Kernel → Restart Kernel and Run All Cells…*. The grader sees only what the notebook
-  defines when it runs from the top.
+- Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
+  notebook from the top in a fresh process and grades the classes it defines; it leaves out the practice
+  checks, and the demonstration cells you left as they are that none of your code uses.
 
 **How it is graded**
 
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
-whatever style it is written. Each mistake costs once per exercise, at most the points of the tests it fails: a
-test that failed only because of it costs nothing more, and any other failing test costs its own points. The
+whatever style it is written. Each mistake has a set cost in each graded area it touches, charged once per
+exercise: in each area it costs at most that, and never more than the points of the tests it fails there, so a
+test that failed only because of it costs nothing more. Any other failing test costs its own points. The
 feedback names each mistake and lists what it cost, and the costs add up to the points you lost. The points
 per graded area and exercise:
 
@@ -103,13 +105,13 @@ Two things help you before that, and they are worth **0 points**:
 - the cells that start with `# Practice check`, after each exercise: they run a public subset of the same
   checks on your classes and print one line per check;
 - the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
-  does (a fresh process, cells top to bottom, practice cells skipped) and, when a check fails, names the
-  misconception and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). To
-  be quick it also skips the demonstration cells (the examples, the plot, *Try it*) while you leave them as
-  they are: they define nothing the exercises use. When a cell raises or your code raises in a check, it
-  runs every cell instead, as the grader does, so what it reports is what the whole notebook gives. It never
-  hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and
-  the whole run is given {{run_minutes}} minutes.
+  does, running the same cells: a fresh process, the cells top to bottom, without the practice checks and
+  without the demonstration cells (the examples, the plot, *Try it*) that you left as they are and that none
+  of your code uses. When a check fails, it names the misconception and the section to reread. It reads the
+  notebook file **on disk: save first** (Ctrl+S). A demonstration that would fail on your code is run and
+  reported by neither (the checks say what to fix); one you changed runs, and an error in it is reported by
+  both. It never hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is
+  stopped and named, and the whole run is given {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,
@@ -185,8 +187,9 @@ Ways to get it almost right, each of which the grader names:
 
 - *copying* the table (`.clone()`, `copy_`, `copy.deepcopy`): two tables that drift apart after the first
   optimizer step;
-- sharing only `.data`: the same memory but two Parameters, so the gradients of the two ends never meet and
-  the tie breaks on `.to(...)` or `load_state_dict`;
+- sharing only `.data`: the same memory but two Parameters, so the gradients of the two ends never meet; and a
+  cast or a move to another device (`.to(torch.float64)`, `.half()`), or `copy.deepcopy` of the model, gives
+  each its own memory again;
 - tying inside `forward` instead of once, in `__init__`;
 - a bias on the head, or returning probabilities (softmax) instead of logits.
 """,
@@ -235,10 +238,10 @@ chapter's, it ties only when asked: left out, the flag is off and the head keeps
 
   `MiniGPT.loss` means exactly this, and calling it is allowed; so is writing the loss yourself with
   `F.cross_entropy`. Another `targets` shape is an error (not graded).
-- `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. Each step
-  crops the context to its last `block_size` tokens (the position table has only `block_size` rows), runs
-  `self.minigpt` on it, takes the logits of the **last** position, picks their `argmax` (no sampling) and
-  appends it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
+- `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. At each
+  step, crop the context to its last `block_size` tokens (the position table has only `block_size` rows), run
+  `self.minigpt` on it, take the logits of the **last** position, pick their `argmax` (no sampling) and
+  append it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
 
   Decode with dropout off. A model with `dropout > 0` in train mode zeroes a random share of its activations
   on every forward pass, so the argmax of a step would depend on that noise instead of on the model: a
@@ -321,16 +324,17 @@ jupyter lab weight_tying.ipynb       # fill in the two classes, then save
 pytest                               # checks weight_tying.ipynb as it is saved on disk
 ```
 
-For each check that fails, `pytest` names the mistake and the section of the notebook to reread. It checks your
-notebook the way the grader loads it, but it is worth no points, nor are the cells that start with
+For each check that fails, `pytest` names the mistake and the section of the notebook to reread; for a class or
+a method not written yet, the section that sets the task. It runs the cells the grader runs, but it is worth no
+points, nor are the cells that start with
 `# Practice check`: your grade comes from hidden tests that check more (the table at the top of the notebook).
 `WEIGHT_TYING_LANG=zh pytest` gives its messages in Chinese; `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` checks
 another file.
 
 ## 3. Hand in
 
-1. *Kernel → Restart Kernel and Run All Cells*: every cell must run from the top, since that is all the grader
-   sees. Save, and run `pytest` once more.
+1. *Kernel → Restart Kernel and Run All Cells…*: the notebook must run from top to bottom, since the grader runs
+   it once, from the top, in a fresh process. Save, and run `pytest` once more.
 2. Submit this folder the way your course collects it: in Jupyter's *Assignments* tab (*Submit*), or with
    `nbgrader submit {{folder}}` in the folder above this one. Keep the notebook's name, `weight_tying.ipynb`: a
    renamed copy or a second notebook is not graded.

@@ -48,7 +48,7 @@ PRINTED = {
     "sample_text": "weight tying 让两端共享同一张表。",
     "tokens": "token：{encoding.tokens}",
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
-    "token_table": "embedding 表的形状：{tuple(token_table.weight.shape)}",
+    "token_table": "token embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
@@ -72,7 +72,7 @@ PRINTED = {
     "plot_x": "V",
     "plot_y": "2VD, VD (×10⁶)",
     "plot_title": "token embedding + LM head, D = {D}",
-    "head_is_the_table": "embedding 表就是 LM head 的权重：{tied}",
+    "head_is_the_table": "token embedding 表就是 LM head 的权重：{tied}",
     "positional_table": "位置表的形状：{tuple(inner.pos_embed.weight.shape)}，单独一张表，不参与共享",
     "prompt": "共享权重",
     "next_id": "下一个 token 的 id：{next_id}",
@@ -95,7 +95,7 @@ COMMENTS = {
         "token embedding 与 LM head 共享同一张 (V, D) 表：logits = E[input_ids] @ E.T。"
     ),
     "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
-        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另加贪心生成 generate。"
+        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另有贪心生成的方法 generate。"
     ),
     # the reference answer's comments (the solution regions: the teacher's source notebook only)
     "weight: (V, D)": "权重形状为 (V, D)",
@@ -124,14 +124,17 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上�
 
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
-- 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”）。
-  评分程序只会从头运行一遍 notebook，它看到的就是这样运行之后定义出来的东西。
+- 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
+  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，评的是运行之后定义出来的两个类；它不运行练习检查
+  单元格，也不运行你没有改动过、你的代码也用不到的演示单元格。
 
 **怎么评分**
 
 - 成绩由课程的自动评分程序给出：它在沙箱里用一套隐藏测试（共 {{total}} 分）检查你的两个类，所用的尺寸、
   随机种子和权重都由它自己决定。任何正确的实现都能拿满分，不论写法如何。
-- 同一个错误在一道练习里只扣一次分，最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。
+- 每种常见错误在它涉及的每个评分项里都有固定的扣分额度，在同一道练习里只扣一次。在每个评分项里，它的扣分既不
+  超过这个额度，也不超过它在该项里导致失败的那些测试的分数之和；仅仅因为它而失败的测试，不再另外扣分。其他原因
+  导致失败的测试，各扣各的分。
 - 反馈会指出每个错误和它扣了多少分，各项扣分加起来正好等于被扣的总分。
 - 各评分项和各练习的分值如下：
 
@@ -141,22 +144,24 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 在 `dnnlpy` 的 `MiniGPT` 上�
 
 - 每道练习后面以 `# 练习检查` 开头的单元格：它们用你写的类运行与 `pytest` 自检相同的检查，每项检查输出
   一行结果。
-- 自检：在本文件夹打开终端，运行 `pytest`。它像评分程序一样加载你的类（新进程、从上到下运行各单元格、
-  跳过练习检查单元格），检查不通过时会指出是哪种常见错误、该重读哪一节。关于自检，还有三点：
-  - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。为了更快，只要你没有改动演示单元格（示例、
-    图、第 10 节“动手试试”），它就会跳过它们，因为练习用不到其中定义的任何东西。一旦有单元格抛出异常，或你的
-    代码在检查中抛出异常，它就改为运行全部单元格，和评分程序一样，所以它报告的就是整个 notebook 的结果。
-  - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查会被终止，并指出是哪一个，这通常意味着死循环；
-    整个自检最多运行 {{run_minutes}} 分钟。
+- 自检：在本文件夹打开终端，运行 `pytest`。它和评分程序一样加载你的类，运行的单元格也相同：在新进程里从上到下
+  运行，不运行练习检查单元格，也不运行你没有改动过、你的代码也用不到的演示单元格（示例、图、第 10 节
+  “动手试试”）。检查不通过时，它会指出是哪种常见错误、该重读哪一节。关于自检，还有四点：
+  - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。
+  - 某个演示单元格即使在你的代码上会出错，自检和评分程序也都不运行它、不报告它：要改的是检查指出的问题。
+    你改动过的演示单元格则照常运行，出了错两者都会报告。
+  - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查（多半是死循环）会被终止，并指出是哪一个；整个自检
+    最多运行 {{run_minutes}} 分钟。
   - pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
 
-记号：`B`：batch 大小；`T`：序列长度；`D`：hidden size（每个向量的维度）；`V`：词表大小。
+记号：`B` 为 batch 大小，`T` 为序列长度，`D` 为 hidden size（每个向量的维度），`V` 为词表大小。
 """,
     "shapes": r"""
 ## 1. 同一个词表，两个方向
 
-在输入端，token embedding 的表（下文简称 embedding 表）*E* 形状为 `(V, D)`，为每个 token 存一行：token *i*
-对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub> 形状同样是 `(V, D)`：
+在输入端，token embedding 是一张查表矩阵 *E*（下文称 token embedding 表），形状为 `(V, D)`，每个 token
+占一行：token *i* 对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub>
+形状同样是 `(V, D)`：
 位置 *t* 上 token *j* 的分数（logit）是 hidden state 与 *W*<sub>out</sub> 第 *j* 行的内积
 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
@@ -180,19 +185,19 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 """,
     "tokenizer_after": r"""
 词表只有 300 个条目，合并出来的 token 很少：英文里只有 `ing`、`Ġt` 这样的常见片段被合并（`Ġ` 表示前面有一个
-空格），`weight` 这样的词仍是一个个字母；汉字在 UTF-8 中每个占 3 个字节，语料里没有汉字可供合并，所以
-每个字节各成一个 token，显示成上面那些乱码般的字符。解码时这些字节又拼回原来的汉字。
+空格），`weight` 这样的词仍是一个个字母。汉字在 UTF-8 中每个占 3 个字节，而语料里没有汉字，学不到汉字的合并，
+所以每个字节各成一个 token，显示成上面那些乱码般的字符。解码时这些字节又拼回原来的汉字。
 
-换一个 tokenizer，`V` 也跟着变：embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
+换一个 tokenizer，`V` 也跟着变：token embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
 tokenizer 产生的 token id 有意义。
 """,
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与共享
 
 GPT 还有一个 **positional embedding**。positional embedding 的表（下文简称位置表）是第二张查表矩阵，
-形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。两者相加之后，每个位置既知道自己放的是
-**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个 token **是哪一个**，从来不是位置，所以只有
-embedding 表能和输出端的 LM head 共享，位置表始终独立。
+形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。token embedding 和 positional embedding
+的查表结果相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
+token **是哪一个**，从来不是位置，所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率
@@ -204,7 +209,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
 但概率都在 0 和 1 之间，再做一次 softmax 之后几乎是均匀分布，于是 loss 被困在一个宽度只有 1 的区间里，
 即 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e)，紧挨着 ln *V*。ln *V* 是一个什么都没学到、给每个 token 相同概率的
-模型的 loss，所以无论模型学得多好，用概率算出的 loss 都和它差不多，训练时几乎不动。下面 *V* = 100：ln *V* ≈ 4.61，
+模型的 loss，所以无论模型学得多好，用概率算出的 loss 都和它差不多，训练时也几乎不下降。下面 *V* = 100：ln *V* ≈ 4.61，
 这个区间约为 3.62 到 4.62。拿一个处处都预测正确、而且很有把握的模型比较一下：用 logits 算出的 loss 要小得多，
 用概率算出的却落在这个区间里。
 """,
@@ -223,8 +228,8 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 下面几种写法看起来几乎正确，评分程序都能识别，并在反馈中指出：
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
-- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起，而且 `.to(...)` 或
-  `load_state_dict` 之后两者就不再共享；
+- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起；而且一旦把模型转成别的 dtype 或
+  搬到别的设备上（`.to(torch.float64)`、`.half()`），或者用 `copy.deepcopy` 复制模型，两者又各有各的内存；
 - 在 `forward` 里才让两者共享，而不是在 `__init__` 里一次做好；
 - 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
 """,
@@ -244,7 +249,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 float32 参数占 4 字节：
 """,
     "savings_after": r"""
-省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省内存并不是唯一的
+省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省参数并不是唯一的
 好处：共享权重还让输入端和输出端对每个 token 只用一个向量。两端处理的本来就是同一个词表里的 token，
 这个约束很自然。
 
@@ -274,10 +279,10 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
 
   `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
   时应当报错（这一点不计分）。
-- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步先把上下文
-  截成最后 `block_size` 个 token（位置表只有 `block_size` 行），用 `self.minigpt` 计算，取**最后一个**位置的
-  logits，选出其中的 `argmax`（不采样），再接到序列末尾。返回前缀加上新生成的 token：
-  `(B, T + max_new_tokens)`，int64。
+- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
+  上下文截成最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，取
+  **最后一个**位置的 logits 求 `argmax`（不要采样），然后把它接到序列末尾。最后返回前缀加上新生成的 token，
+  形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
   argmax 取决于这份随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
@@ -303,12 +308,12 @@ UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替
 
 - token embedding 通过查表把 `(B, T)` 的 id 映射成 `(B, T, D)` 的向量；LM head 把 `(B, T, D)` 的 hidden state
   映射成 `(B, T, V)` 的 logits；`V` 就是 tokenizer 的词表大小。
-- weight tying 让 LM head 的权重与 embedding 表成为**同一个参数对象**：参数从 `2VD` 个变成 `VD` 个，
+- weight tying 让 LM head 的权重与 token embedding 表成为**同一个参数对象**：两端的参数从 `2VD` 个变成 `VD` 个，
   一个 `.grad` 汇总两端的贡献，每一步只更新一次。
 - 位置表有自己的形状 `(block_size, D)`，从不参与共享。
-- loss 的输入是 logits；贪心生成取最后一个位置的 logits 和它的 argmax。
+- loss 的输入是 logits；贪心生成每一步取最后一个位置 logits 的 argmax。
 
-**提交之前**：执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”），
+**提交之前**：执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
 保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
@@ -357,16 +362,15 @@ jupyter lab weight_tying.ipynb       # 补全两个类，然后保存
 pytest                               # 检查磁盘上保存的 weight_tying.ipynb
 ```
 
-每个没通过的检查，`pytest` 都会指出是哪种常见错误、该重读 notebook 的哪一节。它像评分程序一样加载你的
-notebook，但不计分；以 `# 练习检查` 开头的单元格也不计分。成绩由覆盖更全面的隐藏测试决定（见 notebook
-开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；`WEIGHT_TYING_SUBMISSION=copy.ipynb pytest`
-检查另一个文件。
+每个没通过的检查，`pytest` 都会指出是哪种常见错误、该重读 notebook 的哪一节；还没实现的类或方法，它会指出
+题目要求在哪一节。它和评分程序运行同样的单元格，但不计分；以 `# 练习检查` 开头的单元格也不计分。成绩由覆盖
+更全面的隐藏测试决定（见 notebook 开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；
+`WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` 检查另一个文件。
 
 ## 3. 提交
 
-1. 执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启并运行所有单元格…”）：每个单元格
-   都必须能从头运行，因为评分程序只会从头运行一遍 notebook。
-   保存，再运行一次 `pytest`。
+1. 执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），确认
+   notebook 能从头到尾运行：评分程序只会在一个新进程里从头运行一遍 notebook。然后保存，再运行一次 `pytest`。
 2. 按课程的方式提交这个文件夹：在 Jupyter 的 `Assignments` 标签页中点 `Submit`，或在上一级文件夹中运行
    `nbgrader submit {{folder}}`。不要改 notebook 的文件名 `weight_tying.ipynb`：改了名的副本或另一个
    notebook 都不会被评分。

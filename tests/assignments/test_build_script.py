@@ -43,6 +43,9 @@ def test_build_script_names_a_missing_class_and_a_missing_text(build_script):
         == "第一行第二行\n\n- a b\n| x |\n| y |"
     )
     assert build_script.join_wrapped_lines("用 `x`\n计算，\n`y` 行") == "用 `x` 计算，`y` 行"
+    fenced = "先装\n这些：\n\n```bash\npip install a\npip install b\n```\n然后\n运行"
+    joined = "先装这些：\n\n```bash\npip install a\npip install b\n```\n然后运行"
+    assert build_script.join_wrapped_lines(fenced) == joined  # a fence keeps its lines
 
 
 def test_an_edition_changes_the_words_a_cell_prints_never_what_it_prints(build_script):

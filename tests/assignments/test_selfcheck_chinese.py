@@ -73,21 +73,23 @@ def test_softmax_before_cross_entropy_is_sent_to_the_section_that_teaches_it(
     assert section in message and twice in message and "section 9" not in message and "第 9 节" not in message
 
 
-def test_a_stub_names_where_to_reread_and_no_graded_area(checks, monkeypatch):
-    """Nothing of a class is written yet: the failure sends the student to its exercise's section, and names no
-    graded area (a stub is not one area's: the first check of a class is a parameter count)."""
+def test_a_stub_points_to_its_task_and_names_no_mistake_nor_graded_area(checks, monkeypatch):
+    """Nothing of a class is written yet: that is no mistake, so the failure sends the student to the section that
+    sets the task (not “reread”), names no graded area (a stub is not one area's: the first check of a class is a
+    parameter count), and the checks that wait for it say what they wait for, not what to fix."""
     stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
     stub += "        raise NotImplementedError()\n"
     cls = exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]
-    for language, reread, area in (
-        ("en", '(reread section 6, "Exercise 1', "Graded area"),
-        ("zh", "请重读第 6 节“练习 1", "评分项"),
+    for language, see, area, waits in (
+        ("en", '(the task is in section 6, "Exercise 1', "Graded area", "not checked until TiedEmbeddingLM is"),
+        ("zh", "。题目要求见第 6 节“练习 1：TiedEmbeddingLM”。", "评分项", "尚未检查：要等 TiedEmbeddingLM 实现之后"),
     ):
         monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-        message = (
-            checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome("test_tied_table_has_shape_v_by_d").message
-        )
-        assert reread in message and area not in message, message
+        session = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls})
+        message = session.outcome("test_tied_table_has_shape_v_by_d").message
+        assert see in message and area not in message and "reread" not in message and "重读" not in message, message
+        waiting = session.outcome("test_tied_head_is_the_embedding_parameter").message
+        assert waiting.startswith(waits) and "fix" not in waiting and "修正" not in waiting, waiting
 
 
 def test_a_question_before_the_section_to_reread_is_ended_once(checks, monkeypatch):
@@ -105,12 +107,13 @@ def test_a_question_before_the_section_to_reread_is_ended_once(checks, monkeypat
 
 @pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_waiting_check_names_the_check_that_failed_not_one_that_waits_too(checks, monkeypatch, language):
-    """The gradient check waits on the tie check, which waits on the table's shape: with nothing written, the
-    shape check is the one that failed (✗), so that is the one the gradient's practice cell names."""
+    """The gradient check waits on the tie check, which waits on the table's shape: with the table built (D, V),
+    the shape check is the one that failed (✗), so that is the one the gradient's practice cell names."""
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-    stub = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n    def __init__(self, *a, **k):\n"
-    stub += "        raise NotImplementedError()\n"
-    session = checks.SELF_CHECK.session({"TiedEmbeddingLM": exec_source(stub, "stub.py").namespace["TiedEmbeddingLM"]})
+    wrong = "import torch.nn as nn\nclass TiedEmbeddingLM(nn.Module):\n"
+    wrong += "    def __init__(self, vocab_size, embed_dim=128):\n        super().__init__()\n"
+    wrong += "        self.token_embed = nn.Embedding(embed_dim, vocab_size)\n"
+    session = checks.SELF_CHECK.session({"TiedEmbeddingLM": exec_source(wrong, "w.py").namespace["TiedEmbeddingLM"]})
     waiting = session.outcome("test_tied_gradients_from_both_ends_add_up")
     failed, waits_too = "test_tied_table_has_shape_v_by_d", "test_tied_head_is_the_embedding_parameter"
     assert session.outcome(failed).status == "failed" and session.outcome(waits_too).status == "not checked"

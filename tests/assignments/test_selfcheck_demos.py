@@ -1,12 +1,12 @@
-"""The self-check leaves the notebook's demonstration cells out when it can, and reports what a whole run would.
+"""The self-check runs the cells the grader runs: every cell but the demonstrations as released that nothing needs.
 
 coursecheck/demos.py: a code cell whose text is one the course released (its digest among those the
-build recorded, ``released_demos.py``) and that nothing else uses is not run (the grader's rule,
-``coursecheck.cells.unneeded_demos``);
-the run without demos is trusted only when it is clean (no cell raised, both classes defined, no name of the
-student's that a demo also defines, the student's code never raised in a check), else the whole notebook runs.
-So the verdicts and messages are the whole run's, and a solution notebook is checked without matplotlib, the
-tokenizer or the try-it cell.
+build recorded, ``released_demos.py``) and that no cell that runs can need is not run, by the grader's rule
+(``coursecheck.cells.unneeded_demos``), which the grader's runner applies (``autograder.runner``'s
+``load_submission``, given the names and the build's facts). The self-check applies it too, and nothing else:
+the same cells raise in both, the checks see the same classes, and a demonstration that would fail on the
+student's code (the try-it cell calling a generate that does not crop) is reported by neither. A solution
+notebook is checked without matplotlib, the tokenizer or the try-it cell.
 """
 
 from __future__ import annotations
@@ -21,14 +21,17 @@ from autograder.graders import get_assignment
 from autograder.graders.kit import COURSE_DIR
 from autograder.graders.weight_tying.released_demos import DIGESTS
 from autograder.qa.calibrate import calibration_files
+from autograder.runner import __main__ as runner
 from coursecheck import demos
 from coursecheck.cells import unneeded_demos
 from coursecheck.notebook import code_cells
+from coursecheck.plugin import Run
 from coursecheck.selfcheck import load_submission
 
 SOURCE = COURSE_DIR / "source" / "weight_tying"
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 IDS = ("solution_TiedEmbeddingLM", "solution_MiniGPTWithWeightTying")
+NAMES = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
 
 
 def _cells(nb) -> list[dict]:
@@ -57,18 +60,45 @@ def _demo(nb, first_line: str) -> dict:
     return next(c for c in _cells(nb) if _source(c).startswith(first_line))
 
 
-def _whole(checks, path) -> tuple[dict, list]:
-    """Each check's (status, message) and the cells that raised when every cell runs, as before demos.py."""
-    result = load_submission(path)
-    loaded = demos._loaded(checks.SELF_CHECK, path, result, True, demos.cell_names(checks.SELF_CHECK, path), None)
-    return {
-        n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS
-    }, result.errors
+def _outcomes(session, checks) -> dict:
+    return {n: (session.outcome(n).status, session.outcome(n).message) for n in checks.CHECKS}
+
+
+def _graded(checks, path) -> tuple[dict, list, list]:
+    """What the grader's runner makes of the notebook (its own loader, with the job's names, digests and the
+    build's facts): each check's (status, message) on the classes it defines, the cells that raised, and the
+    cells it did not run."""
+    spec = get_assignment("weight_tying")
+    result = runner.load_submission(
+        "ipynb",
+        path.read_text(encoding="utf-8"),
+        path.name,
+        required=NAMES,
+        released=tuple(spec.released_demos),
+        facts=runner._facts(spec.released_facts),
+    )
+    session = checks.SELF_CHECK.session({n: result.namespace.get(n) for n in NAMES})
+    return _outcomes(session, checks), result.errors, result.skipped
 
 
 def _checked(checks, path):
-    loaded = checks.SELF_CHECK.settle(checks.SELF_CHECK.load(path))
-    outcomes = {n: (loaded.session.outcome(n).status, loaded.session.outcome(n).message) for n in checks.CHECKS}
+    """The run `pytest` in a release reports (coursecheck.plugin.Run, the submission named by its setting)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(checks.SELF_CHECK.assignment.setting("SUBMISSION"), str(path))
+        run = Run(checks.SELF_CHECK, path.parent)
+        run.pytest_configure(None)
+    loaded = run.loaded()
+    return loaded, _outcomes(loaded.session, checks)
+
+
+def _agrees(checks, path):
+    """The self-check's run of `path` against the grader's: the same verdicts, the same cells raised, and the
+    demonstrations it leaves out among the cells the grader does not run."""
+    loaded, outcomes = _checked(checks, path)
+    graded, errors, skipped = _graded(checks, path)
+    assert outcomes == graded
+    assert loaded.errors == errors
+    assert loaded.left_out <= set(skipped)
     return loaded, outcomes
 
 
@@ -88,17 +118,18 @@ def test_the_solution_notebook_is_checked_without_its_demos_or_their_imports(tmp
     code = (
         "import sys; from pathlib import Path\n"
         "from weight_tying_checks import CHECKS, SELF_CHECK\n"
-        f"loaded = SELF_CHECK.settle(SELF_CHECK.load(Path({str(path)!r})))\n"
+        f"loaded = SELF_CHECK.load(Path({str(path)!r}))\n"
         "statuses = {loaded.session.outcome(n).status for n in CHECKS}\n"
-        "print(loaded.whole, statuses, sorted(m for m in ('matplotlib', 'dnnlpy.tokenizers') if m in sys.modules))\n"
+        "imported = sorted(m for m in ('matplotlib', 'dnnlpy.tokenizers') if m in sys.modules)\n"
+        "print(len(loaded.left_out), statuses, imported)\n"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code], cwd=SOURCE, capture_output=True, text=True, timeout=600, check=False
     )
-    assert proc.stdout.strip() == "False {'passed'} []", proc.stdout + proc.stderr[-2000:]
+    assert proc.stdout.strip() == "9 {'passed'} []", proc.stdout + proc.stderr[-2000:]
 
 
-def test_the_stub_is_checked_without_its_demos_and_fails_as_a_whole_run_would(checks, tmp_path):
+def test_the_stub_is_checked_without_its_demos_as_graded(checks, tmp_path):
     def stubs(nb):
         for cell in _cells(nb):
             if _grade_id(cell) in IDS:
@@ -108,19 +139,39 @@ def test_the_stub_is_checked_without_its_demos_and_fails_as_a_whole_run_would(ch
                 )
 
     path = _notebook(tmp_path, stubs)
-    loaded, outcomes = _checked(checks, path)
-    whole, errors = _whole(checks, path)
-    assert loaded.whole is False and loaded.errors == []  # the demos that call the stubs did not run
-    assert outcomes == whole
-    assert [m for _, m in errors] == ["NotImplementedError: "] * 3  # gradients, savings, try-it: not shown now
+    loaded, _ = _agrees(checks, path)
+    assert loaded.left_out and loaded.errors == []  # the demos that call the stubs ran in neither
+    assert [m for _, m in load_submission(path).errors] == ["NotImplementedError: "] * 3  # gradients, savings, try-it
 
 
-def test_a_changed_demo_runs_and_one_that_needs_a_left_out_demo_makes_the_whole_notebook_run(checks, tmp_path):
+def test_a_demo_that_fails_on_the_students_code_is_reported_by_neither(checks, tmp_path):
+    """A generate that does not crop: the try-it cell, as released, would raise on it (it generates past
+    block_size), but the grader does not run it; the self-check neither, though the student's code raised in a
+    check. What the student must fix is the check's failure, not a cell."""
+
+    def no_crop(nb):
+        cell = next(c for c in _cells(nb) if _grade_id(c) == IDS[1])
+        cell["source"] = _source(cell).replace("context = ids[:, -block_size:]", "context = ids", 1)
+
+    path = _notebook(tmp_path, no_crop)
+    assert "ids[:, -block_size:]" not in path.read_text(encoding="utf-8")
+    try_it = next(i for i, c in enumerate(json.loads(path.read_text())["cells"]) if "max_new_tokens=20" in _source(c))
+    assert [i for i, m in load_submission(path).errors] == [try_it]  # the whole notebook: the demo raises
+    loaded, outcomes = _agrees(checks, path)
+    assert loaded.errors == [] and try_it in loaded.left_out
+    assert outcomes["test_generate_crops_past_block_size"][0] == "failed"
+
+
+def test_a_changed_demo_runs_with_the_demo_it_reads_as_graded(checks, tmp_path):
     def edit(nb):
         _demo(nb, "torch.manual_seed(0)\nmodel = MiniGPTWithWeightTying")["source"] += "\nprint('my own line')\n"
 
-    loaded, outcomes = _checked(checks, _notebook(tmp_path, edit))  # it reads `tokenizer`, a demo's
-    assert loaded.whole is True and loaded.errors == []  # no NameError of a demo left out
+    path = _notebook(tmp_path, edit)
+    loaded, outcomes = _agrees(checks, path)  # it reads `tokenizer` and `model`, demos': those run too
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    tokenizer_cell = next(i for i, c in enumerate(nb["cells"]) if "Tokenizer.train_from_iterator" in _source(c))
+    try_it = next(i for i, c in enumerate(nb["cells"]) if "my own line" in _source(c))
+    assert loaded.errors == [] and not {tokenizer_cell, try_it} & loaded.left_out
     assert set(status for status, _ in outcomes.values()) == {"passed"}
 
 
@@ -128,11 +179,9 @@ def test_a_changed_plot_that_raises_fails_no_check_and_is_named_like_any_cell_th
     def edit(nb):
         _demo(nb, "import matplotlib.pyplot as plt")["source"] += "\nraise RuntimeError('my plot broke')\n"
 
-    path = _notebook(tmp_path, edit)
-    loaded, outcomes = _checked(checks, path)
-    assert loaded.whole is True and [m for _, m in loaded.errors] == ["RuntimeError: my plot broke"]
+    loaded, outcomes = _agrees(checks, _notebook(tmp_path, edit))
+    assert [m for _, m in loaded.errors] == ["RuntimeError: my plot broke"]
     assert set(status for status, _ in outcomes.values()) == {"passed"}
-    assert (outcomes, loaded.errors) == _whole(checks, path)
 
 
 def test_a_class_that_reads_what_a_demo_defines_has_that_demo_run(checks, tmp_path):
@@ -144,16 +193,16 @@ def test_a_class_that_reads_what_a_demo_defines_has_that_demo_run(checks, tmp_pa
 
     path = _notebook(tmp_path, edit)
     nb = json.loads(path.read_text(encoding="utf-8"))
-    left_out = unneeded_demos(code_cells(nb), ("TiedEmbeddingLM", "MiniGPTWithWeightTying"), DIGESTS)
+    left_out = unneeded_demos(code_cells(nb), NAMES, DIGESTS)
     tokenizer_cell = next(i for i, c in enumerate(nb["cells"]) if "Tokenizer.train_from_iterator" in _source(c))
     assert tokenizer_cell not in left_out and left_out  # the demo it reads runs; the others are still left out
-    loaded, outcomes = _checked(checks, path)
-    assert outcomes == _whole(checks, path)[0] and set(s for s, _ in outcomes.values()) == {"passed"}
+    loaded, outcomes = _agrees(checks, path)
+    assert loaded.left_out == left_out and set(s for s, _ in outcomes.values()) == {"passed"}
 
 
-def test_a_class_defined_only_when_a_demo_ran_makes_the_whole_notebook_run(checks, tmp_path):
-    """No cell raises and no name is shared with a demo, yet without the demos a class is missing: the whole
-    run, where the class exists, is the one reported."""
+def test_a_class_defined_only_when_a_demo_ran_has_every_cell_run(checks, tmp_path):
+    """No name is shared with a demo, yet the class exists only when a demo ran: a cell that reaches names
+    without naming them (globals()) keeps every demo in, for the grader and the self-check alike."""
 
     def edit(nb):
         cell = next(c for c in _cells(nb) if _grade_id(c) == IDS[0])
@@ -161,19 +210,20 @@ def test_a_class_defined_only_when_a_demo_ran_makes_the_whole_notebook_run(check
             "\nif 'tokenizer' in globals():  # a demo above defines it\n    TiedEmbeddingLM = _Tied\n"
         )
 
-    path = _notebook(tmp_path, edit)
-    loaded, outcomes = _checked(checks, path)
-    assert loaded.whole is True and loaded.errors == []
-    assert outcomes == _whole(checks, path)[0] and set(s for s, _ in outcomes.values()) == {"passed"}
+    loaded, outcomes = _agrees(checks, _notebook(tmp_path, edit))
+    assert loaded.left_out == frozenset() and loaded.errors == []
+    assert set(s for s, _ in outcomes.values()) == {"passed"}
 
 
-def test_a_name_of_the_students_that_a_demo_also_defines_makes_the_whole_notebook_run(checks, tmp_path):
+def test_a_name_of_the_students_that_a_demo_also_defines_is_the_students(checks, tmp_path):
+    """The plot's cell sets D too; nothing reads it, so the grader leaves the plot out, and the self-check too."""
+
     def edit(nb):
         imports = _cells(nb)[0]
         imports["source"] = _source(imports) + "\nD = 3  # my own constant; the plot's cell sets D too\n"
 
-    loaded, _ = _checked(checks, _notebook(tmp_path, edit))
-    assert loaded.whole is True
+    loaded, outcomes = _agrees(checks, _notebook(tmp_path, edit))
+    assert loaded.left_out and set(s for s, _ in outcomes.values()) == {"passed"}
 
 
 def _corpus() -> list:
@@ -197,25 +247,25 @@ def _with_exercise_code(code: str):
     return edit
 
 
-def _same_as_whole(checks, tmp_path, paths) -> dict:
+def _disagree(checks, tmp_path, paths) -> dict:
     differ = {}
     for source in paths:
         path = _notebook(tmp_path, _with_exercise_code(source.read_text(encoding="utf-8")), f"{source.stem}.ipynb")
         loaded, outcomes = _checked(checks, path)
-        whole, errors = _whole(checks, path)
-        if outcomes != whole or (loaded.whole and loaded.errors != errors):
-            differ[source.stem] = {n: (o, whole[n]) for n, o in outcomes.items() if o != whole[n]}
+        graded, errors, skipped = _graded(checks, path)
+        if outcomes != graded or loaded.errors != errors or not loaded.left_out <= set(skipped):
+            differ[source.stem] = {n: (o, graded[n]) for n, o in outcomes.items() if o != graded[n]}
     return differ
 
 
-def test_calibration_files_in_the_notebook_get_the_whole_runs_verdicts(checks, tmp_path):
+def test_calibration_files_in_the_notebook_get_the_graders_run(checks, tmp_path):
     """Every eighth correct or wrong file of the corpus in the notebook's exercise cell; the sweep takes all."""
-    assert _same_as_whole(checks, tmp_path, _corpus()[::8]) == {}
+    assert _disagree(checks, tmp_path, _corpus()[::8]) == {}
 
 
 @pytest.mark.sweep
-def test_every_calibration_file_in_the_notebook_gets_the_whole_runs_verdicts(checks, tmp_path):
-    assert _same_as_whole(checks, tmp_path, _corpus()) == {}
+def test_every_calibration_file_in_the_notebook_gets_the_graders_run(checks, tmp_path):
+    assert _disagree(checks, tmp_path, _corpus()) == {}
 
 
 def test_the_self_check_freezes_what_its_imports_made_out_of_the_collectors_passes():

@@ -340,8 +340,8 @@ def test_self_check_loader_skips_the_practice_cells(notebooks, edition):
 
 
 def test_each_chinese_shorthand_is_introduced_once_before_it_is_used(notebooks):
-    """embedding 表, 位置表 and 交叉熵 (glossary.SHORT_FORMS) appear first where the notebook introduces them, in
-    the chapter's words (token embedding 的表（下文简称 embedding 表）), and are introduced once."""
+    """位置表 and 交叉熵 (glossary.SHORT_FORMS) appear first where the notebook introduces them, in the chapter's
+    words (positional embedding 的表（下文简称位置表）), and are introduced once."""
     from autograder.graders.weight_tying.glossary import SHORT_FORMS
 
     text = "\n".join(c.source for c in notebooks["zh"].cells)  # prose and what the code prints, in reading order

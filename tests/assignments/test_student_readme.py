@@ -50,5 +50,7 @@ def test_each_edition_says_how_to_install_check_and_hand_in_with_the_kits_own_na
 
 def test_the_chinese_readme_holds_to_the_glossary(readmes):
     text = _shown(readmes["zh"])
+    # a paragraph is one line: a line break between two Chinese characters would render as a stray space
+    assert not re.search(r"[\u4e00-\u9fff，。：；）]\n[\u4e00-\u9fff（]", text.replace("```", "\0"))
     assert english(text) == [] and rejected(text) == []
     assert english("在 Jupyter 中 click the Submit button") == ["click", "the", "Submit", "button"]  # the scan reads

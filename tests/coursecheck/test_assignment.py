@@ -45,16 +45,20 @@ def test_a_stub_fails_once_and_what_needs_it_waits(selftest):
     outcomes = _outcomes(_session(selftest, "    raise NotImplementedError()"))
     status, message = outcomes["test_add_returns_a_tensor"]
     assert status == "failed" and message.startswith("add is not implemented yet") and "Graded area" not in message
-    assert [outcomes[name][0] for name in NAMES[1:]] == ["not checked", "not checked"]
+    assert "reread" not in message  # the starter code is no mistake: nothing to reread yet
+    assert [outcomes[name] for name in NAMES[1:]] == [("not checked", "not checked until add is implemented")] * 2
+    stubbed = _session(selftest, "    raise NotImplementedError()")
+    assert [stubbed.unwritten(name) for name in NAMES] == ["add"] * 3
+    assert [_session(selftest, "    return a - b").unwritten(name) for name in NAMES] == ["", "", ""]
     session = selftest.SELF_CHECK.session({"add": None})  # not defined at all: said once
     assert session.outcome(NAMES[0]).message == "add is not defined"
     assert session.outcome(NAMES[1]).message.startswith("not checked until")
 
 
-def test_code_that_raises_is_named_with_its_line_and_marked_as_raised(selftest):
+def test_code_that_raises_is_named_with_its_line(selftest):
     session = _session(selftest, "    x = 1\n    return x / 0")
     outcome = session.outcome(NAMES[0])
-    assert outcome.status == "failed" and outcome.raised
+    assert outcome.status == "failed" and outcome.unwritten == ""
     assert "add((3, 4), (3, 4)) raised ZeroDivisionError (at answer.py, line 5): “division by zero”" in outcome.message
 
 
@@ -72,6 +76,11 @@ def test_a_practice_cell_prints_a_line_per_check_and_raises_on_a_failure(selftes
     )
     with pytest.raises(ValueError, match="unknown group 'sub': choose one of add"):
         selftest.practice("sub", add=torch.add)
+    stub = exec_source("def add(a, b):\n    raise NotImplementedError()\n", "answer.py").namespace
+    with pytest.raises(PracticeFailed, match="^the add checks wait for add, not implemented yet: run this cell again"):
+        selftest.practice("add", add=stub["add"])  # the starter code: something to write, not to fix
+    out = capsys.readouterr().out
+    assert "fix" not in out and [line[0] for line in out.splitlines() if line[:1] in "✓✗–○"] == ["○", "–", "–"]
 
 
 def test_the_settings_are_named_after_the_assignment(selftest, monkeypatch):
@@ -91,9 +100,9 @@ def test_the_settings_are_named_after_the_assignment(selftest, monkeypatch):
 
 def test_a_notebook_is_run_as_the_grader_runs_it_without_its_demonstration(selftest, selftest_release, tmp_path):
     """The instructor's notebook, solution included: its demo (as released) is left out and every check passes;
-    the same cell edited is the student's and runs (it raises here: the whole notebook then runs, as graded)."""
-    loaded = selftest.SELF_CHECK.settle(selftest.SELF_CHECK.load(selftest_release / "selftest.ipynb"))
-    assert loaded.whole is False and loaded.errors == []
+    the same cell edited is the student's and runs (it raises here, and is named like any cell that raised)."""
+    loaded = selftest.SELF_CHECK.load(selftest_release / "selftest.ipynb")
+    assert loaded.left_out and loaded.errors == []
     assert {loaded.session.outcome(name).status for name in NAMES} == {"passed"}
     nb = json.loads((selftest_release / "selftest.ipynb").read_text(encoding="utf-8"))
     demo = next(c for c in nb["cells"] if "demo" in c["metadata"].get("tags", []))
@@ -101,21 +110,22 @@ def test_a_notebook_is_run_as_the_grader_runs_it_without_its_demonstration(selft
     path = tmp_path / "edited.ipynb"
     path.write_text(json.dumps(nb), encoding="utf-8")
     loaded = selftest.SELF_CHECK.load(path)
-    assert loaded.whole is True and [message.split(":")[0] for _, message in loaded.errors] == ["RuntimeError"]
+    assert loaded.left_out == frozenset()
+    assert [message.split(":")[0] for _, message in loaded.errors] == ["RuntimeError"]
     assert loaded.cell(2).startswith("cell 3 (in “Self-test: add”, starting “torch.zeros(3) + torch.zeros(4)")
 
 
-def test_a_notebook_that_misses_a_name_is_run_whole_before_it_is_said_missing(selftest, selftest_release, tmp_path):
-    """Without its demos the run misses `add`: the whole notebook runs (a left-out cell might have defined it), so
-    "after running all its cells" is what happened."""
+def test_a_notebook_that_misses_a_name_is_said_missing_once_its_cells_ran(selftest, selftest_release, tmp_path):
+    """Without `add`'s cell the run misses `add`: no demonstration left out could have defined it (a demo that
+    binds a name the checks need is never left out), so the cells that ran are the ones that count."""
     nb = json.loads((selftest_release / "selftest.ipynb").read_text(encoding="utf-8"))
     nb["cells"] = [c for c in nb["cells"] if c.get("id") != "solution_add"]
     path = tmp_path / "no_add.ipynb"
     path.write_text(json.dumps(nb), encoding="utf-8")
     loaded = selftest.SELF_CHECK.load(path)
-    assert loaded.whole is True and loaded.errors == []
+    assert loaded.errors == []
     message = loaded.session.outcome(NAMES[0]).message
-    assert message.startswith("no_add.ipynb does not define add after running all its cells. No cell raised"), message
+    assert message.startswith("no_add.ipynb does not define add once its cells have run. No cell raised"), message
 
 
 def test_an_assignment_and_its_checks_are_checked_when_made(selftest):

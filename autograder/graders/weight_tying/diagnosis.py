@@ -20,6 +20,7 @@ from . import messages  # noqa: F401 - registers the catalog every message below
 __all__ = [
     "SECTIONS",
     "reread",
+    "see",
     "TOL",
     "TOL64",
     "GRAD_TOL",
@@ -49,14 +50,24 @@ _RATIO_TOL = {"rtol": 1e-3, "atol": 1e-6}  # recognising "twice" / "half" / "one
 SECTIONS = {n: render(Said(f"section.{n}")) for n in (2, 4, 5, 6, 7, 8, 9)}
 
 
-def reread(*numbers: int) -> Said:
-    """' (reread section 7, "Gradients from both ends add up")': where the notebook explains the point."""
+def _sections(numbers: tuple[int, ...]) -> Said:
     sections = Said("diag.reread.section", number=numbers[0], heading=Said(f"section.{numbers[0]}"))
     for n in numbers[1:]:
         sections = (
             sections + Said("diag.reread.and") + Said("diag.reread.section", number=n, heading=Said(f"section.{n}"))
         )
-    return Said("diag.reread", sections=sections)
+    return sections
+
+
+def reread(*numbers: int) -> Said:
+    """' (reread section 7, "Gradients from both ends add up")': where the notebook explains the point."""
+    return Said("diag.reread", sections=_sections(numbers))
+
+
+def see(*numbers: int) -> Said:
+    """' (the task is in section 6, "Exercise 1: ...")': where the notebook sets the task, for code not written
+    yet (the starter code is no mistake: there is nothing to reread)."""
+    return Said("diag.see", sections=_sections(numbers))
 
 
 def grad_tol(expected: Tensor) -> dict:

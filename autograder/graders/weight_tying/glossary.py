@@ -7,17 +7,20 @@ the kit writes for an idea, the variants it rejects and, for an idea the chapter
 that names it (``Term.book``: its section and the sentence, quoted as the chapter writes it); an idea the chapter
 does not name (the grader's own machinery) carries the reason the kit's word was chosen (``Term.why``) instead.
 Weight tying is written "weight tying", as the chapter does, and its verb is 共享 (共享权重, 共享同一张表),
-never 绑定. ``SHORT_FORMS`` are the shorthands the notebook introduces once (embedding 表, 位置表, 交叉熵), and
-``CALQUES`` the phrases a reader took for translated English, each with what to write instead.
+never 绑定. The token embedding's table is the token embedding 表 (the chapter's token embedding 的表), never
+"embedding 表" alone, which could be either table (``BARE``). ``SHORT_FORMS`` are the shorthands the notebook
+introduces once (位置表, 交叉熵), and ``CALQUES`` the phrases a reader took for translated English, each with what to
+write instead.
 ``zh_text.py`` reads these tables; tests hold every Chinese string the kit can show to them
 (tests/autograder/graders/weight_tying/test_glossary.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["Term", "TERMS", "BOOK_TERMS", "ENGLISH_ALLOWED", "SHORT_FORMS", "CALQUES", "rejected_in"]
+__all__ = ["Term", "TERMS", "BOOK_TERMS", "ENGLISH_ALLOWED", "SHORT_FORMS", "CALQUES", "BARE", "rejected_in", "bare_in"]
 
 
 @dataclass(frozen=True)
@@ -132,9 +135,10 @@ TERMS = (
         says="positional embedding 的表",
     ),
     Term(
-        "embedding 表",
-        ("token 表", "词向量表", "token embedding 表", "嵌入表"),
-        "the token embedding's table, (V, D): introduced once (SHORT_FORMS); token 表 reads as the vocabulary",
+        "token embedding 表",
+        ("token 表", "词向量表", "嵌入表"),
+        "the token embedding's table, (V, D): the chapter's words less their 的; token 表 reads as the vocabulary, "
+        "and embedding 表 alone could be either table (BARE)",
         _book("18.4.3", "Token embedding 的表大小由词表决定："),
         says="token embedding 的表",
     ),
@@ -266,7 +270,6 @@ TERMS = (
 # The shorthands the Chinese notebook introduces once, each as written where it is introduced: before it, the
 # shorthand is never used (tests/assignments: the notebook's prose in cell order).
 SHORT_FORMS = {
-    "embedding 表": "token embedding 的表（下文简称 embedding 表）",
     "位置表": "positional embedding 的表（下文简称位置表）",
     "交叉熵": "交叉熵（cross entropy）",
 }
@@ -359,6 +362,16 @@ ENGLISH_ALLOWED = {
     "FAILED": "pytest's own word in its summary, which the notebook explains",
     "skipped": "pytest's own word in its summary, which the notebook explains",
 }
+
+
+# A word that names one of two things unless its qualifier is there: (pattern of the bare use, what to write).
+# "embedding 表" alone could be the token table or the position table (a reader of the fifth round asked which).
+BARE = {r"(?<!token )(?<!positional )embedding 表": "token embedding 表 (or 位置表): name the table"}
+
+
+def bare_in(text: str) -> list[tuple[str, str]]:
+    """(the bare word as found, what to write) for each of ``BARE``'s words used without its qualifier."""
+    return [(m.group(0), write) for pattern, write in BARE.items() for m in re.finditer(pattern, text)]
 
 
 def rejected_in(text: str) -> list[tuple[str, str]]:

@@ -54,32 +54,32 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "token embedding 的表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
-        "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要自己创建 token embedding 和 LM head，"
-        "再亲手让它们共享同一张表",
+        "token embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
+        "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要求你自己创建 token embedding 和 LM "
+        "head，再亲手让它们共享同一张表",
         "delegated_tie",
     ),
     "checkfail.head_bias": (
         "lm_head has a bias of shape {shape}: bias on the head (the tied head is the table alone, so logits ="
         " E[ids] @ E.T with nothing added)",
-        "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 只有这张表，logits = E[ids] @ E.T，不再加任何东西",
+        "LM head 带有形状为 {shape} 的偏置：共享权重的 LM head 应当只有这张表，logits = E[ids] @ E.T，不再加任何东西",
         "head_bias",
     ),
     "checkfail.count_two_tables": (
-        "{model} holds {n} parameters {names}, expected V * D = {want}: a second (V, D) table: copied table or"
+        "{model} holds {n} parameters ({names}), expected V * D = {want}: a second (V, D) table: copied table or"
         " untied head",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
+        "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了第二张 (V, D) 的表，可能是复制了一份表，或者 LM "
         "head 没有共享 token embedding 的表",
         "two_tables",
     ),
     "checkfail.count_extra": (
-        "{model} holds {n} parameters {names}, expected V * D = {want}: extra parameters",
-        "{model} 有 {n} 个参数 {names}，应为 V * D = {want}：多了额外的参数",
+        "{model} holds {n} parameters ({names}), expected V * D = {want}: extra parameters",
+        "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了额外的参数",
     ),
     "checkfail.logits_grow_like_table": (
         "the logits grow like the table, not like its square, when token_embed.weight is scaled: the head scores"
         " with another table (copied table, or a head whose .weight is not what it multiplies by)",
-        "把 token embedding 的表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
+        "把 token embedding 表放大时，logits 与表成正比增长，而不是随它的平方增长：LM head 是用另一张表打分的"
         "（复制了一份表；或者 LM head 的 .weight 并不是它真正拿来相乘的那张表）",
         "two_tables",
     ),
@@ -98,8 +98,8 @@ MESSAGES = {
         "minigpt.pos_embed.weight is the token table, of shape {shape}, where a (block_size, D) = {want} table"
         " of positions belongs: positional embedding tied to the token table (only the head shares the token"
         " table)",
-        "positional embedding 的表就是 embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} 的位置表。"
-        "positional embedding 也共享了 embedding 表，而与 embedding 表共享的只应有 LM head",
+        "positional embedding 的表就是 token embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} "
+        "的位置表。positional embedding 也共享了 token embedding 表，而与 token embedding 表共享的只应有 LM head",
         "positional_tied",
     ),
     "checkfail.wrongly_tied": (
@@ -108,7 +108,7 @@ MESSAGES = {
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
-        "修改 token embedding 的表时，positional embedding 的表也跟着变了：positional embedding 也参与了共享",
+        "修改 token embedding 表时，位置表也跟着变了：positional embedding 也参与了共享",
         "positional_tied",
     ),
     "checkfail.size_ignored": (
@@ -184,7 +184,7 @@ MESSAGES = {
     "checkfail.loss_detached": (
         "{what} has the right value but backward() never reaches the model's weights: loss detached (a detach(),"
         " .item() or .data on the way cuts the graph, so training would not learn)",
-        "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。途中的 detach()、.item() 或 .data "
+        "{what} 的值是对的，但反向传播传不到模型的权重：loss 脱离了计算图。计算过程中的 detach()、.item() 或 .data "
         "切断了计算图，训练因此学不到东西",
         "loss_detached",
     ),
@@ -326,14 +326,14 @@ MESSAGES = {
         " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
         "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
         "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，所以 generate "
-        "要先把模型切换到评估模式",
+        "应当先调用 self.eval()，把模型切换到评估模式",
         "dropout_in_generate",
     ),
     "checkfail.no_crop": (
         "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
         " only the last block_size tokens at each step",
         "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
-        "每一步只把最后 block_size 个 token 送进模型",
+        "每一步都应当只把最后 block_size 个 token 送进模型",
         "crop",
     ),
 }

@@ -13,18 +13,21 @@ _ITSELF_ZH = "LM head 必须持有 token embedding 的那个参数对象本身"
 
 MESSAGES = {
     "diag.reread": (" (reread {sections})", "。请重读{sections}。"),
+    "diag.see": (" (the task is in {sections})", "。题目要求见{sections}。"),
     "diag.reread.section": ('section {number}, "{heading}"', "第 {number} 节“{heading}”"),
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
         "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight and "
         "token_embed.weight share memory but are two Parameter objects (nn.Parameter(token_embed.weight), or of its "
-        ".data), so their gradients never add up in one .grad, an optimizer counts the table twice, and the tie "
-        "breaks on .to(...) or load_state_dict; " + _ITSELF_EN + ", not its storage",
+        ".data), so their gradients never add up in one .grad, an optimizer counts the table twice, and a cast or "
+        "a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each its own memory again; "
+        + _ITSELF_EN
+        + ", not its storage",
         "一块内存，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
         "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 "
-        ".grad，优化器会把这张表算两次，而且一经 .to(...) 或 load_state_dict，两者就不再共享；LM head 必须持有 token "
-        "embedding 的那个参数对象本身，而不只是它的内存",
+        ".grad，优化器会把这张表算两次；而且一经 dtype 或设备的转换（.to(torch.float64)、.half()）或 copy.deepcopy，"
+        "两者又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",
         "data_sharing",
     ),
     "diag.tie.not_same_object": (
@@ -125,7 +128,7 @@ MESSAGES = {
     ),
     "diag.logits.bias": (
         "logits are off by the same vector at every position: bias on the head (the tied head has no bias)",
-        "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；共享权重的 LM head 没有偏置",
+        "每个位置的 logits 都多加了同一个向量：LM head 带了偏置；共享权重的 LM head 不应有偏置",
         "head_bias",
     ),
     "diag.logits.values": (

@@ -11,7 +11,7 @@ from dnnlpy.models import gpt, sampling
 from coursecheck.selfcheck import calls_into
 
 from .diagnosis import generated_ids_problem, greedy_problem
-from .self_check import Failed, call, check, shown, tell
+from .self_check import Failed, call, check, listed, shown, tell
 from .wrapper import CLS, SMALL, build, inner_of
 
 __all__ = ["LIBRARY_DECODERS", "decode"]
@@ -131,7 +131,7 @@ def test_generate_writes_its_own_loop(cls):
                 raise
             # Other errors are named by the next checks; this one only asks who decoded.
     if called:
-        raise Failed(tell("checkfail.delegated_generate", names=", ".join(called)))
+        raise Failed(tell("checkfail.delegated_generate", names=listed(called)))
 
 
 @check(

@@ -9,11 +9,11 @@ from coursecheck.assignment import Assignment, SelfCheck
 from coursecheck.checks import Failed
 
 from . import messages
-from .diagnosis import reread
+from .diagnosis import reread, see
 from .edition import LANGUAGE
 from .released_demos import DIGESTS
 
-__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "student_raised", "tell", "shown", "language"]
+__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "tell", "listed", "shown", "language"]
 
 SELF_CHECK = SelfCheck(
     Assignment(
@@ -23,6 +23,7 @@ SELF_CHECK = SelfCheck(
         edition=LANGUAGE,
         released_demos=DIGESTS,
         reread=reread,
+        see=see,
         # The grader's diagnosis may end a hint with the tie line itself; a hint names the mistake, not the answer.
         answer=re.compile(r"[.;,]?\s*[Aa]ssign the Parameter itself: lm_head\.weight = token_embed\.weight"),
         covers=("sizes", "tie", "gradient", "generation"),  # check.covers.<line>: what only the hidden suite checks
@@ -33,7 +34,7 @@ SELF_CHECK = SelfCheck(
 check = SELF_CHECK.check
 call = SELF_CHECK.call
 attribute = SELF_CHECK.attribute
-student_raised = SELF_CHECK.calls.student_raised
 tell = SELF_CHECK.words.tell
+listed = SELF_CHECK.words.listed
 shown = SELF_CHECK.words.shown
 language = SELF_CHECK.words.language

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
-from .self_check import Failed, attribute, call, check, shown, student_raised, tell
+from .self_check import Failed, attribute, call, check, listed, shown, tell
 
 __all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
 
@@ -67,7 +67,7 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
             later = getattr(head, "weight", None)
             after_forward = isinstance(later, torch.Tensor) and later is table
         except Exception:  # forward is judged by its own check
-            student_raised()
+            pass
     return shown(
         tie_problem(
             head_shape=tuple(weight.shape),
@@ -149,7 +149,7 @@ def test_tied_holds_one_table_and_no_bias(cls):
     unique = {id(p): p for p in model.parameters()}
     count = sum(p.numel() for p in unique.values())
     if count != V * D:
-        names = [name for name, _ in model.named_parameters()]
+        names = listed(name for name, _ in model.named_parameters())
         key = "checkfail.count_two_tables" if count == 2 * V * D else "checkfail.count_extra"
         raise Failed(tell(key, model=f"{CLS}(V={V}, D={D})", n=count, names=names, want=V * D))
 

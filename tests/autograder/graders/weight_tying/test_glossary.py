@@ -127,7 +127,7 @@ def test_the_glossary_rejects_what_it_is_meant_to():
     assert ("权重绑定", "weight tying") in rejected("这就是权重绑定") and ("绑定", "共享") in rejected("绑定之后")
     assert ("点积", "内积") in rejected("分数等于点积") and ("前向计算", "forward") in rejected("前向计算之后")
     assert ("包装模型", glossary.CALQUES["包装模型"]) in rejected("包装模型的参数量")
-    assert ("token 表", "embedding 表") in rejected("token 表的形状")  # reads as the vocabulary, not the table
+    assert ("token 表", "token embedding 表") in rejected("token 表的形状")  # reads as the vocabulary, not the table
     assert ("两处用途", glossary.CALQUES["两处用途"]) in rejected("沿这两处用途分别走一遍")
     assert rejected("共享权重之后，两端共享同一张表") == []
     assert english("复制了一份表（copied table）") == ["copied", "table"]
@@ -173,6 +173,20 @@ def test_the_join_keeps_one_mark():
     assert inside.endswith("第 6 节。") and "。。" not in inside
     assert re.search(DOUBLED, "死循环？。请重读") and re.search(DOUBLED, "如下：。")
     assert not re.search(DOUBLED, "完毕。请重读")
+
+
+def test_the_notebook_and_the_self_check_name_which_table():
+    """“embedding 表” alone could be the token table or the position table: what a student reads of the notebook,
+    its README and the self-check (the release's catalog and coursecheck's words) says token embedding 表."""
+    from autograder.graders.weight_tying.release import released_catalog
+
+    released = {f"weight_tying:{key}" for key in released_catalog()}
+    read = {k: v for k, v in STRINGS.items() if k.startswith(("notebook:", "coursecheck:")) or k in released}
+    assert len(read) > 200 and "weight_tying:checkfail.positions_are_the_token_table" in read
+    bare = {key: glossary.bare_in(text) for key, text in read.items() if glossary.bare_in(text)}
+    assert not bare, bare
+    assert glossary.bare_in("embedding 表的形状") == [("embedding 表", glossary.BARE[next(iter(glossary.BARE))])]
+    assert glossary.bare_in("token embedding 表和 positional embedding 表") == []
 
 
 def test_every_allowed_english_word_has_a_reason():

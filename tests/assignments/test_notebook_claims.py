@@ -1,0 +1,92 @@
+"""What the notebook tells students about torch holds under the torch the kit installs.
+
+Exercise 1 warns that sharing only ``.data`` is no tie: two Parameters on one storage. Whether that storage stays
+shared depends on what is done to the model, and the notebook (both editions) and the diagnosis say which:
+a cast or a move to another device, or ``copy.deepcopy``, gives each Parameter memory of its own; reloading a
+state_dict copies values into the storage there is, so it does not (nor does a ``.to`` that changes nothing).
+A real tie (one Parameter) survives each of them.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+
+import pytest
+import torch
+import torch.nn as nn
+
+from autograder.graders.weight_tying.messages import CATALOG
+from scripts.weight_tying_notebook import text_en, text_zh
+
+V, D = 10, 4
+
+
+class _Pair(nn.Module):
+    def __init__(self, how: str) -> None:
+        super().__init__()
+        self.token_embed = nn.Embedding(V, D)
+        self.lm_head = nn.Linear(D, V, bias=False)
+        if how == "data":
+            self.lm_head.weight.data = self.token_embed.weight.data
+        elif how == "new Parameter":
+            self.lm_head.weight = nn.Parameter(self.token_embed.weight.data)
+        else:
+            self.lm_head.weight = self.token_embed.weight
+
+
+def _reloaded(model: _Pair, how: str) -> _Pair:
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    buffer.seek(0)
+    fresh = _Pair(how)
+    fresh.load_state_dict(torch.load(buffer))
+    return fresh
+
+
+def _shares(model: _Pair) -> bool:
+    return model.token_embed.weight.data_ptr() == model.lm_head.weight.data_ptr()
+
+
+BREAKS = {
+    ".to(torch.float64)": lambda m, how: m.to(torch.float64),
+    ".half()": lambda m, how: m.half(),
+    "copy.deepcopy": lambda m, how: copy.deepcopy(m),
+}
+KEEPS = {
+    "load_state_dict": _reloaded,
+    ".to('cpu')": lambda m, how: m.to("cpu"),
+}
+
+
+@pytest.mark.parametrize("how", ["data", "new Parameter"])
+def test_data_sharing_breaks_on_a_cast_or_a_deepcopy_not_on_load_state_dict(how):
+    assert _shares(_Pair(how)) and _Pair(how).lm_head.weight is not _Pair(how).token_embed.weight
+    for name, change in BREAKS.items():
+        assert not _shares(change(_Pair(how), how)), name
+    for name, change in KEEPS.items():
+        assert _shares(change(_Pair(how), how)), name
+
+
+def test_a_real_tie_survives_each_of_them():
+    for name, change in {**BREAKS, **KEEPS}.items():
+        model = change(_Pair("tie"), "tie")
+        assert model.lm_head.weight is model.token_embed.weight, name
+
+
+def test_the_notebook_and_the_diagnosis_say_what_breaks_it():
+    """Each says the casts and the deepcopy, and none says load_state_dict breaks it (it once did)."""
+    said = {
+        "en notebook": text_en.TEXT["exercise_1"],
+        "zh notebook": text_zh.TEXT["exercise_1"],
+        "en diagnosis": CATALOG["diag.tie.data_sharing"].en,
+        "zh diagnosis": CATALOG["diag.tie.data_sharing"].zh,
+    }
+    for where, text in said.items():
+        line = next(
+            part
+            for part in text.split("\n- ")
+            if ".data" in part and ("two Parameters" in part or "两个参数对象" in part)
+        )
+        assert ".to(torch.float64)" in line and ".half()" in line and "copy.deepcopy" in line, where
+        assert "load_state_dict" not in line, where
