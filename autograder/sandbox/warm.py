@@ -24,11 +24,11 @@ import threading
 import time
 from collections.abc import Callable
 
-from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup, measured
+from autograder.sandbox.capture import Capture, write_all
+from autograder.sandbox.cgroups import RunCgroup
 from autograder.sandbox.config import runner_env
 from autograder.sandbox.limits import Isolation, Limits
-from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
+from autograder.sandbox.runs import SandboxResult, finish_run
 from autograder.sandbox.slots import kill_uid
 from autograder.sandbox.template import check_shared
 
@@ -317,28 +317,19 @@ def run_forked(
     timed_out = readers[3].is_alive()
     wall = time.monotonic() - start
     child.kill()
-    survivors = group.kill() if group is not None else 0
-    if cfg["mode"] != "rlimits":
-        survivors += kill_uid(cfg["uid"])
     os.close(hold_w)
-    stats = group.stats() if group is not None else None
-    memory_exceeded = bool(stats and stats["oom_kills"] > 0)
-    if stats is not None:
-        isolation = measured(isolation, stats)
-    feeder.join()
-    if feed_error:
-        for reader in readers:
-            reader.join(timeout=2.0)
-        raise feed_error[0]
-    return collect_result(
+    survivors = kill_uid(cfg["uid"]) if cfg["mode"] != "rlimits" else 0
+    return finish_run(
         readers,
         limits,
-        survivors=survivors,
-        status=lambda: pid1_status(readers[3]),
+        group=group,
+        feeder=feeder,
+        feed_error=feed_error,
+        returncode=None,  # PID 1 reports the runner's exit on the status pipe
         timed_out=timed_out,
         wall=wall,
         isolation=isolation,
-        memory_exceeded=memory_exceeded,
+        survivors=survivors,
     )
 
 
@@ -367,11 +358,4 @@ def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:
         child.kill()
         os.close(fd)
         return
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:
-        pass  # the runner ended before reading it all: its exit says why
-    finally:
-        os.close(fd)
+    write_all(fd, payload)  # a runner that ended before reading it all: its exit says why
