@@ -103,6 +103,8 @@ def grade_batch(
         if bar:
             bar.update(student, result)
 
+    listener = arrived if on_result is not None or bar is not None else None  # a class of one has none
+
     try:
         if executor == "pool":
             from autograder.grading.pool.local import LocalPool
@@ -114,7 +116,7 @@ def grade_batch(
                 workers=workers,
                 warm_named=len(submissions) == 1,  # a class of one warms only what its file names
             ) as pool:
-                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived, keep=keep)
+                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=listener, keep=keep)
         elif executor == "dask":
             from autograder.grading.pool.on_dask import grade_on_dask
 
@@ -125,7 +127,7 @@ def grade_batch(
                 limits=limits,
                 scheduler=scheduler,
                 roots=trusted,
-                on_result=arrived,
+                on_result=listener,
             )
         elif len(submissions) == 1:  # a class of one: in this process, no worker process to start
             ((student, path),) = submissions.items()

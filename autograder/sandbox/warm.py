@@ -18,21 +18,18 @@ import select
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 
 from autograder.sandbox.capture import Capture, write_all
 from autograder.sandbox.cgroups import RunCgroup
-from autograder.sandbox.config import runner_env
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, finish_run
 from autograder.sandbox.slots import kill_uid
-from autograder.sandbox.template import check_shared
+from autograder.sandbox.template import invocation
 
-__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "warm_env"]
+__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss"]
 
 
 class ZygoteError(RuntimeError):
@@ -49,18 +46,6 @@ def peak_rss(pid: int) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _matplotlib_dir() -> str:
-    """matplotlib's config and font cache for zygotes: one folder of ours, kept, so it is built once."""
-    folder = os.path.join(tempfile.gettempdir(), f"autograder-matplotlib-{os.geteuid()}")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    return folder
-
-
-def warm_env() -> dict[str, str]:
-    """The bare environment the template, and so every zygote, starts with."""
-    return {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
 
 
 class Forked:
@@ -149,27 +134,31 @@ class Template(_Served):
     shared by every worker of a pool, started again when it has died."""
 
     def __init__(self, shared: tuple[str, ...] = ()) -> None:
-        """`shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
-        self.shared = check_shared(shared)
+        """`shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote (any
+        other name: ValueError, before anything starts)."""
+        self.shared = tuple(shared)
         self._lock = threading.Lock()
         self.started = 0
         self._start()
 
     def _start(self) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-I", "-B", "-m", "autograder.sandbox.template"),
-                *(str(theirs.fileno()), *self.shared),
-            ],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            env=warm_env(),
-            cwd="/",
-            start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
-        )
-        theirs.close()
+        try:
+            argv, env = invocation(theirs.fileno(), self.shared)
+            self.proc = subprocess.Popen(
+                argv,
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                cwd="/",
+                start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
+            )
+        except BaseException:
+            self._sock.close()
+            raise
+        finally:
+            theirs.close()
         self.started += 1
 
     def fork(self, entry: str, channel: int, stderr: int) -> Forked:

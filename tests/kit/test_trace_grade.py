@@ -72,12 +72,15 @@ def graded():
 @pytest.mark.parametrize("command", ["grade FILE", "grade FILE --json"])
 def test_showing_a_graded_result_reads_top_to_bottom_and_never_calls_into_the_marking(script, graded, command):
     from autograder.cli import grade
+    from autograder.outputs.roster import display_name
+    from autograder.outputs.table import render
 
     trace_grade = script("trace_grade")
     path, result = graded
     assert result.shown_in().charges  # something to show: a misconception's charge at least
     # what `grade FILE` shows (the terminal's table), or what `grade FILE --json` prints (Gradescope's JSON)
-    show = (lambda: grade._render_one(result, path)) if command == "grade FILE" else (lambda: grade._gradescope(result))
+    table = lambda: render(result, title=display_name(str(path)))  # noqa: E731 - as cli.grade._grade_one shows it
+    show = table if command == "grade FILE" else (lambda: grade._gradescope(result))
     _, trace = trace_grade.follow(show, start=None, phase="showing")
     assert trace.marking_when_showing() == []
     shown = {v.module for v in trace.of("showing")}
