@@ -2,13 +2,12 @@
 
 Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD
 [MODULE ...]`` with the zygote's bare environment (both made here, on the grader's side: ``invocation``), not
-dumpable. It imports torch (one thread, before any op: a fork
-after multi-threaded OpenMP work can deadlock), the public libraries named after it that ``SHARED_IMPORTS`` allows
-(matplotlib, which each zygote of a pool would otherwise import: ~0.6 CPU-s each), and of the kit only the sandbox
-package it runs from (as the zygote always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy
-first before anything imports it; a judge imports the real one), no environment of the grader. So a child starts
-with torch imported and holds of the grader only what it is sent on its own channel after the fork, which this
-process never reads. Messages on the socket (SOCK_SEQPACKET)::
+dumpable. It imports torch (one thread, before any op: a fork after multi-threaded OpenMP work can deadlock), the public
+libraries named after it that ``SHARED_IMPORTS`` allows (matplotlib, which each zygote of a pool would otherwise
+import: ~0.6 CPU-s each), and of the kit only the sandbox package it runs from (as the zygote always did): no
+grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it; a judge imports the
+real one), no environment of the grader. So a child starts with torch imported and holds of the grader only what it
+is sent on its own channel after the fork, which this process never reads. Messages on the socket (SOCK_SEQPACKET)::
 
     grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
                          fds: channel, stderr, reply       its own channel and the second its stderr, then runs
