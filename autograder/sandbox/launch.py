@@ -169,19 +169,19 @@ def _watch(run: _Run, stdin, limits: Limits, network: bool, on_evidence) -> Sand
         timed_out = True
     wall = time.monotonic() - start
     # namespaces: killing unshare SIGKILLs the namespace's PID 1 (--kill-child), and with it every process
-    # in the namespace; the process group and the uid sweep catch the rest in the weaker modes.
+    # in the namespace; the process group, the cgroup and the uid sweep catch the rest in the weaker modes.
     with contextlib.suppress(OSError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
         proc.kill()
     proc.wait()
+    left = run.group.kill() if run.group is not None else 0
     if mode != "rlimits":
-        left = kill_uid(run.uid)
+        left += kill_uid(run.uid)
     else:  # is anything left in the process group? (children that called setsid cannot be seen here)
-        left = 0
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, 0)
-            left = 1
+            left += 1
     return finish_run(
         readers,
         limits,

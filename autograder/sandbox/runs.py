@@ -83,18 +83,15 @@ def finish_run(
     timed_out: bool,
     wall: float,
     isolation: Isolation,
-    survivors: int = 0,
+    survivors: int,
 ) -> SandboxResult:
-    """The run's result once its first process is killed: both paths, fresh and warm, end here.
-
-    The caller has killed its first process and swept its sandbox uid (`survivors`: the processes that outlived
-    that); what is left in its cgroup is killed, the cgroup's measures go into its isolation report, the job's
-    `feeder` is waited for (a job that could not be made is re-raised, `feed_error`, once the pipes are drained),
-    then the result is read from its four pipes (stdout, stderr, evidence, PID 1's status). `returncode`: the
-    run's own exit status when its first process became the runner (``Popen.returncode``, negative for a
-    signal); None when PID 1 reports it on the status pipe."""
-    if group is not None:
-        survivors += group.kill()
+    """The run's result once its tree is gone (the caller killed its first process, then what was left in its
+    cgroup, then every process of its sandbox uid: `survivors`, those that outlived that): both paths, fresh and
+    warm, end here. The cgroup's measures go into its isolation report, the job's `feeder` is waited for (a job
+    that could not be made is re-raised, `feed_error`, once the pipes are drained), then the result is read from
+    its four pipes (stdout, stderr, evidence, PID 1's status). `returncode`: the run's own exit status when its
+    first process became the runner (``Popen.returncode``, negative for a signal); None when PID 1 reports it on
+    the status pipe."""
     stats = group.stats() if group is not None else None
     if stats is not None:
         isolation = measured(isolation, stats)

@@ -307,7 +307,9 @@ def run_forked(
     wall = time.monotonic() - start
     child.kill()
     os.close(hold_w)
-    survivors = kill_uid(cfg["uid"]) if cfg["mode"] != "rlimits" else 0
+    survivors = group.kill() if group is not None else 0
+    if cfg["mode"] != "rlimits":
+        survivors += kill_uid(cfg["uid"])
     return finish_run(
         readers,
         limits,
