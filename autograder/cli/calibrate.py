@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from autograder.cli import dask, keep_evidence
-from autograder.cli.common import fail, grading_limits, guarded, positive
+from autograder.cli.common import fail, grading_limits, positive
 
 __all__ = ["add_parser", "run"]
 
@@ -47,25 +47,27 @@ def add_parser(sub, common: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    """``calibrate`` (``main`` runs it guarded, as every command that grades): where it runs, then its limits;
+    ``--list`` grades nothing."""
     if args.list:
         return _list(args)
-    limits = grading_limits(args)
-    if isinstance(limits, str):
-        return fail(limits)
     args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
     if isinstance(args.scheduler, str):
         return fail(args.scheduler)
+    limits = grading_limits(args)
+    if isinstance(limits, str):
+        return fail(limits)
     if args.seeds:
         if args.keep_evidence is not None:
             return fail("--keep-evidence keeps one plan's evidence: drop it or --seeds")
         if args.seed is not None:
             return fail("give either --seed (one plan) or --seeds N (the sweep over seeds 1..N), not both")
-        return guarded(lambda: _sweep(args, limits))
+        return _sweep(args, limits)
     if args.in_process:
         return fail("--in-process goes with --seeds N (the sweep): attacks are only ever graded in the sandbox")
     if args.keep_evidence is not None and (error := keep_evidence.problem_each(args)):
         return fail(error)
-    return guarded(lambda: _calibrate(args, limits))
+    return _calibrate(args, limits)
 
 
 def _list(args) -> int:

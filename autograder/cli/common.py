@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from autograder.sandbox.limits import Limits
 
 __all__ = [
-    "DEFAULT_MEMORY",
     "fail",
     "positive",
     "size",
@@ -25,9 +24,6 @@ __all__ = [
     "grading_limits",
     "guarded",
 ]
-
-
-DEFAULT_MEMORY = "2GiB"  # per submission, when neither the command nor (for grade) the --out folder says
 
 
 def fail(message: str) -> int:
@@ -103,13 +99,14 @@ def guarded(command: Callable[[], int]) -> int:
 
 
 def grading_limits(args) -> Limits | str:
-    """For a command that grades: the assignment known, and the run's limits; or the error message (exit 2)."""
+    """For a command that grades: the assignment known, and the run's limits (what neither the command nor, for
+    ``grade``, the --out folder says: ``Limits``' own defaults, 60 s and 2 GiB); or the error message (exit 2)."""
     from autograder.sandbox.limits import Limits
 
     if error := assignment_error(args.assignment):
         return error
+    given = {"wall_seconds": args.timeout, "memory_bytes": args.memory}
     try:
-        memory = args.memory if args.memory is not None else size(DEFAULT_MEMORY)  # None: not given
-        return Limits(wall_seconds=args.timeout, memory_bytes=memory)
+        return Limits(**{name: value for name, value in given.items() if value is not None})
     except ValueError as exc:
         return str(exc)

@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from autograder.cli import dask, keep_evidence, similarity
-from autograder.cli.common import fail, grading_limits, guarded, positive
-from autograder.cli.grade_options import add_options, asked, complete, late_options
+from autograder.cli.common import fail, grading_limits, positive
+from autograder.cli.grade_options import add_options, complete, late_options
 from autograder.protocol.said import LANGUAGES
 
 __all__ = ["add_parser", "run"]
@@ -112,19 +112,19 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
 
 
 def run(args) -> int:
-    options = asked(args)  # the options that shape a mark, checked; what is left out comes from the folder
+    """``grade``: its options checked (what shapes a mark, then where it runs, then its limits), then the grading
+    (``main`` runs it guarded: Ctrl-C exits 130, the grader's own failure exits 1)."""
+    single = len(args.paths) == 1 and args.paths[0].is_file()
+    options = complete(args, args.out or (None if single else Path("graded")))  # what is left out: the folder's
     if isinstance(options, str):
         return fail(options)
-    single = len(args.paths) == 1 and args.paths[0].is_file()
-    if error := complete(args, args.out or (None if single else Path("graded")), options):
-        return fail(error)
-    limits = grading_limits(args)
-    if isinstance(limits, str):
-        return fail(limits)
     args.scheduler = dask.scheduler(args)  # --executor dask: the cluster, checked; else None (this machine)
     if isinstance(args.scheduler, str):
         return fail(args.scheduler)
-    return guarded(lambda: _grade(args, limits, options.extensions))
+    limits = grading_limits(args)
+    if isinstance(limits, str):
+        return fail(limits)
+    return _grade(args, limits, options.extensions)
 
 
 def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
@@ -172,7 +172,9 @@ def _grade(args, limits, extensions) -> int:
     from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
     from autograder.outputs.folder import FolderBusy
     from autograder.outputs.options import OptionsChanged
+    from autograder.outputs.roster import display_name
     from autograder.outputs.summary import batch_json, print_batch
+    from autograder.outputs.table import render
 
     targets = _targets(args)
     if isinstance(targets, str):
@@ -265,7 +267,7 @@ def _grade(args, limits, extensions) -> int:
     elif args.json and not single:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
-        _render_one(one, file)
+        render(one, title=display_name(str(file)))  # the terminal's table, as rendered when graded
         print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
     else:
         print_batch(outcome, language=args.language)
@@ -295,7 +297,8 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     from autograder.grading.executors import grade_file
     from autograder.grading.result import Result
     from autograder.grading.terminal import printable
-    from autograder.outputs.roster import build_roster
+    from autograder.outputs.roster import build_roster, display_name
+    from autograder.outputs.table import render
 
     kept: list = []
     try:
@@ -316,7 +319,7 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     if args.json:
         sys.stdout.write(json.dumps(_gradescope(result)) + "\n")
     else:
-        _render_one(result, file)
+        render(result, title=display_name(str(file)))  # the terminal's table, as rendered when graded
     status = 0 if args.keep_evidence is None else keep_evidence.write(args, kept)
     if result.grader_error is not None:
         return 1
@@ -332,14 +335,6 @@ def _gradescope(result) -> dict:
     from autograder.grading.gradescope.results import gradescope_results
 
     return gradescope_results(result)
-
-
-def _render_one(result, file: Path) -> None:
-    """The terminal's table of one result, as it was rendered when graded: read top to bottom."""
-    from autograder.outputs.roster import display_name
-    from autograder.outputs.table import render
-
-    render(result, title=display_name(str(file)))
 
 
 def _place_feedback(done, course: Path, out: Path) -> None:

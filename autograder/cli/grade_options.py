@@ -14,9 +14,8 @@ from pathlib import Path
 
 from autograder.outputs.options import MarkOptions
 
-__all__ = ["add_options", "asked", "complete", "late_options", "read_extensions", "DEFAULT_TIMEOUT"]
+__all__ = ["add_options", "asked", "complete", "late_options", "read_extensions"]
 
-DEFAULT_TIMEOUT = 60.0  # wall seconds per submission, when neither the command nor the folder says
 _CSV_BYTES = 1 << 20  # a roster's extensions: far below a mebibyte
 
 
@@ -131,14 +130,19 @@ def asked(args) -> MarkOptions | str:
     )
 
 
-def complete(args, out: Path | None, options: MarkOptions) -> str | None:
-    """Fill what the command leaves out from the folder `out` records (its course, gradebook and limits), saying
-    so on stderr; None, or why the run must stop (an option that differs, unless --accept-new-options; a dry
-    run only compares, so it accepts). Grading settles the options again, under the folder's lock."""
+def complete(args, out: Path | None) -> MarkOptions | str:
+    """The options this command gives (``asked``), checked, and what it leaves out filled in from the folder `out`
+    records (its course, gradebook and limits; what neither says is left None: ``Limits``' own default), saying so
+    on stderr; or why the run must stop (an option not usable, or one that differs from the folder's, unless
+    --accept-new-options; a dry run only compares, so it accepts). Grading settles them again, under the folder's
+    lock: what is returned is what the command gave."""
     from autograder.graders import get_assignment
     from autograder.outputs.folder import OutputFolder
     from autograder.outputs.options import OptionsChanged, recorded_options, scheme_digest, settle
 
+    options = asked(args)
+    if isinstance(options, str):
+        return options
     previous = OutputFolder(out).read_manifest() if out is not None else None
     settled = options
     if previous is not None and previous.assignment == args.assignment:
@@ -163,9 +167,8 @@ def complete(args, out: Path | None, options: MarkOptions) -> str | None:
             print(f"note: {where}, as {str(out)!r} recorded", file=sys.stderr)
         if args.gradebook_assignment is None:
             args.gradebook_assignment = settled.gradebook_assignment
-    args.timeout = settled.timeout if settled.timeout is not None else DEFAULT_TIMEOUT
-    args.memory = settled.memory  # None: neither says (grading_limits: the default)
-    return None
+    args.timeout, args.memory = settled.timeout, settled.memory  # None: neither says (``grading_limits``)
+    return options
 
 
 def late_options(args, gradebook: Path | None) -> tuple[str | None, str]:

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from autograder.cli import calibrate, dask, grade, gradescope, misconceptions, mutate, similarity, status
-from autograder.cli.common import common_options
+from autograder.cli.common import common_options, guarded
 
 __all__ = ["main", "build_parser"]
 
@@ -94,9 +94,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The commands that grade: run guarded (``common.guarded``: Ctrl-C exits 130, the grader's own failure is said and
+# exits 1), their checks of the arguments included.
+_GRADING = ("grade", "calibrate", "mutate")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return _COMMANDS[args.command](args)
+    command = _COMMANDS[args.command]
+    return guarded(lambda: command(args)) if args.command in _GRADING else command(args)
 
 
 if __name__ == "__main__":

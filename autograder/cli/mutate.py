@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from autograder.cli.common import assignment_error, fail, guarded, positive
+from autograder.cli.common import assignment_error, fail, positive
 
 __all__ = ["add_parser", "run"]
 
@@ -24,14 +24,14 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    """0 if no mutant is seed-dependent or survived."""
+    """0 if no mutant is seed-dependent or survived (``main`` runs it guarded, as every command that grades)."""
     from autograder.qa.mutation_score import has_mutation
 
     if error := assignment_error(args.assignment):
         return fail(error)
     if not has_mutation(args.assignment):
         return fail(f"{args.assignment} has no judge/mutation.py: it declares no mutation sources")
-    return guarded(lambda: _mutate(args))
+    return _mutate(args)
 
 
 def _mutate(args) -> int:

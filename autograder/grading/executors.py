@@ -103,10 +103,12 @@ def grade_batch(
         if bar:
             bar.update(student, result)
 
+    listener = arrived if on_result is not None or bar is not None else None  # a class of one has none
+
     try:
         if executor == "pool":
             from autograder.grading.pool.local import LocalPool
-            from autograder.sandbox.hugepages import worth_folding
+            from autograder.sandbox.hugepages import PAYS_BACK_FROM
 
             workers = min(workers, max(1, len(submissions)))
             with LocalPool(
@@ -114,9 +116,9 @@ def grade_batch(
                 limits=limits,
                 workers=workers,
                 warm_named=len(submissions) == 1,  # a class of one warms only what its file names
-                fold=worth_folding(len(submissions), workers),  # a small class would pay more than it saves
+                fold=len(submissions) >= PAYS_BACK_FROM * workers,  # a smaller class would pay more than it saves
             ) as pool:
-                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=arrived, keep=keep)
+                results = pool.grade(submissions, seed=seed, hide=hidden, roots=trusted, on_result=listener, keep=keep)
         elif executor == "dask":
             from autograder.grading.pool.on_dask import grade_on_dask
 
@@ -127,7 +129,7 @@ def grade_batch(
                 limits=limits,
                 scheduler=scheduler,
                 roots=trusted,
-                on_result=arrived,
+                on_result=listener,
             )
         elif len(submissions) == 1:  # a class of one: in this process, no worker process to start
             ((student, path),) = submissions.items()

@@ -2,7 +2,7 @@
 
 Both paths:
 - ``limits``: what a run may use, and what each isolation mode enforces;
-- ``runs``: what both paths share: a run's cgroup, its ``SandboxResult``, PID 1's status;
+- ``runs``: what both paths share: a run's cgroup, and its end (``finish_run``: its ``SandboxResult``);
 - ``config``: the jail's configuration (sent on a pipe, never argv) and the runner's environment;
 - ``rootfs``: the steps both paths take (cgroup, unshare, private root, limits, uid drop);
 - ``view``: what the runner may see of the file system (allow-list and deny-list in one place);
@@ -10,7 +10,7 @@ Both paths:
   ``library_stub``);
 - ``seccomp``: the system calls refused to the runner;
 - ``cgroups``: limits per process tree (cgroup v1 and v2);
-- ``capture``: capped draining of the runner's pipes;
+- ``capture``: capped draining of the runner's pipes, and a pipe written whole;
 - ``scratch``: per-run work folders and the sweep of stale ones;
 - ``slots``: the unprivileged uids runs use, one per concurrent run;
 - ``pidfd``: a kill that reaches only the process meant.

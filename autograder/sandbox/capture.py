@@ -1,5 +1,5 @@
-"""Trusted: drain a pipe in a thread, keeping only a capped head and tail of what went through, and read a
-bounded amount of it at most.
+"""Trusted: a run's pipes: drain one in a thread, keeping only a capped head and tail of what went through, and
+read a bounded amount of it at most; write one whole (``write_all``: a run's configuration, its job).
 
 What a submission writes costs the grader's process the copying of every byte it reads (a 15 s flood of
 stdout, stderr and the evidence pipe cost it ~10 CPU-s, outside the submission's cgroup). So each pipe is
@@ -16,7 +16,7 @@ import sys
 import threading
 from collections.abc import Callable
 
-__all__ = ["Capture", "READ_PAST_CAP"]
+__all__ = ["Capture", "READ_PAST_CAP", "write_all"]
 
 READ_PAST_CAP = 8 << 20  # what of stdout or stderr is read beyond the kept head and tail (~100,000 lines)
 
@@ -73,3 +73,16 @@ class Capture(threading.Thread):
         if self.dropped > 0:
             return head + f"\n[... {self.dropped} bytes of output dropped ...]\n" + tail
         return head + tail
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """Write `data` whole into the pipe `fd`, then close it. A reader that has gone (the run ended, or was killed,
+    before reading it all) is no error here: how the run ended says why."""
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

@@ -76,11 +76,17 @@ def jail_config(
     the folder of the grader's copy of dnnlpy (``library.library_copy``), which the runner imports first;
     `network`: the host's network and sockets of any family (the grader's own dask client, never a
     submission's run)."""
+    root = {}  # the private root's part, first: the host's top-level links and a free mount point
+    if mode == "namespaces":
+        if view is None:
+            raise ValueError("mode 'namespaces' needs the view (build_view) to build the private root")
+        root = {**view, "symlinks": _symlinks(), "tmp_bytes": TMP_BYTES}
+        root["root_mount"] = _root_mount_point(view["binds"] + view["kit_binds"])
     home = "/tmp" if mode == "namespaces" else workdir
     env = {**runner_env(home), RUN_SECONDS_ENV: f"{limits.wall_seconds:g}"}
     if library:
         env[LIBRARY_ENV] = library
-    cfg = {
+    return {
         "mode": mode,
         "uid": uid,
         "gid": uid,
@@ -93,10 +99,5 @@ def jail_config(
         "cwd": home,
         "cgroup_procs": list(cgroup_procs or []),
         "network": network,
+        **root,
     }
-    if mode == "namespaces":
-        if view is None:
-            raise ValueError("mode 'namespaces' needs the view (build_view) to build the private root")
-        cfg.update(view, symlinks=_symlinks(), tmp_bytes=TMP_BYTES)
-        cfg["root_mount"] = _root_mount_point(view["binds"] + view["kit_binds"])
-    return cfg

@@ -20,19 +20,15 @@ from __future__ import annotations
 import ctypes
 import errno
 
-__all__ = ["fold_anonymous_memory", "huge_bytes", "PAYS_BACK_FROM", "worth_folding"]
+__all__ = ["fold_anonymous_memory", "huge_bytes", "PAYS_BACK_FROM"]
 
 _MADV_COLLAPSE = 25
 _HUGE = 2 << 20
 # Runs a worker's zygote must fork before its fold (and its share of the template's) has paid for itself, even on a
 # machine whose memory is cold: a fold costs ~50 ms of CPU on memory the machine has used before, up to ~0.5 s the
-# first time after a virtual machine boots (its host backs each new page then); each run saves ~15-20 ms.
+# first time after a virtual machine boots (its host backs each new page then); each run saves ~15-20 ms. A batch
+# of at least this many runs a worker folds (``grading.executors.grade_batch``).
 PAYS_BACK_FROM = 32
-
-
-def worth_folding(submissions: int, workers: int) -> bool:
-    """Whether a pool of `workers` grading `submissions` should fold its memory (a class of one never does)."""
-    return submissions >= PAYS_BACK_FROM * max(1, workers)
 
 
 def _anonymous_ranges(maps: str = "/proc/self/maps") -> list[tuple[int, int]]:

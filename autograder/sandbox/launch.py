@@ -8,6 +8,7 @@ limit, and kills the whole tree afterwards.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -19,18 +20,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import measured
+from autograder.sandbox.capture import Capture, write_all
+from autograder.sandbox.cgroups import RunCgroup
 from autograder.sandbox.config import jail_config, runner_env
 from autograder.sandbox.limits import MODES, Isolation, Limits, isolation_for
-from autograder.sandbox.runs import (
-    RUNNER_PACKAGES,
-    SandboxResult,
-    collect_result,
-    pid1_status,
-    run_cgroup,
-)
+from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, finish_run, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX, clean_stale_workdirs
 from autograder.sandbox.slots import SANDBOX_UIDS, Slot, kill_uid
 from autograder.sandbox.view import build_view
@@ -77,66 +73,68 @@ def run_sandboxed(
     `stdin` may be a function: it is then called (in a thread) once the process has started, so that
     preparing the input overlaps the sandbox's start-up (e.g. its ``import torch``). If it raises, the
     run is abandoned and the exception re-raised here.
+
+    The steps in order, each in the module that owns it: stale work folders swept (``scratch``), the isolation
+    (``probe_isolation``), a sandbox uid (``slots``), the run's cgroup (``runs``), what it may see (``view``), its
+    configuration (``config``); then ``_watch`` starts it and ``runs.finish_run`` ends it.
     """
     clean_stale_workdirs(limits.wall_seconds, sandbox_uids=SANDBOX_UIDS)
     isolation = probe_isolation() if mode is None else isolation_for(mode)
     slot = Slot()
     try:
-        packages = (*RUNNER_PACKAGES, *packages)
-        extra = (library, network, on_evidence)
-        return _run(module, stdin, limits, hidden_paths, isolation, slot.uid, packages, extra)
+        if isolation.mode != "rlimits":
+            kill_uid(slot.uid)  # leftovers of a grader that died mid-run
+        workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
+        if isolation.mode == "uid":
+            os.chown(workdir, slot.uid, slot.uid)
+        hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
+        group, isolation = run_cgroup(limits, isolation)
+        try:
+            namespaces = isolation.mode == "namespaces"
+            view = build_view((*RUNNER_PACKAGES, *packages), hides, library) if namespaces else None
+            (ev_r, ev_w), (st_r, st_w), cfg_pipe = os.pipe(), os.pipe(), os.pipe()
+            cfg = jail_config(
+                mode=isolation.mode,
+                limits=limits,
+                uid=slot.uid,
+                workdir=workdir,
+                view=view,
+                module=module,
+                evidence_fd=ev_w,
+                status_fd=st_w,
+                cgroup_procs=group.procs_files if group else None,
+                library=library,
+                network=network,
+            )
+            run = _Run(cfg, cfg_pipe, (ev_r, ev_w, st_r, st_w), workdir, group, isolation, slot.uid)
+            return _watch(run, stdin, limits, network, on_evidence)
+        finally:
+            if group is not None:
+                group.remove()
+            shutil.rmtree(workdir, ignore_errors=True)
     finally:
         slot.release()
 
 
-def _run(
-    module: str,
-    stdin: bytes | Callable[[], bytes],
-    limits: Limits,
-    hidden_paths: tuple[str, ...],
-    isolation: Isolation,
-    uid: int,
-    packages: tuple[str, ...],
-    extra: tuple,
-) -> SandboxResult:
-    library, network, on_evidence = extra
-    mode = isolation.mode
-    if mode != "rlimits":
-        kill_uid(uid)  # leftovers of a grader that died mid-run
-    ev_r, ev_w = os.pipe()
-    st_r, st_w = os.pipe()
-    cfg_r, cfg_w = os.pipe()
-    workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX)
-    if mode == "uid":
-        os.chown(workdir, uid, uid)
-    hides = [os.path.realpath(p) for p in hidden_paths if os.path.exists(p)]
-    group, isolation = run_cgroup(limits, isolation)
-    view = build_view(packages, hides, library) if mode == "namespaces" else None
-    cfg = jail_config(
-        mode=mode,
-        limits=limits,
-        uid=uid,
-        workdir=workdir,
-        view=view,
-        module=module,
-        evidence_fd=ev_w,
-        status_fd=st_w,
-        cgroup_procs=group.procs_files if group else None,
-        library=library,
-        network=network,
-    )
+@dataclass(frozen=True)
+class _Run:
+    """A fresh run as prepared, before its jail starts."""
+
+    cfg: dict  # the jail's configuration (``config.jail_config``), sent on `cfg_pipe`
+    cfg_pipe: tuple[int, int]
+    pipes: tuple[int, int, int, int]  # evidence (read, write), PID 1's status (read, write)
+    workdir: str
+    group: RunCgroup | None
+    isolation: Isolation
+    uid: int
+
+
+def _watch(run: _Run, stdin, limits: Limits, network: bool, on_evidence) -> SandboxResult:
+    """Start the jail, hand it its configuration, feed it `stdin`, drain its pipes, and kill its tree when it ends
+    or at the time limit."""
+    mode = run.isolation.mode
+    (cfg_r, cfg_w), (ev_r, ev_w, st_r, st_w) = run.cfg_pipe, run.pipes
     argv = _command(mode, cfg_r, network)
-    fds = (ev_r, ev_w, st_r, st_w, cfg_r, cfg_w)
-    try:
-        return _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evidence)
-    finally:
-        if group is not None:
-            group.remove()
-
-
-def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evidence) -> SandboxResult:
-    ev_r, ev_w, st_r, st_w, cfg_r, cfg_w = fds
-    mode = isolation.mode
     start = time.monotonic()
     proc = subprocess.Popen(
         argv,
@@ -145,13 +143,12 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evi
         stderr=subprocess.PIPE,
         pass_fds=(ev_w, st_w, cfg_r),
         start_new_session=True,
-        cwd=workdir,
-        env=runner_env(workdir),
+        cwd=run.workdir,
+        env=runner_env(run.workdir),
     )
-    os.close(ev_w)
-    os.close(st_w)
-    os.close(cfg_r)
-    _write_all(cfg_w, json.dumps(cfg).encode())  # small (a few KiB): fits the pipe, never blocks for long
+    for fd in (ev_w, st_w, cfg_r):
+        os.close(fd)
+    write_all(cfg_w, json.dumps(run.cfg).encode())  # small (a few KiB): fits the pipe, never blocks for long
     readers = [
         Capture(os.dup(proc.stdout.fileno()), limits.capture_bytes),
         Capture(os.dup(proc.stderr.fileno()), limits.capture_bytes),
@@ -171,40 +168,32 @@ def _watch(argv, cfg, fds, stdin, limits, isolation, uid, workdir, group, on_evi
     except subprocess.TimeoutExpired:
         timed_out = True
     wall = time.monotonic() - start
-    survivors = _kill_tree(proc, mode, uid)
-    memory_exceeded = False
-    if group is not None:
-        survivors += group.kill()
-        stats = group.stats()
-        memory_exceeded = stats["oom_kills"] > 0
-        isolation = measured(isolation, stats)
-    feeder.join()  # the job is built or has failed: either way the caller needs to know
-    if feed_error:
-        shutil.rmtree(workdir, ignore_errors=True)
-        raise feed_error[0]
-    result = collect_result(
+    # namespaces: killing unshare SIGKILLs the namespace's PID 1 (--kill-child), and with it every process
+    # in the namespace; the process group, the cgroup and the uid sweep catch the rest in the weaker modes.
+    with contextlib.suppress(OSError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        proc.kill()
+    proc.wait()
+    left = run.group.kill() if run.group is not None else 0
+    if mode != "rlimits":
+        left += kill_uid(run.uid)
+    else:  # is anything left in the process group? (children that called setsid cannot be seen here)
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, 0)
+            left += 1
+    return finish_run(
         readers,
         limits,
-        survivors=survivors,
-        status=lambda: _exit_status(proc, mode, readers[3]),
+        group=run.group,
+        feeder=feeder,
+        feed_error=feed_error,
+        returncode=None if mode == "namespaces" else proc.returncode,  # else the jail became the runner (exec)
         timed_out=timed_out,
         wall=wall,
-        isolation=isolation,
-        memory_exceeded=memory_exceeded,
+        isolation=run.isolation,
+        survivors=left,
     )
-    shutil.rmtree(workdir, ignore_errors=True)
-    return result
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:
-        pass  # the jail died before reading: its exit status says so
-    finally:
-        os.close(fd)
 
 
 def _feed(proc: subprocess.Popen, data: bytes | Callable[[], bytes], errors: list[BaseException]) -> None:
@@ -228,29 +217,7 @@ def _kill_quietly(proc: subprocess.Popen) -> None:
         pass
 
 
-def _kill_tree(proc: subprocess.Popen, mode: str, uid: int) -> int:
-    # namespaces: killing unshare SIGKILLs the namespace's PID 1 (--kill-child), and with it every process
-    # in the namespace; the process group and the uid sweep catch the rest in the weaker modes.
-    for target in (lambda: os.killpg(proc.pid, signal.SIGKILL), proc.kill):
-        try:
-            target()
-        except OSError:
-            pass
-    proc.wait()
-    if mode != "rlimits":
-        return kill_uid(uid)
-    try:  # is anything left in the process group? (children that called setsid cannot be seen here)
-        os.killpg(proc.pid, 0)
-        return 1
-    except OSError:
-        return 0
-
-
-def _exit_status(proc: subprocess.Popen, mode: str, status: Capture) -> tuple[int | None, int | None]:
-    if mode != "namespaces":
-        code = proc.returncode
-        return (None, -code) if code < 0 else (code, None)
-    return pid1_status(status)
+_PROBE_LIMITS = Limits(wall_seconds=20, max_processes=64)  # a trivial run's: it only has to start
 
 
 class SandboxUnavailable(RuntimeError):
@@ -277,7 +244,7 @@ def probe_isolation() -> Isolation:
                 module="autograder.runner.probe",
                 stdin=b"",
                 mode=mode,
-                limits=Limits(wall_seconds=20, max_processes=64),
+                limits=_PROBE_LIMITS,
             )
         except (OSError, RuntimeError) as exc:
             why.append(f"{mode}: {type(exc).__name__}: {exc}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 __all__ = ["KiB", "MiB", "GiB", "Limits", "Isolation", "isolation_for", "parse_size", "MODES"]
@@ -165,7 +166,10 @@ class Isolation:
         )
 
 
+@functools.cache
 def isolation_for(mode: str) -> Isolation:
+    """What `mode` enforces on this machine: the same all process long (the seccomp library, whose presence it
+    reports, is loaded once, when ``seccomp`` is imported), so it is worked out once per mode."""
     if mode not in MODES:
         raise ValueError(f"isolation mode {mode!r} is not one of {MODES}")
     from autograder.sandbox.seccomp import status  # every mode installs it, where libseccomp is there

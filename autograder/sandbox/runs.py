@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Callable
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup, cgroup_support, tree_report
+from autograder.sandbox.cgroups import RunCgroup, cgroup_support, measured, tree_report
 from autograder.sandbox.limits import Isolation, Limits
 
 __all__ = [
     "RUNNER_PACKAGES",
     "SandboxResult",
-    "collect_result",
+    "finish_run",
     "pid1_status",
     "run_cgroup",
 ]
@@ -72,48 +72,63 @@ def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, 
     return group, isolation.with_tree(tree)
 
 
-def collect_result(
+def finish_run(
     readers: list[Capture],
     limits: Limits,
     *,
-    survivors: int,
-    status: Callable[[], tuple[int | None, int | None]],
+    group: RunCgroup | None,
+    feeder: threading.Thread,
+    feed_error: list[BaseException],
+    returncode: int | None,
     timed_out: bool,
     wall: float,
     isolation: Isolation,
-    memory_exceeded: bool,
+    survivors: int,
 ) -> SandboxResult:
-    """The run's result once its tree is killed, from its four pipes (stdout, stderr, evidence, PID 1's
-    status): both paths, fresh and warm, end here. `status` is read after the pipes are drained."""
+    """The run's result once its tree is gone (the caller killed its first process, then what was left in its
+    cgroup, then every process of its sandbox uid: `survivors`, those that outlived that): both paths, fresh and
+    warm, end here. The cgroup's measures go into its isolation report, the job's `feeder` is waited for (a job
+    that could not be made is re-raised, `feed_error`, once the pipes are drained), then the result is read from
+    its four pipes (stdout, stderr, evidence, PID 1's status). `returncode`: the run's own exit status when its
+    first process became the runner (``Popen.returncode``, negative for a signal); None when PID 1 reports it on
+    the status pipe."""
+    stats = group.stats() if group is not None else None
+    if stats is not None:
+        isolation = measured(isolation, stats)
+    feeder.join()
     notes: list[str] = ["processes survived the kill"] if survivors else []
-    flooded: list[str] = []
     for reader in readers:
         reader.join(timeout=2.0)
         if reader.is_alive():
             notes.append("a process outside the sandbox's reach kept an output pipe open")
-    exit_code, sig = status()
+    if feed_error:
+        raise feed_error[0]
     out, err, ev = readers[0], readers[1], readers[2]
+    flooded: list[str] = []
     for name, cap in (("stdout", out), ("stderr", err)):
         if cap.dropped > 0:
             notes.append(f"{cap.dropped} bytes of {name} dropped (cap {limits.capture_bytes} bytes)")
         if cap.refused:
             notes.append(f"{name} past {cap.most} bytes was not read: the run's later writes to it failed")
             flooded.append(name)
-    if ev.total > limits.evidence_bytes:
-        flooded.append("evidence")
+    stdout, stderr = out.text(), err.text()
+    if returncode is None:
+        exit_code, sig = pid1_status(readers[3])
+    else:
+        exit_code, sig = (None, -returncode) if returncode < 0 else (returncode, None)
     return SandboxResult(
         exit_code=exit_code,
         signal=sig,
         timed_out=timed_out,
         wall_seconds=round(wall, 3),
-        stdout=out.text(),
-        stderr=err.text(),
+        stdout=stdout,
+        stderr=stderr,
         evidence=bytes(ev.head),
         evidence_overflow=ev.total > limits.evidence_bytes,
         isolation=isolation,
         notes=notes,
-        memory_exceeded=memory_exceeded,
-        flooded=flooded,
+        memory_exceeded=bool(stats and stats["oom_kills"] > 0),
+        flooded=flooded if ev.total <= limits.evidence_bytes else [*flooded, "evidence"],
     )
 
 

@@ -2,13 +2,13 @@
 
 Started by ``autograder.sandbox.warm.Template`` as ``python -I -B -m autograder.sandbox.template SOCKET_FD fold
 [MODULE ...]`` (or ``flat``: torch's memory left in 4 KiB pages, see ``hugepages``) with the zygote's bare
-environment, not dumpable. It imports torch (one thread, before any op: a fork after multi-threaded OpenMP work can
-deadlock), the public libraries named after it that ``SHARED_IMPORTS`` allows (matplotlib, which each zygote of a
-pool would otherwise import: ~0.6 CPU-s each), and of the kit only the sandbox package it runs from (as the zygote
-always did): no grader's modules, no dnnlpy (a zygote puts the grader's copy first before anything imports it; a
-judge imports the real one), no environment of the grader. So a child starts with torch imported and holds of the
-grader only what it is sent on its own channel after the fork, which this process never reads. Messages on the
-socket (SOCK_SEQPACKET)::
+environment (both made here, on the grader's side: ``invocation``), not dumpable. It imports torch (one thread,
+before any op: a fork after multi-threaded OpenMP work can deadlock), the public libraries named after it that
+``SHARED_IMPORTS`` allows (matplotlib, which each zygote of a pool would otherwise import: ~0.6 CPU-s each), and of
+the kit only the sandbox package it runs from (as the zygote always did): no grader's modules, no dnnlpy (a zygote
+puts the grader's copy first before anything imports it; a judge imports the real one), no environment of the
+grader. So a child starts with torch imported and holds of the grader only what it is sent on its own channel after
+the fork, which this process never reads. Messages on the socket (SOCK_SEQPACKET)::
 
     grader -> template   {"entry": MODULE} + 3 fds       fork; the child closes this socket, makes the first fd
                          fds: channel, stderr, reply       its own channel and the second its stderr, then runs
@@ -28,11 +28,12 @@ import json
 import os
 import socket
 import sys
+import tempfile
 
 from autograder.sandbox.hugepages import fold_anonymous_memory
 from autograder.sandbox.zygote import next_request, serve_apart
 
-__all__ = ["main", "import_torch", "check_shared", "ENTRIES", "SHARED_IMPORTS"]
+__all__ = ["main", "invocation", "import_torch", "check_shared", "ENTRIES", "SHARED_IMPORTS"]
 
 # What a child may become: the warm fork server, and the warm judge (imported by name, after the fork only).
 ENTRIES = ("autograder.sandbox.zygote", "autograder.grading.judge.server")
@@ -89,6 +90,21 @@ def _serve(sock: socket.socket) -> None:
             pass  # the grader gave up on this child: it ends when its channel closes
         finally:
             os.close(pidfd)
+
+
+def invocation(channel: int, shared: tuple[str, ...] = (), *, fold: bool = True) -> tuple[list[str], dict[str, str]]:
+    """How the grader starts a template (``warm.Template``), on the grader's side: its command line, with the
+    socket's fd `channel`, whether it folds its memory (`fold`) and the `shared` libraries (each one of
+    ``SHARED_IMPORTS``, else ValueError), and its
+    environment: the zygote's bare one, with matplotlib's config and font cache in one folder of ours, kept, so
+    that it is built once."""
+    from autograder.sandbox.config import runner_env  # the grader's: this process never needs it
+
+    argv = [sys.executable, "-I", "-B", "-m", "autograder.sandbox.template", str(channel), "fold" if fold else "flat"]
+    argv += check_shared(shared)
+    matplotlib = os.path.join(tempfile.gettempdir(), f"autograder-matplotlib-{os.geteuid()}")
+    os.makedirs(matplotlib, mode=0o700, exist_ok=True)
+    return argv, {**runner_env("/tmp"), "MPLCONFIGDIR": matplotlib}
 
 
 def check_shared(names: tuple[str, ...]) -> tuple[str, ...]:

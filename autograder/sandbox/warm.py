@@ -18,21 +18,18 @@ import select
 import signal
 import socket
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 
-from autograder.sandbox.capture import Capture
-from autograder.sandbox.cgroups import RunCgroup, measured
-from autograder.sandbox.config import runner_env
+from autograder.sandbox.capture import Capture, write_all
+from autograder.sandbox.cgroups import RunCgroup
 from autograder.sandbox.limits import Isolation, Limits
-from autograder.sandbox.runs import SandboxResult, collect_result, pid1_status
+from autograder.sandbox.runs import SandboxResult, finish_run
 from autograder.sandbox.slots import kill_uid
-from autograder.sandbox.template import check_shared
+from autograder.sandbox.template import invocation
 
-__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "warm_env"]
+__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss"]
 
 
 class ZygoteError(RuntimeError):
@@ -49,18 +46,6 @@ def peak_rss(pid: int) -> int:
     except (OSError, ValueError, IndexError):
         pass
     return 0
-
-
-def _matplotlib_dir() -> str:
-    """matplotlib's config and font cache for zygotes: one folder of ours, kept, so it is built once."""
-    folder = os.path.join(tempfile.gettempdir(), f"autograder-matplotlib-{os.geteuid()}")
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    return folder
-
-
-def warm_env() -> dict[str, str]:
-    """The bare environment the template, and so every zygote, starts with."""
-    return {**runner_env("/tmp"), "MPLCONFIGDIR": _matplotlib_dir()}
 
 
 class Forked:
@@ -150,27 +135,31 @@ class Template(_Served):
 
     def __init__(self, fold: bool = True, shared: tuple[str, ...] = ()) -> None:
         """`fold`: fold torch's memory into huge pages before forking (``hugepages``; a class of one does not).
-        `shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote."""
-        self.fold, self.shared = fold, check_shared(shared)
+        `shared`: libraries of ``template.SHARED_IMPORTS`` imported once here rather than in each zygote (any
+        other name: ValueError, before anything starts)."""
+        self.fold, self.shared = fold, tuple(shared)
         self._lock = threading.Lock()
         self.started = 0
         self._start()
 
     def _start(self) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen(
-            [
-                *(sys.executable, "-I", "-B", "-m", "autograder.sandbox.template"),
-                *(str(theirs.fileno()), "fold" if self.fold else "flat", *self.shared),
-            ],
-            pass_fds=(theirs.fileno(),),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            env=warm_env(),
-            cwd="/",
-            start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
-        )
-        theirs.close()
+        try:
+            argv, env = invocation(theirs.fileno(), self.shared, fold=self.fold)
+            self.proc = subprocess.Popen(
+                argv,
+                pass_fds=(theirs.fileno(),),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                cwd="/",
+                start_new_session=True,  # a Ctrl-C meant for the grader is the grader's to handle
+            )
+        except BaseException:
+            self._sock.close()
+            raise
+        finally:
+            theirs.close()
         self.started += 1
 
     def fork(self, entry: str, channel: int, stderr: int) -> Forked:
@@ -321,28 +310,21 @@ def run_forked(
     timed_out = readers[3].is_alive()
     wall = time.monotonic() - start
     child.kill()
+    os.close(hold_w)
     survivors = group.kill() if group is not None else 0
     if cfg["mode"] != "rlimits":
         survivors += kill_uid(cfg["uid"])
-    os.close(hold_w)
-    stats = group.stats() if group is not None else None
-    memory_exceeded = bool(stats and stats["oom_kills"] > 0)
-    if stats is not None:
-        isolation = measured(isolation, stats)
-    feeder.join()
-    if feed_error:
-        for reader in readers:
-            reader.join(timeout=2.0)
-        raise feed_error[0]
-    return collect_result(
+    return finish_run(
         readers,
         limits,
-        survivors=survivors,
-        status=lambda: pid1_status(readers[3]),
+        group=group,
+        feeder=feeder,
+        feed_error=feed_error,
+        returncode=None,  # PID 1 reports the runner's exit on the status pipe
         timed_out=timed_out,
         wall=wall,
         isolation=isolation,
-        memory_exceeded=memory_exceeded,
+        survivors=survivors,
     )
 
 
@@ -371,11 +353,4 @@ def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:
         child.kill()
         os.close(fd)
         return
-    try:
-        view = memoryview(payload)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError:
-        pass  # the runner ended before reading it all: its exit says why
-    finally:
-        os.close(fd)
+    write_all(fd, payload)  # a runner that ended before reading it all: its exit says why

@@ -72,12 +72,15 @@ def graded():
 @pytest.mark.parametrize("command", ["grade FILE", "grade FILE --json"])
 def test_showing_a_graded_result_reads_top_to_bottom_and_never_calls_into_the_marking(script, graded, command):
     from autograder.cli import grade
+    from autograder.outputs.roster import display_name
+    from autograder.outputs.table import render
 
     trace_grade = script("trace_grade")
     path, result = graded
     assert result.shown_in().charges  # something to show: a misconception's charge at least
     # what `grade FILE` shows (the terminal's table), or what `grade FILE --json` prints (Gradescope's JSON)
-    show = (lambda: grade._render_one(result, path)) if command == "grade FILE" else (lambda: grade._gradescope(result))
+    table = lambda: render(result, title=display_name(str(path)))  # noqa: E731 - as cli.grade._grade_one shows it
+    show = table if command == "grade FILE" else (lambda: grade._gradescope(result))
     _, trace = trace_grade.follow(show, start=None, phase="showing")
     assert trace.marking_when_showing() == []
     shown = {v.module for v in trace.of("showing")}
@@ -85,12 +88,23 @@ def test_showing_a_graded_result_reads_top_to_bottom_and_never_calls_into_the_ma
     assert trace.figures("showing")[2] <= 2, trace_grade.report(trace, path, listing=True)
 
 
+BACK_UP = 10  # one grade, followed from cli/grade.py's run, goes back up at most this often (issue 47)
+
+
 @pytest.mark.e2e
-def test_one_grade_followed_from_run_shows_its_result_without_the_marking(script, tmp_path, capsys):
+@pytest.mark.parametrize("which", ["solution", "wrong/w01_deepcopy_head.py"])
+def test_one_grade_followed_from_run_reads_top_to_bottom_and_shows_its_result_without_the_marking(
+    script, capsys, which
+):
+    """Followed from ``cli.grade.run`` with the default executor (the pool): it calls down, its callees do their
+    whole job and return; at most ``BACK_UP`` visits climb back up the import graph, while grading and showing."""
     trace_grade = script("trace_grade")
-    path = calibration_files(SPEC.calibration_dir)["wrong/w01_deepcopy_head.py"][0]
+    solution = which == "solution"
+    path = trace_grade.SOLUTION if solution else calibration_files(SPEC.calibration_dir)[which][0]
     status, trace = trace_grade.follow_grade(path, "weight_tying", ["--seed", "7"])
-    assert status == 0 and "copied table" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert status == 0 and ("Score: 100 / 100" in shown if solution else "copied table" in shown), shown
     assert trace.of("grading") and trace.of("showing")
     assert trace.marking_when_showing() == []
+    assert trace.figures()[2] <= BACK_UP, trace_grade.report(trace, path, listing=True)
     assert trace.figures("showing")[2] <= 4, trace_grade.report(trace, path, listing=True)

@@ -91,6 +91,7 @@ class JudgeProcess:
         theirs.close()
         self.conn = Connection(ours.detach())
         self.started += 1
+        pid = self.proc.pid  # a fork of the template's: known once the template has forked it
         memory = self.limits.judge_memory_bytes
         support = cgroup_support()
         if support is not None:  # the whole judge under its memory cap, not only its address space
@@ -98,7 +99,7 @@ class JudgeProcess:
                 self.group = support.run_group(memory_bytes=memory, max_processes=256, cpus=float(os.cpu_count() or 1))
                 for procs in self.group.procs_files:
                     with open(procs, "w") as fh:
-                        fh.write(str(self.proc.pid))
+                        fh.write(str(pid))
         with contextlib.suppress(OSError):  # a judge that died says so at ``ready``
             send(self.conn, {"assignment": self.assignment, "memory": memory, "env": env})
 

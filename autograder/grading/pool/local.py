@@ -47,8 +47,9 @@ class LocalPool:
     ) -> None:
         """`warm_named`: each worker's zygote warms only the optional imports its first submission names
         (``Worker``: for a class of one). `fold`: the template's and zygotes' memory folded into huge pages
-        (``sandbox.hugepages.worth_folding``: for a class large enough to pay for it). Public libraries every
-        zygote would import (matplotlib) are imported once, in the template (``template.SHARED_IMPORTS``)."""
+        (``grade_batch`` asks it of a class large enough to pay for it: ``hugepages.PAYS_BACK_FROM``). Public
+        libraries every zygote would import (matplotlib) are imported once, in the template
+        (``template.SHARED_IMPORTS``)."""
         if workers < 1:
             raise ValueError(f"workers={workers}: give at least 1")
         self.template = Template(fold, () if warm_named else shared_imports(assignment))

@@ -75,19 +75,22 @@ class Worker:
         self.assignment, self.limits = assignment, limits
         self._own_template = template is None
         self.template = Template(fold) if template is None else template
+        # What it grades, and who judges it (started by ``start``)
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
+        self.preload = ("autograder.runner.__main__", "coursecheck.notebook", self.spec.experiments.partition(":")[0])
+        self.judge = JudgeProcess(assignment, limits, self.template)
+        # How its runs are isolated: the mode, a sandbox uid, what they may not see, the dnnlpy they import
+        # (without what the grader withholds), what they see of the kit
         self.isolation = probe_isolation() if mode is None else isolation_for(mode)
         self.mode = self.isolation.mode
         self.slot = Slot()
+        base = hidden_paths({*all_specs(), self.spec})
         packages = (*RUNNER_PACKAGES, self.spec.runner_package)
-        self.preload = ("autograder.runner.__main__", "coursecheck.notebook", self.spec.experiments.partition(":")[0])
-        base = hidden_paths({self.spec, *all_specs()})
-        self.library = library_copy(self.spec.withheld)  # the dnnlpy its runs import: without what it withholds
+        self.library = library_copy(self.spec.withheld)
         self.view = build_view(packages, list(base), self.library) if self.mode == "namespaces" else None
         self.zygote: Zygote | None = None
-        self.judge = JudgeProcess(assignment, limits, self.template)
         self.runs = 0
         self.zygotes_started = 0
         self._zygote_peak = 0

@@ -127,6 +127,21 @@ def test_fork_bomb_is_capped():
     assert "processes survived the kill" not in result.notes
 
 
+@ROOT_ONLY
+def test_the_runs_cgroup_is_killed_before_its_uid_is_swept(monkeypatch):
+    """As on the warm path (``test_warm``): the cgroup's patient kill first, then the uid's half-second sweep (the
+    sweep before the run, of a grader's leftovers, comes first of all)."""
+    from autograder.sandbox import cgroups, launch
+
+    if cgroups.cgroup_support() is None:
+        pytest.skip("needs cgroup controllers")
+    order, kill, sweep = [], cgroups.RunCgroup.kill, launch.kill_uid
+    monkeypatch.setattr(cgroups.RunCgroup, "kill", lambda group: order.append("cgroup") or kill(group))
+    monkeypatch.setattr(launch, "kill_uid", lambda uid: order.append("uid") or sweep(uid))
+    result = probe("pass\n")
+    assert result.exit_code == 0 and order[:3] == ["uid", "cgroup", "uid"], (order, result.stderr)  # (then remove)
+
+
 def test_output_flood_is_capped_and_does_not_block():
     code = "import sys\nfor _ in range(2000):\n    sys.stdout.write('x' * 65536)\nsys.stdout.flush()\n"
     start = time.monotonic()

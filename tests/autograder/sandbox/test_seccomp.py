@@ -220,7 +220,7 @@ def test_keyring_syscalls_are_refused_in_every_run():
         assert report == "add_key -1 Operation not permitted; keyctl -1 Operation not permitted", report
 
 
-def test_without_libseccomp_the_isolation_report_says_no_filter_and_the_runner_installs_none(monkeypatch):
+def test_without_libseccomp_the_isolation_report_says_no_filter_and_the_runner_installs_none(monkeypatch, request):
     import ctypes
 
     from autograder.sandbox import rootfs
@@ -234,6 +234,8 @@ def test_without_libseccomp_the_isolation_report_says_no_filter_and_the_runner_i
     assert lib is None and "libseccomp.so.2 not found" in why and "apt-get install libseccomp2" in why
     monkeypatch.setattr(seccomp, "_LIB", None)
     monkeypatch.setattr(seccomp, "_VERSION", why)
+    isolation_for.cache_clear()  # worked out once per process, from the library loaded at import
+    request.addfinalizer(isolation_for.cache_clear)  # the next test works it out again, the library back
     iso = isolation_for("namespaces")
     assert [item for item in iso.not_enforced if "no seccomp filter" in item] == [f"no seccomp filter: {why}"]
     assert not [item for item in iso.enforced if "seccomp" in item]

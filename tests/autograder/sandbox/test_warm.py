@@ -17,6 +17,7 @@ import torch
 from autograder.graders import get_assignment
 from autograder.protocol.decode import decode_frames
 from autograder.sandbox import Limits, probe_isolation
+from autograder.sandbox.cgroups import cgroup_support
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
 from autograder.sandbox.slots import Slot
@@ -142,6 +143,21 @@ def test_wall_time_limit_kills_the_tree_and_the_zygote_serves_the_next_run(warm)
     assert time.monotonic() - start < 15
     assert "processes survived the kill" not in looping.notes
     assert run(warm, OBSERVER).exit_code == 0
+
+
+@pytest.mark.skipif(ISOLATION.mode == "rlimits" or cgroup_support() is None, reason="needs root and cgroup controllers")
+def test_the_runs_cgroup_is_killed_before_its_uid_is_swept(warm, monkeypatch):
+    """The cgroup's kill waits (up to 10 s) until its processes are gone; the uid sweep gives up after half a second.
+    Swept first, under load, a fork bomb's children and children holding more memory than the cap were still going
+    (calibrate's attacks a12 and a26: "processes survived")."""
+    from autograder.sandbox import cgroups
+    from autograder.sandbox import warm as warm_path
+
+    order, kill, sweep = [], cgroups.RunCgroup.kill, warm_path.kill_uid
+    monkeypatch.setattr(cgroups.RunCgroup, "kill", lambda group: order.append("cgroup") or kill(group))
+    monkeypatch.setattr(warm_path, "kill_uid", lambda uid: order.append("uid") or sweep(uid))
+    box = run(warm, OBSERVER)
+    assert box.exit_code == 0 and order[:2] == ["cgroup", "uid"], (order, box.stderr)  # (then remove: kill, rmdir)
 
 
 FLOOD = """
@@ -287,6 +303,7 @@ def test_a_zygote_that_cannot_warm_up_says_why():
 # pids: the freed pid then goes to the bystander every time, not to whichever process of the machine forks.
 REUSED_PID = """
 import os, signal, subprocess, sys, time
+from autograder.sandbox.cgroups import cgroup_support
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.warm import Zygote, _Child
