@@ -206,3 +206,19 @@ def test_decodes_to_says_what_comparing_the_whole_decode_says(plans):
             for variant in DECODE_VARIANTS:
                 whole = torch.equal(decode(model, ids, n, variant)[0], true)
                 assert decodes_to(model, ids, variant, true) is whole, (case["name"], variant)
+
+
+def test_8b_experiments_that_build_one_configuration_share_it(plans):
+    """Wrapper configurations: the plan's own serves every experiment but the moves (``runner/builds.py`` builds
+    each (configuration, seed) once a run): eleven configurations, each built with the plan's seed."""
+    for seed, plan in plans.items():
+        p = plan["gpt"]
+        main, counts = p["cfg"], [c["cfg"] for c in p["counts"]]
+        assert counts[0] == main and p["dropout"]["cfg0"] == main and p["heads"][1]["cfg"] == counts[2], seed
+        assert p["dropout"]["cfg"] == counts[6] and all(c["cfg"] == main for c in p["shapes"]), seed
+        gen = {tuple(sorted(c["cfg"].items())) for c in p["generate"]}
+        assert len(gen) == 1 and p["generate_train"]["cfg"] == {**p["generate"][0]["cfg"], "dropout": 1.0}, seed
+        builds = [*p["shapes"], *p["counts"], *p["heads"], *p["generate"], p["generate_train"]]
+        assert all(c["seed"] == p["seed"] for c in [*builds, p["dropout"]]), f"seed {seed}: another build seed"
+        distinct = {tuple(sorted(c["cfg"].items())) for c in builds} | {tuple(sorted(main.items()))}
+        assert len(distinct) == 11, (seed, len(distinct))
