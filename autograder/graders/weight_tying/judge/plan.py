@@ -21,7 +21,8 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
    swapped). -> `test_wrapper_loss_*`.
 4. Shape cases have B = 1, T = 1, T < block_size and T = block_size; ids 0 and V-1 in every case of 2+
    ids. Exposes a `squeeze()` of a size-1 dim, a positional table read off by one, a crop in forward.
-   -> `test_*_shapes_and_values`, `test_*_float64`.
+   The wrapper's cases are inputs of one model (the plan's configuration, one draw of the judge's values):
+   what they tell apart is the input's shape. -> `test_*_shapes_and_values`, `test_*_float64`.
 5. One wrapper shape case has tiny weights (every activation ~3e-3), so a LayerNorm's eps dominates the
    variance it divides by. Exposes a LayerNorm built with another `eps`. -> `test_wrapper_shapes_and_values`.
 6. Generation prompts are shorter than, equal to and longer than block_size, with B = 1 and B = 3; every
@@ -32,17 +33,30 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
 7. V, D and block_size are pairwise distinct, and the wrapper's tables have V >= D + 2. A transposed head
    raises; a tied positional table shows in its shape; "the logits come from this table" is a real test
    (the table's columns span a proper subspace of the V scores). -> identity, counts, shape flow.
-8. Count configurations move one hyper-parameter at a time away from its default (num_heads and dropout
-   included); head counts 1 / 4 / 6 at equal shapes; dropout 1 (train-mode logits fully determined) and 0.
+8. Count configurations move one hyper-parameter at a time away from the plan's configuration (num_heads and
+   dropout included); head counts 1 / 4 / 6 at equal shapes; dropout 1 (train-mode logits fully determined)
+   and 0. The plan's configuration is the counts' first and the dropout run's 0, the counts' dropout move the
+   dropout run's 1 and their num_layers move (to 1) the heads' 4: a run builds each once.
    Exposes an ignored hyper-parameter, in the state_dict test and in the hyper-parameter's own test.
    -> parameter counts.
 
 9. One TiedEmbeddingLM shape case has V = D (the others V != D): a transposed product x @ W runs only there and
    gives E[ids] @ E, so a head that raises on every other case is named transposed, not a crash.
    -> `test_tied_lm_shapes_and_values` (and, as its knock-ons, the tests that need forward).
+10. Outside the tiny case, a final LayerNorm with eps 0 (or 1e-6, 1e-12) in place of 1e-5 moves no value the
+   judge compares at float32 tolerance (the wrapper's other shape cases, counts, heads and dropout logits, the
+   gradient and its step, losses and their gradient) by more than half its tolerance: a case's values are drawn
+   again until so (``judge/eps_margin.py``). The eps slip is named by the tiny case alone, never by chance by a
+   case that tests something else (w51 in the counts' one-layer move, on one seed in 25). Identity and reload
+   judge the span of the table (eps cannot move it); float64, judged at a tolerance a thousand times tighter,
+   moves by over a hundred of its tolerances under a slip to 1e-6 (seeds 1-100), as the tiny case does.
+   -> shape flow, counts, gradients, loss.
 
 Values the experiments load into the student's modules come from ``runner/values.py`` (judge_values of a
-plan seed, for whatever shapes the student's state_dict has); generation loads the states drawn here.
+plan seed, for whatever shapes the student's state_dict has); generation loads the states drawn here. Every
+wrapper is built with the plan's `seed` (reload's second copy, which the float64 run then casts, with seed + 1),
+so experiments that build one configuration share its build (``runner/builds.py``): the build seed never
+reaches a value the judge computes.
 """
 
 from __future__ import annotations
@@ -52,6 +66,7 @@ import math
 import torch
 
 from autograder.graders.weight_tying.judge.draw import cfg, covering_ids, randint, rows_to_cover, seed_of, table
+from autograder.graders.weight_tying.judge.eps_margin import eps_proof, eps_share, logits_of, losses, tied_gradient
 from autograder.graders.weight_tying.judge.reference import (
     DECODE_VARIANTS,
     build_minigpt,
@@ -62,13 +77,15 @@ from autograder.graders.weight_tying.judge.reference import (
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
-VERSION = 4
+VERSION = 6
 # Greedy steps must win by at least this logit margin, so that float noise of a differently written
 # (but correct) model cannot flip an argmax.
 MIN_MARGIN = 0.02
 # Probability that sampling reproduces the whole greedy path must be below this (long case; the short
 # case only needs 1e-2 since both cases and two runs are judged together).
 MAX_SAMPLING_AGREEMENT = 1e-6
+# The tiny shape case's weights: every activation ~3e-3, so a LayerNorm's eps dominates the variance (guarantee 5).
+TINY_GAIN = 3e-3
 
 
 def _pick_vd(g: torch.Generator) -> tuple[int, int]:
@@ -84,16 +101,6 @@ def _square_case(g: torch.Generator) -> dict:
     raises, and shows as E[ids] @ E (guarantee 9)."""
     v = randint(g, 6, 16)
     return {"vocab_size": v, "embed_dim": v, "seed": seed_of(g), "ids": covering_ids(g, v, 2, 3), "W": table(g, v, v)}
-
-
-def _behaviour_count_cases(g: torch.Generator, base: dict) -> list[dict]:
-    """Count cases that move num_heads, then dropout, away from their defaults (guarantee 8): the state_dict
-    test then sees every hyper-parameter the wrapper is given, as the dedicated tests do."""
-    c = base["cfg"]
-    return [
-        {"cfg": {**c, "num_heads": 2}, "values": seed_of(g), "table": seed_of(g), "ids": base["ids"]},
-        {"cfg": {**c, "dropout": 0.25}, "values": seed_of(g), "table": seed_of(g), "ids": base["ids"]},
-    ]
 
 
 def _lm_plan(g: torch.Generator) -> dict:
@@ -161,49 +168,50 @@ def _generation_case(g: torch.Generator, cfg_: dict, b: int, t: int, n: int, agr
     raise RuntimeError("could not find generation weights that separate the misconceptions; change the seed")
 
 
-def _distinct_block(g: torch.Generator, t: int, kind: str) -> int:
-    return t if kind == "equal" else max(2, t + randint(g, 1, 5))
+def _shape_cases(g: torch.Generator, base: dict, seed: int) -> list[dict]:
+    """Wrapper shape cases, all of the plan's own build (guarantees 4 and 5): B = 1, T = 1, T < block_size and
+    T = block_size share one draw of the judge's values, the tiny case has its own."""
+    block, v = base["block_size"], base["vocab_size"]
+    values, tiny = seed_of(g), seed_of(g)
+    sizes = [(1, 1, 1.0), (3, block, 1.0), (2, 1, 1.0), (1, block, 1.0), (2, block - 2, TINY_GAIN)]
+    return [
+        {
+            "cfg": dict(base),
+            "seed": seed,
+            "values": values if gain == 1.0 else tiny,
+            "gain": gain,
+            "ids": covering_ids(g, v, b, t),
+        }
+        for b, t, gain in sizes
+    ]
 
 
-def _shape_cases(g: torch.Generator) -> list[dict]:
-    """Wrapper sizes: B = 1, T = 1, T < block_size, T = block_size, and one case with tiny weights."""
-    cases = []
-    for b, t, kind in [(1, 1, "shorter"), (3, 5, "equal"), (2, 1, "shorter"), (1, 3, "equal"), (2, 4, "tiny")]:
-        block = _distinct_block(g, t, kind)
-        d = 4 * randint(g, 1, 5)
-        if d == block:
-            d += 4
-        v = randint(g, 5, 40)
-        while v in (d, block):
-            v += 1
-        layers, hidden = randint(g, 1, 4), randint(g, 3, 25)
-        cases.append(
-            {
-                "cfg": cfg(v, block, d, layers, 4, hidden),
-                "seed": seed_of(g),
-                "values": seed_of(g),
-                "gain": 3e-3 if kind == "tiny" else 1.0,
-                "ids": covering_ids(g, v, b, t),
-            }
-        )
-    return cases
+# Each count configuration moves one hyper-parameter of the plan's own away from it (guarantee 8). The heads
+# cases are its num_layers move with num_heads 1 / 4 / 6 (one layer: a head count shows as well, for half the
+# cost), the dropout run its dropout move and the plan's own, so the three experiments share builds. num_heads
+# 2 divides the default embed_dim too, so a hard-coded embed_dim still builds and the state_dict test names it.
+_MOVED = ({}, {"embed_dim": 16}, {"num_layers": 1}, {"hidden_dim": 44}, {"block_size": 9})
+_MOVED += ({"num_heads": 2}, {"dropout": 1.0})
 
 
 def _gpt_plan(g: torch.Generator) -> dict:
     v = randint(g, 20, 40)
-    # num_heads stays at its default (4) and dropout at 0 outside the tests of those two arguments, so
-    # a submission that ignores one of them loses the points of that test, not of every area.
+    # One configuration for every experiment but the counts' moves, the head counts, the dropout run and
+    # generation: each run builds it once (``runner/builds.py``). num_heads stays at its default (4) and dropout
+    # at 0 outside the tests of those two arguments, so a submission that ignores one of them loses the points of
+    # that test, not of every area.
     main = cfg(v, 6, 12, 2, 4, 20)
     t = main["block_size"]
     b = rows_to_cover(v, t, interior=True)
     b += b in (t - 1, t)  # (B, T) and (T, B) targets differ, and so do (B, T-1) and (T-1, B)
     ids = covering_ids(g, v, b, t, cover="all", interior=True)
+    # generation's own: one layer decodes ~twice as fast as the plan's two, for the ~50 steps generate takes
     gen_cfg = cfg(randint(g, 16, 28), 6, 16, 1, 4, 24)
-    block = gen_cfg["block_size"]
-    count_v = 31  # >= embed_dim + 2 for every count configuration
+    seed = seed_of(g)
+    dropped, one_layer = {**main, "dropout": 1.0}, {**main, "num_layers": 1}
     out = {
         "cfg": main,
-        "seed": seed_of(g),
+        "seed": seed,
         "ids": ids,
         "targets_short": covering_ids(g, v, b, t - 1),
         "targets_full": covering_ids(g, v, b, t),
@@ -212,53 +220,70 @@ def _gpt_plan(g: torch.Generator) -> dict:
         "loss_gain": 3.0,  # sharper logits: the losses of wrong shifts differ clearly from the right one
         "G": torch.randn(b, t, v, generator=g),
         "lr": 0.5,
-        "shapes": _shape_cases(g),
-        # Hyper-parameters away from the defaults, one changed at a time, so an ignored one shows.
-        # Head counts divide the default embed_dim too, so a hard-coded embed_dim still builds and the
-        # state_dict test can name it.
+        "shapes": _shape_cases(g, main, seed),
+        # Hyper-parameters away from the plan's, one changed at a time, so an ignored one shows (V >= D + 2 for
+        # every move: "the logits come from this table" stays a real test).
         "counts": [
-            {"cfg": c, "values": seed_of(g), "table": seed_of(g), "ids": covering_ids(g, count_v, 2, 5)}
-            for c in (
-                cfg(count_v, 5, 12, 2, 4, 20),
-                cfg(count_v, 5, 20, 2, 4, 20),  # embed_dim
-                cfg(count_v, 5, 12, 3, 4, 20),  # num_layers
-                cfg(count_v, 5, 12, 2, 4, 44),  # hidden_dim
-                cfg(count_v, 9, 12, 2, 4, 20),  # block_size
-            )
+            {
+                "cfg": {**main, **moved},
+                "seed": seed,
+                "values": seed_of(g),
+                "table": seed_of(g),
+                "ids": covering_ids(g, v, 2, 5),
+            }
+            for moved in _MOVED
         ],
         # Same shapes, different head counts: only the logits can tell them apart.
         "heads": [
-            {
-                "cfg": cfg(15, 6, 24, 1, h, 16),
-                "seed": seed_of(g),
-                "values": seed_of(g),
-                "ids": covering_ids(g, 15, 2, 6),
-            }
+            {"cfg": {**one_layer, "num_heads": h}, "seed": seed, "values": seed_of(g), "ids": covering_ids(g, v, 2, t)}
             for h in (1, 4, 6)
         ],
         "dropout": {
             # p = 1 zeroes every dropout's output in train mode: the logits are then fully determined (no random
             # mask), so the judge can compute them; p = 0 must leave train mode equal to eval mode.
-            "cfg": cfg(15, 6, 12, 2, 4, 16, 1.0),
-            "cfg0": cfg(15, 6, 12, 2, 4, 16, 0.0),
-            "seed": seed_of(g),
+            "cfg": dict(dropped),
+            "cfg0": dict(main),
+            "seed": seed,
             "values": seed_of(g),
-            "ids": covering_ids(g, 15, 2, 6),
+            "ids": covering_ids(g, v, 2, t),
         },
         "generate": [
             # A prompt shorter than block_size that stays within it, one that grows well past it, one of
             # exactly block_size (B = 1), and one longer than block_size.
-            {"name": "within_block", **_generation_case(g, gen_cfg, 3, 2, 3, 1e-2)},
-            {"name": "past_block", **_generation_case(g, gen_cfg, 3, 4, 9, MAX_SAMPLING_AGREEMENT)},
-            {"name": "at_block", **_generation_case(g, gen_cfg, 1, block, 4, 1.0)},
-            {"name": "long_prompt", **_generation_case(g, gen_cfg, 2, block + 3, 4, 1.0)},
+            # All four are loaded into one build.
+            {"name": "within_block", "seed": seed, **_generation_case(g, gen_cfg, 3, 2, 3, 1e-2)},
+            {"name": "past_block", "seed": seed, **_generation_case(g, gen_cfg, 3, 4, 9, MAX_SAMPLING_AGREEMENT)},
+            {"name": "at_block", "seed": seed, **_generation_case(g, gen_cfg, 1, t, 4, 1.0)},
+            {"name": "long_prompt", "seed": seed, **_generation_case(g, gen_cfg, 2, t + 3, 4, 1.0)},
         ],
     }
     # within_block again, on a model with dropout 1 handed to generate in train mode: dropout left on while
     # decoding zeroes every activation, so each row repeats one token where the greedy path has two or more.
     within = out["generate"][0]
     out["generate_train"] = {**within, "name": "train_mode", "cfg": {**gen_cfg, "dropout": 1.0}}
+    _eps_proof(out)
     return out
+
+
+def _eps_proof(p: dict) -> None:
+    """Guarantee 10: the values of every wrapper case the judge compares at float32 tolerance drawn again (in
+    place) until a final LayerNorm eps slip moves none of its compared values by more than half the tolerance."""
+    shared = [c for c in p["shapes"] if c["gain"] == 1.0]  # one draw of values for the shape cases but the tiny
+    ids = [c["ids"] for c in shared]
+    values = eps_proof(shared[0]["values"], lambda s: eps_share(p["cfg"], s, logits_of(*ids)))
+    for c in shared:
+        c["values"] = values
+    for c in (*p["counts"], *p["heads"]):
+        c["values"] = eps_proof(c["values"], lambda s, c=c: eps_share(c["cfg"], s, logits_of(c["ids"])))
+    # The dropout runs' eval-mode logits, one model's in both runs (eval mode leaves dropout out); train mode at
+    # dropout 1 feeds the final LayerNorm zeros, and at 0 is eval mode.
+    d = p["dropout"]
+    d["values"] = eps_proof(d["values"], lambda s: eps_share(d["cfg0"], s, logits_of(d["ids"])))
+    grad = tied_gradient(p["ids"], p["G"])
+    p["values"]["grad"] = eps_proof(p["values"]["grad"], lambda s: eps_share(p["cfg"], s, grad))
+    loss = losses(p["ids"], [None, p["targets_short"], p["targets_full"]])
+    gain = p["loss_gain"]
+    p["values"]["loss"] = eps_proof(p["values"]["loss"], lambda s: eps_share(p["cfg"], s, loss, gain=gain))
 
 
 def make_plan(seed: int) -> dict:
@@ -269,9 +294,7 @@ def make_plan(seed: int) -> dict:
     torch.set_num_threads(1)
     try:
         plan = {"version": VERSION, "seed": int(seed), "lm": _lm_plan(g), "gpt": _gpt_plan(g)}
-        # Drawn last, so that every earlier choice of a seed stays as it was.
         plan["lm"]["shapes"].append(_square_case(g))
-        plan["gpt"]["counts"] += _behaviour_count_cases(g, plan["gpt"]["counts"][0])
         return plan
     finally:
         torch.set_num_threads(threads)

@@ -1,9 +1,10 @@
 """Both sides: the weight_tying evidence records, declared once (experiments write them, the suite reads them).
 
-Every experiment builds the student's classes with the plan's sizes and seeds, pokes them, and sends one of
-these records (or ``{"error": ...}`` when the student's code raised). ``checked=False`` marks the runner's
-word: kept for diagnosis and the instructor's eyes, never a point on its own. EVIDENCE.md is generated from
-this module (``python -m autograder.protocol.schema`` prints it; a test keeps it in step).
+Every experiment builds the student's classes with the plan's sizes and seeds (a size and seed built once a
+run, handed to each experiment as it was built: ``builds.py``), pokes them, and sends one of these records
+(or ``{"error": ...}`` when the student's code raised). ``checked=False`` marks the runner's word: kept for
+diagnosis and the instructor's eyes, never a point on its own. EVIDENCE.md is generated from this module
+(``python -m autograder.protocol.schema`` prints it; a test keeps it in step).
 """
 
 from __future__ import annotations
@@ -193,7 +194,8 @@ class GptFloat64(TableFollow, Sealed, name="gpt_float64"):
 
 
 class ForwardCase(Record):
-    """One wrapper built with a plan cfg and seed, the judge's weights loaded, in eval mode."""
+    """One input of the wrapper built with a plan cfg and seed, the judge's weights loaded, in eval mode (cases of
+    one build and one draw of weights are inputs of one model, loaded once)."""
 
     hidden = Field("tensor", "minigpt.token_embed(ids): (B, T, D)")
     logits = Field("tensor", "model(ids): (B, T, V)")
@@ -201,7 +203,8 @@ class ForwardCase(Record):
 
 
 class GptShapes(Sealed, name="gpt_shapes"):
-    """The wrapper over random sizes (B = 1, T = 1 and T = block_size included; one case with tiny weights)."""
+    """The plan's wrapper over inputs of B = 1, T = 1, T < block_size and T = block_size, and one case with tiny
+    weights."""
 
     cases = Field("cases", "one record per plan case", of=ForwardCase)
 
@@ -220,7 +223,7 @@ class GptHeads(Sealed, name="gpt_heads"):
 
 
 class CountCase(Record):
-    """One wrapper built with a plan cfg (seed 0), counted; then the judge's weights loaded (eval mode) and a
+    """One wrapper built with a plan cfg and seed, counted; then the judge's weights loaded (eval mode) and a
     second judge table written into minigpt.token_embed only."""
 
     unique_numel = Field("int", "scalars in the distinct Parameters (judged with the logits below)")
@@ -296,8 +299,9 @@ class GptLoss(Sealed, name="gpt_loss"):
 
 
 class GenerateCase(Record):
-    """The plan's weights loaded into a fresh wrapper; generate called twice (RNG seeded 1, then 2), in a run
-    whose dnnlpy withholds the decoder (each withheld function a stub that raises)."""
+    """The plan's weights loaded into the wrapper (one build for every case of a configuration); generate called
+    twice (RNG seeded 1, then 2), in a run whose dnnlpy withholds the decoder (each withheld function a stub that
+    raises)."""
 
     first = Field(
         "tensor?", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64; None when it reached a stub"

@@ -15,11 +15,13 @@ from typing import Any
 
 import torch
 
+from autograder.graders.weight_tying.runner import builds as builds_module
 from autograder.graders.weight_tying.runner import evidence as ev
-from autograder.graders.weight_tying.runner import library_use
+from autograder.graders.weight_tying.runner import library_use, lm_experiments
 from autograder.graders.weight_tying.runner import seal as sealing
 from autograder.graders.weight_tying.runner import tools as tools_module
-from autograder.graders.weight_tying.runner.library_use import tied_by_library, withheld_reached
+from autograder.graders.weight_tying.runner.library_use import withheld_reached
+from autograder.graders.weight_tying.runner.lm_experiments import lm_float64, lm_grad, lm_identity, lm_reload, lm_shapes
 from autograder.graders.weight_tying.runner.tools import (
     SGD,
     copy_into,
@@ -45,86 +47,19 @@ from autograder.runner.budget import within
 __all__ = ["run", "EXPERIMENTS"]
 
 
-# ---------------------------------------------------------------- TiedEmbeddingLM
-def _lm(ns, p, seed_offset=0):
-    cls = ns["TiedEmbeddingLM"]
-    return seeded(p["seed"] + seed_offset, lambda: cls(vocab_size=p["vocab_size"], embed_dim=p["embed_dim"]))
-
-
-def lm_identity(ns, plan):
-    p = plan["lm"]
-    model, library_tables = tied_by_library(lambda: _lm(ns, p))
-    facts = identity_facts(model, model.token_embed.weight, model.lm_head.weight)
-    facts[ev.LmIdentity.head_has_bias] = getattr(model.lm_head, "bias", None) is not None
-    mine = (model.token_embed.weight, model.lm_head.weight)
-    facts[ev.LmIdentity.library_tie] = any(t is w for t in library_tables for w in mine)
-    return ev.LmIdentity.make(**facts, **follow_table(model, model, p["W1"], p["ids"]))
-
-
-def lm_reload(ns, plan):
-    p = plan["lm"]
-    fresh = reloaded(lambda offset: _lm(ns, p, seed_offset=offset))
-    rec = tie_facts(fresh.token_embed.weight, fresh.lm_head.weight)
-    return ev.LmReload.make(**rec, **follow_table(fresh, fresh, p["W2"], p["ids"]))
-
-
-def lm_float64(ns, plan):
-    p = plan["lm"]
-    model = _lm(ns, p).to(torch.float64)
-    rec = tie_facts(model.token_embed.weight, model.lm_head.weight)
-    also = lambda: {ev.LmFloat64.embed_weight: plain(model.token_embed.weight)}  # noqa: E731
-    return ev.LmFloat64.make(**rec, **follow_table(model, model, p["W3"], p["ids"], also=also))
-
-
-def lm_shapes(ns, plan):
-    def one(c):
-        build = lambda: ns["TiedEmbeddingLM"](vocab_size=c["vocab_size"], embed_dim=c["embed_dim"])  # noqa: E731
-        model = seeded(c["seed"], build)
-        copy_into(model.token_embed.weight, c["W"])
-        return ev.LmShapeCase.make(
-            embed_weight=plain(model.token_embed.weight),
-            head_weight=plain(model.lm_head.weight),
-            hidden=plain(model.token_embed(c["ids"])),
-            logits=plain(model(c["ids"])),
-        )
-
-    return ev.LmShapes.make(cases=[guard(lambda c=c: one(c)) for c in plan["lm"]["shapes"]])
-
-
-def lm_grad(ns, plan):
-    p = plan["lm"]
-    model = _lm(ns, p)
-    copy_into(model.token_embed.weight, p["W1"])
-    opt = SGD(model.parameters(), lr=p["lr"])  # built before any forward call
-    opt.zero_grad()
-    try:
-        logits = model(p["ids"])
-    except Exception as exc:  # nothing of the gradient can be measured: the shape flow tests judge forward
-        return ev.LmGrad.make(**no_gradient(ev.LmGrad, exc))
-    if not fits(logits, p["G"]):  # the judge's objective needs (B, T, V) logits: shape flow judges the rest
-        return ev.LmGrad.make(**{**no_gradient(ev.LmGrad, None), ev.LmGrad.logits: plain(logits)})
-    (logits * p["G"]).sum().backward()
-    embed, head = model.token_embed.weight, model.lm_head.weight
-    rec = {
-        ev.LmGrad.logits: plain(logits),
-        ev.LmGrad.forward_error: "",
-        ev.LmGrad.grad_same_object: embed.grad is not None and head.grad is embed.grad,
-        ev.LmGrad.embed_grad: None if embed.grad is None else plain(embed.grad),
-        ev.LmGrad.head_grad: None if head.grad is None else plain(head.grad),
-    }
-    opt.step()
-    rec[ev.LmGrad.table_after] = plain(model.token_embed.weight)
-    rec[ev.LmGrad.head_after] = plain(model.lm_head.weight)
-    return ev.LmGrad.make(**rec)
-
-
 # ---------------------------------------------------------------- MiniGPTWithWeightTying
+# Every model comes from the run's builds (``builds``): a configuration and seed built once, each later caller
+# handed it back as it was built. What an experiment leaves in a shared model is put back before the next one
+# measures: the judge's values, a table written in place and an SGD step (values, gradients: copied back), eval,
+# train or dropout mode (training flags), torch's generator; a tie made in forward, a submodule swapped (the
+# generation's rebuilt MiniGPT) or a ``.data`` replaced is a model changed for good, built again. A caller that
+# casts it owns it (``own``): float64's cast is never undone.
 # Every experiment below loads the judge's weights into model.minigpt (load_judge_values) before it measures
 # anything: the judge recomputes each value from those weights, never from what the submission reports.
 
 
-def _gpt(ns, cfg, seed):
-    return seeded(seed, lambda: ns["MiniGPTWithWeightTying"](**cfg))
+def _gpt(ns, cfg, seed, builds=None):
+    return (builds or builds_module.current()).model(ns["MiniGPTWithWeightTying"], cfg, seed)
 
 
 def _table(seed, owner, dtype=torch.float32):
@@ -149,9 +84,10 @@ def gpt_identity(ns, plan):
 
 def gpt_reload(ns, plan):
     p = plan["gpt"]
+    builds = builds_module.current()
 
     def build(offset):
-        model = _gpt(ns, p["cfg"], p["seed"] + offset)
+        model = _gpt(ns, p["cfg"], p["seed"] + offset, builds)
         if offset == 0:  # the saved model holds the judge's weights; the fresh one gets them by loading
             load_judge_values(model.minigpt, p["values"]["reload"])
         return model
@@ -165,7 +101,8 @@ def gpt_reload(ns, plan):
 
 def gpt_float64(ns, plan):
     p = plan["gpt"]
-    model = _gpt(ns, p["cfg"], p["seed"])
+    # reload's second copy (seed + 1), cast for good: the judge's values are loaded before the cast
+    model = builds_module.current().own(ns["MiniGPTWithWeightTying"], p["cfg"], p["seed"] + 1)
     shapes = load_judge_values(model.minigpt, p["values"]["float64"])
     model = model.to(torch.float64)
     g = model.minigpt
@@ -175,24 +112,36 @@ def gpt_float64(ns, plan):
     return ev.GptFloat64.make(**rec, state_shapes=shapes)
 
 
-def _forward_case(ns, c):
-    model = _gpt(ns, c["cfg"], c["seed"])
-    shapes = load_judge_values(model.minigpt, c["values"], gain=c.get("gain", 1.0))
-    model.eval()
-    return ev.ForwardCase.make(
-        hidden=plain(model.minigpt.token_embed(c["ids"])),
-        logits=plain(model(c["ids"])),
-        state_shapes=shapes,
-    )
-
-
 def gpt_shapes(ns, plan):
-    return ev.GptShapes.make(cases=[guard(lambda c=c: _forward_case(ns, c)) for c in plan["gpt"]["shapes"]])
+    builds = builds_module.current()
+    # Cases of one build and one draw of values are inputs of one model: its values are loaded for the first of
+    # them only. An eval-mode forward of a model that computes as a MiniGPT changes nothing a later case reads;
+    # one that rewrites its weights in forward gets values the judge does not expect, and fails that case too.
+    held: dict[str, Any] = {}
+
+    def one(c):
+        key = (c["cfg"], c["seed"], c["values"], c.get("gain", 1.0))
+        if held.get("key") != key:
+            held.clear()  # a build or a load that raises is tried again by the next case, as a new build was
+            model = _gpt(ns, c["cfg"], c["seed"], builds)
+            shapes = load_judge_values(model.minigpt, c["values"], gain=c.get("gain", 1.0))
+            model.eval()
+            held.update(key=key, model=model, shapes=shapes)
+        model = held["model"]
+        return ev.ForwardCase.make(
+            hidden=plain(model.minigpt.token_embed(c["ids"])),
+            logits=plain(model(c["ids"])),
+            state_shapes=held["shapes"],
+        )
+
+    return ev.GptShapes.make(cases=[guard(lambda c=c: one(c)) for c in plan["gpt"]["shapes"]])
 
 
 def gpt_heads(ns, plan):
+    builds = builds_module.current()
+
     def one(c):
-        model = _gpt(ns, c["cfg"], c["seed"])
+        model = _gpt(ns, c["cfg"], c["seed"], builds)
         shapes = load_judge_values(model.minigpt, c["values"])
         model.eval()
         return ev.HeadsCase.make(logits=plain(model.minigpt(c["ids"])), state_shapes=shapes)
@@ -201,8 +150,10 @@ def gpt_heads(ns, plan):
 
 
 def gpt_counts(ns, plan):
+    builds = builds_module.current()
+
     def one(c):
-        model = _gpt(ns, c["cfg"], 0)
+        model = _gpt(ns, c["cfg"], c["seed"], builds)
         count = int(sum(prm.numel() for prm in unique_parameters(model)))  # right after construction
         g = model.minigpt
         shapes = load_judge_values(g, c["values"])
@@ -222,9 +173,10 @@ def gpt_counts(ns, plan):
 
 def gpt_dropout(ns, plan):
     p = plan["gpt"]["dropout"]
+    builds = builds_module.current()
 
     def one(cfg):
-        model = _gpt(ns, cfg, p["seed"])
+        model = _gpt(ns, cfg, p["seed"], builds)
         g = model.minigpt  # the MiniGPT as built: dropout honoured is a fact of construction, not of forward
         shapes = load_judge_values(g, p["values"])
         model.train()
@@ -295,10 +247,10 @@ def gpt_loss(ns, plan):
     return ev.GptLoss.make(**rec)
 
 
-def _generation_model(ns, c) -> tuple[torch.nn.Module, bool]:
+def _generation_model(ns, c, builds) -> tuple[torch.nn.Module, bool]:
     """(the wrapper with the plan's weights, rebuilt): a MiniGPT that cannot hold them (an ignored size, which
     the counts tests judge) is swapped for one of the plan's sizes, so the student's loop is still graded."""
-    model = _gpt(ns, c["cfg"], 0)
+    model = _gpt(ns, c["cfg"], c["seed"], builds)
     try:
         load_state_in_place(model.minigpt, c["state"])
         return model, False
@@ -312,8 +264,10 @@ def _generation_model(ns, c) -> tuple[torch.nn.Module, bool]:
 
 
 def gpt_generate(ns, plan):
+    builds = builds_module.current()
+
     def one(c, train: bool):
-        model, rebuilt = _generation_model(ns, c)
+        model, rebuilt = _generation_model(ns, c, builds)
         model.train(train)  # train mode: a decoder switches its dropout off itself
         seed_cpu(1)
         first, reached = withheld_reached(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
@@ -368,26 +322,43 @@ EXPERIMENTS = {name: _sealed(_RECORDS[name], fn) for name, fn in EXPERIMENTS.ite
 _NEEDS = {"lm": "TiedEmbeddingLM", "gpt": "MiniGPTWithWeightTying"}
 
 
+def _recurring(plan: dict) -> set[tuple]:
+    """The wrapper builds (``Builds.request``) more than one request of the experiments above asks for: the only
+    ones ``builds`` keeps. An experiment that builds another way makes this list stale: slower, never different
+    (``test_builds.py`` counts a run's builds)."""
+    p, asked = plan["gpt"], []
+    asked += [(p["cfg"], p["seed"])] * 4  # identity, reload's first copy, grad, loss
+    asked += [(p["cfg"], p["seed"] + 1)] * 2  # reload's second copy, which float64 then casts
+    for case in (*p["shapes"], *p["heads"], *p["counts"], *p["generate"], p["generate_train"]):
+        asked.append((case["cfg"], case["seed"]))
+    asked += [(p["dropout"][key], p["dropout"]["seed"]) for key in (ev.GptDropout.cfg, ev.GptDropout.cfg0)]
+    requests = [builds_module.Builds.request(cfg, seed) for cfg, seed in asked]
+    return {r for r in requests if requests.count(r) > 1}
+
+
 def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
     """Run every experiment in order; emit one record per experiment, an error record on failure."""
     # Everything alive now (torch's ~10^6 objects, the submission) leaves the cyclic collector's reach: each full
     # collection would walk it all (~80 ms, several per run). What the experiments create is collected as usual.
     gc.freeze()
     torch.set_grad_enabled(True)
-    for done, (name, fn) in enumerate(EXPERIMENTS.items()):
-        cls = _NEEDS[name.split("_")[0]]
-        if cls not in namespace:
-            emit(name, {"error": f"NameError: the submission does not define {cls}"})
-            continue
-        # each within its time budget (autograder.runner.budget): a hang costs this experiment only
-        emit(name, within(name, lambda fn=fn: guard(lambda: fn(namespace, plan)), len(EXPERIMENTS) - done))
+    with builds_module.shared(_recurring(plan)):  # a configuration built once for the whole run (``builds``)
+        for done, (name, fn) in enumerate(EXPERIMENTS.items()):
+            cls = _NEEDS[name.split("_")[0]]
+            if cls not in namespace:
+                emit(name, {"error": f"NameError: the submission does not define {cls}"})
+                continue
+            # each within its time budget (autograder.runner.budget): a hang costs this experiment only
+            emit(name, within(name, lambda fn=fn: guard(lambda: fn(namespace, plan)), len(EXPERIMENTS) - done))
 
 
 def _snapshot() -> sealing.Integrity:
     """The runner as imported, before any student code: the experiments, their tools and record schema, and
     everything a frame goes through on its way out (``seal.frame_writers``)."""
     modules, extra = sealing.frame_writers()
-    modules += sealing.module_dicts(__name__, tools_module.__name__, library_use.__name__, ev.__name__)
+    names = (__name__, lm_experiments.__name__, tools_module.__name__, library_use.__name__, builds_module.__name__)
+    names += (ev.__name__,)
+    modules += sealing.module_dicts(*names)
     extra.update({f"EXPERIMENTS[{name!r}]": (EXPERIMENTS, name) for name in EXPERIMENTS})
     return sealing.Integrity(modules, extra)
 
