@@ -171,6 +171,7 @@ def _grade(args, limits, extensions) -> int:
     from autograder.grading.submissions import find_submissions
     from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
     from autograder.outputs.folder import FolderBusy
+    from autograder.outputs.messages_report import report_words
     from autograder.outputs.options import OptionsChanged
     from autograder.outputs.summary import batch_json, print_batch
 
@@ -266,7 +267,10 @@ def _grade(args, limits, extensions) -> int:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
         _render_one(one, file)
-        print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
+        w = report_words(args.language)  # the instructor's words, as the class table's
+        feedback = job.out / "feedback"
+        done = w["batch.report"].format(report=outcome.report, feedback=feedback) if outcome.report else ""
+        print(done or w["batch.grades"].format(csv=outcome.csv_path, results=job.out / "results"))
     else:
         print_batch(outcome, language=args.language)
     return status

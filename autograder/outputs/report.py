@@ -99,7 +99,9 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     shown = r.shown_in(language)
     if shown.stopped:
         return w["fix.timeout"].format(where=shown.stopped)
-    syntax = syntax_errors(r.run, kind=row.suffix, starts=starts, language=language) if r.run is not None else []
+    run = r.run
+    # where, by the cell's number only (its section and first line are on the student's page): a short column
+    syntax = syntax_errors(run, kind=row.suffix, starts={}, language=language, detail=False) if run else []
     if syntax:
         return w["fix.syntax"].format(where=syntax[0])
     first = next(iter(cards(shown)), None)

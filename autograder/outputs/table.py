@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test
+from autograder.outputs.wording import page_words, readable_test, run_state
 
 __all__ = ["readable_name", "render"]
 
@@ -22,19 +22,55 @@ readable_name = readable_test  # the name this module has always exported
 
 def render(result: Result, *, title: str = "", console=None) -> None:
     """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
-    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom."""
-    from rich.table import Table
+    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom. A
+    blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
     from rich.text import Text
 
     from autograder.outputs.console import Words, make_console
 
     shown, score, top = result.shown_in(), result.score, result.max_score
-    charged = cards(shown)
     w = page_words(shown.language)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
+    state = run_state(result)
+    if state == "blank":  # as the page says it: nothing written yet, and what to do; no row for each test
+        for line in (*shown.run_lines, w["blank_todo"]):
+            console.print(Words(printable(line)), highlight=False)
+        return
+    if state == "syntax error":
+        _run_lines(shown.run_lines, w, console)
+    _charges(result, w, console)
+    if shown.areas:
+        areas = "  ".join(
+            w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
+            for a in shown.areas
+        )
+        console.print(Words(areas), highlight=False)
+    if state != "syntax error":
+        _run_lines(shown.run_lines, w, console)
+
+
+def _run_lines(lines: tuple[str, ...], w: dict[str, str], console) -> None:
+    """How the run went, headed as on the page, so that a message can point at it."""
+    from autograder.outputs.console import Words
+
+    if lines:
+        console.print(Words(w["how_it_ran_line"]), highlight=False)
+    for line in lines:
+        console.print(Words(printable(line)), highlight=False)
+
+
+def _charges(result: Result, w: dict[str, str], console) -> None:
+    """The points lost, one row per card (``outputs.charges``), and the rule they follow."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from autograder.outputs.console import Words
+
+    shown, score, top = result.shown_in(), result.score, result.max_score
+    charged = cards(shown)
     if charged:
         lost = round(top - score, 6)
         console.print(Words(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}"))))
@@ -44,7 +80,8 @@ def render(result: Result, *, title: str = "", console=None) -> None:
         for card in charged:
             cell = Words(printable(card.title), style="bold")
             if card.misconception:
-                cell.append("\n" + printable(card.message), style="red")
+                message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
+                cell.append("\n" + printable(message), style="red")
             for item in card.tests:  # the page's words: what the test is worth, what it costs here, and why
                 cost = (
                     w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
@@ -55,16 +92,8 @@ def render(result: Result, *, title: str = "", console=None) -> None:
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
+            for cap in card.caps:  # once per area, under the tests
+                cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         console.print(Words(printable(w["rule"])), highlight=False)
-    if shown.areas:
-        areas = "  ".join(
-            w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
-            for a in shown.areas
-        )
-        console.print(Words(areas), highlight=False)
-    if shown.run_lines:  # headed as on the page, so that a message can point at it
-        console.print(Words(w["how_it_ran_line"]), highlight=False)
-    for line in shown.run_lines:
-        console.print(Words(printable(line)), highlight=False)

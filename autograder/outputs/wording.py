@@ -18,9 +18,10 @@ import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from autograder.grading.catalog import render
 from autograder.grading.readable import clean_message
 from autograder.grading.rendering import place
-from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts
+from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, syntax_parts
 from autograder.grading.titles import readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
@@ -86,16 +87,29 @@ def is_syntax_error(message: str) -> bool:
 
 
 def syntax_errors(
-    run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
+    run: RunFacts,
+    *,
+    kind: str = "ipynb",
+    starts: Mapping[int, CellPlace] | None = None,
+    language: str = "en",
+    detail: bool = True,
 ) -> list[str]:
-    """'cell 15 (in “6. Exercise 1”, starting “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell
-    that did not compile (the cell named in `language`)."""
-    colon = page_words(language)["colon"]
-    return [
-        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
-        for i, m in run.load_errors
-        if isinstance(i, int) and is_syntax_error(m)
-    ]
+    """'cell 15 (in “6. Exercise 1”, starting “class TiedEmbeddingLM”), line 13: “def f(:” (SyntaxError: invalid
+    syntax)' per cell that did not compile ('line 13: ...' in a .py file, whose lines are the file's), in
+    `language`; without `detail`, only where ('cell 15 (...), line 13')."""
+    out, w = [], page_words(language)
+    for i, m in run.load_errors:
+        parsed = syntax_parts(clean_message(m)) if isinstance(i, int) else None
+        if parsed is None:
+            continue
+        error, line, code = parsed
+        where = place(i, kind, starts or {}, language, parts=run.parts)
+        if line:  # a notebook's lines count from its cell's top, a .py file's are the file's
+            cell_line = render("run.cell_line", language, cell=where, line=line)
+            where = cell_line if kind == "ipynb" else render("run.file_line", language, line=line)
+        said = w["syntax_line"].format(where=where, code=code, error=error) if code else f"{where}{w['colon']}{error}"
+        out.append(said if detail else where)
+    return out
 
 
 def raised_cells(
@@ -107,7 +121,7 @@ def raised_cells(
     made it raise, there is nothing for the student to fix, and the student's page says why."""
     colon = page_words(language)["colon"]
     return [
-        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
+        f"{place(i, kind, starts or {}, language, parts=run.parts)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
     ]
@@ -128,7 +142,7 @@ def budget_stops(
     a time budget."""
     run = result.run
     cells = [
-        place(i, kind, starts or {}, language)
+        place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]

@@ -63,6 +63,7 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
         for t, lost, part in covered:  # each test under the charge, as the pages say it (gradescope.messages)
             key = _LINES[bool(lost), bool(part)]  # a template fills in the parameters it names
             lines.append(render(Said(key, name=t.title, points=f"{t.points:g}", lost=f"{lost:g}", part=part), language))
+        lines += charge.caps  # where the misconception's cost leaves the rest uncharged: once per area
         top = sum(t.points for t, _, _ in covered)
         tests.append(
             {
@@ -91,7 +92,7 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
 # worth and costs, and why only part; a test the charge covers at no cost of its own says so, never "-0"
 _LINES = {
     (False, False): "gradescope.covered_test",
-    (False, True): "gradescope.covered_test",
+    (False, True): "gradescope.covered_part",
     (True, False): "gradescope.charged_test",
     (True, True): "gradescope.charged_part",
 }

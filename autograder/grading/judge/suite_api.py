@@ -97,21 +97,32 @@ _AT = re.compile(
     re.S,
 )
 _IN = re.compile(r"\(at [^()]*:\d{1,7} in (?P<function>[\w<>.]{1,80})\)$")
+# ... or in a .py hand-in, whose frames name the file as the runner ran it (a bare name: never a library's path)
+_AT_FILE = re.compile(
+    r"^(?P<text>.*?)\s*\(at (?:[^;()]*; )*[^\s()\[\];:/\\]{1,200}\.py:(?P<line>\d{1,7})"
+    r"(?: in (?P<function>[\w<>.]{1,80}))?\)$",
+    re.S,
+)
 
 
 def _located(text: str) -> tuple[str, Said | None, str]:
-    """The exception's own text and, when the runner said so, where in the notebook it raised and the function
-    it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``; "" when none)."""
+    """The exception's own text and, when the runner said so, where in the notebook (or the .py file) it raised
+    and the function it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``;
+    "" when none)."""
     match = _AT.match(text)
-    if match is None:  # not in a notebook's cell (a .py file): only the function it raised in
+    in_file = _AT_FILE.match(text) if match is None else None
+    if match is None and in_file is None:  # nowhere the student can look: only the function it raised in
         last = _IN.search(text)
         return text, None, last["function"] if last else ""
-    function = match["function"] or ""
+    found = match or in_file
+    function = found["function"] or ""
     short = function.rpartition(".")[2]  # the class is the sentence's subject; the place names the method
     named = say("judge.raised_in", name=short) if short and short != "<module>" else verbatim("")
-    place = Said("cell.place.bare", number=int(match["cell"]) + 1)
-    bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", match["text"].strip())  # an exception without a message
-    return bare, say("judge.raised_at", place=place, line=match["line"], function=named), function
+    bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", found["text"].strip())  # an exception without a message
+    if in_file is not None:  # a .py file's lines are the file's own: the line is where to look
+        return bare, say("judge.raised_at_line", line=found["line"], function=named), function
+    place = Said("cell.place.bare", number=int(found["cell"]) + 1)
+    return bare, say("judge.raised_at", place=place, line=found["line"], function=named), function
 
 
 def _unwritten(function: str) -> str:
