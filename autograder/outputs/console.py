@@ -21,7 +21,7 @@ from rich.containers import Lines
 from rich.measure import Measurement
 from rich.text import Text
 
-__all__ = ["make_console", "LOG_WIDTH", "Words", "break_points"]
+__all__ = ["make_console", "LOG_WIDTH", "Words", "break_points", "say"]
 
 LOG_WIDTH = 120  # columns a table may use when the output is not a terminal and $COLUMNS says nothing
 _OPENING = "（“‘《「【"
@@ -40,6 +40,14 @@ def make_console(*, stderr: bool = False, file=None) -> Console:
     if console.is_terminal:
         return console
     return Console(stderr=stderr, file=file, width=_columns() or LOG_WIDTH, soft_wrap=True)
+
+
+def say(console: Console, text: str, style: str = "") -> None:
+    """Print `text` as a line of its own that wraps as Chinese does (``Words``). Console.print joins the Text it is
+    handed into a plain one, which would wrap as rich's own: a group keeps it as it is."""
+    from rich.console import Group
+
+    console.print(Group(Words(text, style=style)), highlight=False)
 
 
 def _wide(char: str) -> bool:

@@ -115,12 +115,14 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
 
 
 def _status(row: Row, w: dict[str, str] | None = None) -> str:
-    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing: no result' (in `w`'s
-    words; how the run went is ``wording.run_state``)."""
+    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing' (not 'missing: no result')
+    (in `w`'s words; how the run went is ``wording.run_state``)."""
     w = w or report_words("en")
     status = run_state(row.result) if row.result is not None else "no result"
     kind, said = w.get(f"kind.{row.kind}", row.kind), w.get(f"kind.{status}", status)
-    return kind if status == row.kind else f"{kind}{w['kind_sep']}{said}"
+    if status == row.kind or row.kind == "missing":  # "missing: no result" says one thing twice (尚无结果，没有结果)
+        return kind
+    return f"{kind}{w['kind_sep']}{said}"
 
 
 def _students(

@@ -26,7 +26,7 @@ def render(result: Result, *, title: str = "", console=None) -> None:
     blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
     from rich.text import Text
 
-    from autograder.outputs.console import Words, make_console
+    from autograder.outputs.console import make_console, say
 
     shown, score, top = result.shown_in(), result.score, result.max_score
     w = page_words(shown.language)
@@ -37,7 +37,7 @@ def render(result: Result, *, title: str = "", console=None) -> None:
     state = run_state(result)
     if state == "blank":  # as the page says it: nothing written yet, and what to do; no row for each test
         for line in (*shown.run_lines, w["blank_todo"]):
-            console.print(Words(printable(line)), highlight=False)
+            say(console, printable(line))
         return
     if state == "syntax error":
         _run_lines(shown.run_lines, w, console)
@@ -47,19 +47,19 @@ def render(result: Result, *, title: str = "", console=None) -> None:
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
             for a in shown.areas
         )
-        console.print(Words(areas), highlight=False)
+        say(console, areas)
     if state != "syntax error":
         _run_lines(shown.run_lines, w, console)
 
 
 def _run_lines(lines: tuple[str, ...], w: dict[str, str], console) -> None:
     """How the run went, headed as on the page, so that a message can point at it."""
-    from autograder.outputs.console import Words
+    from autograder.outputs.console import say
 
     if lines:
-        console.print(Words(w["how_it_ran_line"]), highlight=False)
+        say(console, w["how_it_ran_line"])
     for line in lines:
-        console.print(Words(printable(line)), highlight=False)
+        say(console, printable(line))
 
 
 def _charges(result: Result, w: dict[str, str], console) -> None:
@@ -67,13 +67,13 @@ def _charges(result: Result, w: dict[str, str], console) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from autograder.outputs.console import Words
+    from autograder.outputs.console import Words, say
 
     shown, score, top = result.shown_in(), result.score, result.max_score
     charged = cards(shown)
     if charged:
         lost = round(top - score, 6)
-        console.print(Words(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}"))))
+        say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
@@ -96,4 +96,4 @@ def _charges(result: Result, w: dict[str, str], console) -> None:
                 cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
-        console.print(Words(printable(w["rule"])), highlight=False)
+        say(console, printable(w["rule"]))

@@ -221,3 +221,44 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     page = _text(feedback_html(result, student="kong", spec=SPEC))
     assert "运行状态：空白提交" in page and "空白提交：什么都还没有写（文件里没有任何代码）。 请完成练习" in page
     assert "运行状态：正常" not in page and 'class="card"' not in page and "扣" not in page
+
+
+def test_a_mistake_is_said_in_full_once_and_referred_to_after():
+    """Issue 48: one test showing two misconceptions printed its whole message in both cards, and two classes
+    missing behind one syntax error said the same sentence twice. The second card refers to the first."""
+    said = Said("suite.loss.ignore_index", call="loss(ids)", got="1", want="2", hint="x")
+    both = Finding(said, names="loss_ignore_index", also=("loss_shift",))
+    page = feedback_html(
+        _marked([TestOutcome("x.py::test_wrapper_loss_values", 8, "shape flow", False, both)], language="zh"),
+        student="s",
+        spec=SPEC,
+    )
+    message = both.render("zh")
+    assert page.count(message) == 1 and page.count('class="card"') == 2, page
+    assert "消息见上面的“loss 设置了 ignore_index”：同一个测试显示了不止一个错误。" in page
+    names = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
+    run = RunFacts(status="ok", load_errors=[[0, "SyntaxError: bad (line 3: def f(:)"]], required_names=list(names))
+    tests = [
+        TestOutcome(
+            f"x.py::{t.name}",
+            t.points,
+            t.area,
+            False,
+            Finding(Said("judge.class_not_defined_syntax", name=names[t.exercise - 1])),
+        )
+        for t in SPEC.scheme.tests.values()
+    ]
+    for language, first, again in (
+        (
+            "zh",
+            "由于语法错误，MiniGPTWithWeightTying 没有定义",
+            "TiedEmbeddingLM 也因此没有定义，用到它的测试同样无法运行。",
+        ),
+        (
+            "en",
+            "MiniGPTWithWeightTying is not defined because of the syntax error",
+            "TiedEmbeddingLM is not defined either",
+        ),
+    ):
+        text = _text(feedback_html(_marked(tests, run, language), student="s", kind="py", spec=SPEC))
+        assert text.count(first) == 1 and again in text and text.index(first) < text.index(again), text

@@ -57,3 +57,22 @@ def test_the_starter_code_is_named_by_the_class_or_the_method_still_unwritten():
     with pytest.raises(Failed) as caught:
         entry(constructor, "TiedEmbeddingLM (parameter count)")
     assert render(caught.value.finding.said, "zh").startswith("TiedEmbeddingLM 还没有实现：")
+
+
+def test_where_a_py_files_code_raised_is_its_line_in_the_readers_words():
+    """Issue 48: a .py hand-in's exception ended "(at w18.py:48 in MiniGPTWithWeightTying.generate)", English in a
+    Chinese line; its line is the file's own, said as a notebook's cell is. A frame outside the hand-in (a path)
+    names no line the student could look at."""
+    raised = {"error": "ValueError: input_ids has shape (3, 7)  (at w18.py:48 in MiniGPTWithWeightTying.generate)"}
+    with pytest.raises(Failed) as caught:
+        entry(raised, "generate(input_ids, max_new_tokens=9)")
+    for language, said in (
+        ("zh", "“ValueError: input_ids has shape (3, 7)”（第 48 行，在 generate 中）"),
+        ("en", "ValueError: input_ids has shape (3, 7) (at line 48, in generate)"),
+    ):
+        text = render(caught.value.finding.said, language)
+        assert text.endswith(said) and "w18.py" not in text, text
+    library = {"error": "ValueError: bad  (at /usr/lib/python3.11/copy.py:48 in deepcopy)"}
+    with pytest.raises(Failed) as caught:
+        entry(library, "x")
+    assert "第 48 行" not in render(caught.value.finding.said, "zh")
