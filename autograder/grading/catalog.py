@@ -178,11 +178,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.cap": (
         "In “{area}” this mistake costs at most {cap} points in this exercise: the tests listed there carry {cap} "
         "in all, the rest of their points is not charged",
-        "这个错误在“{area}”中最多扣 {cap} 分（这道练习只扣一次）：上面列出的该项测试合计扣 {cap} 分，其余不扣",
+        "这个错误在“{area}”中最多扣 {cap} 分（这道练习只扣一次）：上面属于这一评分项的测试合计扣 {cap} 分，其余不扣",
     ),
     "charge.cap.none": (
         "In “{area}” this mistake costs nothing: the tests listed there are not charged for it",
-        "这个错误在“{area}”中不扣分：上面列出的该项测试不因它扣分",
+        "这个错误在“{area}”中不扣分：上面属于这一评分项的测试不因它扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
@@ -285,10 +285,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{what}运行失败：你的代码抛出了异常“{text}”",
     ),
     "judge.starter_code": (
-        "{what} is not implemented yet: it still raises the starter code's NotImplementedError; replace"
+        "{what} is not implemented yet: it still raises the starter code's NotImplementedError{at}; replace"
         " raise NotImplementedError() with your own code",
-        "{what} 还没有实现：仍是初始代码（会抛出 NotImplementedError），请换成你自己的代码",
+        "{what} 还没有实现：{at}仍是初始代码（会抛出 NotImplementedError），请换成你自己的代码",
     ),
+    # where the starter code still is, in judge.starter_code's sentence ({function} is the method it names already)
+    "judge.starter_at": (" ({place}, line {line})", "{place}第 {line} 行"),
+    "judge.starter_at_line": (" (line {line})", "第 {line} 行"),
     "judge.no_evidence_for": (
         "no evidence for {what}: {why}",
         "没有{what}的结果：{why}",

@@ -112,6 +112,7 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
+    "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
     "report.fix.blank": Message("everything: nothing written yet", "全部练习：还什么都没有写"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),

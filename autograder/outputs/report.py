@@ -32,10 +32,12 @@ from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.similarity.pages import section
 from autograder.outputs.wording import (
+    budget_stops,
     cell_starts,
     duration,
     refused_detail,
     run_state,
+    stopped_checks,
     syntax_errors,
 )
 from coursecheck.notebook import CellPlace
@@ -109,6 +111,8 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
         return ""
     if first.misconception:
         return first.title
+    if first.tests[0]["test"] in {t.name for t in stopped_checks(r)}:  # what was stopped, not a test it cost
+        return w["fix.stopped"].format(what=budget_stops(r, kind=row.suffix, starts={}, language=language)[-1])
     # Not a misconception: the test that fails (its message, with the student's code in it, is on their page).
     more = w["fix.more"].format(n=len(first.tests) - 1) if len(first.tests) > 1 else ""
     return w["fix.fails"].format(test=first.tests[0]["name"], more=more)

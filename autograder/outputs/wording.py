@@ -36,6 +36,7 @@ __all__ = [
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "stopped_checks",
     "run_state",
     "duration",
     "late_line",
@@ -138,20 +139,30 @@ _CHECK_STOPPED = "judge.did_not_finish_within"
 def budget_stops(
     result: Result, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
 ) -> list[str]:
-    """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then 'test_x' per test, stopped at
-    a time budget."""
+    """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then what each stopped check was
+    calling ('MiniGPTWithWeightTying.generate', once however many tests it stopped; a test's title without one),
+    stopped at a time budget, in `language` (the result as rendered, when it was)."""
     run = result.run
     cells = [
         place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
+    shown = {t.test: t for t in result.shown[language].tests} if language in result.shown else {}
     tests = [
-        readable_test(t.name)
+        (shown[t.name].what or shown[t.name].title) if t.name in shown else readable_test(t.name)
+        for t in stopped_checks(result)
+    ]
+    return cells + list(dict.fromkeys(tests))
+
+
+def stopped_checks(result: Result) -> list:
+    """The tests whose check was stopped at its time budget (the engine's message said so)."""
+    return [
+        t
         for t in result.tests
         if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
     ]
-    return cells + tests
 
 
 def run_state(result: Result) -> str:

@@ -82,9 +82,10 @@ def entry(record: Any, what: Text | str) -> dict:
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
         text, where, function = _located(error_text(record["error"], 1200))
         if text.split(":", 1)[0].strip() == "NotImplementedError":  # the starter code's own exception
-            raised = say(STARTER_CODE, what=_unwritten(function) or what)
-        else:
-            raised = say("judge.failed_your_code_raised", what=what, text=text)
+            # which line still holds it, in the sentence: "X.loss 还没有实现：第 45 行仍是初始代码"
+            line = _located(error_text(record["error"], 1200), starter=True)[1]
+            raise Failed(say(STARTER_CODE, what=_unwritten(function) or what, at=line or verbatim("")))
+        raised = say("judge.failed_your_code_raised", what=what, text=text)
         raise Failed(raised + where if where is not None else raised)
     return record
 
@@ -105,10 +106,10 @@ _AT_FILE = re.compile(
 )
 
 
-def _located(text: str) -> tuple[str, Said | None, str]:
+def _located(text: str, *, starter: bool = False) -> tuple[str, Said | None, str]:
     """The exception's own text and, when the runner said so, where in the notebook (or the .py file) it raised
     and the function it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``;
-    "" when none)."""
+    "" when none). `starter`: where, as the starter code's message says it (the line only: it names the method)."""
     match = _AT.match(text)
     in_file = _AT_FILE.match(text) if match is None else None
     if match is None and in_file is None:  # nowhere the student can look: only the function it raised in
@@ -120,9 +121,11 @@ def _located(text: str) -> tuple[str, Said | None, str]:
     named = say("judge.raised_in", name=short) if short and short != "<module>" else verbatim("")
     bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", found["text"].strip())  # an exception without a message
     if in_file is not None:  # a .py file's lines are the file's own: the line is where to look
-        return bare, say("judge.raised_at_line", line=found["line"], function=named), function
+        key = "judge.starter_at_line" if starter else "judge.raised_at_line"
+        return bare, say(key, line=found["line"], function=named), function
     place = Said("cell.place.bare", number=int(found["cell"]) + 1)
-    return bare, say("judge.raised_at", place=place, line=found["line"], function=named), function
+    key = "judge.starter_at" if starter else "judge.raised_at"
+    return bare, say(key, place=place, line=found["line"], function=named), function
 
 
 def _unwritten(function: str) -> str:

@@ -107,7 +107,7 @@ def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
     assert Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True)).output.startswith(
         "Blank submission: nothing written yet"
     )
-    starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM"))
+    starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM", at=""))
     stub = Result(
         tests=[TestOutcome("t.py::test_a", 2.0, "a", False, starter)], run=RunFacts(status="ok"), language="zh"
     )

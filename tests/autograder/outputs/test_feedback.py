@@ -211,7 +211,8 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
-    cap = "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）：上面列出的该项测试合计扣 6 分，其余不扣。"
+    cap = "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）："
+    cap += "上面属于这一评分项的测试合计扣 6 分，其余不扣。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "该测试 1 分，不另扣" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
