@@ -347,14 +347,14 @@ MESSAGES = {
         "{what}：在任何 forward 之前，LM head 对评分程序给出的 id 的打分",
     ),
     "judge.identity.forward_raised": (
-        "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
+        "{what}: the head follows the table before any forward call, but forward raised {error}{at}, so the logits "
         "were not checked (see “{test}”)",
-        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”，所以没有检查 "
+        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以没有检查 "
         "logits（见“{test}”）",
     ),
     "judge.shapes.forward_raised": (
-        "{what}: forward raised {error}",
-        "{what}：forward 抛出了异常“{error}”",
+        "{what}: forward raised {error}{at}",
+        "{what}：forward 抛出了异常“{error}”{at}",
     ),
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "

@@ -29,7 +29,7 @@ from autograder.protocol.run_records import error_text
 from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.schema import Record
 
-__all__ = ["Failed", "need", "entry", "plain_tensor", "shape_dict", "describe_run", "say"]
+__all__ = ["Failed", "need", "entry", "plain_tensor", "shape_dict", "describe_run", "say", "raised_where"]
 
 
 def say(key: str, /, **params: object) -> Said:
@@ -104,6 +104,14 @@ _AT_FILE = re.compile(
     r"(?: in (?P<function>[\w<>.]{1,80}))?\)$",
     re.S,
 )
+
+
+def raised_where(text: str) -> tuple[str, Text]:
+    """What the student's code raised, as the runner recorded it ("ValueError: x  (at w.py:27 in f)"): its own
+    text, and where it raised in the reader's words ("（第 27 行，在 f 中）"; nothing when the runner said nowhere
+    the student can look), for a message that quotes the one and puts the other after it ({error}, {at})."""
+    bare, where, _ = _located(str(text)[:1200])
+    return bare, where if where is not None else verbatim("")
 
 
 def _located(text: str, *, starter: bool = False) -> tuple[str, Said | None, str]:
