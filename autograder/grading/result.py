@@ -218,6 +218,11 @@ class RunFacts:
             return "cells"
         return "file" if self.parts == 1 else "parts"
 
+    @property
+    def compile_failed(self) -> bool:
+        """Whether a cell (a .py file's part) did not compile: Python ran none of it."""
+        return any(isinstance(i, int) and str(m).startswith(SYNTAX_ERRORS) for i, m in self.load_errors)
+
     def cell_name(self, index: int, language: str = "en") -> str:
         """Cell `index`'s name in `language`: with its section and first line when this run knows them; a .py
         file's part by its number, or the file itself when it is one part."""

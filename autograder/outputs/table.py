@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test, run_state
+from autograder.outputs.wording import page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -24,53 +24,29 @@ def render(result: Result, *, title: str = "", console=None) -> None:
     """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
     then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom. A
     blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
+    from rich.table import Table
     from rich.text import Text
 
-    from autograder.outputs.console import make_console, say
+    from autograder.outputs.console import Words, make_console, say
 
     shown, score, top = result.shown_in(), result.score, result.max_score
+    charged = cards(shown)
     w = page_words(shown.language)
+    # what the result is, read from its values: nothing written yet, or code that never compiled
+    blank, syntax = result.blank, result.status == "ok" and result.run is not None and result.run.compile_failed
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
-    state = run_state(result)
-    if state == "blank":  # as the page says it: nothing written yet, and what to do; no row for each test
+    if blank:  # as the page says it: nothing written yet, and what to do; no row for each test
         for line in (*shown.run_lines, w["blank_todo"]):
             say(console, printable(line))
         return
-    if state == "syntax error":
-        _run_lines(shown.run_lines, w, console)
-    _charges(result, w, console)
-    if shown.areas:
-        areas = "  ".join(
-            w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
-            for a in shown.areas
-        )
-        say(console, areas)
-    if state != "syntax error":
-        _run_lines(shown.run_lines, w, console)
-
-
-def _run_lines(lines: tuple[str, ...], w: dict[str, str], console) -> None:
-    """How the run went, headed as on the page, so that a message can point at it."""
-    from autograder.outputs.console import say
-
-    if lines:
-        say(console, w["how_it_ran_line"])
-    for line in lines:
-        say(console, printable(line))
-
-
-def _charges(result: Result, w: dict[str, str], console) -> None:
-    """The points lost, one row per card (``outputs.charges``), and the rule they follow."""
-    from rich.table import Table
-    from rich.text import Text
-
-    from autograder.outputs.console import Words, say
-
-    shown, score, top = result.shown_in(), result.score, result.max_score
-    charged = cards(shown)
+    # how the run went, headed as on the page so that a message can point at it: first when the code never
+    # compiled (the charges follow from it), else last
+    ran = [w["how_it_ran_line"], *map(printable, shown.run_lines)] if shown.run_lines else []
+    for line in ran if syntax else ():
+        say(console, line)
     if charged:
         lost = round(top - score, 6)
         say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
@@ -97,3 +73,11 @@ def _charges(result: Result, w: dict[str, str], console) -> None:
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         say(console, printable(w["rule"]))
+    if shown.areas:
+        areas = "  ".join(
+            w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
+            for a in shown.areas
+        )
+        say(console, areas)
+    for line in () if syntax else ran:
+        say(console, line)

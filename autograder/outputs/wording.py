@@ -176,7 +176,7 @@ def run_state(result: Result) -> str:
         return result.status
     if result.blank:  # nothing written yet: not a run to call "ok" (Result.blank)
         return "blank"
-    if syntax_errors(run):
+    if run.compile_failed:
         return "syntax error"
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
         return "time budget"

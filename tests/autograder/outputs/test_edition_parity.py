@@ -83,7 +83,7 @@ def test_every_explanation_of_a_cell_that_raised_exists_in_both_languages(error,
 def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_notebook_does(stub_result):
     zh = rendered(stub_result, SPEC, language="zh")
     messages = "\n".join(t.message for t in zh.shown_in("zh").tests)
-    assert "还没有实现：仍是初始代码" in messages and "你的代码抛出了异常" not in messages  # nothing written: no error
+    assert "还没有实现：第 8 行仍是初始代码" in messages and "你的代码抛出了异常" not in messages  # nothing written yet
     # what is not written yet is named (the class whose constructor raised), not the test's call
     assert "TiedEmbeddingLM 还没有实现" in messages and "） 还没有实现" not in messages and "时） " not in messages
     # the page of a hand-in with nothing written yet leads with that one fact and what to do, not a card per test
