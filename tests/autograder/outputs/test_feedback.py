@@ -215,6 +215,8 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     cap += "上面属于这一评分项的测试合计扣 6 分，其余不扣。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "该测试 1 分，不另扣" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
+    # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
+    assert "运行状态：正常" in zh and "运行完毕" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
     failed = [TestOutcome(f"x.py::{t.name}", t.points, t.area, False, missing) for t in SPEC.scheme.tests.values()]
     run = RunFacts(status="ok", required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"], empty=True)
