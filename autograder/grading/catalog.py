@@ -115,8 +115,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的文件时抛出了异常，出错那一行之后的代码都没有运行：",
     ),
     # where Python stopped reading (result.RunFacts.syntax_where), the line as the student wrote it, Python's words
-    "run.syntax_at": ("a syntax error at {where}: “{code}” ({error})", "{where}有语法错误：“{code}”（{error}）"),
-    "run.syntax_bare": ("a syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
+    "run.syntax_at": ("Syntax error at {where}: “{code}” ({error})", "{where}有语法错误：“{code}”（{error}）"),
+    "run.syntax_bare": ("Syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
     "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
     "run.file_line": ("line {line}", "第 {line} 行"),
     "run.cells_counted": (
@@ -176,12 +176,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.part.sep": ("; ", "；"),
     # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
     "charge.cap": (
-        "In “{area}” this mistake costs at most {cap} points in this exercise: the tests listed there carry {cap} "
-        "in all, the rest of their points is not charged",
+        "In “{area}” this mistake costs at most {cap} points in this exercise: the tests of that area above carry "
+        "{cap} in all, the rest is not charged",
         "这个错误在“{area}”中最多扣 {cap} 分（这道练习只扣一次）：上面属于这一评分项的测试合计扣 {cap} 分，其余不扣",
     ),
     "charge.cap.none": (
-        "In “{area}” this mistake costs nothing: the tests listed there are not charged for it",
+        "In “{area}” this mistake costs nothing: the tests of that area above are not charged for it",
         "这个错误在“{area}”中不扣分：上面属于这一评分项的测试不因它扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)

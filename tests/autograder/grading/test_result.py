@@ -67,7 +67,7 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
     ]
     assert one.summary("en").splitlines()[:2] == [
         "Your file has a syntax error, so Python ran none of it:",
-        "a syntax error at line 3: “def f(:” (SyntaxError: invalid syntax)",
+        "Syntax error at line 3: “def f(:” (SyntaxError: invalid syntax)",
     ]
     several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh")
     assert (
