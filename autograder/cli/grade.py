@@ -268,8 +268,7 @@ def _grade(args, limits, extensions) -> int:
     elif one is not None:
         _render_one(one, file)
         w = report_words(args.language)  # the instructor's words, as the class table's
-        feedback = job.out / "feedback"
-        done = w["batch.report"].format(report=outcome.report, feedback=feedback) if outcome.report else ""
+        done = w["batch.report"].format(report=outcome.report, feedback=job.out / "feedback") if outcome.report else ""
         print(done or w["batch.grades"].format(csv=outcome.csv_path, results=job.out / "results"))
     else:
         print_batch(outcome, language=args.language)

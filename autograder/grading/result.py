@@ -214,9 +214,7 @@ class RunFacts:
     @property
     def unit(self) -> str:
         """What the hand-in runs as: "cells" (a notebook), "parts" (a .py file split by ``# %%``) or "file"."""
-        if self.cells:  # a notebook's cells are named (pipeline.named_cells)
-            return "cells"
-        return "file" if self.parts == 1 else "parts"
+        return "cells" if self.cells else "file" if self.parts == 1 else "parts"  # cells: pipeline.named_cells
 
     @property
     def compile_failed(self) -> bool:
@@ -229,18 +227,16 @@ class RunFacts:
         named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
         if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
             return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
-        if self.cells:
-            return render("cell.place.bare", language, number=index + 1)
-        return render("cell.place.file" if self.parts == 1 else "cell.place.part", language, number=index + 1)
+        form = "cell.place.bare" if self.cells else "cell.place.file" if self.parts == 1 else "cell.place.part"
+        return render(form, language, number=index + 1)
 
     def syntax_where(self, index: int, line: int, language: str = "en") -> str:
         """Where Python stopped reading cell `index` (a .py file's part): "cell 15 (...), line 13" in a notebook,
         whose lines count from its cell's top; "line 13" in a .py file, whose lines are the file's."""
-        cell = self.cell_name(index, language)
         if not line:
-            return cell
+            return self.cell_name(index, language)
         if self.unit == "cells":
-            return render("run.cell_line", language, cell=cell, line=line)
+            return render("run.cell_line", language, cell=self.cell_name(index, language), line=line)
         return render("run.file_line", language, line=line)
 
     def summary(self, language: str = "en", *, blank: bool = False) -> str:
