@@ -115,7 +115,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的文件时抛出了异常，出错那一行之后的代码都没有运行：",
     ),
     # where Python stopped reading (result.RunFacts.syntax_where), the line as the student wrote it, Python's words
-    "run.syntax_at": ("Syntax error at {where}: “{code}” ({error})", "{where}有语法错误：“{code}”（{error}）"),
+    "run.syntax_at": (
+        "Syntax error at {where}: “{code}” ({error})",
+        "{where}有语法错误：“{code}”，Python 的提示是“{error}”",
+    ),
     "run.syntax_bare": ("Syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
     "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
     "run.file_line": ("line {line}", "第 {line} 行"),

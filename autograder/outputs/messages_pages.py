@@ -47,7 +47,7 @@ PAGES = {
     # punctuation around the page's values, each language's own
     "page.colon": Message(": ", "："),
     # where a cell did not compile, the line as written, Python's words (Needs a look: the kind says "syntax error")
-    "page.syntax_line": Message("{where}: “{code}” ({error})", "{where}：“{code}”（{error}）"),
+    "page.syntax_line": Message("{where}: “{code}” ({error})", "{where}：“{code}”，Python 的提示是“{error}”"),
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
     "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line

@@ -62,7 +62,7 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
     one = RunFacts(status="ok", load_errors=[[0, error]], required_names=names, parts=1)
     assert one.summary("zh").splitlines() == [
         "你的文件有语法错误，Python 一行都没有运行：",
-        "第 3 行有语法错误：“def f(:”（SyntaxError: invalid syntax）。",
+        "第 3 行有语法错误：“def f(:”，Python 的提示是“SyntaxError: invalid syntax”。",
         "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
     ]
     assert one.summary("en").splitlines()[:2] == [

@@ -147,7 +147,7 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     assert broken[2:6] == [
         "代码的运行情况：",
         "你的文件有语法错误，Python 一行都没有运行：",
-        "第 13 行有语法错误：“def __init__(self:, vocab_size):”（SyntaxError: invalid syntax）。",
+        "第 13 行有语法错误：“def __init__(self:, vocab_size):”，Python 的提示是“SyntaxError: invalid syntax”。",
         "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
