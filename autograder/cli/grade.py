@@ -171,6 +171,7 @@ def _grade(args, limits, extensions) -> int:
     from autograder.grading.submissions import find_submissions
     from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
     from autograder.outputs.folder import FolderBusy
+    from autograder.outputs.messages_report import report_words
     from autograder.outputs.options import OptionsChanged
     from autograder.outputs.roster import display_name
     from autograder.outputs.summary import batch_json, print_batch
@@ -268,7 +269,9 @@ def _grade(args, limits, extensions) -> int:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
         render(one, title=display_name(str(file)))  # the terminal's table, as rendered when graded
-        print(f"report: {outcome.report}" if outcome.report else f"grades: {outcome.csv_path}")
+        w = report_words(args.language)  # the instructor's words, as the class table's
+        done = w["batch.report"].format(report=outcome.report, feedback=job.out / "feedback") if outcome.report else ""
+        print(done or w["batch.grades"].format(csv=outcome.csv_path, results=job.out / "results"))
     else:
         print_batch(outcome, language=args.language)
     return status

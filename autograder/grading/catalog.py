@@ -98,13 +98,30 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
     "run.syntax_cells": (
-        "Your code has a syntax error: the cells it is in ({n}) did not run at all:",
-        "你的代码有语法错误，出错的单元格（共 {n} 个）一行都没有运行：",
+        "Your code has a syntax error: Python ran none of the cells below:",
+        "你的代码有语法错误，下面列出的单元格 Python 一行都没有运行：",
     ),
     "run.syntax_parts": (
-        "Your code has a syntax error: the parts it is in ({n}) did not run at all:",
-        "你的代码有语法错误，出错的部分（共 {n} 个）一行都没有运行：",
+        "Your file has a syntax error: Python ran none of the parts it is in:",
+        "你的文件有语法错误，出错的那部分 Python 一行都没有运行：",
     ),
+    # a .py file of one part (no # %% lines): the file is what did not run
+    "run.syntax_file": (
+        "Your file has a syntax error, so Python ran none of it:",
+        "你的文件有语法错误，Python 一行都没有运行：",
+    ),
+    "run.file_raised": (
+        "Your file raised an exception while it was loading; the code after that line did not run:",
+        "加载你的文件时抛出了异常，出错那一行之后的代码都没有运行：",
+    ),
+    # where Python stopped reading (result.RunFacts.syntax_where), the line as the student wrote it, Python's words
+    "run.syntax_at": (
+        "Syntax error at {where}: “{code}” ({error})",
+        "{where}有语法错误：“{code}”，Python 的提示是“{error}”",
+    ),
+    "run.syntax_bare": ("Syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
+    "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
+    "run.file_line": ("line {line}", "第 {line} 行"),
     "run.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
         "单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入。",
@@ -126,14 +143,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的提交没有定义 {names}（请核对类名的拼写）。",
     ),
     "run.not_defined_syntax": (
-        "Not defined by your submission, because of that syntax error: {names}.",
-        "由于这个语法错误，你的提交没有定义 {names}。",
+        "Because of that syntax error, your submission does not define {names}.",
+        "由于这个语法错误，{names} 没有定义。",
     ),
     "run.names_sep": (", ", "、"),  # between the names a submission does not define
-    "run.cell_syntax_error": (
-        "{cell} has a syntax error, so Python ran none of it and nothing it defines exists: {error}",
-        "{cell}有语法错误，Python 没有运行其中的任何代码，它定义的东西都不存在：“{error}”",
-    ),
     "run.cell_stopped": (
         "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
         " computation?); the cells after it still ran",
@@ -150,19 +163,30 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
-        "Parts of a .py file are numbered from 1; a line starting with # %% begins a new part.",
-        ".py 文件的各部分从 1 开始编号；以 # %% 开头的一行开始新的一部分。",
+        "Your file's parts are numbered from 1: each line starting with # %% begins a new one.",
+        "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。",
     ),
     "cell.place.part": ("part {number}", "第 {number} 部分"),
+    # a .py file of one part (no # %% lines) is named as the file
+    "cell.place.file": ("your file", "你的文件"),
+    # what a .py file of one part raised while loading, under run.file_raised
+    "run.file_error": ("It raised {error}", "抛出的异常是“{error}”"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
+    "judge.raised_at_line": (" (at line {line}{function})", "（第 {line} 行{function}）"),  # in a .py file
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # why a test carries only part of its points in a misconception's charge (marking.Part, rendering.part_words)
-    "charge.part.others": ("{points} of its points go to “{title}”", "另外 {points} 分计入“{title}”"),
-    "charge.part.free": (
-        "{points} not charged: this mistake costs at most {cap} points in this area of the exercise",
-        "其余 {points} 分不扣：这个错误在这道练习的这一评分项里最多扣 {cap} 分",
-    ),
+    "charge.part.others": ("{points} of its points go to “{title}”", "其中 {points} 分计入“{title}”"),
     "charge.part.sep": ("; ", "；"),
+    # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
+    "charge.cap": (
+        "In “{area}” this mistake costs at most {cap} points in this exercise: the tests of that area above carry "
+        "{cap} in all, the rest is not charged",
+        "这个错误在“{area}”中最多扣 {cap} 分（这道练习只扣一次）：上面属于这一评分项的测试合计扣 {cap} 分，其余不扣",
+    ),
+    "charge.cap.none": (
+        "In “{area}” this mistake costs nothing: the tests of that area above are not charged for it",
+        "这个错误在“{area}”中不扣分：上面属于这一评分项的测试不因它扣分",
+    ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
     "run.where.cell": ("while running {place}", "：当时正在运行{place}"),
@@ -264,10 +288,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "{what}运行失败：你的代码抛出了异常“{text}”",
     ),
     "judge.starter_code": (
-        "{what} is not implemented yet: it still raises the starter code's NotImplementedError; replace"
+        "{what} is not implemented yet: it still raises the starter code's NotImplementedError{at}; replace"
         " raise NotImplementedError() with your own code",
-        "{what} 还没有实现：仍是初始代码（会抛出 NotImplementedError），请换成你自己的代码",
+        "{what} 还没有实现：{at}仍是初始代码（会抛出 NotImplementedError），请换成你自己的代码",
     ),
+    # where the starter code still is, in judge.starter_code's sentence ({function} is the method it names already)
+    "judge.starter_at": (" ({place}, line {line})", "{place}第 {line} 行"),
+    "judge.starter_at_line": (" (line {line})", "第 {line} 行"),
     "judge.no_evidence_for": (
         "no evidence for {what}: {why}",
         "没有{what}的结果：{why}",

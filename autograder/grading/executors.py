@@ -63,6 +63,7 @@ def grade_batch(
     workers: int | None = None,
     progress: bool = True,
     progress_label: str = "grading",
+    progress_item: str = "{student}: {score}/{top}",
     hide: tuple[str | Path, ...] = (),
     on_result: Callable[[str, Result], None] | None = None,
     roots: tuple[str | Path, ...] = (),
@@ -75,7 +76,8 @@ def grade_batch(
     `hide`: folders no submission may read (the batch's own folders: other students' work, the output).
     `roots`: the folders given on the command line; a file is read beneath its root without following links.
     `on_result(student, result)` is called as each result arrives (e.g. to write it at once).
-    `progress_label`: the word before the progress bar, in the instructor's language (the caller's catalog).
+    `progress_label`: the word before the progress bar, in the instructor's language (the caller's catalog), and
+    `progress_item` the last result beside it (a ``str.format`` template of `student`, `score` and `top`).
     `seed`: the judge's plan for every submission; None draws one for the whole batch (every student is
     tested on the same cases, and the judge's reference work is shared; each result records its seed).
     `executor`: "pool" (warm workers on this machine, the default), "fresh" (a new interpreter per
@@ -95,7 +97,7 @@ def grade_batch(
         raise ValueError(f"workers={workers}: give at least 1")
     seed = secrets.randbelow(2**31) if seed is None else int(seed)
     hidden, trusted = tuple(map(str, hide)), tuple(map(str, roots))
-    bar = _Progress(len(submissions), progress_label) if progress else None
+    bar = _Progress(len(submissions), progress_label, progress_item) if progress else None
 
     def arrived(student: str, result: Result) -> None:
         if on_result is not None:
@@ -167,7 +169,7 @@ def _grade_fresh(assignment, submissions, seed, limits, workers, hidden, trusted
 
 
 class _Progress:
-    def __init__(self, total: int, label: str = "grading") -> None:
+    def __init__(self, total: int, label: str = "grading", item: str = "{student}: {score}/{top}") -> None:
         from rich.console import Console
         from rich.markup import escape
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -182,10 +184,14 @@ class _Progress:
         self.progress = Progress(*columns, TextColumn("{task.description}"), console=Console(stderr=True))
         self.progress.start()
         self.task = self.progress.add_task("", total=total)
+        self.item = item
 
     def update(self, student: str, result: Result) -> None:
+        from rich.markup import escape
+
         name = printable(student, newlines=False, limit=60)  # a student id is a file or folder name: untrusted
-        self.progress.update(self.task, advance=1, description=f"{name}: {result.score:g}/{result.max_score:g}")
+        said = self.item.format(student=name, score=f"{result.score:g}", top=f"{result.max_score:g}")
+        self.progress.update(self.task, advance=1, description=escape(said))  # the column reads markup
 
     def close(self) -> None:
         self.progress.stop()

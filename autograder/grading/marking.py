@@ -276,9 +276,9 @@ def breakdown(tests: Sequence, scheme: Scheme | None) -> list[Charge]:
 
 @dataclass(frozen=True)
 class Part:
-    """Why a test carries only part of its points in a misconception's charge, as values the outputs word: the
-    rest is charged to other misconceptions (`others`), and what is left (`free`) to nothing, because this
-    misconception's cost in the test's area (`cap`, once per exercise) is reached."""
+    """Why a test carries only part of its points (or none) in a misconception's charge, as values the outputs
+    word: the rest is charged to other misconceptions (`others`), and what is left (`free`) to nothing, because
+    this misconception's cost in the test's area (`cap`, once per exercise, 0 where it costs nothing) is reached."""
 
     others: tuple[tuple[str, float], ...]  # (misconception id, points it takes of this test), in the scheme's order
     free: float  # points of the test no charge takes
@@ -286,14 +286,14 @@ class Part:
 
 
 def part_of(test, cause: str, scheme: Scheme | None) -> Part | None:
-    """How a marked, failed `test` carries misconception `cause`'s charge when it carries only part of its points
-    (None when it carries all of them, or none: a test covered at no cost of its own says so by itself)."""
+    """How a marked, failed `test` carries misconception `cause`'s charge when it carries less than all its points,
+    none of them included (None when it carries all of them)."""
     if test.passed or scheme is None or cause not in scheme.misconceptions:
         return None
     charged = test.points if test.charged is None else test.charged
     shares = {to.removeprefix(MISCONCEPTION): points for to, points in (test.shares or {}).items()}
     mine = shares.get(cause, 0.0) if shares else charged
-    if mine <= 0 or mine >= test.points:
+    if mine >= test.points:
         return None
     others = tuple((m, shares[m]) for m in scheme.misconceptions if m != cause and shares.get(m, 0) > 0)
     free = round(max(0.0, test.points - charged), 6)

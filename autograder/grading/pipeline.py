@@ -40,7 +40,7 @@ from autograder.grading.refusals import refused
 from autograder.grading.rendering import rendered
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
-from autograder.grading.submissions import SubmissionRefused, holds_code, read_submission, submission_root
+from autograder.grading.submissions import SubmissionRefused, holds_code, py_parts, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
 from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
@@ -286,6 +286,7 @@ def finish(
     run.refusal = submission.refusal
     run.cells = named_cells(submission, run)
     run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
+    run.parts = py_parts(submission.source) if submission.kind == "py" else 0
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     language = text_language(submission.kind, submission.source)  # read from the file
     language = language if language in spec.languages else spec.languages[0]

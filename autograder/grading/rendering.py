@@ -26,6 +26,7 @@ from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
 from autograder.grading.titles import charge_title, experiment_title, names, test_title
+from autograder.protocol.said import Said, ended, owner_of
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
 
@@ -96,6 +97,9 @@ def _charge(
     members = [by_name[name] for name, _ in charge.tests]
     lead = _lead(members, charge.cause, scheme) if charge.misconception else members[0]
     plain = lead.finding.kind if lead.finding is not None else "plain"
+    opening = lead.finding.said.first() if lead.finding is not None else None
+    again = f"{opening.key}.again" if opening is not None else ""
+    parts = {name: _part(by_name[name], lost, charge, spec) for name, lost in charge.tests}
     return ShownCharge(
         title=charge_title(spec, charge, language),
         points=charge.points,
@@ -104,23 +108,31 @@ def _charge(
         kind="misconception" if charge.misconception else plain,
         lead=lead.name,
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
-        tests=tuple(
-            (name, points, _part(by_name[name], charge, spec, language) if charge.misconception else "")
-            for name, points in charge.tests
-        ),
+        tests=tuple((name, lost, part_words(spec, parts[name], language)) for name, lost in charge.tests),
+        caps=_caps(charge, by_name, parts, spec, language),
+        again=_said(Said(again, **opening.params), language) if again and owner_of(again) else "",
+        opening=opening.key if opening is not None else "",
     )
 
 
-def _part(test: TestOutcome, charge: Charge, spec: AssignmentSpec | None, language: str) -> str:
-    """Why `test` carries only part of its points in `charge` (a misconception's), in words ("" otherwise)."""
-    part = part_of(test, charge.cause, spec.scheme) if charge.misconception and spec is not None else None
-    return part_words(spec, part, language) if part is not None else ""
+def _said(said: Said, language: str) -> str:
+    """A message of the result's own, as a finding's is shown (``Finding.render``, ``clean_message``)."""
+    text = render_said(said, language)
+    return clean_message(ended(text) if language == "zh" else text)
 
 
-def part_words(spec: AssignmentSpec | None, part: Part, language: str = DEFAULT_LANGUAGE) -> str:
-    """Why a test carries only part of its points in a charge (``marking.Part``), in `language`: "the other 3
-    not charged: this mistake costs at most 6 points in this area of the exercise" (the misconceptions that take
-    the rest named by their titles)."""
+def _part(test: TestOutcome, lost: float, charge: Charge, spec: AssignmentSpec | None) -> Part | None:
+    """Why `test` carries less than all its points in `charge` (a misconception's): None when it carries all, or
+    the charge is a test's own."""
+    return part_of(test, charge.cause, spec.scheme) if charge.misconception and spec is not None else None
+
+
+def part_words(spec: AssignmentSpec | None, part: Part | None, language: str = DEFAULT_LANGUAGE) -> str:
+    """What of a test's points other misconceptions take (``marking.Part``), in `language`: "2 of its points go
+    to “loss target shift wrong”" ("" when none do; what the misconception's cost in the area leaves uncharged is
+    said once per area, ``_caps``)."""
+    if part is None:
+        return ""
     language = language if spec is None or language in spec.languages else DEFAULT_LANGUAGE
     catalog = spec.catalog if spec is not None else None
     said = [
@@ -132,9 +144,24 @@ def part_words(spec: AssignmentSpec | None, part: Part, language: str = DEFAULT_
         )
         for cause, points in part.others
     ]
-    if part.free > 0:
-        said.append(render("charge.part.free", language, points=f"{part.free:g}", cap=f"{part.cap:g}"))
     return render("charge.part.sep", language).join(said)
+
+
+def _caps(
+    charge: Charge,
+    by_name: dict[str, TestOutcome],
+    parts: dict[str, Part | None],
+    spec: AssignmentSpec | None,
+    language: str,
+) -> tuple[str, ...]:
+    """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
+    in a sentence, in the scheme's order: "in “gradient accumulation” this mistake costs at most 6 points"."""
+    capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
+    area = (names(spec, language) if spec is not None else None) or str
+    return tuple(
+        render("charge.cap" if cap else "charge.cap.none", language, area=area(name), cap=f"{cap:g}")
+        for name, cap in ((a, capped[a]) for a in in_scheme_order(capped, spec))
+    )
 
 
 def _lead(members: list[TestOutcome], cause: str, scheme: Scheme | None) -> TestOutcome:
@@ -181,11 +208,13 @@ def _places(run: RunFacts) -> dict[int, CellPlace]:
     return out
 
 
-def place(index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = DEFAULT_LANGUAGE) -> str:
+def place(
+    index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = DEFAULT_LANGUAGE, *, parts: int = 0
+) -> str:
     """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
-    or a .py file's 'part 3'."""
+    or a .py file's 'part 3' ('your file' when it is one part: `parts`, ``RunFacts.parts``)."""
     if kind == "py":
-        return render("cell.place.part", language, number=index + 1)
+        return render("cell.place.file" if parts == 1 else "cell.place.part", language, number=index + 1)
     return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
 
 
@@ -202,7 +231,7 @@ def stopped_at(
     running = run.running if isinstance(run.running, dict) else {}
     cell, check = running.get("cell"), running.get("check")
     if type(cell) is int and cell >= 0:
-        return render("run.where.cell", language, place=place(cell, kind, starts, language))
+        return render("run.where.cell", language, place=place(cell, kind, starts, language, parts=run.parts))
     if isinstance(check, str) and check:
         return render("run.where.check", language, check=experiment_title(spec, check, language) or check[:80])
     return render("run.where.unknown", language)

@@ -17,7 +17,7 @@ from typing import Any
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
 from autograder.grading.shown import Shown
-from autograder.protocol.said import LANGUAGES, Said, Text
+from autograder.protocol.said import LANGUAGES, Said, Text, ended
 from autograder.protocol.said import from_wire as said_from_wire
 from autograder.protocol.typed import fields_from_wire, wire_fields
 from coursecheck.notebook import CellPlace
@@ -29,6 +29,7 @@ __all__ = [
     "STATUS_MESSAGES",
     "RUN_HEADERS",
     "SYNTAX_ERRORS",
+    "syntax_parts",
     "status_words",
     "GRADER_ERROR",
     "JUDGE_LIMIT",
@@ -45,13 +46,19 @@ _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
 # A blank submission's one line (RunFacts.summary), by whether the file holds no code at all (RunFacts.empty)
 _BLANK = {True: "run.blank.empty", False: "run.blank.starter"}
-# The run's first line when cells (a .py file's parts) did not finish: by (all of them syntax errors, a notebook)
+# The run's first line when cells (a .py file's parts) did not finish: by (all of them syntax errors, what ran:
+# a notebook's cells, a .py file's parts, a .py file of one part)
 RUN_HEADERS = {
-    (True, True): "run.syntax_cells",
-    (True, False): "run.syntax_parts",
-    (False, True): "run.ran_but_cells_raised",
-    (False, False): "run.ran_but_parts_raised",
+    (True, "cells"): "run.syntax_cells",
+    (True, "parts"): "run.syntax_parts",
+    (True, "file"): "run.syntax_file",
+    (False, "cells"): "run.ran_but_cells_raised",
+    (False, "parts"): "run.ran_but_parts_raised",
+    (False, "file"): "run.file_raised",
 }
+# "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
+# (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
+_SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
 
 # How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
 STATUS_MESSAGES = {
@@ -77,6 +84,18 @@ def status_words(run: RunFacts, language: str = "en") -> str:
         exit_code=run.exit_code,
         signal=run.signal,
     )
+
+
+def syntax_parts(message: str) -> tuple[str, int, str] | None:
+    """A syntax error as the loader records it, in its parts: ("SyntaxError: invalid syntax", 13, "def f(:"), the
+    line 0 and the code "" when it names none; None for a message that is not a syntax error."""
+    message = str(message)
+    if not message.startswith(SYNTAX_ERRORS):
+        return None
+    match = _SYNTAX.match(message)
+    if match is None:
+        return message, 0, ""
+    return match["error"], int(match["line"] or 0), (match["code"] or "").strip()
 
 
 def _num(value: Any) -> float:
@@ -168,12 +187,14 @@ class RunFacts:
     # The hand-in holds no code at all (``submissions.holds_code``: blank lines, comments and markdown only), read
     # from the file itself: a blank submission, not one whose classes are misspelt
     empty: bool = False
+    # How many parts a .py hand-in runs as (``submissions.py_parts``: ``# %%`` lines split it); 0 for a notebook
+    parts: int = 0
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
         out["judge_stop"] = None if self.judge_stop is None else self.judge_stop.to_wire()
-        for name in ("refusal", "judge_stop", "cells", "refused", "empty"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells", "refused", "empty", "parts"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -190,13 +211,33 @@ class RunFacts:
         except (TypeError, ValueError):
             return cls(status=data["status"])
 
+    @property
+    def unit(self) -> str:
+        """What the hand-in runs as: "cells" (a notebook), "parts" (a .py file split by ``# %%``) or "file"."""
+        return "cells" if self.cells else "file" if self.parts == 1 else "parts"  # cells: pipeline.named_cells
+
+    @property
+    def compile_failed(self) -> bool:
+        """Whether a cell (a .py file's part) did not compile: Python ran none of it."""
+        return any(isinstance(i, int) and str(m).startswith(SYNTAX_ERRORS) for i, m in self.load_errors)
+
     def cell_name(self, index: int, language: str = "en") -> str:
-        """Cell `index`'s name in `language`: with its section and first line when this run knows them."""
+        """Cell `index`'s name in `language`: with its section and first line when this run knows them; a .py
+        file's part by its number, or the file itself when it is one part."""
         named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
         if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
             return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
-        # a notebook's cells are named (pipeline.named_cells); without names, the parts of a .py file
-        return render("cell.place.bare" if self.cells else "cell.place.part", language, number=index + 1)
+        form = "cell.place.bare" if self.cells else "cell.place.file" if self.parts == 1 else "cell.place.part"
+        return render(form, language, number=index + 1)
+
+    def syntax_where(self, index: int, line: int, language: str = "en") -> str:
+        """Where Python stopped reading cell `index` (a .py file's part): "cell 15 (...), line 13" in a notebook,
+        whose lines count from its cell's top; "line 13" in a .py file, whose lines are the file's."""
+        if not line:
+            return self.cell_name(index, language)
+        if self.unit == "cells":
+            return render("run.cell_line", language, cell=self.cell_name(index, language), line=line)
+        return render("run.file_line", language, line=line)
 
     def summary(self, language: str = "en", *, blank: bool = False) -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
@@ -207,21 +248,27 @@ class RunFacts:
             return "\n".join([render(_BLANK[self.empty], language)] + self.refused_lines(language))
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
+        unit = self.unit
         if errors:
-            notebook = bool(self.cells)
             if self.status == "ok":  # a cell Python could not compile did not run at all: not "ran to the end"
                 syntax_only = all(str(message).startswith(SYNTAX_ERRORS) for _, message in errors)
-                key = RUN_HEADERS[syntax_only, notebook]
-                lines = [render(key, language, n=len(errors))]
-            lines.append(render("run.cells_counted" if notebook else "run.parts_counted", language))
+                lines = [render(RUN_HEADERS[syntax_only, unit], language, n=len(errors))]
+            if unit != "file":  # a file of one part is named as the file: nothing to count
+                lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
         syntax = False
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
-            # what a syntax error and the starter code's own exception mean, so the student looks in the right place
-            key = "run.cell_raised"
-            if message.startswith(SYNTAX_ERRORS):
-                key, syntax = "run.cell_syntax_error", True
-            elif message.startswith("NotImplementedError"):
+            parsed = syntax_parts(message)
+            if parsed is not None:  # where Python stopped reading, the line as it reads, then Python's words
+                error, line, code = parsed
+                where = self.syntax_where(cell, line, language)
+                said = render("run.syntax_at", language, where=where, code=code, error=error) if code else ""
+                lines.append(said or render("run.syntax_bare", language, where=where, error=error))
+                syntax = True
+                continue
+            # what the starter code's own exception means, so the student looks in the right place
+            key = "run.file_error" if unit == "file" else "run.cell_raised"
+            if message.startswith("NotImplementedError"):
                 key = "run.cell_starter"
             elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
                 key = "run.cell_stopped"
@@ -230,7 +277,8 @@ class RunFacts:
         if missing and self.status in ("ok", "memory"):
             key = "run.not_defined_syntax" if syntax else "run.not_defined"
             lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
-        return "\n".join(lines + self.refused_lines(language))
+        said = "\n".join(lines + self.refused_lines(language))
+        return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
 
     def refused_lines(self, language: str = "en") -> list[str]:
         """What the sandbox refused this run, one sentence per kind, in `language` ([] when nothing was): the
@@ -242,7 +290,8 @@ class RunFacts:
         for kind in ("files", "call", "output"):
             what = [str(w)[:200] for k, w in pairs if k == kind]
             if what:
-                shown = ", ".join(what[:6]) + (f" (+{len(what) - 6})" if len(what) > 6 else "")
+                more = f" (+{len(what) - 6})" if len(what) > 6 else ""
+                shown = render("run.names_sep", language).join(what[:6]) + more
                 out.append(render(f"run.refused.{kind}", language, what=shown))
         return out
 

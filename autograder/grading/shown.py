@@ -45,8 +45,15 @@ class ShownCharge:
     kind: str  # "misconception", or the finding's kind of its test ("plain", "owed", "internal", "knock-on")
     lead: str  # the test whose message says it (a misconception: one naming it where it costs most)
     reason: str  # the finding's structure, for charges of their own points read as one (same reason)
-    # (test id, points it carries, why only part of its points: "" when it carries all or none), the suite's order
+    # (test id, points it carries, why only part of its points, or none: "" when it carries all), the suite's order
     tests: tuple[tuple[str, float, str], ...]
+    # where the misconception's cost in an area is what leaves its tests' other points uncharged: one sentence
+    # per such area (the cap is the area's, once per exercise: said once, not under each test)
+    caps: tuple[str, ...] = ()
+    # the lead's message said again, short, for a charge whose lead opens with the same message as a charge
+    # shown before it (its catalog's ``<id>.again``: "TiedEmbeddingLM is not defined either"); "" without one
+    again: str = ""
+    opening: str = ""  # the catalog id the lead's message opens with: which charges say the same thing
 
 
 @dataclass(frozen=True)
@@ -126,4 +133,6 @@ def _charge(data: Any) -> ShownCharge:
         for t in tests
     ):
         raise ValueError(f"a shown charge's tests are [test id, points, part] triples, not {tests!r:.120}")
+    if not all(isinstance(cap, str) for cap in fields.get("caps", ())):
+        raise ValueError(f"a shown charge's caps are sentences, not {fields['caps']!r:.120}")
     return ShownCharge(**{**fields, "tests": tuple((name, float(points), part) for name, points, part in tests)})

@@ -33,6 +33,7 @@ __all__ = [
     "read_submission",
     "text_of_name",
     "holds_code",
+    "py_parts",
     "submission_root",
     "SubmissionRefused",
     "SubmissionTooLarge",
@@ -285,3 +286,12 @@ def holds_code(kind: str, source: str) -> bool:
         code = [c.get("source", "") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
         source = "\n".join("".join(s) if isinstance(s, list) else str(s) for s in code)
     return any(line.strip() and not line.lstrip().startswith("#") for line in source.splitlines())
+
+
+_PY_PART = re.compile(r"^# %%")  # a .py file's part starts at such a line (coursecheck.notebook.exec_source)
+
+
+def py_parts(source: str) -> int:
+    """How many parts a .py hand-in runs as: ``# %%`` lines split it, as ``coursecheck.notebook.exec_source``
+    does (a mark on the first line starts no new part)."""
+    return 1 + sum(1 for n, line in enumerate(source.splitlines()) if n and _PY_PART.match(line))

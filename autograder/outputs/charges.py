@@ -4,7 +4,10 @@ The charges are the result's own, worded when it was graded (``Shown.charges``: 
 ``grading.rendering``), so the points shown lost always sum to the points lost and nothing here marks or
 renders. For reading, charges of their own points for the same reason share one card (a stub that raises
 ``NotImplementedError`` reads as one card, not twenty): the reason is the findings' structure, recorded when
-rendered (``ShownCharge.reason``), never their words, so it groups the same in every language.
+rendered (``ShownCharge.reason``), never their words, so it groups the same in every language. A mistake is
+said in full once: a card whose message is one shown above (the same test leads two misconceptions' cards) says
+whose it is (``Card.same_as``), and one that opens with the same message as a card above says it short
+(``ShownCharge.again``: "TiedEmbeddingLM is not defined either"), both read from ids.
 """
 
 from __future__ import annotations
@@ -25,9 +28,12 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "part"} per test ("part": why it carries only part of its
-    # points here, in words; "" when it carries all of them or none)
+    # {"test", "name", "area", "points", "lost", "what", "part"} per test ("part": what of its points another
+    # misconception's charge takes, in words; "" when none)
     tests: list[dict] = field(default_factory=list)
+    caps: tuple[str, ...] = ()  # areas where the misconception's cost leaves the rest uncharged, a sentence each
+    same_as: str = ""  # the title of the card above whose message this one's is (then `message` is not repeated)
+    lead: str = ""  # the test whose message the card shows
 
 
 def cards(shown: Shown) -> list[Card]:
@@ -35,22 +41,37 @@ def cards(shown: Shown) -> list[Card]:
     out: list[Card] = []
     grouped: dict[tuple, Card] = {}
     tests = {t.test: t for t in shown.tests}
+    openings: dict[int, tuple[str, str]] = {}  # id(card) -> (the catalog id its message opens with, said short)
     for charge in shown.charges:
         items = [_item(tests[name], lost, part) for name, lost, part in charge.tests]
         message = tests[charge.lead].message or readable_test(charge.lead)
         if charge.misconception:
             kind = "misconception"
-            out.append(Card(charge.title, message, charge.points, charge.exercise, charge.misconception, kind, items))
+            card = Card(charge.title, message, charge.points, charge.exercise, charge.misconception, kind, items)
+            card.caps, card.lead = charge.caps, charge.lead
+            out.append(card)
             continue
         key = (charge.exercise, charge.reason)
         card = grouped.get(key)
         if card is None:
-            card = grouped[key] = Card(message, message, 0.0, charge.exercise, None, charge.kind)
+            card = grouped[key] = Card(message, message, 0.0, charge.exercise, None, charge.kind, lead=charge.lead)
+            openings[id(card)] = (charge.opening, charge.again)
             out.append(card)
         card.points = round(card.points + charge.points, 6)
         card.tests += items
     order = {t.test: i for i, t in enumerate(shown.tests)}
-    return sorted(out, key=lambda c: (-c.points, min(order[i["test"]] for i in c.tests)))
+    out.sort(key=lambda c: (-c.points, min(order[i["test"]] for i in c.tests)))
+    leads: dict[str, str] = {}  # a lead test shown above -> its card's title
+    opened: set[str] = set()
+    for card in out:  # as read, top to bottom
+        opening, again = openings.get(id(card), ("", ""))
+        if card.misconception and card.lead in leads:
+            card.same_as = leads[card.lead]
+        elif again and opening in opened:
+            card.title = card.message = again
+        leads.setdefault(card.lead, card.title)
+        opened.add(opening)
+    return out
 
 
 def _item(test: ShownTest, lost: float, part: str) -> dict:

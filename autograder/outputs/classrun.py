@@ -297,6 +297,7 @@ def run_batch(job: ClassJob, todo: dict[str, Student], seed: int, on_result) -> 
         workers=job.workers,
         progress=job.progress,
         progress_label=report_words(job.language)["batch.grading"],
+        progress_item=report_words(job.language)["batch.progress_item"],
         hide=(*[p for p in job.paths if p.is_dir()], job.out, *job.hide),
         on_result=on_result,
         roots=tuple(p for p in job.paths if p.is_dir()),

@@ -6,6 +6,9 @@ Rich breaks a line only at a space, which Chinese has few of: a table cell would
 number and its unit ("本项 2 / 分"). ``Words`` breaks it between any two characters where one is Chinese (or a
 full-width mark), at a space, never inside a run of Latin letters or digits, never before a closing mark (，。）”)
 or after an opening one (（“), and never at the space between a number and the Chinese word after it ("2 分").
+Where it can, it breaks where a reader pauses: after a mark (，；：）), at a space or before an opening bracket,
+not inside a phrase ("参 / 数量"), unless that leaves more than half the line empty. A bulleted line ("  · ...")
+goes on under its text, not under its bullet.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from rich.containers import Lines
 from rich.measure import Measurement
 from rich.text import Text
 
-__all__ = ["make_console", "LOG_WIDTH", "Words", "break_points"]
+__all__ = ["make_console", "LOG_WIDTH", "Words", "break_points", "say"]
 
 LOG_WIDTH = 120  # columns a table may use when the output is not a terminal and $COLUMNS says nothing
 _OPENING = "（“‘《「【"
@@ -39,6 +42,14 @@ def make_console(*, stderr: bool = False, file=None) -> Console:
     return Console(stderr=stderr, file=file, width=_columns() or LOG_WIDTH, soft_wrap=True)
 
 
+def say(console: Console, text: str, style: str = "") -> None:
+    """Print `text` as a line of its own that wraps as Chinese does (``Words``). Console.print joins the Text it is
+    handed into a plain one, which would wrap as rich's own: a group keeps it as it is."""
+    from rich.console import Group
+
+    console.print(Group(Words(text, style=style)), highlight=False)
+
+
 def _wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in "WF"
 
@@ -53,21 +64,34 @@ def _breakable(text: str, i: int) -> bool:
     return _wide(before) or _wide(after)
 
 
-def break_points(text: str, width: int) -> list[int]:
-    """Offsets at which to break `text` (one line, no newline) so that each line fits `width` cells; a piece that
-    cannot break and is wider than `width` is cut where the width ends."""
+def _pause(text: str, i: int) -> bool:
+    """Whether a line that may end between text[i - 1] and text[i] ends where a reader pauses: after a mark, at a
+    space, or before an opening bracket or quote."""
+    if text[i - 1].isspace():  # a space, unless it keeps a number with the word before it: "扣 4 分"
+        return not (i >= 2 and _wide(text[i - 2]) and text[i].isdigit())
+    return text[i - 1] in _CLOSING or text[i] in _OPENING
+
+
+def break_points(text: str, width: int, hang: int = 0) -> list[int]:
+    """Offsets at which to break `text` (one line, no newline) so that each line fits `width` cells (the lines
+    after the first `hang` cells fewer: they are indented); a piece that cannot break and is wider than the line
+    is cut where the width ends. A pause (``_pause``) is preferred when it fills at least half the line."""
     from rich.cells import cell_len
 
     out: list[int] = []
-    start, used, last = 0, 0, None  # the line's first offset, its cells so far, its last place to break
+    start, used, last, pause = 0, 0, None, None  # the line's first offset, its cells, where it may end, may pause
     for i, char in enumerate(text):
         if i > start and _breakable(text, i):
             last = i
+            pause = i if _pause(text, i) else pause
         cells = cell_len(char)
-        if used + cells > width and i > start and not char.isspace():
+        room = width - (hang if out else 0)
+        if used + cells > room and i > start and not char.isspace():
             cut = last if last is not None and last > start else i
+            if pause is not None and pause > start and cell_len(text[start:pause]) * 2 >= room:
+                cut = pause
             out.append(cut)
-            start, last = cut, None
+            start, last, pause = cut, None, None
             used = cell_len(text[cut:i])
         used += cells
     return out
@@ -81,9 +105,15 @@ class Words(Text):
             return super().wrap(console, width, **options)
         lines = Lines()
         for line in self.split(allow_blank=True):  # a line of its own keeps its indent; a broken one starts at a word
-            for n, piece in enumerate(line.divide(break_points(line.plain, width))):
+            plain = line.plain
+            indent = len(plain) - len(plain.lstrip(" "))
+            hang = indent + 2 if plain[indent : indent + 2] == "· " else indent  # under the text, not the bullet
+            hang = hang if hang < width // 2 else 0
+            for n, piece in enumerate(line.divide(break_points(plain, width, hang))):
                 piece.rstrip()
-                lines.append(piece if n == 0 else piece[len(piece.plain) - len(piece.plain.lstrip(" ")) :])
+                if n:
+                    piece = Text(" " * hang) + piece[len(piece.plain) - len(piece.plain.lstrip(" ")) :]
+                lines.append(piece)
         return lines
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:

@@ -48,6 +48,9 @@ def _item(item: dict, w: dict[str, str]) -> dict:
 
 def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
     items = [_item(item, w) for item in card.tests]
+    if len(items) > 1 and len({item["what"] for item in card.tests}) == 1:  # the same subject under every test
+        for item in items:  # says nothing the card's message does not: "——检查对象：X.generate" five times
+            item["checking"] = ""
     shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
     over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
     once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
@@ -55,12 +58,14 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
     reason = w["timeout_card"].format(where=stopped) if stopped and card.kind == "owed" else card.message
     return {
         "title": card.title if card.misconception else "",
-        "reason": reason,
+        # a message shown in full above is not repeated: the card says whose it is
+        "reason": w["same_message"].format(title=card.same_as) if card.same_as else reason,
         "points": number(card.points),  # data-points: what the card costs, for a machine to add up
         "costs": w["costs"].format(points=_points(card.points, w), over=over, once=once),
         "shown": shown,
         "folded": folded,
         "more": w["more_tests"].format(n=len(folded)),
+        "caps": [w["part_charged"].format(part=cap) for cap in card.caps],  # said once per area, under the list
         "note": "",  # how cells are counted, when this charge is the page's first to name one
     }
 
@@ -87,9 +92,10 @@ def _status_words(status: str, w: dict[str, str]) -> str:
 
 
 def _note(kind: str, language: str, lines: list[str]) -> str:
-    """How cells (or a .py file's parts) are counted, once: "" when the run's summary already says it."""
-    note = render_catalog("run.parts_counted" if kind == "py" else "run.cells_counted", language)
-    return "" if note in lines else note
+    """How cells are counted, once: "" when the run's summary already says it (a .py file is named by its lines,
+    and its parts, when it has several, by the run's summary)."""
+    note = render_catalog("run.cells_counted", language)
+    return "" if kind == "py" or note in lines else note
 
 
 def _count(n: int, w: dict[str, str]) -> str:
@@ -120,24 +126,15 @@ def feedback_context(
         if shown
         else w["feedback_for"].format(student=student)
     )
-    context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": ""}
+    context: dict = {"lang": lang, "w": w, "title": title, "graded": result is not None, "meta": "", "blank": []}
     if result is None:
         return context
     said = result.shown_in(lang)
+    state = run_state(result)
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
-        w["status"].format(status=_status_words(run_state(result), w)),
+        w["status"].format(status=_status_words(state, w)),
     ]
-    failing = result.failing()
-    shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
-    lines = list(said.run_lines)
-    # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
-    # that does (a page whose run went well names no cell there).
-    if not _NUMBERED.search("\n".join(lines)):
-        numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
-        if numbered is not None:
-            numbered["note"] = _note(kind, lang, [])
-    passed = said.passed
     context.update(
         meta=" · ".join(m for m in meta if m),
         score=after_penalty(late, result.score),  # the headline is the final mark, the penalty beside it
@@ -146,6 +143,22 @@ def feedback_context(
         if late is not None and late.penalty > 0
         else "",
         late_line=late_line(late, result.score, result.max_score, lang),
+    )
+    if state == "blank":  # nothing written yet: that one fact and what to do, not a card for each test it fails
+        context.update(blank=[*said.run_lines, w["blank_todo"]])
+        return context
+    failing = result.failing()
+    shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
+    # a run that went well is said by the status above ("运行状态：正常"): its one line is not said again below
+    lines = [] if state == "ok" and len(said.run_lines) == 1 else list(said.run_lines)
+    # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
+    # that does (a page whose run went well names no cell there).
+    if not _NUMBERED.search("\n".join(lines)):
+        numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
+        if numbered is not None:
+            numbered["note"] = _note(kind, lang, [])
+    passed = said.passed
+    context.update(
         # the starter code's paragraph only when the judge said every failure is the starter code's own exception
         starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
         area_line=" · ".join(f"{a.name} {number(a.got)}/{number(a.top)}" for a in said.areas),
@@ -154,6 +167,8 @@ def feedback_context(
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
         run_lines=lines,
+        # a syntax error: the code did not run, which the charges follow from; said first
+        run_first=state == "syntax error",
         note=_note(kind, lang, lines) if _NUMBERED.search("\n".join(lines)) else "",
         areas=[
             {"name": a.name, "got": a.got, "top": a.top, "share": a.got / a.top if a.top else 0.0} for a in said.areas

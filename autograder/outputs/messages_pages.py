@@ -34,8 +34,8 @@ PAGES = {
     # how a run ended, by its status (result.RunFacts.status, or wording.run_state for a run that ended normally
     # with part of its code not run); the English is the status itself
     "page.status.ok": Message("ok", "正常"),
-    "page.status.blank": Message("blank (nothing written yet)", "空白提交（什么都还没有写）"),
-    "page.status.syntax error": Message("syntax error", "部分代码有语法错误，没有运行"),
+    "page.status.blank": Message("blank", "空白提交"),
+    "page.status.syntax error": Message("syntax error", "语法错误"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
     "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
     "page.status.timeout": Message("timeout", "超时"),
@@ -46,6 +46,8 @@ PAGES = {
     "page.status.grader error": Message("grader error", "评分程序出错"),
     # punctuation around the page's values, each language's own
     "page.colon": Message(": ", "："),
+    # where a cell did not compile, the line as written, Python's words (Needs a look: the kind says "syntax error")
+    "page.syntax_line": Message("{where}: “{code}” ({error})", "{where}：“{code}”，Python 的提示是“{error}”"),
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
     "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
@@ -90,9 +92,20 @@ PAGES = {
         "−{lost} of its {points}",
         "该测试 {points} 分，扣 {lost} 分",
     ),
+    # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
-        "its {points} counted in this charge, not charged again",
-        "该测试 {points} 分，已算在这项扣分里，不再另扣",
+        "its {points} not charged separately",
+        "该测试 {points} 分，不另扣",
+    ),
+    # a misconception's card whose message is the one a card above shows (the same test shows both)
+    "page.same_message": Message(
+        "The message is the one under “{title}” above: the same test shows more than one mistake.",
+        "消息见上面的“{title}”：同一个测试显示了不止一个错误。",
+    ),
+    # a blank submission's page: under the run's one line, what to do
+    "page.blank_todo": Message(
+        "Write the exercises, run the self-check (pytest in the assignment folder), and hand in again.",
+        "请完成练习，在作业文件夹中运行自检（pytest），然后重新提交。",
     ),
     # why a test carries only part of its points (rendering.part_words), as a sentence of its own under the test
     "page.part_charged": Message("{part}.", "{part}。"),

@@ -17,22 +17,22 @@ __all__ = ["REPORT", "report_words", "KIND_WORDS", "WHAT_TO_DO", "OTHER"]
 
 REPORT = {
     # {assignment}: the assignment's title (AssignmentSpec.title), or its name
-    "report.title": Message("{assignment}: grading report", "{assignment} 作业：评分报告"),
+    "report.title": Message("{assignment}: grading report", "{assignment} 作业评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
         "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交，已评分 {graded} 份",
     ),
     "report.meta_others": Message(" ({others})", "（{others}）"),
     "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
-    "report.list": Message(", ", "，"),
+    "report.list": Message(", ", "、"),
     "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
     "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
     # headings and what is said under them
-    "report.needs_a_look": Message("Needs a look", "需要查看"),
+    "report.needs_a_look": Message("Needs a look", "需要关注"),
     "report.nothing": Message(
         "Nothing: every submission was graded and ran to the end.",
-        "没有：每份提交都已评分，而且都运行到了最后。",
+        "无：所有提交都已评分，而且都完整运行。",
     ),
     "report.class_summary": Message("Class summary", "全班概况"),
     "report.statistics_note": Message(
@@ -40,7 +40,7 @@ REPORT = {
         "得分统计只计入已评分的提交（包括超时的，不包括空白提交和无法读取的提交）。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
-    "report.none_judged": Message("No judged submissions.", "没有评判过的提交。"),
+    "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that names several "
@@ -50,44 +50,44 @@ REPORT = {
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
-        "（只有{edition}的学生犯了这个错误，他们看到的是：）",
+        "（只有{edition}学生出现这个错误，他们看到的消息如下：）",
     ),
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
-    "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（通过率最低的在前）"),
-    "report.slowest": Message("Slowest submissions", "运行最慢的提交"),
+    "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
+    "report.slowest": Message("Slowest submissions", "评分用时最长的提交"),
     "report.median": Message(
         "Median {seconds} s per submission; a submission near the time limit is worth a look.",
-        "每份提交的运行时间中位数为 {seconds} 秒；接近时间上限的提交值得看一看。",
+        "每份提交评分用时的中位数为 {seconds} 秒；用时接近上限的提交值得检查。",
     ),
-    "report.no_timings": Message("No timings recorded.", "没有记录到运行时间。"),
-    "report.students": Message("Students", "学生"),
+    "report.no_timings": Message("No timings recorded.", "没有记录评分用时。"),
+    "report.students": Message("Students", "各学生成绩"),
     "report.no_students": Message("No students in this run.", "这次评分没有学生。"),
-    "report.pages_not_written": Message("Feedback pages not written", "未能写出的反馈页"),
+    "report.pages_not_written": Message("Feedback pages not written", "未能生成的反馈页"),
     # column headers
     "report.col.problem": Message("problem", "问题"),
     "report.col.students": Message("students", "人数"),
-    "report.col.who": Message("who, and where", "谁，在哪里"),
-    "report.col.what_to_do": Message("what to do", "怎么处理"),
+    "report.col.who": Message("who, and where", "学生与位置"),
+    "report.col.what_to_do": Message("what to do", "处理建议"),
     "report.col.area": Message("area", "评分项"),
     "report.col.points": Message("points", "分值"),
     "report.col.mean": Message("mean", "平均得分率"),
     "report.col.full": Message("full marks", "满分人数"),
     "report.full_of": Message("{full} of {judged} ({pct})", "{judged} 人中 {full} 人（{pct}）"),
     "report.col.misconception": Message("misconception", "常见错误"),
-    "report.col.examples": Message("for example", "示例学生"),
-    "report.col.sample": Message("sample message (and the tests that fail)", "示例消息（以及未通过的测试）"),
+    "report.col.examples": Message("for example", "涉及的学生"),
+    "report.col.sample": Message("sample message (and the tests that fail)", "学生看到的消息（及未通过的测试）"),
     "report.col.test": Message("test", "测试"),
     "report.col.passed": Message("passed", "通过率"),
     "report.col.failing": Message("students failing", "未通过人数"),
     "report.col.student": Message("student", "学生"),
     "report.col.time": Message("grading time", "评分用时"),
-    "report.col.status": Message("status", "状态"),
+    "report.col.status": Message("status", "运行状态"),
     "report.col.edition": Message("edition", "版本"),
     "report.col.score": Message("score", "得分"),
     "report.col.late": Message("late", "迟交"),
-    "report.col.kind_run": Message("kind: run", "状态"),
-    "report.col.fix_first": Message("fix first", "先改什么"),
-    "report.col.student_id": Message("student id", "学生 id"),
+    "report.col.kind_run": Message("kind: run", "评分状态"),
+    "report.col.fix_first": Message("fix first", "首要问题"),
+    "report.col.student_id": Message("student id", "学生编号"),
     "report.seconds": Message("{seconds} s", "{seconds} 秒"),
     # the summary table's rows
     "report.sum.submissions": Message("submissions", "提交份数"),
@@ -95,7 +95,7 @@ REPORT = {
     "report.sum.blank": Message("blank", "空白提交"),
     "report.sum.unreadable": Message("unreadable", "无法读取"),
     "report.sum.mean": Message("mean score", "平均分"),
-    "report.sum.median": Message("median score", "中位数"),
+    "report.sum.median": Message("median score", "得分中位数"),
     "report.sum.full": Message("full marks", "满分人数"),
     "report.sum.due": Message("due date", "截止时间"),
     "report.sum.dues": Message("{first} to {last} (extensions, editions)", "{first} 至 {last}（延期、不同版本）"),
@@ -110,34 +110,38 @@ REPORT = {
     # a student's row: the edition, the outcome, the one thing to fix first
     "report.edition.en": Message("en", "英文版"),
     "report.edition.zh": Message("zh", "中文版"),
-    "report.fix.timeout": Message("the time limit: stopped {where}", "超时：代码被终止{where}"),
-    "report.fix.syntax": Message("syntax error in {where}", "语法错误：{where}"),
-    "report.fix.blank": Message("everything: nothing written yet", "全部：什么都还没有写"),
+    "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
+    "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
+    "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
+    "report.fix.blank": Message("everything: nothing written yet", "全部练习：还什么都没有写"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
-    "report.late.unknown": Message("unknown", "不明"),
+    "report.late.unknown": Message("unknown", "无法确定"),
     "report.late.on_time": Message("on time", "按时"),
     # the terminal's class table and the run summary (outputs/summary.py)
-    "report.batch.title": Message("{n} submissions", "{n} 份提交"),
+    "report.batch.title": Message("{n} submissions", "共 {n} 份提交"),
     "report.batch.no_result": Message("no result", "没有结果"),
     "report.batch.grading": Message("grading", "评分中"),  # before the progress bar
+    "report.batch.progress_item": Message("{student}: {score}/{top}", "{student}：{score}/{top}"),  # the last one
     # the run's summary line: what was graded now, and (when some were) what the folder's results kept
-    "report.batch.graded_now": Message("graded now: {graded} (seed {seed})", "本次评分 {graded} 份（随机种子 {seed}）"),
+    "report.batch.graded_now": Message(
+        "graded now: {graded} (seed {seed})", "本次共评分 {graded} 份提交（随机种子 {seed}）"
+    ),
     "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
-        "本次评分 {graded} 份，另有 {reused} 份的结果没有变化，沿用上次的评分（随机种子 {seed}）",
+        "本次共评分 {graded} 份提交，另有 {reused} 份没有变化，沿用上次的结果（随机种子 {seed}）",
     ),
     "report.batch.all_kept": Message(
         "nothing graded now: all {reused} already up to date (seed {seed})",
-        "没有需要重新评分的提交：{reused} 份的结果都没有变化，沿用上次的评分（随机种子 {seed}）",
+        "没有需要重新评分的提交：{reused} 份提交都没有变化，沿用上次的结果（随机种子 {seed}）",
     ),
     "report.batch.late": Message(
         "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
         "late_by, late_penalty, final_score; the report's Needs a look)",
         "迟交：{late} 份在截止时间之后提交，{unreadable} 份的 timestamp.txt 无法读取（见 grades.csv 的 late_by、"
-        "late_penalty、final_score 列，以及报告的“需要查看”）",
+        "late_penalty、final_score 列，以及报告的“需要关注”）",
     ),
-    "report.batch.grades": Message("grades: {csv}   results: {results}", "成绩：{csv}；结果：{results}"),
+    "report.batch.grades": Message("grades: {csv}   results: {results}", "成绩表：{csv}；评分结果：{results}"),
     "report.batch.report": Message("report: {report}   feedback: {feedback}", "报告：{report}；反馈页：{feedback}"),
 }
 
@@ -146,25 +150,26 @@ REPORT = {
 _TODO = {
     "timeout": (
         "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
-        "打开列出的单元格：是死循环，或者调用非常慢；需要它的结果的测试记 0 分",
+        "查看列出的单元格：可能是死循环，或者调用非常慢；依赖其结果的测试记 0 分",
     ),
     "time budget": (
         "stopped at its own time budget (an endless loop?): what finished was graded, the tests that needed what "
         "was stopped scored 0",
-        "在自己的时限内没有结束，被终止了（死循环？）：已完成的部分照常评分，需要被终止部分结果的测试记 0 分",
+        "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
         "the cell (a .py file's part) did not run at all, so what it defines is missing: the student fixes the line",
-        "这个单元格（.py 文件的这一部分）完全没有运行，其中定义的东西都不存在：请学生修正出错的那一行",
+        "出错的代码（notebook 中出错的单元格；.py 文件中出错的那一段，或者整个文件）一行都没有运行，"
+        "其中的定义都不存在：请学生改正列出的那一行",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
         "student the cell and the error",
-        "notebook 的其余部分运行了，但这个单元格本该产生的东西不存在；学生的反馈页会说明是哪个单元格、什么错误",
+        "其余代码照常运行，但出错的单元格本该定义的东西不存在；学生的反馈页写明了是哪个单元格、什么错误",
     ),
     "unreadable": (
         "the file is not a readable submission: ask the student for a working copy",
-        "这个文件不是可读的提交：请学生交一份能打开的副本",
+        "文件无法读取：请学生重新提交一份能打开的文件",
     ),
     "evidence": (
         "the grader did not receive what the runner owes for these tests (tampered with, or the judge's own "
@@ -182,8 +187,8 @@ _TODO = {
     "similar hand-ins": (
         "open the side-by-side page (marked: what both wrote beyond the starter and common code); on an exercise "
         "this short it is a reason to talk to both students, not proof",
-        "打开并排对照页（标出的是两人在初始代码和大家共有的代码之外都写了的部分）；这道题很短，这只是找两位学生谈一谈的理由，"
-        "不是证据",
+        "打开并排对照页（高亮的是两人在初始代码和多数人共有的代码之外都写了的代码）；这道题很短，相似只是找两位学生了解情况的理由，"
+        "不能当作抄袭的证据",
     ),
     "grader error": (
         "the grader failed, not the student: regrade with --student NAME",
@@ -250,7 +255,7 @@ KIND_WORDS = {
     "late": "迟交",
     "sandbox refused": "沙箱拒绝了它的操作",
     "refused": "被沙箱拒绝",
-    "edition chosen without a time": "没有时间可比，按版本选了一个",
+    "edition chosen without a time": "没有提交时间可比，按版本选定",
     "submission time missing": "没有提交时间",
     "feedback page stale": "反馈页已过时",
     "similar hand-ins": "代码相似的提交",

@@ -14,8 +14,8 @@ from autograder.protocol.said import Message
 __all__ = ["SIMILAR"]
 
 SIMILAR = {
-    "report.similar.title": Message("Similar hand-ins", "相似的提交"),
-    "report.similar.index_title": Message("{assignment}: similar hand-ins", "{assignment} 作业：相似的提交"),
+    "report.similar.title": Message("Similar hand-ins", "代码相似的提交"),
+    "report.similar.index_title": Message("{assignment}: similar hand-ins", "{assignment} 作业：代码相似的提交"),
     # the section's first paragraph: what was compared ({compared}{archived}{when}), then the rule
     "report.similar.compared": Message("{n} hand-ins compared", "共比较了 {n} 份提交"),
     "report.similar.with_archives": Message(
@@ -27,24 +27,23 @@ SIMILAR = {
         "code and what many hand-ins share) is also in the other’s, and that shared code is at least {chars} "
         "characters long once names, strings, comments and spacing are set aside. On an exercise this short, "
         "independent work can look alike: read both, then talk to the students.",
-        "{compared}。如果一份提交自己写的代码（不算初始代码和多数人共有的代码）中有 {threshold} 以上也出现在另一份里，"
-        "而且重合的代码在忽略名字、字符串、注释和空白之后至少有 {chars} 个字符，就列出这两份提交。这道题很短，"
-        "独立完成的作业也可能相似：请先读两份代码，再与学生沟通。",
+        "{compared}。列出的标准：一份提交自己写的代码（初始代码和多数人共有的代码除外）中，"
+        "有 {threshold} 或更多也出现在另一份提交里，"
+        "而且重合部分在忽略变量名、字符串、注释和空白之后不少于 {chars} 个字符。"
+        "这道题很短，独立完成的作业也可能相似：请先对照阅读两份代码，再与学生沟通。",
     ),
     "report.similar.col.first": Message("hand-in A", "提交 A"),
     "report.similar.col.second": Message("hand-in B", "提交 B"),
     "report.similar.col.share_first": Message("share of A’s own code also in B", "A 自己写的代码中与 B 重合的比例"),
     "report.similar.col.share_second": Message("share of B’s own code also in A", "B 自己写的代码中与 A 重合的比例"),
     "report.similar.col.page": Message("side by side", "并排对照"),
-    "report.similar.compare": Message("compare", "对照"),
+    "report.similar.compare": Message("compare", "查看"),
     "report.similar.archive": Message("archive: {name}", "往年存档：{name}"),
     "report.similar.drawn_alike": Message(
         "(names drawn alike: one student twice?)", "（名字写法相同：同一个学生交了两次？）"
     ),
-    "report.similar.none": Message(
-        "No two hand-ins are alike up to the threshold.", "没有哪两份提交的相似程度达到阈值。"
-    ),
-    "report.similar.noted": Message("Not compared, or compared with a note", "未比较的提交，以及附有说明的比较"),
+    "report.similar.none": Message("No two hand-ins are alike up to the threshold.", "没有相似度达到阈值的提交。"),
+    "report.similar.noted": Message("Not compared, or compared with a note", "未参与比较或附有说明的提交"),
     "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
     "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it
     "report.similar.detail": Message(" ({detail})", "（{detail}）"),
@@ -73,8 +72,16 @@ SIMILAR = {
         "Marked: what both wrote beyond the starter code and the code many hand-ins share, names, strings, comments "
         "and spacing set aside ({chars} characters in common once they are). A comment such as {example} above a "
         "piece says where it sits in the hand-in.",
-        "标出的是两人在初始代码和多数人共有的代码之外都写了的部分，比较时忽略名字、字符串、注释和空白（这样算来共有 "
-        "{chars} 个字符重合）。每一段上方像{example}这样的注释，表示这一段在提交中的位置。",
+        "高亮的是两人在初始代码和多数人共有的代码之外都写了的代码；"
+        "忽略变量名、字符串、注释和空白之后，重合部分共 {chars} 个字符。"
+        "每一段上方的注释（如{example}）标明这一段在提交中的位置。",
+    ),
+    # what the place lines above the pieces mean, one sentence for each kind a page shows (pages._examples)
+    "report.similar.marker.cell": Message(
+        " “# cell N” is the notebook's cell N.", "“# cell N”指 notebook 的第 N 个单元格。"
+    ),
+    "report.similar.marker.part": Message(
+        " “# part N” is part N of a .py file, split by # %%.", "“# part N”指 .py 文件中以 # %% 分隔的第 N 段。"
     ),
     "report.similar.from_archive": Message(
         "The second hand-in is from an archive of earlier years: it is not a student of this class.",
@@ -92,7 +99,7 @@ SIMILAR = {
     ),
     "report.similar.summary": Message(
         "similarity: {n} hand-ins{archived} compared, {pairs} pair(s) at {threshold} or more: {page}",
-        "相似度：比较了 {n} 份提交{archived}，相似度达到 {threshold} 的有 {pairs} 对：{page}",
+        "相似度检查：比较了 {n} 份提交{archived}，相似度达到 {threshold} 或以上的有 {pairs} 对，详见 {page}",
     ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
 }

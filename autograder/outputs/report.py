@@ -32,10 +32,12 @@ from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, slowest, test_rates
 from autograder.outputs.similarity.pages import section
 from autograder.outputs.wording import (
+    budget_stops,
     cell_starts,
     duration,
     refused_detail,
     run_state,
+    stopped_checks,
     syntax_errors,
 )
 from coursecheck.notebook import CellPlace
@@ -99,7 +101,9 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     shown = r.shown_in(language)
     if shown.stopped:
         return w["fix.timeout"].format(where=shown.stopped)
-    syntax = syntax_errors(r.run, kind=row.suffix, starts=starts, language=language) if r.run is not None else []
+    run = r.run
+    # where, by the cell's number only (its section and first line are on the student's page): a short column
+    syntax = syntax_errors(run, kind=row.suffix, starts={}, language=language, detail=False) if run else []
     if syntax:
         return w["fix.syntax"].format(where=syntax[0])
     first = next(iter(cards(shown)), None)
@@ -107,18 +111,22 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
         return ""
     if first.misconception:
         return first.title
+    if first.tests[0]["test"] in {t.name for t in stopped_checks(r)}:  # what was stopped, not a test it cost
+        return w["fix.stopped"].format(what=budget_stops(r, kind=row.suffix, starts={}, language=language)[-1])
     # Not a misconception: the test that fails (its message, with the student's code in it, is on their page).
     more = w["fix.more"].format(n=len(first.tests) - 1) if len(first.tests) > 1 else ""
     return w["fix.fails"].format(test=first.tests[0]["name"], more=more)
 
 
 def _status(row: Row, w: dict[str, str] | None = None) -> str:
-    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing: no result' (in `w`'s
-    words; how the run went is ``wording.run_state``)."""
+    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing' (not 'missing: no result')
+    (in `w`'s words; how the run went is ``wording.run_state``)."""
     w = w or report_words("en")
     status = run_state(row.result) if row.result is not None else "no result"
     kind, said = w.get(f"kind.{row.kind}", row.kind), w.get(f"kind.{status}", status)
-    return kind if status == row.kind else f"{kind}{w['kind_sep']}{said}"
+    if status == row.kind or row.kind == "missing":  # "missing: no result" says one thing twice (尚无结果，没有结果)
+        return kind
+    return f"{kind}{w['kind_sep']}{said}"
 
 
 def _students(

@@ -22,29 +22,42 @@ readable_name = readable_test  # the name this module has always exported
 
 def render(result: Result, *, title: str = "", console=None) -> None:
     """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
-    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom."""
+    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom. A
+    blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
     from rich.table import Table
     from rich.text import Text
 
-    from autograder.outputs.console import Words, make_console
+    from autograder.outputs.console import Words, make_console, say
 
     shown, score, top = result.shown_in(), result.score, result.max_score
+    # what the result is, read from its values: nothing written yet, or code that never compiled
+    blank, syntax = result.blank, result.status == "ok" and result.run is not None and result.run.compile_failed
     charged = cards(shown)
     w = page_words(shown.language)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
+    if blank:  # as the page says it: nothing written yet, and what to do; no row for each test
+        for line in (*shown.run_lines, w["blank_todo"]):
+            say(console, printable(line))
+        return
+    # how the run went, headed as on the page so that a message can point at it: first when the code never
+    # compiled (the charges follow from it), else last
+    ran = [w["how_it_ran_line"], *map(printable, shown.run_lines)] if shown.run_lines else []
+    for line in ran if syntax else ():
+        say(console, line)
     if charged:
         lost = round(top - score, 6)
-        console.print(Words(printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}"))))
+        say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
         for card in charged:
             cell = Words(printable(card.title), style="bold")
             if card.misconception:
-                cell.append("\n" + printable(card.message), style="red")
+                message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
+                cell.append("\n" + printable(message), style="red")
             for item in card.tests:  # the page's words: what the test is worth, what it costs here, and why
                 cost = (
                     w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
@@ -55,16 +68,16 @@ def render(result: Result, *, title: str = "", console=None) -> None:
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
+            for cap in card.caps:  # once per area, under the tests
+                cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
-        console.print(Words(printable(w["rule"])), highlight=False)
+        say(console, printable(w["rule"]))
     if shown.areas:
         areas = "  ".join(
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
             for a in shown.areas
         )
-        console.print(Words(areas), highlight=False)
-    if shown.run_lines:  # headed as on the page, so that a message can point at it
-        console.print(Words(w["how_it_ran_line"]), highlight=False)
-    for line in shown.run_lines:
-        console.print(Words(printable(line)), highlight=False)
+        say(console, areas)
+    for line in () if syntax else ran:
+        say(console, line)

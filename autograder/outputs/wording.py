@@ -18,9 +18,10 @@ import math
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from autograder.grading.catalog import render
 from autograder.grading.readable import clean_message
 from autograder.grading.rendering import place
-from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts
+from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, syntax_parts
 from autograder.grading.titles import readable_test
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
@@ -35,6 +36,7 @@ __all__ = [
     "raised_cells",
     "is_syntax_error",
     "budget_stops",
+    "stopped_checks",
     "run_state",
     "duration",
     "late_line",
@@ -86,16 +88,29 @@ def is_syntax_error(message: str) -> bool:
 
 
 def syntax_errors(
-    run: RunFacts, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
+    run: RunFacts,
+    *,
+    kind: str = "ipynb",
+    starts: Mapping[int, CellPlace] | None = None,
+    language: str = "en",
+    detail: bool = True,
 ) -> list[str]:
-    """'cell 15 (in “6. Exercise 1”, starting “def f(:”): SyntaxError: invalid syntax (line 1: def f(:)' per cell
-    that did not compile (the cell named in `language`)."""
-    colon = page_words(language)["colon"]
-    return [
-        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
-        for i, m in run.load_errors
-        if isinstance(i, int) and is_syntax_error(m)
-    ]
+    """'cell 15 (in “6. Exercise 1”, starting “class TiedEmbeddingLM”), line 13: “def f(:” (SyntaxError: invalid
+    syntax)' per cell that did not compile ('line 13: ...' in a .py file, whose lines are the file's), in
+    `language`; without `detail`, only where ('cell 15 (...), line 13')."""
+    out, w = [], page_words(language)
+    for i, m in run.load_errors:
+        parsed = syntax_parts(clean_message(m)) if isinstance(i, int) else None
+        if parsed is None:
+            continue
+        error, line, code = parsed
+        where = place(i, kind, starts or {}, language, parts=run.parts)
+        if line:  # a notebook's lines count from its cell's top, a .py file's are the file's
+            cell_line = render("run.cell_line", language, cell=where, line=line)
+            where = cell_line if kind == "ipynb" else render("run.file_line", language, line=line)
+        said = w["syntax_line"].format(where=where, code=code, error=error) if code else f"{where}{w['colon']}{error}"
+        out.append(said if detail else where)
+    return out
 
 
 def raised_cells(
@@ -107,7 +122,7 @@ def raised_cells(
     made it raise, there is nothing for the student to fix, and the student's page says why."""
     colon = page_words(language)["colon"]
     return [
-        f"{place(i, kind, starts or {}, language)}{colon}{clean_message(m)}"
+        f"{place(i, kind, starts or {}, language, parts=run.parts)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
     ]
@@ -124,20 +139,30 @@ _CHECK_STOPPED = "judge.did_not_finish_within"
 def budget_stops(
     result: Result, *, kind: str = "ipynb", starts: Mapping[int, CellPlace] | None = None, language: str = "en"
 ) -> list[str]:
-    """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then 'test_x' per test, stopped at
-    a time budget."""
+    """'cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)' per cell, then what each stopped check was
+    calling ('MiniGPTWithWeightTying.generate', once however many tests it stopped; a test's title without one),
+    stopped at a time budget, in `language` (the result as rendered, when it was)."""
     run = result.run
     cells = [
-        place(i, kind, starts or {}, language)
+        place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
+    shown = {t.test: t for t in result.shown[language].tests} if language in result.shown else {}
     tests = [
-        readable_test(t.name)
+        (shown[t.name].what or shown[t.name].title) if t.name in shown else readable_test(t.name)
+        for t in stopped_checks(result)
+    ]
+    return cells + list(dict.fromkeys(tests))
+
+
+def stopped_checks(result: Result) -> list:
+    """The tests whose check was stopped at its time budget (the engine's message said so)."""
+    return [
+        t
         for t in result.tests
         if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
     ]
-    return cells + tests
 
 
 def run_state(result: Result) -> str:
@@ -151,7 +176,7 @@ def run_state(result: Result) -> str:
         return result.status
     if result.blank:  # nothing written yet: not a run to call "ok" (Result.blank)
         return "blank"
-    if syntax_errors(run):
+    if run.compile_failed:
         return "syntax error"
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
         return "time budget"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from autograder.protocol.said import Said, render
+from autograder.protocol.said import Said, Text, render, verbatim
 
 from . import messages  # noqa: F401 - registers the catalog every message below comes from
 
@@ -201,6 +201,14 @@ def _say(key: str, *sections: int, **params) -> Said:
     return text + reread(*sections) if sections else text
 
 
+def _rows(rows: list[int]) -> Text:
+    """Row numbers as a list in the reader's language: "1, 2, 7" or "1、2、7"."""
+    said: Text = verbatim(str(rows[0]))
+    for row in rows[1:]:
+        said = said + Said("diag.rows.sep") + verbatim(str(row))
+    return said
+
+
 def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor) -> Said | None:
     """The mistake behind a gradient right on some rows (ids) only, if it is one of the embedding options."""
     total = g_in + g_out
@@ -210,13 +218,13 @@ def _row_problem(grad: Tensor, g_in: Tensor, g_out: Tensor) -> Said | None:
         return None
     looked_up = [r for r in wrong if float(g_in[r].abs().max()) > 0]
     if looked_up and all(close(grad[r], g_out[r], **_RATIO_TOL) for r in looked_up):
-        return _say("diag.grad.padding_idx", 7, 2, rows=looked_up[:5])
+        return _say("diag.grad.padding_idx", 7, 2, rows=_rows(looked_up[:5]))
     shares = [
         float((grad[r] - g_out[r]).double() @ g_in[r].double() / (g_in[r].double() @ g_in[r].double()))
         for r in looked_up
     ]
     if looked_up and all(s > 0 and abs(1 / s - round(1 / s)) < 1e-3 and round(1 / s) >= 2 for s in shares):
-        return _say("diag.grad.scale_grad_by_freq", 7, 2, rows=looked_up[:5])
+        return _say("diag.grad.scale_grad_by_freq", 7, 2, rows=_rows(looked_up[:5]))
     return None
 
 

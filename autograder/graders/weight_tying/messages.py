@@ -95,7 +95,7 @@ MISCONCEPTIONS = {
     "max_norm": ("max_norm on the embedding", "token embedding 设置了 max_norm"),
     "layernorm_eps": ("LayerNorm eps", "LayerNorm 的 eps 不对"),
     "skips_minigpt": ("skips part of MiniGPT", "跳过了 MiniGPT 的一部分"),
-    "loss_not_written": ("loss not written (it raises)", "loss 还没有写好（一调用就抛出异常）"),
+    "loss_not_written": ("loss raises for every target form", "loss 在三种 targets 形式下都抛出异常"),
     "loss_shift": ("loss target shift wrong", "loss 的目标没有正确错开一位"),
     "loss_ignore_index": ("ignore_index in the loss", "loss 设置了 ignore_index"),
     "loss_not_mean": ("loss not mean (summed)", "loss 不是平均值（用了求和）"),

@@ -135,7 +135,8 @@ MESSAGES = {
         "logits have the right shape but wrong values (largest difference {diff})",
         "logits 形状正确但数值不对（最大差值 {diff}）",
     ),
-    # gradient_problem and its per-row causes
+    # gradient_problem and its per-row causes; the rows listed with each language's mark ("第 1、2、7 行")
+    "diag.rows.sep": (", ", "、"),
     "diag.grad.padding_idx": (
         "rows {rows} of the shared gradient hold only the head-path part, every other row both parts: the lookup "
         "never passes a gradient to those ids (padding_idx on the embedding)",

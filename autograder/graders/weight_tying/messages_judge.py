@@ -46,15 +46,24 @@ MESSAGES = {
         "positional_tied",
     ),
     "judge.class_not_defined": (
-        "the submission does not define {name}, so {what} could not run",
-        "你的提交没有定义 {name}，所以无法检查{what}，用到 {name} 的其他测试也都无法运行",
+        "the submission does not define {name} (see “How your code ran”): no test that uses it could run",
+        "你的提交没有定义 {name}（见“代码的运行情况”），用到它的测试都无法运行",
     ),
-    # the same when the run names a syntax error: the class is missing because its code never ran
+    # the same when the run names a syntax error: the class is missing because its code never ran (the pages and
+    # the terminal say how the code ran first, then)
     "judge.class_not_defined_syntax": (
-        "the submission does not define {name}: a syntax error kept the code that defines it from running (“How "
-        "your code ran” says where), so {what} could not run",
-        "你的提交没有定义 {name}：代码有语法错误，定义它的那部分没有运行（出错的位置见“代码的运行情况”），"
-        "所以无法检查{what}",
+        "{name} is not defined because of the syntax error (see “How your code ran” above): no test that uses it "
+        "could run",
+        "由于语法错误，{name} 没有定义（见上面的“代码的运行情况”），用到它的测试都无法运行",
+    ),
+    # each said again, short, on a page that has already said it for another class (rendering: ShownCharge.again)
+    "judge.class_not_defined.again": (
+        "nor does it define {name}: no test that uses it could run either",
+        "你的提交也没有定义 {name}，用到它的测试同样无法运行",
+    ),
+    "judge.class_not_defined_syntax.again": (
+        "{name} is not defined either, for the same reason: no test that uses it could run",
+        "{name} 也因此没有定义，用到它的测试同样无法运行",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),
@@ -150,10 +159,12 @@ MESSAGES = {
         "{what}: after one SGD step (optimizer built over model.parameters()) {hint}",
         "{what}：一步 SGD 之后（优化器基于 model.parameters() 构建），{hint}",
     ),
+    # where the notebook explains what is still the starter code (words.see: nothing to reread)
+    "judge.see": (" (see {sections})", "。请参阅{sections}。"),
     # the loss
     "judge.loss.not_written": (
         "\n-> loss() raises it for every target form, so the model has no training objective",
-        "\nloss() 在三种 targets 形式下都抛出这个异常，模型因此没有训练目标",
+        "\n三种 targets 形式都是如此，模型因此没有训练目标",
         "loss_not_written",
     ),
     "judge.loss.summed": (
@@ -336,14 +347,14 @@ MESSAGES = {
         "{what}：在任何 forward 之前，LM head 对评分程序给出的 id 的打分",
     ),
     "judge.identity.forward_raised": (
-        "{what}: the head follows the table before any forward call, but forward raised {error}, so the logits "
+        "{what}: the head follows the table before any forward call, but forward raised {error}{at}, so the logits "
         "were not checked (see “{test}”)",
-        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”，所以没有检查 "
+        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以没有检查 "
         "logits（见“{test}”）",
     ),
     "judge.shapes.forward_raised": (
-        "{what}: forward raised {error}",
-        "{what}：forward 抛出了异常“{error}”",
+        "{what}: forward raised {error}{at}",
+        "{what}：forward 抛出了异常“{error}”{at}",
     ),
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "

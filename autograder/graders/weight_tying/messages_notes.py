@@ -36,8 +36,8 @@ MESSAGES = {
         "{what}：没有检查，因为 logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
     ),
     "note.gradient_not_checked_forward_raised": (
-        "the gradient was not checked: forward raised {error} (see the shape flow tests)",
-        "没有检查梯度：forward 抛出了异常“{error}”（见“形状与输出数值”的测试）",
+        "the gradient was not checked: forward raised {error}{at}; see the shape flow tests",
+        "没有检查梯度：forward 抛出了异常“{error}”{at}，见“形状与输出数值”的测试",
     ),
     "note.dropout_not_checked_logits_differ": (
         (

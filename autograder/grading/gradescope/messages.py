@@ -44,7 +44,11 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
         "- {name}：该测试 {points} 分，扣 {lost} 分（{part}）",
     ),
     "gradescope.covered_test": (
-        "- {name}: its {points} counted in this charge, not charged again",
-        "- {name}：该测试 {points} 分，已算在这项扣分里，不再另扣",
+        "- {name}: its {points} not charged separately",
+        "- {name}：该测试 {points} 分，不另扣",
+    ),
+    "gradescope.covered_part": (
+        "- {name}: its {points} not charged separately ({part})",
+        "- {name}：该测试 {points} 分，不另扣（{part}）",
     ),
 }

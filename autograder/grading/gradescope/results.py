@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from autograder.grading.result import Result
-from autograder.protocol.said import Said, render
+from autograder.protocol.said import Said, ended, render
 
 __all__ = ["gradescope_results", "VISIBILITIES"]
 
@@ -59,10 +59,12 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
     by_id = {t.test: t for t in shown.tests}
     for charge in shown.charges:
         covered = [(by_id[name], lost, part) for name, lost, part in charge.tests]
-        lines = [covered[0][0].message]
+        lines = [by_id[charge.lead].message]  # the test that says it, as the pages open the charge
         for t, lost, part in covered:  # each test under the charge, as the pages say it (gradescope.messages)
             key = _LINES[bool(lost), bool(part)]  # a template fills in the parameters it names
             lines.append(render(Said(key, name=t.title, points=f"{t.points:g}", lost=f"{lost:g}", part=part), language))
+        # where the misconception's cost leaves the rest uncharged: once per area, a sentence each
+        lines += [ended(cap) if language == "zh" else f"{cap}." for cap in charge.caps]
         top = sum(t.points for t, _, _ in covered)
         tests.append(
             {
@@ -91,7 +93,7 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
 # worth and costs, and why only part; a test the charge covers at no cost of its own says so, never "-0"
 _LINES = {
     (False, False): "gradescope.covered_test",
-    (False, True): "gradescope.covered_test",
+    (False, True): "gradescope.covered_part",
     (True, False): "gradescope.charged_test",
     (True, True): "gradescope.charged_part",
 }

@@ -29,7 +29,7 @@ from autograder.protocol.run_records import error_text
 from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.schema import Record
 
-__all__ = ["Failed", "need", "entry", "plain_tensor", "shape_dict", "describe_run", "say"]
+__all__ = ["Failed", "need", "entry", "plain_tensor", "shape_dict", "describe_run", "say", "raised_where"]
 
 
 def say(key: str, /, **params: object) -> Said:
@@ -82,9 +82,10 @@ def entry(record: Any, what: Text | str) -> dict:
             raise Failed(say("judge.did_not_finish_within", what=what, n=f"{stopped:g}"))
         text, where, function = _located(error_text(record["error"], 1200))
         if text.split(":", 1)[0].strip() == "NotImplementedError":  # the starter code's own exception
-            raised = say(STARTER_CODE, what=_unwritten(function) or what)
-        else:
-            raised = say("judge.failed_your_code_raised", what=what, text=text)
+            # which line still holds it, in the sentence: "X.loss 还没有实现：第 45 行仍是初始代码"
+            line = _located(error_text(record["error"], 1200), starter=True)[1]
+            raise Failed(say(STARTER_CODE, what=_unwritten(function) or what, at=line or verbatim("")))
+        raised = say("judge.failed_your_code_raised", what=what, text=text)
         raise Failed(raised + where if where is not None else raised)
     return record
 
@@ -97,21 +98,42 @@ _AT = re.compile(
     re.S,
 )
 _IN = re.compile(r"\(at [^()]*:\d{1,7} in (?P<function>[\w<>.]{1,80})\)$")
+# ... or in a .py hand-in, whose frames name the file as the runner ran it (a bare name: never a library's path)
+_AT_FILE = re.compile(
+    r"^(?P<text>.*?)\s*\(at (?:[^;()]*; )*[^\s()\[\];:/\\]{1,200}\.py:(?P<line>\d{1,7})"
+    r"(?: in (?P<function>[\w<>.]{1,80}))?\)$",
+    re.S,
+)
 
 
-def _located(text: str) -> tuple[str, Said | None, str]:
-    """The exception's own text and, when the runner said so, where in the notebook it raised and the function
-    it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``; "" when none)."""
+def raised_where(text: str) -> tuple[str, Text]:
+    """What the student's code raised, as the runner recorded it ("ValueError: x  (at w.py:27 in f)"): its own
+    text, and where it raised in the reader's words ("（第 27 行，在 f 中）"; nothing when the runner said nowhere
+    the student can look), for a message that quotes the one and puts the other after it ({error}, {at})."""
+    bare, where, _ = _located(str(text)[:1200])
+    return bare, where if where is not None else verbatim("")
+
+
+def _located(text: str, *, starter: bool = False) -> tuple[str, Said | None, str]:
+    """The exception's own text and, when the runner said so, where in the notebook (or the .py file) it raised
+    and the function it raised in (the runner names a method with its class: ``MiniGPTWithWeightTying.loss``;
+    "" when none). `starter`: where, as the starter code's message says it (the line only: it names the method)."""
     match = _AT.match(text)
-    if match is None:  # not in a notebook's cell (a .py file): only the function it raised in
+    in_file = _AT_FILE.match(text) if match is None else None
+    if match is None and in_file is None:  # nowhere the student can look: only the function it raised in
         last = _IN.search(text)
         return text, None, last["function"] if last else ""
-    function = match["function"] or ""
+    found = match or in_file
+    function = found["function"] or ""
     short = function.rpartition(".")[2]  # the class is the sentence's subject; the place names the method
     named = say("judge.raised_in", name=short) if short and short != "<module>" else verbatim("")
-    place = Said("cell.place.bare", number=int(match["cell"]) + 1)
-    bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", match["text"].strip())  # an exception without a message
-    return bare, say("judge.raised_at", place=place, line=match["line"], function=named), function
+    bare = re.sub(r"^([A-Za-z_][\w.]*):$", r"\1", found["text"].strip())  # an exception without a message
+    if in_file is not None:  # a .py file's lines are the file's own: the line is where to look
+        key = "judge.starter_at_line" if starter else "judge.raised_at_line"
+        return bare, say(key, line=found["line"], function=named), function
+    place = Said("cell.place.bare", number=int(found["cell"]) + 1)
+    key = "judge.starter_at" if starter else "judge.raised_at"
+    return bare, say(key, place=place, line=found["line"], function=named), function
 
 
 def _unwritten(function: str) -> str:

@@ -90,13 +90,15 @@ def _side(name: str, share: float, other: str, pieces: list[tuple[str, bool]]) -
 _PLACE_LINE = re.compile(r"^# (cell|part) \d+$", re.M)
 
 
-def _examples(texts: tuple[str, str], w: dict[str, str]) -> str:
-    """'“# cell 15”', or '“# part 2”', or both: the first place line of each kind the two texts hold."""
+def _examples(texts: tuple[str, str], w: dict[str, str]) -> tuple[str, list[str]]:
+    """'“# cell 15”', or '“# part 2”', or both: the first place line of each kind the two texts hold; and what
+    each kind means, a sentence each."""
     found: dict[str, str] = {}
     for text in texts:
         for line in _PLACE_LINE.finditer(text):
             found.setdefault(line.group(1), line.group(0))
-    return w["list"].join(f"“{line}”" for line in found.values()) or "“# cell 1”"
+    found = found or {"cell": "# cell 1"}
+    return w["list"].join(f"“{line}”" for line in found.values()), [w[f"similar.marker.{kind}"] for kind in found]
 
 
 def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, language: str = "en") -> Path:
@@ -115,7 +117,8 @@ def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, l
         title=w["similar.pair_title"].format(first=pair.a_name, second=other),
         sides=sides,
         chars=pair.chars,
-        example=_examples((text_a, text_b), w),
+        example=_examples((text_a, text_b), w)[0],
+        markers=_examples((text_a, text_b), w)[1],
         archived=pair.archived,
     )
     return write_text(Path(out) / pair.page, html, durable=False)  # made again by every pass

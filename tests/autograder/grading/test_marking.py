@@ -242,16 +242,19 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
     # is covered by the charge at no cost of its own
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
-    # and a test the charge takes only part of says why the rest is not charged (its area's cost is reached)
-    part = {"en": "−3 of its 6 (3 not charged: this mistake costs at most 6 points in this area of the exercise)"}
-    part["zh"] = "该测试 6 分，扣 3 分（其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分）"
-    for language, covered, never in (
-        ("en", "not charged again", "−0 "),
-        ("zh", "已算在这项扣分里，不再另扣", "扣 0 分"),
-    ):
+    # and a test the charge takes only part of: why the rest is not charged (its area's cost is reached) is said
+    # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
+    part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
+    cap = {
+        "en": "In “gradient accumulation” this mistake costs at most 6 points in this exercise",
+        "zh": "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）",
+    }
+    for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不另扣", "扣 0 分")):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
         assert covered in output and never not in output and part[language] in output, output
+        assert output.count(cap[language]) == 1 and output.splitlines()[-1].startswith(cap[language]), output
+        assert output.startswith(COPY.render(language))  # opened by the test that names it, as the pages do
 
 
 def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():
@@ -272,3 +275,16 @@ def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points
     assert _mark(failing) == 100 - points  # every other area keeps all its points
     one = {tests[0]: failing[tests[1]]}  # a cost below the test's points is charged whole
     assert _mark(one) == 100 - min(SCHEME.misconceptions["sampling"].costs[area], SCHEME.tests[tests[0]].points)
+
+
+def test_gradescope_opens_a_charge_with_the_test_that_names_it_as_the_pages_do():
+    """Issue 48: a misconception's entry opened with its first test in the suite's order, a knock-on ("…但这一项不给分")
+    here, while the pages open it with the test naming the mistake."""
+    within = "test_generate_greedy_within_block_size"
+    sampling = Finding(Said("diag.generate.sampling"), names="sampling")
+    knock = Finding(Said("note.shape_not_credited", test="x"), waits_on=within)
+    marked = _marked({"test_generate_returns_prompt_plus_int64_tokens": knock, within: sampling})
+    for language in ("en", "zh"):
+        data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
+        output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
+        assert output.startswith(sampling.render(language)), output

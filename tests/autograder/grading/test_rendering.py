@@ -50,7 +50,7 @@ def test_the_run_is_told_in_the_catalogs_sentences_with_the_cells_that_raised():
     assert "  " not in lines[2] and lines[3] == "Not defined by your submission: B (check the exact class names)."
     py = rendered(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), None, kind="py")
     assert py.shown_in("en").run_lines[2] == "While loading your submission, part 1 raised ValueError: x"
-    assert py.shown_in("zh").run_lines[2] == "加载你的提交时，第 1 部分抛出了“ValueError: x”"
+    assert py.shown_in("zh").run_lines[2] == "加载你的提交时，第 1 部分抛出了“ValueError: x”。"
     failed = Result.grader_failure("boom")
     assert failed.shown_in("en").run_lines == ("The grader could not grade this submission: boom",)
     assert failed.shown_in("zh").summary == "评分程序无法评阅这份提交：boom" and failed.shown_in("zh").charges == ()

@@ -10,7 +10,7 @@ from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
 from autograder.grading.gradescope.results import gradescope_results
 from autograder.grading.rendering import rendered
-from autograder.grading.result import CELLS_COUNTED, Result, RunFacts, TestOutcome
+from autograder.grading.result import CELLS_COUNTED, Result, RunFacts, TestOutcome, syntax_parts
 from autograder.protocol.said import Said
 
 RAISED = Finding(
@@ -29,7 +29,7 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     errors = [[0, "NotImplementedError: "], [2, "ValueError: bad (at x)"]]
     lines = RunFacts(status="ok", load_errors=errors).summary().splitlines()  # a .py file: its parts
     assert lines[0] == "Your code ran to the end, but 2 of its parts did not finish normally:"
-    assert lines[1].startswith("Parts of a .py file are numbered from 1")
+    assert lines[1].startswith("Your file's parts are numbered from 1: each line starting with # %%")
     assert lines[2].endswith(
         "part 1 raised NotImplementedError: it uses a part that still holds the starter code"
         " (raise NotImplementedError)"
@@ -41,12 +41,43 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     chinese = RunFacts(
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]
     ).summary("zh")
-    assert (
-        "有语法错误" in chinese
-        and "请核对类名的拼写" not in chinese
-        and "由于这个语法错误，你的提交没有定义 A。" in chinese
-    )
+    assert "有语法错误" in chinese and "请核对类名的拼写" not in chinese and "由于这个语法错误，A 没有定义。" in chinese
     assert chinese.startswith("你的代码有语法错误") and "运行完毕" not in chinese and "NameError" not in chinese
+
+
+def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
+    """Issue 48: the syntax error's block read "第 1 部分有语法错误……“SyntaxError: invalid syntax (line 13: ...)”"
+    for a .py file with no # %% at all, with "line 13" in English and parts nobody made. A file of one part is the
+    file, its lines are the file's; a notebook names the cell and the line in it; Python's own words stay as they
+    are, beside the line the student wrote."""
+    from coursecheck.notebook import syntax_message
+
+    try:
+        compile("import torch\n\ndef f(:\n    pass\n", "x.py", "exec")
+    except SyntaxError as exc:
+        error = syntax_message(exc)  # as the loader records it
+    assert syntax_parts(error) == ("SyntaxError: invalid syntax", 3, "def f(:")
+    assert syntax_parts("NameError: x") is None and syntax_parts("SyntaxError: bad") == ("SyntaxError: bad", 0, "")
+    names = ["TiedEmbeddingLM", "MiniGPTWithWeightTying"]
+    one = RunFacts(status="ok", load_errors=[[0, error]], required_names=names, parts=1)
+    assert one.summary("zh").splitlines() == [
+        "你的文件有语法错误，Python 一行都没有运行：",
+        "第 3 行有语法错误：“def f(:”，Python 的提示是“SyntaxError: invalid syntax”。",
+        "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
+    ]
+    assert one.summary("en").splitlines()[:2] == [
+        "Your file has a syntax error, so Python ran none of it:",
+        "Syntax error at line 3: “def f(:” (SyntaxError: invalid syntax)",
+    ]
+    several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh")
+    assert (
+        several.splitlines()[1] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
+        and "第 3 行有语法错误" in several
+    )
+    cell = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]}).summary("zh")
+    assert "第 15 个单元格（“6. 练习 1”一节，以“class A:”开头）第 3 行有语法错误：“def f(:”" in cell
+    raised = RunFacts(status="ok", load_errors=[[0, "ValueError: bad"]], parts=1).summary("zh").splitlines()
+    assert raised == ["加载你的文件时抛出了异常，出错那一行之后的代码都没有运行：", "抛出的异常是“ValueError: bad”。"]
 
 
 def test_gradescope_json_carries_the_messages_as_the_pages_show_them_and_is_never_read_back():
@@ -76,7 +107,7 @@ def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
     assert Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True)).output.startswith(
         "Blank submission: nothing written yet"
     )
-    starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM"))
+    starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM", at=""))
     stub = Result(
         tests=[TestOutcome("t.py::test_a", 2.0, "a", False, starter)], run=RunFacts(status="ok"), language="zh"
     )
@@ -86,6 +117,6 @@ def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
     syntax = RunFacts(status="ok", required_names=names, empty=False, load_errors=[[0, "SyntaxError: bad (line 1)"]])
     broken = Result(tests=failed, run=syntax, language="zh")
     assert not broken.blank and run_state(broken) == "syntax error" and "空白" not in broken.output
-    assert broken.output.startswith("你的代码有语法错误") and "运行完毕" not in broken.output
+    assert broken.output.startswith("你的文件有语法错误") and "运行完毕" not in broken.output
     back = Result.from_wire(json.loads(json.dumps(empty.to_wire())))
     assert back.run.empty and back.blank and "empty" not in RunFacts(status="ok").to_dict()

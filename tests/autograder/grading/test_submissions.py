@@ -226,3 +226,15 @@ def test_a_hand_in_holds_code_unless_it_is_blank_lines_comments_and_markdown():
     assert not holds_code("ipynb", json.dumps({"cells": cells}))
     cells.append({"cell_type": "code", "source": "import torch"})
     assert holds_code("ipynb", json.dumps({"cells": cells}))
+
+
+def test_a_py_hand_in_runs_as_as_many_parts_as_the_loader_makes():
+    """RunFacts.parts: a .py file with no # %% line is one part (its pages name it "your file", never "part 1"),
+    and the count is the loader's own (coursecheck.notebook.exec_source: a mark on the first line starts none)."""
+    from autograder.grading.submissions import py_parts
+    from coursecheck.notebook import exec_source
+
+    for source in ("nope_1\n", "# %%\nnope_1\n# %%\nnope_2\n", "nope_1\n# %%\nnope_2\n# %% [markdown]\nnope_3\n"):
+        ran = exec_source(source)  # every part raises a NameError: one error per part the loader made
+        assert py_parts(source) == len(ran.errors) == source.count("nope"), source
+    assert py_parts("") == 1

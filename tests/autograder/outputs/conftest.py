@@ -39,7 +39,7 @@ def finding(text: str | Finding) -> Finding:
     if isinstance(text, Finding):
         return text
     if "NotImplementedError" in text:  # as the judge says it (judge/suite_api.entry): the starter code's own
-        return Finding(Said("judge.starter_code", what="X"))
+        return Finding(Said("judge.starter_code", what="X", at=""))
     return Finding(Said("judge.failed_your_code_raised", what="X", text=text))
 
 

@@ -51,3 +51,27 @@ def test_chinese_wraps_between_characters_never_between_a_number_and_its_unit():
     # rich alone breaks only at spaces: a line of three characters, then "分，已计入..." on the next
     assert all(len(line) > 8 for line in lines[:-1]), lines
     assert "".join(line.split("│")[-1].strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+
+
+def test_a_chinese_line_breaks_where_a_reader_pauses_and_a_bullet_hangs_under_its_text():
+    """Issue 48: at 80 columns a test's line broke inside its words ("（参 / 数量与超参数", "该测 / 试", "扣 / 4 分").
+    A line now ends after a mark, at a space or before an opening bracket when that fills at least half of it, a
+    number stays with the word before it, and a bulleted line goes on under its text."""
+    from rich.console import Console
+
+    from autograder.outputs.console import break_points, say
+
+    item = "  · MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去 V * D（参数量与超参数；该测试 3 分，扣 3 分）"
+    console = Console(width=60, record=True, color_system=None)
+    say(console, item)  # a line of its own (console.print would join it into a plain Text, wrapped as rich's)
+    lines = console.export_text().splitlines()
+    assert lines == [
+        "  · MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去",
+        "    V * D（参数量与超参数；该测试 3 分，扣 3 分）",
+    ], lines
+    for width in range(32, 90):  # a table's cell at 80 columns is about 70 wide
+        for cut in break_points(item, width, hang=4):
+            inside = item[cut - 1 : cut + 1] in ("参数", "数量", "测试")
+            assert not inside and item[cut - 2 : cut] != "扣 ", (width, item[cut - 3 : cut + 3])
+    # with no pause in the first half of the line, Chinese still breaks between two characters
+    assert break_points("这是一个很长的没有任何标点符号的中文句子用来测试换行", 10) == [5, 10, 15, 20, 25]

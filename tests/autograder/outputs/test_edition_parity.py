@@ -8,6 +8,7 @@ starter code's explanations once had no Chinese. Graded in process (the engine's
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
@@ -81,16 +82,28 @@ def test_every_explanation_of_a_cell_that_raised_exists_in_both_languages(error,
 
 def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_notebook_does(stub_result):
     zh = rendered(stub_result, SPEC, language="zh")
-    text = _text(feedback_html(zh, student="s", spec=SPEC))
-    assert "还没有实现：仍是初始代码" in text and "你的代码抛出了异常" not in text  # nothing written yet: no error
+    messages = "\n".join(t.message for t in zh.shown_in("zh").tests)
+    assert "还没有实现：第 8 行仍是初始代码" in messages and "你的代码抛出了异常" not in messages  # nothing written yet
     # what is not written yet is named (the class whose constructor raised), not the test's call
-    assert "TiedEmbeddingLM 还没有实现" in text and "） 还没有实现" not in text and "时） " not in text
-    assert "得分：0 / 100" in text  # no space after a full-width colon
-    shown = [name for name in map(names(SPEC, "zh"), SPEC.scheme.areas) if name in text]
-    assert shown == sorted(shown, key=text.index) and len(shown) == len(SPEC.scheme.areas)  # the notebook's order
+    assert "TiedEmbeddingLM 还没有实现" in messages and "） 还没有实现" not in messages and "时） " not in messages
+    # the page of a hand-in with nothing written yet leads with that one fact and what to do, not a card per test
+    text = " ".join(_text(feedback_html(zh, student="s", spec=SPEC)).split())
+    assert "得分：0 / 100 空白提交：什么都还没有写（练习仍是初始代码）。 请完成练习" in text  # no space after a "："
+    assert "扣" not in text and "需要修改的地方" not in text
     table = Console(record=True, width=200)
     render_table(zh, console=table)
-    assert table.export_text().startswith("得分：0 / 100")
+    assert table.export_text().splitlines() == [
+        "得分：0 / 100",
+        "空白提交：什么都还没有写（练习仍是初始代码）。",
+        "请完成练习，在作业文件夹中运行自检（pytest），然后重新提交。",
+    ]
+    # one that wrote something is graded, the areas named in the notebook's order
+    first = stub_result.tests[0]
+    written = replace(stub_result, tests=[replace(first, passed=True, finding=None, charged=0.0, charged_to="")])
+    written.tests += stub_result.tests[1:]
+    text = _text(feedback_html(rendered(written, SPEC, language="zh"), student="s", spec=SPEC))
+    shown = [name for name in map(names(SPEC, "zh"), SPEC.scheme.areas) if name in text]
+    assert shown == sorted(shown, key=text.index) and len(shown) == len(SPEC.scheme.areas)  # the notebook's order
 
 
 def test_a_cell_stopped_at_its_time_budget_is_said_in_the_students_language():

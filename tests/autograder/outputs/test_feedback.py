@@ -87,7 +87,7 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     cost = min(costs["parameter identity"], 8 + 2) + min(costs["gradient accumulation"], 6 + 3)
     assert f"Costs {cost:g} points, once in exercise 1 over 5 tests" in html
     # the knock-on the charge covers, and only it (every other failing test loses points)
-    assert html.count("not charged again") == 1
+    assert html.count("not charged separately") == 1
     lost = 100 - result.score
     costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
     assert sum(costs) == lost and f"Points lost: {lost:g} points, the sum of the charges below." in html
@@ -100,7 +100,7 @@ def test_the_chinese_page_groups_and_charges_exactly_as_the_english_one():
         english = feedback_html(make(), student="s", spec=SPEC)
         chinese = feedback_html(make("zh"), student="s", spec=SPEC)
         assert english.count('class="card"') == chinese.count('class="card"')
-        assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<!共)扣 (\d+) 分[，：]", chinese)
+        assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<![共计])扣 (\d+) 分[，：]", chinese)
 
 
 def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_path):
@@ -187,7 +187,7 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         (
             "zh",
             "Weight Tying 作业反馈：wang",
-            "运行状态：部分代码有语法错误，没有运行",
+            "运行状态：语法错误",
             "TiedEmbeddingLM、MiniGPTWithWeightTying",
         ),
     ):
@@ -196,22 +196,72 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         assert f"<h1>{title}</h1>" in page and status in page and undefined in page, page
         assert f'<html lang="{ {"en": "en", "zh": "zh-CN"}[language] }">' in page
     zh = feedback_html(_marked([], run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    assert "出错的部分（共 1 个）一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]  # a .py: parts
-    assert "由于这个语法错误，你的提交没有定义" in zh and "运行完毕" not in zh and "NameError" not in zh
+    assert "出错的那部分 Python 一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]  # a .py: parts
+    assert "由于这个语法错误，TiedEmbeddingLM" in zh and "运行完毕" not in zh and "NameError" not in zh
+    # the code did not run: the page says so first, before the charges that follow from it
+    assert "需要修改的地方" not in zh or zh.index("代码的运行情况") < zh.index("需要修改的地方")
     fine = feedback_html(_marked([], language="zh"), student="wang", assignment="weight_tying", spec=SPEC)
     assert "运行状态：正常" in fine
 
 
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
     """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
-    charged and why. A hand-in with no code is 空白提交 in the page's status and run lines, never "正常"."""
+    charged and why: the mistake's cost in the area, once per area (not under each test, as if the cap were the
+    test's), and a test covered at no cost of its own is "不另扣", never "已算在这项扣分里" (its points are not in the
+    charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
-    assert "该测试 6 分，扣 3 分） 其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分。" in zh
-    assert "该测试 1 分，已算在这项扣分里，不再另扣" in zh and zh.count("其余") == 1  # only where part is charged
+    assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
+    cap = "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）："
+    cap += "上面属于这一评分项的测试合计扣 6 分，其余不扣。"
+    assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
+    assert "该测试 1 分，不另扣" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
+    # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
+    assert "运行状态：正常" in zh and "运行完毕" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
     failed = [TestOutcome(f"x.py::{t.name}", t.points, t.area, False, missing) for t in SPEC.scheme.tests.values()]
     run = RunFacts(status="ok", required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"], empty=True)
     result = rendered(Result(tests=failed, run=run, language="zh"), SPEC)
     page = _text(feedback_html(result, student="kong", spec=SPEC))
-    assert "运行状态：空白提交（什么都还没有写）" in page and "空白提交：什么都还没有写（文件里没有任何代码）。" in page
-    assert "运行状态：正常" not in page
+    assert "运行状态：空白提交" in page and "空白提交：什么都还没有写（文件里没有任何代码）。 请完成练习" in page
+    assert "运行状态：正常" not in page and 'class="card"' not in page and "扣" not in page
+
+
+def test_a_mistake_is_said_in_full_once_and_referred_to_after():
+    """Issue 48: one test showing two misconceptions printed its whole message in both cards, and two classes
+    missing behind one syntax error said the same sentence twice. The second card refers to the first."""
+    said = Said("suite.loss.ignore_index", call="loss(ids)", got="1", want="2", hint="x")
+    both = Finding(said, names="loss_ignore_index", also=("loss_shift",))
+    page = feedback_html(
+        _marked([TestOutcome("x.py::test_wrapper_loss_values", 8, "shape flow", False, both)], language="zh"),
+        student="s",
+        spec=SPEC,
+    )
+    message = both.render("zh")
+    assert page.count(message) == 1 and page.count('class="card"') == 2, page
+    assert "消息见上面的“loss 设置了 ignore_index”：同一个测试显示了不止一个错误。" in page
+    names = ("TiedEmbeddingLM", "MiniGPTWithWeightTying")
+    run = RunFacts(status="ok", load_errors=[[0, "SyntaxError: bad (line 3: def f(:)"]], required_names=list(names))
+    tests = [
+        TestOutcome(
+            f"x.py::{t.name}",
+            t.points,
+            t.area,
+            False,
+            Finding(Said("judge.class_not_defined_syntax", name=names[t.exercise - 1])),
+        )
+        for t in SPEC.scheme.tests.values()
+    ]
+    for language, first, again in (
+        (
+            "zh",
+            "由于语法错误，MiniGPTWithWeightTying 没有定义",
+            "TiedEmbeddingLM 也因此没有定义，用到它的测试同样无法运行。",
+        ),
+        (
+            "en",
+            "MiniGPTWithWeightTying is not defined because of the syntax error",
+            "TiedEmbeddingLM is not defined either",
+        ),
+    ):
+        text = _text(feedback_html(_marked(tests, run, language), student="s", kind="py", spec=SPEC))
+        assert text.count(first) == 1 and again in text and text.index(first) < text.index(again), text

@@ -122,7 +122,9 @@ def test_the_report_and_every_feedback_page_render_without_sideways_overflow(cla
                 f"{row.feedback_href} overflows a {width} px window by {facts['overflow']} px"
             )
             assert facts["h1"].startswith("Weight Tying: feedback for ") or facts["h1"] == "Weight Tying 作业反馈：zhou"
-            if row.result is not None and row.result.failing():
+            if row.result is not None and row.result.blank:  # nothing written: that one fact, no heading
+                assert facts["order"] == [], facts["order"]
+            elif row.result is not None and row.result.failing():
                 assert facts["order"][0].startswith(("What to fix", "需要修改的地方"))  # failures before anything else
     (SHOTS / "index.txt").write_text("".join(f"{p}\n" for p in saved))
     print("screenshots:", *map(str, saved), sep="\n  ")
@@ -228,3 +230,19 @@ def test_nbgraders_feedback_names_each_area_spaces_its_tables_and_shows_no_raw_l
     assert "Graded area: parameter identity" in areas or language == "zh"
     assert min(facts["gaps"]) >= 8, f"the points table's header runs together: gaps {facts['gaps']} px"
     assert not facts["math"], f"raw LaTeX on the page: {facts['math']}"
+
+
+def test_the_chinese_students_table_fits_a_laptop_with_its_last_column_whole(class_folder, chromium):
+    """Issue 48: with --language zh the Students table's headers (area names up to nine characters, kept on one
+    line) pushed its last column, 首要问题, past a 1280 px window: it was cut. The headers take two balanced lines."""
+    report = write_report(class_folder, "zh")
+    chromium.open(report.as_uri(), width=1280)
+    facts = chromium.evaluate(STUDENTS_TABLE.replace("=== 'Students'", "=== '各学生成绩'"))
+    chromium.screenshot(SHOTS / "report-students-zh-1280.png")
+    assert facts["right"] <= 1280 and not facts["scrolls"], f"the Chinese Students table is wider than 1280 px: {facts}"
+    assert not facts["clipped"], f"cut off at 1280 px: {facts['clipped']}"
+    heads = chromium.evaluate(
+        "[...document.querySelectorAll('table.students th')].map(th => [th.textContent, th.getClientRects().length,"
+        " Math.round(th.getBoundingClientRect().height)])"
+    )
+    assert heads[-1][0] == "首要问题" and max(h for _, _, h in heads) < 80, heads  # two lines at most

@@ -169,13 +169,17 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
 
     english = write_report(graded).read_text()
     page = write_report(graded, "zh").read_text()
-    assert '<html lang="zh-CN">' in page and "<h1>Weight Tying 作业：评分报告</h1>" in page
+    assert '<html lang="zh-CN">' in page and "<h1>Weight Tying 作业评分报告</h1>" in page
     for key in ("needs_a_look", "class_summary", "area_rates", "misconceptions", "test_rates", "students"):
         assert f"<h2>{REPORT[f'report.{key}'].zh}</h2>" in page and REPORT[f"report.{key}"].en not in page
         assert f"<h2>{REPORT[f'report.{key}'].en}</h2>" in english
-    assert _row(page, "提交份数") == "9" and "<td>超时</td>" in page and "打开列出的单元格" in page
+    assert _row(page, "提交份数") == "9" and "<td>超时</td>" in page and "查看列出的单元格" in page
     assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
+    # the headings a Chinese TA reads, in a report's register (issue 48: 谁，在哪里 / 怎么处理 / 先改什么 were chat)
+    for heading in ("学生与位置", "处理建议", "首要问题", "评分状态", "评分用时"):
+        assert f">{heading}</th>" in page, heading
+    assert not re.search("谁，在哪里|怎么处理|先改什么|运行最慢|运行时间中位数", page)
 
 
 def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(batch_folder, area_result):
@@ -202,7 +206,7 @@ def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(ba
         }
     )
     english, page = write_report(folder).read_text(), write_report(folder, "zh").read_text()
-    students = page.split("<h2>学生</h2>", 1)[1]
+    students = page.split("<h2>各学生成绩</h2>", 1)[1]
     header = [area_name(a, "zh") for a in ALL]
     at = [students.index(f'<th class="num">{name}</th>') for name in header]
     assert at == sorted(at)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -96,11 +97,17 @@ def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
     cells = [line.split("│") for line in texts["zh"].splitlines() if "│" in line]
     rows = {cell[1].strip(): cell[3].strip() for cell in cells}
     assert rows["ann"] == "正常运行" and rows["bob"] == "语法错误" and rows["cat"] == "没有结果"
-    assert "本次评分 1 份，另有 1 份的结果没有变化，沿用上次的评分（随机种子 7）" in texts["zh"]
+    assert "本次共评分 1 份提交，另有 1 份没有变化，沿用上次的结果（随机种子 7）" in texts["zh"]
     assert "syntax error" in texts["en"] and "无需重评" not in texts["zh"]
-    bar = _Progress(3, report_words("zh")["batch.grading"])
+    # a Chinese line takes Chinese colons: the table's, the summary's, the progress bar's (issue 48)
+    chinese = [line for line in texts["zh"].splitlines() if re.search("[\u4e00-\u9fff]", line)]
+    assert chinese and not [line for line in chinese if ":" in line]
+    w = report_words("zh")
+    bar = _Progress(3, w["batch.grading"], w["batch.progress_item"])
     try:
         assert bar.progress.columns[0].text_format == "评分中"
+        bar.update("[b]ann", outcome.results[outcome.roster[1].uid])  # a name is shown as written, never markup
+        assert bar.progress.tasks[0].description == "\\[b]ann：0/3"
     finally:
         bar.close()
 
@@ -116,9 +123,9 @@ def test_the_run_summary_never_counts_nothing():
         console = Console(width=120, record=True, color_system=None)
         print_batch(outcome, console=console, language="zh")
         lines[graded, reused] = next(line for line in console.export_text().splitlines() if "随机种子" in line)
-    assert lines[2, 0] == "本次评分 2 份（随机种子 7）"
-    assert lines[1, 1] == "本次评分 1 份，另有 1 份的结果没有变化，沿用上次的评分（随机种子 7）"
-    assert lines[0, 2] == "没有需要重新评分的提交：2 份的结果都没有变化，沿用上次的评分（随机种子 7）"
+    assert lines[2, 0] == "本次共评分 2 份提交（随机种子 7）"
+    assert lines[1, 1] == "本次共评分 1 份提交，另有 1 份没有变化，沿用上次的结果（随机种子 7）"
+    assert lines[0, 2] == "没有需要重新评分的提交：2 份提交都没有变化，沿用上次的结果（随机种子 7）"
     assert not any(" 0 份" in line for line in lines.values())
 
 

@@ -80,7 +80,7 @@ def test_student_text_never_reaches_the_terminal_as_escapes():
 def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_words():
     """Issue 48: "-4/4" beside "0/2 (counted above)" read as points earned. Each test says what it is worth and
     what it costs here as the page does (该测试 6 分，扣 3 分), a test covered at no cost of its own says so plainly,
-    and a test charged only part of its points says why (the mistake's cost in that area is reached)."""
+    and why only part of the tests' points is charged is said once for the area (the mistake's cost there)."""
     from autograder.graders import get_assignment
     from autograder.grading.marking import apply_marking
 
@@ -105,9 +105,50 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
         texts[language] = " ".join(" ".join(line.strip("│ ").split()) for line in console.export_text().splitlines())
     zh, en = texts["zh"], texts["en"]
     assert "（共享同一参数对象；该测试 8 分，扣 8 分）" in zh and "（两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
-    assert (
-        "（形状与输出数值；该测试 1 分，已算在这项扣分里，不再另扣）" in zh and "0/1（" not in zh and "-8/8" not in zh
-    )
-    assert "其余 3 分不扣：这个错误在这道练习的这一评分项里最多扣 6 分。" in zh
-    assert "(gradient accumulation; −3 of its 6)" in en and "its 1 counted in this charge, not charged again" in en
-    assert "3 not charged: this mistake costs at most 6 points in this area of the exercise." in en
+    assert "（形状与输出数值；该测试 1 分，不另扣）" in zh and "0/1（" not in zh and "-8/8" not in zh
+    # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
+    cap = "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）："
+    cap += "上面属于这一评分项的测试合计扣 6 分，其余不扣。"
+    assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
+    assert "(gradient accumulation; −3 of its 6)" in en and "its 1 not charged separately" in en
+    assert en.count("In “gradient accumulation” this mistake costs at most 6 points in this exercise") == 1
+
+
+def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():
+    """Issue 48: an empty file printed 27 lines (a row per test); now its score, that one fact and what to do. A
+    file whose code never compiled says so (with the line) before the charges, which point up at it."""
+    from autograder.graders import get_assignment
+    from autograder.grading.marking import apply_marking
+    from autograder.grading.result import RunFacts
+
+    spec = get_assignment("weight_tying")
+    names = ["TiedEmbeddingLM", "MiniGPTWithWeightTying"]
+    missing = {True: "judge.class_not_defined_syntax", False: "judge.class_not_defined"}
+
+    def text(run: RunFacts, syntax: bool) -> list[str]:
+        tests = [
+            TestOutcome(f"x.py::{t.name}", t.points, t.area, False, Finding(Said(missing[syntax], name=names[0])))
+            for t in spec.scheme.tests.values()
+        ]
+        result = apply_marking(Result(tests=tests, run=run, language="zh"), spec.scheme)
+        console = Console(width=120, record=True, color_system=None)
+        render(rendered(result, spec, kind="py"), title="a.py", console=console)
+        return console.export_text().splitlines()
+
+    empty = text(RunFacts(status="ok", required_names=names, empty=True, parts=1), False)
+    assert empty == [
+        "a.py",
+        "得分：0 / 100",
+        "空白提交：什么都还没有写（文件里没有任何代码）。",
+        "请完成练习，在作业文件夹中运行自检（pytest），然后重新提交。",
+    ]
+    error = "SyntaxError: invalid syntax (line 13: def __init__(self:, vocab_size):)"
+    broken = text(RunFacts(status="ok", required_names=names, load_errors=[[0, error]], parts=1), True)
+    assert broken[2:6] == [
+        "代码的运行情况：",
+        "你的文件有语法错误，Python 一行都没有运行：",
+        "第 13 行有语法错误：“def __init__(self:, vocab_size):”，Python 的提示是“SyntaxError: invalid syntax”。",
+        "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
+    ]
+    assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
+    assert not [line for line in broken if "部分" in line]  # a file of one part is the file

@@ -18,7 +18,7 @@ import torch
 from autograder.graders.weight_tying.diagnosis import close, tie_problem
 from autograder.graders.weight_tying.judge.reference import other_heads
 from autograder.graders.weight_tying.judge.words import say, title_of
-from autograder.grading.judge.suite_api import Failed, plain_tensor
+from autograder.grading.judge.suite_api import Failed, plain_tensor, raised_where
 
 __all__ = ["recorded_logits", "construction_logits", "tie_diagnosis", "waited_on", "SIZES_TEST"]
 
@@ -60,10 +60,9 @@ def construction_logits(
         return plain_tensor(record, "head_logits", shape=shape, dtype=dtype, what=label), False
     error = record.get("forward_error") if isinstance(record, Mapping) else None
     if record.get("logits") is None and isinstance(error, str) and error:
-        raise Failed(
-            say("judge.identity.forward_raised", what=what, error=error[:600], test=title_of(shapes_test)),
-            waits_on=shapes_test,
-        )
+        error, at = raised_where(error[:600])
+        said = say("judge.identity.forward_raised", what=what, error=error, at=at, test=title_of(shapes_test))
+        raise Failed(said, waits_on=shapes_test)
     label = say("judge.label.logits", what=what)
     return recorded_logits(record, "logits", shape, what=what, label=label, shapes_test=shapes_test, dtype=dtype), True
 

@@ -44,7 +44,7 @@ def need(
         # the runner could not call a class the notebook never defined: said as the run's fact, not as an
         # exception of the student's (a syntax error the run names: as its consequence)
         key = "judge.class_not_defined_syntax" if _syntax_error(run) else "judge.class_not_defined"
-        raise base.Failed(say(key, what=what or name, name=missing))
+        raise base.Failed(say(key, name=missing))  # no subject: every test of the class says the same
     rec = base.need(evidence, record, run, what=what)
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:

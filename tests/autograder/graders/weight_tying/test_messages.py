@@ -104,6 +104,8 @@ def _used_literals() -> tuple[set[str], set[str]]:
         literals |= {a or b for a, b in found}
     literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
     prefixes |= {f"report.{prefix}" for prefix in prefixes}
+    # A lead's opening message said again, short, is its id's ".again" (grading.rendering: ShownCharge.again).
+    literals |= {f"{literal}.again" for literal in literals}
     # A self-check names its own words by its release's prefix (coursecheck's Words.own: "header", "title.<check>"):
     # a grader's SELF_CHECK_IDS before each word the framework asks for.
     own = [release_of(p.parent.name).SELF_CHECK_IDS for p in (root / "autograder" / "graders").glob("*/release.py")]

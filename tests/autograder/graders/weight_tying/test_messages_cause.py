@@ -49,7 +49,7 @@ def test_a_class_missing_behind_a_syntax_error_is_said_to_be_its_consequence(pla
         outcome = judge(plan, evidence, facts, only=["test_tied_lm_counts_one_table"])["test_tied_lm_counts_one_table"]
         assert outcome.finding.said.first().key == key and outcome.finding.names is None
     zh = outcome.message("zh")
-    assert "代码有语法错误" in zh and "“代码的运行情况”" in zh and zh.endswith("。")
+    assert zh.startswith("由于语法错误，TiedEmbeddingLM 没有定义") and "“代码的运行情况”" in zh and zh.endswith("。")
 
 
 def test_a_loss_left_as_the_starter_code_says_so_once(plan, collect_evidence, judge):
@@ -63,3 +63,9 @@ def test_a_loss_left_as_the_starter_code_says_so_once(plan, collect_evidence, ju
         first, then = outcome.message(language).splitlines()  # the starter code, then what it means: once each
         assert starter in first and starter not in then and "NotImplementedError" not in then
     assert all(line.endswith("。") for line in outcome.message("zh").splitlines())
+    # nothing was written to reread: the notebook's section is where to read what to write (issue 48)
+    assert "请参阅第 9 节" in outcome.message("zh") and "请重读" not in outcome.message("zh")
+    assert "(see section 9" in outcome.message("en") and "reread" not in outcome.message("en")
+    written = SOLUTION.replace(old, "        raise ValueError('my own bug')\n")  # written, and wrong: reread
+    raised = judge(plan, collect_evidence(written, plan), only=["test_wrapper_loss_values"])["test_wrapper_loss_values"]
+    assert raised.finding.names == "loss_not_written" and "请重读第 9 节" in raised.message("zh")

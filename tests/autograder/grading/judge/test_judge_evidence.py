@@ -48,12 +48,36 @@ def test_the_starter_code_is_named_by_the_class_or_the_method_still_unwritten():
     with pytest.raises(Failed) as caught:
         entry(stub, "generate(input_ids, max_new_tokens=3)")
     for language, headline, place in (
-        ("en", "MiniGPTWithWeightTying.generate is not implemented yet", "in generate)"),
-        ("zh", "MiniGPTWithWeightTying.generate 还没有实现", "在 generate 中）"),
+        ("en", "MiniGPTWithWeightTying.generate is not implemented yet", "NotImplementedError (cell 25, line 41);"),
+        ("zh", "MiniGPTWithWeightTying.generate 还没有实现：第 25 个单元格第 41 行仍是初始代码", "换成你自己的代码"),
     ):
         said = render(caught.value.finding.said, language)
-        assert said.startswith(headline) and said.endswith(place), said
+        assert said.startswith(headline) and place in said, said  # the line in the sentence, not after it
     constructor = {"error": "NotImplementedError:   (at <notebook> [cell 14]:7 in TiedEmbeddingLM.__init__)"}
     with pytest.raises(Failed) as caught:
         entry(constructor, "TiedEmbeddingLM (parameter count)")
     assert render(caught.value.finding.said, "zh").startswith("TiedEmbeddingLM 还没有实现：")
+
+
+def test_where_a_py_files_code_raised_is_its_line_in_the_readers_words():
+    """Issue 48: a .py hand-in's exception ended "(at w18.py:48 in MiniGPTWithWeightTying.generate)", English in a
+    Chinese line; its line is the file's own, said as a notebook's cell is. A frame outside the hand-in (a path)
+    names no line the student could look at."""
+    raised = {"error": "ValueError: input_ids has shape (3, 7)  (at w18.py:48 in MiniGPTWithWeightTying.generate)"}
+    with pytest.raises(Failed) as caught:
+        entry(raised, "generate(input_ids, max_new_tokens=9)")
+    for language, said in (
+        ("zh", "“ValueError: input_ids has shape (3, 7)”（第 48 行，在 generate 中）"),
+        ("en", "ValueError: input_ids has shape (3, 7) (at line 48, in generate)"),
+    ):
+        text = render(caught.value.finding.said, language)
+        assert text.endswith(said) and "w18.py" not in text, text
+    library = {"error": "ValueError: bad  (at /usr/lib/python3.11/copy.py:48 in deepcopy)"}
+    with pytest.raises(Failed) as caught:
+        entry(library, "x")
+    assert "第 48 行" not in render(caught.value.finding.said, "zh")
+    stub = {"error": "NotImplementedError:   (at w57.py:45 in MiniGPTWithWeightTying.loss)"}
+    with pytest.raises(Failed) as caught:
+        entry(stub, "loss(ids)")
+    starter = render(caught.value.finding.said, "zh")
+    assert starter.startswith("MiniGPTWithWeightTying.loss 还没有实现：第 45 行仍是初始代码"), starter

@@ -67,16 +67,17 @@ def test_a_chinese_instructor_reads_the_section_and_the_pages_in_chinese(tmp_pat
         {"uid": "cy", "name": "cy", "problem": "empty", "detail": {"id": "report.similar.detail.empty", "params": {}}}
     ]
     page = write_index(tmp_path, outcome, "Weight Tying", "zh").read_text()
-    assert '<html lang="zh-CN">' in page and '<h1 id="similar">Weight Tying 作业：相似的提交</h1>' in page
+    assert '<html lang="zh-CN">' in page and '<h1 id="similar">Weight Tying 作业：代码相似的提交</h1>' in page
     assert "<h2" not in page and "共比较了 6 份提交（2026-05-04 09:30:00 UTC）。" in page  # the title once
-    assert "60% 以上" in page and "cy：空白提交（什么都还没有写：没有代码，或者只有初始代码）" in page
+    assert "60% 或更多" in page and "cy：空白提交（什么都还没有写：没有代码，或者只有初始代码）" in page
     assert "提交 A</th>" in page and "A 自己写的代码中与 B 重合的比例" in page and "没有达到阈值的一对" not in page
-    assert "hand-ins" not in page and "compare<" not in page and "对照</a>" in page
+    assert "hand-ins" not in page and "compare<" not in page and "查看</a>" in page
     match = Match(0.9, 0.6, 200, ((0, 3),), ((0, 3),))
     pair = write_pages(tmp_path, _pair(), match, "# part 1\nabc", "# part 2\nabc", "zh").read_text()
     assert "alice 与 bob：相似的代码" in pair and "所有相似的提交" in pair and "Marked" not in pair
     # a .py hand-in's pieces are parts: the note quotes what the page shows above them, never a notebook's cell
-    assert "每一段上方像“# part 1”这样的注释" in pair and "# cell" not in pair.split("<pre")[0]
+    assert "每一段上方的注释（如“# part 1”）" in pair and "# cell" not in pair.split("<pre")[0]
+    assert "“# part N”指 .py 文件中以 # %% 分隔的第 N 段。" in pair  # what the English place line means
 
     class Row:
         uid = "alice"

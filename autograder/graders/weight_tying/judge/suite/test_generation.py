@@ -31,7 +31,7 @@ from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.grading.judge.memo import Memo
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor
-from autograder.protocol.said import Said
+from autograder.protocol.said import Said, verbatim
 
 AREA = "argmax generation"
 # The greedy tests and the cases each judges: within_block is the one the other tests' credit rests on.
@@ -79,7 +79,10 @@ def _check_not_delegated(got, what) -> None:
     if not isinstance(called, list) or not all(isinstance(name, str) for name in called):
         raise Failed(say("judge.gen.malformed_decoders", what=what), owed=True)
     if called:
-        names = ", ".join(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called)[:300]
+        short = list(dict.fromkeys(name.rsplit(".", 2)[-2] + "." + name.rsplit(".", 1)[-1] for name in called))[:6]
+        names = verbatim(short[0][:80])  # listed with the reader's mark: "MiniGPT.generate、sampling.greedy"
+        for name in short[1:]:
+            names = names + Said("run.names_sep") + verbatim(name[:80])
         problem = say("judge.gen.delegated", names=names)
         raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
 

@@ -29,7 +29,7 @@ from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GptGrad, GptIdentity, LmGrad, LmIdentity
 from autograder.graders.weight_tying.runner.values import judge_table
 from autograder.grading.findings import named_in
-from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
+from autograder.grading.judge.suite_api import Failed, plain_tensor, raised_where, shape_dict
 
 AREA = "gradient accumulation"
 # The shape flow tests that judge each class's forward: a gradient of a forward they fail is not judged here.
@@ -74,7 +74,8 @@ def _logits(rec, shape, what, shapes_test: str):
     """The logits of the gradient experiment's forward call; a forward that raised is a knock-on."""
     error = rec.get(LmGrad.forward_error)
     if rec.get(LmGrad.logits) is None and isinstance(error, str) and error:
-        raise _not_checked(what, "note.gradient_not_checked_forward_raised", shapes_test, error=error[:600])
+        error, at = raised_where(error[:600])
+        raise _not_checked(what, "note.gradient_not_checked_forward_raised", shapes_test, error=error, at=at)
     label = say("judge.label.logits", what=what)
     return recorded_logits(rec, LmGrad.logits, shape, what=what, label=label, shapes_test=shapes_test)
 

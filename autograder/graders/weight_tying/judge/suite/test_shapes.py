@@ -28,7 +28,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapes,
 )
 from autograder.grading.findings import named_in
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
+from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, raised_where, shape_dict
 
 AREA = "shape flow"
 # The parts a forward may skip (reference.skipped_part), by their catalog ids.
@@ -185,8 +185,8 @@ def test_tied_lm_float64(plan, evidence, run):
     b, t = p["ids"].shape
     what = "TiedEmbeddingLM" + say("suite.case.after_float64")
     if rec.get(LmFloat64.logits) is None and rec.get(LmFloat64.forward_error):  # judged on the other sizes
-        error = str(rec[LmFloat64.forward_error])[:600]
-        raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_LM_SHAPES)
+        error, at = raised_where(str(rec[LmFloat64.forward_error])[:600])
+        raise Failed(say("judge.shapes.forward_raised", what=what, error=error, at=at), waits_on=_LM_SHAPES)
     table = p["W3"]
     expected = tied_lm_logits(table, p["ids"])
     logits = _logits(rec, expected, table[p["ids"]], torch.float64, what, tol=TOL64)
@@ -216,8 +216,8 @@ def _judge_wrapper_case(cfg, got, ids, values, what, *, gain=1.0, dtype=torch.fl
     b, t = ids.shape
     shapes = shape_dict(got, ForwardCase.state_shapes, what=say("judge.label.state_shapes", what=what))
     if got.get(ForwardCase.logits) is None and got.get("forward_error"):  # float64: judged on the float32 cases
-        error = str(got["forward_error"])[:600]
-        raise Failed(say("judge.shapes.forward_raised", what=what, error=error), waits_on=_WRAPPER_SHAPES)
+        error, at = raised_where(str(got["forward_error"])[:600])
+        raise Failed(say("judge.shapes.forward_raised", what=what, error=error, at=at), waits_on=_WRAPPER_SHAPES)
     tol = TOL if dtype == torch.float32 else TOL64
     settings = [dict(gain=gain, dtype=dtype)]
     for seed in tables:  # the tie is judged by parameter identity; here either kind of head may be right
