@@ -114,9 +114,11 @@ PAGES = {
         "共扣 {points}，即下面各项之和。",
     ),
     "page.rule": Message(
-        "How the marks are given: each mistake costs once per exercise, at most the points of the tests it fails"
-        "; a test that failed only because of it costs nothing more. Any other failing test costs its own points.",
-        "评分规则：同一个错误在一道练习里只扣一次分，最多扣到它导致失败的那些测试的总分；其他原因导致失败的测试，各扣各的分。",
+        "How the marks are given: each mistake has a fixed cost in each area it touches, charged once per exercise and"
+        " never more than the points of the tests it fails in that area; a test that failed only because of it costs"
+        " nothing more. Any other failing test costs its own points.",
+        "评分规则：每种错误在它涉及的每个评分项里有固定的扣分额度，同一道练习只扣一次，且不超过它在该项里导致失败的那些测试的"
+        "总分；只因它而失败的测试不再另扣。其他原因导致失败的测试，各扣各的分。",
     ),
     "page.point": Message(
         "point",

@@ -61,8 +61,8 @@ MESSAGES = {
             " tied to the token embedding (only the head shares the token table)"
         ),
         (
-            "minigpt.pos_embed.weight 的形状是 embedding 表的形状 {got}，应为 {want}：positional embedding 也共享了 "
-            "token embedding 的表（与 embedding 表共享的只应有 LM head）"
+            "minigpt.pos_embed.weight 的形状是 token embedding 表的形状 {got}，应为 {want}："
+            "positional embedding 也共享了 token embedding 表（与 token embedding 表共享的只应有 LM head）"
         ),
         "positional_tied",
     ),
@@ -122,7 +122,7 @@ MESSAGES = {
     ),
     "suite.identity.positions_token_shape": (
         "pos_embed.weight has the token table's shape: positional embedding tied to the token embedding",
-        ("pos_embed.weight 的形状是 embedding 表的形状：positional embedding 也共享了 token embedding 的表"),
+        ("pos_embed.weight 的形状是 token embedding 表的形状：positional embedding 也共享了 token embedding 表"),
         "positional_tied",
     ),
     "suite.identity.head_positions_shape": (

@@ -47,9 +47,9 @@ MESSAGES = {
             "embedding and head and ties them itself"
         ),
         (
-            "TiedEmbeddingLM 的 embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying "
-            "交给了库。这一对 token embedding 和 LM head 是库让它们共享的，不是你的代码；练习 1 要自己创建 token "
-            "embedding 和 LM head，再亲手让它们共享同一张表"
+            "TiedEmbeddingLM 的 token embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）："
+            "weight tying 交给了库。这一对 token embedding 和 LM head 是库让它们共享的，不是你的代码；"
+            "练习 1 要自己创建 token embedding 和 LM head，再亲手让它们共享同一张表"
         ),
         "delegated_tie",
     ),
@@ -95,7 +95,7 @@ MESSAGES = {
             "last block_size tokens of the context"
         ),
         (
-            "\n没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步只把"
+            "\n没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步都应当只把"
             "上下文中最后 block_size 个 token 送进模型"
         ),
         "crop",

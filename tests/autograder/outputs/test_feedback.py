@@ -91,7 +91,7 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     lost = 100 - result.score
     costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
     assert sum(costs) == lost and f"Points lost: {lost:g} points, the sum of the charges below." in html
-    assert "How the marks are given: each mistake costs once per exercise" in html
+    assert "How the marks are given: each mistake has a fixed cost in each area it touches" in html
     assert html.index("What to fix") < html.index("Passed (")
 
 
