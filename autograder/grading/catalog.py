@@ -181,7 +181,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.cap": (
         "In “{area}” this mistake costs at most {cap} points in this exercise: the tests of that area above carry "
         "{cap} in all, the rest is not charged",
-        "这个错误在“{area}”中最多扣 {cap} 分（这道练习只扣一次）：上面属于这一评分项的测试合计扣 {cap} 分，其余不扣",
+        "这个错误在“{area}”中的扣分上限是 {cap} 分（这道练习只计一次）：上面属于这一评分项的测试按上限共扣 {cap} 分",
     ),
     "charge.cap.none": (
         "In “{area}” this mistake costs nothing: the tests of that area above are not charged for it",

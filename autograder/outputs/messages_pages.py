@@ -33,7 +33,7 @@ PAGES = {
     ),
     # how a run ended, by its status (result.RunFacts.status, or wording.run_state for a run that ended normally
     # with part of its code not run); the English is the status itself
-    "page.status.ok": Message("ok", "正常"),
+    "page.status.ok": Message("ok", "正常运行"),
     "page.status.blank": Message("blank", "空白提交"),
     "page.status.syntax error": Message("syntax error", "语法错误"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
@@ -95,7 +95,7 @@ PAGES = {
     # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
         "its {points} not charged separately",
-        "该测试 {points} 分，不另扣",
+        "该测试 {points} 分，不单独扣分",
     ),
     # a misconception's card whose message is the one a card above shows (the same test shows both)
     "page.same_message": Message(
@@ -117,8 +117,8 @@ PAGES = {
         "How the marks are given: each mistake has a fixed cost in each area it touches, charged once per exercise and"
         " never more than the points of the tests it fails in that area; a test that failed only because of it costs"
         " nothing more. Any other failing test costs its own points.",
-        "评分规则：每种错误在它涉及的每个评分项里有固定的扣分额度，同一道练习只扣一次，且不超过它在该项里导致失败的那些测试的"
-        "总分；只因它而失败的测试不再另扣。其他原因导致失败的测试，各扣各的分。",
+        "评分规则：同一种错误在一道练习里只按一次计：在它涉及的每个评分项中，扣分不超过该项的扣分上限，也不超过该项里因它"
+        "失败的测试的总分；只因它而失败的测试不再单独扣分。其他原因导致失败的测试，各扣各的分。",
     ),
     "page.point": Message(
         "point",

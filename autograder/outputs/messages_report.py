@@ -75,7 +75,7 @@ REPORT = {
     "report.full_of": Message("{full} of {judged} ({pct})", "{judged} 人中 {full} 人（{pct}）"),
     "report.col.misconception": Message("misconception", "常见错误"),
     "report.col.examples": Message("for example", "涉及的学生"),
-    "report.col.sample": Message("sample message (and the tests that fail)", "学生看到的消息（及未通过的测试）"),
+    "report.col.sample": Message("sample message (and the tests that fail)", "代表性消息（及未通过的测试）"),
     "report.col.test": Message("test", "测试"),
     "report.col.passed": Message("passed", "通过率"),
     "report.col.failing": Message("students failing", "未通过人数"),

@@ -42,7 +42,7 @@ SIMILAR = {
     "report.similar.drawn_alike": Message(
         "(names drawn alike: one student twice?)", "（名字写法相同：同一个学生交了两次？）"
     ),
-    "report.similar.none": Message("No two hand-ins are alike up to the threshold.", "没有相似度达到阈值的提交。"),
+    "report.similar.none": Message("No two hand-ins are alike up to the threshold.", "没有相似度达到阈值的提交对。"),
     "report.similar.noted": Message("Not compared, or compared with a note", "未参与比较或附有说明的提交"),
     "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
     "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it

@@ -45,10 +45,10 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
     ),
     "gradescope.covered_test": (
         "- {name}: its {points} not charged separately",
-        "- {name}：该测试 {points} 分，不另扣",
+        "- {name}：该测试 {points} 分，不单独扣分",
     ),
     "gradescope.covered_part": (
         "- {name}: its {points} not charged separately ({part})",
-        "- {name}：该测试 {points} 分，不另扣（{part}）",
+        "- {name}：该测试 {points} 分，不单独扣分（{part}）",
     ),
 }

@@ -247,9 +247,9 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
     cap = {
         "en": "In “gradient accumulation” this mistake costs at most 6 points in this exercise",
-        "zh": "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）",
+        "zh": "这个错误在“两条路径的梯度相加”中的扣分上限是 6 分（这道练习只计一次）",
     }
-    for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不另扣", "扣 0 分")):
+    for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不单独扣分", "扣 0 分")):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
         assert covered in output and never not in output and part[language] in output, output

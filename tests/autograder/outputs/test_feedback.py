@@ -207,14 +207,14 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
     """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
     charged and why: the mistake's cost in the area, once per area (not under each test, as if the cap were the
-    test's), and a test covered at no cost of its own is "不另扣", never "已算在这项扣分里" (its points are not in the
-    charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
+    test's), and a test covered at no cost of its own is "不单独扣分", never "已算在这项扣分里" (its points are not
+    in the charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
-    cap = "这个错误在“两条路径的梯度相加”中最多扣 6 分（这道练习只扣一次）："
-    cap += "上面属于这一评分项的测试合计扣 6 分，其余不扣。"
+    cap = "这个错误在“两条路径的梯度相加”中的扣分上限是 6 分（这道练习只计一次）："
+    cap += "上面属于这一评分项的测试按上限共扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
-    assert "该测试 1 分，不另扣" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
+    assert "该测试 1 分，不单独扣分" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
     # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
     assert "运行状态：正常" in zh and "运行完毕" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
