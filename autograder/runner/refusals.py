@@ -12,7 +12,9 @@ runs, it cannot be removed from Python), for
 
 It records what it saw, at most ``MAX_EACH`` of each, and sends it once, before ``__done__``. The source files of
 the modules already loaded when it starts are not counted: a traceback shown for the run reads them (the warm
-path's fork server was imported from files the run's view does not hold). It decides
+path's fork server was imported from files the run's view does not hold). The warm path's fork server names
+them once, before it forks (``remember_loaded``): a forked run that walked ``sys.modules`` itself would touch
+~1,100 module objects, and so copy a page for each (~8 ms of CPU a run). It decides
 nothing: the judge keeps only what the sandbox did refuse (a path that exists on the grading machine, a call on
 the seccomp profile's list: ``autograder.grading.refusals``). It is the runner's word: a submission that hides
 what it tried loses the label, and one that forges it gains nothing (it moves no mark).
@@ -25,7 +27,7 @@ import socket
 import sys
 from typing import Any
 
-__all__ = ["Attempts", "watch", "MAX_EACH"]
+__all__ = ["Attempts", "watch", "remember_loaded", "MAX_EACH"]
 
 MAX_EACH = 32  # paths, and calls, recorded at most
 _MAX_PATH = 512  # characters of a path kept
@@ -42,9 +44,10 @@ class Attempts:
         self.files: list[str] = []
         self.calls: list[str] = []
         # The modules' files as loaded now, read back by tracebacks (linecache), by the runner, not the
-        # submission: their names kept now, made absolute only when a path is missing (~1,100 modules: 3 ms a
-        # run for a set most runs never consult).
-        self._module_paths, self._cwd = _module_paths(), _cwd()  # a relative one is read from here
+        # submission: their names kept now (or as the fork server remembered them), made absolute only when a path
+        # is missing (~1,100 modules: 3 ms a run for a set most runs never consult).
+        self._module_paths = _REMEMBERED if _REMEMBERED is not None else _module_paths()
+        self._cwd = _cwd()  # a relative one is read from here
         self._loaded: frozenset[str] | None = None
         self._inside = False  # the hook's own work raises no event of its own worth watching: no re-entry
 
@@ -85,6 +88,17 @@ class Attempts:
 
     def record(self) -> dict[str, list[str]]:
         return {"files": list(self.files), "calls": list(self.calls)}
+
+
+_REMEMBERED: list[str] | None = None  # the fork server's modules' files (``remember_loaded``)
+
+
+def remember_loaded() -> None:
+    """Name the files of the modules loaded now as the ones every later ``Attempts`` does not count: for a warm
+    process that imports what its runs need and then forks them, called after the last import, before the first
+    fork. A run that loads a module later loads it from its own view, where the file is there to be read."""
+    global _REMEMBERED
+    _REMEMBERED = _module_paths()
 
 
 def _module_paths() -> list[str]:

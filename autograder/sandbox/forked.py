@@ -42,9 +42,13 @@ _libc = ctypes.CDLL(None, use_errno=True)
 
 def prepare() -> None:
     """What would otherwise be made anew in every child, made once in the zygote before it forks: the seccomp
-    profile's BPF program (``seccomp.program``), which each runner then only installs."""
+    profile's BPF program (``seccomp.program``), which each runner then only installs; the files of the modules
+    loaded, which the runner's watch does not count (``refusals.remember_loaded``)."""
+    from autograder.runner import refusals
+
     if seccomp.available():
         seccomp.program()
+    refusals.remember_loaded()
 
 
 def start_child(cfg: dict, fds: list[int], zygote_fd: int, rng_state: bytes) -> None:

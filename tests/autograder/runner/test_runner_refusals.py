@@ -31,6 +31,33 @@ def test_a_loaded_modules_own_file_read_back_by_a_traceback_is_not_counted(tmp_p
     assert seen.record()["files"] == []
 
 
+def test_a_fork_servers_remembered_modules_are_not_counted_and_no_run_walks_them_again(tmp_path, monkeypatch):
+    def module(name):
+        made = type(socket)(name)
+        made.__file__ = str(tmp_path / f"{name}.py")  # neither file exists: as outside the run's view
+        monkeypatch.setitem(__import__("sys").modules, name, made)
+
+    monkeypatch.setattr(refusals, "_REMEMBERED", None)  # put back after the test
+    module("before")
+    refusals.remember_loaded()  # the fork server, after its imports
+    module("after")  # loaded by a run (a forged __file__: the run's own word, which moves no mark)
+    monkeypatch.setattr(refusals, "_module_paths", lambda: 1 / 0)  # a forked run walks no module
+    seen = Attempts()
+    seen("open", (str(tmp_path / "before.py"), "rb", 0))
+    seen("open", (str(tmp_path / "after.py"), "rb", 0))
+    assert seen.record()["files"] == [str(tmp_path / "after.py")]
+
+
+def test_the_fork_server_remembers_the_modules_before_it_forks():
+    import inspect
+
+    from autograder.sandbox import forked, zygote
+
+    assert "refusals.remember_loaded()" in inspect.getsource(forked.prepare)
+    serve = inspect.getsource(zygote._serve)
+    assert serve.index("prepare()") < serve.index("os.fork()")
+
+
 def test_sockets_of_a_family_but_unix_and_calls_by_name_are_recorded():
     seen = Attempts()
     seen("socket.__new__", (None, socket.AF_INET, socket.SOCK_STREAM, 0))

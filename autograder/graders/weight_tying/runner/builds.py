@@ -29,7 +29,8 @@ from __future__ import annotations
 
 import contextlib
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from operator import is_
 from typing import Any
 
 import torch
@@ -59,30 +60,30 @@ class _AsBuilt:
         self.places = spaces + [v for space in spaces for v in space.values() if type(v) in _CONTAINERS]
         self.dicts = [place for place in self.places if place and type(place) is not list]
         self.lists = [place for place in self.places if place and type(place) is list]
-        # the items as built, kept alive so that no id is reused while the signatures are compared
+        # the items as built, each compared by identity (``operator.is_``: no id(), whose audit event the runner's
+        # hook would see ~13,000 times a run)
         self.held = [*(tuple(d.values()) for d in self.dicts), *(tuple(items) for items in self.lists)]
         self.signature = self._signature()
-        tensors = {id(v): v for values in self.held for v in values if isinstance(v, torch.Tensor)}
-        self.tensors = list(tensors.values())
+        self.tensors = _distinct(v for values in self.held for v in values if isinstance(v, torch.Tensor))
         if any(t.is_leaf and t.grad is not None for t in self.tensors):
             raise ValueError("a tensor with a gradient right after construction: not shared")
         self.facts = _facts(self.tensors)
         self.values = [t.detach().clone() for t in self.tensors]
 
     def _signature(self) -> tuple:
-        return (
-            list(map(type, self.modules)),
-            list(map(len, self.places)),
-            [tuple(d) for d in self.dicts],
-            [tuple(map(id, d.values())) for d in self.dicts],
-            [tuple(map(id, items)) for items in self.lists],
-        )
+        """The classes, the containers' lengths and the dicts' keys (the items: ``_same_items``)."""
+        return list(map(type, self.modules)), list(map(len, self.places)), [tuple(d) for d in self.dicts]
+
+    def _same_items(self) -> bool:
+        """Every dict's and list's items the very objects built (the lengths already equal)."""
+        now = [*(d.values() for d in self.dicts), *self.lists]
+        return all(all(map(is_, items, held)) for items, held in zip(now, self.held, strict=True))
 
     def usable(self) -> bool:
         """Every module attribute, container item and tensor fact as built (training flags put back first)."""
         for module, training in self.flags:
             vars(module)["training"] = training  # what Module.train writes, without its walk
-        return self._signature() == self.signature and _facts(self.tensors) == self.facts
+        return self._signature() == self.signature and self._same_items() and _facts(self.tensors) == self.facts
 
     def restore(self) -> torch.nn.Module:
         """The model with its values, gradients and torch's generator as built."""
@@ -93,6 +94,15 @@ class _AsBuilt:
                     tensor.grad = None
         torch.default_generator.set_state(self.rng)
         return self.model
+
+
+def _distinct(tensors: Iterable[torch.Tensor]) -> list[torch.Tensor]:
+    """Each tensor once, in order, by identity: keyed by ``object.__hash__`` (the object's address, rotated: one
+    key per live object, and no audit event, where a tensor's own hash calls id())."""
+    out: dict[int, torch.Tensor] = {}
+    for tensor in tensors:
+        out.setdefault(object.__hash__(tensor), tensor)
+    return list(out.values())
 
 
 def _facts(tensors: list[torch.Tensor]) -> list[tuple]:
