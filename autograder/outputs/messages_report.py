@@ -163,9 +163,9 @@ _TODO = {
         "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
-        "ask the student to fix the line named and hand in again (the cell with it did not run, so its classes are "
-        "missing)",
-        "请学生改正列出的那一行，然后重新提交（出错的单元格没有运行，其中的类都没有定义）",
+        "ask the student to fix the line named and hand in again (the code around it did not run, so its classes "
+        "are missing)",
+        "请学生改正列出的那一行，然后重新提交（出错的那部分代码没有运行，其中的类都没有定义）",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
