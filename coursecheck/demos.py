@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from coursecheck.cells import DEMO_TAG, is_released_demo, unneeded_demos
-from coursecheck.notebook import CellPlace, cell_places, code_cells
+from coursecheck.notebook import CellPlace, SyntaxSpot, cell_places, code_cells
 from coursecheck.selfcheck import load_submission
 
 from .budget import Clock
@@ -44,10 +44,21 @@ class Loaded:
     left_out: frozenset[int] = frozenset()
     names: dict[int, str] = field(default_factory=dict)
     clock: Clock | None = None
+    syntax: dict[int, SyntaxSpot] = field(default_factory=dict)  # the cells Python could not read, and where
 
     def cell(self, index: int) -> str:
         """Cell `index`'s name in the student's language (a .py file's part: its number)."""
         return self.names.get(index) or self.session.checks.words.cell_name(CellPlace(index + 1))
+
+    def raised(self, index: int, message: str) -> str:
+        """One line on cell `index`, which did not finish with `message`: a syntax error as the grader says it (the
+        line, its code, then Python's words), anything else quoted as it was raised."""
+        tell, spot = self.session.checks.words.tell, self.syntax.get(index)
+        if spot is None:
+            return tell("check.cell", place=self.cell(index), message=message.rstrip(": ")[:160])
+        if spot.line and spot.code:
+            return tell("check.syntax", place=self.cell(index), line=spot.line, code=spot.code, error=spot.error)
+        return tell("check.syntax_bare", place=self.cell(index), error=spot.error)
 
 
 def is_demo(checks, source: str) -> bool:
@@ -102,11 +113,11 @@ def load(checks, path: Path, clock: Clock | None = None) -> Loaded:
         run_cell=clock.cells(names) if clock is not None else None,
     )
     tell = checks.words.tell
-    loaded = Loaded(path, Session(checks, {}), result.errors, left_out, names, clock)
+    loaded = Loaded(path, Session(checks, {}), result.errors, left_out, names, clock, result.syntax)
     missing = {}
     for name in checks.assignment.names:
         if name not in result.namespace:
-            raised = "".join("\n" + tell("check.cell", place=loaded.cell(i), message=m) for i, m in result.errors)
+            raised = "".join("\n" + loaded.raised(i, m) for i, m in result.errors)
             missing[name] = tell("check.not_defined", file=path.name, cls=name) + (
                 tell("check.cells_raised") + raised if raised else tell("check.no_cell_raised")
             )

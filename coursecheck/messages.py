@@ -53,14 +53,20 @@ MESSAGES = {
         "{file} 的单元格运行完之后，没有定义 {cls}。",
     ),
     "check.cells_raised": (
-        " Cells that raised (counting from 1 at the top, markdown included):",
-        "抛出异常的单元格（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）：",
+        " Cells that did not finish (counting from 1 at the top, markdown included):",
+        "没有正常运行完的单元格（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）：",
     ),
     "check.no_cell_raised": (
         " No cell raised: check the class name's spelling.",
         "没有单元格抛出异常：请核对类名的拼写。",
     ),
     "check.cell": ("  {place}: “{message}”", "  {place}：“{message}”"),
+    # a cell Python could not read, said as the grader says it (the engine's run.syntax_at, run.syntax_bare)
+    "check.syntax": (
+        "  Syntax error at {place}, line {line}: “{code}” ({error})",
+        "  {place}第 {line} 行有语法错误：“{code}”，Python 的提示是“{error}”",
+    ),
+    "check.syntax_bare": ("  Syntax error at {place}: {error}", "  {place}有语法错误：“{error}”"),
     "check.cell_stopped": ("  {place}: {why}", "  {place}：{why}"),
     # a cell's name (coursecheck.notebook.name_cell): the same words as the grader's pages (the engine's cell.place.*)
     "check.place.full": (
@@ -113,12 +119,12 @@ MESSAGES = {
         "评分程序同样会终止这样的单元格，它本该算出的结果也就没有了：",
     ),
     # plugin.py: the run's summary (the assignment says what it covers: check.covers.here, check.covers.<line>)
-    "check.waiting.section": (
-        "not checked yet: they run once the check they wait for passes",
-        "尚未检查：要等它们所依赖的检查通过之后才会运行",
-    ),
-    "check.waiting": ("  waiting for “{need}”:", "  等待“{need}”通过的检查："),
-    "check.waiting_unwritten": ("  waiting for {what} to be implemented:", "  等 {what} 实现之后才检查的："),
+    # the checks that wait: one heading per check waited on (the section's own when it is the only one)
+    "check.waiting.one_check": ("not checked until “{need}” passes", "尚未检查：要等“{need}”通过之后才检查"),
+    "check.waiting.one_unwritten": ("not checked until {what} is implemented", "尚未检查：要等 {what} 实现之后才检查"),
+    "check.waiting.section": ("not checked yet", "尚未检查"),
+    "check.waiting.check": ("  until “{need}” passes:", "  要等“{need}”通过之后才检查："),
+    "check.waiting.unwritten": ("  until {what} is implemented:", "  要等 {what} 实现之后才检查："),
     # a list's separator in running text ("TiedEmbeddingLM、MiniGPTWithWeightTying")
     "check.list.sep": (", ", "、"),
     "check.raised.section": (
@@ -140,6 +146,13 @@ MESSAGES = {
     "check.covers.hidden": (
         "The graded (hidden) suite checks more, for example:",
         "计分用的隐藏测试覆盖面更广，例如：",
+    ),
+    # the same while a check is left to fix (the list in full: every check passed, or pytest -v)
+    "check.covers.short": (
+        "{n} checks here (pytest -v lists them); the graded (hidden) suite checks more. These checks are worth no "
+        "points: the hidden suite grades. Save the notebook before running pytest.",
+        "这里共有 {n} 项检查（运行 pytest -v 可以看到完整列表），计分用的隐藏测试覆盖面更广。"
+        "这些检查不计分，成绩由隐藏测试给出。运行 pytest 之前请先保存 notebook。",
     ),
     "check.covers.points": (
         "These checks are worth no points: the hidden suite grades. Save the notebook before running pytest.",

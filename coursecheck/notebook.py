@@ -10,7 +10,9 @@ submission. Differences from a real kernel, on purpose:
 - A cell that raises is recorded in ``errors`` and the next cells still run (a broken scratch cell must
   not hide a later, correct definition). A cell that does not compile is recorded as its SyntaxError with
   the line of the cell it points at (``SyntaxError: invalid syntax (line 3: for i in range(3)``): none of
-  it runs, so what it defines is missing, and the NameErrors that follow are its consequence.
+  it runs, so what it defines is missing, and the NameErrors that follow are its consequence. Where Python
+  stopped reading is kept as a value too (``syntax``: a ``SyntaxSpot`` per such cell), for a reader to be told
+  in their language.
 - ``on_cell(index)``, when given, is called as each cell starts (the grader's runner reports a cell that
   runs for long, so a timeout can say where the time went). ``run_cell(index, run)``, when given, runs each
   cell's compiled code (``run()``) in its place: the grader's runner gives each cell a time budget, and a
@@ -60,6 +62,7 @@ __all__ = [
     "code_cells",
     "strip_ipython",
     "syntax_message",
+    "SyntaxSpot",
     "CellPlace",
     "cell_places",
     "name_cell",
@@ -77,6 +80,14 @@ class NotebookNamespace:
     namespace: dict[str, Any]  # the module-level names the cells defined
     errors: list[tuple[int, str]] = field(default_factory=list)  # (cell index, "ExcType: message")
     skipped: list[int] = field(default_factory=list)  # cells not run (test cells, %% cell magics)
+    # cell index -> where Python stopped reading it, for each cell of `errors` that did not compile
+    syntax: dict[int, SyntaxSpot] = field(default_factory=dict)
+
+    def compile_failed(self, index: int, exc: SyntaxError) -> None:
+        """Cell `index` did not compile: nothing of it ran."""
+        spot = SyntaxSpot.of(exc)
+        self.errors.append((index, spot.message))
+        self.syntax[index] = spot
 
     def __contains__(self, name: object) -> bool:
         return name in self.namespace
@@ -160,12 +171,30 @@ def _no_display(*objects: Any, **options: Any) -> None:
     """Stands in for IPython's ``display``: the loader shows nothing."""
 
 
+@dataclass(frozen=True)
+class SyntaxSpot:
+    """Where Python stopped reading a cell, as a reader is told it: Python's words ("SyntaxError: invalid syntax"),
+    the line (counted from the cell's top; 0: none named) and that line's code ("" when none)."""
+
+    error: str
+    line: int = 0
+    code: str = ""
+
+    @classmethod
+    def of(cls, exc: SyntaxError) -> SyntaxSpot:
+        text = (exc.text or "").strip()
+        return cls(f"{type(exc).__name__}: {exc.msg}", exc.lineno or 0, text if len(text) <= 80 else text[:77] + "...")
+
+    @property
+    def message(self) -> str:
+        """'SyntaxError: invalid syntax (line 3: for i in range(3)': how the loader records it among the errors."""
+        where = f"line {self.line}" + (f": {self.code}" if self.code else "") if self.line else ""
+        return self.error + (f" ({where})" if where else "")
+
+
 def syntax_message(exc: SyntaxError) -> str:
     """'SyntaxError: invalid syntax (line 3: for i in range(3)': what Python could not read, and where."""
-    text = (exc.text or "").strip()
-    text = text if len(text) <= 80 else text[:77] + "..."
-    where = f"line {exc.lineno}" + (f": {text}" if text else "") if exc.lineno else ""
-    return f"{type(exc).__name__}: {exc.msg}" + (f" ({where})" if where else "")
+    return SyntaxSpot.of(exc).message
 
 
 RunCell = Callable[[int, Callable[[], None]], None]  # (cell index, run the cell's code)
@@ -201,7 +230,7 @@ def _run_cells(
         try:
             code = compile(code_text, cell_name, "exec")
         except SyntaxError as exc:  # nothing of the cell runs: say where Python stopped reading
-            result.errors.append((index, syntax_message(exc)))
+            result.compile_failed(index, exc)
             continue
         try:
             _exec(code, result.namespace, index, run_cell)
@@ -316,7 +345,7 @@ def exec_source(
         try:
             code = compile("\n" * offset + text, str(filename), "exec")
         except SyntaxError as exc:
-            result.errors.append((index, syntax_message(exc)))
+            result.compile_failed(index, exc)
             continue
         try:
             _exec(code, result.namespace, index, run_cell)

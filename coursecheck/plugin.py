@@ -4,8 +4,9 @@ A release's ``conftest.py`` makes one ``Run`` of its assignment's self-check and
 its ``test_<name>.py`` takes the tests ``as_tests(self_check)`` makes: first, that every cell ran within the
 self-check's time budget; then one test per check, in the order they were declared. A failing test names the
 misconception and the notebook section to reread; a test that needs an earlier one to pass first is reported
-as not checked yet. The summary at the end says what waits, which cells raised, and what only the hidden suite
-checks.
+as not checked yet. The summary at the end says what waits (one heading for each check waited on), which cells
+raised, and what this self-check covers and what only the hidden suite checks: in full once every check passes or
+with ``pytest -v``, in one line while something is left to fix.
 """
 
 from __future__ import annotations
@@ -96,16 +97,18 @@ class Run:
         for name in checks:
             if session.outcome(name).status == "not checked":
                 waiting.setdefault(session.blocker(name) or "?", []).append(name)
-        if waiting:
-            _section(terminalreporter, tell("check.waiting.section"))
-            for blocker, names in waiting.items():  # by their titles: a test's function name is not the student's word
-                stub = session.outcome(blocker).unwritten if blocker in checks else ""
-                if stub:
-                    write(tell("check.waiting_unwritten", what=stub))
-                else:
-                    write(tell("check.waiting", need=title(checks[blocker]) if blocker in checks else blocker))
-                for name in names:
-                    write(f"    - {title(checks[name])}")
+        for n, (blocker, names) in enumerate(waiting.items()):  # one heading says what each group waits for
+            stub = session.outcome(blocker).unwritten if blocker in checks else ""
+            need = {"what": stub} if stub else {"need": title(checks[blocker]) if blocker in checks else blocker}
+            kind = "unwritten" if stub else "check"
+            if len(waiting) == 1:
+                _section(terminalreporter, tell(f"check.waiting.one_{kind}", **need))
+            else:
+                if n == 0:
+                    _section(terminalreporter, tell("check.waiting.section"))
+                write(tell(f"check.waiting.{kind}", **need))
+            for name in names:  # by their titles: a test's function name is not the student's word
+                write(f"{'  ' if len(waiting) == 1 else '    '}- {title(checks[name])}")
         missing = set(session.missing)
         errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
         if errors:
@@ -115,12 +118,16 @@ class Run:
                 if index in stopped:  # the self-check's own words after the exception's name, not the student's
                     write(tell("check.cell_stopped", place=loaded.cell(index), why=message.partition(":")[2].strip()))
                     continue
-                write(tell("check.cell", place=loaded.cell(index), message=message.rstrip(": ")[:160]))
+                write(loaded.raised(index, message))
             if len(errors) > 8:
                 write(tell("check.raised.more", count=len(errors) - 8))
             stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
             write(tell("check.raised.note_stub" if stub else "check.raised.note"))
         _section(terminalreporter, tell("check.covers.section"))
+        passed = all(session.outcome(name).status == "passed" for name in checks) and not loaded.errors
+        if not (passed or config.get_verbosity() > 0):  # what is left to fix comes first: the list once it helps
+            write(tell("check.covers.short", n=len(checks)))
+            return
         write(tell(own("covers.here")))
         for chk in checks.values():
             write(f"  - {title(chk)}")

@@ -93,7 +93,7 @@ def summary(outcome, out: Path, language: str = "en") -> str:
 
     w = report_words(language)
     archived = w["similar.summary_archived"].format(n=outcome.archived) if outcome.archived else ""
-    return w["similar.summary"].format(
+    return w["similar.summary" if outcome.pairs else "similar.summary_none"].format(
         n=outcome.hand_ins,
         archived=archived,
         pairs=len(outcome.pairs),

@@ -5,7 +5,9 @@ the middle of a phrase; and text that wraps as Chinese does (``Words``).
 Rich breaks a line only at a space, which Chinese has few of: a table cell would end a line early, or between a
 number and its unit ("本项 2 / 分"). ``Words`` breaks it between any two characters where one is Chinese (or a
 full-width mark), at a space, never inside a run of Latin letters or digits, never before a closing mark (，。）”)
-or after an opening one (（“), and never at the space between a number and the Chinese word after it ("2 分").
+or after an opening one (（“), never at the space between a number and the Chinese word after it ("2 分"), and
+never inside a short Latin phrase set in Chinese ("LM head", "token embedding": up to 24 characters between two
+Chinese ones).
 Where it can, it breaks where a reader pauses: after a mark (，；：）), at a space or before an opening bracket,
 not inside a phrase ("参 / 数量"), unless that leaves more than half the line empty. A bulleted line ("  · ...")
 goes on under its text, not under its bullet.
@@ -26,6 +28,7 @@ __all__ = ["make_console", "LOG_WIDTH", "Words", "break_points", "say"]
 LOG_WIDTH = 120  # columns a table may use when the output is not a terminal and $COLUMNS says nothing
 _OPENING = "（“‘《「【"
 _CLOSING = "，。、：；！？）”’》」】…"
+_TERM = 24  # characters of a Latin phrase set in Chinese kept on one line ("positional embedding")
 
 
 def _columns() -> int | None:
@@ -60,8 +63,23 @@ def _breakable(text: str, i: int) -> bool:
     if after in _CLOSING or before in _OPENING or after.isspace():
         return False
     if before.isspace():  # after a space, unless it sits between a number and the Chinese after it: "2 分"
-        return not (i >= 2 and text[i - 2].isdigit() and _wide(after))
+        return not (i >= 2 and text[i - 2].isdigit() and _wide(after)) and not _inside_term(text, i)
     return _wide(before) or _wide(after)
+
+
+def _inside_term(text: str, i: int) -> bool:
+    """Whether the space before text[i] joins two words of a short Latin phrase set in Chinese ("LM head", "token
+    embedding", "(B, T, V)"): one term, kept on one line. A longer run (a quoted English error) breaks at spaces."""
+    j = i - 1
+    while j > 0 and text[j - 1].isspace():
+        j -= 1
+    if j == 0 or _wide(text[j - 1]) or _wide(text[i]):  # a space after Chinese, or before it: no term
+        return False
+    start = max(0, i - _TERM - 1)
+    left = next((k + 1 for k in range(i - 1, start - 1, -1) if _wide(text[k])), 0 if start == 0 else None)
+    right = next((k for k in range(i, min(len(text), i + _TERM + 1)) if _wide(text[k])), None)
+    right = len(text) if right is None and len(text) <= i + _TERM else right
+    return left is not None and right is not None and len(text[left:right].strip()) <= _TERM
 
 
 def _pause(text: str, i: int) -> bool:

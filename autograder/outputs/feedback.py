@@ -162,7 +162,9 @@ def feedback_context(
         # the starter code's paragraph only when the judge said every failure is the starter code's own exception
         starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
         area_line=" · ".join(f"{a.name} {number(a.got)}/{number(a.top)}" for a in said.areas),
-        what_to_fix=w["what_to_fix"].format(failed=len(failing), total=_count(len(result.tests), w)),
+        what_to_fix=w["what_to_fix_all" if 1 < len(failing) == len(result.tests) else "what_to_fix"].format(
+            failed=len(failing), total=_count(len(result.tests), w)
+        ),
         rule=w["rule"] if failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,

@@ -80,6 +80,11 @@ PAGES = {
         "What to fix ({failed} of {total} failed)",
         "需要修改的地方（{total}中有 {failed} 个未通过）",
     ),
+    # the same when every one of them failed ({total}: "27 tests", "27 个测试")
+    "page.what_to_fix_all": Message(
+        "What to fix (all {total} failed)",
+        "需要修改的地方（{total}全部未通过）",
+    ),
     "page.costs": Message(
         "Costs {points}{once}{over}:",
         "扣 {points}{once}{over}：",

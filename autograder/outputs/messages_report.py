@@ -59,6 +59,11 @@ REPORT = {
         "Median {seconds} s per submission; a submission near the time limit is worth a look.",
         "每份提交评分用时的中位数为 {seconds} 秒；用时接近上限的提交值得检查。",
     ),
+    # the same, with the wall-time limit the runs were given ({limit}: "60 s", or several: "60 s, 120 s")
+    "report.median_limit": Message(
+        "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it is worth a look.",
+        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限的提交值得检查。",
+    ),
     "report.no_timings": Message("No timings recorded.", "没有记录评分用时。"),
     "report.students": Message("Students", "各学生成绩"),
     "report.no_students": Message("No students in this run.", "这次评分没有学生。"),
@@ -113,7 +118,7 @@ REPORT = {
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
-    "report.fix.blank": Message("everything: nothing written yet", "全部练习：还什么都没有写"),
+    "report.fix.blank": Message("nothing written yet", "什么都还没有写"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "report.late.unknown": Message("unknown", "无法确定"),
@@ -158,9 +163,9 @@ _TODO = {
         "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
-        "the cell (a .py file's part) did not run at all, so what it defines is missing: the student fixes the line",
-        "出错的代码（notebook 中出错的单元格；.py 文件中出错的那一段，或者整个文件）一行都没有运行，"
-        "其中的定义都不存在：请学生改正列出的那一行",
+        "ask the student to fix the line named and hand in again (the code around it did not run, so its classes "
+        "are missing)",
+        "请学生改正列出的那一行，然后重新提交（出错的那部分代码没有运行，其中的类都没有定义）",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "

@@ -101,5 +101,10 @@ SIMILAR = {
         "similarity: {n} hand-ins{archived} compared, {pairs} pair(s) at {threshold} or more: {page}",
         "相似度检查：比较了 {n} 份提交{archived}，相似度达到 {threshold} 或以上的有 {pairs} 对，详见 {page}",
     ),
+    # the same when no pair reaches the threshold
+    "report.similar.summary_none": Message(
+        "similarity: {n} hand-ins{archived} compared, no pair at {threshold} or more: {page}",
+        "相似度检查：比较了 {n} 份提交{archived}，没有相似度达到 {threshold} 的提交对，详见 {page}",
+    ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
 }

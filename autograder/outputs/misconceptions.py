@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from autograder.grading.marking import MISCONCEPTION
+from autograder.outputs.charges import Card, cards
 from autograder.outputs.classview import ClassView, Row
 
 __all__ = ["misconceptions", "charged_misconceptions", "Misconception"]
@@ -27,7 +28,7 @@ class Misconception:
     students: list[Row] = field(default_factory=list)
     sample: str = ""
     sample_language: str = "en"
-    tests: set[str] = field(default_factory=set)
+    tests: list[str] = field(default_factory=list)  # the titles of the tests its cards cover, the page's order
     points: float = 0.0  # what it cost the class, in all
 
     @property
@@ -41,10 +42,6 @@ class Misconception:
     @property
     def shown_sample(self) -> str:
         return self.sample if len(self.sample) <= _SAMPLE else self.sample[:_SAMPLE] + " …"
-
-    @property
-    def shown_tests(self) -> str:
-        return ", ".join(sorted(self.tests)[:6])
 
 
 def charged_misconceptions(row: Row) -> dict[str, list]:
@@ -61,16 +58,30 @@ def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]
     test names and the sample (a student's of that edition when there is one) in the report's `language`, as
     each result was rendered when graded."""
     found: dict[str, Misconception] = {}
+    order: dict[str, int] = {}  # a test's title -> its place in the suite (the page's order)
     for row in view.judged:
         shown = row.result.shown_in(language)
+        order.update((t.title, i) for i, t in enumerate(shown.tests) if t.title not in order)
+        edition = row.result.language or "en"
         for key, tests in charged_misconceptions(row).items():
-            title = next((c.title for c in shown.charges if c.misconception == key), key)
+            page = _cards_of(key, cards(shown))
+            title = page[0].title if page else key
             entry = found.setdefault(key, Misconception(title, key))
             entry.students.append(row)
             entry.points += sum(t.charged or 0.0 for t in tests)
-            entry.tests |= {shown.test(t.name).title for t in tests}
-            edition = row.result.language or "en"
-            lead = next((t for t in tests if t.finding is not None and t.finding.names == key), tests[0])
+            covered = [item["name"] for card in page for item in card.tests]
+            covered = covered or [shown.test(t.name).title for t in tests]
+            entry.tests += [name for name in dict.fromkeys(covered) if name not in entry.tests]
             if not entry.sample or (entry.sample_language != language and edition == language):
-                entry.sample, entry.sample_language = row.result.shown_in(edition).test(lead.name).message, edition
+                own = _cards_of(key, cards(row.result.shown_in(edition)))
+                # the message the student's page leads the misconception's card with (its charge's lead test)
+                sample = own[0].message if own else row.result.shown_in(edition).test(tests[0].name).message
+                entry.sample, entry.sample_language = sample, edition
+    for entry in found.values():
+        entry.tests.sort(key=lambda name: order.get(name, len(order)))
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))
+
+
+def _cards_of(key: str, page: list[Card]) -> list[Card]:
+    """The cards of a page that charge misconception `key` (one per exercise it costs in), as the page orders them."""
+    return [card for card in page if card.misconception == key]

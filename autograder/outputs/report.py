@@ -246,12 +246,25 @@ def report_html(
         area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view, spec)],
         misconceptions=misconceptions(view, language),
         test_rates=[{**t, "test": name(t["test"]), "area": name(t["area"])} for t in test_rates(view)],
-        median_seconds=median,
+        timing=_timing(median, view, w),
         slowest=slow,
         students=_students(view, spec, first_lines, language),
         failed=failed or {},
         similarity=section(view.similarity, language),  # "Similar hand-ins" (None: no similarity pass in this folder)
     )
+
+
+def _timing(median: float | None, view: ClassView, w: dict[str, str]) -> str:
+    """The median grading time, and the wall-time limit the runs were measured against (each distinct one)."""
+    if median is None:
+        return ""
+    seconds = f"{median:.1f}"
+    runs = [r.result.run for r in view.rows if r.result is not None and r.result.run is not None]
+    limits = sorted({run.limit for run in runs if isinstance(run.limit, int | float) and run.limit > 0})
+    if not limits:
+        return w["median"].format(seconds=seconds)
+    limit = w["list"].join(w["seconds"].format(seconds=f"{value:g}") for value in limits)
+    return w["median_limit"].format(seconds=seconds, limit=limit)
 
 
 def write_report(out: str | Path, language: str = "en") -> Path:

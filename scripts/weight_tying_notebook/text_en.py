@@ -163,12 +163,20 @@ probability distribution over the next token,
 
 Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
 themselves, so they expect logits. Given probabilities instead, softmax is applied twice: the code still runs,
-but probabilities lie between 0 and 1, a second softmax makes them nearly uniform, and the loss is pinned to a
-band of width 1, from ln(*V* − 1 + e) − 1 to ln(*V* − 1 + e), right next to ln *V*: the loss of a model that has
-learnt nothing and gives every token the same probability. However well the model learns, the loss on
-probabilities stays there and barely moves while it trains. Below, *V* = 100: ln *V* ≈ 4.61 and the band is
-about 3.62 to 4.62. Compare on a confident model that is right everywhere: its loss on logits is far smaller, its
-loss on probabilities is in the band:
+but the loss it computes says almost nothing about the model.
+
+The reason is the range of probabilities. They lie between 0 and 1 and sum to 1, so the second softmax's inputs
+differ by at most 1 and its output is nearly uniform. With *y* the token to predict, the loss is then
+ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>: the first term is at most ln(*V* − 1 + e) (one
+probability 1, the others 0), the second lies between 0 and 1, and the loss is smallest when *p*<sub>*y*</sub> = 1,
+where it is ln(*V* − 1 + e) − 1. So the loss is pinned to a band of width 1, from ln(*V* − 1 + e) − 1 to
+ln(*V* − 1 + e), right next to ln *V*.
+
+ln *V* is the loss of a model that has learnt nothing and gives every token the same probability. However well
+the model learns, the loss on probabilities stays near it and barely moves while it trains.
+
+Below, *V* = 100: ln *V* ≈ 4.61 and the band is about 3.62 to 4.62. Compare on a confident model that is right
+everywhere: its loss on logits is far smaller, its loss on probabilities is in the band:
 """,
     "exercise_1": r"""
 ## 6. Exercise 1: `TiedEmbeddingLM` ({{ex1}} points)

@@ -183,12 +183,13 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 训练很快；其中 256 个是单字节 token，1 个是特殊 token，其余是合并得到的 token）：
 """,
     "tokenizer_after": r"""
-词表只有 300 个条目，合并出来的 token 很少：英文里只有 `ing`、`Ġt` 这样的常见片段被合并（`Ġ` 表示前面有一个
-空格），`weight` 这样的词仍是一个个字母。汉字在 UTF-8 中每个占 3 个字节，而语料里没有汉字，学不到汉字的合并，
-所以每个字节各成一个 token，显示成上面那些乱码般的字符。解码时这些字节又拼回原来的汉字。
+词表只有 300 个条目，合并出来的 token 很少：英文里只有 `ing`、`Ġt` 这样的常见片段被合并了（`Ġ` 表示前面有
+一个空格），`weight` 这样的词仍被拆成一个个字母。每个汉字在 UTF-8 中占 3 个字节，语料里又没有汉字，tokenizer
+学不到汉字字节的合并，所以每个字节各成一个 token，也就是上面打印出来的那些像乱码一样的字符。解码时，这些字节
+又会拼回原来的汉字。
 
-换一个 tokenizer，`V` 也跟着变：token embedding 表和 LM head 都得重新建。训练好的模型，它的权重只对训练时所用的那个
-tokenizer 产生的 token id 有意义。
+换一个 tokenizer，`V` 也跟着变，token embedding 表和 LM head 都得重新建。一个训练好的模型，其权重只对训练时所用
+的 tokenizer 产生的 token id 有意义。
 """,
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与共享
@@ -206,11 +207,20 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 
 计算交叉熵（cross entropy）的 loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
 内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
-但概率都在 0 和 1 之间，再做一次 softmax 之后几乎是均匀分布，于是 loss 被困在一个宽度只有 1 的区间里，
-即 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e)，紧挨着 ln *V*。ln *V* 是一个什么都没学到、给每个 token 相同概率的
-模型的 loss，所以无论模型学得多好，用概率算出的 loss 都和它差不多，训练时也几乎不下降。下面 *V* = 100：ln *V* ≈ 4.61，
-这个区间约为 3.62 到 4.62。拿一个处处都预测正确、而且很有把握的模型比较一下：用 logits 算出的 loss 要小得多，
-用概率算出的却落在这个区间里。
+算出的 loss 却几乎不反映模型的好坏。
+
+原因在于概率的取值范围。概率都在 0 和 1 之间，而且加起来等于 1，所以第二次 softmax 的输入彼此相差不超过 1，
+输出几乎是均匀分布。设 *y* 是要预测的 token，这时的 loss 是
+ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>：前一项最大是 ln(*V* − 1 + e)
+（某一个概率为 1、其余都为 0 时取到），后一项在 0 和 1 之间；*p*<sub>*y*</sub> = 1 时 loss 最小，
+正好是 ln(*V* − 1 + e) − 1。所以 loss 总在 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度
+只有 1，紧挨着 ln *V*。
+
+ln *V* 是一个什么都没学到、给每个 token 相同概率的模型的 loss。因此无论模型学得多好，用概率算出的 loss
+都和它差不多，训练时也几乎不下降。
+
+下面取 *V* = 100：ln *V* ≈ 4.61，这个区间约为 3.62 到 4.62。拿一个处处都预测正确、而且很有把握的模型比较一下：
+用 logits 算出的 loss 要小得多，用概率算出的却落在这个区间里。
 """,
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
@@ -267,7 +277,7 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
   并打开 weight tying。
 - `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
-- `loss(input_ids, targets=None)`：返回一个标量，即在每个被预测的位置上，预测下一个 token 的交叉熵的**平均值**。
+- `loss(input_ids, targets=None)`：返回一个标量：在所有被预测的位置上，预测下一个 token 的交叉熵的**平均值**。
   `targets` 有三种形式，评分程序三种都会检查：
 
   | 调用 | 模型读入 | 需要预测 |
@@ -279,16 +289,16 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
   `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
   时应当报错（这一点不计分）。
 - `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
-  上下文截成最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，取
-  **最后一个**位置的 logits 求 `argmax`（不要采样），然后把它接到序列末尾。最后返回前缀加上新生成的 token，
+  上下文截取为最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
+  **最后一个**位置的 logits 取 `argmax`（不要采样），然后把得到的 token 接到序列末尾。最后返回前缀加上新生成的 token，
   形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
   生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
-  argmax 取决于这份随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
-  评估模式；评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。返回之前把模型恢复到原来的模式是好习惯，
-  这样在训练过程中穿插生成时 dropout 仍然有效，但这一点不计分。
+  argmax 取决于这些随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
+  评估模式；评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。最好在返回之前把模型恢复到原来的模式，
+  这样在训练过程中穿插生成时 dropout 仍然有效，不过这一点不计分。
 
-  这一部分考查的正是这个循环，所以 `generate` 不能把它交给库去做：不要调用 `MiniGPT.generate`，也不要调用
+  这部分要考查的正是这个循环，所以不能把它交给库函数来完成：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
   如果 `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要调用模型和 `torch.argmax`。
 """,
@@ -299,9 +309,10 @@ GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数
 但生成流程与训练好的 GPT 完全一样：id → 向量 → GPT block → 最后一个位置的 logits → argmax → 接到末尾。
 """,
     "try_it_after": r"""
-如果上面的文本里出现 `�`，并不是哪里出错了。这个 tokenizer 是字节级的：一个 token 可能只装着某个字符的一部分
-（UTF-8 用多个字节表示一个汉字），而未训练的模型是随意把 token 拼在一起的，于是有些字节串不是合法的
-UTF-8。解码时每一段这样的字节都会被替换成 `�`（U+FFFD，替换字符）。训练好的模型会把这些片段正确拼回去。
+上面的文本里如果出现 `�`，并不说明哪里出了错。这个 tokenizer 是字节级的：一个 token 可能只包含某个字符的
+一部分字节（UTF-8 用多个字节表示一个汉字），而未经训练的模型只是把 token 随意拼在一起，于是有些字节序列不是
+合法的 UTF-8。解码时，每一段这样的字节都会被替换成 `�`（U+FFFD，替换字符）。训练好的模型生成的字节会拼成完整
+的字符。
 
 ## 小结
 

@@ -206,8 +206,7 @@ def test_self_check_on_the_stub_gives_one_block_per_class(release, env):
     # A waiting check is listed by its title (never a function's name) under what it waits for: the starter code,
     # not a mistake to fix, and the stub says where the task is set, with nothing to reread.
     assert (
-        "waiting for TiedEmbeddingLM to be implemented:\n"
-        "    - lm_head.weight is token_embed.weight, from construction on"
+        "until TiedEmbeddingLM is implemented:\n    - lm_head.weight is token_embed.weight, from construction on"
     ) in proc.stdout, proc.stdout
     assert '(the task is in section 6, "Exercise 1' in proc.stdout and "reread" not in proc.stdout
     assert "Traceback" not in proc.stdout and "During handling" not in proc.stdout

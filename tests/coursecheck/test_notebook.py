@@ -196,6 +196,7 @@ def test_public_names():
             "code_cells",
             "strip_ipython",
             "syntax_message",
+            "SyntaxSpot",
             "CellPlace",
             "cell_places",
             "name_cell",

@@ -61,10 +61,11 @@ MESSAGES = {
         "tied_after_forward",
     ),
     "diag.tie.copied": (
-        "copied table: lm_head.weight holds a copy of token_embed.weight (same values, separate memory, e.g. "
-        ".clone(), copy_() or copy.deepcopy); the two drift apart after the first optimizer step: " + _ITSELF_EN,
-        "复制了一份表：LM head 存的是 token embedding 权重的副本（数值相同、内存各自独立，例如用了 .clone()、copy_() "
-        "或 copy.deepcopy），第一次优化器更新之后两者就不再一致；LM head 必须持有 token embedding 的那个参数对象本身",
+        "copied table: lm_head.weight holds a copy of token_embed.weight (made with .clone(), copy_() or "
+        "copy.deepcopy, for example): the same values in memory of its own, so the two drift apart after the first "
+        "optimizer step; " + _ITSELF_EN,
+        "复制了一份表：LM head 存的是 token embedding 权重的副本（例如用 .clone()、copy_() 或 copy.deepcopy 得到的），"
+        "数值虽然相同，内存却各自独立，第一次优化器更新之后两者就不再一致；" + _ITSELF_ZH,
         "two_tables",
     ),
     "diag.tie.untied": (

@@ -62,8 +62,8 @@ MESSAGES = {
         "你的提交也没有定义 {name}，用到它的测试同样无法运行",
     ),
     "judge.class_not_defined_syntax.again": (
-        "{name} is not defined either, for the same reason: no test that uses it could run",
-        "{name} 也因此没有定义，用到它的测试同样无法运行",
+        "The same syntax error leaves {name} undefined too: no test that uses it could run either",
+        "同一个语法错误也让 {name} 没有定义，用到它的测试同样无法运行",
     ),
     "judge.malformed_record": ("malformed evidence for {name}", "{name} 的记录格式不对"),
     "judge.label.logits_after_write": ("{what}: logits after the write", "{what}：写入之后的 logits"),

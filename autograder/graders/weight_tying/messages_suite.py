@@ -225,26 +225,27 @@ MESSAGES = {
         "with no targets, input_ids[:, :-1] predicts input_ids[:, 1:]",
         "不给 targets 时，应由 input_ids[:, :-1] 预测 input_ids[:, 1:]",
     ),
-    # each wrong target form as one sentence (the generic form below is the fallback)
+    # each wrong target form as one sentence (the generic form below is the fallback); the form's hint ({hint}: which
+    # logits go with which targets) only where the shift is the mistake (test_loss: names loss_shift)
     "suite.loss.softmax_first": (
         "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, which "
-        "applies log_softmax itself: softmax applied twice); give it the raw logits ({hint})",
+        "applies log_softmax itself: softmax applied twice); give it the raw logits",
         "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
-        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits（{hint}）。",
+        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
         "loss_softmax",
     ),
     "suite.loss.nll_on_logits": (
         "{call} = {got}, expected {want}: F.nll_loss of raw logits; nll_loss expects log-probabilities, so take "
-        "log_softmax first, or use F.cross_entropy, which does both ({hint})",
+        "log_softmax first, or use F.cross_entropy, which does both",
         "{call} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率。请先做 "
-        "log_softmax，或者直接用同时完成这两步的 F.cross_entropy（{hint}）。",
+        "log_softmax，或者直接用同时完成这两步的 F.cross_entropy。",
         "loss_nll",
     ),
     "suite.loss.ignore_index": (
         "{call} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
-        "token of the vocabulary like any other, so every position counts ({hint})",
+        "token of the vocabulary like any other, so every position counts",
         "{call} 是 {got}，应为 {want}。loss 跳过了等于 0 的 targets（ignore_index=0），但 0 号 token 和词表里的"
-        "其他 token 一样，每个位置都要计入（{hint}）。",
+        "其他 token 一样，每个位置都要计入。",
         "loss_ignore_index",
     ),
     "suite.loss_shift.none": (

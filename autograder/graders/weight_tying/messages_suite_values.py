@@ -89,15 +89,14 @@ MESSAGES = {
         "取错了位置（用了倒数第二个位置的 logits）",
         "position_or_append",
     ),
+    # what follows the exception generate raised: its card's title names the mistake ("no crop or wrong crop"), so
+    # this says what to do, not the title again
     "suite.gen.no_crop": (
         (
-            "\n-> no crop / wrong crop: the model reads at most block_size tokens, so each step feeds it only the "
-            "last block_size tokens of the context"
+            "\n-> the model reads at most block_size tokens, so each step feeds it only the last block_size tokens "
+            "of the context"
         ),
-        (
-            "\n没有截取上下文，或者截取方式不对：模型一次最多读 block_size 个 token，所以每一步都应当只把"
-            "上下文中最后 block_size 个 token 送进模型"
-        ),
+        "\n模型一次最多读 block_size 个 token，所以每一步都应当只把上下文中最后 block_size 个 token 送进模型",
         "crop",
     ),
     "suite.case.after_reload": (

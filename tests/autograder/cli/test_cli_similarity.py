@@ -75,7 +75,11 @@ def test_the_folders_threshold_is_kept_until_another_is_given(submitted, tmp_pat
     assert main(["similarity", "--assignment", "weight_tying", str(submitted), *out, "--threshold", "99%"]) == 0
     assert main(["similarity", "--assignment", "weight_tying", str(submitted), *out]) == 0
     assert json.loads((tmp_path / "out" / "similarity.json").read_text())["threshold"] == 0.99
-    assert "0 pair(s) at 99% or more" in capsys.readouterr().out.splitlines()[-1]
+    assert "4 hand-ins compared, no pair at 99% or more" in capsys.readouterr().out.splitlines()[-1]
+    zh = ["--out", str(tmp_path / "out"), "--language", "zh"]
+    assert main(["similarity", "--assignment", "weight_tying", str(submitted), *zh]) == 0
+    # not "相似度达到 99% 或以上的有 0 对" (issue 48)
+    assert "，没有相似度达到 99% 的提交对，详见 " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -75,3 +75,19 @@ def test_a_chinese_line_breaks_where_a_reader_pauses_and_a_bullet_hangs_under_it
             assert not inside and item[cut - 2 : cut] != "扣 ", (width, item[cut - 3 : cut + 3])
     # with no pause in the first half of the line, Chinese still breaks between two characters
     assert break_points("这是一个很长的没有任何标点符号的中文句子用来测试换行", 10) == [5, 10, 15, 20, 25]
+
+
+def test_a_short_latin_term_in_chinese_stays_on_one_line_and_a_long_quote_still_breaks():
+    """Issue 48: at 70 columns a misconception's title broke "token / embedding" across two lines of its cell (a
+    reader saw "LM │ head"). A term set in Chinese is one word; a quoted English error breaks at its spaces."""
+    from autograder.outputs.console import break_points
+
+    title = "多了第二张表（复制了一份表，或者 LM head 没有共享 token embedding 的表）"
+    terms = ("LM head", "token embedding")
+    for width in range(16, 60):  # a line as wide as the longer term, and more
+        for cut in break_points(title, width):
+            assert not any(title.find(term) < cut < title.find(term) + len(term) for term in terms), (width, cut)
+    quoted = "你的代码抛出了异常“ValueError: input_ids has shape (3, 7) but block_size is 6: the model reads at most"
+    cuts = break_points(quoted, 40)
+    assert any(quoted[cut - 1] == " " and quoted[cut - 2].isascii() for cut in cuts), cuts  # inside the English
+    assert all(cut - prev <= 40 for prev, cut in zip([0, *cuts], cuts, strict=False))

@@ -228,7 +228,9 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
 
 def test_a_mistake_is_said_in_full_once_and_referred_to_after():
     """Issue 48: one test showing two misconceptions printed its whole message in both cards, and two classes
-    missing behind one syntax error said the same sentence twice. The second card refers to the first."""
+    missing behind one syntax error said the same sentence twice. The second card refers to the first, and the two
+    classes read in the notebook's order (exercise 2's card, worth more, came first and said exercise 1's class was
+    missing "therefore")."""
     said = Said("suite.loss.ignore_index", call="loss(ids)", got="1", want="2", hint="x")
     both = Finding(said, names="loss_ignore_index", also=("loss_shift",))
     page = feedback_html(
@@ -254,14 +256,33 @@ def test_a_mistake_is_said_in_full_once_and_referred_to_after():
     for language, first, again in (
         (
             "zh",
-            "由于语法错误，MiniGPTWithWeightTying 没有定义",
-            "TiedEmbeddingLM 也因此没有定义，用到它的测试同样无法运行。",
+            "由于语法错误，TiedEmbeddingLM 没有定义",
+            "同一个语法错误也让 MiniGPTWithWeightTying 没有定义，用到它的测试同样无法运行。",
         ),
         (
             "en",
-            "MiniGPTWithWeightTying is not defined because of the syntax error",
-            "TiedEmbeddingLM is not defined either",
+            "TiedEmbeddingLM is not defined because of the syntax error",
+            "The same syntax error leaves MiniGPTWithWeightTying undefined too",
         ),
     ):
         text = _text(feedback_html(_marked(tests, run, language), student="s", kind="py", spec=SPEC))
         assert text.count(first) == 1 and again in text and text.index(first) < text.index(again), text
+
+
+@pytest.mark.parametrize(
+    "language, all_failed, some_failed",
+    [
+        ("en", "What to fix (all 27 tests failed)", "What to fix (3 of 27 tests failed)"),
+        ("zh", "需要修改的地方（27 个测试全部未通过）", "需要修改的地方（27 个测试中有 3 个未通过）"),
+    ],
+)
+def test_the_heading_says_all_failed_when_every_test_did(language, all_failed, some_failed):
+    """Issue 48: "27 of 27 failed" read as a sum to check; every test failing is said as such."""
+    everything = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, False, _raised("MiniGPTWithWeightTying"))
+        for t in SPEC.scheme.tests.values()
+    ]
+    assert len(everything) == 27
+    html = _text(feedback_html(_marked(everything, language=language), student="s", spec=SPEC))
+    assert all_failed in html
+    assert some_failed in _text(feedback_html(_stub(language), student="s", spec=SPEC))

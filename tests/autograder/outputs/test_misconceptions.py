@@ -1,12 +1,25 @@
 """The report's misconceptions are the charges marking made: each student once per misconception, read from
-the charge's id, never from a message's words; a crash or a timeout is not a misconception."""
+the charge's id, never from a message's words; a crash or a timeout is not a misconception. A row shows what the
+student's page shows under that misconception: the message its card leads with, and every test the card covers."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
+
+import pytest
+
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
+from autograder.grading.result import Result, RunFacts
+from autograder.outputs.charges import cards
 from autograder.outputs.classview import load_class
 from autograder.outputs.misconceptions import misconceptions
+from autograder.outputs.report import report_html
 from autograder.protocol.said import Said
+from autograder.qa.inprocess import InProcessGrader
+
+SPEC = get_assignment("weight_tying")
 
 COPIED = Finding(Said("diag.tie.copied"), names="two_tables")
 CROP = Finding(Said("suite.gen.crop_short"), names="crop")
@@ -46,3 +59,29 @@ def test_each_misconception_has_its_title_and_a_sample_in_english_when_one_is_th
     found = misconceptions(view)
     assert [m.name for m in found] == ["a second table (copied table or untied head)"]
     assert found[0].sample_language == "en" and found[0].sample.startswith("copied table: lm_head.weight holds")
+
+
+@pytest.fixture(scope="module")
+def copied_head() -> Result:
+    """w01 of the calibration corpus (the head a deepcopy of the table), graded in process: seven tests of
+    exercise 1 fail, and the count test, ahead of the tie test in the suite, names the same misconception."""
+    source = (SPEC.calibration_dir / "wrong" / "w01_deepcopy_head.py").read_text()
+    _, outcomes = InProcessGrader(SPEC).grade(source, SPEC.make_plan(7), round_trip=False)
+    names = list(SPEC.required_names)
+    return Result(tests=list(outcomes.values()), run=RunFacts(status="ok", required_names=names, defined=names), seed=7)
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_rows_sample_and_tests_are_what_the_students_page_shows_under_the_card(batch_folder, copied_head, language):
+    """Issue 48: the sample was the first failing test's message naming the misconception (the count test's, which
+    the page never leads with) and the report listed six of the card's seven tests."""
+    view = load_class(batch_folder({"ann": replace(copied_head, language=language)}))
+    result = view.judged[0].result
+    card = next(c for c in cards(result.shown_in(language)) if c.misconception == "two_tables")
+    assert card.lead.endswith("test_tied_lm_head_is_the_embedding_parameter") and len(card.tests) == 7
+    (found,) = misconceptions(view, language)
+    assert found.sample == card.message and found.sample_language == language
+    assert found.tests == [item["name"] for item in card.tests]  # all of them, in the page's order
+    page = report_html(view, language=language)
+    row = re.search(r'<p class="msg">(.*?)</p><small>(.*?)</small>', page, re.S)
+    assert row is not None and all(item["name"].replace("'", "&#39;") in row[2] for item in card.tests), row[2]

@@ -101,6 +101,19 @@ def test_pass_rates_per_area_and_per_test_and_the_slowest_first(graded):
     assert slow.index("abe") < slow.index("bob") < slow.index("alice") and "61.0 s" in slow
 
 
+@pytest.mark.parametrize(
+    "language, said",
+    [("en", "Each run's time limit is 60 s: a submission near it"), ("zh", "每次运行的时限是 60 秒，用时接近时限")],
+)
+def test_the_timings_say_the_time_limit_they_are_measured_against(batch_folder, area_result, language, said):
+    """Issue 48: "near the time limit" named no limit."""
+    results = {"ann": area_result(seconds=2.0), "bo": area_result(seconds=58.0)}
+    for result in results.values():
+        result.run.limit = 60.0  # as the pipeline records --timeout
+    page = write_report(batch_folder(results), language=language).read_text()
+    assert said in page.replace("&#39;", "'")
+
+
 def test_students_who_need_a_look_come_first_with_what_to_do(graded):
     page = _unlabelled(write_report(graded).read_text())
     attention = page[page.index("<h2>Needs a look") : page.index("<h2>Class summary")]

@@ -166,7 +166,10 @@ def test_the_join_keeps_one_mark():
 
     assert render(Said("check.budget.check", seconds=3) + Said("diag.reread.and"), "zh").endswith("？和")
     question = Said("check.budget.check", seconds=3)
-    for before, joined in ((question, "死循环？请重读"), (Said("check.waiting", need="n"), "通过的检查。请重读")):
+    for before, joined in (
+        (question, "死循环？请重读"),
+        (Said("check.waiting.check", need="n"), "通过之后才检查。请重读"),
+    ):
         shown = render(before + Said("diag.reread", sections="x"), "zh")
         assert joined in shown and not re.search(DOUBLED, shown), shown
     inside = render(Said("diag.reread", sections=Said("verbatim", text="第 6 节。")), "zh")

@@ -69,3 +69,35 @@ def test_a_loss_left_as_the_starter_code_says_so_once(plan, collect_evidence, ju
     written = SOLUTION.replace(old, "        raise ValueError('my own bug')\n")  # written, and wrong: reread
     raised = judge(plan, collect_evidence(written, plan), only=["test_wrapper_loss_values"])["test_wrapper_loss_values"]
     assert raised.finding.names == "loss_not_written" and "请重读第 9 节" in raised.message("zh")
+
+
+def _wrong(name: str) -> str:
+    return (SPEC.calibration_dir / "wrong" / name).read_text()
+
+
+def test_which_targets_go_with_which_logits_is_said_only_where_the_shift_is_the_mistake(plan, collect_evidence, judge):
+    """Issue 48: a softmax before cross_entropy (w73, its targets shifted right) was told which ids predict which;
+    an unshifted loss (w27) still is."""
+    test = "test_wrapper_loss_values"
+    softmax = judge(plan, collect_evidence(_wrong("w73_loss_softmax_before_cross_entropy.py"), plan), only=[test])
+    unshifted = judge(plan, collect_evidence(_wrong("w27_loss_no_shift.py"), plan), only=[test])
+    assert softmax[test].finding.names == "loss_softmax" and unshifted[test].finding.names == "loss_shift"
+    for language, hint in (
+        ("en", "input_ids[:, :-1] predicts input_ids[:, 1:]"),
+        ("zh", "应由 input_ids[:, :-1] 预测"),
+    ):
+        assert "logits" in softmax[test].message(language) and hint not in softmax[test].message(language)
+        assert hint in unshifted[test].message(language)
+
+
+def test_a_generate_that_does_not_crop_is_not_named_twice_on_its_card(plan, collect_evidence, judge):
+    """Issue 48: the card's title is the misconception's ("no crop or wrong crop"); the message under it said the
+    title again before what to do."""
+    from autograder.graders.weight_tying.messages import misconception_title
+
+    test = "test_generate_greedy_past_block_size"
+    outcome = judge(plan, collect_evidence(_wrong("w18_generate_no_crop.py"), plan), only=[test])[test]
+    assert outcome.finding.names == "crop"
+    for language in ("en", "zh"):
+        message = outcome.message(language)
+        assert "block_size" in message.splitlines()[1] and misconception_title("crop", language) not in message

@@ -19,6 +19,7 @@ from autograder.graders.weight_tying.judge.models import for_model, tensor_key, 
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
 from autograder.graders.weight_tying.judge.sealed import need
 from autograder.graders.weight_tying.judge.words import before_reread, reread, say, see
+from autograder.graders.weight_tying.messages import CATALOG
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
 from autograder.grading.findings import finding_of
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
@@ -133,7 +134,9 @@ def _check_loss(plan, evidence, run, form: str):
         if close(loss, alt, **TOL):
             # section 5 teaches what cross-entropy takes (logits); section 9 the targets of each form
             section = 5 if message in _INPUT_MISTAKES else 9
-            raise AssertionError(say(message, call=call, got=value, want=expected, hint=hint) + reread(section))
+            # which logits go with which targets helps only where the pairing is the mistake
+            shift = {"hint": hint} if CATALOG[message].names == "loss_shift" else {}
+            raise AssertionError(say(message, call=call, got=value, want=expected, **shift) + reread(section))
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
         raise AssertionError(

@@ -1,0 +1,86 @@
+"""The self-check's summary at the end of ``pytest`` (coursecheck/plugin.py), on the toy selftest's checks: one
+heading for the checks that wait, a syntax error said as the grader says it, and the list of what the self-check
+covers once it helps (every check passed, or ``pytest -v``), one line before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from coursecheck.plugin import Run
+
+
+class _Summary:
+    """What pytest hands ``pytest_terminal_summary``, reduced to what the summary writes: its lines, and its
+    sections' headings as ``== title ==``."""
+
+    def __init__(self, verbosity: int = 0) -> None:
+        self.lines: list[str] = []
+        self.config = self
+        self.verbosity = verbosity
+        self.fullwidth = 80
+
+    def get_terminal_writer(self):
+        return self
+
+    def get_verbosity(self) -> int:
+        return self.verbosity
+
+    def write_line(self, line: str) -> None:
+        self.lines.append(line)
+
+    def write_sep(self, sep: str, title: str, fullwidth: int) -> None:
+        self.lines.append(f"== {title} ==")
+
+
+def _summary(selftest, tmp_path: Path, body: str, verbosity: int = 0) -> list[str]:
+    path = tmp_path / "answer.py"
+    path.write_text(f"import torch\n\n\ndef add(a, b):\n{body}\n", encoding="utf-8")
+    run = Run(selftest.SELF_CHECK, tmp_path)
+    run.path, run._loaded = path, selftest.SELF_CHECK.load(path)
+    said = _Summary(verbosity)
+    run.pytest_terminal_summary(said, 1, said)
+    return said.lines
+
+
+def test_the_checks_that_wait_are_under_one_heading_that_says_what_they_wait_for(selftest, tmp_path):
+    """Issue 48: a heading ("they run once the check they wait for passes") over a second one ("waiting for X:")."""
+    lines = _summary(selftest, tmp_path, "    raise NotImplementedError()")
+    headings = [line for line in lines if line.startswith("==")]
+    assert headings[0] == "== not checked until add is implemented ==", lines
+    assert lines[lines.index(headings[0]) + 1].startswith("  - ") and not any("waiting" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    "body, verbosity, listed",
+    [("    return a - b", 0, False), ("    return a - b", 1, True), ("    return a + b", 0, True)],
+)
+def test_what_the_self_check_covers_is_listed_once_every_check_passes_or_with_v(
+    selftest, tmp_path, body, verbosity, listed
+):
+    """Issue 48: the whole list, printed on every run, pushed what failed up the screen."""
+    lines = _summary(selftest, tmp_path, body, verbosity)
+    covers = lines[lines.index("== what this self-check covers ==") + 1 :]
+    titles = [f"  - {title}" for title in (check.title for check in selftest.SELF_CHECK.checks.values())]
+    assert all(title in covers for title in titles) == listed, covers
+    if not listed:
+        assert covers == [f"{len(titles)} checks here (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
+
+
+@pytest.mark.parametrize(
+    "language, said",
+    [
+        ("en", "Syntax error at cell 1, line 5: “return a +” (SyntaxError: invalid syntax)"),
+        ("zh", "第 1 个单元格第 5 行有语法错误：“return a +”，Python 的提示是“SyntaxError: invalid syntax”"),
+    ],
+)
+def test_a_cell_python_could_not_read_is_said_as_the_grader_says_it(selftest, tmp_path, monkeypatch, language, said):
+    """Issue 48: the self-check quoted Python's English ("SyntaxError: invalid syntax (line 5: ...)") where the
+    grader says the line in the student's language."""
+    monkeypatch.setenv("SELFTEST_LANG", language)
+    path = tmp_path / "answer.py"
+    path.write_text("import torch\n\n\ndef add(a, b):\n    return a +\n", encoding="utf-8")
+    loaded = selftest.SELF_CHECK.load(path)
+    assert loaded.session.outcome("test_add_returns_a_tensor").status == "failed"
+    assert said in loaded.session.outcome("test_add_returns_a_tensor").message
