@@ -128,5 +128,11 @@ def _family(number: int) -> str:
 def watch() -> Attempts:
     """Start watching this process (for good: an audit hook stays until the process ends)."""
     attempts = Attempts()
-    sys.addaudithook(attempts)
+    see, watched = attempts.__call__, _WATCHED
+
+    def hook(event: str, args: tuple) -> None:  # a plain function: a third cheaper a call than the instance
+        if event in watched:  # (a run raises thousands of events: builtins.id, object.__getattr__, ...)
+            see(event, args)
+
+    sys.addaudithook(hook)
     return attempts
