@@ -66,6 +66,9 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
         text = str(value).encode() if abs(value) < _BIG else b"big"
         out.append(b"I" + _LEN_I(len(text)) + text)
     elif kind is list or kind is tuple:
+        if _all_ints(value):  # a shape, most of what a record holds: its bytes made once a run
+            out.append(_int_list(value))
+            return
         out.append(b"L" + _LEN_Q(len(value)))
         for item in value:
             if type(item) is int and -_BIG < item < _BIG:  # a shape's sizes, inline: most of what a record holds
@@ -88,9 +91,8 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
                 _update(out, key, None)
             if fields is None:  # a plain mapping (a state's shapes): no field says how to read its values
                 item = value[key]
-                if type(item) is list and all(type(n) is int and -_BIG < n < _BIG for n in item):
-                    out.append(b"L" + _LEN_Q(len(item)))  # a shape, inline: the bytes the list branch writes
-                    out.extend(b"I" + _LEN_I(len(t)) + t for t in [str(n).encode() for n in item])
+                if type(item) is list and _all_ints(item):  # a shape, inline: the bytes the list branch writes
+                    out.append(_int_list(item))
                 else:
                     _update(out, item, None)
                 continue
@@ -112,6 +114,28 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
             out.append(flat.view(torch.uint8).numpy().tobytes() if flat.numel() else b"")
     else:  # nothing plain evidence holds: the seal cannot match
         out.append(b"?" + kind.__qualname__.encode())
+
+
+_INTS = frozenset((int,))
+_INT_LISTS: dict[tuple, bytes] = {}  # a shape's bytes, by its sizes (a run's records hold a few dozen shapes)
+_MAX_INT_LISTS = 4096
+
+
+def _all_ints(items: list | tuple) -> bool:
+    """Every item an int (not a bool) whose text is written inline (|n| < 2**64), checked in C loops."""
+    return _INTS.issuperset(map(type, items)) and (not items or (-_BIG < min(items) and max(items) < _BIG))
+
+
+def _int_list(items: list | tuple) -> bytes:
+    """The bytes ``_update`` writes for a list of such ints: the list's tag and length, each int's tag and text."""
+    key = tuple(items)  # ints only (``_all_ints``): equal keys are equal lists
+    made = _INT_LISTS.get(key)
+    if made is None:
+        texts = [str(n).encode() for n in key]
+        made = b"L" + _LEN_Q(len(key)) + b"".join(b"I" + _LEN_I(len(t)) + t for t in texts)
+        if len(_INT_LISTS) < _MAX_INT_LISTS:
+            _INT_LISTS[key] = made
+    return made
 
 
 def _named(out: list, cases: dict, fields: dict | None) -> None:

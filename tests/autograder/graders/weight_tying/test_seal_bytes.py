@@ -110,3 +110,18 @@ def test_a_mapping_of_shapes_hashes_as_the_list_branch_writes_each_shape():
         _update(one_by_one, key, None)
         _update(one_by_one, mapping[key], None)
     assert b"".join(inline) == b"".join(one_by_one)
+
+
+def test_a_shape_written_once_a_run_is_told_from_a_list_equal_to_it_that_is_not_ints():
+    """Shapes' bytes are kept by their sizes: a list that compares equal but holds a bool, or a size too big to be
+    written inline, is written item by item, as before."""
+    from autograder.graders.weight_tying.runner.seal import _update
+
+    def written(value) -> bytes:
+        out: list = []
+        _update(out, value, None)
+        return b"".join(out)
+
+    assert written([1, 2]) == written((1, 2))  # kept after the first
+    assert written([True, 2]) != written([1, 2]) and written([1.0, 2]) != written([1, 2])
+    assert written([1 << 64, 2]) != written([0, 2]) and written([1 << 64]) == written([1 << 64])
