@@ -119,8 +119,12 @@ def _tensor_file(tensors: dict[str, Any]) -> bytes:
     return JSON_LENGTH.pack(len(head)) + head + b"".join(chunks)
 
 
-def _plain(value: Any, tensors: dict[str, Any], where: str) -> Any:
-    """`value` as JSON-ready data; each tensor moves to `tensors` (a contiguous copy) behind a reference."""
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+
+
+def _plain(value: Any, tensors: dict[str, Any], where: Any) -> Any:
+    """`value` as JSON-ready data; each tensor moves to `tensors` (a contiguous copy) behind a reference. `where`:
+    the path to `value` (a str, or (parent's path, key or index)), spelled out only in an error."""
     import torch
 
     if value is None or type(value) in (str, int, float, bool):
@@ -128,17 +132,30 @@ def _plain(value: Any, tensors: dict[str, Any], where: str) -> Any:
     if type(value) is torch.Tensor:
         dtype = str(value.dtype).removeprefix("torch.")
         if dtype not in _DTYPES or value.layout != torch.strided or value.device.type != "cpu":
-            raise TypeError(f"{where}: a {value.dtype} {value.layout} tensor on {value.device}: not evidence")
+            raise TypeError(f"{_spelled(where)}: a {value.dtype} {value.layout} tensor on {value.device}: not evidence")
         key = f"t{len(tensors)}"
         tensors[key] = value.detach().clone(memory_format=torch.contiguous_format)
         return {TENSOR_KEY: key}
     if type(value) in (list, tuple):
-        return [_plain(v, tensors, f"{where}[{i}]") for i, v in enumerate(value)]
+        if _SCALARS.issuperset(map(type, value)):  # a shape, a list of names: as it is, in one C loop
+            return list(value)
+        return [_plain(v, tensors, (where, i)) for i, v in enumerate(value)]
     if type(value) in (dict, OrderedDict):
         if any(type(k) is not str for k in value) or list(value) == [TENSOR_KEY]:
-            raise TypeError(f"{where}: a dict whose keys are not all str, or a lone {TENSOR_KEY!r} key")
-        return {k: _plain(v, tensors, f"{where}[{k[:40]!r}]") for k, v in value.items()}
-    raise TypeError(f"{where}: a {type(value).__name__}, which evidence cannot hold (plain values only)")
+            raise TypeError(f"{_spelled(where)}: a dict whose keys are not all str, or a lone {TENSOR_KEY!r} key")
+        if _SCALARS.issuperset(map(type, value.values())):
+            return dict(value)
+        return {k: _plain(v, tensors, (where, k)) for k, v in value.items()}
+    raise TypeError(f"{_spelled(where)}: a {type(value).__name__}, which evidence cannot hold (plain values only)")
+
+
+def _spelled(where: Any) -> str:
+    """A path ``_plain`` passes down as it is spelled in an error: record[0]['key'][2]."""
+    steps = []
+    while isinstance(where, tuple):
+        where, step = where
+        steps.append(f"[{step}]" if type(step) is int else f"[{step[:40]!r}]")
+    return str(where) + "".join(reversed(steps))
 
 
 def frame_bytes(name: str, record: dict) -> bytes:
