@@ -89,6 +89,9 @@ def _peek_name(head: bytes, bounds: EvidenceBounds) -> str | None:
     return _repaired(name) if type(name) is str and len(name) <= bounds.string_chars else None
 
 
+_INERT = frozenset((int, float, bool, type(None)))  # JSON's numbers, true/false and null
+
+
 def _plain(record: dict, tensors: dict, bounds: EvidenceBounds, facts: Facts) -> dict:
     """`record` with its strings checked and each tensor reference replaced (each tensor used once).
 
@@ -99,12 +102,14 @@ def _plain(record: dict, tensors: dict, bounds: EvidenceBounds, facts: Facts) ->
         box, level = stack.pop()
         facts.nodes += len(box)
         if type(box) is dict:
-            keys = [_text(k, bounds, facts) for k in box]  # a key is a value too: counted, bounded
+            keys = _keys(box, bounds, facts)  # a key is a value too: counted, bounded
             facts.nodes += len(keys)
             if keys != list(box):
                 repaired = dict(zip(keys, box.values(), strict=True))
                 box.clear()
                 box.update(repaired)
+        if _INERT.issuperset(map(type, box.values() if type(box) is dict else box)):
+            continue  # numbers only (a shape): nothing below would look twice at any of them
         for key, item in box.items() if type(box) is dict else enumerate(box):
             kind = type(item)
             if kind is str:
@@ -114,8 +119,23 @@ def _plain(record: dict, tensors: dict, bounds: EvidenceBounds, facts: Facts) ->
             elif kind is list or kind is dict:
                 if level + 1 > bounds.depth:
                     raise Refused(f"the record is nested over {bounds.depth} levels deep")
-                stack.append((item, level + 1))
+                if kind is list and _INERT.issuperset(map(type, item)):
+                    facts.nodes += len(item)  # numbers only (a shape): counted, nothing to visit
+                else:
+                    stack.append((item, level + 1))
     return record
+
+
+def _keys(box: dict, bounds: EvidenceBounds, facts: Facts) -> list[str]:
+    """Each key of `box` as ``_text`` makes it, in C loops when every key is plain ASCII within the bounds (a
+    state's parameter names: most of a record's keys); otherwise key by key, as ``_text`` refuses."""
+    keys = list(box)
+    if keys and max(map(len, keys)) <= bounds.string_chars and all(map(str.isascii, keys)):
+        chars = facts.chars + sum(map(len, keys))
+        if chars <= bounds.total_chars:
+            facts.chars = chars
+            return keys
+    return [_text(k, bounds, facts) for k in keys]
 
 
 def _text(text: str, bounds: EvidenceBounds, facts: Facts) -> str:

@@ -6,8 +6,10 @@ So before ``json.loads`` runs, the text is measured with a few linear C passes: 
 its values and keys (one more than its commas, colons and opening brackets outside strings), and its nesting
 (from those brackets alone). Strings are told apart without a regex walking them (a regex over a string of
 escapes costs seconds): escaped backslashes and quotes are dropped, then every other quote opens or closes
-a string. Then ``json.loads`` parses it with hooks that refuse a key given twice and an integer of more than
-20 digits or outside 64 bits. ``NaN`` and ``Infinity`` are floats, as Python
+a string. An integer of more than 20 digits or outside 64 bits is refused from that same text without its strings
+(any integer of 19 digits or more is read; every shorter one is inside 64 bits), so the parser converts the rest
+itself; then ``json.loads`` parses it with a hook that refuses a key given twice. ``NaN`` and ``Infinity`` are
+floats, as Python
 writes them (a student's loss may be NaN); every other bound on the values is the caller's.
 """
 
@@ -24,7 +26,10 @@ __all__ = ["parse_bounded"]
 
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = str.maketrans({"[": "1", "{": "1", "]": "2", "}": "2"})
+_DEPTH_STEP = {"1": 1, "2": -1}
 _INT64 = 1 << 63
+# An integer's digits outside strings, 19 or more of them (2**63 has 19): not a fraction's or an exponent's
+_LONG_INT = re.compile(r"(?<![\w.+-])-?\d{19,}(?![\d.eE])")
 
 
 def parse_bounded(data: bytes, what: str, *, max_bytes: int, max_values: int, max_depth: int, spent: Any) -> Any:
@@ -41,12 +46,14 @@ def parse_bounded(data: bytes, what: str, *, max_bytes: int, max_values: int, ma
     if values > max_values:
         raise Refused(f"{what} holds over {max_values} values")
     brackets = _NOT_BRACKET.sub("", skeleton).translate(_STEP)  # at most `values` of them
-    depth = max(accumulate((1 if c == "1" else -1 for c in brackets), initial=0))
+    depth = max(accumulate(map(_DEPTH_STEP.__getitem__, brackets), initial=0))
     if depth > max_depth:
         raise Refused(f"{what} is nested over {max_depth} levels deep")
     spent.values_read += values
+    for digits in _LONG_INT.findall(skeleton):
+        _int64(digits)
     try:
-        value = json.loads(text, object_pairs_hook=_unique_keys, parse_int=_int64)
+        value = json.loads(text, object_pairs_hook=_unique_keys)
     except Refused:
         raise
     except (ValueError, RecursionError) as exc:  # JSONDecodeError is a ValueError

@@ -66,6 +66,11 @@ def test_integers_are_bounded_before_they_are_converted():
     with pytest.raises(Refused, match="5000 digits"):
         parse(b"1" * 5000)
     assert parse(b"1e999") == math.inf  # a float too large is infinity, as Python's json gives it
+    with pytest.raises(Refused, match="outside the 64-bit range"):
+        parse(b'{"a": [1, {"b":-9223372036854775809}]}')  # anywhere, after any punctuation
+    # digits that are no integer: inside a string, a fraction's, an exponent's, a float's whole part
+    long = "12345678901234567890123"
+    assert parse(f'["{long}", 0.{long}, 1e-{long}, 2E+{long}, {long}.5]'.encode())[0] == long
 
 
 def test_what_is_not_utf8_json_is_refused():
