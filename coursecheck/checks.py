@@ -7,6 +7,8 @@ gives one failure, not a cascade of misleading ones. A failure ends with the not
 assignment's ``reread``) and, on a line of its own, the graded area it previews. A check that stopped at the
 starter code (``raise NotImplementedError()``) is no mistake: it says what is not written yet and where the
 notebook sets the task (the assignment's ``see``), and the checks that wait for it say so (``Outcome.unwritten``).
+A mistake is explained once: a later check that fails with the same opening message says it short (the catalog's
+``<id>.again``, when it has one), as the grader's pages do.
 """
 
 from __future__ import annotations
@@ -28,11 +30,14 @@ PASSED, FAILED, NOT_CHECKED = "passed", "failed", "not checked"
 class Failed(AssertionError):
     """A check's verdict on the submission: the message names the misconception, in the student's language
     (rendered from the catalog with ``tell``); `key` and `params` are its catalog id and values, and `english`
-    its English, for a check that tells failures apart whatever the language (``english()``)."""
+    its English, for a check that tells failures apart whatever the language (``english()``); `said`, the
+    message as a value (the catalog's ``Said``), when the check made it of several."""
 
-    def __init__(self, message: str, key: str = "", params: dict | None = None, english: str = "") -> None:
+    def __init__(
+        self, message: str, key: str = "", params: dict | None = None, english: str = "", said: object = None
+    ) -> None:
         super().__init__(message)
-        self.key, self.params, self._english = key, dict(params or {}), english
+        self.key, self.params, self._english, self.said = key, dict(params or {}), english, said
 
     def english(self) -> str:
         """The message in English (what a check's logic reads), whatever language it is shown in."""
@@ -72,6 +77,7 @@ class Session:
     missing: Mapping[str, str] = field(default_factory=dict)  # class name -> why it is not defined
     clock: Clock | None = None  # each check's time budget (the pytest self-check's; none in a practice cell)
     _done: dict[str, Outcome] = field(default_factory=dict)
+    _told: set[str] = field(default_factory=set)  # the opening message of each failure said so far, by its id
 
     def outcome(self, name: str) -> Outcome:
         if name not in self._done:
@@ -125,6 +131,10 @@ class Session:
                 message = own.without_the_answer(str(failure))
                 if failure.key == "checkfail.not_implemented":  # the starter code: not written yet, no mistake
                     return Outcome(FAILED, own.see(message, chk), unwritten=str(failure.params["what"]))
+                opening = words.opening(failure)
+                if opening and opening in self._told:  # explained by a check above: said short, if the catalog can
+                    message = own.without_the_answer(words.again(failure)) or message
+                self._told.add(opening)
             finally:
                 torch.set_num_threads(threads)
         # One layout for every failure: the message, where to reread at its end (the diagnosis may say it already),

@@ -132,6 +132,9 @@ MESSAGES = {
         "notebook 从上到下运行时没有正常结束的单元格",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
+    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first
+    "check.raised.tally": ("cell raised", "个单元格出错"),
+    "check.raised.tally_many": ("cells raised", "个单元格出错"),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
@@ -143,6 +146,11 @@ MESSAGES = {
     ),
     # the summary's last section: what is checked here and what the hidden suite grades
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
+    # the first of the checks it counts, said before the assignment's list (pytest's first test)
+    "check.covers.in_time": (
+        "First, that every cell of the notebook finishes within the self-check's time limit.",
+        "首先检查 notebook 的每个单元格是否都在自检的时限内运行完。",
+    ),
     "check.covers.hidden": (
         "The graded (hidden) suite checks more, for example:",
         "计分用的隐藏测试覆盖面更广，例如：",
@@ -178,8 +186,8 @@ MESSAGES = {
     ),
     # words.py: the submission could not be found or loaded (coursecheck.selfcheck's reasons)
     "checkfail.load.no_submission_env": (
-        "no submission at ${var}={value}: set {setting}=path/to/your.ipynb (or .py)",
-        "找不到要检查的文件 ${var}={value}：请设置 {setting}=<你的 notebook 路径>（.ipynb 或 .py）",
+        "no file at {value}, the path {var} names: set it to your notebook's path (.ipynb or .py)",
+        "找不到 {var} 指定的文件 {value}：请把它设为你的 notebook 的路径（.ipynb 或 .py 文件）",
     ),
     "checkfail.load.no_submission_default": (
         "no submission at the default {path}: set {var}=path/to/your.ipynb (or .py)",

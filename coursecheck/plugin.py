@@ -5,13 +5,14 @@ its ``test_<name>.py`` takes the tests ``as_tests(self_check)`` makes: first, th
 self-check's time budget; then one test per check, in the order they were declared. A failing test names the
 misconception and the notebook section to reread; a test that needs an earlier one to pass first is reported
 as not checked yet. The summary at the end says what waits (one heading for each check waited on), which cells
-raised, and what this self-check covers and what only the hidden suite checks: in full once every check passes or
-with ``pytest -v``, in one line while something is left to fix.
+raised (counted in pytest's last line too), and what this self-check covers and what only the hidden suite checks:
+in full once every check passes or with ``pytest -v``, in one line while something is left to fix.
 """
 
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -82,8 +83,13 @@ class Run:
         return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
-        if self._loaded is None:
-            return
+        if self._loaded is not None:
+            raised = self._summary(terminalreporter, config)
+            _tally(terminalreporter, self.checks.words.tell, raised)  # last: it narrows the rules drawn after it
+
+    def _summary(self, terminalreporter, config) -> list[int]:
+        """The summary's sections; the cells that raised (not stopped at their time budget), for pytest's last
+        line to count."""
         write, tell, title, own = (
             terminalreporter.write_line,
             self.checks.words.tell,
@@ -111,6 +117,7 @@ class Run:
                 write(f"{'  ' if len(waiting) == 1 else '    '}- {title(checks[name])}")
         missing = set(session.missing)
         errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
+        stopped: set[int] = set()
         if errors:
             _section(terminalreporter, tell("check.raised.section"))
             stopped = set(stopped_cells(errors))
@@ -123,11 +130,13 @@ class Run:
                 write(tell("check.raised.more", count=len(errors) - 8))
             stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
             write(tell("check.raised.note_stub" if stub else "check.raised.note"))
+        raised = [index for index, _ in errors if index not in stopped]
         _section(terminalreporter, tell("check.covers.section"))
         passed = all(session.outcome(name).status == "passed" for name in checks) and not loaded.errors
         if not (passed or config.get_verbosity() > 0):  # what is left to fix comes first: the list once it helps
-            write(tell("check.covers.short", n=len(checks)))
-            return
+            write(tell("check.covers.short", n=len(checks) + 1))  # pytest's count: the cells in time, then each check
+            return raised
+        write(tell("check.covers.in_time"))
         write(tell(own("covers.here")))
         for chk in checks.values():
             write(f"  - {title(chk)}")
@@ -135,14 +144,41 @@ class Run:
         for line in self.checks.assignment.covers:
             write(f"  - {tell(own(f'covers.{line}'))}")
         write(tell("check.covers.points"))
+        return raised
+
+
+def _tally(terminalreporter, tell, cells: list[int]) -> None:
+    """The cells that raised, counted in pytest's last line ("17 passed, 1 cell raised in 0.8s"), which a count
+    of its own turns yellow: a green "17 passed" under them reads as all clear. A cell stopped at its time budget is
+    left out: the first test's failure counts it. No test fails for the others: the grader lists them too, and
+    takes no points for them."""
+    if cells:
+        words = tell("check.raised.tally" if len(cells) == 1 else "check.raised.tally_many")
+        terminalreporter.stats.setdefault(words, []).extend(RaisedCell(index) for index in cells)
+        # pytest draws that line's rule by counting characters: as wide as the terminal once its own are counted
+        writer = terminalreporter.config.get_terminal_writer()
+        writer.fullwidth = max(writer.fullwidth - _wide(words), 40)
+
+
+@dataclass
+class RaisedCell:
+    """One entry of pytest's stats for a cell that raised: an object as other plugins expect a report to be (one
+    with attributes: hypothesis's summary reads each entry's ``__dict__``), counted in the last line."""
+
+    index: int  # the cell's index in the notebook
+    count_towards_summary: bool = True
 
 
 def _section(terminalreporter, title: str) -> None:
     """A section's heading ("==== title ===="), its rule as wide as the terminal: pytest counts the title's
     characters, and a Chinese character takes two columns."""
-    wide = sum(1 for char in title if unicodedata.east_asian_width(char) in "WF")
     width = terminalreporter.config.get_terminal_writer().fullwidth
-    terminalreporter.write_sep("=", title, fullwidth=max(width - wide, len(title) + 4))
+    terminalreporter.write_sep("=", title, fullwidth=max(width - _wide(title), len(title) + 4))
+
+
+def _wide(text: str) -> int:
+    """How many of `text`'s characters take two columns (a Chinese character does)."""
+    return sum(1 for char in text if unicodedata.east_asian_width(char) in "WF")
 
 
 def as_tests(self_check) -> dict:

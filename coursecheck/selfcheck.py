@@ -29,10 +29,14 @@ def find_submission(folder: str | os.PathLike, *, default_name: str, env_var: st
     override = os.environ.get(env_var, "").strip()
     path = Path(override).expanduser() if override else Path(folder) / default_name
     if not path.is_file():
-        where = f"${env_var}={override!r}" if override else f"the default {str(path)!r}"
-        error = FileNotFoundError(f"no submission at {where}: set {env_var}=path/to/your.ipynb (or .py)")
         if override:
-            raise _reason(error, "no_submission_env", var=env_var, value=repr(override), setting=env_var)
+            error = FileNotFoundError(
+                f"no file at {override!r}, the path {env_var} names: set it to your notebook's path (.ipynb or .py)"
+            )
+            raise _reason(error, "no_submission_env", var=env_var, value=repr(override))
+        error = FileNotFoundError(
+            f"no submission at the default {str(path)!r}: set {env_var}=path/to/your.ipynb (or .py)"
+        )
         raise _reason(error, "no_submission_default", var=env_var, path=repr(str(path)))
     if path.suffix not in (".ipynb", ".py"):
         error = ValueError(f"{str(path)!r} is neither a .ipynb nor a .py file: point {env_var} at your notebook")

@@ -65,6 +65,24 @@ class Words:
         """What a diagnosis found (a message as a value, or None), in the student's language."""
         return None if problem is None else self.catalog.render_said(problem, self.language())
 
+    def opening(self, failure) -> str:
+        """The id of the message a check's failure (``checks.Failed``) opens with: "" when it has none (words
+        made outside the catalog)."""
+        return failure.said.first().key if failure.said is not None else failure.key
+
+    def again(self, failure) -> str:
+        """A failure said short, for a check that fails as one above did (whose message said it in full): its
+        opening message's ``<id>.again``, with the same values and what follows it; "" when the catalog has none."""
+        said = failure.said
+        if said is None and failure.key:
+            said = self.catalog.Said(failure.key, **failure.params)
+        if said is None or f"{said.first().key}.again" not in self.catalog.CATALOG:
+            return ""
+        short = self.catalog.Said(f"{said.first().key}.again", **said.first().params)
+        for part in getattr(said, "parts", (said,))[1:]:  # a Joined's other parts: where to reread, ...
+            short = short + part
+        return self.shown(short)
+
     def area(self, area: str) -> str:
         """A graded area's name in the student's language."""
         return self.catalog.area_name(area, self.language())

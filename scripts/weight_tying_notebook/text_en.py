@@ -110,8 +110,9 @@ Two things help you before that, and they are worth **0 points**:
   of your code uses. When a check fails, it names the misconception and the section to reread. It reads the
   notebook file **on disk: save first** (Ctrl+S). A demonstration that would fail on your code is run and
   reported by neither (the checks say what to fix); one you changed runs, and an error in it is reported by
-  both. It never hangs: a cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is
-  stopped and named, and the whole run is given {{run_minutes}} minutes.
+  both (the self-check's last line counts the cells that raised). It never hangs: a cell or a check that runs
+  longer than {{step_seconds}} s (an endless loop?) is stopped and named, and the whole run is given
+  {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,
@@ -206,7 +207,8 @@ Ways to get it almost right, each of which the grader names:
 
 The shared table is used twice in one forward pass: at the input, the rows of the token ids are *read*; at the
 output, each hidden state is dotted with *every* row, which *scores* every token of the vocabulary.
-Backpropagation follows both uses, and autograd accumulates both contributions into the one `.grad`; the
+One backward pass reaches the table along both uses, and autograd accumulates both contributions into the
+one `.grad`; the
 optimizer then updates the table once, with the sum. It is not "two copies updated separately", and not "the
 gradient times two". To see it, give each use its own independent copy of the table and compare the gradients
 (this cell uses your `TiedEmbeddingLM`):
@@ -273,7 +275,7 @@ logits of the last position → argmax → append.
 If the text above shows `�`, nothing is broken. The tokenizer is byte-level: a token can hold a piece of a
 character that UTF-8 spells with several bytes, and an untrained model strings tokens together at random, so
 some byte runs are not valid UTF-8. Decoding replaces each such run with `�` (U+FFFD, the replacement
-character). A trained model puts the pieces back together.
+character). A trained model usually puts the pieces back together.
 
 ## Summary
 
@@ -311,7 +313,8 @@ Python 3.11 or newer. The same assignment comes in Chinese too, `{{other}}/`: do
 ## 1. Install, once
 
 In a new folder outside any other project, a virtual environment, then PyTorch (its CPU build: the course needs no
-GPU), then the course library. Install torch first, so that pip does not choose a build for you.
+GPU), then the course library. Install torch first: otherwise installing the course library makes pip pick a
+torch for you (on Linux, the GPU build, several GB).
 
 ```bash
 python3 -m venv .venv

@@ -216,7 +216,7 @@ def test_self_check_of_a_missing_file_is_one_clear_error(release, env, tmp_path)
     proc, _ = _self_check(release, env, tmp_path / "no_such.ipynb")
     assert proc.returncode == 4
     both = proc.stdout + proc.stderr
-    assert both.count("no submission at $WEIGHT_TYING_SUBMISSION=") == 1
+    assert both.count(f"no file at {str(tmp_path / 'no_such.ipynb')!r}, the path WEIGHT_TYING_SUBMISSION names") == 1
     assert "Traceback" not in both and "During handling" not in both
 
 

@@ -121,3 +121,48 @@ def test_a_waiting_check_names_the_check_that_failed_not_one_that_waits_too(chec
         waiting.status == "not checked" and checks.SELF_CHECK.title(checks.SELF_CHECK.checks[failed]) in waiting.message
     )
     assert checks.SELF_CHECK.title(checks.SELF_CHECK.checks[waits_too]) not in waiting.message
+
+
+_LOSS_CHECKS = (
+    "test_wrapper_loss_without_targets",
+    "test_wrapper_loss_with_shorter_targets",
+    "test_wrapper_loss_with_full_length_targets",
+)
+
+
+@pytest.mark.parametrize("language, short", [("en", "(see above)"), ("zh", "原因同上")])
+def test_a_mistake_the_three_loss_checks_share_is_explained_once(checks, solution_source, monkeypatch, language, short):
+    """Issue 48: the double softmax was explained word for word under each of the three loss checks. The first
+    failure says it in full; the two after it say it short (its id's ``.again``), each with its own values, the
+    section to reread and its graded area."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    old, new, _ = WRONG["softmax before cross-entropy (the loss check names section 5, not its exercise's)"]
+    result = exec_source(solution_source.replace(old, new, 1), "submission.py")
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
+    first, *later = (session.outcome(name).message for name in _LOSS_CHECKS)
+    twice, section = {"en": ("softmax applied twice", "section 5"), "zh": ("等于做了两次 softmax", "第 5 节")}[language]
+    assert twice in first and short not in first, first
+    for message in later:
+        assert twice not in message and short in message and section in message, message
+        assert message.count("\n") == 1 and len(message) < len(first) * 0.8, message
+
+
+@pytest.mark.parametrize(
+    "language, opening",
+    [
+        ("en", "untied head: self.minigpt was built with weight_tying=False (left out"),
+        ("zh", "self.minigpt 是以 weight_tying=False 构建的（不传这个参数时默认也是 False"),
+    ],
+)
+def test_a_minigpt_built_untied_is_said_once_by_what_it_was_built_with(
+    checks, solution_source, monkeypatch, language, opening
+):
+    """Issue 48: a generic lead ("the MiniGPT is untied or wrongly tied") said again what the diagnosis after it
+    said, and the diagnosis called the wrapper's model model.minigpt where every other message says self.minigpt."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    assert "weight_tying=True" in solution_source
+    result = exec_source(solution_source.replace("weight_tying=True", "weight_tying=False", 1), "submission.py")
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
+    message = session.outcome("test_wrapper_minigpt_is_tied").message
+    assert message.startswith(opening) and "model.minigpt" not in message, message
+    assert message.count("weight_tying=False") == 1, message

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from coursecheck.plugin import Run
+from coursecheck.plugin import Run, as_tests
 
 
 class _Summary:
@@ -20,6 +20,7 @@ class _Summary:
         self.config = self
         self.verbosity = verbosity
         self.fullwidth = 80
+        self.stats: dict[str, list] = {"passed": [object()]}  # what pytest's last line counts
 
     def get_terminal_writer(self):
         return self
@@ -34,14 +35,18 @@ class _Summary:
         self.lines.append(f"== {title} ==")
 
 
-def _summary(selftest, tmp_path: Path, body: str, verbosity: int = 0) -> list[str]:
+def _summarised(selftest, tmp_path: Path, body: str, verbosity: int = 0, after: str = "") -> _Summary:
     path = tmp_path / "answer.py"
-    path.write_text(f"import torch\n\n\ndef add(a, b):\n{body}\n", encoding="utf-8")
+    path.write_text(f"import torch\n\n\ndef add(a, b):\n{body}\n{after}", encoding="utf-8")
     run = Run(selftest.SELF_CHECK, tmp_path)
     run.path, run._loaded = path, selftest.SELF_CHECK.load(path)
     said = _Summary(verbosity)
     run.pytest_terminal_summary(said, 1, said)
-    return said.lines
+    return said
+
+
+def _summary(selftest, tmp_path: Path, body: str, verbosity: int = 0) -> list[str]:
+    return _summarised(selftest, tmp_path, body, verbosity).lines
 
 
 def test_the_checks_that_wait_are_under_one_heading_that_says_what_they_wait_for(selftest, tmp_path):
@@ -64,8 +69,29 @@ def test_what_the_self_check_covers_is_listed_once_every_check_passes_or_with_v(
     covers = lines[lines.index("== what this self-check covers ==") + 1 :]
     titles = [f"  - {title}" for title in (check.title for check in selftest.SELF_CHECK.checks.values())]
     assert all(title in covers for title in titles) == listed, covers
-    if not listed:
-        assert covers == [f"{len(titles)} checks here (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
+    # Issue 48: "16 checks here" under pytest's "17 passed": the first test (every cell in time) is a check too
+    tests = len(as_tests(selftest.SELF_CHECK))
+    assert tests == len(titles) + 1
+    if listed:
+        assert covers[0].startswith("First, that every cell of the notebook finishes"), covers
+    else:
+        assert covers == [f"{tests} checks here (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
+
+
+@pytest.mark.parametrize("language, words", [("en", "cell raised"), ("zh", "个单元格出错")])
+def test_a_cell_that_raised_is_counted_in_pytests_last_line_in_the_releases_language(
+    selftest, tmp_path, monkeypatch, language, words
+):
+    """Issue 48: a demonstration the student changed raised, every check passed, and the run ended on a green
+    "17 passed" that a student reads as all clear. The cell is counted in that line, in the student's language
+    (a count pytest does not know turns the line yellow), its rule as wide as the terminal; no test fails for it,
+    since the grader takes no points for it either."""
+    monkeypatch.setenv("SELFTEST_LANG", language)
+    said = _summarised(selftest, tmp_path, "    return a + b", after="\n\n# %%\nraise ValueError('a demo')\n")
+    assert [len(cells) for cells in said.stats.values()] == [1, 1] and words in said.stats, said.stats
+    assert said.fullwidth == {"en": 80, "zh": 80 - len(words)}[language]  # six characters two columns wide
+    fine = _summarised(selftest, tmp_path, "    return a + b")
+    assert list(fine.stats) == ["passed"] and fine.fullwidth == 80
 
 
 @pytest.mark.parametrize(

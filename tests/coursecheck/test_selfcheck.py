@@ -27,7 +27,7 @@ def test_find_submission_honours_the_env_var_and_names_bad_values(tmp_path, monk
     monkeypatch.setenv(ENV, str(other))
     assert find_submission(tmp_path / "nowhere", default_name="weight_tying.ipynb", env_var=ENV) == other
     monkeypatch.setenv(ENV, str(tmp_path / "missing.ipynb"))
-    with pytest.raises(FileNotFoundError, match=r"\$WEIGHT_TYING_SUBMISSION="):
+    with pytest.raises(FileNotFoundError, match=r"the path WEIGHT_TYING_SUBMISSION names: set it to"):
         find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
     (tmp_path / "notes.txt").write_text("")
     monkeypatch.setenv(ENV, str(tmp_path / "notes.txt"))
@@ -97,7 +97,7 @@ def test_each_error_carries_a_language_free_reason_for_the_self_check_to_word(tm
     with pytest.raises(FileNotFoundError) as error:
         find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)
     assert error.value.reason == "no_submission_env"
-    assert error.value.params == {"var": ENV, "value": repr(str(tmp_path / "missing.ipynb")), "setting": ENV}
+    assert error.value.params == {"var": ENV, "value": repr(str(tmp_path / "missing.ipynb"))}
     monkeypatch.delenv(ENV)
     with pytest.raises(FileNotFoundError) as error:
         find_submission(tmp_path, default_name="weight_tying.ipynb", env_var=ENV)

@@ -27,7 +27,7 @@ MESSAGES = {
     ),
     "check.covers.here": (
         "Checked here, on small models built from your classes:",
-        "这里用你的类构造几个小模型，检查：",
+        "这里用你的类构建几个小模型，检查：",
     ),
     "check.covers.sizes": ("other sizes, seeds and default arguments", "其他尺寸、随机种子和默认参数"),
     "check.covers.tie": (
@@ -49,7 +49,7 @@ MESSAGES = {
     ),
     "check.title.test_tied_head_is_the_embedding_parameter": (
         "lm_head.weight is token_embed.weight, from construction on",
-        "构造完成时，LM head 的权重就已经是 token embedding 的那个参数对象",
+        "模型构建完成时，LM head 的权重就已经是 token embedding 的那个参数对象",
     ),
     "check.title.test_tied_holds_one_table_and_no_bias": (
         "the model holds V * D parameters: one table, no bias",

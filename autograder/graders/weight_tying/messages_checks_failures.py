@@ -5,7 +5,8 @@ call into the student's code failed and why a submission could not be loaded are
 ``coursecheck/messages.py``). Part of the message catalog (messages.py assembles it): id -> (English, Chinese).
 The self-check knows the student's language, so each check renders its message with ``tell("checkfail....",
 ...)`` where it raises it; a misconception keyword the English names stays, in English, in the Chinese. A
-parameter appears once in a template (a value used twice has two names). Imports nothing.
+parameter appears once in a template (a value used twice has two names). A loss check's failure that a check above
+has said in full is said short, as its id's ``.again`` (``coursecheck.checks``). Imports nothing.
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ MESSAGES = {
         "token_embed.weight is the table of a dnnlpy MiniGPT built with weight_tying=True inside __init__: "
         "delegated tie (the library tied that pair, not your code); this exercise builds its own embedding and "
         "head and ties them itself",
-        "token embedding 表来自构造时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
+        "token embedding 表来自构建时创建的一个 dnnlpy MiniGPT（weight_tying=True）：weight tying 交给了库。这一对 "
         "token embedding 和 LM head 是库让它们共享的，不是你的代码；这道练习要求你自己创建 token embedding 和 LM "
         "head，再亲手让它们共享同一张表",
         "delegated_tie",
@@ -101,10 +102,6 @@ MESSAGES = {
         "positional embedding 的表就是 token embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} "
         "的位置表。positional embedding 也共享了 token embedding 表，而与 token embedding 表共享的只应有 LM head",
         "positional_tied",
-    ),
-    "checkfail.wrongly_tied": (
-        "the MiniGPT is untied or wrongly tied: {problem}",
-        "这个 MiniGPT 没有共享权重，或者共享的方式不对：{problem}",
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
@@ -188,65 +185,91 @@ MESSAGES = {
         "切断了计算图，训练因此学不到东西",
         "loss_detached",
     ),
+    "checkfail.loss_detached.again": (
+        "{what} has the right value but is detached from the graph too (see above)",
+        "{what} 的值是对的，但同样脱离了计算图，原因同上",
+    ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
+        "{what} 得到 {got}，正确值是 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
+        "{what} 得到 {got}，正确值是 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。"
+        "{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
+        "{what} 得到 {got}，正确值是 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 "
+        "token。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
-        "{what} 是 {got}，应为 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
+        "{what} 得到 {got}，正确值是 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.shifted_again": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted again (ids[:, :-1] vs targets[:, 1:])."
         " {rule}",
-        "{what} 是 {got}，应为 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 targets[:, 1:]。"
-        "{rule}",
+        "{what} 得到 {got}，正确值是 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 "
+        "targets[:, 1:]。{rule}",
         "loss_shift",
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
-        "{what} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
+        "{what} 得到 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
         "loss_not_mean",
+    ),
+    "checkfail.loss_not_mean.again": (
+        "{what} = {got} = {n} x {want}: a sum again, not the mean (see above)",
+        "{what} 得到 {got}，恰为 {want} 的 {n} 倍：同样是求和而不是取平均值，原因同上",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
-        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
+        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
         "loss_scaled",
+    ),
+    "checkfail.loss_scaled.doubled.again": (
+        "{what} = {got}, {k} x the mean cross-entropy {want}: doubled again (see above)",
+        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：同样是 loss 翻倍了，原因同上",
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
-        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
+        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
         "loss_scaled",
+    ),
+    "checkfail.loss_scaled.halved.again": (
+        "{what} = {got}, {k} x the mean cross-entropy {want}: halved again (see above)",
+        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：同样是 loss 减半了，原因同上",
     ),
     "checkfail.loss_softmax": (
         "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
         "which applies log_softmax itself: softmax applied twice); give it the raw logits",
-        "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
+        "{what} 得到 {got}，正确值是 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
         "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
         "loss_softmax",
+    ),
+    "checkfail.loss_softmax.again": (
+        "{what} = {got}, expected {want}: cross-entropy of probabilities again, not of logits (see above)",
+        "{what} 得到 {got}，正确值是 {want}：同样是把概率而不是 logits 传给了交叉熵，原因同上",
     ),
     "checkfail.loss_nll": (
         "{what} = {got}, expected {want}: F.nll_loss of raw logits (nll_loss takes log-probabilities: "
         "log_softmax first), or use F.cross_entropy, which does both",
-        "{what} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
+        "{what} 得到 {got}，正确值是 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
         "（先做 log_softmax）。请先做 log_softmax，或者直接用同时完成这两步的 F.cross_entropy。",
         "loss_nll",
+    ),
+    "checkfail.loss_nll.again": (
+        "{what} = {got}, expected {want}: raw logits given to F.nll_loss again (see above)",
+        "{what} 得到 {got}，正确值是 {want}：同样是把原始 logits 直接传给了 F.nll_loss，原因同上",
     ),
     "checkfail.variant.argmax_positions": (
         "argmax over the positions (dim=1), not over the vocabulary of the last position",
@@ -256,13 +279,17 @@ MESSAGES = {
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",
-        "{what} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
+        "{what} 得到 {got}，正确值是 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
         "token 一样，每个位置都要计入",
         "loss_ignore_index",
     ),
+    "checkfail.loss_ignore_index.again": (
+        "{what} = {got}, expected {want}: the targets equal to 0 skipped again (see above)",
+        "{what} 得到 {got}，正确值是 {want}：同样跳过了等于 0 的 targets，原因同上",
+    ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
-        "{what} 是 {got}，应为预测下一个 token 的平均交叉熵 {want}。{rule}",
+        "{what} 得到 {got}，正确值是预测下一个 token 的平均交叉熵 {want}。{rule}",
     ),
     # generation.py
     "checkfail.call.generate": (

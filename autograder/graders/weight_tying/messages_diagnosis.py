@@ -20,13 +20,13 @@ MESSAGES = {
     "diag.tie.data_sharing": (
         "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight and "
         "token_embed.weight share memory but are two Parameter objects (nn.Parameter(token_embed.weight), or of its "
-        ".data), so their gradients never add up in one .grad, an optimizer counts the table twice, and a cast or "
+        ".data), so their gradients never add up in one .grad, an optimizer updates the table twice, and a cast or "
         "a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each its own memory again; "
         + _ITSELF_EN
         + ", not its storage",
         "一块内存，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
         "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 "
-        ".grad，优化器会把这张表算两次；而且一经 dtype 或设备的转换（.to(torch.float64)、.half()）或 copy.deepcopy，"
+        ".grad，优化器会把这张表更新两次；而且一经 dtype 或设备的转换（.to(torch.float64)、.half()）或 copy.deepcopy，"
         "两者又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",
         "data_sharing",
     ),
@@ -47,16 +47,16 @@ MESSAGES = {
         "transposed",
     ),
     "diag.tie.flag_off": (
-        "untied head: model.minigpt was built with weight_tying=False, which is also what leaving the flag out "
-        "gives (MiniGPT ties only when asked), so its lm_head keeps a second (V, D) table of its own",
-        "LM head 没有共享 token embedding 的表：model.minigpt 是以 weight_tying=False 构建的，"
-        "不传这个参数也一样（MiniGPT 只在明确要求时才共享权重），所以它的 LM head 保留了一张自己的 (V, D) 表",
+        "untied head: self.minigpt was built with weight_tying=False (left out, the flag is False too: MiniGPT "
+        "ties only when asked), so its lm_head keeps a second (V, D) table of its own",
+        "self.minigpt 是以 weight_tying=False 构建的（不传这个参数时默认也是 False：MiniGPT 只在明确要求时才"
+        "共享权重），所以它的 LM head 没有共享 token embedding 的表，而是保留了一张自己的 (V, D) 表",
         "two_tables",
     ),
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
-        "刚构造完时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
+        "模型刚构建完时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
         "应当在构建模型时就让两者共享，而且只做一次",
         "tied_after_forward",
     ),

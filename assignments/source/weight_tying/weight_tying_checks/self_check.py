@@ -13,7 +13,7 @@ from .diagnosis import reread, see
 from .edition import LANGUAGE
 from .released_demos import DIGESTS
 
-__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "tell", "listed", "shown", "language"]
+__all__ = ["SELF_CHECK", "Failed", "check", "call", "attribute", "failed", "tell", "listed", "shown", "language"]
 
 SELF_CHECK = SelfCheck(
     Assignment(
@@ -33,6 +33,7 @@ SELF_CHECK = SelfCheck(
 
 check = SELF_CHECK.check
 call = SELF_CHECK.call
+failed = SELF_CHECK.failed
 attribute = SELF_CHECK.attribute
 tell = SELF_CHECK.words.tell
 listed = SELF_CHECK.words.listed

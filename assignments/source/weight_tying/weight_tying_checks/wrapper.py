@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, logits_problem, reread, shape_mismatch
-from .self_check import Failed, attribute, call, check, language, shown, tell
+from .self_check import Failed, attribute, call, check, failed, language, shown, tell
 from .messages import misconception_title, render
 from .said import Said
 from .tied import tie_facts_problem
@@ -113,8 +113,8 @@ def test_wrapper_minigpt_is_tied(cls):
         owner="self.minigpt",
         flag_off=inner.config.weight_tying is False,
     )
-    if problem:
-        raise Failed(tell("checkfail.wrongly_tied", problem=problem))
+    if problem:  # the diagnosis says the mistake in full: a lead before it would only say it twice
+        raise Failed(problem)
     if not torch.equal(pos.weight.detach(), before):
         raise Failed(tell("checkfail.positions_follow_the_table"))
 
@@ -262,23 +262,24 @@ def _check_loss(cls, form: str) -> None:
     if close(loss, want):
         if trains:
             return
-        raise Failed(tell("checkfail.loss_detached", what=what))
+        raise failed("checkfail.loss_detached", what=what)
     got, expected = f"{float(loss):.4f}", f"{float(want):.4f}"
     for name, value in wrong.items():
         if close(loss, value):
             raise Failed(tell(f"checkfail.shift.{name}", what=what, got=got, want=expected, rule=rule))
     if close(loss, skipped):
-        raise Failed(tell("checkfail.loss_ignore_index", what=what, got=got, want=expected))
+        raise failed("checkfail.loss_ignore_index", what=what, got=got, want=expected)
     for name, value in _fed_wrongly(inner, ids, targets).items():  # the right pairing, handed over wrongly
         if close(loss, value):  # section 5 teaches what cross-entropy takes, as the grader's pages say
-            raise Failed(shown(Said(f"checkfail.{name}", what=what, got=got, want=expected) + reread(5)))
+            said = Said(f"checkfail.{name}", what=what, got=got, want=expected) + reread(5)
+            raise Failed(shown(said), said=said)  # said as a value: a second loss check says it short
     count = ids.shape[0] * (ids.shape[1] - (0 if form == "full" else 1))
     if close(loss, want * count, rtol=1e-4, atol=1e-4):
-        raise Failed(tell("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected))
+        raise failed("checkfail.loss_not_mean", what=what, got=got, n=count, count=count, want=expected)
     ratio = float(loss) / float(want)
     if abs(ratio - 2) < 1e-3 or abs(ratio - 0.5) < 1e-3:
         word = "doubled" if ratio > 1 else "halved"
-        raise Failed(tell(f"checkfail.loss_scaled.{word}", what=what, got=got, k=f"{ratio:g}", want=expected))
+        raise failed(f"checkfail.loss_scaled.{word}", what=what, got=got, k=f"{ratio:g}", want=expected)
     raise Failed(tell("checkfail.loss_wrong", what=what, got=got, want=expected, rule=rule))
 
 
