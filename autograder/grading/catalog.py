@@ -179,13 +179,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.part.sep": ("; ", "；"),
     # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
     "charge.cap": (
-        "In “{area}” this mistake costs at most {cap} points in this exercise: the tests of that area above carry "
-        "{cap} in all, the rest is not charged",
-        "这个错误在“{area}”中的扣分上限是 {cap} 分（这道练习只计一次）：上面属于这一评分项的测试按上限共扣 {cap} 分",
+        "In “{area}” this mistake costs a fixed {cap} points, once in this exercise, so the tests of that area above "
+        "lose {cap} for it in all",
+        "这个错误在“{area}”中固定扣 {cap} 分（每道练习只计一次），所以上面属于这一评分项的测试因它一共只扣 {cap} 分",
     ),
+    # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
+    # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs nothing: the tests of that area above are not charged for it",
-        "这个错误在“{area}”中不扣分：上面属于这一评分项的测试不因它扣分",
+        "In “{area}” this mistake costs nothing more (its cost is charged in its other areas), so the tests of that "
+        "area above lose nothing for it",
+        "这个错误在“{area}”中不另外扣分（它的扣分已计入其他评分项），所以上面属于这一评分项的测试不因它扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

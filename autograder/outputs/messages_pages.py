@@ -118,12 +118,13 @@ PAGES = {
         "Points lost: {points}, the sum of the charges below.",
         "共扣 {points}，即下面各项之和。",
     ),
+    # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
-        "How the marks are given: each mistake has a fixed cost in each area it touches, charged once per exercise and"
-        " never more than the points of the tests it fails in that area; a test that failed only because of it costs"
-        " nothing more. Any other failing test costs its own points.",
-        "评分规则：同一种错误在一道练习里只按一次计：在它涉及的每个评分项中，扣分不超过该项的扣分上限，也不超过该项里因它"
-        "失败的测试的总分；只因它而失败的测试不再单独扣分。其他原因导致失败的测试，各扣各的分。",
+        "How the marks are given: each mistake is charged once per exercise. In each area it touches it costs a fixed"
+        " amount, never more than the points of the tests it fails there, and the tests that fail only because of it"
+        " cost nothing more. Any other failing test costs its own points.",
+        "评分规则：每种常见错误在一道练习中只计一次。在它涉及的每个评分项里，它扣一个固定的分数，但不超过该项中因它而失败的"
+        "测试的分数之和；只因它而失败的测试不再另外扣分。因其他原因失败的测试，照常扣各自的分数。",
     ),
     "page.point": Message(
         "point",
