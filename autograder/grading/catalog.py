@@ -201,7 +201,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "(the grader could not tell which cell or check was running)",
         "（评分程序无法确定当时正在运行哪个单元格或检查）",
     ),
-    "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
+    # a hand-in whose file was refused (submissions.SubmissionRefused): `why` names the file, what is wrong and the fix
+    "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行。{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)
     "judge.stopped.time": ("its time limit ({seconds} s)", "达到了自身的时间上限（{seconds} 秒）"),
@@ -230,7 +231,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "input.not_json": (
         "{name} is not a notebook (not valid JSON: {why}): " + _RESAVE_EN,
-        "{name} 不是 notebook（不是合法的 JSON：“{why}”）：" + _RESAVE_ZH,
+        "{name} 不是 notebook（它不是合法的 JSON，解析器的提示是“{why}”）：" + _RESAVE_ZH,
     ),
     "input.no_cells": (
         "{name} is not a notebook (no list of cells): " + _RESAVE_EN,

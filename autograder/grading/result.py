@@ -305,6 +305,9 @@ class Result:
     grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
     output: str = ""  # the run's summary in words (derived from `run` unless given)
     language: str = "en"  # the language of `output`, the submission's (autograder.grading.language)
+    # Whether the file said its language (False: an unreadable file, a .py file without "# language:"): then
+    # `language` is only the default, and the outputs of a run show the result in the run's (``read_in``)
+    language_declared: bool = True
     # What every output shows of it, per language (``grading.shown``): rendered once, at step 8
     # (``grading.rendering``); empty for a result nobody rendered yet
     shown: dict[str, Shown] = field(default_factory=dict)
@@ -334,6 +337,12 @@ class Result:
                 "autograder.grading.rendering.rendered(result, spec) before showing it (the pipeline's step 8 does)"
             )
         return self.shown[language]
+
+    def read_in(self, run_language: str) -> str:
+        """The language this result is shown in by a run whose own language (``grade --language``) is
+        `run_language`: the edition the student handed in, or the run's when the file did not say which."""
+        language = self.language if self.language_declared else run_language
+        return language if language in self.shown else self.language
 
     @property
     def score(self) -> float:

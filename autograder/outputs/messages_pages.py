@@ -35,6 +35,7 @@ PAGES = {
     # with part of its code not run); the English is the status itself
     "page.status.ok": Message("ok", "正常运行"),
     "page.status.blank": Message("blank", "空白提交"),
+    "page.status.unreadable": Message("unreadable", "无法读取"),  # the file was refused: nothing of it ran
     "page.status.syntax error": Message("syntax error", "语法错误"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
     "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),

@@ -115,6 +115,8 @@ REPORT = {
     # a student's row: the edition, the outcome, the one thing to fix first
     "report.edition.en": Message("en", "英文版"),
     "report.edition.zh": Message("zh", "中文版"),
+    # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
+    "report.edition.unknown": Message("not said", "未注明"),
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),

@@ -13,33 +13,37 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test
+from autograder.outputs.wording import page_words, readable_test, run_state
 
 __all__ = ["readable_name", "render"]
 
 readable_name = readable_test  # the name this module has always exported
 
 
-def render(result: Result, *, title: str = "", console=None) -> None:
+def render(result: Result, *, title: str = "", console=None, language: str | None = None) -> None:
     """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
-    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom. A
-    blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
+    then how the run went: the result as rendered in its language (``Result.shown_in``; `language`, the run's
+    ``--language``, for a file that does not say its own: ``Result.read_in``), read top to bottom. A blank
+    hand-in is that one fact and what to do, an unreadable one why it was not read and the fix; a syntax error's
+    run is said before the charges it explains."""
     from rich.table import Table
     from rich.text import Text
 
     from autograder.outputs.console import Words, make_console, say
 
-    shown, score, top = result.shown_in(), result.score, result.max_score
-    # what the result is, read from its values: nothing written yet, or code that never compiled
-    blank, syntax = result.blank, result.status == "ok" and result.run is not None and result.run.compile_failed
+    shown = result.shown_in(result.read_in(language) if language else None)
+    score, top = result.score, result.max_score
+    # what the result is, read from its values: nothing written yet, a file not read, code that never compiled
+    state = run_state(result)
+    blank, syntax = state in ("blank", "unreadable"), state == "syntax error"
     charged = cards(shown)
     w = page_words(shown.language)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
-    if blank:  # as the page says it: nothing written yet, and what to do; no row for each test
-        for line in (*shown.run_lines, w["blank_todo"]):
+    if blank:  # as the page says it: nothing written yet (or not read), and what to do; no row for each test
+        for line in (*shown.run_lines, *([w["blank_todo"]] if state == "blank" else [])):
             say(console, printable(line))
         return
     # how the run went, headed as on the page so that a message can point at it: first when the code never
