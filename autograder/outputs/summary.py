@@ -12,7 +12,10 @@ __all__ = ["print_batch", "batch_json", "print_calibration"]
 
 
 def batch_json(outcome, gradebook: Path | None) -> dict:
-    """The last line a batch prints with --json: where things are, who was graded now, every score."""
+    """The last line a batch prints with --json: where things are, who was graded now, every score and how its
+    run went (as the class table says it: ``wording.run_state``)."""
+    from autograder.outputs.wording import run_state
+
     names = {s.uid: s.name for s in outcome.roster}
     students = {}
     for s in outcome.roster:
@@ -21,7 +24,7 @@ def batch_json(outcome, gradebook: Path | None) -> dict:
             "id": s.uid,
             "score": r.score if r is not None else None,
             "max_score": r.max_score if r is not None else None,
-            "status": r.status if r is not None else "no result",
+            "status": run_state(r) if r is not None else "no result",
             "late_penalty": outcome.late[s.uid].penalty if s.uid in outcome.late else 0.0,
         }
     return {

@@ -20,7 +20,7 @@ from autograder.outputs.feedback import feedback_html
 from autograder.outputs.grades import write_grades
 from autograder.outputs.report import write_report
 from autograder.outputs.roster import build_roster
-from autograder.outputs.summary import print_batch
+from autograder.outputs.summary import batch_json, print_batch
 from autograder.outputs.table import render
 from autograder.protocol.said import Said
 
@@ -96,3 +96,4 @@ def test_the_class_table_the_csv_and_the_report_agree_that_it_is_unreadable(tmp_
     print_batch(outcome, console=console, language="zh")
     table = console.export_text()
     assert "无法读取" in table and "正常运行" not in table
+    assert batch_json(outcome, None)["students"]["chen_shi"]["status"] == "unreadable"  # grade --json, the same
