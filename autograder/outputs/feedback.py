@@ -170,6 +170,7 @@ def feedback_context(
             failed=len(failing), total=_count(len(result.tests), w)
         ),
         rule=w["rule"] if failing else "",
+        all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
         run_lines=lines,

@@ -164,6 +164,11 @@ PAGES = {
         "Show what passed",
         "显示已通过的测试",
     ),
+    # a result with tests and none failing: said where "What to fix" would be ({total}: "27 tests", "27 个测试")
+    "page.all_passed": Message(
+        "All {total} passed: nothing to fix.",
+        "{total}全部通过，没有需要修改的地方。",
+    ),
     "page.no_tests": Message(
         "No tests were run for this submission.",
         "这份作业没有运行任何测试。",

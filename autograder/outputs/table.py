@@ -77,6 +77,9 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         say(console, printable(w["rule"]))
+    elif result.tests and not result.failing():  # as the page says it, where the charges would be
+        n = len(result.tests)
+        say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
         areas = "  ".join(
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")

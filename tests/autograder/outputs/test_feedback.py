@@ -287,3 +287,22 @@ def test_the_heading_says_all_failed_when_every_test_did(language, all_failed, s
     html = _text(feedback_html(_marked(everything, language=language), student="s", spec=SPEC))
     assert all_failed in html
     assert some_failed in _text(feedback_html(_stub(language), student="s", spec=SPEC))
+
+
+def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal():
+    """Issue 48 (round 8): a 100/100 page said nothing where the charges would be; now it says every test passed."""
+    from rich.console import Console
+
+    from autograder.outputs.table import render
+
+    n = len(SPEC.scheme.tests)
+    for language, said in (
+        ("en", f"All {n} tests passed: nothing to fix."),
+        ("zh", f"{n} 个测试全部通过，没有需要修改的地方。"),
+    ):
+        full = _marked([], language=language)
+        assert said in _text(feedback_html(full, student="dara", spec=SPEC))
+        console = Console(width=120, record=True, color_system=None)
+        render(full, console=console)
+        assert said in console.export_text()
+        assert said not in _text(feedback_html(_copied(language), student="dara", spec=SPEC))  # only at full marks
