@@ -116,10 +116,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # where Python stopped reading (result.RunFacts.syntax_where), the line as the student wrote it, Python's words
     "run.syntax_at": (
-        "Syntax error at {where}: “{code}” ({error})",
-        "{where}有语法错误：“{code}”，Python 的提示是“{error}”",
+        "Syntax error at {where}{before}: “{code}” ({error})",
+        "{where}有语法错误{before}：“{code}”，Python 的提示是“{error}”",
     ),
-    "run.syntax_bare": ("Syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
+    "run.syntax_bare": ("Syntax error at {where}{before}: {error}", "{where}有语法错误{before}：“{error}”"),
+    # where Python stops reading may be a line after the mistake (a bracket left open runs on): said past line 1
+    "run.syntax_before": (
+        " (or on the line before it, e.g. a bracket left open)",
+        "（也可能在它前面一行，例如括号没有闭合）",
+    ),
     "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
     "run.file_line": ("line {line}", "第 {line} 行"),
     "run.cells_counted": (

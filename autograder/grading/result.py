@@ -262,8 +262,11 @@ class RunFacts:
             if parsed is not None:  # where Python stopped reading, the line as it reads, then Python's words
                 error, line, code = parsed
                 where = self.syntax_where(cell, line, language)
-                said = render("run.syntax_at", language, where=where, code=code, error=error) if code else ""
-                lines.append(said or render("run.syntax_bare", language, where=where, error=error))
+                before = render("run.syntax_before", language) if line > 1 else ""
+                said = render("run.syntax_at", language, where=where, before=before, code=code, error=error)
+                lines.append(
+                    said if code else render("run.syntax_bare", language, where=where, before=before, error=error)
+                )
                 syntax = True
                 continue
             # what the starter code's own exception means, so the student looks in the right place

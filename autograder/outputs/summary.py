@@ -63,6 +63,8 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
     console.print(table)
     # what a run graded and what it kept, never "0 of" either
     key = "batch.graded_now" if not outcome.reused else "batch.graded_and_kept" if outcome.graded else "batch.all_kept"
+    if key == "batch.graded_now" and len(outcome.graded) == len(outcome.roster):  # the title said how many
+        key = "batch.all_now"
     graded = w[key].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)
     lines = [graded]
     late = [one for one in outcome.late.values() if one.seconds > 0]

@@ -144,10 +144,12 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     ]
     error = "SyntaxError: invalid syntax (line 13: def __init__(self:, vocab_size):)"
     broken = text(RunFacts(status="ok", required_names=names, load_errors=[[0, error]], parts=1), True)
-    assert broken[2:6] == [
+    before = "（也可能在它前面一行，例如括号没有闭合）"  # where Python stopped may be past the mistake
+    assert broken[2:7] == [
         "代码的运行情况：",
         "你的文件有语法错误，Python 一行都没有运行：",
-        "第 13 行有语法错误：“def __init__(self:, vocab_size):”，Python 的提示是“SyntaxError: invalid syntax”。",
+        f"第 13 行有语法错误{before}：“def __init__(self:, vocab_size):”，Python 的提示是",
+        "“SyntaxError: invalid syntax”。",  # folded at the console's 120 columns
         "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
