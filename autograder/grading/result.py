@@ -16,6 +16,7 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
+from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text, ended
 from autograder.protocol.said import from_wire as said_from_wire
@@ -245,7 +246,7 @@ class RunFacts:
         if self.refusal is not None:  # nothing ran: how a run ends does not apply
             return render("run.not_run", language, why=self.refusal)
         if blank:
-            return "\n".join([render(_BLANK[self.empty], language)] + self.refused_lines(language))
+            return "\n".join([render(_BLANK[self.empty], language)] + refused_lines(self.refused, language))
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         unit = self.unit
@@ -280,23 +281,8 @@ class RunFacts:
         if missing and self.status in ("ok", "memory"):
             key = "run.not_defined_syntax" if syntax else "run.not_defined"
             lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
-        said = "\n".join(lines + self.refused_lines(language))
+        said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
-
-    def refused_lines(self, language: str = "en") -> list[str]:
-        """What the sandbox refused this run, one sentence per kind, in `language` ([] when nothing was): the
-        calls and channels named, the files not (which of a student's guessed paths exist is not theirs to learn;
-        *Needs a look* names them)."""
-        entries = self.refused if isinstance(self.refused, list) else []
-        pairs = [e for e in entries if isinstance(e, (list, tuple)) and len(e) == 2]  # a results file's, any shape
-        out = []
-        for kind in ("files", "call", "output"):
-            what = [str(w)[:200] for k, w in pairs if k == kind]
-            if what:
-                more = f" (+{len(what) - 6})" if len(what) > 6 else ""
-                shown = render("run.names_sep", language).join(what[:6]) + more
-                out.append(render(f"run.refused.{kind}", language, what=shown))
-        return out
 
 
 @dataclass

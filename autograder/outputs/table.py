@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test, run_state
+from autograder.outputs.wording import page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -32,18 +32,20 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     from autograder.outputs.console import Words, make_console, say
 
     shown = result.shown_in(result.read_in(language) if language else None)
-    score, top = result.score, result.max_score
-    # what the result is, read from its values: nothing written yet, a file not read, code that never compiled
-    state = run_state(result)
-    blank, syntax = state in ("blank", "unreadable"), state == "syntax error"
+    score, top, run = result.score, result.max_score, result.run
+    # what the result is, read from its values (as wording.run_state reads them): nothing written yet, a file not
+    # read at all, code that never compiled; every test passed
+    unread = run is not None and run.refusal is not None and result.grader_error is None
+    blank, syntax = result.blank, result.status == "ok" and run is not None and run.compile_failed
+    full = bool(result.tests) and not result.failing()
     charged = cards(shown)
     w = page_words(shown.language)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
-    if blank:  # as the page says it: nothing written yet (or not read), and what to do; no row for each test
-        for line in (*shown.run_lines, *([w["blank_todo"]] if state == "blank" else [])):
+    if blank or unread:  # as the page says it: nothing written yet (or not read), and what to do; no row per test
+        for line in (*shown.run_lines, *([] if unread else [w["blank_todo"]])):
             say(console, printable(line))
         return
     # how the run went, headed as on the page so that a message can point at it: first when the code never
@@ -77,7 +79,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         say(console, printable(w["rule"]))
-    elif result.tests and not result.failing():  # as the page says it, where the charges would be
+    elif full:  # as the page says it, where the charges would be
         n = len(result.tests)
         say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
