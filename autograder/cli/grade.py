@@ -92,7 +92,8 @@ def add_parser(sub, common: argparse.ArgumentParser, epilog: str) -> None:
         choices=LANGUAGES,
         default="en",
         help="the instructor's words: the class report, the class table and the run summary (default en; zh: "
-        "Chinese); each student's page is in the language of the edition they handed in",
+        "Chinese); each student's page (and one file's table) is in the language of the edition they handed in, or "
+        "in this one when the file does not say which (an unreadable file, a .py file without '# language: zh')",
     )
     grade.add_argument(
         "--gradebook-assignment",
@@ -268,7 +269,7 @@ def _grade(args, limits, extensions) -> int:
     elif args.json and not single:
         sys.stdout.write(json.dumps(batch_json(outcome, gradebook if gradebook and not status else None)) + "\n")
     elif one is not None:
-        render(one, title=display_name(str(file)))  # the terminal's table, as rendered when graded
+        render(one, title=display_name(str(file)), language=args.language)  # the terminal's table, as graded
         w = report_words(args.language)  # the instructor's words, as the class table's
         done = w["batch.report"].format(report=outcome.report, feedback=job.out / "feedback") if outcome.report else ""
         print(done or w["batch.grades"].format(csv=outcome.csv_path, results=job.out / "results"))
@@ -322,7 +323,7 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     if args.json:
         sys.stdout.write(json.dumps(_gradescope(result)) + "\n")
     else:
-        render(result, title=display_name(str(file)))  # the terminal's table, as rendered when graded
+        render(result, title=display_name(str(file)), language=args.language)  # the terminal's table, as graded
     status = 0 if args.keep_evidence is None else keep_evidence.write(args, kept)
     if result.grader_error is not None:
         return 1

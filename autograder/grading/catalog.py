@@ -3,8 +3,9 @@
 Every grader's submissions are run, refused and judged by the engine, so these messages are the engine's, not
 one grader's: how a run ended and what loading it left (the run summary, ``result.RunFacts.summary``), why a
 hand-in was not run (``submissions``, ``safe_files``: a ``CatalogError`` carrying its message id and
-parameters, rendered where it is shown), and what the judge's limits cost (``pipeline.judged``). A grader's
-own messages (its misconceptions, areas and test titles) live in its catalog (``AssignmentSpec.catalog``).
+parameters, rendered where it is shown; its words are in ``messages_input.py``), and what the judge's limits
+cost (``pipeline.judged``). A grader's own messages (its misconceptions, areas and test titles) live in its
+catalog (``AssignmentSpec.catalog``).
 
 Adding or rewording a message: ``"its.id": ("English {param}", "中文 {param}")`` below, the same parameters in
 both (``problems()`` names a missing or mismatched one; ``tests/autograder/grading/test_catalog.py`` fails on it); build
@@ -15,6 +16,7 @@ param=...)`` where it is not. The English text is what the engine wrote before t
 from __future__ import annotations
 
 from autograder.grading.gradescope.messages import GRADESCOPE
+from autograder.grading.messages_input import INPUT
 from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
 from coursecheck.notebook import CellPlace, name_cell
@@ -22,19 +24,6 @@ from coursecheck.notebook import CellPlace, name_cell
 __all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
 
 OWNER = "engine"
-_CLEAR_EN = "clear the notebook's outputs (Edit > Clear Outputs of All Cells), save, and hand it in again"
-_CLEAR_ZH = (
-    "请清除 notebook 的输出（Edit > Clear Outputs of All Cells，中文界面为“编辑 → 清除所有单元格的输出”），"
-    "保存后重新提交"
-)
-_RESAVE_EN = "open it in Jupyter, save it (File > Save), and hand in the .ipynb file it writes"
-_RESAVE_ZH = "请在 Jupyter 中打开它并保存（File > Save，中文界面为“文件 → 保存”），然后提交保存得到的 .ipynb 文件"
-_FIX_EN = (
-    "the grader reads only real files inside the submission folder; hand in the notebook file itself "
-    "(a copy, not a link or a shortcut)"
-)
-_FIX_ZH = "评分程序只读取提交文件夹里真实存在的文件；请提交 notebook 文件本身（一份副本，而不是链接或快捷方式）"
-
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     "run.ok": ("Your code ran to the end.", "你的代码从头到尾运行完毕。"),
@@ -76,7 +65,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "如果你确信代码是正确的，请告诉老师。",
     ),
     "run.unknown": ("Unknown run status {status}.", "未知的运行状态 {status}。"),
-    # what the sandbox refused the run (result.RunFacts.refused_lines): said to the student as to the TA
+    # what the sandbox refused the run (refusals.refused_lines): said to the student as to the TA
     # the paths are the TA's to read (Needs a look): said here, they would tell which of a student's guesses exist
     "run.refused.files": (
         "Your code tried to reach files the grader's sandbox does not show it. A submission may read only what it "
@@ -116,10 +105,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # where Python stopped reading (result.RunFacts.syntax_where), the line as the student wrote it, Python's words
     "run.syntax_at": (
-        "Syntax error at {where}: “{code}” ({error})",
-        "{where}有语法错误：“{code}”，Python 的提示是“{error}”",
+        "Syntax error at {where}{before}: “{code}” ({error})",
+        "{where}有语法错误{before}：“{code}”，Python 的提示是“{error}”",
     ),
-    "run.syntax_bare": ("Syntax error at {where}: {error}", "{where}有语法错误：“{error}”"),
+    "run.syntax_bare": ("Syntax error at {where}{before}: {error}", "{where}有语法错误{before}：“{error}”"),
+    # where Python stops reading may be a line after the mistake (a bracket left open runs on): said past line 1
+    "run.syntax_before": (
+        " (or on the line before it, e.g. a bracket left open)",
+        "（也可能在它前面一行，例如括号没有闭合）",
+    ),
     "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
     "run.file_line": ("line {line}", "第 {line} 行"),
     "run.cells_counted": (
@@ -179,13 +173,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.part.sep": ("; ", "；"),
     # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
     "charge.cap": (
-        "In “{area}” this mistake costs at most {cap} points in this exercise: the tests of that area above carry "
-        "{cap} in all, the rest is not charged",
-        "这个错误在“{area}”中的扣分上限是 {cap} 分（这道练习只计一次）：上面属于这一评分项的测试按上限共扣 {cap} 分",
+        "In “{area}” this mistake costs a fixed {cap} points, once in this exercise, so the tests of that area above "
+        "lose {cap} for it in all",
+        "这个错误在“{area}”中固定扣 {cap} 分（每道练习只计一次），所以上面属于这一评分项的测试因它一共只扣 {cap} 分",
     ),
+    # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
+    # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs nothing: the tests of that area above are not charged for it",
-        "这个错误在“{area}”中不扣分：上面属于这一评分项的测试不因它扣分",
+        "In “{area}” this mistake costs nothing more (its cost is charged in its other areas), so the tests of that "
+        "area above lose nothing for it",
+        "这个错误在“{area}”中不另外扣分（它的扣分已计入其他评分项），所以上面属于这一评分项的测试不因它扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
@@ -198,7 +195,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "(the grader could not tell which cell or check was running)",
         "（评分程序无法确定当时正在运行哪个单元格或检查）",
     ),
-    "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行：{why}。"),
+    # a hand-in whose file was refused (submissions.SubmissionRefused): `why` names the file, what is wrong and the fix
+    "run.not_run": ("Your submission was not run: {why}.", "你的提交没有被运行。{why}。"),
     "run.grader_error": ("The grader could not grade this submission: {why}", "评分程序无法评阅这份提交：{why}"),
     # ------------------------------------------------------- the judge's limits (pipeline.judged)
     "judge.stopped.time": ("its time limit ({seconds} s)", "达到了自身的时间上限（{seconds} 秒）"),
@@ -211,67 +209,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.note": (
         "the judge stopped at {where}; {judged} of {total} tests were judged",
         "评分程序{where}；{total} 个测试中评判了 {judged} 个",
-    ),
-    # ----------------------------------------------- why a hand-in was not run (submissions, safe_files)
-    "input.too_large": (
-        "{name} is over the {limit} MiB limit: C" + _CLEAR_EN[1:],
-        "{name} 超过了 {limit} MiB 的上限：" + _CLEAR_ZH,
-    ),
-    "input.too_many_values": (
-        "{name} holds over {n} JSON values: " + _CLEAR_EN,
-        "{name} 含有超过 {n} 个 JSON 值：" + _CLEAR_ZH,
-    ),
-    "input.nested_too_deeply": (
-        "{name} is nested too deeply to be a notebook Jupyter saved: " + _RESAVE_EN,
-        "{name} 嵌套层数太多，不像是 Jupyter 保存的 notebook：" + _RESAVE_ZH,
-    ),
-    "input.not_json": (
-        "{name} is not a notebook (not valid JSON: {why}): " + _RESAVE_EN,
-        "{name} 不是 notebook（不是合法的 JSON：“{why}”）：" + _RESAVE_ZH,
-    ),
-    "input.no_cells": (
-        "{name} is not a notebook (no list of cells): " + _RESAVE_EN,
-        "{name} 不是 notebook（没有单元格列表）：" + _RESAVE_ZH,
-    ),
-    "input.cells_nested": (
-        "{name}'s cells are nested over {n} levels deep: " + _RESAVE_EN,
-        "{name} 的单元格嵌套超过了 {n} 层：" + _RESAVE_ZH,
-    ),
-    "input.unreadable": (
-        "{name} could not be read ({why}): hand it in again",
-        "无法读取 {name}（“{why}”）：请重新提交",
-    ),
-    "input.missing": ("no submission file at {path}", "找不到提交文件 {path}"),
-    "input.not_py_or_ipynb": (
-        "{name} is neither a .py nor an .ipynb file: pass the student's notebook or script",
-        "{name} 既不是 .py 文件，也不是 .ipynb 文件：请提交学生的 notebook 或 .py 脚本",
-    ),
-    "input.outside_root": (
-        "{name} is not inside the folder {root} given to the grader",
-        "{name} 不在交给评分程序的文件夹 {root} 里",
-    ),
-    "input.not_a_file_in_root": (
-        "{name} is not a file inside the folder {root} given to the grader",
-        "{name} 不是交给评分程序的文件夹 {root} 里的文件",
-    ),
-    "input.not_a_plain_folder": ("{name} is not a plain folder: " + _FIX_EN, "{name} 不是普通文件夹：" + _FIX_ZH),
-    "input.link_not_folder": (
-        "{name} is a symbolic link, not a folder: " + _FIX_EN,
-        "{name} 是符号链接，不是文件夹：" + _FIX_ZH,
-    ),
-    "input.link_not_file": (
-        "{name} is a symbolic link, not a file: " + _FIX_EN,
-        "{name} 是符号链接，不是文件：" + _FIX_ZH,
-    ),
-    "input.link": ("{name} is a symbolic link: " + _FIX_EN, "{name} 是符号链接：" + _FIX_ZH),
-    "input.special_file": (
-        "{name} is a special file (a FIFO, device or socket), not a regular file: " + _FIX_EN,
-        "{name} 是特殊文件（管道、设备或套接字），不是普通文件：" + _FIX_ZH,
-    ),
-    "input.folder": ("{name} is a folder, not a regular file: " + _FIX_EN, "{name} 是文件夹，不是普通文件：" + _FIX_ZH),
-    "input.changed": (
-        "{name} changed while the grader opened it: " + _FIX_EN,
-        "评分程序打开 {name} 时它被改动了：" + _FIX_ZH,
     ),
     # -------------- what the judge's evidence helpers and its suite runners say (grading/judge/suite_api.py)
     "judge.the_grader_hit_an_internal_error": (
@@ -359,6 +296,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "malformed evidence for {what} (got {kind}, expected a dict)",
         "{what} 的记录格式不对（收到的是 {kind}，应为 dict）",
     ),
+    **INPUT,  # why a hand-in was not run (grading/messages_input.py)
     **GRADESCOPE,  # what a Gradescope upload and its results.json say (grading/gradescope/messages.py)
 }
 

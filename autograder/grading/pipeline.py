@@ -34,7 +34,7 @@ from autograder.grading.catalog import render
 from autograder.grading.findings import Finding
 from autograder.grading.judge.client import JudgeLimitError, Judgement, JudgeProcess
 from autograder.grading.judge.kept import Kept
-from autograder.grading.language import text_language
+from autograder.grading.language import declared_language
 from autograder.grading.marking import apply_marking
 from autograder.grading.refusals import refused
 from autograder.grading.rendering import rendered
@@ -288,8 +288,9 @@ def finish(
     run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
     run.parts = py_parts(submission.source) if submission.kind == "py" else 0
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
-    language = text_language(submission.kind, submission.source)  # read from the file
-    language = language if language in spec.languages else spec.languages[0]
+    declared = declared_language(submission.kind, submission.source)  # read from the file; None if it says none
+    result.language_declared = declared is not None and submission.refusal is None
+    language = declared if declared in spec.languages else spec.languages[0]
     return rendered(result, spec, kind=submission.kind, language=language)
 
 

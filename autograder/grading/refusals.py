@@ -11,7 +11,7 @@ Each is ``[kind, what]``, from the producer that saw it, never from text a submi
   socket of a family it does not give (``"socket:AF_INET"``).
 
 The runner's record is its word: a submission can erase it (the label is then missing), never use it (it moves
-no mark: the report and the pages only say it).
+no mark: the report and the pages only say it). ``refused_lines`` says it to the student, in their language.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ import os
 from typing import Any
 
 from autograder.graders.kit import KIT_ROOT
+from autograder.grading.catalog import render
 from autograder.protocol.run_records import read_refused
 
-__all__ = ["refused", "KINDS", "PRIVATE"]
+__all__ = ["refused", "refused_lines", "KINDS", "PRIVATE"]
 
 KINDS = ("output", "files", "call")
 PRIVATE = ("/tmp", "/var/tmp", "/dev", "/proc")  # the run's own folders: what it misses there, it never had
@@ -65,3 +66,19 @@ def _refused_calls(calls: list[str]) -> list[str]:
     names = set(REFUSED) | set(ENOSYS_CALLS)
     kept = [c for c in calls if c in names or c.startswith("socket:") and len(c) > len("socket:")]
     return list(dict.fromkeys(kept))
+
+
+def refused_lines(entries: Any, language: str = "en") -> list[str]:
+    """What the sandbox refused a run (``RunFacts.refused``), one sentence per kind, in `language` ([] when
+    nothing was): the calls and channels named, the files not (which of a student's guessed paths exist is not
+    theirs to learn; *Needs a look* names them)."""
+    entries = entries if isinstance(entries, list) else []
+    pairs = [e for e in entries if isinstance(e, (list, tuple)) and len(e) == 2]  # a results file's, any shape
+    out = []
+    for kind in ("files", "call", "output"):
+        what = [str(w)[:200] for k, w in pairs if k == kind]
+        if what:
+            more = f" (+{len(what) - 6})" if len(what) > 6 else ""
+            shown = render("run.names_sep", language).join(what[:6]) + more
+            out.append(render(f"run.refused.{kind}", language, what=shown))
+    return out

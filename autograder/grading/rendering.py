@@ -155,7 +155,7 @@ def _caps(
     language: str,
 ) -> tuple[str, ...]:
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
-    in a sentence, in the scheme's order: "in “gradient accumulation” this mistake costs at most 6 points"."""
+    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ..."."""
     capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(

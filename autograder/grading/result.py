@@ -16,6 +16,7 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
+from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text, ended
 from autograder.protocol.said import from_wire as said_from_wire
@@ -245,7 +246,7 @@ class RunFacts:
         if self.refusal is not None:  # nothing ran: how a run ends does not apply
             return render("run.not_run", language, why=self.refusal)
         if blank:
-            return "\n".join([render(_BLANK[self.empty], language)] + self.refused_lines(language))
+            return "\n".join([render(_BLANK[self.empty], language)] + refused_lines(self.refused, language))
         lines = [status_words(self, language)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         unit = self.unit
@@ -262,8 +263,11 @@ class RunFacts:
             if parsed is not None:  # where Python stopped reading, the line as it reads, then Python's words
                 error, line, code = parsed
                 where = self.syntax_where(cell, line, language)
-                said = render("run.syntax_at", language, where=where, code=code, error=error) if code else ""
-                lines.append(said or render("run.syntax_bare", language, where=where, error=error))
+                before = render("run.syntax_before", language) if line > 1 else ""
+                said = render("run.syntax_at", language, where=where, before=before, code=code, error=error)
+                lines.append(
+                    said if code else render("run.syntax_bare", language, where=where, before=before, error=error)
+                )
                 syntax = True
                 continue
             # what the starter code's own exception means, so the student looks in the right place
@@ -277,23 +281,8 @@ class RunFacts:
         if missing and self.status in ("ok", "memory"):
             key = "run.not_defined_syntax" if syntax else "run.not_defined"
             lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
-        said = "\n".join(lines + self.refused_lines(language))
+        said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
-
-    def refused_lines(self, language: str = "en") -> list[str]:
-        """What the sandbox refused this run, one sentence per kind, in `language` ([] when nothing was): the
-        calls and channels named, the files not (which of a student's guessed paths exist is not theirs to learn;
-        *Needs a look* names them)."""
-        entries = self.refused if isinstance(self.refused, list) else []
-        pairs = [e for e in entries if isinstance(e, (list, tuple)) and len(e) == 2]  # a results file's, any shape
-        out = []
-        for kind in ("files", "call", "output"):
-            what = [str(w)[:200] for k, w in pairs if k == kind]
-            if what:
-                more = f" (+{len(what) - 6})" if len(what) > 6 else ""
-                shown = render("run.names_sep", language).join(what[:6]) + more
-                out.append(render(f"run.refused.{kind}", language, what=shown))
-        return out
 
 
 @dataclass
@@ -305,6 +294,9 @@ class Result:
     grader_error: str | None = None  # set when the grader itself failed (the student was not graded)
     output: str = ""  # the run's summary in words (derived from `run` unless given)
     language: str = "en"  # the language of `output`, the submission's (autograder.grading.language)
+    # Whether the file said its language (False: an unreadable file, a .py file without "# language:"): then
+    # `language` is only the default, and the outputs of a run show the result in the run's (``read_in``)
+    language_declared: bool = True
     # What every output shows of it, per language (``grading.shown``): rendered once, at step 8
     # (``grading.rendering``); empty for a result nobody rendered yet
     shown: dict[str, Shown] = field(default_factory=dict)
@@ -334,6 +326,12 @@ class Result:
                 "autograder.grading.rendering.rendered(result, spec) before showing it (the pipeline's step 8 does)"
             )
         return self.shown[language]
+
+    def read_in(self, run_language: str) -> str:
+        """The language this result is shown in by a run whose own language (``grade --language``) is
+        `run_language`: the edition the student handed in, or the run's when the file did not say which."""
+        language = self.language if self.language_declared else run_language
+        return language if language in self.shown else self.language
 
     @property
     def score(self) -> float:

@@ -67,7 +67,7 @@ def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
     sep = words["list"] if language != "en" else "; "
     result = row.result
     if row.kind in ("unreadable", "grader error", "missing"):
-        out.append((row.kind, row.problem))
+        out.append((row.kind, row.problem_in(language)))
         return out
     if result is None or result.run is None:
         return out

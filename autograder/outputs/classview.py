@@ -33,6 +33,7 @@ from autograder.outputs.lateness import MISSING, Late
 from autograder.outputs.lookalikes import lookalikes
 from autograder.outputs.similarity.store import Outcome, similar_to
 from autograder.outputs.similarity.store import load as load_similarity
+from autograder.protocol.said import render as render_said
 
 __all__ = ["Row", "ClassView", "load_class", "triage", "KINDS", "FLAGS"]
 
@@ -81,6 +82,14 @@ class Row:
     confusable_with: list[str] = field(default_factory=list)  # other students' names drawn like this one
     stale_page: dict | None = None  # a page placed for release before this run that shows something else now
     similar_to: list[str] = field(default_factory=list)  # hand-ins sharing this one's code (outputs.similarity)
+
+    def problem_in(self, language: str) -> str:
+        """`problem` in `language`: a refused file's reason as the engine's catalog words it (its result carries
+        the message as a value: ``RunFacts.refusal``), any other problem as recorded."""
+        run = self.result.run if self.result is not None else None
+        if self.kind == "unreadable" and run is not None and run.refusal is not None:
+            return render_said(run.refusal, language)
+        return self.problem
 
     @property
     def feedback_href(self) -> str:

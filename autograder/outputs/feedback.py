@@ -74,6 +74,7 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
 _STATUS = {
     "ok": "page.status.ok",
     "blank": "page.status.blank",
+    "unreadable": "page.status.unreadable",
     "syntax error": "page.status.syntax error",
     "cells raised": "page.status.cells raised",
     "time budget": "page.status.time budget",
@@ -147,6 +148,9 @@ def feedback_context(
     if state == "blank":  # nothing written yet: that one fact and what to do, not a card for each test it fails
         context.update(blank=[*said.run_lines, w["blank_todo"]])
         return context
+    if state == "unreadable":  # nothing of it ran: why the file was not read and the fix (its one run line) alone
+        context.update(blank=list(said.run_lines))
+        return context
     failing = result.failing()
     shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
     # a run that went well is said by the status above ("运行状态：正常运行"): its one line is not said again below
@@ -166,6 +170,7 @@ def feedback_context(
             failed=len(failing), total=_count(len(result.tests), w)
         ),
         rule=w["rule"] if failing else "",
+        all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
         run_lines=lines,

@@ -1,7 +1,9 @@
 """Trusted: a batch's ``grades.csv``: one row per student of the manifest, safe to open in a spreadsheet.
 
 Columns: ``student, score, max_score, status, kind, <one per area>, submitted, late_by, late_penalty,
-final_score, id, submission, confusable_with, note, similar_to``. ``score`` is the grader's mark; ``final_score``
+final_score, id, submission, confusable_with, note, similar_to``. ``status`` is how the run went as the class
+table and the pages name it (``wording.run_state``: ``ok``, ``syntax error``, ``unreadable``, ``timeout``, ...),
+``kind`` what the report sorts the row into (``classview``). ``score`` is the grader's mark; ``final_score``
 is it after the late policy's ``late_penalty`` (``outputs.lateness``); ``submitted`` is nbgrader's timestamp.
 A student without a score (grader error, no result yet) has empty score cells, never a 0 that could be
 uploaded as a grade. ``confusable_with`` names the students whose names look the same ("аlice" in Cyrillic
@@ -22,7 +24,7 @@ from autograder.outputs.atomic import write_text
 from autograder.outputs.classview import Row
 from autograder.outputs.lateness import MISSING
 from autograder.outputs.roster import display_name
-from autograder.outputs.wording import duration
+from autograder.outputs.wording import duration, run_state
 
 __all__ = ["neutralise", "grades_csv", "write_grades"]
 
@@ -72,7 +74,7 @@ def grades_csv(rows: list[Row]) -> str:
         scored = r is not None and row.kind != "grader error"
         score = [r.score, r.max_score] if scored else ["", ""]
         per_area = [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [""] * len(areas)
-        status = r.status if r is not None else "no result"
+        status = run_state(r) if r is not None else "no result"  # as the class table and the pages say it
         cells = [row.name, *score, status, row.kind, *per_area, *_late(row, r if scored else None)]
         cells += [row.uid, display_name(row.submission)]
         cells += ["; ".join(row.confusable_with), "; ".join(n for n in (row.edition_note, row.note) if n)]

@@ -35,6 +35,7 @@ PAGES = {
     # with part of its code not run); the English is the status itself
     "page.status.ok": Message("ok", "正常运行"),
     "page.status.blank": Message("blank", "空白提交"),
+    "page.status.unreadable": Message("unreadable", "无法读取"),  # the file was refused: nothing of it ran
     "page.status.syntax error": Message("syntax error", "语法错误"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
     "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
@@ -118,12 +119,13 @@ PAGES = {
         "Points lost: {points}, the sum of the charges below.",
         "共扣 {points}，即下面各项之和。",
     ),
+    # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
-        "How the marks are given: each mistake has a fixed cost in each area it touches, charged once per exercise and"
-        " never more than the points of the tests it fails in that area; a test that failed only because of it costs"
-        " nothing more. Any other failing test costs its own points.",
-        "评分规则：同一种错误在一道练习里只按一次计：在它涉及的每个评分项中，扣分不超过该项的扣分上限，也不超过该项里因它"
-        "失败的测试的总分；只因它而失败的测试不再单独扣分。其他原因导致失败的测试，各扣各的分。",
+        "How the marks are given: each mistake is charged once per exercise. In each area it touches it costs a fixed"
+        " amount, never more than the points of the tests it fails there, and the tests that fail only because of it"
+        " cost nothing more. Any other failing test costs its own points.",
+        "评分规则：每种常见错误在一道练习中只计一次。在它涉及的每个评分项里，它扣一个固定的分数，但不超过该项中因它而失败的"
+        "测试的分数之和；只因它而失败的测试不再另外扣分。因其他原因失败的测试，照常扣各自的分数。",
     ),
     "page.point": Message(
         "point",
@@ -161,6 +163,11 @@ PAGES = {
     "page.show_passed": Message(
         "Show what passed",
         "显示已通过的测试",
+    ),
+    # a result with tests and none failing: said where "What to fix" would be ({total}: "27 tests", "27 个测试")
+    "page.all_passed": Message(
+        "All {total} passed: nothing to fix.",
+        "{total}全部通过，没有需要修改的地方。",
     ),
     "page.no_tests": Message(
         "No tests were run for this submission.",

@@ -80,7 +80,8 @@ REPORT = {
     "report.full_of": Message("{full} of {judged} ({pct})", "{judged} 人中 {full} 人（{pct}）"),
     "report.col.misconception": Message("misconception", "常见错误"),
     "report.col.examples": Message("for example", "涉及的学生"),
-    "report.col.sample": Message("sample message (and the tests that fail)", "代表性消息（及未通过的测试）"),
+    # a message students were shown, quoted as it reads on their page
+    "report.col.sample": Message("what students read (and the tests that fail)", "学生看到的消息（及未通过的测试）"),
     "report.col.test": Message("test", "测试"),
     "report.col.passed": Message("passed", "通过率"),
     "report.col.failing": Message("students failing", "未通过人数"),
@@ -115,6 +116,8 @@ REPORT = {
     # a student's row: the edition, the outcome, the one thing to fix first
     "report.edition.en": Message("en", "英文版"),
     "report.edition.zh": Message("zh", "中文版"),
+    # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
+    "report.edition.unknown": Message("not said", "未注明"),
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
@@ -132,6 +135,8 @@ REPORT = {
     "report.batch.graded_now": Message(
         "graded now: {graded} (seed {seed})", "本次共评分 {graded} 份提交（随机种子 {seed}）"
     ),
+    # every submission of the table graded now: the table's title has said how many
+    "report.batch.all_now": Message("all graded now (seed {seed})", "以上都是本次的评分结果（随机种子 {seed}）"),
     "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
         "本次共评分 {graded} 份提交，另有 {reused} 份没有变化，沿用上次的结果（随机种子 {seed}）",
@@ -163,9 +168,9 @@ _TODO = {
         "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
-        "ask the student to fix the line named and hand in again (the code around it did not run, so its classes "
-        "are missing)",
-        "请学生改正列出的那一行，然后重新提交（出错的那部分代码没有运行，其中的类都没有定义）",
+        "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
+        "fix the line named (or the one before it) and hand in again",
+        "有语法错误的文件（或单元格）整个没有运行，其中的类都没有定义；请学生改正列出的那一行（或它前面一行）后重新提交",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
@@ -297,7 +302,7 @@ REPORT.update(
         "report.chart.students_axis": Message("students", "人数"),
         "report.chart.areas": Message("mean percent per area", "各评分项的平均得分率"),
         "report.chart.areas_title": Message("Mean score per area", "各评分项的平均得分率"),
-        "report.chart.areas_axis": Message("mean % of the area's points", "该评分项的平均得分率（%）"),
+        "report.chart.areas_axis": Message("mean % of the area's points", "平均得分率（%）"),
     }
 )
 

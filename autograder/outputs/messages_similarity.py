@@ -42,7 +42,9 @@ SIMILAR = {
     "report.similar.drawn_alike": Message(
         "(names drawn alike: one student twice?)", "（名字写法相同：同一个学生交了两次？）"
     ),
-    "report.similar.none": Message("No two hand-ins are alike up to the threshold.", "没有相似度达到阈值的提交对。"),
+    "report.similar.none": Message(
+        "No two hand-ins are alike up to the threshold.", "没有哪两份提交的相似度达到阈值。"
+    ),
     "report.similar.noted": Message("Not compared, or compared with a note", "未参与比较或附有说明的提交"),
     "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
     "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it
@@ -72,16 +74,20 @@ SIMILAR = {
         "Marked: what both wrote beyond the starter code and the code many hand-ins share, names, strings, comments "
         "and spacing set aside ({chars} characters in common once they are). A comment such as {example} above a "
         "piece says where it sits in the hand-in.",
-        "高亮的是两人在初始代码和多数人共有的代码之外都写了的代码；"
+        "高亮部分是两份提交共有、又不属于初始代码或多数人共有代码的代码；"
         "忽略变量名、字符串、注释和空白之后，重合部分共 {chars} 个字符。"
         "每一段上方的注释（如{example}）标明这一段在提交中的位置。",
     ),
-    # what the place lines above the pieces mean, one sentence for each kind a page shows (pages._examples)
+    # the place line above each piece of a hand-in, a comment in the page's language (written.read_written)
+    "report.similar.place.cell": Message("# cell {n}", "# 第 {n} 个单元格"),
+    "report.similar.place.part": Message("# part {n}", "# 第 {n} 段"),
+    # what the place lines mean, one sentence for each kind a page shows (pages._examples)
     "report.similar.marker.cell": Message(
-        " “# cell N” is the notebook's cell N.", "“# cell N”指 notebook 的第 N 个单元格。"
+        " “# cell N” is the notebook's cell N, counted from its top, text cells included.",
+        "单元格从 notebook 顶部数起，markdown 单元格也计入。",
     ),
     "report.similar.marker.part": Message(
-        " “# part N” is part N of a .py file, split by # %%.", "“# part N”指 .py 文件中以 # %% 分隔的第 N 段。"
+        " “# part N” is part N of a .py file, split by # %%.", "“# 第 N 段”指 .py 文件中以 # %% 分隔的第 N 段。"
     ),
     "report.similar.from_archive": Message(
         "The second hand-in is from an archive of earlier years: it is not a student of this class.",
@@ -104,7 +110,7 @@ SIMILAR = {
     # the same when no pair reaches the threshold
     "report.similar.summary_none": Message(
         "similarity: {n} hand-ins{archived} compared, no pair at {threshold} or more: {page}",
-        "相似度检查：比较了 {n} 份提交{archived}，没有相似度达到 {threshold} 的提交对，详见 {page}",
+        "相似度检查：比较了 {n} 份提交{archived}，没有哪两份提交的相似度达到 {threshold}，详见 {page}",
     ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
 }

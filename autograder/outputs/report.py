@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.rendering import in_scheme_order
+from autograder.grading.result import Result
 from autograder.grading.titles import names
 from autograder.outputs.atomic import write_text
 from autograder.outputs.attention import attention
@@ -93,7 +94,7 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     misconception by its title), or what stopped the run (the result as rendered in that language)."""
     r, w = row.result, report_words(language)
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
-        return row.problem
+        return row.problem_in(language)
     if row.kind == "refused" and r.run is not None:
         return "what the sandbox refused it: " + refused_detail(r.run)
     if row.kind == "blank":
@@ -146,7 +147,7 @@ def _students(
             {
                 "row": row,
                 "scored": scored,
-                "edition": w.get(f"edition.{r.language or 'en'}", r.language) if r is not None else "",
+                "edition": _edition(r, w),
                 "score": r.score if scored else 0.0,
                 "max_score": r.max_score if scored else 0.0,
                 "areas": [r.areas.get(a, (0.0, 0.0))[0] for a in areas] if scored else [],
@@ -159,6 +160,15 @@ def _students(
     name = (names(spec, language) if spec is not None else None) or str
     shown = [name(a) for a in areas]
     return {"areas": shown, "rows": rows, "late": any(row.late is not None and row.late.due for row in view.rows)}
+
+
+def _edition(result: Result | None, w: dict[str, str]) -> str:
+    """The edition a student handed in, in `w`'s words: "" without a result, "not said" when the file does not say."""
+    if result is None:
+        return ""
+    if not result.language_declared:
+        return w["edition.unknown"]
+    return w.get(f"edition.{result.language or 'en'}", result.language)
 
 
 def _late(row: Row, language: str = "en") -> str:
@@ -184,9 +194,10 @@ def _starts_cache(starts: Callable[[Row], Mapping[int, CellPlace]] | None) -> Ca
     return get
 
 
-def write_pages(view: ClassView, out: Path) -> tuple[list[Path], dict[str, str]]:
-    """Every student's feedback page (each its result as rendered in the student's language); (pages written,
-    uid -> why a page was not written)."""
+def write_pages(view: ClassView, out: Path, language: str = "en") -> tuple[list[Path], dict[str, str]]:
+    """Every student's feedback page (each its result as rendered in the student's language, or in the run's,
+    `language`, when the hand-in does not say its own: ``Result.read_in``); (pages written, uid -> why a page
+    was not written)."""
     written, failed = [], {}
     assignment = view.manifest.assignment
     spec = _spec(assignment)
@@ -206,6 +217,7 @@ def write_pages(view: ClassView, out: Path) -> tuple[list[Path], dict[str, str]]
                 graded_at=row.graded_at.replace("T", " ").replace("Z", " UTC"),
                 spec=spec,
                 late=row.late,
+                language=row.result.read_in(language) if graded else language,
             )
             written.append(page_path)
         except Exception as exc:  # one page must never cost the others theirs
@@ -235,6 +247,7 @@ def report_html(
             w.get(f"todo.{problem.kind}", problem.what_to_do) if language != "en" else problem.what_to_do
         ),
         status_of=lambda result: w.get(f"kind.{run_state(result)}", run_state(result)),
+        problem_of=lambda row: row.problem_in(language),  # a name's tooltip in *Needs a look*
         edition_of=lambda edition: w.get(f"edition.{edition}", edition),
         wide=True,  # the Students table has a column per area: a wide screen shows it whole
         title=w["title"].format(assignment=spec.shown_title if spec is not None else view.manifest.assignment),
@@ -269,10 +282,10 @@ def _timing(median: float | None, view: ClassView, w: dict[str, str]) -> str:
 
 def write_report(out: str | Path, language: str = "en") -> Path:
     """Write ``<out>/report.html`` (in `language`, the instructor's) and every student's feedback page (each in
-    its student's language); returns the report's path."""
+    its student's language, or in `language` when the hand-in does not say which); returns the report's path."""
     out = Path(out)
     view = load_class(out)
-    _, failed = write_pages(view, out)
+    _, failed = write_pages(view, out, language)
     return write_text(out / "report.html", report_html(view, failed=failed, language=language))
 
 

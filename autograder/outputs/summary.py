@@ -12,7 +12,10 @@ __all__ = ["print_batch", "batch_json", "print_calibration"]
 
 
 def batch_json(outcome, gradebook: Path | None) -> dict:
-    """The last line a batch prints with --json: where things are, who was graded now, every score."""
+    """The last line a batch prints with --json: where things are, who was graded now, every score and how its
+    run went (as the class table says it: ``wording.run_state``)."""
+    from autograder.outputs.wording import run_state
+
     names = {s.uid: s.name for s in outcome.roster}
     students = {}
     for s in outcome.roster:
@@ -21,7 +24,7 @@ def batch_json(outcome, gradebook: Path | None) -> dict:
             "id": s.uid,
             "score": r.score if r is not None else None,
             "max_score": r.max_score if r is not None else None,
-            "status": r.status if r is not None else "no result",
+            "status": run_state(r) if r is not None else "no result",
             "late_penalty": outcome.late[s.uid].penalty if s.uid in outcome.late else 0.0,
         }
     return {
@@ -60,6 +63,8 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
     console.print(table)
     # what a run graded and what it kept, never "0 of" either
     key = "batch.graded_now" if not outcome.reused else "batch.graded_and_kept" if outcome.graded else "batch.all_kept"
+    if key == "batch.graded_now" and len(outcome.graded) == len(outcome.roster):  # the title said how many
+        key = "batch.all_now"
     graded = w[key].format(graded=len(outcome.graded), reused=len(outcome.reused), seed=outcome.seed)
     lines = [graded]
     late = [one for one in outcome.late.values() if one.seconds > 0]

@@ -20,26 +20,32 @@ __all__ = ["readable_name", "render"]
 readable_name = readable_test  # the name this module has always exported
 
 
-def render(result: Result, *, title: str = "", console=None) -> None:
+def render(result: Result, *, title: str = "", console=None, language: str | None = None) -> None:
     """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
-    then how the run went: the result as rendered in its language (``Result.shown_in``), read top to bottom. A
-    blank hand-in is that one fact and what to do; a syntax error's run is said before the charges it explains."""
+    then how the run went: the result as rendered in its language (``Result.shown_in``; `language`, the run's
+    ``--language``, for a file that does not say its own: ``Result.read_in``), read top to bottom. A blank
+    hand-in is that one fact and what to do, an unreadable one why it was not read and the fix; a syntax error's
+    run is said before the charges it explains."""
     from rich.table import Table
     from rich.text import Text
 
     from autograder.outputs.console import Words, make_console, say
 
-    shown, score, top = result.shown_in(), result.score, result.max_score
-    # what the result is, read from its values: nothing written yet, or code that never compiled
-    blank, syntax = result.blank, result.status == "ok" and result.run is not None and result.run.compile_failed
+    shown = result.shown_in(result.read_in(language) if language else None)
+    score, top, run = result.score, result.max_score, result.run
+    # what the result is, read from its values (as wording.run_state reads them): nothing written yet, a file not
+    # read at all, code that never compiled; every test passed
+    unread = run is not None and run.refusal is not None and result.grader_error is None
+    blank, syntax = result.blank, result.status == "ok" and run is not None and run.compile_failed
+    full = bool(result.tests) and not result.failing()
     charged = cards(shown)
     w = page_words(shown.language)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
     console.print(Text(w["score"].format(score=number(score), top=number(top)), style="bold"))
-    if blank:  # as the page says it: nothing written yet, and what to do; no row for each test
-        for line in (*shown.run_lines, w["blank_todo"]):
+    if blank or unread:  # as the page says it: nothing written yet (or not read), and what to do; no row per test
+        for line in (*shown.run_lines, *([] if unread else [w["blank_todo"]])):
             say(console, printable(line))
         return
     # how the run went, headed as on the page so that a message can point at it: first when the code never
@@ -73,6 +79,9 @@ def render(result: Result, *, title: str = "", console=None) -> None:
             table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
         console.print(table)
         say(console, printable(w["rule"]))
+    elif full:  # as the page says it, where the charges would be
+        n = len(result.tests)
+        say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
         areas = "  ".join(
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")

@@ -166,12 +166,15 @@ def stopped_checks(result: Result) -> list:
 
 
 def run_state(result: Result) -> str:
-    """How a run ended, as the pages and tables name it: its status (``Result.status``), except that a run that
-    ended normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code
-    did not run: "syntax error" (a cell or part Python could not compile), "time budget" (one stopped at its own
-    time budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The mark never
-    reads it."""
+    """How a run ended, as the pages and tables name it: "unreadable" for a hand-in that was not run at all (its
+    file refused: ``RunFacts.refusal``), else its status (``Result.status``), except that a run that ended
+    normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code did
+    not run: "syntax error" (a cell or part Python could not compile), "time budget" (one stopped at its own time
+    budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The mark never reads
+    it."""
     run = result.run
+    if run is not None and run.refusal is not None and result.grader_error is None:  # nothing of it ran
+        return "unreadable"
     if result.status != "ok" or run is None:
         return result.status
     if result.blank:  # nothing written yet: not a run to call "ok" (Result.blank)

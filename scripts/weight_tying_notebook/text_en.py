@@ -92,11 +92,10 @@ loop you write yourself.
 
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
-whatever style it is written. Each mistake has a set cost in each graded area it touches, charged once per
-exercise: in each area it costs at most that, and never more than the points of the tests it fails there, so a
-test that failed only because of it costs nothing more. Any other failing test costs its own points. The
-feedback names each mistake and lists what it cost, and the costs add up to the points you lost. The points
-per graded area and exercise:
+whatever style it is written. Each mistake is charged once per exercise. In each graded area it touches it costs
+a fixed amount, never more than the points of the tests it fails there, and the tests that fail only because of
+it cost nothing more. Any other failing test costs its own points. The feedback names each mistake and lists
+what it cost, and the costs add up to the points you lost. The points per graded area and exercise:
 
 {{points_table}}
 

@@ -80,9 +80,9 @@ def archive_hand_ins(archives: tuple[Path, ...], assignment: str) -> tuple[list[
     return found, problems
 
 
-def _read(hand_in: HandIn, released: set[str]) -> Written:
+def _read(hand_in: HandIn, released: set[str], language: str) -> Written:
     try:
-        return read_written(hand_in.path, root=hand_in.root, released=released)
+        return read_written(hand_in.path, root=hand_in.root, released=released, language=language)
     except Exception as exc:  # one odd file must never cost the class its pass
         return Written("", "unreadable", Said("report.similar.detail.unreadable", error=type(exc).__name__).to_wire())
 
@@ -136,7 +136,7 @@ def run_similarity(
     everyone = [*hand_ins, *archived]
     texts: dict[str, Written] = {}
     compared, prints = [], []
-    read = {hand_in.id: _read(hand_in, released) for hand_in in everyone}
+    read = {hand_in.id: _read(hand_in, released, options.language) for hand_in in everyone}
     readable = [h for h in everyone if read[h.id].compared]
     found = dict(zip([h.id for h in readable], engine.fingerprints([read[h.id].code for h in readable]), strict=True))
     for hand_in in everyone:
@@ -177,7 +177,8 @@ def run_similarity(
         page = pair_page(a.id, b.id)
         pair = store.Pair(a.id, a.name, b.id, b.name, b.archived, match.share_a, match.share_b, match.chars, page)
         outcome.pairs.append(pair)
-        write_pages(out, pair, match, texts[a.id].text, texts[b.id].text, options.language)
+        places = {**texts[b.id].places, **texts[a.id].places}  # the first student's first, as the page reads
+        write_pages(out, pair, match, texts[a.id].text, texts[b.id].text, options.language, places=places)
     outcome.pairs.sort(key=lambda p: (-p.share, p.a_name, p.b_name))
     outcome.hand_ins = sum(1 for h in compared if not h.archived)
     outcome.archived = sum(1 for h in compared if h.archived)

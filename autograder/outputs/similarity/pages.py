@@ -10,7 +10,7 @@ student never sees that they were compared, nor with whom. The words are the ins
 from __future__ import annotations
 
 import contextlib
-import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from autograder.outputs.atomic import write_text
@@ -86,23 +86,26 @@ def _side(name: str, share: float, other: str, pieces: list[tuple[str, bool]]) -
     return {"name": name, "share": _percent(share), "other": other, "pieces": pieces}
 
 
-# The line ``written.read_written`` puts above each piece of a hand-in: "# cell 15" (a notebook), "# part 2" (a .py)
-_PLACE_LINE = re.compile(r"^# (cell|part) \d+$", re.M)
-
-
-def _examples(texts: tuple[str, str], w: dict[str, str]) -> tuple[str, list[str]]:
-    """'“# cell 15”', or '“# part 2”', or both: the first place line of each kind the two texts hold; and what
-    each kind means, a sentence each."""
-    found: dict[str, str] = {}
-    for text in texts:
-        for line in _PLACE_LINE.finditer(text):
-            found.setdefault(line.group(1), line.group(0))
-    found = found or {"cell": "# cell 1"}
+def _examples(places: Mapping[str, str], w: dict[str, str]) -> tuple[str, list[str]]:
+    """'“# cell 15”', or '“# part 2”', or both: the first place line of each kind the two hand-ins hold
+    (``Written.places``, in the page's language); and what each kind means, a sentence each."""
+    found = {kind: places[kind] for kind in ("cell", "part") if kind in places}
+    found = found or {"cell": w["similar.place.cell"].format(n=1)}
     return w["list"].join(f"“{line}”" for line in found.values()), [w[f"similar.marker.{kind}"] for kind in found]
 
 
-def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, language: str = "en") -> Path:
-    """The pair's side-by-side page (``pair.page``), each side's shared code marked, in `language`."""
+def write_pages(
+    out: Path,
+    pair: Pair,
+    match: Match,
+    text_a: str,
+    text_b: str,
+    language: str = "en",
+    *,
+    places: Mapping[str, str] | None = None,
+) -> Path:
+    """The pair's side-by-side page (``pair.page``), each side's shared code marked, in `language`; `places`: the
+    first place line of each kind the two texts hold (``Written.places``)."""
     w = report_words(language)
     other = w["similar.archived_hand_in"].format(name=pair.b_name) if pair.archived else pair.b_name
     sides = [
@@ -117,8 +120,8 @@ def write_pages(out: Path, pair: Pair, match: Match, text_a: str, text_b: str, l
         title=w["similar.pair_title"].format(first=pair.a_name, second=other),
         sides=sides,
         chars=pair.chars,
-        example=_examples((text_a, text_b), w)[0],
-        markers=_examples((text_a, text_b), w)[1],
+        example=_examples(places or {}, w)[0],
+        markers=_examples(places or {}, w)[1],
         archived=pair.archived,
     )
     return write_text(Path(out) / pair.page, html, durable=False)  # made again by every pass

@@ -4,7 +4,8 @@ Read with the grader's own reader (``grading.submissions.read_submission``: bene
 through a link, at most 64 MiB, outputs dropped), never run. A notebook's code cells count (markdown is not
 code); a ``.py`` counts whole, split at its ``# %%`` / ``# In[ ]:`` cell marks. A cell whose text is one the
 release holds (``starter.same_cell``: line endings and trailing spaces aside) is left out whole; what is left
-keeps a ``# cell N`` line above each cell (a comment: the comparison never sees it; the side-by-side page does).
+keeps a ``# cell N`` line above each cell, in the report's language (a comment: the comparison never sees it; the
+side-by-side page does), and the first of each kind as a value (``Written.places``).
 A line that is only a ``print(...)`` call is shown but not compared (``Written.code``): prints after every statement
 would otherwise break every run of shared code into pieces shorter than copydetect's k-grams.
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.grading.submissions import SubmissionRefused, holds_code, read_submission
+from autograder.outputs.messages_report import report_words
 from autograder.outputs.similarity.starter import code_cells, same_cell
 from autograder.protocol.said import Said
 
@@ -46,6 +48,7 @@ class Written:
     # in the report's language: outputs.messages_similarity, or the engine's for a refusal); {} when nothing is said
     detail: dict = field(default_factory=dict)
     notes: tuple[str, ...] = ()  # HUGE, NOT_UTF8: compared, with this said
+    places: dict = field(default_factory=dict)  # "cell" or "part" -> the first place line of that kind in `text`
 
     @property
     def compared(self) -> bool:
@@ -73,20 +76,22 @@ def _chunks(kind: str, text: str) -> list[tuple[int, str]]:
         return []
 
 
-def read_written(path: Path, *, root: Path | None, released: set[str]) -> Written:
+def read_written(path: Path, *, root: Path | None, released: set[str], language: str = "en") -> Written:
     """What the student wrote in the file at `path` (beneath `root`); `released`: ``same_cell`` forms of every
-    released cell, left out."""
+    released cell, left out; the place lines in `language`."""
     try:
         kind, text = read_submission(path, root=root)
     except SubmissionRefused as exc:
         return Written("", UNREADABLE, Said(exc.key, **exc.params).to_wire())
     except OSError as exc:
         return Written("", UNREADABLE, Said("report.similar.detail.unreadable", error=type(exc).__name__).to_wire())
-    parts, marker = [], "cell" if kind == "ipynb" else "part"
+    parts, marker, places = [], "cell" if kind == "ipynb" else "part", {}
     for number, source in _chunks(kind, text):
         if not holds_code("py", source) or same_cell(source) in released:  # comments alone are nothing written
             continue
-        parts.append(f"# {marker} {number}\n{source.rstrip()}\n")
+        place = report_words(language)[f"similar.place.{marker}"].format(n=number)
+        places.setdefault(marker, place)
+        parts.append(f"{place}\n{source.rstrip()}\n")
     code = "\n".join(parts)
     if not code:
         return Written("", EMPTY, Said("report.similar.detail.empty").to_wire())
@@ -99,4 +104,4 @@ def read_written(path: Path, *, root: Path | None, released: set[str]) -> Writte
         detail = {}
     if "\ufffd" in code:
         notes.append(NOT_UTF8)
-    return Written(code, "", detail, tuple(notes))
+    return Written(code, "", detail, tuple(notes), places)

@@ -340,3 +340,13 @@ def test_a_class_of_odd_names_grades_completely_with_each_students_own_score(tmp
     report = (out / "report.html").read_text()
     assert all(f'href="feedback/{r["id"]}.html"' in report for r in rows.values())
     assert "x[/a]" in proc.stdout  # brackets printed as they are, not read as markup
+
+
+def test_one_file_that_does_not_say_its_edition_is_shown_in_the_runs_language(tmp_path):
+    """Issue 48 (round 8): `grade FILE --language zh` on a file that is not a notebook printed English only."""
+    bad = tmp_path / "chen_shi.ipynb"
+    bad.write_text('{"cells": [\n')
+    zh = cli("grade", "--assignment", "weight_tying", "--seed", "1", "--language", "zh", str(bad))
+    assert zh.returncode == 0, zh.stderr
+    assert "得分：0 / 100" in zh.stdout and "你的提交没有被运行。chen_shi.ipynb 不是 notebook" in zh.stdout, zh.stdout
+    assert "Score" not in zh.stdout and "How the marks" not in zh.stdout

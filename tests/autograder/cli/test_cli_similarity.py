@@ -79,7 +79,7 @@ def test_the_folders_threshold_is_kept_until_another_is_given(submitted, tmp_pat
     zh = ["--out", str(tmp_path / "out"), "--language", "zh"]
     assert main(["similarity", "--assignment", "weight_tying", str(submitted), *zh]) == 0
     # not "相似度达到 99% 或以上的有 0 对" (issue 48)
-    assert "，没有相似度达到 99% 的提交对，详见 " in capsys.readouterr().out
+    assert "，没有哪两份提交的相似度达到 99%，详见 " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

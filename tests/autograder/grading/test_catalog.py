@@ -155,7 +155,7 @@ def test_each_refusal_reads_fully_in_chinese_in_the_run_summary(refusals, case):
     assert run.summary() == f"Your submission was not run: {error}."  # English unchanged
     chinese = run.summary("zh")
     assert untranslated(chinese) == [], chinese
-    assert chinese.startswith("你的提交没有被运行：") and HAN.search(chinese.split("：", 1)[1]), chinese
+    assert chinese.startswith("你的提交没有被运行。") and HAN.search(chinese.split("。", 1)[1]), chinese
     assert "was not run" not in chinese and "hand it in" not in chinese
 
 
@@ -175,7 +175,7 @@ def test_a_refused_hand_in_carries_its_message_through_the_pipeline(tmp_path):
     result = pipeline.finish([], run, seed=1, seconds=0.1, submission=submission, spec=SPEC)
     assert result.output == f"Your submission was not run: {submission.refusal}."  # an unreadable file: English
     again = RunFacts.from_dict(result.run.to_dict())  # as a class folder's results/<id>.json keeps it
-    assert again.summary("zh").startswith("你的提交没有被运行：weight_tying.ipynb 不是")
+    assert again.summary("zh").startswith("你的提交没有被运行。weight_tying.ipynb 不是")
 
 
 @pytest.mark.parametrize("status", [*sorted(STATUS_MESSAGES), "odd"])

@@ -130,3 +130,33 @@ def test_text_as_the_grader_read_it_keeps_its_edition_and_deep_json_is_english(t
     deep = '{"cells": [], "metadata": ' + "[" * 200_000 + "]" * 200_000 + "}"
     assert text_language("ipynb", deep) == "en"  # RecursionError inside json: English, never a grader error
     assert text_language("py", "# language: zh\nx = 1\n") == "zh"
+
+
+def test_a_file_that_does_not_say_its_edition_is_shown_in_the_runs_language(tmp_path):
+    """Issue 48 (round 8): `grade --language zh` on a .py file without "# language: zh", or on a file that is not a
+    notebook, printed English throughout. Such a result is English by default, and says that its file did not say
+    (``Result.language_declared``): the run's language then decides what it is shown in (``Result.read_in``); a
+    file that says its edition is always shown in that one."""
+    from autograder.graders import get_assignment
+    from autograder.grading import pipeline
+    from autograder.grading.language import declared_language
+    from autograder.grading.result import RunFacts
+
+    assert declared_language("py", "x = 1\n") is None and declared_language("ipynb", "{") is None
+    assert (
+        declared_language("ipynb", '{"metadata": {}}') is None and declared_language("py", "# language: ZH\n") == "zh"
+    )
+    spec, results = get_assignment("weight_tying"), {}
+    for name, text in (("bad.ipynb", '{"cells": [\n'), ("plain.py", "x = 1\n"), ("zh.py", "# language: zh\nx = 1\n")):
+        (tmp_path / name).write_text(text)
+        submission = pipeline.read(tmp_path / name)
+        results[name] = pipeline.finish(
+            [], RunFacts(status="ok"), seed=1, seconds=0.1, submission=submission, spec=spec
+        )
+    bad, plain, zh = results["bad.ipynb"], results["plain.py"], results["zh.py"]
+    assert (bad.language, bad.language_declared, plain.language, plain.language_declared) == ("en", False, "en", False)
+    assert (bad.read_in("zh"), plain.read_in("zh"), plain.read_in("en")) == ("zh", "zh", "en")
+    assert zh.language_declared and (zh.read_in("en"), zh.read_in("zh")) == ("zh", "zh")
+    assert bad.shown_in(bad.read_in("zh")).run_lines[0].startswith("你的提交没有被运行。bad.ipynb 不是 notebook")
+    again = type(bad).from_wire(bad.to_wire())  # as results/<id>.json keeps it
+    assert again.language_declared is False and again.read_in("zh") == "zh"

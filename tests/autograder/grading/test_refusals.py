@@ -6,7 +6,7 @@ from __future__ import annotations
 from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT
 from autograder.grading.pipeline import facts
-from autograder.grading.refusals import refused
+from autograder.grading.refusals import refused, refused_lines
 from autograder.grading.result import RunFacts
 from autograder.protocol.frames import Done, Load, Refused
 from autograder.sandbox.limits import Limits, isolation_for
@@ -47,6 +47,6 @@ def test_the_facts_step_carries_them_and_the_summary_says_them_without_the_paths
         summary = run.summary(language)
         assert words in summary and HIDDEN not in summary and "stdout" in summary
     assert "refused" not in RunFacts(status="ok").to_dict()  # only runs that have it
-    assert RunFacts(status="ok", refused=[["files"], 3, ["call", "ptrace"]]).refused_lines("en") == [
+    assert refused_lines([["files"], 3, ["call", "ptrace"]], "en") == [
         "Your code made calls the grader's sandbox refuses: ptrace. Your instructor sees this attempt."
     ]  # a results file's own entries, any shape

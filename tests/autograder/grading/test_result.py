@@ -62,20 +62,28 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
     one = RunFacts(status="ok", load_errors=[[0, error]], required_names=names, parts=1)
     assert one.summary("zh").splitlines() == [
         "你的文件有语法错误，Python 一行都没有运行：",
-        "第 3 行有语法错误：“def f(:”，Python 的提示是“SyntaxError: invalid syntax”。",
+        # where Python stopped may be past the mistake (a bracket left open): the line before is said too
+        "第 3 行有语法错误（也可能在它前面一行，例如括号没有闭合）：“def f(:”，"
+        "Python 的提示是“SyntaxError: invalid syntax”。",
         "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
     ]
     assert one.summary("en").splitlines()[:2] == [
         "Your file has a syntax error, so Python ran none of it:",
-        "Syntax error at line 3: “def f(:” (SyntaxError: invalid syntax)",
+        "Syntax error at line 3 (or on the line before it, e.g. a bracket left open): “def f(:” (SyntaxError: "
+        "invalid syntax)",
     ]
+    first = RunFacts(status="ok", load_errors=[[0, "SyntaxError: invalid syntax (line 1: def f(:)"]], parts=1)
+    assert "第 1 行有语法错误：“def f(:”" in first.summary("zh")  # no line before the first
     several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh")
     assert (
         several.splitlines()[1] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
         and "第 3 行有语法错误" in several
     )
     cell = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]}).summary("zh")
-    assert "第 15 个单元格（“6. 练习 1”一节，以“class A:”开头）第 3 行有语法错误：“def f(:”" in cell
+    assert (
+        "第 15 个单元格（“6. 练习 1”一节，以“class A:”开头）第 3 行有语法错误"
+        "（也可能在它前面一行，例如括号没有闭合）：“def f(:”" in cell
+    )
     raised = RunFacts(status="ok", load_errors=[[0, "ValueError: bad"]], parts=1).summary("zh").splitlines()
     assert raised == ["加载你的文件时抛出了异常，出错那一行之后的代码都没有运行：", "抛出的异常是“ValueError: bad”。"]
 

@@ -91,7 +91,7 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     lost = 100 - result.score
     costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
     assert sum(costs) == lost and f"Points lost: {lost:g} points, the sum of the charges below." in html
-    assert "How the marks are given: each mistake has a fixed cost in each area it touches" in html
+    assert "How the marks are given: each mistake is charged once per exercise. In each area it touches" in html
     assert html.index("What to fix") < html.index("Passed (")
 
 
@@ -211,10 +211,11 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     in the charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
-    cap = "这个错误在“两条路径的梯度相加”中的扣分上限是 6 分（这道练习只计一次）："
-    cap += "上面属于这一评分项的测试按上限共扣 6 分。"
+    cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
+    cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
-    assert "该测试 1 分，不单独扣分" in zh and "这个错误在“形状与输出数值”中不扣分" in zh and "已算在" not in zh
+    none = "这个错误在“形状与输出数值”中不另外扣分（它的扣分已计入其他评分项）"
+    assert "该测试 1 分，不单独扣分" in zh and none in zh and "已算在" not in zh
     # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
     assert "运行状态：正常" in zh and "运行完毕" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
@@ -286,3 +287,22 @@ def test_the_heading_says_all_failed_when_every_test_did(language, all_failed, s
     html = _text(feedback_html(_marked(everything, language=language), student="s", spec=SPEC))
     assert all_failed in html
     assert some_failed in _text(feedback_html(_stub(language), student="s", spec=SPEC))
+
+
+def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal():
+    """Issue 48 (round 8): a 100/100 page said nothing where the charges would be; now it says every test passed."""
+    from rich.console import Console
+
+    from autograder.outputs.table import render
+
+    n = len(SPEC.scheme.tests)
+    for language, said in (
+        ("en", f"All {n} tests passed: nothing to fix."),
+        ("zh", f"{n} 个测试全部通过，没有需要修改的地方。"),
+    ):
+        full = _marked([], language=language)
+        assert said in _text(feedback_html(full, student="dara", spec=SPEC))
+        console = Console(width=120, record=True, color_system=None)
+        render(full, console=console)
+        assert said in console.export_text()
+        assert said not in _text(feedback_html(_copied(language), student="dara", spec=SPEC))  # only at full marks

@@ -190,7 +190,7 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
     # the headings a Chinese TA reads, in a report's register (issue 48: 谁，在哪里 / 怎么处理 / 先改什么 were chat)
-    for heading in ("学生与位置", "处理建议", "首要问题", "评分状态", "评分用时"):
+    for heading in ("学生与位置", "处理建议", "首要问题", "评分状态", "评分用时", "学生看到的消息（及未通过的测试）"):
         assert f">{heading}</th>" in page, heading
     assert not re.search("谁，在哪里|怎么处理|先改什么|运行最慢|运行时间中位数", page)
 

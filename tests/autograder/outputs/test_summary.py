@@ -127,6 +127,13 @@ def test_the_run_summary_never_counts_nothing():
     assert lines[1, 1] == "本次共评分 1 份提交，另有 1 份没有变化，沿用上次的结果（随机种子 7）"
     assert lines[0, 2] == "没有需要重新评分的提交：2 份提交都没有变化，沿用上次的结果（随机种子 7）"
     assert not any(" 0 份" in line for line in lines.values())
+    # round 8: every one graded now: the table's title has said how many ("共 3 份提交"), the line does not again
+    outcome = _outcome(["ann", "bob", "cat"])
+    outcome.graded, outcome.reused = [s.uid for s in outcome.roster], []
+    console = Console(width=120, record=True, color_system=None)
+    print_batch(outcome, console=console, language="zh")
+    text = console.export_text()
+    assert "共 3 份提交" in text and "以上都是本次的评分结果（随机种子 7）" in text and "本次共评分" not in text
 
 
 def test_a_name_longer_than_the_table_is_folded_never_cut():

@@ -107,11 +107,11 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     assert "（共享同一参数对象；该测试 8 分，扣 8 分）" in zh and "（两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
     assert "（形状与输出数值；该测试 1 分，不单独扣分）" in zh and "0/1（" not in zh and "-8/8" not in zh
     # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
-    cap = "这个错误在“两条路径的梯度相加”中的扣分上限是 6 分（这道练习只计一次）："
-    cap += "上面属于这一评分项的测试按上限共扣 6 分。"
+    cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
+    cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "(gradient accumulation; −3 of its 6)" in en and "its 1 not charged separately" in en
-    assert en.count("In “gradient accumulation” this mistake costs at most 6 points in this exercise") == 1
+    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, once in this exercise") == 1
 
 
 def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():
@@ -144,10 +144,12 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     ]
     error = "SyntaxError: invalid syntax (line 13: def __init__(self:, vocab_size):)"
     broken = text(RunFacts(status="ok", required_names=names, load_errors=[[0, error]], parts=1), True)
-    assert broken[2:6] == [
+    before = "（也可能在它前面一行，例如括号没有闭合）"  # where Python stopped may be past the mistake
+    assert broken[2:7] == [
         "代码的运行情况：",
         "你的文件有语法错误，Python 一行都没有运行：",
-        "第 13 行有语法错误：“def __init__(self:, vocab_size):”，Python 的提示是“SyntaxError: invalid syntax”。",
+        f"第 13 行有语法错误{before}：“def __init__(self:, vocab_size):”，Python 的提示是",
+        "“SyntaxError: invalid syntax”。",  # folded at the console's 120 columns
         "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)

@@ -73,11 +73,13 @@ def test_a_chinese_instructor_reads_the_section_and_the_pages_in_chinese(tmp_pat
     assert "提交 A</th>" in page and "A 自己写的代码中与 B 重合的比例" in page and "没有达到阈值的一对" not in page
     assert "hand-ins" not in page and "compare<" not in page and "查看</a>" in page
     match = Match(0.9, 0.6, 200, ((0, 3),), ((0, 3),))
-    pair = write_pages(tmp_path, _pair(), match, "# part 1\nabc", "# part 2\nabc", "zh").read_text()
+    places = {"part": "# 第 1 段"}  # as read_written writes the place lines in the page's language
+    pair = write_pages(tmp_path, _pair(), match, "# 第 1 段\nabc", "# 第 2 段\nabc", "zh", places=places).read_text()
     assert "alice 与 bob：相似的代码" in pair and "所有相似的提交" in pair and "Marked" not in pair
     # a .py hand-in's pieces are parts: the note quotes what the page shows above them, never a notebook's cell
-    assert "每一段上方的注释（如“# part 1”）" in pair and "# cell" not in pair.split("<pre")[0]
-    assert "“# part N”指 .py 文件中以 # %% 分隔的第 N 段。" in pair  # what the English place line means
+    assert "每一段上方的注释（如“# 第 1 段”）" in pair and "单元格" not in pair.split("<pre")[0]
+    assert "“# 第 N 段”指 .py 文件中以 # %% 分隔的第 N 段。" in pair and "# part" not in pair  # round 8: in Chinese
+    assert "高亮部分是两份提交共有、又不属于初始代码或多数人共有代码的代码" in pair
 
     class Row:
         uid = "alice"

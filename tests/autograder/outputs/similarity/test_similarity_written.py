@@ -34,6 +34,9 @@ def test_a_script_is_split_at_its_cell_marks(tmp_path):
     script.write_text("import torch\n# %%\nx = 1\n# In[3]:\nprint('demo')\n")
     written = read_written(script, root=tmp_path, released=RELEASED)
     assert written.text == "# part 2\nx = 1\n"  # parts 1 and 3 are cells of the release
+    assert written.places == {"part": "# part 2"}
+    zh = read_written(script, root=tmp_path, released=RELEASED, language="zh")  # the place line in the report's words
+    assert zh.text == "# 第 2 段\nx = 1\n" and zh.places == {"part": "# 第 2 段"}
 
 
 def test_nothing_is_run(tmp_path):

@@ -27,7 +27,7 @@ from autograder.graders.weight_tying.judge.decoders import (
     same_outcome,
 )
 from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import reread, say, title_of
+from autograder.graders.weight_tying.judge.words import before_reread, reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.grading.judge.memo import Memo
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor
@@ -234,7 +234,7 @@ def test_generate_greedy_past_block_size(plan, evidence, run):
     first = plain[0] if plain else failures[0]
     said = first.finding.said if isinstance(first, Failed) else first.args[0]
     if len(failures) > 1:
-        said = said + say("suite.case.more", n=len(failures) - 1)
+        said = before_reread(said, say("suite.case.more", n=len(failures) - 1))  # the section to reread: last
     if plain:
         raise AssertionError(said)
     names = list(dict.fromkeys(m for f in failures for m in f.finding.shown))
