@@ -120,7 +120,7 @@ MESSAGES = {
     ),
     # plugin.py: the run's summary (the assignment says what it covers: check.covers.here, check.covers.<line>)
     # the checks that wait: one heading per check waited on (the section's own when it is the only one)
-    "check.waiting.one_check": ("not checked until “{need}” passes", "尚未检查：要等“{need}”通过之后才检查"),
+    "check.waiting.one_check": ("not checked until an earlier check passes", "尚未检查（等前面的检查通过）"),
     "check.waiting.one_unwritten": ("not checked until {what} is implemented", "尚未检查：要等 {what} 实现之后才检查"),
     "check.waiting.section": ("not checked yet", "尚未检查"),
     "check.waiting.check": ("  until “{need}” passes:", "  要等“{need}”通过之后才检查："),
@@ -132,9 +132,14 @@ MESSAGES = {
         "notebook 从上到下运行时没有正常结束的单元格",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
-    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first
+    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first:
+    # that line is pytest's, in English in every edition; another edition says the count in its own words just above
     "check.raised.tally": ("cell raised", "个单元格出错"),
     "check.raised.tally_many": ("cells raised", "个单元格出错"),
+    "check.raised.told": (
+        "{count} cell(s) raised as your notebook ran: see “{section}” above",
+        "另有 {count} 个单元格运行出错，见上面的“{section}”。",
+    ),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
