@@ -149,6 +149,16 @@ MESSAGES = {
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
     ),
+    # the first line of another edition's copy of the release's plumbing (scripts/build_notebook.py): the English
+    # files say it in their own docstring and comments
+    "release.header.conftest": (
+        "The self-check's plumbing: run pytest in this folder to check your notebook; no need to edit this file.",
+        "自检的运行框架：在这个文件夹里运行 pytest 即可检查你的 notebook，不需要修改这个文件。",
+    ),
+    "release.header.pytest_ini": (
+        "Makes this folder a pytest project of its own: pytest here runs the self-check.",
+        "让这个文件夹成为一个独立的 pytest 项目：在这里运行 pytest 就会运行自检。",
+    ),
     # the summary's last section: what is checked here and what the hidden suite grades
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
     # the first of the checks it counts, said before the assignment's list (pytest's first test)
