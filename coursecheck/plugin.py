@@ -43,8 +43,9 @@ class Run:
         """The submission runs as the grader runs it: every cell but the demonstrations as released that nothing
         needs (``coursecheck.demos``)."""
         words, assignment = self.checks.words, self.checks.assignment
-        if not config.pluginmanager.has_plugin("coursecheck-told"):
-            config.pluginmanager.register(_Told(self), "coursecheck-told")
+        manager = getattr(config, "pluginmanager", None)  # None: the loading alone, run by the kit's tests
+        if manager is not None and not manager.has_plugin("coursecheck-told"):
+            manager.register(_Told(self), "coursecheck-told")
         try:
             words.language()  # a bad $<NAME>_LANG is named before anything runs (in English: no language yet)
             clock = self.checks.clock()

@@ -270,7 +270,7 @@ float32 参数占 4 字节：
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
 `dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、pre-LayerNorm
-的 GPT block、最后的 LayerNorm（final LayerNorm）和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
+的 GPT block、最后的 LayerNorm 和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
 token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
 `weight_tying=True` 才打开共享）。
 请用它实现 `MiniGPTWithWeightTying`：
