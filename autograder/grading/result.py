@@ -280,7 +280,10 @@ class RunFacts:
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
             key = "run.not_defined_syntax" if syntax else "run.not_defined"
-            lines.append(render(key, language, names=render("run.names_sep", language).join(missing)))
+            key += "_all" if syntax and len(missing) > 1 else ""
+            names = render("run.names_sep", language).join(missing[:-1])
+            names += render("run.names_last_sep", language) + missing[-1] if names else missing[-1]
+            lines.append(render(key, language, names=names))
         said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
 

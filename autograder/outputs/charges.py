@@ -30,8 +30,9 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "part"} per test ("part": what of its points another
-    # misconception's charge takes, in words; "" when none)
+    # {"test", "name", "area", "points", "lost", "what", "part", "carried"} per test ("part": what of its points
+    # another misconception's charge takes, in words; "" when none; "carried": the card costs points in its area,
+    # so a test losing nothing is covered by that cost, not free)
     tests: list[dict] = field(default_factory=list)
     caps: tuple[str, ...] = ()  # areas where the misconception's cost leaves the rest uncharged, a sentence each
     same_as: str = ""  # the title of the card above whose message this one's is (then `message` is not repeated)
@@ -71,6 +72,10 @@ def cards(shown: Shown) -> list[Card]:
         ranked = sorted((out[n] for n in places), key=lambda c: (c.exercise, first(c)))
         for n, card in zip(places, ranked, strict=True):
             out[n] = card
+    for card in out:  # a test that loses nothing: its area's points carried by the card's other tests, or not
+        costly = {i["area"] for i in card.tests if i["lost"]}
+        for item in card.tests:
+            item["carried"] = item["area"] in costly
     leads: dict[str, str] = {}  # a lead test shown above -> its card's title
     opened: set[str] = set()
     for card in out:  # as read, top to bottom

@@ -57,7 +57,7 @@ def test_table_shows_each_charge_with_its_message_and_the_tests_it_covers_whole(
     name_row = next(i for i, line in enumerate(lines) if "generate respects" in line)
     message_row = next(i for i, line in enumerate(lines) if "generate() kept 12" in line)
     assert message_row < name_row and "[red]not" in text
-    assert "Score: 2 / 7" in text and "-5" in text and "Points lost: 5 points" in text
+    assert "Score: 2 / 7" in text and "-5" in text and "Points the grader took off: 5 points" in text
 
 
 def test_student_text_never_reaches_the_terminal_as_escapes():
