@@ -120,7 +120,7 @@ MESSAGES = {
     ),
     # plugin.py: the run's summary (the assignment says what it covers: check.covers.here, check.covers.<line>)
     # the checks that wait: one heading per check waited on (the section's own when it is the only one)
-    "check.waiting.one_check": ("not checked until “{need}” passes", "尚未检查：要等“{need}”通过之后才检查"),
+    "check.waiting.one_check": ("not checked until an earlier check passes", "尚未检查（等前面的检查通过）"),
     "check.waiting.one_unwritten": ("not checked until {what} is implemented", "尚未检查：要等 {what} 实现之后才检查"),
     "check.waiting.section": ("not checked yet", "尚未检查"),
     "check.waiting.check": ("  until “{need}” passes:", "  要等“{need}”通过之后才检查："),
@@ -132,9 +132,14 @@ MESSAGES = {
         "notebook 从上到下运行时没有正常结束的单元格",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
-    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first
+    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first:
+    # that line is pytest's, in English in every edition; another edition says the count in its own words just above
     "check.raised.tally": ("cell raised", "个单元格出错"),
     "check.raised.tally_many": ("cells raised", "个单元格出错"),
+    "check.raised.told": (
+        "{count} cell(s) raised as your notebook ran: see “{section}” above",
+        "另有 {count} 个单元格运行出错，见上面的“{section}”。",
+    ),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
@@ -143,6 +148,16 @@ MESSAGES = {
     "check.raised.note_stub": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
+    ),
+    # the first line of another edition's copy of the release's plumbing (scripts/build_notebook.py): the English
+    # files say it in their own docstring and comments
+    "release.header.conftest": (
+        "The self-check's plumbing: run pytest in this folder to check your notebook; no need to edit this file.",
+        "自检的运行框架：在这个文件夹里运行 pytest 即可检查你的 notebook，不需要修改这个文件。",
+    ),
+    "release.header.pytest_ini": (
+        "Makes this folder a pytest project of its own: pytest here runs the self-check.",
+        "让这个文件夹成为一个独立的 pytest 项目：在这里运行 pytest 就会运行自检。",
     ),
     # the summary's last section: what is checked here and what the hidden suite grades
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),

@@ -34,6 +34,7 @@ class Run:
         self.folder = Path(folder)
         self.path: Path | None = None
         self._loaded: Loaded | None = None
+        self.raised: list[int] = []  # the cells that raised (not stopped at their budget), once summed up
         # The tests' fixtures, for the conftest to name (plain functions: pytest's fixtures are not methods).
         self.checks_fixture = pytest.fixture(scope="session", name="checks")(lambda: self.loaded().session)
         self.stopped_fixture = pytest.fixture(scope="session", name="stopped")(lambda: self.stopped())
@@ -42,6 +43,9 @@ class Run:
         """The submission runs as the grader runs it: every cell but the demonstrations as released that nothing
         needs (``coursecheck.demos``)."""
         words, assignment = self.checks.words, self.checks.assignment
+        manager = getattr(config, "pluginmanager", None)  # None: the loading alone, run by the kit's tests
+        if manager is not None and not manager.has_plugin("coursecheck-told"):
+            manager.register(_Told(self), "coursecheck-told")
         try:
             words.language()  # a bad $<NAME>_LANG is named before anything runs (in English: no language yet)
             clock = self.checks.clock()
@@ -84,8 +88,16 @@ class Run:
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self._loaded is not None:
-            raised = self._summary(terminalreporter, config)
-            _tally(terminalreporter, self.checks.words.tell, raised)  # last: it narrows the rules drawn after it
+            self.raised = self._summary(terminalreporter, config)
+            _tally(terminalreporter, self.checks.words.render, self.raised)  # last: it narrows the rules drawn after
+
+    def told(self) -> str:
+        """The cells that raised, counted in the edition's words for the line above pytest's last one ("" in
+        English, and when none raised: that line counts them in English)."""
+        words, raised = self.checks.words, self.raised
+        if not raised or words.language() == "en":
+            return ""
+        return words.tell("check.raised.told", count=len(raised), section=words.tell("check.raised.section"))
 
     def _summary(self, terminalreporter, config) -> list[int]:
         """The summary's sections; the cells that raised (not stopped at their time budget), for pytest's last
@@ -107,14 +119,19 @@ class Run:
             stub = session.outcome(blocker).unwritten if blocker in checks else ""
             need = {"what": stub} if stub else {"need": title(checks[blocker]) if blocker in checks else blocker}
             kind = "unwritten" if stub else "check"
-            if len(waiting) == 1:
-                _section(terminalreporter, tell(f"check.waiting.one_{kind}", **need))
+            # a heading short enough for its rule; a check's title, a sentence, on the line under it
+            alone = len(waiting) == 1 and kind == "unwritten"
+            if alone:
+                _section(terminalreporter, tell("check.waiting.one_unwritten", **need))
             else:
                 if n == 0:
-                    _section(terminalreporter, tell("check.waiting.section"))
+                    _section(
+                        terminalreporter,
+                        tell("check.waiting.one_check" if len(waiting) == 1 else "check.waiting.section"),
+                    )
                 write(tell(f"check.waiting.{kind}", **need))
             for name in names:  # by their titles: a test's function name is not the student's word
-                write(f"{'  ' if len(waiting) == 1 else '    '}- {title(checks[name])}")
+                write(f"{'  ' if alone else '    '}- {title(checks[name])}")
         missing = set(session.missing)
         errors = [(i, m) for i, m in loaded.errors if not missing]  # already shown in the failure otherwise
         stopped: set[int] = set()
@@ -147,13 +164,28 @@ class Run:
         return raised
 
 
-def _tally(terminalreporter, tell, cells: list[int]) -> None:
+class _Told:
+    """Outermost around pytest's own summary (registered by ``Run.pytest_configure``): what it writes after the
+    yield is the last line before pytest's, which is English in every edition."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter):
+        result = yield
+        if line := self.run.told():
+            terminalreporter.write_line(line)
+        return result
+
+
+def _tally(terminalreporter, render, cells: list[int]) -> None:
     """The cells that raised, counted in pytest's last line ("17 passed, 1 cell raised in 0.8s"), which a count
     of its own turns yellow: a green "17 passed" under them reads as all clear. A cell stopped at its time budget is
     left out: the first test's failure counts it. No test fails for the others: the grader lists them too, and
     takes no points for them."""
     if cells:
-        words = tell("check.raised.tally" if len(cells) == 1 else "check.raised.tally_many")
+        words = render("check.raised.tally" if len(cells) == 1 else "check.raised.tally_many", "en")
         terminalreporter.stats.setdefault(words, []).extend(RaisedCell(index) for index in cells)
         # pytest draws that line's rule by counting characters: as wide as the terminal once its own are counted
         writer = terminalreporter.config.get_terminal_writer()

@@ -231,8 +231,9 @@ the upper line is 2*VD* (untied), the lower one *VD* (tied), and the dotted line
 ## 9. Exercise 2: `MiniGPTWithWeightTying` ({{ex2}} points)
 
 `dnnlpy.models.gpt.MiniGPT` is a full GPT: token and positional embeddings, pre-LayerNorm decoder blocks, a
-final LayerNorm and the LM head; its `weight_tying` argument ties its head to its token table. Like the
-chapter's, it ties only when asked: left out, the flag is off and the head keeps a table of its own. Wrap it:
+final LayerNorm and the LM head; its `weight_tying` argument ties its head to its token table. It does not
+tie by default: left out, the flag is off and the head keeps a table of its own (the chapter, too, passes
+`weight_tying=True` to turn tying on). Wrap it:
 
 - `__init__`: build `self.minigpt`, a `gpt.MiniGPT` with exactly the given hyper-parameters (all seven reach
   it) and weight tying switched on.
@@ -349,7 +350,7 @@ another file.
 2. Submit this folder the way your course collects it: in Jupyter's *Assignments* tab (*Submit*), or with
    `nbgrader submit {{folder}}` in the folder above this one. Keep the notebook's name, `weight_tying.ipynb`: a
    renamed copy or a second notebook is not graded.
-3. Hand in one edition. If you hand in both, the later submission is graded and the other is not.
+3. Hand in one of the two editions, English or Chinese. If you hand in both, only the later one is graded.
 
 Your feedback page comes back the same way (*Assignments* tab, or `nbgrader fetch_feedback {{folder}}`): each
 mistake named, with what it cost and the tests it covers.

@@ -125,8 +125,8 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
 - 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
-  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，评的是运行之后定义出来的两个类；它不运行练习检查
-  单元格，也不运行你没有改动过、你的代码也用不到的演示单元格。
+  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，评分的对象是 notebook 运行后得到的这两个类；
+  它不运行练习检查单元格，也不运行你没有改动过、你的代码也用不到的演示单元格。
 
 **怎么评分**
 
@@ -148,7 +148,7 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
   “动手试试”）。检查不通过时，它会指出是哪种常见错误、该重读哪一节。关于自检，还有四点：
   - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。
   - 即使某个演示单元格用你的代码运行会出错，自检和评分程序也都不运行它、不报告它：要改的是检查指出的问题。
-    你改动过的演示单元格则照常运行，出了错两者都会报告，自检输出的最后一行也会写明有几个单元格出错。
+    你改动过的演示单元格则照常运行，出了错两者都会报告，自检输出的末尾也会写明有几个单元格出错。
   - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查（多半是死循环）会被终止，并指出是哪一个；整个自检
     最多运行 {{run_minutes}} 分钟。
   - pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
@@ -216,7 +216,7 @@ ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>：前一项最�
 正好是 ln(*V* − 1 + e) − 1。所以 loss 总在 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度
 只有 1，紧挨着 ln *V*。
 
-ln *V* 是这样一个模型的 loss：它什么都没学到，给每个 token 相同的概率。因此无论模型学得多好，用概率算出的
+ln *V* 正是一个什么都没学到、给每个 token 相同概率的模型的 loss。因此无论模型学得多好，用概率算出的
 loss 都和它差不多，训练时也几乎不下降。
 
 下面取 *V* = 100：ln *V* ≈ 4.61，这个区间约为 3.62 到 4.62。拿一个处处都预测正确、而且很有把握的模型比较一下：
@@ -259,7 +259,7 @@ float32 参数占 4 字节：
 """,
     "savings_after": r"""
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省参数并不是唯一的
-好处。共享权重还相当于给两端加了一个约束：输入端和输出端对每个 token 只用同一个向量。两端处理的本来就是
+好处。共享权重还相当于给两端加了一个约束：两端对同一个 token 使用同一个向量。两端处理的本来就是
 同一个词表里的 token，所以这个约束很自然。
 
 下图画的是 *D* = 768 时两端合计的参数量：横轴是词表大小 *V*，纵轴的单位是百万个参数（×10⁶），
@@ -269,9 +269,10 @@ float32 参数占 4 字节：
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT：token embedding 和 positional embedding、pre-LayerNorm 的
-GPT block、最后一个 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与 token embedding
-共享同一张表。和教材里的一样，只有明确要求时它才共享：不传这个参数就是不共享，LM head 会保留一张自己的表。
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、pre-LayerNorm
+的 GPT block、最后的 LayerNorm 和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
+token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
+`weight_tying=True` 才打开共享）。
 请用它实现 `MiniGPTWithWeightTying`：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
@@ -384,7 +385,7 @@ pytest                               # 检查磁盘上保存的 weight_tying.ipy
 2. 按课程的方式提交这个文件夹：在 Jupyter 的 `Assignments` 标签页中点 `Submit`，或在上一级文件夹中运行
    `nbgrader submit {{folder}}`。不要改 notebook 的文件名 `weight_tying.ipynb`：改了名的副本或另一个
    notebook 都不会被评分。
-3. 只提交一个版本。两个都提交的话，评分的是后提交的那个，另一个不评分。
+3. 中文版和英文版只提交其中一个。两个都提交的话，只评后提交的那一个。
 
 反馈页面也从同样的地方取回（`Assignments` 标签页，或 `nbgrader fetch_feedback {{folder}}`）：每个常见错误
 都会写明扣了多少分、涉及哪些测试。

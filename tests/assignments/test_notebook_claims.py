@@ -90,3 +90,19 @@ def test_the_notebook_and_the_diagnosis_say_what_breaks_it():
         )
         assert ".to(torch.float64)" in line and ".half()" in line and "copy.deepcopy" in line, where
         assert "load_state_dict" not in line, where
+
+
+def test_the_notebook_says_minigpt_does_not_tie_by_default_without_crediting_the_chapter_with_it():
+    """Issue 48: both editions said the chapter's MiniGPT ties only when asked; the chapter never shows its default
+    (it passes weight_tying=True). What the notebook says of dnnlpy's default holds; the chapter is named only for
+    passing the flag."""
+    from dnnlpy.models.gpt import MiniGPT
+
+    untied = MiniGPT(vocab_size=11, block_size=4, embed_dim=8, num_layers=1, num_heads=2)
+    assert untied.lm_head.weight is not untied.token_embed.weight
+    for text, default, chapter in (
+        (text_en.TEXT["exercise_2"], "It does not\ntie by default", "the chapter, too, passes\n`weight_tying=True`"),
+        (text_zh.TEXT["exercise_2"], "默认不共享", "教材里也是显式传入\n`weight_tying=True`"),
+    ):
+        assert default in text and chapter in text
+        assert "Like the\nchapter's" not in text and "和教材里的一样" not in text

@@ -341,7 +341,7 @@ def test_the_language_setting_switches_messages_to_chinese(checks, solution_sour
     assert "复制了一份表：" in outcome.message and "第 6 节" in outcome.message
     with pytest.raises(AssertionError, match="“练习 1”这组检查中有"):  # the group by its Chinese name
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
-    assert "模型构建完成时，LM head 的权重就已经是 token embedding 的那个参数对象" in capsys.readouterr().out
+    assert "模型构建完成时，LM head 的权重就是 token embedding 的参数对象本身" in capsys.readouterr().out
     monkeypatch.setenv("WEIGHT_TYING_LANG", "fr")
     with pytest.raises(
         ValueError, match="WEIGHT_TYING_LANG='fr' is not a language of this assignment: use one of en, zh"

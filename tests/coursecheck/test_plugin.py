@@ -4,6 +4,7 @@ covers once it helps (every check passed, or ``pytest -v``), one line before."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -42,11 +43,38 @@ def _summarised(selftest, tmp_path: Path, body: str, verbosity: int = 0, after: 
     run.path, run._loaded = path, selftest.SELF_CHECK.load(path)
     said = _Summary(verbosity)
     run.pytest_terminal_summary(said, 1, said)
+    said.run = run
     return said
 
 
 def _summary(selftest, tmp_path: Path, body: str, verbosity: int = 0) -> list[str]:
     return _summarised(selftest, tmp_path, body, verbosity).lines
+
+
+@pytest.mark.parametrize(
+    "language, heading, under",
+    [
+        (
+            "en",
+            "not checked until an earlier check passes",
+            "  until “add(a, b) is a + b for two tensors of one shape”",
+        ),
+        (
+            "zh",
+            "尚未检查（等前面的检查通过）",
+            "  要等“形状相同时 add(a, b) 等于 a + b”通过之后才检查：",
+        ),
+    ],
+)
+def test_the_heading_over_checks_that_wait_is_short_and_names_the_check_on_the_line_under_it(
+    selftest, tmp_path, monkeypatch, language, heading, under
+):
+    """Issue 48: the heading packed a whole check's title into its rule ("= 尚未检查：要等“模型构建完成时，…”通过之后
+    才检查 ="): it is short, and the check waited for is named on the line under it, over the checks that wait."""
+    monkeypatch.setenv("SELFTEST_LANG", language)
+    lines = _summary(selftest, tmp_path, "    return a - b")
+    start = lines.index(f"== {heading} ==")
+    assert lines[start + 1].startswith(under) and lines[start + 2].startswith("    - "), lines
 
 
 def test_the_checks_that_wait_are_under_one_heading_that_says_what_they_wait_for(selftest, tmp_path):
@@ -78,20 +106,42 @@ def test_what_the_self_check_covers_is_listed_once_every_check_passes_or_with_v(
         assert covers == [f"{tests} checks here (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
 
 
-@pytest.mark.parametrize("language, words", [("en", "cell raised"), ("zh", "个单元格出错")])
-def test_a_cell_that_raised_is_counted_in_pytests_last_line_in_the_releases_language(
-    selftest, tmp_path, monkeypatch, language, words
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_cell_that_raised_is_counted_in_pytests_last_line_and_in_the_editions_words_above_it(
+    selftest, tmp_path, monkeypatch, language
 ):
     """Issue 48: a demonstration the student changed raised, every check passed, and the run ended on a green
-    "17 passed" that a student reads as all clear. The cell is counted in that line, in the student's language
-    (a count pytest does not know turns the line yellow), its rule as wide as the terminal; no test fails for it,
-    since the grader takes no points for it either."""
+    "17 passed" that a student reads as all clear. The cell is counted in that line (a count pytest does not know
+    turns it yellow), its rule as wide as the terminal; no test fails for it, since the grader takes no points for
+    it either. That line is pytest's, English in every edition ("17 passed, 1 个单元格出错 in 0.95s" mixed the
+    two): the Chinese edition counts the cell in its own words on the line above it."""
     monkeypatch.setenv("SELFTEST_LANG", language)
     said = _summarised(selftest, tmp_path, "    return a + b", after="\n\n# %%\nraise ValueError('a demo')\n")
-    assert [len(cells) for cells in said.stats.values()] == [1, 1] and words in said.stats, said.stats
-    assert said.fullwidth == {"en": 80, "zh": 80 - len(words)}[language]  # six characters two columns wide
+    assert [len(cells) for cells in said.stats.values()] == [1, 1] and "cell raised" in said.stats, said.stats
+    assert said.fullwidth == 80
+    told = {"en": "", "zh": "另有 1 个单元格运行出错，见上面的“notebook 从上到下运行时没有正常结束的单元格”。"}
+    assert said.run.told() == told[language]
     fine = _summarised(selftest, tmp_path, "    return a + b")
-    assert list(fine.stats) == ["passed"] and fine.fullwidth == 80
+    assert list(fine.stats) == ["passed"] and fine.fullwidth == 80 and fine.run.told() == ""
+
+
+def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release, tmp_path):
+    """The Chinese line above pytest's last one, in a real run of the release: after pytest's own summary."""
+    import shutil
+    import subprocess
+    import sys
+
+    folder = shutil.copytree(selftest_release, tmp_path / "selftest")
+    (folder / "answer.py").write_text(
+        "import torch\n\n\ndef add(a, b):\n    return a + b\n\n\n# %%\nraise ValueError('a demo')\n", "utf-8"
+    )
+    env = {**os.environ, "SELFTEST_LANG": "zh", "SELFTEST_SUBMISSION": "answer.py", "COLUMNS": "100"}
+    ran = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=folder, env=env, capture_output=True, text=True
+    )
+    lines = ran.stdout.rstrip().splitlines()
+    assert lines[-2] == "另有 1 个单元格运行出错，见上面的“notebook 从上到下运行时没有正常结束的单元格”。", ran.stdout
+    assert "1 cell raised" in lines[-1] and "个单元格出错" not in lines[-1], ran.stdout
 
 
 @pytest.mark.parametrize(

@@ -49,7 +49,7 @@ MESSAGES = {
     ),
     "check.title.test_tied_head_is_the_embedding_parameter": (
         "lm_head.weight is token_embed.weight, from construction on",
-        "模型构建完成时，LM head 的权重就已经是 token embedding 的那个参数对象",
+        "模型构建完成时，LM head 的权重就是 token embedding 的参数对象本身",
     ),
     "check.title.test_tied_holds_one_table_and_no_bias": (
         "the model holds V * D parameters: one table, no bias",
