@@ -245,12 +245,12 @@ def after_penalty(late, score: float) -> float:
 
 
 def cost_words(item: dict, w: dict[str, str]) -> str:
-    """What a card's test is worth and costs, in the pages' words `w`: what it lost, or that its card's cost in
-    its area covers it (``item["carried"]``, charges.cards), or that it costs nothing at all."""
+    """What a card's test is worth and costs, in the pages' words `w`: what it lost, or that a charge covers it,
+    or that it costs nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it)."""
     points = number(item["points"])
     if item["lost"]:
         return w["lost_of"].format(lost=number(item["lost"]), points=points)
-    return w["not_charged_again" if item.get("carried") else "not_charged"].format(points=points)
+    return w["not_charged" if item.get("free") else "not_charged_again"].format(points=points)
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -150,7 +150,7 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
         "你的文件有语法错误，Python 一行都没有运行：",
         f"第 13 行有语法错误{before}：“def __init__(self:, vocab_size):”，Python 的提示是",
         "“SyntaxError: invalid syntax”。",  # folded at the console's 120 columns
-        "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
+        "由于这个语法错误，TiedEmbeddingLM 和 MiniGPTWithWeightTying 都没有定义。",
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file
