@@ -184,7 +184,12 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"],
     )
     for language, title, status, undefined in (
-        ("en", "Weight Tying: feedback for wang", "status: syntax error", "none of TiedEmbeddingLM and MiniGPTWithWeightTying"),
+        (
+            "en",
+            "Weight Tying: feedback for wang",
+            "status: syntax error",
+            "none of TiedEmbeddingLM and MiniGPTWithWeightTying",
+        ),
         (
             "zh",
             "Weight Tying 作业反馈：wang",
@@ -311,7 +316,10 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
 
 @pytest.mark.parametrize(
     ("language", "covered", "free"),
-    [("en", "its 3 not charged separately", "its 1 not charged"), ("zh", "该测试 3 分，不单独扣分", "该测试 1 分，不扣分")],
+    [
+        ("en", "its 3 not charged separately", "its 1 not charged"),
+        ("zh", "该测试 3 分，不单独扣分", "该测试 1 分，不扣分"),
+    ],
 )
 def test_a_test_says_it_costs_nothing_only_where_its_mistake_costs_nothing(language, covered, free):
     """Issue 48 (3.2): a test of a card that loses nothing is "not charged separately" when the card's cost in its
