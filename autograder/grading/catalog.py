@@ -26,7 +26,8 @@ __all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogE
 OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
-    "run.ok": ("Your code ran to the end.", "你的代码从头到尾运行完毕。"),
+    # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
+    "run.ok": ("Your file itself ran to the end.", "你的文件本身从头到尾运行完毕。"),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not
     "run.blank.empty": (
         "Blank submission: nothing written yet (the file holds no code).",
@@ -140,7 +141,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Because of that syntax error, your submission does not define {names}.",
         "由于这个语法错误，{names} 没有定义。",
     ),
+    # two or more names: "A 和 B 都没有定义", not "A、B 没有定义"
+    "run.not_defined_syntax_all": (
+        "Because of that syntax error, your submission defines none of {names}.",
+        "由于这个语法错误，{names} 都没有定义。",
+    ),
     "run.names_sep": (", ", "、"),  # between the names a submission does not define
+    "run.names_last_sep": (" and ", " 和 "),  # before the last of them: "A、B 和 C"
     "run.cell_stopped": (
         "While loading your submission, {cell} was stopped at its time budget (an endless loop, or a very long"
         " computation?); the cells after it still ran",
@@ -216,9 +223,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "评分程序内部出错（“{what}”）；请告诉你的老师",
     ),
     "judge.did_not_finish_within": (
-        "{what} did not finish within {n} s, its share of the time limit, and was stopped: an endless loop, or a "
-        "very slow one? The other checks still ran",
-        "{what}没有在分给它的 {n} 秒内结束，被终止了：是死循环，还是非常慢的循环？其他检查照常运行",
+        "{what} did not finish within {n} s, its share of the time limit, and was stopped: the loop may never end,"
+        " or it may be far too slow. The other checks still ran",
+        "{what}没有在分给它的 {n} 秒内结束，被终止了，可能是死循环，也可能是循环太慢。其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",

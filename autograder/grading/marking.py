@@ -32,6 +32,7 @@ __all__ = [
     "breakdown",
     "Part",
     "part_of",
+    "costs_nothing",
     "scheme_markdown",
     "SCHEME_FILE",
     "OWN",
@@ -298,6 +299,17 @@ def part_of(test, cause: str, scheme: Scheme | None) -> Part | None:
     others = tuple((m, shares[m]) for m in scheme.misconceptions if m != cause and shares.get(m, 0) > 0)
     free = round(max(0.0, test.points - charged), 6)
     return Part(others, free, scheme.misconceptions[cause].costs.get(test.area, 0.0))
+
+
+def costs_nothing(test, cause: str, scheme: Scheme | None) -> bool:
+    """Whether marked, failed `test`, listed under misconception `cause`'s charge, truly costs nothing: it names a
+    misconception (it is no knock-on, which the charge covers) in an area where `cause` costs nothing, and no
+    charge takes any of its points. False for a test the charge covers: one whose area's cost other tests carry."""
+    part = part_of(test, cause, scheme)
+    if part is None or part.cap > 0 or part.others or part.free < test.points:
+        return False
+    finding = test.finding
+    return finding is not None and any(m in scheme.misconceptions for m in finding.shown)
 
 
 def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:

@@ -21,7 +21,7 @@ from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import LANGUAGES, cell_name, render
 from autograder.grading.findings import Finding
 from autograder.grading.language import DEFAULT_LANGUAGE
-from autograder.grading.marking import Charge, Part, Scheme, breakdown, part_of
+from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_nothing, part_of
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
@@ -110,6 +110,11 @@ def _charge(
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
         tests=tuple((name, lost, part_words(spec, parts[name], language)) for name, lost in charge.tests),
         caps=_caps(charge, by_name, parts, spec, language),
+        free=tuple(
+            name
+            for name, lost in charge.tests
+            if charge.misconception and spec is not None and costs_nothing(by_name[name], charge.cause, spec.scheme)
+        ),
         again=_said(Said(again, **opening.params), language) if again and owner_of(again) else "",
         opening=opening.key if opening is not None else "",
     )

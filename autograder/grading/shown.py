@@ -50,6 +50,9 @@ class ShownCharge:
     # where the misconception's cost in an area is what leaves its tests' other points uncharged: one sentence
     # per such area (the cap is the area's, once per exercise: said once, not under each test)
     caps: tuple[str, ...] = ()
+    # the tests it lists that cost nothing at all (``marking.costs_nothing``: they name the misconception in an
+    # area where it costs nothing); every other one that loses nothing is covered by the charge ("not separately")
+    free: tuple[str, ...] = ()
     # the lead's message said again, short, for a charge whose lead opens with the same message as a charge
     # shown before it (its catalog's ``<id>.again``: "TiedEmbeddingLM is not defined either"); "" without one
     again: str = ""
@@ -135,4 +138,6 @@ def _charge(data: Any) -> ShownCharge:
         raise ValueError(f"a shown charge's tests are [test id, points, part] triples, not {tests!r:.120}")
     if not all(isinstance(cap, str) for cap in fields.get("caps", ())):
         raise ValueError(f"a shown charge's caps are sentences, not {fields['caps']!r:.120}")
+    if not all(isinstance(name, str) for name in fields.get("free", ())):
+        raise ValueError(f"a shown charge's free tests are test ids, not {fields['free']!r:.120}")
     return ShownCharge(**{**fields, "tests": tuple((name, float(points), part) for name, points, part in tests)})

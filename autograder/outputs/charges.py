@@ -30,8 +30,9 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "part"} per test ("part": what of its points another
-    # misconception's charge takes, in words; "" when none)
+    # {"test", "name", "area", "points", "lost", "what", "part", "free"} per test ("part": what of its points
+    # another misconception's charge takes, in words; "" when none; "free": it costs nothing at all, as the
+    # marking decided (ShownCharge.free), where a test losing nothing is otherwise covered by a charge)
     tests: list[dict] = field(default_factory=list)
     caps: tuple[str, ...] = ()  # areas where the misconception's cost leaves the rest uncharged, a sentence each
     same_as: str = ""  # the title of the card above whose message this one's is (then `message` is not repeated)
@@ -45,7 +46,7 @@ def cards(shown: Shown) -> list[Card]:
     tests = {t.test: t for t in shown.tests}
     openings: dict[int, tuple[str, str]] = {}  # id(card) -> (the catalog id its message opens with, said short)
     for charge in shown.charges:
-        items = [_item(tests[name], lost, part) for name, lost, part in charge.tests]
+        items = [_item(tests[name], lost, part, name in charge.free) for name, lost, part in charge.tests]
         message = tests[charge.lead].message or readable_test(charge.lead)
         if charge.misconception:
             kind = "misconception"
@@ -84,7 +85,7 @@ def cards(shown: Shown) -> list[Card]:
     return out
 
 
-def _item(test: ShownTest, lost: float, part: str) -> dict:
+def _item(test: ShownTest, lost: float, part: str, free: bool) -> dict:
     return {
         "test": test.test,
         "name": test.title,
@@ -93,4 +94,5 @@ def _item(test: ShownTest, lost: float, part: str) -> dict:
         "lost": lost,
         "what": test.what,
         "part": part,
+        "free": free,
     }

@@ -16,12 +16,13 @@ from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render as render_catalog
-from autograder.grading.result import Result
+from autograder.grading.marking import MISCONCEPTION
+from autograder.grading.result import Result, TestOutcome
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import after_penalty, late_line, page_words, run_state
+from autograder.outputs.wording import after_penalty, cost_words, late_line, page_words, run_state
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
@@ -34,8 +35,7 @@ def _points(value: float, w: dict[str, str]) -> str:
 
 
 def _item(item: dict, w: dict[str, str]) -> dict:
-    lost = w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
-    points = lost if item["lost"] else w["not_charged_again"].format(points=number(item["points"]))
+    points = cost_words(item, w)
     return {
         "name": item["name"],
         "area": item["area"],
@@ -97,6 +97,13 @@ def _note(kind: str, language: str, lines: list[str]) -> str:
     and its parts, when it has several, by the run's summary)."""
     note = render_catalog("run.cells_counted", language)
     return "" if kind == "py" or note in lines else note
+
+
+def _mistake_charged(failing: list[TestOutcome]) -> bool:
+    """Whether a common mistake carries a charge here: the rule that says how it is charged is said only then."""
+    return any(
+        t.charged_to.startswith(MISCONCEPTION) or any(k.startswith(MISCONCEPTION) for k in t.shares) for t in failing
+    )
 
 
 def _count(n: int, w: dict[str, str]) -> str:
@@ -169,7 +176,8 @@ def feedback_context(
         what_to_fix=w["what_to_fix_all" if 1 < len(failing) == len(result.tests) else "what_to_fix"].format(
             failed=len(failing), total=_count(len(result.tests), w)
         ),
-        rule=w["rule"] if failing else "",
+        # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
+        rule=w["rule"] if _mistake_charged(failing) else "",
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,

@@ -103,6 +103,11 @@ PAGES = {
         "its {points} not charged separately",
         "该测试 {points} 分，不单独扣分",
     ),
+    # a failing test whose area the charge costs nothing in (the mistake costs 0 there): nothing lost for it
+    "page.not_charged": Message(
+        "its {points} not charged",
+        "该测试 {points} 分，不扣分",
+    ),
     # a misconception's card whose message is the one a card above shows (the same test shows both)
     "page.same_message": Message(
         "The message is the one under “{title}” above: the same test shows more than one mistake.",
@@ -116,16 +121,16 @@ PAGES = {
     # why a test carries only part of its points (rendering.part_words), as a sentence of its own under the test
     "page.part_charged": Message("{part}.", "{part}。"),
     "page.lost_total": Message(
-        "Points lost: {points}, the sum of the charges below.",
-        "共扣 {points}，即下面各项之和。",
+        "Points the grader took off: {points}, the sum of the charges below.",
+        "评分程序共扣 {points}，即下面各项之和。",
     ),
     # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
-        "How the marks are given: each mistake is charged once per exercise. In each area it touches it costs a fixed"
-        " amount, never more than the points of the tests it fails there, and the tests that fail only because of it"
-        " cost nothing more. Any other failing test costs its own points.",
-        "评分规则：每种常见错误在一道练习中只计一次。在它涉及的每个评分项里，它扣一个固定的分数，但不超过该项中因它而失败的"
-        "测试的分数之和；只因它而失败的测试不再另外扣分。因其他原因失败的测试，照常扣各自的分数。",
+        "How the marks are given: a common mistake is charged once within the same exercise. In each graded area it"
+        " touches, it costs a fixed amount (never more than the points of the tests that fail there because of it),"
+        " and those tests cost nothing more one by one. A test that fails for any other reason costs its own points.",
+        "评分规则：同一种常见错误在同一道练习中只计一次：在它涉及的每个评分项中扣一个固定分数（不超过该项中因它而失败的测试"
+        "的分值之和），这些测试不再逐个扣分；因其他原因失败的测试照常扣各自的分数。",
     ),
     "page.point": Message(
         "point",
@@ -207,8 +212,9 @@ PAGES = {
         ": the late penalty takes {points} points off, {after} / {top} after it.",
         "：迟交扣 {points} 分，扣分后为 {after} / {top}。",
     ),
+    # beside the score: the English a space after it, the Chinese full-width bracket none ("100（迟交扣…）")
     "page.penalty_beside": Message(
-        "(late penalty −{points}: {before} before it)",
+        " (late penalty −{points}: {before} before it)",
         "（迟交扣 {points} 分：扣分前为 {before}）",
     ),
     "page.late_unknown": Message(

@@ -20,9 +20,10 @@ REPORT = {
     "report.title": Message("{assignment}: grading report", "{assignment} 作业评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
-        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交，已评分 {graded} 份",
+        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交：已评分 {graded} 份",
     ),
-    "report.meta_others": Message(" ({others})", "（{others}）"),
+    # the rest of the count beside the graded ones: "共 6 份提交：已评分 5 份，空白提交 1 份" (not among the 5)
+    "report.meta_others": Message(" ({others})", "，{others}"),
     "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
     "report.list": Message(", ", "、"),
     "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
@@ -126,6 +127,7 @@ REPORT = {
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "report.late.unknown": Message("unknown", "无法确定"),
     "report.late.on_time": Message("on time", "按时"),
+    "report.late.penalty": Message(" (−{points})", "（扣 {points} 分）"),  # after how late: what it took off
     # the terminal's class table and the run summary (outputs/summary.py)
     "report.batch.title": Message("{n} submissions", "共 {n} 份提交"),
     "report.batch.no_result": Message("no result", "没有结果"),
@@ -136,7 +138,7 @@ REPORT = {
         "graded now: {graded} (seed {seed})", "本次共评分 {graded} 份提交（随机种子 {seed}）"
     ),
     # every submission of the table graded now: the table's title has said how many
-    "report.batch.all_now": Message("all graded now (seed {seed})", "以上都是本次的评分结果（随机种子 {seed}）"),
+    "report.batch.all_now": Message("all graded now (seed {seed})", "以上均为本次评分的结果（随机种子 {seed}）"),
     "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
         "本次共评分 {graded} 份提交，另有 {reused} 份没有变化，沿用上次的结果（随机种子 {seed}）",
@@ -145,12 +147,13 @@ REPORT = {
         "nothing graded now: all {reused} already up to date (seed {seed})",
         "没有需要重新评分的提交：{reused} 份提交都没有变化，沿用上次的结果（随机种子 {seed}）",
     ),
+    # {counts}: the clauses below that are not zero, joined by report.tests_sep
     "report.batch.late": Message(
-        "late: {late} handed in after the due date, {unreadable} with an unreadable timestamp.txt (grades.csv: "
-        "late_by, late_penalty, final_score; the report's Needs a look)",
-        "迟交：{late} 份在截止时间之后提交，{unreadable} 份的 timestamp.txt 无法读取（见 grades.csv 的 late_by、"
-        "late_penalty、final_score 列，以及报告的“需要关注”）",
+        "late: {counts} (grades.csv: late_by, late_penalty, final_score; the report's Needs a look)",
+        "迟交：{counts}（见 grades.csv 的 late_by、late_penalty、final_score 列，以及报告的“需要关注”）",
     ),
+    "report.batch.late_after": Message("{n} handed in after the due date", "{n} 份在截止时间之后提交"),
+    "report.batch.late_unreadable": Message("{n} with an unreadable timestamp.txt", "{n} 份的 timestamp.txt 无法读取"),
     "report.batch.grades": Message("grades: {csv}   results: {results}", "成绩表：{csv}；评分结果：{results}"),
     "report.batch.report": Message("report: {report}   feedback: {feedback}", "报告：{report}；反馈页：{feedback}"),
 }
@@ -209,8 +212,8 @@ _TODO = {
         "还没有结果（评分被中断了）：请再运行一次同样的命令",
     ),
     "blank": (
-        "nothing written yet: no code in the file, or only the starter code",
-        "什么都还没有写：文件里没有代码，或者只有初始代码",
+        "remind the student to write the exercises, run the self-check, and hand in again",
+        "提醒学生完成练习、运行自检后重新提交",
     ),
 }
 OTHER = (

@@ -180,7 +180,9 @@ def _late(row: Row, language: str = "en") -> str:
         return w["late.unknown"]
     if late.seconds <= 0:
         return w["late.on_time"]
-    return duration(late.seconds, language) + (f" (−{late.penalty:g})" if late.penalty else "")
+    return duration(late.seconds, language) + (
+        w["late.penalty"].format(points=f"{late.penalty:g}") if late.penalty else ""
+    )
 
 
 def _starts_cache(starts: Callable[[Row], Mapping[int, CellPlace]] | None) -> Callable[[Row], Mapping[int, CellPlace]]:

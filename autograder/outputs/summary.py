@@ -69,8 +69,13 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
     lines = [graded]
     late = [one for one in outcome.late.values() if one.seconds > 0]
     unreadable = [one for one in outcome.late.values() if one.problem]
-    if late or unreadable:
-        lines.append(w["batch.late"].format(late=len(late), unreadable=len(unreadable)))
+    counts = [
+        w[key].format(n=len(some))
+        for key, some in (("batch.late_after", late), ("batch.late_unreadable", unreadable))
+        if some
+    ]
+    if counts:  # a clause that would say 0 is left out
+        lines.append(w["batch.late"].format(counts=w["tests_sep"].join(counts)))
     if outcome.csv_path:
         lines.append(w["batch.grades"].format(csv=outcome.csv_path, results=outcome.out / "results"))
     if outcome.report:

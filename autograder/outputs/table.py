@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test
+from autograder.outputs.wording import cost_words, page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -65,12 +65,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")
             for item in card.tests:  # the page's words: what the test is worth, what it costs here, and why
-                cost = (
-                    w["lost_of"].format(lost=number(item["lost"]), points=number(item["points"]))
-                    if item["lost"]
-                    else w["not_charged_again"].format(points=number(item["points"]))
-                )
-                line = w["item_area_cost"].format(area=item["area"], cost=cost)
+                line = w["item_area_cost"].format(area=item["area"], cost=cost_words(item, w))
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")

@@ -23,6 +23,7 @@ from autograder.grading.readable import clean_message
 from autograder.grading.rendering import place
 from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, syntax_parts
 from autograder.grading.titles import readable_test
+from autograder.outputs.html import number
 from autograder.outputs.messages_pages import PAGES
 from autograder.protocol.said import LANGUAGES
 from coursecheck.notebook import CellPlace, cell_places
@@ -42,6 +43,7 @@ __all__ = [
     "late_line",
     "after_penalty",
     "refused_detail",
+    "cost_words",
 ]
 
 
@@ -240,6 +242,15 @@ def late_line(late, score: float, max_score: float, language: str = "en") -> str
 def after_penalty(late, score: float) -> float:
     """The mark once the late policy's penalty is taken (``outputs.lateness.Late``; `score` itself without one)."""
     return round(max(0.0, score - late.penalty), 6) if late is not None and late.penalty > 0 else score
+
+
+def cost_words(item: dict, w: dict[str, str]) -> str:
+    """What a card's test is worth and costs, in the pages' words `w`: what it lost, or that a charge covers it,
+    or that it costs nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it)."""
+    points = number(item["points"])
+    if item["lost"]:
+        return w["lost_of"].format(lost=number(item["lost"]), points=points)
+    return w["not_charged" if item.get("free") else "not_charged_again"].format(points=points)
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -108,7 +108,7 @@ MISCONCEPTIONS = {
         "padding_idx or scale_grad_by_freq on the embedding",
         "token embedding 设置了 padding_idx 或 scale_grad_by_freq",
     ),
-    "delegated_generate": ("delegated generate", "生成交给了库"),
+    "delegated_generate": ("delegated generate", "把生成循环交给了库函数"),
     "sampling": ("sampling instead of argmax", "用了采样而不是 argmax"),
     "crop": ("no crop or wrong crop", "没有截取上下文，或者截取方式不对"),
     "position_or_append": ("wrong position or missing append", "取错了位置，或者没有把新 token 接到末尾"),

@@ -254,9 +254,9 @@ MESSAGES = {
     ),
     "judge.gen.delegated": (
         "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "
-        "(crop, run the model, take the argmax of the last position, append), so this area scores zero",
-        "把生成交给了库：你的 generate 运行时调用了 {names}；生成循环要你自己写"
-        "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以这个评分项得零分",
+        "(crop, run the model, take the argmax of the last position, append), so the graded area “{area}” scores 0",
+        "把生成循环交给了库函数：你的 generate 运行时调用了 {names}；生成循环要你自己写"
+        "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以评分项“{area}”记 0 分",
         "delegated_generate",
     ),
     "judge.gen.and": (" and ", "，同时"),

@@ -65,7 +65,7 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
         # where Python stopped may be past the mistake (a bracket left open): the line before is said too
         "第 3 行有语法错误（也可能在它前面一行，例如括号没有闭合）：“def f(:”，"
         "Python 的提示是“SyntaxError: invalid syntax”。",
-        "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
+        "由于这个语法错误，TiedEmbeddingLM 和 MiniGPTWithWeightTying 都没有定义。",
     ]
     assert one.summary("en").splitlines()[:2] == [
         "Your file has a syntax error, so Python ran none of it:",

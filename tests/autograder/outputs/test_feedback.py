@@ -90,8 +90,8 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     assert html.count("not charged separately") == 1
     lost = 100 - result.score
     costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
-    assert sum(costs) == lost and f"Points lost: {lost:g} points, the sum of the charges below." in html
-    assert "How the marks are given: each mistake is charged once per exercise. In each area it touches" in html
+    assert sum(costs) == lost and f"Points the grader took off: {lost:g} points, the sum of the charges below." in html
+    assert "How the marks are given: a common mistake is charged once within the same exercise." in html
     assert html.index("What to fix") < html.index("Passed (")
 
 
@@ -122,7 +122,7 @@ def test_a_result_with_missing_fields_still_gets_a_page(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("language", "beside"), [("en", "(late penalty −15: 80 before it)"), ("zh", "（迟交扣 15 分：扣分前为 80）")]
+    ("language", "beside"), [("en", " (late penalty −15: 80 before it)"), ("zh", "（迟交扣 15 分：扣分前为 80）")]
 )
 def test_a_late_pages_headline_is_the_final_mark_with_the_penalty_beside_it(language, beside):
     """Issue 45: a late student's page headlined 100 / 100 and put the 95 in a sentence below."""
@@ -134,7 +134,7 @@ def test_a_late_pages_headline_is_the_final_mark_with_the_penalty_beside_it(lang
     late = Late("2026-05-04 14:30:00 UTC", "", "2026-05-04 12:00:00 UTC", 9000.0, 15.0)
     page = feedback_html(result, student="ben", late=late)
     headline = re.search(r'<p class="score">(.*?)</p>', page).group(1)
-    assert re.sub(r"<[^>]+>", "", headline) == ("Score: 65 / 100 " if language == "en" else "得分：65 / 100 ") + beside
+    assert re.sub(r"<[^>]+>", "", headline) == ("Score: 65 / 100" if language == "en" else "得分：65 / 100") + beside
     on_time = feedback_html(result, student="ann", late=Late("2026-05-04 11:00:00 UTC", "", "2026-05-04 12:00:00 UTC"))
     assert re.search(r'<p class="score">([^<]*)</p>', on_time).group(1).endswith("80 / 100")
 
@@ -176,19 +176,25 @@ def test_a_misconceptions_card_opens_with_its_most_precise_diagnosis():
 def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_not_run():
     """Issue 48: the title names the assignment as its notebook does ("Weight Tying"), not its folder; a run that
     ended normally while a part of a .py file never compiled is not "ok" (nor "运行完毕"); the page's lang is
-    zh-CN, so a browser draws the mainland's glyphs; the names a hand-in does not define are listed with 、."""
+    zh-CN, so a browser draws the mainland's glyphs; the names a hand-in does not define read as a list ("A 和 B 都
+    没有定义", the last joined with 和)."""
     run = RunFacts(
         status="ok",
         load_errors=[[0, "SyntaxError: invalid syntax (line 19: def forward(self,,)"]],
         required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"],
     )
     for language, title, status, undefined in (
-        ("en", "Weight Tying: feedback for wang", "status: syntax error", "TiedEmbeddingLM, MiniGPTWithWeightTying"),
+        (
+            "en",
+            "Weight Tying: feedback for wang",
+            "status: syntax error",
+            "none of TiedEmbeddingLM and MiniGPTWithWeightTying",
+        ),
         (
             "zh",
             "Weight Tying 作业反馈：wang",
             "运行状态：语法错误",
-            "TiedEmbeddingLM、MiniGPTWithWeightTying",
+            "TiedEmbeddingLM 和 MiniGPTWithWeightTying 都没有定义",
         ),
     ):
         result = _marked([], run=run, language=language)
@@ -306,3 +312,30 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
         render(full, console=console)
         assert said in console.export_text()
         assert said not in _text(feedback_html(_copied(language), student="dara", spec=SPEC))  # only at full marks
+
+
+@pytest.mark.parametrize(
+    ("language", "covered", "free"),
+    [
+        ("en", "its 3 not charged separately", "its 1 not charged"),
+        ("zh", "该测试 3 分，不单独扣分", "该测试 1 分，不扣分"),
+    ],
+)
+def test_a_test_says_it_costs_nothing_only_where_its_mistake_costs_nothing(language, covered, free):
+    """Issue 48 (3.2): a test of a card that loses nothing is "not charged separately" when the card's cost in its
+    area covers it (the area's cost carried by another of its tests), and "not charged" only where the marking
+    says it costs nothing at all (the mistake costs nothing in its area): decided by the scheme's values."""
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    tests = [
+        TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
+        # two_tables costs 6 in gradient accumulation: the 6-point test carries it, the 3-point one is covered
+        TestOutcome("x.py::test_tied_lm_shared_gradient_is_sum_of_paths", 6, "gradient accumulation", False, copied),
+        TestOutcome("x.py::test_tied_lm_sgd_step_updates_table_once", 3, "gradient accumulation", False, copied),
+        # two_tables costs nothing in shape flow: this test costs nothing at all
+        TestOutcome("x.py::test_tied_lm_float64", 1, "shape flow", False, copied),
+    ]
+    result = _marked(tests, language=language)
+    assert "shape flow" not in SPEC.scheme.misconceptions["two_tables"].costs
+    assert result.score == 100 - 8 - 6  # the 3 and the 1 cost nothing more
+    html = _text(feedback_html(result, student="s", spec=SPEC))
+    assert html.count(covered) == 1 and html.count(free) == 1 and f"{free}，" not in html and f"{free} sep" not in html

@@ -122,7 +122,7 @@ def test_students_who_need_a_look_come_first_with_what_to_do(graded):
         ("kim", "run the same command again"),
         ("abe", "timeout"),
         ("nan", "working copy"),
-        ("stu", "starter code"),
+        ("stu", "remind the student to write the exercises, run the self-check, and hand in again"),
     ):
         assert name in attention and what in attention
     assert "alice" not in attention and 'title="not a Jupyter notebook (JSONDecodeError)"' in attention

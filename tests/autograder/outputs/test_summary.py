@@ -38,7 +38,8 @@ def test_a_batch_prints_bracketed_names_as_they_are():
     text = console.export_text()
     assert "x[/a]" in text and "[bold]bob" in text and "no result" in text
     assert "graded now: 1, already up to date: 1 (seed 7)" in text
-    assert "late: 1 handed in after the due date, 0 with an unreadable timestamp.txt" in text
+    # a clause that would count nothing is left out (issue 48, 4.2): no "0 with an unreadable timestamp.txt"
+    assert "late: 1 handed in after the due date (grades.csv: late_by" in text and "0 with" not in text
 
 
 def test_the_json_summary_names_who_was_graded_now():
@@ -133,7 +134,7 @@ def test_the_run_summary_never_counts_nothing():
     console = Console(width=120, record=True, color_system=None)
     print_batch(outcome, console=console, language="zh")
     text = console.export_text()
-    assert "共 3 份提交" in text and "以上都是本次的评分结果（随机种子 7）" in text and "本次共评分" not in text
+    assert "共 3 份提交" in text and "以上均为本次评分的结果（随机种子 7）" in text and "本次共评分" not in text
 
 
 def test_a_name_longer_than_the_table_is_folded_never_cut():

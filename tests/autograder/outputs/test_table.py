@@ -57,7 +57,7 @@ def test_table_shows_each_charge_with_its_message_and_the_tests_it_covers_whole(
     name_row = next(i for i, line in enumerate(lines) if "generate respects" in line)
     message_row = next(i for i, line in enumerate(lines) if "generate() kept 12" in line)
     assert message_row < name_row and "[red]not" in text
-    assert "Score: 2 / 7" in text and "-5" in text and "Points lost: 5 points" in text
+    assert "Score: 2 / 7" in text and "-5" in text and "Points the grader took off: 5 points" in text
 
 
 def test_student_text_never_reaches_the_terminal_as_escapes():
@@ -150,7 +150,7 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
         "你的文件有语法错误，Python 一行都没有运行：",
         f"第 13 行有语法错误{before}：“def __init__(self:, vocab_size):”，Python 的提示是",
         "“SyntaxError: invalid syntax”。",  # folded at the console's 120 columns
-        "由于这个语法错误，TiedEmbeddingLM、MiniGPTWithWeightTying 没有定义。",
+        "由于这个语法错误，TiedEmbeddingLM 和 MiniGPTWithWeightTying 都没有定义。",
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file

@@ -61,7 +61,7 @@ def test_its_page_and_its_table_say_why_it_was_not_read_in_the_runs_language(tmp
         lines = console.export_text().splitlines()
         assert lines[1] == head and lines[2].startswith(said), lines
         assert "Score" not in " ".join(lines[1:]) if language == "zh" else "得分" not in " ".join(lines), lines
-        assert not any("Points lost" in line or "共扣" in line for line in lines)
+        assert not any("Points the grader took off" in line or "共扣" in line for line in lines)
 
 
 def test_the_class_table_the_csv_and_the_report_agree_that_it_is_unreadable(tmp_path, batch_folder, area_result):

@@ -83,7 +83,8 @@ def _check_not_delegated(got, what) -> None:
         names = verbatim(short[0][:80])  # listed with the reader's mark: "MiniGPT.generate、sampling.greedy"
         for name in short[1:]:
             names = names + Said("run.names_sep") + verbatim(name[:80])
-        problem = say("judge.gen.delegated", names=names)
+        # the area it zeroes, named as the page names it (marking.toml: every generate test is in this one)
+        problem = say("judge.gen.delegated", names=names, area=say("area.argmax generation"))
         raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
 
 
