@@ -279,12 +279,10 @@ class RunFacts:
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            key = "run.not_defined"
-            if syntax:  # two or more: "A 和 B 都没有定义"
-                key = "run.not_defined_syntax_all" if len(missing) > 1 else "run.not_defined_syntax"
-            names = render("run.names_sep", language).join(missing[:-1])
-            names += render("run.names_last_sep", language) + missing[-1] if names else missing[-1]
-            lines.append(render(key, language, names=names))
+            many = "run.not_defined_syntax_all" if len(missing) > 1 else "run.not_defined_syntax"  # "A 和 B 都…"
+            head = render("run.names_sep", language).join(missing[:-1])
+            names = head + render("run.names_last_sep", language) + missing[-1] if head else missing[-1]
+            lines.append(render(many if syntax else "run.not_defined", language, names=names))
         said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
 

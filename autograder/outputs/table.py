@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import cost_words, page_words, readable_test
+from autograder.outputs.wording import page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -64,8 +64,11 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             if card.misconception:
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")
-            for item in card.tests:  # the page's words: what the test is worth, what it costs here, and why
-                line = w["item_area_cost"].format(area=item["area"], cost=cost_words(item, w))
+            for item in card.tests:  # worth and cost as wording.cost_words says them (inline: read top to bottom)
+                worth, lost = number(item["points"]), item["lost"]
+                cost = w["lost_of"].format(lost=number(lost), points=worth) if lost else None
+                cost = cost or w["not_charged" if item.get("free") else "not_charged_again"].format(points=worth)
+                line = w["item_area_cost"].format(area=item["area"], cost=cost)
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
