@@ -129,7 +129,7 @@ MESSAGES = {
     "check.list.sep": (", ", "、"),
     "check.raised.section": (
         "cells that raised while your notebook ran top to bottom",
-        "notebook 从上到下运行时没有正常结束的单元格",
+        "运行出错的单元格（从上到下运行 notebook 时）",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
     # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first:

@@ -46,7 +46,7 @@ PRINTED = {
     "lookup_same": "两种做法得到的向量相同：{same}",
     "lookup_row": "表的第 2 行：{embedding.weight[2].detach()}",
     "sample_text": "weight tying 让两端共享同一张表。",
-    "tokens": "token：{encoding.tokens}",
+    "tokens": "token 序列：{encoding.tokens}",
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
     "token_table": "token embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
@@ -117,7 +117,7 @@ GPT 一类的模型在两端都要和词表打交道：在输入端，**token em
 这就是 **weight tying**（共享权重）。
 
 你要实现两个类。第 6 节的 `TiedEmbeddingLM` 是一个最小模型，只包含共享同一张表的 token embedding 和
-LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为基础：打开它的 weight tying，再亲手写一个
+LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为基础：启用它的 weight tying，再亲手写一个
 贪心生成的 `generate` 循环。
 
 **怎么做题**
@@ -211,10 +211,12 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 
 原因在于概率的取值范围。概率都在 0 和 1 之间，而且加起来等于 1，所以第二次 softmax 的输入彼此相差不超过 1，
 输出几乎是均匀分布。设 *y* 是要预测的 token，这时的 loss 是
-ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>：前一项最大是 ln(*V* − 1 + e)
-（某一个概率为 1、其余都为 0 时取到），后一项在 0 和 1 之间；*p*<sub>*y*</sub> = 1 时 loss 最小，
-正好是 ln(*V* − 1 + e) − 1。所以 loss 总在 ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度
-只有 1，紧挨着 ln *V*。
+ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>。它是这些概率的凸函数（前一项是凸函数，
+后一项是线性的），所以最大值在某个概率为 1、其余都为 0 的角上取到：这个概率属于别的
+token 时 loss 是 ln(*V* − 1 + e)，属于 *y* 时是 ln(*V* − 1 + e) − 1。最小值也在 *p*<sub>*y*</sub> = 1 处取到：
+从任何一个别的 token *k* 那里挪一点概率给 *y*，loss 的变化率是 *q*<sub>*y*</sub> − *q*<sub>*k*</sub> − 1
+（*q* 是第二次 softmax 的输出），总是小于 0，所以概率越集中到 *y* 上，loss 越小。因此 loss 总在
+ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度只有 1，紧挨着 ln *V*。
 
 ln *V* 正是一个什么都没学到、给每个 token 相同概率的模型的 loss。因此无论模型学得多好，用概率算出的
 loss 都和它差不多，训练时也几乎不下降。
@@ -258,6 +260,9 @@ loss 都和它差不多，训练时也几乎不下降。
 float32 参数占 4 字节：
 """,
     "savings_after": r"""
+教材里的同一个计算取 *V* = 50000，并把字节数除以 1024²，所以它写的“146.4844 MB”其实是 MiB（按 10⁶ 字节算是
+153.6 MB）；这里用的是 GPT-2 实际的词表大小 50,257，并把 MB 和 MiB 分开写，所以两边的数字不同。
+
 省下的量随词表大小线性增长；对小模型来说，两端的参数甚至可能占到整个模型的大半。不过省参数并不是唯一的
 好处。共享权重还相当于给两端加了一个约束：两端对同一个 token 使用同一个向量。两端处理的本来就是
 同一个词表里的 token，所以这个约束很自然。
@@ -272,11 +277,11 @@ float32 参数占 4 字节：
 `dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、pre-LayerNorm
 的 GPT block、最后的 LayerNorm 和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
 token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
-`weight_tying=True` 才打开共享）。
+`weight_tying=True` 才启用共享）。
 请用它实现 `MiniGPTWithWeightTying`：
 
 - `__init__`：创建 `self.minigpt`，它是一个 `gpt.MiniGPT`，超参数与传入的完全一致（七个参数都要传下去），
-  并打开 weight tying。
+  并启用 weight tying。
 - `forward(input_ids)`：`(B, T)` → logits `(B, T, V)`。
 - `loss(input_ids, targets=None)`：返回一个标量，即在所有被预测的位置上，预测下一个 token 的交叉熵的**平均值**。
   `targets` 有三种形式，评分程序三种都会检查：

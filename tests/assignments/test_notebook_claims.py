@@ -106,3 +106,46 @@ def test_the_notebook_says_minigpt_does_not_tie_by_default_without_crediting_the
     ):
         assert default in text and chapter in text
         assert "Like the\nchapter's" not in text and "和教材里的一样" not in text
+
+
+def _loss_on_probabilities(p: torch.Tensor, y: int) -> torch.Tensor:
+    """Cross-entropy applied to probabilities: softmax twice."""
+    return torch.nn.functional.cross_entropy(p.unsqueeze(0), torch.tensor([y]))
+
+
+def test_the_loss_on_probabilities_stays_in_the_band_section_5_proves():
+    """Issue 48: §5 once bounded the two terms apart, which gives only ln V + 1/V − 1 from below. Both editions now
+    argue each end (convexity for the top, moving probability to y for the bottom); both ends are reached at a
+    corner, and no point of the simplex leaves the band."""
+    import math
+
+    n, y = 7, 2
+    low, high = math.log(n - 1 + math.e) - 1, math.log(n - 1 + math.e)
+    corners = torch.eye(n, dtype=torch.float64)
+    assert _loss_on_probabilities(corners[y], y).item() == pytest.approx(low)
+    assert _loss_on_probabilities(corners[(y + 1) % n], y).item() == pytest.approx(high)
+    assert math.log(n) + 1 / n - 1 < low - 0.05  # all the old argument reached: short of the band's low end
+    torch.manual_seed(0)
+    for p in torch.distributions.Dirichlet(torch.full((n,), 0.3, dtype=torch.float64)).sample((500,)):
+        p.requires_grad_(True)
+        loss = _loss_on_probabilities(p, y)
+        assert low - 1e-12 <= loss.item() <= high + 1e-12, p
+        (grad,), q = torch.autograd.grad(loss, p), torch.softmax(p.detach(), 0)
+        for k in range(n):  # moving probability from k to y: the rate §5 gives, below 0
+            if k != y:
+                assert (grad[y] - grad[k]).item() == pytest.approx((q[y] - q[k] - 1).item()) and grad[y] < grad[k]
+    for text, convex, moving in (
+        (text_en.TEXT["logits"], "convex function", "moving a little probability"),
+        (text_zh.TEXT["logits"], "凸函数", "挪一点概率给 *y*"),
+    ):
+        assert convex in text and moving in text
+        assert "the second lies between 0 and 1" not in text and "后一项在 0 和 1 之间" not in text
+
+
+def test_section_8_says_why_its_figures_differ_from_the_chapter():
+    """Issue 48: the chapter's V = 50000 saving, divided by 1024², prints 146.4844 and calls it MB; the notebook
+    names that figure as MiB and gives it in MB too."""
+    saved = 50000 * 768 * 4
+    assert f"{saved / 2**20:.4f}" == "146.4844" and f"{saved / 1e6:.1f}" == "153.6"
+    for text in (text_en.TEXT["savings_after"], text_zh.TEXT["savings_after"]):
+        assert "50000" in text and "146.4844" in text and "MiB" in text and "153.6 MB" in text

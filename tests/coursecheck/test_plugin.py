@@ -119,7 +119,7 @@ def test_a_cell_that_raised_is_counted_in_pytests_last_line_and_in_the_editions_
     said = _summarised(selftest, tmp_path, "    return a + b", after="\n\n# %%\nraise ValueError('a demo')\n")
     assert [len(cells) for cells in said.stats.values()] == [1, 1] and "cell raised" in said.stats, said.stats
     assert said.fullwidth == 80
-    told = {"en": "", "zh": "另有 1 个单元格运行出错，见上面的“notebook 从上到下运行时没有正常结束的单元格”。"}
+    told = {"en": "", "zh": "另有 1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"}
     assert said.run.told() == told[language]
     fine = _summarised(selftest, tmp_path, "    return a + b")
     assert list(fine.stats) == ["passed"] and fine.fullwidth == 80 and fine.run.told() == ""
@@ -140,7 +140,7 @@ def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release
         [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=folder, env=env, capture_output=True, text=True
     )
     lines = ran.stdout.rstrip().splitlines()
-    assert lines[-2] == "另有 1 个单元格运行出错，见上面的“notebook 从上到下运行时没有正常结束的单元格”。", ran.stdout
+    assert lines[-2] == "另有 1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。", ran.stdout
     assert "1 cell raised" in lines[-1] and "个单元格出错" not in lines[-1], ran.stdout
 
 
