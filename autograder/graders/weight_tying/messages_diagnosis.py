@@ -70,9 +70,11 @@ MESSAGES = {
     ),
     "diag.tie.untied": (
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
-        "change. copy.deepcopy / .clone() / a new nn.Parameter make a second table; " + _ITSELF_EN,
-        "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变。"
-        "copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；" + _ITSELF_ZH,
+        "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
+        "table; " + _ITSELF_EN + ")",
+        # the self-check shows this without the title: the cause is said, but not in the title's words again
+        "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变，可见它用的不是"
+        "这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；" + _ITSELF_ZH,
         "two_tables",
     ),
     # logits_problem
