@@ -27,7 +27,7 @@ OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
-    "run.ok": ("Your file itself ran to the end.", "你的文件本身从头到尾运行完毕。"),
+    "run.ok": ("Your handed-in code ran to the end.", "你提交的代码从头到尾运行完毕。"),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not
     "run.blank.empty": (
         "Blank submission: nothing written yet (the file holds no code).",
@@ -187,9 +187,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs nothing more (its cost is charged in its other areas), so the tests of that "
-        "area above lose nothing for it",
-        "这个错误在“{area}”中不另外扣分（它的扣分已计入其他评分项），所以上面属于这一评分项的测试不因它扣分",
+        "The tests of “{area}” above fail because of this mistake too, but that area charges nothing more for it "
+        "(it is charged in its other areas)",
+        "上面属于“{area}”的测试也因这个错误失败，但这一项不再另外扣分（这个错误已在其他评分项中扣过分）",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

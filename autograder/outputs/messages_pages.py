@@ -33,7 +33,7 @@ PAGES = {
     ),
     # how a run ended, by its status (result.RunFacts.status, or wording.run_state for a run that ended normally
     # with part of its code not run); the English is the status itself
-    "page.status.ok": Message("ok", "正常运行"),
+    "page.status.ok": Message("ran to the end, no errors", "运行完毕，没有出错"),
     "page.status.blank": Message("blank", "空白提交"),
     "page.status.unreadable": Message("unreadable", "无法读取"),  # the file was refused: nothing of it ran
     "page.status.syntax error": Message("syntax error", "语法错误"),
@@ -129,8 +129,8 @@ PAGES = {
         "How the marks are given: a common mistake is charged once within the same exercise. In each graded area it"
         " touches, it costs a fixed amount (never more than the points of the tests that fail there because of it),"
         " and those tests cost nothing more one by one. A test that fails for any other reason costs its own points.",
-        "评分规则：同一种常见错误在同一道练习中只计一次：在它涉及的每个评分项中扣一个固定分数（不超过该项中因它而失败的测试"
-        "的分值之和），这些测试不再逐个扣分；因其他原因失败的测试照常扣各自的分数。",
+        "评分规则：同一种常见错误在一道练习中只算一次。它涉及哪些评分项，就在每一项里扣一个固定分数，但不超过该项里因这个"
+        "错误而失败的那些测试的分值总和；这些测试不再逐个扣分。因其他原因失败的测试照常扣分。",
     ),
     "page.point": Message(
         "point",

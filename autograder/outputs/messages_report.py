@@ -20,11 +20,11 @@ REPORT = {
     "report.title": Message("{assignment}: grading report", "{assignment} 作业评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
-        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n} 份提交：已评分 {graded} 份",
+        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n}\u00a0份提交：已评分 {graded}\u00a0份",
     ),
     # the rest of the count beside the graded ones: "共 6 份提交：已评分 5 份，空白提交 1 份" (not among the 5)
     "report.meta_others": Message(" ({others})", "，{others}"),
-    "report.count_of": Message("{n} {kind}", "{kind} {n} 份"),
+    "report.count_of": Message("{n} {kind}", "{kind} {n}\u00a0份"),  # no break between a count and its 份
     "report.list": Message(", ", "、"),
     "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
@@ -46,8 +46,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that names several "
         "possible causes counts under the one another test confirms).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就归入被另一项测试"
-        "证实的那一种。",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就按另一项测试确认的"
+        "那个原因归类。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -83,6 +83,8 @@ REPORT = {
     "report.col.examples": Message("for example", "涉及的学生"),
     # a message students were shown, quoted as it reads on their page
     "report.col.sample": Message("what students read (and the tests that fail)", "学生看到的消息（及未通过的测试）"),
+    # the label before a misconception's failing tests, under its message in that column
+    "report.failed_tests": Message("Tests that fail: ", "未通过的测试："),
     "report.col.test": Message("test", "测试"),
     "report.col.passed": Message("passed", "通过率"),
     "report.col.failing": Message("students failing", "未通过人数"),

@@ -21,11 +21,10 @@ readable_name = readable_test  # the name this module has always exported
 
 
 def render(result: Result, *, title: str = "", console=None, language: str | None = None) -> None:
-    """The score, then one row per charge (its cost, what it is for, its message, its tests), then the areas,
-    then how the run went: the result as rendered in its language (``Result.shown_in``; `language`, the run's
+    """The score, how the run went, then one row per charge (its cost, what it is for, its message, its tests),
+    then the areas: the result as rendered in its language (``Result.shown_in``; `language`, the run's
     ``--language``, for a file that does not say its own: ``Result.read_in``), read top to bottom. A blank
-    hand-in is that one fact and what to do, an unreadable one why it was not read and the fix; a syntax error's
-    run is said before the charges it explains."""
+    hand-in is that one fact and what to do, an unreadable one why it was not read and the fix."""
     from rich.table import Table
     from rich.text import Text
 
@@ -34,9 +33,9 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     shown = result.shown_in(result.read_in(language) if language else None)
     score, top, run = result.score, result.max_score, result.run
     # what the result is, read from its values (as wording.run_state reads them): nothing written yet, a file not
-    # read at all, code that never compiled; every test passed
+    # read at all; every test passed
     unread = run is not None and run.refusal is not None and result.grader_error is None
-    blank, syntax = result.blank, result.status == "ok" and run is not None and run.compile_failed
+    blank = result.blank
     full = bool(result.tests) and not result.failing()
     charged = cards(shown)
     w = page_words(shown.language)
@@ -48,10 +47,10 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         for line in (*shown.run_lines, *([] if unread else [w["blank_todo"]])):
             say(console, printable(line))
         return
-    # how the run went, headed as on the page so that a message can point at it: first when the code never
-    # compiled (the charges follow from it), else last
+    # how the run went, headed as on the page so that a message can point at it; always first, under the score, as
+    # the page's status line is (one place whatever happened: a syntax error's charges follow from it)
     ran = [w["how_it_ran_line"], *map(printable, shown.run_lines)] if shown.run_lines else []
-    for line in ran if syntax else ():
+    for line in ran:
         say(console, line)
     if charged:
         lost = round(top - score, 6)
@@ -86,5 +85,3 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             for a in shown.areas
         )
         say(console, areas)
-    for line in () if syntax else ran:
-        say(console, line)

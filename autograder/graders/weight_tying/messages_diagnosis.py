@@ -72,9 +72,9 @@ MESSAGES = {
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
         "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
         "table; " + _ITSELF_EN + ")",
-        "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变：复制了一份表，或者 "
-        "LM head 没有共享这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；LM head 必须持有 "
-        "token embedding 的那个参数对象本身",
+        # the self-check shows this without the title: the cause is said, but not in the title's words again
+        "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变，可见它用的不是"
+        "这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；" + _ITSELF_ZH,
         "two_tables",
     ),
     # logits_problem

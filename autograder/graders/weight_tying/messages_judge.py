@@ -253,9 +253,10 @@ MESSAGES = {
         "{what} 的记录格式不对：它调用过的库里生成辅助函数的列表",
     ),
     "judge.gen.delegated": (
-        "delegated generate: while your generate ran it called {names}; the generation loop is yours to write "
-        "(crop, run the model, take the argmax of the last position, append), so the graded area “{area}” scores 0",
-        "把生成循环交给了库函数：你的 generate 运行时调用了 {names}；生成循环要你自己写"
+        "testing with {what}, your generate called {names} while it ran (delegated generate). The generation loop "
+        "is yours to write (crop, run the model, take the argmax of the last position, append), so the graded area "
+        "“{area}” scores 0",
+        "用 {what} 测试时发现，你的 generate 在运行中调用了库函数 {names}。生成循环要你自己写"
         "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以评分项“{area}”记 0 分",
         "delegated_generate",
     ),

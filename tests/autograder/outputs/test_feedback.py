@@ -207,7 +207,7 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
     # the code did not run: the page says so first, before the charges that follow from it
     assert "需要修改的地方" not in zh or zh.index("代码的运行情况") < zh.index("需要修改的地方")
     fine = feedback_html(_marked([], language="zh"), student="wang", assignment="weight_tying", spec=SPEC)
-    assert "运行状态：正常" in fine
+    assert "运行状态：运行完毕，没有出错" in fine
 
 
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
@@ -220,17 +220,17 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
     cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
-    none = "这个错误在“形状与输出数值”中不另外扣分（它的扣分已计入其他评分项）"
+    none = "上面属于“形状与输出数值”的测试也因这个错误失败，但这一项不再另外扣分"
     assert "该测试 1 分，不单独扣分" in zh and none in zh and "已算在" not in zh
     # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
-    assert "运行状态：正常" in zh and "运行完毕" not in zh and "代码的运行情况" not in zh
+    assert "运行状态：运行完毕，没有出错" in zh and "从头到尾" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
     failed = [TestOutcome(f"x.py::{t.name}", t.points, t.area, False, missing) for t in SPEC.scheme.tests.values()]
     run = RunFacts(status="ok", required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"], empty=True)
     result = rendered(Result(tests=failed, run=run, language="zh"), SPEC)
     page = _text(feedback_html(result, student="kong", spec=SPEC))
     assert "运行状态：空白提交" in page and "空白提交：什么都还没有写（文件里没有任何代码）。 请完成练习" in page
-    assert "运行状态：正常" not in page and 'class="card"' not in page and "扣" not in page
+    assert "运行状态：运行完毕" not in page and 'class="card"' not in page and "扣" not in page
 
 
 def test_a_mistake_is_said_in_full_once_and_referred_to_after():

@@ -231,5 +231,8 @@ def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(ba
         '<span class="name"><a href="feedback/bob.html">bob</a></span><span class="name">' in page
         and "；" in page.split('class="msg"', 1)[1].split("</small>", 1)[0]
     )
+    # round 10: the failing tests under a message are labelled, and a count stays beside its 份
+    assert "</p><small>未通过的测试：" in page and "</p><small>Tests that fail: " in english
+    assert "共 4\u00a0份提交：已评分 4\u00a0份" in page
     rows = english.split("<h2>Students</h2>", 1)[1]
     assert "graded: ok" in rows and "graded: syntax error" in rows.split(">syn</a>", 1)[1].split("</tr>", 1)[0]

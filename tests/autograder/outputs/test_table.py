@@ -154,3 +154,6 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file
+    # round 10: the run's block has one place, under the score, whether the code compiled or not
+    ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
+    assert ran[2:4] == ["代码的运行情况：", "你提交的代码从头到尾运行完毕。"], ran

@@ -84,8 +84,7 @@ def _check_not_delegated(got, what) -> None:
         for name in short[1:]:
             names = names + Said("run.names_sep") + verbatim(name[:80])
         # the area it zeroes, named as the page names it (marking.toml: every generate test is in this one)
-        problem = say("judge.gen.delegated", names=names, area=say("area.argmax generation"))
-        raise Failed(say("judge.what_problem", what=what, problem=problem) + reread(9))
+        raise Failed(say("judge.gen.delegated", what=what, names=names, area=say("area.argmax generation")) + reread(9))
 
 
 def _explained(plan, evidence, run) -> list[Model]:
