@@ -314,6 +314,6 @@ def test_the_kit_grades_the_chinese_edition_in_chinese(releases, filled, env, tm
     areas = ("parameter identity", "parameter counts", "gradient accumulation", "shape flow")
     assert failed and all(set(t["tags"]) <= set(areas) for t in failed)
     # One charge, the copied table, titled and explained in Chinese: no English keyword left in it.
-    named = [t for t in failed if "复制了一份表" in t["output"]]
+    named = [t for t in failed if "复制了一份表" in t["name"] + t["output"]]  # the title names it, the body explains
     assert named and all("copied" not in t["name"] + t["output"] for t in named), failed
     assert 0 < result["score"] < 100
