@@ -119,6 +119,7 @@ def _update(out: list, value: Any, fields: dict | None) -> None:
 _INTS = frozenset((int,))
 _INT_LISTS: dict[tuple, bytes] = {}  # a shape's bytes, by its sizes (a run's records hold a few dozen shapes)
 _MAX_INT_LISTS = 4096
+_MAX_KEPT_SIZES = 8  # only a shape's few sizes are kept: a long list of ints (tokens a submission chose) is not
 
 
 def _all_ints(items: list | tuple) -> bool:
@@ -133,7 +134,7 @@ def _int_list(items: list | tuple) -> bytes:
     if made is None:
         texts = [str(n).encode() for n in key]
         made = b"L" + _LEN_Q(len(key)) + b"".join(b"I" + _LEN_I(len(t)) + t for t in texts)
-        if len(_INT_LISTS) < _MAX_INT_LISTS:
+        if len(key) <= _MAX_KEPT_SIZES and len(_INT_LISTS) < _MAX_INT_LISTS:  # a few KiB at most, in a judge too
             _INT_LISTS[key] = made
     return made
 
