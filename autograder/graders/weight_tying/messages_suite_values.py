@@ -145,7 +145,7 @@ MESSAGES = {
     ),
     "suite.case.more": (
         " (and {n} more case(s))",
-        "。另外还有 {n} 个用例出现同样的问题。",
+        "。另外还有 {n} 个用例也没有通过。",
     ),
     "suite.case.generate_call": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",

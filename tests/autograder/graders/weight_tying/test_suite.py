@@ -193,6 +193,15 @@ def test_a_delegating_generate_scores_zero_for_generation(name, plan, spec, suit
     assert all(o.passed for t, o in results.items() if t not in generation)
 
 
+def test_a_bias_on_the_head_explains_the_one_position_case(plan, spec, collect_evidence, judge):
+    """One row of logits cannot show a bias (its difference is one vector): where the other cases name the
+    bias, that case is the bias's too, and the shapes test is charged to it, not left without a cause."""
+    results = judge(plan, collect_evidence(spec.calibration_dir / "wrong" / "w05_head_bias.py", plan))
+    shapes = results["test_tied_lm_shapes_and_values"]
+    assert not shapes.passed and shapes.finding.names == "head_bias", shapes.message()
+    assert any(c["ids"].shape == (1, 1) for c in plan["lm"]["shapes"])  # the case this is about is planned
+
+
 def test_identity_memo_computes_once_per_object_and_stays_bounded():
     memo, calls = IdentityMemo(size=2), []
     a, b, c = {"x": 1}, {"x": 1}, {"x": 2}

@@ -92,13 +92,26 @@ def test_tied_lm_shapes_and_values(plan, evidence, run):
     cases = rec.get(LmShapes.cases)
     if not (isinstance(cases, list) and len(cases) == len(plan["lm"]["shapes"])):
         raise Failed(say("judge.malformed_record", name="lm_shapes"), owed=True)
-    problems = []
+    problems, one_position = [], []
     for c, got in zip(plan["lm"]["shapes"], cases, strict=True):
         v, d = c["vocab_size"], c["embed_dim"]
         b, t = c["ids"].shape
         what = say("judge.shapes.lm_case", v=v, d=d, shape=(b, t))
         problems.append(_problem_of(lambda c=c, got=got, what=what: _lm_case_problem(c, entry(got, what), what)))
-    _report(problems)
+        one_position.append(b * t == 1)
+    _report(_bias_on_one_position(problems, one_position))
+
+
+def _bias_on_one_position(problems: list, one_position: list) -> list:
+    """The problems, where another case names a bias on the head, without the one-position cases whose values
+    are only wrong: one row of logits cannot show a bias (its whole difference is one vector, which is what a
+    bias adds), so the bias's model gives what such a case returned, and it is no mistake of its own."""
+    if not any(p is not None and named_in(p) == "head_bias" for p in problems):
+        return problems
+    return [
+        None if one and p is not None and named_in(p) is None and _WRONG_VALUES in {s.key for s in p.walk()} else p
+        for p, one in zip(problems, one_position, strict=True)
+    ]
 
 
 def _problem_of(check):
