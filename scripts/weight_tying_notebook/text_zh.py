@@ -194,7 +194,7 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与共享
 
-GPT 还有一张 **positional embedding** 表（下文简称位置表）：它是第二张查表矩阵，
+GPT 还有一张 positional embedding 的表（下文简称位置表）：它是第二张查表矩阵，
 形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。token embedding 和 positional embedding
 的查表结果相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
 token **是哪一个**，从来不是位置，所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
@@ -205,7 +205,7 @@ token **是哪一个**，从来不是位置，所以只有 token embedding 表�
 LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
-交叉熵 loss 函数（cross entropy），例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
+交叉熵（cross entropy）loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
 内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
 算出的 loss 却几乎不反映模型的好坏。
 

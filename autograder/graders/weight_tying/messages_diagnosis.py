@@ -18,8 +18,9 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        "one storage, two Parameters: lm_head.weight is a new Parameter object (nn.Parameter(token_embed.weight), "
-        "or one sharing its .data), so the two gradients never add up in one .grad, an optimizer updates the table "
+        "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight is a "
+        "second Parameter object on the table's memory (nn.Parameter(token_embed.weight), or one built on its .data), "
+        "so the two gradients never add up in one .grad, an optimizer updates the table "
         "twice, and a cast or a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each "
         "its own memory again; " + _ITSELF_EN + ", not its storage",
         "一块内存，两个参数对象：LM head 的权重是另建的参数对象（用新的 nn.Parameter 包住了这张表，比如 "
