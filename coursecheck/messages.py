@@ -119,8 +119,8 @@ MESSAGES = {
         "评分程序同样会终止这样的单元格，它本该算出的结果也就没有了：",
     ),
     # plugin.py: the run's summary (the assignment says what it covers: check.covers.here, check.covers.<line>)
-    # the checks that wait: one heading per check waited on (the section's own when it is the only one)
-    "check.waiting.one_check": ("not checked until an earlier check passes", "尚未检查（等前面的检查通过）"),
+    # the checks that wait: one heading for the section (its own when one unwritten method is all they wait for),
+    # and what each group waits for on the line under it
     "check.waiting.one_unwritten": ("not checked until {what} is implemented", "尚未检查：要等 {what} 实现之后才检查"),
     "check.waiting.section": ("not checked yet", "尚未检查"),
     "check.waiting.check": ("  until “{need}” passes:", "  要等“{need}”通过之后才检查："),
@@ -132,8 +132,8 @@ MESSAGES = {
         "运行出错的单元格（从上到下运行 notebook 时）",
     ),
     "check.raised.more": ("  ... and {count} more", "  ……另有 {count} 个"),
-    # the same cells counted in pytest's last line ("17 passed, 1 cell raised"), after the count pytest puts first:
-    # that line is pytest's, in English in every edition; another edition says the count in its own words just above
+    # the same cells as a kind in pytest's stats (it turns the last line yellow); only the English edition's line
+    # counts them ("17 passed, 1 cell raised"): another edition says the count in its own words just above
     "check.raised.tally": ("cell raised", "个单元格出错"),
     "check.raised.tally_many": ("cells raised", "个单元格出错"),
     "check.raised.told": (

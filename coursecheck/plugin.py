@@ -89,7 +89,9 @@ class Run:
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self._loaded is not None:
             self.raised = self._summary(terminalreporter, config)
-            _tally(terminalreporter, self.checks.words.render, self.raised)  # last: it narrows the rules drawn after
+            # last: it narrows the rules drawn after; counted in pytest's line only where no line of the edition's does
+            counted = self.checks.words.language() == "en"
+            _tally(terminalreporter, self.checks.words.render, self.raised, counted=counted)
 
     def told(self) -> str:
         """The cells that raised, counted in the edition's words for the line above pytest's last one ("" in
@@ -125,10 +127,7 @@ class Run:
                 _section(terminalreporter, tell("check.waiting.one_unwritten", **need))
             else:
                 if n == 0:
-                    _section(
-                        terminalreporter,
-                        tell("check.waiting.one_check" if len(waiting) == 1 else "check.waiting.section"),
-                    )
+                    _section(terminalreporter, tell("check.waiting.section"))
                 write(tell(f"check.waiting.{kind}", **need))
             for name in names:  # by their titles: a test's function name is not the student's word
                 write(f"{'  ' if alone else '    '}- {title(checks[name])}")
@@ -179,14 +178,16 @@ class _Told:
         return result
 
 
-def _tally(terminalreporter, render, cells: list[int]) -> None:
-    """The cells that raised, counted in pytest's last line ("17 passed, 1 cell raised in 0.8s"), which a count
-    of its own turns yellow: a green "17 passed" under them reads as all clear. A cell stopped at its time budget is
-    left out: the first test's failure counts it. No test fails for the others: the grader lists them too, and
-    takes no points for them."""
+def _tally(terminalreporter, render, cells: list[int], *, counted: bool) -> None:
+    """The cells that raised, in pytest's stats: a kind of its own turns its last line yellow, since a green
+    "17 passed" under them reads as all clear. `counted`: that line counts them too ("17 passed, 1 cell raised in
+    0.8s"), in English; an edition that counts them in its own words on the line above leaves them off pytest's
+    (its line is English in every edition, and an English count on a Chinese run is the kit's, not pytest's). A
+    cell stopped at its time budget is left out: the first test's failure counts it. No test fails for the others:
+    the grader lists them too, and takes no points for them."""
     if cells:
         words = render("check.raised.tally" if len(cells) == 1 else "check.raised.tally_many", "en")
-        terminalreporter.stats.setdefault(words, []).extend(RaisedCell(index) for index in cells)
+        terminalreporter.stats.setdefault(words, []).extend(RaisedCell(index, counted) for index in cells)
         # pytest draws that line's rule by counting characters: as wide as the terminal once its own are counted
         writer = terminalreporter.config.get_terminal_writer()
         writer.fullwidth = max(writer.fullwidth - _wide(words), 40)
@@ -195,7 +196,8 @@ def _tally(terminalreporter, render, cells: list[int]) -> None:
 @dataclass
 class RaisedCell:
     """One entry of pytest's stats for a cell that raised: an object as other plugins expect a report to be (one
-    with attributes: hypothesis's summary reads each entry's ``__dict__``), counted in the last line."""
+    with attributes: hypothesis's summary reads each entry's ``__dict__``), counted in the last line when
+    ``count_towards_summary`` is true."""
 
     index: int  # the cell's index in the notebook
     count_towards_summary: bool = True

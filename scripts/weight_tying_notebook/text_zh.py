@@ -194,7 +194,7 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
     "positions": r"""
 ## 4. 位置有自己的表，而且从不参与共享
 
-GPT 还有一个 **positional embedding**。positional embedding 的表（下文简称位置表）是第二张查表矩阵，
+GPT 还有一张 positional embedding 的表（下文简称位置表）：它是第二张查表矩阵，
 形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。token embedding 和 positional embedding
 的查表结果相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
 token **是哪一个**，从来不是位置，所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
@@ -205,14 +205,14 @@ token **是哪一个**，从来不是位置，所以只有 token embedding 表�
 LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分数。softmax 把它们变成下一个 token 的概率分布：
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
-计算交叉熵（cross entropy）的 loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
+交叉熵（cross entropy）loss 函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
 内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
 算出的 loss 却几乎不反映模型的好坏。
 
 原因在于概率的取值范围。概率都在 0 和 1 之间，而且加起来等于 1，所以第二次 softmax 的输入彼此相差不超过 1，
-输出几乎是均匀分布。设 *y* 是要预测的 token，这时的 loss 是
+输出接近均匀分布（任意两个概率之比不超过 e）。设 *y* 是要预测的 token，这时的 loss 是
 ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>。它是这些概率的凸函数（前一项是凸函数，
-后一项是线性的），所以最大值在某个概率为 1、其余都为 0 的角上取到：这个概率属于别的
+后一项是线性的），所以最大值在单纯形的某个顶点（一个概率为 1、其余都为 0）上取到：这个概率属于别的
 token 时 loss 是 ln(*V* − 1 + e)，属于 *y* 时是 ln(*V* − 1 + e) − 1。最小值也在 *p*<sub>*y*</sub> = 1 处取到：
 从任何一个别的 token *k* 那里挪一点概率给 *y*，loss 的变化率是 *q*<sub>*y*</sub> − *q*<sub>*k*</sub> − 1
 （*q* 是第二次 softmax 的输出），总是小于 0，所以概率越集中到 *y* 上，loss 越小。因此 loss 总在
@@ -239,7 +239,7 @@ loss 都和它差不多，训练时也几乎不下降。
 下面几种写法看起来几乎正确，评分程序都能识别，并在反馈中指出：
 
 - **复制**这张表（`.clone()`、`copy_`、`copy.deepcopy`）：得到两张表，第一次优化器更新之后就各走各的；
-- 只共享 `.data`：内存相同，却是两个参数对象，两端的梯度永远汇不到一起；而且一旦把模型转成别的 dtype 或
+- 只共享 `.data`：共用同一块内存，却是两个参数对象，两端的梯度永远汇不到一起；而且一旦把模型转成别的 dtype 或
   搬到别的设备上（`.to(torch.float64)`、`.half()`），或者用 `copy.deepcopy` 复制模型，两者又各有各的内存；
 - 在 `forward` 里才让两者共享，而不是在 `__init__` 里一次做好；
 - 给 LM head 加偏置，或者返回概率（softmax）而不是 logits。
@@ -295,7 +295,7 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
   `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
   时应当报错（这一点不计分）。
 - `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
-  上下文截取为最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
+  上下文截断为最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
   **最后一个**位置的 logits 取 `argmax`（不要采样），然后把得到的 token 接到序列末尾。最后返回前缀加上新生成的 token，
   形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
@@ -362,7 +362,7 @@ README = """
 ```bash
 python3 -m venv .venv
 source .venv/bin/activate            # Windows：.venv\\Scripts\\activate
-# Linux：从 PyTorch 自己的索引装 CPU 版（直接 pip install torch 会下载几 GB 的 GPU 版）
+# Linux：从 PyTorch 官方的软件包索引（index）装 CPU 版（直接 pip install torch 会下载几 GB 的 GPU 版）
 pip install "{{torch}}" --index-url https://download.pytorch.org/whl/cpu
 # macOS 和 Windows：PyPI 上的就是 CPU 版
 pip install "{{torch}}"

@@ -168,7 +168,7 @@ def test_every_screen_was_seen(screens):
     assert (
         "练习 1" in screens["notebook markdown"][0] and "两种做法得到的向量相同：True" in screens["notebook output"][0]
     )
-    assert "没有截取上下文" in screens["self-check"][0] and "2 failed, 15 passed" in screens["self-check"][0]
+    assert "没有截断上下文" in screens["self-check"][0] and "2 failed, 15 passed" in screens["self-check"][0]
     assert "语法错误" in screens["grade table"][0] and "复制了一份表" in screens["gradescope tests"][0]
     assert "得分" in screens["page of ann"][0] and "初始代码" in screens["page of eve"][0]
 

@@ -116,7 +116,7 @@ def _loss_on_probabilities(p: torch.Tensor, y: int) -> torch.Tensor:
 def test_the_loss_on_probabilities_stays_in_the_band_section_5_proves():
     """Issue 48: §5 once bounded the two terms apart, which gives only ln V + 1/V − 1 from below. Both editions now
     argue each end (convexity for the top, moving probability to y for the bottom); both ends are reached at a
-    corner, and no point of the simplex leaves the band."""
+    vertex, and no point of the simplex leaves the band."""
     import math
 
     n, y = 7, 2
@@ -130,15 +130,18 @@ def test_the_loss_on_probabilities_stays_in_the_band_section_5_proves():
         p.requires_grad_(True)
         loss = _loss_on_probabilities(p, y)
         assert low - 1e-12 <= loss.item() <= high + 1e-12, p
+        second = torch.softmax(p.detach(), 0)  # §5: close to uniform, no probability above e times another
+        assert (second.max() / second.min()).item() <= math.e + 1e-12, p
         (grad,), q = torch.autograd.grad(loss, p), torch.softmax(p.detach(), 0)
         for k in range(n):  # moving probability from k to y: the rate §5 gives, below 0
             if k != y:
                 assert (grad[y] - grad[k]).item() == pytest.approx((q[y] - q[k] - 1).item()) and grad[y] < grad[k]
-    for text, convex, moving in (
-        (text_en.TEXT["logits"], "convex function", "moving a little probability"),
-        (text_zh.TEXT["logits"], "凸函数", "挪一点概率给 *y*"),
+    for text, convex, moving, ratio in (  # each edition's lines joined as a reader reads them
+        (" ".join(text_en.TEXT["logits"].split()), "convex function", "moving a little", "more than e times another"),
+        (text_zh.TEXT["logits"].replace("\n", ""), "凸函数", "挪一点概率给 *y*", "任意两个概率之比不超过 e"),
     ):
-        assert convex in text and moving in text
+        assert convex in text and moving in text and ratio in text
+        assert "nearly uniform" not in text and "几乎是均匀分布" not in text  # overstated for V = 100
         assert "the second lies between 0 and 1" not in text and "后一项在 0 和 1 之间" not in text
 
 

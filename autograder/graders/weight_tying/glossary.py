@@ -243,6 +243,12 @@ TERMS = (
         why="the chapter shows it in code only (token_ids[:, :-1] / token_ids[:, 1:])",
     ),
     Term(
+        "截断",
+        ("截取",),
+        "cropping the context to its last block_size tokens",
+        why="the chapter names the limit (block_size), not the step; 截断 is what one does to a sequence too long",
+    ),
+    Term(
         "参数量",
         ("参数计数", "参数数目", "参数个数"),
         "parameter count",

@@ -110,7 +110,7 @@ MISCONCEPTIONS = {
     ),
     "delegated_generate": ("delegated generate", "把生成循环交给了库函数"),
     "sampling": ("sampling instead of argmax", "用了采样而不是 argmax"),
-    "crop": ("no crop or wrong crop", "没有截取上下文，或者截取方式不对"),
+    "crop": ("no crop or wrong crop", "没有截断上下文，或者截断方式不对"),
     "position_or_append": ("wrong position or missing append", "取错了位置，或者没有把新 token 接到末尾"),
     "prompt_not_preserved": ("prompt not preserved (wrong length)", "没有保留前缀（长度不对）"),
     "dropout_in_generate": ("dropout on while decoding", "生成时没有关闭 dropout"),

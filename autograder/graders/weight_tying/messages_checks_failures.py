@@ -329,12 +329,12 @@ MESSAGES = {
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对：保留了最前面的 block_size 个 token",
+        "截断方式不对：保留了最前面的 block_size 个 token",
         "crop",
     ),
     "checkfail.variant.short_block": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对：只保留了 block_size - 1 个 token",
+        "截断方式不对：只保留了 block_size - 1 个 token",
         "crop",
     ),
     "checkfail.variant.first_position": (
@@ -357,10 +357,10 @@ MESSAGES = {
         "dropout_in_generate",
     ),
     "checkfail.no_crop": (
-        "{failure}\nno crop: past block_size the position table has no row for the new positions; feed the model"
-        " only the last block_size tokens at each step",
-        "{failure}\n没有截取上下文：超过 block_size 之后，位置表里没有新位置对应的行；"
-        "每一步都应当只把最后 block_size 个 token 送进模型",
+        "no crop: past block_size the position table has no row for the new positions; feed the model only the last"
+        " block_size tokens at each step. What generate raised:\n{failure}",
+        "没有截断上下文：超过 block_size 之后，位置表里没有新位置对应的行（位置表只有 block_size 行，模型一次最多读"
+        " block_size 个 token）；每一步都应当只把最后 block_size 个 token 送进模型。generate 报出的异常：\n{failure}",
         "crop",
     ),
 }

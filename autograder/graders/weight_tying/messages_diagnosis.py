@@ -18,16 +18,15 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight and "
-        "token_embed.weight share memory but are two Parameter objects (nn.Parameter(token_embed.weight), or of its "
-        ".data), so their gradients never add up in one .grad, an optimizer updates the table twice, and a cast or "
-        "a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each its own memory again; "
-        + _ITSELF_EN
-        + ", not its storage",
-        "一块内存，两个参数对象：LM head 和 token embedding 共用一块内存，却是两个参数对象（用新的 nn.Parameter "
-        "包住了这张表，比如 nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 "
-        ".grad，优化器会把这张表更新两次；而且一经 dtype 或设备的转换（.to(torch.float64)、.half()）或 copy.deepcopy，"
-        "两者又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",
+        "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight is a "
+        "second Parameter object on the table's memory (nn.Parameter(token_embed.weight), or one built on its .data), "
+        "so the two gradients never add up in one .grad, an optimizer updates the table "
+        "twice, and a cast or a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each "
+        "its own memory again; " + _ITSELF_EN + ", not its storage",
+        "一块内存，两个参数对象：LM head 的权重是另建的参数对象（用新的 nn.Parameter 包住了这张表，比如 "
+        "nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 .grad，优化器会"
+        "把这张表更新两次；而且只要转换 dtype 或设备（.to(torch.float64)、.half()），或者用 copy.deepcopy 复制模型，"
+        "两者就又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",
         "data_sharing",
     ),
     "diag.tie.not_same_object": (
@@ -253,7 +252,7 @@ MESSAGES = {
         " the last block_size tokens and appends the argmax of the LAST position's logits (wrong crop, wr"
         "ong position, missing append, or sampling instead of argmax)",
         "从第 {row} 行、位置 {col} 起，token 与贪心生成的结果不同：每一步应当在最后 block_size 个 token 上运行模型，"
-        "再把最后一个位置 logits 的 argmax 接到末尾（可能是截取上下文的方式不对、取错了位置、没有把新 token 接到末尾，"
+        "再把最后一个位置 logits 的 argmax 接到末尾（可能是截断上下文的方式不对、取错了位置、没有把新 token 接到末尾，"
         "或者用了采样而不是 argmax）",
     ),
 }

@@ -257,7 +257,7 @@ MESSAGES = {
         "is yours to write (crop, run the model, take the argmax of the last position, append), so the graded area "
         "“{area}” scores 0",
         "用 {what} 测试时发现，你的 generate 在运行中调用了库函数 {names}。生成循环要你自己写"
-        "（截取上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以评分项“{area}”记 0 分",
+        "（截断上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以评分项“{area}”记 0 分",
         "delegated_generate",
     ),
     "judge.gen.and": (" and ", "，同时"),

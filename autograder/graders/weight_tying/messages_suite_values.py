@@ -71,12 +71,12 @@ MESSAGES = {
     ),
     "suite.gen.crop_first": (
         "wrong crop (first block_size tokens)",
-        "截取方式不对（截取了前 block_size 个 token）",
+        "截断方式不对（保留了前 block_size 个 token）",
         "crop",
     ),
     "suite.gen.crop_short": (
         "wrong crop (block_size - 1 tokens)",
-        "截取方式不对（只截取了 block_size - 1 个 token）",
+        "截断方式不对（只保留了 block_size - 1 个 token）",
         "crop",
     ),
     "suite.gen.first_position": (
