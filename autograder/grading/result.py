@@ -14,7 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from autograder.grading.catalog import cell_name, render
+from autograder.grading.catalog import cell_name, not_defined, render
 from autograder.grading.findings import Finding
 from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
@@ -279,10 +279,7 @@ class RunFacts:
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):
-            many = "run.not_defined_syntax_all" if len(missing) > 1 else "run.not_defined_syntax"  # "A 和 B 都…"
-            head = render("run.names_sep", language).join(missing[:-1])
-            names = head + render("run.names_last_sep", language) + missing[-1] if head else missing[-1]
-            lines.append(render(many if syntax else "run.not_defined", language, names=names))
+            lines.append(not_defined(missing, syntax, language))
         said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
 

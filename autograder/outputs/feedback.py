@@ -181,9 +181,10 @@ def feedback_context(
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
-        run_lines=lines,
-        # a syntax error: the code did not run, which the charges follow from; said first
-        run_first=state == "syntax error",
+        # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest
+        # (the cells that raised, where it stopped) a list under it
+        run_lead=lines[0] if lines else "",
+        run_lines=lines[1:],
         note=_note(kind, lang, lines) if _NUMBERED.search("\n".join(lines)) else "",
         areas=[
             {"name": a.name, "got": a.got, "top": a.top, "share": a.got / a.top if a.top else 0.0} for a in said.areas
