@@ -160,7 +160,8 @@ def feedback_context(
         return context
     failing = result.failing()
     shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
-    # a run that went well is said by the status above ("运行状态：正常运行"): its one line is not said again below
+    # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
+    # again below
     lines = [] if state == "ok" and len(said.run_lines) == 1 else list(said.run_lines)
     # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
     # that does (a page whose run went well names no cell there).

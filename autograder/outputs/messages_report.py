@@ -28,7 +28,7 @@ REPORT = {
     "report.list": Message(", ", "、"),
     "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
-    "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
+    "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，运行完毕，没有出错"
     # headings and what is said under them
     "report.needs_a_look": Message("Needs a look", "需要关注"),
     "report.nothing": Message(
@@ -275,7 +275,7 @@ KIND_WORDS = {
     "feedback page stale": "反馈页已过时",
     "similar hand-ins": "代码相似的提交",
     "graded": "已评分",
-    "ok": "正常运行",
+    "ok": "运行完毕，没有出错",  # as the page says it (page.status.ok)
     "memory": "内存不足",
     "exited": "提前退出",
     "judge limit": "评分程序超出自身上限",
