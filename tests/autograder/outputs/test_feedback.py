@@ -355,3 +355,15 @@ def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a
     assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
     assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")
     assert page.count("代码的运行情况") == 1
+
+
+def test_a_chinese_page_names_the_usual_chinese_fonts_before_system_ui():
+    """Issue 48 (round 11): the pages' font stack named two Chinese fonts after system-ui, which on some systems draws
+    汉字 in a Japanese face. A Chinese page lists a simplified-Chinese font of each system, in that order, first."""
+    page = feedback_html(_copied("zh"), student="dara", spec=SPEC)
+    stack = re.search(r"html:lang\(zh\) body\{font-family:([^}]*)\}", page)
+    assert stack is not None and '<html lang="zh-CN">' in page
+    fonts = [f.strip().strip('"') for f in stack.group(1).split(",")]
+    chinese = ["PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC"]
+    assert [f for f in fonts if f in chinese] == chinese
+    assert fonts.index("Source Han Sans SC") < fonts.index("system-ui")
