@@ -21,7 +21,7 @@ from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
 from coursecheck.notebook import CellPlace, name_cell
 
-__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "not_defined", "CatalogError", "OWNER"]
+__all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
 
 OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -320,15 +320,6 @@ def render(key: str, language: str = "en", /, **params: object) -> str:
     """The registered message `key` in `language` (English for a language the kit does not speak), its
     parameters filled in; KeyError naming an unknown id."""
     return said.render(Said(key, **params), language if language in LANGUAGES else "en")
-
-
-def not_defined(missing: list[str], syntax: bool, language: str = "en") -> str:
-    """What a run says of the required names it did not define (`syntax`: because of a syntax error): "neither A
-    nor B" for two, "none of A, B and C" for more ("A、B 和 C 都没有定义")."""
-    head = render("run.names_sep", language).join(missing[:-1])
-    names = head + render("run.names_last_sep", language) + missing[-1] if head else missing[-1]
-    key = "run.not_defined_syntax" + {1: "", 2: "_both"}.get(len(missing), "_all") if syntax else "run.not_defined"
-    return render(key, language, names=names, first=missing[0], second=missing[-1])
 
 
 def cell_name(place: CellPlace, language: str = "en") -> str:

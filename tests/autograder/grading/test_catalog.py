@@ -254,11 +254,15 @@ def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(stat
 def test_names_a_syntax_error_left_undefined_read_as_english_and_chinese_say_them():
     """Issue 48 (round 11): "defines none of A and B" read stiff: two names are "neither A nor B", "none of" is for
     three or more; Chinese says "A 和 B 都没有定义" for two, "A、B 和 C" for three."""
-    from autograder.grading.catalog import not_defined
+    from autograder.grading.result import RunFacts
 
-    assert not_defined(["A"], True).endswith("does not define A.")
-    assert not_defined(["A", "B"], True).endswith("defines neither A nor B.")
-    assert not_defined(["A", "B", "C"], True).endswith("defines none of A, B and C.")
-    assert not_defined(["A", "B"], True, "zh") == "由于这个语法错误，A 和 B 都没有定义。"
-    assert not_defined(["A", "B", "C"], True, "zh") == "由于这个语法错误，A、B 和 C 都没有定义。"
-    assert not_defined(["A", "B"], False) == "Not defined by your submission: A and B (check the exact class names)."
+    def said(names: list[str], language: str = "en", error: str = "SyntaxError: invalid syntax (line 3: def f(:)"):
+        run = RunFacts(status="ok", load_errors=[[0, error]] if error else [], required_names=names)
+        return run.summary(language).splitlines()[-1]
+
+    assert said(["A"]).endswith("does not define A.")
+    assert said(["A", "B"]).endswith("defines neither A nor B.")
+    assert said(["A", "B", "C"]).endswith("defines none of A, B and C.")
+    assert said(["A", "B"], "zh") == "由于这个语法错误，A 和 B 都没有定义。"
+    assert said(["A", "B", "C"], "zh") == "由于这个语法错误，A、B 和 C 都没有定义。"
+    assert said(["A", "B"], error="") == "Not defined by your submission: A and B (check the exact class names)."
