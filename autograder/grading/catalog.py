@@ -141,7 +141,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Because of that syntax error, your submission does not define {names}.",
         "由于这个语法错误，{names} 没有定义。",
     ),
-    # two or more names: "A 和 B 都没有定义", not "A、B 没有定义"
+    # two names: "neither A nor B" ("A 和 B 都没有定义", not "A、B 没有定义")
+    "run.not_defined_syntax_both": (
+        "Because of that syntax error, your submission defines neither {first} nor {second}.",
+        "由于这个语法错误，{first} 和 {second} 都没有定义。",
+    ),
+    # three or more: "none of A, B and C" ("A、B 和 C 都没有定义")
     "run.not_defined_syntax_all": (
         "Because of that syntax error, your submission defines none of {names}.",
         "由于这个语法错误，{names} 都没有定义。",

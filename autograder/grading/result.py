@@ -182,8 +182,7 @@ class RunFacts:
     # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
     # index as text -> [its section's heading, its first line] (``coursecheck.notebook.cell_places``); empty for a .py.
     cells: dict = field(default_factory=dict)
-    # What the run tried that its sandbox refused, [kind, what] (``grading.refusals``: "output", "files", "call"):
-    # said to the TA and the student, never a point
+    # What the run tried that its sandbox refused, [kind, what] (grading.refusals: output, files, call): no point
     refused: list[list[str]] = field(default_factory=list)
     # The hand-in holds no code at all (``submissions.holds_code``: blank lines, comments and markdown only), read
     # from the file itself: a blank submission, not one whose classes are misspelt
@@ -278,11 +277,12 @@ class RunFacts:
                 key = "run.cell_stopped"
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         missing = [n for n in self.required_names if n not in self.defined]
-        if missing and self.status in ("ok", "memory"):
-            many = "run.not_defined_syntax_all" if len(missing) > 1 else "run.not_defined_syntax"  # "A 和 B 都…"
+        if missing and self.status in ("ok", "memory"):  # "neither A nor B"; "none of A, B and C": "A、B 和 C 都…"
+            many = "" if len(missing) == 1 else "_both" if len(missing) == 2 else "_all"
             head = render("run.names_sep", language).join(missing[:-1])
             names = head + render("run.names_last_sep", language) + missing[-1] if head else missing[-1]
-            lines.append(render(many if syntax else "run.not_defined", language, names=names))
+            key = f"run.not_defined_syntax{many}" if syntax else "run.not_defined"
+            lines.append(render(key, language, names=names, first=missing[0], second=missing[-1]))
         said = "\n".join(lines + refused_lines(self.refused, language))
         return ended(said) if language == "zh" else said  # each Chinese line a sentence, as a finding's message
 

@@ -377,7 +377,7 @@ def _lateness(job: ClassJob, manifest: Manifest, outcome: ClassOutcome) -> None:
         if entry["uid"] in outcome.late:
             entry["late"] = outcome.late[entry["uid"]].to_dict()
     known = any(late.due for late in outcome.late.values())
-    manifest.late_policy = policy.name if known else ""
+    manifest.late_policy, manifest.late_rule = (policy.name, policy.rule) if known else ("", None)
     if manifest.due and not any(late.submitted or late.problem for late in outcome.late.values()):
         outcome.warnings.append(
             f"--due {manifest.due} was given but no submission has nbgrader's timestamp.txt (<student>/<assignment>/"

@@ -8,9 +8,10 @@ full-width mark), at a space, never inside a run of Latin letters or digits, nev
 or after an opening one (（“), never at the space between a number and the Chinese word after it ("2 分"), and
 never inside a short Latin phrase set in Chinese ("LM head", "token embedding": up to 24 characters between two
 Chinese ones).
-Where it can, it breaks where a reader pauses: after a mark (，；：）), at a space or before an opening bracket,
-not inside a phrase ("参 / 数量"), unless that leaves more than half the line empty. A bulleted line ("  · ...")
-goes on under its text, not under its bullet.
+A line is filled to the width, as a browser fills a Chinese paragraph: it ends early only where a reader pauses
+(after a mark (，；：）), at a space or before an opening bracket) within the last few columns (``_SLACK``), so a
+sentence a little wider than its cell is not cut after its first clause as if by hand. A bulleted line
+("  · ...") goes on under its text, not under its bullet.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ LOG_WIDTH = 120  # columns a table may use when the output is not a terminal and
 _OPENING = "（“‘《「【"
 _CLOSING = "，。、：；！？）”’》」】…"
 _TERM = 24  # characters of a Latin phrase set in Chinese kept on one line ("positional embedding")
+_SCRAP = 4  # columns of a last line too short to stand alone (two Chinese characters): "分。"
+_SLACK = 12  # columns a line may leave empty to end where a reader pauses (six Chinese characters)
 
 
 def _columns() -> int | None:
@@ -62,8 +65,10 @@ def _breakable(text: str, i: int) -> bool:
     before, after = text[i - 1], text[i]
     if after in _CLOSING or before in _OPENING or after.isspace():
         return False
-    if before.isspace():  # after a space, unless it sits between a number and the Chinese after it: "2 分"
-        return not (i >= 2 and text[i - 2].isdigit() and _wide(after)) and not _inside_term(text, i)
+    if before.isspace():  # after a space, unless it keeps a number with its words: "2 分", "扣 4"
+        if i >= 2 and ((text[i - 2].isdigit() and _wide(after)) or (_wide(text[i - 2]) and after.isdigit())):
+            return False
+        return not _inside_term(text, i)
     return _wide(before) or _wide(after)
 
 
@@ -85,31 +90,32 @@ def _inside_term(text: str, i: int) -> bool:
 def _pause(text: str, i: int) -> bool:
     """Whether a line that may end between text[i - 1] and text[i] ends where a reader pauses: after a mark, at a
     space, or before an opening bracket or quote."""
-    if text[i - 1].isspace():  # a space, unless it keeps a number with the word before it: "扣 4 分"
-        return not (i >= 2 and _wide(text[i - 2]) and text[i].isdigit())
-    return text[i - 1] in _CLOSING or text[i] in _OPENING
+    return text[i - 1].isspace() or text[i - 1] in _CLOSING or text[i] in _OPENING
 
 
 def break_points(text: str, width: int, hang: int = 0) -> list[int]:
     """Offsets at which to break `text` (one line, no newline) so that each line fits `width` cells (the lines
     after the first `hang` cells fewer: they are indented); a piece that cannot break and is wider than the line
-    is cut where the width ends. A pause (``_pause``) is preferred when it fills at least half the line."""
+    is cut where the width ends. A pause (``_pause``) is preferred when it leaves at most ``_SLACK`` columns empty."""
     from rich.cells import cell_len
 
     out: list[int] = []
     start, used, last, pause = 0, 0, None, None  # the line's first offset, its cells, where it may end, may pause
+    earlier = None  # where it may end before `last`: a last line of a scrap ("分。") ends the one above there
     for i, char in enumerate(text):
         if i > start and _breakable(text, i):
-            last = i
+            earlier, last = last, i
             pause = i if _pause(text, i) else pause
         cells = cell_len(char)
         room = width - (hang if out else 0)
         if used + cells > room and i > start and not char.isspace():
             cut = last if last is not None and last > start else i
-            if pause is not None and pause > start and cell_len(text[start:pause]) * 2 >= room:
+            if pause is not None and pause > start and cell_len(text[start:pause]) + _SLACK >= room:
                 cut = pause
+            elif cell_len(text[cut:].strip()) <= _SCRAP and earlier is not None and earlier > start:
+                cut = earlier
             out.append(cut)
-            start, last, pause = cut, None, None
+            start, last, pause, earlier = cut, None, None, None
             used = cell_len(text[cut:i])
         used += cells
     return out

@@ -160,7 +160,8 @@ def feedback_context(
         return context
     failing = result.failing()
     shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
-    # a run that went well is said by the status above ("运行状态：正常运行"): its one line is not said again below
+    # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
+    # again below
     lines = [] if state == "ok" and len(said.run_lines) == 1 else list(said.run_lines)
     # How cells are counted, said once: under the run's lines when they name a cell, else under the first charge
     # that does (a page whose run went well names no cell there).
@@ -181,9 +182,10 @@ def feedback_context(
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,
-        run_lines=lines,
-        # a syntax error: the code did not run, which the charges follow from; said first
-        run_first=state == "syntax error",
+        # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest
+        # (the cells that raised, where it stopped) a list under it
+        run_lead=lines[0] if lines else "",
+        run_lines=lines[1:],
         note=_note(kind, lang, lines) if _NUMBERED.search("\n".join(lines)) else "",
         areas=[
             {"name": a.name, "got": a.got, "top": a.top, "share": a.got / a.top if a.top else 0.0} for a in said.areas

@@ -60,7 +60,8 @@ class Manifest:
     students: list[dict] = field(default_factory=list)  # in roster order; see OutputFolder.entry
     due: str | None = None  # --due, kept for the next run as the seed is (outputs.lateness)
     late_penalty: str | None = None  # --late-penalty, kept likewise
-    late_policy: str = ""  # the policy this run applied, in words (the report says it)
+    late_policy: str = ""  # the policy this run applied, in English words (an older kit's only record of it)
+    late_rule: dict | None = None  # the same as values (lateness.LatePolicy.rule): the report words it
     options: dict | None = None  # outputs.options.MarkOptions.to_dict(): what shaped the marks (None: an older kit's)
 
     def to_json(self) -> str:
@@ -85,6 +86,7 @@ class Manifest:
             due=data.get("due") if isinstance(data.get("due"), str) else None,
             late_penalty=data.get("late_penalty") if isinstance(data.get("late_penalty"), str) else None,
             late_policy=str(data.get("late_policy") or ""),
+            late_rule=data.get("late_rule") if isinstance(data.get("late_rule"), dict) else None,
             options=data.get("options") if isinstance(data.get("options"), dict) else None,
         )
 

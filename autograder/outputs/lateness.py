@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -86,10 +86,14 @@ def _stamp_of(data: dict) -> str:
 
 @dataclass(frozen=True)
 class LatePolicy:
-    """A late policy: its name (for the report) and ``penalty(student_id, score, seconds_late)``."""
+    """A late policy: its name (in English, for a log), ``penalty(student_id, score, seconds_late)`` and its rule
+    as values (the manifest keeps them; the report words them in its language, ``messages_report``)."""
 
     name: str
     penalty: Callable[[str, float, float], float | None]
+    # {"rule": "none" | "zero" | "per_hour" | "course", "points": P per hour (per_hour), "plugin": its class and
+    # "settings": what nbgrader_config.py sets for it (course)}
+    rule: dict = field(default_factory=dict)
 
     def points(self, student: str, score: float, seconds: float) -> float:
         """The points taken off, between 0 and the score (nbgrader's AssignLatePenalties keeps them there)."""
@@ -104,7 +108,9 @@ def per_hour(points: float, seconds: float) -> float:
     return points * math.ceil(seconds / 3600) if seconds > 0 else 0.0
 
 
-NO_PENALTY = LatePolicy("none (lateness is shown, nothing is taken off)", lambda student, score, seconds: None)
+NO_PENALTY = LatePolicy(
+    "none (lateness is shown, nothing is taken off)", lambda student, score, seconds: None, {"rule": "none"}
+)
 
 
 def policy_from_option(text: str) -> LatePolicy:
@@ -114,14 +120,18 @@ def policy_from_option(text: str) -> LatePolicy:
     if value == "none":
         return NO_PENALTY
     if value == "zero":
-        return LatePolicy("zero (a late submission scores 0)", lambda student, score, seconds: score)
+        return LatePolicy("zero (a late submission scores 0)", lambda student, score, seconds: score, {"rule": "zero"})
     number, slash, unit = value.partition("/")
     try:
         points = float(number)
     except ValueError:
         points = -1.0
     if slash and unit in ("hour", "h") and 0 < points < math.inf:
-        return LatePolicy(f"{points:g} points per hour late", lambda student, score, seconds: per_hour(points, seconds))
+        return LatePolicy(
+            f"{points:g} points per hour late",
+            lambda student, score, seconds: per_hour(points, seconds),
+            {"rule": "per_hour", "points": points},
+        )
     raise ValueError(
         f"--late-penalty {text!r} is not a late policy: give none, zero, or points per hour late such as 5/hour"
     )
@@ -152,7 +162,11 @@ def policy_from_course(course: Path) -> LatePolicy | None:
             f"used: {type(exc).__name__}: {exc}"
         ) from exc
     said = ", ".join(f"{k}={v!r}" for k, v in config.get(cls.__name__, {}).items())
-    return LatePolicy(f"{cls.__name__}({said}) from nbgrader_config.py", plugin.late_submission_penalty)
+    return LatePolicy(
+        f"{cls.__name__}({said}) from nbgrader_config.py",
+        plugin.late_submission_penalty,
+        {"rule": "course", "plugin": cls.__name__, "settings": said},
+    )
 
 
 @dataclass(frozen=True)

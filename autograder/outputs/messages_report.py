@@ -28,7 +28,7 @@ REPORT = {
     "report.list": Message(", ", "、"),
     "report.colon": Message(": ", "："),  # a student, then what is said of them (Needs a look)
     "report.tests_sep": Message(", ", "；"),  # between tests' titles, which may hold a comma of their own
-    "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，正常运行"
+    "report.kind_sep": Message(": ", "，"),  # a student's kind and how the run went: "已评分，运行完毕，没有出错"
     # headings and what is said under them
     "report.needs_a_look": Message("Needs a look", "需要关注"),
     "report.nothing": Message(
@@ -111,6 +111,15 @@ REPORT = {
     "report.sum.late": Message("handed in late", "迟交人数"),
     "report.sum.policy": Message("late policy", "迟交规则"),
     "report.sum.no_policy": Message("none", "无"),
+    # the late policy a run applied (lateness.LatePolicy.rule, kept in the manifest), by its rule
+    "report.policy.none": Message("none (lateness is shown, nothing is taken off)", "不扣分（只标出迟交）"),
+    "report.policy.zero": Message("zero (a late submission scores 0)", "迟交的提交记 0 分"),
+    "report.policy.per_hour": Message(
+        "{points} points per hour late, or part of one", "每迟交一小时扣 {points} 分（不足一小时按一小时计）"
+    ),
+    "report.policy.course": Message(
+        "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
+    ),
     "report.sum.timeouts": Message("timeouts", "超时"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
@@ -275,7 +284,7 @@ KIND_WORDS = {
     "feedback page stale": "反馈页已过时",
     "similar hand-ins": "代码相似的提交",
     "graded": "已评分",
-    "ok": "正常运行",
+    "ok": "运行完毕，没有出错",  # as the page says it (page.status.ok)
     "memory": "内存不足",
     "exited": "提前退出",
     "judge limit": "评分程序超出自身上限",

@@ -77,7 +77,7 @@ def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
         rows += [
             (w["sum.due"], dues[0] if len(dues) == 1 else w["sum.dues"].format(first=dues[0], last=dues[-1])),
             (w["sum.late"], sum(1 for one in late if one.seconds > 0)),
-            (w["sum.policy"], view.manifest.late_policy or w["sum.no_policy"]),
+            (w["sum.policy"], _policy(view.manifest, w)),
         ]
     rows += [
         (w["sum.timeouts"], statuses.count("timeout")),
@@ -87,6 +87,17 @@ def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
         (w["sum.missing"], counts["missing"]),
     ]
     return rows
+
+
+def _policy(manifest, w: dict[str, str]) -> str:
+    """The late policy the run applied, worded from its rule's values in the report's language; a manifest an
+    older kit wrote kept only English words (``late_policy``): those, as they were."""
+    rule = manifest.late_rule or {}
+    template = w.get(f"policy.{rule.get('rule')}")
+    points = rule.get("points", 0)
+    if template is None or type(points) not in (int, float):
+        return manifest.late_policy or w["sum.no_policy"]
+    return template.format(points=number(points), plugin=rule.get("plugin", ""), settings=rule.get("settings", ""))
 
 
 def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") -> str:

@@ -249,3 +249,20 @@ def test_a_chinese_feedback_page_says_how_the_run_went_with_no_english_left(stat
     lines = feedback_context(result, student="chen")["run_lines"]
     assert lines and all(HAN.search(line) and untranslated(line) == [] for line in lines), lines
     assert any("“NameError: name 'x' is not defined”" in line for line in lines), lines
+
+
+def test_names_a_syntax_error_left_undefined_read_as_english_and_chinese_say_them():
+    """Issue 48 (round 11): "defines none of A and B" read stiff: two names are "neither A nor B", "none of" is for
+    three or more; Chinese says "A 和 B 都没有定义" for two, "A、B 和 C" for three."""
+    from autograder.grading.result import RunFacts
+
+    def said(names: list[str], language: str = "en", error: str = "SyntaxError: invalid syntax (line 3: def f(:)"):
+        run = RunFacts(status="ok", load_errors=[[0, error]] if error else [], required_names=names)
+        return run.summary(language).splitlines()[-1]
+
+    assert said(["A"]).endswith("does not define A.")
+    assert said(["A", "B"]).endswith("defines neither A nor B.")
+    assert said(["A", "B", "C"]).endswith("defines none of A, B and C.")
+    assert said(["A", "B"], "zh") == "由于这个语法错误，A 和 B 都没有定义。"
+    assert said(["A", "B", "C"], "zh") == "由于这个语法错误，A、B 和 C 都没有定义。"
+    assert said(["A", "B"], error="") == "Not defined by your submission: A and B (check the exact class names)."

@@ -55,11 +55,12 @@ def test_chinese_wraps_between_characters_never_between_a_number_and_its_unit():
 
 def test_a_chinese_line_breaks_where_a_reader_pauses_and_a_bullet_hangs_under_its_text():
     """Issue 48: at 80 columns a test's line broke inside its words ("（参 / 数量与超参数", "该测 / 试", "扣 / 4 分").
-    A line now ends after a mark, at a space or before an opening bracket when that fills at least half of it, a
-    number stays with the word before it, and a bulleted line goes on under its text."""
+    A line ends after a mark, at a space or before an opening bracket when that leaves at most a few columns empty,
+    a number stays with the words around it, and a bulleted line goes on under its text."""
+    from rich.cells import cell_len
     from rich.console import Console
 
-    from autograder.outputs.console import break_points, say
+    from autograder.outputs.console import _SCRAP, _SLACK, break_points, say
 
     item = "  · MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去 V * D（参数量与超参数；该测试 3 分，扣 3 分）"
     console = Console(width=60, record=True, color_system=None)
@@ -70,11 +71,21 @@ def test_a_chinese_line_breaks_where_a_reader_pauses_and_a_bullet_hangs_under_it
         "    V * D（参数量与超参数；该测试 3 分，扣 3 分）",
     ], lines
     for width in range(32, 90):  # a table's cell at 80 columns is about 70 wide
-        for cut in break_points(item, width, hang=4):
-            inside = item[cut - 1 : cut + 1] in ("参数", "数量", "测试")
-            assert not inside and item[cut - 2 : cut] != "扣 ", (width, item[cut - 3 : cut + 3])
-    # with no pause in the first half of the line, Chinese still breaks between two characters
-    assert break_points("这是一个很长的没有任何标点符号的中文句子用来测试换行", 10) == [5, 10, 15, 20, 25]
+        cuts = break_points(item, width, hang=4)
+        lines = [item[a:b] for a, b in zip([0, *cuts], [*cuts, len(item)], strict=True)]
+        for n, (cut, line) in enumerate(zip(cuts, lines, strict=False)):
+            assert item[cut - 2 : cut] != "扣 " and item[cut : cut + 2] != " 分", (width, item[cut - 3 : cut + 3])
+            room = width - (4 if n else 0)
+            assert cell_len(line.rstrip()) + _SLACK >= room - 4, (width, lines)  # filled, as the width forces
+        assert cell_len(lines[-1].strip()) > _SCRAP, (width, lines)  # no "分）" alone on the last line
+    # with no pause near the line's end, Chinese breaks between two characters
+    assert break_points("这是一个很长的没有任何标点符号的中文句子用来测试换行", 10) == [
+        5,
+        10,
+        15,
+        20,
+        24,
+    ]  # "试换行", not "换行" alone
 
 
 def test_a_short_latin_term_in_chinese_stays_on_one_line_and_a_long_quote_still_breaks():
@@ -91,3 +102,22 @@ def test_a_short_latin_term_in_chinese_stays_on_one_line_and_a_long_quote_still_
     cuts = break_points(quoted, 40)
     assert any(quoted[cut - 1] == " " and quoted[cut - 2].isascii() for cut in cuts), cuts  # inside the English
     assert all(cut - prev <= 40 for prev, cut in zip([0, *cuts], cuts, strict=False))
+
+
+def test_a_chinese_sentence_a_little_wider_than_its_cell_fills_the_line_before_it_breaks():
+    """Issue 48 (round 11): a charge's sentence two columns wider than its cell (120 columns) broke after its first
+    clause, "（每道练习只计一次），⏎所以…", as if wrapped by hand, where the page keeps it on one line. A line now
+    ends where the width forces it: a pause only within the last few columns, a number kept with its unit."""
+    from rich.cells import cell_len
+
+    from autograder.outputs.console import _SLACK, break_points
+
+    cap = (
+        "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
+        "所以上面属于这一评分项的测试因它一共只扣 6 分。"
+    )
+    width = cell_len(cap) - 2
+    cuts = break_points(cap, width)
+    assert len(cuts) == 1 and cell_len(cap[: cuts[0]]) >= width - _SLACK, cap[: cuts[0]]  # not after "，"
+    assert cap[cuts[0] :].startswith("扣 6 分"), cap[cuts[0] :]  # "扣 6 分。" kept whole, not "分。" alone
+    assert break_points(cap, 200) == [] and break_points(cap, 69) == break_points(cap, 69)

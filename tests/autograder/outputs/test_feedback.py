@@ -188,7 +188,7 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
             "en",
             "Weight Tying: feedback for wang",
             "status: syntax error",
-            "none of TiedEmbeddingLM and MiniGPTWithWeightTying",
+            "neither TiedEmbeddingLM nor MiniGPTWithWeightTying",
         ),
         (
             "zh",
@@ -339,3 +339,31 @@ def test_a_test_says_it_costs_nothing_only_where_its_mistake_costs_nothing(langu
     assert result.score == 100 - 8 - 6  # the 3 and the 1 cost nothing more
     html = _text(feedback_html(result, student="s", spec=SPEC))
     assert html.count(covered) == 1 and html.count(free) == 1 and f"{free}，" not in html and f"{free} sep" not in html
+
+
+@pytest.mark.parametrize("syntax", [True, False])
+def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a_list(syntax):
+    """Issue 48 (round 11): the page said how the code ran first for a syntax error and last otherwise, where the
+    terminal always says it under the score; and its lead ("你的代码有语法错误，…") was a list bullet, like the
+    lines it introduces. One place, under the score (and the late line), the lead a paragraph, the cells a list."""
+    error = "SyntaxError: invalid syntax (line 19: def forward(self,,)" if syntax else "ValueError: bad shape"
+    run = RunFacts(status="ok", load_errors=[[3, error]], required_names=["TiedEmbeddingLM"], defined=[])
+    failing = [t for t in _stub("zh").tests if not t.passed]
+    page = feedback_html(_marked(failing, run=run, language="zh"), student="wang", kind="py", spec=SPEC)
+    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "但其中有 1 个部分没有正常结束："
+    block = page.split("<h2>代码的运行情况</h2>", 1)[1]
+    assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
+    assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")
+    assert page.count("代码的运行情况") == 1
+
+
+def test_a_chinese_page_names_the_usual_chinese_fonts_before_system_ui():
+    """Issue 48 (round 11): the pages' font stack named two Chinese fonts after system-ui, which on some systems draws
+    汉字 in a Japanese face. A Chinese page lists a simplified-Chinese font of each system, in that order, first."""
+    page = feedback_html(_copied("zh"), student="dara", spec=SPEC)
+    stack = re.search(r"html:lang\(zh\) body\{font-family:([^}]*)\}", page)
+    assert stack is not None and '<html lang="zh-CN">' in page
+    fonts = [f.strip().strip('"') for f in stack.group(1).split(",")]
+    chinese = ["PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC"]
+    assert [f for f in fonts if f in chinese] == chinese
+    assert fonts.index("Source Han Sans SC") < fonts.index("system-ui")

@@ -125,7 +125,10 @@ def test_the_report_and_every_feedback_page_render_without_sideways_overflow(cla
             if row.result is not None and row.result.blank:  # nothing written: that one fact, no heading
                 assert facts["order"] == [], facts["order"]
             elif row.result is not None and row.result.failing():
-                assert facts["order"][0].startswith(("What to fix", "需要修改的地方"))  # failures before anything else
+                # how the code ran, when there is more to say than the status line, under the score; then failures
+                order = [h for h in facts["order"] if h not in ("How your code ran", "代码的运行情况")]
+                assert order[0].startswith(("What to fix", "需要修改的地方")), facts["order"]
+                assert facts["order"].index(order[0]) <= 1, facts["order"]
     (SHOTS / "index.txt").write_text("".join(f"{p}\n" for p in saved))
     print("screenshots:", *map(str, saved), sep="\n  ")
     assert all(p.stat().st_size > 5000 for p in saved)

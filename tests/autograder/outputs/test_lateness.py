@@ -180,3 +180,30 @@ def test_the_penalty_and_the_due_date_go_to_nbgraders_gradebook_apart_from_the_p
         assert gb.find_assignment("wt").duedate == datetime(2026, 5, 4, 12)
         ann, ben = (gb.find_submission("wt", s) for s in ("ann", "ben"))
         assert (ann.score, ann.late_submission_penalty) == (3.0, 1.0) and ben.late_submission_penalty == 0.0
+
+
+def test_the_late_policy_is_kept_as_values_and_worded_in_the_reports_language(tmp_path, monkeypatch):
+    """Issue 48 (round 11): the manifest kept the late rule as English words, so the Chinese report said "5 points
+    per hour late". It keeps the rule's values (per hour, 5 points); each report words them in its own language,
+    and a folder an older kit wrote (English words only) still reads, its words as they were."""
+    import json
+
+    from autograder.outputs.report import write_report
+
+    _course(tmp_path)
+    outcome = _graded(monkeypatch, tmp_path, due="2026-05-04T12:00:00+00:00", late_penalty="5/hour")
+    manifest_path = outcome.out / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    assert manifest["late_rule"] == {"rule": "per_hour", "points": 5.0}
+
+    def summary(language: str) -> str:
+        report = write_report(outcome.out, language=language).read_text(encoding="utf-8")
+        return html.unescape(re.sub(r"<[^>]+>", " ", report))
+
+    assert re.search(r"迟交规则\s+每迟交一小时扣 5 分（不足一小时按一小时计）", summary("zh"))
+    assert "points per hour" not in summary("zh")
+    assert re.search(r"late policy\s+5 points per hour late, or part of one", summary("en"))
+    del manifest["late_rule"]  # as an older kit wrote it
+    manifest_path.write_text(json.dumps(manifest), encoding="utf-8")
+    assert re.search(r"迟交规则\s+5 points per hour late", summary("zh"))
+    assert policy_from_option("zero").rule == {"rule": "zero"} and policy_from_option("none").rule == {"rule": "none"}

@@ -197,8 +197,9 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
 
 def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(batch_folder, area_result):
     """The suite runs the areas in another order than the notebook's points table: the report's area columns, its
-    rates and its chart follow the notebook (the marking scheme's order). In Chinese a row's state is "已评分，正常运行"
-    (a part that did not run is said), a misconception's students are listed one a line and its tests with ；."""
+    rates and its chart follow the notebook (the marking scheme's order). In Chinese a row's state is
+    "已评分，运行完毕，没有出错" (a part that did not run is said), a misconception's students are listed one a
+    line and its tests with ；."""
     from autograder.graders.weight_tying.messages import area_name
     from autograder.grading.result import RunFacts
 
@@ -226,7 +227,10 @@ def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(ba
     rates = page.split("<h2>各评分项的得分率</h2>", 1)[1].split("</table>", 1)[0]
     at = [rates.index(f"<td>{name}</td>") for name in header]
     assert at == sorted(at)
-    assert "已评分，正常运行" in students and "已评分，语法错误" in students.split("syn</a>", 1)[1].split("</tr>", 1)[0]
+    assert (
+        "已评分，运行完毕，没有出错" in students
+        and "已评分，语法错误" in students.split("syn</a>", 1)[1].split("</tr>", 1)[0]
+    )
     assert (
         '<span class="name"><a href="feedback/bob.html">bob</a></span><span class="name">' in page
         and "；" in page.split('class="msg"', 1)[1].split("</small>", 1)[0]

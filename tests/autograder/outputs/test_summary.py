@@ -79,7 +79,8 @@ def test_the_calibration_table_fits_80_columns_with_each_file_name_on_one_line()
 
 
 def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
-    """grade --language zh: a run that ended normally reads 正常运行, one whose only part never compiled does not
+    """grade --language zh: a run that ended normally reads 运行完毕，没有出错 (as the page), one whose only part
+    never compiled does not
     (it reads 语法错误, "syntax error" in English); the summary says which results it reused, and the progress
     bar is labelled from the same catalog (the word handed to grade_batch)."""
     from autograder.grading.executors import _Progress
@@ -97,7 +98,7 @@ def test_a_chinese_ta_reads_the_class_table_and_the_progress_bar_in_chinese():
         texts[language] = console.export_text()
     cells = [line.split("│") for line in texts["zh"].splitlines() if "│" in line]
     rows = {cell[1].strip(): cell[3].strip() for cell in cells}
-    assert rows["ann"] == "正常运行" and rows["bob"] == "语法错误" and rows["cat"] == "没有结果"
+    assert rows["ann"] == "运行完毕，没有出错" and rows["bob"] == "语法错误" and rows["cat"] == "没有结果"
     assert "本次共评分 1 份提交，另有 1 份没有变化，沿用上次的结果（随机种子 7）" in texts["zh"]
     assert "syntax error" in texts["en"] and "无需重评" not in texts["zh"]
     # a Chinese line takes Chinese colons: the table's, the summary's, the progress bar's (issue 48)

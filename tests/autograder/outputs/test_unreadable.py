@@ -51,7 +51,7 @@ def test_its_page_and_its_table_say_why_it_was_not_read_in_the_runs_language(tmp
     assert "Weight Tying 作业反馈：chen_shi" in zh and "运行状态：无法读取" in zh and "得分：0 / 100" in zh
     assert "你的提交没有被运行。chen_shi.ipynb 不是 notebook（它不是合法的 JSON" in zh and "请在 Jupyter 中打开它" in zh
     # no status that says it ran, no card for each test, nothing pointing at a section the page does not have
-    assert "正常运行" not in zh and "代码的运行情况" not in zh and "扣分" not in zh and " ok" not in zh
+    assert "没有出错" not in zh and "代码的运行情况" not in zh and "扣分" not in zh and " ok" not in zh
     en = _text(feedback_html(result, student="chen_shi", assignment="weight_tying", spec=SPEC))
     assert "status: unreadable" in en and "status: ok" not in en and "How your code ran" not in en
     assert "Your submission was not run: chen_shi.ipynb is not a notebook (not valid JSON" in en
@@ -77,7 +77,7 @@ def test_the_class_table_the_csv_and_the_report_agree_that_it_is_unreadable(tmp_
     # manifest's English), its edition not said by the file, its status said once
     assert "English words" not in report and "is not a notebook" not in report
     assert report.count("chen_shi.ipynb 不是 notebook（它不是合法的 JSON") >= 3  # Needs a look, its tooltip, the row
-    assert "未注明" in text and "无法读取，正常运行" not in text and "正常运行" in text  # wang_wu ran
+    assert "未注明" in text and "无法读取，运行完毕" not in text and "运行完毕，没有出错" in text  # wang_wu ran
     page = _text((out / "feedback" / "chen_shi.html").read_text())
     assert "运行状态：无法读取" in page and "你的提交没有被运行。" in page  # the run's language: the file said none
     roster = build_roster({"chen_shi": Path("chen_shi.ipynb")}, roots=[], assignment="weight_tying")
@@ -95,5 +95,5 @@ def test_the_class_table_the_csv_and_the_report_agree_that_it_is_unreadable(tmp_
     console = Console(width=120, record=True, color_system=None)
     print_batch(outcome, console=console, language="zh")
     table = console.export_text()
-    assert "无法读取" in table and "正常运行" not in table
+    assert "无法读取" in table and "运行完毕" not in table
     assert batch_json(outcome, None)["students"]["chen_shi"]["status"] == "unreadable"  # grade --json, the same

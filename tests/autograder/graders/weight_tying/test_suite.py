@@ -13,7 +13,7 @@ import torch
 
 from autograder.graders.kit import SOLUTIONS_DIR
 from autograder.graders.weight_tying.judge.reference import IdentityMemo
-from autograder.graders.weight_tying.runner.evidence import RECORDS, LmIdentity
+from autograder.graders.weight_tying.runner.evidence import RECORDS, GptGenerate, LmIdentity
 from autograder.graders.weight_tying.runner.seal import resealed
 from autograder.grading.judge.suite import Suite
 
@@ -215,3 +215,25 @@ def test_identity_memo_computes_once_per_object_and_stays_bounded():
     memo.get((c,), lambda: compute("c"))  # evicts a, the oldest
     assert memo.get((a,), lambda: compute("a")) == 4
     assert calls == ["a", "b", "c", "a"]
+
+
+@pytest.mark.parametrize("where", ["record", "case"])
+def test_a_generate_stopped_at_its_budget_says_which_section_to_reread(where, plan, solution_evidence, judge):
+    """Issue 48 (round 11): every failure of generate points at the section to reread but the one a student with an
+    endless loop sees ("… was stopped … The other checks still ran"). Stopped as a whole record or in one case, the
+    message now ends with section 9, in both languages; the mark is the same as before (the points are lost)."""
+    from autograder.protocol.said import render as render_said
+
+    evidence = dict(solution_evidence)
+    stopped = {"error": "TimeBudgetExceeded: generate", "stopped": 15.0}
+    if where == "record":
+        evidence["gpt_generate"] = stopped
+    else:
+        cases = dict.fromkeys(evidence["gpt_generate"][GptGenerate.cases], stopped)
+        evidence["gpt_generate"] = resealed("gpt_generate", {GptGenerate.cases: cases}, GptGenerate)
+    outcome = judge(plan, evidence)["test_generate_greedy_within_block_size"]
+    assert not outcome.passed and not outcome.finding.owed
+    assert outcome.finding.said.first().key == "judge.did_not_finish_within"
+    en, zh = (render_said(outcome.finding.said, language) for language in ("en", "zh"))
+    assert "was stopped" in en and "(reread section 9," in en, en
+    assert "被终止了" in zh and "请重读第 9 节" in zh, zh

@@ -56,7 +56,10 @@ def _returned(plan, evidence, run, name, key=GenerateCase.first):
     """(case, what generate returned: a plain tensor or RAISES, what, the failure a raise is said with)."""
     case = _case(plan, name)
     what = _what(case)
-    rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
+    try:
+        rec = need(evidence, GptGenerate, run, what="MiniGPTWithWeightTying.generate")
+    except Failed as failed:
+        raise _stopped(failed) or failed from None
     cases = rec.get(GptGenerate.cases)
     if not isinstance(cases, dict) or name not in cases:
         raise Failed(say("judge.malformed_record", name=what), owed=True)
@@ -65,11 +68,19 @@ def _returned(plan, evidence, run, name, key=GenerateCase.first):
     except Failed as failed:
         if failed.finding.owed:
             raise
-        hung = failed.finding.said.first().key == "judge.did_not_finish_within"  # stopped at its budget
-        return case, (failed if hung else RAISES), what, failed  # a hang is no model's: it raised nothing
+        hung = _stopped(failed)
+        return case, (hung or RAISES), what, hung or failed  # a hang is no model's: it raised nothing
     _check_not_delegated(got, what)
     seq = plain_tensor(got, key, what=say("judge.label.returned_ids", what=what))
     return case, seq, what, None
+
+
+def _stopped(failed: Failed) -> Failed | None:
+    """generate stopped at its time budget (the runner's word), said with where the notebook says when its loop
+    ends, as every other failure of generate is; None for any other failure."""
+    if failed.finding.owed or failed.finding.said.first().key != "judge.did_not_finish_within":
+        return None
+    return Failed(failed.finding.said + reread(9))
 
 
 def _check_not_delegated(got, what) -> None:
