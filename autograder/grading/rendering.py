@@ -14,6 +14,7 @@ each word comes from a catalog id and its parameters, rendered here in each lang
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
@@ -160,8 +161,15 @@ def _caps(
     language: str,
 ) -> tuple[str, ...]:
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
-    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ..."."""
-    capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
+    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ...".
+    An area with one test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6")
+    says it already; the sentence adds up several."""
+    tests = Counter(by_name[name].area for name, _ in charge.tests)
+    capped = {
+        by_name[name].area: part.cap
+        for name, part in parts.items()
+        if part is not None and part.free > 0 and (tests[by_name[name].area] > 1 or not part.cap)
+    }
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
         render("charge.cap" if cap else "charge.cap.none", language, area=area(name), cap=f"{cap:g}")

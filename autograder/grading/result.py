@@ -57,6 +57,7 @@ RUN_HEADERS = {
     (False, "parts"): "run.ran_but_parts_raised",
     (False, "file"): "run.file_raised",
 }
+_ONE_CELL = {"run.syntax_cells": "run.syntax_cell"}  # a header's words when one cell did not compile
 # "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
 # (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
 _SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
@@ -252,9 +253,8 @@ class RunFacts:
         if errors:
             if self.status == "ok":  # a cell Python could not compile did not run at all: not "ran to the end"
                 syntax_only = all(str(message).startswith(SYNTAX_ERRORS) for _, message in errors)
-                lines = [render(RUN_HEADERS[syntax_only, unit], language, n=len(errors))]
-            if unit != "file":  # a file of one part is named as the file: nothing to count
-                lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
+                header = RUN_HEADERS[syntax_only, unit]
+                lines = [render(_ONE_CELL.get(header, header) if len(errors) == 1 else header, language, n=len(errors))]
         syntax = False
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
@@ -276,6 +276,8 @@ class RunFacts:
             elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
                 key = "run.cell_stopped"
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
+        if errors and unit != "file":  # after the cells it counts (a file of one part is named as the file)
+            lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):  # "neither A nor B"; "none of A, B and C": "A、B 和 C 都…"
             many = "" if len(missing) == 1 else "_both" if len(missing) == 2 else "_all"

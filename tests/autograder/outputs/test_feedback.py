@@ -100,7 +100,7 @@ def test_the_chinese_page_groups_and_charges_exactly_as_the_english_one():
         english = feedback_html(make(), student="s", spec=SPEC)
         chinese = feedback_html(make("zh"), student="s", spec=SPEC)
         assert english.count('class="card"') == chinese.count('class="card"')
-        assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<![共计])扣 (\d+) 分[，：]", chinese)
+        assert re.findall(r"Costs (\d+)", english) == re.findall(r"(?<![共计定])扣 (\d+) 分[，：]", chinese)
 
 
 def test_student_text_is_escaped_and_a_lone_surrogate_still_writes_the_page(tmp_path):
@@ -217,8 +217,8 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     in the charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
-    cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
-    cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
+    cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
+    cap += "所以上面这一项的几个测试合计只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     none = "上面属于“形状与输出数值”的测试也因这个错误失败，但这一项不再另外扣分"
     assert "该测试 1 分，不单独扣分" in zh and none in zh and "已算在" not in zh

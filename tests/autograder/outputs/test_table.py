@@ -107,11 +107,11 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     assert "（共享同一参数对象；该测试 8 分，扣 8 分）" in zh and "（两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
     assert "（形状与输出数值；该测试 1 分，不单独扣分）" in zh and "0/1（" not in zh and "-8/8" not in zh
     # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
-    cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
-    cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
+    cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
+    cap += "所以上面这一项的几个测试合计只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "(gradient accumulation; −3 of its 6)" in en and "its 1 not charged separately" in en
-    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, once in this exercise") == 1
+    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, so the tests") == 1
 
 
 def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():
