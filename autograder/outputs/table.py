@@ -73,7 +73,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
             for cap in card.caps:  # once per area, under the tests
                 cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
-            table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
+            table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
         say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
