@@ -158,6 +158,13 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file
+    # nothing ran: a line per area with what its tests cost, not the 28 tests' titles (issue 48, round 12)
+    lines = [line.strip("│ ") for line in broken if "· " in line]
+    areas = {t.area for t in spec.scheme.tests.values()}  # each exercise's card: its areas
+    assert len(areas) < len(lines) <= 2 * len(areas) and "· 共享同一参数对象：3 个测试，扣 12 分" in lines, lines
+    assert sum(int(line.split("扣 ")[1].split(" 分")[0]) for line in lines) == 100
+    listed = text(RunFacts(status="ok", required_names=names), False)  # not a syntax error: each test by its title
+    assert len([line for line in listed if "· " in line]) == len(spec.scheme.tests)
     # round 10: the run's block has one place, under the score, whether the code compiled or not
     ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
     assert ran[2:4] == ["代码的运行情况：", "你提交的代码从头到尾运行完毕。"], ran
