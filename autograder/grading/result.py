@@ -47,8 +47,7 @@ _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
 # A blank submission's one line (RunFacts.summary), by whether the file holds no code at all (RunFacts.empty)
 _BLANK = {True: "run.blank.empty", False: "run.blank.starter"}
-# The run's first line when cells (a .py file's parts) did not finish: by (all of them syntax errors, what ran:
-# a notebook's cells, a .py file's parts, a .py file of one part)
+# The run's first line when cells did not finish, by (all syntax errors, what ran: "cells", "parts", a one-part "file")
 RUN_HEADERS = {
     (True, "cells"): "run.syntax_cells",
     (True, "parts"): "run.syntax_parts",
@@ -180,8 +179,7 @@ class RunFacts:
     # Where the judge stopped, past its limits (``pipeline.judge_stop``: the engine's catalog message, e.g.
     # judge.stopped.time; None when it did not): the not-judged tests' message says it in the student's language.
     judge_stop: Text | None = None
-    # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
-    # index as text -> [its section's heading, its first line] (``coursecheck.notebook.cell_places``); empty for a .py.
+    # The notebook cells the run and its findings name (Jupyter numbers none): index as text -> [heading, first line]
     cells: dict = field(default_factory=dict)
     # What the run tried that its sandbox refused, [kind, what] (grading.refusals: output, files, call): no point
     refused: list[list[str]] = field(default_factory=list)
