@@ -93,7 +93,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # the same, when one cell did not compile
     "run.syntax_cell": (
-        "Your code has a syntax error: Python ran none of the cell below:",
+        "Your code has a syntax error: Python ran none of this cell:",
         "你的代码有语法错误：下面这个单元格一行都没有运行：",
     ),
     "run.syntax_parts": (

@@ -76,7 +76,7 @@ REPORT = {
     # column headers
     "report.col.problem": Message("problem", "问题"),
     "report.col.students": Message("students", "人数"),
-    "report.col.who": Message("who (and where it went wrong)", "学生（及出错位置）"),
+    "report.col.who": Message("who (and where it went wrong)", "学生（及出错之处）"),
     "report.col.what_to_do": Message("what to do", "处理建议"),
     "report.col.area": Message("area", "评分项"),
     "report.col.points": Message("points", "分值"),

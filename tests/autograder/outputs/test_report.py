@@ -199,7 +199,7 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
     # the headings a Chinese TA reads, in a report's register (issue 48: 谁，在哪里 / 怎么处理 / 先改什么 were chat)
     for heading in (
-        "学生（及出错位置）",
+        "学生（及出错之处）",
         "处理建议",
         "首要问题",
         "评分状态",
