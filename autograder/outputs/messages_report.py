@@ -56,10 +56,12 @@ REPORT = {
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
     "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
     "report.slowest": Message("Slowest submissions", "评分用时最长的提交"),
-    # the slowest few, each slower than the median (passrates.slowest): the title says how many
+    # the slowest few, each taking at least twice the median (passrates.slowest): the title says how many
     "report.slowest_n": Message("The {n} slowest submissions", "评分用时最长的 {n} 份提交"),
     "report.slowest_one": Message("The slowest submission", "评分用时最长的 1 份提交"),
-    "report.none_slow": Message("No submission took longer than the median.", "没有哪份提交的评分用时高于中位数。"),
+    "report.none_slow": Message(
+        "No submission took twice the median or longer.", "没有哪份提交的评分用时达到中位数的两倍。"
+    ),
     "report.median": Message(
         "Median {seconds} s per submission; a submission near the time limit is worth a look.",
         "每份提交评分用时的中位数为 {seconds} 秒；用时接近上限的提交值得检查。",
