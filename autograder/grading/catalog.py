@@ -89,7 +89,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
     "run.syntax_cells": (
         "Your code has a syntax error: Python ran none of the cells below:",
-        "你的代码有语法错误，下面列出的单元格 Python 一行都没有运行：",
+        "你的代码有语法错误：下面这些单元格一行都没有运行：",
+    ),
+    # the same, when one cell did not compile
+    "run.syntax_cell": (
+        "Your code has a syntax error: Python ran none of this cell:",
+        "你的代码有语法错误：下面这个单元格一行都没有运行：",
     ),
     "run.syntax_parts": (
         "Your file has a syntax error: Python ran none of the parts it is in:",
@@ -185,9 +190,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.part.sep": ("; ", "；"),
     # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
     "charge.cap": (
-        "In “{area}” this mistake costs a fixed {cap} points, once in this exercise, so the tests of that area above "
-        "lose {cap} for it in all",
-        "这个错误在“{area}”中固定扣 {cap} 分（每道练习只计一次），所以上面属于这一评分项的测试因它一共只扣 {cap} 分",
+        "In “{area}” this mistake costs a fixed {cap} points, so the tests of that area above lose {cap} for it in all",
+        "这个错误在“{area}”一项固定扣 {cap} 分，所以上面这一项的几个测试合计只扣 {cap} 分",
     ),
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
@@ -230,7 +234,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: the loop may never end,"
         " or it may be far too slow. The other checks still ran",
-        "{what}没有在分给它的 {n} 秒内结束，被终止了，可能是死循环，也可能是循环太慢。其他检查照常运行",
+        "{what}没有在限定的 {n} 秒内结束，已被终止：可能是死循环，也可能是循环太慢。其他检查照常运行",
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",

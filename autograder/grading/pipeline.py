@@ -284,7 +284,7 @@ def finish(
     """Step 8: the ``Result``: the marking scheme's charges, then its words in every language (``rendering``), the
     submission's own first: what every output shows of it, made once here."""
     run.refusal = submission.refusal
-    run.cells = named_cells(submission, run)
+    run.cells = named_cells(submission, run, tests)
     run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
     run.parts = py_parts(submission.source) if submission.kind == "py" else 0
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
@@ -294,11 +294,17 @@ def finish(
     return rendered(result, spec, kind=submission.kind, language=language)
 
 
-def named_cells(submission: Submission, run: RunFacts) -> dict:
+def named_cells(submission: Submission, run: RunFacts, tests: list[TestOutcome] = ()) -> dict:
     """``RunFacts.cells``: the section heading and first line of each notebook cell the run names (that raised
-    while loading, or was running when the time ran out), read from the submission itself."""
+    while loading, or was running when the time ran out) or a test's finding names (where the student's code
+    raised: ``cell.place.bare``), read from the submission itself."""
     running = run.running.get("cell") if isinstance(run.running, dict) else None
     wanted = {cell for cell, _ in run.load_errors if type(cell) is int} | ({running} if type(running) is int else set())
+    for test in tests:
+        for said in test.finding.said.walk() if test.finding is not None else ():
+            number = said.params.get("number") if said.key == "cell.place.bare" else None
+            if isinstance(number, str) and number.isdigit() and int(number) > 0:
+                wanted.add(int(number) - 1)
     if submission.kind != "ipynb" or not wanted:
         return {}
     try:

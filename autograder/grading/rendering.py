@@ -14,6 +14,7 @@ each word comes from a catalog id and its parameters, rendered here in each lang
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
@@ -26,7 +27,7 @@ from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
 from autograder.grading.titles import charge_title, experiment_title, names, test_title
-from autograder.protocol.said import Said, ended, owner_of
+from autograder.protocol.said import Joined, Said, Text, ended, owner_of, verbatim
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
 
@@ -60,9 +61,11 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
     timed_out = run is not None and result.grader_error is None and run.status == "timeout"
     stopped = stopped_at(run, kind=kind, starts=_places(run), language=language, spec=spec) if timed_out else ""
     summary = _summary(result, language)
-    tests = []
+    tests, places = [], _places(run) if run is not None else {}
     for test in result.tests:  # each by its title, with its finding's message ("" when it passed)
         finding = test.finding
+        if finding is not None and places:  # "cell 25, line 20" with its section and first line, as the self-check
+            finding = replace(finding, said=_named_cells(finding.said, places, language))
         message = finding.render(language) if finding is not None else ""
         subject = finding.said.first().params.get("what") if finding is not None else None
         # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
@@ -160,8 +163,15 @@ def _caps(
     language: str,
 ) -> tuple[str, ...]:
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
-    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ..."."""
-    capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
+    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ...".
+    An area with one test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6")
+    says it already; the sentence adds up several."""
+    tests = Counter(by_name[name].area for name, _ in charge.tests)
+    capped = {
+        by_name[name].area: part.cap
+        for name, part in parts.items()
+        if part is not None and part.free > 0 and (tests[by_name[name].area] > 1 or not part.cap)
+    }
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
         render("charge.cap" if cap else "charge.cap.none", language, area=area(name), cap=f"{cap:g}")
@@ -211,6 +221,18 @@ def _places(run: RunFacts) -> dict[int, CellPlace]:
         ):
             out[int(key)] = CellPlace(int(key) + 1, named[0][:80], named[1][:80])
     return out
+
+
+def _named_cells(text: Text, places: Mapping[int, CellPlace], language: str) -> Text:
+    """`text` with each cell the judge names by its number only (``cell.place.bare``: where the student's code
+    raised) named as the run knows it: its section and first line, in `language`."""
+    if isinstance(text, Joined):
+        return Joined(tuple(_named_cells(part, places, language) for part in text.parts))
+    number = text.params.get("number")
+    if text.key == "cell.place.bare" and isinstance(number, str) and number.isdigit() and int(number) - 1 in places:
+        return verbatim(cell_name(places[int(number) - 1], language))
+    params = {k: v if isinstance(v, str) else _named_cells(v, places, language) for k, v in text.params.items()}
+    return Said(text.key, **params)
 
 
 def place(

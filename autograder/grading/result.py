@@ -47,8 +47,7 @@ _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
 # A blank submission's one line (RunFacts.summary), by whether the file holds no code at all (RunFacts.empty)
 _BLANK = {True: "run.blank.empty", False: "run.blank.starter"}
-# The run's first line when cells (a .py file's parts) did not finish: by (all of them syntax errors, what ran:
-# a notebook's cells, a .py file's parts, a .py file of one part)
+# The run's first line when cells did not finish, by (all syntax errors, what ran: "cells", "parts", a one-part "file")
 RUN_HEADERS = {
     (True, "cells"): "run.syntax_cells",
     (True, "parts"): "run.syntax_parts",
@@ -57,6 +56,7 @@ RUN_HEADERS = {
     (False, "parts"): "run.ran_but_parts_raised",
     (False, "file"): "run.file_raised",
 }
+_ONE_CELL = {"run.syntax_cells": "run.syntax_cell"}  # a header's words when one cell did not compile
 # "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
 # (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
 _SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
@@ -179,8 +179,7 @@ class RunFacts:
     # Where the judge stopped, past its limits (``pipeline.judge_stop``: the engine's catalog message, e.g.
     # judge.stopped.time; None when it did not): the not-judged tests' message says it in the student's language.
     judge_stop: Text | None = None
-    # The notebook cells this run names, so that a student can find them (JupyterLab numbers no cells): cell
-    # index as text -> [its section's heading, its first line] (``coursecheck.notebook.cell_places``); empty for a .py.
+    # The notebook cells the run and its findings name (Jupyter numbers none): index as text -> [heading, first line]
     cells: dict = field(default_factory=dict)
     # What the run tried that its sandbox refused, [kind, what] (grading.refusals: output, files, call): no point
     refused: list[list[str]] = field(default_factory=list)
@@ -252,9 +251,8 @@ class RunFacts:
         if errors:
             if self.status == "ok":  # a cell Python could not compile did not run at all: not "ran to the end"
                 syntax_only = all(str(message).startswith(SYNTAX_ERRORS) for _, message in errors)
-                lines = [render(RUN_HEADERS[syntax_only, unit], language, n=len(errors))]
-            if unit != "file":  # a file of one part is named as the file: nothing to count
-                lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
+                header = RUN_HEADERS[syntax_only, unit]
+                lines = [render(_ONE_CELL.get(header, header) if len(errors) == 1 else header, language, n=len(errors))]
         syntax = False
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
@@ -276,6 +274,8 @@ class RunFacts:
             elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
                 key = "run.cell_stopped"
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
+        if errors and unit != "file":  # after the cells it counts (a file of one part is named as the file)
+            lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):  # "neither A nor B"; "none of A, B and C": "A、B 和 C 都…"
             many = "" if len(missing) == 1 else "_both" if len(missing) == 2 else "_all"

@@ -51,6 +51,9 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
     if len(items) > 1 and len({item["what"] for item in card.tests}) == 1:  # the same subject under every test
         for item in items:  # says nothing the card's message does not: "——检查对象：X.generate" five times
             item["checking"] = ""
+    for item, test in zip(items, card.tests, strict=True):  # the card's message is this test's: it names the subject
+        if test["test"] == card.lead and not card.same_as:
+            item["checking"] = ""
     shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
     over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
     once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""

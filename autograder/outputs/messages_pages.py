@@ -52,6 +52,8 @@ PAGES = {
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
     "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
+    # the terminal's line per area for a card of tests that could not run (a syntax error): "3 个测试，扣 12 分"
+    "page.area_tests_lost": Message("{area}: {tests}, −{lost}", "{area}：{tests}，扣 {lost} 分"),
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
     "page.score": Message(
         "Score: {score} / {top}",

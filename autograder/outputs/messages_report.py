@@ -46,8 +46,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that names several "
         "possible causes counts under the one another test confirms).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就按另一项测试确认的"
-        "那个原因归类。",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就归入另一项测试能确认"
+        "的那个原因。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -56,6 +56,12 @@ REPORT = {
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
     "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
     "report.slowest": Message("Slowest submissions", "评分用时最长的提交"),
+    # the slowest few, each taking at least twice the median (passrates.slowest): the title says how many
+    "report.slowest_n": Message("The {n} slowest submissions", "评分用时最长的 {n} 份提交"),
+    "report.slowest_one": Message("The slowest submission", "评分用时最长的 1 份提交"),
+    "report.none_slow": Message(
+        "No submission took twice the median or longer.", "没有哪份提交的评分用时达到中位数的两倍。"
+    ),
     "report.median": Message(
         "Median {seconds} s per submission; a submission near the time limit is worth a look.",
         "每份提交评分用时的中位数为 {seconds} 秒；用时接近上限的提交值得检查。",
@@ -72,7 +78,7 @@ REPORT = {
     # column headers
     "report.col.problem": Message("problem", "问题"),
     "report.col.students": Message("students", "人数"),
-    "report.col.who": Message("who, and where", "学生与位置"),
+    "report.col.who": Message("who (and where it went wrong)", "学生（及出错之处）"),
     "report.col.what_to_do": Message("what to do", "处理建议"),
     "report.col.area": Message("area", "评分项"),
     "report.col.points": Message("points", "分值"),
@@ -133,7 +139,9 @@ REPORT = {
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
-    "report.fix.blank": Message("nothing written yet", "什么都还没有写"),
+    "report.fix.blank": Message(
+        "not attempted (no code, or only the starter code)", "未作答（没有代码，或只有初始代码）"
+    ),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "report.late.unknown": Message("unknown", "无法确定"),

@@ -55,9 +55,7 @@ SIMILAR = {
     "report.similar.kind.huge": Message("huge", "过长"),
     "report.similar.kind.non-UTF-8": Message("non-UTF-8", "不是 UTF-8 编码"),
     "report.similar.kind.nothing of its own": Message("nothing of its own", "没有自己写的代码"),
-    "report.similar.detail.empty": Message(
-        "nothing written yet: no code, or only the starter code", "什么都还没有写：没有代码，或者只有初始代码"
-    ),
+    "report.similar.detail.empty": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
     "report.similar.detail.common_only": Message(
         "only comments, starter code, the reference's or code many hand-ins share",
         "只有注释、初始代码、参考答案的代码或多数人共有的代码",

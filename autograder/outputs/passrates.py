@@ -17,7 +17,8 @@ from autograder.outputs.wording import readable_test
 
 __all__ = ["area_rates", "test_rates", "slowest"]
 
-_SLOWEST = 10
+_SLOWEST = 5  # the report lists at most these many submissions, each taking at least _NOTABLE times the median
+_NOTABLE = 2.0
 
 
 def area_rates(view: ClassView, spec: AssignmentSpec | None = None) -> list[dict]:
@@ -58,9 +59,11 @@ def test_rates(view: ClassView) -> list[dict]:
 
 
 def slowest(view: ClassView) -> tuple[float | None, list]:
-    """(median grading time, the slowest rows) among rows with a timing; (None, []) when none has one."""
+    """(median grading time, the slowest rows) among rows with a timing: at most five, each taking at least twice
+    the median (not every hand-in of a small class, down to a blank one's 0.1 s); (None, []) when none has one."""
     timed = [r for r in view.rows if r.result is not None and r.result.execution_time > 0]
     if not timed:
         return None, []
     timed.sort(key=lambda r: -r.result.execution_time)
-    return statistics.median(r.result.execution_time for r in timed), timed[:_SLOWEST]
+    median = statistics.median(r.result.execution_time for r in timed)
+    return median, [r for r in timed if r.result.execution_time >= _NOTABLE * median][:_SLOWEST]

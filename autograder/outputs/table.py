@@ -63,6 +63,13 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             if card.misconception:
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")
+            if _by_area(card, run):  # nothing of it ran: a line per area, not every test's title (issue 48)
+                for area, (n, lost) in _by_area(card, run).items():
+                    count = w["test"] if n == 1 else w["tests"].format(n=n)
+                    line = w["area_tests_lost"].format(area=area, tests=count, lost=number(lost))
+                    cell.append(f"\n  · {printable(line)}", style="")
+                table.add_row(Text(number(card.points), style="bold red"), cell)
+                continue
             for item in card.tests:  # worth and cost as wording.cost_words says them (inline: read top to bottom)
                 worth, lost = number(item["points"]), item["lost"]
                 cost = w["lost_of"].format(lost=number(lost), points=worth) if lost else None
@@ -73,7 +80,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
             for cap in card.caps:  # once per area, under the tests
                 cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
-            table.add_row(Text(f"-{number(card.points)}", style="bold red"), cell)
+            table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
         say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
@@ -85,3 +92,17 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             for a in shown.areas
         )
         say(console, areas)
+
+
+def _by_area(card, run) -> dict[str, tuple[int, float]]:
+    """{area: (tests, points lost)} for a card whose tests could not run at all because a cell did not compile
+    (each loses all its points for the one reason the card says): empty for any other card, listed test by test."""
+    if run is None or not run.compile_failed or card.misconception or len(card.tests) < 2:
+        return {}
+    if any(item["lost"] != item["points"] for item in card.tests):
+        return {}
+    out: dict[str, tuple[int, float]] = {}
+    for item in card.tests:
+        n, lost = out.get(item["area"], (0, 0.0))
+        out[item["area"]] = (n + 1, lost + item["lost"])
+    return out

@@ -59,9 +59,9 @@ def test_render_names_an_unknown_id_and_speaks_english_to_an_unknown_language():
 @pytest.mark.parametrize(
     "what, said",
     [
-        ("MiniGPTWithWeightTying.generate", "MiniGPTWithWeightTying.generate 没有在分给它的 20 秒内"),  # code, words
-        ("包装模型的生成", "包装模型的生成没有在分给它的 20 秒内"),  # words meet words: as they are
-        ("“loss”", "“loss”没有在分给它的 20 秒内"),  # punctuation needs no space
+        ("MiniGPTWithWeightTying.generate", "MiniGPTWithWeightTying.generate 没有在限定的 20 秒内"),  # code, words
+        ("包装模型的生成", "包装模型的生成没有在限定的 20 秒内"),  # words meet words: as they are
+        ("“loss”", "“loss”没有在限定的 20 秒内"),  # punctuation needs no space
     ],
 )
 def test_chinese_sets_code_apart_from_the_words_around_a_parameter(what, said):

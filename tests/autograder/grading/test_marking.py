@@ -246,8 +246,8 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
     part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
     cap = {
-        "en": "In “gradient accumulation” this mistake costs a fixed 6 points, once in this exercise",
-        "zh": "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次）",
+        "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the tests of that area above",
+        "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面这一项的几个测试合计只扣 6 分",
     }
     for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不单独扣分", "扣 0 分")):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
@@ -255,6 +255,11 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
         assert covered in output and never not in output and part[language] in output, output
         assert output.count(cap[language]) == 1 and output.splitlines()[-1].startswith(cap[language]), output
         assert output.startswith(COPY.render(language))  # opened by the test that names it, as the pages do
+    # one test of the area under the charge: its line ("该测试 8 分，扣 6 分") says it; no sentence adds it up
+    softmax = Finding(Said("checkfail.loss_softmax", what="loss", got="3", want="2"), names="loss_softmax")
+    alone = rendered(Result(tests=_marked({"test_wrapper_loss_values": softmax}), run=None, language="zh"), SPEC)
+    (charge,) = alone.shown_in("zh").charges
+    assert [lost for _, lost, _ in charge.tests] == [6.0] and charge.caps == (), charge
 
 
 def test_an_areas_mark_never_goes_below_0_and_no_test_loses_more_than_its_points():

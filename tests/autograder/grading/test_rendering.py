@@ -42,18 +42,46 @@ def test_the_run_is_told_in_the_catalogs_sentences_with_the_cells_that_raised():
     )
     lines = rendered(Result(tests=[], run=run), None).shown_in("en").run_lines
     assert lines[0] == "Your code ran to the end, but 1 of its cells did not finish normally:"
-    assert lines[1] == "Cells are numbered from 1 at the top of the notebook, text cells included."
-    assert lines[2].startswith(
+    assert lines[1].startswith(
         "While loading your submission, cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised "
         "NotImplementedError: it uses"
     )
-    assert "  " not in lines[2] and lines[3] == "Not defined by your submission: B (check the exact class names)."
+    # how cells are counted, after the cells it counts: not between the colon and its item (issue 48)
+    assert lines[2] == "Cells are numbered from 1 at the top of the notebook, text cells included."
+    assert "  " not in lines[1] and lines[3] == "Not defined by your submission: B (check the exact class names)."
     py = rendered(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), None, kind="py")
-    assert py.shown_in("en").run_lines[2] == "While loading your submission, part 1 raised ValueError: x"
-    assert py.shown_in("zh").run_lines[2] == "加载你的提交时，第 1 部分抛出了“ValueError: x”。"
+    assert py.shown_in("en").run_lines[1] == "While loading your submission, part 1 raised ValueError: x"
+    assert py.shown_in("zh").run_lines[1] == "加载你的提交时，第 1 部分抛出了“ValueError: x”。"
     failed = Result.grader_failure("boom")
     assert failed.shown_in("en").run_lines == ("The grader could not grade this submission: boom",)
     assert failed.shown_in("zh").summary == "评分程序无法评阅这份提交：boom" and failed.shown_in("zh").charges == ()
+
+
+def test_a_cell_a_finding_names_by_its_number_is_named_as_the_self_check_names_it(tmp_path):
+    """Issue 48: the terminal said "第 15 个单元格第 3 行" where the self-check names the section and the first line
+    (Jupyter numbers no cells): the pipeline reads the cells the findings name, and their words say them."""
+    from autograder.grading.judge.suite_api import say
+    from autograder.grading.pipeline import named_cells, read
+
+    at = say(
+        "judge.raised_at", place=Said("cell.place.bare", number=3), line=2, function=say("judge.raised_in", name="f")
+    )
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": "# 6. 练习 1"}] + [
+        {"cell_type": "code", "metadata": {}, "source": f"x = {i}\n", "outputs": [], "execution_count": None}
+        for i in range(3)
+    ]
+    path = tmp_path / "s.ipynb"
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    failed = [TestOutcome("t.py::test_tied_lm_float64", 1, "shape flow", False, Finding(at))]
+    run = RunFacts(status="ok")
+    run.cells = named_cells(read(path), run, failed)
+    assert run.cells == {"2": ["6. 练习 1", "x = 1"]}
+    shown = rendered(Result(tests=failed, run=run, language="zh"), SPEC).shown_in("zh")
+    assert shown.tests[0].message == "（第 3 个单元格（“6. 练习 1”一节，以“x = 1”开头）第 2 行，在 f 中）。", (
+        shown.tests[0]
+    )
+    bare = rendered(Result(tests=failed, run=RunFacts(status="ok"), language="zh"), SPEC).shown_in("zh")
+    assert bare.tests[0].message == "（第 3 个单元格第 2 行，在 f 中）。"  # a run that knows no cell: its number
 
 
 def test_a_run_stopped_in_a_check_names_it_by_its_title_in_the_students_language():

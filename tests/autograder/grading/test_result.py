@@ -29,20 +29,22 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     errors = [[0, "NotImplementedError: "], [2, "ValueError: bad (at x)"]]
     lines = RunFacts(status="ok", load_errors=errors).summary().splitlines()  # a .py file: its parts
     assert lines[0] == "Your code ran to the end, but 2 of its parts did not finish normally:"
-    assert lines[1].startswith("Your file's parts are numbered from 1: each line starting with # %%")
-    assert lines[2].endswith(
+    assert lines[1].endswith(
         "part 1 raised NotImplementedError: it uses a part that still holds the starter code"
         " (raise NotImplementedError)"
     )
-    assert lines[3].endswith("part 3 raised ValueError: bad (at x)")
+    assert lines[2].endswith("part 3 raised ValueError: bad (at x)")
+    # how the parts are counted follows the parts it counts: not between a colon and its item
+    assert lines[3].startswith("Your file's parts are numbered from 1: each line starting with # %%")
     named = RunFacts(status="ok", load_errors=errors, cells={"0": ["6. Exercise 1", "class A:"]}).summary()
     assert named.splitlines()[0] == "Your code ran to the end, but 2 of its cells did not finish normally:"
-    assert named.splitlines()[1] == CELLS_COUNTED and "cell 3 raised ValueError" in named
+    assert named.splitlines()[3] == CELLS_COUNTED and "cell 3 raised ValueError" in named.splitlines()[2]
     chinese = RunFacts(
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]
     ).summary("zh")
     assert "有语法错误" in chinese and "请核对类名的拼写" not in chinese and "由于这个语法错误，A 没有定义。" in chinese
-    assert chinese.startswith("你的代码有语法错误") and "运行完毕" not in chinese and "NameError" not in chinese
+    assert chinese.startswith("你的代码有语法错误：下面这个单元格一行都没有运行：")
+    assert "运行完毕" not in chinese and "NameError" not in chinese
 
 
 def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
@@ -76,7 +78,7 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
     assert "第 1 行有语法错误：“def f(:”" in first.summary("zh")  # no line before the first
     several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh")
     assert (
-        several.splitlines()[1] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
+        several.splitlines()[2] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
         and "第 3 行有语法错误" in several
     )
     cell = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]}).summary("zh")

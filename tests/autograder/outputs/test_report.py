@@ -97,8 +97,17 @@ def test_pass_rates_per_area_and_per_test_and_the_slowest_first(graded):
     page = _unlabelled(write_report(graded).read_text())
     assert re.search(r"<td>parameter identity</td><td class=\"num\">24</td><td class=\"num\">60\.0%</td>", page)
     assert re.search(r"<td>parameter identity</td><td class=\"num\">24</td><td class=\"num\">60%</td>", page)
-    slow = page[page.index("<h2>Slowest") : page.index("<h2>Students")]
-    assert slow.index("abe") < slow.index("bob") < slow.index("alice") and "61.0 s" in slow
+    # the slowest few, each taking twice the median or more (3 s: 1, 2, 3, 3, 3, 4, 61), not the class down to 1 s
+    slow = page[page.index("<h2>The slowest submission<") : page.index("<h2>Students")]
+    assert ">abe<" in slow and "61.0 s" in slow
+    assert not any(f">{name}<" in slow for name in ("alice", "stu", "cy", "bob")), slow
+
+
+def test_no_slow_table_when_no_submission_takes_twice_the_median(batch_folder, area_result):
+    results = {"ann": area_result(seconds=2.0), "bo": area_result(seconds=3.0), "cy": area_result(seconds=1.0)}
+    page = write_report(batch_folder(results), language="zh").read_text()
+    slow = page[page.index("<h2>评分用时最长的提交") : page.index("<h2>各学生成绩")]
+    assert "中位数为 2.0 秒" in slow and "没有哪份提交的评分用时达到中位数的两倍。" in slow and ">bo<" not in slow
 
 
 @pytest.mark.parametrize(
@@ -190,9 +199,18 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
     # the headings a Chinese TA reads, in a report's register (issue 48: 谁，在哪里 / 怎么处理 / 先改什么 were chat)
-    for heading in ("学生与位置", "处理建议", "首要问题", "评分状态", "评分用时", "学生看到的消息（及未通过的测试）"):
+    for heading in (
+        "学生（及出错之处）",
+        "处理建议",
+        "首要问题",
+        "评分状态",
+        "评分用时",
+        "学生看到的消息（及未通过的测试）",
+    ):
         assert f">{heading}</th>" in page, heading
     assert not re.search("谁，在哪里|怎么处理|先改什么|运行最慢|运行时间中位数", page)
+    # a blank hand-in in a teacher's words, not the student's "什么都还没有写" (which the student's message keeps)
+    assert 'data-label="首要问题">未作答（没有代码，或只有初始代码）</td>' in page
 
 
 def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(batch_folder, area_result):

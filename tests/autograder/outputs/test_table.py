@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.console import Console
 
 from autograder.grading.findings import Finding
@@ -57,7 +59,9 @@ def test_table_shows_each_charge_with_its_message_and_the_tests_it_covers_whole(
     name_row = next(i for i, line in enumerate(lines) if "generate respects" in line)
     message_row = next(i for i, line in enumerate(lines) if "generate() kept 12" in line)
     assert message_row < name_row and "[red]not" in text
-    assert "Score: 2 / 7" in text and "-5" in text and "Points the grader took off: 5 points" in text
+    assert "Score: 2 / 7" in text and "Points the grader took off: 5 points" in text
+    # under the "cost" column the points it costs, not "-5" (a cost of minus five reads as a gain)
+    assert re.search(r"│ +5 │ generate failed", text) and "-5" not in text, text
 
 
 def test_student_text_never_reaches_the_terminal_as_escapes():
@@ -107,11 +111,11 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     assert "（共享同一参数对象；该测试 8 分，扣 8 分）" in zh and "（两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
     assert "（形状与输出数值；该测试 1 分，不单独扣分）" in zh and "0/1（" not in zh and "-8/8" not in zh
     # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
-    cap = "这个错误在“两条路径的梯度相加”中固定扣 6 分（每道练习只计一次），"
-    cap += "所以上面属于这一评分项的测试因它一共只扣 6 分。"
+    cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
+    cap += "所以上面这一项的几个测试合计只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "(gradient accumulation; −3 of its 6)" in en and "its 1 not charged separately" in en
-    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, once in this exercise") == 1
+    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, so the tests") == 1
 
 
 def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():
@@ -154,6 +158,13 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     ]
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file
+    # nothing ran: a line per area with what its tests cost, not the 28 tests' titles (issue 48, round 12)
+    lines = [line.strip("│ ") for line in broken if "· " in line]
+    areas = {t.area for t in spec.scheme.tests.values()}  # each exercise's card: its areas
+    assert len(areas) < len(lines) <= 2 * len(areas) and "· 共享同一参数对象：3 个测试，扣 12 分" in lines, lines
+    assert sum(int(line.split("扣 ")[1].split(" 分")[0]) for line in lines) == 100
+    listed = text(RunFacts(status="ok", required_names=names), False)  # not a syntax error: each test by its title
+    assert len([line for line in listed if "· " in line]) == len(spec.scheme.tests)
     # round 10: the run's block has one place, under the score, whether the code compiled or not
     ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
     assert ran[2:4] == ["代码的运行情况：", "你提交的代码从头到尾运行完毕。"], ran
