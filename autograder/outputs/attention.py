@@ -93,7 +93,7 @@ def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
             )
             out.append(("evidence", names))
     if result.run.refused:
-        out.append(("sandbox refused", refused_detail(result.run)))
+        out.append(("sandbox refused", refused_detail(result.run, language)))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))
     return out

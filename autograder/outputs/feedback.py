@@ -16,13 +16,12 @@ from pathlib import Path
 
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.catalog import render as render_catalog
-from autograder.grading.marking import MISCONCEPTION
-from autograder.grading.result import Result, TestOutcome
+from autograder.grading.result import Result
 from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import after_penalty, cost_words, late_line, page_words, run_state
+from autograder.outputs.wording import after_penalty, cost_words, late_line, mistake_charged, page_words, run_state
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
@@ -102,13 +101,6 @@ def _note(kind: str, language: str, lines: list[str]) -> str:
     return "" if kind == "py" or note in lines else note
 
 
-def _mistake_charged(failing: list[TestOutcome]) -> bool:
-    """Whether a common mistake carries a charge here: the rule that says how it is charged is said only then."""
-    return any(
-        t.charged_to.startswith(MISCONCEPTION) or any(k.startswith(MISCONCEPTION) for k in t.shares) for t in failing
-    )
-
-
 def _count(n: int, w: dict[str, str]) -> str:
     return w["test"] if n == 1 else w["tests"].format(n=n)
 
@@ -181,7 +173,7 @@ def feedback_context(
             failed=len(failing), total=_count(len(result.tests), w)
         ),
         # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
-        rule=w["rule"] if _mistake_charged(failing) else "",
+        rule=w["rule"] if mistake_charged(failing) else "",
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
         lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
         cards=shown_cards,

@@ -51,6 +51,13 @@ PAGES = {
     "page.syntax_line": Message("{where}: “{code}” ({error})", "{where}：“{code}”，Python 的提示是“{error}”"),
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
+    # what the sandbox refused a run (report and attention list: wording.refused_detail)
+    "page.refused_files": Message("tried to reach {what}", "试图读取 {what}"),
+    "page.refused_call": Message("called {what}", "调用了 {what}"),
+    "page.refused_output": Message("flooded {what}", "向 {what} 写入了过多输出"),
+    "page.refused_more": Message(" (+{n} more)", "（另有 {n} 项）"),
+    "page.refused_list": Message(", ", "、"),
+    "page.refused_sep": Message("; ", "；"),
     "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
     # the terminal's line per area for a card of tests that could not run (a syntax error): "3 个测试，扣 12 分"
     "page.area_tests_lost": Message("{area}: {tests}, −{lost}", "{area}：{tests}，扣 {lost} 分"),

@@ -139,6 +139,7 @@ REPORT = {
     "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
+    "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     "report.fix.blank": Message(
         "not attempted (no code, or only the starter code)", "未作答（没有代码，或只有初始代码）"
     ),

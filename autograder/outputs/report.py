@@ -107,7 +107,7 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     if r is None or row.kind in ("grader error", "missing", "unreadable"):
         return row.problem_in(language)
     if row.kind == "refused" and r.run is not None:
-        return "what the sandbox refused it: " + refused_detail(r.run)
+        return w["fix.refused"].format(detail=refused_detail(r.run, language))
     if row.kind == "blank":
         return w["fix.blank"]
     shown = r.shown_in(language)

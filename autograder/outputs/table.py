@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import page_words, readable_test
+from autograder.outputs.wording import mistake_charged, page_words, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -36,8 +36,10 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     # read at all; every test passed
     unread = run is not None and run.refusal is not None and result.grader_error is None
     blank = result.blank
-    full = bool(result.tests) and not result.failing()
+    failing = result.failing()
+    full = bool(result.tests) and not failing
     charged = cards(shown)
+    rule = mistake_charged(failing)  # as the page: the rule is said only where a common mistake is charged
     w = page_words(shown.language)
     console = console or make_console()
     if title:
@@ -56,6 +58,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         lost = round(top - score, 6)
         say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
         table = Table(show_lines=True)
+        order = {a.name: i for i, a in enumerate(shown.areas)}  # the areas' own order, as the last line lists them
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
         for card in charged:
@@ -63,8 +66,8 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             if card.misconception:
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")
-            if _by_area(card, run):  # nothing of it ran: a line per area, not every test's title (issue 48)
-                for area, (n, lost) in _by_area(card, run).items():
+            if by_area := _by_area(card, run):  # nothing of it ran: a line per area, not every test's title (issue 48)
+                for area, (n, lost) in sorted(by_area.items(), key=lambda kv: order.get(kv[0], len(order))):
                     count = w["test"] if n == 1 else w["tests"].format(n=n)
                     line = w["area_tests_lost"].format(area=area, tests=count, lost=number(lost))
                     cell.append(f"\n  · {printable(line)}", style="")
@@ -82,7 +85,8 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                 cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
             table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
-        say(console, printable(w["rule"]))
+        if rule:
+            say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
         n = len(result.tests)
         say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))

@@ -19,9 +19,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from autograder.grading.catalog import render
+from autograder.grading.marking import MISCONCEPTION
 from autograder.grading.readable import clean_message
 from autograder.grading.rendering import place
-from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, syntax_parts
+from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, TestOutcome, syntax_parts
 from autograder.grading.titles import readable_test
 from autograder.outputs.html import number
 from autograder.outputs.messages_pages import PAGES
@@ -44,6 +45,7 @@ __all__ = [
     "after_penalty",
     "refused_detail",
     "cost_words",
+    "mistake_charged",
 ]
 
 
@@ -189,20 +191,22 @@ def run_state(result: Result) -> str:
 
 
 # What the sandbox refused, by kind (``RunFacts.refused``), for the TA
-_REFUSED = {"files": "tried to reach {what}", "call": "called {what}", "output": "flooded {what}"}
+# what the runner records a refusal as, in the order they are said, and the pages' words for each
+_REFUSED = {"files": "refused_files", "call": "refused_call", "output": "refused_output"}
 
 
-def refused_detail(run: RunFacts) -> str:
+def refused_detail(run: RunFacts, language: str = "en") -> str:
     """'tried to reach /work/course/solutions/weight_tying.py, /root; called ptrace; flooded stdout': what the
-    sandbox refused the run, for *Needs a look*."""
+    sandbox refused the run, for *Needs a look*, in `language`."""
+    w = page_words(language)
     pairs = [e for e in run.refused if isinstance(e, (list, tuple)) and len(e) == 2 and e[0] in _REFUSED]
     parts = []
     for kind, words in _REFUSED.items():
-        what = [str(w)[:200] for k, w in pairs if k == kind]
+        what = [str(x)[:200] for k, x in pairs if k == kind]
         if what:
-            more = f" (+{len(what) - 4} more)" if len(what) > 4 else ""
-            parts.append(words.format(what=", ".join(what[:4]) + more))
-    return "; ".join(parts)
+            more = w["refused_more"].format(n=len(what) - 4) if len(what) > 4 else ""
+            parts.append(w[words].format(what=w["refused_list"].join(what[:4]) + more))
+    return w["refused_sep"].join(parts)
 
 
 def duration(seconds: float, language: str = "en") -> str:
@@ -251,6 +255,14 @@ def cost_words(item: dict, w: dict[str, str]) -> str:
     if item["lost"]:
         return w["lost_of"].format(lost=number(item["lost"]), points=points)
     return w["not_charged" if item.get("free") else "not_charged_again"].format(points=points)
+
+
+def mistake_charged(failing: list[TestOutcome]) -> bool:
+    """Whether a common mistake carries a charge here: the rule that says how it is charged is said only then
+    (on the page and in the terminal; noise where none is, as after a syntax error or a crash of its own)."""
+    return any(
+        t.charged_to.startswith(MISCONCEPTION) or any(k.startswith(MISCONCEPTION) for k in t.shares) for t in failing
+    )
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -158,6 +158,8 @@ def test_a_hand_in_the_sandbox_refused_is_named_so_with_what_it_tried_never_blan
     look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
     assert f"rea: tried to reach {_HIDDEN}; called socket:AF_INET; flooded stdout" in look
     assert "flo: flooded stdout" in look and "sandbox refused" in look
+    zh = html.unescape(write_report(out, language="zh").read_text(encoding="utf-8"))  # a Chinese instructor's
+    assert f"试图读取 {_HIDDEN}；调用了 socket:AF_INET；向 stdout 写入了过多输出" in zh and "tried to reach" not in zh
     blank = look[look.index("blank") :]
     assert "stu" in blank and "rea" not in blank and "cra" not in blank  # blank is the starter code's alone
     pages = {
