@@ -236,4 +236,4 @@ def test_a_generate_stopped_at_its_budget_says_which_section_to_reread(where, pl
     assert outcome.finding.said.first().key == "judge.did_not_finish_within"
     en, zh = (render_said(outcome.finding.said, language) for language in ("en", "zh"))
     assert "was stopped" in en and "(reread section 9," in en, en
-    assert "被终止了" in zh and "请重读第 9 节" in zh, zh
+    assert "已被终止" in zh and "请重读第 9 节" in zh, zh
