@@ -8,7 +8,8 @@ assignment's ``reread``) and, on a line of its own, the graded area it previews.
 starter code (``raise NotImplementedError()``) is no mistake: it says what is not written yet and where the
 notebook sets the task (the assignment's ``see``), and the checks that wait for it say so (``Outcome.unwritten``).
 A mistake is explained once: a later check that fails with the same opening message says it short (the catalog's
-``<id>.again``, when it has one), as the grader's pages do.
+``<id>.again``, when it has one), as the grader's pages do; so does a check whose failure names the mistake (the
+catalog's ``names``) the check just above it in its practice cell named ("the same mistake as the check above").
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ class Session:
     clock: Clock | None = None  # each check's time budget (the pytest self-check's; none in a practice cell)
     _done: dict[str, Outcome] = field(default_factory=dict)
     _told: set[str] = field(default_factory=set)  # the opening message of each failure said so far, by its id
+    _named: dict[str, str] = field(default_factory=dict)  # check name -> the mistake its failure named
 
     def outcome(self, name: str) -> Outcome:
         if name not in self._done:
@@ -132,15 +134,26 @@ class Session:
                 if failure.key == "checkfail.not_implemented":  # the starter code: not written yet, no mistake
                     return Outcome(FAILED, own.see(message, chk), unwritten=str(failure.params["what"]))
                 opening = words.opening(failure)
-                if opening and opening in self._told:  # explained by a check above: said short, if the catalog can
+                mistake = words.mistake(opening)
+                above = self._named.get(self._above(chk)) if mistake else None
+                if opening and (opening in self._told or above == mistake):  # explained above: said short, if it can
                     message = own.without_the_answer(words.again(failure)) or message
                 self._told.add(opening)
+                if mistake:
+                    self._named[chk.name] = mistake
             finally:
                 torch.set_num_threads(threads)
         # One layout for every failure: the message, where to reread at its end (the diagnosis may say it already),
         # then the graded area on a line of its own.
         area = words.tell("check.area", area=words.area(chk.area))
         return Outcome(FAILED, f"{own.reread(message, chk)}\n{area}")
+
+    def _above(self, chk: Check) -> str:
+        """The check declared just before `chk` in its practice cell (the line above it there, and the test
+        before it in the pytest self-check), "" for the first."""
+        cell = [c.name for c in self.checks.checks.values() if c.group == chk.group]
+        at = cell.index(chk.name)
+        return cell[at - 1] if at else ""
 
     def _within(self, chk: Check, cls: type) -> Stop | None:
         """Run the check, within its time budget when there is a clock: None, or where it was stopped."""

@@ -36,9 +36,15 @@ MESSAGES = {
         "（标 – 的行）。请先修正标 ✗ 的行。",
     ),
     "check.group_waiting": (
-        "the {group} checks wait for checks of an earlier practice cell that did not pass (marked –): fix those first",
-        "“{group}”这组检查（标 – 的行）要等前面练习检查单元格里的检查通过：请先修正前面标 ✗ 的检查。",
+        "the {group} checks (marked –) run once the lines marked ✗ in the {earlier} practice check cell pass: fix"
+        " those first",
+        "“{group}”这组检查（标 – 的行）要等{earlier}的检查单元格里标 ✗ 的行通过之后才运行，请先回到那里修正。",
     ),
+    "check.group_not_run": (
+        "the {group} checks (marked –) did not run: the line under each says why",
+        "“{group}”这组检查（标 – 的行）没有运行，原因写在每一行下面。",
+    ),
+    "check.group_named": ("{group}", "“{group}”"),  # a practice cell by its group's name, in running text
     "check.group_unwritten": (
         "the {group} checks wait for {what}, not implemented yet: run this cell again once it is",
         "“{group}”这组检查要等 {what} 实现之后才能运行：实现之后，再运行一次这个单元格。",

@@ -39,7 +39,7 @@ def practice(checks, group: str, **classes) -> None:
             unwritten.append(session.unwritten(chk.name))
         marks.append(mark)
     failed, waiting = marks.count("✗"), marks.count("–")  # a check that waits did not fail, nor did a stub
-    group = tell(checks.words.own(f"group.{group}"))  # the group's name in the student's language
+    group_id, group = group, tell(checks.words.own(f"group.{group}"))  # its name in the student's language
     if unwritten and all(unwritten):  # only code not written yet: nothing to fix, something to write
         what = checks.words.listed(dict.fromkeys(unwritten))
         raise PracticeFailed(tell("check.group_unwritten", group=group, what=what))
@@ -48,5 +48,21 @@ def practice(checks, group: str, **classes) -> None:
     if failed:
         raise PracticeFailed(tell("check.group_failed", count=failed, group=group))
     if waiting or unwritten:  # the rest waits on an earlier cell's failure, or is the stub its own line names
-        raise PracticeFailed(tell("check.group_waiting", group=group))
+        earlier = _earlier_cells(checks, session, group_id)
+        if earlier:
+            raise PracticeFailed(tell("check.group_waiting", group=group, earlier=earlier))
+        raise PracticeFailed(tell("check.group_not_run", group=group))
     print(tell("check.all_passed"))
+
+
+def _earlier_cells(checks, session, group: str) -> str:
+    """The other practice cells whose failed checks (marked ✗ there, not code still to write) keep `group`'s
+    checks waiting, named in the student's language ("“exercise 1”"); "" when none is another cell's."""
+    blockers = (session.blocker(c.name) for c in checks.checks.values() if c.group == group)
+    cells = dict.fromkeys(
+        checks.checks[b].group
+        for b in blockers
+        if b is not None and checks.checks[b].group != group and not session.outcome(b).unwritten
+    )
+    tell = checks.words.tell
+    return checks.words.listed(tell("check.group_named", group=tell(checks.words.own(f"group.{g}"))) for g in cells)

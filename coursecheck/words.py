@@ -70,6 +70,10 @@ class Words:
         made outside the catalog)."""
         return failure.said.first().key if failure.said is not None else failure.key
 
+    def mistake(self, key: str) -> str:
+        """The misconception the catalog's message `key` names ("two_tables"), "" for none."""
+        return getattr(self.catalog.CATALOG.get(key), "names", None) or ""
+
     def again(self, failure) -> str:
         """A failure said short, for a check that fails as one above did (whose message said it in full): its
         opening message's ``<id>.again``, with the same values and what follows it; "" when the catalog has none."""

@@ -167,18 +167,20 @@ themselves, so they expect logits. Given probabilities instead, softmax is appli
 but the loss it computes says almost nothing about the model.
 
 The reason is the range of probabilities. They lie between 0 and 1 and sum to 1, so the second softmax's inputs
-differ by at most 1 and its output is close to uniform (no probability is more than e times another). With *y* the
-token to predict, the loss is then ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>. That is a convex
-function of the probabilities (log-sum-exp is convex, and *p*<sub>*y*</sub> enters linearly), so it is largest at a
-vertex of the simplex, where one probability is 1 and the others 0: ln(*V* − 1 + e) when that probability belongs to
-another token, ln(*V* − 1 + e) − 1 when it belongs to *y*. It is smallest at *p*<sub>*y*</sub> = 1 as well: moving a
-little probability from any other token *k* to *y* changes the loss at the rate *q*<sub>*y*</sub> −
-*q*<sub>*k*</sub> − 1 (*q* is the second softmax's output), which is always below 0, so the more of the probability
-sits on *y*, the lower the loss. So the loss is pinned to a band of width 1, from ln(*V* − 1 + e) − 1 to
+differ by at most 1 and its output is close to uniform (no probability is more than e times another). Whatever
+probabilities the model gives, the loss is pinned to a band of width 1, from ln(*V* − 1 + e) − 1 to
 ln(*V* − 1 + e), right next to ln *V*.
 
 ln *V* is the loss of a model that has learnt nothing and gives every token the same probability. However well
 the model learns, the loss on probabilities stays near it and barely moves while it trains.
+
+**Why this band (optional):** with *y* the token to predict and *p* the model's probabilities, the loss is
+ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>. That is a convex function of the probabilities
+(log-sum-exp is convex, and *p*<sub>*y*</sub> enters linearly), so it is largest at a distribution where one
+probability is 1 and the others 0: ln(*V* − 1 + e) when that probability belongs to another token,
+ln(*V* − 1 + e) − 1 when it belongs to *y*. The latter is also the smallest: moving a little probability from any
+other token *k* to *y* changes the loss at the rate *q*<sub>*y*</sub> − *q*<sub>*k*</sub> − 1 (*q* is the second
+softmax's output), which is always below 0, so the more of the probability sits on *y*, the lower the loss.
 
 Below, *V* = 100: ln *V* ≈ 4.61 and the band is about 3.62 to 4.62. Compare on a confident model that is right
 everywhere: its loss on logits is far smaller, its loss on probabilities is in the band:

@@ -136,11 +136,23 @@ def test_the_loss_on_probabilities_stays_in_the_band_section_5_proves():
         for k in range(n):  # moving probability from k to y: the rate §5 gives, below 0
             if k != y:
                 assert (grad[y] - grad[k]).item() == pytest.approx((q[y] - q[k] - 1).item()) and grad[y] < grad[k]
-    for text, convex, moving, ratio in (  # each edition's lines joined as a reader reads them
-        (" ".join(text_en.TEXT["logits"].split()), "convex function", "moving a little", "more than e times another"),
-        (text_zh.TEXT["logits"].replace("\n", ""), "凸函数", "挪一点概率给 *y*", "任意两个概率之比不超过 e"),
+    for text, convex, moving, ratio, aside, band in (  # each edition's lines joined as a reader reads them
+        (
+            " ".join(text_en.TEXT["logits"].split()),
+            *("convex function", "moving a little", "more than e times another"),
+            *("**Why this band (optional):**", "from ln(*V* − 1 + e) − 1 to ln(*V* − 1 + e)"),
+        ),
+        (
+            text_zh.TEXT["logits"].replace("\n", ""),
+            *("凸函数", "挪一点概率给 *y*", "任意两个概率之比不超过 e"),
+            *("**为什么是这个范围（选读）：**", "ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间"),
+        ),
     ):
         assert convex in text and moving in text and ratio in text
+        # round 13: the band stays in the main text; its proof is an aside a student may skip
+        main, _, proof = text.partition(aside)
+        assert band in main and ratio in main and convex in proof and moving in proof, text
+        assert convex not in main and moving not in main
         assert "nearly uniform" not in text and "几乎是均匀分布" not in text  # overstated for V = 100
         assert "the second lies between 0 and 1" not in text and "后一项在 0 和 1 之间" not in text
 

@@ -316,11 +316,21 @@ def test_practice_counts_checks_that_wait_apart_from_those_that_failed(checks, s
     out = capsys.readouterr().out
     assert out.count("✗") == 1 and out.count("–") == 3
     assert str(raised.value) == f"1 of the exercise 1 checks failed (marked ✗) and 3 wait for {EARLIER}"
-    with pytest.raises(AssertionError, match="the gradients checks wait for checks of an earlier practice cell"):
+    with pytest.raises(AssertionError) as raised:
         checks.practice("gradients", TiedEmbeddingLM=bad["TiedEmbeddingLM"])  # all of its checks wait
+    # round 13: the cell to go back to, named from the failed check the gradients checks wait for
+    assert str(raised.value) == (
+        "the gradients checks (marked –) run once the lines marked ✗ in the exercise 1 practice check cell pass: "
+        "fix those first"
+    )
     monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
     with pytest.raises(AssertionError, match="有 1 项没有通过（标 ✗ 的行），另有 3 项要等前面的检查通过之后才检查"):
         checks.practice("exercise 1", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
+    with pytest.raises(AssertionError) as raised:
+        checks.practice("gradients", TiedEmbeddingLM=bad["TiedEmbeddingLM"])
+    assert str(raised.value) == (
+        "“梯度”这组检查（标 – 的行）要等“练习 1”的检查单元格里标 ✗ 的行通过之后才运行，请先回到那里修正。"
+    )
 
 
 def test_practice_leaves_the_notebooks_random_state_alone(checks, solution_source, capsys):

@@ -166,3 +166,30 @@ def test_a_minigpt_built_untied_is_said_once_by_what_it_was_built_with(
     message = session.outcome("test_wrapper_minigpt_is_tied").message
     assert message.startswith(opening) and "model.minigpt" not in message, message
     assert message.count("weight_tying=False") == 1, message
+
+
+@pytest.mark.parametrize(
+    "language, same, hedge",
+    [
+        ("en", "the same mistake as the check above: ", "copied table or untied head"),
+        ("zh", "与上一项是同一个错误：", "可能是"),
+    ],
+)
+@pytest.mark.parametrize(
+    "tie", ["self.lm_head.weight = nn.Parameter(self.token_embed.weight.detach().clone())", "pass"]
+)  # a copied table; an untied head, a second table of its own
+def test_a_parameter_count_under_the_tie_check_that_named_its_cause_says_so(
+    checks, solution_source, monkeypatch, language, same, hedge, tie
+):
+    """Issue 48, round 13: under the tie check that just named the copied table (or the untied head), the count
+    check hedged between the two causes. It says it is the same mistake, from the catalog's ``names`` of both
+    failures; run on its own (nothing named above it), it still says the whole sentence."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    cls = exec_source(solution_source.replace(TIE, tie, 1), "submission.py").namespace["TiedEmbeddingLM"]
+    count = "test_tied_holds_one_table_and_no_bias"
+    session = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls})
+    assert not session.outcome("test_tied_head_is_the_embedding_parameter").passed
+    message = session.outcome(count).message
+    assert message.startswith(same) and hedge not in message and "(V, D)" in message, message
+    alone = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome(count).message
+    assert same not in alone and hedge in alone, alone

@@ -73,6 +73,11 @@ MESSAGES = {
         "head 没有共享 token embedding 的表",
         "two_tables",
     ),
+    "checkfail.count_two_tables.again": (  # under a check just above that named the copy or the untied head
+        "the same mistake as the check above: {model} holds {n} parameters ({names}), expected V * D = {want}, a"
+        " second (V, D) table",
+        "与上一项是同一个错误：{model} 有 {n} 个参数（{names}），应为 V * D = {want}，多了第二张 (V, D) 的表",
+    ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters ({names}), expected V * D = {want}: extra parameters",
         "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了额外的参数",

@@ -8,9 +8,10 @@ import torch.nn.functional as F
 from dnnlpy.models import gpt
 
 from .diagnosis import close, gradient_problem, logits_problem, tie_problem
-from .self_check import Failed, attribute, call, check, listed, shown, tell
+from .said import Said, Text
+from .self_check import Failed, attribute, call, check, failed, listed, shown, tell
 
-__all__ = ["tie_facts_problem", "table_of", "embedding_options_problem"]
+__all__ = ["tie_facts", "tie_facts_problem", "table_of", "embedding_options_problem"]
 
 CLS = "TiedEmbeddingLM"
 V, D = 20, 8  # the checks' sizes; the hidden suite draws others
@@ -49,10 +50,15 @@ def embedding_options_problem(embed) -> str | None:
 
 def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> str | None:
     """The tie as the grader judges it, on live modules, before any forward call (then after one)."""
+    return shown(tie_facts(embed, head, forward, pos_shape=pos_shape, owner=owner, flag_off=flag_off))
+
+
+def tie_facts(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> Text | None:
+    """What is wrong with the tie, as a message (a value: which mistake it names), or None."""
     table = table_of(embed, owner)
     weight = getattr(head, "weight", None)
     if not isinstance(weight, torch.Tensor):
-        return tell("checkfail.head_not_parameter", owner=owner, kind=type(weight).__name__)
+        return Said("checkfail.head_not_parameter", owner=owner, kind=type(weight).__name__)
     same_shape = weight.shape == table.shape
     equal_values = same_shape and torch.equal(weight.detach(), table.detach())
     same_object, same_storage = weight is table, weight.data_ptr() == table.data_ptr()
@@ -68,18 +74,16 @@ def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS,
             after_forward = isinstance(later, torch.Tensor) and later is table
         except Exception:  # forward is judged by its own check
             pass
-    return shown(
-        tie_problem(
-            head_shape=tuple(weight.shape),
-            table_shape=tuple(table.shape),
-            follows=follows,
-            same_object=same_object,
-            same_storage=same_storage,
-            follows_after_forward=after_forward,
-            equal_values=equal_values,
-            pos_shape=pos_shape,
-            flag_off=flag_off,
-        )
+    return tie_problem(
+        head_shape=tuple(weight.shape),
+        table_shape=tuple(table.shape),
+        follows=follows,
+        same_object=same_object,
+        same_storage=same_storage,
+        follows_after_forward=after_forward,
+        equal_values=equal_values,
+        pos_shape=pos_shape,
+        flag_off=flag_off,
     )
 
 
@@ -128,9 +132,9 @@ def test_tied_head_is_the_embedding_parameter(cls):
     if any(table is weight for table in borrowed for weight in mine):
         raise Failed(tell("checkfail.delegated_tie"))
     ids = torch.randint(0, V, (2, 3))
-    problem = tie_facts_problem(model.token_embed, head, lambda: model(ids))
-    if problem:
-        raise Failed(problem)
+    found = tie_facts(model.token_embed, head, lambda: model(ids))
+    if found is not None:  # kept as a value: a check below may say the mistake it names was said here
+        raise Failed(shown(found), said=found)
 
 
 @check(
@@ -151,7 +155,7 @@ def test_tied_holds_one_table_and_no_bias(cls):
     if count != V * D:
         names = listed(name for name, _ in model.named_parameters())
         key = "checkfail.count_two_tables" if count == 2 * V * D else "checkfail.count_extra"
-        raise Failed(tell(key, model=f"{CLS}(V={V}, D={D})", n=count, names=names, want=V * D))
+        raise failed(key, model=f"{CLS}(V={V}, D={D})", n=count, names=names, want=V * D)
 
 
 @check(

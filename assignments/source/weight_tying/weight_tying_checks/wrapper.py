@@ -263,7 +263,7 @@ def _check_loss(cls, form: str) -> None:
         if trains:
             return
         raise failed("checkfail.loss_detached", what=what)
-    got, expected = f"{float(loss):.4f}", f"{float(want):.4f}"
+    got, expected = f"{float(loss):.5f}", f"{float(want):.5f}"
     for name, value in wrong.items():
         if close(loss, value):
             raise Failed(tell(f"checkfail.shift.{name}", what=what, got=got, want=expected, rule=rule))
