@@ -103,6 +103,7 @@ def _charge(
     opening = lead.finding.said.first() if lead.finding is not None else None
     again = f"{opening.key}.again" if opening is not None else ""
     parts = {name: _part(by_name[name], lost, charge, spec) for name, lost in charge.tests}
+    caps = _caps(charge, by_name, parts, spec, language)
     return ShownCharge(
         title=charge_title(spec, charge, language),
         points=charge.points,
@@ -112,7 +113,8 @@ def _charge(
         lead=lead.name,
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
         tests=tuple((name, lost, part_words(spec, parts[name], language)) for name, lost in charge.tests),
-        caps=_caps(charge, by_name, parts, spec, language),
+        caps=tuple(sentence for _, sentence in caps),
+        cap_areas=tuple(area for area, _ in caps),
         free=tuple(
             name
             for name, lost in charge.tests
@@ -161,12 +163,16 @@ def _caps(
     parts: dict[str, Part | None],
     spec: AssignmentSpec | None,
     language: str,
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, str], ...]:
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
-    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ...".
-    An area with one test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6")
-    says it already; the sentence adds up several."""
+    with a sentence, in the scheme's order: ("gradient accumulation", "In “gradient accumulation” this mistake costs
+    a fixed 6 points, so the 2 tests of that area above (worth 9 points) lose 6 for it in all"). An area with one
+    test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6") says it already;
+    the sentence adds up several."""
     tests = Counter(by_name[name].area for name, _ in charge.tests)
+    worth = Counter()
+    for name, _ in charge.tests:
+        worth[by_name[name].area] += by_name[name].points
     capped = {
         by_name[name].area: part.cap
         for name, part in parts.items()
@@ -174,7 +180,17 @@ def _caps(
     }
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
-        render("charge.cap" if cap else "charge.cap.none", language, area=area(name), cap=f"{cap:g}")
+        (
+            name,
+            render(
+                "charge.cap" if cap else "charge.cap.none",
+                language,
+                area=area(name),
+                cap=f"{cap:g}",
+                n=str(tests[name]),
+                points=f"{worth[name]:g}",
+            ),
+        )
         for name, cap in ((a, capped[a]) for a in in_scheme_order(capped, spec))
     )
 
