@@ -60,7 +60,7 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
         elif item["checking"] and test["what"] == before:  # the bullet above checks the same: said once
             item["checking"] = w["checking_same"]
         before = test["what"]
-    shown, folded = _fold(items, [item["area"] for item in card.tests])
+    shown, folded = _fold(items)
     over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
     once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
     # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
@@ -78,22 +78,12 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
     }
 
 
-def _fold(items: list[dict], areas: list[str]) -> tuple[list[dict], list[dict]]:
-    """(shown, folded): a card's first tests, the rest folded away when there are more than `_SHOWN`; the tests of
-    an area a cap note speaks of (``item["cap"]``) are never folded, so the note sits by the tests it counts."""
-    if len(items) <= _SHOWN:
-        return items, []
-    capped = {area for item, area in zip(items, areas, strict=True) if item["cap"]}
-    pinned = [area in capped for area in areas]
-    room = max(0, _SHOWN - 1 - sum(pinned))  # the fold's own line takes one
-    shown, folded = [], []
-    for item, keep in zip(items, pinned, strict=True):
-        if keep or room:
-            shown.append(item)
-            room -= not keep
-        else:
-            folded.append(item)
-    return (items, []) if len(folded) < 2 else (shown, folded)  # a fold of one test hides nothing worth it
+def _fold(items: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(shown, folded): a card's first tests, the rest folded away when there are more than `_SHOWN`, never a test
+    a cap note is under or one above it (the note counts its area's tests, listed just above it), nor a single one."""
+    last_cap = max((n for n, item in enumerate(items) if item["cap"]), default=-1)
+    keep = max(_SHOWN - 1, last_cap + 1)  # the fold's own line takes one
+    return (items, []) if len(items) <= _SHOWN or len(items) - keep < 2 else (items[:keep], items[keep:])
 
 
 # how a run ended (wording.run_state) -> its words in the pages' catalog
