@@ -76,3 +76,22 @@ def test_no_test_a_cap_note_counts_is_folded_away_and_a_shared_subject_is_said_o
     assert text.count(f"— checking {FLOAT}") == 1 and text.count("— checking the same as above") == 1
     assert text.index(f"— checking {FLOAT}") < text.index("— checking the same as above")
     assert f"— checking {RELOAD}" in text and "— checking TiedEmbeddingLM(V=11)" in text
+
+
+def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_the_page_and_the_notebook():
+    """The rule read "it costs a fixed amount in each area it touches", and a card then said an area charged it
+    nothing: each area sets its cost, 0 in some (a misconception's costs leave areas out), everywhere it is said."""
+    from autograder.outputs.messages_pages import PAGES
+    from scripts.weight_tying_notebook import text_en, text_zh
+
+    assert any(set(m.costs) < set(SPEC.scheme.areas) for m in SPEC.scheme.misconceptions.values())
+    rule = PAGES["page.rule"]
+    said = {
+        "en": "Each graded area sets a fixed cost for it (0 in some areas)",
+        "zh": "每个评分项为它定了一个固定扣分（有的评分项为 0）",
+    }
+    assert said["en"] in rule.en and said["zh"] in rule.zh
+    words = {language: "\n".join(map(str, text.TEXT.values())) for language, text in (("en", text_en), ("zh", text_zh))}
+    notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}
+    assert said["en"] in notebook["en"] and said["zh"].replace(" ", "") in notebook["zh"]
+    assert "In each graded area it touches" not in notebook["en"] + rule.en and "它涉及哪些评分项" not in notebook["zh"]
