@@ -26,7 +26,7 @@ from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_no
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
-from autograder.grading.titles import charge_title, experiment_title, names, test_title
+from autograder.grading.titles import charge_title, experiment_title, names, test_title, title_cases
 from autograder.protocol.said import Joined, Said, Text, ended, owner_of, verbatim
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
@@ -70,6 +70,7 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         subject = finding.said.first().params.get("what") if finding is not None else None
         # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
         what = "" if subject is None or (isinstance(subject, str) and subject.isidentifier()) else subject
+        what = "" if _keys(what) & title_cases(spec, test.name) else what  # its title names the case already
         what = what if isinstance(what, str) else render_said(what, language)
         title = test_title(spec, test.name, language)
         message, what = clean_message(message) if message else "", clean_message(what) if what else ""
@@ -123,6 +124,15 @@ def _charge(
         again=_said(Said(again, **opening.params), language) if again and owner_of(again) else "",
         opening=opening.key if opening is not None else "",
     )
+
+
+def _keys(text: object) -> set[str]:
+    """The catalog ids `text` is made of (a Said's key and its parameters', a Joined's parts'); none for a str."""
+    if isinstance(text, Joined):
+        return set().union(*(_keys(part) for part in text.parts))
+    if isinstance(text, Said):
+        return {text.key}.union(*(_keys(value) for value in text.params.values()))
+    return set()
 
 
 def _said(said: Said, language: str) -> str:

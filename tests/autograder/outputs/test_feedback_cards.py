@@ -15,7 +15,7 @@ from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.charges import cards
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.table import render
-from autograder.protocol.said import Said
+from autograder.protocol.said import Said, verbatim
 
 SPEC = get_assignment("weight_tying")
 LEAD = "test_tied_lm_head_is_the_embedding_parameter"
@@ -95,3 +95,22 @@ def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_
     notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}
     assert said["en"] in notebook["en"] and said["zh"].replace(" ", "") in notebook["zh"]
     assert "In each graded area it touches" not in notebook["en"] + rule.en and "它涉及哪些评分项" not in notebook["zh"]
+
+
+def test_a_subject_the_tests_title_names_already_is_not_said_under_it():
+    """ "TiedEmbeddingLM 转为 float64 后两端仍然共享——检查对象：TiedEmbeddingLM（.to(torch.float64) 之后）" said the
+    case twice: decided from the subject's catalog ids and the case the title names (messages.title_cases)."""
+    after = verbatim("TiedEmbeddingLM") + Said("suite.case.after_float64")
+    failing = {
+        name: Finding(Said("judge.failed_your_code_raised", what=after, text="ValueError: x"))
+        for name in ("test_tied_lm_tie_survives_to_float64", "test_tied_lm_shapes_and_values")
+    }
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in SPEC.scheme.tests.values()
+    ]
+    result = rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+    for language in ("en", "zh"):
+        shown = result.shown_in(language)
+        assert shown.test("x.py::test_tied_lm_tie_survives_to_float64").what == ""
+        assert "float64" in shown.test("x.py::test_tied_lm_shapes_and_values").what  # its title does not say it
