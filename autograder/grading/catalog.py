@@ -28,14 +28,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
     "run.ok": ("Your handed-in code ran to the end.", "你提交的代码从头到尾运行完毕。"),
-    # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not
+    # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
+    # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (
-        "Blank submission: nothing written yet (the file holds no code).",
-        "空白提交：什么都还没有写（文件里没有任何代码）。",
+        "Blank submission: no code, or only the starter code.",
+        "空白提交：没有代码，或只有初始代码。",
     ),
     "run.blank.starter": (
-        "Blank submission: nothing written yet (the exercises are still the starter code).",
-        "空白提交：什么都还没有写（练习仍是初始代码）。",
+        "Blank submission: no code, or only the starter code.",
+        "空白提交：没有代码，或只有初始代码。",
     ),
     "run.timeout": (
         "Your code was stopped after {limit} s (time limit): tests that needed results it had not produced yet"
@@ -190,15 +191,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.part.sep": ("; ", "；"),
     # an area where the misconception's cost leaves points of its tests uncharged (rendering._caps), said once
     "charge.cap": (
-        "In “{area}” this mistake costs a fixed {cap} points, so the tests of that area above lose {cap} for it in all",
-        "这个错误在“{area}”一项固定扣 {cap} 分，所以上面这一项的几个测试合计只扣 {cap} 分",
+        "In “{area}” this mistake costs a fixed {cap} points, so the {n} tests of that area above (worth {points}"
+        " points) lose {cap} for it in all",
+        "这个错误在“{area}”一项固定扣 {cap} 分，所以上面属于这一项的 {n} 个测试（共 {points} 分）合计只扣 {cap} 分",
     ),
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "The tests of “{area}” above fail because of this mistake too, but that area charges nothing more for it "
-        "(it is charged in its other areas)",
-        "上面属于“{area}”的测试也因这个错误失败，但这一项不再另外扣分（这个错误已在其他评分项中扣过分）",
+        "In “{area}” this mistake's fixed cost is 0, so the tests of that area above lose nothing for it, though"
+        " they fail because of it (it is charged in its other areas)",
+        "这个错误在“{area}”一项的固定扣分为 0，所以上面属于这一项的测试虽因它失败，也不扣分（它在其他评分项中扣分）",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

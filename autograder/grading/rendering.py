@@ -26,7 +26,7 @@ from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_no
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
-from autograder.grading.titles import charge_title, experiment_title, names, test_title
+from autograder.grading.titles import charge_title, experiment_title, names, test_title, title_cases
 from autograder.protocol.said import Joined, Said, Text, ended, owner_of, verbatim
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
@@ -70,6 +70,7 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         subject = finding.said.first().params.get("what") if finding is not None else None
         # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
         what = "" if subject is None or (isinstance(subject, str) and subject.isidentifier()) else subject
+        what = "" if _keys(what) & title_cases(spec, test.name) else what  # its title names the case already
         what = what if isinstance(what, str) else render_said(what, language)
         title = test_title(spec, test.name, language)
         message, what = clean_message(message) if message else "", clean_message(what) if what else ""
@@ -103,6 +104,7 @@ def _charge(
     opening = lead.finding.said.first() if lead.finding is not None else None
     again = f"{opening.key}.again" if opening is not None else ""
     parts = {name: _part(by_name[name], lost, charge, spec) for name, lost in charge.tests}
+    caps = _caps(charge, by_name, parts, spec, language)
     return ShownCharge(
         title=charge_title(spec, charge, language),
         points=charge.points,
@@ -112,7 +114,8 @@ def _charge(
         lead=lead.name,
         reason="" if charge.misconception else json.dumps(reason_key(lead.finding)),
         tests=tuple((name, lost, part_words(spec, parts[name], language)) for name, lost in charge.tests),
-        caps=_caps(charge, by_name, parts, spec, language),
+        caps=tuple(sentence for _, sentence in caps),
+        cap_areas=tuple(area for area, _ in caps),
         free=tuple(
             name
             for name, lost in charge.tests
@@ -121,6 +124,15 @@ def _charge(
         again=_said(Said(again, **opening.params), language) if again and owner_of(again) else "",
         opening=opening.key if opening is not None else "",
     )
+
+
+def _keys(text: object) -> set[str]:
+    """The catalog ids `text` is made of (a Said's key and its parameters', a Joined's parts'); none for a str."""
+    if isinstance(text, Joined):
+        return set().union(*(_keys(part) for part in text.parts))
+    if isinstance(text, Said):
+        return {text.key}.union(*(_keys(value) for value in text.params.values()))
+    return set()
 
 
 def _said(said: Said, language: str) -> str:
@@ -161,12 +173,16 @@ def _caps(
     parts: dict[str, Part | None],
     spec: AssignmentSpec | None,
     language: str,
-) -> tuple[str, ...]:
+) -> tuple[tuple[str, str], ...]:
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
-    in a sentence, in the scheme's order: "In “gradient accumulation” this mistake costs a fixed 6 points, ...".
-    An area with one test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6")
-    says it already; the sentence adds up several."""
+    with a sentence, in the scheme's order: ("gradient accumulation", "In “gradient accumulation” this mistake costs
+    a fixed 6 points, so the 2 tests of that area above (worth 9 points) lose 6 for it in all"). An area with one
+    test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6") says it already;
+    the sentence adds up several."""
     tests = Counter(by_name[name].area for name, _ in charge.tests)
+    worth = Counter()
+    for name, _ in charge.tests:
+        worth[by_name[name].area] += by_name[name].points
     capped = {
         by_name[name].area: part.cap
         for name, part in parts.items()
@@ -174,7 +190,17 @@ def _caps(
     }
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
-        render("charge.cap" if cap else "charge.cap.none", language, area=area(name), cap=f"{cap:g}")
+        (
+            name,
+            render(
+                "charge.cap" if cap else "charge.cap.none",
+                language,
+                area=area(name),
+                cap=f"{cap:g}",
+                n=str(tests[name]),
+                points=f"{worth[name]:g}",
+            ),
+        )
         for name, cap in ((a, capped[a]) for a in in_scheme_order(capped, spec))
     )
 

@@ -7,7 +7,7 @@ or a catalog to word it. A ``Shown`` holds words and numbers only; what decides 
 misconception a test shows) stays in the result's values. ::
 
     shown = result.shown_in("zh")
-    shown.charges[0].title            # "直到 forward 之后才共享": what the first charge is for
+    shown.charges[0].title            # "到 forward 里才共享（应在 __init__ 中共享）": what the first charge is for
     shown.test(shown.charges[0].lead).message
 """
 
@@ -50,6 +50,7 @@ class ShownCharge:
     # where the misconception's cost in an area is what leaves its tests' other points uncharged: one sentence
     # per such area (the cap is the area's, once per exercise: said once, not under each test)
     caps: tuple[str, ...] = ()
+    cap_areas: tuple[str, ...] = ()  # the area (as the marking scheme names it) each of `caps` speaks of
     # the tests it lists that cost nothing at all (``marking.costs_nothing``: they name the misconception in an
     # area where it costs nothing); every other one that loses nothing is covered by the charge ("not separately")
     free: tuple[str, ...] = ()
@@ -138,6 +139,8 @@ def _charge(data: Any) -> ShownCharge:
         raise ValueError(f"a shown charge's tests are [test id, points, part] triples, not {tests!r:.120}")
     if not all(isinstance(cap, str) for cap in fields.get("caps", ())):
         raise ValueError(f"a shown charge's caps are sentences, not {fields['caps']!r:.120}")
+    if not all(isinstance(area, str) for area in fields.get("cap_areas", ())):
+        raise ValueError(f"a shown charge's cap_areas are area names, not {fields['cap_areas']!r:.120}")
     if not all(isinstance(name, str) for name in fields.get("free", ())):
         raise ValueError(f"a shown charge's free tests are test ids, not {fields['free']!r:.120}")
     return ShownCharge(**{**fields, "tests": tuple((name, float(points), part) for name, points, part in tests)})

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.language import DEFAULT_LANGUAGE
 
-__all__ = ["names", "readable_test", "test_title", "charge_title", "experiment_title"]
+__all__ = ["names", "readable_test", "test_title", "title_cases", "charge_title", "experiment_title"]
 
 
 def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
@@ -45,6 +45,13 @@ def test_title(spec: AssignmentSpec | None, test_id: str, language: str = DEFAUL
     if spec is None or spec.catalog is None or language not in spec.languages:
         return readable
     return spec.catalog.title(readable, language) or readable
+
+
+def title_cases(spec: AssignmentSpec | None, test_id: str) -> frozenset[str]:
+    """The catalog ids of the case test `test_id`'s title names already (its catalog's ``title_cases``: "after
+    .to(torch.float64)"), empty when the catalog says none."""
+    cases = getattr(spec.catalog, "title_cases", None) if spec is not None else None
+    return frozenset(cases(readable_test(test_id))) if cases is not None else frozenset()
 
 
 def experiment_title(spec: AssignmentSpec | None, name: str, language: str = DEFAULT_LANGUAGE) -> str | None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from autograder.grading.shown import Shown, ShownTest
+from autograder.grading.shown import Shown, ShownCharge, ShownTest
 from autograder.grading.titles import readable_test
 
 __all__ = ["Card", "cards"]
@@ -30,9 +30,10 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "part", "free"} per test ("part": what of its points
-    # another misconception's charge takes, in words; "" when none; "free": it costs nothing at all, as the
-    # marking decided (ShownCharge.free), where a test losing nothing is otherwise covered by a charge)
+    # {"test", "name", "area", "points", "lost", "what", "part", "free", "cap"} per test, grouped by area in the
+    # areas' order ("part": what of its points another misconception's charge takes, in words; "" when none;
+    # "free": it costs nothing at all, as the marking decided (ShownCharge.free), where a test losing nothing is
+    # otherwise covered by a charge; "cap": on the last test of an area, the sentence of `caps` about that area)
     tests: list[dict] = field(default_factory=list)
     caps: tuple[str, ...] = ()  # areas where the misconception's cost leaves the rest uncharged, a sentence each
     same_as: str = ""  # the title of the card above whose message this one's is (then `message` is not repeated)
@@ -52,6 +53,7 @@ def cards(shown: Shown) -> list[Card]:
             kind = "misconception"
             card = Card(charge.title, message, charge.points, charge.exercise, charge.misconception, kind, items)
             card.caps, card.lead = charge.caps, charge.lead
+            _group_by_area(card, shown, charge)  # each cap note by its area's tests
             out.append(card)
             continue
         key = (charge.exercise, charge.reason)
@@ -62,6 +64,8 @@ def cards(shown: Shown) -> list[Card]:
             out.append(card)
         card.points = round(card.points + charge.points, 6)
         card.tests += items
+    for card in grouped.values():  # read area by area, in the areas' order (the last line's)
+        _group_by_area(card, shown, None)
     order = {t.test: i for i, t in enumerate(shown.tests)}
     first = lambda card: min(order[i["test"]] for i in card.tests)  # noqa: E731
     out.sort(key=lambda c: (-c.points, first(c)))
@@ -85,6 +89,20 @@ def cards(shown: Shown) -> list[Card]:
     return out
 
 
+def _group_by_area(card: Card, shown: Shown, charge: ShownCharge | None) -> None:
+    """`card`'s tests grouped by area in the areas' order (the suite's within one), and each sentence of its
+    charge's caps on the last test of the area it speaks of (``ShownCharge.cap_areas``)."""
+    rank = {a.area: i for i, a in enumerate(shown.areas)}
+    area_of = {t.test: t.area for t in shown.tests}
+    card.tests.sort(key=lambda item: rank.get(area_of[item["test"]], len(rank)))  # stable: the suite's order within
+    if charge is None or not card.misconception:
+        return
+    for area, sentence in zip(charge.cap_areas, charge.caps, strict=False):
+        last = [item for item in card.tests if area_of[item["test"]] == area][-1:]
+        for item in last:
+            item["cap"] = sentence
+
+
 def _item(test: ShownTest, lost: float, part: str, free: bool) -> dict:
     return {
         "test": test.test,
@@ -95,4 +113,5 @@ def _item(test: ShownTest, lost: float, part: str, free: bool) -> dict:
         "what": test.what,
         "part": part,
         "free": free,
+        "cap": "",
     }

@@ -42,6 +42,7 @@ def _item(item: dict, w: dict[str, str]) -> dict:
         "detail": w["item_detail"].format(area=item["area"], points=points),
         "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
         "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
+        "cap": w["part_charged"].format(part=item["cap"]) if item["cap"] else "",  # under its area's last test
     }
 
 
@@ -50,10 +51,16 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
     if len(items) > 1 and len({item["what"] for item in card.tests}) == 1:  # the same subject under every test
         for item in items:  # says nothing the card's message does not: "——检查对象：X.generate" five times
             item["checking"] = ""
-    for item, test in zip(items, card.tests, strict=True):  # the card's message is this test's: it names the subject
-        if test["test"] == card.lead and not card.same_as:
+    # the card's message is its lead test's: it names that subject, for the lead and any test checking the same
+    said = {test["what"] for test in card.tests if test["test"] == card.lead} if not card.same_as else set()
+    before = None
+    for item, test in zip(items, card.tests, strict=True):
+        if test["what"] in said:
             item["checking"] = ""
-    shown, folded = (items, []) if len(items) <= _SHOWN else (items[: _SHOWN - 1], items[_SHOWN - 1 :])
+        elif item["checking"] and test["what"] == before:  # the bullet above checks the same: said once
+            item["checking"] = w["checking_same"]
+        before = test["what"]
+    shown, folded = _fold(items)
     over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
     once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
     # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
@@ -67,9 +74,16 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
         "shown": shown,
         "folded": folded,
         "more": w["more_tests"].format(n=len(folded)),
-        "caps": [w["part_charged"].format(part=cap) for cap in card.caps],  # said once per area, under the list
         "note": "",  # how cells are counted, when this charge is the page's first to name one
     }
+
+
+def _fold(items: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(shown, folded): a card's first tests, the rest folded away when there are more than `_SHOWN`, never a test
+    a cap note is under or one above it (the note counts its area's tests, listed just above it), nor a single one."""
+    last_cap = max((n for n, item in enumerate(items) if item["cap"]), default=-1)
+    keep = max(_SHOWN - 1, last_cap + 1)  # the fold's own line takes one
+    return (items, []) if len(items) <= _SHOWN or len(items) - keep < 2 else (items[:keep], items[keep:])
 
 
 # how a run ended (wording.run_state) -> its words in the pages' catalog

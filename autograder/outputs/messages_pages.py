@@ -135,11 +135,13 @@ PAGES = {
     ),
     # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
-        "How the marks are given: a common mistake is charged once within the same exercise. In each graded area it"
-        " touches, it costs a fixed amount (never more than the points of the tests that fail there because of it),"
-        " and those tests cost nothing more one by one. A test that fails for any other reason costs its own points.",
-        "评分规则：同一种常见错误在一道练习中只算一次。它涉及哪些评分项，就在每一项里扣一个固定分数，但不超过该项里因这个"
-        "错误而失败的那些测试的分值总和；这些测试不再逐个扣分。因其他原因失败的测试照常扣分。",
+        "How the marks are given: a common mistake is charged once within the same exercise. Each graded area sets"
+        " a fixed cost for it (0 in some areas); it costs that amount in the area, never more than the points of"
+        " the tests that fail there because of it, and those tests cost nothing more one by one. A test that fails"
+        " for any other reason costs its own points.",
+        "评分规则：同一种常见错误在一道练习中只算一次：每个评分项为它定了一个固定扣分（有的评分项为 0），"
+        "在该项里扣这个分数，但不超过该项里因这个错误而失败的测试的分值总和；这些测试不再逐个扣分。"
+        "因其他原因失败的测试照常扣分。",
     ),
     "page.point": Message(
         "point",
@@ -157,6 +159,8 @@ PAGES = {
         " — checking {what}",
         "——检查对象：{what}",
     ),
+    # a test checking what the test listed just above it checks (page.checking): the subject is said once
+    "page.checking_same": Message(" — checking the same as above", "——检查对象同上"),
     "page.more_tests": Message(
         "and {n} more tests",
         "展开其余 {n} 个测试",

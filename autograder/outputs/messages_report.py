@@ -44,10 +44,10 @@ REPORT = {
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
-        "Each student counts once per misconception, under its root cause only (a message that names several "
-        "possible causes counts under the one another test confirms).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息列出了几种可能的原因，就归入另一项测试能确认"
-        "的那个原因。",
+        "Each student counts once per misconception, under its root cause only (a message that gives several "
+        "possible causes counts under the one other tests confirm).",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则按其他测试能证实的"
+        "那一种归类。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -55,7 +55,8 @@ REPORT = {
     ),
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
     "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
-    "report.slowest": Message("Slowest submissions", "评分用时最长的提交"),
+    # the heading when no submission took twice the median (report.none_slow follows it)
+    "report.slowest": Message("Grading time", "评分用时"),
     # the slowest few, each taking at least twice the median (passrates.slowest): the title says how many
     "report.slowest_n": Message("The {n} slowest submissions", "评分用时最长的 {n} 份提交"),
     "report.slowest_one": Message("The slowest submission", "评分用时最长的 1 份提交"),
@@ -141,7 +142,7 @@ REPORT = {
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     "report.fix.blank": Message(
-        "not attempted (no code, or only the starter code)", "未作答（没有代码，或只有初始代码）"
+        "blank submission: no code, or only the starter code", "空白提交：没有代码，或只有初始代码"
     ),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),

@@ -58,10 +58,14 @@ def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]
     test names and the sample (a student's of that edition when there is one) in the report's `language`, as
     each result was rendered when graded."""
     found: dict[str, Misconception] = {}
-    order: dict[str, int] = {}  # a test's title -> its place in the suite (the page's order)
+    # a test's title -> its area's place and its own in the suite: the page's order (a card's tests area by area)
+    order: dict[str, tuple[int, int]] = {}
     for row in view.judged:
         shown = row.result.shown_in(language)
-        order.update((t.title, i) for i, t in enumerate(shown.tests) if t.title not in order)
+        rank = {a.area: i for i, a in enumerate(shown.areas)}
+        order.update(
+            (t.title, (rank.get(t.area, len(rank)), i)) for i, t in enumerate(shown.tests) if t.title not in order
+        )
         edition = row.result.language or "en"
         for key, tests in charged_misconceptions(row).items():
             page = _cards_of(key, cards(shown))
@@ -78,7 +82,7 @@ def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]
                 sample = own[0].message if own else row.result.shown_in(edition).test(tests[0].name).message
                 entry.sample, entry.sample_language = sample, edition
     for entry in found.values():
-        entry.tests.sort(key=lambda name: order.get(name, len(order)))
+        entry.tests.sort(key=lambda name: order.get(name, (len(order), 0)))
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))
 
 

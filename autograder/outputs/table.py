@@ -81,8 +81,8 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")
-            for cap in card.caps:  # once per area, under the tests
-                cell.append("\n" + printable(w["part_charged"].format(part=cap)), style="")
+                if item["cap"]:  # once per area, under its last test (the card lists its tests area by area)
+                    cell.append("\n    " + printable(w["part_charged"].format(part=item["cap"])), style="")
             table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
         if rule:

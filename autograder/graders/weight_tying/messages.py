@@ -55,6 +55,7 @@ __all__ = [
     "area_name",
     "misconception_title",
     "title",
+    "title_cases",
     "experiment_title",
 ]
 
@@ -85,8 +86,8 @@ MISCONCEPTIONS = {
         "one storage, two Parameters (.data shared, or a new nn.Parameter around the table)",
         "一块内存，两个参数对象（只共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
     ),
-    "tied_after_forward": ("tied only after forward", "直到 forward 之后才共享"),
-    "positional_tied": ("positional embedding tied", "positional embedding 也参与了共享"),
+    "tied_after_forward": ("tied only after forward", "到 forward 里才共享（应在 __init__ 中共享）"),
+    "positional_tied": ("positional embedding tied", "位置表（positional embedding）也参与了共享"),
     "head_bias": ("bias on the head", "LM head 带了偏置"),
     "probabilities": ("probabilities instead of logits", "输出了概率而不是 logits"),
     "transposed": ("transposed (x @ W, or a (D, V) head)", "转置了（x @ W，或者 LM head 的形状是 (D, V)）"),
@@ -124,7 +125,7 @@ MISCONCEPTIONS = {
 # ------------------------------------------------------------------------------------ hidden suite titles
 # test function name without "test_" -> its Chinese title (the English title is the name, spaced)
 _TITLES = {
-    "tied_lm_counts_one_table": "TiedEmbeddingLM 只计一张表",
+    "tied_lm_counts_one_table": "TiedEmbeddingLM 的参数只有一张表：恰好 V * D 个，没有偏置",
     "wrapper_counts_untied_minus_vd": "MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去 V * D",
     "wrapper_state_dict_matches_hyperparameters": "MiniGPTWithWeightTying 的 state_dict 与传入的超参数一致",
     "wrapper_num_heads_honoured": "MiniGPTWithWeightTying 使用传入的 num_heads",
@@ -142,7 +143,7 @@ _TITLES = {
     "tied_lm_tie_survives_state_dict_reload": "TiedEmbeddingLM 重新加载 state_dict 后两端仍然共享",
     "tied_lm_tie_survives_to_float64": "TiedEmbeddingLM 转为 float64 后两端仍然共享",
     "wrapper_head_is_the_embedding_parameter": "MiniGPTWithWeightTying 的 LM head 与 token embedding 是同一个参数对象",
-    "wrapper_positional_embedding_not_tied": "MiniGPTWithWeightTying 的 positional embedding 不参与共享",
+    "wrapper_positional_embedding_not_tied": "MiniGPTWithWeightTying 的位置表（positional embedding）不参与共享",
     "wrapper_tie_survives_state_dict_reload": "MiniGPTWithWeightTying 重新加载 state_dict 后两端仍然共享",
     "wrapper_tie_survives_to_float64": "MiniGPTWithWeightTying 转为 float64 后两端仍然共享",
     "wrapper_loss_values": "targets 取三种形式时，MiniGPTWithWeightTying 的 loss 都是预测下一个 token 的平均交叉熵",
@@ -151,6 +152,19 @@ _TITLES = {
     "tied_lm_float64": "TiedEmbeddingLM 在 float64 下的输出",
     "wrapper_shapes_and_values": "MiniGPTWithWeightTying 的输出形状与数值",
     "wrapper_float64": "MiniGPTWithWeightTying 在 float64 下的输出",
+}
+
+# test function name without "test_" -> the catalog ids of the case its title names already ("转为 float64 后"):
+# a message's subject built on one of them is not said again under the title (rendering.show)
+_RELOAD = ("suite.state_dict_save_load", "suite.case.after_reload")
+_FLOAT64 = ("suite.to_torch_float64", "suite.case.after_float64")
+_TITLE_CASES = {
+    "tied_lm_tie_survives_state_dict_reload": _RELOAD,
+    "wrapper_tie_survives_state_dict_reload": _RELOAD,
+    "tied_lm_tie_survives_to_float64": _FLOAT64,
+    "wrapper_tie_survives_to_float64": _FLOAT64,
+    "tied_lm_float64": _FLOAT64,
+    "wrapper_float64": _FLOAT64,
 }
 
 # ------------------------------------------------------------------------------ the runner's experiments
@@ -240,6 +254,11 @@ def title(readable: str, language: str = "en") -> str | None:
     if key not in CATALOG:
         return None
     return render(key, language) + (f" [{rest}" if bracket else "")
+
+
+def title_cases(readable: str) -> tuple[str, ...]:
+    """The catalog ids of the case a hidden-suite test's title names (its readable name), () for none."""
+    return _TITLE_CASES.get(readable.partition(" [")[0].replace(" ", "_"), ())
 
 
 def experiment_title(name: str, language: str = "en") -> str | None:

@@ -144,8 +144,8 @@ MESSAGES = {
         "MiniGPTWithWeightTying（dropout）",
     ),
     "suite.case.more": (
-        " (and {n} more case(s))",
-        "。另外还有 {n} 个用例也没有通过。",
+        " (and {n} more input(s))",
+        "。这个测试另外还有 {n} 组输入也没有通过。",
     ),
     "suite.case.generate_call": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",

@@ -246,8 +246,8 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
     part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
     cap = {
-        "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the tests of that area above",
-        "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面这一项的几个测试合计只扣 6 分",
+        "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the 2 tests of that area above",
+        "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分",
     }
     for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不单独扣分", "扣 0 分")):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))

@@ -113,15 +113,15 @@ def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
     ]
     empty = Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True), language="zh")
     assert empty.blank and run_state(empty) == "blank"
-    assert empty.output == "空白提交：什么都还没有写（文件里没有任何代码）。" and "没有定义" not in empty.output
+    assert empty.output == "空白提交：没有代码，或只有初始代码。" and "没有定义" not in empty.output
     assert Result(tests=failed, run=RunFacts(status="ok", required_names=names, empty=True)).output.startswith(
-        "Blank submission: nothing written yet"
+        "Blank submission: no code, or only the starter code."
     )
     starter = Finding(Said("judge.starter_code", what="TiedEmbeddingLM", at=""))
     stub = Result(
         tests=[TestOutcome("t.py::test_a", 2.0, "a", False, starter)], run=RunFacts(status="ok"), language="zh"
     )
-    assert stub.blank and stub.output == "空白提交：什么都还没有写（练习仍是初始代码）。"
+    assert stub.blank and stub.output == "空白提交：没有代码，或只有初始代码。"
     misspelt = Result(tests=failed, run=RunFacts(status="ok", required_names=names), language="zh")
     assert not misspelt.blank and "请核对类名的拼写" in misspelt.output
     syntax = RunFacts(status="ok", required_names=names, empty=False, load_errors=[[0, "SyntaxError: bad (line 1)"]])

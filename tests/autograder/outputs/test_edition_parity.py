@@ -88,13 +88,13 @@ def test_a_stubs_chinese_page_says_the_starter_code_its_score_and_areas_as_the_n
     assert "TiedEmbeddingLM 还没有实现" in messages and "） 还没有实现" not in messages and "时） " not in messages
     # the page of a hand-in with nothing written yet leads with that one fact and what to do, not a card per test
     text = " ".join(_text(feedback_html(zh, student="s", spec=SPEC)).split())
-    assert "得分：0 / 100 空白提交：什么都还没有写（练习仍是初始代码）。 请完成练习" in text  # no space after a "："
+    assert "得分：0 / 100 空白提交：没有代码，或只有初始代码。 请完成练习" in text  # no space after a "："
     assert "扣" not in text and "需要修改的地方" not in text
     table = Console(record=True, width=200)
     render_table(zh, console=table)
     assert table.export_text().splitlines() == [
         "得分：0 / 100",
-        "空白提交：什么都还没有写（练习仍是初始代码）。",
+        "空白提交：没有代码，或只有初始代码。",
         "请完成练习，在作业文件夹中运行自检（pytest），然后重新提交。",
     ]
     # one that wrote something is graded, the areas named in the notebook's order

@@ -222,10 +222,13 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
     cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
-    cap += "所以上面这一项的几个测试合计只扣 6 分。"
+    cap += "所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分。"  # how many, and their worth (round 13)
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
-    none = "上面属于“形状与输出数值”的测试也因这个错误失败，但这一项不再另外扣分"
+    # the card lists its tests area by area, in the areas' order, each cap note right under its area's tests
+    none = "这个错误在“形状与输出数值”一项的固定扣分为 0，所以上面属于这一项的测试虽因它失败，也不扣分"
     assert "该测试 1 分，不单独扣分" in zh and none in zh and "已算在" not in zh
+    areas = [zh.index(f"评分项：{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
+    assert areas == sorted(areas) and areas[1] < zh.index(none) < areas[2], areas
     # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
     assert "运行状态：运行完毕，没有出错" in zh and "从头到尾" not in zh and "代码的运行情况" not in zh
     missing = Finding(Said("judge.class_not_defined", what="TiedEmbeddingLM", name="TiedEmbeddingLM"))
@@ -233,7 +236,7 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     run = RunFacts(status="ok", required_names=["TiedEmbeddingLM", "MiniGPTWithWeightTying"], empty=True)
     result = rendered(Result(tests=failed, run=run, language="zh"), SPEC)
     page = _text(feedback_html(result, student="kong", spec=SPEC))
-    assert "运行状态：空白提交" in page and "空白提交：什么都还没有写（文件里没有任何代码）。 请完成练习" in page
+    assert "运行状态：空白提交" in page and "空白提交：没有代码，或只有初始代码。 请完成练习" in page
     assert "运行状态：运行完毕" not in page and 'class="card"' not in page and "扣" not in page
 
 

@@ -113,10 +113,13 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     assert "（形状与输出数值；该测试 1 分，不单独扣分）" in zh and "0/1（" not in zh and "-8/8" not in zh
     # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
     cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
-    cap += "所以上面这一项的几个测试合计只扣 6 分。"
+    cap += "所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分。"
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     assert "(gradient accumulation; −3 of its 6)" in en and "its 1 not charged separately" in en
-    assert en.count("In “gradient accumulation” this mistake costs a fixed 6 points, so the tests") == 1
+    assert en.count("this mistake costs a fixed 6 points, so the 2 tests of that area above (worth 9 points)") == 1
+    # the tests area by area, in the areas' order (the last line's), each cap note right under its area's tests
+    areas = [zh.index(f"（{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
+    assert areas == sorted(areas) and zh.index("一项的固定扣分为 0") < areas[2], areas
 
 
 def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():
@@ -144,7 +147,7 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     assert empty == [
         "a.py",
         "得分：0 / 100",
-        "空白提交：什么都还没有写（文件里没有任何代码）。",
+        "空白提交：没有代码，或只有初始代码。",
         "请完成练习，在作业文件夹中运行自检（pytest），然后重新提交。",
     ]
     error = "SyntaxError: invalid syntax (line 13: def __init__(self:, vocab_size):)"

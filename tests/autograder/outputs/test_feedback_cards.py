@@ -1,0 +1,116 @@
+"""A misconception's card as the terminal and the page list it (issue 48, round 13): its tests area by area in the
+areas' order, each cap note under its area's tests and never folded away, a subject said once."""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+
+from autograder.graders import get_assignment
+from autograder.grading.findings import Finding
+from autograder.grading.marking import apply_marking
+from autograder.grading.rendering import rendered
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.outputs.charges import cards
+from autograder.outputs.feedback import feedback_html
+from autograder.outputs.table import render
+from autograder.protocol.said import Said, verbatim
+
+SPEC = get_assignment("weight_tying")
+LEAD = "test_tied_lm_head_is_the_embedding_parameter"
+RELOAD = "TiedEmbeddingLM (after a state_dict reload)"
+FLOAT = "TiedEmbeddingLM (after .to(torch.float64))"
+
+
+def _copied() -> Result:
+    """w01's seven failing tests of exercise 1 (a copied table), in the suite's order, across four areas."""
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+
+    def knock(what: str = "") -> Finding:
+        said = Said("note.gradient_not_checked_not_tied_product", **({"what": what} if what else {}))
+        return Finding(said, waits_on=LEAD)
+
+    failing = {
+        "test_tied_lm_counts_one_table": Finding(
+            Said("diag.tie.copied", what="TiedEmbeddingLM(V=11)"), names="two_tables"
+        ),
+        "test_tied_lm_shared_gradient_is_sum_of_paths": knock(),
+        "test_tied_lm_sgd_step_updates_table_once": knock(),
+        LEAD: copied,
+        "test_tied_lm_tie_survives_state_dict_reload": Finding(
+            Said("diag.tie.copied", what=RELOAD), names="two_tables"
+        ),
+        "test_tied_lm_tie_survives_to_float64": Finding(Said("diag.tie.copied", what=FLOAT), names="two_tables"),
+        "test_tied_lm_float64": knock(FLOAT),
+    }
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in SPEC.scheme.tests.values()
+    ]
+    return rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+
+
+def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
+    shown = _copied().shown_in("en")
+    (card,) = cards(shown)
+    areas = [a.area for a in shown.areas]
+    listed = [shown.test(item["test"]).area for item in card.tests]
+    assert listed == sorted(listed, key=areas.index) and len(set(listed)) == 4, listed  # not the suite's order
+    capped = {shown.test(item["test"]).area: item["cap"] for item in card.tests if item["cap"]}
+    assert set(capped) == {"shape flow", "gradient accumulation"}, capped
+    assert "worth 9 points" in capped["gradient accumulation"] and "fixed cost is 0" in capped["shape flow"]
+    # the terminal: each note right under its area's last test, before the next area's tests
+    console = Console(width=220, record=True, color_system=None)
+    render(_copied(), console=console)
+    text = " ".join(console.export_text().split())
+    order = [text.index(s) for s in ("(shape flow;", "fixed cost is 0", "(parameter counts;", "worth 9 points")]
+    assert order == sorted(order), order
+
+
+def test_no_test_a_cap_note_counts_is_folded_away_and_a_shared_subject_is_said_once():
+    page = feedback_html(_copied(), student="w01", spec=SPEC)
+    card = page.split('class="card"')[1].split("</div>")[0]
+    assert "<details>" not in card and card.count("<li>") == 7, card  # the notes count the last ones listed
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+    assert text.count(f"— checking {FLOAT}") == 1 and text.count("— checking the same as above") == 1
+    assert text.index(f"— checking {FLOAT}") < text.index("— checking the same as above")
+    assert f"— checking {RELOAD}" in text and "— checking TiedEmbeddingLM(V=11)" in text
+
+
+def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_the_page_and_the_notebook():
+    """The rule read "it costs a fixed amount in each area it touches", and a card then said an area charged it
+    nothing: each area sets its cost, 0 in some (a misconception's costs leave areas out), everywhere it is said."""
+    from autograder.outputs.messages_pages import PAGES
+    from scripts.weight_tying_notebook import text_en, text_zh
+
+    assert any(set(m.costs) < set(SPEC.scheme.areas) for m in SPEC.scheme.misconceptions.values())
+    rule = PAGES["page.rule"]
+    said = {
+        "en": "Each graded area sets a fixed cost for it (0 in some areas)",
+        "zh": "每个评分项为它定了一个固定扣分（有的评分项为 0）",
+    }
+    assert said["en"] in rule.en and said["zh"] in rule.zh
+    words = {language: "\n".join(map(str, text.TEXT.values())) for language, text in (("en", text_en), ("zh", text_zh))}
+    notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}
+    assert said["en"] in notebook["en"] and said["zh"].replace(" ", "") in notebook["zh"]
+    assert "In each graded area it touches" not in notebook["en"] + rule.en and "它涉及哪些评分项" not in notebook["zh"]
+
+
+def test_a_subject_the_tests_title_names_already_is_not_said_under_it():
+    """ "TiedEmbeddingLM 转为 float64 后两端仍然共享——检查对象：TiedEmbeddingLM（.to(torch.float64) 之后）" said the
+    case twice: decided from the subject's catalog ids and the case the title names (messages.title_cases)."""
+    after = verbatim("TiedEmbeddingLM") + Said("suite.case.after_float64")
+    failing = {
+        name: Finding(Said("judge.failed_your_code_raised", what=after, text="ValueError: x"))
+        for name in ("test_tied_lm_tie_survives_to_float64", "test_tied_lm_shapes_and_values")
+    }
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in SPEC.scheme.tests.values()
+    ]
+    result = rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+    for language in ("en", "zh"):
+        shown = result.shown_in(language)
+        assert shown.test("x.py::test_tied_lm_tie_survives_to_float64").what == ""
+        assert "float64" in shown.test("x.py::test_tied_lm_shapes_and_values").what  # its title does not say it
