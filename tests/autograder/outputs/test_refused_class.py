@@ -72,4 +72,4 @@ def test_a_hand_in_that_reads_hidden_files_is_named_so_everywhere_a_ta_and_the_s
     page = html.unescape((out / "feedback" / "reader.html").read_text(encoding="utf-8"))
     assert "Your code tried to reach files the grader's sandbox does not show it" in page
     assert "NotImplementedError" not in page and "starter code" not in page and hidden not in page
-    assert "the exercises are still the starter code" in (out / "feedback" / "stub.html").read_text()
+    assert "Blank submission: no code, or only the starter code." in (out / "feedback" / "stub.html").read_text()
