@@ -33,8 +33,12 @@ JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
 # How a graded area's points fall between the exercises (points.area_split).
 AREA_SPLIT = {"both": "练习 1 占 {ex1} 分，练习 2 占 {ex2} 分", "one": "全部在练习 {n}"}
-# A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
-PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出"
+# A practice cell's first lines ({group}: the catalog's name of its group of checks, check.group.*; {key}: the
+# group's key the cell passes to practice(), English in every edition, so the Chinese one says what it is).
+PRACTICE_CHECK = (
+    "练习检查（{group}）：0 分，成绩由隐藏测试给出\n"
+    'practice("{key}", ...) 的第一个参数是这组检查在程序里的名字，保持原样即可'
+)
 # What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
 # matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
 PRINTED = {
