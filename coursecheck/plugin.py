@@ -84,7 +84,8 @@ class Run:
             return ""
         seconds = f"{loaded.clock.step_limit:.0f}" if loaded.clock is not None else "?"
         lines = [self.checks.words.tell("check.budget.cells_stopped", count=len(cells), seconds=seconds)]
-        return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
+        listed = [f"  {loaded.cell(index)}" for index in cells]
+        return "\n".join([*lines, *listed, self.checks.words.tell("check.raised.note")])  # how they are counted
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self._loaded is not None:
