@@ -146,6 +146,11 @@ MESSAGES = {
         "{count} cell(s) raised as your notebook ran: see “{section}” above",
         "另有 {count} 个单元格运行出错，见上面的“{section}”。",
     ),
+    # the same when no check failed: nothing to count them besides
+    "check.raised.told_alone": (
+        "{count} cell(s) raised as your notebook ran: see “{section}” above",
+        "此外，有 {count} 个单元格运行出错，见上面的“{section}”。",
+    ),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
         "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
