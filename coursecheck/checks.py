@@ -138,7 +138,8 @@ class Session:
                 opening = words.opening(failure)
                 mistake = words.mistake(opening)
                 above = self._named.get(self._above(chk)) if mistake else None
-                if opening and (opening in self._told or above == mistake):  # explained above: said short, if it can
+                # explained above (the same message, or the check above named its cause): said short, if it can
+                if opening and (opening in self._told or words.same_mistake(above, mistake)):
                     message = own.without_the_answer(words.again(failure)) or message
                 self._told.add(opening)
                 if mistake:
