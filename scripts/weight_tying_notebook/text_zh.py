@@ -27,16 +27,13 @@ AREA_NAMES = {
     area: area_name(area, "zh")
     for area in ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
 }
-# Markdown renders a line break inside a paragraph as a space, unwanted between Chinese characters: the build
-# joins the wrapped lines.
+# A line break inside a paragraph renders as a space, unwanted between Chinese characters: the build joins lines.
 JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
 # How a graded area's points fall between the exercises (points.area_split).
 AREA_SPLIT = {"both": "练习 1 占 {ex1} 分，练习 2 占 {ex2} 分", "one": "全部在练习 {n}"}
-# A practice cell's first lines ({group}: the catalog's name of its group of checks, check.group.*; {key}: the
-# group's key the cell passes to practice(), English in every edition, so the Chinese one says what it is).
-PRACTICE_CHECK = (
-    "练习检查（{group}）：0 分，成绩由隐藏测试给出\n"
+# A practice cell's first lines ({group}: the catalog's check.group.*; {key}: the English key it gives practice()).
+PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出\n" + (
     'practice("{key}", ...) 的第一个参数是这组检查在程序里的名字，保持原样即可'
 )
 # What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
