@@ -21,9 +21,11 @@ c.Autograde.pre_convert_hook = "autograder.outputs.nbautograde.refuse_autograde"
 
 # Both editions' source folders are built by the kit, never committed: `nbgrader generate_assignment` of a kit
 # assignment stops, naming `python scripts/build_notebook.py`, unless its source folder is what the build makes.
-from autograder.outputs.nbgenerate import built_first  # noqa: E402 - after get_config, as nbgrader reads
+from autograder.outputs.nbgenerate import built_first, released_plain  # noqa: E402 - after get_config, as nbgrader reads
 
 c.GenerateAssignment.pre_convert_hook = built_first(os.path.join(c.CourseDirectory.root, "source"))
+# The built README.md ends with a note to maintainers naming the kit's sources: the released copy leaves it out.
+c.GenerateAssignment.post_convert_hook = released_plain(os.path.join(c.CourseDirectory.root, "release"))
 
 # Feedback shows the graded notebook. Hidden tests must leave no trace in it: the kit's preprocessor
 # replaces the outputs of cells with hidden tests (their tracebacks quote the hidden lines and values) by

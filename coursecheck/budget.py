@@ -70,12 +70,13 @@ class Stop:
     place: str = ""
     line: int = 0
 
-    def words(self, tell: Callable[..., str], key: str, key_at: str) -> str:
-        """Message `key_at`, which names the line, when it is known, else `key` (`tell`: the assignment's)."""
+    def words(self, tell: Callable[..., str], key: str, key_at: str, **more: object) -> str:
+        """Message `key_at`, which names the line, when it is known (with `more` values), else `key` (`tell`: the
+        assignment's)."""
         seconds = seconds_words(self.seconds)
         if not self.line:
             return tell(key, seconds=seconds)
-        return tell(key_at, seconds=seconds, place=self.place, line=self.line)
+        return tell(key_at, seconds=seconds, place=self.place, line=self.line, **more)
 
 
 def _running_line(stopped: BaseException, words: Words) -> tuple[str, int]:

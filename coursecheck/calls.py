@@ -37,14 +37,7 @@ class Calls:
             key, params = "checkfail.not_implemented", {"what": stub}
         except Exception as error:  # the student's bug: name it in one line
             first = str(error).strip().splitlines()[0][:300] if str(error).strip() else ""
-            where = self._where(error)
-            key = (
-                "checkfail.raised_in_cell"
-                if "place" in where
-                else "checkfail.raised_in_file"
-                if where
-                else "checkfail.raised"
-            )
+            key, where = self._where(error)
             params = {"what": what, "error": type(error).__name__, "message": first, **where}
         raise self.failed(key, **params)  # outside the except block: no "During handling of ..." chain
 
@@ -58,10 +51,11 @@ class Calls:
         """A Failed of the catalog's message `key`: in the student's language, its English kept for the checks."""
         return Failed(self.words.tell(key, **params), key, params, self.words.render(key, "en", **params))
 
-    def _where(self, error: BaseException) -> dict:
-        """{"place": "cell 17 (in “...”, starting “...”)", "line": 4} for the deepest frame of the student's own
-        code: a cell the self-check ran, or one the notebook's kernel ran (a practice cell: "the cell marked [5]
-        ...", never IPython's file name for it); {"file": ..., "line": ...} for a file; {} for none."""
+    def _where(self, error: BaseException) -> tuple[str, dict]:
+        """The message naming the deepest frame of the student's own code, and its values: a cell the self-check
+        ran ({"place": "cell 17 (in “...”, starting “...”)", "line": 4, "note": how cells are counted}), one the
+        notebook's kernel ran (a practice cell: "the cell marked [5] ...", never IPython's file name for it; no
+        note), a file ({"file": ..., "line": ...}), or none ({})."""
         frames = [
             f
             for f in traceback.extract_tb(error.__traceback__)
@@ -69,10 +63,17 @@ class Calls:
             and not any(library in f.filename.replace(os.sep, "/") for library in self._libraries)
         ]
         if not frames:
-            return {}
+            return "checkfail.raised", {}
         last = frames[-1]
         place = cell_at(last.filename)
-        named = self.words.cell_name(place) if place is not None else self.words.kernel_cell(last.filename)
+        if place is not None:  # named by its number: the note says how cells are counted
+            note = self.words.catalog.Said("check.raised.note")
+            return "checkfail.raised_in_counted_cell", {
+                "place": self.words.cell_name(place),
+                "line": last.lineno,
+                "note": note,
+            }
+        named = self.words.kernel_cell(last.filename)
         if named:
-            return {"place": named, "line": last.lineno}
-        return {"file": os.path.basename(last.filename), "line": last.lineno}
+            return "checkfail.raised_in_cell", {"place": named, "line": last.lineno}
+        return "checkfail.raised_in_file", {"file": os.path.basename(last.filename), "line": last.lineno}

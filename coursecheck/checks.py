@@ -128,7 +128,9 @@ class Session:
                 stopped = self._within(chk, cls)
                 if stopped is None:
                     return Outcome(PASSED)
-                message = stopped.words(words.tell, "check.budget.check", "check.budget.check_at")
+                # the cell it names is counted as the note says: the check's message is read on its own
+                note = words.catalog.Said("check.raised.note")
+                message = stopped.words(words.tell, "check.budget.check", "check.budget.check_at", note=note)
             except Failed as failure:
                 message = own.without_the_answer(str(failure))
                 if failure.key == "checkfail.not_implemented":  # the starter code: not written yet, no mistake
@@ -136,7 +138,8 @@ class Session:
                 opening = words.opening(failure)
                 mistake = words.mistake(opening)
                 above = self._named.get(self._above(chk)) if mistake else None
-                if opening and (opening in self._told or above == mistake):  # explained above: said short, if it can
+                # explained above (the same message, or the check above named its cause): said short, if it can
+                if opening and (opening in self._told or words.same_mistake(above, mistake)):
                     message = own.without_the_answer(words.again(failure)) or message
                 self._told.add(opening)
                 if mistake:

@@ -102,9 +102,9 @@ MESSAGES = {
     ),
     "check.budget.check_at": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return; it was running "
-        "line {line} of {place} (an endless loop?)",
+        "line {line} of {place} (an endless loop?) {note}",
         "这项检查运行了 {seconds} 秒仍未结束，被终止了（自检给每项检查 {seconds} 秒）：你的代码一直没有返回，"
-        "当时正在运行{place}的第 {line} 行，是不是那里有死循环？",
+        "当时正在运行{place}的第 {line} 行{note}，是不是那里有死循环？",
     ),
     "check.budget.check": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return (an endless "
@@ -145,6 +145,11 @@ MESSAGES = {
     "check.raised.told": (
         "{count} cell(s) raised as your notebook ran: see “{section}” above",
         "另有 {count} 个单元格运行出错，见上面的“{section}”。",
+    ),
+    # the same when no check failed: nothing to count them besides
+    "check.raised.told_alone": (
+        "{count} cell(s) raised as your notebook ran: see “{section}” above",
+        "此外，有 {count} 个单元格运行出错，见上面的“{section}”。",
     ),
     "check.raised.note": (
         "(cells count from 1, markdown included)",
@@ -196,6 +201,11 @@ MESSAGES = {
     "checkfail.raised_in_cell": (
         "{what} raised {error} (line {line} of {place}): “{message}”",
         "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行",
+    ),
+    # the same, in a cell the self-check ran, named by its number: how cells are counted follows
+    "checkfail.raised_in_counted_cell": (
+        "{what} raised {error} (line {line} of {place}): “{message}” {note}",
+        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行{note}",
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",

@@ -84,7 +84,8 @@ class Run:
             return ""
         seconds = f"{loaded.clock.step_limit:.0f}" if loaded.clock is not None else "?"
         lines = [self.checks.words.tell("check.budget.cells_stopped", count=len(cells), seconds=seconds)]
-        return "\n".join(lines + [f"  {loaded.cell(index)}" for index in cells])
+        listed = [f"  {loaded.cell(index)}" for index in cells]
+        return "\n".join([*lines, *listed, self.checks.words.tell("check.raised.note")])  # how they are counted
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus, config) -> None:
         if self._loaded is not None:
@@ -93,13 +94,15 @@ class Run:
             counted = self.checks.words.language() == "en"
             _tally(terminalreporter, self.checks.words.render, self.raised, counted=counted)
 
-    def told(self) -> str:
+    def told(self, failed: bool) -> str:
         """The cells that raised, counted in the edition's words for the line above pytest's last one ("" in
-        English, and when none raised: that line counts them in English)."""
+        English, and when none raised: that line counts them in English); `failed`: a test failed too, so they
+        come besides those failures."""
         words, raised = self.checks.words, self.raised
         if not raised or words.language() == "en":
             return ""
-        return words.tell("check.raised.told", count=len(raised), section=words.tell("check.raised.section"))
+        key = "check.raised.told" if failed else "check.raised.told_alone"
+        return words.tell(key, count=len(raised), section=words.tell("check.raised.section"))
 
     def _summary(self, terminalreporter, config) -> list[int]:
         """The summary's sections; the cells that raised (not stopped at their time budget), for pytest's last
@@ -173,7 +176,9 @@ class _Told:
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_terminal_summary(self, terminalreporter):
         result = yield
-        if line := self.run.told():
+        if line := self.run.told(
+            failed=bool(terminalreporter.stats.get("failed") or terminalreporter.stats.get("error"))
+        ):
             terminalreporter.write_line(line)
         return result
 

@@ -74,6 +74,13 @@ class Words:
         """The misconception the catalog's message `key` names ("two_tables"), "" for none."""
         return getattr(self.catalog.CATALOG.get(key), "names", None) or ""
 
+    def same_mistake(self, above: str | None, mistake: str) -> bool:
+        """A failure naming misconception `mistake` under a check whose failure named `above` says the same mistake:
+        the same one, or one `above` explains (the catalog's ``COVERS``, the marking scheme's: a tie made in
+        forward leaves a built model two tables)."""
+        covers = getattr(self.catalog, "COVERS", {})  # a release's catalog built before it had none
+        return bool(mistake) and (above == mistake or mistake in covers.get(above or "", ()))
+
     def again(self, failure) -> str:
         """A failure said short, for a check that fails as one above did (whose message said it in full): its
         opening message's ``<id>.again``, with the same values and what follows it; "" when the catalog has none."""

@@ -54,14 +54,17 @@ def check(editions: dict, cells: list) -> None:
 
 def code(cell, edition, group_name: Callable[[str, str], str] | None = None) -> str:
     """`cell`'s code in the edition's words: each "{{key}}" literal filled from ``PRINTED``, a practice cell's
-    first line from ``PRACTICE_CHECK`` (its group named by ``group_name(group, language)``: the grader's
-    catalog), its comments and docstrings from ``COMMENTS`` (comments.py)."""
+    first lines from ``PRACTICE_CHECK`` (its group named by ``group_name(group, language)``: the grader's
+    catalog; ``{key}`` the group's key as the cell passes it; each line a comment), its comments and
+    docstrings from ``COMMENTS`` (comments.py)."""
     source = cell.source
     if cell.group:
         if group_name is None:
             raise ValueError(f"a practice cell of group {cell.group!r} needs group_name: the build gives it")
         group = group_name(cell.group, edition.LANGUAGE)
-        source = source.replace(PRACTICE_LINE, "# " + edition.PRACTICE_CHECK.format(group=group), 1)
+        # {key}: the group's key as the cell passes it to practice(), for an edition whose name differs from it
+        lines = edition.PRACTICE_CHECK.format(group=group, key=cell.group).splitlines()
+        source = source.replace(PRACTICE_LINE, "\n".join("# " + line for line in lines), 1)
 
     def words(match: re.Match) -> str:
         f, key = match.groups()

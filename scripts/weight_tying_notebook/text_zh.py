@@ -27,14 +27,15 @@ AREA_NAMES = {
     area: area_name(area, "zh")
     for area in ("parameter identity", "shape flow", "parameter counts", "gradient accumulation", "argmax generation")
 }
-# Markdown renders a line break inside a paragraph as a space, unwanted between Chinese characters: the build
-# joins the wrapped lines.
+# A line break inside a paragraph renders as a space, unwanted between Chinese characters: the build joins lines.
 JOIN_WRAPPED_LINES = True
 TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
 # How a graded area's points fall between the exercises (points.area_split).
 AREA_SPLIT = {"both": "练习 1 占 {ex1} 分，练习 2 占 {ex2} 分", "one": "全部在练习 {n}"}
-# A practice cell's first line ({group}: the catalog's name of its group of checks, check.group.*).
-PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出"
+# A practice cell's first lines ({group}: the catalog's check.group.*; {key}: the English key it gives practice()).
+PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出\n" + (
+    'practice("{key}", ...) 的第一个参数是这组检查在程序里的名字，保持原样即可'
+)
 # What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
 # matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
 PRINTED = {
@@ -147,7 +148,7 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
   运行，不运行练习检查单元格，也不运行你没有改动过、你的代码也用不到的演示单元格（示例、图、第 10 节
   “动手试试”）。检查不通过时，它会指出是哪种常见错误、该重读哪一节。关于自检，还有四点：
   - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。
-  - 演示单元格即使用你的代码会出错，自检和评分程序也不运行、不报告它；你只需修改检查指出的问题。
+  - 即使演示单元格在调用你的代码时会出错，自检和评分程序也不运行、不报告它；你只需修改检查指出的问题。
     你改动过的演示单元格则照常运行，出了错两者都会报告，自检输出的末尾也会写明有几个单元格出错。
   - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查（多半是死循环）会被终止，并指出是哪一个；整个自检
     最多运行 {{run_minutes}} 分钟。

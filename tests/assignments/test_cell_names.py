@@ -94,6 +94,8 @@ def test_a_raise_inside_a_check_is_at_the_cell_the_grader_numbers(checks, tmp_pa
     path = _notebook(tmp_path, language, edit)
     outcome = checks.SELF_CHECK.load(path).session.outcome("test_tied_forward_returns_logits")
     assert EXERCISE_1[language] in outcome.message, outcome.message
+    # issue 48: a cell's number comes with how cells are counted, here as in the list of cells that raised
+    assert checks.tell("check.raised.note") in outcome.message, outcome.message
     line = next(n for n in (int(w) for w in outcome.message.replace("，", " ").split() if w.isdigit()) if n < 15)
 
     namespace = load_notebook(path).namespace  # as the runner loads it
@@ -149,4 +151,5 @@ def test_a_practice_cells_error_names_the_cell_jupyter_shows_never_ipythons_file
         "zh": f"出错的位置：左侧标着 [2] 的单元格（以“class TiedEmbeddingLM(nn.Module):”开头），第 {line} 行",
     }[language]
     assert named in out, out[-3000:]
+    assert SELF_CHECK_WORDS["check.raised.note"][language == "zh"] not in out  # Jupyter's [2]: no count to explain
     assert "ipykernel" not in out and ".py, line" not in out and "位于" not in out, out[-3000:]

@@ -127,6 +127,18 @@ def test_each_release_holds_exactly_the_student_files(releases, course, language
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_released_readme_ends_with_the_students_steps_not_the_builds_note(releases, course, language):
+    """Issue 48: the source folder's README ends with a note to maintainers naming the kit's scripts; the course's
+    post-convert hook leaves it out of what students get, and nothing else."""
+    folder = releases[language]
+    source = (course / "source" / folder.name / "README.md").read_text(encoding="utf-8")
+    released = (folder / "README.md").read_text(encoding="utf-8")
+    assert "scripts/build_notebook.py" in source.rstrip().rpartition("\n")[2]
+    assert "<!--" not in released and "scripts/" not in released
+    assert source.startswith(released.rstrip("\n")) and len(source) - len(released) < 200
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
 def test_a_release_holds_no_solution(releases, source_nb, language):
     released = (releases[language] / "weight_tying.ipynb").read_text()
     secret = {

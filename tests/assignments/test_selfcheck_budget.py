@@ -18,6 +18,7 @@ import time
 import pytest
 
 from autograder.graders.kit import COURSE_DIR
+from coursecheck.messages import MESSAGES
 
 EDITIONS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 TRY_IT = "torch.manual_seed(0)\nmodel = MiniGPTWithWeightTying"  # the try-it cell's first lines, both editions
@@ -87,6 +88,8 @@ def test_an_endless_try_it_cell_fails_the_self_check_naming_the_cell_and_is_stop
     assert proc.returncode == 1, out[-3000:]
     assert "test_every_cell_finishes_in_time" in out and "1 failed" in out and "16 passed" in out, out[-3000:]
     assert TRY_IT_NAME[language] in out, out[-3000:]
+    note = MESSAGES["check.raised.note"][language == "zh"]  # issue 48: the listed cells, how they are counted
+    assert f"  {TRY_IT_NAME[language]}\n{note}\n" in out, out[-3000:]
     line = re.search(LINE_OF[language] + (re.escape(TRY_IT_NAME[language]) if language == "en" else ""), out)
     assert line and int(line.group(1)) in _loop_lines(edited["source"]), out[-3000:]  # the line that loops
     assert "TimeBudgetExceeded" not in out  # the self-check's own words, never shown as the student's exception
@@ -112,6 +115,7 @@ def test_an_endless_generate_fails_its_check_naming_the_line_and_the_other_check
     # issue 45: the message named the check, not the line that loops
     line = re.search(r"it was running line (\d+) of cell \d+ \(in “[^”]+”, starting “class MiniGPTWithWeightTying", out)
     assert line and int(line.group(1)) in _loop_lines(edited["source"]), out[-3000:]
+    assert "(an endless loop?) (cells count from 1, markdown included)" in out, out[-3000:]  # issue 48
     assert "1 failed, 13 passed, 3 skipped" in out  # the checks that wait for it are not checked: nothing hangs
 
 

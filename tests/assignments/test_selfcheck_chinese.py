@@ -193,3 +193,33 @@ def test_a_parameter_count_under_the_tie_check_that_named_its_cause_says_so(
     assert message.startswith(same) and hedge not in message and "(V, D)" in message, message
     alone = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome(count).message
     assert same not in alone and hedge in alone, alone
+
+
+FORWARD = "        x = self.token_embed(input_ids)"
+
+
+@pytest.mark.parametrize(
+    "language, same, hedge",
+    [
+        ("en", "the same mistake as the check above: ", "copied table or untied head"),
+        ("zh", "与上一项是同一个错误：", "可能是"),
+    ],
+)
+@pytest.mark.parametrize(
+    "tie, in_forward",
+    [("pass", f"        {TIE}\n"), ("self.lm_head.weight = nn.Parameter(self.token_embed.weight)", "")],
+)  # the tie made in forward; one storage, two Parameters: each leaves a built model two Parameters of (V, D)
+def test_a_parameter_count_under_a_tie_check_whose_cause_explains_a_second_table_says_so(
+    checks, solution_source, monkeypatch, language, same, hedge, tie, in_forward
+):
+    """Issue 48, round 14: under the tie check that named the tie made in forward (w09), the count check still
+    hedged between a copy and an untied head. The marking scheme's ``covers`` (that cause explains a second
+    table), released as the catalog's COVERS, makes it the same mistake."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    source = solution_source.replace(TIE, tie, 1).replace(FORWARD, in_forward + FORWARD, 1)
+    cls = exec_source(source, "submission.py").namespace["TiedEmbeddingLM"]
+    session = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls})
+    tie_check = session.outcome("test_tied_head_is_the_embedding_parameter")
+    assert not tie_check.passed and hedge not in tie_check.message, tie_check.message
+    message = session.outcome("test_tied_holds_one_table_and_no_bias").message
+    assert message.startswith(same) and hedge not in message and "(V, D)" in message, message

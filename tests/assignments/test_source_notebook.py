@@ -59,9 +59,13 @@ def test_the_built_files_equal_a_fresh_build(build_script):
 
 
 def _code_shape(source: str) -> list[tuple[int, str]]:
-    """A code cell's tokens with its string literals and comments blanked: what the editions share."""
+    """A code cell's tokens with its string literals blanked, its comments left out (an edition may say more in
+    them: the Chinese practice cells name the checks' key): what the editions share."""
     tokens = tokenize.generate_tokens(io.StringIO(source).readline)
-    return [(t.type, t.string if t.type not in (tokenize.STRING, tokenize.COMMENT) else "") for t in tokens]
+    kept = [
+        t for t in tokens if t.type != tokenize.COMMENT and not (t.type == tokenize.NL and t.line.lstrip()[:1] == "#")
+    ]
+    return [(t.type, t.string if t.type != tokenize.STRING else "") for t in kept]
 
 
 def _shared_metadata(cell) -> dict:
@@ -280,6 +284,17 @@ def test_practice_cells_say_they_are_worth_nothing_and_carry_no_internal_comment
             assert first.startswith(opens) and worth in first
             assert "stderr" not in cell.source and "warnings" not in cell.source
             assert "lm_head.weight = " not in cell.source  # the answer is not printed in a check
+
+
+def test_a_chinese_practice_cell_says_its_english_key_is_the_checks_own_name(notebooks):
+    keys = 0
+    for cell in notebooks["zh"].cells:
+        if _nbgrader(cell).get("grade"):
+            key = re.search(r'^practice\("([^"]+)"', cell.source, re.M).group(1)
+            second = cell.source.splitlines()[1]
+            assert second.startswith(f'# practice("{key}", ...) 的第一个参数是') and "保持原样" in second, second
+            keys += 1
+    assert keys == len(PRACTICE)
 
 
 def _suite_points() -> list[tuple[str, float, str]]:

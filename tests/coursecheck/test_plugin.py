@@ -121,10 +121,13 @@ def test_a_cell_that_raised_is_counted_in_pytests_last_line_and_in_the_editions_
     counted = {"en": True, "zh": False}[language]  # pytest's English line counts it only where no line above does
     assert [cell.count_towards_summary for cell in said.stats["cell raised"]] == [counted], said.stats
     assert said.fullwidth == 80
-    told = {"en": "", "zh": "另有 1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"}
-    assert said.run.told() == told[language]
+    section = "见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"
+    # issue 48: "另有" (besides) said the cell came besides failures when every check passed
+    alone = {"en": "", "zh": "此外，有 1 个单元格运行出错，" + section}
+    besides = {"en": "", "zh": "另有 1 个单元格运行出错，" + section}
+    assert said.run.told(failed=False) == alone[language] and said.run.told(failed=True) == besides[language]
     fine = _summarised(selftest, tmp_path, "    return a + b")
-    assert list(fine.stats) == ["passed"] and fine.fullwidth == 80 and fine.run.told() == ""
+    assert list(fine.stats) == ["passed"] and fine.fullwidth == 80 and fine.run.told(failed=False) == ""
 
 
 def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release, tmp_path):
@@ -134,16 +137,23 @@ def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release
     import sys
 
     folder = shutil.copytree(selftest_release, tmp_path / "selftest")
-    (folder / "answer.py").write_text(
-        "import torch\n\n\ndef add(a, b):\n    return a + b\n\n\n# %%\nraise ValueError('a demo')\n", "utf-8"
-    )
     env = {**os.environ, "SELFTEST_LANG": "zh", "SELFTEST_SUBMISSION": "answer.py", "COLUMNS": "100"}
-    ran = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"], cwd=folder, env=env, capture_output=True, text=True
-    )
-    lines = ran.stdout.rstrip().splitlines()
-    assert lines[-2] == "另有 1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。", ran.stdout
-    assert " passed" in lines[-1] and "cell raised" not in lines[-1] and "个单元格出错" not in lines[-1], ran.stdout
+    section = "1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"
+    for body, opens in (("a + b", "此外，有 "), ("a - b", "另有 ")):  # every check passed; one failed besides
+        (folder / "answer.py").write_text(
+            f"import torch\n\n\ndef add(a, b):\n    return {body}\n\n\n# %%\nraise ValueError('a demo')\n", "utf-8"
+        )
+        ran = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:xdist"],
+            cwd=folder,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        lines = ran.stdout.rstrip().splitlines()
+        assert lines[-2] == opens + section, ran.stdout
+        assert "cell raised" not in lines[-1] and "个单元格出错" not in lines[-1], ran.stdout
+        assert (" failed" in lines[-1]) == (body == "a - b") and " passed" in lines[-1], ran.stdout
 
 
 @pytest.mark.parametrize(
