@@ -76,8 +76,8 @@ REPORT = {
     "report.median_limit_none_slow": Message(
         "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it, or taking twice"
         " the median or longer, is worth a look; there is none this time.",
-        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限或达到中位数两倍的提交值得检查；"
-        "本次没有这样的提交。",
+        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，"
+        "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
     "report.sentences": Message(" ", ""),
