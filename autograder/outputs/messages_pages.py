@@ -58,7 +58,6 @@ PAGES = {
     "page.refused_more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "page.refused_list": Message(", ", "、"),
     "page.refused_sep": Message("; ", "；"),
-    "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
     # the terminal's line per area for a card of tests that could not run (a syntax error): "3 个测试，扣 12 分"
     "page.area_tests_lost": Message("{area}: {tests}, −{lost}", "{area}：{tests}，扣 {lost} 分"),
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),

@@ -64,7 +64,7 @@ def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
     console = Console(width=220, record=True, color_system=None)
     render(_copied(), console=console)
     text = " ".join(console.export_text().split())
-    order = [text.index(s) for s in ("(shape flow;", "fixed cost is 0", "(parameter counts;", "worth 9 points")]
+    order = [text.index(s) for s in ("(shape flow,", "fixed cost is 0", "(parameter counts,", "worth 9 points")]
     assert order == sorted(order), order
 
 
