@@ -180,7 +180,8 @@ def feedback_context(
         numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
         if numbered is not None:
             numbered["note"] = _note(kind, lang, [])
-    passed = said.passed
+    order = {a.area: n for n, a in enumerate(said.areas)}  # the areas' order, as the area table lists them
+    passed = sorted(said.passed, key=lambda t: order.get(t.area, len(order)))  # stable: the suite's within one
     context.update(
         # the starter code's paragraph only when the judge said every failure is the starter code's own exception
         starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),

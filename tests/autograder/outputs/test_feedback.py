@@ -375,3 +375,19 @@ def test_a_chinese_page_names_the_usual_chinese_fonts_before_system_ui():
     chinese = ["PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC"]
     assert [f for f in fonts if f in chinese] == chinese
     assert fonts.index("Source Han Sans SC") < fonts.index("system-ui")
+
+
+def test_the_passed_tests_are_listed_in_the_areas_order_as_the_area_table_lists_them(monkeypatch):
+    """Review round 14: "已通过" listed 参数量 → 贪心生成 → 梯度 → 共享 → 形状 (the run's files' order), an order
+    nothing else on the page uses: the passed tests follow the areas' order (the area table's)."""
+    from autograder.grading.shown import Shown
+    from autograder.outputs.feedback import feedback_context
+
+    # a run reports its tests in its files' order, not the areas': here, the suite's backwards
+    monkeypatch.setattr(Shown, "passed", property(lambda self: [t for t in reversed(self.tests) if t.passed]))
+    result = _copied("zh")
+    shown = result.shown_in("zh")
+    areas = [a.name for a in shown.areas]
+    assert [t.area_name for t in shown.passed] != sorted((t.area_name for t in shown.passed), key=areas.index)
+    listed = [t["area"] for t in feedback_context(result, student="s", spec=SPEC)["passed"]]
+    assert len(set(listed)) > 2 and listed == sorted(listed, key=areas.index), listed
