@@ -80,7 +80,7 @@ REPORT = {
         "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
-    "report.sentences": Message(" ", ""),
+    "report.two_sentences": Message("{first} {second}", "{first}{second}"),
     "report.no_timings": Message("No timings recorded.", "没有记录评分用时。"),
     "report.students": Message("Students", "各学生成绩"),
     "report.no_students": Message("No students in this run.", "这次评分没有学生。"),

@@ -297,7 +297,7 @@ def _timing(median: float | None, view: ClassView, w: dict[str, str], slow: bool
         if not slow and runs and all(_far_from_limit(result) for result in timed):
             return w["median_limit_none_slow"].format(seconds=seconds, limit=limit)
         said = w["median_limit"].format(seconds=seconds, limit=limit)
-    return said if slow else w["sentences"].join((said, w["none_slow"]))
+    return said if slow else w["two_sentences"].format(first=said, second=w["none_slow"])
 
 
 def _far_from_limit(result) -> bool:
