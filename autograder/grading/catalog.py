@@ -200,7 +200,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.cap.none": (
         "In “{area}” this mistake's fixed cost is 0, so the tests of that area above lose nothing for it, though"
         " they fail because of it (it is charged in its other areas)",
-        "这个错误在“{area}”一项的固定扣分为 0，所以上面属于这一项的测试虽因它失败，也不扣分（它在其他评分项中扣分）",
+        "这个错误在“{area}”一项的固定扣分为 0，所以上面属于这一项的测试虽然因这个错误而失败，"
+        "但不扣分（它在其他评分项中扣分）",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

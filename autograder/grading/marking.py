@@ -302,14 +302,12 @@ def part_of(test, cause: str, scheme: Scheme | None) -> Part | None:
 
 
 def costs_nothing(test, cause: str, scheme: Scheme | None) -> bool:
-    """Whether marked, failed `test`, listed under misconception `cause`'s charge, truly costs nothing: it names a
-    misconception (it is no knock-on, which the charge covers) in an area where `cause` costs nothing, and no
-    charge takes any of its points. False for a test the charge covers: one whose area's cost other tests carry."""
+    """Whether marked, failed `test`, listed under misconception `cause`'s charge, truly costs nothing: `cause`
+    costs nothing in its area (the card's note says the area's fixed cost is 0) and no charge takes any of its
+    points, whether it names `cause` or is a knock-on behind it. False for a test the charge covers: one whose
+    area's cost other tests carry ("not charged separately")."""
     part = part_of(test, cause, scheme)
-    if part is None or part.cap > 0 or part.others or part.free < test.points:
-        return False
-    finding = test.finding
-    return finding is not None and any(m in scheme.misconceptions for m in finding.shown)
+    return part is not None and part.cap == 0 and not part.others and part.free >= test.points
 
 
 def scheme_markdown(scheme: Scheme, title: Callable[[str, str], str]) -> str:

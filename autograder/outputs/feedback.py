@@ -21,7 +21,15 @@ from autograder.outputs.atomic import write_text
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
-from autograder.outputs.wording import after_penalty, cost_words, late_line, mistake_charged, page_words, run_state
+from autograder.outputs.wording import (
+    after_penalty,
+    cards_words,
+    late_line,
+    mistake_charged,
+    page_words,
+    points_words,
+    run_state,
+)
 
 __all__ = ["write_feedback", "feedback_html", "feedback_context"]
 
@@ -29,12 +37,7 @@ _NUMBERED = re.compile(r"\b(?:cell|part) \d|第 \d+ (?:个单元格|部分)")  #
 _SHOWN = 6  # tests listed in a card before the rest fold away
 
 
-def _points(value: float, w: dict[str, str]) -> str:
-    return f"{number(value)} {w['point'] if value == 1 else w['points']}"
-
-
-def _item(item: dict, w: dict[str, str]) -> dict:
-    points = cost_words(item, w)
+def _item(item: dict, points: str, w: dict[str, str]) -> dict:
     return {
         "name": item["name"],
         "area": item["area"],
@@ -46,8 +49,9 @@ def _item(item: dict, w: dict[str, str]) -> dict:
     }
 
 
-def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
-    items = [_item(item, w) for item in card.tests]
+def _card(card: Card, language: str, stopped: str) -> dict:
+    w, ((costs, test_costs),) = cards_words([card], language)
+    items = [_item(item, points, w) for item, points in zip(card.tests, test_costs, strict=True)]
     if len(items) > 1 and len({item["what"] for item in card.tests}) == 1:  # the same subject under every test
         for item in items:  # says nothing the card's message does not: "——检查对象：X.generate" five times
             item["checking"] = ""
@@ -61,8 +65,6 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
             item["checking"] = w["checking_same"]
         before = test["what"]
     shown, folded = _fold(items)
-    over = w["over_tests"].format(n=len(items)) if len(items) > 1 else ""
-    once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
     # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
     reason = w["timeout_card"].format(where=stopped) if stopped and card.kind == "owed" else card.message
     return {
@@ -70,7 +72,7 @@ def _card(card: Card, w: dict[str, str], stopped: str) -> dict:
         # a message shown in full above is not repeated: the card says whose it is
         "reason": w["same_message"].format(title=card.same_as) if card.same_as else reason,
         "points": number(card.points),  # data-points: what the card costs, for a machine to add up
-        "costs": w["costs"].format(points=_points(card.points, w), over=over, once=once),
+        "costs": costs,
         "shown": shown,
         "folded": folded,
         "more": w["more_tests"].format(n=len(folded)),
@@ -168,7 +170,7 @@ def feedback_context(
         context.update(blank=list(said.run_lines))
         return context
     failing = result.failing()
-    shown_cards = [_card(card, w, said.stopped) for card in cards(said)]
+    shown_cards = [_card(card, lang, said.stopped) for card in cards(said)]
     # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
     # again below
     lines = [] if state == "ok" and len(said.run_lines) == 1 else list(said.run_lines)
@@ -178,7 +180,8 @@ def feedback_context(
         numbered = next((c for c in shown_cards if _NUMBERED.search(c["reason"])), None)
         if numbered is not None:
             numbered["note"] = _note(kind, lang, [])
-    passed = said.passed
+    order = {a.area: n for n, a in enumerate(said.areas)}  # the areas' order, as the area table lists them
+    passed = sorted(said.passed, key=lambda t: order.get(t.area, len(order)))  # stable: the suite's within one
     context.update(
         # the starter code's paragraph only when the judge said every failure is the starter code's own exception
         starter=result.score == 0 and bool(failing) and all(t.finding.starter for t in failing),
@@ -189,7 +192,9 @@ def feedback_context(
         # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
         rule=w["rule"] if mistake_charged(failing) else "",
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
-        lost=w["lost_total"].format(points=_points(round(result.max_score - result.score, 6), w)) if failing else "",
+        lost=w["lost_total"].format(points=points_words(round(result.max_score - result.score, 6), w))
+        if failing
+        else "",
         cards=shown_cards,
         # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest
         # (the cells that raised, where it stopped) a list under it

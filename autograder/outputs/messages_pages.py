@@ -58,7 +58,6 @@ PAGES = {
     "page.refused_more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "page.refused_list": Message(", ", "、"),
     "page.refused_sep": Message("; ", "；"),
-    "page.item_area_cost": Message(" ({area}; {cost})", "（{area}；{cost}）"),  # the terminal's test line
     # the terminal's line per area for a card of tests that could not run (a syntax error): "3 个测试，扣 12 分"
     "page.area_tests_lost": Message("{area}: {tests}, −{lost}", "{area}：{tests}，扣 {lost} 分"),
     "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
@@ -135,12 +134,12 @@ PAGES = {
     ),
     # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
-        "How the marks are given: a common mistake is charged once within the same exercise. Each graded area sets"
-        " a fixed cost for it (0 in some areas); it costs that amount in the area, never more than the points of"
-        " the tests that fail there because of it, and those tests cost nothing more one by one. A test that fails"
-        " for any other reason costs its own points.",
-        "评分规则：同一种常见错误在一道练习中只算一次：每个评分项为它定了一个固定扣分（有的评分项为 0），"
-        "在该项里扣这个分数，但不超过该项里因这个错误而失败的测试的分值总和；这些测试不再逐个扣分。"
+        "How the marks are given: a common mistake is charged once within the same exercise. For each common"
+        " mistake, every graded area sets a fixed cost (it may be 0): the tests of that area that fail because of it"
+        " cost nothing one by one, only that fixed cost, and at most the sum of their points. A test that fails for"
+        " any other reason costs its own points.",
+        "评分规则：同一种常见错误在一道练习中只算一次。对每种常见错误，每个评分项都规定了一个固定扣分（可以是 0）："
+        "该项里因这个错误而失败的测试不再逐个扣分，只扣这个固定分数，但最多扣到这些测试的分值之和。"
         "因其他原因失败的测试照常扣分。",
     ),
     "page.point": Message(

@@ -72,6 +72,15 @@ REPORT = {
         "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it is worth a look.",
         "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限的提交值得检查。",
     ),
+    # the same, where no submission took twice the median and every run took at most half its limit
+    "report.median_limit_none_slow": Message(
+        "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it, or taking twice"
+        " the median or longer, is worth a look; there is none this time.",
+        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，"
+        "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。",
+    ),
+    # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
+    "report.two_sentences": Message("{first} {second}", "{first}{second}"),
     "report.no_timings": Message("No timings recorded.", "没有记录评分用时。"),
     "report.students": Message("Students", "各学生成绩"),
     "report.no_students": Message("No students in this run.", "这次评分没有学生。"),

@@ -45,7 +45,7 @@ SIMILAR = {
     "report.similar.none": Message(
         "No two hand-ins are alike up to the threshold.", "没有哪两份提交的相似度达到阈值。"
     ),
-    "report.similar.noted": Message("Not compared, or compared with a note", "未参与比较或附有说明的提交"),
+    "report.similar.noted": Message("Not compared, or compared with a note", "未参与比较的提交及说明"),
     "report.similar.name_alike": Message("a name drawn like {names}", "名字与 {names} 写法相同"),
     "report.similar.colon": Message(": ", "："),  # a hand-in, then what is said of it
     "report.similar.detail": Message(" ({detail})", "（{detail}）"),

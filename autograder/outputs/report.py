@@ -272,7 +272,7 @@ def report_html(
         area_rates=[{**a, "area": name(a["area"])} for a in area_rates(view, spec)],
         misconceptions=misconceptions(view, language),
         test_rates=[{**t, "test": name(t["test"]), "area": name(t["area"])} for t in test_rates(view)],
-        timing=_timing(median, view, w),
+        timing=_timing(median, view, w, slow=bool(slow)),
         slowest=slow,
         students=_students(view, spec, first_lines, language),
         failed=failed or {},
@@ -280,17 +280,30 @@ def report_html(
     )
 
 
-def _timing(median: float | None, view: ClassView, w: dict[str, str]) -> str:
-    """The median grading time, and the wall-time limit the runs were measured against (each distinct one)."""
+def _timing(median: float | None, view: ClassView, w: dict[str, str], slow: bool) -> str:
+    """The median grading time, and the wall-time limit the runs were measured against (each distinct one); with
+    no submission at twice the median (`slow` False), that said too: in one sentence with the limit's yardstick
+    when every run took at most half its limit (none near it), else as a sentence of its own."""
     if median is None:
         return ""
     seconds = f"{median:.1f}"
     runs = [r.result.run for r in view.rows if r.result is not None and r.result.run is not None]
     limits = sorted({run.limit for run in runs if isinstance(run.limit, int | float) and run.limit > 0})
     if not limits:
-        return w["median"].format(seconds=seconds)
-    limit = w["list"].join(w["seconds"].format(seconds=f"{value:g}") for value in limits)
-    return w["median_limit"].format(seconds=seconds, limit=limit)
+        said = w["median"].format(seconds=seconds)
+    else:
+        limit = w["list"].join(w["seconds"].format(seconds=f"{value:g}") for value in limits)
+        timed = [r.result for r in view.rows if r.result is not None and r.result.execution_time is not None]
+        if not slow and runs and all(_far_from_limit(result) for result in timed):
+            return w["median_limit_none_slow"].format(seconds=seconds, limit=limit)
+        said = w["median_limit"].format(seconds=seconds, limit=limit)
+    return said if slow else w["two_sentences"].format(first=said, second=w["none_slow"])
+
+
+def _far_from_limit(result) -> bool:
+    """Whether `result` ran for at most half its run's wall-time limit (False when the limit is not known)."""
+    limit = result.run.limit if result.run is not None else None
+    return isinstance(limit, int | float) and limit > 0 and result.execution_time <= limit / 2
 
 
 def write_report(out: str | Path, language: str = "en") -> Path:

@@ -13,7 +13,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import mistake_charged, page_words, readable_test
+from autograder.outputs.wording import cards_words, mistake_charged, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -40,7 +40,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     full = bool(result.tests) and not failing
     charged = cards(shown)
     rule = mistake_charged(failing)  # as the page: the rule is said only where a common mistake is charged
-    w = page_words(shown.language)
+    w, said = cards_words(charged, shown.language)  # each card's cost line and its tests' costs, as the page's
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
@@ -61,11 +61,12 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         order = {a.name: i for i, a in enumerate(shown.areas)}  # the areas' own order, as the last line lists them
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
-        for card in charged:
+        for card, (costs, test_costs) in zip(charged, said, strict=True):
             cell = Words(printable(card.title), style="bold")
             if card.misconception:
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")
+                cell.append("\n" + printable(costs), style="")  # the page's line: what the rule below counts
             if by_area := _by_area(card, run):  # nothing of it ran: a line per area, not every test's title (issue 48)
                 for area, (n, lost) in sorted(by_area.items(), key=lambda kv: order.get(kv[0], len(order))):
                     count = w["test"] if n == 1 else w["tests"].format(n=n)
@@ -73,11 +74,8 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append(f"\n  · {printable(line)}", style="")
                 table.add_row(Text(number(card.points), style="bold red"), cell)
                 continue
-            for item in card.tests:  # worth and cost as wording.cost_words says them (inline: read top to bottom)
-                worth, lost = number(item["points"]), item["lost"]
-                cost = w["lost_of"].format(lost=number(lost), points=worth) if lost else None
-                cost = cost or w["not_charged" if item.get("free") else "not_charged_again"].format(points=worth)
-                line = w["item_area_cost"].format(area=item["area"], cost=cost)
+            for item, cost in zip(card.tests, test_costs, strict=True):  # worth and cost as the page says them
+                line = w["item_detail"].format(area=item["area"], points=cost)
                 cell.append(f"\n  · {printable(item['name'])}{printable(line)}", style="")
                 if item["part"]:
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["part"])), style="")

@@ -44,7 +44,8 @@ __all__ = [
     "late_line",
     "after_penalty",
     "refused_detail",
-    "cost_words",
+    "cards_words",
+    "points_words",
     "mistake_charged",
 ]
 
@@ -248,13 +249,33 @@ def after_penalty(late, score: float) -> float:
     return round(max(0.0, score - late.penalty), 6) if late is not None and late.penalty > 0 else score
 
 
-def cost_words(item: dict, w: dict[str, str]) -> str:
-    """What a card's test is worth and costs, in the pages' words `w`: what it lost, or that a charge covers it,
-    or that it costs nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it)."""
-    points = number(item["points"])
-    if item["lost"]:
-        return w["lost_of"].format(lost=number(item["lost"]), points=points)
-    return w["not_charged" if item.get("free") else "not_charged_again"].format(points=points)
+def points_words(value: float, w: dict[str, str]) -> str:
+    """A number of points in the pages' words `w`: "1 point", "6 points", "6 分"."""
+    return f"{number(value)} {w['point'] if value == 1 else w['points']}"
+
+
+def cards_words(cards: list, language: str) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
+    """Each card's (``outputs.charges.Card``) cost line above its tests ("扣 6 分，在练习 2 中只扣一次，涉及 3 个测
+    试："), and what each of its tests is worth and costs: what it lost, or that a charge covers it, or that it costs
+    nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it); with the pages' words in `language`
+    (``page_words``) they are said in. The page and the terminal say them from these values; the terminal's table
+    takes them all before it prints (one visit here, then down)."""
+    w = page_words(language)
+    out = []
+    for card in cards:
+        unit = w["point"] if card.points == 1 else w["points"]
+        over = w["over_tests"].format(n=len(card.tests)) if len(card.tests) > 1 else ""
+        once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise else ""
+        costs = w["costs"].format(points=f"{number(card.points)} {unit}", over=over, once=once)
+        tests = []
+        for item in card.tests:
+            worth = number(item["points"])
+            if item["lost"]:
+                tests.append(w["lost_of"].format(lost=number(item["lost"]), points=worth))
+            else:
+                tests.append(w["not_charged" if item.get("free") else "not_charged_again"].format(points=worth))
+        out.append((costs, tests))
+    return w, out
 
 
 def mistake_charged(failing: list[TestOutcome]) -> bool:

@@ -92,9 +92,9 @@ loop you write yourself.
 
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
-whatever style it is written. A common mistake is charged once within the same exercise. Each graded area sets a
-fixed cost for it (0 in some areas); it costs that amount in the area, never more than the points of the tests
-that fail there because of it, and those tests cost nothing more one by one. A test that fails for any other
+whatever style it is written. A common mistake is charged once within the same exercise. For each common
+mistake, every graded area sets a fixed cost (it may be 0): the tests of that area that fail because of it cost
+nothing one by one, only that fixed cost, and at most the sum of their points. A test that fails for any other
 reason costs its own points. The feedback names each mistake and lists what it cost, and the costs add up to the
 points you lost. The points per graded area and exercise:
 

@@ -145,7 +145,7 @@ MESSAGES = {
     ),
     "suite.case.more": (
         " (and {n} more input(s))",
-        "。这个测试另外还有 {n} 组输入也没有通过。",
+        "。另有 {n} 组输入同样没有通过。",
     ),
     "suite.case.generate_call": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",

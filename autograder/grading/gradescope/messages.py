@@ -51,4 +51,10 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
         "- {name}: its {points} not charged separately ({part})",
         "- {name}：该测试 {points} 分，不单独扣分（{part}）",
     ),
+    # a test that costs nothing at all (its mistake costs 0 in its area: ShownCharge.free), as the pages say it
+    "gradescope.free_test": ("- {name}: its {points} not charged", "- {name}：该测试 {points} 分，不扣分"),
+    "gradescope.free_part": (
+        "- {name}: its {points} not charged ({part})",
+        "- {name}：该测试 {points} 分，不扣分（{part}）",
+    ),
 }

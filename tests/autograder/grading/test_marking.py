@@ -236,11 +236,11 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     assert round(sum(t["score"] for t in data["tests"]), 6) == data["score"] == result.score
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
 
-    # a test the charge covers at no cost of its own (a knock-on) says so, never "-0" or "扣 0 分" (issue 48)
+    # a test that costs nothing (a knock-on where the mistake costs 0) says so, never "-0" or "扣 0 分" (issue 48)
     knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
-    # is covered by the charge at no cost of its own
+    # costs nothing at all (the area's note says its cost is 0): "not charged", not "not charged separately"
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     # and a test the charge takes only part of: why the rest is not charged (its area's cost is reached) is said
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
@@ -249,7 +249,10 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
         "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the 2 tests of that area above",
         "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分",
     }
-    for language, covered, never in (("en", "not charged separately", "−0 "), ("zh", "，不单独扣分", "扣 0 分")):
+    for language, covered, never in (
+        ("en", "float64: its 1 not charged\n", "−0 "),
+        ("zh", "该测试 1 分，不扣分\n", "扣 0 分"),
+    ):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")
         assert covered in output and never not in output and part[language] in output, output

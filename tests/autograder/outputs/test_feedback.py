@@ -58,7 +58,7 @@ def _copied(language: str = "en") -> Result:
         TestOutcome("x.py::test_tied_lm_tie_survives_to_float64", 2, "parameter identity", False, copied),
         TestOutcome("x.py::test_tied_lm_shared_gradient_is_sum_of_paths", 6, "gradient accumulation", False, knock),
         TestOutcome("x.py::test_tied_lm_sgd_step_updates_table_once", 3, "gradient accumulation", False, knock),
-        # a knock-on in an area the misconception costs nothing: covered by the charge, not charged again
+        # a knock-on in an area the misconception costs nothing: it costs nothing at all, as one naming it would
         TestOutcome("x.py::test_tied_lm_float64", 1, "shape flow", False, knock),
         TestOutcome("x.py::test_wrapper_float64", 1, "shape flow", False, _raised("MiniGPTWithWeightTying")),
     ]
@@ -86,8 +86,9 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     costs = SPEC.scheme.misconceptions["two_tables"].costs  # at most the points of the tests it fails
     cost = min(costs["parameter identity"], 8 + 2) + min(costs["gradient accumulation"], 6 + 3)
     assert f"Costs {cost:g} points, once in exercise 1 over 5 tests" in html
-    # the knock-on the charge covers, and only it (every other failing test loses points)
-    assert html.count("not charged separately") == 1
+    # the knock-on in the area the mistake costs nothing in, and only it (every other failing test loses points):
+    # nothing at all, as the area's note under it says, not "not charged separately" (review round 14)
+    assert html.count("its 1 not charged") == 1 and "not charged separately" not in html
     lost = 100 - result.score
     costs = [float(n) for n in re.findall(r"Costs (\d+(?:\.\d+)?) points?", html)]
     assert sum(costs) == lost and f"Points the grader took off: {lost:g} points, the sum of the charges below." in html
@@ -225,8 +226,8 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     cap += "所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分。"  # how many, and their worth (round 13)
     assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
     # the card lists its tests area by area, in the areas' order, each cap note right under its area's tests
-    none = "这个错误在“形状与输出数值”一项的固定扣分为 0，所以上面属于这一项的测试虽因它失败，也不扣分"
-    assert "该测试 1 分，不单独扣分" in zh and none in zh and "已算在" not in zh
+    none = "这个错误在“形状与输出数值”一项的固定扣分为 0，所以上面属于这一项的测试虽然因这个错误而失败，但不扣分"
+    assert "该测试 1 分，不扣分）" in zh and none in zh and "已算在" not in zh and "不单独扣分" not in zh
     areas = [zh.index(f"评分项：{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
     assert areas == sorted(areas) and areas[1] < zh.index(none) < areas[2], areas
     # a run that went well is said once, by the status (no "代码的运行情况" section repeating it)
@@ -374,3 +375,19 @@ def test_a_chinese_page_names_the_usual_chinese_fonts_before_system_ui():
     chinese = ["PingFang SC", "Hiragino Sans GB", "Microsoft YaHei", "Noto Sans CJK SC", "Source Han Sans SC"]
     assert [f for f in fonts if f in chinese] == chinese
     assert fonts.index("Source Han Sans SC") < fonts.index("system-ui")
+
+
+def test_the_passed_tests_are_listed_in_the_areas_order_as_the_area_table_lists_them(monkeypatch):
+    """Review round 14: "已通过" listed 参数量 → 贪心生成 → 梯度 → 共享 → 形状 (the run's files' order), an order
+    nothing else on the page uses: the passed tests follow the areas' order (the area table's)."""
+    from autograder.grading.shown import Shown
+    from autograder.outputs.feedback import feedback_context
+
+    # a run reports its tests in its files' order, not the areas': here, the suite's backwards
+    monkeypatch.setattr(Shown, "passed", property(lambda self: [t for t in reversed(self.tests) if t.passed]))
+    result = _copied("zh")
+    shown = result.shown_in("zh")
+    areas = [a.name for a in shown.areas]
+    assert [t.area_name for t in shown.passed] != sorted((t.area_name for t in shown.passed), key=areas.index)
+    listed = [t["area"] for t in feedback_context(result, student="s", spec=SPEC)["passed"]]
+    assert len(set(listed)) > 2 and listed == sorted(listed, key=areas.index), listed

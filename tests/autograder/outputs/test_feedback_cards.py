@@ -64,7 +64,7 @@ def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
     console = Console(width=220, record=True, color_system=None)
     render(_copied(), console=console)
     text = " ".join(console.export_text().split())
-    order = [text.index(s) for s in ("(shape flow;", "fixed cost is 0", "(parameter counts;", "worth 9 points")]
+    order = [text.index(s) for s in ("(shape flow,", "fixed cost is 0", "(parameter counts,", "worth 9 points")]
     assert order == sorted(order), order
 
 
@@ -80,16 +80,19 @@ def test_no_test_a_cap_note_counts_is_folded_away_and_a_shared_subject_is_said_o
 
 def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_the_page_and_the_notebook():
     """The rule read "it costs a fixed amount in each area it touches", and a card then said an area charged it
-    nothing: each area sets its cost, 0 in some (a misconception's costs leave areas out), everywhere it is said."""
+    nothing: each area sets its cost, 0 in some (a misconception's costs leave areas out), everywhere it is said,
+    and the notebook says the page's rule word for word after its first sentence (cell 0 of both editions)."""
     from autograder.outputs.messages_pages import PAGES
     from scripts.weight_tying_notebook import text_en, text_zh
 
     assert any(set(m.costs) < set(SPEC.scheme.areas) for m in SPEC.scheme.misconceptions.values())
     rule = PAGES["page.rule"]
     said = {
-        "en": "Each graded area sets a fixed cost for it (0 in some areas)",
-        "zh": "每个评分项为它定了一个固定扣分（有的评分项为 0）",
+        "en": rule.en.split("exercise. ", 1)[1],
+        "zh": rule.zh.split("只算一次。", 1)[1],
     }
+    assert "For each common mistake, every graded area sets a fixed cost (it may be 0)" in said["en"]
+    assert "对每种常见错误，每个评分项都规定了一个固定扣分（可以是 0）" in said["zh"]
     assert said["en"] in rule.en and said["zh"] in rule.zh
     words = {language: "\n".join(map(str, text.TEXT.values())) for language, text in (("en", text_en), ("zh", text_zh))}
     notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}

@@ -108,6 +108,22 @@ def test_no_slow_table_when_no_submission_takes_twice_the_median(batch_folder, a
     page = write_report(batch_folder(results), language="zh").read_text()
     slow = page[page.index("<h2>评分用时<") : page.index("<h2>各学生成绩")]
     assert "中位数为 2.0 秒" in slow and "没有哪份提交的评分用时达到中位数的两倍。" in slow and ">bo<" not in slow
+    assert "秒；用时接近上限的提交值得检查。没有哪份" in slow  # two Chinese sentences, no space between (round 14)
+
+
+def test_with_every_run_far_from_its_limit_the_timing_is_one_sentence_with_both_yardsticks(batch_folder, area_result):
+    """Review round 14: "用时接近时限的提交值得检查。 没有哪份提交的评分用时达到中位数的两倍。" had a stray space and
+    two yardsticks: where no run came near its limit and none took twice the median, one sentence says both."""
+    results = {"ann": area_result(seconds=2.0), "bo": area_result(seconds=3.0), "cy": area_result(seconds=1.0)}
+    for result in results.values():
+        result.run.limit = 60.0
+    page = write_report(batch_folder(results), language="zh").read_text()
+    slow = page[page.index("<h2>评分用时<") : page.index("<h2>各学生成绩")]
+    said = "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。"
+    assert said in slow and "没有哪份" not in slow and "。 " not in slow, slow
+    results["bo"].run.limit = 5.0  # its 3 s past half its limit: near it, so "none such" is not said
+    page = write_report(batch_folder(results), language="zh").read_text()
+    assert said not in page and "没有哪份提交的评分用时达到中位数的两倍。" in page
 
 
 @pytest.mark.parametrize(

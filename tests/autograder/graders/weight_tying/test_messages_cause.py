@@ -103,5 +103,5 @@ def test_a_generate_that_does_not_crop_is_not_named_twice_on_its_card(plan, coll
         assert "block_size" in message.splitlines()[1] and misconception_title("crop", language) not in message
     # round 8: how many more cases show it is said before the section to reread, which comes last
     zh = outcome.message("zh")
-    assert "这个测试另外还有 2 组输入也没有通过。请重读第 9 节" in zh and zh.rstrip().endswith("”。"), zh
+    assert "另有 2 组输入同样没有通过。请重读第 9 节" in zh and zh.rstrip().endswith("”。"), zh
     assert outcome.message("en").index("(and 2 more input(s))") < outcome.message("en").index("section 9")
