@@ -169,7 +169,7 @@ but the loss it computes says almost nothing about the model.
 The reason is the range of probabilities. They lie between 0 and 1 and sum to 1, so the second softmax's inputs
 differ by at most 1 and its output is close to uniform (no probability is more than e times another). Whatever
 probabilities the model gives, the loss is pinned to a band of width 1, from ln(*V* − 1 + e) − 1 to
-ln(*V* − 1 + e), right next to ln *V*.
+ln(*V* − 1 + e), and ln *V* lies inside it, near the top.
 
 ln *V* is the loss of a model that has learnt nothing and gives every token the same probability. However well
 the model learns, the loss on probabilities stays near it and barely moves while it trains.
@@ -273,7 +273,7 @@ tie by default: left out, the flag is off and the head keeps a table of its own 
   The loop is what this part grades, so `generate` must not hand it to the library: no `MiniGPT.generate`,
   and none of `dnnlpy.models.sampling`'s helpers (`greedy`, `sample_top_k`, `sample_top_p`,
   `sample_next_token`). A `generate` that calls one of them scores 0 in the argmax generation area. Calling
-  the model and `torch.argmax` is all the loop needs.
+  the model, `torch.argmax` and concatenation (`torch.cat`) is all the loop needs.
 """,
     "try_it": r"""
 ## 10. Try it

@@ -184,7 +184,7 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 训练很快；其中 256 个是单字节 token，1 个是特殊 token，其余是合并得到的 token）：
 """,
     "tokenizer_after": r"""
-词表只有 300 个条目，合并出来的 token 很少：英文里只有 `ing`、`Ġt` 这样的常见片段被合并了（`Ġ` 表示前面有
+词表只有 300 个条目，合并出来的 token 很少：英文部分只有 `ing`、`Ġt` 这样的常见片段被合并（`Ġ` 表示前面有
 一个空格），`weight` 这样的词仍被拆成一个个字母。每个汉字在 UTF-8 中占 3 个字节，语料里又没有汉字，tokenizer
 学不到汉字字节的合并，所以每个字节各成一个 token，也就是上面打印出来的那些像乱码一样的字符。解码时，这些字节
 又会拼回原来的汉字。
@@ -212,7 +212,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 
 原因在于概率的取值范围。概率都在 0 和 1 之间，而且加起来等于 1，所以第二次 softmax 的输入彼此相差不超过 1，
 输出接近均匀分布（任意两个概率之比不超过 e）。结果是：不管模型给出什么概率，loss 总在
-ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度只有 1，紧挨着 ln *V*。
+ln(*V* − 1 + e) − 1 到 ln(*V* − 1 + e) 之间，这个区间的宽度只有 1，而 ln *V* 就落在这个区间里（靠近上端）。
 
 ln *V* 正是一个什么都没学到、给每个 token 相同概率的模型的 loss。因此无论模型学得多好，用概率算出的
 loss 都和它差不多，训练时也几乎不下降。
@@ -230,7 +230,7 @@ loss 是 ln(*V* − 1 + e)，属于 *y* 时是 ln(*V* − 1 + e) − 1。后者�
     "exercise_1": r"""
 ## 6. 练习 1：`TiedEmbeddingLM`（{{ex1}} 分）
 
-两端各有一张对应同一个词表的 `(V, D)` 表，那就让它们共享**同一张**表：这样位置 *t* 上 token *j* 的分数是
+既然两端各有一张对应同一词表的 `(V, D)` 表，那就让它们共享**同一张**表：这样位置 *t* 上 token *j* 的分数是
 *h*<sub>*t*</sub> · *E*<sub>*j*</sub>，一个 token 在输入端的向量，也就是它在输出端被打分时所用的向量。请实现：
 
 - `self.token_embed`：`nn.Embedding(vocab_size, embed_dim)`，权重形状 `(V, D)`；
@@ -308,8 +308,8 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
   这样在训练过程中穿插生成时 dropout 仍然有效，不过这一点不计分。
 
   这部分要考查的正是这个循环，所以不能把它交给库函数来完成：不要调用 `MiniGPT.generate`，也不要调用
-  `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。
-  如果 `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要调用模型和 `torch.argmax`。
+  `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。如果
+  `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要调用模型、`torch.argmax` 和拼接（`torch.cat`）。
 """,
     "try_it": r"""
 ## 10. 动手试试
@@ -395,6 +395,6 @@ pytest                               # 检查磁盘上保存的 weight_tying.ipy
    notebook 都不会被评分。
 3. 中文版和英文版只提交其中一个。两个都提交的话，只评后提交的那一个。
 
-反馈页面也从同样的地方取回（`Assignments` 标签页，或 `nbgrader fetch_feedback {{folder}}`）：每个常见错误
+反馈页也从同样的地方取回（`Assignments` 标签页，或 `nbgrader fetch_feedback {{folder}}`）：每个常见错误
 都会写明扣了多少分、涉及哪些测试。
 """

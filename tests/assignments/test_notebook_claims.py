@@ -157,6 +157,46 @@ def test_the_loss_on_probabilities_stays_in_the_band_section_5_proves():
         assert "the second lies between 0 and 1" not in text and "后一项在 0 和 1 之间" not in text
 
 
+def test_ln_v_lies_in_the_band_near_its_top_as_section_5_says():
+    """Issue 48, round 15: §5 said the band lies "right next to" ln V; ln V lies inside it. Below: ln V ≤ ln(V − 1 + e)
+    as e > 1; ln(V − 1 + e) − 1 ≤ ln V as V − 1 + e ≤ eV for V ≥ 1. Nearer the top from V = 3 (a tokenizer's V is
+    far larger: a byte-level one has 256 single bytes); at V = 2 ln V sits below the middle."""
+    import math
+
+    def place(v: int) -> float:  # where ln V is in the band: 0 at the bottom, 1 at the top
+        return math.log(v) - (math.log(v - 1 + math.e) - 1)
+
+    assert all(0.5 < place(v) <= 1 for v in (3, 100, 300, 50000, 10**9)) and 0 < place(2) < 0.5
+    assert place(100) == pytest.approx(4.605 - 3.622, abs=2e-3)  # the figures §5 prints for V = 100
+    for text, said, old in (
+        (" ".join(text_en.TEXT["logits"].split()), "and ln *V* lies inside it, near the top", "right next to"),
+        (text_zh.TEXT["logits"].replace("\n", ""), "而 ln *V* 就落在这个区间里（靠近上端）", "紧挨着"),
+    ):
+        assert said in text and old not in text, text
+
+
+def test_the_generation_loop_needs_what_section_9_names(solution_source):
+    """Issue 48, round 15: §9 said the model and torch.argmax are all the loop needs, but each step appends its
+    token: the solution's loop calls the model, argmax and torch.cat, and nothing else."""
+    import ast
+
+    generate = next(n for n in ast.walk(ast.parse(solution_source)) if getattr(n, "name", "") == "generate")
+    loop = next(n for n in ast.walk(generate) if isinstance(n, ast.For))
+    called = {n.func.attr for n in ast.walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
+    assert called == {"minigpt", "argmax", "cat"}, called
+    for text, said in (
+        (" ".join(text_en.TEXT["exercise_2"].split()), "the model, `torch.argmax` and concatenation (`torch.cat`)"),
+        (text_zh.TEXT["exercise_2"].replace("\n", ""), "只需要调用模型、`torch.argmax` 和拼接（`torch.cat`）"),
+    ):
+        assert said in text, text
+
+
+def test_the_chinese_edition_names_the_feedback_page_as_the_terminal_and_report_do():
+    """Issue 48, round 15: the notebook and README said 反馈页面 where the grader's words say 反馈页."""
+    text = "".join(text_zh.TEXT.values()) + text_zh.README
+    assert "反馈页" in text and "反馈页面" not in text
+
+
 def test_section_8_says_why_its_figures_differ_from_the_chapter():
     """Issue 48: the chapter's V = 50000 saving, divided by 1024², prints 146.4844 and calls it MB; the notebook
     names that figure as MiB and gives it in MB too."""
