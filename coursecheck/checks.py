@@ -7,9 +7,9 @@ gives one failure, not a cascade of misleading ones. A failure ends with the not
 assignment's ``reread``) and, on a line of its own, the graded area it previews. A check that stopped at the
 starter code (``raise NotImplementedError()``) is no mistake: it says what is not written yet and where the
 notebook sets the task (the assignment's ``see``), and the checks that wait for it say so (``Outcome.unwritten``).
-A mistake is explained once: a later check that fails with the same opening message says it short (the catalog's
-``<id>.again``, when it has one), as the grader's pages do; so does a check whose failure names the mistake (the
-catalog's ``names``) the check just above it in its practice cell named ("the same mistake as the check above").
+A mistake is explained once: a check that fails with the same opening message as the check just above it in its
+practice cell says it short, as "the same mistake as the check above" (the catalog's ``<id>.again``, when it has
+one); so does a check whose failure names the mistake (the catalog's ``names``) the check above it named.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ class Session:
     missing: Mapping[str, str] = field(default_factory=dict)  # class name -> why it is not defined
     clock: Clock | None = None  # each check's time budget (the pytest self-check's; none in a practice cell)
     _done: dict[str, Outcome] = field(default_factory=dict)
-    _told: set[str] = field(default_factory=set)  # the opening message of each failure said so far, by its id
+    _told: dict[str, str] = field(default_factory=dict)  # check name -> the id of its failure's opening message
     _named: dict[str, str] = field(default_factory=dict)  # check name -> the mistake its failure named
 
     def outcome(self, name: str) -> Outcome:
@@ -136,12 +136,14 @@ class Session:
                 if failure.key == "checkfail.not_implemented":  # the starter code: not written yet, no mistake
                     return Outcome(FAILED, own.see(message, chk), unwritten=str(failure.params["what"]))
                 opening = words.opening(failure)
-                mistake = words.mistake(opening)
-                above = self._named.get(self._above(chk)) if mistake else None
-                # explained above (the same message, or the check above named its cause): said short, if it can
-                if opening and (opening in self._told or words.same_mistake(above, mistake)):
+                mistake, above = words.mistake(opening), self._above(chk)
+                # explained just above (the same message, or the check above named its cause): said short, as the
+                # same mistake as the check above, if it can; a mistake told further up is said in full again
+                if opening and (
+                    self._told.get(above) == opening or words.same_mistake(self._named.get(above), mistake)
+                ):
                     message = own.without_the_answer(words.again(failure)) or message
-                self._told.add(opening)
+                self._told[chk.name] = opening
                 if mistake:
                     self._named[chk.name] = mistake
             finally:

@@ -191,90 +191,89 @@ MESSAGES = {
         "loss_detached",
     ),
     "checkfail.loss_detached.again": (
-        "{what} has the right value but is detached from the graph too (see above)",
-        "{what} 的值是对的，但同样脱离了计算图，原因同上",
+        "the same mistake as the check above: {what} has the right value but is detached from the graph",
+        "与上一项是同一个错误：{what} 的值是对的，但脱离了计算图",
     ),
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
-        "{what} 得到 {got}，正确值是 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
+        "{what} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
-        "{what} 得到 {got}，正确值是 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。"
-        "{rule}",
+        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 得到 {got}，正确值是 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 "
-        "token。{rule}",
+        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.targets_ignored": (
         "{what} = {got}, expected {want}: loss target shift wrong, targets ignored (ids shifted instead). {rule}",
-        "{what} 得到 {got}，正确值是 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
+        "{what} 是 {got}，应为 {want}：没有用传入的 targets，而是把 ids 错开一位当作目标。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.shifted_again": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted again (ids[:, :-1] vs targets[:, 1:])."
         " {rule}",
-        "{what} 得到 {got}，正确值是 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 "
+        "{what} 是 {got}，应为 {want}：已经错开过的 targets 又被错开了一次，拿 ids[:, :-1] 去预测 "
         "targets[:, 1:]。{rule}",
         "loss_shift",
     ),
     "checkfail.loss_not_mean": (
         "{what} = {got} = {n} x {want}: loss not mean (summed over the {count} positions; use the mean cross-entropy)",
-        "{what} 得到 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
+        "{what} 是 {got}，恰为 {want} 的 {n} 倍：loss 不是平均值，而是 {count} 个位置的和；应取交叉熵的平均值",
         "loss_not_mean",
     ),
     "checkfail.loss_not_mean.again": (
-        "{what} = {got} = {n} x {want}: a sum again, not the mean (see above)",
-        "{what} 得到 {got}，恰为 {want} 的 {n} 倍：同样是求和而不是取平均值，原因同上",
+        "the same mistake as the check above: {what} = {got} = {n} x {want}, a sum, not the mean",
+        "与上一项是同一个错误：{what} 是 {got}，恰为 {want} 的 {n} 倍，是求和而不是平均值",
     ),
     "checkfail.loss_scaled.doubled": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss doubled, so the shared table's gradient is"
         " doubled too (gradient doubled): " + _AUTOGRAD_EN,
-        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
+        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 翻倍了，共享表的梯度也随之翻倍。" + _AUTOGRAD_ZH,
         "loss_scaled",
     ),
     "checkfail.loss_scaled.doubled.again": (
-        "{what} = {got}, {k} x the mean cross-entropy {want}: doubled again (see above)",
-        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：同样是 loss 翻倍了，原因同上",
+        "the same mistake as the check above: {what} = {got}, {k} x the mean cross-entropy {want}, loss doubled",
+        "与上一项是同一个错误：{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍，loss 翻倍了",
     ),
     "checkfail.loss_scaled.halved": (
         "{what} = {got}, {k} x the mean cross-entropy {want}: loss halved, so the shared table's gradient is"
         " halved too (gradient halved): " + _AUTOGRAD_EN,
-        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
+        "{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍：loss 减半了，共享表的梯度也随之减半。" + _AUTOGRAD_ZH,
         "loss_scaled",
     ),
     "checkfail.loss_scaled.halved.again": (
-        "{what} = {got}, {k} x the mean cross-entropy {want}: halved again (see above)",
-        "{what} 得到 {got}，恰为平均交叉熵 {want} 的 {k} 倍：同样是 loss 减半了，原因同上",
+        "the same mistake as the check above: {what} = {got}, {k} x the mean cross-entropy {want}, loss halved",
+        "与上一项是同一个错误：{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍，loss 减半了",
     ),
     "checkfail.loss_softmax": (
         "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
         "which applies log_softmax itself: softmax applied twice); give it the raw logits",
-        "{what} 得到 {got}，正确值是 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
-        "而 F.cross_entropy 内部会先做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
+        "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
+        "而 F.cross_entropy 内部会先做 log_softmax，等于做了两次 softmax，应直接传入 logits",
         "loss_softmax",
     ),
     "checkfail.loss_softmax.again": (
-        "{what} = {got}, expected {want}: cross-entropy of probabilities again, not of logits (see above)",
-        "{what} 得到 {got}，正确值是 {want}：同样是把概率而不是 logits 传给了交叉熵，原因同上",
+        "the same mistake as the check above: {what} = {got}, expected {want}, cross-entropy of probabilities, not"
+        " of logits",
+        "与上一项是同一个错误：{what} 是 {got}，应为 {want}，传给交叉熵的是概率而不是 logits",
     ),
     "checkfail.loss_nll": (
         "{what} = {got}, expected {want}: F.nll_loss of raw logits (nll_loss takes log-probabilities: "
         "log_softmax first), or use F.cross_entropy, which does both",
-        "{what} 得到 {got}，正确值是 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
+        "{what} 是 {got}，应为 {want}。原始 logits 被直接传给了 F.nll_loss，而 nll_loss 需要的是对数概率"
         "（先做 log_softmax）。请先做 log_softmax，或者直接用同时完成这两步的 F.cross_entropy。",
         "loss_nll",
     ),
     "checkfail.loss_nll.again": (
-        "{what} = {got}, expected {want}: raw logits given to F.nll_loss again (see above)",
-        "{what} 得到 {got}，正确值是 {want}：同样是把原始 logits 直接传给了 F.nll_loss，原因同上",
+        "the same mistake as the check above: {what} = {got}, expected {want}, raw logits given to F.nll_loss",
+        "与上一项是同一个错误：{what} 是 {got}，应为 {want}，原始 logits 被直接传给了 F.nll_loss",
     ),
     "checkfail.variant.argmax_positions": (
         "argmax over the positions (dim=1), not over the vocabulary of the last position",
@@ -284,17 +283,17 @@ MESSAGES = {
     "checkfail.loss_ignore_index": (
         "{what} = {got}, expected {want}: the loss skips the targets equal to 0 (ignore_index=0); token 0 is a "
         "token of the vocabulary like any other, so every position counts",
-        "{what} 得到 {got}，正确值是 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
+        "{what} 是 {got}，应为 {want}：loss 跳过了等于 0 的 targets（ignore_index=0）；0 号 token 和词表里的其他 "
         "token 一样，每个位置都要计入",
         "loss_ignore_index",
     ),
     "checkfail.loss_ignore_index.again": (
-        "{what} = {got}, expected {want}: the targets equal to 0 skipped again (see above)",
-        "{what} 得到 {got}，正确值是 {want}：同样跳过了等于 0 的 targets，原因同上",
+        "the same mistake as the check above: {what} = {got}, expected {want}, the targets equal to 0 skipped",
+        "与上一项是同一个错误：{what} 是 {got}，应为 {want}，loss 跳过了等于 0 的 targets",
     ),
     "checkfail.loss_wrong": (
         "{what} = {got}, expected the mean next-token cross-entropy {want}. {rule}",
-        "{what} 得到 {got}，正确值是预测下一个 token 的平均交叉熵 {want}。{rule}",
+        "{what} 是 {got}，应为预测下一个 token 的平均交叉熵 {want}。{rule}",
     ),
     # generation.py
     "checkfail.call.generate": (
@@ -303,9 +302,9 @@ MESSAGES = {
     ),
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
-        " yourself: the forward pass self.minigpt(...) and torch.argmax are all it needs",
+        " yourself: the forward pass self.minigpt(...), torch.argmax and torch.cat are all it needs",
         "generate 调用了 {names}，把生成交给了库：逐个生成 token 的是库，而不是你的代码。请自己写这个循环，只需要用到 "
-        "self.minigpt(...) 的 forward 和 torch.argmax",
+        "self.minigpt(...) 的 forward、torch.argmax 和拼接（torch.cat）",
         "delegated_generate",
     ),
     "checkfail.batch_fails": (

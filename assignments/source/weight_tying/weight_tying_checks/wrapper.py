@@ -79,6 +79,17 @@ def _randomized(inner: gpt.MiniGPT) -> gpt.MiniGPT:
     return inner
 
 
+def _confident(inner: gpt.MiniGPT, sharper: float = 4.0) -> gpt.MiniGPT:
+    """`inner` randomized, its final norm's gain and shift `sharper` times larger: logits that many times larger, so
+    the model is confident (and mostly wrong) and the right loss lies far from ln V, which is where a loss taken on
+    probabilities stays: a wrong loss does not look like a rounding difference."""
+    _randomized(inner)
+    with torch.no_grad():
+        for p in inner.final_norm.parameters():
+            p.mul_(sharper)
+    return inner
+
+
 def _reference(**cfg) -> gpt.MiniGPT:
     return gpt.MiniGPT(**{**SMALL, "weight_tying": True, **cfg})
 
@@ -215,7 +226,7 @@ def _fed_wrongly(inner, ids, targets) -> dict:
 
 def _check_loss(cls, form: str) -> None:
     model = build(cls)
-    inner = inner_of(model)
+    inner = _confident(inner_of(model))
     ids = torch.randint(0, SMALL["vocab_size"], (2, 6))  # (B, T)
     ids[:, 2] = 0  # token 0 among the targets of every form: a loss that skips it (ignore_index=0) shows
     full = torch.randint(0, SMALL["vocab_size"], (2, 6))
