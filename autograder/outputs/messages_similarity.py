@@ -24,10 +24,10 @@ SIMILAR = {
     "report.similar.when": Message(", {when}", "（{when}）"),
     "report.similar.rule": Message(
         "{compared}. Two hand-ins are listed when {threshold} or more of either one’s own code (beyond the starter "
-        "code and what many hand-ins share) is also in the other’s, and that shared code is at least {chars} "
+        "code, the reference solution's code and what many hand-ins share) is also in the other’s, and that shared code is at least {chars} "
         "characters long once names, strings, comments and spacing are set aside. On an exercise this short, "
         "independent work can look alike: read both, then talk to the students.",
-        "{compared}。判定标准：一份提交自己写的代码（初始代码和多数人共有的代码除外）中，"
+        "{compared}。判定标准：一份提交自己写的代码（初始代码、参考答案的代码和多数人共有的代码除外）中，"
         "有 {threshold} 或更多也出现在另一份提交里，"
         "而且重合部分在忽略变量名、字符串、注释和空白之后不少于 {chars} 个字符。"
         "这道题很短，独立完成的作业也可能相似：请先对照阅读两份代码，再与学生沟通。",
