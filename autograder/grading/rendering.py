@@ -182,11 +182,7 @@ def _caps(
     worth = Counter()
     for name, _ in charge.tests:
         worth[by_name[name].area] += by_name[name].points
-    capped = {
-        by_name[name].area: part.cap
-        for name, part in parts.items()
-        if part is not None and part.free > 0
-    }
+    capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
         (

@@ -71,7 +71,6 @@ class Misconception:
         return len(self.students) > _EXAMPLES
 
 
-
 def charged_misconceptions(row: Row) -> dict[str, list]:
     """scheme id -> the student's failing tests that carry its charge (none for an unmarked result)."""
     out: dict[str, list] = {}
