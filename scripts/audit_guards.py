@@ -72,8 +72,8 @@ EARLIER = (
         _REPORT,
         (
             (
-                "{{ w.other_edition.format(edition=edition_of(m.sample_language)) }}",
-                "{{ w.other_edition.format(edition=edition_of(m.sample_language))|safe }}",
+                "{{ w.other_edition.format(edition=edition_of(s.language)) }}",
+                "{{ w.other_edition.format(edition=edition_of(s.language))|safe }}",
             ),
         ),
         _PAGES,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from pathlib import Path
 
 from autograder.cli.common import assignment_error, fail
@@ -93,9 +94,15 @@ def summary(outcome, out: Path, language: str = "en") -> str:
 
     w = report_words(language)
     archived = w["similar.summary_archived"].format(n=outcome.archived) if outcome.archived else ""
+    why = Counter(str(e.get("problem", "")) for e in outcome.not_compared)  # in the order first met
+    kinds = w["list"].join(
+        w["similar.summary_left_kind"].format(kind=w.get(f"similar.kind.{k}", k), n=n) for k, n in why.items()
+    )
+    left = w["similar.summary_left"].format(n=sum(why.values()), kinds=kinds) if why else ""
     return w["similar.summary" if outcome.pairs else "similar.summary_none"].format(
         n=outcome.hand_ins,
         archived=archived,
+        left=left,
         pairs=len(outcome.pairs),
         threshold=f"{outcome.threshold:.0%}",
         page=out / "similarity.html",

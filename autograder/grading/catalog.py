@@ -89,13 +89,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
     "run.syntax_cells": (
-        "Your code has a syntax error: Python ran none of the cells below:",
-        "你的代码有语法错误：下面这些单元格一行都没有运行：",
+        "Your code has a syntax error, so Python ran none of the cells below:",
+        "你的代码有语法错误，下面这些单元格一行都没有运行：",
     ),
     # the same, when one cell did not compile
     "run.syntax_cell": (
-        "Your code has a syntax error: Python ran none of this cell:",
-        "你的代码有语法错误：下面这个单元格一行都没有运行：",
+        "Your code has a syntax error, so Python ran none of this cell:",
+        "你的代码有语法错误，下面这个单元格一行都没有运行：",
     ),
     "run.syntax_parts": (
         "Your file has a syntax error: Python ran none of the parts it is in:",
@@ -195,13 +195,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         " points) lose {cap} for it in all",
         "这个错误在“{area}”一项固定扣 {cap} 分，所以上面属于这一项的 {n} 个测试（共 {points} 分）合计只扣 {cap} 分",
     ),
+    # the same, where the charge has one test in the area: why that test cost less than it is worth
+    "charge.cap.one": (
+        "In “{area}” this mistake costs a fixed {cap} points, so this test (worth {points} points) loses {cap} for it",
+        "这个错误在“{area}”一项固定扣 {cap} 分，所以这个 {points} 分的测试只扣 {cap} 分",
+    ),
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
         "In “{area}” this mistake's fixed cost is 0, so the tests of that area above lose nothing for it, though"
-        " they fail because of it (it is charged in its other areas)",
+        " they fail because of it (this mistake is charged in its other areas)",
         "这个错误在“{area}”一项的固定扣分为 0，所以上面属于这一项的测试虽然因这个错误而失败，"
-        "但不扣分（它在其他评分项中扣分）",
+        "但不扣分（这个错误已在其他评分项中扣分）",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

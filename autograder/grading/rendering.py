@@ -177,23 +177,18 @@ def _caps(
     """Each area where the misconception's cost (once per exercise) leaves points of the charge's tests uncharged,
     with a sentence, in the scheme's order: ("gradient accumulation", "In “gradient accumulation” this mistake costs
     a fixed 6 points, so the 2 tests of that area above (worth 9 points) lose 6 for it in all"). An area with one
-    test of the charge is left out where the cost is not nothing: its line ("8 points, costs 6") says it already;
-    the sentence adds up several."""
+    test of the charge says why that test costs less than it is worth ("... so this 8-point test loses only 6")."""
     tests = Counter(by_name[name].area for name, _ in charge.tests)
     worth = Counter()
     for name, _ in charge.tests:
         worth[by_name[name].area] += by_name[name].points
-    capped = {
-        by_name[name].area: part.cap
-        for name, part in parts.items()
-        if part is not None and part.free > 0 and (tests[by_name[name].area] > 1 or not part.cap)
-    }
+    capped = {by_name[name].area: part.cap for name, part in parts.items() if part is not None and part.free > 0}
     area = (names(spec, language) if spec is not None else None) or str
     return tuple(
         (
             name,
             render(
-                "charge.cap" if cap else "charge.cap.none",
+                ("charge.cap" if tests[name] > 1 else "charge.cap.one") if cap else "charge.cap.none",
                 language,
                 area=area(name),
                 cap=f"{cap:g}",

@@ -348,7 +348,9 @@ def _similarity(job: ClassJob, outcome: ClassOutcome) -> bool:
     if len(outcome.roster) < 2 and not job.similarity.archives:
         return False
     try:
-        hand_ins = class_hand_ins(outcome.roster, job.paths)
+        # a hand-in that did not compile is said to be one where nothing of its own is left (a value of its run)
+        broken = frozenset(uid for uid, r in outcome.results.items() if r.run is not None and r.run.compile_failed)
+        hand_ins = class_hand_ins(outcome.roster, job.paths, broken)
         outcome.similarity = run_similarity(job.assignment, job.out, hand_ins, job.similarity)
     except Exception as exc:  # the grades are on disk; the pass only reads
         outcome.warnings.append(f"the similarity pass did not run ({type(exc).__name__}: {exc}); the grades stand")

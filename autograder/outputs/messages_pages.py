@@ -60,7 +60,7 @@ PAGES = {
     "page.refused_sep": Message("; ", "；"),
     # the terminal's line per area for a card of tests that could not run (a syntax error): "3 个测试，扣 12 分"
     "page.area_tests_lost": Message("{area}: {tests}, −{lost}", "{area}：{tests}，扣 {lost} 分"),
-    "page.area_score": Message("{area}: {got}/{top}", "{area}：{got}/{top}"),
+    "page.area_score": Message("{area}: {got} / {top}", "{area}：{got} / {top}"),
     "page.score": Message(
         "Score: {score} / {top}",
         "得分：{score} / {top}",

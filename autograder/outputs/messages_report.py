@@ -53,6 +53,10 @@ REPORT = {
         "(only {edition}-edition students show it; their message:)",
         "（只有{edition}学生出现这个错误，他们看到的消息如下：）",
     ),
+    # above each message of a misconception students read differently: who read it (report.names_sep between)
+    "report.read_by": Message("Read by {students}:", "{students} 看到的消息："),
+    "report.read_by_edition": Message("Read by {students} ({edition}):", "{students}（{edition}）看到的消息："),
+    "report.names_sep": Message(", ", "、"),
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
     "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
     # the heading when no submission took twice the median (report.none_slow follows it)

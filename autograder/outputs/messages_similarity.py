@@ -24,10 +24,10 @@ SIMILAR = {
     "report.similar.when": Message(", {when}", "（{when}）"),
     "report.similar.rule": Message(
         "{compared}. Two hand-ins are listed when {threshold} or more of either one’s own code (beyond the starter "
-        "code and what many hand-ins share) is also in the other’s, and that shared code is at least {chars} "
-        "characters long once names, strings, comments and spacing are set aside. On an exercise this short, "
-        "independent work can look alike: read both, then talk to the students.",
-        "{compared}。判定标准：一份提交自己写的代码（初始代码和多数人共有的代码除外）中，"
+        "code, the reference solution’s code and what many hand-ins share) is also in the other’s, and that shared "
+        "code is at least {chars} characters long once names, strings, comments and spacing are set aside. On an "
+        "exercise this short, independent work can look alike: read both, then talk to the students.",
+        "{compared}。判定标准：一份提交自己写的代码（初始代码、参考答案的代码和多数人共有的代码除外）中，"
         "有 {threshold} 或更多也出现在另一份提交里，"
         "而且重合部分在忽略变量名、字符串、注释和空白之后不少于 {chars} 个字符。"
         "这道题很短，独立完成的作业也可能相似：请先对照阅读两份代码，再与学生沟通。",
@@ -55,10 +55,17 @@ SIMILAR = {
     "report.similar.kind.huge": Message("huge", "过长"),
     "report.similar.kind.non-UTF-8": Message("non-UTF-8", "不是 UTF-8 编码"),
     "report.similar.kind.nothing of its own": Message("nothing of its own", "没有自己写的代码"),
+    "report.similar.kind.syntax error": Message("syntax error", "有语法错误"),
     "report.similar.detail.empty": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
     "report.similar.detail.common_only": Message(
         "only comments, starter code, the reference's or code many hand-ins share",
         "只有注释、初始代码、参考答案的代码或多数人共有的代码",
+    ),
+    # a hand-in that did not compile when graded, with nothing of its own left to compare
+    "report.similar.detail.syntax_error": Message(
+        "too little code of its own to compare once comments, the starter code, the reference's and code many "
+        "hand-ins share are set aside",
+        "除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少，无法比较",
     ),
     "report.similar.detail.huge": Message(
         "{n} characters of code: the first {m} compared", "代码共 {n} 个字符，只比较了前 {m} 个"
@@ -102,13 +109,16 @@ SIMILAR = {
         "与 {other} 相似：占这份提交的 {mine}，占对方的 {theirs}",
     ),
     "report.similar.summary": Message(
-        "similarity: {n} hand-ins{archived} compared, {pairs} pair(s) at {threshold} or more: {page}",
-        "相似度检查：比较了 {n} 份提交{archived}，相似度达到 {threshold} 或以上的有 {pairs} 对，详见 {page}",
+        "similarity: {n} hand-ins{archived} compared{left}, {pairs} pair(s) at {threshold} or more: {page}",
+        "相似度检查：比较了 {n} 份提交{archived}{left}，相似度达到 {threshold} 或以上的有 {pairs} 对，详见 {page}",
     ),
     # the same when no pair reaches the threshold
     "report.similar.summary_none": Message(
-        "similarity: {n} hand-ins{archived} compared, no pair at {threshold} or more: {page}",
-        "相似度检查：比较了 {n} 份提交{archived}，没有哪两份提交的相似度达到 {threshold}，详见 {page}",
+        "similarity: {n} hand-ins{archived} compared{left}, no pair at {threshold} or more: {page}",
+        "相似度检查：比较了 {n} 份提交{archived}{left}，没有哪两份提交的相似度达到 {threshold}，详见 {page}",
     ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
+    # the class's hand-ins the pass left out, counted by why (report.similar.kind.*, joined by report.list)
+    "report.similar.summary_left": Message(" ({n} not compared: {kinds})", "（{n} 份未参与比较：{kinds}）"),
+    "report.similar.summary_left_kind": Message("{n} {kind}", "{kind} {n} 份"),
 }

@@ -3,8 +3,10 @@
 A misconception appears here when the marks charged it (``TestOutcome.charged_to``: the scheme's
 misconception id, once per exercise), never because a message mentions it: crashes and values nobody could
 name cost their own points and are not misconceptions. Each student counts once per misconception (in either
-exercise); the sample message is a student's of the report's language when there is one (English by default,
-Chinese with ``grade --language zh``), and one shown in another language is marked with it.
+exercise). What students read is said message by message: the students who read the same message (in the
+same edition, with the same failing tests) share one sample, and each sample names them when there are several,
+so a message is never shown as what a student did not read. Samples of the report's language come first (English
+by default, Chinese with ``grade --language zh``); one shown in another language is marked with it.
 """
 
 from __future__ import annotations
@@ -15,10 +17,32 @@ from autograder.grading.marking import MISCONCEPTION
 from autograder.outputs.charges import Card, cards
 from autograder.outputs.classview import ClassView, Row
 
-__all__ = ["misconceptions", "charged_misconceptions", "Misconception"]
+__all__ = ["misconceptions", "charged_misconceptions", "Misconception", "Sample"]
 
 _EXAMPLES = 3  # students named per misconception
 _SAMPLE = 400  # characters of the sample message
+
+
+@dataclass
+class Sample:
+    """One message students read under a misconception's card, with who read it and the tests that failed."""
+
+    message: str
+    language: str  # the edition it was read in
+    tests: list[str]  # the titles of the tests their cards cover, the page's order
+    students: list[Row] = field(default_factory=list)
+
+    @property
+    def names(self) -> list[str]:
+        return [row.name for row in self.students[:_EXAMPLES]]
+
+    @property
+    def more(self) -> bool:
+        return len(self.students) > _EXAMPLES
+
+    @property
+    def shown(self) -> str:
+        return self.message if len(self.message) <= _SAMPLE else self.message[:_SAMPLE] + " …"
 
 
 @dataclass
@@ -26,10 +50,17 @@ class Misconception:
     name: str  # its title, in English
     key: str = ""  # the marking scheme's id
     students: list[Row] = field(default_factory=list)
-    sample: str = ""
-    sample_language: str = "en"
+    samples: list[Sample] = field(default_factory=list)  # the report's language first, then most students first
     tests: list[str] = field(default_factory=list)  # the titles of the tests its cards cover, the page's order
     points: float = 0.0  # what it cost the class, in all
+
+    @property
+    def sample(self) -> str:
+        return self.samples[0].message if self.samples else ""
+
+    @property
+    def sample_language(self) -> str:
+        return self.samples[0].language if self.samples else "en"
 
     @property
     def examples(self) -> list[Row]:
@@ -38,10 +69,6 @@ class Misconception:
     @property
     def more(self) -> bool:
         return len(self.students) > _EXAMPLES
-
-    @property
-    def shown_sample(self) -> str:
-        return self.sample if len(self.sample) <= _SAMPLE else self.sample[:_SAMPLE] + " …"
 
 
 def charged_misconceptions(row: Row) -> dict[str, list]:
@@ -58,6 +85,7 @@ def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]
     test names and the sample (a student's of that edition when there is one) in the report's `language`, as
     each result was rendered when graded."""
     found: dict[str, Misconception] = {}
+    read: dict[tuple, Sample] = {}  # (misconception, edition, message, tests) -> the students who read it
     # a test's title -> its area's place and its own in the suite: the page's order (a card's tests area by area)
     order: dict[str, tuple[int, int]] = {}
     for row in view.judged:
@@ -74,15 +102,20 @@ def misconceptions(view: ClassView, language: str = "en") -> list[Misconception]
             entry.students.append(row)
             entry.points += sum(t.charged or 0.0 for t in tests)
             covered = [item["name"] for card in page for item in card.tests]
-            covered = covered or [shown.test(t.name).title for t in tests]
-            entry.tests += [name for name in dict.fromkeys(covered) if name not in entry.tests]
-            if not entry.sample or (entry.sample_language != language and edition == language):
-                own = _cards_of(key, cards(row.result.shown_in(edition)))
-                # the message the student's page leads the misconception's card with (its charge's lead test)
-                sample = own[0].message if own else row.result.shown_in(edition).test(tests[0].name).message
-                entry.sample, entry.sample_language = sample, edition
+            covered = list(dict.fromkeys(covered or [shown.test(t.name).title for t in tests]))
+            entry.tests += [name for name in covered if name not in entry.tests]
+            own = _cards_of(key, cards(row.result.shown_in(edition)))
+            # the message the student's page leads the misconception's card with (its charge's lead test)
+            message = own[0].message if own else row.result.shown_in(edition).test(tests[0].name).message
+            covered.sort(key=lambda name: order.get(name, (len(order), 0)))
+            sample = read.get((key, edition, message, tuple(covered)))
+            if sample is None:
+                sample = read[(key, edition, message, tuple(covered))] = Sample(message, edition, covered)
+                entry.samples.append(sample)
+            sample.students.append(row)
     for entry in found.values():
         entry.tests.sort(key=lambda name: order.get(name, (len(order), 0)))
+        entry.samples.sort(key=lambda s: (s.language != language, -len(s.students)))  # stable: first read first
     return sorted(found.values(), key=lambda e: (-len(e.students), e.name))
 
 

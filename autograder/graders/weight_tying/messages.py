@@ -124,13 +124,18 @@ MISCONCEPTIONS = {
 
 # ------------------------------------------------------------------------------------ hidden suite titles
 # test function name without "test_" -> its Chinese title (the English title is the name, spaced)
+# where the spaced name would not say what the test checks: the English title
+_EN_TITLES = {
+    # the shape and dtype alone do not pass it: the new tokens must be decoded from the logits, not sampled
+    "generate_returns_prompt_plus_int64_tokens": "generate returns the prompt plus int64 tokens picked by argmax",
+}
 _TITLES = {
     "tied_lm_counts_one_table": "TiedEmbeddingLM 的参数只有一张表：恰好 V * D 个，没有偏置",
     "wrapper_counts_untied_minus_vd": "MiniGPTWithWeightTying 的参数量等于不共享时的参数量减去 V * D",
     "wrapper_state_dict_matches_hyperparameters": "MiniGPTWithWeightTying 的 state_dict 与传入的超参数一致",
     "wrapper_num_heads_honoured": "MiniGPTWithWeightTying 使用传入的 num_heads",
     "wrapper_dropout_honoured": "MiniGPTWithWeightTying 使用传入的 dropout",
-    "generate_returns_prompt_plus_int64_tokens": "生成结果是前缀加上新生成的 token，类型为 int64",
+    "generate_returns_prompt_plus_int64_tokens": "生成结果为前缀加上 int64 的新 token，新 token 取自 logits 的 argmax",
     "generate_greedy_within_block_size": "上下文不超过 block_size 时，每一步都取 argmax",
     "generate_greedy_past_block_size": "上下文超过 block_size 之后，每一步仍取 argmax",
     "generate_is_deterministic_argmax": "生成结果是确定的：每一步取 argmax，不随机选取",
@@ -218,7 +223,7 @@ NAMES = {key: entry[2] for part in _PARTS for key, entry in part.MESSAGES.items(
 _ENTRIES = {
     **{f"area.{en}": (en, zh) for en, zh in _AREAS.items()},
     **{f"misconception.{name}": pair for name, pair in MISCONCEPTIONS.items()},
-    **{f"title.{name}": (name.replace("_", " "), zh) for name, zh in _TITLES.items()},
+    **{f"title.{name}": (_EN_TITLES.get(name, name.replace("_", " ")), zh) for name, zh in _TITLES.items()},
     **{f"section.{n}": pair for n, pair in SECTION_HEADINGS.items()},
     **{f"experiment.{name}": pair for name, pair in EXPERIMENTS.items()},
     **{key: entry[:2] for part in _PARTS for key, entry in part.MESSAGES.items()},

@@ -23,7 +23,7 @@ from pathlib import Path
 from autograder.graders import ASSIGNMENTS, get_assignment
 from autograder.outputs.similarity import engine, store
 from autograder.outputs.similarity.starter import Starter, expected_code, released_cells, same_cell
-from autograder.outputs.similarity.written import COMMON_ONLY, Written, read_written
+from autograder.outputs.similarity.written import COMMON_ONLY, SYNTAX_ERROR, Written, read_written
 from autograder.protocol.said import Said
 
 __all__ = ["HandIn", "SimilarityOptions", "class_hand_ins", "run_similarity", "archive_hand_ins", "pair_page"]
@@ -36,6 +36,7 @@ class HandIn:
     path: Path
     root: Path | None  # the folder it must sit beneath (None: its own folder)
     archived: bool = False
+    compile_failed: bool = False  # its grading run met a syntax error (RunFacts.compile_failed)
 
 
 @dataclass(frozen=True)
@@ -46,11 +47,12 @@ class SimilarityOptions:
     language: str = "en"  # the instructor's: similarity.html and the side-by-side pages in it
 
 
-def class_hand_ins(roster: list, roots: tuple[Path, ...]) -> list[HandIn]:
-    """The hand-ins of a class's roster (``outputs.roster.Student``), each beneath the folder it was found in."""
+def class_hand_ins(roster: list, roots: tuple[Path, ...], broken: frozenset[str] = frozenset()) -> list[HandIn]:
+    """The hand-ins of a class's roster (``outputs.roster.Student``), each beneath the folder it was found in;
+    `broken`: the uids whose grading run met a syntax error."""
     from autograder.grading.submissions import submission_root
 
-    return [HandIn(s.uid, s.name, Path(s.path), submission_root(s.path, roots)) for s in roster]
+    return [HandIn(s.uid, s.name, Path(s.path), submission_root(s.path, roots), False, s.uid in broken) for s in roster]
 
 
 def pair_page(a: str, b: str) -> str:
@@ -160,9 +162,11 @@ def run_similarity(
     engine.set_aside(prints, engine.common_hashes(prints, background))
     for n in [n for n, found in enumerate(prints) if not found.hashes]:  # no code of its own is left to compare
         if not compared[n].archived:
-            why = Said("report.similar.detail.common_only").to_wire()
+            broken = compared[n].compile_failed  # then too little is left, and it did not compile: both are said
+            why = Said("report.similar.detail.syntax_error" if broken else "report.similar.detail.common_only")
+            problem = SYNTAX_ERROR if broken else COMMON_ONLY
             outcome.not_compared.append(
-                {"uid": compared[n].id, "name": compared[n].name, "problem": COMMON_ONLY, "detail": why}
+                {"uid": compared[n].id, "name": compared[n].name, "problem": problem, "detail": why.to_wire()}
             )
     kept = [n for n, found in enumerate(prints) if found.hashes]
     compared, prints = [compared[n] for n in kept], [prints[n] for n in kept]

@@ -27,13 +27,25 @@ from autograder.outputs.messages_report import report_words
 from autograder.outputs.similarity.starter import code_cells, same_cell
 from autograder.protocol.said import Said
 
-__all__ = ["Written", "read_written", "MAX_WRITTEN", "UNREADABLE", "EMPTY", "HUGE", "NOT_UTF8", "COMMON_ONLY"]
+__all__ = [
+    "Written",
+    "read_written",
+    "MAX_WRITTEN",
+    "UNREADABLE",
+    "EMPTY",
+    "HUGE",
+    "NOT_UTF8",
+    "COMMON_ONLY",
+    "SYNTAX_ERROR",
+]
 
 # Characters of code compared: the solution is ~3 K, a long hand-in ~20 K. copydetect's tokenizer takes up to ~20 us a
 # character on hostile text (64 K of "a+a+...": 1.3 s), so this bounds what one file can cost the pass.
 MAX_WRITTEN = 64 << 10
 UNREADABLE, EMPTY, HUGE, NOT_UTF8 = "unreadable", "empty", "huge", "non-UTF-8"
 COMMON_ONLY = "nothing of its own"  # all it holds is comments, the starter, the reference or what many share
+# the same for a hand-in that did not compile when graded (HandIn.compile_failed): said so, not "nothing of its own"
+SYNTAX_ERROR = "syntax error"
 # A .py exported from a notebook, or written in cells: "# %%" (VS Code, Spyder, jupytext), "# In[3]:" (nbconvert).
 _CELL_MARK = re.compile(r"^# ?(?:%%|In\[[ 0-9]*\]:?)", re.M)
 # A line that is one print call whose parentheses close on it (a string holding a bracket aside): a copier's padding.

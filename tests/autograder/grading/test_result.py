@@ -43,7 +43,7 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]
     ).summary("zh")
     assert "有语法错误" in chinese and "请核对类名的拼写" not in chinese and "由于这个语法错误，A 没有定义。" in chinese
-    assert chinese.startswith("你的代码有语法错误：下面这个单元格一行都没有运行：")
+    assert chinese.startswith("你的代码有语法错误，下面这个单元格一行都没有运行：")
     assert "运行完毕" not in chinese and "NameError" not in chinese
 
 

@@ -81,7 +81,7 @@ def test_a_syntax_error_is_told_as_such_not_as_the_name_error_that_follows():
     page = re.sub(r"<[^>]+>", "", page)
     where = "Syntax error at cell 4 (starting “class A:”), line 9 (or on the line before it, e.g. a bracket left open)"
     assert where + ": “def f(:” (SyntaxError: invalid syntax)" in page
-    assert "Your code has a syntax error: Python ran none of this cell:" in page  # not "ran to the end"
+    assert "Your code has a syntax error, so Python ran none of this cell:" in page  # not "ran to the end"
     assert "Because of that syntax error, your submission does not define A." in page and "NameError" not in page
     assert "check the exact" not in page and "• •" not in page and "•" not in page
 

@@ -4,6 +4,7 @@ areas' order, each cap note under its area's tests and never folded away, a subj
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from rich.console import Console
 
@@ -117,3 +118,33 @@ def test_a_subject_the_tests_title_names_already_is_not_said_under_it():
         shown = result.shown_in(language)
         assert shown.test("x.py::test_tied_lm_tie_survives_to_float64").what == ""
         assert "float64" in shown.test("x.py::test_tied_lm_shapes_and_values").what  # its title does not say it
+
+
+def _softmax_first() -> Result:
+    """w73's one failing test (worth 8) charged to softmax before cross-entropy, which costs 6 in its area."""
+    said = Finding(Said("suite.loss.softmax_first", call="loss(ids)", got="3.3", want="10.3"), names="loss_softmax")
+    failing = {"test_wrapper_loss_values": said}
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in SPEC.scheme.tests.values()
+    ]
+    return rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+
+
+def test_a_one_test_card_says_why_its_test_cost_less_than_its_worth_and_no_once():
+    """Issue 48, round 15: "Costs 6, once in exercise 2:" over one 8-point test losing 6 never said why, and
+    "once" spoke of several tests where there was one."""
+    result = _softmax_first()
+    (card,) = cards(result.shown_in("zh"))
+    (item,) = card.tests
+    assert (item["points"], item["lost"]) == (8, 6)
+    assert item["cap"] == "这个错误在“形状与输出数值”一项固定扣 6 分，所以这个 8 分的测试只扣 6 分"
+    for language, costs, once in (("zh", "扣 6 分：", "只扣一次"), ("en", "Costs 6 points:", "once in")):
+        console = Console(width=220, record=True, color_system=None)
+        render(replace(result, language=language), console=console)
+        terminal = " ".join(console.export_text().split())
+        page = feedback_html(replace(result, language=language), student="w73", spec=SPEC)
+        page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page))
+        for said in (terminal, page):
+            assert costs in said and once not in said, said
+    assert "so this test (worth 8 points) loses 6 for it" in page

@@ -85,3 +85,25 @@ def test_a_rows_sample_and_tests_are_what_the_students_page_shows_under_the_card
     page = report_html(view, language=language)
     row = re.search(r'<p class="msg">(.*?)</p><small>(.*?)</small>', page, re.S)
     assert row is not None and all(item["name"].replace("'", "&#39;") in row[2] for item in card.tests), row[2]
+
+
+def test_students_who_read_different_messages_each_have_theirs_with_their_own_failing_tests(batch_folder, area_result):
+    """Issue 48, round 15: w01 and w12 both counted under the second table, but the row showed w01's message alone
+    above the union of both students' failing tests, as though w12 had read it too."""
+    flag_off = Finding(Said("diag.tie.flag_off"), names="two_tables")
+    view = load_class(
+        batch_folder(
+            {
+                "ann": area_result({"parameter identity": COPIED}),
+                "bo": area_result({"parameter counts": flag_off}),
+                "cy": area_result({"parameter identity": COPIED}),
+            }
+        )
+    )
+    (found,) = misconceptions(view)
+    assert [[row.name for row in s.students] for s in found.samples] == [["ann", "cy"], ["bo"]]  # most read first
+    copied, off = found.samples
+    assert copied.message.startswith("copied table") and not off.message.startswith("copied table")
+    assert not set(copied.tests) & set(off.tests) and set(found.tests) == {*copied.tests, *off.tests}
+    page = re.sub(r"<[^>]+>", "", report_html(view, language="en"))
+    assert "Read by ann, cy:" in page and "Read by bo:" in page

@@ -171,7 +171,8 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     areas = {t.area for t in spec.scheme.tests.values()}  # each exercise's card: its areas
     assert len(areas) < len(lines) <= 2 * len(areas) and "· 共享同一参数对象：3 个测试，扣 12 分" in lines, lines
     assert sum(int(line.split("扣 ")[1].split(" 分")[0]) for line in lines) == 100
-    order = [part.split("：")[0] for part in broken[-1].split()]  # the areas as the last line lists them
+    # the areas as the last line lists them, two spaces apart ("共享同一参数对象：0 / 24  形状与输出数值：0 / 26")
+    order = [part.split("：")[0] for part in broken[-1].strip().split("  ")]
     at = [order.index(line[2:].split("：")[0]) for line in lines]  # each card's lines in that order too
     assert sum(b < a for a, b in itertools.pairwise(at)) == 1 and len(order) == len(areas), (order, lines)
     assert not [line for line in broken if line.startswith("评分规则")]  # no common mistake charged: no rule

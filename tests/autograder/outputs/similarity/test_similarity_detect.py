@@ -193,3 +193,31 @@ def test_bad_hand_ins_are_listed_and_never_stop_the_pass(tmp_path, class_of, han
 def test_every_corpus_copy_is_python_that_parses(corpus):
     for path in sorted((CALIBRATION / "similarity" / "copies").glob("*.py")):
         ast.parse(path.read_text(encoding="utf-8"))
+
+
+def test_a_hand_in_that_did_not_compile_is_said_so_and_the_summary_counts_who_was_left_out(tmp_path, hand_ins_of):
+    """Issue 48, round 15: a file with a syntax error and too little of its own was said to hold "only comments,
+    starter code, ..."; the terminal said "5 hand-ins compared" of a class of six without saying why."""
+    from dataclasses import replace
+
+    from autograder.cli.similarity import summary
+
+    root = tmp_path / "class"
+    root.mkdir()
+    code = (CALIBRATION / "correct" / "c06_custom_init_after_tie.py").read_text(encoding="utf-8")
+    for name in ("ann", "bo"):
+        (root / f"{name}.py").write_text(code, encoding="utf-8")
+    for name in ("cy", "di"):  # the same text: the grading run's value tells them apart, never the text
+        (root / f"{name}.py").write_text("def f(:\n    pass\n", encoding="utf-8")
+    (root / "eve.py").write_text("", encoding="utf-8")
+    hand_ins = [replace(h, compile_failed=h.name == "cy") for h in hand_ins_of(root)]
+    outcome = run_similarity("weight_tying", tmp_path / "out", hand_ins)
+    said = {e["name"]: (e["problem"], detail(e["detail"], "zh")) for e in outcome.not_compared}
+    assert said["cy"] == (
+        written.SYNTAX_ERROR,
+        "除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少，无法比较",
+    )
+    assert said["di"][0] == written.COMMON_ONLY and said["eve"][0] == written.EMPTY
+    line = summary(outcome, tmp_path / "out", "zh")
+    assert "比较了 2 份提交（3 份未参与比较：" in line and "有语法错误 1 份" in line and "空白提交 1 份" in line, line
+    assert "2 hand-ins compared (3 not compared: " in summary(outcome, tmp_path / "out"), line
