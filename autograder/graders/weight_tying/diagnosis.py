@@ -296,7 +296,7 @@ def greedy_problem(seq: Tensor, expected: Tensor, *, again: Tensor | None = None
     if torch.equal(seq, expected):
         return None
     row, col = (seq != expected).nonzero()[0].tolist()
-    return _say("diag.generate.greedy", 9, row=row, col=col)
+    return _say("diag.generate.greedy", 9, seq=row + 1, row=row, col=col)
 
 
 def shape_mismatch(error: str) -> bool:

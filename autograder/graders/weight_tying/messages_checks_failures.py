@@ -253,9 +253,12 @@ MESSAGES = {
         "与上一项是同一个错误：{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍，loss 减半了",
     ),
     "checkfail.loss_softmax": (
-        "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, "
-        "which applies log_softmax itself: softmax applied twice); give it the raw logits",
-        "{what} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
+        "{what} = {got}, expected {want} (the check's model is untrained yet confident, so here the right loss is"
+        " the larger one; a loss taken on probabilities always stays near ln V): cross-entropy of probabilities (a"
+        " softmax before F.cross_entropy, which applies log_softmax itself: softmax applied twice); give it the raw"
+        " logits",
+        "{what} 是 {got}，应为 {want}（检查用的模型没有训练过，却很有把握，所以这里正确的 loss 反而更大；"
+        "用概率算出的 loss 总在 ln V 附近）。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
         "而 F.cross_entropy 内部会先做 log_softmax，等于做了两次 softmax，应直接传入 logits",
         "loss_softmax",
     ),
@@ -328,27 +331,27 @@ MESSAGES = {
         "batch_rows",
     ),
     "checkfail.variant": (
-        "{problem}\nThe tokens are those of a decoder with this mistake: {name}",
-        "{problem}\n犯了下面这种错误的 generate 恰好会生成这些 token：{name}",
+        "{problem}\nIt matches a decoder with this mistake: {name}",
+        "{problem}\n这与以下错误的表现一致：{name}",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
-        "截断方式不对：保留了最前面的 block_size 个 token",
+        "截断方式不对（保留了前 block_size 个 token）",
         "crop",
     ),
     "checkfail.variant.short_block": (
         "wrong crop (block_size - 1 tokens)",
-        "截断方式不对：只保留了 block_size - 1 个 token",
+        "截断方式不对（只保留了 block_size - 1 个 token）",
         "crop",
     ),
     "checkfail.variant.first_position": (
         "wrong position (logits of the first position)",
-        "取错了位置：用的是第一个位置的 logits",
+        "取错了位置（用了第一个位置的 logits）",
         "position_or_append",
     ),
     "checkfail.variant.missing_append": (
         "missing append (every step sees the prompt only)",
-        "没有把新 token 接到末尾：每一步看到的都只是前缀",
+        "没有把新 token 接到末尾（每一步看到的都只是前缀）",
         "position_or_append",
     ),
     "checkfail.dropout_on": (
