@@ -203,9 +203,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake's fixed cost is 0, so the tests of that area above lose nothing for it, though"
-        " they fail because of it (this mistake is charged in its other areas)",
-        "这个错误在“{area}”一项的固定扣分为 0，所以上面属于这一项的测试虽然因这个错误而失败，"
+        "In “{area}” this mistake costs a fixed 0 points, so the tests of that area above lose nothing for it,"
+        " though they fail because of it (this mistake is charged in its other areas)",
+        "这个错误在“{area}”一项固定扣 0 分，所以上面属于这一项的测试虽然因这个错误而失败，"
+        "但不扣分（这个错误已在其他评分项中扣分）",
+    ),
+    # the same, where the charge has one test in the area
+    "charge.cap.none.one": (
+        "In “{area}” this mistake costs a fixed 0 points, so this test above loses nothing for it, though it fails"
+        " because of it (this mistake is charged in its other areas)",
+        "这个错误在“{area}”一项固定扣 0 分，所以上面这个测试虽然因这个错误而失败，"
         "但不扣分（这个错误已在其他评分项中扣分）",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)

@@ -188,7 +188,7 @@ def _caps(
         (
             name,
             render(
-                ("charge.cap" if tests[name] > 1 else "charge.cap.one") if cap else "charge.cap.none",
+                ("charge.cap" if cap else "charge.cap.none") + ("" if tests[name] > 1 else ".one"),
                 language,
                 area=area(name),
                 cap=f"{cap:g}",

@@ -251,7 +251,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     }
     for language, covered, never in (
         ("en", "float64: its 1 not charged\n", "−0 "),
-        ("zh", "该测试 1 分，不扣分\n", "扣 0 分"),
+        ("zh", "该测试 1 分，不扣分\n", "分，扣 0 分"),  # a test never loses 0 (a cap note may cost 0)
     ):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")

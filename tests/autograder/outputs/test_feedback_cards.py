@@ -60,12 +60,12 @@ def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
     assert listed == sorted(listed, key=areas.index) and len(set(listed)) == 4, listed  # not the suite's order
     capped = {shown.test(item["test"]).area: item["cap"] for item in card.tests if item["cap"]}
     assert set(capped) == {"shape flow", "gradient accumulation"}, capped
-    assert "worth 9 points" in capped["gradient accumulation"] and "fixed cost is 0" in capped["shape flow"]
+    assert "worth 9 points" in capped["gradient accumulation"] and "costs a fixed 0 points" in capped["shape flow"]
     # the terminal: each note right under its area's last test, before the next area's tests
     console = Console(width=220, record=True, color_system=None)
     render(_copied(), console=console)
     text = " ".join(console.export_text().split())
-    order = [text.index(s) for s in ("(shape flow,", "fixed cost is 0", "(parameter counts,", "worth 9 points")]
+    order = [text.index(s) for s in ("(shape flow,", "costs a fixed 0 points", "(parameter counts,", "worth 9 points")]
     assert order == sorted(order), order
 
 
