@@ -98,7 +98,8 @@ def summary(outcome, out: Path, language: str = "en") -> str:
     kinds = w["list"].join(
         w["similar.summary_left_kind"].format(kind=w.get(f"similar.kind.{k}", k), n=n) for k, n in why.items()
     )
-    left = w["similar.summary_left"].format(n=sum(why.values()), kinds=kinds) if why else ""
+    several = "similar.summary_left" if len(why) > 1 else "similar.summary_left_one"  # one reason: no count twice
+    left = w[several].format(n=sum(why.values()), kinds=kinds) if why else ""
     return w["similar.summary" if outcome.pairs else "similar.summary_none"].format(
         n=outcome.hand_ins,
         archived=archived,

@@ -120,5 +120,7 @@ SIMILAR = {
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
     # the class's hand-ins the pass left out, counted by why (report.similar.kind.*, joined by report.list)
     "report.similar.summary_left": Message(" ({n} not compared: {kinds})", "（{n} 份未参与比较：{kinds}）"),
+    # the same when they were all left out for one reason: its count says how many, once
+    "report.similar.summary_left_one": Message(" ({kinds} not compared)", "（{kinds}，未参与比较）"),
     "report.similar.summary_left_kind": Message("{n} {kind}", "{kind} {n} 份"),
 }
