@@ -131,13 +131,16 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
 
 
 def _status(row: Row, w: dict[str, str] | None = None) -> str:
-    """'graded: ok', 'blank: syntax error', 'timeout' (not 'timeout: timeout'), 'missing' (not 'missing: no result')
-    (in `w`'s words; how the run went is ``wording.run_state``)."""
+    """'ok' (a graded row: its score is beside it), 'blank: syntax error', 'timeout' (not 'timeout: timeout'),
+    'missing' (not 'missing: no result') (in `w`'s words; how the run went is ``wording.run_state``). The Students
+    table's column only: grades.csv and --json keep their own status values."""
     w = w or report_words("en")
     status = run_state(row.result) if row.result is not None else "no result"
     kind, said = w.get(f"kind.{row.kind}", row.kind), w.get(f"kind.{status}", status)
     if status == row.kind or row.kind == "missing":  # "missing: no result" says one thing twice (尚无结果，没有结果)
         return kind
+    if row.kind == "graded" and row.result is not None:  # its score stands beside it: "graded" says nothing more
+        return said
     return f"{kind}{w['kind_sep']}{said}"
 
 
