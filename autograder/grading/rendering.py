@@ -167,6 +167,15 @@ def part_words(spec: AssignmentSpec | None, part: Part | None, language: str = D
     return render("charge.part.sep", language).join(said)
 
 
+# the cap note of an area, by (does the area cost anything, does the charge have one test there)
+_CAP_NOTES = {
+    (True, False): "charge.cap",
+    (True, True): "charge.cap.one",
+    (False, False): "charge.cap.none",
+    (False, True): "charge.cap.none.one",
+}
+
+
 def _caps(
     charge: Charge,
     by_name: dict[str, TestOutcome],
@@ -188,7 +197,7 @@ def _caps(
         (
             name,
             render(
-                ("charge.cap" if cap else "charge.cap.none") + ("" if tests[name] > 1 else ".one"),
+                _CAP_NOTES[bool(cap), tests[name] == 1],
                 language,
                 area=area(name),
                 cap=f"{cap:g}",
