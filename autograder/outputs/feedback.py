@@ -49,8 +49,9 @@ def _item(item: dict, points: str, w: dict[str, str]) -> dict:
     }
 
 
-def _card(card: Card, language: str, stopped: str) -> dict:
-    w, ((costs, test_costs),) = cards_words([card], language)
+def _card(card: Card, said: tuple[str, list[str]], w: dict[str, str], stopped: str) -> dict:
+    """One card as the page shows it: `said`, its cost line and its tests' costs (``cards_words``), in words `w`."""
+    costs, test_costs = said
     items = [_item(item, points, w) for item, points in zip(card.tests, test_costs, strict=True)]
     if len(items) > 1 and len({item["what"] for item in card.tests}) == 1:  # the same subject under every test
         for item in items:  # says nothing the card's message does not: "——检查对象：X.generate" five times
@@ -170,7 +171,9 @@ def feedback_context(
         context.update(blank=list(said.run_lines))
         return context
     failing = result.failing()
-    shown_cards = [_card(card, lang, said.stopped) for card in cards(said)]
+    charged = cards(said)
+    cw, costs = cards_words(charged, lang)  # every card's costs in one pass over the pages' words
+    shown_cards = [_card(card, cost, cw, said.stopped) for card, cost in zip(charged, costs, strict=True)]
     # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
     # again below
     lines = [] if state == "ok" and len(said.run_lines) == 1 else list(said.run_lines)

@@ -58,7 +58,6 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         lost = round(top - score, 6)
         say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
         table = Table(show_lines=True)
-        order = {a.name: i for i, a in enumerate(shown.areas)}  # the areas' own order, as the last line lists them
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
         for card, (costs, test_costs) in zip(charged, said, strict=True):
@@ -68,7 +67,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                 cell.append("\n" + printable(message), style="red")
                 cell.append("\n" + printable(costs), style="")  # the page's line: what the rule below counts
             if by_area := _by_area(card, run):  # nothing of it ran: a line per area, not every test's title (issue 48)
-                for area, (n, lost) in sorted(by_area.items(), key=lambda kv: order.get(kv[0], len(order))):
+                for area, (n, lost) in by_area.items():  # the card lists its tests area by area (charges.cards)
                     count = w["test"] if n == 1 else w["tests"].format(n=n)
                     line = w["area_tests_lost"].format(area=area, tests=count, lost=number(lost))
                     cell.append(f"\n  · {printable(line)}", style="")

@@ -263,11 +263,10 @@ def cards_words(cards: list, language: str) -> tuple[dict[str, str], list[tuple[
     w = page_words(language)
     out = []
     for card in cards:
-        unit = w["point"] if card.points == 1 else w["points"]
         over = w["over_tests"].format(n=len(card.tests)) if len(card.tests) > 1 else ""
         # "once in exercise 2" speaks of several tests: a card of one says its cost alone
         once = w["once_in_exercise"].format(n=card.exercise) if card.misconception and card.exercise and over else ""
-        costs = w["costs"].format(points=f"{number(card.points)} {unit}", over=over, once=once)
+        costs = w["costs"].format(points=points_words(card.points, w), over=over, once=once)
         tests = []
         for item in card.tests:
             worth = number(item["points"])
