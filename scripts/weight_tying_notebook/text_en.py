@@ -265,7 +265,8 @@ tie by default: left out, the flag is off and the head keeps a table of its own 
   append it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
 
   Decode with dropout off. A model with `dropout > 0` in train mode zeroes a random share of its activations
-  on every forward pass, so the argmax of a step would depend on that noise instead of on the model: a
+  on every forward pass, which jitters the logits: where two of them are close, the argmax may pick the other
+  token, and the same prompt may then decode to different text from one call to the next. So a
   decoder switches the model to evaluation mode first (the grader also calls `generate` on a model with
   dropout left in train mode). Putting the model back in the mode it was in before you return is good
   practice, so a training loop that samples between steps keeps its dropout, but it is not graded.

@@ -302,10 +302,10 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
   **最后一个**位置的 logits 取 `argmax`（不要采样），然后把得到的 token 接到序列末尾。最后返回前缀加上新生成的 token，
   形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
-  生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，于是每一步的
-  argmax 取决于这些随机噪声，而不再是模型本身的选择。因此，`generate` 应当先调用 `self.eval()` 把模型切换到
-  评估模式；评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。最好在返回之前把模型恢复到原来的模式，
-  这样在训练过程中穿插生成时 dropout 仍然有效，不过这一点不计分。
+  生成时要关闭 dropout。`dropout > 0` 的模型处于训练模式时，每次 forward 都会随机把一部分激活置零，logits 也随之
+  抖动：两个 logit 相差不大时，argmax 可能换成另一个 token，同一段前缀两次生成的结果就可能不同。因此，`generate`
+  应当先调用 `self.eval()` 把模型切换到评估模式；评分程序也会在模型带着 dropout、处于训练模式时调用 `generate`。
+  最好在返回之前把模型恢复到原来的模式，这样在训练过程中穿插生成时 dropout 仍然有效，不过这一点不计分。
 
   这部分要考查的正是这个循环，所以不能把它交给库函数来完成：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。如果
