@@ -85,8 +85,8 @@ loop you write yourself.
 - Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
   names and signatures: the grader calls exactly those.
 - Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
-  notebook from the top in a fresh process and grades the classes it defines; it leaves out the practice
-  checks, and the demonstration cells you left as they are that none of your code uses.
+  notebook from the top in a fresh process and grades the classes it defines. It leaves out the practice
+  checks and, as a rule, the demonstration cells you left as released (section 7 says which, and why).
 
 **How it is graded**
 
@@ -105,14 +105,10 @@ Two things help you before that, and they are worth **0 points**:
 - the cells that start with `# Practice check`, after each exercise: they run a public subset of the same
   checks on your classes and print one line per check;
 - the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
-  does, running the same cells: a fresh process, the cells top to bottom, without the practice checks and
-  without the demonstration cells (the examples, the plot, *Try it*) that you left as they are and that none
-  of your code uses. When a check fails, it names the misconception and the section to reread. It reads the
-  notebook file **on disk: save first** (Ctrl+S). A demonstration that would fail on your code is run and
-  reported by neither (the checks say what to fix); one you changed runs, and an error in it is reported by
-  both (the self-check's last line counts the cells that raised). It never hangs: a cell or a check that runs
-  longer than {{step_seconds}} s (an endless loop?) is stopped and named, and the whole run is given
-  {{run_minutes}} minutes.
+  does: a fresh process running the same cells, top to bottom. When a check fails, it names the misconception
+  and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). It never hangs: a
+  cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and the
+  whole run is given {{run_minutes}} minutes.
 
 Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabulary size.
 """,
@@ -216,8 +212,13 @@ output, each hidden state is dotted with *every* row, which *scores* every token
 One backward pass reaches the table along both uses, and autograd accumulates both contributions into the
 one `.grad`; the
 optimizer then updates the table once, with the sum. It is not "two copies updated separately", and not "the
-gradient times two". To see it, give each use its own independent copy of the table and compare the gradients
-(this cell uses your `TiedEmbeddingLM`):
+gradient times two". To see it, give each use its own independent copy of the table and compare the gradients.
+
+The cell below is a demonstration: it calls your `TiedEmbeddingLM`, but no other cell uses anything it
+computes. Such a cell (like the earlier examples, the plot of section 8 and *Try it* in section 10) is run by
+neither the grader nor the `pytest` self-check as long as you leave it as released: if it would fail on your
+code, nobody reports it and your grade does not change; fix what the checks name. A demonstration you changed
+runs, and an error in it is reported by both (the self-check's last line counts the cells that raised).
 """,
     "savings": r"""
 ## 8. What tying saves

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from autograder.graders.weight_tying.messages import area_name
 
+from .comments_zh import COMMENTS
+
 __all__ = [
     "LANGUAGE",
     "TEXT",
@@ -79,36 +81,6 @@ PRINTED = {
     "next_id": "下一个 token 的 id：{next_id}",
     "generated_text": "生成的文本：{tokenizer.decode(out[0])!r}",
 }
-# The code's teaching comments and the two classes' docstrings (comments.py): English words -> this edition's.
-COMMENTS = {
-    "keep the output readable; warnings are not errors here": "让输出保持清爽：这里的警告都不是错误",
-    "(3,) -> (3, D), no one-hot built": "(3,) -> (3, D)，不构造 one-hot 向量",
-    "(B, T, V): a confident model's scores": "(B, T, V)：一个很有把握的模型给出的分数",
-    "(B, T): ... and it is right at every position": "(B, T)：……而且每个位置都预测对了",
-    "(B, T, V), each row sums to 1": "(B, T, V)，每一行之和都是 1",
-    "used only by the lookup": "只供查表路径使用",
-    "used only by the head": "只供 LM head 路径使用",
-    "float32: 4 bytes per parameter": "float32：每个参数占 4 字节",
-    "The same count on real models: a shared Parameter is counted once.": (
-        "在真实的模型上数一数：共享的参数对象只计一次。"
-    ),
-    "Token embedding and LM head sharing one (V, D) table: logits = E[input_ids] @ E.T.": (
-        "token embedding 与 LM head 共享同一张 (V, D) 表：logits = E[input_ids] @ E.T。"
-    ),
-    "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
-        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另有贪心生成的方法 generate。"
-    ),
-    # the reference answer's comments (the solution regions: the teacher's source notebook only)
-    "weight: (V, D)": "权重形状为 (V, D)",
-    "Tie by sharing the Parameter object itself, so gradients from both uses add up in one .grad.": (
-        "共享参数对象本身，两条路径的梯度才会累加进同一个 .grad。"
-    ),
-    "(B, T, D) -> (B, T, V): logits, no softmax": "(B, T, D) -> (B, T, V)：logits，不做 softmax",
-    "no dropout while decoding, so greedy output is deterministic": "生成时关闭 dropout，贪心生成的结果才是确定的",
-    "the position table only has block_size rows": "位置表只有 block_size 行",
-    "last position: (B, V) -> (B, 1)": "最后一个位置：(B, V) -> (B, 1)",
-}
-
 TEXT = {
     "intro": r"""
 # Weight Tying：输入端和输出端共享同一张词表向量表
@@ -126,8 +98,8 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
 - 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
-  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，评分的对象是 notebook 运行后得到的这两个类；
-  它不运行练习检查单元格，也不运行你没有改动过、你的代码也用不到的演示单元格。
+  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，再给运行后得到的这两个类评分；练习检查单元格
+  不在其中，原样保留的演示单元格一般也不运行（是哪些、为什么可以不运行，见第 7 节）。
 
 **怎么评分**
 
@@ -144,12 +116,9 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
 
 - 每道练习后面以 `# 练习检查` 开头的单元格：它们用你写的类运行与 `pytest` 自检相同的检查，每项检查输出
   一行结果。
-- 自检：在本文件夹打开终端，运行 `pytest`。它和评分程序一样加载你的类，运行的单元格也相同：在新进程里从上到下
-  运行，不运行练习检查单元格，也不运行你没有改动过、你的代码也用不到的演示单元格（示例、图、第 10 节
-  “动手试试”）。检查不通过时，它会指出是哪种常见错误、该重读哪一节。关于自检，还有四点：
+- 自检：在本文件夹打开终端，运行 `pytest`。它和评分程序一样加载你的类：在新进程里从上到下运行同样的那些单元格。
+  检查不通过时，它会指出是哪种常见错误、该重读哪一节。关于自检，还有三点：
   - 它读取的是**磁盘上的 notebook 文件，所以先保存**（Ctrl+S）。
-  - 即使演示单元格在调用你的代码时会出错，自检和评分程序也不运行、不报告它；你只需修改检查指出的问题。
-    你改动过的演示单元格则照常运行，出了错两者都会报告，自检输出的末尾也会写明有几个单元格出错。
   - 它不会卡住：运行超过 {{step_seconds}} 秒的单元格或检查（多半是死循环）会被终止，并指出是哪一个；整个自检
     最多运行 {{run_minutes}} 分钟。
   - pytest 自己的提示是英文的：`FAILED` 表示这项检查没有通过，`skipped` 表示它在等前面的检查通过，还没有运行。
@@ -254,7 +223,12 @@ loss 是 ln(*V* − 1 + e)，属于 *y* 时是 ln(*V* − 1 + e) − 1。后者�
 与表中的**每一行**做内积，给词表里的每个 token **打分**。这就是两条使用路径：查表路径和 LM head 路径。
 反向传播只有一次：两条路径各自产生一份梯度，autograd 把它们累加进
 同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既不是“两份副本各自更新”，也不是“梯度乘以 2”。
-为了看清楚，给两条路径各配一份独立的表副本，再比较梯度（本单元格用到你写的 `TiedEmbeddingLM`）：
+为了看清楚，给两条路径各配一份独立的表副本，再比较梯度。
+
+下面的单元格是演示：它调用你写的 `TiedEmbeddingLM`，但没有别的单元格用到它算出的任何东西。这样的演示单元格
+（还有前面的示例、第 8 节的图和第 10 节“动手试试”），只要你原样保留，评分程序和 `pytest` 自检就都不运行：
+即使它在你的代码上会出错，也不会被报告，更不影响成绩，你只需修改检查指出的问题。你改动过的演示单元格则照常运行，
+出了错两者都会报告，自检输出的末尾也会写明有几个单元格出错。
 """,
     "savings": r"""
 ## 8. 共享权重省下了多少参数

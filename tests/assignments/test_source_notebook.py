@@ -338,6 +338,24 @@ def test_the_text_nits_stay_fixed(notebooks):
     assert practice > section_7  # the gradient check comes after section 7 explains gradients
 
 
+def test_which_demonstrations_run_is_said_once_beside_the_demonstration_that_calls_the_students_class(notebooks):
+    """Cell 0 said the demo rule twice (grader, then self-check) while section 7 said "this cell uses your
+    TiedEmbeddingLM" next to "demos none of your code uses": cell 0 now points to section 7, which says it once."""
+    said = {
+        "en": "is run by neither the grader nor the `pytest` self-check",
+        "zh": "评分程序和 `pytest` 自检就都不运行",
+    }
+    pointer = {"en": "section 7 says which", "zh": "见第 7 节"}
+    for language, book in notebooks.items():
+        text = [c.source if c.cell_type == "markdown" else "" for c in book.cells]
+        flat = ["".join(t.split()) for t in text]
+        rule = "".join(said[language].split())
+        section_7 = next(i for i, t in enumerate(text) if t.startswith("## 7."))
+        assert [i for i, t in enumerate(flat) if rule in t] == [section_7], language
+        assert "".join(pointer[language].split()) in flat[0], language
+        assert book.cells[section_7 + 1].cell_type == "code" and "TiedEmbeddingLM(" in book.cells[section_7 + 1].source
+
+
 def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkeypatch, edition, capsys):
     monkeypatch.syspath_prepend(str(SOURCES[edition]))  # as a kernel started in the folder finds the checks
     monkeypatch.delenv("WEIGHT_TYING_LANG", raising=False)
