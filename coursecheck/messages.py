@@ -172,6 +172,8 @@ MESSAGES = {
     ),
     # the summary's last section: what is checked here and what the hidden suite grades
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
+    # its title while a check is left to fix: the checks are counted there, not listed (check.covers.short)
+    "check.covers.section_short": ("this self-check in brief", "自检概况"),
     # the first of the checks it counts, said before the assignment's list (pytest's first test)
     "check.covers.in_time": (
         "First, that every cell of the notebook finishes within the self-check's time limit.",
@@ -184,13 +186,15 @@ MESSAGES = {
     # the same while a check is left to fix (the list in full: every check passed, or pytest -v)
     "check.covers.short": (
         "{n} checks here (pytest -v lists them); the graded (hidden) suite checks more. These checks are worth no "
-        "points: the hidden suite grades. Save the notebook before running pytest.",
+        "points: the hidden suite grades. If the results do not match the code you just changed, save the notebook "
+        "and run pytest again.",
         "这里共有 {n} 项检查（运行 pytest -v 可以看到完整列表），计分用的隐藏测试覆盖面更广。"
-        "这些检查不计分，成绩由隐藏测试给出。运行 pytest 之前请先保存 notebook。",
+        "这些检查不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
     ),
     "check.covers.points": (
-        "These checks are worth no points: the hidden suite grades. Save the notebook before running pytest.",
-        "这些检查不计分，成绩由隐藏测试给出。运行 pytest 之前请先保存 notebook。",
+        "These checks are worth no points: the hidden suite grades. If the results do not match the code you just "
+        "changed, save the notebook and run pytest again.",
+        "这些检查不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
     ),
     # calls.py: calling the student's code
     "checkfail.not_implemented": (

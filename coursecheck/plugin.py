@@ -150,11 +150,12 @@ class Run:
             stub = any(message.partition(":")[0].strip() == "NotImplementedError" for _, message in errors)
             write(tell("check.raised.note_stub" if stub else "check.raised.note"))
         raised = [index for index, _ in errors if index not in stopped]
-        _section(terminalreporter, tell("check.covers.section"))
         passed = all(session.outcome(name).status == "passed" for name in checks) and not loaded.errors
         if not (passed or config.get_verbosity() > 0):  # what is left to fix comes first: the list once it helps
+            _section(terminalreporter, tell("check.covers.section_short"))  # counted, not listed: titled so
             write(tell("check.covers.short", n=len(checks) + 1))  # pytest's count: the cells in time, then each check
             return raised
+        _section(terminalreporter, tell("check.covers.section"))
         write(tell("check.covers.in_time"))
         write(tell(own("covers.here")))
         for chk in checks.values():
