@@ -318,9 +318,10 @@ the gradebook's total is exactly the grader's.
 README = """
 # Weight tying: your assignment
 
-This folder is the assignment (from Jupyter's *Assignments* tab, `nbgrader fetch_assignment {{folder}}`, or
-handed out): `weight_tying.ipynb`, the notebook you fill in, and its self-check (`pytest`, with the files it reads
-in `weight_tying_checks/`). Your instructor also gives you the course library, the file `{{wheel}}`. You need
+This folder is the assignment: you get it from Jupyter's *Assignments* tab, with
+`nbgrader fetch_assignment {{folder}}`, or from your instructor. The notebook you fill in is `weight_tying.ipynb`.
+Running `pytest` in this folder checks it; the files the check reads are in `weight_tying_checks/`.
+Your instructor also gives you the course library, the file `{{wheel}}`. You need
 Python 3.11 or newer. The same assignment comes in Chinese too, `{{other}}/`: do one of the two.
 
 ## 1. Install, once

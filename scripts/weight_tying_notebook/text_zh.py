@@ -325,9 +325,10 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
 README = """
 # Weight Tying 作业说明
 
-这个文件夹就是作业（从 Jupyter 的 `Assignments` 标签页取得，或运行 `nbgrader fetch_assignment {{folder}}`，
-或由老师发给你）：`weight_tying.ipynb` 是你要填写的 notebook；在这个文件夹里运行 `pytest` 就能自检
-（自检用到的文件在 `weight_tying_checks/` 中）。老师还会给你课程库，即文件 `{{wheel}}`。
+这个文件夹就是作业，可以从 Jupyter 的 `Assignments` 标签页取得，也可以运行 `nbgrader fetch_assignment {{folder}}`
+取得，或由老师直接发给你。你要填写的 notebook 是 `weight_tying.ipynb`。
+在这个文件夹里运行 `pytest` 就能自检，自检用到的文件在 `weight_tying_checks/` 中。
+老师还会给你课程库，即文件 `{{wheel}}`。
 你需要 Python 3.11 或更新的版本。
 同一份作业也有英文版 `{{other}}/`：两份中选一份做。
 
