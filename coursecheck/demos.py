@@ -119,7 +119,9 @@ def load(checks, path: Path, clock: Clock | None = None) -> Loaded:
         if name not in result.namespace:
             raised = "".join("\n" + loaded.raised(i, m) for i, m in result.errors)
             missing[name] = tell("check.not_defined", file=path.name, cls=name) + (
-                tell("check.cells_raised") + raised if raised else tell("check.no_cell_raised")
+                tell("check.cells_raised") + raised + "\n" + tell("check.cells_counted")
+                if raised
+                else tell("check.no_cell_raised")
             )
     classes = {name: result.namespace.get(name) for name in checks.assignment.names}
     loaded.session = Session(checks, classes, missing, clock)

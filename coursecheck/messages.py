@@ -58,9 +58,11 @@ MESSAGES = {
         "{file} does not define {cls} once its cells have run.",
         "{file} 的单元格运行完之后，没有定义 {cls}。",
     ),
-    "check.cells_raised": (
-        " Cells that did not finish (counting from 1 at the top, markdown included):",
-        "没有正常运行完的单元格（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）：",
+    "check.cells_raised": (" These cells did not finish:", "以下单元格没有正常运行完："),
+    # after the cells listed, on its own line, as the grader says it (its run.cells_counted shares these words)
+    "check.cells_counted": (
+        "Cells are numbered from 1 at the top of the notebook, text cells included.",
+        "单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入。",
     ),
     "check.no_cell_raised": (
         " No cell raised: check the class name's spelling.",

@@ -19,6 +19,7 @@ from autograder.grading.gradescope.messages import GRADESCOPE
 from autograder.grading.messages_input import INPUT
 from autograder.protocol import said
 from autograder.protocol.said import LANGUAGES, Said
+from coursecheck.messages import MESSAGES as SELF_CHECK
 from coursecheck.notebook import CellPlace, name_cell
 
 __all__ = ["LANGUAGES", "MESSAGES", "render", "problems", "cell_name", "CatalogError", "OWNER"]
@@ -123,10 +124,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "run.cell_line": ("{cell}, line {line}", "{cell}第 {line} 行"),
     "run.file_line": ("line {line}", "第 {line} 行"),
-    "run.cells_counted": (
-        "Cells are numbered from 1 at the top of the notebook, text cells included.",
-        "单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入。",
-    ),
+    "run.cells_counted": SELF_CHECK["check.cells_counted"],  # the self-check says it in the same words
     "run.cell_raised": (
         "While loading your submission, {cell} raised {error}",
         "加载你的提交时，{cell}抛出了“{error}”",

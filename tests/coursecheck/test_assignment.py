@@ -128,6 +128,21 @@ def test_a_notebook_that_misses_a_name_is_said_missing_once_its_cells_ran(selfte
     assert message.startswith("no_add.ipynb does not define add once its cells have run. No cell raised"), message
 
 
+def test_cells_that_raised_are_listed_then_how_they_are_counted_on_a_line_of_its_own(
+    selftest, selftest_release, tmp_path
+):
+    """The heading says only what the list is; how the cells are numbered follows the list, as the grader says it."""
+    nb = json.loads((selftest_release / "selftest.ipynb").read_text(encoding="utf-8"))
+    add = next(c for c in nb["cells"] if c.get("id") == "solution_add")
+    add["source"] = "1 / 0"
+    path = tmp_path / "raises.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    lines = selftest.SELF_CHECK.load(path).session.outcome(NAMES[0]).message.splitlines()
+    assert lines[0].endswith("once its cells have run. These cells did not finish:"), lines
+    assert "ZeroDivisionError" in lines[1]
+    assert lines[-1] == "Cells are numbered from 1 at the top of the notebook, text cells included."
+
+
 def test_an_assignment_and_its_checks_are_checked_when_made(selftest):
     catalog = selftest.SELF_CHECK.assignment.catalog
     with pytest.raises(ValueError, match="assignment name 'Self Test'"):
