@@ -242,9 +242,10 @@ MESSAGES = {
         "prompt_not_preserved",
     ),
     "diag.generate.sampling": (
-        "two calls returned different tokens: sampling instead of argmax (greedy decoding takes the most "
-        "likely token every step)",
-        "两次调用返回的 token 不一样，说明用了采样而不是 argmax：贪心生成每一步都取最可能的 token",
+        "two calls of generate on the same prompt returned different tokens: sampling instead of argmax (greedy "
+        "decoding takes the most likely token every step)",
+        "用同一个前缀调用两次 generate，返回的 token 不一样，说明用了采样而不是 argmax："
+        "贪心生成每一步都取最可能的 token",
         "sampling",
     ),
     "diag.generate.greedy": (

@@ -320,8 +320,9 @@ MESSAGES = {
         "前 T 列不是原来的前缀",
     ),
     "judge.gen.calls_differ": (
-        "two calls returned different tokens, and no sampler drawing from the model's own softmax gives them",
-        "两次调用返回的 token 不同，而且从模型自己的 softmax 中采样也得不到这些 token",
+        "two calls of generate on the same prompt returned different tokens, and no sampler drawing from the"
+        " model's own softmax gives them",
+        "用同一个前缀调用两次 generate，返回的 token 不同，而且从模型自己的 softmax 中采样也得不到这些 token",
     ),
     "judge.gen.not_greedy": (
         "{what}: new tokens {got}, expected the greedy (argmax) tokens {want}; first difference at new token {n}: "
