@@ -27,7 +27,6 @@ from autograder.outputs.wording import (
     late_line,
     mistake_charged,
     page_words,
-    points_words,
     run_state,
 )
 
@@ -172,7 +171,8 @@ def feedback_context(
         return context
     failing = result.failing()
     charged = cards(said)
-    cw, costs = cards_words(charged, lang)  # every card's costs in one pass over the pages' words
+    # every card's costs, and the points lost in all, in one pass over the pages' words
+    cw, costs = cards_words(charged, lang, result.max_score - result.score)
     shown_cards = [_card(card, cost, cw, said.stopped) for card, cost in zip(charged, costs, strict=True)]
     # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
     # again below
@@ -195,9 +195,7 @@ def feedback_context(
         # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
         rule=w["rule"] if mistake_charged(failing) else "",
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
-        lost=w["lost_total"].format(points=points_words(round(result.max_score - result.score, 6), w))
-        if failing
-        else "",
+        lost=cw["lost_said"] if failing else "",
         cards=shown_cards,
         # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest
         # (the cells that raised, where it stopped) a list under it
