@@ -42,7 +42,8 @@ def _item(item: dict, points: str, w: dict[str, str]) -> dict:
         "area": item["area"],
         "points": points,
         "detail": w["item_detail"].format(area=item["area"], points=points),
-        "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
+        # a call the test fed the code is "input used", not "checking" (ShownTest.fed, as the grader's catalog says)
+        "checking": w["input_used" if item["fed"] else "checking"].format(what=item["what"]) if item["what"] else "",
         "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
         "cap": w["part_charged"].format(part=item["cap"]) if item["cap"] else "",  # under its area's last test
     }
@@ -62,7 +63,7 @@ def _card(card: Card, said: tuple[str, list[str]], w: dict[str, str], stopped: s
         if test["what"] in said:
             item["checking"] = ""
         elif item["checking"] and test["what"] == before:  # the bullet above checks the same: said once
-            item["checking"] = w["checking_same"]
+            item["checking"] = w["input_same" if test["fed"] else "checking_same"]
         before = test["what"]
     shown, folded = _fold(items)
     # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
