@@ -26,7 +26,7 @@ from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_no
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
-from autograder.grading.titles import charge_title, experiment_title, names, test_title, title_cases
+from autograder.grading.titles import charge_title, experiment_title, names, subject_fed, test_title, title_cases
 from autograder.protocol.said import Joined, Said, Text, ended, owner_of, verbatim
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
@@ -73,9 +73,10 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         what = "" if _keys(what) & title_cases(spec, test.name) else what  # its title names the case already
         what = what if isinstance(what, str) else render_said(what, language)
         title = test_title(spec, test.name, language)
+        fed = bool(what) and isinstance(subject, Said | Joined) and subject_fed(spec, subject.first().key)
         message, what = clean_message(message) if message else "", clean_message(what) if what else ""
         tests.append(
-            ShownTest(test.name, title, test.area, area_names[test.area], test.points, test.passed, message, what)
+            ShownTest(test.name, title, test.area, area_names[test.area], test.points, test.passed, message, what, fed)
         )
     return Shown(
         language=language,

@@ -32,6 +32,7 @@ class ShownTest:
     passed: bool
     message: str  # why it failed, rendered and cleaned ("" when it passed)
     what: str = ""  # what it was checking, when its title does not say it already
+    fed: bool = False  # `what` is an input the test fed the code (a call, a prompt), not a thing it checked
 
 
 @dataclass(frozen=True)

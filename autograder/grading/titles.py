@@ -14,7 +14,7 @@ from collections.abc import Callable
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.language import DEFAULT_LANGUAGE
 
-__all__ = ["names", "readable_test", "test_title", "title_cases", "charge_title", "experiment_title"]
+__all__ = ["names", "readable_test", "test_title", "title_cases", "subject_fed", "charge_title", "experiment_title"]
 
 
 def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
@@ -52,6 +52,13 @@ def title_cases(spec: AssignmentSpec | None, test_id: str) -> frozenset[str]:
     .to(torch.float64)"), empty when the catalog says none."""
     cases = getattr(spec.catalog, "title_cases", None) if spec is not None else None
     return frozenset(cases(readable_test(test_id))) if cases is not None else frozenset()
+
+
+def subject_fed(spec: AssignmentSpec | None, key: str) -> bool:
+    """Whether a test's subject, said by catalog id `key`, is an input the test fed the student's code (its
+    catalog's ``subject_fed``: a generate call, a prompt) rather than a thing it checked; False when it says none."""
+    fed = getattr(spec.catalog, "subject_fed", None) if spec is not None else None
+    return bool(fed(key)) if fed is not None else False
 
 
 def experiment_title(spec: AssignmentSpec | None, name: str, language: str = DEFAULT_LANGUAGE) -> str | None:

@@ -30,7 +30,7 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "part", "free", "cap"} per test, grouped by area in the
+    # {"test", "name", "area", "points", "lost", "what", "fed", "part", "free", "cap"} per test, grouped by area in the
     # areas' order ("part": what of its points another misconception's charge takes, in words; "" when none;
     # "free": it costs nothing at all, as the marking decided (ShownCharge.free), where a test losing nothing is
     # otherwise covered by a charge; "cap": on the last test of an area, the sentence of `caps` about that area)
@@ -111,6 +111,7 @@ def _item(test: ShownTest, lost: float, part: str, free: bool) -> dict:
         "points": test.points,
         "lost": lost,
         "what": test.what,
+        "fed": test.fed,
         "part": part,
         "free": free,
         "cap": "",

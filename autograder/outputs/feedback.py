@@ -27,7 +27,6 @@ from autograder.outputs.wording import (
     late_line,
     mistake_charged,
     page_words,
-    points_words,
     run_state,
 )
 
@@ -43,7 +42,8 @@ def _item(item: dict, points: str, w: dict[str, str]) -> dict:
         "area": item["area"],
         "points": points,
         "detail": w["item_detail"].format(area=item["area"], points=points),
-        "checking": w["checking"].format(what=item["what"]) if item["what"] else "",
+        # a call the test fed the code is "input used", not "checking" (ShownTest.fed, as the grader's catalog says)
+        "checking": w["input_used" if item["fed"] else "checking"].format(what=item["what"]) if item["what"] else "",
         "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
         "cap": w["part_charged"].format(part=item["cap"]) if item["cap"] else "",  # under its area's last test
     }
@@ -63,7 +63,7 @@ def _card(card: Card, said: tuple[str, list[str]], w: dict[str, str], stopped: s
         if test["what"] in said:
             item["checking"] = ""
         elif item["checking"] and test["what"] == before:  # the bullet above checks the same: said once
-            item["checking"] = w["checking_same"]
+            item["checking"] = w["input_same" if test["fed"] else "checking_same"]
         before = test["what"]
     shown, folded = _fold(items)
     # what the time limit cost: evidence owed by a run stopped at it is said where the run stopped
@@ -172,7 +172,8 @@ def feedback_context(
         return context
     failing = result.failing()
     charged = cards(said)
-    cw, costs = cards_words(charged, lang)  # every card's costs in one pass over the pages' words
+    # every card's costs, and the points lost in all, in one pass over the pages' words
+    cw, costs = cards_words(charged, lang, result.max_score - result.score)
     shown_cards = [_card(card, cost, cw, said.stopped) for card, cost in zip(charged, costs, strict=True)]
     # a run that went well is said by the status above ("运行状态：运行完毕，没有出错"): its one line is not said
     # again below
@@ -195,9 +196,7 @@ def feedback_context(
         # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
         rule=w["rule"] if mistake_charged(failing) else "",
         all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
-        lost=w["lost_total"].format(points=points_words(round(result.max_score - result.score, 6), w))
-        if failing
-        else "",
+        lost=cw["lost_said"] if failing else "",
         cards=shown_cards,
         # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest
         # (the cells that raised, where it stopped) a list under it

@@ -50,7 +50,8 @@ PAGES = {
     # where a cell did not compile, the line as written, Python's words (Needs a look: the kind says "syntax error")
     "page.syntax_line": Message("{where}: “{code}” ({error})", "{where}：“{code}”，Python 的提示是“{error}”"),
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
-    "page.passed_detail": Message(" ({area}, {points})", "（{area}，{points} 分）"),
+    # what a passed test is worth, said in item_detail's form as a failed test's cost is ("（评分项：…；该测试 2 分）")
+    "page.worth": Message("worth {points}", "该测试 {points} 分"),
     # what the sandbox refused a run (report and attention list: wording.refused_detail)
     "page.refused_files": Message("tried to reach {what}", "试图读取 {what}"),
     "page.refused_call": Message("called {what}", "调用了 {what}"),
@@ -160,6 +161,9 @@ PAGES = {
     ),
     # a test checking what the test listed just above it checks (page.checking): the subject is said once
     "page.checking_same": Message(" — checking the same as above", "——检查对象同上"),
+    # where the subject is an input the test fed the code (a generate call, a loss call: ShownTest.fed)
+    "page.input_used": Message(" — input used: {what}", "——所用输入：{what}"),
+    "page.input_same": Message(" — the same input as above", "——所用输入同上"),
     "page.more_tests": Message(
         "and {n} more tests",
         "展开其余 {n} 个测试",

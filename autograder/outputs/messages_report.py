@@ -59,9 +59,9 @@ REPORT = {
     "report.names_sep": Message(", ", "、"),
     "report.no_failing": Message("No failing tests among graded submissions.", "已评分的提交中没有未通过的测试。"),
     "report.test_rates": Message("Pass rate per test, least passed first", "各测试的通过率（从低到高）"),
-    # the heading when no submission took twice the median (report.none_slow follows it)
+    # the heading when no submission is worth a look for its time (report.none_slow or report.all_within follows)
     "report.slowest": Message("Grading time", "评分用时"),
-    # the slowest few, each taking at least twice the median (passrates.slowest): the title says how many
+    # the slowest few, each near its time limit (or twice the median, no limit known; passrates.slowest): how many
     "report.slowest_n": Message("The {n} slowest submissions", "评分用时最长的 {n} 份提交"),
     "report.slowest_one": Message("The slowest submission", "评分用时最长的 1 份提交"),
     "report.none_slow": Message(
@@ -76,12 +76,10 @@ REPORT = {
         "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it is worth a look.",
         "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限的提交值得检查。",
     ),
-    # the same, where no submission took twice the median and every run took at most half its limit
-    "report.median_limit_none_slow": Message(
-        "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it, or taking twice"
-        " the median or longer, is worth a look; there is none this time.",
-        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，"
-        "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。",
+    # where the runs' limit is known and none used half of it: the whole section ({longest}: "12.3 s")
+    "report.all_within": Message(
+        "Every submission finished within {longest} (time limit {limit}): none came near it.",
+        "每份提交都在 {longest}内评分完毕（时限 {limit}），没有接近时限的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
     "report.two_sentences": Message("{first} {second}", "{first}{second}"),

@@ -42,7 +42,23 @@ class Sample:
 
     @property
     def shown(self) -> str:
-        return self.message if len(self.message) <= _SAMPLE else self.message[:_SAMPLE] + " …"
+        """The message, or its first sentences or clauses up to ``_SAMPLE`` characters (``cut``) and "…"."""
+        return self.message if len(self.message) <= _SAMPLE else cut(self.message, _SAMPLE) + " …"
+
+
+# where a clause ends: a Chinese mark, or an English one before a space or a line break ("torch.nn" is no end)
+_CLAUSE_ENDS = ("。", "；", "，", "：", "！", "？", "\n", ". ", "; ", ", ", ": ")
+
+
+def cut(message: str, limit: int) -> str:
+    """`message`'s first `limit` characters at most, cut after the last sentence or clause end in them; with none
+    in their second half, at the last space (a whole word: never inside an identifier such as ``lm_head.weight``);
+    with no space either, at `limit`."""
+    head = message[: limit + 1]  # a mark right at the limit still ends the clause
+    ends = [head.rfind(mark) + len(mark.rstrip()) for mark in _CLAUSE_ENDS if 0 < head.rfind(mark) < limit]
+    at = max(ends, default=0)
+    at = at if at >= limit // 2 else head.rfind(" ", 0, limit)
+    return message[: at if at > 0 else limit].rstrip()
 
 
 @dataclass

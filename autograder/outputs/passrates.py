@@ -17,8 +17,9 @@ from autograder.outputs.wording import readable_test
 
 __all__ = ["area_rates", "test_rates", "slowest"]
 
-_SLOWEST = 5  # the report lists at most these many submissions, each taking at least _NOTABLE times the median
-_NOTABLE = 2.0
+_SLOWEST = 5  # the report lists at most these many submissions, slowest first
+_NEAR = 0.5  # a run that used at least this share of its wall-time limit came near it
+_NOTABLE = 2.0  # with no limit known, a run taking at least this many times the median is the one to look at
 
 
 def area_rates(view: ClassView, spec: AssignmentSpec | None = None) -> list[dict]:
@@ -59,11 +60,32 @@ def test_rates(view: ClassView) -> list[dict]:
 
 
 def slowest(view: ClassView) -> tuple[float | None, list]:
-    """(median grading time, the slowest rows) among rows with a timing: at most five, each taking at least twice
-    the median (not every hand-in of a small class, down to a blank one's 0.1 s); (None, []) when none has one."""
+    """(median grading time, the rows worth a look) among rows with a timing, slowest first, at most five; (None,
+    []) when none has one. Where the runs' wall-time limit is known, those that used at least half of it or were
+    stopped at it (none: every run finished well within its limit); where no run's is, those taking at least twice
+    the median (not every hand-in of a small class, down to a blank one's 0.1 s) or stopped at the limit."""
     timed = [r for r in view.rows if r.result is not None and r.result.execution_time > 0]
     if not timed:
         return None, []
     timed.sort(key=lambda r: -r.result.execution_time)
     median = statistics.median(r.result.execution_time for r in timed)
-    return median, [r for r in timed if r.result.execution_time >= _NOTABLE * median][:_SLOWEST]
+    if any(limit_of(r.result) for r in timed):
+        return median, [r for r in timed if near_limit(r.result)][:_SLOWEST]
+    slow = [r for r in timed if _stopped(r.result) or r.result.execution_time >= _NOTABLE * median]
+    return median, slow[:_SLOWEST]
+
+
+def limit_of(result) -> float:
+    """The wall-time limit `result`'s run was given, in seconds (0.0: not known)."""
+    limit = result.run.limit if result.run is not None else None
+    return float(limit) if isinstance(limit, int | float) and limit > 0 else 0.0
+
+
+def near_limit(result) -> bool:
+    """Whether `result`'s run was stopped at its wall-time limit or used at least half of it."""
+    limit = limit_of(result)
+    return _stopped(result) or bool(limit) and result.execution_time >= _NEAR * limit
+
+
+def _stopped(result) -> bool:
+    return result.run is not None and result.run.status == "timeout"

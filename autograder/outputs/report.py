@@ -30,7 +30,7 @@ from autograder.outputs.feedback import write_feedback
 from autograder.outputs.html import number, render
 from autograder.outputs.messages_report import report_words
 from autograder.outputs.misconceptions import misconceptions
-from autograder.outputs.passrates import area_rates, slowest, test_rates
+from autograder.outputs.passrates import area_rates, limit_of, slowest, test_rates
 from autograder.outputs.similarity.pages import section
 from autograder.outputs.wording import (
     budget_stops,
@@ -284,29 +284,23 @@ def report_html(
 
 
 def _timing(median: float | None, view: ClassView, w: dict[str, str], slow: bool) -> str:
-    """The median grading time, and the wall-time limit the runs were measured against (each distinct one); with
-    no submission at twice the median (`slow` False), that said too: in one sentence with the limit's yardstick
-    when every run took at most half its limit (none near it), else as a sentence of its own."""
+    """What the grading times say, from the median and the wall-time limits the runs were measured against (each
+    distinct one). Where a limit is known and no run came near it (`slow` False: ``passrates.slowest``), one line:
+    every submission finished within the longest time, and the limit; else the median and the limit, and with no
+    limit known and none at twice the median, that said too."""
     if median is None:
         return ""
     seconds = f"{median:.1f}"
-    runs = [r.result.run for r in view.rows if r.result is not None and r.result.run is not None]
-    limits = sorted({run.limit for run in runs if isinstance(run.limit, int | float) and run.limit > 0})
+    timed = [r.result for r in view.rows if r.result is not None and r.result.execution_time > 0]
+    limits = sorted({limit_of(result) for result in timed} - {0.0})
     if not limits:
         said = w["median"].format(seconds=seconds)
-    else:
-        limit = w["list"].join(w["seconds"].format(seconds=f"{value:g}") for value in limits)
-        timed = [r.result for r in view.rows if r.result is not None and r.result.execution_time is not None]
-        if not slow and runs and all(_far_from_limit(result) for result in timed):
-            return w["median_limit_none_slow"].format(seconds=seconds, limit=limit)
-        said = w["median_limit"].format(seconds=seconds, limit=limit)
-    return said if slow else w["two_sentences"].format(first=said, second=w["none_slow"])
-
-
-def _far_from_limit(result) -> bool:
-    """Whether `result` ran for at most half its run's wall-time limit (False when the limit is not known)."""
-    limit = result.run.limit if result.run is not None else None
-    return isinstance(limit, int | float) and limit > 0 and result.execution_time <= limit / 2
+        return said if slow else w["two_sentences"].format(first=said, second=w["none_slow"])
+    limit = w["list"].join(w["seconds"].format(seconds=f"{value:g}") for value in limits)
+    if not slow:
+        longest = w["seconds"].format(seconds=f"{max(result.execution_time for result in timed):.1f}")
+        return w["all_within"].format(longest=longest, limit=limit)
+    return w["median_limit"].format(seconds=seconds, limit=limit)
 
 
 def write_report(out: str | Path, language: str = "en") -> Path:

@@ -40,7 +40,8 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     full = bool(result.tests) and not failing
     charged = cards(shown)
     rule = mistake_charged(failing)  # as the page: the rule is said only where a common mistake is charged
-    w, said = cards_words(charged, shown.language)  # each card's cost line and its tests' costs, as the page's
+    # each card's cost line and its tests' costs, and the points lost in all ("1 point"), worded as the page's
+    w, said = cards_words(charged, shown.language, top - score)
     console = console or make_console()
     if title:
         console.print(Text(printable(title, newlines=False), style="bold"))
@@ -55,8 +56,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
     for line in ran:
         say(console, line)
     if charged:
-        lost = round(top - score, 6)
-        say(console, printable(w["lost_total"].format(points=f"{number(lost)} {w['points']}")))
+        say(console, printable(w["lost_said"]))
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)

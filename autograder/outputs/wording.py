@@ -254,12 +254,13 @@ def points_words(value: float, w: dict[str, str]) -> str:
     return f"{number(value)} {w['point'] if value == 1 else w['points']}"
 
 
-def cards_words(cards: list, language: str) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
+def cards_words(cards: list, language: str, lost: float = 0.0) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
     """Each card's (``outputs.charges.Card``) cost line above its tests ("扣 6 分，在练习 2 中只扣一次，涉及 3 个测
     试："), and what each of its tests is worth and costs: what it lost, or that a charge covers it, or that it costs
     nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it); with the pages' words in `language`
     (``page_words``) they are said in. The page and the terminal say them from these values; the terminal's table
-    takes them all before it prints (one visit here, then down)."""
+    takes them all before it prints (one visit here, then down). The words come back with the points `lost` in all
+    said as one line (``w["lost_said"]``: "Points the grader took off: 1 point, ..."; "" for no card and no loss)."""
     w = page_words(language)
     out = []
     for card in cards:
@@ -275,7 +276,11 @@ def cards_words(cards: list, language: str) -> tuple[dict[str, str], list[tuple[
             else:
                 tests.append(w["not_charged" if item.get("free") else "not_charged_again"].format(points=worth))
         out.append((costs, tests))
-    return w, out
+    # said last, from numbers alone (points_words' words, without a call back up here after html.number's); a
+    # result that lost nothing and has no card has no such line
+    lost = round(lost, 6)
+    unit = w["point" if lost == 1 else "points"]
+    return {**w, "lost_said": w["lost_total"].format(points=f"{number(lost)} {unit}") if lost or out else ""}, out
 
 
 def mistake_charged(failing: list[TestOutcome]) -> bool:

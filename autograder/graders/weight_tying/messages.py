@@ -261,6 +261,24 @@ def title(readable: str, language: str = "en") -> str | None:
     return render(key, language) + (f" [{rest}" if bracket else "")
 
 
+# the subjects that are an input a test fed the student's code (a call with its arguments), not a thing it checked:
+# the page labels them "input used" (rendering.show: ShownTest.fed), not "checking"
+_FED_SUBJECTS = frozenset(
+    {
+        "suite.case.generate_call",
+        "suite.generate_train_mode_what",
+        "suite.call.loss_short",
+        "suite.call.loss_full",
+        "suite.call.loss_none",
+    }
+)
+
+
+def subject_fed(key: str) -> bool:
+    """Whether the subject said by catalog id `key` is an input a hidden-suite test fed (a call, a prompt)."""
+    return key in _FED_SUBJECTS
+
+
 def title_cases(readable: str) -> tuple[str, ...]:
     """The catalog ids of the case a hidden-suite test's title names (its readable name), () for none."""
     return _TITLE_CASES.get(readable.partition(" [")[0].replace(" ", "_"), ())

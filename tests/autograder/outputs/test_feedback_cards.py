@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+import pytest
 from rich.console import Console
 
 from autograder.graders import get_assignment
@@ -24,7 +25,7 @@ RELOAD = "TiedEmbeddingLM (after a state_dict reload)"
 FLOAT = "TiedEmbeddingLM (after .to(torch.float64))"
 
 
-def _copied() -> Result:
+def _copied(language: str = "en") -> Result:
     """w01's seven failing tests of exercise 1 (a copied table), in the suite's order, across four areas."""
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
 
@@ -49,7 +50,7 @@ def _copied() -> Result:
         TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
         for t in SPEC.scheme.tests.values()
     ]
-    return rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+    return rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok"), language=language), SPEC.scheme), SPEC)
 
 
 def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
@@ -148,3 +149,46 @@ def test_a_one_test_card_says_why_its_test_cost_less_than_its_worth_and_no_once(
         for said in (terminal, page):
             assert costs in said and once not in said, said
     assert "so this test (worth 8 points) loses 6 for it" in page
+
+
+@pytest.mark.parametrize(
+    ("language", "passed", "failed"),
+    [
+        ("zh", r"（评分项：[^；（）]+；该测试 \d+ 分）", r"（评分项：[^；（）]+；该测试 \d+ 分，扣"),
+        ("en", r" \([a-z ]+, worth \d+\)", r" \([a-z ]+, −"),
+    ],
+)
+def test_a_passed_test_says_its_area_and_worth_in_the_form_a_failed_one_says_its_cost(language, passed, failed):
+    """Issue 48, round 17, item 2: a passed test read "（形状与输出数值，1 分）" under failed ones reading
+    "（评分项：…；该测试 6 分，扣 3 分）": both lists say the area, then the test's points, the same way."""
+    html = feedback_html(_copied(language), student="s", spec=SPEC)
+    listed = html[html.index("<details>") :]
+    assert re.search(passed, listed) and re.search(failed, html), listed[:600]
+
+
+def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
+    """Issue 48, round 17, item 4: "——检查对象：generate(input_ids, max_new_tokens=4)…" called the call a test fed
+    the code the thing checked. The grader's catalog says which subjects are inputs (messages.subject_fed): those
+    read "所用输入" / "input used" (ShownTest.fed), any other subject "检查对象" / "checking" as before."""
+    call = Said("suite.case.generate_call", shape=(2, 12), n=4, block=8)
+    failing = {
+        "test_generate_returns_prompt_plus_int64_tokens": verbatim("MiniGPTWithWeightTying (first call)"),
+        "test_generate_greedy_within_block_size": call,
+        "test_generate_greedy_past_block_size": Said("suite.case.generate_call", shape=(1, 3), n=2, block=8),
+    }
+    failing = {
+        k: Finding(Said("judge.failed_your_code_raised", what=v, text="ValueError: x")) for k, v in failing.items()
+    }
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in SPEC.scheme.tests.values()
+    ]
+    result = rendered(apply_marking(Result(tests=tests, run=RunFacts(status="ok")), SPEC.scheme), SPEC)
+    assert result.shown_in("en").test("x.py::test_generate_greedy_within_block_size").fed
+    assert not result.shown_in("en").test("x.py::test_generate_returns_prompt_plus_int64_tokens").fed
+    for language, used, checking in (
+        ("zh", "——所用输入：generate(", "——检查对象："),
+        ("en", " — input used: generate(", " — checking "),
+    ):
+        html = feedback_html(replace(result, language=language), student="s", spec=SPEC)
+        assert html.count(used) == 2 and checking not in html, html[html.index("<ul") :][:1500]

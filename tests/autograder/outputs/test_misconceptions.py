@@ -107,3 +107,18 @@ def test_students_who_read_different_messages_each_have_theirs_with_their_own_fa
     assert not set(copied.tests) & set(off.tests) and set(found.tests) == {*copied.tests, *off.tests}
     page = re.sub(r"<[^>]+>", "", report_html(view, language="en"))
     assert "Read by ann, cy:" in page and "Read by bo:" in page
+
+
+def test_a_long_sample_is_cut_at_a_clause_end_or_a_whole_word_never_inside_an_identifier():
+    """Issue 48, round 17, item 1: the common-mistakes table cut a sample inside "lm_head.we…"."""
+    from autograder.outputs.misconceptions import cut
+
+    zh = (
+        "lm_head.weight 是 token_embed.weight 的一份拷贝，" * 3
+        + "请重读 18.4.1 节：lm_head.weight 应当就是同一个参数对象"
+    )
+    assert cut(zh, 130) == zh[: zh.index("请重读")].rstrip()  # after the last clause end ("，") it holds
+    en = "copied table: lm_head.weight holds a copy of token_embed.weight (made with .clone()) and then drifts"
+    assert cut(en, 60) == "copied table: lm_head.weight holds a copy of"  # no clause end past half: a whole word
+    assert cut("lm_head.weight" * 10, 30) == ("lm_head.weight" * 10)[:30]  # nothing to cut at: the limit
+    assert cut("one sentence. Another one follows here", 25) == "one sentence."

@@ -111,19 +111,30 @@ def test_no_slow_table_when_no_submission_takes_twice_the_median(batch_folder, a
     assert "秒；用时接近上限的提交值得检查。没有哪份" in slow  # two Chinese sentences, no space between (round 14)
 
 
-def test_with_every_run_far_from_its_limit_the_timing_is_one_sentence_with_both_yardsticks(batch_folder, area_result):
-    """Review round 14: "用时接近时限的提交值得检查。 没有哪份提交的评分用时达到中位数的两倍。" had a stray space and
-    two yardsticks: where no run came near its limit and none took twice the median, one sentence says both."""
-    results = {"ann": area_result(seconds=2.0), "bo": area_result(seconds=3.0), "cy": area_result(seconds=1.0)}
+@pytest.mark.parametrize(
+    ("language", "within"),
+    [
+        ("zh", "每份提交都在 3.0 秒内评分完毕（时限 60 秒），没有接近时限的提交。"),
+        ("en", "Every submission finished within 3.0 s (time limit 60 s): none came near it."),
+    ],
+)
+def test_the_slowest_are_listed_only_when_a_run_came_near_its_time_limit(batch_folder, area_result, language, within):
+    """Issue 48, round 17, item 3: the slowest submissions were listed (twice the median) when every run finished
+    in seconds of a minute's limit. Only a run that used half its limit, or was stopped at it, is listed; else one
+    line says every submission finished within the longest time, and the limit."""
+    results = {"ann": area_result(seconds=2.0), "bo": area_result(seconds=3.0), "cy": area_result(seconds=0.5)}
     for result in results.values():
         result.run.limit = 60.0
-    page = write_report(batch_folder(results), language="zh").read_text()
-    slow = page[page.index("<h2>评分用时<") : page.index("<h2>各学生成绩")]
-    said = "用时接近时限或达到中位数两倍的提交值得检查；本次没有这样的提交。"
-    assert said in slow and "没有哪份" not in slow and "。 " not in slow, slow
-    results["bo"].run.limit = 5.0  # its 3 s past half its limit: near it, so "none such" is not said
-    page = write_report(batch_folder(results), language="zh").read_text()
-    assert said not in page and "没有哪份提交的评分用时达到中位数的两倍。" in page
+    page = write_report(batch_folder(results), language=language).read_text()
+    heading = "<h2>评分用时<" if language == "zh" else "<h2>Grading time<"
+    section = page[page.index(heading) : page.index("<h2>", page.index(heading) + 4)]
+    assert within in section and "<table" not in section and ">bo<" not in section, section  # 3 s: 6 x the median
+    results["bo"].run.limit = 6.0  # its 3 s half its limit: near it, listed
+    results["cy"].run.status = "timeout"  # stopped at its limit, however short its time: listed
+    page = write_report(batch_folder(results), language=language).read_text()
+    heading = "<h2>评分用时最长的 2 份提交<" if language == "zh" else "<h2>The 2 slowest submissions<"
+    section = page[page.index(heading) : page.index("<h2>", page.index(heading) + 4)]
+    assert within not in page and ">bo<" in section and ">cy<" in section and ">ann<" not in section, section
 
 
 @pytest.mark.parametrize(

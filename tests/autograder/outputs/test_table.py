@@ -181,3 +181,25 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     # round 10: the run's block has one place, under the score, whether the code compiled or not
     ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
     assert ran[2:4] == ["代码的运行情况：", "你提交的代码从头到尾运行完毕。"], ran
+
+
+def test_the_points_lost_in_all_say_one_point_as_one_point():
+    """Issue 48, round 17, item 5: one point lost read "1 points" on the terminal (the page said "1 point")."""
+    one = Result(
+        tests=[
+            TestOutcome("t.py::test_passes", 2.0, "parameter identity", True),
+            TestOutcome(
+                "t.py::test_fails",
+                1.0,
+                "generation",
+                False,
+                Finding(Said("judge.failed_your_code_raised", what="generate", text="boom")),
+            ),
+        ],
+        run=None,
+        output="x",
+    )
+    console = Console(width=100, record=True, color_system=None)
+    render(rendered(one, None), console=console)
+    text = console.export_text()
+    assert "Points the grader took off: 1 point," in text and "1 points" not in text, text
