@@ -16,15 +16,16 @@ import re
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from autograder.outputs import messages_pages  # noqa: F401 - registers page.html_lang, read below
 from autograder.protocol.said import LANGUAGES, message
 
-__all__ = ["render", "visible", "number", "html_lang", "TEMPLATES"]
+__all__ = ["render", "visible", "number", "html_lang", "phrase_breaks", "TEMPLATES"]
 
 TEMPLATES = "templates"  # the folder of this package that holds the pages' templates
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\0]")
+_AFTER_LINKING_WORD = re.compile("(?<=[与的和])(?=.)")  # 形状与|输出数值, 两条路径的|梯度相加: where a phrase may break
 
 
 def visible(value: Any) -> Any:
@@ -39,6 +40,13 @@ def visible(value: Any) -> Any:
 
 def number(value: float) -> str:
     return f"{value:.4g}"
+
+
+def phrase_breaks(label: str) -> Markup:
+    """A short Chinese label (a column's heading) that may break only after a linking word (与, 的, 和), as a
+    reader would, never inside a word: a ``<wbr>`` there, for a cell whose style keeps words whole
+    (``word-break:keep-all``). A label with no linking word, or in English, is unchanged (escaped)."""
+    return Markup("<wbr>").join(escape(visible(part)) for part in _AFTER_LINKING_WORD.split(label))
 
 
 def _pct(part: float, whole: float) -> str:
@@ -63,6 +71,7 @@ def _environment() -> jinja2.Environment:
     )
     env.filters["number"] = number
     env.filters["html_lang"] = html_lang
+    env.filters["phrase_breaks"] = phrase_breaks
     env.globals["pct"] = _pct
     return env
 
