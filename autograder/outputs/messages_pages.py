@@ -161,9 +161,9 @@ PAGES = {
     ),
     # a test checking what the test listed just above it checks (page.checking): the subject is said once
     "page.checking_same": Message(" — checking the same as above", "——检查对象同上"),
-    # where the subject is an input the test fed the code (a generate call, a loss call: ShownTest.fed)
-    "page.input_used": Message(" — input used: {what}", "——所用输入：{what}"),
-    "page.input_same": Message(" — the same input as above", "——所用输入同上"),
+    # where the subject is a call the test made on the code (a generate call, a loss call: ShownTest.fed)
+    "page.input_used": Message(" — the call checked: {what}", "——检查时的调用：{what}"),
+    "page.input_same": Message(" — the same call as above", "——检查时的调用同上"),
     "page.more_tests": Message(
         "and {n} more tests",
         "展开其余 {n} 个测试",

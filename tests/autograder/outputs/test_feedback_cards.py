@@ -169,7 +169,8 @@ def test_a_passed_test_says_its_area_and_worth_in_the_form_a_failed_one_says_its
 def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     """Issue 48, round 17, item 4: "——检查对象：generate(input_ids, max_new_tokens=4)…" called the call a test fed
     the code the thing checked. The grader's catalog says which subjects are inputs (messages.subject_fed): those
-    read "所用输入" / "input used" (ShownTest.fed), any other subject "检查对象" / "checking" as before."""
+    read "检查时的调用" / "the call checked" (ShownTest.fed; round 18, item 3: was "所用输入" / "input used", but
+    what is shown is the whole call, the model's mode too), any other subject "检查对象" / "checking" as before."""
     call = Said("suite.case.generate_call", shape=(2, 12), n=4, block=8)
     failing = {
         "test_generate_returns_prompt_plus_int64_tokens": verbatim("MiniGPTWithWeightTying (first call)"),
@@ -187,8 +188,8 @@ def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     assert result.shown_in("en").test("x.py::test_generate_greedy_within_block_size").fed
     assert not result.shown_in("en").test("x.py::test_generate_returns_prompt_plus_int64_tokens").fed
     for language, used, checking in (
-        ("zh", "——所用输入：generate(", "——检查对象："),
-        ("en", " — input used: generate(", " — checking "),
+        ("zh", "——检查时的调用：generate(", "——检查对象："),
+        ("en", " — the call checked: generate(", " — checking "),
     ):
         html = feedback_html(replace(result, language=language), student="s", spec=SPEC)
         assert html.count(used) == 2 and checking not in html, html[html.index("<ul") :][:1500]
