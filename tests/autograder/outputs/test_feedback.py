@@ -218,8 +218,9 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
     """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
     charged and why: the mistake's cost in the area, once per area (not under each test, as if the cap were the
-    test's), and a test covered at no cost of its own is "已含在固定扣分里", never "已算在这项扣分里" (its points are not
-    in the charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
+    test's), and a test covered at no cost of its own is "已含在固定扣分里" (round 18: was "不单独扣分"), never
+    "已算在这项扣分里" (its points are not in the charge). A hand-in with no code leads with that one fact and what
+    to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
     cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
