@@ -143,6 +143,14 @@ PAGES = {
         "该项里因这个错误而失败的测试不再逐个扣分，只扣这个固定分数，但最多扣到这些测试的分值之和。"
         "因其他原因失败的测试照常扣分。",
     ),
+    # words a terminal line never ends inside (outputs/table.py, console.Words' keep), with the graded areas' names:
+    # Chinese has no spaces, so a line could end in the middle of "其他评分项" ("已在其│他评分项中扣分"); a space
+    # between them (English breaks at spaces anyway)
+    "page.terminal_words": Message(
+        "graded area",
+        "其他 评分项 固定扣分 扣分 测试 错误 失败 参数对象 结果 这一项 上面 虽然 可能 本身 产生 不是 共享 运行"
+        " 这张表 每一步",
+    ),
     "page.point": Message(
         "point",
         "分",
