@@ -170,7 +170,7 @@ REPORT = {
         "graded now: {graded} (seed {seed})", "本次共评分 {graded} 份提交（随机种子 {seed}）"
     ),
     # every submission of the table graded now: the table's title has said how many
-    "report.batch.all_now": Message("all graded now (seed {seed})", "以上均为本次评分的结果（随机种子 {seed}）"),
+    "report.batch.all_now": Message("all graded now (seed {seed})", "以上是本次评分（随机种子 {seed}）的结果"),
     "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
         "本次共评分 {graded} 份提交，另有 {reused} 份没有变化，沿用上次的结果（随机种子 {seed}）",
