@@ -112,7 +112,6 @@ REPORT = {
     "report.col.edition": Message("edition", "版本"),
     "report.col.score": Message("score", "得分"),
     "report.col.late": Message("late", "迟交"),
-    "report.col.kind_run": Message("kind: run", "评分状态"),
     "report.col.fix_first": Message("fix first", "首要问题"),
     "report.col.student_id": Message("student id", "学生编号"),
     "report.seconds": Message("{seconds} s", "{seconds} 秒"),
