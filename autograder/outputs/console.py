@@ -7,7 +7,8 @@ number and its unit ("本项 2 / 分"). ``Words`` breaks it between any two char
 full-width mark), at a space, never inside a run of Latin letters or digits, never before a closing mark (，。）”)
 or after an opening one (（“), never at the space between a number and the Chinese word after it ("2 分"), and
 never inside a short Latin phrase set in Chinese ("LM head", "token embedding": up to 24 characters between two
-Chinese ones).
+Chinese ones), nor inside a word the caller names (``Words(keep=...)``: the graded areas' names and the kit's own
+words, "其他评分项", where a line ended as "已在其│他评分项").
 A line is filled to the width, as a browser fills a Chinese paragraph: it ends early only where a reader pauses
 (after a mark (，；：）), at a space or before an opening bracket) within the last few columns (``_SLACK``), so a
 sentence a little wider than its cell is not cut after its first clause as if by hand. A bulleted line
@@ -93,17 +94,35 @@ def _pause(text: str, i: int) -> bool:
     return text[i - 1].isspace() or text[i - 1] in _CLOSING or text[i] in _OPENING
 
 
-def break_points(text: str, width: int, hang: int = 0) -> list[int]:
-    """Offsets at which to break `text` (one line, no newline) so that each line fits `width` cells (the lines
-    after the first `hang` cells fewer: they are indented); a piece that cannot break and is wider than the line
-    is cut where the width ends. A pause (``_pause``) is preferred when it leaves at most ``_SLACK`` columns empty."""
+def _kept(text: str, keep: tuple[str, ...], width: int) -> frozenset[int]:
+    """The offsets inside a word of `keep` (an area's name, a word of the kit's own: "评分项") where `text` holds
+    one: a line never ends there, unless the word is wider than a line."""
     from rich.cells import cell_len
 
+    inside: set[int] = set()
+    for word in keep:
+        if len(word) < 2 or cell_len(word) > width:
+            continue
+        at = text.find(word)
+        while at >= 0:
+            inside.update(range(at + 1, at + len(word)))
+            at = text.find(word, at + 1)
+    return frozenset(inside)
+
+
+def break_points(text: str, width: int, hang: int = 0, keep: tuple[str, ...] = ()) -> list[int]:
+    """Offsets at which to break `text` (one line, no newline) so that each line fits `width` cells (the lines
+    after the first `hang` cells fewer: they are indented); a piece that cannot break and is wider than the line
+    is cut where the width ends. A pause (``_pause``) is preferred when it leaves at most ``_SLACK`` columns empty.
+    A word of `keep` is never cut (``_kept``): the line ends before it."""
+    from rich.cells import cell_len
+
+    inside = _kept(text, keep, width - hang)
     out: list[int] = []
     start, used, last, pause = 0, 0, None, None  # the line's first offset, its cells, where it may end, may pause
     earlier = None  # where it may end before `last`: a last line of a scrap ("分。") ends the one above there
     for i, char in enumerate(text):
-        if i > start and _breakable(text, i):
+        if i > start and i not in inside and _breakable(text, i):
             earlier, last = last, i
             pause = i if _pause(text, i) else pause
         cells = cell_len(char)
@@ -122,7 +141,12 @@ def break_points(text: str, width: int, hang: int = 0) -> list[int]:
 
 
 class Words(Text):
-    """Rich text that wraps as Chinese does (see the module); Latin-only text wraps as rich's own."""
+    """Rich text that wraps as Chinese does (see the module); Latin-only text wraps as rich's own. `keep`: words
+    a line never ends inside (``break_points``), such as the names of the graded areas."""
+
+    def __init__(self, *args, keep: tuple[str, ...] = (), **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep = tuple(keep)
 
     def wrap(self, console: Console, width: int, **options) -> Lines:
         if options.get("no_wrap") or self.no_wrap or not any(_wide(c) for c in self.plain):
@@ -133,7 +157,7 @@ class Words(Text):
             indent = len(plain) - len(plain.lstrip(" "))
             hang = indent + 2 if plain[indent : indent + 2] == "· " else indent  # under the text, not the bullet
             hang = hang if hang < width // 2 else 0
-            for n, piece in enumerate(line.divide(break_points(plain, width, hang))):
+            for n, piece in enumerate(line.divide(break_points(plain, width, hang, self.keep))):
                 piece.rstrip()
                 if n:
                     piece = Text(" " * hang) + piece[len(piece.plain) - len(piece.plain.lstrip(" ")) :]
@@ -146,12 +170,13 @@ class Words(Text):
             return measured
         from rich.cells import cell_len
 
-        pieces = [piece for line in self.plain.splitlines() for piece in _pieces(line)]
+        pieces = [piece for line in self.plain.splitlines() for piece in _pieces(line, self.keep)]
         shortest = max((cell_len(piece.strip()) for piece in pieces), default=0)
         return Measurement(min(shortest, measured.maximum), measured.maximum)
 
 
-def _pieces(line: str) -> list[str]:
+def _pieces(line: str, keep: tuple[str, ...] = ()) -> list[str]:
     """`line` cut at every place it may break."""
-    cuts = [i for i in range(1, len(line)) if _breakable(line, i)]
+    inside = _kept(line, keep, len(line) * 2)
+    cuts = [i for i in range(1, len(line)) if i not in inside and _breakable(line, i)]
     return [line[a:b] for a, b in zip([0, *cuts], [*cuts, len(line)], strict=True)]

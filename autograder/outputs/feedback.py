@@ -42,7 +42,7 @@ def _item(item: dict, points: str, w: dict[str, str]) -> dict:
         "area": item["area"],
         "points": points,
         "detail": w["item_detail"].format(area=item["area"], points=points),
-        # a call the test fed the code is "input used", not "checking" (ShownTest.fed, as the grader's catalog says)
+        # a call the test fed the code is "the call checked", not "checking" (ShownTest.fed, as the catalog says)
         "checking": w["input_used" if item["fed"] else "checking"].format(what=item["what"]) if item["what"] else "",
         "part": w["part_charged"].format(part=item["part"]) if item["part"] else "",
         "cap": w["part_charged"].format(part=item["cap"]) if item["cap"] else "",  # under its area's last test

@@ -109,8 +109,8 @@ PAGES = {
     ),
     # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
-        "its {points} not charged separately",
-        "该测试 {points} 分，不单独扣分",
+        "its {points} covered by the fixed cost",
+        "该测试 {points} 分，已含在固定扣分里",
     ),
     # a failing test whose area the charge costs nothing in (the mistake costs 0 there): nothing lost for it
     "page.not_charged": Message(
@@ -137,11 +137,20 @@ PAGES = {
     "page.rule": Message(
         "How the marks are given: a common mistake is charged once within the same exercise. For each common"
         " mistake, every graded area sets a fixed cost (it may be 0): the tests of that area that fail because of it"
-        " cost nothing one by one, only that fixed cost, and at most the sum of their points. A test that fails for"
-        " any other reason costs its own points.",
+        " cost nothing one by one, only that fixed cost, and at most the sum of their points. For example, where an"
+        " area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for any other"
+        " reason costs its own points.",
         "评分规则：同一种常见错误在一道练习中只算一次。对每种常见错误，每个评分项都规定了一个固定扣分（可以是 0）："
         "该项里因这个错误而失败的测试不再逐个扣分，只扣这个固定分数，但最多扣到这些测试的分值之和。"
-        "因其他原因失败的测试照常扣分。",
+        "例如某项固定扣 6 分，涉及的测试共 9 分，就只扣 6 分。因其他原因失败的测试照常扣分。",
+    ),
+    # words a terminal line never ends inside (outputs/table.py, console.Words' keep), with the graded areas' names:
+    # Chinese has no spaces, so a line could end in the middle of "其他评分项" ("已在其│他评分项中扣分"); a space
+    # between them (English breaks at spaces anyway)
+    "page.terminal_words": Message(
+        "graded area",
+        "其他 评分项 固定扣分 扣分 测试 错误 失败 参数对象 结果 这一项 上面 虽然 可能 本身 产生 不是 共享 运行"
+        " 这张表 每一步",
     ),
     "page.point": Message(
         "point",
@@ -161,9 +170,9 @@ PAGES = {
     ),
     # a test checking what the test listed just above it checks (page.checking): the subject is said once
     "page.checking_same": Message(" — checking the same as above", "——检查对象同上"),
-    # where the subject is an input the test fed the code (a generate call, a loss call: ShownTest.fed)
-    "page.input_used": Message(" — input used: {what}", "——所用输入：{what}"),
-    "page.input_same": Message(" — the same input as above", "——所用输入同上"),
+    # where the subject is a call the test made on the code (a generate call, a loss call: ShownTest.fed)
+    "page.input_used": Message(" — the call checked: {what}", "——检查时的调用：{what}"),
+    "page.input_same": Message(" — the same call as above", "——检查时的调用同上"),
     "page.more_tests": Message(
         "and {n} more tests",
         "展开其余 {n} 个测试",

@@ -37,8 +37,11 @@ REPORT = {
     ),
     "report.class_summary": Message("Class summary", "全班概况"),
     "report.statistics_note": Message(
-        "Score statistics count graded submissions only (timeouts included; not blank or unreadable).",
-        "得分统计只计入已评分的提交（包括超时的，不包括空白提交和无法读取的提交）。",
+        "Score statistics count every graded submission, whatever it scored: syntax errors (0 points) and timeouts"
+        " are in; blank, unreadable and sandbox-refused submissions, grader errors and students with no result yet"
+        " are out.",
+        "得分统计计入所有已评分的提交，不论得分：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
+        "被沙箱拒绝的提交、评分程序出错的和尚无结果的都不计入。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
@@ -46,8 +49,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that gives several "
         "possible causes counts under the one other tests confirm).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则按其他测试能证实的"
-        "那一种归类。",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则归入其他测试能够证实的"
+        "那一种。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -112,7 +115,6 @@ REPORT = {
     "report.col.edition": Message("edition", "版本"),
     "report.col.score": Message("score", "得分"),
     "report.col.late": Message("late", "迟交"),
-    "report.col.kind_run": Message("kind: run", "评分状态"),
     "report.col.fix_first": Message("fix first", "首要问题"),
     "report.col.student_id": Message("student id", "学生编号"),
     "report.seconds": Message("{seconds} s", "{seconds} 秒"),
@@ -152,9 +154,8 @@ REPORT = {
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
-    "report.fix.blank": Message(
-        "blank submission: no code, or only the starter code", "空白提交：没有代码，或只有初始代码"
-    ),
+    # beside the status column's "blank" / "空白提交": only what the state means, not the state again
+    "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
     "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
     "report.late.unknown": Message("unknown", "无法确定"),
@@ -170,7 +171,7 @@ REPORT = {
         "graded now: {graded} (seed {seed})", "本次共评分 {graded} 份提交（随机种子 {seed}）"
     ),
     # every submission of the table graded now: the table's title has said how many
-    "report.batch.all_now": Message("all graded now (seed {seed})", "以上均为本次评分的结果（随机种子 {seed}）"),
+    "report.batch.all_now": Message("all graded now (seed {seed})", "以上是本次评分（随机种子 {seed}）的结果"),
     "report.batch.graded_and_kept": Message(
         "graded now: {graded}, already up to date: {reused} (seed {seed})",
         "本次共评分 {graded} 份提交，另有 {reused} 份没有变化，沿用上次的结果（随机种子 {seed}）",

@@ -60,8 +60,10 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         table = Table(show_lines=True)
         table.add_column(w["cost_column"], justify="right", no_wrap=True)
         table.add_column(w["charge_column"], overflow="fold", ratio=1)
+        # a line ends between words, never inside an area's name or a word of the kit's own ("其他评分项")
+        keep = (*(a.name for a in shown.areas), *w["terminal_words"].split())
         for card, (costs, test_costs) in zip(charged, said, strict=True):
-            cell = Words(printable(card.title), style="bold")
+            cell = Words(printable(card.title), style="bold", keep=keep)
             if card.misconception:
                 message = w["same_message"].format(title=card.same_as) if card.same_as else card.message
                 cell.append("\n" + printable(message), style="red")

@@ -262,7 +262,7 @@ def title(readable: str, language: str = "en") -> str | None:
 
 
 # the subjects that are an input a test fed the student's code (a call with its arguments), not a thing it checked:
-# the page labels them "input used" (rendering.show: ShownTest.fed), not "checking"
+# the page labels them "the call checked" (rendering.show: ShownTest.fed), not "checking"
 _FED_SUBJECTS = frozenset(
     {
         "suite.case.generate_call",

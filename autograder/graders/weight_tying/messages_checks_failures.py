@@ -333,7 +333,7 @@ MESSAGES = {
     ),
     "checkfail.variant": (
         "{problem}\nIt matches a decoder with this mistake: {name}",
-        "{problem}\n这与以下错误的表现一致：{name}",
+        "{problem}\n这正是下面这种错误会产生的结果：{name}",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",

@@ -100,6 +100,25 @@ def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_
     notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}
     assert said["en"] in notebook["en"] and said["zh"].replace(" ", "") in notebook["zh"]
     assert "In each graded area it touches" not in notebook["en"] + rule.en and "它涉及哪些评分项" not in notebook["zh"]
+    # round 18, item 10: an example after the fixed-cost sentence, everywhere the rule is said, and true to the
+    # marking: two_tables costs 6 in gradient accumulation, whose two tests are worth 9; failing both costs 6
+    example = {
+        "en": "For example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6.",
+        "zh": "例如某项固定扣 6 分，涉及的测试共 9 分，就只扣 6 分。",
+    }
+    assert example["en"] in said["en"] and example["zh"] in said["zh"]
+    assert said["en"].index(example["en"]) < said["en"].index("A test that fails for any other reason")
+    failing = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
+    assert SPEC.scheme.misconceptions["two_tables"].costs["gradient accumulation"] == 6
+    assert {SPEC.scheme.tests[t].area for t in failing} == {"gradient accumulation"}
+    assert sum(SPEC.scheme.tests[t].points for t in failing) == 9
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    outcomes = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, copied)
+        for t in SPEC.scheme.tests.values()
+    ]
+    marked = apply_marking(Result(tests=outcomes, run=RunFacts(status="ok")), SPEC.scheme)
+    assert marked.score == marked.max_score - 6, marked.score
 
 
 def test_a_subject_the_tests_title_names_already_is_not_said_under_it():
@@ -169,7 +188,8 @@ def test_a_passed_test_says_its_area_and_worth_in_the_form_a_failed_one_says_its
 def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     """Issue 48, round 17, item 4: "——检查对象：generate(input_ids, max_new_tokens=4)…" called the call a test fed
     the code the thing checked. The grader's catalog says which subjects are inputs (messages.subject_fed): those
-    read "所用输入" / "input used" (ShownTest.fed), any other subject "检查对象" / "checking" as before."""
+    read "检查时的调用" / "the call checked" (ShownTest.fed; round 18, item 3: was "所用输入" / "input used", but
+    what is shown is the whole call, the model's mode too), any other subject "检查对象" / "checking" as before."""
     call = Said("suite.case.generate_call", shape=(2, 12), n=4, block=8)
     failing = {
         "test_generate_returns_prompt_plus_int64_tokens": verbatim("MiniGPTWithWeightTying (first call)"),
@@ -187,8 +207,8 @@ def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     assert result.shown_in("en").test("x.py::test_generate_greedy_within_block_size").fed
     assert not result.shown_in("en").test("x.py::test_generate_returns_prompt_plus_int64_tokens").fed
     for language, used, checking in (
-        ("zh", "——所用输入：generate(", "——检查对象："),
-        ("en", " — input used: generate(", " — checking "),
+        ("zh", "——检查时的调用：generate(", "——检查对象："),
+        ("en", " — the call checked: generate(", " — checking "),
     ):
         html = feedback_html(replace(result, language=language), student="s", spec=SPEC)
         assert html.count(used) == 2 and checking not in html, html[html.index("<ul") :][:1500]

@@ -230,14 +230,18 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
         "学生（及出错之处）",
         "处理建议",
         "首要问题",
-        "评分状态",
+        "运行状态",  # the word the pages and the terminal use for the same values (round 18, item 6: was 评分状态)
         "评分用时",
         "学生看到的消息（及未通过的测试）",
     ):
         assert f">{heading}</th>" in page, heading
-    assert not re.search("谁，在哪里|怎么处理|先改什么|运行最慢|运行时间中位数", page)
+    assert not re.search("谁，在哪里|怎么处理|先改什么|运行最慢|运行时间中位数|评分状态", page)
     # a blank hand-in in the one wording the student's page and the terminal use too (issue 48, round 13)
-    assert 'data-label="首要问题">空白提交：没有代码，或只有初始代码</td>' in page
+    # beside its state, only what the state means (round 18, item 9: was "空白提交：没有代码，…" beside "空白提交")
+    assert 'data-label="首要问题">没有代码，或只有初始代码</td>' in page and '首要问题">空白提交' not in page
+    # what the statistics count, as classview.judged counts it (round 18, item 8), and item 7's wording
+    assert "语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交" in page
+    assert "则归入其他测试能够证实的那一种。" in page
 
 
 def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(batch_folder, area_result):

@@ -135,7 +135,7 @@ def test_the_run_summary_never_counts_nothing():
     console = Console(width=120, record=True, color_system=None)
     print_batch(outcome, console=console, language="zh")
     text = console.export_text()
-    assert "共 3 份提交" in text and "以上均为本次评分的结果（随机种子 7）" in text and "本次共评分" not in text
+    assert "共 3 份提交" in text and "以上是本次评分（随机种子 7）的结果" in text and "本次共评分" not in text
 
 
 def test_a_name_longer_than_the_table_is_folded_never_cut():

@@ -7,9 +7,11 @@ import re
 
 from rich.console import Console
 
+from autograder.graders import get_assignment
 from autograder.grading.findings import Finding
+from autograder.grading.marking import apply_marking
 from autograder.grading.rendering import rendered
-from autograder.grading.result import Result, TestOutcome
+from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.table import readable_name, render
 from autograder.protocol.said import Said
 
@@ -203,3 +205,34 @@ def test_the_points_lost_in_all_say_one_point_as_one_point():
     render(rendered(one, None), console=console)
     text = console.export_text()
     assert "Points the grader took off: 1 point," in text and "1 points" not in text, text
+
+
+def test_a_chinese_charge_never_breaks_a_line_inside_an_area_name_or_the_kits_own_words():
+    """Issue 48, round 18, item 4: a piped terminal (120 columns) showed "已在其│他评分项中扣分": a line of the charge
+    column ended inside a word. It ends before an area's name or a word of the kit's own (page.terminal_words),
+    at 80, 100 and 120 columns."""
+    spec = get_assignment("weight_tying")
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    failing = {
+        "test_tied_lm_head_is_the_embedding_parameter": copied,
+        "test_tied_lm_tie_survives_to_float64": copied,
+        "test_tied_lm_float64": copied,  # the area costs nothing for it: the note says it is charged elsewhere
+        "test_tied_lm_shared_gradient_is_sum_of_paths": copied,
+        "test_tied_lm_sgd_step_updates_table_once": copied,
+    }
+    tests = [
+        TestOutcome(f"x.py::{t.name}", t.points, t.area, t.name not in failing, failing.get(t.name))
+        for t in spec.scheme.tests.values()
+    ]
+    result = apply_marking(Result(tests=tests, run=RunFacts(status="ok"), language="zh"), spec.scheme)
+    shown = rendered(result, spec)
+    words = [a.name for a in shown.shown_in("zh").areas] + ["其他评分项", "固定扣分"]
+    for width in (80, 100, 120):
+        console = Console(width=width, record=True, color_system=None)
+        render(shown, console=console)
+        cells = [line.split("│")[2].strip() for line in console.export_text().splitlines() if line.count("│") >= 3]
+        joined = "\n".join(cells)
+        assert "已在其他评分项中扣分" in joined.replace("\n", ""), joined
+        for word in words:
+            cut = [word[:k] + "\n" + word[k:] for k in range(1, len(word))]
+            assert not any(c in joined for c in cut), (width, word, joined)

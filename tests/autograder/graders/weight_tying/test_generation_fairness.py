@@ -3,7 +3,11 @@ ignored, and with dropout off on a model handed over in train mode (issue 19 ite
 
 from __future__ import annotations
 
+import torch
+
 from autograder.graders import get_assignment
+from autograder.graders.weight_tying.judge.suite.test_generation import train_mode_what
+from autograder.protocol.said import render
 
 SPEC = get_assignment("weight_tying")
 WRONG = SPEC.calibration_dir / "wrong"
@@ -79,3 +83,11 @@ def test_a_loop_no_model_explains_is_never_credited_for_its_right_kind_of_output
     generation = [o for o in results.values() if o.area == "argmax generation"]
     assert not any(o.passed for o in generation)
     assert sum(o.charged for o in generation) == 18
+
+
+def test_the_train_mode_call_shows_its_dropout_as_a_probability():
+    """Issue 48, round 18, item 3: "dropout=1，模型处于训练模式" read as "dropout on"; the dropout is a float (a
+    probability), so the call shows it as 1.0 in both languages."""
+    case = {"ids": torch.zeros(3, 2, dtype=torch.int64), "max_new_tokens": 3, "cfg": {"block_size": 6, "dropout": 1.0}}
+    zh, en = render(train_mode_what(case), "zh"), render(train_mode_what(case), "en")
+    assert "，dropout=1.0，模型处于训练模式" in zh and "dropout=1.0, the model in train mode" in en, (zh, en)

@@ -52,6 +52,13 @@ def _what(case) -> Said:
     return say("suite.case.generate_call", shape=(b, t), n=case["max_new_tokens"], block=case["cfg"]["block_size"])
 
 
+def train_mode_what(case) -> Said:
+    """The train-mode call as the page shows it: its dropout is a probability, so a float reads 1.0, never 1
+    (a Said shows a float with :g, and "dropout=1" reads as "dropout on")."""
+    p = case["cfg"]["dropout"]
+    return say("suite.generate_train_mode_what", what=_what(case), p=repr(float(p)) if isinstance(p, float) else p)
+
+
 def _returned(plan, evidence, run, name, key=GenerateCase.first):
     """(case, what generate returned: a plain tensor or RAISES, what, the failure a raise is said with)."""
     case = _case(plan, name)
@@ -277,7 +284,7 @@ def test_generate_turns_dropout_off(plan, evidence, run):
     Judged against the student's own eval-mode answer for the same prompt, so that it is seen beside any other
     mistake of the loop; credited when those tokens are decoded from the model's logits."""
     case = _case(plan, "train_mode")
-    what = say("suite.generate_train_mode_what", what=_what(case), p=case["cfg"]["dropout"])
+    what = train_mode_what(case)
     same = True
     for key in (GenerateCase.first, GenerateCase.second):
         _, train, _, raised = _returned(plan, evidence, run, "train_mode", key)
