@@ -346,6 +346,7 @@ def test_which_demonstrations_run_is_said_once_beside_the_demonstration_that_cal
         "zh": "评分程序和 `pytest` 自检就都不运行",
     }
     pointer = {"en": "section 7 says which", "zh": "见第 7 节"}
+    reporters = {"en": "the grader and the self-check both report it", "zh": "出了错，评分程序和自检都会报告"}
     for language, book in notebooks.items():
         text = [c.source if c.cell_type == "markdown" else "" for c in book.cells]
         flat = ["".join(t.split()) for t in text]
@@ -354,6 +355,7 @@ def test_which_demonstrations_run_is_said_once_beside_the_demonstration_that_cal
         assert [i for i, t in enumerate(flat) if rule in t] == [section_7], language
         assert "".join(pointer[language].split()) in flat[0], language
         assert book.cells[section_7 + 1].cell_type == "code" and "TiedEmbeddingLM(" in book.cells[section_7 + 1].source
+        assert "".join(reporters[language].split()) in flat[section_7], language  # named again, not "both"
 
 
 def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkeypatch, edition, capsys):
