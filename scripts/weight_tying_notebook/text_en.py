@@ -148,9 +148,9 @@ trained model's weights only make sense with the token ids of the tokenizer it w
 ## 4. Positions have their own table, and it is never tied
 
 GPT adds a **positional embedding**: a second lookup table, of shape `(block_size, D)`, indexed by the position
-`0 … T-1` instead of the token id. Adding the two tells every position both *which* token it holds and
-*where* it is. The head predicts *which token* comes next, never a position, so only the token table has a
-counterpart at the output; the positional table stays separate.
+`0 … T-1` instead of the token id. Once the two rows are added, the vector at each position carries both
+*which* token sits there and *where* in the sequence it sits. The head predicts *which token* comes next,
+never a position, so only the token table has a counterpart at the output; the positional table stays separate.
 """,
     "logits": r"""
 ## 5. Logits, not probabilities

@@ -167,8 +167,9 @@ id 做运算。从数学上看，查 token *i* 的 embedding 等于用它的 one
 
 GPT 还有一张 positional embedding 的表（下文简称位置表）：它是第二张查表矩阵，
 形状为 `(block_size, D)`，按位置 `0 … T-1` 而不是按 token id 取行。token embedding 和 positional embedding
-的查表结果相加之后，每个位置既知道自己放的是**哪个** token，也知道自己在**哪里**。LM head 要预测的是下一个
-token **是哪一个**，从来不是位置，所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
+的查表结果相加之后，每个位置上的向量既带有“是**哪个** token”的信息，也带有“在序列中**哪个位置**”的信息。
+LM head 要预测的是下一个 token **是哪一个**，从来不是位置，
+所以只有 token embedding 表能和输出端的 LM head 共享，位置表始终独立。
 """,
     "logits": r"""
 ## 5. 输出的是 logits，不是概率

@@ -204,3 +204,13 @@ def test_section_8_says_why_its_figures_differ_from_the_chapter():
     assert f"{saved / 2**20:.4f}" == "146.4844" and f"{saved / 1e6:.1f}" == "153.6"
     for text in (text_en.TEXT["savings_after"], text_zh.TEXT["savings_after"]):
         assert "50000" in text and "146.4844" in text and "MiB" in text and "153.6 MB" in text
+
+
+def test_section_4_says_what_the_sum_carries_not_what_a_position_knows():
+    """Issue 48, round 19: "每个位置既知道自己在哪里" read as a position knowing where it is; the sum is a vector
+    that carries the token's identity and its place in the sequence."""
+    for text, carries, gone in (
+        (text_zh.TEXT["positions"], "每个位置上的向量既带有", "知道自己"),
+        (text_en.TEXT["positions"], "the vector at each position carries both", "tells every position"),
+    ):
+        assert carries in " ".join(text.split()) and gone not in text
