@@ -214,3 +214,10 @@ def test_section_4_says_what_the_sum_carries_not_what_a_position_knows():
         (text_en.TEXT["positions"], "the vector at each position carries both", "tells every position"),
     ):
         assert carries in " ".join(text.split()) and gone not in text
+
+
+def test_the_optional_proof_names_its_rate_as_one_along_a_direction():
+    """Issue 48, round 19: "loss 的变化率" read as the loss's only rate of change; the proof moves probability
+    from k to y, so the rate is the derivative along that direction."""
+    proof = " ".join(text_zh.TEXT["logits"].split())
+    assert "loss 沿这个方向的变化率（方向导数）是" in proof and "loss 的变化率" not in proof
