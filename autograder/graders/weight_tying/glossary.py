@@ -304,6 +304,8 @@ CALQUES = {
     "已是最新": "无需重评",
     "类别：运行": "状态",
     "会造出": "会产生",
+    # the fifth reading (issue 48, round 19)
+    "报出的异常": "抛出的异常 (code raises an exception: 抛出)",
 }
 
 # English the chapter itself keeps in its Chinese text: a Chinese student reads these in the book.

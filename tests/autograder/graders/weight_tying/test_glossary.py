@@ -129,6 +129,7 @@ def test_the_glossary_rejects_what_it_is_meant_to():
     assert ("包装模型", glossary.CALQUES["包装模型"]) in rejected("包装模型的参数量")
     assert ("token 表", "token embedding 表") in rejected("token 表的形状")  # reads as the vocabulary, not the table
     assert ("两处用途", glossary.CALQUES["两处用途"]) in rejected("沿这两处用途分别走一遍")
+    assert ("报出的异常", glossary.CALQUES["报出的异常"]) in rejected("generate 报出的异常：")
     assert rejected("共享权重之后，两端共享同一张表") == []
     assert english("复制了一份表（copied table）") == ["copied", "table"]
     assert english("忽略了超参数（hyper-parameter ignored (dropout)）") == ["hyper-parameter", "ignored"]
