@@ -150,8 +150,17 @@ def test_a_mistake_the_three_loss_checks_share_is_explained_once(checks, solutio
         assert message.count("\n") == 1 and len(message) < len(first), message
         assert "原因同上" not in message and "同样" not in message and "得到" not in message, message
     if language == "zh":  # the grader's form (是 … 应为 …); one request (请重读), not two in a row
-        assert "）是 " in first and "，应为 " in first and "应直接传入 logits。请重读第 5 节" in first, first
+        assert "）是 " in first and "，应为 " in first and "应直接传入 logits。" in first, first
         assert "请直接传入" not in first and first.count("请") == 1, first
+        # round 19: one 检查 and no 先……先 in the sentence a reader tripped on
+        assert first.count("检查") == 1 and "先" not in first, first
+    # round 19: the diagnosis and its fix first, then why the right loss is the larger one here
+    said = {
+        "en": ("cross-entropy of probabilities", "give it the raw logits", "right loss is the larger"),
+        "zh": ("传给交叉熵的是概率而不是 logits", "应直接传入 logits", "正确的 loss 反而更大"),
+    }[language]
+    places = [first.find(part) for part in said]
+    assert -1 < places[0] < places[1] < places[2], first
     # round 15: the model is confident, so the right loss is far from ln V, where a loss on probabilities stays
     got, want = (float(v) for v in re.findall(r"\d+\.\d{5}", first)[:2])
     assert abs(got - math.log(50)) < 0.1 and want - got > 3, first

@@ -230,8 +230,8 @@ MESSAGES = {
     "suite.loss.softmax_first": (
         "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, which "
         "applies log_softmax itself: softmax applied twice); give it the raw logits",
-        "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前先做了 softmax，"
-        "而 F.cross_entropy 内部会先做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
+        "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用 F.cross_entropy 之前做了 softmax，"
+        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax。请直接传入 logits。",
         "loss_softmax",
     ),
     "suite.loss.nll_on_logits": (
