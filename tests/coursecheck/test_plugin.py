@@ -106,7 +106,8 @@ def test_what_the_self_check_covers_is_listed_once_every_check_passes_or_with_v(
     if listed:
         assert covers[0].startswith("First, that every cell of the notebook finishes"), covers
     else:
-        assert covers == [f"{tests} checks here (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
+        # round 19: the count says whose checks they are ("这里共有" read as "here, somewhere")
+        assert covers == [f"This self-check has {tests} checks (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
     # Issue 48: "save before running pytest", said after pytest ran, is said as what to do if the results look stale
     assert covers[-1].endswith(
         "If the results do not match the code you just changed, save the notebook and run pytest again."
@@ -161,6 +162,8 @@ def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release
         assert lines[-2] == opens + section, ran.stdout
         assert "cell raised" not in lines[-1] and "个单元格出错" not in lines[-1], ran.stdout
         assert (" failed" in lines[-1]) == (body == "a - b") and " passed" in lines[-1], ran.stdout
+        # round 19: the short summary counts the self-check's checks (本次自检共), not checks "here" (这里共有)
+        assert "本次自检共 " in ran.stdout and "这里共有" not in ran.stdout, ran.stdout
 
 
 @pytest.mark.parametrize(
