@@ -183,6 +183,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.file_error": ("It raised {error}", "抛出的异常是“{error}”"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_at_line": (" (at line {line}{function})", "（第 {line} 行{function}）"),  # in a .py file
+    # a cell the run knows by its section and first line: the cell and line first, then where that cell is, in
+    # one pair of brackets (round 19: "（第 25 个单元格（“…”一节，以“…”开头）第 35 行，…）" nested three)
+    "judge.raised_at.named": (
+        " (at {place}, line {line}{function}; {where})",
+        "（出错位置：{place}第 {line} 行{function}；{where}）",
+    ),
+    # where that cell is (``cell_whereabouts``): the cell.place.* parts after the number, said as a clause
+    "cell.where.full": (
+        "that cell is in “{heading}”, starting “{first}”",
+        "该单元格位于“{heading}”一节，以“{first}”开头",
+    ),
+    "cell.where.no_heading": ("that cell starts “{first}”", "该单元格以“{first}”开头"),
+    "cell.where.no_first": ("that cell is in “{heading}”", "该单元格位于“{heading}”一节"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # why a test carries only part of its points in a misconception's charge (marking.Part, rendering.part_words)
     "charge.part.others": ("{points} of its points go to “{title}”", "其中 {points} 分计入“{title}”"),
@@ -342,6 +355,14 @@ def cell_name(place: CellPlace, language: str = "en") -> str:
     (``coursecheck.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
     en_zh = {form: MESSAGES[f"cell.place.{form}"] for form in ("full", "no_heading", "no_first", "bare")}
     return name_cell(place, {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()})
+
+
+def cell_whereabouts(place: CellPlace, language: str = "en") -> str:
+    """Where a notebook cell is, as a clause of its own ("that cell is in “9. …”, starting “…”"): for a place
+    named after its number and line (``judge.raised_at.named``); "" when the place knows neither."""
+    en_zh = {form: MESSAGES[f"cell.where.{form}"] for form in ("full", "no_heading", "no_first")}
+    words = {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()}
+    return name_cell(place, {**words, "bare": ""})
 
 
 def problems() -> list[str]:
