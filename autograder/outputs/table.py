@@ -9,6 +9,7 @@ like ``x[/a].py`` are shown, never read as markup.
 
 from __future__ import annotations
 
+from autograder.grading.catalog import render as render_catalog
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
@@ -84,6 +85,11 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["cap"])), style="")
             table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
+        # how cells are counted, once, as the page says it: where a message names a cell where the code raised
+        # and the run's lines above have not said it (issue 48, round 19)
+        counted = render_catalog("run.cells_counted", shown.language)
+        if _names_a_cell(failing) and counted not in shown.run_lines:
+            say(console, counted)
         if rule:
             say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
@@ -95,6 +101,12 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             for a in shown.areas
         )
         say(console, areas)
+
+
+def _names_a_cell(failing) -> bool:
+    """Whether a failure's message names a notebook cell by its number (``cell.place.bare``, which the run may
+    name with its section: ``judge.raised_at.named`` keeps it): read from the findings' values."""
+    return any(s.key == "cell.place.bare" for t in failing if t.finding is not None for s in t.finding.said.walk())
 
 
 def _by_area(card, run) -> dict[str, tuple[int, float]]:

@@ -236,3 +236,24 @@ def test_a_chinese_charge_never_breaks_a_line_inside_an_area_name_or_the_kits_ow
         for word in words:
             cut = [word[:k] + "\n" + word[k:] for k in range(1, len(word))]
             assert not any(c in joined for c in cut), (width, word, joined)
+
+
+def test_a_cell_named_where_the_code_raised_says_once_how_cells_are_counted():
+    """Issue 48, round 19: the terminal named the cell a runtime error raised in ("第 25 个单元格第 35 行") with no
+    word on how cells are counted, which the syntax error's lines and the self-check give: said once, under the
+    charges; not for a .py file, whose messages name lines only."""
+    from autograder.grading.catalog import render as render_catalog
+    from autograder.grading.judge.suite_api import say
+
+    def shown(at: Said, language: str) -> str:
+        raised = Said("judge.failed_your_code_raised", what="generate", text=say("run.cell_raised", cell=at, error="E"))
+        tests = [TestOutcome(f"t.py::test_{n}", 1.0, "generation", False, Finding(raised)) for n in range(2)]
+        console = Console(width=200, record=True, color_system=None)
+        render(rendered(Result(tests=tests, run=RunFacts(status="ok"), language=language), None), console=console)
+        return console.export_text()
+
+    for language in ("en", "zh"):
+        counted = render_catalog("run.cells_counted", language)
+        cell = say("judge.raised_at", place=Said("cell.place.bare", number=25), line=35, function="")
+        assert shown(cell, language).count(counted) == 1, shown(cell, language)
+        assert counted not in shown(say("judge.raised_at_line", line=35, function=""), language)
