@@ -96,11 +96,12 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         n = len(result.tests)
         say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
-        areas = "  ".join(
+        scores = [
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
             for a in shown.areas
-        )
-        say(console, areas)
+        ]
+        # the page's separator (its area_line): two spaces read as one gap among many; a line ends between areas
+        say(console, " · ".join(scores), keep=tuple(scores))
 
 
 def _names_a_cell(failing) -> bool:
