@@ -187,9 +187,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # one pair of brackets (round 19: "（第 25 个单元格（“…”一节，以“…”开头）第 35 行，…）" nested three)
     "judge.raised_at.named": (
         " (at {place}, line {line}{function}; {where})",
-        "（出错位置：{place}第 {line} 行{function}；{where}）",
+        "（出错的位置：{place}第 {line} 行{function}；{where}）",
     ),
-    # where that cell is (``cell_whereabouts``): the cell.place.* parts after the number, said as a clause
+    # where that cell is (rendering._named_cells): the cell.place.* parts after the number, said as a clause
     "cell.where.full": (
         "that cell is in “{heading}”, starting “{first}”",
         "该单元格位于“{heading}”一节，以“{first}”开头",
@@ -355,14 +355,6 @@ def cell_name(place: CellPlace, language: str = "en") -> str:
     (``coursecheck.notebook.name_cell`` over the ``cell.place.*`` messages, the words the self-check uses too)."""
     en_zh = {form: MESSAGES[f"cell.place.{form}"] for form in ("full", "no_heading", "no_first", "bare")}
     return name_cell(place, {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()})
-
-
-def cell_whereabouts(place: CellPlace, language: str = "en") -> str:
-    """Where a notebook cell is, as a clause of its own ("that cell is in “9. …”, starting “…”"): for a place
-    named after its number and line (``judge.raised_at.named``); "" when the place knows neither."""
-    en_zh = {form: MESSAGES[f"cell.where.{form}"] for form in ("full", "no_heading", "no_first")}
-    words = {form: zh if language == "zh" else en for form, (en, zh) in en_zh.items()}
-    return name_cell(place, {**words, "bare": ""})
 
 
 def problems() -> list[str]:

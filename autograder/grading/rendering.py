@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from autograder.graders.spec import AssignmentSpec
-from autograder.grading.catalog import LANGUAGES, cell_name, cell_whereabouts, render
+from autograder.grading.catalog import LANGUAGES, cell_name, render
 from autograder.grading.findings import Finding
 from autograder.grading.language import DEFAULT_LANGUAGE
 from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_nothing, part_of
@@ -266,7 +266,8 @@ def _named_cells(text: Text, places: Mapping[int, CellPlace], language: str) -> 
     cell = text.params.get("place")
     known = _known_place(cell, places) if text.key == "judge.raised_at" else None
     if known is not None and (known.heading or known.first_line):  # the cell and line, then where that cell is
-        where = verbatim(cell_whereabouts(known, language))
+        form = ("full", "no_heading", "no_first")[(not known.heading) + 2 * (not known.first_line)]
+        where = verbatim(render(f"cell.where.{form}", language, heading=known.heading, first=known.first_line))
         return Said("judge.raised_at.named", **{**text.params, "place": cell, "where": where})
     params = {k: v if isinstance(v, str) else _named_cells(v, places, language) for k, v in text.params.items()}
     return Said(text.key, **params)
