@@ -20,7 +20,7 @@ REPORT = {
     "report.title": Message("{assignment}: grading report", "{assignment} 作业评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
-        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n}\u00a0份提交：已评分 {graded}\u00a0份",
+        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共\u00a0{n}\u00a0份提交：已评分\u00a0{graded}\u00a0份",
     ),
     # the rest of the count beside the graded ones: "共 6 份提交：已评分 5 份，空白提交 1 份" (not among the 5)
     "report.meta_others": Message(" ({others})", "，{others}"),
