@@ -42,12 +42,6 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def kept_whole(text: str) -> Markup:
-    """`text` (escaped) that a line never ends inside: a count with its label ("空白提交 1 份"), which a reader
-    takes in as one."""
-    return Markup('<span class="nowrap">{}</span>').format(visible(text))
-
-
 def phrase_breaks(label: str) -> Markup:
     """A short Chinese label (a column's heading) that may break only after a linking word (与, 的, 和), as a
     reader would, never inside a word: a ``<wbr>`` there, for a cell whose style keeps words whole

@@ -17,8 +17,6 @@ import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from markupsafe import Markup, escape
-
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.rendering import in_scheme_order
 from autograder.grading.result import Result
@@ -29,7 +27,7 @@ from autograder.outputs.charges import cards
 from autograder.outputs.charts import charts
 from autograder.outputs.classview import ClassView, Row, load_class
 from autograder.outputs.feedback import write_feedback
-from autograder.outputs.html import kept_whole, number, render, visible
+from autograder.outputs.html import number, render
 from autograder.outputs.messages_report import report_words
 from autograder.outputs.misconceptions import misconceptions
 from autograder.outputs.passrates import area_rates, limit_of, slowest, test_rates
@@ -48,17 +46,18 @@ from coursecheck.notebook import CellPlace
 __all__ = ["write_report", "write_pages", "main", "report_html"]
 
 
-def _meta(view: ClassView, w: dict[str, str]) -> Markup:
-    """The report's head line; each count of the kinds beside the graded ones kept with its label on one line
-    (round 19: "空白提交" ended a line, "1 份" began the next)."""
+def _meta(view: ClassView, w: dict[str, str]) -> dict[str, object]:
+    """The report's head line as the template joins it: the line itself, then the counts of the kinds beside the
+    graded ones between the words around them (report.meta_others), each count kept with its label on one line
+    by the template (round 19: "空白提交" ended a line, "1 份" began the next)."""
     m = view.manifest
     counts = view.counts()
     when = (m.finished or m.started or "").replace("T", " ").replace("Z", " UTC")
     kinds = ("timeout", "blank", "refused", "unreadable", "grader error", "missing")
-    counted = [kept_whole(w["count_of"].format(n=counts[k], kind=w[f"kind.{k}"])) for k in kinds if counts[k]]
-    others = escape(w["list"]).join(counted)
+    others = [w["count_of"].format(n=counts[k], kind=w[f"kind.{k}"]) for k in kinds if counts[k]]
     meta = w["meta"].format(when=when, seed=m.seed, kit=m.kit_version, n=len(view.rows), graded=counts["graded"])
-    return escape(visible(meta)) + (escape(w["meta_others"]).format(others=others) if others else "")
+    before, _, after = w["meta_others"].partition("{others}")
+    return {"line": meta, "counts": others, "before": before, "after": after}
 
 
 def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:

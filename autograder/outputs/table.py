@@ -85,10 +85,12 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["cap"])), style="")
             table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
-        # how cells are counted, once, as the page says it: where a message names a cell where the code raised
-        # and the run's lines above have not said it (issue 48, round 19)
+        # how cells are counted, once, as the page says it: where a message names a cell by its number (where the
+        # code raised: cell.place.bare in the findings' values) and the run's lines above have not said it (issue
+        # 48, round 19)
         counted = render_catalog("run.cells_counted", shown.language)
-        if _names_a_cell(failing) and counted not in shown.run_lines:
+        parts = (s for t in failing if t.finding is not None for s in t.finding.said.walk())
+        if any(s.key == "cell.place.bare" for s in parts) and counted not in shown.run_lines:
             say(console, counted)
         if rule:
             say(console, printable(w["rule"]))
@@ -102,12 +104,6 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
         ]
         # the page's separator (its area_line): two spaces read as one gap among many; a line ends between areas
         say(console, " · ".join(scores), keep=tuple(scores))
-
-
-def _names_a_cell(failing) -> bool:
-    """Whether a failure's message names a notebook cell by its number (``cell.place.bare``, which the run may
-    name with its section: ``judge.raised_at.named`` keeps it): read from the findings' values."""
-    return any(s.key == "cell.place.bare" for t in failing if t.finding is not None for s in t.finding.said.walk())
 
 
 def _by_area(card, run) -> dict[str, tuple[int, float]]:
