@@ -153,14 +153,17 @@ MESSAGES = {
         "{count} cell(s) raised as your notebook ran: see “{section}” above",
         "此外，有 {count} 个单元格运行出错，见上面的“{section}”。",
     ),
+    # says what it counts (单元格的序号, as check.cells_counted): a bare "从…数起" after "第 35 行" read as lines
+    # counted from the notebook's top (issue 48, round 19)
     "check.raised.note": (
         "(cells count from 1, markdown included)",
-        "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
+        "（单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入）",
     ),
     # the same, when one of those cells raised the starter code's NotImplementedError
     "check.raised.note_stub": (
         "(cells count from 1, markdown included; NotImplementedError means a stub is still in place)",
-        "（从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入；NotImplementedError 表示还有初始代码没有替换）",
+        "（单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入；"
+        "NotImplementedError 表示还有初始代码没有替换）",
     ),
     # the first line of another edition's copy of the release's plumbing (scripts/build_notebook.py): the English
     # files say it in their own docstring and comments

@@ -183,6 +183,19 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "run.file_error": ("It raised {error}", "抛出的异常是“{error}”"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),
     "judge.raised_at_line": (" (at line {line}{function})", "（第 {line} 行{function}）"),  # in a .py file
+    # a cell the run knows by its section and first line: the cell and line first, then where that cell is, in
+    # one pair of brackets (round 19: "（第 25 个单元格（“…”一节，以“…”开头）第 35 行，…）" nested three)
+    "judge.raised_at.named": (
+        " (at {place}, line {line}{function}; {where})",
+        "（出错的位置：{place}第 {line} 行{function}；{where}）",
+    ),
+    # where that cell is (rendering._named_cells): the cell.place.* parts after the number, said as a clause
+    "cell.where.full": (
+        "that cell is in “{heading}”, starting “{first}”",
+        "该单元格位于“{heading}”一节，以“{first}”开头",
+    ),
+    "cell.where.no_heading": ("that cell starts “{first}”", "该单元格以“{first}”开头"),
+    "cell.where.no_first": ("that cell is in “{heading}”", "该单元格位于“{heading}”一节"),
     "judge.raised_in": (", in {name}", "，在 {name} 中"),
     # why a test carries only part of its points in a misconception's charge (marking.Part, rendering.part_words)
     "charge.part.others": ("{points} of its points go to “{title}”", "其中 {points} 分计入“{title}”"),
@@ -201,17 +214,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs a fixed 0 points, so the tests of that area above lose nothing for it,"
-        " though they fail because of it (this mistake is charged in its other areas)",
-        "这个错误在“{area}”一项固定扣 0 分，所以上面属于这一项的测试虽然因这个错误而失败，"
-        "但不扣分（这个错误已在其他评分项中扣分）",
+        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so the tests of that"
+        " area above lose nothing for it, though they fail because of it",
+        "该错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面属于这一项的测试虽因它失败，也不扣分",
     ),
     # the same, where the charge has one test in the area
     "charge.cap.none.one": (
-        "In “{area}” this mistake costs a fixed 0 points, so this test above loses nothing for it, though it fails"
-        " because of it (this mistake is charged in its other areas)",
-        "这个错误在“{area}”一项固定扣 0 分，所以上面这个测试虽然因这个错误而失败，"
-        "但不扣分（这个错误已在其他评分项中扣分）",
+        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so this test above"
+        " loses nothing for it, though it fails because of it",
+        "该错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽因它失败，也不扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

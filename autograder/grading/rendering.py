@@ -256,14 +256,27 @@ def _places(run: RunFacts) -> dict[int, CellPlace]:
 
 def _named_cells(text: Text, places: Mapping[int, CellPlace], language: str) -> Text:
     """`text` with each cell the judge names by its number only (``cell.place.bare``: where the student's code
-    raised) named as the run knows it: its section and first line, in `language`."""
+    raised) named as the run knows it: its section and first line, in `language`; where the code raised, the cell
+    and line first and where that cell is after them (``judge.raised_at.named``), in one pair of brackets."""
     if isinstance(text, Joined):
         return Joined(tuple(_named_cells(part, places, language) for part in text.parts))
     number = text.params.get("number")
     if text.key == "cell.place.bare" and isinstance(number, str) and number.isdigit() and int(number) - 1 in places:
         return verbatim(cell_name(places[int(number) - 1], language))
+    cell = text.params.get("place")
+    known = _known_place(cell, places) if text.key == "judge.raised_at" else None
+    if known is not None and (known.heading or known.first_line):  # the cell and line, then where that cell is
+        form = ("full", "no_heading", "no_first")[(not known.heading) + 2 * (not known.first_line)]
+        where = verbatim(render(f"cell.where.{form}", language, heading=known.heading, first=known.first_line))
+        return Said("judge.raised_at.named", **{**text.params, "place": cell, "where": where})
     params = {k: v if isinstance(v, str) else _named_cells(v, places, language) for k, v in text.params.items()}
     return Said(text.key, **params)
+
+
+def _known_place(cell: object, places: Mapping[int, CellPlace]) -> CellPlace | None:
+    """The place of the cell a ``cell.place.bare`` names, when the run knows it; None otherwise."""
+    number = cell.params.get("number") if isinstance(cell, Said) and cell.key == "cell.place.bare" else None
+    return places.get(int(number) - 1) if isinstance(number, str) and number.isdigit() else None
 
 
 def place(

@@ -49,12 +49,13 @@ def make_console(*, stderr: bool = False, file=None) -> Console:
     return Console(stderr=stderr, file=file, width=_columns() or LOG_WIDTH, soft_wrap=True)
 
 
-def say(console: Console, text: str, style: str = "") -> None:
-    """Print `text` as a line of its own that wraps as Chinese does (``Words``). Console.print joins the Text it is
-    handed into a plain one, which would wrap as rich's own: a group keeps it as it is."""
+def say(console: Console, text: str, style: str = "", *, keep: tuple[str, ...] = ()) -> None:
+    """Print `text` as a line of its own that wraps as Chinese does (``Words``; `keep`: pieces a line never ends
+    inside). Console.print joins the Text it is handed into a plain one, which would wrap as rich's own: a group
+    keeps it as it is."""
     from rich.console import Group
 
-    console.print(Group(Words(text, style=style)), highlight=False)
+    console.print(Group(Words(text, style=style, keep=keep)), highlight=False)
 
 
 def _wide(char: str) -> bool:

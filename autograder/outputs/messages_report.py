@@ -20,7 +20,7 @@ REPORT = {
     "report.title": Message("{assignment}: grading report", "{assignment} 作业评分报告"),
     "report.meta": Message(
         "{when} · seed {seed} · kit {kit} · {n} submissions, {graded} graded",
-        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共 {n}\u00a0份提交：已评分 {graded}\u00a0份",
+        "{when} · 随机种子 {seed} · 评分程序版本 {kit} · 共\u00a0{n}\u00a0份提交：已评分\u00a0{graded}\u00a0份",
     ),
     # the rest of the count beside the graded ones: "共 6 份提交：已评分 5 份，空白提交 1 份" (not among the 5)
     "report.meta_others": Message(" ({others})", "，{others}"),
@@ -41,7 +41,7 @@ REPORT = {
         " are in; blank, unreadable and sandbox-refused submissions, grader errors and students with no result yet"
         " are out.",
         "得分统计计入所有已评分的提交，不论得分：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
-        "被沙箱拒绝的提交、评分程序出错的和尚无结果的都不计入。",
+        "被沙箱拒绝的提交、评分程序出错的提交，以及尚无结果的提交，都不计入。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
@@ -49,8 +49,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that gives several "
         "possible causes counts under the one other tests confirm).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则归入其他测试能够证实的"
-        "那一种。",
+        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则归入能由其他测试确认的"
+        "那一种原因。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",

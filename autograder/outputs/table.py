@@ -9,6 +9,7 @@ like ``x[/a].py`` are shown, never read as markup.
 
 from __future__ import annotations
 
+from autograder.grading.catalog import render as render_catalog
 from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
@@ -84,17 +85,25 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
                     cell.append("\n    " + printable(w["part_charged"].format(part=item["cap"])), style="")
             table.add_row(Text(number(card.points), style="bold red"), cell)  # under "cost": 22, not "-22"
         console.print(table)
+        # how cells are counted, once, as the page says it: where a message names a cell by its number (where the
+        # code raised: cell.place.bare in the findings' values) and the run's lines above have not said it (issue
+        # 48, round 19)
+        counted = render_catalog("run.cells_counted", shown.language)
+        parts = (s for t in failing if t.finding is not None for s in t.finding.said.walk())
+        if any(s.key == "cell.place.bare" for s in parts) and counted not in shown.run_lines:
+            say(console, counted)
         if rule:
             say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
         n = len(result.tests)
         say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
-        areas = "  ".join(
+        scores = [
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")
             for a in shown.areas
-        )
-        say(console, areas)
+        ]
+        # the page's separator (its area_line): two spaces read as one gap among many; a line ends between areas
+        say(console, " · ".join(scores), keep=tuple(scores))
 
 
 def _by_area(card, run) -> dict[str, tuple[int, float]]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from coursecheck.messages import MESSAGES
 from coursecheck.plugin import Run, as_tests
 
 
@@ -182,3 +183,11 @@ def test_a_cell_python_could_not_read_is_said_as_the_grader_says_it(selftest, tm
     loaded = selftest.SELF_CHECK.load(path)
     assert loaded.session.outcome("test_add_returns_a_tensor").status == "failed"
     assert said in loaded.session.outcome("test_add_returns_a_tensor").message
+
+
+def test_the_note_under_cells_that_raised_says_it_counts_cells_as_the_grader_does():
+    """Issue 48, round 19: "第 35 行（从 notebook 顶部的第 1 个单元格数起…）" read as lines counted from the top; the
+    note names what it counts in the words of check.cells_counted (the grader's run.cells_counted)."""
+    counted = MESSAGES["check.cells_counted"][1].rstrip("。")
+    for key in ("check.raised.note", "check.raised.note_stub"):
+        assert MESSAGES[key][1].startswith(f"（{counted}"), MESSAGES[key]

@@ -153,10 +153,10 @@ _TITLES = {
     "wrapper_tie_survives_to_float64": "MiniGPTWithWeightTying 转为 float64 后两端仍然共享",
     "wrapper_loss_values": "targets 取三种形式时，MiniGPTWithWeightTying 的 loss 都是预测下一个 token 的平均交叉熵",
     "wrapper_loss_reaches_the_model": "MiniGPTWithWeightTying 的 loss 能把梯度反向传播到模型的参数",
-    "tied_lm_shapes_and_values": "TiedEmbeddingLM 的输出形状与数值",
-    "tied_lm_float64": "TiedEmbeddingLM 在 float64 下的输出",
-    "wrapper_shapes_and_values": "MiniGPTWithWeightTying 的输出形状与数值",
-    "wrapper_float64": "MiniGPTWithWeightTying 在 float64 下的输出",
+    "tied_lm_shapes_and_values": "TiedEmbeddingLM 的输出形状与数值正确",
+    "tied_lm_float64": "TiedEmbeddingLM 在 float64 下输出正确",
+    "wrapper_shapes_and_values": "MiniGPTWithWeightTying 的输出形状与数值正确",
+    "wrapper_float64": "MiniGPTWithWeightTying 在 float64 下输出正确",
 }
 
 # test function name without "test_" -> the catalog ids of the case its title names already ("转为 float64 后"):

@@ -77,9 +77,13 @@ def test_a_cell_a_finding_names_by_its_number_is_named_as_the_self_check_names_i
     run.cells = named_cells(read(path), run, failed)
     assert run.cells == {"2": ["6. 练习 1", "x = 1"]}
     shown = rendered(Result(tests=failed, run=run, language="zh"), SPEC).shown_in("zh")
-    assert shown.tests[0].message == "（第 3 个单元格（“6. 练习 1”一节，以“x = 1”开头）第 2 行，在 f 中）。", (
-        shown.tests[0]
-    )
+    # one pair of brackets: the cell and line, then where that cell is (round 19, item 3: three were nested)
+    assert (
+        shown.tests[0].message
+        == "（出错的位置：第 3 个单元格第 2 行，在 f 中；该单元格位于“6. 练习 1”一节，以“x = 1”开头）。"
+    ), shown.tests[0]
+    english = rendered(Result(tests=failed, run=run, language="en"), SPEC).shown_in("en").tests[0].message
+    assert english == "(at cell 3, line 2, in f; that cell is in “6. 练习 1”, starting “x = 1”)", english
     bare = rendered(Result(tests=failed, run=RunFacts(status="ok"), language="zh"), SPEC).shown_in("zh")
     assert bare.tests[0].message == "（第 3 个单元格第 2 行，在 f 中）。"  # a run that knows no cell: its number
 

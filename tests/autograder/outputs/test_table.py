@@ -169,17 +169,20 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     assert "由于语法错误，TiedEmbeddingLM 没有定义（见上面的“代码的运行情况”）" in "".join(broken)
     assert not [line for line in broken if "部分" in line]  # a file of one part is the file
     # nothing ran: a line per area with what its tests cost, not the 28 tests' titles (issue 48, round 12)
-    lines = [line.strip("│ ") for line in broken if "· " in line]
+    lines = [line.strip("│ ") for line in broken if line.startswith("│") and "· " in line]
     areas = {t.area for t in spec.scheme.tests.values()}  # each exercise's card: its areas
     assert len(areas) < len(lines) <= 2 * len(areas) and "· 共享同一参数对象：3 个测试，扣 12 分" in lines, lines
     assert sum(int(line.split("扣 ")[1].split(" 分")[0]) for line in lines) == 100
-    # the areas as the last line lists them, two spaces apart ("共享同一参数对象：0 / 24  形状与输出数值：0 / 26")
-    order = [part.split("：")[0] for part in broken[-1].strip().split("  ")]
+    # the areas as the last line lists them, " · " between them as on the page (round 19, item 7: was two spaces)
+    # (wrapped between areas, never inside one: "…：0 / 16 ·" then "贪心生成：0 / 18")
+    after = " ".join(line.strip() for line in broken[max(i for i, line in enumerate(broken) if "└" in line) + 1 :])
+    order = [part.split("：")[0] for part in after.split(" · ")]
+    assert all(re.fullmatch(r"\S+：\d+ / \d+", part) for part in after.split(" · ")), after
     at = [order.index(line[2:].split("：")[0]) for line in lines]  # each card's lines in that order too
     assert sum(b < a for a, b in itertools.pairwise(at)) == 1 and len(order) == len(areas), (order, lines)
     assert not [line for line in broken if line.startswith("评分规则")]  # no common mistake charged: no rule
     listed = text(RunFacts(status="ok", required_names=names), False)  # not a syntax error: each test by its title
-    assert len([line for line in listed if "· " in line]) == len(spec.scheme.tests)
+    assert len([line for line in listed if line.startswith("│") and "· " in line]) == len(spec.scheme.tests)
     # round 10: the run's block has one place, under the score, whether the code compiled or not
     ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
     assert ran[2:4] == ["代码的运行情况：", "你提交的代码从头到尾运行完毕。"], ran
@@ -232,7 +235,28 @@ def test_a_chinese_charge_never_breaks_a_line_inside_an_area_name_or_the_kits_ow
         render(shown, console=console)
         cells = [line.split("│")[2].strip() for line in console.export_text().splitlines() if line.count("│") >= 3]
         joined = "\n".join(cells)
-        assert "已在其他评分项中扣分" in joined.replace("\n", ""), joined
+        assert "（已在其他评分项扣过）" in joined.replace("\n", ""), joined
         for word in words:
             cut = [word[:k] + "\n" + word[k:] for k in range(1, len(word))]
             assert not any(c in joined for c in cut), (width, word, joined)
+
+
+def test_a_cell_named_where_the_code_raised_says_once_how_cells_are_counted():
+    """Issue 48, round 19: the terminal named the cell a runtime error raised in ("第 25 个单元格第 35 行") with no
+    word on how cells are counted, which the syntax error's lines and the self-check give: said once, under the
+    charges; not for a .py file, whose messages name lines only."""
+    from autograder.grading.catalog import render as render_catalog
+    from autograder.grading.judge.suite_api import say
+
+    def shown(at: Said, language: str) -> str:
+        raised = Said("judge.failed_your_code_raised", what="generate", text=say("run.cell_raised", cell=at, error="E"))
+        tests = [TestOutcome(f"t.py::test_{n}", 1.0, "generation", False, Finding(raised)) for n in range(2)]
+        console = Console(width=200, record=True, color_system=None)
+        render(rendered(Result(tests=tests, run=RunFacts(status="ok"), language=language), None), console=console)
+        return console.export_text()
+
+    for language in ("en", "zh"):
+        counted = render_catalog("run.cells_counted", language)
+        cell = say("judge.raised_at", place=Said("cell.place.bare", number=25), line=35, function="")
+        assert shown(cell, language).count(counted) == 1, shown(cell, language)
+        assert counted not in shown(say("judge.raised_at_line", line=35, function=""), language)

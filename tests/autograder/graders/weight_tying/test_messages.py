@@ -136,6 +136,14 @@ def test_every_suite_test_has_a_title_and_no_title_is_stale():
     assert suite and titled == suite, {"missing": suite - titled, "stale": titled - suite}
 
 
+def test_the_output_tests_titles_say_what_holds_as_the_other_titles_do():
+    """Issue 48, round 19: "TiedEmbeddingLM 在 float64 下的输出" named a thing where the other titles state what
+    holds ("……两端仍然共享"): the output tests' titles say their outputs are right."""
+    for name in ("tied_lm_shapes_and_values", "tied_lm_float64", "wrapper_shapes_and_values", "wrapper_float64"):
+        zh = CATALOG[f"title.{name}"].zh
+        assert zh.endswith("正确") and not zh.endswith(("的输出", "形状与数值")), (name, zh)
+
+
 def test_every_experiment_of_the_runner_has_a_title_and_no_title_is_stale():
     from autograder.graders.weight_tying.runner.experiments import EXPERIMENTS
 
