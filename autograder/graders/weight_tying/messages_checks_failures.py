@@ -253,12 +253,14 @@ MESSAGES = {
         "与上一项是同一个错误：{what} 是 {got}，恰为平均交叉熵 {want} 的 {k} 倍，loss 减半了",
     ),
     "checkfail.loss_softmax": (
-        "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before F.cross_entropy, which"
-        " applies log_softmax itself: softmax applied twice); give it the raw logits. The right loss is the larger"
+        "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before the cross-entropy"
+        " function, F.cross_entropy or dF.cross_entropy_loss, which applies log_softmax itself: softmax applied"
+        " twice); give it the raw logits. The right loss is the larger"
         " one here because this check scales an untrained model's logits up until they lie far apart, so the model"
         " is “confident” and mostly wrong, while a loss taken on probabilities always stays near ln V",
-        "{what} 是 {got}，应为 {want}：传给交叉熵的是概率而不是 logits。调用 F.cross_entropy 之前做了 softmax，"
-        "而 F.cross_entropy 内部本身就会做 log_softmax，等于做了两次 softmax，应直接传入 logits。"
+        "{what} 是 {got}，应为 {want}：传给交叉熵的是概率而不是 logits。调用交叉熵函数（F.cross_entropy 或"
+        " dF.cross_entropy_loss）之前做了 softmax，而这些函数内部本身就会做 log_softmax，等于做了两次 softmax，"
+        "应直接传入 logits。"
         "这里正确的 loss 反而更大，是因为这项检查把未训练模型的 logits 放大了，让它们彼此相差很远，"
         "模型很“自信”却多半猜错；而用概率算出的 loss 总在 ln V 附近",
         "loss_softmax",

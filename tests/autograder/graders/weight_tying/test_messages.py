@@ -240,3 +240,11 @@ def test_misconceptions_doc_is_generated_from_the_scheme_and_the_catalog():
     assert marker in doc, "MISCONCEPTIONS.md lost its generated section"
     table = scheme_markdown(SCHEME, messages.misconception_title)
     assert doc.split(marker, 1)[1].lstrip("\n").startswith(table), f"MISCONCEPTIONS.md is out of date: {command}"
+
+
+@pytest.mark.parametrize("key", ["suite.loss.softmax_first", "checkfail.loss_softmax"])
+def test_the_softmax_first_message_names_both_cross_entropy_functions_the_chapter_teaches(key):
+    # the mistake is found from the loss's value, so the student may have called either function (§5 teaches both)
+    message = CATALOG[key]
+    for text in (message.en, message.zh):
+        assert "F.cross_entropy " in text and "dF.cross_entropy_loss" in text, (key, text)
