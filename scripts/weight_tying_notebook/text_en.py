@@ -216,9 +216,9 @@ optimizer then updates the table once, with the sum. It is not "two copies updat
 gradient times two". To see it, give each use its own independent copy of the table and compare the gradients.
 
 The cell below is a demonstration: it calls your `TiedEmbeddingLM`, but no other cell uses anything it
-computes. Such a cell (like the earlier examples, the plot of section 8 and *Try it* in section 10) is run by
-neither the grader nor the `pytest` self-check as long as you leave it as released. Then, if it would fail on
-your code, nobody reports it and your grade does not change; fix what the checks name. A demonstration you
+computes. Such a cell (like the examples of sections 1 to 5, the sum and the plot of section 8 and *Try it* in
+section 10) is run by neither the grader nor the `pytest` self-check as long as you leave it as released. Then,
+if it would fail on your code, nobody reports it and your grade does not change; fix what the checks name. A demonstration you
 changed runs as usual: if it raises, the grader and the self-check both report it, and the self-check's last line
 counts the cells that raised.
 """,

@@ -11,12 +11,17 @@ from __future__ import annotations
 
 import copy
 import io
+import json
+import re
 
 import pytest
 import torch
 import torch.nn as nn
 
+from autograder.graders.kit import COURSE_DIR
 from autograder.graders.weight_tying.messages import CATALOG
+from autograder.graders.weight_tying.released_demos import DIGESTS
+from coursecheck.cells import demo_digest
 from scripts.weight_tying_notebook import text_en, text_zh
 
 V, D = 10, 4
@@ -221,3 +226,24 @@ def test_the_optional_proof_names_its_rate_as_one_along_a_direction():
     from k to y, so the rate is the derivative along that direction."""
     proof = " ".join(text_zh.TEXT["logits"].split())
     assert "loss 沿这个方向的变化率（方向导数）是" in proof and "loss 的变化率" not in proof
+
+
+def _sections_with_released_demos(folder: str) -> set[int]:
+    nb = json.loads((COURSE_DIR / "source" / folder / "weight_tying.ipynb").read_text(encoding="utf-8"))
+    section, found = 0, set()
+    for cell in nb["cells"]:
+        source = "".join(cell["source"])
+        heading = re.match(r"## (\d+)\. ", source)
+        if cell["cell_type"] == "markdown" and heading:
+            section = int(heading.group(1))
+        elif cell["cell_type"] == "code" and demo_digest(source) in DIGESTS:
+            found.add(section)
+    return found
+
+
+@pytest.mark.parametrize("folder", ["weight_tying", "weight_tying_zh"])
+def test_section_7_names_the_sections_whose_demonstrations_are_left_out(folder):
+    """Issue 48, round 20: §7 said "the earlier examples"; it names sections 1 to 5, 8 and 10 (and its own)."""
+    assert _sections_with_released_demos(folder) == {1, 2, 3, 4, 5, 7, 8, 10}
+    assert "sections 1 to 5" in text_en.TEXT["gradients"] and "section 10" in text_en.TEXT["gradients"]
+    assert "第 1 至 5 节" in text_zh.TEXT["gradients"] and "第 10 节" in text_zh.TEXT["gradients"]
