@@ -218,9 +218,9 @@ gradient times two". To see it, give each use its own independent copy of the ta
 The cell below is a demonstration: it calls your `TiedEmbeddingLM`, but no other cell uses anything it
 computes. Such a cell (like the examples of sections 1 to 5, the sum and the plot of section 8 and *Try it* in
 section 10) is run by neither the grader nor the `pytest` self-check as long as you leave it as released. Then,
-if it would fail on your code, nobody reports it and your grade does not change; fix what the checks name. A demonstration you
-changed runs as usual: if it raises, the grader and the self-check both report it, and the self-check's last line
-counts the cells that raised.
+if it would fail on your code, nobody reports it and your grade does not change; fix what the checks name. A
+demonstration you changed runs as usual: if it raises, the grader and the self-check both report it, and the
+self-check's last line counts the cells that raised.
 """,
     "savings": r"""
 ## 8. What tying saves
@@ -261,7 +261,7 @@ tie by default: left out, the flag is off and the head keeps a table of its own 
   | `loss(ids, targets)`, `targets` of shape `(B, T)` (nanoGPT's form: already shifted) | `ids` | `targets` |
 
   `MiniGPT.loss` means exactly this, and calling it is allowed; so is writing the loss yourself with
-  `F.cross_entropy`. Another `targets` shape is an error (not graded).
+  `F.cross_entropy` or `dF.cross_entropy_loss`. Another `targets` shape is an error (not graded).
 - `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. At each
   step, crop the context to its last `block_size` tokens (the position table has only `block_size` rows), run
   `self.minigpt` on it, take the logits of the **last** position, pick their `argmax` (no sampling) and

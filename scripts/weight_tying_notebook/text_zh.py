@@ -253,8 +253,8 @@ float32 参数占 4 字节：
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、pre-LayerNorm
-的 GPT block、最后的 LayerNorm 和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、采用
+pre-LayerNorm 的 GPT block、最后一层 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与
 token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
 `weight_tying=True` 才启用共享）。
 请用它实现 `MiniGPTWithWeightTying`：
@@ -271,8 +271,8 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
   | `loss(ids, targets)`，`targets` 形状为 `(B, T-1)`（教材里的写法） | `ids[:, :-1]` | `targets` |
   | `loss(ids, targets)`，`targets` 形状为 `(B, T)`（nanoGPT 的写法：已经错开一位） | `ids` | `targets` |
 
-  `MiniGPT.loss` 的含义正是如此，可以直接调用它；用 `F.cross_entropy` 自己写也可以。`targets` 是其他形状
-  时应当报错（这一点不计分）。
+  `MiniGPT.loss` 正是这样处理的，可以直接调用它；用 `F.cross_entropy` 或 `dF.cross_entropy_loss` 自己写也
+  可以。`targets` 是其他形状时应当报错（这一点不计分）。
 - `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
   上下文截断为最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
   **最后一个**位置的 logits 取 `argmax`（不要采样），然后把得到的 token 接到序列末尾。最后返回前缀加上新生成的 token，

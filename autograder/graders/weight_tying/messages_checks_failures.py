@@ -359,10 +359,11 @@ MESSAGES = {
     ),
     "checkfail.dropout_on": (
         "on a model with dropout=1.0 in train mode, generate returned new tokens {got} where the greedy ones are"
-        " {want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax is no"
-        " longer the model's choice; a decoder switches the model to evaluation mode while it decodes)",
+        " {want}: dropout on while decoding (in train mode dropout zeroes random activations, so the argmax no"
+        " longer reflects the model's own prediction; a decoder switches the model to evaluation mode while it"
+        " decodes)",
         "模型的 dropout=1.0 且处于训练模式时，generate 生成的新 token 是 {got}，贪心生成应得 {want}：生成时没有关闭 "
-        "dropout。训练模式下 dropout 会随机把激活置零，argmax 就不再是模型本身的选择，所以 generate "
+        "dropout。训练模式下 dropout 会随机把激活置零，argmax 反映的就不再是模型本身的预测，所以 generate "
         "应当先调用 self.eval()，把模型切换到评估模式",
         "dropout_in_generate",
     ),
