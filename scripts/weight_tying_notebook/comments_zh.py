@@ -23,7 +23,7 @@ COMMENTS = {
         "token embedding 与 LM head 共享同一张 (V, D) 表：logits = E[input_ids] @ E.T。"
     ),
     "A dnnlpy MiniGPT with its token embedding and LM head tied, plus greedy generation.": (
-        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另有贪心生成的方法 generate。"
+        "dnnlpy 的 MiniGPT，其 token embedding 与 LM head 共享同一张表；另有一个贪心生成方法 generate。"
     ),
     # the reference answer's comments (the solution regions: the teacher's source notebook only)
     "weight: (V, D)": "权重形状为 (V, D)",

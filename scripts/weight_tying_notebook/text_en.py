@@ -118,8 +118,8 @@ Notation: `B` batch size, `T` sequence length, `D` embedding width, `V` vocabula
 
 At the input, an embedding table *E* of shape `(V, D)` holds one row per token: token *i* becomes the vector
 *E*<sub>*i*</sub>. At the output, the LM head is a linear layer whose weight *W*<sub>out</sub> also has shape
-`(V, D)`: the score (logit) of token *j* at position *t* is the dot product *h*<sub>*t*</sub> ·
-*W*<sub>out,*j*</sub>.
+`(V, D)`: the score (logit) of token *j* at position *t* is the dot product of the hidden state at position *t*
+and row *j* of *W*<sub>out</sub>, *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>.
 
 Same shape, opposite directions: id → vector at the input, vector → one score per id at the output. Along the
 way the shapes go `(B, T) → (B, T, D) → (B, T, V)`.

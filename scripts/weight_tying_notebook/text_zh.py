@@ -65,9 +65,9 @@ PRINTED = {
     "untied_ends": "不共享时，两端共有 {untied:,} 个参数",
     "tied_ends": "共享之后，两端共有 {tied:,} 个参数",
     "saved": "省下 {untied - tied:,} 个参数，即 {saved_bytes / 1e6:.1f} MB（{saved_bytes / 2**20:.1f} MiB）",
-    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm:,} 个参数 = V * D",
+    "n_lm": "TiedEmbeddingLM(1000, 64) 有 {n_lm:,} 个参数，正好是 V * D",
     "minigpt_counts": (
-        "MiniGPT 不共享权重时有 {n_untied:,} 个参数，共享之后有 {n_tied:,} 个，相差 {n_untied - n_tied:,} = V * D"
+        "MiniGPT 不共享权重时有 {n_untied:,} 个参数，共享之后有 {n_tied:,} 个，相差 {n_untied - n_tied:,}，正好是 V * D"
     ),
     "plot_untied": "weight_tying=False: 2VD",
     "plot_tied": "weight_tying=True: VD",
@@ -132,8 +132,8 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
 在输入端，token embedding 是一张查表矩阵 *E*（下文称 token embedding 表），形状为 `(V, D)`，每个 token
 占一行：token *i* 对应向量 *E*<sub>*i*</sub>。在输出端，LM head 是一个线性层，它的权重 *W*<sub>out</sub>
 形状同样是 `(V, D)`：
-位置 *t* 上 token *j* 的分数（logit）是 hidden state 与 *W*<sub>out</sub> 第 *j* 行的内积
-*h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
+位置 *t* 上 token *j* 的分数（logit）是位置 *t* 的 hidden state *h*<sub>*t*</sub> 与 *W*<sub>out</sub>
+第 *j* 行的内积 *h*<sub>*t*</sub> · *W*<sub>out,*j*</sub>。
 
 形状相同，方向相反：输入端由 id 得到向量，输出端由向量得到每个 id 的分数。整个过程中形状依次是
 `(B, T) → (B, T, D) → (B, T, V)`。
@@ -347,7 +347,7 @@ pip install "{{torch}}" --index-url https://download.pytorch.org/whl/cpu
 # macOS 和 Windows：PyPI 上的就是 CPU 版
 pip install "{{torch}}"
 pip install {{wheel}}   # 课程库，连同它需要的 numpy、pytest、matplotlib 等
-pip install jupyterlab                 # 还没有 Jupyter 的话
+pip install jupyterlab                 # 如果还没装 Jupyter
 ```
 
 ## 2. 做作业，然后自检
