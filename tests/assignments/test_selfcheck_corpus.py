@@ -154,3 +154,12 @@ def test_in_chinese_every_message_is_chinese(checks, monkeypatch):
 def test_in_chinese_every_wrong_file_reads_in_chinese_and_names_its_keyword(checks, monkeypatch):
     problems = _chinese_problems(checks, monkeypatch, WRONG)
     assert problems == [], "\n".join(problems[:10])
+
+
+def test_the_no_crop_message_says_raised_once_in_either_language(checks, monkeypatch):
+    """Issue 48, round 20: "generate 抛出的异常：…generate(…) 抛出了 ValueError" said it twice."""
+    path = next(p for k, (p, _, _) in CORPUS.items() if "w18_generate_no_crop" in str(p))
+    for language, raised in (("en", " raised "), ("zh", "抛出")):
+        monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+        message = _outcomes(checks, path)["test_generate_crops_past_block_size"].message
+        assert message.count(raised) == 1 and "ValueError" in message, message

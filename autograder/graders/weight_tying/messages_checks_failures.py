@@ -369,9 +369,9 @@ MESSAGES = {
     ),
     "checkfail.no_crop": (
         "no crop: past block_size the position table has no row for the new positions; feed the model only the last"
-        " block_size tokens at each step. What generate raised:\n{failure}",
+        " block_size tokens at each step. The call, in detail:\n{failure}",
         "没有截断上下文：超过 block_size 之后，位置表里没有新位置对应的行（位置表只有 block_size 行，模型一次最多读"
-        " block_size 个 token）；每一步都应当只把最后 block_size 个 token 送进模型。generate 抛出的异常：\n{failure}",
+        " block_size 个 token）；每一步都应当只把最后 block_size 个 token 送进模型。这次调用的详细情况：\n{failure}",
         "crop",
     ),
 }
