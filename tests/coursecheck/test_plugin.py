@@ -130,7 +130,7 @@ def test_a_cell_that_raised_is_counted_in_pytests_last_line_and_in_the_editions_
     counted = {"en": True, "zh": False}[language]  # pytest's English line counts it only where no line above does
     assert [cell.count_towards_summary for cell in said.stats["cell raised"]] == [counted], said.stats
     assert said.fullwidth == 80
-    section = "见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"
+    section = "见上面的“从上到下运行 notebook 时出错的单元格”。"
     # issue 48: "另有" (besides) said the cell came besides failures when every check passed
     alone = {"en": "", "zh": "此外，有 1 个单元格运行出错，" + section}
     besides = {"en": "", "zh": "另有 1 个单元格运行出错，" + section}
@@ -147,7 +147,7 @@ def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release
 
     folder = shutil.copytree(selftest_release, tmp_path / "selftest")
     env = {**os.environ, "SELFTEST_LANG": "zh", "SELFTEST_SUBMISSION": "answer.py", "COLUMNS": "100"}
-    section = "1 个单元格运行出错，见上面的“运行出错的单元格（从上到下运行 notebook 时）”。"
+    section = "1 个单元格运行出错，见上面的“从上到下运行 notebook 时出错的单元格”。"
     for body, opens in (("a + b", "此外，有 "), ("a - b", "另有 ")):  # every check passed; one failed besides
         (folder / "answer.py").write_text(
             f"import torch\n\n\ndef add(a, b):\n    return {body}\n\n\n# %%\nraise ValueError('a demo')\n", "utf-8"
@@ -191,3 +191,8 @@ def test_the_note_under_cells_that_raised_says_it_counts_cells_as_the_grader_doe
     counted = MESSAGES["check.cells_counted"][1].rstrip("。")
     for key in ("check.raised.note", "check.raised.note_stub"):
         assert MESSAGES[key][1].startswith(f"（{counted}"), MESSAGES[key]
+
+
+def test_the_chinese_summary_says_pytest_v_lists_the_checks_by_their_english_names():
+    """Issue 48, round 20: pytest -v lists the test functions' English names, not the Chinese titles above."""
+    assert "pytest -v" in MESSAGES["check.covers.short"][1] and "英文的测试名" in MESSAGES["check.covers.short"][1]
