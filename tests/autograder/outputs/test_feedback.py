@@ -219,7 +219,7 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
     """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
     charged and why: the mistake's cost in the area, once per area (not under each test, as if the cap were the
-    test's), and a test covered at no cost of its own is "不另扣分（已计入本项的固定扣分）" (round 20: was
+    test's), and a test covered at no cost of its own is "已计入本项的固定扣分，不另扣分" (round 20: was
     "已含在固定扣分里"), never "已算在这项扣分里" (its points are not in the charge). A hand-in with no
     code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
@@ -331,12 +331,12 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
 @pytest.mark.parametrize(
     ("language", "covered", "free"),
     [
-        ("en", "its 3 not charged again (within this area's fixed cost)", "its 1 not charged"),
-        ("zh", "该测试 3 分，不另扣分（已计入本项的固定扣分）", "该测试 1 分，不扣分"),
+        ("en", "its 3 not charged again, within this area's fixed cost", "its 1 not charged"),
+        ("zh", "该测试 3 分，已计入本项的固定扣分，不另扣分", "该测试 1 分，不扣分"),
     ],
 )
 def test_a_test_says_it_costs_nothing_only_where_its_mistake_costs_nothing(language, covered, free):
-    """Issue 48 (3.2): a test of a card that loses nothing is "not charged again (within this area's fixed cost)" when
+    """Issue 48 (3.2): a test of a card that loses nothing is "not charged again, within this area's fixed cost" when
     the card's cost in its area covers it (the area's cost carried by another of its tests), and "not charged" only
     where the marking says it costs nothing at all (the mistake costs nothing in its area):
     decided by the scheme's values."""
