@@ -52,7 +52,7 @@ PAGES = {
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     # what a passed test is worth, said in item_detail's form as a failed test's cost is ("（评分项：…；该测试 2 分）")
     "page.worth": Message("worth {points}", "该测试 {points} 分"),
-    # what the ✗ before a failed test's statement on a card says to a screen reader and on hover: the statement is
+    # what the ✗ before a failed test's statement on a card says on hover (its title): the statement is
     # what the test wanted, not what the code did (the terminal and self-check mark theirs the same way)
     "page.failed_mark": Message("failed", "未通过"),
     # what the sandbox refused a run (report and attention list: wording.refused_detail)
