@@ -123,6 +123,7 @@ REPORT = {
     "report.sum.graded": Message("graded", "已评分"),
     "report.sum.blank": Message("blank", "空白提交"),
     "report.sum.unreadable": Message("unreadable", "无法读取"),
+    "report.sum.refused": Message("refused by the sandbox", "被沙箱拒绝"),
     "report.sum.mean": Message("mean score", "平均分"),
     "report.sum.median": Message("median score", "得分中位数"),
     "report.sum.full": Message("full marks", "满分人数"),
