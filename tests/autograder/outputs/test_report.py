@@ -295,3 +295,13 @@ def test_areas_are_in_the_notebooks_order_and_chinese_lists_use_chinese_marks(ba
     rows = english.split("<h2>Students</h2>", 1)[1]
     syn = rows.split(">syn</a>", 1)[1].split("</tr>", 1)[0]
     assert ">ok</td>" in rows and ">syntax error</td>" in syn and "graded: " not in rows
+
+
+def test_the_reports_chinese_words_name_no_part_of_the_grader_by_its_english_name():
+    """Issue 48, round 20, item 8: the evidence note said "runner 为这些测试应交回的记录"; a Chinese reader is told
+    "运行测试的进程" instead, in every entry of the report's and the similarity pages' catalog."""
+    from autograder.outputs.messages_report import REPORT
+
+    words = {key: re.sub(r"\{\w+\}", "", m.template("zh")) for key, m in REPORT.items()}  # not its fields
+    named = {key: said for key, said in words.items() if re.search(r"runner|judge", said, re.I)}
+    assert not named, named
