@@ -28,7 +28,7 @@ OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
-    "run.ok": ("Your handed-in code ran to the end.", "你提交的代码从头到尾运行完毕。"),
+    "run.ok": ("When loaded, your code ran to the end.", "加载时，你的代码从头到尾运行完毕。"),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
     # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (
@@ -85,8 +85,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的代码向 {what} 写入的内容超出了评分程序读取的上限：隔离环境停止了读取，之后的写入都失败了。",
     ),
     "run.ran_but_cells_raised": (
-        "Your code ran to the end, but {n} of its cells did not finish normally:",
-        "你的代码从头到尾运行完毕，但其中有 {n} 个单元格没有正常结束：",
+        "When loaded, your code ran to the end, but {n} of its cells did not finish normally:",
+        "加载时，你的代码从头到尾运行完毕，但其中有 {n} 个单元格没有正常结束：",
     ),
     # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
     "run.syntax_cells": (
@@ -169,8 +169,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的提交时，{cell}抛出了“{error}”：它调用的类里还有初始代码（会抛出 NotImplementedError）没有替换",
     ),
     "run.ran_but_parts_raised": (
-        "Your code ran to the end, but {n} of its parts did not finish normally:",
-        "你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
+        "When loaded, your code ran to the end, but {n} of its parts did not finish normally:",
+        "加载时，你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
         "Your file's parts are numbered from 1: each line starting with # %% begins a new one.",
@@ -216,13 +216,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "charge.cap.none": (
         "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so the tests of that"
         " area above lose nothing for it, though they fail because of it",
-        "该错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面属于这一项的测试虽因它失败，也不扣分",
+        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面属于这一项的测试虽然因此失败，但不扣分",
     ),
     # the same, where the charge has one test in the area
     "charge.cap.none.one": (
         "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so this test above"
         " loses nothing for it, though it fails because of it",
-        "该错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽因它失败，也不扣分",
+        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),
@@ -257,8 +257,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "judge.did_not_finish_within": (
         "{what} did not finish within {n} s, its share of the time limit, and was stopped: the loop may never end,"
-        " or it may be far too slow. The other checks still ran",
-        "{what}没有在限定的 {n} 秒内结束，已被终止：可能是死循环，也可能是循环太慢。其他检查照常运行",
+        " or it may be far too slow. The other tests still ran",
+        "{what}没有在限定的 {n} 秒内结束，已被终止：可能是死循环，也可能是循环太慢。其他测试照常运行",
     ),
     "judge.failed_your_code_raised": (
         "{what} failed: your code raised {text}",

@@ -305,7 +305,7 @@ def costs_nothing(test, cause: str, scheme: Scheme | None) -> bool:
     """Whether marked, failed `test`, listed under misconception `cause`'s charge, truly costs nothing: `cause`
     costs nothing in its area (the card's note says the area's fixed cost is 0) and no charge takes any of its
     points, whether it names `cause` or is a knock-on behind it. False for a test the charge covers: one whose
-    area's cost other tests carry ("covered by the fixed cost")."""
+    area's cost other tests carry ("not charged again")."""
     part = part_of(test, cause, scheme)
     return part is not None and part.cap == 0 and not part.others and part.free >= test.points
 

@@ -52,6 +52,9 @@ PAGES = {
     "page.item_detail": Message(" ({area}, {points})", "（评分项：{area}；{points}）"),
     # what a passed test is worth, said in item_detail's form as a failed test's cost is ("（评分项：…；该测试 2 分）")
     "page.worth": Message("worth {points}", "该测试 {points} 分"),
+    # what the ✗ before a failed test's statement on a card says on hover (its title): the statement is
+    # what the test wanted, not what the code did (the terminal and self-check mark theirs the same way)
+    "page.failed_mark": Message("failed", "未通过"),
     # what the sandbox refused a run (report and attention list: wording.refused_detail)
     "page.refused_files": Message("tried to reach {what}", "试图读取 {what}"),
     "page.refused_call": Message("called {what}", "调用了 {what}"),
@@ -109,8 +112,8 @@ PAGES = {
     ),
     # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
-        "its {points} covered by the fixed cost",
-        "该测试 {points} 分，已含在固定扣分里",
+        "its {points} not charged again, within this area's fixed cost",
+        "该测试 {points} 分，已计入本项的固定扣分，不另扣分",
     ),
     # a failing test whose area the charge costs nothing in (the mistake costs 0 there): nothing lost for it
     "page.not_charged": Message(

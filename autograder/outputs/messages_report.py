@@ -40,7 +40,7 @@ REPORT = {
         "Score statistics count every graded submission, whatever it scored: syntax errors (0 points) and timeouts"
         " are in; blank, unreadable and sandbox-refused submissions, grader errors and students with no result yet"
         " are out.",
-        "得分统计计入所有已评分的提交，不论得分：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
+        "得分统计计入所有已评分的提交，无论得分高低：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
         "被沙箱拒绝的提交、评分程序出错的提交，以及尚无结果的提交，都不计入。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
@@ -123,6 +123,7 @@ REPORT = {
     "report.sum.graded": Message("graded", "已评分"),
     "report.sum.blank": Message("blank", "空白提交"),
     "report.sum.unreadable": Message("unreadable", "无法读取"),
+    "report.sum.refused": Message("refused by the sandbox", "被沙箱拒绝"),
     "report.sum.mean": Message("mean score", "平均分"),
     "report.sum.median": Message("median score", "得分中位数"),
     "report.sum.full": Message("full marks", "满分人数"),
@@ -220,7 +221,7 @@ _TODO = {
     "evidence": (
         "the grader did not receive what the runner owes for these tests (tampered with, or the judge's own "
         "failure): they cost their points; read the run's notes in results/<id>.json before releasing the mark",
-        "评分程序没有收到 runner 为这些测试应交回的记录（被篡改，或者评分程序自身出错）：这些测试不得分；"
+        "评分程序没有收到运行测试的进程为这些测试应交回的记录（被篡改，或者评分程序自身出错）：这些测试不得分；"
         "发布成绩之前请先看 results/<id>.json 里这次运行的说明",
     ),
     "sandbox refused": (
@@ -233,7 +234,7 @@ _TODO = {
     "similar hand-ins": (
         "open the side-by-side page (marked: what both wrote beyond the starter and common code); on an exercise "
         "this short it is a reason to talk to both students, not proof",
-        "打开并排对照页（高亮的是两人在初始代码和多数人共有的代码之外都写了的代码）；这道题很短，相似只是找两位学生了解情况的理由，"
+        "打开并排对照页（高亮的是两人都写了、且不属于初始代码或多数人共有代码的部分）；这道题很短，相似只是找两位学生了解情况的理由，"
         "不能当作抄袭的证据",
     ),
     "grader error": (

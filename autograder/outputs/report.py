@@ -66,7 +66,8 @@ def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
     statuses = [r.result.status for r in view.rows if r.result is not None]
     rows = [
         (w["sum.submissions"], len(view.rows)),
-        *((w[f"sum.{k}"], counts[k]) for k in ("graded", "blank", "unreadable")),
+        # every kind the statistics note leaves out has its row, refused ones too (round 20: the note named them)
+        *((w[f"sum.{k}"], counts[k]) for k in ("graded", "blank", "unreadable", "refused")),
     ]
     if scores:
         top = max(r.result.max_score for r in view.judged)

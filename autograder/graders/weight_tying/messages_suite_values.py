@@ -67,7 +67,7 @@ MESSAGES = {
     ),
     "suite.gen.matches_decoder": (
         "it matches a decoder with this mistake: {labels}",
-        "这正是下面这种错误会产生的结果：{labels}",
+        "这正是“{labels}”会产生的结果",
     ),
     "suite.gen.crop_first": (
         "wrong crop (first block_size tokens)",

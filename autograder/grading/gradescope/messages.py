@@ -44,12 +44,12 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
         "- {name}：该测试 {points} 分，扣 {lost} 分（{part}）",
     ),
     "gradescope.covered_test": (
-        "- {name}: its {points} covered by the fixed cost",
-        "- {name}：该测试 {points} 分，已含在固定扣分里",
+        "- {name}: its {points} not charged again, within this area's fixed cost",
+        "- {name}：该测试 {points} 分，已计入本项的固定扣分，不另扣分",
     ),
     "gradescope.covered_part": (
-        "- {name}: its {points} covered by the fixed cost ({part})",
-        "- {name}：该测试 {points} 分，已含在固定扣分里（{part}）",
+        "- {name}: its {points} not charged again, within this area's fixed cost ({part})",
+        "- {name}：该测试 {points} 分，已计入本项的固定扣分，不另扣分（{part}）",
     ),
     # a test that costs nothing at all (its mistake costs 0 in its area: ShownCharge.free), as the pages say it
     "gradescope.free_test": ("- {name}: its {points} not charged", "- {name}：该测试 {points} 分，不扣分"),

@@ -240,7 +240,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
-    # costs nothing at all (the area's note says its cost is 0): "not charged", not "covered by the fixed cost"
+    # costs nothing at all (the area's note says its cost is 0): "not charged", not "not charged again"
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     # and a test the charge takes only part of: why the rest is not charged (its area's cost is reached) is said
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)

@@ -41,7 +41,7 @@ def test_the_run_is_told_in_the_catalogs_sentences_with_the_cells_that_raised():
         cells={"1": ["Title", "model = TiedEmbeddingLM(4, 2)"]},  # as pipeline.named_cells reads the notebook
     )
     lines = rendered(Result(tests=[], run=run), None).shown_in("en").run_lines
-    assert lines[0] == "Your code ran to the end, but 1 of its cells did not finish normally:"
+    assert lines[0] == "When loaded, your code ran to the end, but 1 of its cells did not finish normally:"
     assert lines[1].startswith(
         "While loading your submission, cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised "
         "NotImplementedError: it uses"

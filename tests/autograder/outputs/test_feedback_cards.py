@@ -212,3 +212,15 @@ def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     ):
         html = feedback_html(replace(result, language=language), student="s", spec=SPEC)
         assert html.count(used) == 2 and checking not in html, html[html.index("<ul") :][:1500]
+
+
+@pytest.mark.parametrize(("language", "mark"), [("en", "failed"), ("zh", "未通过")])
+def test_each_failed_test_on_a_card_is_marked_failed_and_no_passed_one_is(language, mark):
+    """Issue 48, round 20, item 4: a card lists each failed test by what it wanted ("…是同一个参数对象"), which in
+    bold alone read as passed; each carries a ✗ that says "failed" in the page's language, as the terminal's do."""
+    page = feedback_html(_copied(language), student="w01", spec=SPEC)
+    card = page.split('class="card"')[1].split("</div>")[0]
+    items = re.findall(r"<li>(.*?)</li>", card, re.S)
+    marked = f'<span class="bad" title="{mark}">✗</span> <b>'
+    assert len(items) == 7 and all(item.startswith(marked) for item in items), items
+    assert page.count("✗") == 7  # the passed tests under their own heading carry none

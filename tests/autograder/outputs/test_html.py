@@ -249,3 +249,19 @@ def test_the_chinese_students_table_fits_a_laptop_with_its_last_column_whole(cla
         " Math.round(th.getBoundingClientRect().height)])"
     )
     assert heads[-1][0] == "首要问题" and max(h for _, _, h in heads) < 80, heads  # two lines at most
+
+
+def test_the_chinese_per_test_table_breaks_an_area_only_after_a_linking_word(class_folder, chromium):
+    """Issue 48, round 20: the per-test table's area column wrapped "两条路径的梯度相 / 加". Its cells break only
+    where html.phrase_breaks allows (两条路径的 / 梯度相加): each phrase between the breaks sits on one line."""
+    report = write_report(class_folder, "zh")
+    chromium.open(report.as_uri(), width=1280)
+    cells = chromium.evaluate(
+        "[...document.querySelectorAll('td.area')].map(td => [...td.childNodes].filter(n => n.nodeType === 3)"
+        ".map(n => { const r = document.createRange(); r.selectNodeContents(n);"
+        " return [n.textContent, new Set([...r.getClientRects()].map(b => Math.round(b.top))).size]; }))"
+    )
+    chromium.screenshot(SHOTS / "report-tests-zh-1280.png")
+    phrases = [phrase for cell in cells for phrase in cell]
+    assert any(text == "梯度相加" for text, _ in phrases), cells  # the long area is there, split after 的
+    assert all(lines == 1 for _, lines in phrases), f"a phrase broken inside at 1280 px: {cells}"

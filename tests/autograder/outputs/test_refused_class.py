@@ -69,6 +69,9 @@ def test_a_hand_in_that_reads_hidden_files_is_named_so_everywhere_a_ta_and_the_s
     look = re.sub(r"<[^>]+>", "", report[report.index("<h2>Needs a look") : report.index("<h2>Class summary")])
     assert "sandbox refused" in look and f"reader: tried to reach {hidden}" in look
     assert "reader" not in look[look.index("blank") :]
+    # the statistics note leaves refused hand-ins out: the class summary counts them in a row of their own (round 20)
+    summary = report[report.index("<h2>Class summary") : report.index("<h2>Pass rate per area")]
+    assert '<tr><th>refused by the sandbox</th><td class="num">1</td></tr>' in summary, summary
     page = html.unescape((out / "feedback" / "reader.html").read_text(encoding="utf-8"))
     assert "Your code tried to reach files the grader's sandbox does not show it" in page
     assert "NotImplementedError" not in page and "starter code" not in page and hidden not in page

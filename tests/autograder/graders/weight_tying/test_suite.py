@@ -220,7 +220,7 @@ def test_identity_memo_computes_once_per_object_and_stays_bounded():
 @pytest.mark.parametrize("where", ["record", "case"])
 def test_a_generate_stopped_at_its_budget_says_which_section_to_reread(where, plan, solution_evidence, judge):
     """Issue 48 (round 11): every failure of generate points at the section to reread but the one a student with an
-    endless loop sees ("… was stopped … The other checks still ran"). Stopped as a whole record or in one case, the
+    endless loop sees ("… was stopped … The other tests still ran"). Stopped as a whole record or in one case, the
     message now ends with section 9, in both languages; the mark is the same as before (the points are lost)."""
     from autograder.protocol.said import render as render_said
 
