@@ -335,7 +335,7 @@ MESSAGES = {
     ),
     "checkfail.variant": (
         "{problem}\nIt matches a decoder with this mistake: {name}",
-        "{problem}\n这正是下面这种错误会产生的结果：{name}",
+        "{problem}\n这正是“{name}”会产生的结果",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",
