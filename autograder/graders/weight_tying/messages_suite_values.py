@@ -21,7 +21,7 @@ MESSAGES = {
         "decoding (in train mode dropout zeroes random activations, so the greedy choice no longer reflects the"
         " model's own prediction; a decoder switches the model to evaluation mode first)",
         "{what}：新生成的 token {got} 是 dropout 仍然开着时模型给出的，说明生成时没有关闭 dropout。训练模式下 dropout "
-        "会随机把激活置零，贪心选出的反映的就不再是模型本身的预测；generate 应当先把模型切换到评估模式",
+        "会随机把激活置零，贪心选出的 token 反映的就不再是模型本身的预测；generate 应当先把模型切换到评估模式",
         "dropout_in_generate",
     ),
     "suite.dropout_not_checked_eval_wrong": (
