@@ -156,13 +156,19 @@ MESSAGES = {
         "token embedding 权重的 .grad 是 None：共享的表没有得到梯度（是不是被 detach 了，或者被冻结了？）",
     ),
     "diag.grad.doubled": (
-        "gradient doubled: the shared gradient is twice the sum of both paths",
-        "梯度翻倍：共享梯度是两条路径梯度之和的两倍",
+        "gradient doubled: the shared table's .grad is twice the sum of both paths' gradients (for example "
+        "register_hook on the table with a function that multiplies its gradient by 2); autograd already adds "
+        "up the two paths' gradients, nothing more is needed",
+        "梯度翻倍：共享表的 .grad 是两条路径梯度之和的两倍（例如用 register_hook 给这张表加了一个"
+        "把梯度乘以 2 的函数）；autograd 会自动把两条路径的梯度相加，不需要再做处理",
         "gradient_scaled",
     ),
     "diag.grad.halved": (
-        "gradient halved: the shared gradient is half the sum of both paths",
-        "梯度减半：共享梯度只有两条路径梯度之和的一半",
+        "gradient halved: the shared table's .grad is half the sum of both paths' gradients (for example "
+        "register_hook on the table with a function that divides its gradient by 2); autograd already adds "
+        "up the two paths' gradients, nothing more is needed",
+        "梯度减半：共享表的 .grad 只有两条路径梯度之和的一半（例如用 register_hook 给这张表加了一个"
+        "把梯度除以 2 的函数）；autograd 会自动把两条路径的梯度相加，不需要再做处理",
         "gradient_scaled",
     ),
     "diag.grad.two_parameters.embedding": (
