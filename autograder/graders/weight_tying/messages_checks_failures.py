@@ -256,12 +256,13 @@ MESSAGES = {
         "{what} = {got}, expected {want}: cross-entropy of probabilities (a softmax before the cross-entropy"
         " function, F.cross_entropy or dF.cross_entropy_loss, which applies log_softmax itself: softmax applied"
         " twice); give it the raw logits. The right loss is the larger"
-        " one here because this check scales an untrained model's logits up until they lie far apart, so the model"
-        " is “confident” and mostly wrong, while a loss taken on probabilities always stays near ln V",
+        " one here because this check's model is untrained and its random weights are deliberately scaled up: its"
+        " logits lie far apart, so the model is “confident” and mostly wrong, while a loss taken on probabilities"
+        " always stays near ln V",
         "{what} 是 {got}，应为 {want}：传给交叉熵的是概率而不是 logits。调用交叉熵函数（F.cross_entropy 或"
         " dF.cross_entropy_loss）之前做了 softmax，而这些函数内部本身就会做 log_softmax，等于做了两次 softmax，"
         "应直接传入 logits。"
-        "这里正确的 loss 反而更大，是因为这项检查把未训练模型的 logits 放大了，让它们彼此相差很远，"
+        "这里正确的 loss 反而更大，是因为这项检查用的模型没有训练过，随机权重又特意放大过，logits 彼此相差很远，"
         "模型很“自信”却多半猜错；而用概率算出的 loss 总在 ln V 附近",
         "loss_softmax",
     ),

@@ -233,12 +233,13 @@ MESSAGES = {
         "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before the cross-entropy "
         "function, F.cross_entropy or dF.cross_entropy_loss, which applies log_softmax itself: softmax applied "
         "twice). Probabilities lie between 0 and 1, so their loss stays "
-        "near ln V, while the grader's untrained model holds scaled-up random weights: its logits are far apart, "
-        "confident and mostly wrong, so the right loss is much larger; give it the raw logits",
+        "near ln V, while the grader's model is untrained and its random weights are deliberately scaled up: its "
+        "logits lie far apart, so the model is “confident” and mostly wrong, and the right loss is much larger; "
+        "give it the raw logits",
         "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用交叉熵函数（F.cross_entropy 或 "
         "dF.cross_entropy_loss）之前做了 softmax，而这些函数内部本身就会做 log_softmax，等于做了两次 softmax。"
         "概率都在 0 到 1 之间，由它算出的 loss "
-        "总在 ln V 附近；而评分用的模型没有训练过，权重是放大过的随机值，logits 差距很大，模型很“自信”却多半猜错，"
+        "总在 ln V 附近；而评分用的模型没有训练过，随机权重又特意放大过，logits 彼此相差很远，模型很“自信”却多半猜错，"
         "所以正确的 loss 要大得多。请直接传入 logits。",
         "loss_softmax",
     ),
