@@ -105,8 +105,8 @@ Two things help you before that, and they are worth **0 points**:
 
 - the cells that start with `# Practice check`, after each exercise: they run a public subset of the same
   checks on your classes and print one line per check;
-- the self-check: open a terminal in this folder and run `pytest`. It loads your classes the way the grader
-  does: a fresh process running the same cells, top to bottom. When a check fails, it names the misconception
+- the self-check: open a terminal in this folder and run `pytest`. Like the grader, it runs the notebook from the
+  top in a fresh process, then takes the two classes you wrote. When a check fails, it names the misconception
   and the section to reread. It reads the notebook file **on disk: save first** (Ctrl+S). It never hangs: a
   cell or a check that runs longer than {{step_seconds}} s (an endless loop?) is stopped and named, and the
   whole run is given {{run_minutes}} minutes.
@@ -353,8 +353,8 @@ pytest                               # checks weight_tying.ipynb as it is saved 
 
 For each check that fails, `pytest` names the mistake and the section of the notebook to reread; for a class or
 a method not written yet, the section that sets the task. It runs the cells the grader runs, but it is worth no
-points, nor are the cells that start with
-`# Practice check`: your grade comes from hidden tests that check more (the table at the top of the notebook).
+points; the cells that start with `# Practice check` are not run when grading and are worth no points
+either: your grade comes from hidden tests that check more (the table at the top of the notebook).
 `WEIGHT_TYING_LANG=zh pytest` gives its messages in Chinese; `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` checks
 another file.
 

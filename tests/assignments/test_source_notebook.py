@@ -343,7 +343,7 @@ def test_which_demonstrations_run_is_said_once_beside_the_demonstration_that_cal
     TiedEmbeddingLM" next to "demos none of your code uses": cell 0 now points to section 7, which says it once."""
     said = {
         "en": "is run by neither the grader nor the `pytest` self-check",
-        "zh": "评分程序和 `pytest` 自检就都不运行",
+        "zh": "评分程序和 `pytest` 自检都不会运行它们",
     }
     pointer = {"en": "section 7 says which", "zh": "见第 7 节"}
     reporters = {"en": "the grader and the self-check both report it", "zh": "出了错，评分程序和自检都会报告"}
