@@ -329,28 +329,6 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
 
 
 @pytest.mark.parametrize(
-    ("language", "said", "not_said"),
-    [
-        ("en", "does not change the mark, but it is worth fixing", "nothing to fix"),
-        ("zh", "全部通过。上面出错的单元格不影响成绩，但建议改好。", "没有需要修改的地方"),
-    ],
-)
-def test_full_marks_with_a_cell_that_raised_do_not_say_nothing_to_fix(language, said, not_said):
-    """Issue 48 (round 21): a page showing a raising cell above "nothing to fix" contradicted itself."""
-    from rich.console import Console
-
-    from autograder.outputs.table import render
-
-    run = RunFacts(status="ok", load_errors=[[3, "NameError: name 'x' is not defined"]])
-    full = _marked([], run=run, language=language)
-    page = _text(feedback_html(full, student="dara", spec=SPEC))
-    assert said in page and not_said not in page, page
-    console = Console(width=200, record=True, color_system=None)
-    render(full, console=console)
-    assert said in console.export_text() and not_said not in console.export_text()
-
-
-@pytest.mark.parametrize(
     ("language", "covered", "free"),
     [
         ("en", "its 3 not charged again, within this area's fixed cost", "its 1 not charged"),
@@ -387,7 +365,7 @@ def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a
     run = RunFacts(status="ok", load_errors=[[3, error]], required_names=["TiedEmbeddingLM"], defined=[])
     failing = [t for t in _stub("zh").tests if not t.passed]
     page = feedback_html(_marked(failing, run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "但其中有 1 个部分没有正常结束："
+    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "其中有 1 个部分没有正常结束："
     block = page.split("<h2>代码的运行情况</h2>", 1)[1]
     assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
     assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")
