@@ -28,7 +28,7 @@ OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
-    "run.ok": ("When loaded, your code ran to the end.", "加载时，你的代码从头到尾运行完毕。"),
+    "run.ok": ("The grader ran your code from the top, without an error.", "评分程序从头运行了你的代码，没有出错。"),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
     # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (
@@ -85,8 +85,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的代码向 {what} 写入的内容超出了评分程序读取的上限：隔离环境停止了读取，之后的写入都失败了。",
     ),
     "run.ran_but_cells_raised": (
-        "When loaded, your code ran to the end, but {n} of its cells did not finish normally:",
-        "加载时，你的代码从头到尾运行完毕，但其中有 {n} 个单元格没有正常结束：",
+        "The grader ran your notebook from the top; {n} of its cells did not finish:",
+        "评分程序从头运行了你的 notebook，其中有 {n} 个单元格没有正常结束：",
     ),
     # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
     "run.syntax_cells": (
@@ -129,6 +129,17 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "While loading your submission, {cell} raised {error}",
         "加载你的提交时，{cell}抛出了“{error}”",
     ),
+    # the same three under a header that already says the grader ran the code (RUN_HEADERS): said once
+    "run.listed.cell_raised": ("{cell} raised {error}", "{cell}出错：“{error}”"),
+    "run.listed.cell_stopped": (
+        "{cell} was stopped at its time budget (an endless loop, or a very long computation?); the cells after it"
+        " still ran",
+        "{cell}在分给它的时间内没有结束，被终止了（是死循环，还是计算量太大？）；后面的单元格照常运行。",
+    ),
+    "run.listed.cell_starter": (
+        "{cell} raised {error}: it uses a part that still holds the starter code (raise NotImplementedError)",
+        "{cell}出错：“{error}”。它调用的类里还有初始代码（会抛出 NotImplementedError）没有替换",
+    ),
     # a cell's name (``cell_name``): the words the self-check names a cell with (its check.place.*)
     "cell.place.full": (
         "cell {number} (in “{heading}”, starting “{first}”)",
@@ -169,8 +180,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "加载你的提交时，{cell}抛出了“{error}”：它调用的类里还有初始代码（会抛出 NotImplementedError）没有替换",
     ),
     "run.ran_but_parts_raised": (
-        "When loaded, your code ran to the end, but {n} of its parts did not finish normally:",
-        "加载时，你的代码从头到尾运行完毕，但其中有 {n} 个部分没有正常结束：",
+        "The grader ran your file from the top; {n} of its parts did not finish:",
+        "评分程序从头运行了你的文件，其中有 {n} 个部分没有正常结束：",
     ),
     "run.parts_counted": (
         "Your file's parts are numbered from 1: each line starting with # %% begins a new one.",

@@ -56,19 +56,15 @@ RUN_HEADERS = {
     (False, "parts"): "run.ran_but_parts_raised",
     (False, "file"): "run.file_raised",
 }
+_LISTED = {k: "run.listed." + k[4:] for k in ("run.cell_raised", "run.cell_stopped", "run.cell_starter")}  # headed
 _ONE_CELL = {"run.syntax_cells": "run.syntax_cell"}  # a header's words when one cell did not compile
 # "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
 # (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
 _SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
 
 # How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
-STATUS_MESSAGES = {
-    "ok": "run.ok",
-    "timeout": "run.timeout",
-    "memory": "run.memory",
-    "exited": "run.exited",
-    "crashed": "run.crashed",
-    JUDGE_LIMIT: "run.judge_limit",
+STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", "crashed")} | {
+    JUDGE_LIMIT: "run.judge_limit"
 }
 
 
@@ -253,7 +249,7 @@ class RunFacts:
                 syntax_only = all(str(message).startswith(SYNTAX_ERRORS) for _, message in errors)
                 header = RUN_HEADERS[syntax_only, unit]
                 lines = [render(_ONE_CELL.get(header, header) if len(errors) == 1 else header, language, n=len(errors))]
-        syntax = False
+        syntax, headed = False, bool(errors) and self.status == "ok"  # a RUN_HEADERS line came first
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
             parsed = syntax_parts(message)
@@ -273,6 +269,7 @@ class RunFacts:
                 key = "run.cell_starter"
             elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
                 key = "run.cell_stopped"
+            key = _LISTED.get(key, key) if headed else key  # the header says the grader ran it: "loading" once
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
         if errors and unit != "file":  # after the cells it counts (a file of one part is named as the file)
             lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))

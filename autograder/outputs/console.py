@@ -67,8 +67,10 @@ def _breakable(text: str, i: int) -> bool:
     before, after = text[i - 1], text[i]
     if after in _CLOSING or before in _OPENING or after.isspace():
         return False
-    if before.isspace():  # after a space, unless it keeps a number with its words: "2 分", "扣 4"
+    if before.isspace():  # after a space, unless it keeps a number with its words: "2 分", "扣 4", "9. 练习 2"
         if i >= 2 and ((text[i - 2].isdigit() and _wide(after)) or (_wide(text[i - 2]) and after.isdigit())):
+            return False
+        if i >= 3 and text[i - 2] == "." and text[i - 3].isdigit():  # a section's number stays with its name
             return False
         return not _inside_term(text, i)
     return _wide(before) or _wide(after)

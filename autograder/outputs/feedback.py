@@ -23,6 +23,7 @@ from autograder.outputs.html import number, render
 from autograder.outputs.lateness import Late
 from autograder.outputs.wording import (
     after_penalty,
+    all_passed,
     cards_words,
     late_line,
     mistake_charged,
@@ -195,7 +196,7 @@ def feedback_context(
         ),
         # the rule says how a common mistake is charged: noise where none is (a syntax error, a crash of its own)
         rule=w["rule"] if mistake_charged(failing) else "",
-        all_passed=w["all_passed"].format(total=_count(len(result.tests), w)) if result.tests and not failing else "",
+        all_passed=all_passed(result, w, _count(len(result.tests), w)) if result.tests and not failing else "",
         lost=cw["lost_said"] if failing else "",
         cards=shown_cards,
         # the run's first line is its lead (how it ended, or what the lines under it list): a sentence, the rest

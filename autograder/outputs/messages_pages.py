@@ -202,6 +202,11 @@ PAGES = {
         "All {total} passed: nothing to fix.",
         "{total}全部通过，没有需要修改的地方。",
     ),
+    # the same when the run summary above shows a cell that raised (wording.run_state "cells raised")
+    "page.all_passed_cell_raised": Message(
+        "All {total} passed. The cell that raised above does not change the mark, but it is worth fixing.",
+        "{total}全部通过。上面出错的单元格不影响成绩，但建议改好。",
+    ),
     "page.no_tests": Message(
         "No tests were run for this submission.",
         "这份作业没有运行任何测试。",

@@ -49,8 +49,7 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that gives several "
         "possible causes counts under the one other tests confirm).",
-        "每个学生的同一种常见错误只计一次，并且只归入根本原因；如果一条消息给出了几种可能的原因，则归入能由其他测试确认的"
-        "那一种原因。",
+        "同一学生的同一种错误只计一次，且只计在根本原因下；若一条提示列出了几种可能的原因，则计在其他测试能证实的那一种下。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",

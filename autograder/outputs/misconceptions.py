@@ -46,18 +46,22 @@ class Sample:
         return self.message if len(self.message) <= _SAMPLE else cut(self.message, _SAMPLE) + " …"
 
 
-# where a clause ends: a Chinese mark, or an English one before a space or a line break ("torch.nn" is no end)
-_CLAUSE_ENDS = ("。", "；", "，", "：", "！", "？", "\n", ". ", "; ", ", ", ": ")
+# where a sentence ends, then where a clause ends: a Chinese mark, or an English one before a space or a line break
+# ("torch.nn" is no end)
+_SENTENCE_ENDS = ("。", "！", "？", "\n", ". ", "! ", "? ")
+_CLAUSE_ENDS = ("；", "，", "：", "; ", ", ", ": ")
 
 
 def cut(message: str, limit: int) -> str:
-    """`message`'s first `limit` characters at most, cut after the last sentence or clause end in them; with none
-    in their second half, at the last space (a whole word: never inside an identifier such as ``lm_head.weight``);
-    with no space either, at `limit`."""
+    """`message`'s first `limit` characters at most, cut after the last sentence end in their second half; with
+    none there, after the last clause end there ("，"); with neither, at the last space (a whole word: never inside
+    an identifier such as ``lm_head.weight``); with no space either, at `limit`."""
     head = message[: limit + 1]  # a mark right at the limit still ends the clause
-    ends = [head.rfind(mark) + len(mark.rstrip()) for mark in _CLAUSE_ENDS if 0 < head.rfind(mark) < limit]
-    at = max(ends, default=0)
-    at = at if at >= limit // 2 else head.rfind(" ", 0, limit)
+    at = 0
+    for marks in (_SENTENCE_ENDS, _CLAUSE_ENDS):
+        ends = [head.rfind(m) + len(m.rstrip()) for m in marks if limit // 2 <= head.rfind(m) < limit]
+        at = at or max(ends, default=0)
+    at = at or head.rfind(" ", 0, limit)
     return message[: at if at > 0 else limit].rstrip()
 
 

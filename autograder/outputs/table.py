@@ -14,7 +14,7 @@ from autograder.grading.result import Result
 from autograder.grading.terminal import printable
 from autograder.outputs.charges import cards
 from autograder.outputs.html import number
-from autograder.outputs.wording import cards_words, mistake_charged, readable_test
+from autograder.outputs.wording import all_passed, cards_words, mistake_charged, readable_test
 
 __all__ = ["readable_name", "render"]
 
@@ -96,7 +96,7 @@ def render(result: Result, *, title: str = "", console=None, language: str | Non
             say(console, printable(w["rule"]))
     elif full:  # as the page says it, where the charges would be
         n = len(result.tests)
-        say(console, w["all_passed"].format(total=w["test"] if n == 1 else w["tests"].format(n=n)))
+        say(console, all_passed(result, w, w["test"] if n == 1 else w["tests"].format(n=n)))
     if shown.areas:
         scores = [
             w["area_score"].format(area=printable(a.name, newlines=False), got=f"{a.got:g}", top=f"{a.top:g}")

@@ -191,6 +191,12 @@ def run_state(result: Result) -> str:
     return "cells raised" if raised_cells(run) else "ok"
 
 
+def all_passed(result: Result, w: Mapping[str, str], total: str) -> str:
+    """The line said where "What to fix" would be when no test failed: "nothing to fix" only when no cell raised
+    either (``run_state``), else that the cell shown above does not change the mark."""
+    return w["all_passed_cell_raised" if run_state(result) == "cells raised" else "all_passed"].format(total=total)
+
+
 # What the sandbox refused, by kind (``RunFacts.refused``), for the TA
 # what the runner records a refusal as, in the order they are said, and the pages' words for each
 _REFUSED = {"files": "refused_files", "call": "refused_call", "output": "refused_output"}

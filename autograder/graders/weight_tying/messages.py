@@ -128,6 +128,9 @@ MISCONCEPTIONS = {
 _EN_TITLES = {
     # the shape and dtype alone do not pass it: the new tokens must be decoded from the logits, not sampled
     "generate_returns_prompt_plus_int64_tokens": "generate returns the prompt plus int64 tokens picked by argmax",
+    # the crop is what a context past block_size tests (the self-check's check says it too)
+    "generate_greedy_past_block_size": "past block_size, each step reads only the last block_size tokens, then "
+    "takes the argmax",
 }
 _TITLES = {
     "tied_lm_counts_one_table": "TiedEmbeddingLM 的参数只有一张表：恰好 V * D 个，没有偏置",
@@ -137,7 +140,7 @@ _TITLES = {
     "wrapper_dropout_honoured": "MiniGPTWithWeightTying 使用传入的 dropout",
     "generate_returns_prompt_plus_int64_tokens": "生成结果为前缀加上 int64 的新 token，新 token 取自 logits 的 argmax",
     "generate_greedy_within_block_size": "上下文不超过 block_size 时，每一步都取 argmax",
-    "generate_greedy_past_block_size": "上下文超过 block_size 之后，每一步仍取 argmax",
+    "generate_greedy_past_block_size": "上下文超过 block_size 之后，每一步只看最后 block_size 个 token，再取 argmax",
     "generate_is_deterministic_argmax": "生成结果是确定的：每一步取 argmax，不随机选取",
     "generate_turns_dropout_off": "生成时关闭 dropout，切换到评估模式",
     "tied_lm_shared_gradient_is_sum_of_paths": "TiedEmbeddingLM 共享表的梯度是两条路径的梯度之和",

@@ -1,5 +1,5 @@
 """Trusted (the judge's words, never in a release): message catalog part, English and Chinese side by side.
-Holds the hidden suite's composition glue ("{what}: {problem}", labels such as "{what}: logits") and the suite's
+Holds the hidden suite's composition glue ("in {what}, {problem}", labels such as "{what}: logits") and the suite's
 messages that had no id before the suite rendered every message from the catalog (judge/words.py: ``say``). Part of
 the message catalog (messages.py assembles it): id -> (English, Chinese), or (English, Chinese, misconception) for a
 message that names one of the marking scheme's misconceptions: a finding reads that id, never the wording, so either
@@ -10,8 +10,11 @@ from __future__ import annotations
 __all__ = ["MESSAGES"]
 
 MESSAGES = {
-    # composition: a subject, then what is wrong with it
-    "judge.what_problem": ("{what}: {problem}", "{what}：{problem}"),
+    # composition: a subject, then what is wrong with it (the problem often has a colon of its own: "gradient
+    # doubled: ...", so the subject is a setting, never a second label before it)
+    "judge.what_problem": ("in {what}, {problem}", "{what} 中，{problem}"),
+    # a subject, then one of its parts or calls (a label other words follow, never a finding)
+    "judge.what_label": ("{what}: {name}", "{what}：{name}"),
     "judge.label.logits": ("{what}: logits", "{what}：logits"),
     "judge.label.state_shapes": (
         "{what}: model.minigpt.state_dict() shapes",

@@ -41,17 +41,18 @@ def test_the_run_is_told_in_the_catalogs_sentences_with_the_cells_that_raised():
         cells={"1": ["Title", "model = TiedEmbeddingLM(4, 2)"]},  # as pipeline.named_cells reads the notebook
     )
     lines = rendered(Result(tests=[], run=run), None).shown_in("en").run_lines
-    assert lines[0] == "When loaded, your code ran to the end, but 1 of its cells did not finish normally:"
+    assert lines[0] == "The grader ran your notebook from the top; 1 of its cells did not finish:"
     assert lines[1].startswith(
-        "While loading your submission, cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised "
-        "NotImplementedError: it uses"
+        "cell 2 (in “Title”, starting “model = TiedEmbeddingLM(4, 2)”) raised NotImplementedError: it uses"
     )
     # how cells are counted, after the cells it counts: not between the colon and its item (issue 48)
     assert lines[2] == "Cells are numbered from 1 at the top of the notebook, text cells included."
     assert "  " not in lines[1] and lines[3] == "Not defined by your submission: B (check the exact class names)."
     py = rendered(Result(tests=[], run=RunFacts(status="ok", load_errors=[[0, "ValueError: x"]])), None, kind="py")
-    assert py.shown_in("en").run_lines[1] == "While loading your submission, part 1 raised ValueError: x"
-    assert py.shown_in("zh").run_lines[1] == "加载你的提交时，第 1 部分抛出了“ValueError: x”。"
+    assert py.shown_in("en").run_lines[1] == "part 1 raised ValueError: x"  # the header said the grader ran it
+    zh = py.shown_in("zh").run_lines
+    assert zh[0] == "评分程序从头运行了你的文件，其中有 1 个部分没有正常结束：", zh
+    assert zh[1] == "第 1 部分出错：“ValueError: x”。", zh  # "加载" not a second time
     failed = Result.grader_failure("boom")
     assert failed.shown_in("en").run_lines == ("The grader could not grade this submission: boom",)
     assert failed.shown_in("zh").summary == "评分程序无法评阅这份提交：boom" and failed.shown_in("zh").charges == ()

@@ -28,7 +28,7 @@ def test_a_refused_hand_in_says_only_that_it_was_not_run():
 def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     errors = [[0, "NotImplementedError: "], [2, "ValueError: bad (at x)"]]
     lines = RunFacts(status="ok", load_errors=errors).summary().splitlines()  # a .py file: its parts
-    assert lines[0] == "When loaded, your code ran to the end, but 2 of its parts did not finish normally:"
+    assert lines[0] == "The grader ran your file from the top; 2 of its parts did not finish:"
     assert lines[1].endswith(
         "part 1 raised NotImplementedError: it uses a part that still holds the starter code"
         " (raise NotImplementedError)"
@@ -37,7 +37,7 @@ def test_cells_that_raised_are_counted_from_one_and_read_without_debris():
     # how the parts are counted follows the parts it counts: not between a colon and its item
     assert lines[3].startswith("Your file's parts are numbered from 1: each line starting with # %%")
     named = RunFacts(status="ok", load_errors=errors, cells={"0": ["6. Exercise 1", "class A:"]}).summary()
-    assert named.splitlines()[0] == "When loaded, your code ran to the end, but 2 of its cells did not finish normally:"
+    assert named.splitlines()[0] == "The grader ran your notebook from the top; 2 of its cells did not finish:"
     assert named.splitlines()[3] == CELLS_COUNTED and "cell 3 raised ValueError" in named.splitlines()[2]
     chinese = RunFacts(
         status="ok", load_errors=[[0, "SyntaxError: bad"]], cells={"0": ["6. 练习 1", "class A:"]}, required_names=["A"]

@@ -121,3 +121,13 @@ def test_a_chinese_sentence_a_little_wider_than_its_cell_fills_the_line_before_i
     assert len(cuts) == 1 and cell_len(cap[: cuts[0]]) >= width - _SLACK, cap[: cuts[0]]  # not after "，"
     assert cap[cuts[0] :].startswith("扣 6 分"), cap[cuts[0] :]  # "扣 6 分。" kept whole, not "分。" alone
     assert break_points(cap, 200) == [] and break_points(cap, 69) == break_points(cap, 69)
+
+
+def test_a_section_number_stays_with_its_name():
+    """Issue 48 (round 21): a line ended at "9." and "练习 2：MiniGPTWithWeightTying" began the next."""
+    from autograder.outputs.console import break_points
+
+    text = "第 12 个单元格（在“9. 练习 2：MiniGPTWithWeightTying”中，开头是“class MiniGPTWithWeightTying”）出错"
+    after = text.index("9. ") + 3
+    for width in range(10, 70):
+        assert after not in break_points(text, width), width

@@ -365,7 +365,7 @@ def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a
     run = RunFacts(status="ok", load_errors=[[3, error]], required_names=["TiedEmbeddingLM"], defined=[])
     failing = [t for t in _stub("zh").tests if not t.passed]
     page = feedback_html(_marked(failing, run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "但其中有 1 个部分没有正常结束："
+    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "其中有 1 个部分没有正常结束："
     block = page.split("<h2>代码的运行情况</h2>", 1)[1]
     assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
     assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")

@@ -122,3 +122,21 @@ def test_a_long_sample_is_cut_at_a_clause_end_or_a_whole_word_never_inside_an_id
     assert cut(en, 60) == "copied table: lm_head.weight holds a copy of"  # no clause end past half: a whole word
     assert cut("lm_head.weight" * 10, 30) == ("lm_head.weight" * 10)[:30]  # nothing to cut at: the limit
     assert cut("one sentence. Another one follows here", 25) == "one sentence."
+
+
+def test_a_long_sample_is_cut_at_a_sentence_end_before_a_later_comma():
+    """Issue 48, round 21, item 6: a sample cut at a comma read "模型一次最多读 block_size 个 token， …"."""
+    from autograder.outputs.misconceptions import cut
+
+    zh = (
+        "你的 generate 没有截断上下文，序列超过了 block_size。模型一次最多读 block_size 个 token，"
+        "所以每一步只能看最后 block_size 个 token"
+    )
+    assert cut(zh, 70) == "你的 generate 没有截断上下文，序列超过了 block_size。"  # not up to the later "，" (63)
+    en = (
+        "your generate does not crop the context, so it grew past block_size. The model reads at most block_size "
+        "tokens, so each step crops it"
+    )
+    assert cut(en, 120) == "your generate does not crop the context, so it grew past block_size."
+    rest = zh[zh.index("模型") :]
+    assert cut(rest, 40) == "模型一次最多读 block_size 个 token，"  # no sentence end in the span: a clause end

@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 
+import pytest
+
+from autograder.graders import get_assignment
+from autograder.grading.marking import apply_marking
+from autograder.grading.rendering import rendered
+from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.outputs.feedback import feedback_html
 from autograder.outputs.wording import cell_starts, clean_message, readable_test
 
 STUB = (
@@ -52,3 +60,27 @@ def test_a_notebooks_cells_are_read_only_when_a_cell_is_named(tmp_path, monkeypa
     assert (starts or {}) is starts and reads == []  # asked whether there are any: not read yet
     assert starts.get(1) is not None and starts.get(5) is None and len(reads) == 1  # read once, on first lookup
     assert dict(starts) == dict(cell_starts(notebook)) and len(reads) == 2
+
+
+@pytest.mark.parametrize(
+    ("language", "said", "not_said"),
+    [
+        ("en", "does not change the mark, but it is worth fixing", "nothing to fix"),
+        ("zh", "全部通过。上面出错的单元格不影响成绩，但建议改好。", "没有需要修改的地方"),
+    ],
+)
+def test_full_marks_with_a_cell_that_raised_do_not_say_nothing_to_fix(language, said, not_said):
+    """Issue 48 (round 21): a page showing a raising cell above "nothing to fix" contradicted itself."""
+    from rich.console import Console
+
+    from autograder.outputs.table import render
+
+    run = RunFacts(status="ok", load_errors=[[3, "NameError: name 'x' is not defined"]])
+    spec = get_assignment("weight_tying")
+    every = [TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in spec.scheme.tests.values()]
+    full = rendered(apply_marking(Result(tests=every, run=run, language=language), spec.scheme), spec)
+    page = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", feedback_html(full, student="dara", spec=spec)))
+    assert said in page and not_said not in page, page
+    console = Console(width=200, record=True, color_system=None)
+    render(full, console=console)
+    assert said in console.export_text() and not_said not in console.export_text()

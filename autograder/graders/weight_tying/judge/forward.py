@@ -71,7 +71,7 @@ def tie_diagnosis(record: Mapping[str, Any], target: torch.Tensor, *, what="", p
     """What a tie record (``TableFollow``) shows of the tie: None when the head followed the judge's `target` table
     written into the embedding and is that Parameter, else the misconception (``diagnosis.tie_problem``: .data
     sharing, a copy, an untied head, tied only after forward, ...). A head the runner could not read is owed."""
-    label = say("judge.what_problem", what=what, problem="lm_head.weight")
+    label = say("judge.what_label", what=what, name="lm_head.weight")
     head = plain_tensor(record, "head_after_inplace", dtype=target.dtype, what=label)
     after = record.get("head_after_forward")
 

@@ -234,7 +234,7 @@ def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
     modules have that p."""
     for c, got, what in _count_cases(plan, evidence, run, "MiniGPTWithWeightTying" + say("judge.state_dict")):
         cfg = c["cfg"]
-        label = say("judge.what_problem", what=what, problem="model.minigpt.state_dict()")
+        label = say("judge.what_label", what=what, name="model.minigpt.state_dict()")
         norm = shape_dict(got, CountCase.state_shapes, what=label)
         want = _reference(cfg)["shapes"]
         assert norm == want, say("judge.what_problem", what=what, problem=_shape_problem(cfg, norm, want)) + reread(9)
@@ -298,8 +298,8 @@ def test_wrapper_dropout_honoured(plan, evidence, run):
         what = f"MiniGPTWithWeightTying({_cfg_text(cfg)})"
         got = entry(rec.get(key), what)
         shape = (*ids.shape, cfg["vocab_size"])
-        train_label = say("judge.what_problem", what=what, problem=say("suite.train_logits"))
-        eval_label = say("judge.what_problem", what=what, problem=say("suite.eval_mode_logits"))
+        train_label = say("judge.what_label", what=what, name=say("suite.train_logits"))
+        eval_label = say("judge.what_label", what=what, name=say("suite.eval_mode_logits"))
         first = _logits(got, DropoutRun.train_1, shape, what, train_label)
         second = _logits(got, DropoutRun.train_2, shape, what, train_label)
         ev = _logits(got, DropoutRun.eval, shape, what, eval_label)

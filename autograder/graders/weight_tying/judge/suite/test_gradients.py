@@ -130,7 +130,7 @@ def _check_shared_grad(rec, g_in, g_out, what):
         LmGrad.embed_grad,
         shape=(v, d),
         dtype=torch.float32,
-        what=say("judge.what_problem", what=what, problem="token_embed.weight.grad"),
+        what=say("judge.what_label", what=what, name="token_embed.weight.grad"),
     )
     same = rec.get(LmGrad.grad_same_object) is True
     problem = gradient_problem(grad, g_in, g_out, same_object=same)

@@ -93,7 +93,7 @@ def _check_loss(plan, evidence, run, form: str):
         own, for_model(p["cfg"], shapes, key, partial(_forward, model, ids)), **TOL
     )
     try:
-        got = entry(rec.get(form), say("judge.what_problem", what=what, problem=call))
+        got = entry(rec.get(form), say("judge.what_label", what=what, name=call))
     except Failed as failed:
         if failed.finding.owed:
             raise
@@ -215,7 +215,7 @@ def _check_differentiable(got, model, want_grad, call) -> None:
         LossCase.pos_grad,
         shape=tuple(model.pos_embed.weight.shape),
         dtype=torch.float32,
-        what=say("judge.what_problem", what=call, problem="minigpt.pos_embed.weight.grad"),
+        what=say("judge.what_label", what=call, name="minigpt.pos_embed.weight.grad"),
     )
     want = want_grad()
     assert close(grad, want, **grad_tol(want)), say(

@@ -131,16 +131,16 @@ def _lm_case_problem(c, got, what):
     """What is wrong in one TiedEmbeddingLM shape case, or None."""
     v, d = c["vocab_size"], c["embed_dim"]
     b, t = c["ids"].shape
-    label = say("judge.what_problem", what=what, problem="token_embed.weight")
+    label = say("judge.what_label", what=what, name="token_embed.weight")
     table = plain_tensor(got, LmShapeCase.embed_weight, shape=(v, d), dtype=torch.float32, what=label)
     if not close(table, c["W"], rtol=0, atol=0):
         return say("judge.what_problem", what=what, problem=say("suite.identity.write_did_not_take"))
-    label = say("judge.what_problem", what=what, problem="lm_head.weight")
+    label = say("judge.what_label", what=what, name="lm_head.weight")
     head = plain_tensor(got, LmShapeCase.head_weight, dtype=torch.float32, what=label)
     if tuple(head.shape) != (v, d):
         key = "judge.shapes.head_transposed" if tuple(head.shape) == (d, v) else "judge.shapes.head_shape"
         return say(key, what=what, got=tuple(head.shape), want=(v, d)) + reread(6)
-    label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
+    label = say("judge.what_label", what=what, name="token_embed(input_ids)")
     hidden = plain_tensor(got, LmShapeCase.hidden, shape=(b, t, d), dtype=torch.float32, what=label)
     problem = lookup_problem(hidden, c["W"], c["ids"])
     if problem is not None:
@@ -277,7 +277,7 @@ def _wrapper_case_problem(c, got, what):
     cfg, ids = c["cfg"], c["ids"]
     shapes = _judge_wrapper_case(cfg, got, ids, c["values"], what, gain=c["gain"])
     d = shapes["token_embed.weight"][1]
-    label = say("judge.what_problem", what=what, problem="token_embed(input_ids)")
+    label = say("judge.what_label", what=what, name="token_embed(input_ids)")
     hidden = plain_tensor(got, ForwardCase.hidden, shape=(*ids.shape, d), dtype=torch.float32, what=label)
     table = judge_model(cfg, shapes, c["values"], gain=c["gain"]).token_embed.weight
     problem = lookup_problem(hidden, table, ids)
