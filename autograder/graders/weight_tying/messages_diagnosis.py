@@ -140,8 +140,8 @@ MESSAGES = {
     "diag.grad.padding_idx": (
         "rows {rows} of the shared gradient hold only the head-path part, every other row both parts: the lookup "
         "never passes a gradient to those ids (padding_idx on the embedding)",
-        "共享表的 .grad 中第 {rows} 行只有 LM head 路径的那一份，其他行两份都有：查表从不把梯度传给这些 id（token embedding "
-        "上设了 padding_idx）",
+        "共享表的 .grad 中第 {rows} 行只有 LM head 路径的那一份，其他行两份都有：查表从不把梯度传给这些 id"
+        "（token embedding 上设了 padding_idx）",
         "embedding_gradient_option",
     ),
     "diag.grad.scale_grad_by_freq": (
