@@ -219,7 +219,7 @@ gradient times two". To see it, give each use its own independent copy of the ta
 The cell below is a demonstration: it calls your `TiedEmbeddingLM`, but no other cell uses anything it
 computes. Such a cell (like the examples of sections 1 to 5, the sum and the plot of section 8 and *Try it* in
 section 10) is run by neither the grader nor the `pytest` self-check as long as you leave it as released. Then,
-if it would fail on your code, nobody reports it and your grade does not change; fix what the checks name. A
+if your code would make such a cell fail, nobody reports it and your grade does not change; fix what the checks name. A
 demonstration you changed runs as usual: if it raises, the grader and the self-check both report it, and the
 self-check's last line counts the cells that raised.
 """,
