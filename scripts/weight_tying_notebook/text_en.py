@@ -170,7 +170,7 @@ probabilities the model gives, the loss is pinned to a band of width 1, from ln(
 ln(*V* − 1 + e), and ln *V* lies inside it, near the top.
 
 ln *V* is the loss of a model that has learnt nothing and gives every token the same probability. However well
-the model learns, the loss on probabilities stays near it and barely moves while it trains.
+the model learns, the loss on probabilities stays less than 1 away from it and barely moves while it trains.
 
 **Why this band (optional):** with *y* the token to predict and *p* the model's probabilities, the loss is
 ln Σ<sub>*k*</sub> exp(*p*<sub>*k*</sub>) − *p*<sub>*y*</sub>. That is a convex function of the probabilities
@@ -180,8 +180,8 @@ ln(*V* − 1 + e) − 1 when it belongs to *y*. The latter is also the smallest:
 other token *k* to *y* changes the loss at the rate *q*<sub>*y*</sub> − *q*<sub>*k*</sub> − 1 (*q* is the second
 softmax's output), which is always below 0, so the more of the probability sits on *y*, the lower the loss.
 
-Below, *V* = 100: ln *V* ≈ 4.61 and the band is about 3.62 to 4.62. Compare on a confident model that is right
-everywhere: its loss on logits is far smaller, its loss on probabilities is in the band:
+Below, *V* = 100: ln *V* ≈ 4.61 and the band is about 3.62 to 4.62. Compare on a confident model that is right at
+every position: its loss on logits is far smaller, its loss on probabilities is in the band:
 """,
     "exercise_1": r"""
 ## 6. Exercise 1: `TiedEmbeddingLM` ({{ex1}} points)
