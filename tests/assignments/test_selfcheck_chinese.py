@@ -164,6 +164,9 @@ def test_a_mistake_the_three_loss_checks_share_is_explained_once(checks, solutio
     # round 15: the model is confident, so the right loss is far from ln V, where a loss on probabilities stays
     got, want = (float(v) for v in re.findall(r"\d+\.\d{5}", first)[:2])
     assert abs(got - math.log(50)) < 0.1 and want - got > 3, first
+    # round 22: the band §5 proves (1 wide, ln V inside), not a vague "near ln V"
+    band = {"en": "less than 1 from ln V", "zh": "离 ln V 不到 1"}[language]
+    assert band in first and "near ln V" not in first and "ln V 附近" not in first, first
     # a check whose check above did not say it (not run here) says it in full: no "above" to point to
     alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": result.namespace["MiniGPTWithWeightTying"]})
     skipped = [alone.outcome(name).message for name in _LOSS_CHECKS[::2]]

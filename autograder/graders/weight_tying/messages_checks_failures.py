@@ -258,12 +258,12 @@ MESSAGES = {
         " twice); give it the raw logits. The right loss is the larger"
         " one here because this check's model is untrained and its random weights are deliberately scaled up: its"
         " logits lie far apart, so the model is “confident” and mostly wrong, while a loss taken on probabilities"
-        " always stays near ln V",
+        " always lies in a band 1 wide that holds ln V, so it is less than 1 from ln V",
         "{what} 是 {got}，应为 {want}：传给交叉熵的是概率而不是 logits。调用交叉熵函数（F.cross_entropy 或"
         " dF.cross_entropy_loss）之前做了 softmax，而这些函数内部本身就会做 log_softmax，等于做了两次 softmax，"
         "应直接传入 logits。"
         "这里正确的 loss 反而更大，是因为这项检查用的模型没有训练过，随机权重又特意放大过，logits 彼此相差很远，"
-        "模型很“自信”却多半猜错；而用概率算出的 loss 总在 ln V 附近",
+        "模型很“自信”却多半猜错；而用概率算出的 loss 总落在一个包含 ln V、宽度只有 1 的区间里，离 ln V 不到 1",
         "loss_softmax",
     ),
     "checkfail.loss_softmax.again": (
