@@ -193,7 +193,7 @@ MESSAGES = {
         "This self-check has {n} checks (pytest -v lists them); the graded (hidden) suite checks more. These checks "
         "are worth no points: the hidden suite grades. If the results do not match the code you just changed, save "
         "the notebook and run pytest again.",
-        "本次自检共 {n} 项检查（运行 pytest -v 可以列出全部检查，列出的是英文的测试名），计分用的隐藏测试覆盖面更广。"
+        "本次自检共 {n} 项检查（pytest -v 会列出全部检查的英文测试名），计分用的隐藏测试覆盖面更广。"
         "这些检查不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
     ),
     "check.covers.points": (
