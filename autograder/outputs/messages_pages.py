@@ -207,6 +207,11 @@ PAGES = {
         "All {total} passed. The cell that raised above does not change the mark, but it is worth fixing.",
         "{total}全部通过。上面出错的单元格不影响成绩，但建议改好。",
     ),
+    # the same for a .py file (RunFacts.unit "file" or "parts"): it has no cells
+    "page.all_passed_file_raised": Message(
+        "All {total} passed. The error above does not change the mark, but it is worth fixing.",
+        "{total}全部通过。上面的出错不影响成绩，但建议改好。",
+    ),
     "page.no_tests": Message(
         "No tests were run for this submission.",
         "这份作业没有运行任何测试。",
