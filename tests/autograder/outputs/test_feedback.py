@@ -208,7 +208,8 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         assert f"<h1>{title}</h1>" in page and status in page and undefined in page, page
         assert f'<html lang="{ {"en": "en", "zh": "zh-CN"}[language] }">' in page
     zh = feedback_html(_marked([], run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    assert "出错的那部分 Python 一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]  # a .py: parts
+    assert "出错的那一部分（以 # %% 分隔）一行都没有运行" in zh  # a .py file: parts, no cells
+    assert "单元格" not in zh.split("代码的运行情况")[1]
     assert "由于这个语法错误，TiedEmbeddingLM" in zh and "运行完毕" not in zh and "NameError" not in zh
     # the code did not run: the page says so first, before the charges that follow from it
     assert "需要修改的地方" not in zh or zh.index("代码的运行情况") < zh.index("需要修改的地方")
@@ -365,7 +366,8 @@ def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a
     run = RunFacts(status="ok", load_errors=[[3, error]], required_names=["TiedEmbeddingLM"], defined=[])
     failing = [t for t in _stub("zh").tests if not t.passed]
     page = feedback_html(_marked(failing, run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "其中有 1 个部分没有正常结束："
+    parts = "你的文件有语法错误，出错的那一部分（以 # %% 分隔）一行都没有运行："
+    lead = parts if syntax else "其中有 1 个部分没有正常结束："
     block = page.split("<h2>代码的运行情况</h2>", 1)[1]
     assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
     assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")
