@@ -233,6 +233,16 @@ def test_every_id_the_judge_renders_is_in_the_catalog_its_renderer_reads():
     assert missing == [], missing
 
 
+def test_a_title_stands_alone_and_the_float_ids_message_gives_its_cause_as_a_guess():
+    """Issue 48, round 22: "一步 SGD 只更新这张表一次" pointed back at nothing in a list of titles; and the float ids'
+    message, said after "token id 应当是 int64", said it again and gave a buffer made with torch.zeros as the cause."""
+    titles = {key: CATALOG[key].zh for key in CATALOG if key.startswith("title.")}
+    assert not [key for key, zh in titles.items() if "这张表" in zh]
+    assert titles["title.tied_lm_sgd_step_updates_table_once"].endswith("只更新共享表一次")
+    floats = CATALOG["judge.gen.model.float"]
+    assert "int64" not in floats.zh and "常见原因" in floats.zh and "common cause" in floats.en
+
+
 def test_misconceptions_doc_is_generated_from_the_scheme_and_the_catalog():
     doc = (Path(SPEC.judge_dir).parent / "MISCONCEPTIONS.md").read_text(encoding="utf-8")
     command = "python -m autograder misconceptions --assignment weight_tying"
