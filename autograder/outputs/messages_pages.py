@@ -113,7 +113,7 @@ PAGES = {
     # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
         "its {points} not charged again, within this area's fixed cost",
-        "该测试 {points} 分，已计入本项的固定扣分，不另扣分",
+        "该测试 {points} 分，已计入该评分项的固定扣分，不另扣分",
     ),
     # a failing test whose area the charge costs nothing in (the mistake costs 0 there): nothing lost for it
     "page.not_charged": Message(
