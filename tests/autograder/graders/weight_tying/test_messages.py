@@ -246,10 +246,10 @@ def test_a_title_stands_alone_and_the_float_ids_message_gives_its_cause_as_a_gue
 @pytest.mark.parametrize(
     ("reported", "zh", "en"),
     [
-        ([["a", 0.0], ["b", 0.0]], "各 Dropout 层的概率都是 0.0，应为 1.0：", "has probability 0.0, expected 1.0:"),
+        ([["a", 0.0], ["b", 0.0]], "各 dropout 层的概率都是 0.0，应为 1.0：", "has probability 0.0, expected 1.0:"),
         (
             [["a", 0.5], ["b", 0.0]],
-            "各 Dropout 层的概率分别是 0.0、0.5，应当都为 1.0：",
+            "各 dropout 层的概率分别是 0.0、0.5，应当都为 1.0：",
             "probabilities 0.0, 0.5, expected",
         ),
     ],
