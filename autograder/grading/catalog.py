@@ -99,8 +99,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的代码有语法错误，下面这个单元格一行都没有运行：",
     ),
     "run.syntax_parts": (
-        "Your file has a syntax error: Python ran none of the parts it is in:",
-        "你的文件有语法错误，出错的那部分 Python 一行都没有运行：",
+        "Your file has a syntax error, so Python ran none of the part it is in (the # %% lines split the file):",
+        "你的文件有语法错误，出错的那一部分（以 # %% 分隔）一行都没有运行：",
     ),
     # a .py file of one part (no # %% lines): the file is what did not run
     "run.syntax_file": (

@@ -250,6 +250,7 @@ class RunFacts:
                 header = RUN_HEADERS[syntax_only, unit]
                 lines = [render(_ONE_CELL.get(header, header) if len(errors) == 1 else header, language, n=len(errors))]
         syntax, headed = False, bool(errors) and self.status == "ok"  # a RUN_HEADERS line came first
+        numbered = False  # a line names a cell (a part) by its number: the note on numbering then follows
         for cell, message in errors:
             message = _EMPTY_EXCEPTION.sub(r"\1 ", str(message)).strip()
             parsed = syntax_parts(message)
@@ -261,7 +262,7 @@ class RunFacts:
                 lines.append(
                     said if code else render("run.syntax_bare", language, where=where, before=before, error=error)
                 )
-                syntax = True
+                syntax, numbered = True, numbered or unit == "cells" or not line  # a .py file's line is the file's
                 continue
             # what the starter code's own exception means, so the student looks in the right place
             key = "run.file_error" if unit == "file" else "run.cell_raised"
@@ -271,7 +272,8 @@ class RunFacts:
                 key = "run.cell_stopped"
             key = _LISTED.get(key, key) if headed else key  # the header says the grader ran it: "loading" once
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))
-        if errors and unit != "file":  # after the cells it counts (a file of one part is named as the file)
+            numbered = True
+        if numbered and unit != "file":  # after the cells it counts (a file of one part is named as the file)
             lines.append(render("run.cells_counted" if unit == "cells" else "run.parts_counted", language))
         missing = [n for n in self.required_names if n not in self.defined]
         if missing and self.status in ("ok", "memory"):  # "neither A nor B"; "none of A, B and C": "A、B 和 C 都…"

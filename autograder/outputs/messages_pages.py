@@ -113,7 +113,7 @@ PAGES = {
     # a test the charge covers at no cost of its own (a knock-on, or past the mistake's cost in its area)
     "page.not_charged_again": Message(
         "its {points} not charged again, within this area's fixed cost",
-        "该测试 {points} 分，已计入本项的固定扣分，不另扣分",
+        "该测试 {points} 分，已计入该评分项的固定扣分，不另扣分",
     ),
     # a failing test whose area the charge costs nothing in (the mistake costs 0 there): nothing lost for it
     "page.not_charged": Message(
@@ -206,6 +206,11 @@ PAGES = {
     "page.all_passed_cell_raised": Message(
         "All {total} passed. The cell that raised above does not change the mark, but it is worth fixing.",
         "{total}全部通过。上面出错的单元格不影响成绩，但建议改好。",
+    ),
+    # the same for a .py file (RunFacts.unit "file" or "parts"): it has no cells
+    "page.all_passed_file_raised": Message(
+        "All {total} passed. The error above does not change the mark, but it is worth fixing.",
+        "{total}全部通过。上面的出错不影响成绩，但建议改好。",
     ),
     "page.no_tests": Message(
         "No tests were run for this submission.",

@@ -37,10 +37,9 @@ REPORT = {
     ),
     "report.class_summary": Message("Class summary", "全班概况"),
     "report.statistics_note": Message(
-        "Score statistics count every graded submission, whatever it scored: syntax errors (0 points) and timeouts"
-        " are in; blank, unreadable and sandbox-refused submissions, grader errors and students with no result yet"
-        " are out.",
-        "得分统计计入所有已评分的提交，无论得分高低：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
+        "Score statistics count every graded submission: syntax errors (0 points) and timeouts are in; blank,"
+        " unreadable and sandbox-refused submissions, grader errors and students with no result yet are out.",
+        "得分统计计入所有已评分的提交：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
         "被沙箱拒绝的提交、评分程序出错的提交，以及尚无结果的提交，都不计入。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
@@ -49,7 +48,7 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause only (a message that gives several "
         "possible causes counts under the one other tests confirm).",
-        "同一学生的同一种错误只计一次，且只计在根本原因下；若一条提示列出了几种可能的原因，则计在其他测试能证实的那一种下。",
+        "同一学生的同一种错误只计一次，只归入根本原因一类；若一条提示列出了几种可能的原因，则归入其他测试能证实的那一种。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",

@@ -105,6 +105,9 @@ def _policy(manifest, w: dict[str, str]) -> str:
     return template.format(points=number(points), plugin=rule.get("plugin", ""), settings=rule.get("settings", ""))
 
 
+NOTHING_FIRST = "—"  # the fix-first cell of a student with nothing to fix (a mark, the same in every language)
+
+
 def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") -> str:
     """The one thing this student should fix first, in the report's language: the charge that costs the most (a
     misconception by its title), or what stopped the run (the result as rendered in that language)."""
@@ -124,8 +127,8 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     if syntax:
         return w["fix.syntax"].format(where=syntax[0])
     first = next(iter(cards(shown)), None)
-    if first is None:
-        return ""
+    if first is None:  # nothing to fix: a dash, not a blank cell that reads as a value left out
+        return NOTHING_FIRST
     if first.misconception:
         return first.title
     if first.tests[0]["test"] in {t.name for t in stopped_checks(r)}:  # what was stopped, not a test it cost

@@ -193,8 +193,12 @@ def run_state(result: Result) -> str:
 
 def all_passed(result: Result, w: Mapping[str, str], total: str) -> str:
     """The line said where "What to fix" would be when no test failed: "nothing to fix" only when no cell raised
-    either (``run_state``), else that the cell shown above does not change the mark."""
-    return w["all_passed_cell_raised" if run_state(result) == "cells raised" else "all_passed"].format(total=total)
+    either (``run_state``), else that the cell shown above does not change the mark (a .py file's error, where the
+    file has no cells: ``RunFacts.parts``, 0 for a notebook)."""
+    if run_state(result) != "cells raised":
+        return w["all_passed"].format(total=total)
+    cells = result.run is None or not result.run.parts
+    return w["all_passed_cell_raised" if cells else "all_passed_file_raised"].format(total=total)
 
 
 # What the sandbox refused, by kind (``RunFacts.refused``), for the TA

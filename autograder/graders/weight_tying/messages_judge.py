@@ -296,8 +296,8 @@ MESSAGES = {
         "prompt_not_preserved",
     ),
     "judge.gen.model.float": (
-        "the greedy tokens as floats (a buffer made with torch.zeros is float32: token ids are int64)",
-        "贪心生成的 token 变成了浮点数（用 torch.zeros 建的缓冲区默认是 float32，而 token id 应当是 int64）",
+        "the greedy tokens as floats (a common cause: a buffer made beforehand with torch.zeros is float32)",
+        "贪心生成的 token 变成了浮点数（常见原因：用 torch.zeros 预先建的缓冲区默认是 float32）",
         "ids_dtype",
     ),
     "judge.gen.no_model": (

@@ -153,14 +153,20 @@ MESSAGES = {
         ("logits 与 num_heads={want} 的 MiniGPT 不同：忽略了超参数 num_heads"),
         "hyperparameter_ignored",
     ),
+    # one probability in every Dropout layer (round 22: a Python list "[0.0]" was printed)
     "suite.counts.dropout_ignored": (
-        (
-            "dropout probabilities inside minigpt are {got}, expected {want} everywhere: hyper-parameter"
-            " ignored (dropout)"
-        ),
-        ("minigpt 内部的 dropout 概率是 {got}，应当处处为 {want}：忽略了超参数 dropout"),
+        "every Dropout layer inside minigpt has probability {got}, expected {want}: hyper-parameter ignored (dropout)",
+        "minigpt 内部各 dropout 层的概率都是 {got}，应为 {want}：忽略了超参数 dropout",
         "hyperparameter_ignored",
     ),
+    # several probabilities among them, each once: "0.0、0.5" (suite.counts.values_sep between them)
+    "suite.counts.dropout_mixed": (
+        "the Dropout layers inside minigpt have probabilities {got}, expected {want} in every one: hyper-parameter"
+        " ignored (dropout)",
+        "minigpt 内部各 dropout 层的概率分别是 {got}，应当都为 {want}：忽略了超参数 dropout",
+        "hyperparameter_ignored",
+    ),
+    "suite.counts.values_sep": (", ", "、"),
     "suite.train_logits": (
         "train logits",
         "训练模式下的 logits",

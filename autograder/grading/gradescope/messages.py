@@ -45,11 +45,11 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
     ),
     "gradescope.covered_test": (
         "- {name}: its {points} not charged again, within this area's fixed cost",
-        "- {name}：该测试 {points} 分，已计入本项的固定扣分，不另扣分",
+        "- {name}：该测试 {points} 分，已计入该评分项的固定扣分，不另扣分",
     ),
     "gradescope.covered_part": (
         "- {name}: its {points} not charged again, within this area's fixed cost ({part})",
-        "- {name}：该测试 {points} 分，已计入本项的固定扣分，不另扣分（{part}）",
+        "- {name}：该测试 {points} 分，已计入该评分项的固定扣分，不另扣分（{part}）",
     ),
     # a test that costs nothing at all (its mistake costs 0 in its area: ShownCharge.free), as the pages say it
     "gradescope.free_test": ("- {name}: its {points} not charged", "- {name}：该测试 {points} 分，不扣分"),

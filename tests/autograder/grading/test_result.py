@@ -76,11 +76,12 @@ def test_a_syntax_error_names_its_line_as_the_file_or_the_notebook_counts_it():
     ]
     first = RunFacts(status="ok", load_errors=[[0, "SyntaxError: invalid syntax (line 1: def f(:)"]], parts=1)
     assert "第 1 行有语法错误：“def f(:”" in first.summary("zh")  # no line before the first
-    several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh")
-    assert (
-        several.splitlines()[2] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
-        and "第 3 行有语法错误" in several
-    )
+    # round 22: a syntax error in a .py file is said by the file's line, no part number: no note on numbering
+    several = RunFacts(status="ok", load_errors=[[2, error]], parts=4).summary("zh").splitlines()
+    assert several[0] == "你的文件有语法错误，出错的那一部分（以 # %% 分隔）一行都没有运行：" and len(several) == 2
+    assert "第 3 行有语法错误" in several[1] and "编号" not in "".join(several)
+    numbered = RunFacts(status="ok", load_errors=[[2, "ValueError: bad"]], parts=4).summary("zh").splitlines()
+    assert "第 3 部分" in numbered[1] and numbered[2] == "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。"
     cell = RunFacts(status="ok", load_errors=[[14, error]], cells={"14": ["6. 练习 1", "class A:"]}).summary("zh")
     assert (
         "第 15 个单元格（“6. 练习 1”一节，以“class A:”开头）第 3 行有语法错误"

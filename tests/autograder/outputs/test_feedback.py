@@ -208,7 +208,7 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
         assert f"<h1>{title}</h1>" in page and status in page and undefined in page, page
         assert f'<html lang="{ {"en": "en", "zh": "zh-CN"}[language] }">' in page
     zh = feedback_html(_marked([], run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    assert "出错的那部分 Python 一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]  # a .py: parts
+    assert "出错的那一部分（以 # %% 分隔）一行都没有运行" in zh and "单元格" not in zh.split("代码的运行情况")[1]
     assert "由于这个语法错误，TiedEmbeddingLM" in zh and "运行完毕" not in zh and "NameError" not in zh
     # the code did not run: the page says so first, before the charges that follow from it
     assert "需要修改的地方" not in zh or zh.index("代码的运行情况") < zh.index("需要修改的地方")
@@ -219,9 +219,9 @@ def test_a_page_is_titled_by_the_assignment_and_says_when_part_of_the_code_did_n
 def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank():
     """Issue 48: "该测试 6 分，扣 3 分" unexplained read as a mistake; the page says what of the test is not
     charged and why: the mistake's cost in the area, once per area (not under each test, as if the cap were the
-    test's), and a test covered at no cost of its own is "已计入本项的固定扣分，不另扣分" (round 20: was
-    "已含在固定扣分里"), never "已算在这项扣分里" (its points are not in the charge). A hand-in with no
-    code leads with that one fact and what to do, no card for each test."""
+    test's), and a test covered at no cost of its own is "已计入该评分项的固定扣分，不另扣分" (round 20: was
+    "已含在固定扣分里"; round 22: "本项" named no area), never "已算在这项扣分里" (its points are not in the
+    charge). A hand-in with no code leads with that one fact and what to do, no card for each test."""
     zh = _text(feedback_html(_copied("zh"), student="dara", spec=SPEC))
     assert "该测试 6 分，扣 3 分）" in zh and "该测试 3 分，扣 3 分）" in zh  # the area's two tests: 6 in all
     cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
@@ -332,7 +332,7 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
     ("language", "covered", "free"),
     [
         ("en", "its 3 not charged again, within this area's fixed cost", "its 1 not charged"),
-        ("zh", "该测试 3 分，已计入本项的固定扣分，不另扣分", "该测试 1 分，不扣分"),
+        ("zh", "该测试 3 分，已计入该评分项的固定扣分，不另扣分", "该测试 1 分，不扣分"),
     ],
 )
 def test_a_test_says_it_costs_nothing_only_where_its_mistake_costs_nothing(language, covered, free):
@@ -365,7 +365,7 @@ def test_how_the_code_ran_sits_under_the_score_its_lead_a_sentence_its_details_a
     run = RunFacts(status="ok", load_errors=[[3, error]], required_names=["TiedEmbeddingLM"], defined=[])
     failing = [t for t in _stub("zh").tests if not t.passed]
     page = feedback_html(_marked(failing, run=run, language="zh"), student="wang", kind="py", spec=SPEC)
-    lead = "你的文件有语法错误，出错的那部分 Python 一行都没有运行：" if syntax else "其中有 1 个部分没有正常结束："
+    lead = "语法错误，出错的那一部分（以 # %% 分隔）一行都没有运行：" if syntax else "其中有 1 个部分没有正常结束："
     block = page.split("<h2>代码的运行情况</h2>", 1)[1]
     assert re.match(r"\s*<p>[^<]*" + re.escape(lead) + r"</p>\s*<ul>\s*<li>", block), block[:300]
     assert page.index('<p class="score">') < page.index("代码的运行情况") < page.index("需要修改的地方")

@@ -63,19 +63,22 @@ def test_a_notebooks_cells_are_read_only_when_a_cell_is_named(tmp_path, monkeypa
 
 
 @pytest.mark.parametrize(
-    ("language", "said", "not_said"),
+    ("language", "parts", "said", "not_said"),
     [
-        ("en", "does not change the mark, but it is worth fixing", "nothing to fix"),
-        ("zh", "全部通过。上面出错的单元格不影响成绩，但建议改好。", "没有需要修改的地方"),
+        ("en", 0, "The cell that raised above does not change the mark, but it is worth fixing", "nothing to fix"),
+        ("zh", 0, "全部通过。上面出错的单元格不影响成绩，但建议改好。", "没有需要修改的地方"),
+        ("en", 1, "The error above does not change the mark, but it is worth fixing", "The cell"),
+        ("zh", 1, "全部通过。上面的出错不影响成绩，但建议改好。", "出错的单元格"),
     ],
 )
-def test_full_marks_with_a_cell_that_raised_do_not_say_nothing_to_fix(language, said, not_said):
-    """Issue 48 (round 21): a page showing a raising cell above "nothing to fix" contradicted itself."""
+def test_full_marks_with_a_cell_that_raised_do_not_say_nothing_to_fix(language, parts, said, not_said):
+    """Issue 48 (round 21): a page showing a raising cell above "nothing to fix" contradicted itself; round 22:
+    a .py file (``parts`` 1) has no cells to name."""
     from rich.console import Console
 
     from autograder.outputs.table import render
 
-    run = RunFacts(status="ok", load_errors=[[3, "NameError: name 'x' is not defined"]])
+    run = RunFacts(status="ok", load_errors=[[3, "NameError: name 'x' is not defined"]], parts=parts)
     spec = get_assignment("weight_tying")
     every = [TestOutcome(f"x.py::{t.name}", t.points, t.area, True) for t in spec.scheme.tests.values()]
     full = rendered(apply_marking(Result(tests=every, run=run, language=language), spec.scheme), spec)

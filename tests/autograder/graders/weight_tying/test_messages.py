@@ -233,6 +233,40 @@ def test_every_id_the_judge_renders_is_in_the_catalog_its_renderer_reads():
     assert missing == [], missing
 
 
+def test_a_title_stands_alone_and_the_float_ids_message_gives_its_cause_as_a_guess():
+    """Issue 48, round 22: "一步 SGD 只更新这张表一次" pointed back at nothing in a list of titles; and the float ids'
+    message, said after "token id 应当是 int64", said it again and gave a buffer made with torch.zeros as the cause."""
+    titles = {key: CATALOG[key].zh for key in CATALOG if key.startswith("title.")}
+    assert not [key for key, zh in titles.items() if "这张表" in zh]
+    assert titles["title.tied_lm_sgd_step_updates_table_once"].endswith("只更新共享表一次")
+    floats = CATALOG["judge.gen.model.float"]
+    assert "int64" not in floats.zh and "常见原因" in floats.zh and "common cause" in floats.en
+
+
+@pytest.mark.parametrize(
+    ("reported", "zh", "en"),
+    [
+        ([["a", 0.0], ["b", 0.0]], "各 dropout 层的概率都是 0.0，应为 1.0：", "has probability 0.0, expected 1.0:"),
+        (
+            [["a", 0.5], ["b", 0.0]],
+            "各 dropout 层的概率分别是 0.0、0.5，应当都为 1.0：",
+            "probabilities 0.0, 0.5, expected",
+        ),
+    ],
+)
+def test_the_dropout_message_lists_each_probability_once_in_the_readers_words(monkeypatch, reported, zh, en):
+    """Issue 48, round 22: "minigpt 内部的 dropout 概率是 [0.0]，应当处处为 1" printed a Python list and an int."""
+    from autograder.graders.weight_tying.judge.suite import test_counts
+    from autograder.protocol.said import render as render_said
+
+    monkeypatch.setattr(test_counts, "for_model", lambda *_: [("a", 1.0), ("b", 1.0)])
+    problem = test_counts._dropout_problem({"dropout": 1}, {}, reported)
+    assert zh in render_said(problem, "zh") and en in render_said(problem, "en")
+    assert (
+        "[" not in render_said(problem, "zh") and test_counts._dropout_problem({}, {}, [["a", 1.0], ["b", 1.0]]) is None
+    )
+
+
 def test_misconceptions_doc_is_generated_from_the_scheme_and_the_catalog():
     doc = (Path(SPEC.judge_dir).parent / "MISCONCEPTIONS.md").read_text(encoding="utf-8")
     command = "python -m autograder misconceptions --assignment weight_tying"

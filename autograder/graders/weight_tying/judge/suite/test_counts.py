@@ -48,7 +48,7 @@ from autograder.graders.weight_tying.runner.evidence import (
 )
 from autograder.graders.weight_tying.runner.values import judge_table
 from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
-from autograder.protocol.said import Said
+from autograder.protocol.said import Said, Text, verbatim
 from dnnlpy.models.gpt import count_parameters
 
 AREA = "parameter counts"
@@ -225,7 +225,11 @@ def _dropout_problem(cfg, shapes, reported):
     if norm == want:
         return None
     got = sorted({x[1] for x in norm})
-    return say("suite.counts.dropout_ignored", got=got, want=cfg["dropout"])
+    listed: Text = verbatim(str(got[0]))  # each distinct probability once, as Python writes a float: "0.0"
+    for p in got[1:]:
+        listed = listed + say("suite.counts.values_sep") + verbatim(str(p))
+    key = "suite.counts.dropout_ignored" if len(got) == 1 else "suite.counts.dropout_mixed"
+    return say(key, got=listed, want=verbatim(str(float(cfg["dropout"]))))
 
 
 def test_wrapper_state_dict_matches_hyperparameters(plan, evidence, run):
