@@ -234,18 +234,19 @@ MESSAGES = {
     # each wrong target form as one sentence (the generic form below is the fallback); the form's hint ({hint}: which
     # logits go with which targets) only where the shift is the mistake (test_loss: names loss_shift)
     # why the right value is the larger (round 19): the test's model (judge_model) is untrained and holds the
-    # plan's values scaled by its loss_gain, so its logits are far apart; probabilities (0 to 1) keep a loss near ln V
+    # plan's values scaled by its loss_gain, so its logits are far apart; probabilities (0 to 1) keep a loss within
+    # 1 of ln V
     "suite.loss.softmax_first": (
         "{call} = {got}, expected {want}: cross-entropy of probabilities (a softmax before the cross-entropy "
         "function, F.cross_entropy or dF.cross_entropy_loss, which applies log_softmax itself: softmax applied "
-        "twice). Probabilities lie between 0 and 1, so their loss stays "
-        "near ln V, while the grader's model is untrained and its random weights are deliberately scaled up: its "
-        "logits lie far apart, so the model is “confident” and mostly wrong, and the right loss is much larger; "
-        "give it the raw logits",
+        "twice). Probabilities lie between 0 and 1, so their loss always lies in a band 1 wide that holds ln V, "
+        "less than 1 from it, while the grader's model is untrained and its random weights are deliberately "
+        "scaled up: its logits lie far apart, so the model is “confident” and mostly wrong, and the right loss is "
+        "much larger; give it the raw logits",
         "{call} 是 {got}，应为 {want}。传给交叉熵的是概率而不是 logits：调用交叉熵函数（F.cross_entropy 或 "
         "dF.cross_entropy_loss）之前做了 softmax，而这些函数内部本身就会做 log_softmax，等于做了两次 softmax。"
-        "概率都在 0 到 1 之间，由它算出的 loss "
-        "总在 ln V 附近；而评分用的模型没有训练过，随机权重又特意放大过，logits 彼此相差很远，模型很“自信”却多半猜错，"
+        "概率都在 0 到 1 之间，由它算出的 loss 总落在一个包含 ln V、宽度只有 1 的区间里，离 ln V 不到 1；"
+        "而评分用的模型没有训练过，随机权重又特意放大过，logits 彼此相差很远，模型很“自信”却多半猜错，"
         "所以正确的 loss 要大得多。请直接传入 logits。",
         "loss_softmax",
     ),
