@@ -260,9 +260,9 @@ def _named_cells(text: Text, places: Mapping[int, CellPlace], language: str) -> 
     and line first and where that cell is after them (``judge.raised_at.named``), in one pair of brackets."""
     if isinstance(text, Joined):
         return Joined(tuple(_named_cells(part, places, language) for part in text.parts))
-    number = text.params.get("number")
-    if text.key == "cell.place.bare" and isinstance(number, str) and number.isdigit() and int(number) - 1 in places:
-        return verbatim(cell_name(places[int(number) - 1], language))
+    bare = _known_place(text, places)
+    if bare is not None:
+        return verbatim(cell_name(bare, language))
     cell = text.params.get("place")
     known = _known_place(cell, places) if text.key == "judge.raised_at" else None
     if known is not None and (known.heading or known.first_line):  # the cell and line, then where that cell is
