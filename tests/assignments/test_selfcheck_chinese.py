@@ -249,3 +249,36 @@ def test_a_parameter_count_under_a_tie_check_whose_cause_explains_a_second_table
     assert not tie_check.passed and hedge not in tie_check.message, tie_check.message
     message = session.outcome("test_tied_holds_one_table_and_no_bias").message
     assert message.startswith(same) and hedge not in message and "(V, D)" in message, message
+
+
+@pytest.mark.parametrize(
+    "language, short, full",
+    [
+        ("en", "the same mistake as the check above: ", "only the head"),
+        ("zh", "与上一项是同一个错误：", "只应有 LM head"),
+    ],
+)
+def test_a_positional_table_tied_too_is_explained_once(checks, solution_source, monkeypatch, language, short, full):
+    """Round 23 (w10): the positional table tied to the token table failed the size check with "pass every size
+    on", which the student had done. The weights' shapes differ because of the mistake the check above said in
+    full (decided from the shapes the model holds): said short, as that mistake, not as a size left behind."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    old = "            weight_tying=True,\n        )\n"
+    source = solution_source.replace(old, old + "        self.minigpt.pos_embed = self.minigpt.token_embed\n", 1)
+    assert source != solution_source
+    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
+    tied, sizes = (
+        session.outcome(name).message
+        for name in ("test_wrapper_minigpt_is_tied", "test_wrapper_passes_every_hyperparameter")
+    )
+    assert full in tied and short not in tied and tied.count("(50, 16)") == 1, tied
+    assert sizes.startswith(short) and "(50, 16)" in sizes and full not in sizes, sizes
+    assert "pass every size" not in sizes and "尺寸参数都传下去" not in sizes, sizes
+    # the message says the mistake once: no second sentence that the positional table shares the token table
+    assert tied.count("token embedding 表") <= 2 and "也共享了" not in tied, tied
+    # said in full when no check above said it
+    alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls}).outcome(
+        "test_wrapper_passes_every_hyperparameter"
+    )
+    assert full in alone.message and short not in alone.message, alone.message

@@ -102,11 +102,16 @@ MESSAGES = {
     ),
     "checkfail.positions_are_the_token_table": (
         "minigpt.pos_embed.weight is the token table, of shape {shape}, where a (block_size, D) = {want} table"
-        " of positions belongs: positional embedding tied to the token table (only the head shares the token"
-        " table)",
-        "positional embedding 的表就是 token embedding 表，形状为 {shape}；这里应当是一张 (block_size, D) = {want} "
-        "的位置表。positional embedding 也共享了 token embedding 表，而与 token embedding 表共享的只应有 LM head",
+        " of positions belongs: positional embedding tied (only the head shares the token table)",
+        "positional embedding 的表就是 token embedding 表，形状为 {shape}，而这里应当是一张 (block_size, D) = "
+        "{want} 的位置表：与 token embedding 表共享的只应有 LM head",
         "positional_tied",
+    ),
+    "checkfail.positions_are_the_token_table.again": (  # the weights' shapes, under the check that said it in full
+        "the same mistake as the check above: pos_embed.weight has the token table's shape {shape}, not"
+        " (block_size, D) = {want}, so the weights' shapes are not a MiniGPT's",
+        "与上一项是同一个错误：pos_embed.weight 的形状是 token embedding 表的 {shape}，而不是 (block_size, D) = "
+        "{want}，所以权重形状与 MiniGPT 的不同",
     ),
     "checkfail.positions_follow_the_table": (
         "changing token_embed.weight also changed pos_embed.weight: positional embedding tied",
