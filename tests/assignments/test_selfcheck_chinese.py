@@ -248,7 +248,9 @@ def test_a_parameter_count_under_a_tie_check_whose_cause_explains_a_second_table
     tie_check = session.outcome("test_tied_head_is_the_embedding_parameter")
     assert not tie_check.passed and hedge not in tie_check.message, tie_check.message
     message = session.outcome("test_tied_holds_one_table_and_no_bias").message
-    assert message.startswith(same) and hedge not in message and "(V, D)" in message, message
+    # round 23: one storage under two Parameters is no second table: it says what is true (one memory, both counted)
+    what = "(V, D)" if in_forward else {"en": "over the same memory", "zh": "共用同一块内存"}[language]
+    assert message.startswith(same) and hedge not in message and what in message, message
 
 
 @pytest.mark.parametrize(
@@ -282,3 +284,33 @@ def test_a_positional_table_tied_too_is_explained_once(checks, solution_source, 
         "test_wrapper_passes_every_hyperparameter"
     )
     assert full in alone.message and short not in alone.message, alone.message
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+def test_a_second_parameter_over_the_same_memory_is_not_called_a_second_table(
+    checks, solution_source, monkeypatch, language
+):
+    """Round 23 (w03): a head given nn.Parameter(token_embed.weight.data) holds one block of memory under two
+    Parameter objects; the count check called it a second (V, D) table. It says what is true (decided from the
+    parameters' storage): both objects are listed, so the count is V * D too many; short under the identity check
+    that said the mistake in full, in full on its own."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    source = solution_source.replace(TIE, "self.lm_head.weight = nn.Parameter(self.token_embed.weight.data)", 1)
+    assert source != solution_source
+    cls = exec_source(source, "submission.py").namespace["TiedEmbeddingLM"]
+    count = "test_tied_holds_one_table_and_no_bias"
+    short = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls})
+    short.outcome("test_tied_head_is_the_embedding_parameter")
+    alone = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome(count).message
+    said = {
+        "en": ("the same mistake as the check above: ", "over the same memory", "second (V, D) table"),
+        "zh": ("与上一项是同一个错误：", "两个参数对象共用同一块内存", "第二张 (V, D) 的表"),
+    }[language]
+    first = {"en": "parameters() lists both Parameter objects", "zh": "parameters() 会把共用它的两个参数对象都列出来"}
+    assert short.outcome(count).message.startswith(said[0]) and said[1] in short.outcome(count).message
+    assert said[0] not in alone and first[language] in alone, alone
+    assert all(said[2] not in message for message in (alone, short.outcome(count).message)), alone
+    # a copied table (two memories) is still called a second table
+    copied = solution_source.replace(TIE, "self.lm_head.weight = nn.Parameter(self.token_embed.weight.clone())", 1)
+    copied_cls = exec_source(copied, "submission.py").namespace["TiedEmbeddingLM"]
+    assert said[2] in checks.SELF_CHECK.session({"TiedEmbeddingLM": copied_cls}).outcome(count).message

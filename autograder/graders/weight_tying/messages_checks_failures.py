@@ -78,6 +78,20 @@ MESSAGES = {
         " second (V, D) table",
         "与上一项是同一个错误：{model} 有 {n} 个参数（{names}），应为 V * D = {want}，多了第二张 (V, D) 的表",
     ),
+    "checkfail.count_two_parameters": (  # two nn.Parameter objects, one storage: both listed, both counted
+        "{model} holds {n} parameters ({names}), expected V * D = {want}: one storage, two Parameters; the"
+        " memory is one table, but parameters() lists both Parameter objects over it, so the count is V * D too"
+        " many",
+        "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：一块内存，两个参数对象。内存里只有一张表，但"
+        " parameters() 会把共用它的两个参数对象都列出来，所以参数量多算了一倍",
+        "data_sharing",
+    ),
+    "checkfail.count_two_parameters.again": (  # under a check just above that named the same mistake
+        "the same mistake as the check above: {model} holds {n} parameters ({names}), expected V * D = {want}, two"
+        " Parameter objects over the same memory, both counted",
+        "与上一项是同一个错误：{model} 有 {n} 个参数（{names}），应为 V * D = {want}，两个参数对象共用同一块内存，"
+        "parameters() 把两个都算了进去",
+    ),
     "checkfail.count_extra": (
         "{model} holds {n} parameters ({names}), expected V * D = {want}: extra parameters",
         "{model} 有 {n} 个参数（{names}），应为 V * D = {want}：多了额外的参数",
