@@ -277,6 +277,9 @@ def test_a_positional_table_tied_too_is_explained_once(checks, solution_source, 
     assert full in tied and short not in tied and tied.count("(50, 16)") == 1, tied
     assert sizes.startswith(short) and "(50, 16)" in sizes and full not in sizes, sizes
     assert "pass every size" not in sizes and "尺寸参数都传下去" not in sizes, sizes
+    # where the grader's pages send it: section 4 teaches that positions keep their own table (was section 9)
+    section = {"en": ("section 4,", "section 9,"), "zh": ("第 4 节", "第 9 节")}[language]
+    assert all(section[0] in m and section[1] not in m for m in (tied, sizes)), (tied, sizes)
     # the message says the mistake once: no second sentence that the positional table shares the token table
     assert tied.count("token embedding 表") <= 2 and "也共享了" not in tied, tied
     # said in full when no check above said it
