@@ -144,7 +144,7 @@ PAGES = {
         " area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for any other"
         " reason costs its own points.",
         "评分规则：同一种常见错误在一道练习中只算一次。对每种常见错误，每个评分项都规定了一个固定扣分（可以是 0）："
-        "该项里因这个错误而失败的测试不再逐个扣分，只扣这个固定分数，但最多扣到这些测试的分值之和。"
+        "该项里因这个错误而失败的测试不再逐个扣分，只扣这个固定分数，但不超过这些测试的分值之和。"
         "例如某项固定扣 6 分，涉及的测试共 9 分，就只扣 6 分。因其他原因失败的测试照常扣分。",
     ),
     # words a terminal line never ends inside (outputs/table.py, console.Words' keep), with the graded areas' names:
