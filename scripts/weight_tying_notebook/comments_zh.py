@@ -11,7 +11,9 @@ COMMENTS = {
     "keep the output readable; warnings are not errors here": "让输出保持清爽：这里的警告都不是错误",
     "(3,) -> (3, D), no one-hot built": "(3,) -> (3, D)，不构造 one-hot 向量",
     "(B, T, V): a confident model's scores": "(B, T, V)：一个很有把握的模型给出的分数",
-    "(B, T): ... and it is right at every position": "(B, T)：……而且每个位置都预测对了",
+    "(B, T): each target is the top-scored token, so it is right everywhere": (
+        "(B, T)：每个目标都是得分最高的 token，所以每个位置都预测对了"
+    ),
     "(B, T, V), each row sums to 1": "(B, T, V)，每一行之和都是 1",
     "used only by the lookup": "只供查表路径使用",
     "used only by the head": "只供 LM head 路径使用",

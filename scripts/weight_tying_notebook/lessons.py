@@ -100,7 +100,7 @@ T = ids.shape[1]
 x = token_table(ids) + position_table(torch.arange(T))  # (1, T, D) + (T, D) -> (1, T, D)
 print(f"{{token_table}}")
 print(f"{{position_table}}")
-print("ids", tuple(ids.shape), "-> x", tuple(x.shape))
+print(f"{{ids_to_x}}")
 """),
 ]
 
@@ -109,7 +109,7 @@ LOGITS = [
     demo(r"""
 B, T, V = 2, 4, 100
 logits = 6 * torch.randn(B, T, V)  # (B, T, V): a confident model's scores
-targets = logits.argmax(dim=-1)  # (B, T): ... and it is right at every position
+targets = logits.argmax(dim=-1)  # (B, T): each target is the top-scored token, so it is right everywhere
 probs = logits.softmax(dim=-1)  # (B, T, V), each row sums to 1
 
 loss_on_logits = dF.cross_entropy_loss(logits.reshape(B * T, V), targets.reshape(B * T))

@@ -41,6 +41,7 @@ PRINTED = {
     "round_trip": "round trip: {tokenizer.decode(encoding.ids)}",
     "token_table": "token table:    {tuple(token_table.weight.shape)}",
     "position_table": "position table: {tuple(position_table.weight.shape)}",
+    "ids_to_x": "ids {tuple(ids.shape)} -> x {tuple(x.shape)}",
     "rows_sum_to_1": "rows of probs sum to 1: {rows_sum_to_1}",
     "loss_on_logits": "loss on logits: {loss_on_logits:.3f}",
     "loss_on_probs": (
@@ -85,8 +86,13 @@ loop you write yourself.
 - Write your code where it says `# YOUR CODE HERE`, replacing `raise NotImplementedError()`. Keep the class
   names and signatures: the grader calls exactly those.
 - Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
-  notebook from the top in a fresh process and grades the classes it defines. It leaves out the practice
-  checks and, as a rule, the demonstration cells you left as released (section 7 says which, and why).
+  notebook from the top in a fresh process and grades the classes it defines.
+- The grader leaves out the practice checks. The demonstration cells (the examples of sections 1 to 5, the one
+  in section 7 that calls your `TiedEmbeddingLM`, the sum and the plot of section 8 and *Try it* in section 10)
+  compute nothing another cell uses, and each is run by neither the grader nor the `pytest` self-check as long
+  as you leave it as released. Then, if your code would make such a cell fail, nobody reports it and your grade
+  does not change; fix what the checks name. A demonstration you changed runs as usual: if it raises, the
+  grader and the self-check both report it, and the self-check's last line counts the cells that raised.
 
 **How it is graded**
 
@@ -217,11 +223,8 @@ optimizer then updates the table once, with the sum. It is not "two copies updat
 gradient times two". To see it, give each use its own independent copy of the table and compare the gradients.
 
 The cell below is a demonstration: it calls your `TiedEmbeddingLM`, but no other cell uses anything it
-computes. Such a cell (like the examples of sections 1 to 5, the sum and the plot of section 8 and *Try it* in
-section 10) is run by neither the grader nor the `pytest` self-check as long as you leave it as released. Then,
-if your code would make such a cell fail, nobody reports it and your grade does not change; fix what the checks name. A
-demonstration you changed runs as usual: if it raises, the grader and the self-check both report it, and the
-self-check's last line counts the cells that raised.
+computes. Like every demonstration left as released, it is not run when you are graded or self-checked
+(*Working in this notebook*, at the top, says which cells run).
 """,
     "savings": r"""
 ## 8. What tying saves

@@ -53,6 +53,7 @@ PRINTED = {
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
     "token_table": "token embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
+    "ids_to_x": "ids 的形状 {tuple(ids.shape)}，相加后 x 的形状 {tuple(x.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
     "loss_on_probs": (
@@ -98,8 +99,11 @@ LM head；第 9 节的 `MiniGPTWithWeightTying` 以 `dnnlpy` 的 `MiniGPT` 为�
 - 在 `# YOUR CODE HERE` 处写代码，替换掉 `raise NotImplementedError()`。类名和方法签名不要改，评分程序
   正是按这些名字调用的。
 - 提交前执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
-  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，再对运行后得到的这两个类评分（练习检查单元格
-  不运行；原样保留的演示单元格一般也不运行；哪些单元格不运行、为什么，见第 7 节）。
+  然后保存。评分程序会在一个新进程里从头运行你保存的 notebook，再对运行后得到的这两个类评分。
+- 评分程序不运行练习检查单元格。演示单元格（第 1 至 5 节的示例、第 7 节调用你的 `TiedEmbeddingLM` 的那个单元格、
+  第 8 节的计算和图、第 10 节“动手试试”）算出的东西没有别的单元格用到，只要原样保留，评分程序和 `pytest`
+  自检都不会运行它们。这样，即使你的代码让这些单元格出错，也不会被报告，更不会影响成绩；你只需改正检查指出的问题。
+  你改动过的演示单元格则照常运行：出了错，评分程序和自检都会报告，自检输出的末尾也会写明有几个单元格出错。
 
 **怎么评分**
 
@@ -228,10 +232,8 @@ loss 是 ln(*V* − 1 + e)，属于 *y* 时是 ln(*V* − 1 + e) − 1。后者�
 同一个 `.grad`；随后优化器用这个总梯度把表更新一次。这既不是“两份副本各自更新”，也不是“梯度乘以 2”。
 为了看清楚，给两条路径各配一份独立的表副本，再比较梯度。
 
-下面的单元格是演示：它调用你写的 `TiedEmbeddingLM`，但没有别的单元格用到它算出的任何东西。这个演示单元格，
-以及第 1 至 5 节的示例、第 8 节的计算和图、第 10 节“动手试试”，只要原样保留，评分程序和 `pytest`
-自检都不会运行它们。这样，即使你的代码让这些单元格出错，也不会被报告，更不会影响成绩；你只需改正检查指出的问题。
-你改动过的演示单元格则照常运行：出了错，评分程序和自检都会报告，自检输出的末尾也会写明有几个单元格出错。
+下面的单元格是演示：它调用你写的 `TiedEmbeddingLM`，但没有别的单元格用到它算出的任何东西。和其他原样保留的
+演示单元格一样，评分和自检时它都不会运行（哪些单元格会运行，见开头的“怎么做题”）。
 """,
     "savings": r"""
 ## 8. 共享权重省下了多少参数
@@ -255,7 +257,7 @@ float32 参数占 4 字节：
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
 `dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、采用
-pre-LayerNorm 的 GPT block、最后一层 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与
+pre-LayerNorm 的 GPT block、末尾的 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与
 token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
 `weight_tying=True` 才启用共享）。
 请用它实现 `MiniGPTWithWeightTying`：

@@ -248,8 +248,32 @@ def _sections_with_released_demos(folder: str) -> set[int]:
 
 
 @pytest.mark.parametrize("folder", ["weight_tying", "weight_tying_zh"])
-def test_section_7_names_the_sections_whose_demonstrations_are_left_out(folder):
-    """Issue 48, round 20: §7 said "the earlier examples"; it names sections 1 to 5, 8 and 10 (and its own)."""
+def test_the_demonstration_rule_names_the_sections_whose_demonstrations_are_left_out(folder):
+    """Issue 48, round 20: §7 said "the earlier examples"; it names sections 1 to 5, 7, 8 and 10 (round 23: said
+    where the notebook says how to work, cell 0)."""
     assert _sections_with_released_demos(folder) == {1, 2, 3, 4, 5, 7, 8, 10}
-    assert "sections 1 to 5" in text_en.TEXT["gradients"] and "section 10" in text_en.TEXT["gradients"]
-    assert "第 1 至 5 节" in text_zh.TEXT["gradients"] and "第 10 节" in text_zh.TEXT["gradients"]
+    en, zh = text_en.TEXT["intro"], text_zh.TEXT["intro"]
+    assert all(f" {n}" in en for n in ("sections 1 to 5", "section 7", "section 8", "section 10")), en
+    assert all(n in zh for n in ("第 1 至 5 节", "第 7 节", "第 8 节", "第 10 节")), zh
+
+
+def test_the_round_23_prose_nits_stay_fixed():
+    """Issue 48, round 23: the Chinese edition's positions demo printed "ids ... -> x" in English; a comment began
+    with an ellipsis (a sentence's second half, in both editions); "最后一层 LayerNorm" read as the last layer."""
+    cells = {}
+    for folder in ("weight_tying", "weight_tying_zh"):
+        nb = json.loads((COURSE_DIR / "source" / folder / "weight_tying.ipynb").read_text(encoding="utf-8"))
+        cells[folder] = ["".join(cell["source"]) for cell in nb["cells"]]
+    positions = [source for source in cells["weight_tying_zh"] if "position_table(torch.arange(T))" in source]
+    assert len(positions) == 1 and "ids 的形状" in positions[0] and '"-> x"' not in positions[0], positions
+    comments = [
+        line.split("# ", 1)[1]
+        for book in cells.values()
+        for source in book
+        for line in source.splitlines()
+        if "# " in line
+    ]
+    openings = [re.sub(r"^\([^)]*\)[:：]\s*", "", comment) for comment in comments]
+    assert comments and not [c for c in openings if c.startswith(("…", "..."))], openings
+    zh = "\n".join(cells["weight_tying_zh"])
+    assert "最后一层 LayerNorm" not in zh and "末尾的 LayerNorm" in zh

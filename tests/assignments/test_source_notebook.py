@@ -338,24 +338,30 @@ def test_the_text_nits_stay_fixed(notebooks):
     assert practice > section_7  # the gradient check comes after section 7 explains gradients
 
 
-def test_which_demonstrations_run_is_said_once_beside_the_demonstration_that_calls_the_students_class(notebooks):
-    """Cell 0 said the demo rule twice (grader, then self-check) while section 7 said "this cell uses your
-    TiedEmbeddingLM" next to "demos none of your code uses": cell 0 now points to section 7, which says it once."""
+def test_which_demonstrations_run_is_said_once_where_the_notebook_says_how_to_work(notebooks):
+    """Cell 0 said the demo rule twice (grader, then self-check); round 20 said it once in section 7, beside the
+    demonstration that calls the student's class. Round 23: a reader looked for it under "how to work" at the top,
+    where a student reads it before running anything: cell 0 says it once, and section 7 points there."""
     said = {
         "en": "is run by neither the grader nor the `pytest` self-check",
         "zh": "评分程序和 `pytest` 自检都不会运行它们",
     }
-    pointer = {"en": "section 7 says which", "zh": "见第 7 节"}
+    pointer = {"en": "*Working in this notebook*, at the top", "zh": "见开头的“怎么做题”"}
+    heading = {"en": "**Working in this notebook**", "zh": "**怎么做题**"}
     reporters = {"en": "the grader and the self-check both report it", "zh": "出了错，评分程序和自检都会报告"}
     for language, book in notebooks.items():
         text = [c.source if c.cell_type == "markdown" else "" for c in book.cells]
         flat = ["".join(t.split()) for t in text]
         rule = "".join(said[language].split())
         section_7 = next(i for i, t in enumerate(text) if t.startswith("## 7."))
-        assert [i for i, t in enumerate(flat) if rule in t] == [section_7], language
-        assert "".join(pointer[language].split()) in flat[0], language
+        assert [i for i, t in enumerate(flat) if rule in t] == [0], language
+        title = "".join(heading[language].split())
+        working = flat[0].index(title)
+        assert working < flat[0].index(rule) < flat[0].index("**", working + len(title)), language
+        assert "".join(pointer[language].split()) in flat[section_7], language
+        assert "section 7 says which" not in flat[0] and "见第7节" not in flat[0], language
         assert book.cells[section_7 + 1].cell_type == "code" and "TiedEmbeddingLM(" in book.cells[section_7 + 1].source
-        assert "".join(reporters[language].split()) in flat[section_7], language  # named again, not "both"
+        assert "".join(reporters[language].split()) in flat[0], language  # named again, not "both"
 
 
 def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkeypatch, edition, capsys):

@@ -161,7 +161,7 @@ MESSAGES = {
         " MiniGPT or computes a part differently (positional embedding, blocks, final norm, head: all of them,"
         " in order)",
         "forward 的 logits 与 self.minigpt(input_ids) 不同（最大差值 {d}）：forward 跳过了 MiniGPT 的一部分，"
-        "或者某一部分的算法不同。positional embedding、GPT block、最后的 LayerNorm 和 LM head 一个都不能少，"
+        "或者某一部分的算法不同。positional embedding、GPT block、末尾的 LayerNorm 和 LM head 一个都不能少，"
         "顺序也不能变",
         "skips_minigpt",
     ),
