@@ -317,3 +317,39 @@ def test_a_second_parameter_over_the_same_memory_is_not_called_a_second_table(
     copied = solution_source.replace(TIE, "self.lm_head.weight = nn.Parameter(self.token_embed.weight.clone())", 1)
     copied_cls = exec_source(copied, "submission.py").namespace["TiedEmbeddingLM"]
     assert said[2] in checks.SELF_CHECK.session({"TiedEmbeddingLM": copied_cls}).outcome(count).message
+
+
+@pytest.mark.parametrize(
+    "language, short, full, tie",
+    [
+        ("en", "the same mistake as the check above: ", "instead of token_embed", "positional embedding tied"),
+        ("zh", "与上一项是同一个错误：", "而不是 token embedding 的表", "LM head 共享的是 positional embedding"),
+    ],
+)
+def test_a_head_tied_to_the_positional_table_is_explained_once(
+    checks, solution_source, monkeypatch, language, short, full, tie
+):
+    """Round 23b (w11): a head tied to the positional table instead of the token table failed the size check with
+    "pass every size on", which the student had done. The weights' shapes differ because of the mistake the tie
+    check above said in full (decided from the shapes the model holds: the head has the positional table's): said
+    short, as that mistake, not as a size left behind; in full when no check above said it."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", language)
+    old = "            weight_tying=True,\n        )\n"
+    wrong = old + "        self.minigpt.lm_head.weight = self.minigpt.pos_embed.weight\n"
+    source = solution_source.replace(old, wrong, 1)
+    assert source != solution_source
+    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
+    tied, sizes = (
+        session.outcome(name).message
+        for name in ("test_wrapper_minigpt_is_tied", "test_wrapper_passes_every_hyperparameter")
+    )
+    assert tied.count(tie) == 1 and full in tied and short not in tied, tied  # the tie said once, in full
+    assert sizes.startswith(short) and "(8, 16)" in sizes and "(50, 16)" in sizes and tie not in sizes, sizes
+    assert "pass every size" not in sizes and "尺寸参数都传下去" not in sizes, sizes
+    section = {"en": "section 4,", "zh": "第 4 节"}[language]  # positions keep a table of their own
+    assert section in tied and section in sizes, (tied, sizes)
+    alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls}).outcome(
+        "test_wrapper_passes_every_hyperparameter"
+    )
+    assert full in alone.message and short not in alone.message and "(8, 16)" in alone.message, alone.message

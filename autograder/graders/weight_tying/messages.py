@@ -27,6 +27,7 @@ from autograder.protocol.said import render as render_said
 from . import (
     messages_checks,
     messages_checks_failures,
+    messages_checks_loss,
     messages_diagnosis,
     messages_judge,
     messages_notes,
@@ -38,6 +39,7 @@ from . import (
 _PARTS = (
     messages_checks,
     messages_checks_failures,
+    messages_checks_loss,
     messages_diagnosis,
     messages_notes,
     messages_suite,

@@ -23,7 +23,7 @@ __all__ = [
 ]
 
 # The catalog's parts the self-check and the diagnosis say, and the ids of its other entries they name.
-RELEASED_PARTS = ("messages_checks", "messages_checks_failures", "messages_diagnosis")
+RELEASED_PARTS = ("messages_checks", "messages_checks_failures", "messages_checks_loss", "messages_diagnosis")
 RELEASED_PREFIXES = ("area.", "misconception.", "section.")
 # The catalog's functions the release's messages.py keeps, copied from the grader's messages.py.
 RELEASED_FUNCTIONS = ("render", "area_name", "misconception_title")

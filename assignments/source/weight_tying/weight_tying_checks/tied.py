@@ -11,7 +11,7 @@ from .diagnosis import close, gradient_problem, logits_problem, tie_problem
 from .said import Said, Text
 from .self_check import Failed, attribute, call, check, failed, listed, shown, tell
 
-__all__ = ["tie_facts", "tie_facts_problem", "table_of", "embedding_options_problem"]
+__all__ = ["tie_facts", "table_of", "embedding_options_problem"]
 
 CLS = "TiedEmbeddingLM"
 V, D = 20, 8  # the checks' sizes; the hidden suite draws others
@@ -46,11 +46,6 @@ def embedding_options_problem(embed) -> str | None:
         if value != default:
             return tell(f"checkfail.embedding.{name}", value=value)
     return None
-
-
-def tie_facts_problem(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> str | None:
-    """The tie as the grader judges it, on live modules, before any forward call (then after one)."""
-    return shown(tie_facts(embed, head, forward, pos_shape=pos_shape, owner=owner, flag_off=flag_off))
 
 
 def tie_facts(embed, head, forward, *, pos_shape=None, owner: str = CLS, flag_off: bool = False) -> Text | None:

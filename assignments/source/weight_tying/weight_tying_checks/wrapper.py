@@ -11,7 +11,7 @@ from .diagnosis import close, logits_problem, reread, shape_mismatch
 from .self_check import Failed, attribute, call, check, failed, language, shown, tell
 from .messages import misconception_title, render
 from .said import Said
-from .tied import tie_facts_problem
+from .tied import tie_facts
 
 __all__ = ["CLS", "SMALL", "build", "inner_of"]
 
@@ -116,7 +116,7 @@ def test_wrapper_minigpt_is_tied(cls):
         raise _positional("checkfail.positions_are_the_token_table", shape=tuple(positions.shape), want=want)
     before = positions.detach().clone()
     ids = torch.randint(0, SMALL["vocab_size"], (1, 4))
-    problem = tie_facts_problem(
+    problem = tie_facts(
         token,
         inner.lm_head,
         lambda: inner(ids),
@@ -124,8 +124,8 @@ def test_wrapper_minigpt_is_tied(cls):
         owner="self.minigpt",
         flag_off=inner.config.weight_tying is False,
     )
-    if problem:  # the diagnosis says the mistake in full: a lead before it would only say it twice
-        raise Failed(problem)
+    if problem:  # the diagnosis says the mistake in full (a lead before it would only say it twice); kept as a
+        raise Failed(shown(problem), said=problem)  # value, so the check below can say it short
     if not torch.equal(pos.weight.detach(), before):
         raise _positional("checkfail.positions_follow_the_table")
 
@@ -166,6 +166,9 @@ def test_wrapper_passes_every_hyperparameter(cls):
         if positions is not None and positions == got.get("token_embed.weight"):  # the positional table tied
             want_positions = want["pos_embed.weight"]  # its own check above says so in full: said short here
             raise _positional("checkfail.positions_are_the_token_table", shape=positions, want=want_positions)
+        head = got.get("lm_head.weight")
+        if head is not None and head == positions != want["lm_head.weight"]:  # the head tied to the positions
+            raise _positional("checkfail.head_is_the_positional_table", shape=head, want=want["lm_head.weight"])
         raise Failed(tell("checkfail.other_shapes", args=_args(SMALL)))
     problem = settings_problem(inner, _reference())
     if problem:
