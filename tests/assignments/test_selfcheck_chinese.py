@@ -253,6 +253,24 @@ def test_a_parameter_count_under_a_tie_check_whose_cause_explains_a_second_table
     assert message.startswith(same) and hedge not in message and what in message, message
 
 
+def _tie_then_sizes(checks, solution_source, line: str) -> tuple[str, str, str]:
+    """The wrapper with `line` added after its MiniGPT is built: the tie check's message, the size check's under
+    it, and the size check's run alone (no check above said anything)."""
+    old = "            weight_tying=True,\n        )\n"
+    source = solution_source.replace(old, old + f"        {line}\n", 1)
+    assert source != solution_source
+    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
+    tied, sizes = (
+        session.outcome(name).message
+        for name in ("test_wrapper_minigpt_is_tied", "test_wrapper_passes_every_hyperparameter")
+    )
+    alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls}).outcome(
+        "test_wrapper_passes_every_hyperparameter"
+    )
+    return tied, sizes, alone.message
+
+
 @pytest.mark.parametrize(
     "language, short, full",
     [
@@ -265,15 +283,7 @@ def test_a_positional_table_tied_too_is_explained_once(checks, solution_source, 
     on", which the student had done. The weights' shapes differ because of the mistake the check above said in
     full (decided from the shapes the model holds): said short, as that mistake, not as a size left behind."""
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-    old = "            weight_tying=True,\n        )\n"
-    source = solution_source.replace(old, old + "        self.minigpt.pos_embed = self.minigpt.token_embed\n", 1)
-    assert source != solution_source
-    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
-    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
-    tied, sizes = (
-        session.outcome(name).message
-        for name in ("test_wrapper_minigpt_is_tied", "test_wrapper_passes_every_hyperparameter")
-    )
+    tied, sizes, alone = _tie_then_sizes(checks, solution_source, "self.minigpt.pos_embed = self.minigpt.token_embed")
     assert full in tied and short not in tied and tied.count("(50, 16)") == 1, tied
     assert sizes.startswith(short) and "(50, 16)" in sizes and full not in sizes, sizes
     assert "pass every size" not in sizes and "尺寸参数都传下去" not in sizes, sizes
@@ -282,11 +292,7 @@ def test_a_positional_table_tied_too_is_explained_once(checks, solution_source, 
     assert all(section[0] in m and section[1] not in m for m in (tied, sizes)), (tied, sizes)
     # the message says the mistake once: no second sentence that the positional table shares the token table
     assert tied.count("token embedding 表") <= 2 and "也共享了" not in tied, tied
-    # said in full when no check above said it
-    alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls}).outcome(
-        "test_wrapper_passes_every_hyperparameter"
-    )
-    assert full in alone.message and short not in alone.message, alone.message
+    assert full in alone and short not in alone, alone  # said in full when no check above said it
 
 
 @pytest.mark.parametrize("language", ["en", "zh"])
@@ -334,22 +340,11 @@ def test_a_head_tied_to_the_positional_table_is_explained_once(
     check above said in full (decided from the shapes the model holds: the head has the positional table's): said
     short, as that mistake, not as a size left behind; in full when no check above said it."""
     monkeypatch.setenv("WEIGHT_TYING_LANG", language)
-    old = "            weight_tying=True,\n        )\n"
-    wrong = old + "        self.minigpt.lm_head.weight = self.minigpt.pos_embed.weight\n"
-    source = solution_source.replace(old, wrong, 1)
-    assert source != solution_source
-    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
-    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
-    tied, sizes = (
-        session.outcome(name).message
-        for name in ("test_wrapper_minigpt_is_tied", "test_wrapper_passes_every_hyperparameter")
-    )
+    line = "self.minigpt.lm_head.weight = self.minigpt.pos_embed.weight"
+    tied, sizes, alone = _tie_then_sizes(checks, solution_source, line)
     assert tied.count(tie) == 1 and full in tied and short not in tied, tied  # the tie said once, in full
     assert sizes.startswith(short) and "(8, 16)" in sizes and "(50, 16)" in sizes and tie not in sizes, sizes
     assert "pass every size" not in sizes and "尺寸参数都传下去" not in sizes, sizes
     section = {"en": "section 4,", "zh": "第 4 节"}[language]  # positions keep a table of their own
     assert section in tied and section in sizes, (tied, sizes)
-    alone = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls}).outcome(
-        "test_wrapper_passes_every_hyperparameter"
-    )
-    assert full in alone.message and short not in alone.message and "(8, 16)" in alone.message, alone.message
+    assert full in alone and short not in alone and "(8, 16)" in alone, alone  # in full on its own
