@@ -156,7 +156,11 @@ REPORT = {
     # beside the status column's "blank" / "空白提交": only what the state means, not the state again
     "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
-    "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+    "report.fix.more": Message(" (and {n} more tests fail)", "（另有 {n} 个测试未通过）"),
+    # a part (a class, a method: Finding.unwritten) the hand-in left as the starter code, not a test it fails
+    "report.fix.unwritten": Message(
+        "{what} not written yet (still the starter code)", "{what} 还没有实现（仍是初始代码）"
+    ),
     "report.late.unknown": Message("unknown", "无法确定"),
     "report.late.on_time": Message("on time", "按时"),
     "report.late.penalty": Message(" (−{points})", "（扣 {points} 分）"),  # after how late: what it took off
@@ -243,6 +247,11 @@ _TODO = {
         "no result yet (the run was stopped): run the same command again",
         "还没有结果（评分被中断了）：请再运行一次同样的命令",
     ),
+    "not written": (
+        "nothing to regrade: the student did not write the part named (it is still the starter code), and the "
+        "tests that use it scored 0; the rest was graded as written",
+        "无需重新评分：学生没有写列出的这部分（仍是初始代码），用到它的测试记 0 分；其余部分按所写的内容评分",
+    ),
     "blank": (
         "remind the student to write the exercises, run the self-check, and hand in again",
         "提醒学生完成练习、运行自检后重新提交",
@@ -290,6 +299,7 @@ KIND_WORDS = {
     "grader error": "评分程序出错",
     "missing": "尚无结果",
     "blank": "空白提交",
+    "not written": "未完成的部分",
     "out of memory": "内存不足",
     "crashed": "崩溃",
     "exited early": "提前退出",
@@ -329,7 +339,8 @@ REPORT.update(
             "placed {when} showing {showed}, now {now} ({edition} folder)",
             "{when} 放好的反馈页显示的是 {showed}，现在是 {now}（{edition} 文件夹）",
         ),
-        "report.detail.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+        "report.detail.more": Message(" (+{n} more)", "（另有 {n} 处）"),
+        "report.detail.more_tests": Message(" (and {n} more tests)", "（另有 {n} 个测试）"),
         # the charts (outputs/charts.py)
         "report.chart.histogram": Message("histogram of scores", "得分分布"),
         "report.chart.histogram_title": Message("Score distribution (judged submissions)", "得分分布（已评分的提交）"),

@@ -39,6 +39,7 @@ __all__ = [
     "is_syntax_error",
     "budget_stops",
     "stopped_checks",
+    "unwritten_parts",
     "run_state",
     "duration",
     "late_line",
@@ -168,6 +169,13 @@ def stopped_checks(result: Result) -> list:
         for t in result.tests
         if t.finding is not None and any(part.key == _CHECK_STOPPED for part in t.finding.said.walk())
     ]
+
+
+def unwritten_parts(result: Result) -> list[str]:
+    """What a judged hand-in left as the starter code (a class, or a class's method), once each in the order its
+    failing tests name them (``Finding.unwritten``): [] when every part it uses was written."""
+    found = (t.finding.unwritten for t in result.failing() if t.finding is not None)
+    return list(dict.fromkeys(name for name in found if name))
 
 
 def run_state(result: Result) -> str:

@@ -171,3 +171,42 @@ def test_a_hand_in_the_sandbox_refused_is_named_so_with_what_it_tried_never_blan
         assert "NotImplementedError" not in pages[uid] and "only the starter code" not in pages[uid]
     # nothing written yet: that one fact and what to do, no card for each test (issue 48)
     assert "no code, or only the starter code" in pages["stu"] and 'class="card"' not in pages["stu"]
+
+
+def test_a_part_left_as_the_starter_code_needs_a_look_and_is_what_to_fix_first(batch_folder, area_result):
+    """w69 (issue 48): exercise 1 written, MiniGPTWithWeightTying left as handed out. By the judge's finding on
+    its tests (``Finding.unwritten``), never by their text: a row in *Needs a look* and the Students table's first
+    thing to fix, not a tie test's title; a hand-in with nothing written stays "blank" and only that."""
+    stub = Finding(Said("judge.starter_code", what="MiniGPTWithWeightTying", at=""))
+    half = area_result({"parameter counts": stub, "argmax generation": stub, "shape flow": stub})
+    wrong = area_result({"shape flow": "X failed: wrong values"})  # wrote it, got it wrong: not this
+    blank = area_result(dict.fromkeys(_AREAS, stub))
+    out = batch_folder({"wu": half, "al": wrong, "bo": blank})
+    for language, heading, end, fix in (
+        (
+            "en",
+            "<h2>Needs a look",
+            "<h2>Class summary",
+            "MiniGPTWithWeightTying not written yet (still the starter code)",
+        ),
+        ("zh", "<h2>需要关注", "<h2>全班概况", "MiniGPTWithWeightTying 还没有实现（仍是初始代码）"),
+    ):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        look = re.sub(r"<[^>]+>", "", report[report.index(heading) : report.index(end)])
+        group = "not written" if language == "en" else "未完成的部分"
+        assert group in look and re.search(r"wu\s*[:：]\s*MiniGPTWithWeightTying", look), look
+        assert not re.search(r"\bal\s*[:：]", look)  # a wrong answer is for the common mistakes, not here
+        students = re.sub(r"<[^>]+>", " ", report[report.index(end) :])
+        assert fix in students and students.count(fix) == 1  # wu's row only: bo is blank, al wrote it
+    assert [row.kind for row in load_class(out).rows] == ["graded", "blank", "graded"]
+
+
+def test_the_first_thing_to_fix_counts_the_other_failing_tests_as_tests(batch_folder, area_result):
+    """ "（另有 2 项）" read as two marking areas (issue 48): the other tests of the card are counted as tests."""
+    same = "X failed: wrong values"
+    out = batch_folder(
+        {"al": area_result(dict.fromkeys(("shape flow", "parameter counts", "argmax generation"), same))}
+    )
+    for language, more in (("en", "(and 2 more tests fail)"), ("zh", "（另有 2 个测试未通过）")):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        assert more in html.unescape(re.sub(r"<[^>]+>", " ", report))
