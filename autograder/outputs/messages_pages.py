@@ -38,8 +38,13 @@ PAGES = {
     "page.status.unreadable": Message("unreadable", "无法读取"),  # the file was refused: nothing of it ran
     "page.status.syntax error": Message("syntax error", "语法错误"),
     "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
-    "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
-    "page.status.timeout": Message("timeout", "超时"),
+    # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
+    # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
+    "page.status.time budget": Message(
+        "ran to the end, but a part was stopped at its own time limit",
+        "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止",
+    ),
+    "page.status.timeout": Message("stopped at the time limit for the whole run", "整次运行超出了总时限，被终止"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
     "page.status.crashed": Message("crashed", "崩溃"),

@@ -74,13 +74,14 @@ REPORT = {
     ),
     # the same, with the wall-time limit the runs were given ({limit}: "60 s", or several: "60 s, 120 s")
     "report.median_limit": Message(
-        "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it is worth a look.",
-        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限的提交值得检查。",
+        "Median {seconds} s per submission. The time limit for a whole run is {limit}: a submission near it is worth a "
+        "look.",
+        "每份提交评分用时的中位数为 {seconds} 秒。整次运行的总时限是 {limit}，用时接近总时限的提交值得检查。",
     ),
     # where the runs' limit is known and none used half of it: the whole section ({longest}: "12.3 s")
     "report.all_within": Message(
-        "Every submission finished within {longest} (time limit {limit}): none came near it.",
-        "每份提交都在 {longest}内评分完毕（时限 {limit}），没有接近时限的提交。",
+        "Every submission finished within {longest} (time limit for the whole run: {limit}): none came near it.",
+        "每份提交都在 {longest}内评分完毕（整次运行的总时限 {limit}），没有接近总时限的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
     "report.two_sentences": Message("{first} {second}", "{first}{second}"),
@@ -139,7 +140,7 @@ REPORT = {
     "report.policy.course": Message(
         "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
     ),
-    "report.sum.timeouts": Message("timeouts", "超时"),
+    "report.sum.timeouts": Message("timeouts (the whole run)", "整次运行超时"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
     "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
@@ -149,9 +150,11 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
     "report.edition.unknown": Message("not said", "未注明"),
-    "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
+    "report.fix.timeout": Message("time limit for the whole run: stopped {where}", "整次运行超出总时限，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
-    "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
+    "report.fix.stopped": Message(
+        "{what} stopped at its own time limit (the rest ran on)", "{what} 超出了它自己的时限（单项时限），被终止"
+    ),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     # beside the status column's "blank" / "空白提交": only what the state means, not the state again
     "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
@@ -198,13 +201,15 @@ REPORT = {
 # otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
 _TODO = {
     "timeout": (
-        "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
-        "查看列出的单元格：可能是死循环，或者调用非常慢；依赖其结果的测试记 0 分",
+        "the whole run was stopped at its time limit: open the cell named (an endless loop or a very slow call); "
+        "tests that needed it scored 0",
+        "整次运行超出总时限，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
-        "stopped at its own time budget (an endless loop?): what finished was graded, the tests that needed what "
-        "was stopped scored 0",
-        "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
+        "a part (a cell or a check) was stopped at its own time limit, not the whole run's (an endless loop?): the "
+        "run went on, what finished was graded, the tests that needed what was stopped scored 0",
+        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是整次运行的总时限），被终止（可能是死循环）："
+        "运行没有中断，其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
         "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
@@ -290,8 +295,8 @@ _FLAG_TODO = {
 }
 # Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
 KIND_WORDS = {
-    "timeout": "超时",
-    "time budget": "超出单项时限",
+    "timeout": "整次运行超时",
+    "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "部分代码抛出异常",
     "unreadable": "无法读取",

@@ -52,7 +52,7 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
     assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
     students = re.sub(r"<[^>]+>", " ", report[report.index("<h2>Students") :])
     assert re.search(r"zhou\s+zh\b", students) and re.search(r"hana\s+en\b", students)  # the edition column
-    assert "the time limit: stopped while running cell 3" in students  # the one thing to fix first
+    assert "time limit for the whole run: stopped while running cell 3" in students  # the one thing to fix first
     zhou = (out / "feedback" / "zhou.html").read_text(encoding="utf-8")
     assert "贪心生成 0/24" in re.sub(r"<[^>]+>", " ", zhou)  # area names in the student's language, by the grader
 
@@ -210,3 +210,26 @@ def test_the_first_thing_to_fix_counts_the_other_failing_tests_as_tests(batch_fo
     for language, more in (("en", "(and 2 more tests fail)"), ("zh", "（另有 2 个测试未通过）")):
         report = write_report(out, language).read_text(encoding="utf-8")
         assert more in html.unescape(re.sub(r"<[^>]+>", " ", report))
+
+
+def test_a_check_stopped_at_its_own_time_limit_is_not_a_run_without_errors(batch_folder):
+    """w62 (issue 48): generate's check was stopped at its own 15 s and the run ended: its status said "运行完毕，
+    没有出错" beside the stop. It says the run ended with a part stopped, and tells that limit from the whole run's."""
+    stopped = Finding(Said("judge.did_not_finish_within", what="MiniGPTWithWeightTying.generate", n="15"))
+    tests = [
+        TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
+        TestOutcome("test_identity.py::test_tie", 6, "parameter identity", True),
+    ]
+    result = Result(tests=tests, run=RunFacts(status="ok", limit=60, required_names=["A"], defined=["A"]))
+    out = batch_folder({"wei": result})
+    for language, said, page_said in (
+        ("zh", "超出单项时限（其余照常运行）", "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止"),
+        ("en", "ran to the end, but a part was stopped at its own time limit", None),
+    ):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        students = re.sub(
+            r"<[^>]+>", " ", report[report.index("<h2>各学生成绩" if language == "zh" else "<h2>Students") :]
+        )
+        assert "运行完毕，没有出错" not in students and (said in students or language == "en"), students
+        page = feedback_html(load_class(out).rows[0].result, student="wei", language=language)
+        assert (page_said or said) in html.unescape(page)
