@@ -298,7 +298,7 @@ KIND_WORDS = {
     "timeout": "整次运行超时",
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
-    "cells raised": "部分代码抛出异常",
+    "cells raised": "有单元格出错（其余照常运行）",
     "unreadable": "无法读取",
     "evidence": "记录缺失",
     "grader error": "评分程序出错",

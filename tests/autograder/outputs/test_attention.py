@@ -233,3 +233,18 @@ def test_a_check_stopped_at_its_own_time_limit_is_not_a_run_without_errors(batch
         assert "运行完毕，没有出错" not in students and (said in students or language == "en"), students
         page = feedback_html(load_class(out).rows[0].result, student="wei", language=language)
         assert (page_said or said) in html.unescape(page)
+
+
+def test_a_cell_that_raised_while_loading_reads_as_a_run_that_went_on(batch_folder, area_result):
+    """Issue 48: "部分代码抛出了异常，没有正常结束" read as if the run stopped there; the rest ran on."""
+    raised = area_result()
+    raised.run.load_errors = [[3, "NameError: name 'tokenizer' is not defined"]]
+    out = batch_folder({"ana": raised})
+    for language, said in (
+        ("zh", "运行完毕，但有单元格出错（其余照常运行）"),
+        ("en", "ran to the end, but a cell raised (the rest ran on)"),
+    ):
+        page = html.unescape(feedback_html(load_class(out).rows[0].result, student="ana", language=language))
+        assert said in page and "没有正常结束" not in page.split("运行状态")[-1][:40]
+        report = html.unescape(write_report(out, language).read_text(encoding="utf-8"))
+        assert ("有单元格出错（其余照常运行）" if language == "zh" else "cells raised") in report
