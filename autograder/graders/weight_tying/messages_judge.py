@@ -45,7 +45,7 @@ MESSAGES = {
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
         "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：positional embedding "
-        "也参与了共享，或者被替换了",
+        "被卷进了权重共享，或者被替换了",
         "positional_tied",
     ),
     "judge.class_not_defined": (
