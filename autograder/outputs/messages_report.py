@@ -46,9 +46,10 @@ REPORT = {
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
-        "Each student counts once per misconception, under its root cause only (a message that gives several "
-        "possible causes counts under the one other tests confirm).",
-        "同一学生的同一种错误只计一次，只归入根本原因一类；若一条提示列出了几种可能的原因，则归入其他测试能证实的那一种。",
+        "Each student counts once per misconception, under its root cause; when a message gives several possible "
+        "causes and cannot tell which, it counts under the one other tests confirm.",
+        "同一学生的同一种错误只计一次，计在它的根本原因下；一条提示列出几种可能的原因、无法确定是哪一种时，"
+        "计在其他测试能证实的那一种下。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",

@@ -251,7 +251,7 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     assert "语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交" in page
     # round 19, item 1: "出错的和尚无结果的" read as 和尚 (monk) first; each kind now names 提交 on its own
     assert "评分程序出错的提交，以及尚无结果的提交，都不计入。" in page and "和尚" not in page
-    assert "则归入其他测试能证实的那一种。" in page and "只归入根本原因一类" in page and "无论得分" not in page
+    assert "计在其他测试能证实的那一种下。" in page and "计在它的根本原因下" in page and "无论得分" not in page
     # round 22: a full-marks student's fix-first cell is a dash, not left blank (alice, the only one)
     assert page.count('data-label="首要问题">—</td>') == 1 and 'data-label="首要问题"></td>' not in page
 
