@@ -364,7 +364,7 @@ MESSAGES = {
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
         "here; every other size raises)",
-        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
+        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D，乘法才能运行，其他尺寸都会报错）",
         "transposed",
     ),
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)
