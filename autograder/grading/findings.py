@@ -68,6 +68,15 @@ class Finding:
         """Whether the test failed on the starter code's own exception: the judge said so (``STARTER_CODE``)."""
         return self.kind == "plain" and any(part.key == STARTER_CODE for part in self.said.walk())
 
+    @property
+    def unwritten(self) -> str:
+        """What a starter-code failure says is not written yet (the judge's ``what``: a class, or a class's
+        method); "" for any other failure, or when the judge named it by the test's words."""
+        if self.kind != "plain":
+            return ""
+        what = next((part.params.get("what") for part in self.said.walk() if part.key == STARTER_CODE), None)
+        return what if isinstance(what, str) else ""
+
     def render(self, language: str = "en") -> str:
         """The message in `language` (English for a language the kit does not speak: a result read back from
         a folder may say anything), as a paragraph reads it: a Chinese one ends each of its sentences."""

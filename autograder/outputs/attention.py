@@ -18,6 +18,8 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     grader error   the grader failed, not the student: regrade
     missing        no result yet: run the command again
     run ended      out of memory, crashed, exited early
+    not written    a judged hand-in that left a part (a class, a method) as the starter code: the part, by the
+                   judge's finding on the tests that use it (``Finding.unwritten``); nothing to regrade
     blank          nothing written beyond the starter code
     flags          beside any of these: a look-alike name, other files in the student's folder (``FLAGS``)
     similar        a pair of hand-ins that share code (``outputs.similarity``): the side-by-side page
@@ -30,7 +32,14 @@ from dataclasses import dataclass, field
 from autograder.outputs.classview import FLAGS, ClassView, Row
 from autograder.outputs.messages_report import OTHER, WHAT_TO_DO, report_words
 from autograder.outputs.similarity.pages import SIMILAR, TO_DO, needs_a_look
-from autograder.outputs.wording import budget_stops, duration, raised_cells, refused_detail, syntax_errors
+from autograder.outputs.wording import (
+    budget_stops,
+    duration,
+    raised_cells,
+    refused_detail,
+    syntax_errors,
+    unwritten_parts,
+)
 
 __all__ = ["attention", "Problem"]
 
@@ -46,6 +55,7 @@ _ORDER = [
     "grader error",
     "missing",
     *_RUN_ENDED.values(),
+    "not written",
     "blank",
     *FLAGS,
     SIMILAR,
@@ -89,11 +99,14 @@ def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
         owed = [t for t in result.failing() if t.finding is not None and t.finding.kind in ("owed", "internal")]
         if owed:
             names = words["list"].join(shown.test(t.name).title for t in owed[:4]) + (
-                more.format(n=len(owed) - 4) if len(owed) > 4 else ""
+                words["detail.more_tests"].format(n=len(owed) - 4) if len(owed) > 4 else ""
             )
             out.append(("evidence", names))
     if result.run.refused:
         out.append(("sandbox refused", refused_detail(result.run, language)))
+    unwritten = unwritten_parts(result) if row.kind != "blank" else []
+    if unwritten:
+        out.append(("not written", words["list"].join(unwritten)))
     if row.kind == "blank" and not out:
         out.append(("blank", ""))
     return out

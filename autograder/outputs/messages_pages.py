@@ -37,9 +37,17 @@ PAGES = {
     "page.status.blank": Message("blank", "空白提交"),
     "page.status.unreadable": Message("unreadable", "无法读取"),  # the file was refused: nothing of it ran
     "page.status.syntax error": Message("syntax error", "语法错误"),
-    "page.status.cells raised": Message("cells raised", "部分代码抛出了异常，没有正常结束"),
-    "page.status.time budget": Message("time budget", "部分代码超出了单项时限，被终止"),
-    "page.status.timeout": Message("timeout", "超时"),
+    # a cell raised while the notebook loaded: that cell stopped, the rest ran on (not a run that ended there)
+    "page.status.cells raised": Message(
+        "ran to the end, but a cell raised (the rest ran on)", "运行完毕，但有单元格出错（其余照常运行）"
+    ),
+    # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
+    # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
+    "page.status.time budget": Message(
+        "ran to the end, but a part was stopped at its own time limit",
+        "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止",
+    ),
+    "page.status.timeout": Message("stopped at the time limit for the whole run", "整次运行超出了总时限，被终止"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
     "page.status.crashed": Message("crashed", "崩溃"),

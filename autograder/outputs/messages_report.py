@@ -46,9 +46,10 @@ REPORT = {
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
-        "Each student counts once per misconception, under its root cause only (a message that gives several "
-        "possible causes counts under the one other tests confirm).",
-        "同一学生的同一种错误只计一次，只归入根本原因一类；若一条提示列出了几种可能的原因，则归入其他测试能证实的那一种。",
+        "Each student counts once per misconception, under its root cause; when a message gives several possible "
+        "causes and cannot tell which, it counts under the one other tests confirm.",
+        "同一学生的同一种错误只计一次，计在它的根本原因下；一条提示列出几种可能的原因、无法确定是哪一种时，"
+        "计在其他测试能证实的那一种下。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -74,13 +75,14 @@ REPORT = {
     ),
     # the same, with the wall-time limit the runs were given ({limit}: "60 s", or several: "60 s, 120 s")
     "report.median_limit": Message(
-        "Median {seconds} s per submission. Each run's time limit is {limit}: a submission near it is worth a look.",
-        "每份提交评分用时的中位数为 {seconds} 秒。每次运行的时限是 {limit}，用时接近时限的提交值得检查。",
+        "Median {seconds} s per submission. The time limit for a whole run is {limit}: a submission near it is worth a "
+        "look.",
+        "每份提交评分用时的中位数为 {seconds} 秒。整次运行的总时限是 {limit}，用时接近总时限的提交值得检查。",
     ),
     # where the runs' limit is known and none used half of it: the whole section ({longest}: "12.3 s")
     "report.all_within": Message(
-        "Every submission finished within {longest} (time limit {limit}): none came near it.",
-        "每份提交都在 {longest}内评分完毕（时限 {limit}），没有接近时限的提交。",
+        "Every submission finished within {longest} (time limit for the whole run: {limit}): none came near it.",
+        "每份提交都在 {longest}内评分完毕（整次运行的总时限 {limit}），没有接近总时限的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
     "report.two_sentences": Message("{first} {second}", "{first}{second}"),
@@ -139,7 +141,7 @@ REPORT = {
     "report.policy.course": Message(
         "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
     ),
-    "report.sum.timeouts": Message("timeouts", "超时"),
+    "report.sum.timeouts": Message("timeouts (the whole run)", "整次运行超时"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
     "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
@@ -149,14 +151,20 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
     "report.edition.unknown": Message("not said", "未注明"),
-    "report.fix.timeout": Message("the time limit: stopped {where}", "超时被终止{where}"),
+    "report.fix.timeout": Message("time limit for the whole run: stopped {where}", "整次运行超出总时限，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
-    "report.fix.stopped": Message("{what} stopped at its time budget", "{what} 超出单项时限，被终止"),
+    "report.fix.stopped": Message(
+        "{what} stopped at its own time limit (the rest ran on)", "{what} 超出了它自己的时限（单项时限），被终止"
+    ),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     # beside the status column's "blank" / "空白提交": only what the state means, not the state again
     "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
     "report.fix.fails": Message("“{test}” fails{more}", "“{test}”没有通过{more}"),
-    "report.fix.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+    "report.fix.more": Message(" (and {n} more tests fail)", "（另有 {n} 个测试未通过）"),
+    # a part (a class, a method: Finding.unwritten) the hand-in left as the starter code, not a test it fails
+    "report.fix.unwritten": Message(
+        "{what} not written yet (still the starter code)", "{what} 还没有实现（仍是初始代码）"
+    ),
     "report.late.unknown": Message("unknown", "无法确定"),
     "report.late.on_time": Message("on time", "按时"),
     "report.late.penalty": Message(" (−{points})", "（扣 {points} 分）"),  # after how late: what it took off
@@ -194,13 +202,15 @@ REPORT = {
 # otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
 _TODO = {
     "timeout": (
-        "open the cell named: an endless loop or a very slow call; tests that needed it scored 0",
-        "查看列出的单元格：可能是死循环，或者调用非常慢；依赖其结果的测试记 0 分",
+        "the whole run was stopped at its time limit: open the cell named (an endless loop or a very slow call); "
+        "tests that needed it scored 0",
+        "整次运行超出总时限，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
-        "stopped at its own time budget (an endless loop?): what finished was graded, the tests that needed what "
-        "was stopped scored 0",
-        "这部分代码超出了单项时限，被终止（可能是死循环）：其余部分照常评分，依赖被终止部分的测试记 0 分",
+        "a part (a cell or a check) was stopped at its own time limit, not the whole run's (an endless loop?): the "
+        "run went on, what finished was graded, the tests that needed what was stopped scored 0",
+        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是整次运行的总时限），被终止（可能是死循环）："
+        "运行没有中断，其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
         "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
@@ -243,6 +253,11 @@ _TODO = {
         "no result yet (the run was stopped): run the same command again",
         "还没有结果（评分被中断了）：请再运行一次同样的命令",
     ),
+    "not written": (
+        "nothing to regrade: the student did not write the part named (it is still the starter code), and the "
+        "tests that use it scored 0; the rest was graded as written",
+        "无需重新评分：学生没有写列出的这部分（仍是初始代码），用到它的测试记 0 分；其余部分按所写的内容评分",
+    ),
     "blank": (
         "remind the student to write the exercises, run the self-check, and hand in again",
         "提醒学生完成练习、运行自检后重新提交",
@@ -281,15 +296,16 @@ _FLAG_TODO = {
 }
 # Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
 KIND_WORDS = {
-    "timeout": "超时",
-    "time budget": "超出单项时限",
+    "timeout": "整次运行超时",
+    "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
-    "cells raised": "部分代码抛出异常",
+    "cells raised": "有单元格出错（其余照常运行）",
     "unreadable": "无法读取",
     "evidence": "记录缺失",
     "grader error": "评分程序出错",
     "missing": "尚无结果",
     "blank": "空白提交",
+    "not written": "未完成的部分",
     "out of memory": "内存不足",
     "crashed": "崩溃",
     "exited early": "提前退出",
@@ -329,7 +345,8 @@ REPORT.update(
             "placed {when} showing {showed}, now {now} ({edition} folder)",
             "{when} 放好的反馈页显示的是 {showed}，现在是 {now}（{edition} 文件夹）",
         ),
-        "report.detail.more": Message(" (+{n} more)", "（另有 {n} 项）"),
+        "report.detail.more": Message(" (+{n} more)", "（另有 {n} 处）"),
+        "report.detail.more_tests": Message(" (and {n} more tests)", "（另有 {n} 个测试）"),
         # the charts (outputs/charts.py)
         "report.chart.histogram": Message("histogram of scores", "得分分布"),
         "report.chart.histogram_title": Message("Score distribution (judged submissions)", "得分分布（已评分的提交）"),

@@ -119,8 +119,9 @@ SIMILAR = {
     ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
     # the class's hand-ins the pass left out, counted by why (report.similar.kind.*, joined by report.list)
-    "report.similar.summary_left": Message(" ({n} not compared: {kinds})", "（{n} 份未参与比较：{kinds}）"),
+    # beside how many were compared: these are others, not among them ("6 份提交（另有空白提交 1 份…）")
+    "report.similar.summary_left": Message(" (and {n} not compared: {kinds})", "（另有 {n} 份未参与比较：{kinds}）"),
     # the same when they were all left out for one reason: its count says how many, once
-    "report.similar.summary_left_one": Message(" ({kinds} not compared)", "（{kinds}，未参与比较）"),
+    "report.similar.summary_left_one": Message(" (and {kinds}, not compared)", "（另有{kinds}，未参与比较）"),
     "report.similar.summary_left_kind": Message("{n} {kind}", "{kind} {n} 份"),
 }

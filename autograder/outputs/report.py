@@ -40,6 +40,7 @@ from autograder.outputs.wording import (
     run_state,
     stopped_checks,
     syntax_errors,
+    unwritten_parts,
 )
 from coursecheck.notebook import CellPlace
 
@@ -127,6 +128,9 @@ def _fix_first(row: Row, starts: Mapping[int, CellPlace], language: str = "en") 
     if syntax:
         return w["fix.syntax"].format(where=syntax[0])
     first = next(iter(cards(shown)), None)
+    unwritten = unwritten_parts(r)
+    if unwritten and (first is None or not first.misconception):  # a part never written, not a test's title
+        return w["fix.unwritten"].format(what=w["list"].join(unwritten))
     if first is None:  # nothing to fix: a dash, not a blank cell that reads as a value left out
         return NOTHING_FIRST
     if first.misconception:

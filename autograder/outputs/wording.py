@@ -39,6 +39,7 @@ __all__ = [
     "is_syntax_error",
     "budget_stops",
     "stopped_checks",
+    "unwritten_parts",
     "run_state",
     "duration",
     "late_line",
@@ -170,13 +171,20 @@ def stopped_checks(result: Result) -> list:
     ]
 
 
+def unwritten_parts(result: Result) -> list[str]:
+    """What a judged hand-in left as the starter code (a class, or a class's method), once each in the order its
+    failing tests name them (``Finding.unwritten``): [] when every part it uses was written."""
+    found = (t.finding.unwritten for t in result.failing() if t.finding is not None)
+    return list(dict.fromkeys(name for name in found if name))
+
+
 def run_state(result: Result) -> str:
     """How a run ended, as the pages and tables name it: "unreadable" for a hand-in that was not run at all (its
     file refused: ``RunFacts.refusal``), else its status (``Result.status``), except that a run that ended
     normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code did
-    not run: "syntax error" (a cell or part Python could not compile), "time budget" (one stopped at its own time
-    budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The mark never reads
-    it."""
+    not run: "syntax error" (a cell or part Python could not compile), "time budget" (a cell or a check stopped
+    at its own time budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The
+    mark never reads it."""
     run = result.run
     if run is not None and run.refusal is not None and result.grader_error is None:  # nothing of it ran
         return "unreadable"
@@ -187,6 +195,8 @@ def run_state(result: Result) -> str:
     if run.compile_failed:
         return "syntax error"
     if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
+        return "time budget"
+    if stopped_checks(result):  # a check stopped at its own budget: the run ended, but not "no errors"
         return "time budget"
     return "cells raised" if raised_cells(run) else "ok"
 

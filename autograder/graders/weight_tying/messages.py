@@ -89,7 +89,7 @@ MISCONCEPTIONS = {
         "一块内存，两个参数对象（只共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
     ),
     "tied_after_forward": ("tied only after forward", "到 forward 里才共享（应在 __init__ 中共享）"),
-    "positional_tied": ("positional embedding tied", "位置表（positional embedding）也参与了共享"),
+    "positional_tied": ("positional embedding tied", "位置表（positional embedding）被卷进了权重共享"),
     "head_bias": ("bias on the head", "LM head 带了偏置"),
     "probabilities": ("probabilities instead of logits", "输出了概率而不是 logits"),
     "transposed": ("transposed (x @ W, or a (D, V) head)", "转置了（x @ W，或者 LM head 的形状是 (D, V)）"),

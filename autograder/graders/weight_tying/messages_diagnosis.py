@@ -18,12 +18,12 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        "one storage, two Parameters (.data sharing, or a new nn.Parameter around the table): lm_head.weight is a "
-        "second Parameter object on the table's memory (nn.Parameter(token_embed.weight), or one built on its .data), "
+        "lm_head.weight is a second Parameter object on the table's memory (nn.Parameter(token_embed.weight), "
+        "or one built on its .data), "
         "so the two gradients never add up in one .grad, an optimizer updates the table "
         "twice, and a cast or a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each "
         "its own memory again; " + _ITSELF_EN + ", not its storage",
-        "一块内存，两个参数对象：LM head 的权重是另建的参数对象（用新的 nn.Parameter 包住了这张表，比如 "
+        "LM head 的权重是另建的参数对象（用新的 nn.Parameter 包住了这张表，比如 "
         "nn.Parameter(token_embed.weight)，或者只共享了它的 .data），所以两端的梯度永远汇不进同一个 .grad，优化器会"
         "把这张表更新两次；而且只要转换 dtype 或设备（.to(torch.float64)、.half()），或者用 copy.deepcopy 复制模型，"
         "两者就又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",
@@ -69,11 +69,12 @@ MESSAGES = {
     ),
     "diag.tie.untied": (
         "after an in-place change of token_embed.weight (before any forward call), lm_head.weight did not "
-        "change: copied table or untied head (copy.deepcopy / .clone() / a new nn.Parameter make a second "
-        "table; " + _ITSELF_EN + ")",
+        "change: copied table or untied head (copy.deepcopy, .clone(), or a new nn.Parameter around a copy of the "
+        "weights, a fresh tensor, make a second table; " + _ITSELF_EN + ")",
         # the self-check shows this without the title: the cause is said, but not in the title's words again
         "原地修改 token embedding 的表之后（此时还没有运行过 forward），LM head 的权重没有跟着变，可见它用的不是"
-        "这张表。copy.deepcopy、.clone() 或新建的 nn.Parameter 都会产生第二张表；" + _ITSELF_ZH,
+        "这张表。copy.deepcopy、.clone()，或者用 nn.Parameter 包住权重的副本（一个新的张量），都会产生第二张表；"
+        + _ITSELF_ZH,
         "two_tables",
     ),
     # logits_problem
@@ -82,8 +83,10 @@ MESSAGES = {
         "forward 应当返回 logits 张量，实际返回的是 {kind}",
     ),
     "diag.logits.scores_positions": (
-        "logits have shape {got}, expected {want}: the head scores positions, not tokens (positional embedding tied)",
-        "logits 的形状是 {got}，应为 {want}：LM head 给位置打分，而不是给 token 打分",
+        "logits have shape {got}, expected {want}: at each position the head scores the positions of the positional "
+        "table, not the V tokens of the vocabulary the next token is chosen from (positional embedding tied)",
+        "logits 的形状是 {got}，应为 {want}：在每个位置上，LM head 打分的对象是位置表里的各个位置，而不是词表里的 V 个 "
+        "token（预测下一个 token 要的是后者）",
         "positional_tied",
     ),
     "diag.logits.ids": (

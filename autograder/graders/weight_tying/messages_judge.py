@@ -45,7 +45,7 @@ MESSAGES = {
         "minigpt.pos_embed.weight is not the positional table the judge loaded into model.minigpt's state_dict: "
         "positional embedding tied or replaced",
         "minigpt.pos_embed.weight 不是评分程序加载进 model.minigpt 的 state_dict 的那张位置表：positional embedding "
-        "也参与了共享，或者被替换了",
+        "被卷进了权重共享，或者被替换了",
         "positional_tied",
     ),
     "judge.class_not_defined": (
@@ -364,7 +364,7 @@ MESSAGES = {
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
         "here; every other size raises)",
-        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D 乘法才能运行，其他尺寸都会报错）",
+        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D，乘法才能运行，其他尺寸都会报错）",
         "transposed",
     ),
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)

@@ -52,7 +52,7 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
     assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
     students = re.sub(r"<[^>]+>", " ", report[report.index("<h2>Students") :])
     assert re.search(r"zhou\s+zh\b", students) and re.search(r"hana\s+en\b", students)  # the edition column
-    assert "the time limit: stopped while running cell 3" in students  # the one thing to fix first
+    assert "time limit for the whole run: stopped while running cell 3" in students  # the one thing to fix first
     zhou = (out / "feedback" / "zhou.html").read_text(encoding="utf-8")
     assert "贪心生成 0/24" in re.sub(r"<[^>]+>", " ", zhou)  # area names in the student's language, by the grader
 
@@ -171,3 +171,80 @@ def test_a_hand_in_the_sandbox_refused_is_named_so_with_what_it_tried_never_blan
         assert "NotImplementedError" not in pages[uid] and "only the starter code" not in pages[uid]
     # nothing written yet: that one fact and what to do, no card for each test (issue 48)
     assert "no code, or only the starter code" in pages["stu"] and 'class="card"' not in pages["stu"]
+
+
+def test_a_part_left_as_the_starter_code_needs_a_look_and_is_what_to_fix_first(batch_folder, area_result):
+    """w69 (issue 48): exercise 1 written, MiniGPTWithWeightTying left as handed out. By the judge's finding on
+    its tests (``Finding.unwritten``), never by their text: a row in *Needs a look* and the Students table's first
+    thing to fix, not a tie test's title; a hand-in with nothing written stays "blank" and only that."""
+    stub = Finding(Said("judge.starter_code", what="MiniGPTWithWeightTying", at=""))
+    half = area_result({"parameter counts": stub, "argmax generation": stub, "shape flow": stub})
+    wrong = area_result({"shape flow": "X failed: wrong values"})  # wrote it, got it wrong: not this
+    blank = area_result(dict.fromkeys(_AREAS, stub))
+    out = batch_folder({"wu": half, "al": wrong, "bo": blank})
+    for language, heading, end, fix in (
+        (
+            "en",
+            "<h2>Needs a look",
+            "<h2>Class summary",
+            "MiniGPTWithWeightTying not written yet (still the starter code)",
+        ),
+        ("zh", "<h2>需要关注", "<h2>全班概况", "MiniGPTWithWeightTying 还没有实现（仍是初始代码）"),
+    ):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        look = re.sub(r"<[^>]+>", "", report[report.index(heading) : report.index(end)])
+        group = "not written" if language == "en" else "未完成的部分"
+        assert group in look and re.search(r"wu\s*[:：]\s*MiniGPTWithWeightTying", look), look
+        assert not re.search(r"\bal\s*[:：]", look)  # a wrong answer is for the common mistakes, not here
+        students = re.sub(r"<[^>]+>", " ", report[report.index(end) :])
+        assert fix in students and students.count(fix) == 1  # wu's row only: bo is blank, al wrote it
+    assert [row.kind for row in load_class(out).rows] == ["graded", "blank", "graded"]
+
+
+def test_the_first_thing_to_fix_counts_the_other_failing_tests_as_tests(batch_folder, area_result):
+    """ "（另有 2 项）" read as two marking areas (issue 48): the other tests of the card are counted as tests."""
+    same = "X failed: wrong values"
+    out = batch_folder(
+        {"al": area_result(dict.fromkeys(("shape flow", "parameter counts", "argmax generation"), same))}
+    )
+    for language, more in (("en", "(and 2 more tests fail)"), ("zh", "（另有 2 个测试未通过）")):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        assert more in html.unescape(re.sub(r"<[^>]+>", " ", report))
+
+
+def test_a_check_stopped_at_its_own_time_limit_is_not_a_run_without_errors(batch_folder):
+    """w62 (issue 48): generate's check was stopped at its own 15 s and the run ended: its status said "运行完毕，
+    没有出错" beside the stop. It says the run ended with a part stopped, and tells that limit from the whole run's."""
+    stopped = Finding(Said("judge.did_not_finish_within", what="MiniGPTWithWeightTying.generate", n="15"))
+    tests = [
+        TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
+        TestOutcome("test_identity.py::test_tie", 6, "parameter identity", True),
+    ]
+    result = Result(tests=tests, run=RunFacts(status="ok", limit=60, required_names=["A"], defined=["A"]))
+    out = batch_folder({"wei": result})
+    for language, said, page_said in (
+        ("zh", "超出单项时限（其余照常运行）", "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止"),
+        ("en", "ran to the end, but a part was stopped at its own time limit", None),
+    ):
+        report = write_report(out, language).read_text(encoding="utf-8")
+        students = re.sub(
+            r"<[^>]+>", " ", report[report.index("<h2>各学生成绩" if language == "zh" else "<h2>Students") :]
+        )
+        assert "运行完毕，没有出错" not in students and (said in students or language == "en"), students
+        page = feedback_html(load_class(out).rows[0].result, student="wei", language=language)
+        assert (page_said or said) in html.unescape(page)
+
+
+def test_a_cell_that_raised_while_loading_reads_as_a_run_that_went_on(batch_folder, area_result):
+    """Issue 48: "部分代码抛出了异常，没有正常结束" read as if the run stopped there; the rest ran on."""
+    raised = area_result()
+    raised.run.load_errors = [[3, "NameError: name 'tokenizer' is not defined"]]
+    out = batch_folder({"ana": raised})
+    for language, said in (
+        ("zh", "运行完毕，但有单元格出错（其余照常运行）"),
+        ("en", "ran to the end, but a cell raised (the rest ran on)"),
+    ):
+        page = html.unescape(feedback_html(load_class(out).rows[0].result, student="ana", language=language))
+        assert said in page and "没有正常结束" not in page.split("运行状态")[-1][:40]
+        report = html.unescape(write_report(out, language).read_text(encoding="utf-8"))
+        assert ("有单元格出错（其余照常运行）" if language == "zh" else "cells raised") in report

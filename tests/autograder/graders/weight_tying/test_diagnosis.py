@@ -30,7 +30,7 @@ def tie(**facts):
 
 def test_tie_problem_names_each_way_of_getting_the_tie_wrong():
     assert tie(follows=True, same_object=True) is None
-    assert ".data sharing" in str(tie(follows=True, same_storage=True))
+    assert "second Parameter object on the table's memory" in str(tie(follows=True, same_storage=True))
     assert "copied table" in str(tie(equal_values=True))
     assert "untied" in str(tie())
     assert "tied only after forward" in str(tie(follows_after_forward=True))
@@ -134,3 +134,27 @@ def test_every_message_names_a_notebook_section_that_exists():
         assert any(h.startswith(f"## {number}. {title}") for h in headings), (number, title, sorted(headings))
     assert str(reread(7)) == ' (reread section 7, "Gradients from both ends add up")'
     assert "reread section 6" in str(tie(equal_values=True))
+
+
+def test_a_tie_card_says_what_is_true_and_not_its_heading_again():
+    """Issue 48, round 23: the data_sharing body opened with its own heading; the untied body said any new
+    nn.Parameter makes a second table, where one around the same tensor shares its memory (data_sharing's case)."""
+    from autograder.protocol.said import render
+
+    for language in ("en", "zh"):
+        shared = render(tie(follows=True, same_storage=True), language)
+        assert not shared.startswith(("one storage", "一块内存")), shared
+        untied = render(tie(), language)
+        assert ("around a copy of the weights" if language == "en" else "包住权重的副本") in untied, untied
+        assert "a new nn.Parameter make" not in untied and "新建的 nn.Parameter" not in untied
+
+
+def test_the_positional_card_says_what_a_head_on_the_positional_table_does():
+    """w11 ties the head to the positional table instead (the token table shares nothing): the heading no longer
+    says the positional table shares "too", and the body says what the head scores, over which vocabulary."""
+    from autograder.graders.weight_tying.messages import MISCONCEPTIONS
+    from autograder.protocol.said import Said, render
+
+    assert "也参与了共享" not in MISCONCEPTIONS["positional_tied"][1]
+    said = Said("diag.logits.scores_positions", got=(1, 1, 6), want=(1, 1, 26))
+    assert "词表里的 V 个 token" in render(said, "zh") and "V tokens of the vocabulary" in render(said, "en")
