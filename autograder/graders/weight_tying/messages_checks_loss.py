@@ -42,6 +42,12 @@ MESSAGES = {
         "{failure}\nloss 抛出了异常，没有返回预测下一个 token 的平均交叉熵，模型因此没有训练目标",
         "loss_not_written",
     ),
+    "checkfail.loss_head_is_the_positional_table": (  # under the tie check that said it in full, in another cell
+        "the same mistake as the check “{check}”: lm_head.weight has the positional table's shape {shape},"
+        " not (V, D) = {want}, so {what} gets logits for {width} tokens, not for the vocabulary's {v}",
+        "与“{check}”这项检查是同一个错误：LM head 的权重形状是位置表的 {shape}，而不是 (V, D) = {want}，"
+        "所以 {what} 得到的 logits 只覆盖 {width} 个 token，而不是词表的 {v} 个",
+    ),
     "checkfail.shapes_do_not_pair": (
         "{failure}\n{rule}: loss target shift wrong?",
         "{failure}\n{rule}这里 logits 与 targets 的形状对不上，可能是 loss 的目标没有正确错开一位",

@@ -238,6 +238,28 @@ def _fed_wrongly(inner, ids, targets) -> dict:
     return {"loss_softmax": F.cross_entropy(logits.softmax(-1), flat), "loss_nll": F.nll_loss(logits, flat)}
 
 
+def _head_on_the_positions(inner, what: str) -> Failed | None:
+    """The loss's failure when the head is tied to the positional table (it has that table's shape, not (V, D)):
+    the logits are block_size wide, so no loss can be right; the tie check said why in full, said short here."""
+    head, positions = (getattr(getattr(inner, name, None), "weight", None) for name in ("lm_head", "pos_embed"))
+    want = (SMALL["vocab_size"], SMALL["embed_dim"])
+    if not isinstance(head, torch.Tensor) or not isinstance(positions, torch.Tensor):
+        return None
+    shape = tuple(head.shape)
+    if shape != tuple(positions.shape) or shape == want:
+        return None
+    title = tell("check.title.test_wrapper_minigpt_is_tied")
+    return _positional(
+        "checkfail.loss_head_is_the_positional_table",
+        check=title,
+        shape=shape,
+        want=want,
+        what=what,
+        width=shape[0],
+        v=SMALL["vocab_size"],
+    )
+
+
 def _check_loss(cls, form: str) -> None:
     model = build(cls)
     inner = _confident(inner_of(model))
@@ -252,10 +274,16 @@ def _check_loss(cls, form: str) -> None:
     except Failed as failure:
         if failure.key == "checkfail.not_implemented":
             raise
+        tied = _head_on_the_positions(inner, what)  # the cause is the tie, not the loss: not a shift to fix
+        if tied is not None:
+            raise tied from None
         # Read in English, whatever the language shown: the call's words count too, as they always have.
         if not shape_mismatch(f"{CLS}.{render(f'checkfail.call.{form}', 'en')} {failure.english()}"):
             raise Failed(tell("checkfail.loss_raises", failure=failure)) from None
         raise Failed(tell("checkfail.shapes_do_not_pair", failure=failure, rule=rule)) from None
+    tied = _head_on_the_positions(inner, what)  # a loss computed anyway: nothing to compare it with
+    if tied is not None:
+        raise tied
     if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
         shape = tuple(loss.shape) if isinstance(loss, torch.Tensor) else type(loss).__name__
         raise Failed(tell("checkfail.loss_not_scalar", what=what, got=shape))
