@@ -17,7 +17,7 @@ from autograder.graders.weight_tying.judge.reference import (
     skipped_part,
     tied_lm_logits,
 )
-from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.sealed import entry, need
 from autograder.graders.weight_tying.judge.words import before_reread, reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
@@ -28,7 +28,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapes,
 )
 from autograder.grading.findings import named_in
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, raised_where, shape_dict
+from autograder.grading.judge.suite_api import Failed, plain_tensor, raised_where, shape_dict
 
 AREA = "shape flow"
 # The parts a forward may skip (reference.skipped_part), by their catalog ids.
