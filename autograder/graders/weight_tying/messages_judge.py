@@ -241,7 +241,7 @@ MESSAGES = {
         "token_embed.weight (see the parameter identity tests)",
         "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
     ),
-    "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
+    "note.the_final_layernorm": ("the final LayerNorm", "末尾的 LayerNorm"),
     # argmax generation
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "

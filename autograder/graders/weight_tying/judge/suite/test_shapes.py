@@ -172,10 +172,6 @@ def _same_shape_layout(logits, expected, hidden, tol, what):
 _RAISED = ("judge.failed_your_code_raised", "judge.starter_code")
 
 
-# What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
-_RAISED = ("judge.failed_your_code_raised", "judge.starter_code")
-
-
 def _report(problems: list) -> None:
     """Fail with the most telling problem of the cases' (None: a case without one). A case whose values no model
     explains makes the test cost its points, whatever the others show; otherwise a named misconception beats a
