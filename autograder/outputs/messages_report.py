@@ -199,11 +199,11 @@ REPORT = {
     # a run in English on hand-ins most of which say they are Chinese (Result.language): said once, at the end
     "report.batch.in_chinese_all": Message(
         "The hand-ins are in Chinese: add --language zh for this summary and the report in Chinese.",
-        "这些提交都是中文版：加上 --language zh，本摘要和报告也会用中文。",
+        "这些提交都是中文版：加上 `--language zh`，本摘要和报告也会用中文。",
     ),
     "report.batch.in_chinese_most": Message(
         "{n} of the {m} hand-ins are in Chinese: add --language zh for this summary and the report in Chinese.",
-        "{m} 份提交中有 {n} 份是中文版：加上 --language zh，本摘要和报告也会用中文。",
+        "{m} 份提交中有 {n} 份是中文版：加上 `--language zh`，本摘要和报告也会用中文。",
     ),
 }
 
