@@ -196,6 +196,15 @@ REPORT = {
     "report.batch.late_unreadable": Message("{n} with an unreadable timestamp.txt", "{n} 份的 timestamp.txt 无法读取"),
     "report.batch.grades": Message("grades: {csv}   results: {results}", "成绩表：{csv}；评分结果：{results}"),
     "report.batch.report": Message("report: {report}   feedback: {feedback}", "报告：{report}；反馈页：{feedback}"),
+    # a run in English on hand-ins most of which say they are Chinese (Result.language): said once, at the end
+    "report.batch.in_chinese_all": Message(
+        "The hand-ins are in Chinese: add --language zh for this summary and the report in Chinese.",
+        "这些提交都是中文版：加上 `--language zh`，本摘要和报告也会用中文。",
+    ),
+    "report.batch.in_chinese_most": Message(
+        "{n} of the {m} hand-ins are in Chinese: add --language zh for this summary and the report in Chinese.",
+        "{m} 份提交中有 {n} 份是中文版：加上 `--language zh`，本摘要和报告也会用中文。",
+    ),
 }
 
 # A kind of problem in *Needs a look* (attention.py): kind -> (what to do, English and Chinese); a run that ended

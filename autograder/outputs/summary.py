@@ -80,8 +80,22 @@ def print_batch(outcome, console=None, language: str = "en") -> None:
         lines.append(w["batch.grades"].format(csv=outcome.csv_path, results=outcome.out / "results"))
     if outcome.report:
         lines.append(w["batch.report"].format(report=outcome.report, feedback=outcome.out / "feedback"))
+    chinese = _in_chinese([r for r in outcome.results.values() if r is not None], language)
+    if chinese is not None:
+        lines.append(w[chinese[0]].format(n=chinese[1], m=chinese[2]))
     for line in lines:
         console.print(line, markup=False, highlight=False)
+
+
+def _in_chinese(results: list, language: str) -> tuple[str, int, int] | None:
+    """(the words' key, how many, of how many) when a run in English read hand-ins most of which say they are in
+    Chinese (``Result.language``, declared by the file); None otherwise."""
+    if language != "en" or not results:
+        return None
+    n = sum(r.language == "zh" and r.language_declared for r in results)
+    if 2 * n <= len(results):
+        return None
+    return ("batch.in_chinese_all" if n == len(results) else "batch.in_chinese_most"), n, len(results)
 
 
 def print_calibration(verdicts: list, seconds: float, *, assignment: str, console=None) -> None:

@@ -193,38 +193,38 @@ MESSAGES = {
     "judge.shape_flow": (" (shape flow)", "（计算输出时）"),
     "judge.shapes.lm_case": (
         "TiedEmbeddingLM(vocab_size={v}, embed_dim={d}) on input_ids of shape {shape}",
-        "TiedEmbeddingLM(vocab_size={v}, embed_dim={d})（input_ids 形状为 {shape}）",
+        "input_ids 形状为 {shape} 时，TiedEmbeddingLM(vocab_size={v}, embed_dim={d})",
     ),
     "judge.shapes.gpt_case": (
         "MiniGPTWithWeightTying({args}) on input_ids of shape {shape}",
-        "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}）",
+        "input_ids 形状为 {shape} 时，MiniGPTWithWeightTying({args})",
     ),
     "judge.shapes.gpt_case_tiny": (
         "MiniGPTWithWeightTying({args}) on input_ids of shape {shape} with tiny weights",
-        "MiniGPTWithWeightTying({args})（input_ids 形状为 {shape}，权重极小）",
+        "权重极小、input_ids 形状为 {shape} 时，MiniGPTWithWeightTying({args})",
     ),
     "judge.shapes.head_shape": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}",
-        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}",
+        "{what} 的 lm_head.weight 形状是 {got}，应为 (V, D) = {want}",
     ),
     "judge.shapes.head_transposed": (
         "{what}: lm_head.weight has shape {got}, expected (V, D) = {want}: transposed (a Linear(V, D) head, or W.T "
         "stored)",
-        "{what}：lm_head.weight 的形状是 {got}，应为 (V, D) = {want}，转置了（LM head 是 Linear(V, D)，"
+        "{what} 的 lm_head.weight 形状是 {got}，应为 (V, D) = {want}，转置了（LM head 是 Linear(V, D)，"
         "或者存的是 W.T）",
         "transposed",
     ),
     "judge.shapes.logits_shape": (
         "{what}: logits have shape {got}, expected (B, T, V) = {want}: it holds {layout}; forward returns the "
         "scores of every position, unflattened (generate takes the last position itself)",
-        "{what}：logits 的形状是 {got}，应为 (B, T, V) = {want}，返回的是{layout}。forward 要返回每个位置的分数，"
+        "{what} 的 logits 形状是 {got}，应为 (B, T, V) = {want}，返回的是{layout}。forward 要返回每个位置的分数，"
         "并且不要展平（只取最后一个位置是 generate 自己的事）",
         "logits_shape",
     ),
     "judge.shapes.other_shape": (
         "{what}: forward returned shape {got}, expected (B, T, V) = {want}, and its values are not the logits in "
         "any other layout",
-        "{what}：forward 返回的形状是 {got}，应为 (B, T, V) = {want}，而且这些值换成任何排布也都不是 logits",
+        "{what} 的 forward 返回的形状是 {got}，应为 (B, T, V) = {want}，而且这些值换成任何排布也都不是 logits",
     ),
     "judge.layout.flat": ("the logits of every position flattened into rows", "把每个位置的 logits 展平成的行"),
     "judge.layout.last": ("the logits of the last position only", "只有最后一个位置的 logits"),
@@ -241,7 +241,7 @@ MESSAGES = {
         "token_embed.weight (see the parameter identity tests)",
         "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
     ),
-    "note.the_final_layernorm": ("the final LayerNorm", "最后的 LayerNorm"),
+    "note.the_final_layernorm": ("the final LayerNorm", "末尾的 LayerNorm"),
     # argmax generation
     "judge.gen.batch_of_one": (
         "\n-> it runs for batches of several prompts but fails for a batch of one (B = 1): a squeeze() or .item() "
@@ -259,7 +259,7 @@ MESSAGES = {
         "testing with {what}, your generate called {names} while it ran (delegated generate). The generation loop "
         "is yours to write (crop, run the model, take the argmax of the last position, append), so the graded area "
         "“{area}” scores 0",
-        "用 {what} 测试时发现，你的 generate 在运行中调用了库函数 {names}。生成循环要你自己写"
+        "{what} 在运行中调用了库函数 {names}。生成循环要你自己写"
         "（截断上下文、运行模型、取最后一个位置的 argmax、接到末尾），所以评分项“{area}”记 0 分",
         "delegated_generate",
     ),
@@ -359,12 +359,13 @@ MESSAGES = {
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}{at}",
-        "{what}：forward 抛出了异常“{error}”{at}",
+        "{what} 的 forward 抛出了异常“{error}”{at}",
     ),
     "judge.shapes.transposed_values": (
         "{what}: the logits are E[ids] @ E, not E[ids] @ E.T: transposed (the product runs only because V = D "
         "here; every other size raises)",
-        "{what}：logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了（只因为这里 V = D，乘法才能运行，其他尺寸都会报错）",
+        "{what} 的 logits 是 E[ids] @ E，而不是 E[ids] @ E.T，转置了"
+        "（只因为这里 V = D，乘法才能运行，其他尺寸都会报错）",
         "transposed",
     ),
     # a record whose seal does not hold (judge/sealed.py, from runner/seal.py's verdict)

@@ -14,7 +14,7 @@ MESSAGES = {
     # generation in train mode, the tie and the loss (issue 19: named causes)
     "suite.generate_train_mode_what": (
         "{what}, dropout={p}, the model in train mode",
-        "{what}，dropout={p}，模型处于训练模式",
+        "模型处于训练模式（dropout={p}），{what}",
     ),
     "suite.dropout_on_while_decoding": (
         "{what}: the new tokens {got} are those of the model with its dropout still on: dropout on while "
@@ -149,7 +149,7 @@ MESSAGES = {
     ),
     "suite.case.generate_call": (
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
-        "generate(input_ids, max_new_tokens={n})（input_ids 形状为 {shape}，block_size={block}）",
+        "input_ids 形状为 {shape}、block_size={block} 时，generate(input_ids, max_new_tokens={n})",
     ),
     # the loss's three calls, named in words (after the sentences that quote them)
     "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时，loss(ids, targets)"),

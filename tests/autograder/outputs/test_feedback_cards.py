@@ -209,7 +209,7 @@ def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     assert result.shown_in("en").test("x.py::test_generate_greedy_within_block_size").fed
     assert not result.shown_in("en").test("x.py::test_generate_returns_prompt_plus_int64_tokens").fed
     for language, used, checking in (
-        ("zh", "——检查时的调用：generate(", "——检查对象："),
+        ("zh", "——检查时的调用：input_ids 形状为", "——检查对象："),  # round 23: the input first, then the call
         ("en", " — the call checked: generate(", " — checking "),
     ):
         html = feedback_html(replace(result, language=language), student="s", spec=SPEC)

@@ -144,3 +144,33 @@ def test_a_name_longer_than_the_table_is_folded_never_cut():
     print_batch(_outcome([long, "bob"]), console=console)
     names = "".join(line.split("│")[1].strip() for line in console.export_text().splitlines() if line.count("│") == 4)
     assert long in names and "…" not in console.export_text()
+
+
+def _languages(*languages: str):
+    """An outcome whose results say these languages (a declared one: "zh", "en"; "zh?": a default, not declared)."""
+    outcome = _outcome([f"s{i}" for i in range(len(languages))] + ["none"])
+    for student, language in zip(outcome.roster, languages, strict=False):
+        result = Result(tests=[TestOutcome("t.py::test_a", 3.0, "values", True)], run=RunFacts("ok"))
+        result.language, result.language_declared = language.rstrip("?"), not language.endswith("?")
+        outcome.results[student.uid] = result
+    return outcome
+
+
+def _printed(outcome, language: str = "en") -> list[str]:
+    console = Console(width=200, record=True, color_system=None)
+    print_batch(outcome, console=console, language=language)
+    return [line for line in console.export_text().splitlines() if "--language zh" in line]
+
+
+def test_a_run_in_english_on_chinese_hand_ins_says_once_how_to_read_it_in_chinese():
+    """Issue 48, round 23, item 3: a class whose files are Chinese printed the English frame; English stays the
+    default, and the summary says once, from the results' languages, how to have it in Chinese."""
+    assert _printed(_languages("zh", "zh", "zh")) == [
+        "The hand-ins are in Chinese: add --language zh for this summary and the report in Chinese."
+    ]
+    assert _printed(_languages("zh", "zh", "en")) == [
+        "2 of the 3 hand-ins are in Chinese: add --language zh for this summary and the report in Chinese."
+    ]
+    assert _printed(_languages("zh", "en")) == []  # half is not most
+    assert _printed(_languages("zh?", "zh?", "en")) == []  # a language the file did not say is no hand-in's
+    assert _printed(_languages("zh", "zh"), "zh") == []  # already in Chinese

@@ -9,6 +9,9 @@ A judgement checks each record's seal once: the suite asks for a record in sever
 most of what asking costs. The verdict is kept for the judgement only (``judge.memo``), keyed on the record
 object itself (held by the entry, so its id cannot be reused while the entry lives). It holds the reason's
 catalog id, never words (``words.say``).
+
+`entry` (a case of a record) and `need` say where the notebook sets a part the hand-in left as the starter code:
+the shared engine says the part is not written, and this grader knows which exercise asks for it (``SECTION``).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from autograder.graders.weight_tying.judge.words import say
+from autograder.graders.weight_tying.judge.words import say, see
 from autograder.graders.weight_tying.runner import evidence as ev
 from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.grading.judge import suite_api as base
@@ -24,7 +27,7 @@ from autograder.grading.judge.memo import Memo
 from autograder.grading.result import SYNTAX_ERRORS
 from autograder.protocol.schema import Record
 
-__all__ = ["need"]
+__all__ = ["need", "entry", "SECTION"]
 
 _RECORDS = {r.NAME: r for r in ev.RECORDS}
 # Verdicts of this judgement: one per record checked. An entry holds the evidence's own record (bounded in
@@ -45,12 +48,33 @@ def need(
         # exception of the student's (a syntax error the run names: as its consequence)
         key = "judge.class_not_defined_syntax" if _syntax_error(run) else "judge.class_not_defined"
         raise base.Failed(say(key, name=missing))  # no subject: every test of the class says the same
-    rec = base.need(evidence, record, run, what=what)
+    rec = _with_section(base.need, evidence, record, run, what=what)
     _, why = _VERDICTS.get((name, id(rec)), lambda: (rec, verdict(name, rec, _RECORDS[name])))
     if why is not None:
         key, params = why
         raise base.Failed(say("judge.evidence_refused", what=what or name, why=say(key, **params)), owed=True)
     return rec
+
+
+# the section whose exercise asks for each class (its methods with it): where a starter-code failure sends the student
+SECTION = {"TiedEmbeddingLM": 6, "MiniGPTWithWeightTying": 9}
+
+
+def entry(record: Any, what) -> dict:
+    """A case of a record (see ``autograder.grading.judge.suite_api.entry``)."""
+    return _with_section(base.entry, record, what)
+
+
+def _with_section(fetch, *args, **kwargs) -> dict:
+    """`fetch`'s record; its starter-code failure (``Finding.starter``) with the section of the unwritten part's
+    class after it (nothing added for a part no exercise names)."""
+    try:
+        return fetch(*args, **kwargs)
+    except base.Failed as failed:
+        section = SECTION.get(failed.finding.unwritten.partition(".")[0]) if failed.finding.starter else None
+        if section is None:
+            raise
+        raise base.Failed(failed.finding.said + see(section)) from None
 
 
 # which class each experiment calls (runner/experiments._NEEDS: an experiment's name starts with its key)

@@ -18,6 +18,7 @@ import re
 import pytest
 
 from autograder.graders import get_assignment
+from autograder.graders.weight_tying.judge.words import say
 from autograder.graders.weight_tying.messages import render
 from autograder.graders.weight_tying.runner.seal import verdict
 from autograder.graders.weight_tying.zh_text import untranslated
@@ -131,3 +132,32 @@ def test_a_refused_seal_is_owed_evidence_read_in_either_language():
     )
     chinese = finding.render("zh")
     assert "“emit replaced”" in chinese and HAN.search(chinese) and not untranslated(chinese)
+
+
+@pytest.mark.parametrize(
+    ("frame", "case", "reads"),
+    [
+        (
+            ("judge.what_problem", {"problem": "x"}),
+            ("judge.shapes.lm_case", {"v": 38, "d": 14, "shape": (1, 4)}),
+            "input_ids 形状为 (1, 4) 时，TiedEmbeddingLM(vocab_size=38, embed_dim=14) 中，x",
+        ),
+        (
+            ("judge.shapes.transposed_values", {}),
+            ("judge.shapes.gpt_case", {"args": "vocab_size=5", "shape": (2, 3)}),
+            "input_ids 形状为 (2, 3) 时，MiniGPTWithWeightTying(vocab_size=5) 的 logits 是 E[ids] @ E，",
+        ),
+        (
+            ("judge.gen.delegated", {"names": "MiniGPT.generate", "area": "a"}),
+            ("suite.case.generate_call", {"shape": (3, 2), "n": 3, "block": 6}),
+            "input_ids 形状为 (3, 2)、block_size=6 时，generate(input_ids, max_new_tokens=3) 在运行中调用了",
+        ),
+    ],
+)
+def test_a_case_reads_as_a_clause_before_the_sentence_it_opens(frame, case, reads):
+    """Issue 48, round 23, item 1: "TiedEmbeddingLM(…)（input_ids 形状为 (1, 1)）中，" read awkwardly; in Chinese a
+    case says its input first ("input_ids 形状为 … 时，") and ends on the model or call, which the sentence goes on
+    from ("中，", "的", "在运行中")."""
+    key, params = frame
+    text = said.render(say(key, what=say(case[0], **case[1]), **params), "zh")
+    assert text.startswith(reads), text

@@ -282,3 +282,11 @@ def test_the_softmax_first_message_names_both_cross_entropy_functions_the_chapte
     message = CATALOG[key]
     for text in (message.en, message.zh):
         assert "F.cross_entropy " in text and "dF.cross_entropy_loss" in text, (key, text)
+
+
+def test_the_grader_names_the_final_layernorm_as_the_notebook_does():
+    """Issue 48, round 23, item 4: the grader said "最后的 LayerNorm" where the notebook says "末尾的 LayerNorm"."""
+    from scripts.weight_tying_notebook import text_zh
+
+    name = render("note.the_final_layernorm", "zh")
+    assert name in "\n".join(map(str, text_zh.TEXT.values())), name

@@ -3,6 +3,8 @@ that raises is a loss that does not run, not a shift misread."""
 
 from __future__ import annotations
 
+import pytest
+
 from autograder.graders import get_assignment
 from autograder.graders.kit import SOLUTIONS_DIR
 
@@ -105,3 +107,16 @@ def test_a_generate_that_does_not_crop_is_not_named_twice_on_its_card(plan, coll
     zh = outcome.message("zh")
     assert "另有 2 组输入同样没有通过。请重读第 9 节" in zh and zh.rstrip().endswith("”。"), zh
     assert outcome.message("en").index("(and 2 more input(s))") < outcome.message("en").index("section 9")
+
+
+@pytest.mark.parametrize(("name", "section"), [("w69_exercise_1_only.py", 9), ("w70_exercise_2_only.py", 6)])
+def test_a_class_left_as_the_starter_code_points_to_its_exercise_once(plan, collect_evidence, judge, name, section):
+    """Issue 48, round 23, item 2: a card on a class still raising the starter's NotImplementedError sends the
+    student to the section of its exercise (judge/sealed.SECTION), once, whichever test leads the card."""
+    outcomes = judge(plan, collect_evidence(_wrong(name), plan)).values()
+    starters = [o for o in outcomes if o.finding is not None and o.finding.starter]
+    assert len(starters) >= 5, [o.test for o in outcomes]
+    for o in starters:
+        zh, en = o.message("zh"), o.message("en")
+        assert zh.count("请参阅第") == 1 and f"请参阅第 {section} 节" in zh and "请重读" not in zh, zh
+        assert en.count("(see section") == 1 and f"(see section {section}," in en and "reread" not in en, en

@@ -188,7 +188,7 @@ def test_a_delegating_generate_scores_zero_for_generation(name, plan, spec, suit
         assert not outcome.passed and outcome.finding.names == "delegated_generate", outcome.message()
         assert "MiniGPT.generate" in outcome.message() or "sampling.greedy" in outcome.message(), outcome.message()
         zh = outcome.message("zh")  # round 10: one colon, the case then what was found, no heading said again
-        found = zh.split("测试时发现，你的 generate 在运行中调用了库函数", 1)
+        found = zh.split(") 在运行中调用了库函数", 1)  # round 23: the call is the subject
         assert len(found) == 2 and "：" not in found[1].split("。", 1)[0], zh
     assert all(o.passed for t, o in results.items() if t not in generation)
 

@@ -35,7 +35,7 @@ from autograder.graders.weight_tying.judge.reference import (
     span_residual,
     tied_lm_logits,
 )
-from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.sealed import entry, need
 from autograder.graders.weight_tying.judge.words import reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import (
     CountCase,
@@ -47,7 +47,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmIdentity,
 )
 from autograder.graders.weight_tying.runner.values import judge_table
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
+from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
 from autograder.protocol.said import Said, Text, verbatim
 from dnnlpy.models.gpt import count_parameters
 

@@ -26,11 +26,11 @@ from autograder.graders.weight_tying.judge.decoders import (
     outcome,
     same_outcome,
 )
-from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.sealed import entry, need
 from autograder.graders.weight_tying.judge.words import before_reread, reread, say, title_of
 from autograder.graders.weight_tying.runner.evidence import GenerateCase, GptGenerate
 from autograder.grading.judge.memo import Memo
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor
+from autograder.grading.judge.suite_api import Failed, plain_tensor
 from autograder.protocol.said import Said, verbatim
 
 AREA = "argmax generation"

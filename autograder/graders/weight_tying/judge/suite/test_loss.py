@@ -17,12 +17,12 @@ import torch.nn.functional as F
 from autograder.graders.weight_tying.diagnosis import TOL, close, grad_tol
 from autograder.graders.weight_tying.judge.models import for_model, tensor_key, with_params
 from autograder.graders.weight_tying.judge.reference import judge_model, next_token_loss
-from autograder.graders.weight_tying.judge.sealed import need
-from autograder.graders.weight_tying.judge.words import before_reread, reread, say, see
+from autograder.graders.weight_tying.judge.sealed import entry, need
+from autograder.graders.weight_tying.judge.words import before_reread, reread, say
 from autograder.graders.weight_tying.messages import CATALOG
 from autograder.graders.weight_tying.runner.evidence import GptLoss, LossCase
 from autograder.grading.findings import finding_of
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, shape_dict
+from autograder.grading.judge.suite_api import Failed, plain_tensor, shape_dict
 
 AREA = "shape flow"
 
@@ -104,8 +104,9 @@ def _check_loss(plan, evidence, run, form: str):
         answered = [f for f in _CALLS if isinstance(rec.get(f), dict) and "error" not in rec[f]]
         if answered:
             raise Failed(failed.finding.said + say("suite.loss_target_shift_wrong", hint=hint) + reread(9)) from None
-        where = see(9) if failed.finding.starter else reread(9)  # the starter code: nothing written to reread
-        raise Failed(failed.finding.said + say("judge.loss.not_written") + where) from None
+        if failed.finding.starter:  # nothing written to reread: `entry` named the task's section (sealed.SECTION)
+            raise Failed(before_reread(failed.finding.said, say("judge.loss.not_written"))) from None
+        raise Failed(failed.finding.said + say("judge.loss.not_written") + reread(9)) from None
     loss = plain_tensor(got, LossCase.loss, dtype=torch.float32, what=call)
     assert loss.dim() == 0, say("suite.loss.not_scalar", call=call, got=tuple(loss.shape)) + reread(9)
     judge_key = (*key, form)

@@ -17,7 +17,7 @@ from autograder.graders.weight_tying.judge.reference import (
     skipped_part,
     tied_lm_logits,
 )
-from autograder.graders.weight_tying.judge.sealed import need
+from autograder.graders.weight_tying.judge.sealed import entry, need
 from autograder.graders.weight_tying.judge.words import before_reread, reread, say
 from autograder.graders.weight_tying.runner.evidence import (
     ForwardCase,
@@ -28,7 +28,7 @@ from autograder.graders.weight_tying.runner.evidence import (
     LmShapes,
 )
 from autograder.grading.findings import named_in
-from autograder.grading.judge.suite_api import Failed, entry, plain_tensor, raised_where, shape_dict
+from autograder.grading.judge.suite_api import Failed, plain_tensor, raised_where, shape_dict
 
 AREA = "shape flow"
 # The parts a forward may skip (reference.skipped_part), by their catalog ids.
@@ -166,10 +166,6 @@ def _same_shape_layout(logits, expected, hidden, tol, what):
     words = say(_LAYOUT_WORDS[layout])
     shape = tuple(logits.shape)
     return say("judge.shapes.logits_shape", what=what, got=shape, want=shape, layout=words) + reread(6)
-
-
-# What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
-_RAISED = ("judge.failed_your_code_raised", "judge.starter_code")
 
 
 # What the student's code raised in a case (``suite_api.entry``): a model may predict it (x @ W raises where V != D).
