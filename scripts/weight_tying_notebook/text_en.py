@@ -87,12 +87,14 @@ loop you write yourself.
   names and signatures: the grader calls exactly those.
 - Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
   notebook from the top in a fresh process and grades the classes it defines.
-- The grader leaves out the practice checks. The demonstration cells (the examples of sections 1 to 5, the one
-  in section 7 that calls your `TiedEmbeddingLM`, the sum and the plot of section 8 and *Try it* in section 10)
-  compute nothing another cell uses, and each is run by neither the grader nor the `pytest` self-check as long
-  as you leave it as released. Then, if your code would make such a cell fail, nobody reports it and your grade
-  does not change; fix what the checks name. A demonstration you changed runs as usual: if it raises, the
-  grader and the self-check both report it, and the self-check's last line counts the cells that raised.
+- The grader leaves out the practice checks. No other cell uses what the demonstration cells (listed below)
+  compute. As long as you leave them as released, the grader and the `pytest` self-check skip them: an error
+  in one is neither reported nor graded. A demonstration you changed runs as usual, and an error in it is
+  reported. The demonstrations are:
+  - the examples of sections 1 to 5;
+  - the cell of section 7 that calls your `TiedEmbeddingLM`;
+  - the sum and the plot of section 8;
+  - *Try it* in section 10.
 
 **How it is graded**
 
