@@ -4,13 +4,15 @@ torch range, the folder), and the Chinese one holds to the glossary."""
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 
 import pytest
 
-from autograder.graders.kit import KIT_ROOT
+from autograder.graders.kit import COURSE_DIR, KIT_ROOT
 from autograder.graders.weight_tying.zh_text import english, rejected
+from coursecheck.cells import is_test_cell
 
 FOLDERS = {"en": "weight_tying", "zh": "weight_tying_zh"}
 
@@ -66,3 +68,17 @@ def test_the_chinese_readme_holds_to_the_glossary(readmes):
     assert not re.search(r"[\u4e00-\u9fff，。：；）]\n[\u4e00-\u9fff（]", text.replace("```", "\0"))
     assert english(text) == [] and rejected(text) == []
     assert english("在 Jupyter 中 click the Submit button") == ["click", "the", "Submit", "button"]  # the scan reads
+
+
+def test_section_2_says_the_self_check_runs_the_graders_cells_and_both_leave_out_the_practice_checks(readmes):
+    """Issue 48, round 24: §2 said 不计分 twice and left open whether pytest runs the practice checks. Neither side
+    runs them (``coursecheck.notebook`` leaves out nbgrader test cells, which the practice checks are), and §2
+    says so once, with 不计分 once."""
+    nb = json.loads((COURSE_DIR / "source" / "weight_tying_zh" / "weight_tying.ipynb").read_text(encoding="utf-8"))
+    practice = [c for c in nb["cells"] if "".join(c["source"]).startswith("# 练习检查")]
+    assert practice and all(is_test_cell(c["metadata"]) for c in practice)
+    section = {language: text.split("## 2.")[1].split("## 3.")[0] for language, text in readmes.items()}
+    zh, en = " ".join(section["zh"].split()), " ".join(section["en"].split())
+    assert "自检运行的单元格与评分程序相同（都跳过以 `# 练习检查` 开头的单元格），只是不计分。" in zh, zh
+    assert zh.count("不计分") == 1, zh
+    assert "(both leave out the cells that start with `# Practice check`)" in en and en.count("no points") == 1, en
