@@ -101,12 +101,11 @@ loop you write yourself.
 The grade is the kit's grader's: it runs your classes in a sandbox against a hidden suite of tests worth
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
 whatever style it is written; only section 9 sets one rule on how `generate` is written. A common mistake is
-charged once within the same exercise. For each common mistake, every graded area sets a fixed cost (it may be
-0): the tests of that area that fail because of it cost nothing one by one, only that fixed cost, and at most
-the sum of their points. For example, where an area's
-fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for any other reason costs its
-own points. The feedback names each mistake and lists what it cost, and the costs add up to the
-points you lost. The points per graded area and exercise:
+charged once within the same exercise. For each common mistake, each graded area charges one fixed cost (it may
+be 0) instead of the failed tests one by one; the fixed cost is never more than those tests' points together. For
+example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for
+any other reason costs its own points. The feedback names each mistake and lists what it cost, and the costs add
+up to the points you lost. The points per graded area and exercise:
 
 {{points_table}}
 
