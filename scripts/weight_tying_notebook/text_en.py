@@ -268,7 +268,7 @@ tie by default: left out, the flag is off and the head keeps a table of its own 
   `MiniGPT.loss` means exactly this, and calling it is allowed; so is writing the loss yourself with
   `F.cross_entropy` or `dF.cross_entropy_loss`. Another `targets` shape is an error (not graded).
 - `generate(input_ids, max_new_tokens)`: greedy decoding, **written by you**, one token at a time. At each
-  step, crop the context to its last `block_size` tokens (the position table has only `block_size` rows), run
+  step, keep only the last `block_size` tokens of the context (the position table has only `block_size` rows), run
   `self.minigpt` on it, take the logits of the **last** position, pick their `argmax` (no sampling) and
   append it. Return the prompt followed by the new tokens: `(B, T + max_new_tokens)`, int64.
 
@@ -306,7 +306,8 @@ character). A trained model usually puts the pieces back together.
 - The positional table has its own shape `(block_size, D)` and is never tied.
 - Losses take logits; greedy generation takes the last position's logits and their argmax.
 
-**Before you hand in:** *Kernel → Restart Kernel and Run All Cells…*, save, then run `pytest` in this folder.
+**Before you hand in:** restart the kernel and run all cells (see *Working in this notebook* at the top), save,
+then run `pytest` in this folder.
 """,
     "grade_cells": r"""
 ## Your grade, area by area

@@ -36,7 +36,7 @@ TABLE_HEADER = ("评分项", "练习 1", "练习 2", "合计")
 AREA_SPLIT = {"both": "练习 1 占 {ex1} 分，练习 2 占 {ex2} 分", "one": "全部在练习 {n}"}
 # A practice cell's first lines ({group}: the catalog's check.group.*; {key}: the English key it gives practice()).
 PRACTICE_CHECK = "练习检查（{group}）：0 分，成绩由隐藏测试给出\n" + (
-    'practice("{key}", ...) 的第一个参数是这组检查在程序里的名字，保持原样即可'
+    'practice("{key}", ...) 的第一个参数是检查组的内部名称，请勿修改'
 )
 # What the demo cells print and draw (text_en.py says how). The plot's words hold no Chinese character:
 # matplotlib's default font has none and would draw boxes, so they are the book's terms, code and symbols.
@@ -279,8 +279,8 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
 
   `MiniGPT.loss` 正是这样处理的，可以直接调用它；用 `F.cross_entropy` 或 `dF.cross_entropy_loss` 自己写也
   可以。`targets` 是其他形状时应当报错（这一点不计分）。
-- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先把
-  上下文截断为最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
+- `generate(input_ids, max_new_tokens)`：**由你自己编写**的贪心生成，一次生成一个 token。每一步都要：先只
+  保留最后 `block_size` 个 token（位置表只有 `block_size` 行），再用 `self.minigpt` 算出 logits，对
   **最后一个**位置的 logits 取 `argmax`（不要采样），然后把得到的 token 接到序列末尾。最后返回前缀加上新生成的 token，
   形状为 `(B, T + max_new_tokens)`，dtype 为 int64。
 
@@ -314,8 +314,7 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
 - 位置表有自己的形状 `(block_size, D)`，从不参与共享。
 - loss 的输入是 logits；贪心生成每一步取最后一个位置 logits 的 argmax。
 
-**提交之前**：执行“Kernel → Restart Kernel and Run All Cells…”（中文界面为“内核 → 重启内核并运行所有单元格…”），
-保存，然后在本文件夹运行 `pytest`。
+**提交之前**：按开头“怎么做题”所说，重启内核并运行所有单元格，保存，然后在本文件夹运行 `pytest`。
 """,
     "grade_cells": r"""
 ## 成绩记录（按评分项）

@@ -280,3 +280,24 @@ def test_the_round_23_prose_nits_stay_fixed():
     assert comments and not [c for c in openings if c.startswith(("…", "..."))], openings
     zh = "\n".join(cells["weight_tying_zh"])
     assert "最后一层 LayerNorm" not in zh and "末尾的 LayerNorm" in zh
+
+
+@pytest.mark.parametrize("folder", ["weight_tying", "weight_tying_zh"])
+def test_the_restart_and_run_all_instruction_is_given_in_full_once_then_as_a_reminder(folder):
+    """Issue 48, round 24: the menu path (Kernel → Restart Kernel and Run All Cells…) was spelled out in cell 0 and
+    again before the grade cells; it is in full once, in cell 0, and the later cell points back to it."""
+    nb = json.loads((COURSE_DIR / "source" / folder / "weight_tying.ipynb").read_text(encoding="utf-8"))
+    sources = ["".join(cell["source"]) for cell in nb["cells"]]
+    full = [i for i, source in enumerate(sources) if "Restart Kernel and Run All Cells" in source]
+    reminders = [
+        i for i, source in enumerate(sources) if re.search(r"restart the kernel|重启内核并运行所有单元格，", source)
+    ]
+    assert full == [0] and len(reminders) == 1 and reminders[0] > 0, (full, reminders)
+
+
+def test_the_round_24_section_9_and_practice_cell_words():
+    """Issue 48, round 24: "截断为最后 block_size 个 token" read oddly (only the last ones are kept), and the
+    practice cell's note on its first argument said "保持原样即可" where it must not change."""
+    assert "先只保留最后 `block_size` 个 token" in "".join(text_zh.TEXT["exercise_2"].split("\n  "))
+    assert "截断为最后" not in text_zh.TEXT["exercise_2"]
+    assert text_zh.PRACTICE_CHECK.endswith("的第一个参数是检查组的内部名称，请勿修改")
