@@ -217,6 +217,8 @@ def test_a_parameter_count_under_the_tie_check_that_named_its_cause_says_so(
     assert not session.outcome("test_tied_head_is_the_embedding_parameter").passed
     message = session.outcome(count).message
     assert message.startswith(same) and hedge not in message and "(V, D)" in message, message
+    # round 24: the model as called, in keyword form (was "TiedEmbeddingLM(V=20, D=8)", no valid call)
+    assert "TiedEmbeddingLM(vocab_size=20, embed_dim=8) " in message and "(V=" not in message, message
     alone = checks.SELF_CHECK.session({"TiedEmbeddingLM": cls}).outcome(count).message
     assert same not in alone and hedge in alone, alone
 

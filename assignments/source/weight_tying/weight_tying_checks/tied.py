@@ -17,10 +17,13 @@ CLS = "TiedEmbeddingLM"
 V, D = 20, 8  # the checks' sizes; the hidden suite draws others
 
 
+def _built(vocab_size: int = V, embed_dim: int = D) -> str:
+    """The call as a message names it, in keyword form as the student writes it."""
+    return f"{CLS}(vocab_size={vocab_size}, embed_dim={embed_dim})"
+
+
 def _model(cls, vocab_size: int = V, embed_dim: int = D):
-    return call(
-        f"{CLS}(vocab_size={vocab_size}, embed_dim={embed_dim})", cls, vocab_size=vocab_size, embed_dim=embed_dim
-    )
+    return call(_built(vocab_size, embed_dim), cls, vocab_size=vocab_size, embed_dim=embed_dim)
 
 
 def _table(model, owner: str = CLS):
@@ -152,7 +155,7 @@ def test_tied_holds_one_table_and_no_bias(cls):
         key = "checkfail.count_two_tables" if count == 2 * V * D else "checkfail.count_extra"
         if count == 2 * V * D and len({p.data_ptr() for p in unique.values()}) < len(unique):
             key = "checkfail.count_two_parameters"  # one table in memory, two Parameter objects over it
-        raise failed(key, model=f"{CLS}(V={V}, D={D})", n=count, names=names, want=V * D)
+        raise failed(key, model=_built(), n=count, names=names, want=V * D)
 
 
 @check(
