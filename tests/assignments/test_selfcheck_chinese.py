@@ -350,3 +350,19 @@ def test_a_head_tied_to_the_positional_table_is_explained_once(
     section = {"en": "section 4,", "zh": "第 4 节"}[language]  # positions keep a table of their own
     assert section in tied and section in sizes, (tied, sizes)
     assert full in alone and short not in alone and "(8, 16)" in alone, alone  # in full on its own
+
+
+@pytest.mark.parametrize(
+    "line, wrong, which",
+    [("dropout=dropout,", "dropout=0.0,", "dropout"), ("hidden_dim=hidden_dim,", "hidden_dim=512,", "hidden_dim")],
+)
+def test_a_hyperparameter_not_passed_on_says_so(checks, solution_source, monkeypatch, line, wrong, which):
+    """Issue 48, round 24: "……：忽略了超参数 dropout" did not say who ignored it; the line says what it shows
+    ("说明没有把超参数 X 传给 MiniGPT")."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    source = solution_source.replace(line, wrong, 1)
+    assert source != solution_source
+    cls = exec_source(source, "submission.py").namespace["MiniGPTWithWeightTying"]
+    session = checks.SELF_CHECK.session({"MiniGPTWithWeightTying": cls})
+    message = session.outcome("test_wrapper_passes_every_hyperparameter").message
+    assert f"，说明没有把超参数 {which} 传给 MiniGPT" in message and "忽略了超参数" not in message, message

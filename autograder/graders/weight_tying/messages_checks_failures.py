@@ -145,7 +145,7 @@ MESSAGES = {
     ),
     "checkfail.size_ignored": (
         "self.minigpt was built with {name}={got}, not the {same_name}={want} given: hyper-parameter ignored ({which})",
-        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}：忽略了超参数 {which}",
+        "self.minigpt 是用 {name}={got} 构建的，而不是传入的 {same_name}={want}，说明没有把超参数 {which} 传给 MiniGPT",
         "hyperparameter_ignored",
     ),
     "checkfail.other_shapes": (
@@ -155,7 +155,8 @@ MESSAGES = {
     "checkfail.num_heads_ignored": (
         "self.minigpt computes with num_heads={got}, not the num_heads={want} given: hyper-parameter ignored"
         " (num_heads)",
-        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}：忽略了超参数 num_heads",
+        "self.minigpt 实际用的是 num_heads={got}，而不是传入的 num_heads={want}，"
+        "说明没有把超参数 num_heads 传给 MiniGPT",
         "hyperparameter_ignored",
     ),
     "checkfail.logits_not_minigpts": (
@@ -164,7 +165,7 @@ MESSAGES = {
     ),
     "checkfail.dropout_ignored": (
         "with dropout=0.5, two forward passes in train mode gave the same logits: hyper-parameter ignored (dropout)",
-        "dropout=0.5 时，训练模式下两次 forward 得到的 logits 完全相同：忽略了超参数 dropout",
+        "dropout=0.5 时，训练模式下两次 forward 得到的 logits 完全相同，说明没有把超参数 dropout 传给 MiniGPT",
         "hyperparameter_ignored",
     ),
     "checkfail.forward_skips": (
