@@ -178,7 +178,7 @@ MESSAGES = {
     # the summary's last section: what is checked here and what the hidden suite grades
     "check.covers.section": ("what this self-check covers", "这份自检检查了什么"),
     # its title while a check is left to fix: the checks are counted there, not listed (check.covers.short)
-    "check.covers.section_short": ("this self-check in brief", "自检概况"),
+    "check.covers.section_short": ("this self-check in brief", "自检小结"),
     # the first of the checks it counts, said before the assignment's list (pytest's first test)
     "check.covers.in_time": (
         "First, that every cell of the notebook finishes within the self-check's time limit.",
@@ -190,16 +190,16 @@ MESSAGES = {
     ),
     # the same while a check is left to fix (the list in full: every check passed, or pytest -v)
     "check.covers.short": (
-        "This self-check has {n} checks (pytest -v lists them); the graded (hidden) suite checks more. These checks "
-        "are worth no points: the hidden suite grades. If the results do not match the code you just changed, save "
-        "the notebook and run pytest again.",
-        "本次自检共 {n} 项检查（pytest -v 会列出全部检查的英文测试名），计分用的隐藏测试覆盖面更广。"
-        "这些检查不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
+        "This self-check has {n} checks (pytest -v lists them); it is worth no points: the grade comes from the "
+        "hidden suite, which checks more. If the results do not match the code you just changed, save the notebook "
+        "and run pytest again.",
+        "本次自检共 {n} 项检查（pytest -v 可列出英文测试名）；自检不计分，成绩由覆盖面更广的隐藏测试给出。"
+        "如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
     ),
     "check.covers.points": (
         "These checks are worth no points: the hidden suite grades. If the results do not match the code you just "
         "changed, save the notebook and run pytest again.",
-        "这些检查不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
+        "自检不计分，成绩由隐藏测试给出。如果结果与你刚改的代码不符，先保存 notebook 再运行 pytest。",
     ),
     # calls.py: calling the student's code
     "checkfail.not_implemented": (

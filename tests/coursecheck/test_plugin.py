@@ -195,4 +195,9 @@ def test_the_note_under_cells_that_raised_says_it_counts_cells_as_the_grader_doe
 
 def test_the_chinese_summary_says_pytest_v_lists_the_checks_by_their_english_names():
     """Issue 48, round 20: pytest -v lists the test functions' English names, not the Chinese titles above."""
-    assert "（pytest -v 会列出全部检查的英文测试名）" in MESSAGES["check.covers.short"][1]  # round 22: one clause
+    # round 22: one clause; round 24: "不计分" once, the hidden suite's wider reach said where it grades
+    said = MESSAGES["check.covers.short"][1]
+    assert said.startswith(
+        "本次自检共 {n} 项检查（pytest -v 可列出英文测试名）；自检不计分，成绩由覆盖面更广的隐藏测试给出。"
+    )
+    assert said.count("不计分") == 1 and MESSAGES["check.covers.section_short"][1] == "自检小结"
