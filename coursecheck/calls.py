@@ -67,7 +67,7 @@ class Calls:
         last = frames[-1]
         place = cell_at(last.filename)
         if place is not None:  # named by its number: the note says how cells are counted
-            note = self.words.catalog.Said("check.raised.note")
+            note = self.words.catalog.Said("check.cells_counted")
             return "checkfail.raised_in_counted_cell", {
                 "place": self.words.cell_name(place),
                 "line": last.lineno,

@@ -129,7 +129,7 @@ class Session:
                 if stopped is None:
                     return Outcome(PASSED)
                 # the cell it names is counted as the note says: the check's message is read on its own
-                note = words.catalog.Said("check.raised.note")
+                note = words.catalog.Said("check.cells_counted")
                 message = stopped.words(words.tell, "check.budget.check", "check.budget.check_at", note=note)
             except Failed as failure:
                 message = own.without_the_answer(str(failure))

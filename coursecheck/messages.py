@@ -59,7 +59,8 @@ MESSAGES = {
         "{file} 的单元格运行完之后，没有定义 {cls}。",
     ),
     "check.cells_raised": (" These cells did not finish:", "以下单元格没有正常运行完："),
-    # after the cells listed, on its own line, as the grader says it (its run.cells_counted shares these words)
+    # on its own line, as the grader says it (its run.cells_counted shares these words): after the cells listed, and
+    # under a failure or a stopped check that names a cell by its number (issue 48, round 24: was a bracket inline)
     "check.cells_counted": (
         "Cells are numbered from 1 at the top of the notebook, text cells included.",
         "单元格的序号从 notebook 顶部的第 1 个单元格数起，markdown 单元格也计入。",
@@ -104,9 +105,9 @@ MESSAGES = {
     ),
     "check.budget.check_at": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return; it was running "
-        "line {line} of {place} (an endless loop?) {note}",
+        "line {line} of {place} (an endless loop?)\n  {note}",
         "这项检查运行了 {seconds} 秒仍未结束，被终止了（自检给每项检查 {seconds} 秒）：你的代码一直没有返回，"
-        "当时正在运行{place}的第 {line} 行{note}，是不是那里有死循环？",
+        "当时正在运行{place}的第 {line} 行，是不是那里有死循环？\n  {note}",
     ),
     "check.budget.check": (
         "stopped after {seconds} s, the self-check's limit for one check: your code did not return (an endless "
@@ -213,8 +214,8 @@ MESSAGES = {
     ),
     # the same, in a cell the self-check ran, named by its number: how cells are counted follows
     "checkfail.raised_in_counted_cell": (
-        "{what} raised {error} (line {line} of {place}): “{message}” {note}",
-        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行{note}",
+        "{what} raised {error} (line {line} of {place}): “{message}”\n  {note}",
+        "{what} 抛出了 {error}：“{message}”\n  出错的位置：{place}，第 {line} 行\n  {note}",
     ),
     "checkfail.raised_in_file": (
         "{what} raised {error} (at {file}, line {line}): “{message}”",
