@@ -292,7 +292,7 @@ def test_a_chinese_practice_cell_says_its_english_key_is_the_checks_own_name(not
         if _nbgrader(cell).get("grade"):
             key = re.search(r'^practice\("([^"]+)"', cell.source, re.M).group(1)
             second = cell.source.splitlines()[1]
-            assert second.startswith(f'# practice("{key}", ...) 的第一个参数是') and "保持原样" in second, second
+            assert second.startswith(f'# practice("{key}", ...) 的第一个参数是') and "请勿修改" in second, second
             keys += 1
     assert keys == len(PRACTICE)
 
@@ -343,12 +343,16 @@ def test_which_demonstrations_run_is_said_once_where_the_notebook_says_how_to_wo
     demonstration that calls the student's class. Round 23: a reader looked for it under "how to work" at the top,
     where a student reads it before running anything: cell 0 says it once, and section 7 points there."""
     said = {
-        "en": "is run by neither the grader nor the `pytest` self-check",
-        "zh": "评分程序和 `pytest` 自检都不会运行它们",
+        "en": "the grader and the `pytest` self-check skip them",
+        "zh": "评分程序和 `pytest` 自检都会跳过它们",
     }
     pointer = {"en": "*Working in this notebook*, at the top", "zh": "见开头的“怎么做题”"}
     heading = {"en": "**Working in this notebook**", "zh": "**怎么做题**"}
-    reporters = {"en": "the grader and the self-check both report it", "zh": "出了错，评分程序和自检都会报告"}
+    # round 24: said short, as one sentence each way (left as released: skipped; changed: runs, errors reported)
+    reporters = {
+        "en": "A demonstration you changed runs as usual, and an error in it is reported",
+        "zh": "改动过的演示单元格则照常运行，出错会被报告",
+    }
     for language, book in notebooks.items():
         text = [c.source if c.cell_type == "markdown" else "" for c in book.cells]
         flat = ["".join(t.split()) for t in text]
@@ -361,7 +365,7 @@ def test_which_demonstrations_run_is_said_once_where_the_notebook_says_how_to_wo
         assert "".join(pointer[language].split()) in flat[section_7], language
         assert "section 7 says which" not in flat[0] and "见第7节" not in flat[0], language
         assert book.cells[section_7 + 1].cell_type == "code" and "TiedEmbeddingLM(" in book.cells[section_7 + 1].source
-        assert "".join(reporters[language].split()) in flat[0], language  # named again, not "both"
+        assert "".join(reporters[language].split()) in flat[0], language
 
 
 def test_every_cell_runs_on_the_reference_answer_practice_checks_included(monkeypatch, edition, capsys):
