@@ -244,14 +244,15 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     # and a test the charge takes only part of: why the rest is not charged (its area's cost is reached) is said
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
-    part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
+    # a test in an area whose cap sentence says the cost there says its worth alone (issue 48, round 24)
+    part = {"en": "sum of paths: worth 6\n", "zh": "两条路径的梯度之和：该测试 6 分\n"}
     cap = {
         "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the 2 tests of that area above",
         "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分",
     }
     for language, covered, never in (
-        ("en", "float64: its 1 not charged\n", "−0 "),
-        ("zh", "该测试 1 分，不扣分\n", "分，扣 0 分"),  # a test never loses 0 (a cap note may cost 0)
+        ("en", "float64: worth 1\n", "−0 "),
+        ("zh", "float64 下输出正确：该测试 1 分\n", "分，扣 0 分"),  # a test never loses 0 (a cap note may cost 0)
     ):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")

@@ -111,17 +111,21 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
         render(rendered(result, spec), console=console)  # as step 8 leaves it
         texts[language] = " ".join(" ".join(line.strip("│ ").split()) for line in console.export_text().splitlines())
     zh, en = texts["zh"], texts["en"]
-    # each test's area and cost as the page says them ("（评分项：…）", review round 14)
+    # each test's area and cost as the page says them ("（评分项：…）", review round 14); in an area whose cap note
+    # says the mistake's fixed cost, a test says its worth alone (issue 48, round 24: "扣 3 分" beside "不扣分")
     assert (
         "（评分项：共享同一参数对象；该测试 8 分，扣 8 分）" in zh
-        and "（评分项：两条路径的梯度相加；该测试 6 分，扣 3 分）" in zh
+        and "（评分项：两条路径的梯度相加；该测试 6 分）" in zh
+        and "（评分项：两条路径的梯度相加；该测试 3 分）" in zh
     )
-    assert "（评分项：形状与输出数值；该测试 1 分，不扣分）" in zh and "0/1（" not in zh and "-8/8" not in zh
+    assert "（评分项：形状与输出数值；该测试 1 分）" in zh and "不扣分）" not in zh and "不另扣分" not in zh
+    assert "0/1（" not in zh and "-8/8" not in zh and "扣 3 分" not in zh
     # the area's cost, said once under the tests it holds back (not under one of them, as if it were the test's)
     cap = "这个错误在“两条路径的梯度相加”一项固定扣 6 分，"
     cap += "所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分。"
-    assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分，扣 3 分")
-    assert "(gradient accumulation, −3 of its 6)" in en and "its 1 not charged)" in en
+    assert zh.count(cap) == 1 and zh.index(cap) > zh.index("该测试 3 分）")
+    assert "(gradient accumulation, worth 6)" in en and "(shape flow, worth 1)" in en and "not charged" not in en
+    assert "(parameter identity, −8 of its 8)" in en
     assert en.count("this mistake costs a fixed 6 points, so the 2 tests of that area above (worth 9 points)") == 1
     # the tests area by area, in the areas' order (the last line's), each cap note right under its area's tests
     areas = [zh.index(f"（评分项：{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
