@@ -239,7 +239,9 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     # 这个错误 said once, why it costs nothing in the brackets beside the 0 (round 19, item 2: it was said three times)
     # one form in every cap note: 这个错误, never 该错误 (round 20, item 2)
     none = "这个错误在“形状与输出数值”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分"
-    assert "（评分项：形状与输出数值；该测试 1 分）" in zh and none in zh and "已算在" not in zh and "不扣分）" not in zh
+    assert (
+        "（评分项：形状与输出数值；该测试 1 分）" in zh and none in zh and "已算在" not in zh and "不扣分）" not in zh
+    )
     assert "该错误" not in zh
     areas = [zh.index(f"评分项：{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
     assert areas == sorted(areas) and areas[1] < zh.index(none) < areas[2], areas
