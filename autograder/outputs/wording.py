@@ -279,9 +279,10 @@ def cards_words(cards: list, language: str, lost: float = 0.0) -> tuple[dict[str
     试："), and what each of its tests is worth and costs: what it lost, or that a charge covers it, or that it costs
     nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it), or, in an area whose cap line says
     the misconception's fixed cost there (``item["capped"]``), its worth alone ("该测试 2 分"); with the pages'
-    words in `language` (``page_words``) they are said in. The page and the terminal say them from these values; the terminal's table
-    takes them all before it prints (one visit here, then down). The words come back with the points `lost` in all
-    said as one line (``w["lost_said"]``: "Points the grader took off: 1 point, ..."; "" for no card and no loss)."""
+    words in `language` (``page_words``) they are said in. The page and the terminal say them from these values;
+    the terminal's table takes them all before it prints (one visit here, then down). The words come back with the
+    points `lost` in all said as one line (``w["lost_said"]``: "Points the grader took off: 1 point, ..."; "" for
+    no card and no loss)."""
     w = page_words(language)
     out = []
     for card in cards:
