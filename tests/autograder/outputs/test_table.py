@@ -189,7 +189,11 @@ def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_f
     assert len([line for line in listed if line.startswith("│") and "· " in line]) == len(spec.scheme.tests)
     # round 10: the run's block has one place, under the score, whether the code compiled or not
     ran = text(RunFacts(status="ok", required_names=names, parts=1), False)
-    assert ran[2:4] == ["代码的运行情况：", "评分程序从头运行了你的代码，没有出错。"], ran
+    assert ran[2:4] == ["代码的运行情况：", "你的文件从头到尾运行完毕，没有出错。"], ran
+    # what ran, by the submission's kind (RunFacts.unit): every cell, not "your code", which a check may find
+    # raising below (issue 48, round 24)
+    ran = text(RunFacts(status="ok", required_names=names, cells={1: "code", 2: "code"}), False)
+    assert ran[2:4] == ["代码的运行情况：", "notebook 的各单元格从头到尾运行完毕，没有出错。"], ran
 
 
 def test_the_points_lost_in_all_say_one_point_as_one_point():
