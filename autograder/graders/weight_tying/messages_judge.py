@@ -355,8 +355,8 @@ MESSAGES = {
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}{at}, so the logits "
         "were not checked (see “{test}”)",
-        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以没有检查 "
-        "logits（见“{test}”）",
+        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以 logits "
+        "无法检查（详见“{test}”）",
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}{at}",
