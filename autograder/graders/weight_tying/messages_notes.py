@@ -15,7 +15,20 @@ MESSAGES = {
     "suite.form.none": ("loss(ids)", "不给 targets 时的 loss"),
     "suite.form.short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时的 loss"),
     "suite.form.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时的 loss"),
-    "suite.forms.and": (" and ", "和"),
+    # the two other forms a loss also gets wrong, said as one list (what they share said once)
+    "suite.and_two_more_forms": (" (also wrong: {forms})", "。另外两种形式（{forms}）的 loss 也不对"),
+    "suite.forms.short_full": (
+        "loss(ids, targets of shape (B, T-1)) and loss(ids, targets of shape (B, T))",
+        "targets 形状为 (B, T-1) 或 (B, T)",
+    ),
+    "suite.forms.none_full": (
+        "loss(ids) and loss(ids, targets of shape (B, T))",
+        "不给 targets 或 targets 形状为 (B, T)",
+    ),
+    "suite.forms.none_short": (
+        "loss(ids) and loss(ids, targets of shape (B, T-1))",
+        "不给 targets 或 targets 形状为 (B, T-1)",
+    ),
     "note.backward_not_checked_no_loss": (
         "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
         "反向传播无法检查：无论 targets 是哪种形式，loss() 都没有返回标量（详见 loss 的测试）",
