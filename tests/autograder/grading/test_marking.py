@@ -97,10 +97,12 @@ def test_the_charges_never_exceed_a_tests_points_so_no_area_goes_below_zero():
 def test_a_knock_on_is_free_only_behind_a_misconception_charged_at_least_its_points():
     shapes, grad = "test_tied_lm_shapes_and_values", "test_tied_lm_shared_gradient_is_sum_of_paths"
     step = "test_tied_lm_sgd_step_updates_table_once"
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=shapes)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=shapes)
     transposed = Finding(Said("judge.shapes.transposed_values", what="x"), names="transposed")
     w_shapes, w_grad = "test_wrapper_shapes_and_values", "test_wrapper_shared_gradient_is_sum_of_paths"
-    w_knock = Finding(Said("note.gradient_not_checked_not_judge_minigpt"), waits_on=w_shapes)
+    w_knock = Finding(
+        Said("note.gradient_not_checked_not_judge_minigpt", what="MiniGPTWithWeightTying"), waits_on=w_shapes
+    )
     shape_cost = min(SCHEME.misconceptions["transposed"].costs["shape flow"], _points(w_shapes))
     grad_cost = SCHEME.misconceptions["transposed"].costs["gradient accumulation"]
     assert shape_cost >= _points(w_grad)  # charged at least the knock-on's points: it carries the cause's charge
@@ -128,7 +130,7 @@ def test_a_charge_of_nothing_frees_nothing():
     head, grad = "test_tied_lm_head_is_the_embedding_parameter", "test_tied_lm_shared_gradient_is_sum_of_paths"
     assert "parameter identity" not in SCHEME.misconceptions["max_norm"].costs
     max_norm = Finding(Said("diag.lookup.max_norm", cap="1"), names="max_norm")
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=head)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=head)
     assert _mark({head: max_norm}) == 100 - _points(head)
     assert _mark({head: max_norm, grad: knock}) == 100 - _points(head, grad)
 
@@ -237,7 +239,7 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
 
     # a test that costs nothing (a knock-on where the mistake costs 0) says so, never "-0" or "扣 0 分" (issue 48)
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=IDENTITY)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
     # costs nothing at all (the area's note says its cost is 0): "not charged", not "not charged again"

@@ -53,7 +53,8 @@ def _stub(language: str = "en") -> Result:
 def _copied(language: str = "en") -> Result:
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
     knock = Finding(
-        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+        Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"),
+        waits_on="test_tied_lm_head_is_the_embedding_parameter",
     )
     tests = [
         TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),

@@ -29,8 +29,8 @@ def _copied(language: str = "en") -> Result:
     """w01's seven failing tests of exercise 1 (a copied table), in the suite's order, across four areas."""
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
 
-    def knock(what: str = "") -> Finding:
-        said = Said("note.gradient_not_checked_not_tied_product", **({"what": what} if what else {}))
+    def knock(what: str = "TiedEmbeddingLM") -> Finding:
+        said = Said("note.gradient_not_checked_not_tied_product", what=what)
         return Finding(said, waits_on=LEAD)
 
     failing = {

@@ -94,7 +94,8 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     spec = get_assignment("weight_tying")
     copy = Finding(Said("diag.tie.copied"), names="two_tables")
     knock = Finding(
-        Said("note.gradient_not_checked_not_tied_product"), waits_on="test_tied_lm_head_is_the_embedding_parameter"
+        Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"),
+        waits_on="test_tied_lm_head_is_the_embedding_parameter",
     )
     failing = {"test_tied_lm_head_is_the_embedding_parameter": copy, "test_tied_lm_float64": knock}
     failing |= dict.fromkeys(
