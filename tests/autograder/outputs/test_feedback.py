@@ -4,7 +4,6 @@ names; the same cards in either language; nothing of the grader."""
 from __future__ import annotations
 
 import re
-from html import unescape
 
 import pytest
 
@@ -13,7 +12,6 @@ from autograder.grading.findings import Finding
 from autograder.grading.marking import apply_marking
 from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
-from autograder.grading.titles import names
 from autograder.outputs.feedback import feedback_html, write_feedback
 from autograder.protocol.said import Said, verbatim
 
@@ -336,38 +334,6 @@ def test_full_marks_say_that_every_test_passed_on_the_page_and_in_the_terminal()
         render(full, console=console)
         assert said in console.export_text()
         assert said not in _text(feedback_html(_copied(language), student="dara", spec=SPEC))  # only at full marks
-
-
-@pytest.mark.parametrize(
-    ("language", "worth", "none", "six"),
-    [
-        ("en", "({}, worth {})", "costs a fixed 0 points", "costs a fixed 6 points"),
-        ("zh", "（评分项：{}；该测试 {} 分）", "一项固定扣 0 分", "一项固定扣 6 分"),
-    ],
-)
-def test_a_test_in_an_area_with_a_fixed_cost_says_its_worth_and_the_area_the_cost(language, worth, none, six):
-    """Issue 48 (3.2, round 24): a test of a card in an area where the mistake's fixed cost applies says its worth
-    alone, and that area's note says the cost once: nothing in "shape flow", 6 in "gradient accumulation"
-    (decided by the scheme's values); "扣 3 分" beside "已计入……不另扣分" and "不扣分" beside "固定扣 0 分" said one
-    cost three ways. A test in an area without such a note says what it lost."""
-    copied = Finding(Said("diag.tie.copied"), names="two_tables")
-    tests = [
-        TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
-        # two_tables costs 6 in gradient accumulation: the area's two tests (9 points) lose 6 in all
-        TestOutcome("x.py::test_tied_lm_shared_gradient_is_sum_of_paths", 6, "gradient accumulation", False, copied),
-        TestOutcome("x.py::test_tied_lm_sgd_step_updates_table_once", 3, "gradient accumulation", False, copied),
-        # two_tables costs nothing in shape flow: this test costs nothing at all
-        TestOutcome("x.py::test_tied_lm_float64", 1, "shape flow", False, copied),
-    ]
-    result = _marked(tests, language=language)
-    assert "shape flow" not in SPEC.scheme.misconceptions["two_tables"].costs
-    assert result.score == 100 - 8 - 6  # the 3 and the 1 cost nothing more
-    html = unescape(_text(feedback_html(result, student="s", spec=SPEC)))  # the English words hold an apostrophe
-    area = names(SPEC, language) or str  # English names the areas as the scheme does
-    for name, points in (("gradient accumulation", 6), ("gradient accumulation", 3), ("shape flow", 1)):
-        assert worth.format(area(name), points) in html, (name, points)
-    assert html.count(none) == 1 and html.count(six) == 1
-    assert "not charged" not in html and "不扣分）" not in html and "不另扣分" not in html
 
 
 @pytest.mark.parametrize("syntax", [True, False])
