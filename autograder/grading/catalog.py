@@ -28,7 +28,13 @@ OWNER = "engine"
 MESSAGES: dict[str, tuple[str, str]] = {
     # ------------------------------------------------------------- the run summary (result.RunFacts.summary)
     # the file itself: a check that runs a method (and is stopped at its budget) is no part of this run
-    "run.ok": ("The grader ran your code from the top, without an error.", "评分程序从头运行了你的代码，没有出错。"),
+    # every cell (the whole file) ran, whatever the checks found after: said of what ran (RunFacts.unit), not of
+    # "your code" (a forward that raises in a check below is code that did not run without an error)
+    "run.ok": (
+        "Every cell of the notebook ran, top to bottom, without an error.",
+        "notebook 的各单元格从头到尾运行完毕，没有出错。",
+    ),
+    "run.ok.file": ("Your file ran, top to bottom, without an error.", "你的文件从头到尾运行完毕，没有出错。"),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
     # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (

@@ -71,6 +71,7 @@ STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", 
 def status_words(run: RunFacts, language: str = "en") -> str:
     """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has)."""
     key = STATUS_MESSAGES.get(run.status, "run.unknown")
+    key = "run.ok.file" if key == "run.ok" and run.unit != "cells" else key  # a .py file has no cells
     limit = _num(run.limit)
     return render(
         key,

@@ -30,10 +30,11 @@ class Card:
     exercise: int
     misconception: str | None  # the scheme's id, when the card is a misconception's charge
     kind: str  # the finding's kind: "misconception", "plain", "owed", "internal", "knock-on"
-    # {"test", "name", "area", "points", "lost", "what", "fed", "part", "free", "cap"} per test, grouped by area in the
-    # areas' order ("part": what of its points another misconception's charge takes, in words; "" when none;
-    # "free": it costs nothing at all, as the marking decided (ShownCharge.free), where a test losing nothing is
-    # otherwise covered by a charge; "cap": on the last test of an area, the sentence of `caps` about that area)
+    # {"test", "name", "area", "points", "lost", "what", "fed", "part", "free", "cap", "capped"} per test, grouped by
+    # area in the areas' order ("part": what of its points another misconception's charge takes, in words; "" when
+    # none; "free": it costs nothing at all, as the marking decided (ShownCharge.free), where a test losing nothing
+    # is otherwise covered by a charge; "cap": on the last test of an area, the sentence of `caps` about that area;
+    # "capped": its area has such a sentence, which says the cost: the test is said by its worth alone)
     tests: list[dict] = field(default_factory=list)
     caps: tuple[str, ...] = ()  # areas where the misconception's cost leaves the rest uncharged, a sentence each
     same_as: str = ""  # the title of the card above whose message this one's is (then `message` is not repeated)
@@ -98,8 +99,10 @@ def _group_by_area(card: Card, shown: Shown, charge: ShownCharge | None) -> None
     if charge is None or not card.misconception:
         return
     for area, sentence in zip(charge.cap_areas, charge.caps, strict=False):
-        last = [item for item in card.tests if area_of[item["test"]] == area][-1:]
-        for item in last:
+        inside = [item for item in card.tests if area_of[item["test"]] == area]
+        for item in inside:
+            item["capped"] = True
+        for item in inside[-1:]:
             item["cap"] = sentence
 
 
@@ -115,4 +118,5 @@ def _item(test: ShownTest, lost: float, part: str, free: bool) -> dict:
         "part": part,
         "free": free,
         "cap": "",
+        "capped": False,
     }

@@ -47,7 +47,7 @@ PAGES = {
         "ran to the end, but a part was stopped at its own time limit",
         "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止",
     ),
-    "page.status.timeout": Message("stopped at the time limit for the whole run", "整次运行超出了总时限，被终止"),
+    "page.status.timeout": Message("stopped at the run's total time limit", "运行总时长超时，被终止"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
     "page.status.crashed": Message("crashed", "崩溃"),

@@ -40,7 +40,7 @@ REPORT = {
         "Score statistics count every graded submission: syntax errors (0 points) and timeouts are in; blank,"
         " unreadable and sandbox-refused submissions, grader errors and students with no result yet are out.",
         "得分统计计入所有已评分的提交：语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交、"
-        "被沙箱拒绝的提交、评分程序出错的提交，以及尚无结果的提交，都不计入。",
+        "被沙箱拦截的提交、评分程序出错的提交，以及尚无结果的提交，都不计入。",
     ),
     "report.area_rates": Message("Pass rate per area", "各评分项的得分率"),
     "report.none_judged": Message("No judged submissions.", "没有已评分的提交。"),
@@ -48,8 +48,8 @@ REPORT = {
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause; when a message gives several possible "
         "causes and cannot tell which, it counts under the one other tests confirm.",
-        "同一学生的同一种错误只计一次，计在它的根本原因下；一条提示列出几种可能的原因、无法确定是哪一种时，"
-        "计在其他测试能证实的那一种下。",
+        "每个学生的同一种错误只统计一次，归入其根本原因；若某条提示列出几种可能原因而无法确定，"
+        "则归入其他测试能证实的那一种。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -75,14 +75,14 @@ REPORT = {
     ),
     # the same, with the wall-time limit the runs were given ({limit}: "60 s", or several: "60 s, 120 s")
     "report.median_limit": Message(
-        "Median {seconds} s per submission. The time limit for a whole run is {limit}: a submission near it is worth a "
-        "look.",
-        "每份提交评分用时的中位数为 {seconds} 秒。整次运行的总时限是 {limit}，用时接近总时限的提交值得检查。",
+        "Median {seconds} s per submission. The total time limit per submission is {limit}: a submission near it "
+        "is worth a look.",
+        "每份提交评分用时的中位数为 {seconds} 秒。每份提交的总时限为 {limit}，用时接近总时限的提交值得检查。",
     ),
     # where the runs' limit is known and none used half of it: the whole section ({longest}: "12.3 s")
     "report.all_within": Message(
-        "Every submission finished within {longest} (time limit for the whole run: {limit}): none came near it.",
-        "每份提交都在 {longest}内评分完毕（整次运行的总时限 {limit}），没有接近总时限的提交。",
+        "Every submission finished within {longest} (total time limit per submission: {limit}): none came near it.",
+        "每份提交都在 {longest}内评分完毕（每份提交的总时限为 {limit}），没有接近总时限的提交。",
     ),
     # between two sentences of one paragraph (a Chinese sentence ends in its own full stop: no space)
     "report.two_sentences": Message("{first} {second}", "{first}{second}"),
@@ -123,7 +123,7 @@ REPORT = {
     "report.sum.graded": Message("graded", "已评分"),
     "report.sum.blank": Message("blank", "空白提交"),
     "report.sum.unreadable": Message("unreadable", "无法读取"),
-    "report.sum.refused": Message("refused by the sandbox", "被沙箱拒绝"),
+    "report.sum.refused": Message("refused by the sandbox", "被沙箱拦截"),
     "report.sum.mean": Message("mean score", "平均分"),
     "report.sum.median": Message("median score", "得分中位数"),
     "report.sum.full": Message("full marks", "满分人数"),
@@ -141,7 +141,7 @@ REPORT = {
     "report.policy.course": Message(
         "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
     ),
-    "report.sum.timeouts": Message("timeouts (the whole run)", "整次运行超时"),
+    "report.sum.timeouts": Message("timeouts (total run time)", "运行总时长超时"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
     "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
@@ -151,7 +151,7 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
     "report.edition.unknown": Message("not said", "未注明"),
-    "report.fix.timeout": Message("time limit for the whole run: stopped {where}", "整次运行超出总时限，被终止{where}"),
+    "report.fix.timeout": Message("total time limit of the run: stopped {where}", "运行总时长超时，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message(
         "{what} stopped at its own time limit (the rest ran on)", "{what} 超出了它自己的时限（单项时限），被终止"
@@ -211,14 +211,14 @@ REPORT = {
 # otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
 _TODO = {
     "timeout": (
-        "the whole run was stopped at its time limit: open the cell named (an endless loop or a very slow call); "
+        "the run was stopped at its total time limit: open the cell named (an endless loop or a very slow call); "
         "tests that needed it scored 0",
-        "整次运行超出总时限，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
+        "运行总时长超时，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
-        "a part (a cell or a check) was stopped at its own time limit, not the whole run's (an endless loop?): the "
+        "a part (a cell or a check) was stopped at its own time limit, not the run's total (an endless loop?): the "
         "run went on, what finished was graded, the tests that needed what was stopped scored 0",
-        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是整次运行的总时限），被终止（可能是死循环）："
+        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是运行的总时限），被终止（可能是死循环）："
         "运行没有中断，其余部分照常评分，依赖被终止部分的测试记 0 分",
     ),
     "syntax error": (
@@ -305,7 +305,7 @@ _FLAG_TODO = {
 }
 # Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
 KIND_WORDS = {
-    "timeout": "整次运行超时",
+    "timeout": "运行总时长超时",
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "有单元格出错（其余照常运行）",
@@ -324,7 +324,7 @@ KIND_WORDS = {
     "submission time unreadable": "提交时间无法读取",
     "late": "迟交",
     "sandbox refused": "沙箱拒绝了它的操作",
-    "refused": "被沙箱拒绝",
+    "refused": "被沙箱拦截",
     "edition chosen without a time": "没有提交时间可比，按版本选定",
     "submission time missing": "没有提交时间",
     "feedback page stale": "反馈页已过时",

@@ -277,10 +277,12 @@ def points_words(value: float, w: dict[str, str]) -> str:
 def cards_words(cards: list, language: str, lost: float = 0.0) -> tuple[dict[str, str], list[tuple[str, list[str]]]]:
     """Each card's (``outputs.charges.Card``) cost line above its tests ("扣 6 分，在练习 2 中只扣一次，涉及 3 个测
     试："), and what each of its tests is worth and costs: what it lost, or that a charge covers it, or that it costs
-    nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it); with the pages' words in `language`
-    (``page_words``) they are said in. The page and the terminal say them from these values; the terminal's table
-    takes them all before it prints (one visit here, then down). The words come back with the points `lost` in all
-    said as one line (``w["lost_said"]``: "Points the grader took off: 1 point, ..."; "" for no card and no loss)."""
+    nothing at all (``item["free"]``, as ``marking.costs_nothing`` decided it), or, in an area whose cap line says
+    the misconception's fixed cost there (``item["capped"]``), its worth alone ("该测试 2 分"); with the pages'
+    words in `language` (``page_words``) they are said in. The page and the terminal say them from these values;
+    the terminal's table takes them all before it prints (one visit here, then down). The words come back with the
+    points `lost` in all said as one line (``w["lost_said"]``: "Points the grader took off: 1 point, ..."; "" for
+    no card and no loss)."""
     w = page_words(language)
     out = []
     for card in cards:
@@ -291,7 +293,9 @@ def cards_words(cards: list, language: str, lost: float = 0.0) -> tuple[dict[str
         tests = []
         for item in card.tests:
             worth = number(item["points"])
-            if item["lost"]:
+            if item.get("capped"):  # its area's cap line says what the area costs: here only what it is worth
+                tests.append(w["worth"].format(points=worth))
+            elif item["lost"]:
                 tests.append(w["lost_of"].format(lost=number(item["lost"]), points=worth))
             else:
                 tests.append(w["not_charged" if item.get("free") else "not_charged_again"].format(points=worth))

@@ -321,7 +321,10 @@ def test_the_kit_grades_the_chinese_edition_in_chinese(releases, filled, env, tm
     )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads(proc.stdout.strip().splitlines()[-1])
-    assert result["extra_data"]["language"] == "zh" and result["output"] == "评分程序从头运行了你的代码，没有出错。"
+    assert (
+        result["extra_data"]["language"] == "zh"
+        and result["output"] == "notebook 的各单元格从头到尾运行完毕，没有出错。"
+    )
     failed = [t for t in result["tests"] if t["status"] == "failed"]
     areas = ("parameter identity", "parameter counts", "gradient accumulation", "shape flow")
     assert failed and all(set(t["tags"]) <= set(areas) for t in failed)

@@ -85,8 +85,8 @@ MISCONCEPTIONS = {
         "weight tying 交给了库（是库里的 MiniGPT 让两端共享了权重）",
     ),
     "data_sharing": (
-        "one storage, two Parameters (.data shared, or a new nn.Parameter around the table)",
-        "一块内存，两个参数对象（只共享了 .data，或者用新的 nn.Parameter 包住了这张表）",
+        "one storage, two Parameters (.data shared, or a new nn.Parameter around the token table)",
+        "一块内存，两个参数对象（只共享了 .data，或者用新的 nn.Parameter 包住了 token embedding 的表）",
     ),
     "tied_after_forward": ("tied only after forward", "到 forward 里才共享（应在 __init__ 中共享）"),
     "positional_tied": ("positional embedding tied", "位置表（positional embedding）被卷进了权重共享"),

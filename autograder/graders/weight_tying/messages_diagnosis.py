@@ -18,12 +18,12 @@ MESSAGES = {
     "diag.reread.and": (" and ", "和"),
     # tie_problem
     "diag.tie.data_sharing": (
-        "lm_head.weight is a second Parameter object on the table's memory (.data sharing: "
+        "lm_head.weight is a second Parameter object on the token table's memory (.data sharing: "
         "nn.Parameter(token_embed.weight), or one built on its .data), and two Parameters keep two gradients: "
         "they never add up in one .grad, an optimizer updates the table "
         "twice, and a cast or a move to another device (.to(torch.float64), .half()) or copy.deepcopy gives each "
         "its own memory again; " + _ITSELF_EN + ", not its storage",
-        "LM head 的权重是另建的参数对象，与这张表共用同一块内存（比如 nn.Parameter(token_embed.weight)，"
+        "LM head 的权重是另建的参数对象，与 token embedding 的表共用同一块内存（比如 nn.Parameter(token_embed.weight)，"
         "或者只共享了它的 .data）。两个参数对象的梯度分开累积，永远汇不进同一个 .grad，优化器会"
         "把这张表更新两次；而且只要转换 dtype 或设备（.to(torch.float64)、.half()），或者用 copy.deepcopy 复制模型，"
         "两者就又各有各的内存。LM head 必须持有 token embedding 的那个参数对象本身，而不只是它的内存",

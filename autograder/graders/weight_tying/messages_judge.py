@@ -280,10 +280,11 @@ MESSAGES = {
         "新生成的 token（形状 (B,)）被当成一行 (1, B) 接上去了，而每一行都需要自己的一列 (B, 1)",
         "batch_rows",
     ),
-    "judge.gen.model.sampling": (
-        "sampling instead of argmax (greedy decoding takes the most likely token every step)",
-        "用了采样而不是 argmax（贪心生成每一步都应取最可能的 token）",
-        "sampling",
+    "judge.gen.model.sampling": ("sampling instead of argmax", "用了采样而不是 argmax", "sampling"),
+    # what the mistake above misses, said after the sentence that names it (suite.gen.matches_decoder.gloss)
+    "judge.gen.gloss.sampling": (
+        "greedy decoding takes the most likely token every step",
+        "贪心生成每一步都应取最可能的 token",
     ),
     "judge.gen.model.only_new": (
         "only the new tokens returned, without the prompt in front",
@@ -354,8 +355,8 @@ MESSAGES = {
     "judge.identity.forward_raised": (
         "{what}: the head follows the table before any forward call, but forward raised {error}{at}, so the logits "
         "were not checked (see “{test}”)",
-        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以没有检查 "
-        "logits（见“{test}”）",
+        "{what}：在任何一次 forward 之前，LM head 已随这张表变化；但 forward 抛出了异常“{error}”{at}，所以 logits "
+        "无法检查（详见“{test}”）",
     ),
     "judge.shapes.forward_raised": (
         "{what}: forward raised {error}{at}",

@@ -15,10 +15,23 @@ MESSAGES = {
     "suite.form.none": ("loss(ids)", "不给 targets 时的 loss"),
     "suite.form.short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时的 loss"),
     "suite.form.full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时的 loss"),
-    "suite.forms.and": (" and ", "和"),
+    # the two other forms a loss also gets wrong, said as one list (what they share said once)
+    "suite.and_two_more_forms": (" (also wrong: {forms})", "。另外两种形式（{forms}）的 loss 也不对"),
+    "suite.forms.short_full": (
+        "loss(ids, targets of shape (B, T-1)) and loss(ids, targets of shape (B, T))",
+        "targets 形状为 (B, T-1) 或 (B, T)",
+    ),
+    "suite.forms.none_full": (
+        "loss(ids) and loss(ids, targets of shape (B, T))",
+        "不给 targets 或 targets 形状为 (B, T)",
+    ),
+    "suite.forms.none_short": (
+        "loss(ids) and loss(ids, targets of shape (B, T-1))",
+        "不给 targets 或 targets 形状为 (B, T-1)",
+    ),
     "note.backward_not_checked_no_loss": (
         "backward was not checked: loss() returns no scalar for any target form (see the loss tests)",
-        "没有检查反向传播：无论 targets 是哪种形式，loss() 都没有返回标量（见 loss 的测试）",
+        "反向传播无法检查：无论 targets 是哪种形式，loss() 都没有返回标量（详见 loss 的测试）",
     ),
     "note.library_tie_not_credited": (
         "{what}: not credited: the pair of tables is a library MiniGPT's, tied by the library, not by your code "
@@ -28,16 +41,16 @@ MESSAGES = {
     "note.loss_not_checked_forward": (
         "{call}: the loss was not checked: the model's logits for the plan's ids are not (B, T, V), or forward "
         "raised (see the shape flow tests)",
-        "{call} 的值没有检查：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者 forward "
-        "抛出了异常（见“形状与输出数值”的测试）",
+        "{call} 的值无法检查：模型对这些 ids 给出的 logits 形状不是 (B, T, V)，或者 forward "
+        "抛出了异常（详见“形状与输出数值”一项）",
     ),
     "note.logits_shape_not_checked": (
         "{what}: not checked: the logits have shape {got}, not {want} (see the shape flow tests)",
-        "{what}：没有检查，因为 logits 的形状是 {got}，而不是 {want}（见“形状与输出数值”的测试）",
+        "{what}：无法检查，因为 logits 的形状是 {got}，而不是 {want}（详见“形状与输出数值”一项）",
     ),
     "note.gradient_not_checked_forward_raised": (
-        "the gradient was not checked: forward raised {error}{at}; see the shape flow tests",
-        "没有检查梯度：forward 抛出了异常“{error}”{at}，见“形状与输出数值”的测试",
+        "the gradient of {what} could not be checked: forward raised {error}{at} (see the shape flow tests)",
+        "{what} 的梯度无法检查：forward 抛出了异常“{error}”{at}（详见“形状与输出数值”一项）",
     ),
     "note.dropout_not_checked_logits_differ": (
         (
@@ -51,20 +64,23 @@ MESSAGES = {
     ),
     "note.gradient_not_checked_not_judge_minigpt": (
         (
-            "the gradient was not checked because forward's logits are not those of a MiniGPT holding"
+            "the gradient of {what} could not be checked: forward's logits are not those of a MiniGPT holding"
             " the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
-            "梯度未检查：forward 的 logits 不对，一个持有评分程序权重的 MiniGPT 会给出不同的 "
-            "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
+            "{what} 的梯度无法检查：forward 的 logits 不对，一个持有评分程序权重的 MiniGPT 会给出不同的 "
+            "logits（详见“形状与输出数值”和“参数量与超参数”两项）"
         ),
     ),
     "note.gradient_not_checked_not_tied_product": (
         (
-            "the gradient was not checked because forward does not compute E[ids] @ E.T (nor a softmax"
+            "the gradient of {what} could not be checked: forward does not compute E[ids] @ E.T (nor a softmax"
             " or a scale of it) (see the shape flow tests)"
         ),
-        ("梯度未检查：forward 算的不是 E[ids] @ E.T（也不是它的 softmax 或某个倍数；见“形状与输出数值”的测试）"),
+        (
+            "{what} 的梯度无法检查：forward 算的不是 E[ids] @ E.T，也不是它的 softmax 或某个倍数"
+            "（详见“形状与输出数值”一项）"
+        ),
     ),
     "note.tie_not_checked_table_rewritten": (
         (

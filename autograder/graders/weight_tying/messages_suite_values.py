@@ -67,7 +67,12 @@ MESSAGES = {
     ),
     "suite.gen.matches_decoder": (
         "it matches a decoder with this mistake: {labels}",
-        "这正是“{labels}”会产生的结果",
+        "这正是{labels}的结果",
+    ),
+    # the same, with what the mistake misses said apart from its name (``Decoder.gloss``)
+    "suite.gen.matches_decoder.gloss": (
+        "it matches a decoder with this mistake: {labels} ({gloss})",
+        "这正是{labels}的结果：{gloss}",
     ),
     "suite.gen.crop_first": (
         "wrong crop (first block_size tokens)",

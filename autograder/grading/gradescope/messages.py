@@ -51,6 +51,9 @@ GRADESCOPE: dict[str, tuple[str, str]] = {
         "- {name}: its {points} not charged again, within this area's fixed cost ({part})",
         "- {name}：该测试 {points} 分，已计入该评分项的固定扣分，不另扣分（{part}）",
     ),
+    # a test in an area whose cap sentence (below the tests) says what the area costs: its worth alone
+    "gradescope.worth_test": ("- {name}: worth {points}", "- {name}：该测试 {points} 分"),
+    "gradescope.worth_part": ("- {name}: worth {points} ({part})", "- {name}：该测试 {points} 分（{part}）"),
     # a test that costs nothing at all (its mistake costs 0 in its area: ShownCharge.free), as the pages say it
     "gradescope.free_test": ("- {name}: its {points} not charged", "- {name}：该测试 {points} 分，不扣分"),
     "gradescope.free_part": (

@@ -61,7 +61,8 @@ def gradescope_results(result: Result, *, visibility: str = "visible") -> dict:
         covered = [(by_id[name], lost, part) for name, lost, part in charge.tests]
         lines = [by_id[charge.lead].message]  # the test that says it, as the pages open the charge
         for t, lost, part in covered:  # each test under the charge, as the pages say it (gradescope.messages)
-            cost = "free" if t.test in charge.free else bool(lost)
+            # in an area whose cap sentence below says the cost, a test is said by its worth alone
+            cost = "capped" if t.area in charge.cap_areas else "free" if t.test in charge.free else bool(lost)
             key = _LINES[cost, bool(part)]  # a template fills in the parameters it names
             lines.append(render(Said(key, name=t.title, points=f"{t.points:g}", lost=f"{lost:g}", part=part), language))
         # where the misconception's cost leaves the rest uncharged: once per area, a sentence each
@@ -99,4 +100,6 @@ _LINES = {
     (True, True): "gradescope.charged_part",
     ("free", False): "gradescope.free_test",  # it costs nothing at all (ShownCharge.free)
     ("free", True): "gradescope.free_part",
+    ("capped", False): "gradescope.worth_test",  # its area's cap sentence says what the area costs
+    ("capped", True): "gradescope.worth_part",
 }

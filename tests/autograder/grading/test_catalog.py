@@ -50,7 +50,9 @@ def test_a_missing_or_mismatched_translation_is_reported(monkeypatch, broken, wh
 def test_render_names_an_unknown_id_and_speaks_english_to_an_unknown_language():
     with pytest.raises(KeyError, match="no message 'run.nope'"):
         render("run.nope", "zh")
-    assert render("run.ok", "fr") == render("run.ok") == "The grader ran your code from the top, without an error."
+    assert (
+        render("run.ok", "fr") == render("run.ok") == "Every cell of the notebook ran, top to bottom, without an error."
+    )
     error = CatalogError("input.link", name="a.ipynb")
     assert str(error).startswith("a.ipynb is a symbolic link: ")
     assert error.render_in("zh").startswith("a.ipynb 是符号链接")

@@ -73,7 +73,7 @@ def test_one_finding_reads_in_either_language_and_rendering_keeps_the_marks():
     assert zh.tests[0].message("zh").startswith("TiedEmbeddingLM: 梯度翻倍")
     assert zh.tests[0].message("en").startswith("TiedEmbeddingLM: gradient doubled")
     assert zh.tests[1].message("zh") == ""  # a passed test has nothing to say
-    assert zh.output == "评分程序从头运行了你的代码，没有出错。"  # the run summary, from the engine's catalog
+    assert zh.output == "你的文件从头到尾运行完毕，没有出错。"  # the run summary, from the engine's catalog (no cells)
     assert [(t.name, t.points, t.area, t.passed, t.charged, t.finding) for t in zh.tests] == [
         (t.name, t.points, t.area, t.passed, t.charged, t.finding) for t in marked.tests
     ]

@@ -97,10 +97,12 @@ def test_the_charges_never_exceed_a_tests_points_so_no_area_goes_below_zero():
 def test_a_knock_on_is_free_only_behind_a_misconception_charged_at_least_its_points():
     shapes, grad = "test_tied_lm_shapes_and_values", "test_tied_lm_shared_gradient_is_sum_of_paths"
     step = "test_tied_lm_sgd_step_updates_table_once"
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=shapes)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=shapes)
     transposed = Finding(Said("judge.shapes.transposed_values", what="x"), names="transposed")
     w_shapes, w_grad = "test_wrapper_shapes_and_values", "test_wrapper_shared_gradient_is_sum_of_paths"
-    w_knock = Finding(Said("note.gradient_not_checked_not_judge_minigpt"), waits_on=w_shapes)
+    w_knock = Finding(
+        Said("note.gradient_not_checked_not_judge_minigpt", what="MiniGPTWithWeightTying"), waits_on=w_shapes
+    )
     shape_cost = min(SCHEME.misconceptions["transposed"].costs["shape flow"], _points(w_shapes))
     grad_cost = SCHEME.misconceptions["transposed"].costs["gradient accumulation"]
     assert shape_cost >= _points(w_grad)  # charged at least the knock-on's points: it carries the cause's charge
@@ -128,7 +130,7 @@ def test_a_charge_of_nothing_frees_nothing():
     head, grad = "test_tied_lm_head_is_the_embedding_parameter", "test_tied_lm_shared_gradient_is_sum_of_paths"
     assert "parameter identity" not in SCHEME.misconceptions["max_norm"].costs
     max_norm = Finding(Said("diag.lookup.max_norm", cap="1"), names="max_norm")
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=head)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=head)
     assert _mark({head: max_norm}) == 100 - _points(head)
     assert _mark({head: max_norm, grad: knock}) == 100 - _points(head, grad)
 
@@ -237,21 +239,22 @@ def test_marks_survive_the_wire_and_reach_gradescope_json_adding_up():
     assert all((t["status"] == "passed") == (t["score"] == t["max_score"]) for t in data["tests"])
 
     # a test that costs nothing (a knock-on where the mistake costs 0) says so, never "-0" or "扣 0 分" (issue 48)
-    knock = Finding(Said("note.gradient_not_checked_not_tied_product"), waits_on=IDENTITY)
+    knock = Finding(Said("note.gradient_not_checked_not_tied_product", what="TiedEmbeddingLM"), waits_on=IDENTITY)
     gradients = ("test_tied_lm_shared_gradient_is_sum_of_paths", "test_tied_lm_sgd_step_updates_table_once")
     # the gradient knock-ons carry the charge's 6 of their 9; the float64 one, in an area the copy costs nothing in,
     # costs nothing at all (the area's note says its cost is 0): "not charged", not "not charged again"
     marked = _marked({IDENTITY: COPY, **dict.fromkeys(gradients, knock), "test_tied_lm_float64": knock})
     # and a test the charge takes only part of: why the rest is not charged (its area's cost is reached) is said
     # once for the area, under the tests, not under each test as if the cap were the test's (issue 48)
-    part = {"en": "−3 of its 6", "zh": "该测试 6 分，扣 3 分"}
+    # a test in an area whose cap sentence says the cost there says its worth alone (issue 48, round 24)
+    part = {"en": "sum of paths: worth 6\n", "zh": "两条路径的梯度之和：该测试 6 分\n"}
     cap = {
         "en": "In “gradient accumulation” this mistake costs a fixed 6 points, so the 2 tests of that area above",
         "zh": "这个错误在“两条路径的梯度相加”一项固定扣 6 分，所以上面属于这一项的 2 个测试（共 9 分）合计只扣 6 分",
     }
     for language, covered, never in (
-        ("en", "float64: its 1 not charged\n", "−0 "),
-        ("zh", "该测试 1 分，不扣分\n", "分，扣 0 分"),  # a test never loses 0 (a cap note may cost 0)
+        ("en", "float64: worth 1\n", "−0 "),
+        ("zh", "float64 下输出正确：该测试 1 分\n", "分，扣 0 分"),  # a test never loses 0 (a cap note may cost 0)
     ):
         data = gradescope_results(rendered(Result(tests=marked, run=None, output="x", language=language), SPEC))
         output = next(t["output"] for t in data["tests"] if t["status"] == "failed")

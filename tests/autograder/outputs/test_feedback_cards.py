@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from html import unescape
 
 import pytest
 from rich.console import Console
@@ -14,6 +15,7 @@ from autograder.grading.findings import Finding
 from autograder.grading.marking import apply_marking
 from autograder.grading.rendering import rendered
 from autograder.grading.result import Result, RunFacts, TestOutcome
+from autograder.grading.titles import names
 from autograder.outputs.charges import cards
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.table import render
@@ -29,8 +31,8 @@ def _copied(language: str = "en") -> Result:
     """w01's seven failing tests of exercise 1 (a copied table), in the suite's order, across four areas."""
     copied = Finding(Said("diag.tie.copied"), names="two_tables")
 
-    def knock(what: str = "") -> Finding:
-        said = Said("note.gradient_not_checked_not_tied_product", **({"what": what} if what else {}))
+    def knock(what: str = "TiedEmbeddingLM") -> Finding:
+        said = Said("note.gradient_not_checked_not_tied_product", what=what)
         return Finding(said, waits_on=LEAD)
 
     failing = {
@@ -227,3 +229,44 @@ def test_each_failed_test_on_a_card_is_marked_failed_and_no_passed_one_is(langua
     marked = f'<span class="bad" title="{mark}">✗</span> <b>'
     assert len(items) == 7 and all(item.startswith(marked) for item in items), items
     assert page.count("✗") == 7  # the passed tests under their own heading carry none
+
+
+@pytest.mark.parametrize(
+    ("language", "worth", "none", "six"),
+    [
+        ("en", "({}, worth {})", "costs a fixed 0 points", "costs a fixed 6 points"),
+        ("zh", "（评分项：{}；该测试 {} 分）", "一项固定扣 0 分", "一项固定扣 6 分"),
+    ],
+)
+def test_a_test_in_an_area_with_a_fixed_cost_says_its_worth_and_the_area_the_cost(language, worth, none, six):
+    """Issue 48 (3.2, round 24): a test of a card in an area where the mistake's fixed cost applies says its worth
+    alone, and that area's note says the cost once: nothing in "shape flow", 6 in "gradient accumulation"
+    (decided by the scheme's values); "扣 3 分" beside "已计入……不另扣分" and "不扣分" beside "固定扣 0 分" said one
+    cost three ways. A test in an area without such a note says what it lost."""
+    copied = Finding(Said("diag.tie.copied"), names="two_tables")
+    tests = [
+        TestOutcome("x.py::test_tied_lm_head_is_the_embedding_parameter", 8, "parameter identity", False, copied),
+        # two_tables costs 6 in gradient accumulation: the area's two tests (9 points) lose 6 in all
+        TestOutcome("x.py::test_tied_lm_shared_gradient_is_sum_of_paths", 6, "gradient accumulation", False, copied),
+        TestOutcome("x.py::test_tied_lm_sgd_step_updates_table_once", 3, "gradient accumulation", False, copied),
+        # two_tables costs nothing in shape flow: this test costs nothing at all
+        TestOutcome("x.py::test_tied_lm_float64", 1, "shape flow", False, copied),
+    ]
+    full = [next((t for t in tests if t.name.endswith(f"::{s.name}")), None) for s in SPEC.scheme.tests.values()]
+    full = [
+        t or TestOutcome(f"x.py::{s.name}", s.points, s.area, True)
+        for t, s in zip(full, SPEC.scheme.tests.values(), strict=True)
+    ]
+    result = rendered(
+        apply_marking(Result(tests=full, run=RunFacts(status="ok"), language=language), SPEC.scheme), SPEC
+    )
+    assert "shape flow" not in SPEC.scheme.misconceptions["two_tables"].costs
+    assert result.score == 100 - 8 - 6  # the 3 and the 1 cost nothing more
+    html = unescape(
+        re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", feedback_html(result, student="s", spec=SPEC)))
+    )  # the English words hold an apostrophe
+    area = names(SPEC, language) or str  # English names the areas as the scheme does
+    for name, points in (("gradient accumulation", 6), ("gradient accumulation", 3), ("shape flow", 1)):
+        assert worth.format(area(name), points) in html, (name, points)
+    assert html.count(none) == 1 and html.count(six) == 1
+    assert "not charged" not in html and "不扣分）" not in html and "不另扣分" not in html

@@ -76,7 +76,7 @@ def test_blank_and_unreadable_are_counted_apart_and_kept_out_of_the_statistics(g
         "1",
         "1",
     )
-    assert _row(page, "timeouts (the whole run)") == "1"  # kind timeout, never blank; its score still counts below
+    assert _row(page, "timeouts (total run time)") == "1"  # kind timeout, never blank; its score still counts below
     # graded: 100, 76, 56, 82, 80 -> mean 78.8, median 80
     assert _row(page, "mean score") == "78.8 / 100" and _row(page, "median score") == "80 / 100"
     misconceptions = page[page.index("<h2>Misconceptions") : page.index("<h2>Pass rate per test")]
@@ -119,8 +119,8 @@ def test_no_slow_table_when_no_submission_takes_twice_the_median(batch_folder, a
 @pytest.mark.parametrize(
     ("language", "within"),
     [
-        ("zh", "每份提交都在 3.0 秒内评分完毕（整次运行的总时限 60 秒），没有接近总时限的提交。"),
-        ("en", "Every submission finished within 3.0 s (time limit for the whole run: 60 s): none came near it."),
+        ("zh", "每份提交都在 3.0 秒内评分完毕（每份提交的总时限为 60 秒），没有接近总时限的提交。"),
+        ("en", "Every submission finished within 3.0 s (total time limit per submission: 60 s): none came near it."),
     ],
 )
 def test_the_slowest_are_listed_only_when_a_run_came_near_its_time_limit(batch_folder, area_result, language, within):
@@ -145,8 +145,8 @@ def test_the_slowest_are_listed_only_when_a_run_came_near_its_time_limit(batch_f
 @pytest.mark.parametrize(
     "language, said",
     [
-        ("en", "The time limit for a whole run is 60 s: a submission near it"),
-        ("zh", "整次运行的总时限是 60 秒，用时接近总时限"),
+        ("en", "The total time limit per submission is 60 s: a submission near it"),
+        ("zh", "每份提交的总时限为 60 秒，用时接近总时限"),
     ],
 )
 def test_the_timings_say_the_time_limit_they_are_measured_against(batch_folder, area_result, language, said):
@@ -230,7 +230,7 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     for key in ("needs_a_look", "class_summary", "area_rates", "misconceptions", "test_rates", "students"):
         assert f"<h2>{REPORT[f'report.{key}'].zh}</h2>" in page and REPORT[f"report.{key}"].en not in page
         assert f"<h2>{REPORT[f'report.{key}'].en}</h2>" in english
-    assert _row(page, "提交份数") == "9" and "<td>整次运行超时</td>" in page and "查看列出的单元格" in page
+    assert _row(page, "提交份数") == "9" and "<td>运行总时长超时</td>" in page and "查看列出的单元格" in page
     assert area_name("parameter identity", "zh") in page and misconception_title("two_tables", "zh") in page
     assert "(only" not in page and "students failing" not in page and "kind: run" not in page
     # the headings a Chinese TA reads, in a report's register (issue 48: 谁，在哪里 / 怎么处理 / 先改什么 were chat)
@@ -251,7 +251,7 @@ def test_a_chinese_ta_reads_the_report_in_chinese(graded):
     assert "语法错误（0 分）和超时的提交都计入；空白提交、无法读取的提交" in page
     # round 19, item 1: "出错的和尚无结果的" read as 和尚 (monk) first; each kind now names 提交 on its own
     assert "评分程序出错的提交，以及尚无结果的提交，都不计入。" in page and "和尚" not in page
-    assert "计在其他测试能证实的那一种下。" in page and "计在它的根本原因下" in page and "无论得分" not in page
+    assert "则归入其他测试能证实的那一种。" in page and "归入其根本原因" in page and "无论得分" not in page
     # round 22: a full-marks student's fix-first cell is a dash, not left blank (alice, the only one)
     assert page.count('data-label="首要问题">—</td>') == 1 and 'data-label="首要问题"></td>' not in page
 

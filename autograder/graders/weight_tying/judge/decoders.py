@@ -54,6 +54,7 @@ class Decoder:
     column: int = -1
     sampler: str | None = None  # "multinomial", "replacement", "categorical": a draw instead of the argmax
     batch: str | None = None  # "squeeze": raises for a batch of one; "row": raises for several rows
+    gloss: str = ""  # the catalog id of what its mistake misses, said after the sentence naming it ("" for none)
 
     @property
     def misconception(self) -> str | None:
@@ -98,6 +99,7 @@ class Model:
 
 
 GREEDY = Decoder("greedy")
+_SAMPLING = "judge.gen.gloss.sampling"
 DECODERS = (
     GREEDY,
     Decoder("crop first", "suite.gen.crop_first", crop="first"),
@@ -111,9 +113,9 @@ DECODERS = (
     Decoder("row 0 for every row", "suite.gen.row0_for_every_row", row0=True),
     Decoder("batch dimension squeezed", "judge.gen.batch_of_one", batch="squeeze"),
     Decoder("token appended as a row", "judge.gen.model.batch_only_append", batch="row"),
-    Decoder("multinomial", "judge.gen.model.sampling", sampler="multinomial"),
-    Decoder("multinomial with replacement", "judge.gen.model.sampling", sampler="replacement"),
-    Decoder("Categorical", "judge.gen.model.sampling", sampler="categorical"),
+    Decoder("multinomial", "judge.gen.model.sampling", sampler="multinomial", gloss=_SAMPLING),
+    Decoder("multinomial with replacement", "judge.gen.model.sampling", sampler="replacement", gloss=_SAMPLING),
+    Decoder("Categorical", "judge.gen.model.sampling", sampler="categorical", gloss=_SAMPLING),
 )
 FULL = Returned("the whole sequence")
 RETURNED = (

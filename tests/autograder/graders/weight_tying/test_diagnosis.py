@@ -30,7 +30,7 @@ def tie(**facts):
 
 def test_tie_problem_names_each_way_of_getting_the_tie_wrong():
     assert tie(follows=True, same_object=True) is None
-    assert "second Parameter object on the table's memory" in str(tie(follows=True, same_storage=True))
+    assert "second Parameter object on the token table's memory" in str(tie(follows=True, same_storage=True))
     assert "copied table" in str(tie(equal_values=True))
     assert "untied" in str(tie())
     assert "tied only after forward" in str(tie(follows_after_forward=True))

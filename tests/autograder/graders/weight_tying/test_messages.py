@@ -290,3 +290,31 @@ def test_the_grader_names_the_final_layernorm_as_the_notebook_does():
 
     name = render("note.the_final_layernorm", "zh")
     assert name in "\n".join(map(str, text_zh.TEXT.values())), name
+
+
+def test_a_gradient_that_could_not_be_checked_names_its_class_first_and_points_at_the_area():
+    """Issue 48 (round 24, item 6): "MiniGPTWithWeightTying 中，没有检查梯度：……，见“形状与输出数值”的测试" read as
+    the grader skipping a check; the note names the class whose gradient could not be checked, then why, then
+    where to look, in brackets."""
+    from autograder.graders.weight_tying.judge.suite.test_gradients import _not_checked
+
+    failed = _not_checked("MiniGPTWithWeightTying", "note.gradient_not_checked_forward_raised", "t", error="E", at="")
+    zh = failed.finding.render("zh")
+    assert zh.startswith("MiniGPTWithWeightTying 的梯度无法检查：forward 抛出了异常“E”"), zh
+    assert zh.endswith("（详见“形状与输出数值”一项）。") and "没有检查" not in zh and " 中，" not in zh, zh
+
+
+def test_two_other_wrong_loss_forms_read_as_one_list_and_every_pair_has_its_words():
+    """Issue 48 (round 24, item 7): "另外，targets 形状为 (B, T-1) 时的 loss 和 targets 形状为 (B, T) 时的 loss 也不对"
+    said "时的 loss" twice; two other forms are one list, one form keeps its sentence."""
+    from itertools import combinations
+
+    from autograder.graders.weight_tying.judge.suite.test_loss import _FORMS, _TWO_FORMS
+
+    assert set(_TWO_FORMS) == {frozenset(pair) for pair in combinations(_FORMS, 2)}
+    pair = render("suite.forms.short_full", "zh")
+    assert render("suite.and_two_more_forms", "zh", forms=pair) == (
+        "。另外两种形式（targets 形状为 (B, T-1) 或 (B, T)）的 loss 也不对"
+    )
+    one = render("suite.and_more_forms", "zh", forms=render("suite.form.short", "zh"))
+    assert one == "。另外，targets 形状为 (B, T-1) 时的 loss 也不对"

@@ -167,7 +167,10 @@ def _greedy_failure(plan, evidence, run, name) -> Failed | AssertionError | None
     shown = got[:, t:].tolist() if got.dim() == 2 and got.shape[1] > t and not only_new else got.tolist()
     params = dict(what=what, got=shown, want=want[:, t:].tolist(), n=_first_difference(got, want, t))
     if model is not None:
-        why = say("suite.gen.matches_decoder", labels=_labels(model)) + reread(9)
+        gloss = {"gloss": say(model.decoder.gloss)} if model.decoder.gloss else {}  # its own value, never in quotes
+        key = "suite.gen.matches_decoder.gloss" if gloss else "suite.gen.matches_decoder"
+        why = say(key, labels=_labels(model), **gloss)
+        why = why + reread(9)
         return _named(model, say("judge.gen.not_greedy", **params, why=why))
     return AssertionError(say("judge.gen.not_greedy", **params, why=say("judge.gen.no_model") + reread(9)))
 

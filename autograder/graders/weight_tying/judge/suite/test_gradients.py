@@ -47,8 +47,9 @@ def _not_borrowed(evidence, what) -> None:
 
 
 def _not_checked(what, why: str, shapes_test: str, **params) -> Failed:
-    """A knock-on of `shapes_test`: `why` is the catalog id of the note saying why the gradient was not checked."""
-    return Failed(say("judge.what_problem", what=what, problem=say(why, **params)), waits_on=shapes_test)
+    """A knock-on of `shapes_test`: `why` is the catalog id of the note saying why `what`'s gradient could not be
+    checked (it names `what` itself: "MiniGPTWithWeightTying 的梯度无法检查：...")."""
+    return Failed(say(why, what=what, **params), waits_on=shapes_test)
 
 
 def _head_followed(evidence, record, table) -> bool | None:

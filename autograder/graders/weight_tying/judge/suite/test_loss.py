@@ -31,6 +31,12 @@ _SHAPES = "test_wrapper_shapes_and_values"
 # Each target form's call and hint, as catalog ids; and the form named in a list ("also wrong: ...").
 _CALLS = {"none": "suite.call.loss_none", "short": "suite.call.loss_short", "full": "suite.call.loss_full"}
 _FORMS = {"none": "suite.form.none", "short": "suite.form.short", "full": "suite.form.full"}
+# two other forms wrong too, as one list: "另外两种形式（targets 形状为 (B, T-1) 或 (B, T)）的 loss 也不对"
+_TWO_FORMS = {
+    frozenset(("short", "full")): "suite.forms.short_full",
+    frozenset(("none", "full")): "suite.forms.none_full",
+    frozenset(("none", "short")): "suite.forms.none_short",
+}
 _HINTS = {
     "short": "suite.loss.form_short_targets",
     "full": "suite.loss.form_full_targets",
@@ -244,10 +250,11 @@ def test_wrapper_loss_values(plan, evidence, run):
     finding, said = findings[shown], findings[shown].said
     # a loss that raises for every form says so in its own message: the other forms are not named again
     every_form_raises = len(findings) == len(_CALLS) and all(f.names == "loss_not_written" for f in findings.values())
-    others = [] if every_form_raises else [say(_FORMS[form]) for form in findings if form != shown]
-    if others:  # named, before where to reread: the other forms this loss gets wrong
-        joined = others[0] if len(others) == 1 else others[0] + say("suite.forms.and") + others[1]
-        said = before_reread(said, say("suite.and_more_forms", forms=joined))
+    others = [] if every_form_raises else [form for form in findings if form != shown]
+    if len(others) == 1:  # named, before where to reread: the other forms this loss gets wrong
+        said = before_reread(said, say("suite.and_more_forms", forms=say(_FORMS[others[0]])))
+    elif others:
+        said = before_reread(said, say("suite.and_two_more_forms", forms=say(_TWO_FORMS[frozenset(others)])))
     if finding.kind != "misconception":
         raise Failed(said, waits_on=finding.waits_on) if finding.waits_on else AssertionError(said)
     names = list(dict.fromkeys(m for f in findings.values() for m in f.shown))
