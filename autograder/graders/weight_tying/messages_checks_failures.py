@@ -211,7 +211,7 @@ MESSAGES = {
     ),
     "checkfail.variant": (
         "{problem}\nIt matches a decoder with this mistake: {name}",
-        "{problem}\n这正是“{name}”会产生的结果",
+        "{problem}\n出错原因：{name}",
     ),
     "checkfail.variant.first_block": (
         "wrong crop (first block_size tokens)",

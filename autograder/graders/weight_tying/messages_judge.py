@@ -31,7 +31,7 @@ MESSAGES = {
         "its sizes describe (hyper-parameter ignored, see parameter counts)",
         "评分程序把一张新表写入 token_embed.weight，再用自己的权重构建同样的 MiniGPT 作对照。对评分程序给出的 id，"
         "两者的 logits 不一致：forward 用的是另一张表（复制了一份表），或者模型的结构与它的尺寸不符（忽略了超参数，"
-        "见“参数量与超参数”的测试）",
+        "详见“参数量与超参数”一项）",
         "two_tables",
     ),
     "judge.identity.logits_not_from_table": (
@@ -140,8 +140,8 @@ MESSAGES = {
     "note.num_heads_not_checked": (
         "num_heads was not checked because the model could not be built with these sizes: a hyper-parameter "
         "ignored (see the test “wrapper state dict matches hyperparameters”)",
-        "num_heads 未检查：用这些尺寸构建不出模型，可能是忽略了某个超参数（见“MiniGPTWithWeightTying 的 state_dict "
-        "与传入的超参数一致”那一项）",
+        "num_heads 无法检查：用这些尺寸构建不出模型，可能是忽略了某个超参数（详见“MiniGPTWithWeightTying 的 state_dict "
+        "与传入的超参数一致”一项）",
     ),
     "judge.counts.dropout_train_eval": (
         "the train-mode logits are not a MiniGPT's with dropout={p} (they match the eval-mode ones): "
@@ -239,7 +239,8 @@ MESSAGES = {
     "note.float64_not_checked": (
         "the float64 logits were not checked because lm_head.weight does not follow the table written into "
         "token_embed.weight (see the parameter identity tests)",
-        "float64 的 logits 未检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变（见“共享同一参数对象”的测试）",
+        "float64 的 logits 无法检查：lm_head.weight 没有跟着写入 token_embed.weight 的表变"
+        "（详见“共享同一参数对象”一项）",
     ),
     "note.the_final_layernorm": ("the final LayerNorm", "末尾的 LayerNorm"),
     # argmax generation
@@ -309,7 +310,7 @@ MESSAGES = {
     ),
     "judge.gen.not_checked_raised": (
         "{what}: not checked: generate raised on this case (see “{test}”)",
-        "{what}：未检查，因为 generate 在这个用例上抛出了异常（见“{test}”）",
+        "{what}：无法检查，因为 generate 在这个用例上抛出了异常（详见“{test}”）",
     ),
     "judge.gen.dtype": (
         "generate returned dtype {dtype}: token ids are int64",

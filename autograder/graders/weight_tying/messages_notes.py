@@ -58,8 +58,8 @@ MESSAGES = {
             "eters and the judge's weights (see the shape flow and parameter count tests)"
         ),
         (
-            "dropout 未检查：评估模式下的 logits 不对。用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 "
-            "logits（见“形状与输出数值”和“参数量与超参数”的测试）"
+            "dropout 无法检查：评估模式下的 logits 不对。用这些超参数和评分程序的权重构建的 MiniGPT 会给出不同的 "
+            "logits（详见“形状与输出数值”和“参数量与超参数”两项）"
         ),
     ),
     "note.gradient_not_checked_not_judge_minigpt": (
@@ -89,8 +89,8 @@ MESSAGES = {
             " it (see the shape flow tests)"
         ),
         (
-            "两端是否共享未检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 "
-            "max_norm？），所以 logits 不可能来自之前写入的那张表（见“形状与输出数值”的测试）"
+            "两端是否共享无法检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 "
+            "max_norm？），所以 logits 不可能来自之前写入的那张表（详见“形状与输出数值”一项）"
         ),
     ),
     "note.count_not_checked_table_rewritten": (
@@ -100,8 +100,9 @@ MESSAGES = {
             " uses (see the shape flow tests)"
         ),
         (
-            "参数量未检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 max_norm？），"
-            "所以从 logits 看不出 LM head 用的是哪张表（见“形状与输出数值”的测试）"
+            "参数量无法检查：forward 自己改写了共享的表（有些行被重新归一化，是不是 token embedding 上设了 "
+            "max_norm？），"
+            "所以从 logits 看不出 LM head 用的是哪张表（详见“形状与输出数值”一项）"
         ),
     ),
     "note.logits_skip_parts": (
