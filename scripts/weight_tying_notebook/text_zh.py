@@ -259,8 +259,8 @@ float32 参数占 4 字节：
     "exercise_2": r"""
 ## 9. 练习 2：`MiniGPTWithWeightTying`（{{ex2}} 分）
 
-`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding 和 positional embedding、采用
-pre-LayerNorm 的 GPT block、末尾的 LayerNorm 以及 LM head；它的 `weight_tying` 参数决定 LM head 是否与
+`dnnlpy.models.gpt.MiniGPT` 是一个完整的 GPT，包括 token embedding、positional embedding、采用
+pre-LayerNorm 的 GPT block、末尾的 LayerNorm 和 LM head；它的 `weight_tying` 参数决定 LM head 是否与
 token embedding 共享同一张表。默认不共享：不传这个参数时，LM head 保留自己的一张表（教材里也是显式传入
 `weight_tying=True` 才启用共享）。
 请用它实现 `MiniGPTWithWeightTying`：

@@ -301,3 +301,12 @@ def test_the_round_24_section_9_and_practice_cell_words():
     assert "先只保留最后 `block_size` 个 token" in "".join(text_zh.TEXT["exercise_2"].split("\n  "))
     assert "截断为最后" not in text_zh.TEXT["exercise_2"]
     assert text_zh.PRACTICE_CHECK.endswith("的第一个参数是检查组的内部名称，请勿修改")
+
+
+def test_the_round_25_section_9_lists_the_parts_of_minigpt_with_one_joiner():
+    """Issue 48, round 25: section 9 listed MiniGPT's parts with 和, then 、, then 以及; the list now runs on 、 and
+    closes with one 和."""
+    text = "".join(text_zh.TEXT["exercise_2"].split())
+    parts = "包括tokenembedding、positionalembedding、采用pre-LayerNorm的GPTblock、末尾的LayerNorm和LMhead；"
+    assert parts in text
+    assert "以及LMhead" not in text
