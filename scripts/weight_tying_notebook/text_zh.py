@@ -53,7 +53,7 @@ PRINTED = {
     "round_trip": "解码回文本：{tokenizer.decode(encoding.ids)}",
     "token_table": "token embedding 表的形状：{tuple(token_table.weight.shape)}",
     "position_table": "位置表的形状：{tuple(position_table.weight.shape)}",
-    "ids_to_x": "ids 的形状 {tuple(ids.shape)}，相加后 x 的形状 {tuple(x.shape)}",
+    "ids_to_x": "ids 的形状为 {tuple(ids.shape)}，相加后 x 的形状为 {tuple(x.shape)}",
     "rows_sum_to_1": "每个位置的概率之和都是 1：{rows_sum_to_1}",
     "loss_on_logits": "用 logits 计算的 loss：{loss_on_logits:.3f}",
     "loss_on_probs": (

@@ -310,3 +310,15 @@ def test_the_round_25_section_9_lists_the_parts_of_minigpt_with_one_joiner():
     parts = "包括tokenembedding、positionalembedding、采用pre-LayerNorm的GPTblock、末尾的LayerNorm和LMhead；"
     assert parts in text
     assert "以及LMhead" not in text
+
+
+def test_the_round_25_demo_prints_that_state_a_shape_have_a_verb():
+    """Issue 48, round 25: section 4 printed "ids 的形状 (1, 8)，相加后 x 的形状 (1, 8, 16)", with no verb. A zh
+    print that names a shape either labels it ("……的形状：") or says "……的形状为"."""
+    bare = {
+        key: line
+        for key, line in text_zh.PRINTED.items()
+        if re.search(r"形状(?![为：])", line)  # the shape is named, neither as a label nor with 为
+    }
+    assert bare == {}
+    assert text_zh.PRINTED["ids_to_x"].startswith("ids 的形状为 {tuple(ids.shape)}，相加后 x 的形状为")
