@@ -359,8 +359,8 @@ pytest                               # checks weight_tying.ipynb as it is saved 
 
 For each check that fails, `pytest` names the mistake and the section of the notebook to reread; for a class or
 a method not written yet, the section that sets the task. It runs the same cells as the grader (both leave out
-the cells that start with `# Practice check`), but it is worth no points: your grade comes from hidden tests
-that check more (the table at the top of the notebook).
+the cells that start with `# Practice check` and the demonstrations left as released), but it is worth no
+points: your grade comes from hidden tests that check more (the table at the top of the notebook).
 `WEIGHT_TYING_LANG=zh pytest` gives its messages in Chinese; `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` checks
 another file.
 

@@ -364,8 +364,8 @@ pytest                               # 检查磁盘上保存的 weight_tying.ipy
 ```
 
 每个没通过的检查，`pytest` 都会指出是哪种常见错误、该重读 notebook 的哪一节；还没实现的类或方法，它会指出
-题目要求在哪一节。自检运行的单元格与评分程序相同（都跳过以 `# 练习检查` 开头的单元格），只是不计分。成绩由
-覆盖更全面的隐藏测试决定（见 notebook 开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；
+题目要求写在哪一节。自检运行的单元格与评分程序相同（都跳过以 `# 练习检查` 开头的单元格以及未改动的演示单元格），
+只是不计分。成绩由覆盖更全面的隐藏测试决定（见 notebook 开头的表格）。`WEIGHT_TYING_LANG=en pytest` 用英文给出提示；
 `WEIGHT_TYING_SUBMISSION=copy.ipynb pytest` 检查另一个文件。
 
 ## 3. 提交

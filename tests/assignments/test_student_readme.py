@@ -79,6 +79,10 @@ def test_section_2_says_the_self_check_runs_the_graders_cells_and_both_leave_out
     assert practice and all(is_test_cell(c["metadata"]) for c in practice)
     section = {language: text.split("## 2.")[1].split("## 3.")[0] for language, text in readmes.items()}
     zh, en = " ".join(section["zh"].split()), " ".join(section["en"].split())
-    assert "自检运行的单元格与评分程序相同（都跳过以 `# 练习检查` 开头的单元格），只是不计分。" in zh, zh
+    # round 25: both also skip the demonstrations left as released, and §2 says so
+    skipped = "都跳过以 `# 练习检查` 开头的单元格以及未改动的演示单元格"
+    assert f"自检运行的单元格与评分程序相同（{skipped}），只是不计分。" in zh, zh
     assert zh.count("不计分") == 1, zh
-    assert "(both leave out the cells that start with `# Practice check`)" in en and en.count("no points") == 1, en
+    skipped = "both leave out the cells that start with `# Practice check` and the demonstrations left as released"
+    assert f"({skipped})" in en and en.count("no points") == 1, en
+    assert "它会指出题目要求写在哪一节" in zh, zh
