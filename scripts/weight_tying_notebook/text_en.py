@@ -167,7 +167,7 @@ The head gives *V* real numbers per position: **logits**, unnormalised scores. S
 probability distribution over the next token,
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>).
 
-Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply the (log-)softmax
+Cross-entropy losses (`dF.cross_entropy_loss`, `torch.nn.functional.cross_entropy`) apply `log_softmax`
 themselves, so they expect logits. Given probabilities instead, softmax is applied twice: the code still runs,
 but the loss it computes says almost nothing about the model.
 

@@ -186,7 +186,7 @@ LM head 在每个位置给出 *V* 个实数：**logits**，即未归一化的分
 *p*<sub>*j*</sub> = exp(logit<sub>*j*</sub>) / Σ<sub>*k*</sub> exp(logit<sub>*k*</sub>)。
 
 计算交叉熵（cross entropy）的函数，例如 `dF.cross_entropy_loss` 和 `torch.nn.functional.cross_entropy`，
-内部会先做 log-softmax，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
+内部会先做 `log_softmax`，所以输入应当是 logits。如果传进去的是概率，就等于做了两次 softmax：代码照样能跑，
 算出的 loss 却几乎不反映模型的好坏。
 
 原因在于概率的取值范围。概率都在 0 和 1 之间，而且加起来等于 1，所以第二次 softmax 的输入彼此相差不超过 1，

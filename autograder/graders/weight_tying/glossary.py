@@ -254,6 +254,12 @@ TERMS = (
         "parameter count",
         why="the usual Chinese word for a model's size",
     ),
+    Term(
+        "log_softmax",
+        ("log-softmax", "log softmax", "对数 softmax", "对数softmax"),
+        "log-softmax: F.log_softmax, the step a cross-entropy loss takes first",
+        why="the function's name as code writes it (F.log_softmax); every message writes it so",
+    ),
     Term("常见错误", ("误解",), "a misconception the grader names", why="what a teacher calls it in class"),
     Term("校验码", ("封印", "封签"), "the runner's seal on a record: an integrity check", why="the grader's machinery"),
     Term(
@@ -361,7 +367,7 @@ ENGLISH_ALLOWED = {
     "eps": "LayerNorm's argument",
     "lr": "the optimizer's argument (learning rate)",
     "ln": "the natural logarithm in a formula (ln V)",
-    "log": "the logarithm in (log-)softmax, a formula",
+    "log": "the logarithm in log_softmax, a formula",
     "targets": "the loss's argument, as the student names it (loss(ids, targets))",
     "self": "self.minigpt, self.token_embed: attributes the student writes",
     "runner": "the grader's runner, named once beside its Chinese description for a TA who reads the logs",

@@ -130,6 +130,7 @@ def test_the_glossary_rejects_what_it_is_meant_to():
     assert ("token 表", "token embedding 表") in rejected("token 表的形状")  # reads as the vocabulary, not the table
     assert ("两处用途", glossary.CALQUES["两处用途"]) in rejected("沿这两处用途分别走一遍")
     assert ("报出的异常", glossary.CALQUES["报出的异常"]) in rejected("generate 报出的异常：")
+    assert ("log-softmax", "log_softmax") in rejected("内部会先做 log-softmax")  # round 25: as the messages write it
     assert rejected("共享权重之后，两端共享同一张表") == []
     assert english("复制了一份表（copied table）") == ["copied", "table"]
     assert english("忽略了超参数（hyper-parameter ignored (dropout)）") == ["hyper-parameter", "ignored"]
