@@ -106,6 +106,7 @@ def test_what_the_self_check_covers_is_listed_once_every_check_passes_or_with_v(
     assert tests == len(titles) + 1
     if listed:
         assert covers[0].startswith("First, that every cell of the notebook finishes"), covers
+        assert covers[1] == "Then, on small tensors:", covers  # round 25: the list follows "First", not "here"
     else:
         # round 19: the count says whose checks they are ("这里共有" read as "here, somewhere")
         assert covers == [f"This self-check has {tests} checks (pytest -v lists them); " + covers[0].split("; ", 1)[1]]
@@ -201,3 +202,19 @@ def test_the_chinese_summary_says_pytest_v_lists_the_checks_by_their_english_nam
         "本次自检共 {n} 项检查（pytest -v 可列出英文测试名）；自检不计分，成绩由覆盖面更广的隐藏测试给出。"
     )
     assert said.count("不计分") == 1 and MESSAGES["check.covers.section_short"][1] == "自检小结"
+
+
+def test_each_assignments_list_of_checks_follows_the_first_check_as_then():
+    """Issue 48, round 25: the summary says "首先检查……。" and then each assignment's list; its line said
+    "这里用……检查：", which does not follow "首先". Every assignment's line goes on from it with "然后" / "Then"."""
+    from autograder.graders.selftest.messages import CATALOG as SELFTEST
+    from autograder.graders.weight_tying.messages_checks import MESSAGES as WEIGHT_TYING
+
+    first = MESSAGES["check.covers.in_time"]
+    assert first[0].startswith("First, ") and first[1].startswith("首先")
+    toy = SELFTEST["selftest.check.covers.here"]
+    lines = {"weight_tying": WEIGHT_TYING["check.covers.here"], "selftest": (toy.en, toy.zh)}
+    wrong = {
+        key: line for key, line in lines.items() if not (line[0].startswith("Then, ") and line[1].startswith("然后"))
+    }
+    assert wrong == {}

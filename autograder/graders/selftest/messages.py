@@ -53,7 +53,7 @@ _ENTRIES = {
         "add broadcasts shapes (3, 1) and (1, 5) to (3, 5), as a + b does",
         "add 像 a + b 一样把形状 (3, 1) 与 (1, 5) 广播成 (3, 5)",
     ),
-    "selftest.check.covers.here": ("Checked here, on small tensors:", "这里用几个小张量检查："),
+    "selftest.check.covers.here": ("Then, on small tensors:", "然后用几个小张量检查："),
     "selftest.check.covers.seeds": ("other values, drawn from the grader's seed", "评分程序按随机种子生成的其他数值"),
 }
 # message id -> the misconception (marking.toml) it names

@@ -26,8 +26,8 @@ MESSAGES = {
         "Weight Tying 作业自检：{path}（要检查其他文件，请运行 {var}=<文件路径> pytest）",
     ),
     "check.covers.here": (
-        "Checked here, on small models built from your classes:",
-        "这里用你的类构建几个小模型，检查：",
+        "Then, on small models built from your classes:",
+        "然后用你的类构建几个小模型，检查：",
     ),
     "check.covers.sizes": ("other sizes, seeds and default arguments", "其他尺寸、随机种子和默认参数"),
     "check.covers.tie": (
