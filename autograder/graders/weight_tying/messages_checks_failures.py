@@ -184,9 +184,9 @@ MESSAGES = {
     ),
     "checkfail.delegated_generate": (
         "generate called {names}: delegated generate (the library decodes, not your code). Write the loop"
-        " yourself: the forward pass self.minigpt(...), torch.argmax and torch.cat are all it needs",
-        "generate 调用了 {names}，把生成交给了库：逐个生成 token 的是库，而不是你的代码。请自己写这个循环，只需要用到 "
-        "self.minigpt(...) 的 forward、torch.argmax 和拼接（torch.cat）",
+        " yourself: it only needs to call self.minigpt(...), torch.argmax and torch.cat",
+        "generate 调用了 {names}，把生成交给了库：逐个生成 token 的是库，而不是你的代码。请自己写这个循环，只需要调用 "
+        "self.minigpt(...)、torch.argmax 和 torch.cat",
         "delegated_generate",
     ),
     "checkfail.batch_fails": (

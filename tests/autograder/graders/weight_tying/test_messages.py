@@ -318,3 +318,11 @@ def test_two_other_wrong_loss_forms_read_as_one_list_and_every_pair_has_its_word
     )
     one = render("suite.and_more_forms", "zh", forms=render("suite.form.short", "zh"))
     assert one == "。另外，targets 形状为 (B, T-1) 时的 loss 也不对"
+
+
+def test_the_delegated_generate_message_names_the_three_calls_the_loop_needs():
+    """Issue 48, round 25: it said "self.minigpt(...) 的 forward、torch.argmax 和拼接（torch.cat）"; the loop calls
+    three things, named as the student writes them."""
+    message = CATALOG["checkfail.delegated_generate"]
+    assert message.zh.endswith("只需要调用 self.minigpt(...)、torch.argmax 和 torch.cat"), message.zh
+    assert message.en.endswith("it only needs to call self.minigpt(...), torch.argmax and torch.cat"), message.en
