@@ -322,3 +322,16 @@ def test_the_round_25_demo_prints_that_state_a_shape_have_a_verb():
     }
     assert bare == {}
     assert text_zh.PRINTED["ids_to_x"].startswith("ids 的形状为 {tuple(ids.shape)}，相加后 x 的形状为")
+
+
+def test_the_round_25_demo_rule_in_cell_0_is_said_actively():
+    """Issue 48, round 25: cell 0 said "演示单元格（见下列各节）的结果不被其他单元格使用" (a passive, its bracket
+    pointing at the list that follows) and "其中的报错既不报告也不影响成绩"."""
+    said = {
+        text_en: ("No other cell uses what the demonstration cells (listed below) compute", "neither reported nor"),
+        text_zh: ("其他单元格不会用到演示单元格的结果。", "其中的报错不会被报告，也不影响成绩；"),
+    }
+    for book, sentences in said.items():
+        intro = "".join(book.TEXT["intro"].split())
+        assert all("".join(sentence.split()) in intro for sentence in sentences), (book.LANGUAGE, intro)
+    assert "不被其他单元格使用" not in text_zh.TEXT["intro"] and "见下列各节" not in text_zh.TEXT["intro"]
