@@ -55,7 +55,7 @@ MESSAGES = {
     "diag.tie.after_forward": (
         "right after construction the head is not tied; it only becomes tied when forward() runs: "
         "tied only after forward (tie once, when the model is built)",
-        "模型刚构建完时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
+        "模型构建完成时，LM head 还没有共享 token embedding 的表，要等 forward 运行之后才共享："
         "应当在构建模型时就让两者共享，而且只做一次",
         "tied_after_forward",
     ),
