@@ -35,6 +35,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "notebook 的各单元格从头到尾运行完毕，没有出错。",
     ),
     "run.ok.file": ("Your file ran, top to bottom, without an error.", "你的文件从头到尾运行完毕，没有出错。"),
+    # the same, when a check below was stopped at its time budget (judge.did_not_finish_within): {what} is what the
+    # check was calling, so the line does not say "without an error" above a test that says it was stopped
+    "run.ok.stopped": (
+        "Every cell of the notebook ran, top to bottom; but checking {what} ran past its time limit: see below.",
+        "notebook 的各单元格从头到尾运行完毕；但检查 {what} 时超过了单项时限，见下文。",
+    ),
+    "run.ok.file.stopped": (
+        "Your file ran, top to bottom; but checking {what} ran past its time limit: see below.",
+        "你的文件从头到尾运行完毕；但检查 {what} 时超过了单项时限，见下文。",
+    ),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
     # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (

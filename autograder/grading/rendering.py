@@ -93,7 +93,22 @@ def _summary(result: Result, language: str) -> str:
     """How the run went, in `language` (the engine's catalog): the grader's failure, or the run's summary."""
     if result.grader_error is not None:
         return render("run.grader_error", language, why=result.grader_error)
-    return result.run.summary(language, blank=result.blank) if result.run is not None else result.output
+    if result.run is None:
+        return result.output
+    return result.run.summary(language, blank=result.blank, stopped=stopped_calls(result.tests, language))
+
+
+def stopped_calls(tests: Iterable[TestOutcome], language: str) -> list[str]:
+    """What each check stopped at its time budget was calling (judge.did_not_finish_within's `what`), in
+    `language`, once each in the tests' order."""
+    found = (
+        part.params.get("what")
+        for test in tests
+        if test.finding is not None
+        for part in test.finding.said.walk()
+        if part.key == "judge.did_not_finish_within"
+    )
+    return list(dict.fromkeys(w if isinstance(w, str) else render_said(w, language) for w in found if w))
 
 
 def _charge(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -68,10 +69,13 @@ STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", 
 }
 
 
-def status_words(run: RunFacts, language: str = "en") -> str:
-    """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has)."""
+def status_words(run: RunFacts, language: str = "en", *, stopped: Sequence[str] = ()) -> str:
+    """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has);
+    `stopped`: what the checks stopped at their time budget were calling, in `language` (a run that ended
+    normally then says so, not "without an error")."""
     key = STATUS_MESSAGES.get(run.status, "run.unknown")
     key = "run.ok.file" if key == "run.ok" and run.unit != "cells" else key  # a .py file has no cells
+    key = f"{key}.stopped" if key in ("run.ok", "run.ok.file") and stopped else key
     limit = _num(run.limit)
     return render(
         key,
@@ -79,6 +83,7 @@ def status_words(run: RunFacts, language: str = "en") -> str:
         status=run.status,
         limit=f"{limit:g}",
         memory=run.memory,
+        what=render("run.names_sep", language).join(stopped),
         exit_code=run.exit_code,
         signal=run.signal,
     )
@@ -235,14 +240,15 @@ class RunFacts:
             return render("run.cell_line", language, cell=self.cell_name(index, language), line=line)
         return render("run.file_line", language, line=line)
 
-    def summary(self, language: str = "en", *, blank: bool = False) -> str:
+    def summary(self, language: str = "en", *, blank: bool = False, stopped: Sequence[str] = ()) -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
-        required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else."""
+        required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else.
+        `stopped`: what the checks stopped at their time budget were calling (``status_words``)."""
         if self.refusal is not None:  # nothing ran: how a run ends does not apply
             return render("run.not_run", language, why=self.refusal)
         if blank:
             return "\n".join([render(_BLANK[self.empty], language)] + refused_lines(self.refused, language))
-        lines = [status_words(self, language)]
+        lines = [status_words(self, language, stopped=stopped)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         unit = self.unit
         if errors:

@@ -153,9 +153,7 @@ REPORT = {
     "report.edition.unknown": Message("not said", "未注明"),
     "report.fix.timeout": Message("total time limit of the run: stopped {where}", "运行总时长超时，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
-    "report.fix.stopped": Message(
-        "{what} stopped at its own time limit (the rest ran on)", "{what} 超出了它自己的时限（单项时限），被终止"
-    ),
+    "report.fix.stopped": Message("{what} ran past its time limit and was stopped", "{what} 超过单项时限，被终止"),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     # beside the status column's "blank" / "空白提交": only what the state means, not the state again
     "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
@@ -216,10 +214,10 @@ _TODO = {
         "运行总时长超时，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
-        "a part (a cell or a check) was stopped at its own time limit, not the run's total (an endless loop?): the "
-        "run went on, what finished was graded, the tests that needed what was stopped scored 0",
-        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是运行的总时限），被终止（可能是死循环）："
-        "运行没有中断，其余部分照常评分，依赖被终止部分的测试记 0 分",
+        "a cell or a check ran past its time limit and was stopped (most likely an endless loop); the rest was "
+        "graded as usual. Ask the student to check that the loops in the methods listed can end.",
+        "某个单元格或某项检查超过单项时限被终止（多半是死循环）；其余部分已照常评分。"
+        "请学生检查列出的方法中的循环能否结束。",
     ),
     "syntax error": (
         "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
