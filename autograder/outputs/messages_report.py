@@ -141,7 +141,7 @@ REPORT = {
     "report.policy.course": Message(
         "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
     ),
-    "report.sum.timeouts": Message("timeouts (total run time)", "运行总时长超时"),
+    "report.sum.timeouts": Message("over the total time limit", "超出总时限"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
     "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
@@ -151,7 +151,7 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
     "report.edition.unknown": Message("not said", "未注明"),
-    "report.fix.timeout": Message("total time limit of the run: stopped {where}", "运行总时长超时，被终止{where}"),
+    "report.fix.timeout": Message("stopped at the total time limit {where}", "超出总时限，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
     "report.fix.stopped": Message("{what} ran past its time limit and was stopped", "{what} 超过单项时限，被终止"),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
@@ -209,9 +209,9 @@ REPORT = {
 # otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
 _TODO = {
     "timeout": (
-        "the run was stopped at its total time limit: open the cell named (an endless loop or a very slow call); "
+        "stopped at the total time limit: open the cell named (an endless loop or a very slow call); "
         "tests that needed it scored 0",
-        "运行总时长超时，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
+        "超出总时限，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
         "a cell or a check ran past its time limit and was stopped (most likely an endless loop); the rest was "
@@ -303,7 +303,7 @@ _FLAG_TODO = {
 }
 # Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
 KIND_WORDS = {
-    "timeout": "运行总时长超时",
+    "timeout": "超出总时限",
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "有单元格出错（其余照常运行）",

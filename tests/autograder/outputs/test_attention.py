@@ -52,7 +52,7 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
     assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
     students = re.sub(r"<[^>]+>", " ", report[report.index("<h2>Students") :])
     assert re.search(r"zhou\s+zh\b", students) and re.search(r"hana\s+en\b", students)  # the edition column
-    assert "total time limit of the run: stopped while running cell 3" in students  # the one thing to fix first
+    assert "stopped at the total time limit while running cell 3" in students  # the one thing to fix first
     zhou = (out / "feedback" / "zhou.html").read_text(encoding="utf-8")
     assert "贪心生成 0/24" in re.sub(r"<[^>]+>", " ", zhou)  # area names in the student's language, by the grader
 
