@@ -190,12 +190,15 @@ class RunFacts:
     empty: bool = False
     # How many parts a .py hand-in runs as (``submissions.py_parts``: ``# %%`` lines split it); 0 for a notebook
     parts: int = 0
+    # What the hand-in is (``Submission.kind``, the pipeline's step 1): "ipynb" or "py"; "" in a result written
+    # before it was recorded (``unit`` then reads it from the cells named and the parts counted)
+    kind: str = ""
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
         out["judge_stop"] = None if self.judge_stop is None else self.judge_stop.to_wire()
-        for name in ("refusal", "judge_stop", "cells", "refused", "empty", "parts"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells", "refused", "empty", "parts", "kind"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -215,7 +218,9 @@ class RunFacts:
     @property
     def unit(self) -> str:
         """What the hand-in runs as: "cells" (a notebook), "parts" (a .py file split by ``# %%``) or "file"."""
-        return "cells" if self.cells else "file" if self.parts == 1 else "parts"  # cells: pipeline.named_cells
+        if self.kind == "ipynb" or (not self.kind and self.cells):  # a notebook, whether a cell was named or not
+            return "cells"
+        return "file" if self.parts == 1 else "parts"
 
     @property
     def compile_failed(self) -> bool:
@@ -228,7 +233,7 @@ class RunFacts:
         named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
         if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
             return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
-        form = "cell.place.bare" if self.cells else "cell.place.file" if self.parts == 1 else "cell.place.part"
+        form = {"cells": "cell.place.bare", "file": "cell.place.file"}.get(self.unit, "cell.place.part")
         return render(form, language, number=index + 1)
 
     def syntax_where(self, index: int, line: int, language: str = "en") -> str:

@@ -164,7 +164,7 @@ def test_showing_a_rendered_result_never_calls_into_the_marking(monkeypatch):
     assert "copied table" in feedback_html(result, student="s", spec=SPEC)
 
 
-@pytest.mark.parametrize("parts", [1])
+@pytest.mark.parametrize("parts", [0, 1])
 def test_the_run_line_says_a_check_was_stopped_not_without_an_error(parts):
     """w62 (round 25): the run line said "你的文件从头到尾运行完毕，没有出错。" above generate's stopped check; it
     names what the check was calling, from the finding's values."""
@@ -173,7 +173,7 @@ def test_the_run_line_says_a_check_was_stopped_not_without_an_error(parts):
         TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
         TestOutcome("test_generation.py::test_generate_batch", 6, "argmax generation", False, stopped),
     ]
-    run = RunFacts(status="ok", limit=60, parts=parts)
+    run = RunFacts(status="ok", limit=60, parts=parts, kind="py" if parts else "ipynb")
     out = rendered(Result(tests=tests, run=run), None, kind="py" if parts else "ipynb", language="zh")
     first = "你的文件" if parts else "notebook 的各单元格"
     assert (
