@@ -241,15 +241,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so the tests of that"
+        "In “{area}” this mistake costs nothing more (it is charged in its other areas), so the tests of that"
         " area above lose nothing for it, though they fail because of it",
-        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面属于这一项的测试虽然因此失败，但不扣分",
+        "这个错误在“{area}”一项不再扣分（已在其他评分项扣过），所以上面属于这一项的测试虽然因此失败，但不扣分",
     ),
     # the same, where the charge has one test in the area
     "charge.cap.none.one": (
-        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so this test above"
+        "In “{area}” this mistake costs nothing more (it is charged in its other areas), so this test above"
         " loses nothing for it, though it fails because of it",
-        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分",
+        "这个错误在“{area}”一项不再扣分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

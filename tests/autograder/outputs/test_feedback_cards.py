@@ -63,12 +63,12 @@ def test_a_cards_tests_read_area_by_area_with_each_cap_note_under_its_own():
     assert listed == sorted(listed, key=areas.index) and len(set(listed)) == 4, listed  # not the suite's order
     capped = {shown.test(item["test"]).area: item["cap"] for item in card.tests if item["cap"]}
     assert set(capped) == {"shape flow", "gradient accumulation"}, capped
-    assert "worth 9 points" in capped["gradient accumulation"] and "costs a fixed 0 points" in capped["shape flow"]
+    assert "worth 9 points" in capped["gradient accumulation"] and "costs nothing more" in capped["shape flow"]
     # the terminal: each note right under its area's last test, before the next area's tests
     console = Console(width=220, record=True, color_system=None)
     render(_copied(), console=console)
     text = " ".join(console.export_text().split())
-    order = [text.index(s) for s in ("(shape flow,", "costs a fixed 0 points", "(parameter counts,", "worth 9 points")]
+    order = [text.index(s) for s in ("(shape flow,", "costs nothing more", "(parameter counts,", "worth 9 points")]
     assert order == sorted(order), order
 
 
@@ -234,8 +234,8 @@ def test_each_failed_test_on_a_card_is_marked_failed_and_no_passed_one_is(langua
 @pytest.mark.parametrize(
     ("language", "worth", "none", "six"),
     [
-        ("en", "({}, worth {})", "costs a fixed 0 points", "costs a fixed 6 points"),
-        ("zh", "（评分项：{}；该测试 {} 分）", "一项固定扣 0 分", "一项固定扣 6 分"),
+        ("en", "({}, worth {})", "costs nothing more", "costs a fixed 6 points"),
+        ("zh", "（评分项：{}；该测试 {} 分）", "一项不再扣分", "一项固定扣 6 分"),
     ],
 )
 def test_a_test_in_an_area_with_a_fixed_cost_says_its_worth_and_the_area_the_cost(language, worth, none, six):
