@@ -71,7 +71,7 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
         what = "" if subject is None or (isinstance(subject, str) and subject.isidentifier()) else subject
         what = "" if _keys(what) & title_cases(spec, test.name) else what  # its title names the case already
-        what = what if isinstance(what, str) else render_said(what, language)
+        what = what if isinstance(what, str) else render_said(standalone(what), language)
         title = test_title(spec, test.name, language)
         fed = bool(what) and isinstance(subject, Said | Joined) and subject_fed(spec, subject.first().key)
         message, what = clean_message(message) if message else "", clean_message(what) if what else ""
@@ -87,6 +87,15 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         charges=tuple(_charge(c, by_name, spec, scheme, language) for c in breakdown(result.tests, scheme)),
         areas=tuple(ShownArea(a, area_names[a], *totals[a]) for a in in_scheme_order(totals, spec)),
     )
+
+
+def standalone(text: Text) -> Text:
+    """`text` where it stands alone as a label's value (a test's subject: ``ShownTest.what``): each message that has
+    a form of its own for that (its key + ".label": the call first, then its inputs) in that form; a sentence that
+    opens with the same case keeps the "…时，" form."""
+    parts = text.parts if isinstance(text, Joined) else (text,)
+    out = tuple(Said(f"{p.key}.label", **p.params) if owner_of(f"{p.key}.label") else p for p in parts)
+    return out[0] if len(out) == 1 else Joined(out)
 
 
 def _summary(result: Result, language: str) -> str:

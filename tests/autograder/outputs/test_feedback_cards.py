@@ -212,11 +212,16 @@ def test_a_call_the_test_fed_is_labelled_the_input_used_not_what_was_checked():
     assert result.shown_in("en").test("x.py::test_generate_greedy_within_block_size").fed
     assert not result.shown_in("en").test("x.py::test_generate_returns_prompt_plus_int64_tokens").fed
     for language, used, checking in (
-        ("zh", "——检查时的调用：input_ids 形状为", "——检查对象："),  # round 23: the input first, then the call
+        ("zh", "——检查时的调用：generate(input_ids, max_new_tokens=", "——检查对象："),
         ("en", " — the call checked: generate(", " — checking "),
     ):
         html = feedback_html(replace(result, language=language), student="s", spec=SPEC)
         assert html.count(used) == 2 and checking not in html, html[html.index("<ul") :][:1500]
+    # round 25: as a label's value the call comes first, its inputs after (no "…时，" clause left without a verb);
+    # the sentence that opens with the same case keeps round 23's "…时，generate(…)运行失败" form
+    page = unescape(feedback_html(replace(result, language="zh"), student="s", spec=SPEC))
+    assert "——检查时的调用：generate(input_ids, max_new_tokens=4)，其中 input_ids 形状为 (2, 12)，block_size=8" in page
+    assert "——检查时的调用：input_ids" not in page
 
 
 @pytest.mark.parametrize(("language", "mark"), [("en", "failed"), ("zh", "未通过")])
