@@ -35,8 +35,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "notebook 的各单元格从头到尾运行完毕，没有出错。",
     ),
     "run.ok.file": ("Your file ran, top to bottom, without an error.", "你的文件从头到尾运行完毕，没有出错。"),
-    # the same, when a check below was stopped at its time budget (judge.did_not_finish_within): {what} is what the
-    # check was calling, so the line does not say "without an error" above a test that says it was stopped
     "run.ok.stopped": (
         "Every cell of the notebook ran, top to bottom; but checking {what} ran past its time limit: see below.",
         "notebook 的各单元格从头到尾运行完毕；但检查 {what} 时超过了单项时限，见下文。",

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
+from autograder.grading.readable import SYNTAX_ERRORS, syntax_parts
 from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text, ended
@@ -41,7 +41,6 @@ GRADER_ERROR = "grader error"  # the status of a submission the grader itself co
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 
 CELLS_COUNTED = render("run.cells_counted")
-SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")  # how the runner names a cell Python could not compile
 _CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
@@ -59,9 +58,6 @@ RUN_HEADERS = {
 }
 _LISTED = {k: "run.listed." + k[4:] for k in ("run.cell_raised", "run.cell_stopped", "run.cell_starter")}  # headed
 _ONE_CELL = {"run.syntax_cells": "run.syntax_cell"}  # a header's words when one cell did not compile
-# "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
-# (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
-_SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
 
 # How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
 STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", "crashed")} | {
@@ -69,7 +65,7 @@ STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", 
 }
 
 
-def status_words(run: RunFacts, language: str = "en", *, stopped: Sequence[str] = ()) -> str:
+def status_words(run: RunFacts, language: str = "en", *, stopped: list[str] | tuple[str, ...] = ()) -> str:
     """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has);
     `stopped`: what the checks stopped at their time budget were calling, in `language` (a run that ended
     normally then says so, not "without an error")."""
@@ -87,18 +83,6 @@ def status_words(run: RunFacts, language: str = "en", *, stopped: Sequence[str] 
         exit_code=run.exit_code,
         signal=run.signal,
     )
-
-
-def syntax_parts(message: str) -> tuple[str, int, str] | None:
-    """A syntax error as the loader records it, in its parts: ("SyntaxError: invalid syntax", 13, "def f(:"), the
-    line 0 and the code "" when it names none; None for a message that is not a syntax error."""
-    message = str(message)
-    if not message.startswith(SYNTAX_ERRORS):
-        return None
-    match = _SYNTAX.match(message)
-    if match is None:
-        return message, 0, ""
-    return match["error"], int(match["line"] or 0), (match["code"] or "").strip()
 
 
 def _num(value: Any) -> float:
@@ -245,7 +229,7 @@ class RunFacts:
             return render("run.cell_line", language, cell=self.cell_name(index, language), line=line)
         return render("run.file_line", language, line=line)
 
-    def summary(self, language: str = "en", *, blank: bool = False, stopped: Sequence[str] = ()) -> str:
+    def summary(self, language: str = "en", *, blank: bool = False, stopped: list[str] | tuple[str, ...] = ()) -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
         required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else.
         `stopped`: what the checks stopped at their time budget were calling (``status_words``)."""

@@ -103,6 +103,8 @@ def _used_literals() -> tuple[set[str], set[str]]:
         found = re.findall(r"\bw(?:\.(\w+)|\[\"([\w. ]+)\"\])", template.read_text(encoding="utf-8"))
         literals |= {a or b for a, b in found}
     literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
+    # a subject's label form is read through the grader's own table (messages.label_form), kept beside its catalog
+    literals |= {messages.label_form(key) for key in literals} - {None}
     prefixes |= {f"report.{prefix}" for prefix in prefixes}
     # A lead's opening message said again, short, is its id's ".again" (grading.rendering: ShownCharge.again).
     literals |= {f"{literal}.again" for literal in literals}
