@@ -320,3 +320,9 @@ def test_two_other_wrong_loss_forms_read_as_one_list_and_every_pair_has_its_word
     )
     one = render("suite.and_more_forms", "zh", forms=render("suite.form.short", "zh"))
     assert one == "。另外，targets 形状为 (B, T-1) 时的 loss 也不对"
+
+
+def test_an_unshifted_loss_says_each_position_predicts_its_own_token():
+    """w27 (round 25): "拿 ids 的 logits 去预测 ids 本身" read as jargon; it says what each position predicts."""
+    said = render("suite.loss_shift.none", "zh", call="loss(ids, targets)", got="0.1", want="2.3", hint="")
+    assert "用每个位置的 logits 去预测这个位置自己的 token" in said and "ids 本身" not in said
