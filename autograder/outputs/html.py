@@ -52,7 +52,7 @@ def phrase_breaks(label: str) -> Markup:
 def id_breaks(name: str) -> Markup:
     """A student's id that may break only after an underscore ("w09_tied_in_forward"), never inside a word: a
     ``<wbr>`` after each, for a narrow column whose links keep words whole (style.css: td.examples)."""
-    return Markup("_<wbr>").join(escape(part) for part in name.split("_"))
+    return Markup("_<wbr>").join(escape(visible(part)) for part in name.split("_"))
 
 
 def _pct(part: float, whole: float) -> str:
