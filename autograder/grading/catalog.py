@@ -35,6 +35,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "notebook 的各单元格从头到尾运行完毕，没有出错。",
     ),
     "run.ok.file": ("Your file ran, top to bottom, without an error.", "你的文件从头到尾运行完毕，没有出错。"),
+    "run.ok.stopped": (
+        "Every cell of the notebook ran, top to bottom; but checking {what} ran past its time limit: see below.",
+        "notebook 的各单元格从头到尾运行完毕；但检查 {what} 时超过了单项时限，见下文。",
+    ),
+    "run.ok.file.stopped": (
+        "Your file ran, top to bottom; but checking {what} ran past its time limit: see below.",
+        "你的文件从头到尾运行完毕；但检查 {what} 时超过了单项时限，见下文。",
+    ),
     # a blank submission (Result.blank): said instead of how the run ended, whether the file holds code or not,
     # in the one wording the report's first-fix column and the pages use too (report.fix.blank)
     "run.blank.empty": (
@@ -231,15 +239,15 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # a misconception that costs nothing in this area: it is charged in its other areas (a charge of nothing
     # anywhere frees nothing, marking.Scheme.charges), which is why the area's failing tests lose nothing for it
     "charge.cap.none": (
-        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so the tests of that"
+        "In “{area}” this mistake costs nothing more (it is charged in its other areas), so the tests of that"
         " area above lose nothing for it, though they fail because of it",
-        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面属于这一项的测试虽然因此失败，但不扣分",
+        "这个错误在“{area}”一项不再扣分（已在其他评分项扣过），所以上面属于这一项的测试虽然因此失败，但不扣分",
     ),
     # the same, where the charge has one test in the area
     "charge.cap.none.one": (
-        "In “{area}” this mistake costs a fixed 0 points (it is charged in its other areas), so this test above"
+        "In “{area}” this mistake costs nothing more (it is charged in its other areas), so this test above"
         " loses nothing for it, though it fails because of it",
-        "这个错误在“{area}”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分",
+        "这个错误在“{area}”一项不再扣分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分",
     ),
     # where the time ran out, under the summary of a run that timed out (grading.rendering.stopped_at)
     "run.stopped_where": ("It was stopped {where}.", "代码被终止的位置{where}。"),

@@ -287,6 +287,7 @@ def finish(
     run.cells = named_cells(submission, run, tests)
     run.empty = submission.refusal is None and not holds_code(submission.kind, submission.source)
     run.parts = py_parts(submission.source) if submission.kind == "py" else 0
+    run.kind = submission.kind
     result = mark(Result(tests=tests, run=run, seed=seed, execution_time=seconds), spec)
     declared = declared_language(submission.kind, submission.source)  # read from the file; None if it says none
     result.language_declared = declared is not None and submission.refusal is None

@@ -11,7 +11,7 @@ import re
 
 from autograder.grading.terminal import printable
 
-__all__ = ["clean_message"]
+__all__ = ["clean_message", "SYNTAX_ERRORS", "syntax_parts"]
 
 _CELL_REF = re.compile(r"(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (\d+)\]:(\d+)(?: in ([\w<>.]+))?")
 _EMPTY_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)):[ \t]*(?=\(at |;|\n|$)")
@@ -36,3 +36,21 @@ def clean_message(text: str) -> str:
     text = _EMPTY_EXC.sub(r"\1 ", text)
     text = _SPACES.sub(" ", text)
     return "\n".join(line.strip() for line in text.strip().splitlines())
+
+
+SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")  # how the runner names a cell Python could not compile
+# "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
+# (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
+_SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
+
+
+def syntax_parts(message: str) -> tuple[str, int, str] | None:
+    """A syntax error as the loader records it, in its parts: ("SyntaxError: invalid syntax", 13, "def f(:"), the
+    line 0 and the code "" when it names none; None for a message that is not a syntax error."""
+    message = str(message)
+    if not message.startswith(SYNTAX_ERRORS):
+        return None
+    match = _SYNTAX.match(message)
+    if match is None:
+        return message, 0, ""
+    return match["error"], int(match["line"] or 0), (match["code"] or "").strip()

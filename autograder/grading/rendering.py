@@ -26,7 +26,15 @@ from autograder.grading.marking import Charge, Part, Scheme, breakdown, costs_no
 from autograder.grading.readable import clean_message
 from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.grading.shown import Shown, ShownArea, ShownCharge, ShownTest, summary_lines
-from autograder.grading.titles import charge_title, experiment_title, names, subject_fed, test_title, title_cases
+from autograder.grading.titles import (
+    charge_title,
+    experiment_title,
+    label_form,
+    names,
+    subject_fed,
+    test_title,
+    title_cases,
+)
 from autograder.protocol.said import Joined, Said, Text, ended, owner_of, verbatim
 from autograder.protocol.said import render as render_said
 from coursecheck.notebook import CellPlace
@@ -71,7 +79,7 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
         # A bare class name ("TiedEmbeddingLM") adds nothing to the test's title, which names the class: left out.
         what = "" if subject is None or (isinstance(subject, str) and subject.isidentifier()) else subject
         what = "" if _keys(what) & title_cases(spec, test.name) else what  # its title names the case already
-        what = what if isinstance(what, str) else render_said(what, language)
+        what = what if isinstance(what, str) else render_said(standalone(what, spec), language)
         title = test_title(spec, test.name, language)
         fed = bool(what) and isinstance(subject, Said | Joined) and subject_fed(spec, subject.first().key)
         message, what = clean_message(message) if message else "", clean_message(what) if what else ""
@@ -89,11 +97,35 @@ def show(result: Result, spec: AssignmentSpec | None, language: str, *, kind: st
     )
 
 
+def standalone(text: Text, spec: AssignmentSpec | None) -> Text:
+    """`text` where it stands alone as a label's value (a test's subject: ``ShownTest.what``): each message that has
+    a form of its own for that (the grader's ``label_form``: the call first, then its inputs) in that form; a
+    sentence that opens with the same case keeps the "…时，" form."""
+    parts = text.parts if isinstance(text, Joined) else (text,)
+    out = tuple(Said(form, **p.params) if (form := label_form(spec, p.key)) else p for p in parts)
+    return out[0] if len(out) == 1 else Joined(out)
+
+
 def _summary(result: Result, language: str) -> str:
     """How the run went, in `language` (the engine's catalog): the grader's failure, or the run's summary."""
     if result.grader_error is not None:
         return render("run.grader_error", language, why=result.grader_error)
-    return result.run.summary(language, blank=result.blank) if result.run is not None else result.output
+    if result.run is None:
+        return result.output
+    return result.run.summary(language, blank=result.blank, stopped=stopped_calls(result.tests, language))
+
+
+def stopped_calls(tests: Iterable[TestOutcome], language: str) -> list[str]:
+    """What each check stopped at its time budget was calling (judge.did_not_finish_within's `what`), in
+    `language`, once each in the tests' order: the run line's {what} (catalog run.ok.stopped, run.ok.file.stopped)."""
+    found = (
+        part.params.get("what")
+        for test in tests
+        if test.finding is not None
+        for part in test.finding.said.walk()
+        if part.key == "judge.did_not_finish_within"
+    )
+    return list(dict.fromkeys(w if isinstance(w, str) else render_said(w, language) for w in found if w))
 
 
 def _charge(

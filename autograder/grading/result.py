@@ -16,6 +16,7 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
+from autograder.grading.readable import SYNTAX_ERRORS, syntax_parts
 from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text, ended
@@ -40,7 +41,6 @@ GRADER_ERROR = "grader error"  # the status of a submission the grader itself co
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 
 CELLS_COUNTED = render("run.cells_counted")
-SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")  # how the runner names a cell Python could not compile
 _CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
@@ -58,9 +58,6 @@ RUN_HEADERS = {
 }
 _LISTED = {k: "run.listed." + k[4:] for k in ("run.cell_raised", "run.cell_stopped", "run.cell_starter")}  # headed
 _ONE_CELL = {"run.syntax_cells": "run.syntax_cell"}  # a header's words when one cell did not compile
-# "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
-# (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
-_SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)
 
 # How a run ended, in words: the engine's catalog (autograder.grading.catalog) renders each in a language.
 STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", "crashed")} | {
@@ -68,10 +65,13 @@ STATUS_MESSAGES = {s: f"run.{s}" for s in ("ok", "timeout", "memory", "exited", 
 }
 
 
-def status_words(run: RunFacts, language: str = "en") -> str:
-    """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has)."""
+def status_words(run: RunFacts, language: str = "en", *, stopped: list[str] | tuple[str, ...] = ()) -> str:
+    """How `run` ended, one sentence in `language` ("Unknown run status ..." for a status no message has);
+    `stopped`: what the checks stopped at their time budget were calling, in `language` (a run that ended
+    normally then says so, not "without an error")."""
     key = STATUS_MESSAGES.get(run.status, "run.unknown")
     key = "run.ok.file" if key == "run.ok" and run.unit != "cells" else key  # a .py file has no cells
+    key = f"{key}.stopped" if key in ("run.ok", "run.ok.file") and stopped else key
     limit = _num(run.limit)
     return render(
         key,
@@ -79,21 +79,10 @@ def status_words(run: RunFacts, language: str = "en") -> str:
         status=run.status,
         limit=f"{limit:g}",
         memory=run.memory,
+        what=render("run.names_sep", language).join(stopped),
         exit_code=run.exit_code,
         signal=run.signal,
     )
-
-
-def syntax_parts(message: str) -> tuple[str, int, str] | None:
-    """A syntax error as the loader records it, in its parts: ("SyntaxError: invalid syntax", 13, "def f(:"), the
-    line 0 and the code "" when it names none; None for a message that is not a syntax error."""
-    message = str(message)
-    if not message.startswith(SYNTAX_ERRORS):
-        return None
-    match = _SYNTAX.match(message)
-    if match is None:
-        return message, 0, ""
-    return match["error"], int(match["line"] or 0), (match["code"] or "").strip()
 
 
 def _num(value: Any) -> float:
@@ -185,12 +174,15 @@ class RunFacts:
     empty: bool = False
     # How many parts a .py hand-in runs as (``submissions.py_parts``: ``# %%`` lines split it); 0 for a notebook
     parts: int = 0
+    # What the hand-in is (``Submission.kind``, the pipeline's step 1): "ipynb" or "py"; "" in a result written
+    # before it was recorded (``unit`` then reads it from the cells named and the parts counted)
+    kind: str = ""
 
     def to_dict(self) -> dict:
         out = asdict(self)
         out["refusal"] = None if self.refusal is None else self.refusal.to_wire()
         out["judge_stop"] = None if self.judge_stop is None else self.judge_stop.to_wire()
-        for name in ("refusal", "judge_stop", "cells", "refused", "empty", "parts"):  # what only some runs have
+        for name in ("refusal", "judge_stop", "cells", "refused", "empty", "parts", "kind"):  # what only some runs have
             if not out[name]:
                 del out[name]
         return out
@@ -210,7 +202,9 @@ class RunFacts:
     @property
     def unit(self) -> str:
         """What the hand-in runs as: "cells" (a notebook), "parts" (a .py file split by ``# %%``) or "file"."""
-        return "cells" if self.cells else "file" if self.parts == 1 else "parts"  # cells: pipeline.named_cells
+        if self.kind == "ipynb" or (not self.kind and self.cells):  # a notebook, whether a cell was named or not
+            return "cells"
+        return "file" if self.parts == 1 else "parts"
 
     @property
     def compile_failed(self) -> bool:
@@ -223,7 +217,7 @@ class RunFacts:
         named = self.cells.get(str(index)) if isinstance(self.cells, dict) else None
         if isinstance(named, list) and len(named) == 2 and all(isinstance(part, str) for part in named):
             return cell_name(CellPlace(index + 1, named[0][:80], named[1][:80]), language)
-        form = "cell.place.bare" if self.cells else "cell.place.file" if self.parts == 1 else "cell.place.part"
+        form = {"cells": "cell.place.bare", "file": "cell.place.file"}.get(self.unit, "cell.place.part")
         return render(form, language, number=index + 1)
 
     def syntax_where(self, index: int, line: int, language: str = "en") -> str:
@@ -235,14 +229,15 @@ class RunFacts:
             return render("run.cell_line", language, cell=self.cell_name(index, language), line=line)
         return render("run.file_line", language, line=line)
 
-    def summary(self, language: str = "en", *, blank: bool = False) -> str:
+    def summary(self, language: str = "en", *, blank: bool = False, stopped: list[str] | tuple[str, ...] = ()) -> str:
         """The top-level `output`, in `language` (the engine's catalog): run status, cells that raised,
-        required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else."""
+        required names not defined; a `blank` submission (``Result.blank``) said so, and nothing else.
+        `stopped`: what the checks stopped at their time budget were calling (``status_words``)."""
         if self.refusal is not None:  # nothing ran: how a run ends does not apply
             return render("run.not_run", language, why=self.refusal)
         if blank:
             return "\n".join([render(_BLANK[self.empty], language)] + refused_lines(self.refused, language))
-        lines = [status_words(self, language)]
+        lines = [status_words(self, language, stopped=stopped)]
         errors = [(cell, message) for cell, message in self.load_errors[:10] if isinstance(cell, int)]
         unit = self.unit
         if errors:

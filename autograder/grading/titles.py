@@ -14,7 +14,16 @@ from collections.abc import Callable
 from autograder.graders.spec import AssignmentSpec
 from autograder.grading.language import DEFAULT_LANGUAGE
 
-__all__ = ["names", "readable_test", "test_title", "title_cases", "subject_fed", "charge_title", "experiment_title"]
+__all__ = [
+    "names",
+    "readable_test",
+    "test_title",
+    "title_cases",
+    "subject_fed",
+    "label_form",
+    "charge_title",
+    "experiment_title",
+]
 
 
 def names(spec: AssignmentSpec, language: str) -> Callable[[str], str] | None:
@@ -59,6 +68,13 @@ def subject_fed(spec: AssignmentSpec | None, key: str) -> bool:
     catalog's ``subject_fed``: a generate call, a prompt) rather than a thing it checked; False when it says none."""
     fed = getattr(spec.catalog, "subject_fed", None) if spec is not None else None
     return bool(fed(key)) if fed is not None else False
+
+
+def label_form(spec: AssignmentSpec | None, key: str) -> str | None:
+    """The catalog id of subject `key`'s form where it stands alone as a label's value (its catalog's
+    ``label_form``: the call first, its inputs after), None when it reads the same there or the catalog says none."""
+    form = getattr(spec.catalog, "label_form", None) if spec is not None else None
+    return form(key) if form is not None else None
 
 
 def experiment_title(spec: AssignmentSpec | None, name: str, language: str = DEFAULT_LANGUAGE) -> str | None:

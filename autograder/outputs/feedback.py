@@ -25,6 +25,7 @@ from autograder.outputs.wording import (
     after_penalty,
     all_passed,
     cards_words,
+    cell_stopped,
     late_line,
     mistake_charged,
     page_words,
@@ -98,6 +99,7 @@ _STATUS = {
     "syntax error": "page.status.syntax error",
     "cells raised": "page.status.cells raised",
     "time budget": "page.status.time budget",
+    "time budget cell": "page.status.time budget cell",  # a cell stopped, not only a check (wording.cell_stopped)
     "timeout": "page.status.timeout",
     "memory": "page.status.memory",
     "exited": "page.status.exited",
@@ -154,7 +156,7 @@ def feedback_context(
     state = run_state(result)
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
-        w["status"].format(status=_status_words(state, w)),
+        w["status"].format(status=_status_words(f"{state} cell" if cell_stopped(result) else state, w)),
     ]
     context.update(
         meta=" · ".join(m for m in meta if m),

@@ -21,7 +21,7 @@ from markupsafe import Markup, escape
 from autograder.outputs import messages_pages  # noqa: F401 - registers page.html_lang, read below
 from autograder.protocol.said import LANGUAGES, message
 
-__all__ = ["render", "visible", "number", "html_lang", "phrase_breaks", "TEMPLATES"]
+__all__ = ["render", "visible", "number", "html_lang", "phrase_breaks", "id_breaks", "TEMPLATES"]
 
 TEMPLATES = "templates"  # the folder of this package that holds the pages' templates
 _REORDERING = re.compile("[\u202a-\u202e\u2066-\u2069\0]")
@@ -49,6 +49,12 @@ def phrase_breaks(label: str) -> Markup:
     return Markup("<wbr>").join(escape(visible(part)) for part in _AFTER_LINKING_WORD.split(label))
 
 
+def id_breaks(name: str) -> Markup:
+    """A student's id that may break only after an underscore ("w09_tied_in_forward"), never inside a word: a
+    ``<wbr>`` after each, for a narrow column whose links keep words whole (style.css: td.examples)."""
+    return Markup("_<wbr>").join(escape(visible(part)) for part in name.split("_"))
+
+
 def _pct(part: float, whole: float) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "–"
 
@@ -72,6 +78,7 @@ def _environment() -> jinja2.Environment:
     env.filters["number"] = number
     env.filters["html_lang"] = html_lang
     env.filters["phrase_breaks"] = phrase_breaks
+    env.filters["id_breaks"] = id_breaks
     env.globals["pct"] = _pct
     return env
 

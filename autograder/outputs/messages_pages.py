@@ -43,11 +43,16 @@ PAGES = {
     ),
     # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
     # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
+    # a check stopped ("time budget"), or a cell (feedback.status_key, from RunFacts.load_errors)
     "page.status.time budget": Message(
-        "ran to the end, but a part was stopped at its own time limit",
-        "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止",
+        "ran to the end, but a check ran past its time limit and was stopped",
+        "运行完毕，但有一项检查超过单项时限，被终止",
     ),
-    "page.status.timeout": Message("stopped at the run's total time limit", "运行总时长超时，被终止"),
+    "page.status.time budget cell": Message(
+        "ran to the end, but a cell ran past its time limit and was stopped",
+        "运行完毕，但有一个单元格超过单项时限，被终止",
+    ),
+    "page.status.timeout": Message("stopped at the run's total time limit", "超出总时限，被终止"),
     "page.status.memory": Message("memory", "内存不足"),
     "page.status.exited": Message("exited", "提前退出"),
     "page.status.crashed": Message("crashed", "崩溃"),

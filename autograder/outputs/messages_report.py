@@ -141,7 +141,7 @@ REPORT = {
     "report.policy.course": Message(
         "{plugin}({settings}) from nbgrader_config.py", "nbgrader_config.py 中的 {plugin}（{settings}）"
     ),
-    "report.sum.timeouts": Message("timeouts (total run time)", "运行总时长超时"),
+    "report.sum.timeouts": Message("over the total time limit", "超出总时限"),
     "report.sum.memory": Message("out of memory", "内存不足"),
     "report.sum.ended": Message("crashed or exited early", "崩溃或提前退出"),
     "report.sum.grader_errors": Message("grader errors", "评分程序出错"),
@@ -151,11 +151,9 @@ REPORT = {
     "report.edition.zh": Message("zh", "中文版"),
     # a hand-in that does not say its edition (not a notebook, a .py file without "# language:"): Result.read_in
     "report.edition.unknown": Message("not said", "未注明"),
-    "report.fix.timeout": Message("total time limit of the run: stopped {where}", "运行总时长超时，被终止{where}"),
+    "report.fix.timeout": Message("stopped at the total time limit {where}", "超出总时限，被终止{where}"),
     "report.fix.syntax": Message("a syntax error at {where}", "{where}有语法错误"),
-    "report.fix.stopped": Message(
-        "{what} stopped at its own time limit (the rest ran on)", "{what} 超出了它自己的时限（单项时限），被终止"
-    ),
+    "report.fix.stopped": Message("{what} ran past its time limit and was stopped", "{what} 超过单项时限，被终止"),
     "report.fix.refused": Message("what the sandbox refused it: {detail}", "沙箱拒绝了它的操作：{detail}"),
     # beside the status column's "blank" / "空白提交": only what the state means, not the state again
     "report.fix.blank": Message("no code, or only the starter code", "没有代码，或只有初始代码"),
@@ -211,15 +209,15 @@ REPORT = {
 # otherwise (out of memory, crashed, exited early) gets OTHER. The flags' English is classview.FLAGS's.
 _TODO = {
     "timeout": (
-        "the run was stopped at its total time limit: open the cell named (an endless loop or a very slow call); "
+        "stopped at the total time limit: open the cell named (an endless loop or a very slow call); "
         "tests that needed it scored 0",
-        "运行总时长超时，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
+        "超出总时限，被终止：查看列出的单元格（可能是死循环，或者调用非常慢）；依赖其结果的测试记 0 分",
     ),
     "time budget": (
-        "a part (a cell or a check) was stopped at its own time limit, not the run's total (an endless loop?): the "
-        "run went on, what finished was graded, the tests that needed what was stopped scored 0",
-        "这部分代码（一个单元格或一项检查）超出了它自己的时限（单项时限，不是运行的总时限），被终止（可能是死循环）："
-        "运行没有中断，其余部分照常评分，依赖被终止部分的测试记 0 分",
+        "a cell or a check ran past its time limit and was stopped (most likely an endless loop); the rest was "
+        "graded as usual. Ask the student to check that the loops in the methods listed can end.",
+        "某个单元格或某项检查超过单项时限被终止（多半是死循环）；其余部分已照常评分。"
+        "请学生检查列出的方法中的循环能否结束。",
     ),
     "syntax error": (
         "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
@@ -305,7 +303,7 @@ _FLAG_TODO = {
 }
 # Every kind's name (a problem of *Needs a look*, a flag, a row's kind, how a run ended): the English is the kind.
 KIND_WORDS = {
-    "timeout": "运行总时长超时",
+    "timeout": "超出总时限",
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "有单元格出错（其余照常运行）",

@@ -39,6 +39,7 @@ __all__ = [
     "is_syntax_error",
     "budget_stops",
     "stopped_checks",
+    "cell_stopped",
     "unwritten_parts",
     "run_state",
     "duration",
@@ -171,6 +172,13 @@ def stopped_checks(result: Result) -> list:
     ]
 
 
+def cell_stopped(result: Result) -> bool:
+    """Whether a cell (a .py file's part) was stopped at its time budget while loading (the runner's word in
+    ``RunFacts.load_errors``), not only a check after it."""
+    run = result.run
+    return run is not None and any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors)
+
+
 def unwritten_parts(result: Result) -> list[str]:
     """What a judged hand-in left as the starter code (a class, or a class's method), once each in the order its
     failing tests name them (``Finding.unwritten``): [] when every part it uses was written."""
@@ -194,7 +202,7 @@ def run_state(result: Result) -> str:
         return "blank"
     if run.compile_failed:
         return "syntax error"
-    if any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors):
+    if cell_stopped(result):
         return "time budget"
     if stopped_checks(result):  # a check stopped at its own budget: the run ended, but not "no errors"
         return "time budget"

@@ -58,6 +58,7 @@ __all__ = [
     "misconception_title",
     "title",
     "title_cases",
+    "label_form",
     "experiment_title",
 ]
 
@@ -277,6 +278,21 @@ _FED_SUBJECTS = frozenset(
         "suite.call.loss_none",
     }
 )
+
+
+# a subject's own form where it stands alone as a label's value (rendering.standalone): the call first, then its
+# inputs; the key's message opens a sentence ("…时，generate(…)运行失败")
+_LABEL_FORMS = {
+    "suite.case.generate_call": "suite.case.generate_call.label",
+    "suite.call.loss_short": "suite.call.loss_short.label",
+    "suite.call.loss_full": "suite.call.loss_full.label",
+    "suite.call.loss_none": "suite.call.loss_none.label",
+}
+
+
+def label_form(key: str) -> str | None:
+    """The catalog id of the subject `key`'s form as a label's value, None when it reads the same there."""
+    return _LABEL_FORMS.get(key)
 
 
 def subject_fed(key: str) -> bool:

@@ -265,8 +265,11 @@ MESSAGES = {
         "loss_ignore_index",
     ),
     "suite.loss_shift.none": (
-        ("{call} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids): {hint}"),
-        ("{call} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{hint}"),
+        (
+            "{call} = {got}, expected {want}: loss target shift wrong, no shift (each position's logits predict its"
+            " own token): {hint}"
+        ),
+        ("{call} 是 {got}，应为 {want}：targets 没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{hint}"),
         "loss_shift",
     ),
     "suite.loss_shift.wrong_way": (

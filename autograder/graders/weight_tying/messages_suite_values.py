@@ -156,8 +156,23 @@ MESSAGES = {
         "generate(input_ids of shape {shape}, max_new_tokens={n}) with block_size={block}",
         "input_ids 形状为 {shape}、block_size={block} 时，generate(input_ids, max_new_tokens={n})",
     ),
+    # the same call where it stands alone, a label's value ("检查时的调用：…", rendering.standalone): the call first,
+    # its inputs after it, not a "…时，" clause that a sentence's verb would finish
+    "suite.case.generate_call.label": (
+        "generate(input_ids, max_new_tokens={n}), where input_ids has shape {shape} and block_size={block}",
+        "generate(input_ids, max_new_tokens={n})，其中 input_ids 形状为 {shape}，block_size={block}",
+    ),
     # the loss's three calls, named in words (after the sentences that quote them)
     "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时，loss(ids, targets)"),
     "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时，loss(ids, targets)"),
     "suite.call.loss_none": ("loss(ids)", "不给 targets 时，loss(ids)"),
+    "suite.call.loss_short.label": (
+        "loss(ids, targets), where targets has shape (B, T-1)",
+        "loss(ids, targets)，其中 targets 形状为 (B, T-1)",
+    ),
+    "suite.call.loss_full.label": (
+        "loss(ids, targets), where targets has shape (B, T)",
+        "loss(ids, targets)，其中 targets 形状为 (B, T)",
+    ),
+    "suite.call.loss_none.label": ("loss(ids), without targets", "loss(ids)，不给 targets"),
 }

@@ -162,3 +162,23 @@ def test_showing_a_rendered_result_never_calls_into_the_marking(monkeypatch):
     render(result, console=Console(file=open("/dev/null", "w"), width=100))
     assert gradescope_results(result)["tests"][-1]["name"] == SPEC.catalog.misconception_title("two_tables", "en")
     assert "copied table" in feedback_html(result, student="s", spec=SPEC)
+
+
+@pytest.mark.parametrize("parts", [0, 1])
+def test_the_run_line_says_a_check_was_stopped_not_without_an_error(parts):
+    """w62 (round 25): the run line said "你的文件从头到尾运行完毕，没有出错。" above generate's stopped check; it
+    names what the check was calling, from the finding's values."""
+    stopped = Finding(Said("judge.did_not_finish_within", what="MiniGPTWithWeightTying.generate", n="15"))
+    tests = [
+        TestOutcome("test_generation.py::test_generate_greedy", 6, "argmax generation", False, stopped),
+        TestOutcome("test_generation.py::test_generate_batch", 6, "argmax generation", False, stopped),
+    ]
+    run = RunFacts(status="ok", limit=60, parts=parts, kind="py" if parts else "ipynb")
+    out = rendered(Result(tests=tests, run=run), None, kind="py" if parts else "ipynb", language="zh")
+    first = "你的文件" if parts else "notebook 的各单元格"
+    assert (
+        out.output.splitlines()[0]
+        == f"{first}从头到尾运行完毕；但检查 MiniGPTWithWeightTying.generate 时超过了单项时限，见下文。"
+    )
+    assert "without an error" not in out.shown["en"].summary and "ran past its time limit" in out.shown["en"].summary
+    assert rendered(Result(tests=tests[:0], run=run), None, language="zh").output.endswith("没有出错。")

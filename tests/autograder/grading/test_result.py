@@ -131,3 +131,14 @@ def test_a_blank_submission_is_said_blank_and_one_with_a_syntax_error_is_not():
     assert broken.output.startswith("你的文件有语法错误") and "运行完毕" not in broken.output
     back = Result.from_wire(json.loads(json.dumps(empty.to_wire())))
     assert back.run.empty and back.blank and "empty" not in RunFacts(status="ok").to_dict()
+
+
+def test_a_notebook_runs_as_cells_whether_or_not_a_cell_was_named():
+    """Round 25: a clean notebook's run line said "你的文件从头到尾运行完毕" (unit fell back to a file when no cell
+    name was recorded); the hand-in's kind decides, and survives the result file."""
+    clean = RunFacts(status="ok", kind="ipynb")
+    assert clean.unit == "cells" and clean.summary("zh").startswith("notebook 的各单元格从头到尾运行完毕")
+    assert RunFacts.from_dict(clean.to_dict()).unit == "cells"
+    assert RunFacts(status="ok", kind="py", parts=1).unit == "file"
+    assert RunFacts(status="ok", kind="py", parts=3).unit == "parts"
+    assert RunFacts(status="ok", parts=1).unit == "file"  # a result written before the kind was recorded

@@ -52,7 +52,7 @@ def test_a_hang_and_a_syntax_error_need_a_look_under_their_own_names(batch_folde
     assert [row.kind for row in load_class(out).rows] == ["graded", "timeout", "graded", "timeout"]
     students = re.sub(r"<[^>]+>", " ", report[report.index("<h2>Students") :])
     assert re.search(r"zhou\s+zh\b", students) and re.search(r"hana\s+en\b", students)  # the edition column
-    assert "total time limit of the run: stopped while running cell 3" in students  # the one thing to fix first
+    assert "stopped at the total time limit while running cell 3" in students  # the one thing to fix first
     zhou = (out / "feedback" / "zhou.html").read_text(encoding="utf-8")
     assert "贪心生成 0/24" in re.sub(r"<[^>]+>", " ", zhou)  # area names in the student's language, by the grader
 
@@ -223,16 +223,21 @@ def test_a_check_stopped_at_its_own_time_limit_is_not_a_run_without_errors(batch
     result = Result(tests=tests, run=RunFacts(status="ok", limit=60, required_names=["A"], defined=["A"]))
     out = batch_folder({"wei": result})
     for language, said, page_said in (
-        ("zh", "超出单项时限（其余照常运行）", "运行完毕，但有一部分代码超出了它自己的时限（单项时限），被终止"),
-        ("en", "ran to the end, but a part was stopped at its own time limit", None),
+        ("zh", "超出单项时限（其余照常运行）", "运行完毕，但有一项检查超过单项时限，被终止"),
+        ("en", "ran to the end, but a check ran past its time limit and was stopped", None),
     ):
         report = write_report(out, language).read_text(encoding="utf-8")
         students = re.sub(
             r"<[^>]+>", " ", report[report.index("<h2>各学生成绩" if language == "zh" else "<h2>Students") :]
         )
         assert "运行完毕，没有出错" not in students and (said in students or language == "en"), students
-        page = feedback_html(load_class(out).rows[0].result, student="wei", language=language)
-        assert (page_said or said) in html.unescape(page)
+        page = html.unescape(feedback_html(load_class(out).rows[0].result, student="wei", language=language))
+        assert (page_said or said) in page and "没有出错" not in page and "without an error" not in page
+        assert "它自己的时限" not in page and "它自己的时限" not in report
+    # a cell stopped while loading: the header says a cell, from the runner's word in load_errors (round 25)
+    result.run.load_errors = [[4, "TimeBudgetExceeded: time budget spent"]]
+    page = html.unescape(feedback_html(rendered(result, None), student="wei", language="zh"))
+    assert "运行完毕，但有一个单元格超过单项时限，被终止" in page
 
 
 def test_a_cell_that_raised_while_loading_reads_as_a_run_that_went_on(batch_folder, area_result):

@@ -90,7 +90,7 @@ def test_a_misconception_is_one_card_charged_once_and_the_cards_add_up_to_the_po
     # in an area whose note says the mistake's fixed cost there (nothing in "shape flow", 6 in "gradient
     # accumulation"), a test says its worth alone: the note says the cost, once (issue 48, round 24); the others
     # say what they lost
-    assert "(shape flow, worth 1) In “shape flow” this mistake costs a fixed 0 points" in html
+    assert "(shape flow, worth 1) In “shape flow” this mistake costs nothing more" in html
     assert "(gradient accumulation, worth 3) In “gradient accumulation” this mistake costs a fixed 6 points" in html
     assert "(gradient accumulation, worth 6)" in html and "(parameter identity, −8 of its 8)" in html
     assert "not charged" not in html and "of its 6)" not in html
@@ -237,7 +237,7 @@ def test_a_test_charged_only_in_part_says_why_and_a_blank_hand_in_is_named_blank
     # (one test in shape flow: 上面这个测试, round 16)
     # 这个错误 said once, why it costs nothing in the brackets beside the 0 (round 19, item 2: it was said three times)
     # one form in every cap note: 这个错误, never 该错误 (round 20, item 2)
-    none = "这个错误在“形状与输出数值”一项固定扣 0 分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分"
+    none = "这个错误在“形状与输出数值”一项不再扣分（已在其他评分项扣过），所以上面这个测试虽然因此失败，但不扣分"
     assert (
         "（评分项：形状与输出数值；该测试 1 分）" in zh and none in zh and "已算在" not in zh and "不扣分）" not in zh
     )

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from autograder.outputs.html import phrase_breaks
+from autograder.outputs.html import id_breaks, phrase_breaks
 from autograder.outputs.report import write_report
 
 
@@ -24,3 +24,10 @@ def test_the_chinese_report_heads_its_area_columns_with_the_breaks(batch_folder,
     report = write_report(batch_folder({"alice": area_result()}), "zh").read_text(encoding="utf-8")
     students = report[report.index('<table class="sticky students') :]
     assert '<th class="num">形状与<wbr>输出数值</th>' in students[: students.index("</thead>")]
+
+
+def test_a_student_id_breaks_only_after_an_underscore():
+    """Round 25: the narrow 涉及的学生 column broke ids mid-word ("w09_tied_in_forwa / rd"): an id may break only
+    after an underscore (a <wbr> there; the column's links keep words whole), and stays escaped."""
+    assert str(id_breaks("w09_tied_in_forward")) == "w09_<wbr>tied_<wbr>in_<wbr>forward"
+    assert str(id_breaks("a<b")) == "a&lt;b" and "\u202e" not in str(id_breaks("x_\u202ey"))

@@ -130,7 +130,7 @@ def test_each_test_under_a_charge_says_what_it_is_worth_and_costs_in_the_pages_w
     assert en.count("this mistake costs a fixed 6 points, so the 2 tests of that area above (worth 9 points)") == 1
     # the tests area by area, in the areas' order (the last line's), each cap note right under its area's tests
     areas = [zh.index(f"（评分项：{a}；") for a in ("共享同一参数对象", "形状与输出数值", "两条路径的梯度相加")]
-    assert areas == sorted(areas) and zh.index("一项固定扣 0 分") < areas[2], areas
+    assert areas == sorted(areas) and zh.index("一项不再扣分") < areas[2], areas
 
 
 def test_a_blank_hand_in_is_a_few_lines_and_a_syntax_error_is_said_before_what_follows_from_it():

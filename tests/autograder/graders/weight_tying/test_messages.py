@@ -103,6 +103,8 @@ def _used_literals() -> tuple[set[str], set[str]]:
         found = re.findall(r"\bw(?:\.(\w+)|\[\"([\w. ]+)\"\])", template.read_text(encoding="utf-8"))
         literals |= {a or b for a, b in found}
     literals |= {f"{owner}.{literal}" for literal in literals for owner in ("page", "report")}
+    # a subject's label form is read through the grader's own table (messages.label_form), kept beside its catalog
+    literals |= {messages.label_form(key) for key in literals} - {None}
     prefixes |= {f"report.{prefix}" for prefix in prefixes}
     # A lead's opening message said again, short, is its id's ".again" (grading.rendering: ShownCharge.again).
     literals |= {f"{literal}.again" for literal in literals}
@@ -326,3 +328,9 @@ def test_the_delegated_generate_message_names_the_three_calls_the_loop_needs():
     message = CATALOG["checkfail.delegated_generate"]
     assert message.zh.endswith("只需要调用 self.minigpt(...)、torch.argmax 和 torch.cat"), message.zh
     assert message.en.endswith("it only needs to call self.minigpt(...), torch.argmax and torch.cat"), message.en
+
+
+def test_an_unshifted_loss_says_each_position_predicts_its_own_token():
+    """w27 (round 25): "拿 ids 的 logits 去预测 ids 本身" read as jargon; it says what each position predicts."""
+    said = render("suite.loss_shift.none", "zh", call="loss(ids, targets)", got="0.1", want="2.3", hint="")
+    assert "用每个位置的 logits 去预测这个位置自己的 token" in said and "ids 本身" not in said
