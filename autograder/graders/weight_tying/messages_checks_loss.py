@@ -25,15 +25,15 @@ MESSAGES = {
         "loss(ids, targets)（targets 形状为 (B, T) 时）",
     ),
     "checkfail.rule.none": (
-        "with no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
+        "With no targets, predict input_ids[:, 1:] from input_ids[:, :-1]",
         "不给 targets 时，应当由 input_ids[:, :-1] 预测 input_ids[:, 1:]。",
     ),
     "checkfail.rule.short": (
-        "targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
+        "Targets of shape (B, T-1) (the chapter's form) are the next tokens of input_ids[:, :-1]",
         "形状为 (B, T-1) 的 targets（教材的写法）是 input_ids[:, :-1] 各位置的下一个 token。",
     ),
     "checkfail.rule.full": (
-        "targets of shape (B, T) (nanoGPT's form) are already shifted, so they go with the logits of all of input_ids",
+        "Targets of shape (B, T) (nanoGPT's form) are already shifted, so they go with the logits of all of input_ids",
         "形状为 (B, T) 的 targets（nanoGPT 的写法）已经错开了一位，对应全部 input_ids 的 logits。",
     ),
     "checkfail.loss_raises": (
@@ -69,8 +69,9 @@ MESSAGES = {
         "与上一项是同一个错误：{what} 的值是对的，但脱离了计算图",
     ),
     "checkfail.shift.none": (
-        "{what} = {got}, expected {want}: loss target shift wrong, no shift (logits of ids vs ids). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 没有错开一位，拿 ids 的 logits 去预测 ids 本身。{rule}",
+        "{what} = {got}, expected {want}: loss target shift wrong, no shift (each position's logits predict its"
+        " own token). {rule}",
+        "{what} 是 {got}，应为 {want}：targets 没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way": (
