@@ -152,12 +152,12 @@ PAGES = {
     # the marking rule (grading/marking.py, the scheme file's THE RULE), said so that a student parses it at once
     "page.rule": Message(
         "How the marks are given: a common mistake is charged once within the same exercise. For each common"
-        " mistake, each graded area charges one fixed cost (it may be 0) instead of the failed tests one by one; the"
-        " fixed cost is never more than those tests' points together. For example, where an"
+        " mistake, each graded area charges one fixed cost (it may be 0) instead of charging one by one the tests it"
+        " makes fail; this fixed cost is never more than those tests' points together. For example, where an"
         " area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for any other"
         " reason costs its own points.",
         "评分规则：同一种常见错误在一道练习中只算一次。某种常见错误在某一评分项里只扣一个固定分数（可以是 0），"
-        "不再按失败的测试逐个扣分；固定分数不超过这些测试的分值之和。"
+        "而不是把因它失败的测试逐个扣分；这个固定分数不超过这些测试的分值之和。"
         "例如某项固定扣 6 分，涉及的测试共 9 分，就只扣 6 分。因其他原因失败的测试照常扣分。",
     ),
     # words a terminal line never ends inside (outputs/table.py, console.Words' keep), with the graded areas' names:

@@ -102,8 +102,8 @@ The grade is the kit's grader's: it runs your classes in a sandbox against a hid
 {{total}} points, on sizes, seeds and weights of its own. Every correct implementation gets full marks, in
 whatever style it is written; only section 9 sets one rule on how `generate` is written. A common mistake is
 charged once within the same exercise. For each common mistake, each graded area charges one fixed cost (it may
-be 0) instead of the failed tests one by one; the fixed cost is never more than those tests' points together. For
-example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for
+be 0) instead of charging one by one the tests it makes fail; this fixed cost is never more than those tests'
+points together. For example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for
 any other reason costs its own points. The feedback names each mistake and lists what it cost, and the costs add
 up to the points you lost. The points per graded area and exercise:
 

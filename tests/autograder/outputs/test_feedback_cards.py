@@ -95,11 +95,16 @@ def test_the_rule_says_an_area_may_cost_a_mistake_nothing_as_the_scheme_does_in_
         "en": rule.en.split("exercise. ", 1)[1],
         "zh": rule.zh.split("只算一次。", 1)[1],
     }
-    assert "each graded area charges one fixed cost (it may be 0) instead of the failed tests" in said["en"]
-    # round 24: one sentence, the fixed cost first, then what it replaces and its cap
-    assert "某种常见错误在某一评分项里只扣一个固定分数（可以是 0），不再按失败的测试逐个扣分" in said["zh"]
+    assert (
+        "each graded area charges one fixed cost (it may be 0) instead of charging one by one the tests it"
+        in said["en"]
+    )
+    # round 24: one sentence, the fixed cost first, then what it replaces and its cap; round 26: the tests it
+    # replaces are named as the ones the mistake fails, so that "这些测试" has something to point back to
+    assert "某种常见错误在某一评分项里只扣一个固定分数（可以是 0），而不是把因它失败的测试逐个扣分" in said["zh"]
     # round 23: a cap on the cost, not "down to" the tests' points ("最多扣到" read as a floor)
-    assert "；固定分数不超过这些测试的分值之和" in said["zh"] and "最多扣到" not in said["zh"]
+    assert "；这个固定分数不超过这些测试的分值之和" in said["zh"] and "最多扣到" not in said["zh"]
+    assert "不再按失败的测试" not in said["zh"]
     assert said["en"] in rule.en and said["zh"] in rule.zh
     words = {language: "\n".join(map(str, text.TEXT.values())) for language, text in (("en", text_en), ("zh", text_zh))}
     notebook = {"en": " ".join(words["en"].split()), "zh": "".join(words["zh"].split())}
