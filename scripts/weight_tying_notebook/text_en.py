@@ -88,7 +88,7 @@ loop you write yourself.
 - Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
   notebook from the top in a fresh process and grades the classes it defines.
 - The grader leaves out the practice checks. No other cell uses what the demonstration cells (listed below)
-  compute. As long as you leave them as released, the grader and the `pytest` self-check skip them: an error
+  compute. As long as you leave the demonstrations as released, the grader and the `pytest` self-check skip them: an error
   in one is neither reported nor graded. A demonstration you changed runs as usual, and an error in it is
   reported. The demonstrations are:
   - the examples of sections 1 to 5;

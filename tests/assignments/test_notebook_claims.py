@@ -326,12 +326,20 @@ def test_the_round_25_demo_prints_that_state_a_shape_have_a_verb():
 
 def test_the_round_25_demo_rule_in_cell_0_is_said_actively():
     """Issue 48, round 25: cell 0 said "演示单元格（见下列各节）的结果不被其他单元格使用" (a passive, its bracket
-    pointing at the list that follows) and "其中的报错既不报告也不影响成绩"."""
+    pointing at the list that follows) and "其中的报错既不报告也不影响成绩". Round 26: "只要不改动它们" followed the
+    practice checks, so "它们" is spelled out as the demonstration cells."""
     said = {
         text_en: ("No other cell uses what the demonstration cells (listed below) compute", "neither reported nor"),
-        text_zh: ("其他单元格不会用到演示单元格的结果。", "其中的报错不会被报告，也不影响成绩；"),
+        text_zh: (
+            "演示单元格的结果不会被其他单元格用到；只要不改动演示单元格，",
+            "其中的报错不会被报告，也不影响成绩；",
+        ),
     }
     for book, sentences in said.items():
         intro = "".join(book.TEXT["intro"].split())
         assert all("".join(sentence.split()) in intro for sentence in sentences), (book.LANGUAGE, intro)
     assert "不被其他单元格使用" not in text_zh.TEXT["intro"] and "见下列各节" not in text_zh.TEXT["intro"]
+    # round 26: "只要不改动它们" could point at the practice checks named just before; the demonstrations are named
+    assert "只要不改动它们" not in text_zh.TEXT["intro"] and "leave them as released" not in " ".join(
+        text_en.TEXT["intro"].split()
+    )
