@@ -281,8 +281,9 @@ tie by default: left out, the flag is off and the head keeps a table of its own 
 
   The loop is what this part grades, so `generate` must not hand it to the library: no `MiniGPT.generate`,
   and none of `dnnlpy.models.sampling`'s helpers (`greedy`, `sample_top_k`, `sample_top_p`,
-  `sample_next_token`). A `generate` that calls one of them scores 0 in the argmax generation area. Calling
-  the model, `torch.argmax` and concatenation (`torch.cat`) is all the loop needs.
+  `sample_next_token`). A `generate` that calls one of them scores 0 in the argmax generation area. Keeping
+  the last `block_size` tokens, calling the model, `torch.argmax` and concatenation (`torch.cat`) are all the
+  loop needs.
 """,
     "try_it": r"""
 ## 10. Try it

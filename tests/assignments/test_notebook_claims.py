@@ -188,16 +188,25 @@ def test_ln_v_lies_in_the_band_near_its_top_as_section_5_says():
 
 def test_the_generation_loop_needs_what_section_9_names(solution_source):
     """Issue 48, round 15: §9 said the model and torch.argmax are all the loop needs, but each step appends its
-    token: the solution's loop calls the model, argmax and torch.cat, and nothing else."""
+    token: the solution's loop calls the model, argmax and torch.cat, and nothing else. Round 26: the summary left
+    out the crop to the last block_size tokens the same paragraph requires; the loop slices by block_size too."""
     import ast
 
     generate = next(n for n in ast.walk(ast.parse(solution_source)) if getattr(n, "name", "") == "generate")
     loop = next(n for n in ast.walk(generate) if isinstance(n, ast.For))
     called = {n.func.attr for n in ast.walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)}
     assert called == {"minigpt", "argmax", "cat"}, called
+    crops = [n.slice for n in ast.walk(loop) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Tuple)]
+    assert any("block_size" in ast.unparse(dimension) for crop in crops for dimension in crop.elts)
     for text, said in (
-        (" ".join(text_en.TEXT["exercise_2"].split()), "the model, `torch.argmax` and concatenation (`torch.cat`)"),
-        (text_zh.TEXT["exercise_2"].replace("\n", ""), "只需要调用模型、`torch.argmax` 和拼接（`torch.cat`）"),
+        (
+            " ".join(text_en.TEXT["exercise_2"].split()),
+            "Keeping the last `block_size` tokens, calling the model, `torch.argmax` and concatenation (`torch.cat`)",
+        ),
+        (
+            "".join(text_zh.TEXT["exercise_2"].split()),
+            "循环里只需要截取最后`block_size`个token、调用模型、`torch.argmax`和拼接（`torch.cat`）。",
+        ),
     ):
         assert said in text, text
 
