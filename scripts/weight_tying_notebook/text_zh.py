@@ -291,7 +291,7 @@ token embedding 共享同一张表。默认不共享：不传这个参数时，L
 
   这部分要考查的正是这个循环，所以不能把它交给库函数来完成：不要调用 `MiniGPT.generate`，也不要调用
   `dnnlpy.models.sampling` 里的任何辅助函数（`greedy`、`sample_top_k`、`sample_top_p`、`sample_next_token`）。如果
-  `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要截取最后 `block_size` 个 token、调用模型、
+  `generate` 调用了其中任何一个，评分项“贪心生成”记 0 分。循环里只需要保留最后 `block_size` 个 token、调用模型、
   `torch.argmax` 和拼接（`torch.cat`）。
 """,
     "try_it": r"""

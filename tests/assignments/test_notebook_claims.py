@@ -205,7 +205,7 @@ def test_the_generation_loop_needs_what_section_9_names(solution_source):
         ),
         (
             "".join(text_zh.TEXT["exercise_2"].split()),
-            "循环里只需要截取最后`block_size`个token、调用模型、`torch.argmax`和拼接（`torch.cat`）。",
+            "循环里只需要保留最后`block_size`个token、调用模型、`torch.argmax`和拼接（`torch.cat`）。",
         ),
     ):
         assert said in text, text
