@@ -80,3 +80,17 @@ def test_a_real_shift_mistake_keeps_its_shift_hint(checks, monkeypatch, language
     first = _losses(checks, (WRONG / answer).read_text(encoding="utf-8"))[0]
     assert not first.passed and SHIFT[language] in first.message, first.message
     assert SAME[language][0] not in first.message, first.message
+
+
+@pytest.mark.parametrize(
+    "answer, cause",
+    [("w27_loss_no_shift.py", "目标没有错开一位"), ("w28_loss_shift_wrong_way.py", "目标错开的方向反了")],
+)
+def test_a_shift_mistake_with_no_targets_given_does_not_blame_targets(checks, monkeypatch, answer, cause):
+    """Issue 48, round 26: loss(ids) called with no targets said "targets 没有错开一位", blaming an argument never
+    passed; what is predicted is named 目标 there."""
+    monkeypatch.setenv("WEIGHT_TYING_LANG", "zh")
+    first = _losses(checks, (WRONG / answer).read_text(encoding="utf-8"))[0]
+    assert not first.passed and first.message.startswith("loss(ids)（不给 targets 时）"), first.message
+    assert cause in first.message and "targets 没有错开" not in first.message, first.message
+    assert "targets 错开的方向" not in first.message, first.message

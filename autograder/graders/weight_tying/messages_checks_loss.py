@@ -68,22 +68,24 @@ MESSAGES = {
         "the same mistake as the check above: {what} has the right value but is detached from the graph",
         "与上一项是同一个错误：{what} 的值是对的，但脱离了计算图",
     ),
+    # the next three are reached only when loss is called with no targets (the self-check's form "none"): the
+    # Chinese names what is predicted as 目标, not as the targets argument the student never passed
     "checkfail.shift.none": (
         "{what} = {got}, expected {want}: loss target shift wrong, no shift (each position's logits predict its"
         " own token). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{rule}",
+        "{what} 是 {got}，应为 {want}：目标没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits of ids[:, 1:] vs"
         " ids[:, :-1]). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
+        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.wrong_way_positions": (
         "{what} = {got}, expected {want}: loss target shift wrong, shifted the wrong way (logits at positions 1.."
         " vs tokens 0..). {rule}",
-        "{what} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
+        "{what} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{rule}",
         "loss_shift",
     ),
     "checkfail.shift.targets_ignored": (
