@@ -57,7 +57,10 @@ class Loaded:
         if spot is None:
             return tell("check.cell", place=self.cell(index), message=message.rstrip(": ")[:160])
         if spot.line and spot.code:
-            return tell("check.syntax", place=self.cell(index), line=spot.line, code=spot.code, error=spot.error)
+            before = tell("check.syntax_before") if spot.line > 1 else ""
+            return tell(
+                "check.syntax", place=self.cell(index), line=spot.line, before=before, code=spot.code, error=spot.error
+            )
         return tell("check.syntax_bare", place=self.cell(index), error=spot.error)
 
 

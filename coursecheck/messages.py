@@ -72,8 +72,14 @@ MESSAGES = {
     "check.cell": ("  {place}: “{message}”", "  {place}：“{message}”"),
     # a cell Python could not read, said as the grader says it (the engine's run.syntax_at, run.syntax_bare)
     "check.syntax": (
-        "  Syntax error at {place}, line {line}: “{code}” ({error})",
-        "  {place}第 {line} 行有语法错误：“{code}”，Python 的提示是“{error}”",
+        "  Syntax error at {place}, line {line}{before}: “{code}” ({error})",
+        "  {place}第 {line} 行有语法错误{before}：“{code}”，Python 的提示是“{error}”",
+    ),
+    # past a cell's line 1 the mistake may be on the line before (a bracket left open runs on), said as the grader
+    # says it (the engine's run.syntax_before, which the self-check cannot import)
+    "check.syntax_before": (
+        " (or on the line before it, e.g. a bracket left open)",
+        "（也可能在它前面一行，例如括号没有闭合）",
     ),
     "check.syntax_bare": ("  Syntax error at {place}: {error}", "  {place}有语法错误：“{error}”"),
     "check.cell_stopped": ("  {place}: {why}", "  {place}：{why}"),

@@ -171,19 +171,39 @@ def test_the_editions_count_is_the_last_line_before_pytests_own(selftest_release
 @pytest.mark.parametrize(
     "language, said",
     [
-        ("en", "Syntax error at cell 1, line 5: “return a +” (SyntaxError: invalid syntax)"),
-        ("zh", "第 1 个单元格第 5 行有语法错误：“return a +”，Python 的提示是“SyntaxError: invalid syntax”"),
+        (
+            "en",
+            "Syntax error at cell 1, line 5 (or on the line before it, e.g. a bracket left open): “return a +”"
+            " (SyntaxError: invalid syntax)",
+        ),
+        (
+            "zh",
+            "第 1 个单元格第 5 行有语法错误（也可能在它前面一行，例如括号没有闭合）：“return a +”，"
+            "Python 的提示是“SyntaxError: invalid syntax”",
+        ),
     ],
 )
 def test_a_cell_python_could_not_read_is_said_as_the_grader_says_it(selftest, tmp_path, monkeypatch, language, said):
     """Issue 48: the self-check quoted Python's English ("SyntaxError: invalid syntax (line 5: ...)") where the
-    grader says the line in the student's language."""
+    grader says the line in the student's language. Round 26: past line 1 it adds, as the grader does, that the
+    mistake may be on the line before; on line 1 it does not."""
     monkeypatch.setenv("SELFTEST_LANG", language)
     path = tmp_path / "answer.py"
     path.write_text("import torch\n\n\ndef add(a, b):\n    return a +\n", encoding="utf-8")
     loaded = selftest.SELF_CHECK.load(path)
     assert loaded.session.outcome("test_add_returns_a_tensor").status == "failed"
     assert said in loaded.session.outcome("test_add_returns_a_tensor").message
+    path.write_text("def add(a, b) return a + b\n", encoding="utf-8")
+    message = selftest.SELF_CHECK.load(path).session.outcome("test_add_returns_a_tensor").message
+    assert said.split(" (or", 1)[0].split("（也可能", 1)[0].replace("5", "1") in message, message
+    assert "(or on the line before it" not in message and "也可能在它前面一行" not in message, message
+
+
+def test_the_self_checks_hint_on_the_line_before_is_the_graders():
+    """The self-check cannot import the engine's catalog; its entry holds the grader's words, both languages."""
+    from autograder.grading.catalog import MESSAGES as ENGINE
+
+    assert tuple(MESSAGES["check.syntax_before"]) == tuple(ENGINE["run.syntax_before"])
 
 
 def test_the_note_under_cells_that_raised_says_it_counts_cells_as_the_grader_does():
