@@ -88,9 +88,9 @@ loop you write yourself.
 - Before you hand in: *Kernel → Restart Kernel and Run All Cells…*, then save. The grader runs your saved
   notebook from the top in a fresh process and grades the classes it defines.
 - The grader leaves out the practice checks. No other cell uses what the demonstration cells (listed below)
-  compute. As long as you leave the demonstrations as released, the grader and the `pytest` self-check skip them: an error
-  in one is neither reported nor graded. A demonstration you changed runs as usual, and an error in it is
-  reported. The demonstrations are:
+  compute. As long as you leave the demonstrations as released, the grader and the `pytest` self-check skip
+  them: an error in one is neither reported nor graded. A demonstration you changed runs as usual, and an error
+  in it is reported. The demonstrations are:
   - the examples of sections 1 to 5;
   - the cell of section 7 that calls your `TiedEmbeddingLM`;
   - the sum and the plot of section 8;
@@ -103,9 +103,9 @@ The grade is the kit's grader's: it runs your classes in a sandbox against a hid
 whatever style it is written; only section 9 sets one rule on how `generate` is written. A common mistake is
 charged once within the same exercise. For each common mistake, each graded area charges one fixed cost (it may
 be 0) instead of charging one by one the tests it makes fail; this fixed cost is never more than those tests'
-points together. For example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6. A test that fails for
-any other reason costs its own points. The feedback names each mistake and lists what it cost, and the costs add
-up to the points you lost. The points per graded area and exercise:
+points together. For example, where an area's fixed cost is 6 and the tests involved are worth 9, they cost 6.
+A test that fails for any other reason costs its own points. The feedback names each mistake and lists what it
+cost, and the costs add up to the points you lost. The points per graded area and exercise:
 
 {{points_table}}
 
