@@ -261,8 +261,9 @@ MESSAGES = {
         "the tokens of sequence {seq} (index {row}) differ from greedy decoding from position {col} on: each"
         " step runs the model on the last block_size tokens and appends the argmax of the LAST position's logits"
         " (wrong crop, wrong position, missing append, or sampling instead of argmax)",
-        "第 {seq} 个序列（下标 {row}）从位置 {col} 起，token 与贪心生成的结果不同：每一步应当在最后 block_size 个 "
-        "token 上运行模型，再把最后一个位置 logits 的 argmax 接到末尾（可能是截断上下文的方式不对、取错了位置、"
+        "第 {seq} 个序列（下标 {row}）从位置 {col} 起，生成的 token 与贪心生成的结果不一致："
+        "每一步应当在最后 block_size 个 token 上运行模型，再把最后一个位置 logits 的 argmax 接到末尾"
+        "（可能是截断上下文的方式不对、取错了位置、"
         "没有把新 token 接到末尾，或者用了采样而不是 argmax）",
     ),
 }
