@@ -41,6 +41,12 @@ PAGES = {
     "page.status.cells raised": Message(
         "ran to the end, but a cell raised (the rest ran on)", "运行完毕，但有单元格出错（其余照常运行）"
     ),
+    # a .py file raised while it loaded (wording.run_state "file raised"): it has no cells, and what followed the
+    # raising line did not run
+    "page.status.file raised": Message(
+        "raised an exception part-way (the code after that line did not run)",
+        "运行中途抛出异常（出错那一行之后的代码没有运行）",
+    ),
     # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
     # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
     # a check stopped ("time budget"), or a cell (feedback.status_key, from RunFacts.load_errors)

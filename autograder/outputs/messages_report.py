@@ -227,7 +227,12 @@ _TODO = {
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
         "student the cell and the error",
-        "其余代码照常运行，但出错的单元格本该定义的东西不存在；学生的反馈页写明了是哪个单元格、什么错误",
+        "其余代码照常运行，但出错的单元格本该定义的类或函数不存在；学生的反馈页写明了是哪个单元格、什么错误",
+    ),
+    "file raised": (
+        "the code after the line that raised did not run, so the classes or functions defined after it are missing; "
+        "the student's feedback page shows the error",
+        "出错那一行之后的代码没有运行，其后定义的类或函数不存在；学生的反馈页写明了是什么错误",
     ),
     "unreadable": (
         "the file is not a readable submission: ask the student for a working copy",
@@ -307,6 +312,7 @@ KIND_WORDS = {
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "有单元格出错（其余照常运行）",
+    "file raised": "运行中途抛出异常（出错那一行之后的代码没有运行）",
     "unreadable": "无法读取",
     "evidence": "记录缺失",
     "grader error": "评分程序出错",
