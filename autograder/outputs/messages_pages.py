@@ -224,12 +224,12 @@ PAGES = {
     # the same when the run summary above shows a cell that raised (wording.run_state "cells raised")
     "page.all_passed_cell_raised": Message(
         "All {total} passed. The cell that raised above does not change the mark, but it is worth fixing.",
-        "{total}全部通过。上面出错的单元格不影响成绩，但建议改好。",
+        "{total}全部通过。上面出错的单元格不影响成绩，但最好改掉。",
     ),
     # the same for a .py file (RunFacts.unit "file" or "parts"): it has no cells
     "page.all_passed_file_raised": Message(
         "All {total} passed. The error above does not change the mark, but it is worth fixing.",
-        "{total}全部通过。上面的出错不影响成绩，但建议改好。",
+        "{total}全部通过。上面这个错误不影响成绩，但最好改掉。",
     ),
     "page.no_tests": Message(
         "No tests were run for this submission.",
