@@ -47,9 +47,8 @@ REPORT = {
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause; when a message gives several possible "
-        "causes and cannot tell which, it counts under the one other tests confirm.",
-        "每个学生的同一种错误只统计一次，归入其根本原因；若某条提示列出几种可能原因而无法确定，"
-        "则归入其他测试能证实的那一种。",
+        "causes, it counts under the one other tests confirm.",
+        "每个学生的同一种错误只统计一次，归入其根本原因；若一条提示列出几种可能原因，则按其他测试能证实的那一种归类。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
