@@ -91,6 +91,9 @@ def test_which_targets_go_with_which_logits_is_said_only_where_the_shift_is_the_
     ):
         assert "logits" in softmax[test].message(language) and hint not in softmax[test].message(language)
         assert hint in unshifted[test].message(language)
+    # round 26: its call passed no targets, so what was not shifted is the loss's own target, not "targets"
+    zh = unshifted[test].message("zh")
+    assert "目标没有错开一位，用每个位置的 logits 去预测这个位置自己的 token" in zh and "targets 没有错开" not in zh, zh
 
 
 def test_a_generate_that_does_not_crop_is_not_named_twice_on_its_card(plan, collect_evidence, judge):
