@@ -95,11 +95,8 @@ def summary(outcome, out: Path, language: str = "en") -> str:
     w = report_words(language)
     archived = w["similar.summary_archived"].format(n=outcome.archived) if outcome.archived else ""
     why = Counter(str(e.get("problem", "")) for e in outcome.not_compared)  # in the order first met
-    kinds = w["list"].join(
-        w["similar.summary_left_kind"].format(kind=w.get(f"similar.kind.{k}", k), n=n) for k, n in why.items()
-    )
-    several = "similar.summary_left" if len(why) > 1 else "similar.summary_left_one"  # one reason: no count twice
-    left = w[several].format(n=sum(why.values()), kinds=kinds) if why else ""
+    clauses = [w.get(f"similar.left.{k}", w["similar.left.other"]).format(n=n, kind=k) for k, n in why.items()]
+    left = w["similar.summary_left"].format(kinds=w["list"].join(clauses)) if why else ""  # each reason, its count
     return w["similar.summary" if outcome.pairs else "similar.summary_none"].format(
         n=outcome.hand_ins,
         archived=archived,

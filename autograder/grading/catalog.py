@@ -102,12 +102,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The grader ran your notebook from the top; {n} of its cells did not finish:",
         "评分程序从头运行了你的 notebook，其中有 {n} 个单元格没有正常结束：",
     ),
-    # every cell (part) that did not finish had a syntax error: Python ran none of it, so not "ran to the end"
+    # every cell (part) that did not finish (syntax_cell: the one) had a syntax error: not "ran to the end"
     "run.syntax_cells": (
         "Your code has a syntax error, so Python ran none of the cells below:",
         "你的代码有语法错误，下面这些单元格一行都没有运行：",
     ),
-    # the same, when one cell did not compile
     "run.syntax_cell": (
         "Your code has a syntax error, so Python ran none of this cell:",
         "你的代码有语法错误，下面这个单元格一行都没有运行：",
@@ -202,8 +201,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "你的文件以 # %% 开头的行分成几部分，从 1 开始编号。",
     ),
     "cell.place.part": ("part {number}", "第 {number} 部分"),
-    # a .py file of one part (no # %% lines) is named as the file
+    # a .py file of one part (no # %% lines) is named as the file; on the report, for the staff (place's `staff`)
     "cell.place.file": ("your file", "你的文件"),
+    "cell.place.the_file": ("the file", "文件"),
     # what a .py file of one part raised while loading, under run.file_raised
     "run.file_error": ("It raised {error}", "抛出的异常是“{error}”"),
     "judge.raised_at": (" (at {place}, line {line}{function})", "（{place}第 {line} 行{function}）"),

@@ -312,12 +312,20 @@ def _known_place(cell: object, places: Mapping[int, CellPlace]) -> CellPlace | N
 
 
 def place(
-    index: int, kind: str, starts: Mapping[int, CellPlace] | None, language: str = DEFAULT_LANGUAGE, *, parts: int = 0
+    index: int,
+    kind: str,
+    starts: Mapping[int, CellPlace] | None,
+    language: str = DEFAULT_LANGUAGE,
+    *,
+    parts: int = 0,
+    staff: bool = False,
 ) -> str:
     """Cell `index`'s name, as the self-check names it ('cell 30 (in “10. Try it”, starting “torch.manual_seed(0)”)'),
-    or a .py file's 'part 3' ('your file' when it is one part: `parts`, ``RunFacts.parts``)."""
+    or a .py file's 'part 3' ('your file' when it is one part: `parts`, ``RunFacts.parts``; 'the file' on a page
+    for the course's staff, `staff`)."""
     if kind == "py":
-        return render("cell.place.file" if parts == 1 else "cell.place.part", language, number=index + 1)
+        whole = "cell.place.the_file" if staff else "cell.place.file"
+        return render(whole if parts == 1 else "cell.place.part", language, number=index + 1)
     return cell_name((starts or {}).get(index) or CellPlace(index + 1), language)
 
 

@@ -9,6 +9,7 @@ error, why a file was refused, what the grader's own error was). A class of 300 
     syntax error   a cell Python could not compile: its line; nothing it defines exists afterwards
     cells raised   a cell raised while the notebook loaded (not blank, not a call to what the grader withholds):
                    each such cell and what it raised
+    file raised    the same for a .py file (no cells): what it raised; the code after that line did not run
     unreadable     the file was refused: why
     evidence       a record the runner owed was missing, refused, sent twice or malformed while the run ended
                    well (a submission that wrote on the grader's channel, or a broken runner): its tests cost
@@ -49,6 +50,7 @@ _ORDER = [
     "time budget",
     "syntax error",
     "cells raised",
+    "file raised",
     "unreadable",
     "evidence",
     "sandbox refused",
@@ -92,7 +94,8 @@ def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
         out.append(("syntax error", detail))
     raised = raised_cells(result.run, kind=row.suffix, starts=places, language=language) if row.kind != "blank" else []
     if raised:
-        out.append(("cells raised", sep.join(raised[:3]) + (more.format(n=len(raised) - 3) if len(raised) > 3 else "")))
+        kind = "file raised" if row.suffix == "py" else "cells raised"  # a .py file has no cells
+        out.append((kind, sep.join(raised[:3]) + (more.format(n=len(raised) - 3) if len(raised) > 3 else "")))
     if result.status in _RUN_ENDED:
         out.append((_RUN_ENDED[result.status], ""))
     if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end

@@ -98,6 +98,7 @@ _STATUS = {
     "unreadable": "page.status.unreadable",
     "syntax error": "page.status.syntax error",
     "cells raised": "page.status.cells raised",
+    "file raised": "page.status.file raised",  # a .py file: no cells, the code after the raising line did not run
     "time budget": "page.status.time budget",
     "time budget cell": "page.status.time budget cell",  # a cell stopped, not only a check (wording.cell_stopped)
     "timeout": "page.status.timeout",

@@ -41,6 +41,12 @@ PAGES = {
     "page.status.cells raised": Message(
         "ran to the end, but a cell raised (the rest ran on)", "运行完毕，但有单元格出错（其余照常运行）"
     ),
+    # a .py file raised while it loaded (wording.run_state "file raised"): it has no cells, and what followed the
+    # raising line did not run
+    "page.status.file raised": Message(
+        "raised an exception part-way (the code after that line did not run)",
+        "运行中途抛出异常（出错那一行之后的代码没有运行）",
+    ),
     # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
     # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
     # a check stopped ("time budget"), or a cell (feedback.status_key, from RunFacts.load_errors)
@@ -218,12 +224,12 @@ PAGES = {
     # the same when the run summary above shows a cell that raised (wording.run_state "cells raised")
     "page.all_passed_cell_raised": Message(
         "All {total} passed. The cell that raised above does not change the mark, but it is worth fixing.",
-        "{total}全部通过。上面出错的单元格不影响成绩，但建议改好。",
+        "{total}全部通过。上面出错的单元格不影响成绩，但最好改掉。",
     ),
     # the same for a .py file (RunFacts.unit "file" or "parts"): it has no cells
     "page.all_passed_file_raised": Message(
         "All {total} passed. The error above does not change the mark, but it is worth fixing.",
-        "{total}全部通过。上面的出错不影响成绩，但建议改好。",
+        "{total}全部通过。上面这个错误不影响成绩，但最好改掉。",
     ),
     "page.no_tests": Message(
         "No tests were run for this submission.",

@@ -47,9 +47,8 @@ REPORT = {
     "report.misconceptions": Message("Misconceptions, most common first", "常见错误（按人数从多到少）"),
     "report.misconceptions_note": Message(
         "Each student counts once per misconception, under its root cause; when a message gives several possible "
-        "causes and cannot tell which, it counts under the one other tests confirm.",
-        "每个学生的同一种错误只统计一次，归入其根本原因；若某条提示列出几种可能原因而无法确定，"
-        "则归入其他测试能证实的那一种。",
+        "causes, it counts under the one other tests confirm.",
+        "每个学生的同一种错误只统计一次，归入其根本原因；若一条提示列出几种可能原因，则按其他测试能证实的那一种归类。",
     ),
     "report.other_edition": Message(
         "(only {edition}-edition students show it; their message:)",
@@ -227,7 +226,12 @@ _TODO = {
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
         "student the cell and the error",
-        "其余代码照常运行，但出错的单元格本该定义的东西不存在；学生的反馈页写明了是哪个单元格、什么错误",
+        "其余代码照常运行，但出错的单元格本该定义的类或函数不存在；学生的反馈页写明了是哪个单元格、什么错误",
+    ),
+    "file raised": (
+        "the code after the line that raised did not run, so the classes or functions defined after it are missing; "
+        "the student's feedback page shows the error",
+        "出错那一行之后的代码没有运行，其后定义的类或函数不存在；学生的反馈页写明了是什么错误",
     ),
     "unreadable": (
         "the file is not a readable submission: ask the student for a working copy",
@@ -307,6 +311,7 @@ KIND_WORDS = {
     "time budget": "超出单项时限（其余照常运行）",
     "syntax error": "语法错误",
     "cells raised": "有单元格出错（其余照常运行）",
+    "file raised": "运行中途抛出异常（出错那一行之后的代码没有运行）",
     "unreadable": "无法读取",
     "evidence": "记录缺失",
     "grader error": "评分程序出错",

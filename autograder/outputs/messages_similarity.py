@@ -118,10 +118,15 @@ SIMILAR = {
         "相似度检查：比较了 {n} 份提交{archived}{left}，没有哪两份提交的相似度达到 {threshold}，详见 {page}",
     ),
     "report.similar.summary_archived": Message(" and {n} archived", "（另有往年存档 {n} 份）"),
-    # the class's hand-ins the pass left out, counted by why (report.similar.kind.*, joined by report.list)
-    # beside how many were compared: these are others, not among them ("6 份提交（另有空白提交 1 份…）")
-    "report.similar.summary_left": Message(" (and {n} not compared: {kinds})", "（另有 {n} 份未参与比较：{kinds}）"),
-    # the same when they were all left out for one reason: its count says how many, once
-    "report.similar.summary_left_one": Message(" (and {kinds}, not compared)", "（另有{kinds}，未参与比较）"),
-    "report.similar.summary_left_kind": Message("{n} {kind}", "{kind} {n} 份"),
+    # the class's hand-ins the pass left out, beside how many were compared: these are others, not among them; one
+    # clause per reason with its count (report.similar.left.*, joined by report.list): "（另有 1 份空白提交、…）"
+    "report.similar.summary_left": Message(" (and {kinds}, not compared)", "（另有 {kinds}，未参与比较）"),
+    "report.similar.left.unreadable": Message("{n} unreadable", "{n} 份提交无法读取"),
+    "report.similar.left.empty": Message("{n} blank", "{n} 份空白提交"),
+    "report.similar.left.huge": Message("{n} too long", "{n} 份提交过长"),
+    "report.similar.left.non-UTF-8": Message("{n} not in UTF-8", "{n} 份提交不是 UTF-8 编码"),
+    "report.similar.left.nothing of its own": Message("{n} with nothing of its own", "{n} 份提交没有自己写的代码"),
+    "report.similar.left.syntax error": Message("{n} with a syntax error", "{n} 份提交有语法错误"),
+    # a reason the kit has no clause for (a store written by another version): its name as stored
+    "report.similar.left.other": Message("{n} {kind}", "{n} 份提交：{kind}"),
 }

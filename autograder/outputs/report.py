@@ -73,8 +73,9 @@ def _summary(view: ClassView, w: dict[str, str]) -> list[tuple[str, object]]:
     if scores:
         top = max(r.result.max_score for r in view.judged)
         rows += [
-            (w["sum.mean"], f"{number(statistics.fmean(scores))} / {number(top)}"),
-            (w["sum.median"], f"{number(statistics.median(scores))} / {number(top)}"),
+            # a mean or a median with one decimal, as the areas' mean rates (90.8, never 74.67 in another class)
+            (w["sum.mean"], f"{statistics.fmean(scores):.1f} / {number(top)}"),
+            (w["sum.median"], f"{statistics.median(scores):.1f} / {number(top)}"),
             (w["sum.full"], sum(1 for r in view.judged if r.result.score >= r.result.max_score > 0)),
         ]
     late = [r.late for r in view.rows if r.late is not None]

@@ -111,7 +111,7 @@ def syntax_errors(
         if parsed is None:
             continue
         error, line, code = parsed
-        where = place(i, kind, starts or {}, language, parts=run.parts)
+        where = place(i, kind, starts or {}, language, parts=run.parts, staff=True)
         if line:  # a notebook's lines count from its cell's top, a .py file's are the file's
             cell_line = render("run.cell_line", language, cell=where, line=line)
             where = cell_line if kind == "ipynb" else render("run.file_line", language, line=line)
@@ -129,7 +129,7 @@ def raised_cells(
     made it raise, there is nothing for the student to fix, and the student's page says why."""
     colon = page_words(language)["colon"]
     return [
-        f"{place(i, kind, starts or {}, language, parts=run.parts)}{colon}{clean_message(m)}"
+        f"{place(i, kind, starts or {}, language, parts=run.parts, staff=True)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
         if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
     ]
@@ -151,7 +151,7 @@ def budget_stops(
     stopped at a time budget, in `language` (the result as rendered, when it was)."""
     run = result.run
     cells = [
-        place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0)
+        place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0, staff=True)
         for i, m in (run.load_errors if run is not None else [])
         if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
     ]
@@ -191,8 +191,9 @@ def run_state(result: Result) -> str:
     file refused: ``RunFacts.refusal``), else its status (``Result.status``), except that a run that ended
     normally says "blank" when nothing is written yet (``Result.blank``), and says so when part of its code did
     not run: "syntax error" (a cell or part Python could not compile), "time budget" (a cell or a check stopped
-    at its own time budget) or "cells raised" (one raised; a call only to what the grader withholds aside). The
-    mark never reads it."""
+    at its own time budget) or "cells raised" (one raised; a call only to what the grader withholds aside), for a
+    .py file "file raised" (``RunFacts.kind``: it has no cells, and nothing after the raising line ran). The mark
+    never reads it."""
     run = result.run
     if run is not None and run.refusal is not None and result.grader_error is None:  # nothing of it ran
         return "unreadable"
@@ -206,14 +207,16 @@ def run_state(result: Result) -> str:
         return "time budget"
     if stopped_checks(result):  # a check stopped at its own budget: the run ended, but not "no errors"
         return "time budget"
-    return "cells raised" if raised_cells(run) else "ok"
+    if not raised_cells(run):
+        return "ok"
+    return "file raised" if run.kind == "py" else "cells raised"  # a result from before kind was kept: as it was
 
 
 def all_passed(result: Result, w: Mapping[str, str], total: str) -> str:
     """The line said where "What to fix" would be when no test failed: "nothing to fix" only when no cell raised
     either (``run_state``), else that the cell shown above does not change the mark (a .py file's error, where the
     file has no cells: ``RunFacts.parts``, 0 for a notebook)."""
-    if run_state(result) != "cells raised":
+    if run_state(result) not in ("cells raised", "file raised"):
         return w["all_passed"].format(total=total)
     cells = result.run is None or not result.run.parts
     return w["all_passed_cell_raised" if cells else "all_passed_file_raised"].format(total=total)

@@ -284,6 +284,7 @@ _FED_SUBJECTS = frozenset(
 # inputs; the key's message opens a sentence ("…时，generate(…)运行失败")
 _LABEL_FORMS = {
     "suite.case.generate_call": "suite.case.generate_call.label",
+    "suite.generate_train_mode_what": "suite.generate_train_mode_what.label",
     "suite.call.loss_short": "suite.call.loss_short.label",
     "suite.call.loss_full": "suite.call.loss_full.label",
     "suite.call.loss_none": "suite.call.loss_none.label",

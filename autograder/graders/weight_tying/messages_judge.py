@@ -162,12 +162,12 @@ MESSAGES = {
         "{what}: after one SGD step (optimizer built over model.parameters()) {hint}",
         "{what}：一步 SGD 之后（优化器基于 model.parameters() 构建），{hint}",
     ),
-    # where the notebook explains what is still the starter code (words.see: nothing to reread)
-    "judge.see": (" (see {sections})", "。请参阅{sections}。"),
+    # the exercise whose code is still the starter code (words.see: nothing written yet to reread)
+    "judge.see": (" (complete {sections})", "。请完成{sections}。"),
     # the loss
     "judge.loss.not_written": (
-        "\n-> loss() raises it for every target form, so the model has no training objective",
-        "\n三种 targets 形式都是如此，模型因此没有训练目标",
+        "\n-> loss() raises it for every target form, so there is no loss to train with",
+        "\n三种 targets 形式都是如此，因此算不出训练用的 loss",
         "loss_not_written",
     ),
     "judge.loss.summed": (

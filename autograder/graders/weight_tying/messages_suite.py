@@ -264,12 +264,14 @@ MESSAGES = {
         "其他 token 一样，每个位置都要计入。",
         "loss_ignore_index",
     ),
+    # .none, .wrong_way and .wrong_way_positions are judged on the call without targets (test_loss._alternatives):
+    # what was not shifted is the target the loss built from ids, "目标", not a "targets" never passed
     "suite.loss_shift.none": (
         (
             "{call} = {got}, expected {want}: loss target shift wrong, no shift (each position's logits predict its"
             " own token): {hint}"
         ),
-        ("{call} 是 {got}，应为 {want}：targets 没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{hint}"),
+        ("{call} 是 {got}，应为 {want}：目标没有错开一位，用每个位置的 logits 去预测这个位置自己的 token。{hint}"),
         "loss_shift",
     ),
     "suite.loss_shift.wrong_way": (
@@ -277,7 +279,7 @@ MESSAGES = {
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (logits of ids[:, 1:] vs ids[:, :-1]): {hint}"
         ),
-        ("{call} 是 {got}，应为 {want}：targets 错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{hint}"),
+        ("{call} 是 {got}，应为 {want}：目标错开的方向反了，拿 ids[:, 1:] 的 logits 去预测 ids[:, :-1]。{hint}"),
         "loss_shift",
     ),
     "suite.loss_shift.wrong_way_positions": (
@@ -285,7 +287,7 @@ MESSAGES = {
             "{call} = {got}, expected {want}: loss target shift wrong, "
             "shifted the wrong way (logits at positions 1.. vs tokens 0..): {hint}"
         ),
-        ("{call} 是 {got}，应为 {want}：targets 错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{hint}"),
+        ("{call} 是 {got}，应为 {want}：目标错开的方向反了，拿位置 1 起的 logits 去预测位置 0 起的 token。{hint}"),
         "loss_shift",
     ),
     "suite.loss_shift.targets_ignored": (

@@ -162,6 +162,13 @@ MESSAGES = {
         "generate(input_ids, max_new_tokens={n}), where input_ids has shape {shape} and block_size={block}",
         "generate(input_ids, max_new_tokens={n})，其中 input_ids 形状为 {shape}，block_size={block}",
     ),
+    # the train-mode call, likewise (test_generation.train_mode_what carries the call's inputs for it)
+    "suite.generate_train_mode_what.label": (
+        "generate(input_ids, max_new_tokens={n}), where the model is in train mode (dropout={p}), input_ids has "
+        "shape {shape} and block_size={block}",
+        "generate(input_ids, max_new_tokens={n})，其中模型处于训练模式（dropout={p}），input_ids 形状为 {shape}，"
+        "block_size={block}",
+    ),
     # the loss's three calls, named in words (after the sentences that quote them)
     "suite.call.loss_short": ("loss(ids, targets of shape (B, T-1))", "targets 形状为 (B, T-1) 时，loss(ids, targets)"),
     "suite.call.loss_full": ("loss(ids, targets of shape (B, T))", "targets 形状为 (B, T) 时，loss(ids, targets)"),

@@ -82,10 +82,16 @@ def area_result() -> Callable[..., Result]:
 
 @pytest.fixture
 def batch_folder(tmp_path) -> Callable[..., Path]:
-    """make(results: {key: Result | None}, unreadable={key: why}) -> an --out folder; None: no result file; each
-    result is rendered as it is (``grading.rendering``), as the pipeline's step 8 leaves every one."""
+    """make(results: {key: Result | None}, unreadable={key: why}, suffix="py") -> an --out folder; None: no result
+    file; each result is rendered as it is (``grading.rendering``), as the pipeline's step 8 leaves every one."""
 
-    def make(results: dict[str, Result | None], *, unreadable: dict[str, str] | None = None, seed: int = 42) -> Path:
+    def make(
+        results: dict[str, Result | None],
+        *,
+        unreadable: dict[str, str] | None = None,
+        seed: int = 42,
+        suffix: str = "ipynb",
+    ) -> Path:
         spec = get_assignment("weight_tying")
         # as a grading run leaves them: each result rendered at step 8, once its facts are all set (a test may have
         # changed one since it made the result)
@@ -93,7 +99,7 @@ def batch_folder(tmp_path) -> Callable[..., Path]:
         out = tmp_path / "graded"
         folder = OutputFolder(out)
         roster = build_roster(
-            {k: tmp_path / "submitted" / f"{i}.ipynb" for i, k in enumerate(results)},
+            {k: tmp_path / "submitted" / f"{i}.{suffix}" for i, k in enumerate(results)},
             roots=[],
             assignment="weight_tying",
         )

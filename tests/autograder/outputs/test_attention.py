@@ -14,6 +14,7 @@ from autograder.grading.result import Result, RunFacts, TestOutcome
 from autograder.outputs.classview import load_class
 from autograder.outputs.feedback import feedback_html
 from autograder.outputs.report import write_report
+from autograder.outputs.wording import run_state
 from autograder.protocol.said import Said
 
 
@@ -253,3 +254,24 @@ def test_a_cell_that_raised_while_loading_reads_as_a_run_that_went_on(batch_fold
         assert said in page and "没有正常结束" not in page.split("运行状态")[-1][:40]
         report = html.unescape(write_report(out, language).read_text(encoding="utf-8"))
         assert ("有单元格出错（其余照常运行）" if language == "zh" else "cells raised") in report
+
+
+def test_a_py_file_that_raised_is_worded_for_a_file(batch_folder, area_result):
+    """Round 26: a .py file has no cells, and the code after its raising line did not run: neither the page, the
+    class table nor the report says a cell raised and the rest ran on; the report names "the file", not "your"."""
+    raised = area_result()
+    raised.run.load_errors = [[0, "NameError: name 'undefined_name' is not defined"]]
+    raised.run.kind, raised.run.parts = "py", 1
+    out = batch_folder({"ana": raised}, suffix="py")
+    for language, status, todo, where in (
+        ("zh", "运行中途抛出异常（出错那一行之后的代码没有运行）", "其后定义的类或函数不存在", "文件："),
+        ("en", "raised an exception part-way (the code after that line did not run)", "defined after it", "the file: "),
+    ):
+        result = load_class(out).rows[0].result
+        page = html.unescape(feedback_html(result, student="ana", language=language))
+        assert status in page and "单元格" not in page.split("运行状态")[-1][:60]
+        report = html.unescape(write_report(out, language).read_text(encoding="utf-8"))
+        assert todo in report and "单元格出错" not in report and "cells raised" not in report
+        assert f"{where}NameError" in report and "你的文件：" not in report and "your file: " not in report
+        kind = status if language == "zh" else "file raised"  # the English of a kind is the kind
+        assert run_state(result) == "file raised" and report.count(kind) >= 2  # the table's status, the kind

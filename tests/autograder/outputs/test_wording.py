@@ -66,9 +66,9 @@ def test_a_notebooks_cells_are_read_only_when_a_cell_is_named(tmp_path, monkeypa
     ("language", "parts", "said", "not_said"),
     [
         ("en", 0, "The cell that raised above does not change the mark, but it is worth fixing", "nothing to fix"),
-        ("zh", 0, "全部通过。上面出错的单元格不影响成绩，但建议改好。", "没有需要修改的地方"),
+        ("zh", 0, "全部通过。上面出错的单元格不影响成绩，但最好改掉。", "没有需要修改的地方"),
         ("en", 1, "The error above does not change the mark, but it is worth fixing", "The cell"),
-        ("zh", 1, "全部通过。上面的出错不影响成绩，但建议改好。", "出错的单元格"),
+        ("zh", 1, "全部通过。上面这个错误不影响成绩，但最好改掉。", "出错的单元格"),
     ],
 )
 def test_full_marks_with_a_cell_that_raised_do_not_say_nothing_to_fix(language, parts, said, not_said):

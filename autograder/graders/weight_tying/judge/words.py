@@ -27,7 +27,7 @@ def say(key: str, /, **params: object) -> Said:
 
 
 def see(*numbers: int) -> Said:
-    """' (see section 9, "Exercise 2: ...")': where the notebook explains what is still to be written (there is
+    """' (complete section 9, "Exercise 2: ...")': the exercise whose code is still to be written (there is
     nothing of the student's to reread: the starter code's own exception)."""
     return say("judge.see", sections=reread(*numbers).params["sections"])
 

@@ -91,3 +91,17 @@ def test_the_train_mode_call_shows_its_dropout_as_a_probability():
     case = {"ids": torch.zeros(3, 2, dtype=torch.int64), "max_new_tokens": 3, "cfg": {"block_size": 6, "dropout": 1.0}}
     zh, en = render(train_mode_what(case), "zh"), render(train_mode_what(case), "en")
     assert zh.startswith("模型处于训练模式（dropout=1.0），") and "dropout=1.0, the model in train mode" in en, (zh, en)
+
+
+def test_the_train_mode_call_as_a_label_names_the_call_first():
+    """Issue 48, round 26, item 4: as the page's "the call checked", the train-mode call read "…时，generate(…)",
+    a clause waiting for its verb; it takes the label form the other calls have: the call, then its conditions."""
+    from autograder.grading.rendering import standalone
+
+    case = {"ids": torch.zeros(3, 2, dtype=torch.int64), "max_new_tokens": 3, "cfg": {"block_size": 6, "dropout": 1.0}}
+    label = standalone(train_mode_what(case), SPEC)
+    zh, en = render(label, "zh"), render(label, "en")
+    call = "generate(input_ids, max_new_tokens=3)，"
+    assert zh == call + "其中模型处于训练模式（dropout=1.0），input_ids 形状为 (3, 2)，block_size=6", zh
+    assert en.startswith("generate(input_ids, max_new_tokens=3), where the model is in train mode (dropout=1.0)"), en
+    assert render(train_mode_what(case), "zh").startswith("模型处于训练模式（dropout=1.0），")  # a sentence's subject

@@ -66,8 +66,9 @@ def test_a_loss_left_as_the_starter_code_says_so_once(plan, collect_evidence, ju
         assert starter in first and starter not in then and "NotImplementedError" not in then
     assert all(line.endswith("。") for line in outcome.message("zh").splitlines())
     # nothing was written to reread: the notebook's section is where to read what to write (issue 48)
-    assert "请参阅第 9 节" in outcome.message("zh") and "请重读" not in outcome.message("zh")
-    assert "(see section 9" in outcome.message("en") and "reread" not in outcome.message("en")
+    assert "请完成第 9 节" in outcome.message("zh") and "请重读" not in outcome.message("zh")
+    assert "(complete section 9" in outcome.message("en") and "reread" not in outcome.message("en")
+    assert "因此算不出训练用的 loss" in outcome.message("zh") and "训练目标" not in outcome.message("zh")
     written = SOLUTION.replace(old, "        raise ValueError('my own bug')\n")  # written, and wrong: reread
     raised = judge(plan, collect_evidence(written, plan), only=["test_wrapper_loss_values"])["test_wrapper_loss_values"]
     assert raised.finding.names == "loss_not_written" and "请重读第 9 节" in raised.message("zh")
@@ -90,6 +91,9 @@ def test_which_targets_go_with_which_logits_is_said_only_where_the_shift_is_the_
     ):
         assert "logits" in softmax[test].message(language) and hint not in softmax[test].message(language)
         assert hint in unshifted[test].message(language)
+    # round 26: its call passed no targets, so what was not shifted is the loss's own target, not "targets"
+    zh = unshifted[test].message("zh")
+    assert "目标没有错开一位，用每个位置的 logits 去预测这个位置自己的 token" in zh and "targets 没有错开" not in zh, zh
 
 
 def test_a_generate_that_does_not_crop_is_not_named_twice_on_its_card(plan, collect_evidence, judge):
@@ -118,5 +122,5 @@ def test_a_class_left_as_the_starter_code_points_to_its_exercise_once(plan, coll
     assert len(starters) >= 5, [o.test for o in outcomes]
     for o in starters:
         zh, en = o.message("zh"), o.message("en")
-        assert zh.count("请参阅第") == 1 and f"请参阅第 {section} 节" in zh and "请重读" not in zh, zh
-        assert en.count("(see section") == 1 and f"(see section {section}," in en and "reread" not in en, en
+        assert zh.count("请完成第") == 1 and f"请完成第 {section} 节" in zh and "请重读" not in zh, zh
+        assert en.count("(complete section") == 1 and f"(complete section {section}," in en and "reread" not in en, en

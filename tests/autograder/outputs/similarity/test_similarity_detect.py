@@ -220,18 +220,20 @@ def test_a_hand_in_that_did_not_compile_is_said_so_and_the_summary_counts_who_wa
     )
     assert said["di"][0] == written.COMMON_ONLY and said["eve"][0] == written.EMPTY
     line = summary(outcome, tmp_path / "out", "zh")
-    assert "比较了 2 份提交（另有 3 份未参与比较：" in line and "有语法错误 1 份" in line and "空白提交 1 份" in line, (
+    # round 26: each reason a whole clause with its count ("另有没有自己写的代码 1 份" broke)
+    assert "比较了 2 份提交（另有 1 份空白提交、1 份提交有语法错误、1 份提交没有自己写的代码，未参与比较）" in line, (
         line
     )
-    assert "2 hand-ins compared (and 3 not compared: " in summary(outcome, tmp_path / "out"), line
+    en = summary(outcome, tmp_path / "out")
+    assert "2 hand-ins compared (and 1 blank, 1 with a syntax error, 1 with nothing of its own, not compared)" in en, en
 
 
 def test_the_summary_counts_hand_ins_left_out_for_one_reason_once(tmp_path):
-    """One reason: "（另有空白提交 1 份，未参与比较）", not the count twice ("1 份未参与比较：空白提交 1 份"); several
+    """One reason: "（另有 1 份空白提交，未参与比较）", not the count twice ("1 份未参与比较：空白提交 1 份"); several
     reasons keep the list (the test above). Issue 48, round 16."""
     from autograder.cli.similarity import summary
 
     outcome = SimpleNamespace(hand_ins=5, archived=0, not_compared=[{"problem": EMPTY}], pairs=[], threshold=0.8)
     zh, en = summary(outcome, tmp_path, "zh"), summary(outcome, tmp_path)
-    assert "比较了 5 份提交（另有空白提交 1 份，未参与比较）" in zh and "未参与比较：" not in zh, zh
+    assert "比较了 5 份提交（另有 1 份空白提交，未参与比较）" in zh and "未参与比较：" not in zh, zh
     assert "5 hand-ins compared (and 1 blank, not compared)" in en, en

@@ -47,16 +47,22 @@ def _case(plan, name) -> dict:
     return next(c for c in [*plan["gpt"]["generate"], plan["gpt"]["generate_train"]] if c["name"] == name)
 
 
+def _call(case) -> dict:
+    """The generate call's inputs as a message's parameters: the shape of its ids, max_new_tokens, block_size."""
+    return {"shape": tuple(case["ids"].shape), "n": case["max_new_tokens"], "block": case["cfg"]["block_size"]}
+
+
 def _what(case) -> Said:
-    b, t = case["ids"].shape
-    return say("suite.case.generate_call", shape=(b, t), n=case["max_new_tokens"], block=case["cfg"]["block_size"])
+    return say("suite.case.generate_call", **_call(case))
 
 
 def train_mode_what(case) -> Said:
     """The train-mode call as the page shows it: its dropout is a probability, so a float reads 1.0, never 1
-    (a Said shows a float with :g, and "dropout=1" reads as "dropout on")."""
+    (a Said shows a float with :g, and "dropout=1" reads as "dropout on"). The call's inputs come along for its
+    form as a label's value (messages.label_form: the call first, then the mode and the inputs)."""
     p = case["cfg"]["dropout"]
-    return say("suite.generate_train_mode_what", what=_what(case), p=repr(float(p)) if isinstance(p, float) else p)
+    p = repr(float(p)) if isinstance(p, float) else p
+    return say("suite.generate_train_mode_what", what=_what(case), p=p, **_call(case))
 
 
 def _returned(plan, evidence, run, name, key=GenerateCase.first):
