@@ -39,7 +39,7 @@ MESSAGES = {
     "checkfail.loss_raises": (
         "{failure}\nloss raises: loss() stops with an error instead of returning the mean next-token cross-entropy,"
         " so the model has no training objective",
-        "{failure}\nloss 抛出了异常，没有返回预测下一个 token 的平均交叉熵，模型因此没有训练目标",
+        "{failure}\nloss 抛出了异常，没有返回预测下一个 token 的平均交叉熵，因此算不出训练用的 loss",
         "loss_not_written",
     ),
     "checkfail.loss_head_is_the_positional_table": (  # under the tie check that said it in full, in another cell
