@@ -221,7 +221,7 @@ _TODO = {
     "syntax error": (
         "the file (or cell) with a syntax error did not run at all, so its classes are missing: ask the student to "
         "fix the line named (or the one before it) and hand in again",
-        "有语法错误的文件（或单元格）整个没有运行，其中的类都没有定义；请学生改正列出的那一行（或它前面一行）后重新提交",
+        "有语法错误的文件（或单元格）完全没有运行，其中的类都没有定义；请学生改正列出的那一行（或它前面一行）后重新提交",
     ),
     "cells raised": (
         "the rest of the notebook ran, but what the cell would have made is missing; its feedback page tells the "
@@ -371,11 +371,16 @@ REPORT.update(
 )
 
 
+def _ended(zh: str) -> str:
+    """A Chinese piece of advice as a sentence: it ends with 。 (the table's rows read alike)."""
+    return zh if zh.endswith("。") else zh + "。"
+
+
 def _kinds() -> dict[str, Message]:
     """``report.kind.<kind>`` (its name: the English is the kind) and ``report.todo.<kind>`` (what to do)."""
     out = {f"report.kind.{kind}": Message(kind, name) for kind, name in KIND_WORDS.items()}
-    out.update({f"report.todo.{kind}": Message(en, zh) for kind, (en, zh) in _TODO.items()})
-    out.update({f"report.todo.{flag}": Message(FLAGS[flag], zh) for flag, zh in _FLAG_TODO.items()})
+    out.update({f"report.todo.{kind}": Message(en, _ended(zh)) for kind, (en, zh) in _TODO.items()})
+    out.update({f"report.todo.{flag}": Message(FLAGS[flag], _ended(zh)) for flag, zh in _FLAG_TODO.items()})
     out["report.todo.other"] = Message(*OTHER)
     return out
 

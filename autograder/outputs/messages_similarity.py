@@ -63,9 +63,9 @@ SIMILAR = {
     ),
     # a hand-in that did not compile when graded, with nothing of its own left to compare
     "report.similar.detail.syntax_error": Message(
-        "too little code of its own to compare once comments, the starter code, the reference's and code many "
+        "not compared: too little code of its own once comments, the starter code, the reference's and code many "
         "hand-ins share are set aside",
-        "除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少，无法比较",
+        "未参与比较：除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少",
     ),
     "report.similar.detail.huge": Message(
         "{n} characters of code: the first {m} compared", "代码共 {n} 个字符，只比较了前 {m} 个"
@@ -106,7 +106,7 @@ SIMILAR = {
     # a pair in Needs a look, beside its first student; the terminal's line after a pass
     "report.similar.pair": Message(
         "with {other}: {mine} of this hand-in, {theirs} of the other's",
-        "与 {other} 相似：占这份提交的 {mine}，占对方的 {theirs}",
+        "与 {other} 相似（占这份提交的 {mine}，占对方的 {theirs}）",
     ),
     "report.similar.summary": Message(
         "similarity: {n} hand-ins{archived} compared{left}, {pairs} pair(s) at {threshold} or more: {page}",

@@ -216,7 +216,7 @@ def test_a_hand_in_that_did_not_compile_is_said_so_and_the_summary_counts_who_wa
     said = {e["name"]: (e["problem"], detail(e["detail"], "zh")) for e in outcome.not_compared}
     assert said["cy"] == (
         written.SYNTAX_ERROR,
-        "除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少，无法比较",
+        "未参与比较：除去注释、初始代码、参考答案的代码和多数人共有的代码后，剩下的代码太少",
     )
     assert said["di"][0] == written.COMMON_ONLY and said["eve"][0] == written.EMPTY
     line = summary(outcome, tmp_path / "out", "zh")

@@ -84,7 +84,7 @@ def test_a_chinese_instructor_reads_the_section_and_the_pages_in_chinese(tmp_pat
     class Row:
         uid = "alice"
 
-    assert needs_a_look([Row()], outcome, "zh")[0][1] == "与 bob 相似：占这份提交的 90%，占对方的 60%"
+    assert needs_a_look([Row()], outcome, "zh")[0][1] == "与 bob 相似（占这份提交的 90%，占对方的 60%）"
 
 
 def test_each_pair_is_a_linked_line_of_needs_a_look():
