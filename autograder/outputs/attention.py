@@ -37,6 +37,7 @@ from autograder.outputs.wording import (
     budget_stops,
     duration,
     raised_cells,
+    raised_state,
     refused_detail,
     syntax_errors,
     unwritten_parts,
@@ -94,8 +95,8 @@ def _problems(row: Row, starts, language: str = "en") -> list[tuple[str, str]]:
         out.append(("syntax error", detail))
     raised = raised_cells(result.run, kind=row.suffix, starts=places, language=language) if row.kind != "blank" else []
     if raised:
-        kind = "file raised" if row.suffix == "py" else "cells raised"  # a .py file has no cells
-        out.append((kind, sep.join(raised[:3]) + (more.format(n=len(raised) - 3) if len(raised) > 3 else "")))
+        listed = sep.join(raised[:3]) + (more.format(n=len(raised) - 3) if len(raised) > 3 else "")
+        out.append((raised_state(row.suffix), listed))  # a .py file has no cells: "file raised"
     if result.status in _RUN_ENDED:
         out.append((_RUN_ENDED[result.status], ""))
     if result.status == "ok":  # a run that ended well owes every record: a missing one is not the run's end

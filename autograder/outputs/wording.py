@@ -42,6 +42,7 @@ __all__ = [
     "cell_stopped",
     "unwritten_parts",
     "run_state",
+    "raised_state",
     "duration",
     "late_line",
     "after_penalty",
@@ -209,7 +210,13 @@ def run_state(result: Result) -> str:
         return "time budget"
     if not raised_cells(run):
         return "ok"
-    return "file raised" if run.kind == "py" else "cells raised"  # a result from before kind was kept: as it was
+    return raised_state(run.kind)  # a result from before kind was kept: as it was
+
+
+def raised_state(kind: str) -> str:
+    """How a run that went on past a raising cell is named, by the hand-in's kind: a .py file has no cells, and
+    nothing after its raising line ran ("file raised"); a notebook's other cells ran ("cells raised")."""
+    return "file raised" if kind == "py" else "cells raised"
 
 
 def all_passed(result: Result, w: Mapping[str, str], total: str) -> str:
