@@ -199,9 +199,15 @@ def follow(
 
 
 def follow_grade(path: Path, assignment: str = "weight_tying", options: list[str] | None = None) -> tuple[int, Trace]:
-    """``python -m autograder grade --assignment ASSIGNMENT PATH [options]``, followed from ``cli.grade.run``."""
-    from autograder.cli.main import main
+    """``python -m autograder grade --assignment ASSIGNMENT PATH [options]``, followed from ``cli.grade.run``.
 
+    The sandbox's probe (which mode starts here: one sandboxed run, made once per process and kept) is made
+    before the trace starts, so that what is followed is the grade alone, the same whatever this process ran
+    before (the test that holds the figure runs after others in a suite, or alone)."""
+    from autograder.cli.main import main
+    from autograder.sandbox.launch import probe_isolation
+
+    probe_isolation()
     argv = ["grade", "--assignment", assignment, str(path), *(options or [])]
     return follow(lambda: main(argv))
 
