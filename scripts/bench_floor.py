@@ -7,10 +7,10 @@ counted in a cpuacct group, kernel time included (a run's set-up is mostly syste
 
     fork          a fork of a process warmed as the pool's zygote is (its imports, environment and heap), whose
                   child exits at once: what the size of the zygote alone costs (page tables copied, then torn down)
-    sandbox       the same fork made into a run by the kit's own code (``forked.start_child``: a cgroup made and
-                  removed, namespaces, the private root, rlimits, the uid drop, seccomp, PID 1 and the child waiting
-                  for the grader) whose runner returns at once; split into the grader's side and the run's tree,
-                  and the tree's steps by the CPU each process spent in them
+    sandbox       the same fork made into a run by the kit's own code (``forked.fork_run``: a cgroup made and
+                  removed, namespaces, the private root, rlimits, the uid drop, seccomp, PID 1 forked in a PID
+                  namespace of its own) whose runner returns at once; split into the grader's side and the run's
+                  tree, and the tree's steps by the CPU each process spent in them
     empty file    the kit's grade of an empty file on a warm pool worker, every process (coordinator, zygote,
                   sandbox, judge): the floor of a submission as graded
 
@@ -159,13 +159,13 @@ def _rows(samples: dict[str, list[float]], repeats: int) -> list[tuple[str, str]
         ("HEADLINE fork of a warm zygote that runs nothing (no namespaces), CPU", _ms(fork)),
         ("HEADLINE the same fork into a sandbox that runs nothing, CPU", _ms(sandbox)),
         ("  of which the zygote's and grader's side (the fork, cgroup, pipes, kill)", _ms(samples["sandbox: grader"])),
-        ("  of which the run's tree (its set-up, two forks, three exits)", _ms(samples["sandbox: tree"])),
+        ("  of which the run's tree (its set-up, the runner's fork, two exits)", _ms(samples["sandbox: tree"])),
     ]
     steps = sum(statistics.median(samples[f"sandbox: {step}"]) for step in STEPS if samples[f"sandbox: {step}"])
     for step in STEPS:
         if samples[f"sandbox: {step}"]:
             rows.append((f"    step {step}", _ms(samples[f"sandbox: {step}"])))
-    rows.append(("    the rest: PID 1's and the runner's forks, three exits", _tree_rest(samples, steps)))
+    rows.append(("    the rest: the runner's fork, two exits", _tree_rest(samples, steps)))
     rows.append(("HEADLINE the kit's empty file on a warm worker, CPU of every process", _ms(empty)))
     rows.append(("the kit's empty file, wall", _ms(samples["empty file: wall"])))
     share = statistics.median(sandbox) / statistics.median(empty)
@@ -246,15 +246,12 @@ def _sandbox_run(support, cfg: dict, rng_state: bytes, report_r: int, report_w: 
     """One run as ``warm.run_forked`` makes it, its runner doing nothing; the steps' CPU as its processes wrote it."""
     group = support.run_group(memory_bytes=2 << 30, max_processes=64, cpus=1.0) if support else None
     run_cfg = {**cfg, "cgroup_procs": group.procs_files if group else []}
-    pipes = [os.pipe() for _ in range(6)]  # job, stdout, stderr, evidence, status, hold
-    theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
-    ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0], pipes[5][1]]
-    socket_stand_in = os.open("/dev/null", os.O_RDONLY)  # the zygote's socket, which the child closes first
-    pid = os.fork()
-    if pid == 0:
-        os.close(report_r)
-        forked.start_child(run_cfg, theirs, socket_stand_in, rng_state)
-    os.close(socket_stand_in)
+    pipes = [os.pipe() for _ in range(5)]  # job, stdout, stderr, evidence, status
+    theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
+    ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]]
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)  # the zygote's: each run's fork comes back to it
+    pid = forked.fork_run(run_cfg, theirs, [report_r, own_pid_ns], rng_state, own_pid_ns)
+    os.close(own_pid_ns)
     for fd in theirs:
         os.close(fd)
     os.close(ours[0])  # no job: the runner reads none

@@ -1,21 +1,28 @@
 """Trusted until the uid drop: what a child of the warm ``zygote`` does to become one sandboxed run.
 
-Three processes, like the fresh path's ``unshare`` + ``jail`` + runner, without an interpreter start::
+Two processes, like the fresh path's ``unshare`` + ``jail`` + runner, without an interpreter start, and one
+zygote-sized copy fewer than a child that unshares and forks PID 1 (a fork and an exit of the zygote's ~240 MiB,
+~6 ms of CPU a run)::
 
-    child   (host namespaces, root)  joins the run's cgroup, calls unshare(2), forks PID 1, then waits until
-                                     the grader releases it; the grader kills it at the time limit, and
-                                     PID 1 dies with it (PDEATHSIG), taking the namespace along
-    PID 1   (new namespaces, root)   builds the private root, forks the runner, chroots, reaps orphans,
-                                     reports the runner's exit on the status pipe
+    zygote  (host namespaces, root)  its next child alone gets a new PID namespace (``fork_run``: unshare(2)
+                                     of that one namespace, which a process with threads may leave, then setns(2)
+                                     back onto its own once it has forked), and a pidfd of it goes to the grader
+    PID 1   (root)                   joins the run's cgroup, a session of its own, dies with the zygote
+                                     (PDEATHSIG), unshares the mount, UTS, IPC and network namespaces, builds the
+                                     private root, forks the runner, chroots, reaps orphans, reports the runner's
+                                     exit on the status pipe; the grader kills it at the time limit, and the
+                                     kernel then kills every process of its PID namespace
     runner  (unprivileged)           chroot, limits, uid drop, seccomp, then ``autograder.runner`` as a
                                      fresh interpreter would run it: clean environment, argv, stdio and RNG,
                                      ``SystemExit``, threads and ``atexit`` handled as at interpreter exit
                                      (``exit_steps``)
 
-A forked child has one thread, so unshare(2) works; the zygote's socket is closed first thing, so nothing
-that runs later can ask the zygote for anything. The run's configuration (its uid, the view's mounts, its
-cgroup) is one dict that every frame below the runner holds; the runner empties it before the submission
-runs, so student code that walks its frames, ``gc.get_objects()`` or any module's globals finds none of it.
+A forked child has one thread, so unshare(2) of the other namespaces works; the zygote's descriptors are closed
+first thing, so nothing that runs later can ask the zygote for anything. The run's configuration (its uid, the
+view's mounts, its cgroup) is one dict that every frame below the runner holds; the runner empties it before the
+submission runs, so student code that walks its frames, ``gc.get_objects()`` or any module's globals finds none
+of it. Without namespaces (the uid and rlimits modes) PID 1 is an ordinary child that reaps the runner's orphans
+(a subreaper), and the grader's cgroup and uid sweeps end what is left.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import traceback
 from autograder.sandbox import rootfs, seccomp
 from autograder.sandbox.jail import reap_until
 
-__all__ = ["prepare", "start_child", "become_runner", "exit_steps"]
+__all__ = ["prepare", "fork_run", "start_child", "become_runner", "exit_steps"]
 
 _PR_SET_PDEATHSIG, _PR_SET_CHILD_SUBREAPER = 1, 36
 EVIDENCE_FD = 3
@@ -51,48 +58,62 @@ def prepare() -> None:
     refusals.remember_loaded()
 
 
-def start_child(cfg: dict, fds: list[int], zygote_fd: int, rng_state: bytes) -> None:
-    """The zygote's child: never returns."""
+def fork_run(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes, own_pid_ns: int | None) -> int:
+    """Fork the run's PID 1 (``start_child``), in a PID namespace of its own when the mode has namespaces; the
+    caller (the zygote) stays in its own, which `own_pid_ns` (a descriptor of its ``/proc/self/ns/pid``) names.
+    Returns the child's pid; the child never returns."""
+    namespaces = cfg["mode"] == "namespaces"
+    if namespaces:
+        rootfs.pid_namespace_for_children()
     try:
-        os.close(zygote_fd)
-        job_r, out_w, err_w, ev_w, st_w, hold_r = fds
+        pid = os.fork()
+    except BaseException:
+        if namespaces:
+            rootfs.own_pid_namespace_for_children(own_pid_ns)
+        raise
+    if pid == 0:
+        start_child(cfg, fds, zygote_fds, rng_state)  # never returns
+    if namespaces:
+        try:
+            rootfs.own_pid_namespace_for_children(own_pid_ns)
+        except OSError as exc:  # every later child would be born in this run's namespace: stop serving
+            os.kill(pid, signal.SIGKILL)
+            raise RuntimeError(f"the fork server could not go back to its own PID namespace: {exc}") from None
+    return pid
+
+
+def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes) -> None:
+    """The zygote's child, the run's PID 1: never returns."""
+    try:
+        for fd in zygote_fds:
+            os.close(fd)
+        job_r, out_w, err_w, ev_w, st_w = fds
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # the zygote ends when the grader has gone
         os.setsid()
         if cfg.get("cgroup_procs"):
             rootfs.join_cgroup(cfg["cgroup_procs"])
-        if cfg["mode"] == "namespaces":
-            rootfs.unshare()
-        pid = os.fork()
-        if pid == 0:
-            _pid_one(cfg, (job_r, out_w, err_w, ev_w), st_w, rng_state)
-        rootfs.close_fds_except({0, 1, 2, hold_r})
-        os.waitpid(pid, 0)
-        while os.read(hold_r, 64):  # until the grader closes its end (or kills us through its pidfd)
-            pass
+        _pid_one(cfg, (job_r, out_w, err_w, ev_w), st_w, rng_state)
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr, then die
         os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
-    os._exit(0)
+    os._exit(120)
 
 
 def _pid_one(cfg: dict, runner_fds: tuple[int, ...], status_fd: int, rng_state: bytes) -> None:
-    try:
-        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        namespaces = cfg["mode"] == "namespaces"
-        if not namespaces:  # orphans come back to us rather than to the host's init
-            _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-        if namespaces:
-            rootfs.build_root(cfg)
-        pid = os.fork()
-        if pid == 0:
-            _runner(cfg, runner_fds, rng_state)
-        rootfs.close_fds_except({status_fd})
-        if namespaces:  # /proc/1/{root,mountinfo} then show the runner's view, not the host's
-            rootfs.enter_root(cfg["root_mount"])
-        reap_until(pid, status_fd)
-    except BaseException as exc:  # noqa: BLE001
-        os.write(2, f"sandbox PID 1: {type(exc).__name__}: {exc}\n".encode())
-    os._exit(120)
+    namespaces = cfg["mode"] == "namespaces"
+    if not namespaces:  # orphans come back to us rather than to the host's init
+        _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    if namespaces:
+        rootfs.unshare(rootfs.PID1_NAMESPACE_FLAGS)
+        rootfs.build_root(cfg)
+    pid = os.fork()
+    if pid == 0:
+        _runner(cfg, runner_fds, rng_state)
+    rootfs.close_fds_except({status_fd})
+    if namespaces:  # /proc/1/{root,mountinfo} then show the runner's view, not the host's
+        rootfs.enter_root(cfg["root_mount"])
+    reap_until(pid, status_fd)
 
 
 def _runner(cfg: dict, fds: tuple[int, ...], rng_state: bytes) -> None:

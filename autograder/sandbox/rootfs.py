@@ -5,7 +5,9 @@ and ``forked`` (a child of the warm ``zygote``, which calls unshare(2) itself). 
 the order is the caller's, and it matters:
 
     join_cgroup           before any fork: every descendant is then counted
-    unshare               (forked path) new mount, UTS, IPC, network and PID namespaces
+    unshare               (forked path) the zygote a new PID namespace for its next child alone
+                          (``pid_namespace_for_children``, then back: ``own_pid_namespace_for_children``);
+                          that child, PID 1 there, new mount, UTS, IPC and network namespaces
     build_root            in PID 1 of the new namespace, still root: the private root file system
     enter_root            chroot there
     set_limits            rlimits, while still root (RLIMIT_NPROC counts the target uid's processes)
@@ -26,6 +28,8 @@ from autograder.sandbox import seccomp
 __all__ = [
     "join_cgroup",
     "unshare",
+    "pid_namespace_for_children",
+    "own_pid_namespace_for_children",
     "build_root",
     "enter_root",
     "set_limits",
@@ -42,6 +46,8 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 # Mount, UTS, IPC (SysV IPC and POSIX message queues), PID and network (abstract unix sockets too).
 NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
+# What the forked path's PID 1 unshares itself: it was born in its PID namespace (``pid_namespace_for_children``).
+PID1_NAMESPACE_FLAGS = NAMESPACE_FLAGS & ~CLONE_NEWPID
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -83,6 +89,20 @@ def unshare(flags: int = NAMESPACE_FLAGS) -> None:
     if _libc.unshare(flags) != 0:
         err = ctypes.get_errno()
         raise OSError(err, f"unshare(2) of the sandbox's namespaces failed: {os.strerror(err)}")
+
+
+def pid_namespace_for_children() -> None:
+    """A new PID namespace for the caller's next child, which is its PID 1; the caller stays where it is. Unlike
+    the other namespaces this one can be left by a process with threads (the zygote) without any effect on them."""
+    unshare(CLONE_NEWPID)
+
+
+def own_pid_namespace_for_children(own: int) -> None:
+    """Back onto the caller's own PID namespace (`own`: a descriptor of its ``/proc/self/ns/pid``) for the
+    children it forks next, so that the next ``pid_namespace_for_children`` makes a new one again."""
+    if _libc.setns(own, CLONE_NEWPID) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"setns(2) back onto the fork server's PID namespace failed: {os.strerror(err)}")
 
 
 def build_root(cfg: dict) -> str:

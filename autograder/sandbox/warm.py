@@ -282,14 +282,13 @@ def run_forked(
     err_r, err_w = os.pipe()
     ev_r, ev_w = os.pipe()
     st_r, st_w = os.pipe()
-    hold_r, hold_w = os.pipe()
-    theirs = [job_r, out_w, err_w, ev_w, st_w, hold_r]
+    theirs = [job_r, out_w, err_w, ev_w, st_w]
     try:
         zygote.wait_ready()  # a first run does not count the zygote's warm-up as its own time
         start = time.monotonic()
         _pid, pidfd = zygote.spawn(cfg, theirs)
     except BaseException:
-        for fd in (*theirs, job_w, out_r, err_r, ev_r, st_r, hold_w):
+        for fd in (*theirs, job_w, out_r, err_r, ev_r, st_r):
             os.close(fd)
         raise
     for fd in theirs:
@@ -309,8 +308,7 @@ def run_forked(
     readers[3].join(timeout=limits.wall_seconds)  # the status pipe closes when PID 1 has gone
     timed_out = readers[3].is_alive()
     wall = time.monotonic() - start
-    child.kill()
-    os.close(hold_w)
+    child.kill()  # PID 1: the kernel then kills every process of the run's PID namespace
     survivors = group.kill() if group is not None else 0
     if cfg["mode"] != "rlimits":
         survivors += kill_uid(cfg["uid"])
@@ -329,9 +327,9 @@ def run_forked(
 
 
 class _Child:
-    """The zygote's child, killed once, through a pidfd: the zygote keeps it a zombie until it reaps it, and the
-    signal goes to that process or to nobody (never to whatever took the pid after it, as a bare pid kill could
-    when the child ended early: its set-up failed, or the OOM killer took it)."""
+    """The zygote's child (the run's PID 1), killed once, through a pidfd: the zygote keeps it a zombie until it
+    reaps it, and the signal goes to that process or to nobody (never to whatever took the pid after it, as a
+    bare pid kill could when the child ended early: its set-up failed, or the OOM killer took it)."""
 
     def __init__(self, pidfd: int) -> None:
         self.pidfd, self._lock, self._done = pidfd, threading.Lock(), False
@@ -341,7 +339,7 @@ class _Child:
             if not self._done:
                 self._done = True
                 with contextlib.suppress(OSError):
-                    signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # PID 1 dies with it (PDEATHSIG)
+                    signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # its PID namespace goes with it
                 os.close(self.pidfd)
 
 

@@ -12,8 +12,9 @@ goes from the grader to the child through a pipe the child alone reads. Messages
                         "fold": true}                            if given, fold its memory into huge pages
                                                                  unless "fold" is false, then reply
                                                                  {"ready": pid}
-    grader -> zygote   {"op": "spawn", "cfg": {...}} + 6 fds     fork; reply {"pid": child}
-                       fds: job (read), stdout, stderr, evidence, status (write), hold (read)
+    grader -> zygote   {"op": "spawn", "cfg": {...}} + 5 fds     fork the run's PID 1 (``forked.fork_run``);
+                       fds: job (read), stdout, stderr,          reply {"pid": child} and a pidfd of it
+                       evidence, status (write)
     socket closed      exit
 
 Two rules keep forking safe and every child identical: torch gets one thread before any tensor op (a fork
@@ -40,7 +41,7 @@ from autograder.sandbox.hugepages import fold_anonymous_memory
 __all__ = ["main", "next_request", "reap", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
-_MAX_FDS = 6
+_MAX_FDS = 5
 _REAP_EVERY = 1.0  # seconds between reaps while no request comes
 
 
@@ -120,9 +121,10 @@ def serve_apart() -> None:
 
 
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
-    from autograder.sandbox.forked import prepare, start_child
+    from autograder.sandbox.forked import fork_run, prepare
 
     prepare()
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)  # where each run's fork comes back to
     while (request := next_request(sock, 1 << 20, _MAX_FDS)) is not None:
         data, fds = request
         del request
@@ -137,11 +139,14 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             continue
         cfg = message.pop("cfg")
         del data  # the request as it came: from here on the child's configuration is `cfg` alone, which it empties
-        pid = os.fork()
-        if pid == 0:
-            start_child(cfg, fds, sock.fileno(), rng_state)  # never returns
-        for fd in fds:
-            os.close(fd)
+        try:
+            pid = fork_run(cfg, fds, [sock.fileno(), own_pid_ns], rng_state, own_pid_ns)
+        except OSError as exc:  # the namespace refused, or no fork: the grader hears why, this server carries on
+            sock.send(json.dumps({"error": f"could not fork the run: {exc}"}).encode())
+            continue
+        finally:
+            for fd in fds:
+                os.close(fd)
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
         try:
             socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])

@@ -55,7 +55,7 @@ def test_the_fork_server_remembers_the_modules_before_it_forks():
 
     assert "refusals.remember_loaded()" in inspect.getsource(forked.prepare)
     serve = inspect.getsource(zygote._serve)
-    assert serve.index("prepare()") < serve.index("os.fork()")
+    assert serve.index("prepare()") < serve.index("fork_run(")  # each run is forked by forked.fork_run
 
 
 def test_sockets_of_a_family_but_unix_and_calls_by_name_are_recorded():

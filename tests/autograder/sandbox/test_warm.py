@@ -312,8 +312,8 @@ zygote = Zygote(())
 zygote.wait_ready()
 cfg = jail_config(mode="rlimits", limits=Limits(wall_seconds=20), uid=0, workdir="/tmp", view=None,
                   cgroup_procs=["/nonexistent-autograder-group/cgroup.procs"])  # joining it fails: the child ends
-pipes = [os.pipe() for _ in range(6)]
-theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1], pipes[5][0]]
+pipes = [os.pipe() for _ in range(5)]  # job, stdout, stderr, evidence, status
+theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
 pid, pidfd = zygote.spawn(cfg, theirs)
 deadline = time.monotonic() + 15
 while os.path.exists(f"/proc/{pid}") and time.monotonic() < deadline:
