@@ -2,7 +2,7 @@
 
 Two processes, like the fresh path's ``unshare`` + ``jail`` + runner, without an interpreter start, and one
 zygote-sized copy fewer than a child that unshares and forks PID 1 (a fork and an exit of the zygote's ~240 MiB,
-~6 ms of CPU a run)::
+~5 ms of CPU a run: `bench_grading.py floor`)::
 
     zygote  (host namespaces, root)  its next child alone gets a new PID namespace (``fork_run``: unshare(2)
                                      of that one namespace, which a process with threads may leave, then setns(2)
