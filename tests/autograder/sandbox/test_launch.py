@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from killed_grader import left_after_killing, processes_named
 
 from autograder.graders import get_assignment
 from autograder.graders.kit import KIT_ROOT as KIT
@@ -39,18 +40,6 @@ def reported(result) -> str:
     """What the payload wrote to the evidence fd after the probe's own 'ok'."""
     assert result.evidence.startswith(b"ok"), (result.stderr, result.evidence)
     return result.evidence[2:].decode()
-
-
-def processes_named(token: str) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/comm") as fh:
-                if fh.read().strip() == token:
-                    found.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return found
 
 
 def test_isolation_mode_is_reported():
@@ -334,21 +323,5 @@ def test_sandbox_dies_with_a_killed_grader(tmp_path):
         "from autograder.sandbox import Limits, run_sandboxed\n"
         f"run_sandboxed(module='autograder.runner.probe', stdin=b\"{payload}\", limits=Limits(wall_seconds=100))\n"
     )
-    import subprocess
-    import sys
-
-    proc = subprocess.Popen([sys.executable, str(grader)])
-    try:
-        for _ in range(100):  # wait until the payload runs
-            if processes_named(token):
-                break
-            time.sleep(0.1)
-        assert processes_named(token), "the payload never started"
-    finally:
-        proc.kill()
-        proc.wait()
-    for _ in range(50):
-        if not processes_named(token):
-            break
-        time.sleep(0.1)
-    assert processes_named(token) == [], "the sandboxed process outlived its grader"
+    left = left_after_killing(grader, token, start_seconds=10, end_seconds=5)
+    assert left == [], "the sandboxed process outlived its grader"

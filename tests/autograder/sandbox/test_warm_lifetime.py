@@ -4,23 +4,8 @@ the run behind (the fresh path's twin: ``test_launch.test_sandbox_dies_with_a_ki
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import time
 
-
-def _named(token: str) -> list[int]:
-    """The live processes whose name (``/proc/PID/comm``) is `token`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        try:
-            with open(f"/proc/{entry}/comm") as fh:
-                if fh.read().strip() == token:
-                    found.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return found
-
+from killed_grader import left_after_killing
 
 # A grader that starts one warm run whose submission names itself and sleeps, for a test that kills the grader.
 GRADER = """
@@ -61,18 +46,5 @@ def test_a_warm_run_dies_with_a_killed_grader(tmp_path):
     )
     grader = tmp_path / "grader.py"
     grader.write_text(GRADER.replace("PAYLOAD", repr(payload)))
-    proc = subprocess.Popen([sys.executable, str(grader)], cwd=tmp_path)
-    try:
-        for _ in range(300):  # wait until the payload runs (the zygote warms first)
-            if _named(token):
-                break
-            time.sleep(0.1)
-        assert _named(token), "the payload never started"
-    finally:
-        proc.kill()
-        proc.wait()
-    for _ in range(100):
-        if not _named(token):
-            break
-        time.sleep(0.1)
-    assert _named(token) == [], "the warm run outlived its grader"
+    left = left_after_killing(grader, token, start_seconds=30, end_seconds=10, cwd=tmp_path)
+    assert left == [], "the warm run outlived its grader"
