@@ -208,6 +208,7 @@ def _helper(acct: str) -> int:
     forked.become_runner = lambda env, rng: 0  # the runner returns at once: the run does nothing
     support = cgroup_support()
     cfg = setup["cfg"]
+    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)  # as the zygote: each run's fork comes back to it
     print("ready", flush=True)
     for line in sys.stdin:
         before, own = int(usage.read_text()), time.thread_time()
@@ -218,7 +219,7 @@ def _helper(acct: str) -> int:
                 os._exit(0)
             os.waitpid(pid, 0)
         else:
-            steps = _sandbox_run(support, cfg, rng_state, report_r, report_w, forked)
+            steps = _sandbox_run(support, cfg, rng_state, report_r, own_pid_ns, forked)
         total = (int(usage.read_text()) - before) / 1e9
         grader = time.thread_time() - own
         print(json.dumps({"total": total, "grader": grader, "tree": total - grader, **steps}), flush=True)
@@ -242,16 +243,14 @@ def _report_steps(rootfs, fd: int) -> None:
     rootfs.close_fds_except = lambda keep: close({*keep, fd})
 
 
-def _sandbox_run(support, cfg: dict, rng_state: bytes, report_r: int, report_w: int, forked) -> dict[str, float]:
+def _sandbox_run(support, cfg: dict, rng_state: bytes, report_r: int, own_pid_ns: int, forked) -> dict[str, float]:
     """One run as ``warm.run_forked`` makes it, its runner doing nothing; the steps' CPU as its processes wrote it."""
     group = support.run_group(memory_bytes=2 << 30, max_processes=64, cpus=1.0) if support else None
     run_cfg = {**cfg, "cgroup_procs": group.procs_files if group else []}
     pipes = [os.pipe() for _ in range(5)]  # job, stdout, stderr, evidence, status
     theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
     ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]]
-    own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY)  # the zygote's: each run's fork comes back to it
     pid = forked.fork_run(run_cfg, theirs, [report_r, own_pid_ns], rng_state, own_pid_ns)
-    os.close(own_pid_ns)
     for fd in theirs:
         os.close(fd)
     os.close(ours[0])  # no job: the runner reads none
