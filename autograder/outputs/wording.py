@@ -151,11 +151,8 @@ def budget_stops(
     calling ('MiniGPTWithWeightTying.generate', once however many tests it stopped; a test's title without one),
     stopped at a time budget, in `language` (the result as rendered, when it was)."""
     run = result.run
-    cells = [
-        place(i, kind, starts or {}, language, parts=run.parts if run is not None else 0, staff=True)
-        for i, m in (run.load_errors if run is not None else [])
-        if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)
-    ]
+    parts = run.parts if run is not None else 0
+    cells = [place(i, kind, starts or {}, language, parts=parts, staff=True) for i in _stopped_cells(run)]
     shown = {t.test: t for t in result.shown[language].tests} if language in result.shown else {}
     tests = [
         (shown[t.name].what or shown[t.name].title) if t.name in shown else readable_test(t.name)
@@ -176,8 +173,13 @@ def stopped_checks(result: Result) -> list:
 def cell_stopped(result: Result) -> bool:
     """Whether a cell (a .py file's part) was stopped at its time budget while loading (the runner's word in
     ``RunFacts.load_errors``), not only a check after it."""
-    run = result.run
-    return run is not None and any(isinstance(i, int) and str(m).startswith(_CELL_STOPPED) for i, m in run.load_errors)
+    return bool(_stopped_cells(result.run))
+
+
+def _stopped_cells(run: RunFacts | None) -> list[int]:
+    """The cells (a .py file's parts) the runner stopped at their time budget while loading, by index."""
+    errors = run.load_errors if run is not None else []
+    return [i for i, m in errors if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)]
 
 
 def unwritten_parts(result: Result) -> list[str]:
@@ -213,17 +215,22 @@ def run_state(result: Result) -> str:
     return raised_state(run.kind)  # a result from before kind was kept: as it was
 
 
+# How a run that went on past a raising cell is named (``raised_state``): a notebook's, a .py file's.
+RAISED_STATES = ("cells raised", "file raised")
+
+
 def raised_state(kind: str) -> str:
     """How a run that went on past a raising cell is named, by the hand-in's kind: a .py file has no cells, and
     nothing after its raising line ran ("file raised"); a notebook's other cells ran ("cells raised")."""
-    return "file raised" if kind == "py" else "cells raised"
+    cells, file = RAISED_STATES
+    return file if kind == "py" else cells
 
 
 def all_passed(result: Result, w: Mapping[str, str], total: str) -> str:
     """The line said where "What to fix" would be when no test failed: "nothing to fix" only when no cell raised
     either (``run_state``), else that the cell shown above does not change the mark (a .py file's error, where the
     file has no cells: ``RunFacts.parts``, 0 for a notebook)."""
-    if run_state(result) not in ("cells raised", "file raised"):
+    if run_state(result) not in RAISED_STATES:
         return w["all_passed"].format(total=total)
     cells = result.run is None or not result.run.parts
     return w["all_passed_cell_raised" if cells else "all_passed_file_raised"].format(total=total)
