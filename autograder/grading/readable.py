@@ -11,7 +11,7 @@ import re
 
 from autograder.grading.terminal import printable
 
-__all__ = ["clean_message", "SYNTAX_ERRORS", "syntax_parts"]
+__all__ = ["clean_message", "SYNTAX_ERRORS", "CELL_STOPPED", "syntax_parts"]
 
 _CELL_REF = re.compile(r"(?:<[^>\n]*>|[^\s()\[\];]+) \[cell (\d+)\]:(\d+)(?: in ([\w<>.]+))?")
 _EMPTY_EXC = re.compile(r"\b([A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)):[ \t]*(?=\(at |;|\n|$)")
@@ -39,6 +39,7 @@ def clean_message(text: str) -> str:
 
 
 SYNTAX_ERRORS = ("SyntaxError", "IndentationError", "TabError")  # how the runner names a cell Python could not compile
+CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget (runner/budget.py)
 # "SyntaxError: invalid syntax (line 13: def f(:)": how the loader names a cell Python could not compile
 # (coursecheck.notebook.syntax_message), read back into its parts to say them in the reader's words
 _SYNTAX = re.compile(r"^(?P<error>[A-Za-z]+Error: .*?)(?: \(line (?P<line>\d{1,7})(?:: (?P<code>.*))?\))?$", re.S)

@@ -16,7 +16,7 @@ from typing import Any
 
 from autograder.grading.catalog import cell_name, render
 from autograder.grading.findings import Finding
-from autograder.grading.readable import SYNTAX_ERRORS, syntax_parts
+from autograder.grading.readable import CELL_STOPPED, SYNTAX_ERRORS, syntax_parts
 from autograder.grading.refusals import refused_lines
 from autograder.grading.shown import Shown
 from autograder.protocol.said import LANGUAGES, Said, Text, ended
@@ -41,7 +41,6 @@ GRADER_ERROR = "grader error"  # the status of a submission the grader itself co
 JUDGE_LIMIT = "judge limit"  # the judge stopped at its time or memory limit while judging this submission
 
 CELLS_COUNTED = render("run.cells_counted")
-_CELL_STOPPED = "TimeBudgetExceeded:"  # how the runner records a cell it stopped at its time budget
 # "NotImplementedError:   (at cell 3, ...)": an exception without a message reads as its bare name.
 _EMPTY_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*):\s*(?=\(at |$)")
 
@@ -264,7 +263,7 @@ class RunFacts:
             key = "run.file_error" if unit == "file" else "run.cell_raised"
             if message.startswith("NotImplementedError"):
                 key = "run.cell_starter"
-            elif message.startswith(_CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
+            elif message.startswith(CELL_STOPPED):  # the runner's budget stopped it (runner/budget.py)
                 key = "run.cell_stopped"
             key = _LISTED.get(key, key) if headed else key  # the header says the grader ran it: "loading" once
             lines.append(render(key, language, cell=self.cell_name(cell, language), error=message))

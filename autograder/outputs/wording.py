@@ -20,7 +20,7 @@ from pathlib import Path
 
 from autograder.grading.catalog import render
 from autograder.grading.marking import MISCONCEPTION
-from autograder.grading.readable import clean_message
+from autograder.grading.readable import CELL_STOPPED, clean_message
 from autograder.grading.rendering import place
 from autograder.grading.result import SYNTAX_ERRORS, Result, RunFacts, TestOutcome, syntax_parts
 from autograder.grading.titles import readable_test
@@ -132,15 +132,14 @@ def raised_cells(
     return [
         f"{place(i, kind, starts or {}, language, parts=run.parts, staff=True)}{colon}{clean_message(m)}"
         for i, m in run.load_errors
-        if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((_CELL_STOPPED, _WITHHELD))
+        if isinstance(i, int) and not is_syntax_error(m) and not str(m).startswith((CELL_STOPPED, _WITHHELD))
     ]
 
 
-# How the runner records a cell it stopped at its time budget (autograder/runner/budget.py: the runner's word,
-# for the TA's eyes only), and the engine's message for a check it stopped (grading/judge/suite_api.py).
-_CELL_STOPPED = "TimeBudgetExceeded:"
 # How a cell's error reads when it called a function the graded run's dnnlpy withholds (sandbox/library_stub.py)
 _WITHHELD = "NotAvailableWhileGrading:"
+# The engine's message for a check stopped at its time budget (grading/judge/suite_api.py); a cell's is the runner's
+# word, readable.CELL_STOPPED, for the TA's eyes only.
 _CHECK_STOPPED = "judge.did_not_finish_within"
 
 
@@ -179,7 +178,7 @@ def cell_stopped(result: Result) -> bool:
 def _stopped_cells(run: RunFacts | None) -> list[int]:
     """The cells (a .py file's parts) the runner stopped at their time budget while loading, by index."""
     errors = run.load_errors if run is not None else []
-    return [i for i, m in errors if isinstance(i, int) and str(m).startswith(_CELL_STOPPED)]
+    return [i for i, m in errors if isinstance(i, int) and str(m).startswith(CELL_STOPPED)]
 
 
 def unwritten_parts(result: Result) -> list[str]:
