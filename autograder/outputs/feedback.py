@@ -110,6 +110,13 @@ _STATUS = {
 }
 
 
+def _status_key(result: Result, state: str) -> str:
+    """`state` (``wording.run_state``) as the page's status says it: a run stopped at a time budget says whether a
+    cell was stopped or only a check ("time budget cell" / "time budget"); every other state is said as it is (a
+    stopped cell in a run that then timed out, or beside a syntax error, is that state's)."""
+    return "time budget cell" if state == "time budget" and cell_stopped(result) else state
+
+
 def _status_words(status: str, w: dict[str, str]) -> str:
     key = _STATUS.get(status)
     return w[key.removeprefix("page.")] if key else status
@@ -157,7 +164,7 @@ def feedback_context(
     state = run_state(result)
     meta = [
         w["graded"].format(when=graded_at) if graded_at else "",
-        w["status"].format(status=_status_words(f"{state} cell" if cell_stopped(result) else state, w)),
+        w["status"].format(status=_status_words(_status_key(result, state), w)),
     ]
     context.update(
         meta=" · ".join(m for m in meta if m),

@@ -49,7 +49,7 @@ PAGES = {
     ),
     # a cell or a check stopped at its own share of the time (RunFacts.load_errors, wording.stopped_checks): the
     # run went on to the end; "timeout" is the whole run stopped at its limit (60 s by default)
-    # a check stopped ("time budget"), or a cell (feedback.status_key, from RunFacts.load_errors)
+    # a check stopped ("time budget"), or a cell ("time budget cell": feedback._status_key, wording.cell_stopped)
     "page.status.time budget": Message(
         "ran to the end, but a check ran past its time limit and was stopped",
         "运行完毕，但有一项检查超过单项时限，被终止",

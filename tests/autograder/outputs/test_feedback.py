@@ -378,3 +378,20 @@ def test_the_passed_tests_are_listed_in_the_areas_order_as_the_area_table_lists_
     assert [t.area_name for t in shown.passed] != sorted((t.area_name for t in shown.passed), key=areas.index)
     listed = [t["area"] for t in feedback_context(result, student="s", spec=SPEC)["passed"]]
     assert len(set(listed)) > 2 and listed == sorted(listed, key=areas.index), listed
+
+
+@pytest.mark.parametrize(
+    ("status", "also", "en", "zh"),
+    [
+        ("ok", [], "status: ran to the end, but a cell ran past", "运行状态：运行完毕，但有一个单元格超过单项时限"),
+        ("timeout", [], "status: stopped at the run&#39;s total time limit", "运行状态：超出总时限，被终止"),
+        ("ok", [[1, "SyntaxError: invalid syntax (line 3: x(:)"]], "status: syntax error", "运行状态：语法错误"),
+    ],
+)
+def test_a_cell_stopped_at_its_budget_names_the_status_only_where_the_run_is_named_by_it(status, also, en, zh):
+    """Review: a run that timed out after a cell was stopped at its budget read "status: timeout cell" (in Chinese
+    too); the cell's word belongs to the "time budget" state alone."""
+    run = RunFacts(status=status, limit=60, load_errors=[[2, "TimeBudgetExceeded: stopped after 12 s"], *also])
+    for language, said in (("en", en), ("zh", zh)):
+        page = feedback_html(_marked([], run=run, language=language), student="s", spec=SPEC)
+        assert said in page, page
