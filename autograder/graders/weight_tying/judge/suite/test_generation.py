@@ -175,8 +175,7 @@ def _greedy_failure(plan, evidence, run, name) -> Failed | AssertionError | None
     if model is not None:
         gloss = {"gloss": say(model.decoder.gloss)} if model.decoder.gloss else {}  # its own value, never in quotes
         key = "suite.gen.matches_decoder.gloss" if gloss else "suite.gen.matches_decoder"
-        why = say(key, labels=_labels(model), **gloss)
-        why = why + reread(9)
+        why = say(key, labels=_labels(model), **gloss) + reread(9)
         return _named(model, say("judge.gen.not_greedy", **params, why=why))
     return AssertionError(say("judge.gen.not_greedy", **params, why=say("judge.gen.no_model") + reread(9)))
 
