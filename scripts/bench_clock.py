@@ -57,6 +57,13 @@ class CpuClock:
                     time.sleep(0.1)
 
 
+def machine_busy() -> float:
+    """CPU seconds every core of the machine has spent off idle since boot (/proc/stat), whoever spent them: the
+    difference over a run, against its wall time, says how many cores were busy (ours and anything else)."""
+    user, nice, system, _idle, _iowait, irq, softirq = (int(v) for v in Path("/proc/stat").read_text().split()[1:8])
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")  # guest time is counted in user
+
+
 def timed(cmd: list[str], cwd: Path, clock: CpuClock, env: dict | None = None) -> tuple[float, float, str]:
     """(wall s, CPU s, stdout) of one command; raises with its output if it fails."""
     cpu0, start = clock.read(), time.perf_counter()

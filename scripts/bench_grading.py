@@ -36,7 +36,7 @@ import time
 from pathlib import Path
 
 from bench_class import HOSTILE_FOR_NBGRADER, NOTEBOOK, composition, mixed_class
-from bench_clock import CpuClock, timed
+from bench_clock import CpuClock, machine_busy, timed
 from bench_clock import command_env as _env
 from bench_floor import PACE_SECONDS, floor
 from bench_nbgrader import AUTOGRADE, against_nbgrader, course_copy
@@ -154,7 +154,7 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             shutil.copy(source, path)
             submissions[path.stem], expected[path.stem] = path, kind == "correct"
         # The clock runs from the pool's start: its warm-up is part of the class's time (and may overlap grading).
-        start, cpu_start = time.perf_counter(), clock.read()
+        start, cpu_start, busy_start = time.perf_counter(), clock.read(), machine_busy()
         first: list[float] = []
         with LocalPool(assignment="weight_tying", limits=Limits(wall_seconds=60), workers=args.workers) as pool:
             results = pool.grade(
@@ -163,7 +163,7 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
                 hide=(folder,),
                 on_result=lambda *_: first or first.append(time.perf_counter()),
             )
-            done, cpu_done = time.perf_counter(), clock.read()
+            done, cpu_done, busy = time.perf_counter(), clock.read(), machine_busy() - busy_start
             stats = pool.stats()
         right = sum((r.score == r.max_score > 0) == expected[s] for s, r in results.items())
         total = done - start
@@ -184,6 +184,10 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
                 f"{total:.1f} s" + (f" (goal: 1,000 in < 60 s: {goal})" if args.n == 1000 else ""),
             ),
             ("first result after the pool's start", f"{first[0] - start:.2f} s wall" if first else "none"),
+            (  # wall = CPU / cores kept busy: once the machine is full, only less CPU makes the class faster
+                f"cores busy over the run (of {os.cpu_count()})",
+                f"{busy / total:.2f} the whole machine's, {(cpu_done - cpu_start) / total:.2f} the grading's",
+            ),
             (
                 f"throughput ({args.workers} workers: includes parallelism)",
                 f"{args.n / total:.2f} submissions/s ({total / args.n * 1000:.0f} ms each)",
