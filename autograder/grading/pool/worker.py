@@ -16,6 +16,7 @@ one that has grown is replaced after the judgement (``judge.client``).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -40,8 +41,25 @@ from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
 from autograder.sandbox.view import build_view, hidden_paths, visible_hides
 from autograder.sandbox.warm import Template, Zygote, ZygoteError, run_forked
+from coursecheck.cells import is_released_demo, is_test_cell
+from coursecheck.notebook import code_cells
 
-__all__ = ["Worker", "ForkedSandbox", "named_warm_imports"]
+__all__ = ["Worker", "ForkedSandbox", "named_warm_imports", "own_texts"]
+
+
+def own_texts(submission: Submission, released: Iterable[str] = ()) -> list[str]:
+    """The texts of `submission` that name what its run may import: a notebook's code cells but its nbgrader test
+    cells and its demonstrations as released (their digests among `released`: the run leaves such a cell out unless
+    another cell needs it, and a run that does need it imports what it names itself); a .py file, or a notebook
+    that cannot be read as one, whole. Only hashes and JSON are read here, never the code."""
+    if submission.kind != "ipynb":
+        return [submission.source]
+    released = frozenset(released)
+    try:
+        cells = code_cells(json.loads(submission.source))
+    except (ValueError, TypeError, AttributeError, RecursionError):  # the runner reports what is wrong with it
+        return [submission.source]
+    return [source for _, source, meta in cells if not is_test_cell(meta) and not is_released_demo(source, released)]
 
 
 def named_warm_imports(optional: Iterable[str], sources: Iterable[str]) -> tuple[str, ...]:
@@ -203,7 +221,8 @@ class ForkedSandbox:
     def warm(self) -> float:
         worker = self.worker
         if worker.warm_named:
-            worker.warm_imports = named_warm_imports(worker.spec.warm_imports, [self.submission.source])
+            texts = own_texts(self.submission, worker.spec.released_demos)
+            worker.warm_imports = named_warm_imports(worker.spec.warm_imports, texts)
             worker.warm_named = False
         worker.start()
         asked = time.monotonic()

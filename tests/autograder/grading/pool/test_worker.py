@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -13,9 +14,11 @@ import pytest
 from autograder.graders import get_assignment
 from autograder.grading.executors import grade_file
 from autograder.grading.fresh import grade_submission
-from autograder.grading.pool.worker import Worker, named_warm_imports
+from autograder.grading.pipeline import Submission
+from autograder.grading.pool.worker import Worker, named_warm_imports, own_texts
 from autograder.grading.result import JUDGE_LIMIT
 from autograder.sandbox import Limits
+from coursecheck.cells import demo_digest
 
 SELFTEST = get_assignment("selftest")
 WEIGHT_TYING = get_assignment("weight_tying")
@@ -177,6 +180,29 @@ def test_warm_imports_are_those_whose_package_a_source_names_as_a_word():
     sources = ["import dnnlpy.nn as dnn\n# plots come later: matplotlib\n", "x = mynumpyish = 1\n"]
     assert named_warm_imports(optional, sources) == ("matplotlib", "matplotlib.pyplot", "dnnlpy.tokenizers")
     assert named_warm_imports(optional, []) == ()
+
+
+def test_a_released_demonstration_or_a_test_cell_names_no_warm_import():
+    """What a class of one warms is read from the cells that can run: a demonstration as released (the run leaves
+    it out unless another cell needs it) and an nbgrader test cell name nothing; the same demonstration edited by
+    the student, a cell of the student's own, a .py file and a notebook that is not JSON name what they say."""
+    optional = ("matplotlib", "matplotlib.pyplot", "dnnlpy.tokenizers", "numpy")
+    demo = "import matplotlib.pyplot as plt\nplt.plot([1, 2])\n"
+    test = {"nbgrader": {"grade": True, "solution": False, "points": 1}}
+
+    def notebook(*cells):
+        code = [{"cell_type": "code", "source": text, "metadata": meta} for text, meta in cells]
+        return Submission("ipynb", json.dumps({"cells": code, "nbformat": 4, "nbformat_minor": 5}), "hand-in.ipynb")
+
+    released = {demo_digest(demo)}
+    ours = notebook((demo, {}), ("from dnnlpy.tokenizers import Tokenizer\n", {}), ("import numpy\n", test))
+    assert named_warm_imports(optional, own_texts(ours, released)) == ("dnnlpy.tokenizers",)
+    assert named_warm_imports(optional, own_texts(ours)) == ("matplotlib", "matplotlib.pyplot", "dnnlpy.tokenizers")
+    edited = notebook((demo + "plt.show()\n", {}))
+    assert named_warm_imports(optional, own_texts(edited, released)) == ("matplotlib", "matplotlib.pyplot")
+    # a script, and a "notebook" that is not JSON: read whole
+    for whole in (Submission("py", demo, "hand-in.py"), Submission("ipynb", demo, "hand-in.ipynb")):
+        assert own_texts(whole, released) == [demo]
 
 
 def test_a_class_of_one_warms_only_the_imports_its_file_names(tmp_path):
