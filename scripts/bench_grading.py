@@ -87,9 +87,8 @@ def compare(args, clock: CpuClock) -> list[tuple[str, str]]:
         submitted = course / "submitted"
         # --force: the output folder is reused run after run, and a batch regrades nothing it has graded already.
         ours_cmd = [*_grade_cmd(submitted, work / "graded", args.seed, args.workers), "--force"]
-        theirs_cmd = AUTOGRADE
         samples: dict[str, list[tuple[float, float]]] = {"ours": [], "nbgrader": [], TORCH: []}
-        sides = (("ours", ours_cmd), ("nbgrader", theirs_cmd), (TORCH, [sys.executable, "-c", "import torch"]))
+        sides = (("ours", ours_cmd), ("nbgrader", AUTOGRADE), (TORCH, [sys.executable, "-c", "import torch"]))
         for rep in range(args.repeats + 1):  # run 0 warms each up and is discarded
             for side, cmd in sides:
                 wall, cpu, out = timed(cmd, course, clock)

@@ -23,7 +23,7 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,14 +47,13 @@ from coursecheck.notebook import code_cells
 __all__ = ["Worker", "ForkedSandbox", "named_warm_imports", "own_texts"]
 
 
-def own_texts(submission: Submission, released: Iterable[str] = ()) -> list[str]:
+def own_texts(submission: Submission, released: Collection[str] = ()) -> list[str]:
     """The texts of `submission` that name what its run may import: a notebook's code cells but its nbgrader test
     cells and its demonstrations as released (their digests among `released`: the run leaves such a cell out unless
     another cell needs it, and a run that does need it imports what it names itself); a .py file, or a notebook
     that cannot be read as one, whole. Only hashes and JSON are read here, never the code."""
     if submission.kind != "ipynb":
         return [submission.source]
-    released = frozenset(released)
     try:
         cells = code_cells(json.loads(submission.source))
     except (ValueError, TypeError, AttributeError, RecursionError):  # the runner reports what is wrong with it
