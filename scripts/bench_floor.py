@@ -8,8 +8,8 @@ counted in a cpuacct group, kernel time included (a run's set-up is mostly syste
     fork          a fork of a process warmed as the pool's zygote is (its imports, environment and heap), whose
                   child exits at once: what the size of the zygote alone costs (page tables copied, then torn down)
     sandbox       the same fork made into a run by the kit's own code (``forked.fork_run``: a cgroup made and
-                  removed, namespaces, the private root, rlimits, the uid drop, seccomp, PID 1 forked in a PID
-                  namespace of its own) whose runner returns at once; split into the grader's side and the run's
+                  removed, namespaces, the private root, rlimits, the uid drop, seccomp, a small PID 1 spawned in a
+                  PID namespace of its own) whose runner returns at once; split into the grader's side and the run's
                   tree, and the tree's steps by the CPU each process spent in them
     empty file    the kit's grade of an empty file on a warm pool worker, every process (coordinator, zygote,
                   sandbox, judge): the floor of a submission as graded
@@ -158,14 +158,14 @@ def _rows(samples: dict[str, list[float]], repeats: int) -> list[tuple[str, str]
         ("runs of each (after one warm-up round)", str(repeats)),
         ("HEADLINE fork of a warm zygote that runs nothing (no namespaces), CPU", _ms(fork)),
         ("HEADLINE the same fork into a sandbox that runs nothing, CPU", _ms(sandbox)),
-        ("  of which the zygote's and grader's side (the fork, cgroup, pipes, kill)", _ms(samples["sandbox: grader"])),
-        ("  of which the run's tree (its set-up, the runner's fork, two exits)", _ms(samples["sandbox: tree"])),
+        ("  of which the zygote's and grader's side (the forks, cgroup, pipes, kill)", _ms(samples["sandbox: grader"])),
+        ("  of which the run's tree (its set-up, its processes' start and exit)", _ms(samples["sandbox: tree"])),
     ]
     steps = sum(statistics.median(samples[f"sandbox: {step}"]) for step in STEPS if samples[f"sandbox: {step}"])
     for step in STEPS:
         if samples[f"sandbox: {step}"]:
             rows.append((f"    step {step}", _ms(samples[f"sandbox: {step}"])))
-    rows.append(("    the rest: the runner's fork, two exits", _tree_rest(samples, steps)))
+    rows.append(("    the rest: its processes' start and exit", _tree_rest(samples, steps)))
     rows.append(("HEADLINE the kit's empty file on a warm worker, CPU of every process", _ms(empty)))
     rows.append(("the kit's empty file, wall", _ms(samples["empty file: wall"])))
     share = statistics.median(sandbox) / statistics.median(empty)
@@ -196,6 +196,7 @@ def _helper(acct: str) -> int:
         fh.write("0")  # before anything: every process of ours is counted from here on
     from autograder.sandbox import forked, rootfs, zygote
     from autograder.sandbox.cgroups import cgroup_support
+    from autograder.sandbox.jail import report_exit
     from autograder.sandbox.template import import_torch
 
     setup = json.loads(sys.stdin.readline())
@@ -219,7 +220,7 @@ def _helper(acct: str) -> int:
                 os._exit(0)
             os.waitpid(pid, 0)
         else:
-            steps = _sandbox_run(support, cfg, rng_state, report_r, own_pid_ns, forked)
+            steps = _sandbox_run(support, cfg, rng_state, report_r, own_pid_ns, forked, report_exit)
         total = (int(usage.read_text()) - before) / 1e9
         grader = time.thread_time() - own
         print(json.dumps({"total": total, "grader": grader, "tree": total - grader, **steps}), flush=True)
@@ -243,18 +244,21 @@ def _report_steps(rootfs, fd: int) -> None:
     rootfs.close_fds_except = lambda keep: close({*keep, fd})
 
 
-def _sandbox_run(support, cfg: dict, rng_state: bytes, report_r: int, own_pid_ns: int, forked) -> dict[str, float]:
+def _sandbox_run(support, cfg: dict, rng_state: bytes, report_r: int, own_pid_ns: int, forked, report_exit) -> dict:
     """One run as ``warm.run_forked`` makes it, its runner doing nothing; the steps' CPU as its processes wrote it."""
     group = support.run_group(memory_bytes=2 << 30, max_processes=64, cpus=1.0) if support else None
     run_cfg = {**cfg, "cgroup_procs": group.procs_files if group else []}
     pipes = [os.pipe() for _ in range(5)]  # job, stdout, stderr, evidence, status
     theirs = [pipes[0][0], pipes[1][1], pipes[2][1], pipes[3][1], pipes[4][1]]
     ours = [pipes[0][1], pipes[1][0], pipes[2][0], pipes[3][0], pipes[4][0]]
-    pid = forked.fork_run(run_cfg, theirs, [report_r, own_pid_ns], rng_state, own_pid_ns)
-    for fd in theirs:
+    pid, runner = forked.fork_run(run_cfg, theirs, [report_r, own_pid_ns], rng_state, own_pid_ns)
+    for fd in theirs if runner is None else theirs[:4]:
         os.close(fd)
     os.close(ours[0])  # no job: the runner reads none
-    while os.read(ours[4], 64):  # the status pipe closes when PID 1 has gone
+    if runner is not None:  # with namespaces the runner is this process's child: its exit is reported here
+        report_exit(theirs[4], os.waitpid(runner, 0)[1])
+        os.close(theirs[4])
+    while os.read(ours[4], 64):  # the status pipe closes once the runner's exit is reported
         pass
     os.kill(pid, signal.SIGKILL)
     if group is not None:

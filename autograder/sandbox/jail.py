@@ -23,7 +23,7 @@ import sys
 
 from autograder.sandbox import rootfs
 
-__all__ = ["main", "read_config"]
+__all__ = ["main", "read_config", "report_exit", "reap_until"]
 
 _PR_SET_PDEATHSIG = 1
 
@@ -41,7 +41,9 @@ def _exec_runner(cfg: dict) -> None:
     os.execve(cfg["argv"][0], cfg["argv"], cfg["env"])
 
 
-def _report(fd: int, text: str) -> None:
+def report_exit(fd: int, status: int) -> None:
+    """Write how a process ended (its ``wait`` status) on the status pipe `fd`: "exit N" or "signal N"."""
+    text = f"signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
     try:
         os.write(fd, text.encode())
     except OSError:
@@ -57,10 +59,7 @@ def reap_until(pid: int, status_fd: int) -> None:
             os._exit(120)
         if done == pid:
             break
-    if os.WIFSIGNALED(status):
-        _report(status_fd, f"signal {os.WTERMSIG(status)}")
-    else:
-        _report(status_fd, f"exit {os.WEXITSTATUS(status)}")
+    report_exit(status_fd, status)
     os._exit(0)  # the kernel now kills everything left in the PID namespace
 
 

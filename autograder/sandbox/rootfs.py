@@ -5,10 +5,10 @@ and ``forked`` (a child of the warm ``zygote``, which calls unshare(2) itself). 
 the order is the caller's, and it matters:
 
     join_cgroup           before any fork: every descendant is then counted
-    unshare               (forked path) the zygote a new PID namespace for its next child alone
-                          (``pid_namespace_for_children``, then back: ``own_pid_namespace_for_children``);
-                          that child, PID 1 there, new mount, UTS, IPC and network namespaces
-    build_root            in PID 1 of the new namespace, still root: the private root file system
+    unshare               (forked path) the zygote a new PID namespace for its next two children
+                          (``pid_namespace_for_children``, then back: ``own_pid_namespace_for_children``):
+                          a small PID 1 and the runner, which unshares new mount, UTS, IPC and network ones
+    build_root            in the new namespaces, still root: the private root file system
     enter_root            chroot there
     set_limits            rlimits, while still root (RLIMIT_NPROC counts the target uid's processes)
     drop_privileges       unprivileged uid/gid, no new privileges
@@ -46,7 +46,7 @@ CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 # Mount, UTS, IPC (SysV IPC and POSIX message queues), PID and network (abstract unix sockets too).
 NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
-# What the forked path's PID 1 unshares itself: it was born in its PID namespace (``pid_namespace_for_children``).
+# What the forked path's runner unshares itself: it was born in its PID namespace (``pid_namespace_for_children``).
 PID1_NAMESPACE_FLAGS = NAMESPACE_FLAGS & ~CLONE_NEWPID
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -105,8 +105,10 @@ def own_pid_namespace_for_children(own: int) -> None:
         raise OSError(err, f"setns(2) back onto the fork server's PID namespace failed: {os.strerror(err)}")
 
 
-def build_root(cfg: dict) -> str:
-    """Assemble the runner's root file system under cfg['root_mount'] and return its path.
+def build_root(cfg: dict, *, hide_others: bool = False) -> str:
+    """Assemble the runner's root file system under cfg['root_mount'] and return its path; `hide_others`: its
+    /proc shows the runner no process of another user (``hidepid=2``: the PID 1 a forked run spawns is root's,
+    and lives in the host's mount namespace, whose layout its ``mountinfo`` would show).
 
     Only the allow-list is mounted (``view``): what is not bound does not exist in there, so hidden paths
     need no mount of their own unless they lie inside an allowed folder (``cfg['hides']`` holds only those:
@@ -144,7 +146,7 @@ def build_root(cfg: dict) -> str:
         os.chmod(root + tmp, 0o1777)
     os.makedirs(root + "/proc", exist_ok=True)
     # A proc of the new PID namespace: the runner sees only its own processes.
-    _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
+    _mount("proc", root + "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, "hidepid=2" if hide_others else None)
     return root
 
 

@@ -12,9 +12,9 @@ goes from the grader to the child through a pipe the child alone reads. Messages
                         "fold": true}                            if given, fold its memory into huge pages
                                                                  unless "fold" is false, then reply
                                                                  {"ready": pid}
-    grader -> zygote   {"op": "spawn", "cfg": {...}} + 5 fds     fork the run's PID 1 (``forked.fork_run``);
-                       fds: job (read), stdout, stderr,          reply {"pid": child} and a pidfd of it
-                       evidence, status (write)
+    grader -> zygote   {"op": "spawn", "cfg": {...}} + 5 fds     start the run (``forked.fork_run``); reply
+                       fds: job (read), stdout, stderr,          {"pid": its PID 1} and a pidfd of that; the
+                       evidence, status (write)                  runner's exit reported on the status pipe
     socket closed      exit
 
 Two rules keep forking safe and every child identical: torch gets one thread before any tensor op (a fork
@@ -31,10 +31,12 @@ import gc
 import importlib
 import json
 import os
+import select
 import signal
 import socket
 import sys
 import weakref
+from collections.abc import Callable
 
 from autograder.sandbox.hugepages import fold_anonymous_memory
 
@@ -122,12 +124,17 @@ def serve_apart() -> None:
 
 def _serve(sock: socket.socket, rng_state: bytes) -> None:
     from autograder.sandbox.forked import fork_run, prepare
+    from autograder.sandbox.jail import report_exit
 
     prepare()
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)  # where each run's fork comes back to
-    while (request := next_request(sock, 1 << 20, _MAX_FDS)) is not None:
+    os.set_inheritable(sock.fileno(), False)  # a run's PID 1 is spawned (exec): it gets none of this server's files
+    runners = Runners(report_exit)
+    while (request := runners.next_request(sock, 1 << 20, _MAX_FDS)) is not None:
         data, fds = request
         del request
+        for fd in fds:
+            os.set_inheritable(fd, False)
         try:
             message = json.loads(data)
             if message.get("op") != "spawn" or len(fds) != _MAX_FDS:
@@ -140,18 +147,73 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
         cfg = message.pop("cfg")
         del data  # the request as it came: from here on the child's configuration is `cfg` alone, which it empties
         try:
-            pid = fork_run(cfg, fds, [sock.fileno(), own_pid_ns], rng_state, own_pid_ns)
-        except OSError as exc:  # the namespace refused, or no fork: the grader hears why, this server carries on
-            sock.send(json.dumps({"error": f"could not fork the run: {exc}"}).encode())
-            continue
-        finally:
+            pid, runner = fork_run(cfg, fds, [sock.fileno(), own_pid_ns], rng_state, own_pid_ns)
+        except BaseException as exc:
             for fd in fds:
                 os.close(fd)
+            if not isinstance(exc, OSError):
+                raise
+            # the namespace refused, or no fork: the grader hears why, this server carries on
+            sock.send(json.dumps({"error": f"could not fork the run: {exc}"}).encode())
+            continue
+        for fd in fds[:4] if runner is not None else fds:
+            os.close(fd)
+        if runner is not None:  # its exit is reported here, on the run's status pipe (fds[4])
+            runners.watch(runner, fds[4])
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
         try:
             socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
         finally:
             os.close(pidfd)
+
+
+class Runners:
+    """The runners this server forked whose exit it reports (``forked.fork_run``: a run with namespaces, whose PID 1
+    is not their parent): each one's status pipe, written "exit N" or "signal N" and closed once it is reaped,
+    as soon as it ends (a pidfd of each is polled with the socket)."""
+
+    def __init__(self, report: Callable[[int, int], None]) -> None:
+        self._report = report  # (status pipe, wait status): ``jail.report_exit``
+        self._poll = select.poll()
+        self._by_pid: dict[int, tuple[int, int]] = {}  # pid -> (its pidfd, its status pipe)
+
+    def watch(self, pid: int, status_fd: int) -> None:
+        pidfd = os.pidfd_open(pid)  # not yet reaped: this very child
+        self._by_pid[pid] = (pidfd, status_fd)
+        self._poll.register(pidfd, select.POLLIN)
+
+    def reap(self) -> None:
+        """Reap every child that has ended, reporting each watched runner's exit."""
+        with contextlib.suppress(ChildProcessError):
+            while True:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+                if pid <= 0:
+                    return
+                if pid in self._by_pid:
+                    pidfd, status_fd = self._by_pid.pop(pid)
+                    self._poll.unregister(pidfd)
+                    os.close(pidfd)
+                    self._report(status_fd, status)
+                    os.close(status_fd)
+
+    def next_request(self, sock: socket.socket, size: int, max_fds: int) -> tuple[bytes, list[int]] | None:
+        """``next_request``, the runners that end meanwhile reaped and reported at once."""
+        self._poll.register(sock, select.POLLIN)
+        try:
+            while True:
+                self.reap()
+                ready = {fd for fd, _ in self._poll.poll(_REAP_EVERY * 1000)}
+                if sock.fileno() not in ready:
+                    continue
+                self.reap()
+                sock.settimeout(None)
+                try:
+                    data, fds, _flags, _addr = socket.recv_fds(sock, size, max_fds)
+                except (ConnectionError, OSError):
+                    return None
+                return (data, fds) if data else None
+        finally:
+            self._poll.unregister(sock)
 
 
 def main(argv: list[str] | None = None) -> None:
