@@ -6,6 +6,7 @@ import io
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -20,7 +21,7 @@ from autograder.sandbox import Limits, probe_isolation
 from autograder.sandbox.cgroups import cgroup_support
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.runs import RUNNER_PACKAGES, run_cgroup
-from autograder.sandbox.slots import Slot
+from autograder.sandbox.slots import Slot, _runs_as
 from autograder.sandbox.view import build_view
 from autograder.sandbox.warm import Zygote, run_forked
 
@@ -158,6 +159,27 @@ def test_the_runs_cgroup_is_killed_before_its_uid_is_swept(warm, monkeypatch):
     monkeypatch.setattr(warm_path, "kill_uid", lambda uid: order.append("uid") or sweep(uid))
     box = run(warm, OBSERVER)
     assert box.exit_code == 0 and order[:2] == ["cgroup", "uid"], (order, box.stderr)  # (then remove: kill, rmdir)
+
+
+def test_the_runners_end_is_reported_and_its_orphans_end_with_the_run(warm):
+    """With namespaces the runner is not PID 1's child but the zygote's, which reports how it ended: a signal is
+    a signal. A process it leaves behind (here a grandchild in a session of its own, an orphan once its parent
+    exits, which PID 1 adopts and does not reap) is gone once the run is over."""
+    box = run(
+        warm,
+        """
+        import os, signal, subprocess, time
+        if os.fork() == 0:
+            os.setsid()
+            subprocess.Popen(["sleep", "60"])
+            os._exit(0)
+        time.sleep(0.3)
+        os.kill(os.getpid(), signal.SIGKILL)
+        """,
+    )
+    assert box.signal == signal.SIGKILL and box.exit_code is None, (box.signal, box.exit_code, box.stderr)
+    assert "survived" not in box.notes, box.notes
+    assert not [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc"))) if _runs_as(pid, warm[1].uid)]
 
 
 FLOOD = """
