@@ -3,8 +3,9 @@
     key = sha256(submission bytes, grader code, kit version, seed, limits)
 
 "Grader code" is the grader's folder (``autograder/graders/<name>/``: runner experiments, judge, suite,
-diagnosis; its calibration corpus excluded), the shared runner, judge and protocol packages, ``coursecheck/`` (the
-notebook reader: which cells of a hand-in run) and ``dnnlpy/`` (the judge recomputes expected values with it).
+diagnosis; its calibration corpus excluded), the shared runner, engine (``autograder/grading``: the judge's suite
+runner, marking), protocol and sandbox packages, ``coursecheck/`` (the notebook reader: which cells of a hand-in
+run) and ``dnnlpy/`` (the judge recomputes expected values with it).
 Hidden entries (an editor's ``.engine.py.swp``, a ``.DS_Store``, a dot-folder) and bytecode are not code that
 decides a grade and stay out, so they never cause a regrade.
 Limits are in the key because a longer time limit can turn a timeout into a score. The key is recorded in each
@@ -35,7 +36,9 @@ __all__ = ["grader_digest", "submission_digest", "grading_key"]
 
 _VERSION = "grading-key-1"  # bump when the key's recipe changes
 _SKIP_DIRS = {"__pycache__", ".pytest_cache", "calibration"}
-_SHARED = ("autograder/runner", "autograder/judge", "autograder/protocol", "coursecheck")
+# The kit's own code every grade goes through: the runner, the engine (judge, marking, pipeline), the channel, the
+# sandbox (what a run may do decides what it shows) and the notebook reader. ``test_cachekey`` holds each to exist.
+_SHARED = ("autograder/runner", "autograder/grading", "autograder/protocol", "autograder/sandbox", "coursecheck")
 _CHUNK = 1 << 20
 
 

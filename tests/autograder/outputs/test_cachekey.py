@@ -65,6 +65,28 @@ def test_the_grader_digest_follows_the_notebook_reader(grader, tmp_path, monkeyp
     grader_digest.cache_clear()
 
 
+def test_every_shared_folder_of_the_digest_is_there_and_a_change_to_marking_counts(grader, tmp_path, monkeypatch):
+    """The engine moved from autograder/judge to autograder/grading once, and the digest went on naming the old
+    folder: a change to marking left every cached result standing. Each folder it names must exist, and a change
+    to the marking module must regrade."""
+    import autograder.outputs.cachekey as cachekey
+    from autograder.graders.kit import KIT_ROOT
+
+    missing = [rel for rel in cachekey._SHARED if not (KIT_ROOT / rel).is_dir()]
+    assert missing == [], f"the grading key names folders the kit does not have: {missing}"
+    spec, _ = grader
+    kit = tmp_path / "kit"
+    for rel in cachekey._SHARED:
+        shutil.copytree(KIT_ROOT / rel, kit / rel, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(cachekey, "KIT_ROOT", kit)
+    grader_digest.cache_clear()
+    before = grader_digest(spec)
+    marking = kit / "autograder" / "grading" / "marking.py"
+    marking.write_text(marking.read_text() + "\n# a change to how marks are made\n")
+    grader_digest.cache_clear()
+    assert grader_digest(spec) != before
+
+
 def test_hidden_files_such_as_an_editors_swap_file_do_not_change_the_digest(grader):
     """A TA with a suite file open in vim, or a test planting a dot-folder, must not make the class regrade."""
     spec, folder = grader
