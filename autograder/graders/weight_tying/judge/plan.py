@@ -28,7 +28,9 @@ Each guarantee, the mistake it exposes on every seed, and the tests that rely on
 6. Generation prompts are shorter than, equal to and longer than block_size, with B = 1 and B = 3; every
    simulated decoding mistake (reference.DECODE_VARIANTS, row 0's token for every row included) changes the
    output and each greedy step wins by >= MIN_MARGIN. Exposes no / wrong crop, wrong position, missing
-   append, `.item()` / `squeeze()` batch bugs, sampling.
+   append, `.item()` / `squeeze()` batch bugs, sampling. generate is called a second time (another RNG seed)
+   in the two cases where sampling repeats the greedy path with probability under 1e-2 and MAX_SAMPLING_AGREEMENT:
+   a sampler's two calls differ there; the other cases (and the train-mode one, fully determined) are called once.
    -> `test_generate_*`.
 7. V, D and block_size are pairwise distinct, and the wrapper's tables have V >= D + 2. A transposed head
    raises; a tied positional table shows in its shape; "the logits come from this table" is a real test
@@ -77,7 +79,7 @@ from autograder.graders.weight_tying.judge.reference import (
 
 __all__ = ["make_plan", "MIN_MARGIN", "VERSION"]
 
-VERSION = 6
+VERSION = 7
 # Greedy steps must win by at least this logit margin, so that float noise of a differently written
 # (but correct) model cannot flip an argmax.
 MIN_MARGIN = 0.02
@@ -250,17 +252,24 @@ def _gpt_plan(g: torch.Generator) -> dict:
         "generate": [
             # A prompt shorter than block_size that stays within it, one that grows well past it, one of
             # exactly block_size (B = 1), and one longer than block_size.
-            # All four are loaded into one build.
-            {"name": "within_block", "seed": seed, **_generation_case(g, gen_cfg, 3, 2, 3, 1e-2)},
-            {"name": "past_block", "seed": seed, **_generation_case(g, gen_cfg, 3, 4, 9, MAX_SAMPLING_AGREEMENT)},
-            {"name": "at_block", "seed": seed, **_generation_case(g, gen_cfg, 1, t, 4, 1.0)},
-            {"name": "long_prompt", "seed": seed, **_generation_case(g, gen_cfg, 2, t + 3, 4, 1.0)},
+            # All four are loaded into one build. `calls`: generate is called twice (RNG seeded 1, then 2) where
+            # sampling is unlikely to repeat the greedy path (guarantee 6), once where nothing bounds that.
+            {"name": "within_block", "seed": seed, "calls": 2, **_generation_case(g, gen_cfg, 3, 2, 3, 1e-2)},
+            {
+                "name": "past_block",
+                "seed": seed,
+                "calls": 2,
+                **_generation_case(g, gen_cfg, 3, 4, 9, MAX_SAMPLING_AGREEMENT),
+            },
+            {"name": "at_block", "seed": seed, "calls": 1, **_generation_case(g, gen_cfg, 1, t, 4, 1.0)},
+            {"name": "long_prompt", "seed": seed, "calls": 1, **_generation_case(g, gen_cfg, 2, t + 3, 4, 1.0)},
         ],
     }
     # within_block again, on a model with dropout 1 handed to generate in train mode: dropout left on while
-    # decoding zeroes every activation, so each row repeats one token where the greedy path has two or more.
+    # decoding zeroes every activation, so each row repeats one token where the greedy path has two or more. Its
+    # tokens are then fully determined, so one call tells the mode apart.
     within = out["generate"][0]
-    out["generate_train"] = {**within, "name": "train_mode", "cfg": {**gen_cfg, "dropout": 1.0}}
+    out["generate_train"] = {**within, "name": "train_mode", "cfg": {**gen_cfg, "dropout": 1.0}, "calls": 1}
     _eps_proof(out)
     return out
 

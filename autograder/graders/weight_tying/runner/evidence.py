@@ -300,13 +300,13 @@ class GptLoss(Sealed, name="gpt_loss"):
 
 class GenerateCase(Record):
     """The plan's weights loaded into the wrapper (one build for every case of a configuration); generate called
-    twice (RNG seeded 1, then 2), in a run whose dnnlpy withholds the decoder (each withheld function a stub that
-    raises)."""
+    once or twice (the case's `calls`: RNG seeded 1, then 2), in a run whose dnnlpy withholds the decoder (each
+    withheld function a stub that raises)."""
 
     first = Field(
         "tensor?", "generate(ids, max_new_tokens): (B, T + max_new_tokens) int64; None when it reached a stub"
     )
-    second = Field("tensor?", "the second call's output: greedy decoding repeats the first")
+    second = Field("tensor?", "the second call's output (None where the plan asks one call): greedy repeats the first")
     delegated = Field(
         "strs",
         "the withheld library decoders generate called (MiniGPT.generate, dnnlpy.models.sampling's functions), as "

@@ -119,6 +119,8 @@ def mutations(field: Field, value) -> list[tuple[str, object]]:
         return [("a p changed", [changed, *value[1:]]), ("empty", []), ("not a list", "x")]
     if field.kind in ("strs", "names"):
         return [("not a list", "x")]
+    if field.kind == "tensor?" and value is None:  # None where the plan asks nothing: a tensor is the change
+        return [("a tensor where None is due", torch.zeros(1, 3, dtype=torch.int64))]
     return [("None", None)]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import math
 
 import pytest
 import torch
@@ -11,7 +12,7 @@ from autograder.graders.weight_tying.diagnosis import TOL, grad_tol
 from autograder.graders.weight_tying.judge.draw import covering_ids
 from autograder.graders.weight_tying.judge.eps_margin import SHARE
 from autograder.graders.weight_tying.judge.models import cfg_shapes, judge_model
-from autograder.graders.weight_tying.judge.plan import MIN_MARGIN, make_plan
+from autograder.graders.weight_tying.judge.plan import MAX_SAMPLING_AGREEMENT, MIN_MARGIN, make_plan
 from autograder.graders.weight_tying.judge.reference import (
     DECODE_VARIANTS,
     decode,
@@ -157,6 +158,20 @@ def test_6b_the_train_mode_case_tells_dropout_on_from_off(plans):
         true = decode(model, c["ids"], c["max_new_tokens"])[0]
         on = decode(copy.deepcopy(model).train(), c["ids"], c["max_new_tokens"])[0]
         assert not torch.equal(on, true), seed
+
+
+def test_6c_generate_is_called_twice_where_sampling_shows(plans):
+    """The cases generate is called twice in are those where a sampler repeats the greedy path with probability
+    under 1e-2 (within block_size) and MAX_SAMPLING_AGREEMENT (past it): its two calls differ there. The others,
+    the train-mode one included (its tokens are fully determined), are called once."""
+    for seed, plan in plans.items():
+        calls = {c["name"]: c["calls"] for c in (*plan["gpt"]["generate"], plan["gpt"]["generate_train"])}
+        assert calls == {"within_block": 2, "past_block": 2, "at_block": 1, "long_prompt": 1, "train_mode": 1}, seed
+        cases = {c["name"]: c for c in plan["gpt"]["generate"]}
+        for name, bound in (("within_block", 1e-2), ("past_block", MAX_SAMPLING_AGREEMENT)):
+            c = cases[name]
+            top1 = decode(minigpt_from_state(c["cfg"], c["state"]), c["ids"], c["max_new_tokens"])[2]
+            assert float(top1.clamp_min(1e-12).log().sum()) <= math.log(bound), (seed, name)
 
 
 def test_7_sizes_are_distinct_and_the_wrapper_tables_span_a_proper_subspace(plans):
