@@ -149,7 +149,8 @@ def _depth(value: object) -> int:
             deepest = max(deepest, depth)
             if deepest > MAX_JSON_DEPTH:
                 break
-            pending += [(child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)]
+            children = item.values() if isinstance(item, dict) else item
+            pending += [(child, depth + 1) for child in children if isinstance(child, (list, dict))]
     return deepest
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "runner_paths",
     "pth_paths",
     "hidden_paths",
+    "extra_hidden",
     "visible_hides",
     "KIT_PACKAGES",
 ]
@@ -213,6 +214,13 @@ def hidden_paths(specs: Iterable, extra: Iterable[str | Path] = ()) -> tuple[str
     paths += [*kit.glob("*/gradebook.db"), kit / "gradebook.db"]
     for spec in specs:
         paths += [Path(spec.judge_dir), Path(spec.solution_path)]
+    return tuple(str(p) for p in paths if p.exists()) + extra_hidden(extra)
+
+
+def extra_hidden(extra: Iterable[str | Path]) -> tuple[str, ...]:
+    """``hidden_paths``'s part for `extra` alone (what a warm worker adds to its view for each run: the kit's own
+    deny-list is in the view since the worker started)."""
+    kit = Path(KIT_ROOT)
     code = [
         kit / "autograder",
         kit / "coursecheck",
@@ -220,6 +228,7 @@ def hidden_paths(specs: Iterable, extra: Iterable[str | Path] = ()) -> tuple[str
         Path(sys.prefix).resolve(),
         Path(sys.base_prefix).resolve(),
     ]
+    paths = []
     for path in (Path(p).resolve() for p in extra):
         if path.is_dir() and any(path == n or path in n.parents or n in path.parents for n in code):
             continue

@@ -39,7 +39,7 @@ from autograder.sandbox.limits import Limits, isolation_for
 from autograder.sandbox.runs import RUNNER_PACKAGES, SandboxResult, run_cgroup
 from autograder.sandbox.scratch import WORKDIR_PREFIX
 from autograder.sandbox.slots import Slot, kill_uid
-from autograder.sandbox.view import build_view, hidden_paths, visible_hides
+from autograder.sandbox.view import build_view, extra_hidden, hidden_paths, visible_hides
 from autograder.sandbox.warm import Template, Zygote, ZygoteError, run_forked
 from coursecheck.cells import is_released_demo, is_test_cell
 from coursecheck.notebook import code_cells
@@ -190,7 +190,8 @@ class Worker:
         try:
             if self.mode == "uid":
                 os.chown(workdir, self.slot.uid, self.slot.uid)
-            view = visible_hides(self.view, hidden_paths((), hide)) if self.view is not None else None
+            # the kit's own deny-list is in the view since start: each run adds its submission's paths
+            view = visible_hides(self.view, extra_hidden(hide)) if self.view is not None else None
             cfg = jail_config(
                 mode=self.mode,
                 limits=self.limits,
