@@ -206,7 +206,16 @@ def _nothing_returned(plan, evidence, run, name, what, raised: Failed):
 
 def _decoded(plan, evidence, run) -> bool:
     """Some model the judge holds (greedy or one mistake, no sampler) decodes the within-block case's tokens:
-    what they come from is the model's logits, so a fact about them is worth crediting."""
+    what they come from is the model's logits, so a fact about them is worth crediting. Greedy decoding itself,
+    tried first, is one of them when it gives every case (a correct generate): the other models, each decoded
+    once a plan, are then not needed (``_explained`` would list greedy among them)."""
+    greedy = Model(GREEDY, FULL)
+    try:
+        first = [_returned(plan, evidence, run, name) for name in _CASES]
+    except Failed:
+        first = []  # what ``_explained`` makes of it is the answer
+    if first and all(raised is None and gives(greedy, case, got) for case, got, _, raised in first):
+        return True
     return any(not m.sampling for m in _explained(plan, evidence, run))
 
 
