@@ -141,14 +141,15 @@ def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_sta
         os.close(st_w)  # the fork server reports how this process ended
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)  # with the zygote (set again after the uid drop)
         os.setsid()
         if cfg.get("cgroup_procs"):
             rootfs.join_cgroup(cfg["cgroup_procs"])
         rootfs.unshare(rootfs.PID1_NAMESPACE_FLAGS)
         rootfs.build_root(cfg, hide_others=True)
-    except BaseException as exc:  # noqa: BLE001 - say why on the run's stderr, then die
-        os.write(fds[2], f"sandbox: could not set up the run: {type(exc).__name__}: {exc}\n".encode())
-        os._exit(121)
+    except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr (the grader's log), then die
+        os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
+        os._exit(120)
     _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False)
 
 
