@@ -147,10 +147,10 @@ def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_sta
             rootfs.join_cgroup(cfg["cgroup_procs"])
         rootfs.unshare(rootfs.PID1_NAMESPACE_FLAGS)
         rootfs.build_root(cfg, hide_others=True)
+        _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False)  # ends the process itself
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr (the grader's log), then die
         os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
-        os._exit(120)
-    _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False)
+    os._exit(120)  # never back into the fork server's code
 
 
 def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes) -> None:
