@@ -7,7 +7,7 @@ forks PID 1 would copy the zygote's ~240 MiB twice (each fork and exit of it ~4 
     zygote  (host namespaces, root)  a new PID namespace for its next two children (``fork_run``: unshare(2) of
                                      that one namespace, which a process with threads may leave, then setns(2)
                                      back onto its own); a pidfd of PID 1 goes to the grader; it reports the
-                                     runner's exit on the run's status pipe once it reaps it (``zygote.Runners``)
+                                     runner's exit on the run's status pipe once it reaps it (``zygote.Children``)
     PID 1   (root)                   ``sleep``, spawned (no page tables copied): holds the namespace, dies with
                                      the zygote (``setpriv --pdeathsig``); the grader kills it when the run ends
                                      or at the time limit, and the kernel then kills every process left in the
@@ -145,7 +145,7 @@ def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_sta
         os.setsid()
         if cfg.get("cgroup_procs"):
             rootfs.join_cgroup(cfg["cgroup_procs"])
-        rootfs.unshare(rootfs.PID1_NAMESPACE_FLAGS)
+        rootfs.unshare(rootfs.RUNNER_NAMESPACE_FLAGS)
         rootfs.build_root(cfg, hide_others=True)
         _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False)  # ends the process itself
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr (the grader's log), then die

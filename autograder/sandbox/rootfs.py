@@ -47,7 +47,7 @@ CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 # Mount, UTS, IPC (SysV IPC and POSIX message queues), PID and network (abstract unix sockets too).
 NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWPID | CLONE_NEWNET
 # What the forked path's runner unshares itself: it was born in its PID namespace (``pid_namespace_for_children``).
-PID1_NAMESPACE_FLAGS = NAMESPACE_FLAGS & ~CLONE_NEWPID
+RUNNER_NAMESPACE_FLAGS = NAMESPACE_FLAGS & ~CLONE_NEWPID
 
 _libc = ctypes.CDLL(None, use_errno=True)
 

@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 from autograder.sandbox.hugepages import fold_anonymous_memory
 
-__all__ = ["main", "next_request", "reap", "serve_apart"]
+__all__ = ["main", "next_request", "Children", "serve_apart"]
 
 _PR_SET_DUMPABLE = 4
 _MAX_FDS = 5
@@ -88,33 +88,16 @@ def _no_exit_finalizers() -> None:
         finalizer.atexit = False
 
 
-def reap() -> None:
-    """Reap the children that have ended. Until then each stays a zombie, so its pid (and the pidfd the grader
-    holds) cannot name another process."""
-    with contextlib.suppress(ChildProcessError):
-        while os.waitpid(-1, os.WNOHANG)[0] > 0:
-            pass
-
-
 def next_request(sock: socket.socket, size: int, max_fds: int) -> tuple[bytes, list[int]] | None:
     """The next request on `sock` (its bytes and the descriptors that came with it), the children that ended
     reaped every ``_REAP_EVERY`` seconds while none comes; None once the grader has closed the socket. The
     caller drops the request's bytes before it forks: this function keeps no reference to them."""
-    sock.settimeout(_REAP_EVERY)
-    while True:
-        reap()
-        try:
-            data, fds, _flags, _addr = socket.recv_fds(sock, size, max_fds)
-        except TimeoutError:
-            continue
-        except (ConnectionError, OSError):
-            return None
-        return (data, fds) if data else None
+    return Children().next_request(sock, size, max_fds)
 
 
 def serve_apart() -> None:
     """What a warm process of the grader's (this fork server, the template) sets first: not dumpable, so nothing
-    running as the same user can read or patch its memory; children reaped by ``reap``, never by the kernel on
+    running as the same user can read or patch its memory; children reaped by ``Children.reap``, never by the kernel on
     exit (the grader kills a child through a pidfd of it, and a pid freed early could be reused by any process
     on the machine); Ctrl-C left to the grader, which closes the socket."""
     ctypes.CDLL(None).prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -129,8 +112,8 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
     prepare()
     own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)  # where each run's fork comes back to
     os.set_inheritable(sock.fileno(), False)  # a run's PID 1 is spawned (exec): it gets none of this server's files
-    runners = Runners(report_exit)
-    while (request := runners.next_request(sock, 1 << 20, _MAX_FDS)) is not None:
+    children = Children(report_exit)
+    while (request := children.next_request(sock, 1 << 20, _MAX_FDS)) is not None:
         data, fds = request
         del request
         for fd in fds:
@@ -159,7 +142,7 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
         for fd in fds[:4] if runner is not None else fds:
             os.close(fd)
         if runner is not None:  # its exit is reported here, on the run's status pipe (fds[4])
-            runners.watch(runner, fds[4])
+            children.watch(runner, fds[4])
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
         try:
             socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
@@ -167,17 +150,21 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             os.close(pidfd)
 
 
-class Runners:
-    """The runners this server forked whose exit it reports (``forked.fork_run``: a run with namespaces, whose PID 1
-    is not their parent): each one's status pipe, written "exit N" or "signal N" and closed once it is reaped,
-    as soon as it ends (a pidfd of each is polled with the socket)."""
+class Children:
+    """This server's children, reaped as they end (until then each stays a zombie, so its pid, and the pidfd the
+    grader holds, cannot name another process), and the runners among them whose exit it reports
+    (``forked.fork_run``: a run with namespaces, whose PID 1 is not their parent): each one's status pipe is
+    written "exit N" or "signal N" (`report`: ``jail.report_exit``) and closed as soon as it ends, a pidfd of each
+    being polled with the socket."""
 
-    def __init__(self, report: Callable[[int, int], None]) -> None:
-        self._report = report  # (status pipe, wait status): ``jail.report_exit``
+    def __init__(self, report: Callable[[int, int], None] | None = None) -> None:
+        self._report = report
         self._poll = select.poll()
         self._by_pid: dict[int, tuple[int, int]] = {}  # pid -> (its pidfd, its status pipe)
 
     def watch(self, pid: int, status_fd: int) -> None:
+        if self._report is None:
+            raise ValueError("Children() without a report cannot watch a runner: give it jail.report_exit")
         pidfd = os.pidfd_open(pid)  # not yet reaped: this very child
         self._by_pid[pid] = (pidfd, status_fd)
         self._poll.register(pidfd, select.POLLIN)
@@ -185,30 +172,30 @@ class Runners:
     def reap(self) -> None:
         """Reap every child that has ended, reporting each watched runner's exit."""
         with contextlib.suppress(ChildProcessError):
-            while True:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-                if pid <= 0:
-                    return
-                if pid in self._by_pid:
-                    pidfd, status_fd = self._by_pid.pop(pid)
+            while (ended := os.waitpid(-1, os.WNOHANG))[0] > 0:
+                watched = self._by_pid.pop(ended[0], None)
+                if watched is not None:
+                    pidfd, status_fd = watched
                     self._poll.unregister(pidfd)
                     os.close(pidfd)
-                    self._report(status_fd, status)
+                    self._report(status_fd, ended[1])
                     os.close(status_fd)
 
     def next_request(self, sock: socket.socket, size: int, max_fds: int) -> tuple[bytes, list[int]] | None:
-        """``next_request``, the runners that end meanwhile reaped and reported at once."""
+        """The next request on `sock` (``next_request``), the children that end meanwhile reaped at once when
+        watched, else every ``_REAP_EVERY`` seconds."""
+        sock.settimeout(_REAP_EVERY)  # its replies are sent with this timeout too
         self._poll.register(sock, select.POLLIN)
         try:
             while True:
                 self.reap()
-                ready = {fd for fd, _ in self._poll.poll(_REAP_EVERY * 1000)}
-                if sock.fileno() not in ready:
+                if sock.fileno() not in {fd for fd, _ in self._poll.poll(_REAP_EVERY * 1000)}:
                     continue
-                self.reap()
-                sock.settimeout(None)
+                self.reap()  # a runner that ended with the request: reported before the next fork
                 try:
                     data, fds, _flags, _addr = socket.recv_fds(sock, size, max_fds)
+                except TimeoutError:
+                    continue
                 except (ConnectionError, OSError):
                     return None
                 return (data, fds) if data else None

@@ -271,14 +271,14 @@ def gpt_generate(ns, plan):
         model.train(train)  # train mode: a decoder switches its dropout off itself
         seed_cpu(1)
         first, reached = withheld_reached(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
-        second, again = None, []
-        if c["calls"] > 1:  # where sampling shows (the plan's guarantee 6)
+        twice, second, again = c["calls"] > 1, None, []
+        if twice:  # where sampling shows (the plan's guarantee 6)
             seed_cpu(2)
             second, again = withheld_reached(lambda: model.generate(c["ids"].clone(), c["max_new_tokens"]))
         delegated = list(dict.fromkeys(reached + again))
         if delegated:  # it handed the loop to the library: there is no sequence of its own to send
             return ev.GenerateCase.make(first=None, second=None, delegated=delegated, rebuilt=rebuilt)
-        second = plain(second) if c["calls"] > 1 else None
+        second = plain(second) if twice else None
         return ev.GenerateCase.make(first=plain(first), second=second, delegated=[], rebuilt=rebuilt)
 
     cases = [(c, False) for c in plan["gpt"]["generate"]] + [(plan["gpt"]["generate_train"], True)]

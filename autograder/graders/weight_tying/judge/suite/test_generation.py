@@ -326,9 +326,10 @@ def test_generate_turns_dropout_off(plan, evidence, run):
     case = _case(plan, "train_mode")
     what = train_mode_what(case)
     same = True
-    twice = _twice(plan, "train_mode") and _twice(plan, "within_block")
-    if not _twice(plan, "train_mode"):
+    train_twice = _twice(plan, "train_mode")
+    if not train_twice:
         _called_once(plan, evidence, run, "train_mode")
+    twice = train_twice and _twice(plan, "within_block")
     for key in (GenerateCase.first, GenerateCase.second) if twice else (GenerateCase.first,):
         _, train, _, raised = _returned(plan, evidence, run, "train_mode", key)
         _, evaluated, _, raised_eval = _returned(plan, evidence, run, "within_block", key)
