@@ -16,8 +16,8 @@ class but the first). Each submission's CPU is split by process and by stage:
     experiments    the same tree from ``__load__`` to its last frame, split per experiment by the arrival
                    of each experiment's frame (the CPU read as the frame is read: a few ms late at most)
     sandbox exit   the tree after its last frame (exit, kill, teardown)
-    judge job / judging  the judge process (all its threads): the runner's job (plan kept per seed); the
-                   decode, run facts and suite
+    judging        the judge process (all its threads): the decode, run facts and suite (the job is this
+                   process's, from the part the judge made of the plan once: ``pipeline.job_part``)
     judge restart  a judge replaced after a judgement (grown past its share of memory) and warm again
     other          the whole command's cpuacct group minus all of the above (kernel work for cgroups, ...)
 
@@ -49,7 +49,6 @@ STAGES = (
     "sandbox set-up + cells",
     "experiments",
     "sandbox exit",
-    "judge job",
     "judging",
     "judge restart",
     "other",
@@ -193,17 +192,6 @@ def split_run(meter: RunMeter) -> tuple[dict[str, float], dict[str, float]]:
 
 def grade_one(worker, path: Path, seed: int, hide: tuple, clock: CpuClock, meter: RunMeter) -> dict:
     """One submission's CPU by stage, its score and its experiments' CPU."""
-    judge_cpu = {"job": 0.0}
-    real_job = worker.judge.job
-
-    def job(**kwargs):
-        before = task_cpu(worker.judge.proc.pid)
-        try:
-            return real_job(**kwargs)
-        finally:
-            judge_cpu["job"] += task_cpu(worker.judge.proc.pid) - before
-
-    worker.judge.job = job
     started = worker.judge.started
     total0, own0 = clock.read(), self_cpu()
     zygote_pid, judge_pid = worker.zygote.proc.pid, worker.judge.proc.pid
@@ -217,14 +205,12 @@ def grade_one(worker, path: Path, seed: int, hide: tuple, clock: CpuClock, meter
         restart = clock.read() - before
     own = self_cpu() - own0
     zygote = task_cpu(zygote_pid) - zygote0
-    del worker.judge.job
     stages, per_experiment = split_run(meter)
     stages.update(
         {
             "coordinator": own,
             "zygote fork": zygote,
-            "judge job": judge_cpu["job"],
-            "judging": max(0.0, judge_end - judge0 - judge_cpu["job"]),
+            "judging": max(0.0, judge_end - judge0),
             "judge restart": restart,
         }
     )

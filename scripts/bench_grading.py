@@ -313,7 +313,7 @@ def _stages(seed: int) -> list[tuple[str, str]]:
         return [
             ("stage: interpreter + CLI import", f"{wall:.3f} s"),
             ("stage: template (torch) + zygote warm (dnnlpy, runner, what the file names)", f"{zygote:.3f} s"),
-            ("stage: judge job (the plan drawn while the zygote warmed)", f"{t.get('job', 0):.3f} s"),
+            ("stage: the job (from the plan the judge drew while the zygote warmed)", f"{t.get('job', 0):.3f} s"),
             ("stage: sandboxed run (fork, namespaces, root, runner)", f"{t['run']:.3f} s"),
             ("stage: judging (decode, run facts, suite)", f"{t['judge']:.3f} s"),
         ]

@@ -1,15 +1,17 @@
 """Trusted: the steps of grading one submission, in order, each a function with typed input and output.
 
-``grade`` is the one place they are strung together; an executor only says where step 4 runs (a ``Sandbox``)
-and which judge process runs the judge's steps (``fresh``: this process's judge and a fresh sandboxed
-interpreter; ``pool/``: a warm worker's judge and a fork of its zygote; ``pool/on_dask``: the same on a dask
-cluster; ``gradescope/run``: the pool for one file). Step 1 runs where the executor has the file, once per
-submission; ``qa/inprocess`` (sweeps, no sandbox) shares the suite runner and ``mark``::
+``grade`` is the one place they are strung together, in two halves (``sandboxed``: steps 2 to 4; ``judge_run``: 5 to
+8) that the pool's workers run in two threads, a run beside the previous run's judgement; an executor only says
+where step 4 runs (a ``Sandbox``) and which judge process runs the judge's steps (``fresh``: this process's judge
+and a fresh sandboxed interpreter; ``pool/``: a warm worker's judge and a fork of its zygote; ``pool/on_dask``: the
+same on a dask cluster; ``gradescope/run``: the pool for one file). Step 1 runs where the executor has the file,
+once per submission; ``qa/inprocess`` (sweeps, no sandbox) shares the suite runner and ``mark``::
 
     submission = read(path, roots)                    this process: the file beneath its folder, or why refused
     result     = grade(submission, ...)               steps 2 to 8:
       plan       = spec.make_plan(seed)                 the judge process: the judge's random choices
-      blob       = job(spec, plan, submission)          the judge process: the runner's stdin
+      blob       = job(spec, plan, submission)          this process: the runner's stdin, from what the judge
+                                                        made of the plan once (``job_part``)
       box        = sandbox.run(blob)                    the sandbox: ``sandbox.launch`` (fresh) or ``sandbox.warm``
       evidence   = decode(box)                          the judge process: plain data only (``protocol.decode``)
       run        = facts(box, evidence, spec, limits)   the judge process: how the run ended (``RunFacts``)
@@ -42,7 +44,7 @@ from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, holds_code, py_parts, read_submission, submission_root
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, encode_frame
+from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, join_frame, split_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.said import from_wire as said_from_wire
@@ -56,8 +58,13 @@ __all__ = [
     "Submission",
     "Sandbox",
     "grade",
+    "Ran",
+    "sandboxed",
+    "judge_run",
     "read",
     "job",
+    "job_part",
+    "job_for",
     "decode",
     "facts",
     "facts_and_evidence",
@@ -133,55 +140,109 @@ def grade(
     ``run``, ``judge``, ``before_run``, ``total``); the warm-ups (the sandbox's, the judge's start-up and plan)
     are nobody's time: they are waited for before the clock starts, and left out of the result's time.
     `keep` is handed what the judge read and decided (``judge.kept.Kept``: ``grade --keep-evidence``), once
-    judged."""
+    judged. The two halves, ``sandboxed`` and ``judge_run``, may run in two threads, a submission's run beside
+    the previous one's judgement (the pool's workers)."""
+    ran = sandboxed(submission, seed=seed, part=judge.job_part, sandbox=sandbox, timings=timings)
+    return judge_run(ran, spec=spec, limits=limits, judge=judge, keep=keep)
+
+
+@dataclass
+class Ran:
+    """Steps 2 to 4 of one submission done (``sandboxed``): what ``judge_run`` needs for the rest."""
+
+    submission: Submission
+    seed: int
+    box: SandboxResult | None  # None when the grader failed before the run: `failure` says why
+    job: bytes
+    timings: dict[str, float]
+    seconds: float  # the submission's time so far (its warm-ups left out)
+    failure: str = ""
+
+
+def sandboxed(
+    submission: Submission,
+    *,
+    seed: int,
+    part: Callable[[int], tuple[bytes, bytes]],
+    sandbox: Sandbox,
+    timings: dict[str, float] | None = None,
+) -> Ran:
+    """Steps 2 to 4: the plan's ``job_part`` (`part(seed)`: the judge's, waited for as a warm-up), the job, the
+    sandbox's run."""
     timings = {} if timings is None else timings
     start = time.monotonic()
     jobs: list[bytes] = []
-
-    def blob() -> bytes:  # runs while the sandbox starts
-        asked = time.monotonic()
-        made = judge.job(seed=seed, submission=submission)
-        timings["job"] = time.monotonic() - asked
-        jobs.append(made)
-        return made
-
     try:
         warm_up = sandbox.warm()
         asked = time.monotonic()
-        judge.ready(seed)
+        common = part(seed)
         timings["judge_ready"] = time.monotonic() - asked
         warm_up += timings["judge_ready"]
+
+        def blob() -> bytes:  # runs while the sandbox starts
+            asked = time.monotonic()
+            jobs.append(job_for(common, submission))
+            timings["job"] = time.monotonic() - asked
+            return jobs[0]
+
         box = sandbox.run(blob)
-        ran = time.monotonic()
+    except JudgeLimitError as exc:
+        return Ran(submission, seed, None, b"", timings, 0.0, str(exc))
+    timings["run"] = box.wall_seconds
+    timings["before_run"] = time.monotonic() - start - box.wall_seconds
+    timings["total"] = time.monotonic() - start
+    return Ran(submission, seed, box, jobs[0] if jobs else b"", timings, time.monotonic() - start - warm_up)
+
+
+def judge_run(
+    ran: Ran, *, spec: AssignmentSpec, limits: Limits, judge: JudgeProcess, keep: Callable[[Kept], None] | None = None
+) -> Result:
+    """Steps 5 to 8 of a run (``sandboxed``): the judge's (a restarted judge's start-up waited for first, on
+    nobody's time), then ``judged`` and ``finish`` here."""
+    if ran.box is None:
+        return Result.grader_failure(ran.failure)
+    box, seed, timings = ran.box, ran.seed, ran.timings
+    start = time.monotonic()
+    try:
+        judge.ready(seed)
+        warm_up = time.monotonic() - start
         judgement = judge.judge(seed=seed, box=box, evidence=box.evidence)
         tests, run = judged(judgement, box, spec, limits, lambda: judge.collect(seed=seed))
     except JudgeLimitError as exc:
         return Result.grader_failure(str(exc))
-    if keep is not None and jobs:
-        keep(Kept(spec.name, seed, limits, jobs[0], box, tuple(judgement.outcomes), judgement.run, judgement.limit))
-    timings.update(run=box.wall_seconds, judge=judgement.seconds, total=time.monotonic() - start)
-    timings["before_run"] = ran - start - box.wall_seconds
-    seconds = time.monotonic() - start - warm_up
-    return finish(tests, run, seed=seed, seconds=seconds, submission=submission, spec=spec)
+    if keep is not None:
+        keep(Kept(spec.name, seed, limits, ran.job, box, tuple(judgement.outcomes), judgement.run, judgement.limit))
+    timings.update(judge=judgement.seconds, total=timings.get("total", 0.0) + time.monotonic() - start)
+    seconds = ran.seconds + time.monotonic() - start - warm_up
+    return finish(tests, run, seed=seed, seconds=seconds, submission=ran.submission, spec=spec)
 
 
 def job(spec: AssignmentSpec, plan: dict, submission: Submission) -> bytes:
     """Step 3: the runner's job (one frame on its stdin, ``frames.encode_frame``): the submission and the plan.
     A frame rather than a ``torch.save`` blob: the runner reads it in ~1 ms, where ``torch.load`` took ~7 ms
     of every run."""
-    return encode_frame(
-        JOB,
+    return job_for(job_part(spec, plan), submission)
+
+
+def job_part(spec: AssignmentSpec, plan: dict) -> tuple[bytes, bytes]:
+    """What every job of a plan holds, encoded once (``frames.split_frame``): the judge makes it when it draws
+    the plan and hands it to the grader, which makes each submission's job itself (``job_for``), in ~0.1 ms
+    and without a word to the judge."""
+    return split_frame(
         {
-            "kind": submission.kind,
-            "source": submission.source,
-            "filename": submission.filename,
             "plan": plan,
             "experiments": spec.experiments,
             "required_names": list(spec.required_names),
             "released_demos": sorted(spec.released_demos),
             "released_facts": spec.released_facts,
-        },
+        }
     )
+
+
+def job_for(part: tuple[bytes, bytes], submission: Submission) -> bytes:
+    """``job``, byte for byte, from the plan's ``job_part``."""
+    own = {"kind": submission.kind, "source": submission.source, "filename": submission.filename}
+    return join_frame(JOB, own, part)
 
 
 def decode(box: SandboxResult) -> tuple[dict, list[str]]:

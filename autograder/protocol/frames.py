@@ -37,6 +37,8 @@ __all__ = [
     "INTERNAL",
     "JOB",
     "encode_frame",
+    "split_frame",
+    "join_frame",
     "frame_bytes",
     "FrameWriter",
     "MAX_RUNNING",
@@ -96,6 +98,29 @@ def encode_frame(name: str, record: dict) -> bytes:
     text = json.dumps({"name": str(name), "record": _plain(record, tensors, "record")}, separators=(",", ":"))
     data = text.encode("ascii")  # json.dumps escapes every other character (a lone surrogate too)
     blob = JSON_LENGTH.pack(len(data)) + data + _tensor_file(tensors)
+    return HEADER.pack(len(blob)) + blob
+
+
+def split_frame(record: dict) -> tuple[bytes, bytes]:
+    """`record`'s part of many frames that differ only in a few plain fields put before it (``join_frame``): its
+    JSON (without its braces) and its tensor file, made once. TypeError, naming the value, as ``encode_frame``."""
+    tensors: dict[str, Any] = {}
+    text = json.dumps(_plain(record, tensors, "record"), separators=(",", ":"))
+    return text[1:-1].encode("ascii"), _tensor_file(tensors)
+
+
+def join_frame(name: str, leading: dict, part: tuple[bytes, bytes]) -> bytes:
+    """``encode_frame(name, {**leading, **record})``, byte for byte, from `record`'s ``split_frame`` `part`:
+    `leading` maps str keys, none of the record's, to str, int, float, bool or None (TypeError otherwise). No
+    torch here: the grader's coordinator makes a job this way without importing it."""
+    if any(type(k) is not str for k in leading) or not _SCALARS.issuperset(map(type, leading.values())):
+        kinds = sorted({type(v).__name__ for v in leading.values()} - {t.__name__ for t in _SCALARS})
+        raise TypeError(f"a frame's leading fields hold plain values under str keys only, not {kinds or 'other keys'}")
+    body, tensor_file = part
+    own = json.dumps(leading, separators=(",", ":"))[1:-1].encode("ascii")
+    record = b",".join(text for text in (own, body) if text)
+    data = b'{"name":' + json.dumps(str(name)).encode("ascii") + b',"record":{' + record + b"}}"
+    blob = JSON_LENGTH.pack(len(data)) + data + tensor_file
     return HEADER.pack(len(blob)) + blob
 
 

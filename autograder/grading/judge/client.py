@@ -2,11 +2,11 @@
 
 ``JudgeProcess`` starts a judge (``autograder.grading.judge.server``): in the pool a fork of the worker's
 ``Template``, which has torch imported already, else ``python -m autograder.grading.judge.server``; in a cgroup
-with its memory cap when root, before it is told which assignment to load. It asks it for a job (the plan
-drawn for a seed, and the submission) and for a judgement, and waits at most
-``Limits.judge_seconds`` for each. Past that, or when the judge runs out of memory or dies, the reply says
-so (``Judgement.limit``) with whatever the judge had decided by then, and the process is killed; the next
-request starts a fresh one.
+with its memory cap when root, before it is told which assignment to load. It asks it to draw the plan
+for a seed (the answer holds what every job of that plan holds: ``pipeline.job_part``) and for a judgement,
+and waits at most ``Limits.judge_seconds`` for each. Past that, or when the judge runs out of memory or dies,
+the reply says so (``Judgement.limit``) with whatever the judge had decided by then, and the process is killed;
+the next request starts a fresh one.
 
 A judge's start-up (imports, the plan, the suite) is never anyone's time: ``ready(seed)`` waits for it
 before a student's run starts, and a judgement's clock starts only once the judge is ready. A judge that
@@ -64,6 +64,7 @@ class JudgeProcess:
         self.ready_at: float | None = None  # time.monotonic() when the current judge said it was ready
         self._warm: int | None = None  # the seed whose plan and suite the current judge has loaded
         self._asked: int | None = None  # the seed the current judge was asked to warm up for, not yet answered
+        self._part: tuple[bytes, bytes] = (b"", b"")  # the warm seed's ``pipeline.job_part``, as the judge made it
         self._tests: list[list] | None = None  # the suite's listing, once a judge has said it
 
     def command(self, fd: int) -> list[str]:
@@ -160,10 +161,10 @@ class JudgeProcess:
         """Read the judge's answer to a warm-up for `seed`."""
         self._asked = None
         reply = self._next(time.monotonic() + timeout)
-        if reply is None or reply.get("warm") != seed:
+        if reply is None or reply.get("warm") != seed or len(reply["_blobs"]) != 2:
             self.stop()
             raise JudgeLimitError(f"the judge could not draw the plan for seed {seed}: {reply}")
-        self._warm = seed
+        self._warm, self._part = seed, tuple(reply["_blobs"])
 
     def _next(self, deadline: float) -> dict | None:
         """The judge's next message, or None at the deadline or when it died."""
@@ -174,22 +175,14 @@ class JudgeProcess:
             header, blobs = receive(self.conn)
         except (EOFError, OSError):
             return None
-        if blobs:
-            header["_blob"] = blobs[0]
+        header["_blobs"] = blobs
         return header
 
-    def job(self, *, seed: int, submission, timeout: float = 120.0) -> bytes:
-        """The runner's job for `seed` (plan drawn, or reused, by the judge) and `submission`
-        (``pipeline.Submission``): quick after ``ready(seed)``."""
-        self._started(timeout)
-        send(self.conn, {"op": "job", "seed": seed, "submission": submission.to_wire()})
-        reply = self._next(time.monotonic() + timeout + self.limits.judge_seconds)
-        if reply is None or "_blob" not in reply:
-            why = "it stopped at its limit" if reply is None else reply.get("error", reply)
-            self.stop()
-            raise JudgeLimitError(f"the judge could not prepare the job: {why}")
-        self._warm = seed
-        return reply["_blob"]
+    def job_part(self, seed: int, timeout: float = STARTUP_SECONDS) -> tuple[bytes, bytes]:
+        """What every job of `seed`'s plan holds (``pipeline.job_part``), as the judge made it when it drew the
+        plan: the grader makes each submission's job from it (``pipeline.job_for``) without asking the judge."""
+        self.ready(seed, timeout)
+        return self._part
 
     def collect(self, *, seed: int, timeout: float = 120.0) -> list[list]:
         """The suite's tests, [[name, points, area], ...]: known from an earlier judgement, else asked of a judge

@@ -9,8 +9,8 @@ a submission whose evidence makes judging too slow or too big gets the status "j
 judge takes over. Once its imports are done it says so (``{"ready": true}``), then serves requests
 (``wire``)::
 
-    {"op": "warm", "seed"}                                 -> {"warm": seed}: the plan drawn, the suite loaded
-    {"op": "job", "seed", "kind", "source", "filename"}   -> {} + the runner's job blob
+    {"op": "warm", "seed"}      -> {"warm": seed} + the plan's job part (``pipeline.job_part``: two blobs): the plan
+                                   drawn, the suite loaded
     {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
         -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
     {"op": "collect", "seed"}                              -> {"tests": [...]}
@@ -121,10 +121,10 @@ class WarmJudge:
                 self._plans.pop(next(iter(self._plans)))
         return self._plans[seed][0]
 
-    def job(self, seed: int, submission) -> bytes:
+    def job_part(self, seed: int) -> tuple[bytes, bytes]:
         from autograder.grading import pipeline
 
-        return pipeline.job(self.spec, self.plan(seed), submission)
+        return pipeline.job_part(self.spec, self.plan(seed))
 
     def prepare(self, seed: int):
         """The suite, imported for this seed's plan (the previous seed's modules are dropped)."""
@@ -181,15 +181,9 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
         op = header.get("op")
         try:
             if op == "warm":
-                judge.plan(int(header["seed"]))
+                part = judge.job_part(int(header["seed"]))
                 judge.prepare(int(header["seed"]))
-                send(conn, {"warm": int(header["seed"])})
-            elif op == "job":
-                from autograder.grading.pipeline import Submission
-
-                blob = judge.job(int(header["seed"]), Submission.from_wire(header["submission"]))
-                send(conn, {}, (blob,))
-                judge.prepare(int(header["seed"]))  # while the runner runs: the suite is ready when it is done
+                send(conn, {"warm": int(header["seed"])}, part)
             elif op == "judge":
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")

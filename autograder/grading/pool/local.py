@@ -1,11 +1,14 @@
 """Trusted: a pool of warm workers on this machine, fed from one queue (``grade_batch``'s default executor).
 
-Each worker is a thread of this process driving its own processes (``worker.Worker``: a fork server and a
-judge), all forked from one ``Template`` that imports torch once for the whole pool; the threads only wait on
-pipes, so this process stays light (it never imports torch). Each worker takes submissions as soon as it is
-warm, whatever the others' state. A failure
-while grading one submission becomes that student's grader-error result, that worker's processes are
-started afresh, and the batch goes on: nothing one submission does can stop another's grading.
+Each worker is two threads of this process driving its own processes (``worker.Worker``: a fork server and a
+judge), all forked from one ``Template`` that imports torch once for the whole pool: the first runs each file it
+takes in a sandbox (``Worker.sandboxed``) and hands the run to the second, which has it judged
+(``Worker.judged``), so that a file's run goes on while the previous file is judged, and the machine's cores have
+work while a worker's chain of processes hands a file from one to the next. The threads only wait on pipes, so
+this process stays light (it never imports torch). Each worker takes submissions as soon as it is warm, whatever
+the others' state. A failure while grading one submission becomes that student's grader-error result, the
+process that failed (the zygote or the judge) is started afresh, and the batch goes on: nothing one submission
+does can stop another's grading.
 """
 
 from __future__ import annotations
@@ -94,11 +97,16 @@ class LocalPool:
         for item in submissions.items():
             todo.put(item)
         done: queue.Queue = queue.Queue()
-        threads = [
-            threading.Thread(target=self._drain, args=(w, todo, done, seed, hide, roots, keep), daemon=True)
-            for w in self.workers
-        ]
+        threads = []
+        for worker in self.workers:
+            ran: queue.Queue = queue.Queue(maxsize=1)  # the next run waits here while the judge is busy
+            judge_gone = threading.Event()
+            threads += [
+                threading.Thread(target=_runs, args=(worker, todo, ran, done, judge_gone, seed, hide, roots)),
+                threading.Thread(target=_judgements, args=(worker, ran, done, judge_gone, keep)),
+            ]
         for thread in threads:
+            thread.daemon = True
             thread.start()
         results: dict[str, Result] = {}
         while len(results) < len(submissions):
@@ -118,21 +126,43 @@ class LocalPool:
                     on_result(student, results[student])
         return results
 
-    @staticmethod
-    def _drain(worker: Worker, todo: queue.Queue, done: queue.Queue, seed, hide, roots, keep) -> None:
-        while True:
+
+def _runs(worker: Worker, todo, ran, done, judge_gone, seed, hide, roots) -> None:
+    """A worker's first thread: steps 1 to 4 of each file it takes (``Worker.sandboxed``), handed to its second
+    thread, one at a time: a run goes on while the previous one is judged."""
+    try:
+        while not judge_gone.is_set():
             try:
                 student, path = todo.get_nowait()
             except queue.Empty:
                 return
             try:
-                kept = None if keep is None else functools.partial(keep, student)
-                result = worker.grade_path(path, seed=seed, hide=hide, roots=roots, keep=kept)
-            except Exception as exc:  # a grader bug or a process that died: this student only
-                result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+                ran.put((student, worker.sandboxed(path, seed=seed, hide=hide, roots=roots)))
+            except Exception as exc:  # a grader bug or a zygote that died: this student only
+                done.put((student, Result.grader_failure(f"{type(exc).__name__}: {exc}")))
                 try:
-                    worker.restart()
+                    worker.restart_sandbox()
                 except Exception:  # this worker is done; the others drain the queue
-                    done.put((student, result))
                     return
-            done.put((student, result))
+    finally:
+        ran.put(None)
+
+
+def _judgements(worker: Worker, ran, done, judge_gone, keep) -> None:
+    """A worker's second thread: steps 5 to 8 of each run its first thread hands over (``Worker.judged``). A
+    judge that cannot be started again ends the worker: the runs already made are the grader's failure."""
+    while (item := ran.get()) is not None:
+        student, made = item
+        if judge_gone.is_set():
+            done.put((student, Result.grader_failure("this worker's judge process could not be started again")))
+            continue
+        try:
+            kept = None if keep is None else functools.partial(keep, student)
+            result = worker.judged(made, keep=kept)
+        except Exception as exc:  # a grader bug or a judge that died: this student only
+            result = Result.grader_failure(f"{type(exc).__name__}: {exc}")
+            try:
+                worker.restart_judge()
+            except Exception:
+                judge_gone.set()
+        done.put((student, result))

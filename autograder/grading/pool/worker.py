@@ -1,11 +1,13 @@
-"""Trusted: one warm worker: a fork server, a judge and a sandbox uid, grading one submission at a time.
+"""Trusted: one warm worker: a fork server, a judge and a sandbox uid; one submission runs while the last is judged.
 
 Its zygote and its judge are forks of a ``Template`` (the pool's, shared by its workers, or one of its own),
 which imports torch once for all of them: a replacement zygote or judge imports no torch again.
 
 Where the pool runs ``pipeline.grade``'s steps: the judge's in the worker's judge process, step 4 in a fresh
-sandboxed child of the warm zygote (``ForkedSandbox``), whose set-up overlaps the judge making the job. Both warm
-up before a student's clock starts.
+sandboxed child of the warm zygote (``ForkedSandbox``), fed a job made here from the plan's part the judge made
+once a seed. Both warm up before a student's clock starts. ``grade`` runs the steps in turn; the pool runs
+``sandboxed`` and ``judged`` in two threads, a file's run beside the previous file's judgement (the judge serves
+one thread at a time).
 
 Nothing a submission does can reach the next one: its child is a copy of a zygote that never ran student
 code, in its own namespaces, cgroup and tmpfs, and everything in it is killed when it ends; the judge never
@@ -22,9 +24,10 @@ import re
 import secrets
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.graders import all_specs, get_assignment
@@ -112,31 +115,48 @@ class Worker:
         self.zygotes_started = 0
         self._zygote_peak = 0
         self.timings: dict[str, float] = {}  # seconds of the last grade's stages (job, run, judge, total)
+        self._judge_lock = threading.Lock()  # the judge serves one thread at a time (the pool's: ``judged``)
+        self._part: tuple[int | None, tuple[bytes, bytes]] = (None, (b"", b""))  # (seed, its job part)
 
     def start(self) -> None:
         """Start the zygote and the judge (both warm up in the background); the zygote waits for the first
         submission when that one names its warm imports (`warm_named`)."""
-        if not self.warm_named and (self.zygote is None or not self.zygote.alive()):
-            if self.zygote is not None:
-                self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
-                self.zygote.close()
-            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up, self.template)
-            self.zygotes_started += 1
+        self._start_zygote()
         self.judge.start()
 
-    def _stop(self) -> None:
+    def _start_zygote(self) -> None:
+        if not self.warm_named and (self.zygote is None or not self.zygote.alive()):
+            self._stop_zygote()
+            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up, self.template)
+            self.zygotes_started += 1
+
+    def _stop_zygote(self) -> None:
         if self.zygote is not None:
             self._zygote_peak = max(self._zygote_peak, self.zygote.peak_rss())
             self.zygote.close()
             self.zygote = None
-        self.judge.stop()
         if self.mode != "rlimits":
             kill_uid(self.slot.uid)
+
+    def _stop(self) -> None:
+        self._stop_zygote()
+        self.judge.stop()
 
     def restart(self) -> None:
         """Fresh processes after a failure (the sandbox uid stays this worker's)."""
         self._stop()
         self.start()
+
+    def restart_sandbox(self) -> None:
+        """A fresh zygote after a failure in a run (``sandboxed``); the judge carries on."""
+        self._stop_zygote()
+        self._start_zygote()
+
+    def restart_judge(self) -> None:
+        """A fresh judge after a failure in a judgement (``judged``); the zygote carries on."""
+        with self._judge_lock:
+            self.judge.stop()
+            self.judge.start()
 
     def close(self) -> None:
         self._stop()
@@ -178,10 +198,38 @@ class Worker:
             seed=seed,
             limits=self.limits,
             judge=self.judge,
-            sandbox=ForkedSandbox(self, submission, hide),
+            sandbox=ForkedSandbox(self, submission, hide, self.timings),
             timings=self.timings,
             keep=keep,
         )
+
+    def sandboxed(self, path: str | Path, *, seed: int, hide: tuple = (), roots: tuple = ()) -> pipeline.Ran:
+        """Steps 1 to 4 of one file (``pipeline.sandboxed``; ``grade_path`` says what `hide` and `roots` do), its
+        job made from the plan's part kept for `seed`: what the pool runs beside the previous file's judgement
+        (``judged``), which it never waits for."""
+        file = Path(path).resolve()
+        submission = pipeline.read(path, roots)
+        if self._part[0] != seed:
+            with self._judge_lock:
+                self.judge.prepare(seed)  # the plan is drawn while the zygote warms up
+        timings: dict[str, float] = {}
+        sandbox = ForkedSandbox(self, submission, (file.parent, file, *hide), timings)
+        return pipeline.sandboxed(submission, seed=seed, part=self._job_part, sandbox=sandbox, timings=timings)
+
+    def judged(self, ran: pipeline.Ran, *, keep=None) -> Result:
+        """Steps 5 to 8 of a run ``sandboxed`` made (``pipeline.judge_run``), by this worker's judge."""
+        with self._judge_lock:
+            result = pipeline.judge_run(ran, spec=self.spec, limits=self.limits, judge=self.judge, keep=keep)
+        self.timings = ran.timings
+        return result
+
+    def _job_part(self, seed: int) -> tuple[bytes, bytes]:
+        """The plan's ``pipeline.job_part`` for `seed`, asked of the judge once a seed (a judge replaced later
+        draws the same plan from the same seed)."""
+        if self._part[0] != seed:
+            with self._judge_lock:
+                self._part = (seed, self.judge.job_part(seed))
+        return self._part[1]
 
     def run(self, job, hide: tuple):
         """One sandboxed child of the warm zygote, fed the blob `job()` makes while the child builds its root."""
@@ -217,6 +265,7 @@ class ForkedSandbox:
     worker: Worker
     submission: Submission
     hide: tuple
+    timings: dict = field(default_factory=dict)  # where the zygote's warm-up is said (``zygote_ready``)
 
     def warm(self) -> float:
         worker = self.worker
@@ -231,8 +280,8 @@ class ForkedSandbox:
         except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
             worker.start()
             worker.zygote.wait_ready()
-        worker.timings["zygote_ready"] = time.monotonic() - asked
-        return worker.timings["zygote_ready"]
+        self.timings["zygote_ready"] = time.monotonic() - asked
+        return self.timings["zygote_ready"]
 
     def run(self, job) -> SandboxResult:
         try:

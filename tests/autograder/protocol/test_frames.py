@@ -12,7 +12,16 @@ import safetensors.torch
 import torch
 
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import HEADER, JSON_LENGTH, FrameWriter, encode_frame, frame_bytes, read_frame
+from autograder.protocol.frames import (
+    HEADER,
+    JSON_LENGTH,
+    FrameWriter,
+    encode_frame,
+    frame_bytes,
+    join_frame,
+    read_frame,
+    split_frame,
+)
 
 
 def round_trip(record: dict) -> dict:
@@ -82,6 +91,27 @@ def test_read_frame_gives_back_the_record_encode_frame_was_given():
     assert (case["seed"], case["lr"], case["ok"], case["none"]) == (2**40, 0.1, True, None)
     case["W"].add_(1.0)  # the reader's tensors are its own to change
     assert table[0, 0].item() == -1.0
+
+
+@pytest.mark.parametrize(
+    "leading",
+    [{"source": "print('词表')\n\ud800", "kind": "py", "n": 2**40, "x": float("nan"), "none": None}, {}],
+    ids=["fields", "none"],
+)
+@pytest.mark.parametrize("shared", ["tensors", "empty"])
+def test_a_frame_joined_from_a_split_part_is_the_frame_encode_frame_makes(leading, shared):
+    fixed = {"plan": {"ids": torch.arange(5), "W": torch.ones(2, 3, dtype=torch.float64), "lr": 0.5}, "names": ["a"]}
+    fixed = fixed if shared == "tensors" else {}
+    part = split_frame(fixed)
+    assert join_frame("__job__", leading, part) == encode_frame("__job__", {**leading, **fixed})
+    name, got = read_frame(join_frame("__job__", leading, part))
+    assert name == "__job__" and set(got) == {*leading, *fixed}
+
+
+@pytest.mark.parametrize("value, named", [(torch.arange(3), "Tensor"), ([1, 2], "list"), ({"a": 1}, "dict")])
+def test_a_split_frames_leading_fields_hold_plain_values_only(value, named):
+    with pytest.raises(TypeError, match=rf"leading fields hold plain values under str keys only, not \['{named}'\]"):
+        join_frame("__job__", {"source": "x", "v": value}, split_frame({"plan": {}}))
 
 
 @pytest.mark.parametrize("cut", ["short", "long", "empty", "header only"])

@@ -351,3 +351,19 @@ def test_the_fresh_paths_judge_start_up_is_not_the_submissions_grading_time(monk
     wall = time.monotonic() - started
     assert result.score == result.max_score > 0
     assert 0 < result.execution_time < wall - 3.0, (result.execution_time, wall)
+
+
+def test_the_job_made_from_the_judges_part_is_the_job_of_the_plan_drawn_afresh():
+    from autograder.grading import pipeline
+
+    submission = Submission("py", "def add(a, b):\n    return a + b  # 加法\n", "hand-in.py")
+    worker = Worker("selftest", LIMITS)
+    try:
+        worker.start()
+        made = [pipeline.job_for(worker.judge.job_part(seed), submission) for seed in (SEED, SEED + 1)]
+        worker.judge.stop()  # a replaced judge draws the plan again: the same part
+        again = pipeline.job_for(worker.judge.job_part(SEED), submission)
+    finally:
+        worker.close()
+    fresh = [pipeline.job(SELFTEST, SELFTEST.make_plan(seed), submission) for seed in (SEED, SEED + 1)]
+    assert made == fresh and again == fresh[0] and fresh[0] != fresh[1]
