@@ -25,15 +25,13 @@ import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 
-from autograder.grading.judge.wire import receive, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, send
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.warm import Forked, Template, peak_rss
 
 __all__ = ["JudgeProcess", "Judgement", "JudgeLimitError", "GROWN_SHARE", "STARTUP_SECONDS", "resident_bytes"]
 
-# A judge that needs no more than its plan holds a few hundred MB (torch, the suite, the plan's models).
-GROWN_SHARE = 0.4  # replaced after a judgement when its resident memory passes this share of its cap
 STARTUP_SECONDS = 120.0  # a judge's imports, plan and suite on a loaded machine; nobody's time limit
 
 
@@ -217,18 +215,19 @@ class JudgeProcess:
                 if out.limit == "died" and self.group is not None and self.group.stats()["oom_kills"]:
                     out.limit = "memory"
                 break
-            if "run" in message:
-                out.run = message["run"]
-            elif "tests" in message:
-                out.tests = self._tests = message["tests"]
-            elif "outcome" in message:
-                out.outcomes.append(message["outcome"])
-            elif "limit" in message:
+            for item in message.get("batch", ()):  # what the judgement decided, sent together (``server.Outbox``)
+                if "run" in item:
+                    out.run = item["run"]
+                elif "tests" in item:
+                    out.tests = self._tests = item["tests"]
+                elif "outcome" in item:
+                    out.outcomes.append(item["outcome"])
+            if "limit" in message:
                 out.limit = str(message["limit"])
                 break
-            elif "error" in message:
+            if "error" in message:
                 raise RuntimeError(f"the judge failed: {message['error']}")
-            elif message.get("done"):
+            if message.get("done"):
                 break
         out.seconds = time.monotonic() - start
         if out.limit is not None:

@@ -12,7 +12,8 @@ judge takes over. Once its imports are done it says so (``{"ready": true}``), th
     {"op": "warm", "seed"}      -> {"warm": seed} + the plan's job part (``pipeline.job_part``: two blobs): the plan
                                    drawn, the suite loaded
     {"op": "judge", "seed", "box": {...}, "limits": {...}} + evidence blob
-        -> {"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test, {"done": true}
+        -> {"batch": [{"run": run facts}, {"tests": [[name, points, area], ...]}, {"outcome": {...}} per test]}
+           (in one batch, or in several when the judgement is slow: ``Outbox``), then {"done": true}
     {"op": "collect", "seed"}                              -> {"tests": [...]}
     a memory error while judging                          -> {"limit": "memory"}, then this process exits
 
@@ -28,16 +29,18 @@ the reader's language where it is shown.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import os
 import resource
 import sys
+import threading
 import time
 from multiprocessing.connection import Connection
 
 from autograder.grading.judge.memo import end_judgement
-from autograder.grading.judge.wire import receive, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, send
 from autograder.grading.run_status import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
@@ -45,6 +48,7 @@ __all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "judged_inputs"
 
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
+FLUSH_AFTER = 0.05  # seconds a decided finding waits at most for the rest of its judgement before it is sent
 
 
 def fingerprint(value) -> str:
@@ -159,20 +163,74 @@ class WarmJudge:
         return self.prepare(seed).collect()
 
 
-def _give_back() -> None:
-    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise), so that the
-    grader's measure of this judge after a judgement (``judge.client``) sees what it really holds."""
+class Outbox:
+    """Every message to the grader, in order; a judgement's findings sent together (``{"batch": [...]}``) when it
+    ends, or ``FLUSH_AFTER`` seconds after the first one not sent yet, by a daemon thread: what the judge decided
+    before a test that hangs reaches the grader long before its time limit kills this process. One message a
+    judgement where there were ~30 (~2 ms of this process's and the grader's CPU a file)."""
+
+    def __init__(self, conn: Connection, after: float | None = None) -> None:
+        self.conn, self.after = conn, FLUSH_AFTER if after is None else after
+        self._pending: list[dict] = []
+        self._flushes = 0  # how many batches went: the flusher's deadline is for the batch it saw begin
+        self._lock = threading.Condition()
+        threading.Thread(target=self._flusher, name="outbox", daemon=True).start()
+
+    def __call__(self, message: dict) -> None:
+        """A finding (or the run's facts, the suite's listing) of the judgement under way, sent with the rest."""
+        with self._lock:
+            self._pending.append(message)
+            if len(self._pending) == 1:
+                self._lock.notify_all()
+
+    def send(self, message: dict, blobs: tuple[bytes, ...] = ()) -> None:
+        """`message` now, after whatever is pending."""
+        with self._lock:
+            self._flush()
+            send(self.conn, message, blobs)
+
+    def _flush(self) -> None:
+        if self._pending:
+            batch, self._pending = self._pending, []
+            self._flushes += 1
+            self._lock.notify_all()
+            send(self.conn, {"batch": batch})
+
+    def _flusher(self) -> None:
+        with self._lock:
+            while True:
+                self._lock.wait_for(lambda: self._pending)
+                seen = self._flushes
+                if not self._lock.wait_for(lambda seen=seen: self._flushes != seen, timeout=self.after):
+                    with contextlib.suppress(OSError):  # the grader is gone: the main thread says so
+                        self._flush()
+
+
+def _give_back(limit: int) -> None:
+    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise) when this judge
+    holds more than `limit` bytes, so that the grader's measure of it after a judgement (``judge.client``: a judge
+    past ``GROWN_SHARE`` of its cap is replaced) sees what it really holds. Below that the pages stay: giving them
+    back costs ~0.5 ms a judgement, and the next judgement's faults to take them again as much."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            resident = int(fh.read().split()[1]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        resident = limit + 1
+    if resident <= limit:
+        return
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):  # not glibc
         pass
 
 
-def serve(conn: Connection, judge: WarmJudge) -> None:
+def serve(conn: Connection, judge: WarmJudge, memory: int) -> None:
+    """Answer the grader's requests on `conn` until it closes it; `memory`: this judge's cap, in bytes."""
     from autograder.sandbox.limits import Limits
     from autograder.sandbox.runs import SandboxResult
 
-    send(conn, {"ready": True})  # imports done: what the grader waits for before a student's clock starts
+    outbox = Outbox(conn)
+    outbox.send({"ready": True})  # imports done: what the grader waits for before a student's clock starts
     while True:
         try:
             header, blobs = receive(conn)
@@ -183,25 +241,25 @@ def serve(conn: Connection, judge: WarmJudge) -> None:
             if op == "warm":
                 part = judge.job_part(int(header["seed"]))
                 judge.prepare(int(header["seed"]))
-                send(conn, {"warm": int(header["seed"])}, part)
+                outbox.send({"warm": int(header["seed"])}, part)
             elif op == "judge":
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
-                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), lambda msg: send(conn, msg))
-                _give_back()
-                send(conn, {"done": True, "seconds": round(time.monotonic() - start, 3)})
+                judge.judge(int(header["seed"]), box, Limits(**header["limits"]), outbox)
+                _give_back(int(GROWN_SHARE * memory))
+                outbox.send({"done": True, "seconds": round(time.monotonic() - start, 3)})
             elif op == "collect":
-                send(conn, {"tests": judge.collect(int(header["seed"]))})
+                outbox.send({"tests": judge.collect(int(header["seed"]))})
             else:
-                send(conn, {"error": f"unknown request {op!r}"})
+                outbox.send({"error": f"unknown request {op!r}"})
         except MemoryError as exc:
-            send(conn, {"limit": "memory", "detail": str(exc)[:500]})
+            outbox.send({"limit": "memory", "detail": str(exc)[:500]})
             return  # a fresh judge takes over: this one's heap may be in pieces
         except Exception as exc:  # the grader's own failure: reported, and this judge carries on
             if _is_memory_error(exc):
-                send(conn, {"limit": "memory", "detail": str(exc)[:500]})
+                outbox.send({"limit": "memory", "detail": str(exc)[:500]})
                 return
-            send(conn, {"error": f"{type(exc).__name__}: {exc}"})
+            outbox.send({"error": f"{type(exc).__name__}: {exc}"})
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -219,7 +277,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from autograder.graders import get_assignment
 
-    serve(conn, WarmJudge(get_assignment(start["assignment"])))
+    serve(conn, WarmJudge(get_assignment(start["assignment"])), memory)
 
 
 if __name__ == "__main__":

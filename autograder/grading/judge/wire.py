@@ -11,7 +11,12 @@ from __future__ import annotations
 import json
 from multiprocessing.connection import Connection
 
-__all__ = ["send", "receive"]
+__all__ = ["send", "receive", "GROWN_SHARE"]
+
+# A judge that needs no more than its plan holds a few hundred MB (torch, the suite, the plan's models): one
+# holding more than this share of its memory cap after a judgement is replaced (``client``), and only such a one
+# gives its freed heap back before it is measured (``server``).
+GROWN_SHARE = 0.4
 
 
 def send(conn: Connection, header: dict, blobs: tuple[bytes, ...] = ()) -> None:
