@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from autograder.protocol.typed import fields_from_wire, wire_fields
-from autograder.sandbox.capture import Capture
+from autograder.sandbox.capture import Sink
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support, measured, tree_report
 from autograder.sandbox.limits import Isolation, Limits
 
@@ -73,11 +73,11 @@ def run_cgroup(limits: Limits, isolation: Isolation) -> tuple[RunCgroup | None, 
 
 
 def finish_run(
-    readers: list[Capture],
+    readers: list[Sink],
     limits: Limits,
     *,
     group: RunCgroup | None,
-    feeder: threading.Thread,
+    feeder: threading.Thread | None,
     feed_error: list[BaseException],
     returncode: int | None,
     timed_out: bool,
@@ -87,15 +87,17 @@ def finish_run(
 ) -> SandboxResult:
     """The run's result once its tree is gone (the caller killed its first process, then what was left in its
     cgroup, then every process of its sandbox uid: `survivors`, those that outlived that): both paths, fresh and
-    warm, end here. The cgroup's measures go into its isolation report, the job's `feeder` is waited for (a job
-    that could not be made is re-raised, `feed_error`, once the pipes are drained), then the result is read from
-    its four pipes (stdout, stderr, evidence, PID 1's status). `returncode`: the run's own exit status when its
+    warm, end here. The cgroup's measures go into its isolation report, the job's `feeder` thread, if any, is
+    waited for (a job that could not be made is re-raised, `feed_error`, once the pipes are drained), then the
+    result is read from its four pipes (stdout, stderr, evidence, PID 1's status: ``Capture`` threads, or
+    ``Sink``s a ``drain`` loop read). `returncode`: the run's own exit status when its
     first process became the runner (``Popen.returncode``, negative for a signal); None when PID 1 reports it on
     the status pipe."""
     stats = group.stats() if group is not None else None
     if stats is not None:
         isolation = measured(isolation, stats)
-    feeder.join()
+    if feeder is not None:
+        feeder.join()
     notes: list[str] = ["processes survived the kill"] if survivors else []
     for reader in readers:
         reader.join(timeout=2.0)
@@ -132,7 +134,7 @@ def finish_run(
     )
 
 
-def pid1_status(status: Capture) -> tuple[int | None, int | None]:
+def pid1_status(status: Sink) -> tuple[int | None, int | None]:
     """(exit code, signal) of the runner as the sandbox's PID 1 wrote it ("exit N" / "signal N") on its status
     pipe; nothing written means PID 1 itself was killed, by us (the time limit)."""
     words = bytes(status.head).decode(errors="replace").split()

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from autograder.sandbox.capture import Capture, write_all
+from autograder.sandbox.capture import Capture, Sink, drain
 from autograder.sandbox.cgroups import RunCgroup
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, finish_run
@@ -294,29 +294,33 @@ def run_forked(
     for fd in theirs:
         os.close(fd)
     readers = [
-        Capture(out_r, limits.capture_bytes),
-        Capture(err_r, limits.capture_bytes),
-        Capture(ev_r, limits.evidence_bytes, keep_all=True),
-        Capture(st_r, 64, keep_all=True),
+        Sink(out_r, limits.capture_bytes),
+        Sink(err_r, limits.capture_bytes),
+        Sink(ev_r, limits.evidence_bytes, keep_all=True),
+        Sink(st_r, 64, keep_all=True),
     ]
-    for reader in readers:
-        reader.start()
     child = _Child(pidfd)
     feed_error: list[BaseException] = []
-    feeder = threading.Thread(target=_feed, args=(job_w, stdin, feed_error, child), daemon=True)
-    feeder.start()
-    readers[3].join(timeout=limits.wall_seconds)  # the status pipe closes when PID 1 has gone
-    timed_out = readers[3].is_alive()
+    try:
+        job = (job_w, stdin() if callable(stdin) else stdin)  # made while the child sets itself up
+    except BaseException as exc:  # handed to the caller once the run is over; the run is abandoned
+        feed_error.append(exc)
+        child.kill()
+        os.close(job_w)
+        job = None
+    # until the status pipe closes (PID 1 has gone), or the wall limit
+    timed_out = not drain(readers, until=readers[3:], deadline=time.monotonic() + limits.wall_seconds, job=job)
     wall = time.monotonic() - start
     child.kill()  # PID 1: the kernel then kills every process of the run's PID namespace
     survivors = group.kill() if group is not None else 0
     if cfg["mode"] != "rlimits":
         survivors += kill_uid(cfg["uid"])
+    drain(readers, until=readers, deadline=time.monotonic() + 2.0)  # what the run wrote before it ended
     return finish_run(
         readers,
         limits,
         group=group,
-        feeder=feeder,
+        feeder=None,
         feed_error=feed_error,
         returncode=None,  # PID 1 reports the runner's exit on the status pipe
         timed_out=timed_out,
@@ -341,14 +345,3 @@ class _Child:
                 with contextlib.suppress(OSError):
                     signal.pidfd_send_signal(self.pidfd, signal.SIGKILL)  # its PID namespace goes with it
                 os.close(self.pidfd)
-
-
-def _feed(fd: int, data, errors: list[BaseException], child: _Child) -> None:
-    try:
-        payload = data() if callable(data) else data
-    except BaseException as exc:  # handed to the caller; the run is abandoned
-        errors.append(exc)
-        child.kill()
-        os.close(fd)
-        return
-    write_all(fd, payload)  # a runner that ended before reading it all: its exit says why
