@@ -271,14 +271,14 @@ ISSUE_45 = (
         "warm-reads-stdout-to-a-bound",
         "the warm path reads a flood of stdout only so far, then the run's writes fail",
         "autograder/sandbox/warm.py",
-        (("Capture(out_r, limits.capture_bytes),", "Capture(out_r, limits.capture_bytes, most=1 << 62),"),),
+        (("Sink(out_r, limits.capture_bytes),", "Sink(out_r, limits.capture_bytes, most=1 << 62),"),),
         _WARM_FLOOD,
     ),
     Mutation(
         "warm-reads-stderr-to-a-bound",
         "the warm path reads a flood of stderr only so far, then the run's writes fail",
         "autograder/sandbox/warm.py",
-        (("Capture(err_r, limits.capture_bytes),", "Capture(err_r, limits.capture_bytes, most=1 << 62),"),),
+        (("Sink(err_r, limits.capture_bytes),", "Sink(err_r, limits.capture_bytes, most=1 << 62),"),),
         _WARM_FLOOD,
     ),
     Mutation(
@@ -287,8 +287,8 @@ ISSUE_45 = (
         "autograder/sandbox/warm.py",
         (
             (
-                "Capture(ev_r, limits.evidence_bytes, keep_all=True),",
-                "Capture(ev_r, limits.evidence_bytes, keep_all=True, most=1 << 62),",
+                "Sink(ev_r, limits.evidence_bytes, keep_all=True),",
+                "Sink(ev_r, limits.evidence_bytes, keep_all=True, most=1 << 62),",
             ),
         ),
         _WARM_FLOOD,

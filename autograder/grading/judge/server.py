@@ -49,6 +49,7 @@ __all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "judged_inputs"
 _PR_SET_DUMPABLE = 4
 MAX_FRAMES = 2048  # evidence frames the judge reads (a runner sends a few dozen)
 FLUSH_AFTER = 0.05  # seconds a decided finding waits at most for the rest of its judgement before it is sent
+HEAP_SLACK = 32 << 20  # freed heap a judge keeps between judgements (``_give_back``)
 
 
 def fingerprint(value) -> str:
@@ -206,22 +207,30 @@ class Outbox:
                         self._flush()
 
 
-def _give_back(limit: int) -> None:
-    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise) when this judge
-    holds more than `limit` bytes, so that the grader's measure of it after a judgement (``judge.client``: a judge
-    past ``GROWN_SHARE`` of its cap is replaced) sees what it really holds. Below that the pages stay: giving them
-    back costs ~0.5 ms a judgement, and the next judgement's faults to take them again as much."""
+def _resident() -> int:
+    """This process's resident memory now, in bytes (0 when unknown)."""
     try:
         with open("/proc/self/statm", "rb") as fh:
-            resident = int(fh.read().split()[1]) * resource.getpagesize()
+            return int(fh.read().split()[1]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
-        resident = limit + 1
-    if resident <= limit:
-        return
+        return 0
+
+
+def _give_back(floor: int | None, limit: int) -> int | None:
+    """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise) once this judge
+    holds more than ``HEAP_SLACK`` over what it held after the last time (`floor`; None: never yet) or over `limit`
+    (``GROWN_SHARE`` of its cap: the grader replaces a judge past it), so that the grader's measure of it after a
+    judgement (``judge.client``) sees what it really holds, and a judgement that built much leaves nothing behind.
+    An ordinary judgement's few MB stay: giving them back cost ~0.5 ms a judgement, and as much again in the next
+    judgement's page faults to take them back. Returns the floor from now on."""
+    resident = _resident()
+    if floor is not None and 0 < resident <= min(limit, floor + HEAP_SLACK):
+        return floor
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):  # not glibc
         pass
+    return _resident()
 
 
 def serve(conn: Connection, judge: WarmJudge, memory: int) -> None:
@@ -230,6 +239,7 @@ def serve(conn: Connection, judge: WarmJudge, memory: int) -> None:
     from autograder.sandbox.runs import SandboxResult
 
     outbox = Outbox(conn)
+    floor: int | None = None  # resident bytes after the last time freed memory was given back
     outbox.send({"ready": True})  # imports done: what the grader waits for before a student's clock starts
     while True:
         try:
@@ -246,7 +256,7 @@ def serve(conn: Connection, judge: WarmJudge, memory: int) -> None:
                 start = time.monotonic()
                 box = SandboxResult.from_wire(header["box"], blobs[0] if blobs else b"")
                 judge.judge(int(header["seed"]), box, Limits(**header["limits"]), outbox)
-                _give_back(int(GROWN_SHARE * memory))
+                floor = _give_back(floor, int(GROWN_SHARE * memory))
                 outbox.send({"done": True, "seconds": round(time.monotonic() - start, 3)})
             elif op == "collect":
                 outbox.send({"tests": judge.collect(int(header["seed"]))})

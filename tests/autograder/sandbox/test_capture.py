@@ -72,7 +72,7 @@ def test_a_flood_is_read_to_its_bound_then_refused_in_the_loop_as_in_a_thread(ki
 
     def flood() -> None:
         try:
-            for _ in range(100):
+            for _ in range(10_000):  # far past a pipe's buffer: the reader has closed its end long before
                 writes.append(os.write(out_w, b"y" * 500))
         except BrokenPipeError:
             writes.append("refused")
