@@ -152,6 +152,8 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
             path = folder / f"s{i:05d}_{source.name}"
             shutil.copy(source, path)
             submissions[path.stem], expected[path.stem] = path, kind == "correct"
+        # The machine's speed now (it drifts by a fifth within an hour here): one bare torch import, before the class
+        _, bare_import, _ = timed([sys.executable, "-c", "import torch"], ROOT, clock)
         # The clock runs from the pool's start: its warm-up is part of the class's time (and may overlap grading).
         start, cpu_start, busy_start = time.perf_counter(), clock.read(), machine_busy()
         first: list[float] = []
@@ -174,6 +176,11 @@ def scale(args, clock: CpuClock) -> list[tuple[str, str]]:
                 f"{right} graded as expected",
             ),
             ("HEADLINE CPU per submission (start-up included)", f"{(cpu_done - cpu_start) / args.n:.3f} s"),
+            (
+                "the machine's speed: a bare torch import just before",
+                f"{bare_import:.2f} CPU-s; a submission costs {(cpu_done - cpu_start) / args.n / bare_import:.3f} "
+                "of it",
+            ),
             (
                 f"the goal's pace (1,000 in 60 s) on {os.cpu_count()} cores leaves",
                 _pace(cpu_done - cpu_start, args.n),
