@@ -273,12 +273,12 @@ class ForkedSandbox:
             texts = own_texts(self.submission, worker.spec.released_demos)
             worker.warm_imports = named_warm_imports(worker.spec.warm_imports, texts)
             worker.warm_named = False
-        worker.start()
+        worker._start_zygote()  # the judge is the judging thread's to start (``judged``), never this one's
         asked = time.monotonic()
         try:
             worker.zygote.wait_ready()
         except ZygoteError:  # the fork server died (the machine's OOM killer?): a fresh one, once more
-            worker.start()
+            worker._start_zygote()
             worker.zygote.wait_ready()
         self.timings["zygote_ready"] = time.monotonic() - asked
         return self.timings["zygote_ready"]
