@@ -17,12 +17,12 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
 from autograder.grading.result import GRADER_ERROR, Result
+from autograder.outputs.atomic import write_text
 
 __all__ = ["Progress", "status_line", "PROGRESS"]
 
@@ -31,13 +31,8 @@ PROGRESS = "progress.json"
 
 def _write(path: Path, data: dict) -> None:
     """Rename a whole file into place (no fsync: a progress line lost to a power cut costs nothing)."""
-    temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
-    try:
-        temp.write_text(json.dumps(data) + "\n", encoding="utf-8")
-        os.replace(temp, path)
-    except OSError:  # progress is for reading: a full disk must not stop the grading
-        with contextlib.suppress(OSError):
-            temp.unlink()
+    with contextlib.suppress(OSError):  # progress is for reading: a full disk must not stop the grading
+        write_text(path, json.dumps(data) + "\n", durable=False)
 
 
 class Progress:

@@ -96,8 +96,12 @@ def encode_frame(name: str, record: dict) -> bytes:
     """One frame: header + JSON + safetensors. TypeError, naming the value, for what a record cannot hold."""
     tensors: dict[str, Any] = {}
     text = json.dumps({"name": str(name), "record": _plain(record, tensors, "record")}, separators=(",", ":"))
-    data = text.encode("ascii")  # json.dumps escapes every other character (a lone surrogate too)
-    blob = JSON_LENGTH.pack(len(data)) + data + _tensor_file(tensors)
+    return _framed(text.encode("ascii"), _tensor_file(tensors))  # json.dumps escapes every other character
+
+
+def _framed(data: bytes, tensor_file: bytes) -> bytes:
+    """A frame of a record's JSON (`data`, ASCII) and its tensors' file: the lengths before each."""
+    blob = JSON_LENGTH.pack(len(data)) + data + tensor_file
     return HEADER.pack(len(blob)) + blob
 
 
@@ -119,9 +123,7 @@ def join_frame(name: str, leading: dict, part: tuple[bytes, bytes]) -> bytes:
     body, tensor_file = part
     own = json.dumps(leading, separators=(",", ":"))[1:-1].encode("ascii")
     record = b",".join(text for text in (own, body) if text)
-    data = b'{"name":' + json.dumps(str(name)).encode("ascii") + b',"record":{' + record + b"}}"
-    blob = JSON_LENGTH.pack(len(data)) + data + tensor_file
-    return HEADER.pack(len(blob)) + blob
+    return _framed(b'{"name":' + json.dumps(str(name)).encode("ascii") + b',"record":{' + record + b"}}", tensor_file)
 
 
 def _tensor_file(tensors: dict[str, Any]) -> bytes:

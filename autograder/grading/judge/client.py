@@ -25,7 +25,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 
-from autograder.grading.judge.wire import GROWN_SHARE, receive, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, resident_bytes, send
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.warm import Forked, Template, peak_rss
@@ -239,18 +239,6 @@ class JudgeProcess:
                 self.replaced += 1
                 self.start()  # imports while the next submission is read; ``ready`` waits for it
         return out
-
-
-def resident_bytes(pid: int) -> int:
-    """A live process's resident memory now (VmRSS) in bytes, 0 when unknown."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
 
 
 def _judge_env() -> dict[str, str]:

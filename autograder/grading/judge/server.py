@@ -40,7 +40,7 @@ import time
 from multiprocessing.connection import Connection
 
 from autograder.grading.judge.memo import end_judgement
-from autograder.grading.judge.wire import GROWN_SHARE, receive, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, resident_bytes, send
 from autograder.grading.run_status import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
 
@@ -207,15 +207,6 @@ class Outbox:
                         self._flush()
 
 
-def _resident() -> int:
-    """This process's resident memory now, in bytes (0 when unknown)."""
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * resource.getpagesize()
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 def _give_back(floor: int | None, limit: int) -> int | None:
     """Return the memory a judgement freed to the system (glibc keeps freed heap pages otherwise) once this judge
     holds more than ``HEAP_SLACK`` over what it held after the last time (`floor`; None: never yet) or over `limit`
@@ -223,14 +214,14 @@ def _give_back(floor: int | None, limit: int) -> int | None:
     judgement (``judge.client``) sees what it really holds, and a judgement that built much leaves nothing behind.
     An ordinary judgement's few MB stay: giving them back cost ~0.5 ms a judgement, and as much again in the next
     judgement's page faults to take them back. Returns the floor from now on."""
-    resident = _resident()
+    resident = resident_bytes()
     if floor is not None and 0 < resident <= min(limit, floor + HEAP_SLACK):
         return floor
     try:
         ctypes.CDLL(None).malloc_trim(0)
     except (AttributeError, OSError):  # not glibc
         pass
-    return _resident()
+    return resident_bytes()
 
 
 def serve(conn: Connection, judge: WarmJudge, memory: int) -> None:

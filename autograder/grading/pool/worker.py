@@ -184,8 +184,8 @@ class Worker:
     ) -> Result:
         """Grade one file; `hide` adds paths no submission may read (the folder of the file always is);
         the file is read beneath its folder in `roots` (default: its own folder), never through a link."""
-        file = Path(path).resolve()
-        return self.grade(pipeline.read(path, roots), seed=seed, hide=(file.parent, file, *hide), keep=keep)
+        submission, hide = _read(path, roots, hide)
+        return self.grade(submission, seed=seed, hide=hide, keep=keep)
 
     def grade(self, submission: Submission, *, seed: int | None = None, hide: tuple = (), keep=None) -> Result:
         """Grade one submission given as text (``pipeline.Submission``); `keep`: ``pipeline.grade``'s."""
@@ -207,13 +207,12 @@ class Worker:
         """Steps 1 to 4 of one file (``pipeline.sandboxed``; ``grade_path`` says what `hide` and `roots` do), its
         job made from the plan's part kept for `seed`: what the pool runs beside the previous file's judgement
         (``judged``), which it never waits for."""
-        file = Path(path).resolve()
-        submission = pipeline.read(path, roots)
+        submission, hide = _read(path, roots, hide)
         if self._part[0] != seed:
             with self._judge_lock:
                 self.judge.prepare(seed)  # the plan is drawn while the zygote warms up
         timings: dict[str, float] = {}
-        sandbox = ForkedSandbox(self, submission, (file.parent, file, *hide), timings)
+        sandbox = ForkedSandbox(self, submission, hide, timings)
         return pipeline.sandboxed(submission, seed=seed, part=self._job_part, sandbox=sandbox, timings=timings)
 
     def judged(self, ran: pipeline.Ran, *, keep=None) -> Result:
@@ -255,6 +254,12 @@ class Worker:
                 group.remove()
             if self.mode != "namespaces":
                 shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _read(path: str | Path, roots: tuple, hide: tuple) -> tuple[Submission, tuple]:
+    """A file read as ``pipeline.read`` reads it, and what its run may not read: `hide`, the file and its folder."""
+    file = Path(path).resolve()
+    return pipeline.read(path, roots), (file.parent, file, *hide)
 
 
 @dataclass(frozen=True)
