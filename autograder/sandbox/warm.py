@@ -29,7 +29,7 @@ from autograder.sandbox.runs import SandboxResult, finish_run
 from autograder.sandbox.slots import kill_uid
 from autograder.sandbox.template import invocation
 
-__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss"]
+__all__ = ["Template", "Forked", "Zygote", "ZygoteError", "run_forked", "peak_rss", "resident_bytes"]
 
 
 class ZygoteError(RuntimeError):
@@ -38,10 +38,20 @@ class ZygoteError(RuntimeError):
 
 def peak_rss(pid: int) -> int:
     """A live process's peak resident memory (VmHWM) in bytes, 0 when unknown."""
+    return _status_bytes(pid, "VmHWM:")
+
+
+def resident_bytes(pid: int | str = "self") -> int:
+    """A live process's resident memory now (VmRSS) in bytes, 0 when unknown: what the grader measures of a judge
+    after a judgement, and what the judge measures of itself before it."""
+    return _status_bytes(pid, "VmRSS:")
+
+
+def _status_bytes(pid: int | str, key: str) -> int:
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
-                if line.startswith("VmHWM:"):
+                if line.startswith(key):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass

@@ -25,10 +25,10 @@ import time
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 
-from autograder.grading.judge.wire import GROWN_SHARE, receive, resident_bytes, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, send
 from autograder.sandbox.cgroups import RunCgroup, cgroup_support
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.warm import Forked, Template, peak_rss
+from autograder.sandbox.warm import Forked, Template, peak_rss, resident_bytes
 
 __all__ = ["JudgeProcess", "Judgement", "JudgeLimitError", "GROWN_SHARE", "STARTUP_SECONDS", "resident_bytes"]
 

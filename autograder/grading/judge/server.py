@@ -40,9 +40,10 @@ import time
 from multiprocessing.connection import Connection
 
 from autograder.grading.judge.memo import end_judgement
-from autograder.grading.judge.wire import GROWN_SHARE, receive, resident_bytes, send
+from autograder.grading.judge.wire import GROWN_SHARE, receive, send
 from autograder.grading.run_status import MEMORY_MARKERS
 from autograder.protocol.frames import HEADER
+from autograder.sandbox.warm import resident_bytes
 
 __all__ = ["WarmJudge", "main", "fingerprint", "bounded_frames", "judged_inputs", "MAX_FRAMES"]
 

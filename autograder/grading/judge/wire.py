@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from multiprocessing.connection import Connection
 
-__all__ = ["send", "receive", "GROWN_SHARE", "resident_bytes"]
+__all__ = ["send", "receive", "GROWN_SHARE"]
 
 # A judge that needs no more than its plan holds a few hundred MB (torch, the suite, the plan's models): one
 # holding more than this share of its memory cap after a judgement is replaced (``client``), and only such a one
@@ -31,16 +31,3 @@ def receive(conn: Connection) -> tuple[dict, list[bytes]]:
     if not isinstance(header, dict):
         raise ValueError(f"a message header must be a JSON object, got {type(header).__name__}")
     return header, [conn.recv_bytes() for _ in range(int(header.pop("blobs", 0)))]
-
-
-def resident_bytes(pid: int | str = "self") -> int:
-    """A live process's resident memory now (VmRSS) in bytes, 0 when unknown: what the grader measures of a judge
-    after a judgement, and what the judge measures of itself before it."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
