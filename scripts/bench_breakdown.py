@@ -118,7 +118,7 @@ def instrument(meter: RunMeter) -> None:
     from autograder.grading.pool import worker as worker_module
     from autograder.protocol.frames import HEADER, JSON_LENGTH
     from autograder.sandbox import warm
-    from autograder.sandbox.capture import Capture
+    from autograder.sandbox.capture import Sink
 
     real_run_cgroup = worker_module.run_cgroup
 
@@ -141,30 +141,26 @@ def instrument(meter: RunMeter) -> None:
         group, isolation = real_run_cgroup(limits, isolation)
         return (Metered(group) if group is not None else None), isolation
 
-    class FrameClock(Capture):
-        def run(self) -> None:
-            if self.cap <= 64:  # the status pipe: as it was
-                return super().run()
-            parsed = 0
-            try:
-                while chunk := os.read(self.fd, 1 << 16):
-                    self.total += len(chunk)
-                    self.head += chunk[: max(0, self.cap - len(self.head))]
-                    while len(self.head) - parsed >= HEADER.size + JSON_LENGTH.size:
-                        (length,) = HEADER.unpack_from(self.head, parsed)
-                        if length > 16 << 20 or len(self.head) - parsed < HEADER.size + length:
-                            break
-                        start = parsed + HEADER.size + JSON_LENGTH.size
-                        found = _NAME.match(bytes(self.head[start : start + 100]))
-                        meter.frames.append((found.group(1).decode() if found else "?", meter.usage()))
-                        parsed += HEADER.size + length
-            except OSError:
-                pass
-            finally:
-                os.close(self.fd)
+    class FrameClock(Sink):
+        """The evidence pipe's sink (the only one kept whole past 64 bytes): each frame's arrival reads the clock."""
+
+        parsed = 0
+
+        def _keep(self, chunk: bytes) -> None:
+            super()._keep(chunk)
+            if not self.keep_all or self.cap <= 64:
+                return
+            while len(self.head) - self.parsed >= HEADER.size + JSON_LENGTH.size:
+                (length,) = HEADER.unpack_from(self.head, self.parsed)
+                if length > 16 << 20 or len(self.head) - self.parsed < HEADER.size + length:
+                    break
+                start = self.parsed + HEADER.size + JSON_LENGTH.size
+                found = _NAME.match(bytes(self.head[start : start + 100]))
+                meter.frames.append((found.group(1).decode() if found else "?", meter.usage()))
+                self.parsed += HEADER.size + length
 
     worker_module.run_cgroup = run_cgroup
-    warm.Capture = FrameClock
+    warm.Sink = FrameClock  # a warm run's pipes are read in one loop (capture.drain) over Sinks
 
 
 def split_run(meter: RunMeter) -> tuple[dict[str, float], dict[str, float]]:
