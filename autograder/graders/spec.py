@@ -60,6 +60,12 @@ class AssignmentSpec:
     # no submission, and leaves nothing a run could tell apart from a fresh interpreter's state (figures closed,
     # random states put back): the pool must still equal the fresh path. "": none.
     warm_up: str = ""
+    # What every run of one plan draws alike, drawn once a plan in each fork server: "package.runner.module:
+    # function" in its runner package, called with the part every job of the plan holds (``pipeline.job_part``,
+    # decoded: the plan and the grader's fixed fields) before the plan's first run there, and with None to drop
+    # it. A memo of the runs' own computation only: a run that misses it computes the same values itself, so the
+    # pool still equals the fresh path. "": none.
+    plan_ready: str = ""
     # What of the teaching library the runs it grades cannot call, because writing it is the exercise: each
     # "dnnlpy.module:Class.method", "dnnlpy.module:function" or "dnnlpy.module" (every function in it). Graded
     # runs import a copy of dnnlpy in which these are stubs that raise (``autograder.sandbox.library``), so
@@ -87,12 +93,14 @@ class AssignmentSpec:
                 "the grader's runner package, which the sandbox shows whole)"
             )
 
-        where, _, name = self.warm_up.partition(":")
-        if self.warm_up and (not where.startswith(self.runner_package + ".") or not name):
-            raise ValueError(
-                f"warm_up={self.warm_up!r}: write '{self.runner_package}.<module>:<function>' (a function of the "
-                "grader's runner package, which its fork servers import), or leave it out"
-            )
+        for field_name in ("warm_up", "plan_ready"):
+            target = getattr(self, field_name)
+            where, _, name = target.partition(":")
+            if target and (not where.startswith(self.runner_package + ".") or not name):
+                raise ValueError(
+                    f"{field_name}={target!r}: write '{self.runner_package}.<module>:<function>' (a function of the "
+                    "grader's runner package, which its fork servers import), or leave it out"
+                )
 
     @property
     def shown_title(self) -> str:

@@ -39,6 +39,8 @@ __all__ = [
     "encode_frame",
     "split_frame",
     "join_frame",
+    "NO_PART",
+    "PLAN_PART",
     "frame_bytes",
     "FrameWriter",
     "MAX_RUNNING",
@@ -147,6 +149,11 @@ def _tensor_file(tensors: dict[str, Any]) -> bytes:
 
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+# ``split_frame({})``: a part with no field and no tensor, for ``join_frame`` of plain fields alone (no torch)
+NO_PART = (b"", JSON_LENGTH.pack(8) + b"{}      ")
+# A job's field naming, by its digest, the part every job of its plan holds, which the runner was handed decoded
+# by its fork server (``autograder.runner.__main__.main``) instead of reading it: the plan and the grader's fields.
+PLAN_PART = "plan_part"
 
 
 def _plain(value: Any, tensors: dict[str, Any], where: Any) -> Any:

@@ -28,6 +28,7 @@ from typing import Any
 from autograder.protocol.frames import (
     JOB,
     MAX_RUNNING,
+    PLAN_PART,
     Done,
     ExperimentsError,
     FrameWriter,
@@ -171,7 +172,20 @@ def _resolve(target: str):
     return getattr(importlib.import_module(module_name), func_name)
 
 
-def main(argv: list[str] | None = None) -> int:
+def _whole(job: dict, part: tuple[str, dict] | None) -> dict:
+    """The job as ``pipeline.job_for`` makes it: a job that names its plan's part by digest (``PLAN_PART``) gets
+    the part this process was handed decoded, which must be that one (ValueError otherwise)."""
+    if PLAN_PART not in job:
+        return job
+    digest = job.pop(PLAN_PART)
+    if part is None or part[0] != digest:
+        raise ValueError(f"the job names the plan part {digest!r}, which this runner was not handed by its fork server")
+    return {**job, **part[1]}
+
+
+def main(argv: list[str] | None = None, part: tuple[str, dict] | None = None) -> int:
+    """`part`: (digest, the part every job of the plan holds), decoded by the fork server this runner was forked
+    from, for a job that names it (``pipeline.job_naming``)."""
     args = sys.argv[1:] if argv is None else argv
     library.put_first()  # the grader's copy of dnnlpy, before anything imports the library
     emit = _Writer(int(args[0]))
@@ -183,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(
             f"the frame on stdin is {name!r}, not the job ({JOB!r}) that autograder.grading.pipeline.job makes"
         )
+    job = _whole(job, part)
     # Resolve before student code runs, so a submission cannot swap the experiments module.
     experiments = _resolve(job["experiments"])
     emit.order = [str(n) for n in getattr(sys.modules.get(experiments.__module__), "EXPERIMENTS", {})]

@@ -68,7 +68,7 @@ def prepare() -> None:
 
 
 def fork_run(
-    cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes, own_pid_ns: int | None
+    cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes, own_pid_ns: int | None, part=None
 ) -> tuple[int, int | None]:
     """Start one run; returns (its PID 1, which the grader kills to end the run, and the runner's pid when the
     caller must report the runner's exit on the status pipe, ``fds[4]``, else None). The caller (the zygote)
@@ -77,11 +77,12 @@ def fork_run(
     With namespaces the run's PID 1 is a small process (``_spawn_init``) and the runner a fork of the caller born
     in its PID namespace (``_namespaced_runner``): one zygote-sized fork and exit a run, not two. Without
     them PID 1 is a fork of the caller that reaps the runner's orphans and reports its exit (``start_child``).
-    Neither child returns."""
+    Neither child returns. `part`: (digest, the decoded part every job of the run's plan holds), which the fork
+    server decoded once for all its runs of that plan (``become_runner``), or None."""
     if cfg["mode"] != "namespaces":
         pid = os.fork()
         if pid == 0:
-            start_child(cfg, fds, zygote_fds, rng_state)  # never returns
+            start_child(cfg, fds, zygote_fds, rng_state, part)  # never returns
         return pid, None
     rootfs.pid_namespace_for_children()  # the next child is PID 1 of a new namespace, the one after joins it
     init = runner = None
@@ -89,7 +90,7 @@ def fork_run(
         init = _spawn_init(cfg)
         runner = os.fork()
         if runner == 0:
-            _namespaced_runner(cfg, fds, zygote_fds, rng_state)  # never returns
+            _namespaced_runner(cfg, fds, zygote_fds, rng_state, part)  # never returns
     except BaseException:
         for pid in (init, runner):  # reaped by the caller's next reap
             if pid:
@@ -131,7 +132,7 @@ def _spawn_init(cfg: dict) -> int:
     return os.posix_spawn(argv[0], argv, {}, file_actions=null, setsid=True, setsigdef=_DEFAULT_SIGNALS)
 
 
-def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes) -> None:
+def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes, part=None) -> None:
     """The runner of a run with namespaces, PID 2 of its PID namespace: what PID 1 did in the other modes (the
     cgroup, a session, the other namespaces, the private root), then ``_runner``'s steps. Never returns."""
     try:
@@ -147,13 +148,13 @@ def _namespaced_runner(cfg: dict, fds: list[int], zygote_fds: list[int], rng_sta
             rootfs.join_cgroup(cfg["cgroup_procs"])
         rootfs.unshare(rootfs.RUNNER_NAMESPACE_FLAGS)
         rootfs.build_root(cfg, hide_others=True)
-        _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False)  # ends the process itself
+        _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, new_session=False, part=part)  # ends the process
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr (the grader's log), then die
         os.write(2, f"sandbox child: {type(exc).__name__}: {exc}\n".encode())
     os._exit(120)  # never back into the fork server's code
 
 
-def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes) -> None:
+def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: bytes, part=None) -> None:
     """The zygote's child without namespaces, the run's PID 1: never returns."""
     try:
         for fd in zygote_fds:
@@ -168,7 +169,7 @@ def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: byt
         _libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)  # orphans come back to us rather than to the host's init
         pid = os.fork()
         if pid == 0:
-            _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state)
+            _runner(cfg, (job_r, out_w, err_w, ev_w), rng_state, part=part)
         rootfs.close_fds_except({st_w})
         reap_until(pid, st_w)
     except BaseException as exc:  # noqa: BLE001 - say why on the zygote's stderr, then die
@@ -176,7 +177,7 @@ def start_child(cfg: dict, fds: list[int], zygote_fds: list[int], rng_state: byt
     os._exit(120)
 
 
-def _runner(cfg: dict, fds: tuple[int, ...], rng_state: bytes, *, new_session: bool = True) -> None:
+def _runner(cfg: dict, fds: tuple[int, ...], rng_state: bytes, *, new_session: bool = True, part=None) -> None:
     try:
         moved = [os.dup(fd) for fd in fds]  # then onto 0, 1, 2, 3 without clobbering one another
         for target, fd in enumerate(moved):
@@ -198,7 +199,7 @@ def _runner(cfg: dict, fds: tuple[int, ...], rng_state: bytes, *, new_session: b
     except BaseException as exc:  # noqa: BLE001
         os.write(2, f"sandbox: could not start the runner: {exc}\n".encode())
         os._exit(121)
-    os._exit(become_runner(env, rng_state))
+    os._exit(become_runner(env, rng_state, part))
 
 
 def _fresh_stdio() -> None:
@@ -222,9 +223,10 @@ def _exit_code(exc: SystemExit) -> int:
     return 1
 
 
-def become_runner(env: dict, rng_state: bytes) -> int:
+def become_runner(env: dict, rng_state: bytes, part=None) -> int:
     """Run ``autograder.runner`` in this process, with the environment `env`, as a fresh
-    ``python -I -m autograder.runner 3`` would."""
+    ``python -I -m autograder.runner 3`` would; `part`: (digest, record), the part every job of the run's plan
+    holds, which a job that names it leaves out (``runner.main``)."""
     import torch
 
     import autograder.runner.__main__ as runner
@@ -238,7 +240,7 @@ def become_runner(env: dict, rng_state: bytes) -> int:
     if "numpy.random" in sys.modules:
         sys.modules["numpy.random"].seed()
     try:
-        code = runner.main([str(EVIDENCE_FD)])
+        code = runner.main([str(EVIDENCE_FD)], part=part)
     except SystemExit as exc:
         code = _exit_code(exc)
     except BaseException:  # noqa: BLE001 - as an uncaught exception at top level

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from autograder.sandbox.capture import Capture, Sink, drain
+from autograder.sandbox.capture import Capture, Sink, drain, write_all
 from autograder.sandbox.cgroups import RunCgroup
 from autograder.sandbox.limits import Isolation, Limits
 from autograder.sandbox.runs import SandboxResult, finish_run
@@ -202,6 +202,7 @@ class Zygote(_Served):
         warm_up: str = "",
         template: Template | None = None,
         fold: bool | None = None,
+        plan_ready: str = "",
     ) -> None:
         self._sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._lock = threading.Lock()
@@ -222,9 +223,12 @@ class Zygote(_Served):
             "library": library,
             "warm_up": warm_up,  # the grader's warm-up function (AssignmentSpec.warm_up), after the imports
             "fold": self.template.fold if fold is None else fold,
+            "plan_ready": plan_ready,  # what it draws once a plan (AssignmentSpec.plan_ready): ``plan``
         }
         self._sock.send(json.dumps(warm).encode())
         self._ready = False
+        self.plan_digest: str | None = None  # the plan whose memo it holds (``plan``)
+        self.plan_error = ""
 
     def wait_ready(self, timeout: float = 300.0) -> None:
         if self._ready:
@@ -258,6 +262,8 @@ class Zygote(_Served):
         pid after it ended."""
         with self._lock:
             self.wait_ready()
+            if cfg.get("plan") != self.plan_digest:  # the fork server drops its plan for a run of another
+                self.plan_digest = None
             try:
                 socket.send_fds(self._sock, [json.dumps({"op": "spawn", "cfg": cfg}).encode()], fds)
             except OSError as exc:
@@ -268,6 +274,33 @@ class Zygote(_Served):
                 os.close(fd)
             raise ZygoteError(f"the fork server refused the run: {reply.get('error', reply)}")
         return int(reply["pid"]), pidfds[0]
+
+    def plan(self, digest: str, frame: bytes) -> bool:
+        """Hand it a plan's job part as a job `frame` (``frames.join_frame`` of ``pipeline.job_part``), named by
+        `digest`, for its ``plan_ready`` function to draw what every run of that plan shares; a run whose
+        configuration names `digest` ("plan") is then forked with that memo. False when it made none (the runs
+        compute it themselves): its reason is in ``plan_error``."""
+        fd = os.memfd_create("autograder-plan", os.MFD_CLOEXEC)
+        try:
+            write_all(os.dup(fd), frame)  # a memfd takes it whole (write_all closes the copy)
+            os.lseek(fd, 0, os.SEEK_SET)
+            with self._lock:
+                self.wait_ready()
+                self.plan_digest = None
+                try:
+                    socket.send_fds(self._sock, [json.dumps({"op": "plan", "digest": digest}).encode()], [fd])
+                except OSError as exc:
+                    raise ZygoteError(f"the fork server is gone ({exc}); its stderr: {self._stderr()}") from None
+                reply, fds = self._reply(60.0)
+        finally:
+            os.close(fd)
+        for extra in fds:
+            os.close(extra)
+        self.plan_error = str(reply.get("error", ""))
+        if reply.get("plan") != digest:
+            return False
+        self.plan_digest = digest
+        return True
 
     def close(self) -> None:
         super().close()

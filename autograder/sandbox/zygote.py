@@ -1,9 +1,10 @@
 """Trusted: the warm fork server: imports dnnlpy and the runner once, then forks one sandboxed child per run.
 
 A fork of the ``template`` (``autograder.sandbox.warm.Zygote``), which was started as ``python -I -B`` with a
-bare environment and holds torch alone: so nothing of the grader (its argv, environment, plans, judge, other
-students' work) is in its memory, which every child inherits. It never receives a submission either: the job
-goes from the grader to the child through a pipe the child alone reads. Messages on the socket
+bare environment and holds torch alone: so nothing of the grader (its argv, environment, judge, other students'
+work) is in its memory, which every child inherits, but the part of the jobs of the plan its next runs grade,
+which each of those runs' jobs holds anyway (op "plan"). It never receives a submission either: each job's own
+fields go from the grader to the child through a pipe the child alone reads. Messages on the socket
 (SOCK_SEQPACKET, one JSON object each)::
 
     grader -> zygote   {"op": "warm", "modules": [...],          import these (and what of "optional"
@@ -12,6 +13,12 @@ goes from the grader to the child through a pipe the child alone reads. Messages
                         "fold": true}                            if given, fold its memory into huge pages
                                                                  unless "fold" is false, then reply
                                                                  {"ready": pid}
+    grader -> zygote   {"op": "plan", "digest": str} + 1 fd     the part every job of a plan holds (a whole job
+                       fd: a memfd, that part as a job frame     frame of it, ``pipeline.job_part``), decoded
+                                                                 once for the plan's runs (their jobs then
+                                                                 leave it out) and handed to the grader's
+                                                                 "plan_ready" function of the warm request to
+                                                                 draw what they share; reply {"plan": digest}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 5 fds     start the run (``forked.fork_run``); reply
                        fds: job (read), stdout, stderr,          {"pid": its PID 1} and a pidfd of that; the
                        evidence, status (write)                  runner's exit reported on the status pipe
@@ -19,7 +26,10 @@ goes from the grader to the child through a pipe the child alone reads. Messages
 
 Two rules keep forking safe and every child identical: torch gets one thread before any tensor op (a fork
 after multi-threaded OpenMP work can deadlock), and after warming up nothing here changes (the children do
-the work; see ``forked``). The process is not dumpable, so nothing running as the same user can read or
+the work; see ``forked``) but the memo of one plan (``AssignmentSpec.plan_ready``): what the runs of that plan
+would each compute alike, made between two forks in this one thread. A run is forked with it only when its
+configuration names that plan's digest ("plan"); any other run comes after the memo is dropped, so a child never
+holds what another plan's runs compute. The process is not dumpable, so nothing running as the same user can read or
 patch its memory.
 """
 
@@ -105,7 +115,49 @@ def serve_apart() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _serve(sock: socket.socket, rng_state: bytes) -> None:
+class _PlanMemo:
+    """The plan whose runs it forks next: the part of their jobs decoded, what the grader's ``plan_ready``
+    function (if any) drew for them, and its digest (None: no plan held)."""
+
+    def __init__(self, target: str) -> None:
+        self.target, self.digest = target, None
+        self.part: dict | None = None  # the plan's part decoded: its runs' jobs leave it out (``runner.main``)
+
+    def load(self, digest: str, fd: int) -> None:
+        """Decode the plan's job frame in `fd` and let the grader draw what its runs share (ValueError: not one)."""
+        from autograder.protocol.frames import JOB, read_frame
+
+        self.drop()
+        try:
+            with os.fdopen(fd, "rb", closefd=False) as fh:
+                name, part = read_frame(fh.read())
+            if name != JOB:
+                raise ValueError(f"a plan's part comes as a {JOB!r} frame, not {name!r}")
+            if self.target:
+                _call(self.target, part)
+        except BaseException:
+            self._forget()  # nothing half made stays
+            raise
+        gc.freeze()  # what it keeps, out of every child's collections as the warm-up's is
+        self.digest, self.part = str(digest), part
+
+    def drop(self) -> None:
+        if self.digest is not None:
+            self.digest = self.part = None
+            self._forget()
+
+    def _forget(self) -> None:
+        if self.target:
+            with contextlib.suppress(Exception):
+                _call(self.target, None)
+
+
+def _call(target: str, *args) -> None:
+    where, _, name = target.partition(":")
+    getattr(importlib.import_module(where), name)(*args)
+
+
+def _serve(sock: socket.socket, rng_state: bytes, memo: _PlanMemo) -> None:
     from autograder.sandbox.forked import fork_run, prepare
     from autograder.sandbox.jail import report_exit
 
@@ -120,6 +172,9 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             os.set_inheritable(fd, False)
         try:
             message = json.loads(data)
+            if message.get("op") == "plan" and len(fds) == 1:
+                _plan(sock, memo, str(message.get("digest")), fds[0])
+                continue
             if message.get("op") != "spawn" or len(fds) != _MAX_FDS:
                 raise ValueError(f"expected a spawn request with {_MAX_FDS} fds, got {message.get('op')!r}")
         except ValueError as exc:
@@ -128,9 +183,12 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             sock.send(json.dumps({"error": str(exc)}).encode())
             continue
         cfg = message.pop("cfg")
+        if cfg.get("plan") != memo.digest:  # a run of another plan (or of none) never holds this one's memo
+            memo.drop()
         del data  # the request as it came: from here on the child's configuration is `cfg` alone, which it empties
         try:
-            pid, runner = fork_run(cfg, fds, [sock.fileno(), own_pid_ns], rng_state, own_pid_ns)
+            part = None if memo.digest is None else (memo.digest, memo.part)
+            pid, runner = fork_run(cfg, fds, [sock.fileno(), own_pid_ns], rng_state, own_pid_ns, part)
         except BaseException as exc:
             for fd in fds:
                 os.close(fd)
@@ -148,6 +206,18 @@ def _serve(sock: socket.socket, rng_state: bytes) -> None:
             socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
         finally:
             os.close(pidfd)
+
+
+def _plan(sock: socket.socket, memo: _PlanMemo, digest: str, fd: int) -> None:
+    """The "plan" request: the memo made (a plan the grader's function cannot read leaves none, and says why)."""
+    try:
+        memo.load(digest, fd)
+        reply = {"plan": digest}
+    except Exception as exc:  # noqa: BLE001 - the runs compute it themselves; the grader hears why
+        reply = {"error": f"the plan's memo was not made: {type(exc).__name__}: {exc}"[:2000]}
+    finally:
+        os.close(fd)
+    sock.send(json.dumps(reply).encode())
 
 
 class Children:
@@ -213,8 +283,9 @@ def main(argv: list[str] | None = None) -> None:
         rng_state = _warm(
             modules, optional, message.get("library"), message.get("warm_up", ""), message.get("fold") is not False
         )
+        memo = _PlanMemo(str(message.get("plan_ready") or ""))
     except Exception as exc:  # tell the grader why, then stop
         sock.send(json.dumps({"error": f"{type(exc).__name__}: {exc}"}).encode())
         return
     sock.send(json.dumps({"ready": os.getpid()}).encode())
-    _serve(sock, rng_state)
+    _serve(sock, rng_state, memo)

@@ -38,6 +38,8 @@ SPEC = AssignmentSpec(
     # generate is exercise 2's loop: the library's decoder is not there to hand it to
     # a first figure, a first training and MiniGPT's first forward and backward, paid once in each fork server
     warm_up="autograder.graders.weight_tying.runner.warm:warm_up",
+    # the judge's values each run loads into the student's MiniGPT, drawn once a plan in each fork server
+    plan_ready="autograder.graders.weight_tying.runner.warm:plan_ready",
     withheld=("dnnlpy.models.gpt:MiniGPT.generate", "dnnlpy.models.sampling"),
     released_demos=DIGESTS,  # recorded by scripts/build_notebook.py from both editions' notebooks
     released_facts=json.loads((_HERE / "released_facts.json").read_text(encoding="utf-8"))["facts"],  # the same

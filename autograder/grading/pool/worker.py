@@ -18,6 +18,7 @@ one that has grown is replaced after the judgement (``judge.client``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -35,6 +36,7 @@ from autograder.grading import pipeline
 from autograder.grading.judge.client import JudgeProcess
 from autograder.grading.pipeline import Submission
 from autograder.grading.result import Result
+from autograder.protocol.frames import JOB, join_frame
 from autograder.sandbox.config import jail_config
 from autograder.sandbox.launch import probe_isolation
 from autograder.sandbox.library import library_copy
@@ -99,6 +101,8 @@ class Worker:
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
+        self.plan_ready = "" if warm_named else self.spec.plan_ready
+        self.memo_plans = not warm_named  # each plan's part decoded once by the zygote (``plan_memo``)
         self.preload = ("autograder.runner.__main__", "coursecheck.notebook", self.spec.experiments.partition(":")[0])
         self.judge = JudgeProcess(assignment, limits, self.template)
         # How its runs are isolated: the mode, a sandbox uid, what they may not see, the dnnlpy they import
@@ -117,6 +121,8 @@ class Worker:
         self.timings: dict[str, float] = {}  # seconds of the last grade's stages (job, run, judge, total)
         self._judge_lock = threading.Lock()  # the judge serves one thread at a time (the pool's: ``judged``)
         self._part: tuple[int | None, tuple[bytes, bytes]] = (None, (b"", b""))  # (seed, its job part)
+        self._part_digest = ""  # of the job part, naming its plan to the zygote (``plan_memo``)
+        self.plan_error = ""  # why the zygote made no memo of the last plan it was handed, if it did not
 
     def start(self) -> None:
         """Start the zygote and the judge (both warm up in the background); the zygote waits for the first
@@ -127,7 +133,9 @@ class Worker:
     def _start_zygote(self) -> None:
         if not self.warm_named and (self.zygote is None or not self.zygote.alive()):
             self._stop_zygote()
-            self.zygote = Zygote(self.preload, self.warm_imports, self.library, self.warm_up, self.template)
+            self.zygote = Zygote(
+                self.preload, self.warm_imports, self.library, self.warm_up, self.template, plan_ready=self.plan_ready
+            )
             self.zygotes_started += 1
 
     def _stop_zygote(self) -> None:
@@ -192,6 +200,8 @@ class Worker:
         self.timings = {}
         seed = secrets.randbelow(2**31) if seed is None else int(seed)
         self.judge.prepare(seed)  # the plan is drawn while the zygote warms up (or forks this run)
+        if self.memo_plans:
+            self._job_part(seed)  # the plan's part, for the zygote's memo of it (``plan_memo``)
         return pipeline.grade(
             submission,
             spec=self.spec,
@@ -228,10 +238,28 @@ class Worker:
         if self._part[0] != seed:
             with self._judge_lock:
                 self._part = (seed, self.judge.job_part(seed))
+            self._part_digest = hashlib.blake2b(b"".join(self._part[1]), digest_size=16).hexdigest()
         return self._part[1]
 
-    def run(self, job, hide: tuple):
-        """One sandboxed child of the warm zygote, fed the blob `job()` makes while the child builds its root."""
+    def plan_memo(self) -> str | None:
+        """The digest of the current job part's plan once this worker's zygote holds it decoded, and what the
+        grader's ``AssignmentSpec.plan_ready`` drew for its runs (handed over at the plan's first run there, again
+        after a zygote is replaced), else None: a run then reads the whole job and computes all of it itself. A
+        class of one forks once: it hands over nothing (``warm_named``)."""
+        zygote = self.zygote
+        if not self.memo_plans or zygote is None or self._part[0] is None:
+            return None
+        if zygote.plan_digest != self._part_digest:
+            frame = join_frame(JOB, {}, self._part[1])
+            if not zygote.plan(self._part_digest, frame):
+                self.plan_error = zygote.plan_error  # a cost, never a mark: the runs draw it all themselves
+                return None
+        return self._part_digest
+
+    def run(self, job, hide: tuple, submission: Submission | None = None):
+        """One sandboxed child of the warm zygote, fed the blob `job()` makes while the child builds its root: when
+        the zygote holds the plan's part decoded (``plan_memo``), the `submission`'s job that names it instead
+        (``pipeline.job_naming``; `job()` is still made: the run's record keeps the whole job)."""
         group, isolation = run_cgroup(self.limits, self.isolation)
         workdir = tempfile.mkdtemp(prefix=WORKDIR_PREFIX) if self.mode != "namespaces" else "/tmp"
         try:
@@ -248,6 +276,10 @@ class Worker:
                 cgroup_procs=group.procs_files if group else None,
                 library=self.library,
             )
+            cfg["plan"] = digest = self.plan_memo()  # the zygote forks it with that plan's memo, or none
+            if digest is not None and submission is not None:
+                whole = job
+                job = lambda: (whole(), pipeline.job_naming(digest, submission))[1]  # noqa: E731
             return run_forked(self.zygote, cfg=cfg, stdin=job, limits=self.limits, isolation=isolation, group=group)
         finally:
             if group is not None:
@@ -290,9 +322,9 @@ class ForkedSandbox:
 
     def run(self, job) -> SandboxResult:
         try:
-            box = self.worker.run(job, self.hide)
+            box = self.worker.run(job, self.hide, self.submission)
         except ZygoteError:  # it died during this run: a fresh one, once more
             self.warm()
-            box = self.worker.run(job, self.hide)
+            box = self.worker.run(job, self.hide, self.submission)
         self.worker.runs += 1
         return box

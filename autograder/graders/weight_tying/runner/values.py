@@ -6,6 +6,11 @@ what a submission reports about itself. Shapes may come from the student (a Mini
 hyper-parameter is judged as built, see ``judge/reference.py``); values never do.
 
 Imports only torch and the standard library (the sandbox shows ``runner/`` and nothing else of the grader).
+
+A warm worker's fork server draws what every run of a plan will draw before it forks the plan's first run
+(``remember``, from ``warm.plan_ready``): its runs copy those values where each drew them, ~5 of a run's ~60 ms. Only
+a memo of the same function: a value it misses is drawn as before, one it holds is the very tensor the draw
+makes; what a submission does to its copy changes its own run alone. The judge's process never fills it.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from collections.abc import Mapping, Sequence
 import torch
 
 __all__ = ["TABLE_KEY", "TABLE_NORMS", "judge_values", "judge_table", "load_judge_values", "state_shapes", "values_for"]
+__all__ += ["remember", "remember_table", "forget"]
 
 TABLE_KEY = "token_embed.weight"
 # Row norms of every token table, log-spread over this range with both ends attained: a max_norm below
@@ -24,6 +30,10 @@ TABLE_KEY = "token_embed.weight"
 TABLE_NORMS = (0.3, 3.0)
 # A tied head shows its table's values: loading "lm_head.weight" writes the same numbers into one Parameter.
 _SAME_AS = {"lm_head.weight": TABLE_KEY}
+# What a fork server drew for the plan its runs grade (``remember``): (seed, key, shape, gain) -> values, and
+# (seed, shape, gain, norms) -> a token table. Empty in every other process.
+_DRAWN: dict[tuple, torch.Tensor] = {}
+_TABLES: dict[tuple, torch.Tensor] = {}
 
 
 def _generator(seed: int, key: str, generator: torch.Generator | None = None) -> torch.Generator:
@@ -51,6 +61,13 @@ def judge_values(seed: int, key: str, shape: Sequence[int], *, gain: float = 1.0
 # Not memoised: shapes may come from a submission, and the judge grades many (``judge/models.py`` keeps the
 # plan's own models instead). A draw costs microseconds at the sizes the judge builds.
 def _table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, float]) -> torch.Tensor:
+    kept = _TABLES.get((seed, shape, gain, norms))
+    if kept is not None:
+        return kept.clone()  # a caller may write into the table it is handed
+    return _drawn_table(seed, shape, gain, norms)
+
+
+def _drawn_table(seed: int, shape: tuple[int, ...], gain: float, norms: tuple[float, float]) -> torch.Tensor:
     v, d = shape
     g = _generator(seed, TABLE_KEY)
     rows = torch.randn(v, d, generator=g)
@@ -103,8 +120,13 @@ def _values_into(out: torch.Tensor, draw: torch.Generator, seed: int, key: str, 
     """The values of (seed, key, shape, gain) drawn in place into a contiguous float32 `out` with `draw`
     reseeded for the entry: the one rule ``judge_values`` and ``load_judge_values`` share, the latter without a
     temporary per entry (a state has ~20 entries, and each temporary cost as much as the draw)."""
+    kept = _DRAWN.get((seed, key, shape, gain))
+    if kept is not None:  # what the same draw made before the fork (``remember``)
+        out.copy_(kept)
+        return
     if key == TABLE_KEY and len(shape) == 2:
-        out.copy_(_table(seed, shape, gain, TABLE_NORMS))
+        kept = _TABLES.get((seed, shape, gain, TABLE_NORMS))
+        out.copy_(kept if kept is not None else _drawn_table(seed, shape, gain, TABLE_NORMS))
         return
     out.normal_(generator=_generator(seed, key, draw))
     if len(shape) >= 2:
@@ -118,3 +140,28 @@ def _values_into(out: torch.Tensor, draw: torch.Generator, seed: int, key: str, 
 def values_for(seed: int, shapes: Mapping[str, Sequence[int]], *, gain: float = 1.0) -> dict[str, torch.Tensor]:
     """judge_values for every key of `shapes` (the judge's side of load_judge_values)."""
     return {k: judge_values(seed, k, s, gain=gain) for k, s in shapes.items()}
+
+
+def remember(seed: int, shapes: Mapping[str, Sequence[int]], *, gain: float = 1.0) -> None:
+    """Draw now the values ``load_judge_values(module, seed, gain=gain)`` writes into a state of these `shapes`
+    ({key: shape}, every entry floating-point), so that a later load copies them instead of drawing them."""
+    seed, gain = int(seed), float(gain)
+    for key, shape in shapes.items():
+        key, shape = _SAME_AS.get(key, key), tuple(int(n) for n in shape)
+        if (seed, key, shape, gain) not in _DRAWN:
+            out = torch.empty(shape)
+            _values_into(out, torch.Generator(), seed, key, shape, gain)
+            _DRAWN[(seed, key, shape, gain)] = out
+
+
+def remember_table(seed: int, shape: Sequence[int], *, gain: float = 1.0) -> None:
+    """Draw now the table ``judge_table(seed, shape, gain=gain)`` returns (the default row norms)."""
+    seed, shape, gain = int(seed), tuple(int(n) for n in shape), float(gain)
+    if (seed, shape, gain, TABLE_NORMS) not in _TABLES:
+        _TABLES[(seed, shape, gain, TABLE_NORMS)] = _drawn_table(seed, shape, gain, TABLE_NORMS)
+
+
+def forget() -> None:
+    """Drop what ``remember`` and ``remember_table`` drew (another plan's runs come next)."""
+    _DRAWN.clear()
+    _TABLES.clear()

@@ -20,7 +20,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 
-__all__ = ["warm_up"]
+__all__ = ["warm_up", "plan_ready"]
 
 # Set for the warm-up's own training only: the thread pool the tokenizers library starts would not survive the
 # fork (a fork keeps the forking thread alone), and the server must hold one thread when it forks.
@@ -115,3 +115,42 @@ def _model() -> None:
     cases = [{"logits": model(ids).detach().clone(), "state_shapes": shapes}]
     seal.digest(evidence.GptHeads.NAME, {"cases": cases}, evidence.GptHeads)
     repr(ids), repr(cases[0]["logits"])  # a tensor printed, as the notebook's cells print them (~1.5 ms the first time)
+
+
+def plan_ready(job: dict | None) -> None:
+    """The fork server's memo of the judge's values for the plan in `job` (the part every job of one plan holds):
+    each load and token table the experiments draw for a MiniGPT built as the plan configures it (``values.
+    remember``), so that no run draws them again; None: forget them. A submission whose MiniGPT has other
+    shapes draws its own, as every run did. Builds a dnnlpy MiniGPT per configuration to read its state's shapes;
+    the random state it draws from is put back."""
+    from autograder.graders.weight_tying.runner import values
+
+    values.forget()
+    if job is None:
+        return
+    p = job["plan"]["gpt"]
+    main = p["cfg"]
+    loads = [(main, p["values"][key], 1.0) for key in ("identity", "reload", "float64", "grad")]
+    loads.append((main, p["values"]["loss"], float(p["loss_gain"])))
+    loads += [(c["cfg"], c["values"], c.get("gain", 1.0)) for c in p["shapes"]]
+    loads += [(c["cfg"], c["values"], 1.0) for c in (*p["heads"], *p["counts"])]
+    loads += [(p["dropout"][key], p["dropout"]["values"], 1.0) for key in ("cfg", "cfg0")]
+    tables = [(p["tables"][key], main) for key in ("identity", "reload", "float64")]
+    tables += [(c["table"], c["cfg"]) for c in p["counts"]]
+    with _as_found():
+        shapes = {}
+        for cfg, seed, gain in loads:
+            key = tuple(sorted(cfg.items()))
+            if key not in shapes:
+                shapes[key] = _state_shapes(cfg)
+            values.remember(seed, shapes[key], gain=gain)
+        for seed, cfg in tables:
+            values.remember_table(seed, (cfg["vocab_size"], cfg["embed_dim"]))
+
+
+def _state_shapes(cfg: dict) -> dict[str, list[int]]:
+    """{key: shape} of the floating-point entries of a tied dnnlpy MiniGPT's state built with `cfg`."""
+    from dnnlpy.models.gpt import MiniGPT
+
+    state = MiniGPT(**cfg, weight_tying=True).state_dict()
+    return {key: list(value.shape) for key, value in state.items() if value.is_floating_point()}
