@@ -43,19 +43,9 @@ from autograder.grading.rendering import rendered
 from autograder.grading.result import JUDGE_LIMIT, Result, RunFacts, TestOutcome
 from autograder.grading.run_status import run_status
 from autograder.grading.submissions import SubmissionRefused, holds_code, py_parts, read_submission, submission_root
+from autograder.protocol import frames
 from autograder.protocol.decode import decode_frames
-from autograder.protocol.frames import (
-    INTERNAL,
-    JOB,
-    NO_PART,
-    PLAN_PART,
-    Done,
-    Load,
-    Refused,
-    Running,
-    join_frame,
-    split_frame,
-)
+from autograder.protocol.frames import INTERNAL, JOB, Done, Load, Refused, Running, join_frame, split_frame
 from autograder.protocol.run_records import error_text, read_load, read_running
 from autograder.protocol.said import Said, Text, verbatim
 from autograder.protocol.said import from_wire as said_from_wire
@@ -259,7 +249,7 @@ def job_naming(digest: str, submission: Submission) -> bytes:
     """The job of a runner whose fork server holds the plan's ``job_part`` decoded (``Worker.plan_memo``): the
     submission's fields and the part's `digest`, which the runner replaces by the part it was handed; the job
     ``job_for`` makes once it is (~130 kB fewer to send, ~2 ms of a run's decoding spent once a plan)."""
-    return join_frame(JOB, {**_own(submission), PLAN_PART: digest}, NO_PART)
+    return join_frame(JOB, {**_own(submission), frames.PLAN_PART: digest}, frames.NO_PART)
 
 
 def _own(submission: Submission) -> dict:
