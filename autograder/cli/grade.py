@@ -170,13 +170,6 @@ def _targets(args) -> tuple[list[Path], Path | None, tuple[Path, ...]] | str:
 def _grade(args, limits, extensions) -> int:
     from autograder.graders import editions_of, get_assignment
     from autograder.grading.submissions import find_submissions
-    from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
-    from autograder.outputs.folder import FolderBusy
-    from autograder.outputs.messages_report import report_words
-    from autograder.outputs.options import OptionsChanged
-    from autograder.outputs.roster import display_name
-    from autograder.outputs.summary import batch_json, print_batch
-    from autograder.outputs.table import render
 
     targets = _targets(args)
     if isinstance(targets, str):
@@ -211,6 +204,15 @@ def _grade(args, limits, extensions) -> int:
         roots = tuple(paths)
         if not submissions:
             return fail(f"no .py/.ipynb submissions found under {', '.join(map(str, paths))}")
+    # a class's outputs (one file without --out needs none of them: its command starts ~20 ms sooner)
+    from autograder.outputs.classrun import ClassJob, ClassRunError, grade_class
+    from autograder.outputs.folder import FolderBusy
+    from autograder.outputs.messages_report import report_words
+    from autograder.outputs.options import OptionsChanged
+    from autograder.outputs.roster import display_name
+    from autograder.outputs.summary import batch_json, print_batch
+    from autograder.outputs.table import render
+
     job = ClassJob(
         assignment=args.assignment,
         paths=roots,
@@ -302,7 +304,6 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     from autograder.grading.result import Result
     from autograder.grading.terminal import printable
     from autograder.outputs.roster import build_roster, display_name
-    from autograder.outputs.table import render
 
     kept: list = []
     try:
@@ -323,6 +324,8 @@ def _grade_one(args, limits, file: Path, submissions: dict, roots: tuple, gradeb
     if args.json:
         sys.stdout.write(json.dumps(_gradescope(result)) + "\n")
     else:
+        from autograder.outputs.table import render  # (with the pages' templates: not for --json)
+
         render(result, title=display_name(str(file)), language=args.language)  # the terminal's table, as graded
     status = 0 if args.keep_evidence is None else keep_evidence.write(args, kept)
     if result.grader_error is not None:

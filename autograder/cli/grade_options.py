@@ -137,13 +137,16 @@ def complete(args, out: Path | None) -> MarkOptions | str:
     --accept-new-options; a dry run only compares, so it accepts). Grading settles them again, under the folder's
     lock: what is returned is what the command gave."""
     from autograder.graders import get_assignment
-    from autograder.outputs.folder import OutputFolder
     from autograder.outputs.options import OptionsChanged, recorded_options, scheme_digest, settle
 
     options = asked(args)
     if isinstance(options, str):
         return options
-    previous = OutputFolder(out).read_manifest() if out is not None else None
+    previous = None
+    if out is not None:  # (one file without --out has no folder: its command imports none of the pages' code)
+        from autograder.outputs.folder import OutputFolder
+
+        previous = OutputFolder(out).read_manifest()
     settled = options
     if previous is not None and previous.assignment == args.assignment:
         recorded, known = recorded_options(previous)

@@ -277,10 +277,14 @@ class Worker:
                 library=self.library,
             )
             cfg["plan"] = digest = self.plan_memo()  # the zygote forks it with that plan's memo, or none
+            stdin = job
             if digest is not None and submission is not None:
-                whole = job
-                job = lambda: (whole(), pipeline.job_naming(digest, submission))[1]  # noqa: E731
-            return run_forked(self.zygote, cfg=cfg, stdin=job, limits=self.limits, isolation=isolation, group=group)
+
+                def stdin() -> bytes:  # the whole job still made: the run's record keeps it
+                    job()
+                    return pipeline.job_naming(digest, submission)
+
+            return run_forked(self.zygote, cfg=cfg, stdin=stdin, limits=self.limits, isolation=isolation, group=group)
         finally:
             if group is not None:
                 group.remove()
