@@ -262,13 +262,12 @@ class Zygote(_Served):
         pid after it ended."""
         with self._lock:
             self.wait_ready()
-            if cfg.get("plan") != self.plan_digest:  # the fork server drops its plan for a run of another
-                self.plan_digest = None
             try:
                 socket.send_fds(self._sock, [json.dumps({"op": "spawn", "cfg": cfg}).encode()], fds)
             except OSError as exc:
                 raise ZygoteError(f"the fork server is gone ({exc}); its stderr: {self._stderr()}") from None
             reply, pidfds = self._reply(30.0, max_fds=1)
+            self.plan_digest = reply.get("plan")  # what it holds now: a run of another plan made it drop its own
         if "pid" not in reply or len(pidfds) != 1:
             for fd in pidfds:
                 os.close(fd)

@@ -20,8 +20,9 @@ fields go from the grader to the child through a pipe the child alone reads. Mes
                                                                  "plan_ready" function of the warm request to
                                                                  draw what they share; reply {"plan": digest}
     grader -> zygote   {"op": "spawn", "cfg": {...}} + 5 fds     start the run (``forked.fork_run``); reply
-                       fds: job (read), stdout, stderr,          {"pid": its PID 1} and a pidfd of that; the
-                       evidence, status (write)                  runner's exit reported on the status pipe
+                       fds: job (read), stdout, stderr,          {"pid": its PID 1, "plan": the digest of the
+                       evidence, status (write)                  plan it holds now} and a pidfd of that; the
+                                                                 runner's exit reported on the status pipe
     socket closed      exit
 
 Two rules keep forking safe and every child identical: torch gets one thread before any tensor op (a fork
@@ -77,7 +78,7 @@ def _warm(modules: list[str], optional: list[str], library: str | None, warm_up:
         except Exception:  # noqa: BLE001 - a child imports it itself, or fails as a fresh interpreter would
             pass
     if warm_up:  # the grader's own first-time costs (AssignmentSpec.warm_up), paid here once, not in every child
-        getattr(importlib.import_module(warm_up.partition(":")[0]), warm_up.partition(":")[2])()
+        _call(warm_up)
     # A tiny forward and backward pulls in torch's lazily imported parts once, here, not in every child.
     layer = torch.nn.Linear(4, 2)
     layer(torch.ones(3, 4)).sum().backward()
@@ -195,7 +196,7 @@ def _serve(sock: socket.socket, rng_state: bytes, memo: _PlanMemo) -> None:
             if not isinstance(exc, OSError):
                 raise
             # the namespace refused, or no fork: the grader hears why, this server carries on
-            sock.send(json.dumps({"error": f"could not fork the run: {exc}"}).encode())
+            sock.send(json.dumps({"error": f"could not fork the run: {exc}", "plan": memo.digest}).encode())
             continue
         for fd in fds[:4] if runner is not None else fds:
             os.close(fd)
@@ -203,7 +204,7 @@ def _serve(sock: socket.socket, rng_state: bytes, memo: _PlanMemo) -> None:
             children.watch(runner, fds[4])
         pidfd = os.pidfd_open(pid)  # not yet reaped, so this is our child whatever it has done since
         try:
-            socket.send_fds(sock, [json.dumps({"pid": pid}).encode()], [pidfd])
+            socket.send_fds(sock, [json.dumps({"pid": pid, "plan": memo.digest}).encode()], [pidfd])
         finally:
             os.close(pidfd)
 

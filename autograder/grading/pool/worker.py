@@ -101,7 +101,6 @@ class Worker:
         self.spec = get_assignment(assignment)
         self.warm_imports, self.warm_named = self.spec.warm_imports, warm_named
         self.warm_up = "" if warm_named else self.spec.warm_up  # a class of one forks once: it would only pay
-        self.plan_ready = "" if warm_named else self.spec.plan_ready
         self.memo_plans = not warm_named  # each plan's part decoded once by the zygote (``plan_memo``)
         self.preload = ("autograder.runner.__main__", "coursecheck.notebook", self.spec.experiments.partition(":")[0])
         self.judge = JudgeProcess(assignment, limits, self.template)
@@ -133,8 +132,9 @@ class Worker:
     def _start_zygote(self) -> None:
         if not self.warm_named and (self.zygote is None or not self.zygote.alive()):
             self._stop_zygote()
+            ready = self.spec.plan_ready
             self.zygote = Zygote(
-                self.preload, self.warm_imports, self.library, self.warm_up, self.template, plan_ready=self.plan_ready
+                self.preload, self.warm_imports, self.library, self.warm_up, self.template, plan_ready=ready
             )
             self.zygotes_started += 1
 

@@ -339,6 +339,23 @@ def _recurring(plan: dict) -> set[tuple]:
     return {r for r in requests if requests.count(r) > 1}
 
 
+def _drawn(plan: dict) -> tuple[list[tuple], list[tuple]]:
+    """What the experiments above draw for a MiniGPT built as the plan configures it: each load of the judge's
+    values (cfg, values seed, gain) and each token table (cfg, table seed), for the fork server to draw once a
+    plan (``warm.plan_ready``). Stale, like ``_recurring``, when an experiment loads another way: slower, never
+    different (``test_plan_memo.py`` holds that the solution's run draws nothing it lacks)."""
+    p = plan["gpt"]
+    main = p["cfg"]
+    loads = [(main, p["values"][key], 1.0) for key in ("identity", "reload", "float64", "grad")]
+    loads.append((main, p["values"]["loss"], float(p["loss_gain"])))
+    loads += [(c["cfg"], c["values"], c.get("gain", 1.0)) for c in p["shapes"]]
+    loads += [(c["cfg"], c["values"], 1.0) for c in (*p["heads"], *p["counts"])]
+    loads += [(p["dropout"][key], p["dropout"]["values"], 1.0) for key in (ev.GptDropout.cfg, ev.GptDropout.cfg0)]
+    tables = [(main, p["tables"][key]) for key in ("identity", "reload", "float64")]
+    tables += [(c["cfg"], c["table"]) for c in p["counts"]]
+    return loads, tables
+
+
 def run(namespace, plan: dict, emit: Callable[[str, dict], None]) -> None:
     """Run every experiment in order; emit one record per experiment, an error record on failure."""
     # Everything alive now (torch's ~10^6 objects, the submission) leaves the cyclic collector's reach: each full

@@ -125,8 +125,7 @@ def _values_into(out: torch.Tensor, draw: torch.Generator, seed: int, key: str, 
         out.copy_(kept)
         return
     if key == TABLE_KEY and len(shape) == 2:
-        kept = _TABLES.get((seed, shape, gain, TABLE_NORMS))
-        out.copy_(kept if kept is not None else _drawn_table(seed, shape, gain, TABLE_NORMS))
+        out.copy_(_table(seed, shape, gain, TABLE_NORMS))
         return
     out.normal_(generator=_generator(seed, key, draw))
     if len(shape) >= 2:

@@ -123,20 +123,12 @@ def plan_ready(job: dict | None) -> None:
     remember``), so that no run draws them again; None: forget them. A submission whose MiniGPT has other
     shapes draws its own, as every run did. Builds a dnnlpy MiniGPT per configuration to read its state's shapes;
     the random state it draws from is put back."""
-    from autograder.graders.weight_tying.runner import values
+    from autograder.graders.weight_tying.runner import experiments, values
 
     values.forget()
     if job is None:
         return
-    p = job["plan"]["gpt"]
-    main = p["cfg"]
-    loads = [(main, p["values"][key], 1.0) for key in ("identity", "reload", "float64", "grad")]
-    loads.append((main, p["values"]["loss"], float(p["loss_gain"])))
-    loads += [(c["cfg"], c["values"], c.get("gain", 1.0)) for c in p["shapes"]]
-    loads += [(c["cfg"], c["values"], 1.0) for c in (*p["heads"], *p["counts"])]
-    loads += [(p["dropout"][key], p["dropout"]["values"], 1.0) for key in ("cfg", "cfg0")]
-    tables = [(p["tables"][key], main) for key in ("identity", "reload", "float64")]
-    tables += [(c["table"], c["cfg"]) for c in p["counts"]]
+    loads, tables = experiments._drawn(job["plan"])
     with _as_found():
         shapes = {}
         for cfg, seed, gain in loads:
@@ -144,7 +136,7 @@ def plan_ready(job: dict | None) -> None:
             if key not in shapes:
                 shapes[key] = _state_shapes(cfg)
             values.remember(seed, shapes[key], gain=gain)
-        for seed, cfg in tables:
+        for cfg, seed in tables:
             values.remember_table(seed, (cfg["vocab_size"], cfg["embed_dim"]))
 
 
